@@ -1,0 +1,77 @@
+internal import CProtobufC
+
+/// A Swift value type generated from a proto3 message, encoded and decoded by protobuf-c.
+///
+/// The generated code converts between the Swift value and protobuf-c's C struct inside a
+/// `ProtoArena`; protobuf-c does the wire work. Decoding never trusts its input: a malformed
+/// message, invalid UTF-8, an embedded NUL in a string or a memory blow-up is a thrown
+/// `ProtoDecodingError`, never a crash.
+public protocol ProtoMessage: Sendable, Equatable {
+    /// The message's fully-qualified proto name, e.g. "moderation.v1.KickMemberRequest".
+    static var protoName: String { get }
+    /// The message with every field at its zero value.
+    init()
+    /// Builds the protobuf-c struct of this value in `arena`; returns its `ProtobufCMessage *`.
+    func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer
+    /// Unpacks `bytes` with protobuf-c, allocating from `arena`, and converts the result.
+    static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self
+}
+
+extension ProtoMessage {
+    /// Memory a decode may use: protobuf-c's structs are larger than the wire bytes they come
+    /// from (an empty sub-message is 2 bytes on the wire and ~50 in memory), but never by more
+    /// than this factor for a valid message of these protos.
+    static func decodeBudget(forWireBytes count: Int) -> Int { 64 * 1024 + 32 * count }
+
+    /// Appends the encoding of the message to `buffer`; returns the number of bytes appended.
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        ProtoArena.scratch.withScope { arena in
+            let message = cMessage(in: arena).assumingMemoryBound(to: ProtobufCMessage.self)
+            let size = protobuf_c_message_get_packed_size(message)
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: size))
+            buffer.withUnsafeMutableBufferPointer { out in
+                _ = protobuf_c_message_pack(message, out.baseAddress! + start)
+            }
+            return size
+        }
+    }
+
+    /// The encoding of the message.
+    public func serializedBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(appendingTo: &bytes)
+        return bytes
+    }
+
+    /// The size of the message's encoding, in bytes.
+    public func serializedSize() -> Int {
+        ProtoArena.scratch.withScope { arena in
+            protobuf_c_message_get_packed_size(cMessage(in: arena).assumingMemoryBound(to: ProtobufCMessage.self))
+        }
+    }
+
+    /// Decodes a message from untrusted bytes.
+    /// - Throws: `ProtoDecodingError` naming the message type and, where known, the field.
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self = try ProtoArena.scratch.withScope(budget: Self.decodeBudget(forWireBytes: bytes.count)) {
+            arena throws(ProtoDecodingError) in
+            try Self.unpack(bytes, arena: arena)
+        }
+    }
+
+    /// Decodes a message from untrusted bytes.
+    public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+        self = try bytes.withUnsafeBytes { raw in
+            Result { () throws(ProtoDecodingError) in try Self(serializedBytes: raw) }
+        }.get()
+    }
+
+    /// Decodes a message from untrusted bytes.
+    public init(serializedBytes bytes: ArraySlice<UInt8>) throws(ProtoDecodingError) {
+        self = try bytes.withUnsafeBytes { raw in
+            Result { () throws(ProtoDecodingError) in try Self(serializedBytes: raw) }
+        }.get()
+    }
+}

@@ -1,0 +1,27 @@
+// moderation-bench: in-process benchmarks (no sockets). Usage: moderation-bench [codec] [--runs N]
+// Build with `swift build -c release`; every figure is the median of N runs (default 5).
+
+internal import Glibc
+
+warnIfDebugBuild()
+var arguments = Array(CommandLine.arguments.dropFirst())
+var runs = 5
+if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+    runs = value
+    arguments.removeSubrange(index...index + 1)
+}
+let suites: [String: () -> [Benchmark]] = ["codec": CodecBenchmarks.all]
+let chosen = arguments.isEmpty ? suites.keys.sorted() : arguments
+for name in chosen {
+    guard let suite = suites[name] else {
+        print("unknown benchmark suite '\(name)'; known: \(suites.keys.sorted().joined(separator: ", "))")
+        exit(2)
+    }
+    print("## \(name) (median of \(runs) runs)")
+    for benchmark in suite() {
+        let samples = benchmark.measure(runs: runs)
+        let median = samples[samples.count / 2]
+        let name = benchmark.name.padding(to: 62)
+        print("\(name) \(fixed(median)) ns/op  (min \(fixed(samples.first!)), max \(fixed(samples.last!)))")
+    }
+}
