@@ -103,7 +103,9 @@ public struct Action: ProtoMessage {
     public var action: ActionType = .init(rawValue: 0)
     /// Who did it (uid "@app" for the app itself).
     public var actionBy: User? = nil
-    /// Whom it was done to, where anyone (absent for created, updated, deleted).
+    /// Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
+    /// banned, unbanned, scopeChanged and ownershipTransferred (the new owner); the owner for
+    /// created; absent for updated and deleted.
     public var actionOn: User? = nil
     /// The group after the change (members_count and version updated); no per-user fields.
     public var actionFor: Group? = nil

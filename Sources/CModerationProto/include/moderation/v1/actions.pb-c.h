@@ -99,7 +99,9 @@ struct  Moderation__V1__Action
    */
   Moderation__V1__User *action_by;
   /*
-   * Whom it was done to, where anyone (absent for created, updated, deleted).
+   * Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
+   * banned, unbanned, scopeChanged and ownershipTransferred (the new owner); the owner for
+   * created; absent for updated and deleted.
    */
   Moderation__V1__User *action_on;
   /*
