@@ -26,12 +26,23 @@ let package = Package(
         .target(name: "CRPCProto", dependencies: ["CProtobufC"]),
         .target(name: "CModerationProto", dependencies: ["CProtobufC"]),
 
+        // Linux system calls Glibc does not expose (epoll, eventfd, timerfd, accept4, affinity).
+        .target(name: "CSystemShims"),
+
         // The Swift bridge: runtime support, and the generated message types.
         .target(name: "ProtoBridge", dependencies: ["CProtobufC"], swiftSettings: swiftSettings),
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
+        // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
+        .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
+        .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims"], swiftSettings: swiftSettings),
+
+        // The server process: settings, API keys, wiring of services into the RPC server.
+        .target(name: "ServerApp", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium"], swiftSettings: swiftSettings),
+
         // Executables.
+        .executableTarget(name: "moderation-server", dependencies: ["ServerApp"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
             dependencies: ["ProtoBridge", "ModerationMessages"],
@@ -39,6 +50,10 @@ let package = Package(
 
         // Tests and the helpers they share.
         .target(name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RPCTests",
+            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ProtoBridgeTests",
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "TestSupport"],

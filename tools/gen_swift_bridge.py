@@ -52,9 +52,13 @@ SCALARS = {
 }
 
 
+ACRONYMS = {"id": "ID", "url": "URL", "uid": "UID", "guid": "GUID"}
+
+
 def camel_lower(snake):
+    """lowerCamelCase with Swift's acronym style after the first word: request_id -> requestID."""
     parts = snake.split("_")
-    out = parts[0].lower() + "".join(p[:1].upper() + p[1:].lower() for p in parts[1:])
+    out = parts[0].lower() + "".join(ACRONYMS.get(p.lower(), p[:1].upper() + p[1:].lower()) for p in parts[1:])
     return out
 
 

@@ -59,8 +59,8 @@ struct RoundTripTests {
     }
 
     @Test func oneofPresenceIsKeptEvenForZero() throws {
-        let live = SubscribeRequest(userUid: "u")
-        let fromZero = SubscribeRequest(userUid: "u", start: .afterSeq(0))
+        let live = SubscribeRequest(userUID: "u")
+        let fromZero = SubscribeRequest(userUID: "u", start: .afterSeq(0))
         #expect(try SubscribeRequest(serializedBytes: live.serializedBytes()).start == nil)
         #expect(try SubscribeRequest(serializedBytes: fromZero.serializedBytes()).start == .afterSeq(0))
     }

@@ -122,7 +122,7 @@ public struct Action: ProtoMessage {
     /// Idempotency key of the call that caused the change, when it had one.
     public var idempotencyKey: String = ""
     /// Request id of the call that caused the change, when it had one.
-    public var requestId: String = ""
+    public var requestID: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -140,7 +140,7 @@ public struct Action: ProtoMessage {
         expiresAt: Int64 = 0,
         timestamp: Int64 = 0,
         idempotencyKey: String = "",
-        requestId: String = ""
+        requestID: String = ""
     ) {
         self.seq = seq
         self.action = action
@@ -153,7 +153,7 @@ public struct Action: ProtoMessage {
         self.expiresAt = expiresAt
         self.timestamp = timestamp
         self.idempotencyKey = idempotencyKey
-        self.requestId = requestId
+        self.requestID = requestID
     }
 }
 
@@ -176,7 +176,7 @@ extension Action {
         if expiresAt != 0 { c.pointee.expires_at = expiresAt }
         if timestamp != 0 { c.pointee.timestamp = timestamp }
         if !idempotencyKey.isEmpty { c.pointee.idempotency_key = arena.cString(idempotencyKey) }
-        if !requestId.isEmpty { c.pointee.request_id = arena.cString(requestId) }
+        if !requestID.isEmpty { c.pointee.request_id = arena.cString(requestID) }
         return c
     }
 
@@ -200,6 +200,6 @@ extension Action {
         self.expiresAt = c.pointee.expires_at
         self.timestamp = c.pointee.timestamp
         self.idempotencyKey = try arena.string(c.pointee.idempotency_key, field: "idempotency_key", of: Self.protoName)
-        self.requestId = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
+        self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
     }
 }

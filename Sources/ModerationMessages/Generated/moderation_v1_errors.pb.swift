@@ -11,7 +11,7 @@ public enum ErrorCode: ProtoEnum {
     /// NOT_FOUND: no group with that guid is visible to the acting user.
     case errGroupNotFound
     /// NOT_FOUND: no user with that uid in the app.
-    case errUidNotFound
+    case errUIDNotFound
     /// PERMISSION_DENIED: the acting user must be a member of the group.
     case errGroupNotJoined
     /// FAILED_PRECONDITION: the target user is not a member of the group.
@@ -45,9 +45,9 @@ public enum ErrorCode: ProtoEnum {
     /// FAILED_PRECONDITION: kick, ban, unban, scope change and transfer cannot target oneself.
     case errGroupNoSelfAction
     /// ALREADY_EXISTS: a group with that guid exists.
-    case errGuidAlreadyExists
+    case errGUIDAlreadyExists
     /// ALREADY_EXISTS: a user with that uid exists.
-    case errUidAlreadyExists
+    case errUIDAlreadyExists
     /// INVALID_ARGUMENT: a field is malformed or out of range; the message names it.
     case errInvalidArgument
     /// ABORTED: if_version did not match the group's current version.
@@ -66,13 +66,13 @@ public enum ErrorCode: ProtoEnum {
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUidNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGuidAlreadyExists, .errUidAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal]
 
     public init(rawValue: Int32) {
         switch rawValue {
         case 0: self = .errUnspecified
         case 1: self = .errGroupNotFound
-        case 2: self = .errUidNotFound
+        case 2: self = .errUIDNotFound
         case 3: self = .errGroupNotJoined
         case 4: self = .errNotAMember
         case 5: self = .errPermissionDenied
@@ -89,8 +89,8 @@ public enum ErrorCode: ProtoEnum {
         case 16: self = .errOwnerCannotLeave
         case 17: self = .errSameScope
         case 18: self = .errGroupNoSelfAction
-        case 19: self = .errGuidAlreadyExists
-        case 20: self = .errUidAlreadyExists
+        case 19: self = .errGUIDAlreadyExists
+        case 20: self = .errUIDAlreadyExists
         case 21: self = .errInvalidArgument
         case 22: self = .errVersionConflict
         case 23: self = .errCursorExpired
@@ -105,7 +105,7 @@ public enum ErrorCode: ProtoEnum {
         switch self {
         case .errUnspecified: 0
         case .errGroupNotFound: 1
-        case .errUidNotFound: 2
+        case .errUIDNotFound: 2
         case .errGroupNotJoined: 3
         case .errNotAMember: 4
         case .errPermissionDenied: 5
@@ -122,8 +122,8 @@ public enum ErrorCode: ProtoEnum {
         case .errOwnerCannotLeave: 16
         case .errSameScope: 17
         case .errGroupNoSelfAction: 18
-        case .errGuidAlreadyExists: 19
-        case .errUidAlreadyExists: 20
+        case .errGUIDAlreadyExists: 19
+        case .errUIDAlreadyExists: 20
         case .errInvalidArgument: 21
         case .errVersionConflict: 22
         case .errCursorExpired: 23
@@ -139,7 +139,7 @@ public enum ErrorCode: ProtoEnum {
         switch self {
         case .errUnspecified: "ERR_UNSPECIFIED"
         case .errGroupNotFound: "ERR_GROUP_NOT_FOUND"
-        case .errUidNotFound: "ERR_UID_NOT_FOUND"
+        case .errUIDNotFound: "ERR_UID_NOT_FOUND"
         case .errGroupNotJoined: "ERR_GROUP_NOT_JOINED"
         case .errNotAMember: "ERR_NOT_A_MEMBER"
         case .errPermissionDenied: "ERR_PERMISSION_DENIED"
@@ -156,8 +156,8 @@ public enum ErrorCode: ProtoEnum {
         case .errOwnerCannotLeave: "ERR_OWNER_CANNOT_LEAVE"
         case .errSameScope: "ERR_SAME_SCOPE"
         case .errGroupNoSelfAction: "ERR_GROUP_NO_SELF_ACTION"
-        case .errGuidAlreadyExists: "ERR_GUID_ALREADY_EXISTS"
-        case .errUidAlreadyExists: "ERR_UID_ALREADY_EXISTS"
+        case .errGUIDAlreadyExists: "ERR_GUID_ALREADY_EXISTS"
+        case .errUIDAlreadyExists: "ERR_UID_ALREADY_EXISTS"
         case .errInvalidArgument: "ERR_INVALID_ARGUMENT"
         case .errVersionConflict: "ERR_VERSION_CONFLICT"
         case .errCursorExpired: "ERR_CURSOR_EXPIRED"

@@ -1078,7 +1078,7 @@ public struct SubscribeRequest: ProtoMessage {
 
     /// Deliver the actions a user sees: in groups they are a member of at the time of the action,
     /// those whose target they are, and their own. Must be the acting user unless the app subscribes.
-    public var userUid: String = ""
+    public var userUID: String = ""
     /// Deliver every action of these groups (the acting user must be a member of each).
     public var guids: [String] = []
     /// Deliver every action of the app (the app only, no acting user).
@@ -1093,13 +1093,13 @@ public struct SubscribeRequest: ProtoMessage {
 
     /// Creates the message; every field left out is at its proto3 zero value.
     public init(
-        userUid: String = "",
+        userUID: String = "",
         guids: [String] = [],
         wholeApp: Bool = false,
         actions: [ActionType] = [],
         start: Start? = nil
     ) {
-        self.userUid = userUid
+        self.userUID = userUID
         self.guids = guids
         self.wholeApp = wholeApp
         self.actions = actions
@@ -2723,7 +2723,7 @@ extension SubscribeRequest {
     func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__SubscribeRequest> {
         let c = arena.allocate(Moderation__V1__SubscribeRequest.self)
         moderation__v1__subscribe_request__init(c)
-        if !userUid.isEmpty { c.pointee.user_uid = arena.cString(userUid) }
+        if !userUID.isEmpty { c.pointee.user_uid = arena.cString(userUID) }
         if !guids.isEmpty {
             let items = arena.allocateArray(UnsafeMutablePointer<CChar>?.self, count: guids.count)
             for (i, item) in guids.enumerated() { items[i] = arena.cString(item) }
@@ -2755,7 +2755,7 @@ extension SubscribeRequest {
 
     init(c: UnsafePointer<Moderation__V1__SubscribeRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
-        self.userUid = try arena.string(c.pointee.user_uid, field: "user_uid", of: Self.protoName)
+        self.userUID = try arena.string(c.pointee.user_uid, field: "user_uid", of: Self.protoName)
         if c.pointee.n_guids > 0 {
             self.guids.reserveCapacity(c.pointee.n_guids)
             for i in 0..<c.pointee.n_guids { self.guids.append(try arena.string(c.pointee.guids[i], field: "guids", of: Self.protoName)) }

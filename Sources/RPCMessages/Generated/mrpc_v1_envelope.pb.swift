@@ -116,7 +116,7 @@ public struct Hello: ProtoMessage {
     public var acceptEncodings: [String] = []
     /// Optional app the key must belong to; when set and the key belongs to another app, the
     /// handshake fails exactly as for a wrong key.
-    public var appId: String = ""
+    public var appID: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -126,12 +126,12 @@ public struct Hello: ProtoMessage {
         apiKey: String = "",
         clientName: String = "",
         acceptEncodings: [String] = [],
-        appId: String = ""
+        appID: String = ""
     ) {
         self.apiKey = apiKey
         self.clientName = clientName
         self.acceptEncodings = acceptEncodings
-        self.appId = appId
+        self.appID = appID
     }
 }
 
@@ -155,7 +155,7 @@ public struct HelloAck: ProtoMessage {
     /// what the client accepts and what the server supports).
     public var acceptEncodings: [String] = []
     /// The app the API key belongs to.
-    public var appId: String = ""
+    public var appID: String = ""
     /// Milliseconds without any frame after which the server closes an idle connection
     /// (0 = never). A PING resets the timer.
     public var idleTimeoutMs: UInt32 = 0
@@ -172,7 +172,7 @@ public struct HelloAck: ProtoMessage {
         maxCallHeaderBytes: UInt32 = 0,
         maxConcurrentCalls: UInt32 = 0,
         acceptEncodings: [String] = [],
-        appId: String = "",
+        appID: String = "",
         idleTimeoutMs: UInt32 = 0
     ) {
         self.serverName = serverName
@@ -182,7 +182,7 @@ public struct HelloAck: ProtoMessage {
         self.maxCallHeaderBytes = maxCallHeaderBytes
         self.maxConcurrentCalls = maxConcurrentCalls
         self.acceptEncodings = acceptEncodings
-        self.appId = appId
+        self.appID = appID
         self.idleTimeoutMs = idleTimeoutMs
     }
 }
@@ -200,7 +200,7 @@ public struct CallHeader: ProtoMessage {
     /// Client-chosen key that makes a mutating call safe to retry (same app, same acting user).
     public var idempotencyKey: String = ""
     /// Client-chosen id that the server repeats in its logs and records in the action log.
-    public var requestId: String = ""
+    public var requestID: String = ""
     /// Free-form key/value metadata, like gRPC's custom metadata.
     public var metadata: [String: String] = [:]
     /// Encodings the client accepts for this call's response body or stream messages, e.g. ["deflate"].
@@ -215,7 +215,7 @@ public struct CallHeader: ProtoMessage {
         timeoutMs: UInt32 = 0,
         onBehalfOf: String = "",
         idempotencyKey: String = "",
-        requestId: String = "",
+        requestID: String = "",
         metadata: [String: String] = [:],
         acceptEncodings: [String] = []
     ) {
@@ -223,7 +223,7 @@ public struct CallHeader: ProtoMessage {
         self.timeoutMs = timeoutMs
         self.onBehalfOf = onBehalfOf
         self.idempotencyKey = idempotencyKey
-        self.requestId = requestId
+        self.requestID = requestID
         self.metadata = metadata
         self.acceptEncodings = acceptEncodings
     }
@@ -267,7 +267,7 @@ public struct Goaway: ProtoMessage {
     public static let protoName = "mrpc.v1.Goaway"
 
     /// Highest stream id the server will still finish; calls above it were not run and may be retried.
-    public var lastStreamId: UInt32 = 0
+    public var lastStreamID: UInt32 = 0
     /// Why the server goes away (UNAVAILABLE on shutdown, UNAUTHENTICATED on a failed handshake,
     /// INVALID_ARGUMENT with ERR_PROTOCOL on a broken frame stream, …).
     public var status: Status? = nil
@@ -276,8 +276,8 @@ public struct Goaway: ProtoMessage {
     public init() {}
 
     /// Creates the message; every field left out is at its proto3 zero value.
-    public init(lastStreamId: UInt32 = 0, status: Status? = nil) {
-        self.lastStreamId = lastStreamId
+    public init(lastStreamID: UInt32 = 0, status: Status? = nil) {
+        self.lastStreamID = lastStreamID
         self.status = status
     }
 }
@@ -298,7 +298,7 @@ extension Hello {
             c.pointee.n_accept_encodings = acceptEncodings.count
             c.pointee.accept_encodings = items
         }
-        if !appId.isEmpty { c.pointee.app_id = arena.cString(appId) }
+        if !appID.isEmpty { c.pointee.app_id = arena.cString(appID) }
         return c
     }
 
@@ -317,7 +317,7 @@ extension Hello {
             self.acceptEncodings.reserveCapacity(c.pointee.n_accept_encodings)
             for i in 0..<c.pointee.n_accept_encodings { self.acceptEncodings.append(try arena.string(c.pointee.accept_encodings[i], field: "accept_encodings", of: Self.protoName)) }
         }
-        self.appId = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
+        self.appID = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
     }
 }
 
@@ -341,7 +341,7 @@ extension HelloAck {
             c.pointee.n_accept_encodings = acceptEncodings.count
             c.pointee.accept_encodings = items
         }
-        if !appId.isEmpty { c.pointee.app_id = arena.cString(appId) }
+        if !appID.isEmpty { c.pointee.app_id = arena.cString(appID) }
         if idleTimeoutMs != 0 { c.pointee.idle_timeout_ms = idleTimeoutMs }
         return c
     }
@@ -365,7 +365,7 @@ extension HelloAck {
             self.acceptEncodings.reserveCapacity(c.pointee.n_accept_encodings)
             for i in 0..<c.pointee.n_accept_encodings { self.acceptEncodings.append(try arena.string(c.pointee.accept_encodings[i], field: "accept_encodings", of: Self.protoName)) }
         }
-        self.appId = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
+        self.appID = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
         self.idleTimeoutMs = c.pointee.idle_timeout_ms
     }
 }
@@ -382,7 +382,7 @@ extension CallHeader {
         if timeoutMs != 0 { c.pointee.timeout_ms = timeoutMs }
         if !onBehalfOf.isEmpty { c.pointee.on_behalf_of = arena.cString(onBehalfOf) }
         if !idempotencyKey.isEmpty { c.pointee.idempotency_key = arena.cString(idempotencyKey) }
-        if !requestId.isEmpty { c.pointee.request_id = arena.cString(requestId) }
+        if !requestID.isEmpty { c.pointee.request_id = arena.cString(requestID) }
         if !metadata.isEmpty {
             let entries = arena.allocateArray(UnsafeMutablePointer<Mrpc__V1__CallHeader__MetadataEntry>?.self, count: metadata.count)
             for (i, key) in metadata.keys.sorted().enumerated() {
@@ -417,7 +417,7 @@ extension CallHeader {
         self.timeoutMs = c.pointee.timeout_ms
         self.onBehalfOf = try arena.string(c.pointee.on_behalf_of, field: "on_behalf_of", of: Self.protoName)
         self.idempotencyKey = try arena.string(c.pointee.idempotency_key, field: "idempotency_key", of: Self.protoName)
-        self.requestId = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
+        self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
         for i in 0..<c.pointee.n_metadata {
             let entry = try ProtoArena.required(c.pointee.metadata[i], field: "metadata", of: Self.protoName)
             self.metadata[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try arena.string(entry.pointee.value, field: "value", of: Self.protoName)
@@ -482,7 +482,7 @@ extension Goaway {
     func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Mrpc__V1__Goaway> {
         let c = arena.allocate(Mrpc__V1__Goaway.self)
         mrpc__v1__goaway__init(c)
-        if lastStreamId != 0 { c.pointee.last_stream_id = lastStreamId }
+        if lastStreamID != 0 { c.pointee.last_stream_id = lastStreamID }
         if let value = status { c.pointee.status = value.cStruct(in: arena) }
         return c
     }
@@ -496,7 +496,7 @@ extension Goaway {
 
     init(c: UnsafePointer<Mrpc__V1__Goaway>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
-        self.lastStreamId = c.pointee.last_stream_id
+        self.lastStreamID = c.pointee.last_stream_id
         if let value = c.pointee.status { self.status = try Status(c: value, arena: arena) }
     }
 }

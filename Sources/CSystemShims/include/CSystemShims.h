@@ -1,0 +1,69 @@
+// Linux system calls the toolchain's Glibc module does not expose (epoll, eventfd, timerfd,
+// accept4, CPU affinity), behind small functions with plain types. Built with _GNU_SOURCE.
+#ifndef CSYSTEMSHIMS_H
+#define CSYSTEMSHIMS_H
+
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int cshim_epoll_create(void);
+/// Adds, modifies or deletes `fd` in `epfd` with `events`, carrying `data` back in events.
+int cshim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/// Waits for up to `max` events; writes their event masks and data into the two arrays.
+int cshim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms);
+
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC).
+int cshim_eventfd(void);
+/// Adds one to an eventfd (wakes its reader); returns 0 or -1.
+int cshim_eventfd_signal(int fd);
+/// Reads and clears an eventfd's counter; returns 0 or -1 (EAGAIN when it was zero).
+int cshim_eventfd_drain(int fd);
+
+/// timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC).
+int cshim_timerfd(void);
+/// Arms a timerfd to fire once at the absolute CLOCK_MONOTONIC time `ns` (0 disarms).
+int cshim_timerfd_arm_at(int fd, uint64_t ns);
+/// Arms a timerfd to fire every `interval_ns` from now.
+int cshim_timerfd_arm_periodic(int fd, uint64_t interval_ns);
+/// Reads and clears a timerfd's expiration count; returns 0 or -1.
+int cshim_timerfd_drain(int fd);
+
+/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC).
+int cshim_accept(int fd);
+/// A TCP listening socket bound to host:port (IPv4 or IPv6 literal, or "localhost"), with
+/// SO_REUSEADDR and, when `reuse_port`, SO_REUSEPORT; non-blocking when `nonblocking`.
+/// Returns the fd or -errno; writes the bound port (useful with port 0) into `bound_port`.
+int cshim_listen(const char *host, uint16_t port, int backlog, int reuse_port, int nonblocking, uint16_t *bound_port);
+/// A TCP connection to host:port with a timeout in milliseconds (blocking socket on return).
+/// Returns the fd or -errno.
+int cshim_connect(const char *host, uint16_t port, int timeout_ms);
+/// Sets O_NONBLOCK on or off.
+int cshim_set_nonblocking(int fd, int on);
+/// Sets TCP_NODELAY.
+int cshim_set_nodelay(int fd);
+/// Sets SO_SNDBUF / SO_RCVBUF (0 leaves the kernel default).
+int cshim_set_buffers(int fd, int send_bytes, int receive_bytes);
+
+/// The number of CPUs this thread may run on (sched_getaffinity).
+int cshim_usable_cpu_count(void);
+/// The index of the n-th CPU this process may run on, or -1.
+int cshim_usable_cpu(int n);
+/// Pins the calling thread to one CPU; returns 0 or an errno.
+int cshim_pin_thread(int cpu);
+/// Names the calling thread (at most 15 characters are kept).
+void cshim_set_thread_name(const char *name);
+/// CLOCK_MONOTONIC in nanoseconds.
+uint64_t cshim_monotonic_ns(void);
+/// CLOCK_REALTIME in milliseconds since the Unix epoch.
+int64_t cshim_realtime_ms(void);
+/// CPU time of the whole process (user + system), in nanoseconds.
+uint64_t cshim_process_cpu_ns(void);
+/// Resident set size of this process in bytes (from /proc/self/statm), or 0.
+uint64_t cshim_resident_bytes(void);
+#endif

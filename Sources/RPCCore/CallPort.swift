@@ -1,0 +1,11 @@
+/// Where a call's outbound frames go: its connection, on that connection's event loop.
+///
+/// Responders and stream writers may complete from any thread; the port takes the encoded frame
+/// to the loop (directly when already on it, through the loop's inbox otherwise) and counts bytes
+/// waiting to be written so stream writers can see a reader that does not keep up.
+public protocol CallPort: Sendable {
+    /// Hands an encoded frame of `streamID` to the connection. `final` ends the call.
+    func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
+    /// Bytes handed over but not yet written to the socket.
+    var pendingBytes: Int { get }
+}

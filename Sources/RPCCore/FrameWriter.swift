@@ -1,0 +1,174 @@
+public import ProtoBridge
+public import RPCMessages
+
+/// Appends complete frames (header and payload) to an output buffer.
+///
+/// Bodies are encoded straight into the buffer after a placeholder header whose length is patched
+/// afterwards, so a reply costs no intermediate copy.
+public enum FrameWriter {
+    /// Unary bodies at least this large are deflated when the peer accepts deflate.
+    public static let compressionThreshold = 1024
+
+    private static let unaryDeflater = ThreadLocal { RawDeflater(windowBits: 15, memoryLevel: 8) }
+
+    /// HELLO (client → server).
+    public static func hello(_ hello: Hello, into buffer: inout [UInt8]) {
+        message(hello, type: .hello, streamID: 0, into: &buffer)
+    }
+
+    /// HELLO_ACK (server → client).
+    public static func helloAck(_ ack: HelloAck, into buffer: inout [UInt8]) {
+        message(ack, type: .helloAck, streamID: 0, into: &buffer)
+    }
+
+    /// GOAWAY (server → client).
+    public static func goaway(lastStreamID: UInt32, error: RPCError, into buffer: inout [UInt8]) {
+        message(Goaway(lastStreamID: lastStreamID, status: error.status), type: .goaway, streamID: 0, into: &buffer)
+    }
+
+    /// PING or PONG with 8 opaque bytes.
+    public static func ping(_ type: FrameType, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
+        FrameHeader(length: UInt32(payload.count), type: type, streamID: 0).write(to: &buffer)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// CANCEL (client → server).
+    public static func cancel(streamID: UInt32, into buffer: inout [UInt8]) {
+        FrameHeader(length: 0, type: .cancel, streamID: streamID).write(to: &buffer)
+    }
+
+    /// CALL: u32 header length, CallHeader, request body (deflated when `compress`).
+    public static func call<Request: ProtoMessage>(
+        streamID: UInt32, header: CallHeader, request: Request, compress: Bool = false, into buffer: inout [UInt8]
+    ) {
+        let start = beginFrame(.call, streamID: streamID, into: &buffer)
+        let lengthAt = buffer.count
+        BigEndian.append(0, to: &buffer)
+        let headerLength = header.encode(appendingTo: &buffer)
+        BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
+        let compressed = appendBody(request, compress: compress, into: &buffer)
+        endFrame(start, compressed: compressed, into: &buffer)
+    }
+
+    /// CALL with an already-encoded request body (for tools that build bodies dynamically).
+    public static func call(
+        streamID: UInt32, header: CallHeader, body: UnsafeRawBufferPointer, into buffer: inout [UInt8]
+    ) {
+        let start = beginFrame(.call, streamID: streamID, into: &buffer)
+        let lengthAt = buffer.count
+        BigEndian.append(0, to: &buffer)
+        let headerLength = header.encode(appendingTo: &buffer)
+        BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
+        buffer.append(contentsOf: body)
+        endFrame(start, compressed: false, into: &buffer)
+    }
+
+    /// REPLY with status OK and `response` as body (deflated when `compress` and it is large).
+    public static func reply<Response: ProtoMessage>(
+        streamID: UInt32, response: Response, compress: Bool, into buffer: inout [UInt8]
+    ) {
+        let start = beginFrame(.reply, streamID: streamID, into: &buffer)
+        BigEndian.append(0, to: &buffer)  // an OK Status encodes to zero bytes
+        let compressed = appendBody(response, compress: compress, into: &buffer)
+        endFrame(start, compressed: compressed, into: &buffer)
+    }
+
+    /// REPLY carrying an error status and no body.
+    public static func reply(streamID: UInt32, error: RPCError, into buffer: inout [UInt8]) {
+        let start = beginFrame(.reply, streamID: streamID, into: &buffer)
+        let lengthAt = buffer.count
+        BigEndian.append(0, to: &buffer)
+        let statusLength = error.status.encode(appendingTo: &buffer)
+        BigEndian.store(UInt32(statusLength), in: &buffer, at: lengthAt)
+        endFrame(start, compressed: false, into: &buffer)
+    }
+
+    /// REPLY with a payload (status length, status, body) encoded earlier — a recorded reply.
+    public static func reply(streamID: UInt32, payload: [UInt8], into buffer: inout [UInt8]) {
+        FrameHeader(length: UInt32(payload.count), type: .reply, streamID: streamID).write(to: &buffer)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// The payload of a REPLY for `result`, uncompressed — what a recorded reply stores.
+    public static func replyPayload<Response: ProtoMessage>(for result: Result<Response, RPCError>) -> [UInt8] {
+        var payload: [UInt8] = []
+        switch result {
+        case .success(let response):
+            BigEndian.append(0, to: &payload)
+            response.encode(appendingTo: &payload)
+        case .failure(let error):
+            BigEndian.append(0, to: &payload)
+            let length = error.status.encode(appendingTo: &payload)
+            BigEndian.store(UInt32(length), in: &payload, at: 0)
+        }
+        return payload
+    }
+
+    /// MESSAGE of a server stream; deflated with the stream's own context when `deflater` is set
+    /// (tiny messages go uncompressed, which does not disturb the context).
+    public static func streamMessage<Message: ProtoMessage>(
+        streamID: UInt32, message: Message, deflater: RawDeflater?, into buffer: inout [UInt8]
+    ) {
+        let start = beginFrame(.message, streamID: streamID, into: &buffer)
+        var compressed = false
+        if let deflater {
+            var raw: [UInt8] = []
+            message.encode(appendingTo: &raw)
+            if raw.count >= 32 {
+                raw.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &buffer) }
+                compressed = true
+            } else {
+                buffer.append(contentsOf: raw)
+            }
+        } else {
+            message.encode(appendingTo: &buffer)
+        }
+        endFrame(start, compressed: compressed, into: &buffer)
+    }
+
+    /// TRAILERS ending a server stream.
+    public static func trailers(streamID: UInt32, status: Status, into buffer: inout [UInt8]) {
+        message(status, type: .trailers, streamID: streamID, into: &buffer)
+    }
+
+    // MARK: Helpers
+
+    private static func message<M: ProtoMessage>(_ message: M, type: FrameType, streamID: UInt32, into buffer: inout [UInt8]) {
+        let start = beginFrame(type, streamID: streamID, into: &buffer)
+        message.encode(appendingTo: &buffer)
+        endFrame(start, compressed: false, into: &buffer)
+    }
+
+    private static func beginFrame(_ type: FrameType, streamID: UInt32, into buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        FrameHeader(length: 0, type: type, streamID: streamID).write(to: &buffer)
+        return start
+    }
+
+    private static func endFrame(_ start: Int, compressed: Bool, into buffer: inout [UInt8]) {
+        BigEndian.store(UInt32(buffer.count - start - FrameHeader.size), in: &buffer, at: start)
+        if compressed { buffer[start + 5] = FrameHeader.compressedFlag }
+    }
+
+    /// Appends the body, deflated when asked and worth it; returns whether it was deflated.
+    private static func appendBody<M: ProtoMessage>(_ body: M, compress: Bool, into buffer: inout [UInt8]) -> Bool {
+        guard compress else {
+            body.encode(appendingTo: &buffer)
+            return false
+        }
+        var raw: [UInt8] = []
+        body.encode(appendingTo: &raw)
+        guard raw.count >= compressionThreshold else {
+            buffer.append(contentsOf: raw)
+            return false
+        }
+        let start = buffer.count
+        raw.withUnsafeBytes { unaryDeflater.value.compressIndependent($0, appendingTo: &buffer) }
+        if buffer.count - start >= raw.count {
+            buffer.removeLast(buffer.count - start)
+            buffer.append(contentsOf: raw)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,83 @@
+public import ProtoBridge
+
+/// Where a handler runs.
+public enum HandlerExecutor: Sendable {
+    /// On the connection's event loop: for work that never blocks (echo, health, reflection).
+    case eventLoop
+    /// On a worker thread: for work that may block (storage). A call whose deadline has passed by
+    /// the time a worker picks it up is not run and gets DEADLINE_EXCEEDED.
+    case workerPool
+}
+
+/// The server's methods: path → handler, with request/response types and streaming flag.
+///
+/// Built once before the server starts, then shared read-only by every event loop. Handlers are
+/// registered by their generated `ProtoMethod`, so a path and its types cannot disagree.
+public struct MethodTable: Sendable {
+    private var byPath: [String: RegisteredMethod] = [:]
+    private var order: [String] = []
+
+    public init() {}
+
+    /// Registers a unary method.
+    public mutating func addUnary<Request, Response>(
+        _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
+        _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
+    ) {
+        precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
+        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, _) throws(RPCError) in
+            let request = try RegisteredMethod.decode(Request.self, body)
+            return { handler(request, context, UnaryResponder(call: call)) }
+        })
+    }
+
+    /// Registers a server-streaming method.
+    public mutating func addServerStream<Request, Response>(
+        _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
+        _ handler: @escaping @Sendable (Request, CallContext, ServerStream<Response>) -> Void
+    ) {
+        precondition(method.serverStreaming, "\(method.path) is a unary method")
+        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, pendingLimit) throws(RPCError) in
+            let request = try RegisteredMethod.decode(Request.self, body)
+            return { handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit)) }
+        })
+    }
+
+    private mutating func add(_ method: RegisteredMethod) {
+        precondition(byPath[method.description.path] == nil, "\(method.description.path) is registered twice")
+        byPath[method.description.path] = method
+        order.append(method.description.path)
+    }
+
+    /// The method registered at `path`, if any.
+    public subscript(path: String) -> RegisteredMethod? { byPath[path] }
+
+    /// Every registered method, in registration order.
+    public var methods: [any ProtoMethodDescription] { order.map { byPath[$0]!.description } }
+}
+
+/// A method of the table with its handler behind a type-erased entry point.
+public struct RegisteredMethod: Sendable {
+    public let description: any ProtoMethodDescription
+    public let executor: HandlerExecutor
+    /// Decodes the request body (throwing INVALID_ARGUMENT for a bad one) and returns the work
+    /// that runs the handler. The last argument is the stream's pending-bytes limit.
+    let prepare: @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int) throws(RPCError) -> @Sendable () -> Void
+
+    init(
+        description: any ProtoMethodDescription, executor: HandlerExecutor,
+        prepare: @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int) throws(RPCError) -> @Sendable () -> Void
+    ) {
+        self.description = description
+        self.executor = executor
+        self.prepare = prepare
+    }
+
+    static func decode<M: ProtoMessage>(_ type: M.Type, _ body: UnsafeRawBufferPointer) throws(RPCError) -> M {
+        do {
+            return try M(serializedBytes: body)
+        } catch {
+            throw .invalidArgument(error.description)
+        }
+    }
+}

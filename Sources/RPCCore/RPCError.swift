@@ -1,0 +1,89 @@
+public import RPCMessages
+
+/// A call's failure as the peer sees it: canonical status code, machine-readable `ERR_…` code,
+/// a message naming what was wrong, and key/value details.
+///
+/// Per-call errors travel to the peer in `Status`; process-wide failures (bad configuration, a
+/// port in use) are other error types and never reach the wire.
+public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var code: StatusCode
+    public var errorCode: String
+    public var message: String
+    public var details: [String: String]
+
+    public init(code: StatusCode, errorCode: String, message: String, details: [String: String] = [:]) {
+        self.code = code
+        self.errorCode = errorCode
+        self.message = message
+        self.details = details
+    }
+
+    /// The error carried by a non-OK `Status`.
+    public init(status: Status) {
+        self.init(code: StatusCode(rawValue: status.code), errorCode: status.errorCode,
+                  message: status.message, details: status.details)
+    }
+
+    /// The `Status` that carries this error.
+    public var status: Status {
+        Status(code: code.rawValue, errorCode: errorCode, message: message, details: details)
+    }
+
+    public var description: String {
+        var text = "\(code.name)"
+        if !errorCode.isEmpty { text += " \(errorCode)" }
+        if !message.isEmpty { text += ": \(message)" }
+        if !details.isEmpty {
+            text += " [" + details.keys.sorted().map { "\($0)=\(details[$0]!)" }.joined(separator: ", ") + "]"
+        }
+        return text
+    }
+}
+
+extension RPCError {
+    /// The errors the runtime itself sends (their codes are `mrpc.v1.ErrorCode` names).
+    public static func invalidArgument(_ message: String) -> RPCError {
+        RPCError(code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", message: message)
+    }
+
+    public static func unimplemented(method: String) -> RPCError {
+        RPCError(code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", message: "no method \(method) on this server")
+    }
+
+    public static func deadlineExceeded(_ message: String) -> RPCError {
+        RPCError(code: .deadlineExceeded, errorCode: "ERR_DEADLINE_EXCEEDED", message: message)
+    }
+
+    public static func messageTooLarge(_ message: String) -> RPCError {
+        RPCError(code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", message: message)
+    }
+
+    public static func tooManyCalls(limit: Int) -> RPCError {
+        RPCError(code: .resourceExhausted, errorCode: "ERR_TOO_MANY_CALLS",
+                 message: "the connection already has \(limit) calls in flight (the limit in HELLO_ACK)")
+    }
+
+    public static func cancelled(_ message: String) -> RPCError {
+        RPCError(code: .cancelled, errorCode: "ERR_CANCELLED", message: message)
+    }
+
+    public static func unavailable(_ message: String, details: [String: String] = [:]) -> RPCError {
+        RPCError(code: .unavailable, errorCode: "ERR_UNAVAILABLE", message: message, details: details)
+    }
+
+    public static func unauthenticated(_ message: String) -> RPCError {
+        RPCError(code: .unauthenticated, errorCode: "ERR_UNAUTHENTICATED", message: message)
+    }
+
+    public static func protocolViolation(_ message: String) -> RPCError {
+        RPCError(code: .invalidArgument, errorCode: "ERR_PROTOCOL", message: message)
+    }
+
+    public static func badEncoding(_ message: String) -> RPCError {
+        RPCError(code: .invalidArgument, errorCode: "ERR_BAD_ENCODING", message: message)
+    }
+
+    public static func `internal`(_ message: String) -> RPCError {
+        RPCError(code: .internal, errorCode: "ERR_INTERNAL", message: message)
+    }
+}

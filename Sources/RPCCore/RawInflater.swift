@@ -1,0 +1,123 @@
+internal import CZlib
+
+/// One raw-inflate context that never produces more than the caller's limit.
+///
+/// The cap is enforced while inflating, in bounded output steps: a compression bomb (deflate can
+/// expand ~1030:1) is refused after at most `limit` bytes, never allocated in full. A stream keeps
+/// one inflater (context takeover); unary bodies use `inflateIndependent`, which resets first.
+public final class RawInflater {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var finished = false
+
+    /// - Parameter windowBits: log2 of the window, 9–15; 15 accepts a sender with any window.
+    public init(windowBits: Int32 = 15) {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        let status = czlib_inflate_init2(stream, -windowBits)
+        precondition(status == Z_OK, "inflateInit2 failed with \(status): out of memory")
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deallocate()
+    }
+
+    /// Why inflating failed.
+    public enum Failure: Error, Equatable {
+        /// The inflated message would exceed the limit.
+        case tooLarge(limit: Int)
+        /// The bytes are not valid raw deflate data.
+        case corrupt(String)
+    }
+
+    /// Inflates one message of a stream (context kept): appends the sync-flush tail to `input`
+    /// and appends the inflated bytes to `output`.
+    public func inflateStreamMessage(
+        _ input: UnsafeRawBufferPointer, limit: Int, appendingTo output: inout [UInt8]
+    ) throws(Failure) {
+        guard !finished else { throw .corrupt("the stream's deflate data already ended") }
+        try run(input, limit: limit, appendingTo: &output)
+    }
+
+    /// Inflates one independently compressed body (a complete raw-deflate stream, or one ended
+    /// with a sync flush whose tail was removed).
+    public func inflateIndependent(
+        _ input: UnsafeRawBufferPointer, limit: Int, appendingTo output: inout [UInt8]
+    ) throws(Failure) {
+        inflateReset(stream)
+        finished = false
+        defer {
+            inflateReset(stream)
+            finished = false
+        }
+        try run(input, limit: limit, appendingTo: &output)
+    }
+
+    /// `inflateStreamMessage` over an array.
+    public func inflateStreamMessage(_ input: [UInt8], limit: Int, appendingTo output: inout [UInt8]) throws(Failure) {
+        try input.withUnsafeBytes { raw in
+            Result { () throws(Failure) in try inflateStreamMessage(raw, limit: limit, appendingTo: &output) }
+        }.get()
+    }
+
+    /// `inflateIndependent` over an array.
+    public func inflateIndependent(_ input: [UInt8], limit: Int, appendingTo output: inout [UInt8]) throws(Failure) {
+        try input.withUnsafeBytes { raw in
+            Result { () throws(Failure) in try inflateIndependent(raw, limit: limit, appendingTo: &output) }
+        }.get()
+    }
+
+    private func run(_ input: UnsafeRawBufferPointer, limit: Int, appendingTo output: inout [UInt8]) throws(Failure) {
+        let start = output.count
+        try feed(input, limit: limit, start: start, output: &output)
+        if !finished {
+            let result = RawDeflater.syncFlushTail.withUnsafeBytes { tail in
+                Result { () throws(Failure) in try feed(tail, limit: limit, start: start, output: &output) }
+            }
+            try result.get()
+        }
+    }
+
+    private func feed(
+        _ input: UnsafeRawBufferPointer, limit: Int, start: Int, output: inout [UInt8]
+    ) throws(Failure) {
+        guard input.count > 0, !finished else { return }
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        var more = true
+        while more {
+            let produced = output.count - start
+            // One byte of room past the limit tells "exactly at the limit" from "over it".
+            let room = min(64 * 1024, limit - produced + 1)
+            guard room > 0 else { throw .tooLarge(limit: limit) }
+            let before = output.count
+            output.append(contentsOf: repeatElement(0, count: room))
+            let status: Int32 = output.withUnsafeMutableBufferPointer { buffer in
+                stream.pointee.next_out = buffer.baseAddress! + before
+                stream.pointee.avail_out = uInt(room)
+                return inflate(stream, Z_SYNC_FLUSH)
+            }
+            let outputFull = stream.pointee.avail_out == 0
+            output.removeLast(Int(stream.pointee.avail_out))
+            if output.count - start > limit { throw .tooLarge(limit: limit) }
+            switch status {
+            case Z_OK:
+                break
+            case Z_STREAM_END:
+                finished = true
+                return
+            case Z_BUF_ERROR:
+                // No progress was possible: fine when the input is used up, an error otherwise.
+                if stream.pointee.avail_in > 0 && output.count == before { throw .corrupt("inflate made no progress") }
+            default:
+                let reason = stream.pointee.msg.map { String(cString: $0) } ?? "error \(status)"
+                throw .corrupt(reason)
+            }
+            more = stream.pointee.avail_in > 0 || outputFull
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ProtoBridge
+import RPCMessages
+import Synchronization
+
+/// Whether the server (and each service) is ready, as the Health service reports it.
+///
+/// A draining server reports NOT_SERVING so load balancers stop sending it new work.
+public final class HealthStatus: Sendable {
+    private let serving = Mutex<Bool>(true)
+
+    public init() {}
+
+    /// Sets whether the server as a whole serves.
+    public func setServing(_ value: Bool) { serving.withLock { $0 = value } }
+
+    public var isServing: Bool { serving.withLock { $0 } }
+}
+
+/// The services every server carries: reflection, health and diagnostics (Echo).
+public enum RuntimeServices {
+    /// Adds diagnostics, health and reflection to `table`. Call it last: reflection lists every
+    /// method of the table as it is then, these three services included.
+    /// - Parameter fileDescriptorSets: serialized FileDescriptorSets of every served proto; they
+    ///   are concatenated, which protobuf merges into one set.
+    public static func register(in table: inout MethodTable, health: HealthStatus, fileDescriptorSets: [[UInt8]]) {
+        table.addUnary(DiagnosticsService.echo) { request, _, responder in
+            responder.succeed(EchoResponse(payload: request.payload))
+        }
+
+        var services = Set(table.methods.map(\.service))
+        services.insert(HealthService.name)
+        services.insert(ReflectionService.name)
+        let known = services
+        table.addUnary(HealthService.check) { request, _, responder in
+            let status: ServingStatus
+            if !request.service.isEmpty && !known.contains(request.service) {
+                status = .serviceUnknown
+            } else {
+                status = health.isServing ? .serving : .notServing
+            }
+            responder.succeed(HealthCheckResponse(status: status))
+        }
+
+        let descriptorSet = fileDescriptorSets.reduce([], +)
+        table.addUnary(ReflectionService.getFileDescriptorSet) { _, _, responder in
+            responder.succeed(GetFileDescriptorSetResponse(fileDescriptorSet: descriptorSet))
+        }
+        let reflected = table.methods + [ReflectionService.listServices]
+        let listing = Dictionary(grouping: reflected, by: \.service).map { name, methods in
+            ServiceInfo(name: name, methods: methods.map {
+                MethodInfo(name: $0.name, path: $0.path, requestType: $0.requestType, responseType: $0.responseType,
+                           clientStreaming: false, serverStreaming: $0.serverStreaming)
+            })
+        }.sorted { $0.name < $1.name }
+        table.addUnary(ReflectionService.listServices) { request, _, responder in
+            let services = request.service.isEmpty ? listing : listing.filter { $0.name == request.service }
+            responder.succeed(ListServicesResponse(services: services))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Synchronization
+
+/// One live call, shared between its connection's loop and whatever thread completes it.
+///
+/// Exactly one completion wins: the handler's reply, a deadline, a cancel or the connection's
+/// end — `claimCompletion()` tells each contender whether it is first.
+public final class ServerCall: Sendable {
+    public let streamID: UInt32
+    /// True when the client accepts deflate-compressed bodies on this call.
+    public let acceptsDeflate: Bool
+    let port: any CallPort
+    private let completed = Atomic<Bool>(false)
+    private let termination = Mutex<TerminationState>(TerminationState())
+
+    public init(streamID: UInt32, acceptsDeflate: Bool, port: any CallPort) {
+        self.streamID = streamID
+        self.acceptsDeflate = acceptsDeflate
+        self.port = port
+    }
+
+    /// True for the first caller only; later completions must send nothing.
+    public func claimCompletion() -> Bool {
+        completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Ends the call with `error` (a REPLY, or TRAILERS for a stream) unless it already completed.
+    public func end(_ error: RPCError, isStream: Bool) {
+        guard claimCompletion() else { return }
+        var frame: [UInt8] = []
+        if isStream {
+            FrameWriter.trailers(streamID: streamID, status: error.status, into: &frame)
+        } else {
+            FrameWriter.reply(streamID: streamID, error: error, into: &frame)
+        }
+        port.deliver(streamID: streamID, frame: frame, final: true)
+    }
+
+    /// True once the call has completed, been cancelled or lost its connection.
+    public var isCompleted: Bool { completed.load(ordering: .acquiring) }
+
+    /// Registers a handler called once when the call ends other than by its own completion
+    /// (cancel, deadline, connection closed, server draining). Runs at once if that already happened.
+    public func onTermination(_ handler: @escaping @Sendable (CallTermination) -> Void) {
+        let fired: CallTermination? = termination.withLock { state in
+            if let reason = state.reason { return reason }
+            state.handlers.append(handler)
+            return nil
+        }
+        if let fired { handler(fired) }
+    }
+
+    /// Records why the call ends and runs its termination handlers (once).
+    public func terminate(_ reason: CallTermination) {
+        let handlers: [@Sendable (CallTermination) -> Void] = termination.withLock { state in
+            guard state.reason == nil else { return [] }
+            state.reason = reason
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler(reason) }
+    }
+
+    private struct TerminationState {
+        var reason: CallTermination?
+        var handlers: [@Sendable (CallTermination) -> Void] = []
+    }
+}
+
+/// Why a call ended other than by its own reply or trailers.
+public enum CallTermination: Sendable, Equatable {
+    /// The client sent CANCEL.
+    case cancelled
+    /// The call's deadline passed.
+    case deadlineExceeded
+    /// The connection closed.
+    case connectionClosed
+    /// The server is shutting down: a stream should end now with UNAVAILABLE (and where to resume).
+    case draining
+}

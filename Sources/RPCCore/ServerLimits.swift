@@ -1,0 +1,26 @@
+/// The limits a server enforces on each connection, advertised (in part) in HELLO_ACK.
+public struct ServerLimits: Sendable {
+    /// Largest message body in bytes, after inflation.
+    public var maxMessageBytes = 4 * 1024 * 1024
+    /// Largest CallHeader in bytes.
+    public var maxCallHeaderBytes = 8 * 1024
+    /// Calls in flight at once per connection.
+    public var maxConcurrentCalls = 1024
+    /// Time allowed between accepting a connection and receiving its HELLO.
+    public var handshakeTimeoutMs = 10_000
+    /// A connection with no calls and no frame for this long is closed (0 = never).
+    public var idleTimeoutMs = 300_000
+    /// A connection with open streams and no inbound frame for this long gets a PING.
+    public var keepaliveIntervalMs = 60_000
+    /// After a keepalive PING, the peer has this long to send any frame before the connection closes.
+    public var keepaliveTimeoutMs = 20_000
+    /// Unwritten bytes above which the server stops reading from a connection (backpressure).
+    public var maxPendingOutputBytes = 8 * 1024 * 1024
+    /// Unwritten bytes above which a stream's `send` reports `.overloaded`.
+    public var streamPendingLimitBytes = 1024 * 1024
+
+    public init() {}
+
+    /// Largest frame payload accepted: a CALL with the largest header and the largest body.
+    public var maxFramePayload: Int { maxMessageBytes + maxCallHeaderBytes + 4 + 1024 }
+}

@@ -1,0 +1,422 @@
+import ProtoBridge
+import RPCMessages
+
+/// The protocol state of one server connection: preface, handshake, calls, streams, drain.
+///
+/// The session knows frames and calls, not sockets: the transport feeds it received bytes and
+/// writes what it leaves in `outbound`, so every protocol rule can be tested without a socket.
+/// It is confined to its connection's event loop; completions from other threads reach it through
+/// the `CallPort`, which brings them back to the loop.
+public final class ServerSession {
+    /// What a session needs from the server it belongs to.
+    public struct Environment: Sendable {
+        public var serverName: String
+        public var serverVersion: String
+        public var limits: ServerLimits
+        public var methods: MethodTable
+        public var authenticator: any Authenticator
+        public var logger: Logger
+        /// Runs blocking work on a worker thread.
+        public var offload: @Sendable (@escaping @Sendable () -> Void) -> Void
+        /// The monotonic clock, in nanoseconds.
+        public var now: @Sendable () -> UInt64
+
+        public init(
+            serverName: String, serverVersion: String, limits: ServerLimits, methods: MethodTable,
+            authenticator: any Authenticator, logger: Logger,
+            offload: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+            now: @escaping @Sendable () -> UInt64
+        ) {
+            self.serverName = serverName
+            self.serverVersion = serverVersion
+            self.limits = limits
+            self.methods = methods
+            self.authenticator = authenticator
+            self.logger = logger
+            self.offload = offload
+            self.now = now
+        }
+    }
+
+    private enum Phase {
+        case awaitingPreface, awaitingHello, open, closed
+    }
+
+    private struct LiveCall {
+        let call: ServerCall
+        let isStream: Bool
+    }
+
+    /// Bytes to write to the peer, in order; the transport removes what it has written.
+    public var outbound: [UInt8] = []
+    /// True once the connection should close after `outbound` is written.
+    public private(set) var closeRequested = false
+    /// Called when an accepted call has a deadline, so the transport can arm a timer that calls
+    /// `deadlineExpired(streamID:)`.
+    public var scheduleDeadline: ((_ deadline: UInt64, _ streamID: UInt32) -> Void)?
+
+    private let environment: Environment
+    private let port: any CallPort
+    private var logger: Logger
+    private var phase = Phase.awaitingPreface
+    private var calls: [UInt32: LiveCall] = [:]
+    private var lastStreamID: UInt32 = 0
+    private var draining = false
+    private var acceptsDeflate = false
+    private var appID = ""
+    private let openedAt: UInt64
+    private var lastInbound: UInt64
+    private var keepalivePingSentAt: UInt64?
+
+    public init(environment: Environment, port: any CallPort, peer: String) {
+        self.environment = environment
+        self.port = port
+        logger = environment.logger.with("peer", peer)
+        openedAt = environment.now()
+        lastInbound = openedAt
+        self.peer = peer
+    }
+
+    /// The peer's address.
+    public let peer: String
+
+    /// The app the connection authenticated as (empty before HELLO).
+    public var authenticatedApp: String { appID }
+
+    /// Calls and streams in flight.
+    public var liveCallCount: Int { calls.count }
+
+    /// Consumes every complete frame at the start of `bytes`.
+    /// - Returns: the bytes consumed, and how many bytes the next frame needs in all (header and
+    ///   payload) when known, so the transport can make room for it.
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int) {
+        var offset = 0
+        if phase == .awaitingPreface {
+            guard bytes.count >= Preface.size else { return (0, Preface.size) }
+            if let problem = Preface.problem(in: UnsafeRawBufferPointer(rebasing: bytes[0..<Preface.size])) {
+                logger.info("closing connection: \(problem)")
+                fail(.protocolViolation(problem))
+                return (bytes.count, 0)
+            }
+            offset = Preface.size
+            phase = .awaitingHello
+        }
+        while phase != .closed, !closeRequested {
+            let available = bytes.count - offset
+            guard available >= FrameHeader.size else { return (offset, FrameHeader.size) }
+            let (header, reserved) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
+            guard Int(header.length) <= environment.limits.maxFramePayload else {
+                fail(.messageTooLarge("frame of \(header.length) bytes exceeds the limit of \(environment.limits.maxFramePayload) bytes"))
+                return (bytes.count, 0)
+            }
+            let total = FrameHeader.size + Int(header.length)
+            guard available >= total else { return (offset, total) }
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total])
+            offset += total
+            lastInbound = environment.now()
+            keepalivePingSentAt = nil
+            if reserved != 0 || header.flags & ~FrameHeader.compressedFlag != 0 {
+                fail(.protocolViolation("frame \(header.type) on stream \(header.streamID) has non-zero reserved bits"))
+                break
+            }
+            handle(header, payload)
+        }
+        return (phase == .closed || closeRequested ? bytes.count : offset, 0)
+    }
+
+    // MARK: Frames
+
+    private func handle(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
+        if header.type.isExtension { return }
+        guard header.type.isKnown else {
+            fail(.protocolViolation("unknown frame type \(header.type)"))
+            return
+        }
+        if phase == .awaitingHello {
+            guard header.type == .hello, header.streamID == 0 else {
+                fail(.protocolViolation("the first frame must be HELLO on stream 0, got \(header.type) on stream \(header.streamID)"))
+                return
+            }
+            handleHello(header, payload)
+            return
+        }
+        if header.isCompressed && header.type != .call {
+            fail(.protocolViolation("frame \(header.type) cannot be compressed"))
+            return
+        }
+        switch header.type {
+        case .call:
+            handleCall(header, payload)
+        case .cancel:
+            handleCancel(streamID: header.streamID)
+        case .ping:
+            guard header.streamID == 0, payload.count == 8 else {
+                fail(.protocolViolation("PING must carry 8 bytes on stream 0"))
+                return
+            }
+            FrameWriter.ping(.pong, payload: payload, into: &outbound)
+        case .pong:
+            break
+        default:
+            fail(.protocolViolation("a client cannot send \(header.type)"))
+        }
+    }
+
+    private func handleHello(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
+        let hello: Hello
+        do {
+            hello = try Hello(serializedBytes: payload)
+        } catch {
+            fail(.invalidArgument(error.description))
+            return
+        }
+        guard let app = environment.authenticator.authenticate(apiKey: hello.apiKey, appID: hello.appID) else {
+            logger.notice("handshake refused: bad API key", [("client", hello.clientName)])
+            fail(.unauthenticated(hello.apiKey.isEmpty ? "the HELLO carries no API key" : "the API key is not valid"))
+            return
+        }
+        appID = app
+        acceptsDeflate = hello.acceptEncodings.contains("deflate")
+        phase = .open
+        logger = logger.with("app", app)
+        logger.debug("connection authenticated", [("client", hello.clientName)])
+        let limits = environment.limits
+        FrameWriter.helloAck(HelloAck(
+            serverName: environment.serverName, serverVersion: environment.serverVersion, protocolVersion: 1,
+            maxMessageBytes: UInt32(limits.maxMessageBytes), maxCallHeaderBytes: UInt32(limits.maxCallHeaderBytes),
+            maxConcurrentCalls: UInt32(limits.maxConcurrentCalls),
+            acceptEncodings: acceptsDeflate ? ["deflate"] : [], appID: app,
+            idleTimeoutMs: UInt32(limits.idleTimeoutMs)), into: &outbound)
+    }
+
+    private func handleCall(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
+        let streamID = header.streamID
+        guard streamID != 0 else {
+            fail(.protocolViolation("CALL on stream 0"))
+            return
+        }
+        guard streamID > lastStreamID else {
+            let reason = calls[streamID] != nil
+                ? "stream id \(streamID) is already in use"
+                : "stream id \(streamID) is not greater than the previous one (\(lastStreamID))"
+            fail(.protocolViolation(reason))
+            return
+        }
+        guard payload.count >= 4 else {
+            fail(.protocolViolation("CALL on stream \(streamID) is shorter than its header length"))
+            return
+        }
+        let headerLength = Int(BigEndian.readUInt32(payload))
+        guard headerLength <= payload.count - 4 else {
+            fail(.protocolViolation("CALL on stream \(streamID) declares a header of \(headerLength) bytes but carries \(payload.count - 4)"))
+            return
+        }
+        lastStreamID = streamID
+        guard headerLength <= environment.limits.maxCallHeaderBytes else {
+            reject(streamID, .messageTooLarge("call header of \(headerLength) bytes exceeds the limit of \(environment.limits.maxCallHeaderBytes)"))
+            return
+        }
+        let callHeader: CallHeader
+        do {
+            callHeader = try CallHeader(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + headerLength]))
+        } catch {
+            reject(streamID, .invalidArgument(error.description))
+            return
+        }
+        guard !draining else {
+            reject(streamID, .unavailable("the server is shutting down; the call was not run"))
+            return
+        }
+        guard calls.count < environment.limits.maxConcurrentCalls else {
+            reject(streamID, .tooManyCalls(limit: environment.limits.maxConcurrentCalls))
+            return
+        }
+        guard let method = environment.methods[callHeader.method] else {
+            reject(streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method))
+            return
+        }
+        let rawBody = UnsafeRawBufferPointer(rebasing: payload[(4 + headerLength)...])
+        var inflated: [UInt8] = []
+        if header.isCompressed {
+            do throws(RawInflater.Failure) {
+                try CompressionScratch.inflater.value.inflateIndependent(rawBody, limit: environment.limits.maxMessageBytes, appendingTo: &inflated)
+            } catch {
+                switch error {
+                case .tooLarge(let limit):
+                    reject(streamID, .messageTooLarge("the request body inflates to more than \(limit) bytes"))
+                case .corrupt(let reason):
+                    reject(streamID, .badEncoding("the compressed request body is not valid raw deflate data: \(reason)"))
+                }
+                return
+            }
+        } else if rawBody.count > environment.limits.maxMessageBytes {
+            reject(streamID, .messageTooLarge("the request body of \(rawBody.count) bytes exceeds the limit of \(environment.limits.maxMessageBytes)"))
+            return
+        }
+        let now = environment.now()
+        let deadline: UInt64? = callHeader.timeoutMs > 0 ? now + UInt64(callHeader.timeoutMs) * 1_000_000 : nil
+        let context = CallContext(
+            method: callHeader.method, streamID: streamID, appID: appID, onBehalfOf: callHeader.onBehalfOf,
+            idempotencyKey: callHeader.idempotencyKey, requestID: callHeader.requestID, metadata: callHeader.metadata,
+            deadline: deadline, peer: peer)
+        let call = ServerCall(streamID: streamID, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"), port: port)
+        let work: @Sendable () -> Void
+        do throws(RPCError) {
+            if header.isCompressed {
+                let limit = environment.limits.streamPendingLimitBytes
+                work = try inflated.withUnsafeBytes { body in
+                    Result { () throws(RPCError) in try method.prepare(body, context, call, limit) }
+                }.get()
+            } else {
+                work = try method.prepare(rawBody, context, call, environment.limits.streamPendingLimitBytes)
+            }
+        } catch {
+            reject(streamID, error)
+            return
+        }
+        calls[streamID] = LiveCall(call: call, isStream: method.description.serverStreaming)
+        if let deadline { scheduleDeadline?(deadline, streamID) }
+        switch method.executor {
+        case .eventLoop:
+            work()
+        case .workerPool:
+            let clock = environment.now
+            let isStream = method.description.serverStreaming
+            environment.offload {
+                if context.isExpired(now: clock()) {
+                    // Not run: the deadline passed while the call waited for a worker.
+                    call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
+                    return
+                }
+                work()
+            }
+        }
+    }
+
+    private func handleCancel(streamID: UInt32) {
+        guard let live = calls.removeValue(forKey: streamID) else { return }
+        _ = live.call.claimCompletion()
+        live.call.terminate(.cancelled)
+    }
+
+    /// Replies to a call that will not run.
+    private func reject(_ streamID: UInt32, _ error: RPCError) {
+        logger.debug("call rejected", [("stream", String(streamID)), ("error", error.description)])
+        FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
+    }
+
+    /// Sends GOAWAY with `error` and closes after flushing.
+    private func fail(_ error: RPCError) {
+        if error.errorCode == "ERR_PROTOCOL" || error.code == .resourceExhausted {
+            logger.notice("protocol error; closing connection", [("error", error.description)])
+        }
+        FrameWriter.goaway(lastStreamID: lastStreamID, error: error, into: &outbound)
+        closeRequested = true
+        endAllCalls(.connectionClosed)
+    }
+
+    // MARK: Events from the transport
+
+    /// A frame completed by a handler (from the call's port, on the loop).
+    public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
+        guard phase != .closed, calls[streamID] != nil else { return }
+        outbound.append(contentsOf: frame)
+        if final {
+            calls.removeValue(forKey: streamID)
+            if draining && calls.isEmpty { closeRequested = true }
+        }
+    }
+
+    /// The deadline of `streamID` passed: it gets DEADLINE_EXCEEDED unless already complete.
+    public func deadlineExpired(streamID: UInt32) {
+        guard let live = calls[streamID], live.call.claimCompletion() else { return }
+        calls.removeValue(forKey: streamID)
+        let error = RPCError.deadlineExceeded("the call's deadline passed")
+        if live.isStream {
+            FrameWriter.trailers(streamID: streamID, status: error.status, into: &outbound)
+        } else {
+            FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
+        }
+        live.call.terminate(.deadlineExceeded)
+        if draining && calls.isEmpty { closeRequested = true }
+    }
+
+    /// Periodic check of the handshake, idle and keepalive timers.
+    public func tick(now: UInt64) {
+        guard phase != .closed, !closeRequested else { return }
+        let limits = environment.limits
+        if phase != .open {
+            if now - openedAt >= UInt64(limits.handshakeTimeoutMs) * 1_000_000 {
+                logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
+                closeRequested = true
+                phase = .closed
+            }
+            return
+        }
+        let quiet = now - lastInbound
+        if calls.isEmpty {
+            if limits.idleTimeoutMs > 0, quiet >= UInt64(limits.idleTimeoutMs) * 1_000_000 {
+                logger.debug("closing idle connection")
+                fail(.unavailable("the connection was idle for \(limits.idleTimeoutMs) ms"))
+            }
+            return
+        }
+        if let sentAt = keepalivePingSentAt {
+            if now - sentAt >= UInt64(limits.keepaliveTimeoutMs) * 1_000_000 {
+                logger.info("closing connection: no answer to keepalive PING")
+                closeRequested = true
+                endAllCalls(.connectionClosed)
+            }
+        } else if quiet >= UInt64(limits.keepaliveIntervalMs) * 1_000_000 {
+            var token = [UInt8](repeating: 0, count: 8)
+            for i in 0..<8 { token[i] = UInt8(truncatingIfNeeded: now >> (8 * UInt64(i))) }
+            token.withUnsafeBytes { FrameWriter.ping(.ping, payload: $0, into: &outbound) }
+            keepalivePingSentAt = now
+        }
+    }
+
+    /// Starts a graceful shutdown: GOAWAY naming the last stream the server will finish, streams
+    /// told to end (their handlers finish them with UNAVAILABLE and where to resume), new calls
+    /// refused. The connection closes once every call has completed.
+    public func beginDrain() {
+        guard !draining, phase != .closed else { return }
+        draining = true
+        if phase != .open {
+            closeRequested = true
+            return
+        }
+        FrameWriter.goaway(lastStreamID: lastStreamID, error: .unavailable("the server is shutting down"), into: &outbound)
+        for live in calls.values where live.isStream { live.call.terminate(.draining) }
+        if calls.isEmpty { closeRequested = true }
+    }
+
+    /// Ends every stream still open after the drain's grace period with UNAVAILABLE.
+    public func forceEndStreams() {
+        for (streamID, live) in calls where live.isStream && live.call.claimCompletion() {
+            FrameWriter.trailers(streamID: streamID, status: RPCError.unavailable("the server is shutting down").status, into: &outbound)
+            calls.removeValue(forKey: streamID)
+        }
+        if calls.isEmpty { closeRequested = true }
+    }
+
+    /// The connection is gone: every live call ends.
+    public func connectionClosed() {
+        guard phase != .closed else { return }
+        phase = .closed
+        endAllCalls(.connectionClosed)
+    }
+
+    private func endAllCalls(_ reason: CallTermination) {
+        let live = calls
+        calls.removeAll()
+        for entry in live.values {
+            _ = entry.call.claimCompletion()
+            entry.call.terminate(reason)
+        }
+    }
+}
+
+/// Per-thread inflate context for compressed request bodies.
+enum CompressionScratch {
+    static let inflater = ThreadLocal { RawInflater() }
+}

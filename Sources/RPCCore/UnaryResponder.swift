@@ -1,0 +1,45 @@
+public import ProtoBridge
+
+/// Completes a unary call from any thread: the response, an error, or a recorded reply.
+///
+/// The first completion wins; later ones (and completions after a cancel, a deadline or the end
+/// of the connection) send nothing. Encoding happens on the completing thread, so a worker that
+/// finishes a call also pays for its reply.
+public struct UnaryResponder<Response: ProtoMessage>: Sendable {
+    public let call: ServerCall
+
+    public init(call: ServerCall) { self.call = call }
+
+    /// Replies with status OK and `response`.
+    public func succeed(_ response: Response) {
+        guard call.claimCompletion() else { return }
+        var frame: [UInt8] = []
+        FrameWriter.reply(streamID: call.streamID, response: response, compress: call.acceptsDeflate, into: &frame)
+        call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+    }
+
+    /// Replies with `error`.
+    public func fail(_ error: RPCError) {
+        guard call.claimCompletion() else { return }
+        var frame: [UInt8] = []
+        FrameWriter.reply(streamID: call.streamID, error: error, into: &frame)
+        call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+    }
+
+    /// Replies with `result`.
+    public func complete(_ result: Result<Response, RPCError>) {
+        switch result {
+        case .success(let response): succeed(response)
+        case .failure(let error): fail(error)
+        }
+    }
+
+    /// Replies with a REPLY payload recorded earlier by `FrameWriter.replyPayload(for:)`
+    /// (an idempotent retry gets exactly the first call's reply).
+    public func replay(payload: [UInt8]) {
+        guard call.claimCompletion() else { return }
+        var frame: [UInt8] = []
+        FrameWriter.reply(streamID: call.streamID, payload: payload, into: &frame)
+        call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+    }
+}

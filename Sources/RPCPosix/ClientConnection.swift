@@ -1,0 +1,512 @@
+public import ProtoBridge
+public import RPCCore
+public import RPCMessages
+internal import CSystemShims
+internal import Glibc
+import Synchronization
+
+/// One client connection: many concurrent calls and streams over one socket.
+///
+/// Calls may be started from any thread. Stream ids are allocated and frames written under one
+/// lock, so ids go out increasing; a reader thread matches replies to calls by stream id,
+/// inflates compressed bodies and enforces deadlines (a call past its deadline fails with
+/// DEADLINE_EXCEEDED and the server gets a CANCEL).
+public final class ClientConnection: Sendable {
+    /// What the server said in HELLO_ACK.
+    public let helloAck: HelloAck
+    public let options: ClientOptions
+    private let fd: Int32
+    private let writer = Mutex<UInt32>(0)  // the last stream id sent
+    private let state = Mutex<State>(State())
+    private let reader: ReaderState
+
+    private struct State {
+        var calls: [UInt32: PendingCall] = [:]
+        var closed: RPCError?
+        var goawayLastStream: UInt32?
+    }
+
+    /// A raw stream message: the body after inflation and its size on the wire.
+    public struct StreamMessage: Sendable {
+        public let streamID: UInt32
+        public let body: [UInt8]
+        public let wireBytes: Int
+        public let compressed: Bool
+    }
+
+    private enum PendingCall {
+        case unary(deadline: UInt64?, completion: @Sendable (Result<[UInt8], RPCError>) -> Void)
+        case stream(deadline: UInt64?, onMessage: @Sendable (StreamMessage) -> Void, onEnd: @Sendable (RPCError?) -> Void)
+
+        var deadline: UInt64? {
+            switch self {
+            case .unary(let deadline, _), .stream(let deadline, _, _): deadline
+            }
+        }
+
+        func fail(_ error: RPCError) {
+            switch self {
+            case .unary(_, let completion): completion(.failure(error))
+            case .stream(_, _, let onEnd): onEnd(error)
+            }
+        }
+    }
+
+    // MARK: Connecting
+
+    /// Connects, sends the preface and HELLO, and waits for HELLO_ACK.
+    /// - Throws: UNAVAILABLE when the server cannot be reached; the server's GOAWAY error
+    ///   (e.g. UNAUTHENTICATED) when it refuses the handshake.
+    public static func connect(_ options: ClientOptions) throws(RPCError) -> ClientConnection {
+        let fd = options.host.withCString { cshim_connect($0, options.port, Int32(options.connectTimeoutMs)) }
+        guard fd >= 0 else {
+            throw .unavailable("cannot connect to \(options.host):\(options.port): \(String(cString: strerror(-fd)))")
+        }
+        _ = cshim_set_nodelay(fd)
+        do throws(RPCError) {
+            var out = Preface.bytes
+            FrameWriter.hello(Hello(apiKey: options.apiKey, clientName: options.clientName,
+                                    acceptEncodings: options.acceptDeflate ? ["deflate"] : [], appID: options.appID), into: &out)
+            try Self.sendAll(fd, out)
+            var buffer: [UInt8] = []
+            let deadline = monotonicNow() + UInt64(options.connectTimeoutMs) * 1_000_000
+            while true {
+                if let (header, payload) = try Self.nextFrame(&buffer, limit: options.maxMessageBytes + 64 * 1024) {
+                    switch header.type {
+                    case .helloAck:
+                        let ack = try Self.decode(HelloAck.self, payload)
+                        let connection = ClientConnection(fd: fd, options: options, helloAck: ack, leftover: buffer)
+                        connection.startReader()
+                        return connection
+                    case .goaway:
+                        let goaway = try Self.decode(Goaway.self, payload)
+                        throw RPCError(status: goaway.status ?? RPCError.unavailable("the server went away").status)
+                    default:
+                        if header.type.isExtension { continue }
+                        throw RPCError.protocolViolation("expected HELLO_ACK, got \(header.type)")
+                    }
+                }
+                let now = monotonicNow()
+                guard now < deadline else { throw RPCError.unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms") }
+                try Self.readSome(fd, into: &buffer, timeoutMs: Int32((deadline - now) / 1_000_000) + 1)
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    private init(fd: Int32, options: ClientOptions, helloAck: HelloAck, leftover: [UInt8]) {
+        self.fd = fd
+        self.options = options
+        self.helloAck = helloAck
+        reader = ReaderState(buffer: leftover)
+    }
+
+    deinit {
+        Glibc.close(fd)
+    }
+
+    // MARK: Calls
+
+    /// Starts a unary call with an encoded request body; `completion` gets the encoded response
+    /// body or the call's error (on the reader thread, or at once if the call could not start).
+    public func call(
+        path: String, body: [UInt8], options: CallOptions = CallOptions(),
+        completion: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void
+    ) {
+        let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
+        start(path: path, options: options, pending: .unary(deadline: deadline, completion: completion)) { streamID, header, out in
+            body.withUnsafeBytes { FrameWriter.call(streamID: streamID, header: header, body: $0, into: &out) }
+        }
+    }
+
+    /// Starts a unary call; `completion` runs on the reader thread.
+    public func unary<Request, Response>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions(),
+        completion: @escaping @Sendable (Result<Response, RPCError>) -> Void
+    ) {
+        let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
+        let pending = PendingCall.unary(deadline: deadline) { result in
+            completion(result.flatMap { body in
+                Result { () throws(RPCError) in try Self.decode(Response.self, body) }
+            })
+        }
+        start(path: method.path, options: options, pending: pending) { streamID, header, out in
+            FrameWriter.call(streamID: streamID, header: header, request: request, compress: options.compressRequest, into: &out)
+        }
+    }
+
+    /// Makes a unary call and waits for its result.
+    public func unary<Request, Response>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions()
+    ) throws(RPCError) -> Response {
+        let waiter = Waiter<Result<Response, RPCError>>()
+        unary(method, request, options: options) { waiter.resolve($0) }
+        return try waiter.wait().get()
+    }
+
+    /// Makes a unary call from async code.
+    public func unary<Request, Response>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions()
+    ) async throws(RPCError) -> Response {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, RPCError>, Never>) in
+            unary(method, request, options: options) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Starts a server stream with an encoded request body; `onMessage` gets each message (body
+    /// inflated) and `onEnd` the final status (nil for OK), both on the reader thread.
+    @discardableResult
+    public func stream(
+        path: String, body: [UInt8], options: CallOptions = CallOptions(),
+        onMessage: @escaping @Sendable (StreamMessage) -> Void, onEnd: @escaping @Sendable (RPCError?) -> Void
+    ) -> ClientStream {
+        let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
+        let streamID = start(path: path, options: options, pending: .stream(deadline: deadline, onMessage: onMessage, onEnd: onEnd)) { streamID, header, out in
+            body.withUnsafeBytes { FrameWriter.call(streamID: streamID, header: header, body: $0, into: &out) }
+        }
+        return ClientStream(connection: self, streamID: streamID)
+    }
+
+    /// Starts a server stream of typed messages. A message that does not decode ends the stream
+    /// (client-side) with INVALID_ARGUMENT.
+    @discardableResult
+    public func serverStream<Request, Response>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions(),
+        onMessage: @escaping @Sendable (Response) -> Void, onEnd: @escaping @Sendable (RPCError?) -> Void
+    ) -> ClientStream {
+        stream(path: method.path, body: request.serializedBytes(), options: options, onMessage: { [weak self] message in
+            do throws(RPCError) {
+                onMessage(try Self.decode(Response.self, message.body))
+            } catch {
+                self?.failStream(message.streamID, error)
+            }
+        }, onEnd: onEnd)
+    }
+
+    /// Cancels a call: the server is sent CANCEL and the call fails locally with CANCELLED.
+    public func cancel(streamID: UInt32) {
+        guard let pending = state.withLock({ $0.calls.removeValue(forKey: streamID) }) else { return }
+        var frame: [UInt8] = []
+        FrameWriter.cancel(streamID: streamID, into: &frame)
+        writer.withLock { _ in try? Self.sendAll(fd, frame) }
+        pending.fail(.cancelled("the call was cancelled by the client"))
+    }
+
+    /// True while new calls can be started on this connection.
+    public var isUsable: Bool { state.withLock { $0.closed == nil && $0.goawayLastStream == nil } }
+
+    /// Calls in flight.
+    public var pendingCallCount: Int { state.withLock { $0.calls.count } }
+
+    /// Closes the connection; pending calls fail with UNAVAILABLE.
+    public func close() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    @discardableResult
+    private func start(
+        path: String, options: CallOptions, pending: PendingCall,
+        encode: (UInt32, CallHeader, inout [UInt8]) -> Void
+    ) -> UInt32 {
+        let header = CallHeader(
+            method: path, timeoutMs: options.timeoutMs, onBehalfOf: options.onBehalfOf,
+            idempotencyKey: options.idempotencyKey, requestID: options.requestID, metadata: options.metadata,
+            acceptEncodings: options.acceptDeflate ? ["deflate"] : [])
+        var refusal: RPCError?
+        let streamID: UInt32 = writer.withLock { last in
+            let streamID = last + 1
+            let registered: RPCError? = state.withLock { state in
+                if let closed = state.closed { return closed }
+                if state.goawayLastStream != nil { return .unavailable("the server sent GOAWAY; open a new connection") }
+                state.calls[streamID] = pending
+                return nil
+            }
+            if let registered {
+                refusal = registered
+                return 0
+            }
+            last = streamID
+            var frame: [UInt8] = []
+            encode(streamID, header, &frame)
+            do throws(RPCError) {
+                try Self.sendAll(fd, frame)
+            } catch {
+                refusal = error
+                _ = state.withLock { $0.calls.removeValue(forKey: streamID) }
+            }
+            return streamID
+        }
+        if let refusal { pending.fail(refusal) }
+        return streamID
+    }
+
+    // MARK: Reading
+
+    private func startReader() {
+        startThread(name: "mrpc-client") { [self] in
+            readLoop()
+        }
+    }
+
+    private func readLoop() {
+        var buffer = reader.takeBuffer()
+        let frameLimit = options.maxMessageBytes + 64 * 1024
+        var failure: RPCError?
+        outer: while true {
+            do throws(RPCError) {
+                while let (header, payload) = try Self.nextFrame(&buffer, limit: frameLimit) {
+                    handle(header, payload)
+                }
+            } catch {
+                failure = error
+                break outer
+            }
+            let timeout = expireDeadlines()
+            do throws(RPCError) {
+                try Self.readSome(fd, into: &buffer, timeoutMs: timeout)
+            } catch {
+                failure = error
+                break outer
+            }
+        }
+        let error = failure ?? .unavailable("the connection closed")
+        let pending = state.withLock { state -> [PendingCall] in
+            state.closed = error
+            defer { state.calls.removeAll() }
+            return Array(state.calls.values)
+        }
+        for call in pending { call.fail(error) }
+    }
+
+    /// Fails calls past their deadline; returns the poll timeout until the next one (ms).
+    private func expireDeadlines() -> Int32 {
+        let now = monotonicNow()
+        var next: UInt64 = .max
+        let expired: [(UInt32, PendingCall)] = state.withLock { state in
+            var expired: [(UInt32, PendingCall)] = []
+            for (id, call) in state.calls {
+                guard let deadline = call.deadline else { continue }
+                if deadline <= now { expired.append((id, call)) } else { next = min(next, deadline) }
+            }
+            for (id, _) in expired { state.calls.removeValue(forKey: id) }
+            return expired
+        }
+        for (id, call) in expired {
+            var frame: [UInt8] = []
+            FrameWriter.cancel(streamID: id, into: &frame)
+            writer.withLock { _ in try? Self.sendAll(fd, frame) }
+            call.fail(.deadlineExceeded("the call's deadline passed (client side)"))
+        }
+        return next == .max ? 1_000 : Int32(min(1_000, (next - now) / 1_000_000 + 1))
+    }
+
+    private func handle(_ header: FrameHeader, _ payload: [UInt8]) {
+        switch header.type {
+        case .reply:
+            guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }),
+                  case .unary(_, let completion) = call else { return }
+            completion(parseReply(header, payload))
+        case .message:
+            guard let call = state.withLock({ $0.calls[header.streamID] }),
+                  case .stream(_, let onMessage, _) = call else { return }
+            if header.isCompressed {
+                var body: [UInt8] = []
+                do throws(RawInflater.Failure) {
+                    try reader.inflater(for: header.streamID).inflateStreamMessage(payload, limit: options.maxMessageBytes, appendingTo: &body)
+                } catch {
+                    failStream(header.streamID, .badEncoding("a compressed stream message does not inflate: \(error)"))
+                    return
+                }
+                onMessage(StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
+            } else {
+                onMessage(StreamMessage(streamID: header.streamID, body: payload, wireBytes: payload.count, compressed: false))
+            }
+        case .trailers:
+            reader.dropInflater(for: header.streamID)
+            guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }),
+                  case .stream(_, _, let onEnd) = call else { return }
+            do throws(RPCError) {
+                let status = try Self.decode(Status.self, payload)
+                onEnd(status.code == 0 ? nil : RPCError(status: status))
+            } catch {
+                onEnd(error)
+            }
+        case .ping:
+            var frame: [UInt8] = []
+            payload.withUnsafeBytes { FrameWriter.ping(.pong, payload: $0, into: &frame) }
+            writer.withLock { _ in try? Self.sendAll(fd, frame) }
+        case .goaway:
+            let goaway = (try? Self.decode(Goaway.self, payload)) ?? Goaway()
+            let error = RPCError(status: goaway.status ?? RPCError.unavailable("the server went away").status)
+            let refused: [PendingCall] = state.withLock { state in
+                state.goawayLastStream = goaway.lastStreamID
+                let ids = state.calls.keys.filter { $0 > goaway.lastStreamID }
+                return ids.compactMap { state.calls.removeValue(forKey: $0) }
+            }
+            let notRun = RPCError.unavailable("the server went away before running the call (\(error.message)); it may be retried")
+            for call in refused { call.fail(notRun) }
+        default:
+            break
+        }
+    }
+
+    private func failStream(_ streamID: UInt32, _ error: RPCError) {
+        guard let call = state.withLock({ $0.calls.removeValue(forKey: streamID) }) else { return }
+        var frame: [UInt8] = []
+        FrameWriter.cancel(streamID: streamID, into: &frame)
+        writer.withLock { _ in try? Self.sendAll(fd, frame) }
+        call.fail(error)
+    }
+
+    private func parseReply(_ header: FrameHeader, _ payload: [UInt8]) -> Result<[UInt8], RPCError> {
+        guard payload.count >= 4 else { return .failure(.protocolViolation("REPLY shorter than its status length")) }
+        let statusLength = payload.withUnsafeBytes { Int(BigEndian.readUInt32($0)) }
+        guard statusLength <= payload.count - 4 else { return .failure(.protocolViolation("REPLY status length beyond the frame")) }
+        if statusLength > 0 {
+            do throws(RPCError) {
+                let status = try Self.decode(Status.self, Array(payload[4..<4 + statusLength]))
+                if status.code != 0 { return .failure(RPCError(status: status)) }
+            } catch {
+                return .failure(error)
+            }
+        }
+        let body = Array(payload[(4 + statusLength)...])
+        guard header.isCompressed else { return .success(body) }
+        var inflated: [UInt8] = []
+        do throws(RawInflater.Failure) {
+            try reader.unaryInflater.inflateIndependent(body, limit: options.maxMessageBytes, appendingTo: &inflated)
+        } catch {
+            return .failure(.badEncoding("the compressed reply does not inflate: \(error)"))
+        }
+        return .success(inflated)
+    }
+
+    // MARK: Socket helpers
+
+    static func decode<M: ProtoMessage>(_ type: M.Type, _ bytes: [UInt8]) throws(RPCError) -> M {
+        do {
+            return try M(serializedBytes: bytes)
+        } catch {
+            throw .invalidArgument("the server sent an \(error.description)")
+        }
+    }
+
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(RPCError) {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                sent += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                throw .unavailable("cannot write to the server: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Waits up to `timeoutMs` for data and appends what arrives.
+    static func readSome(_ fd: Int32, into buffer: inout [UInt8], timeoutMs: Int32) throws(RPCError) {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, timeoutMs)
+        if ready < 0 && errno == EINTR { return }
+        guard ready > 0 else { return }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: 64 * 1024))
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, 64 * 1024) }
+        buffer.removeLast(64 * 1024 - max(n, 0))
+        if n == 0 { throw .unavailable("the server closed the connection") }
+        if n < 0 && errno != EINTR && errno != EAGAIN {
+            throw .unavailable("cannot read from the server: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Removes and returns the first complete frame of `buffer`, if there is one.
+    static func nextFrame(_ buffer: inout [UInt8], limit: Int) throws(RPCError) -> (FrameHeader, [UInt8])? {
+        guard buffer.count >= FrameHeader.size else { return nil }
+        let header = buffer.withUnsafeBytes { FrameHeader.read(from: $0).header }
+        guard Int(header.length) <= limit else {
+            throw .messageTooLarge("the server sent a frame of \(header.length) bytes (limit \(limit))")
+        }
+        let total = FrameHeader.size + Int(header.length)
+        guard buffer.count >= total else { return nil }
+        let payload = Array(buffer[FrameHeader.size..<total])
+        buffer.removeFirst(total)
+        return (header, payload)
+    }
+}
+
+/// A server stream started on a `ClientConnection`.
+public final class ClientStream: Sendable {
+    public let streamID: UInt32
+    private weak let connection: ClientConnection?
+
+    init(connection: ClientConnection, streamID: UInt32) {
+        self.connection = connection
+        self.streamID = streamID
+    }
+
+    /// Cancels the stream: CANCEL is sent and `onEnd` gets CANCELLED.
+    public func cancel() {
+        connection?.cancel(streamID: streamID)
+    }
+}
+
+/// State only the reader thread touches.
+private final class ReaderState: @unchecked Sendable {
+    // Invariant: used only on the connection's reader thread (after `takeBuffer`).
+    private var initial: [UInt8]
+    private var inflaters: [UInt32: RawInflater] = [:]
+    let unaryInflater = RawInflater()
+
+    init(buffer: [UInt8]) { initial = buffer }
+
+    func takeBuffer() -> [UInt8] {
+        defer { initial = [] }
+        return initial
+    }
+
+    func inflater(for streamID: UInt32) -> RawInflater {
+        if let existing = inflaters[streamID] { return existing }
+        let inflater = RawInflater()
+        inflaters[streamID] = inflater
+        return inflater
+    }
+
+    func dropInflater(for streamID: UInt32) { inflaters[streamID] = nil }
+}
+
+/// A one-shot value a thread can wait for.
+final class Waiter<Value: Sendable>: @unchecked Sendable {
+    // Invariant: `value` is only touched with `mutex` held.
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var value: Value?
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(&condition)
+        pthread_mutex_destroy(&mutex)
+    }
+
+    func resolve(_ value: Value) {
+        pthread_mutex_lock(&mutex)
+        if self.value == nil { self.value = value }
+        pthread_mutex_unlock(&mutex)
+        pthread_cond_broadcast(&condition)
+    }
+
+    func wait() -> Value {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while value == nil { pthread_cond_wait(&condition, &mutex) }
+        return value!
+    }
+}

@@ -1,0 +1,282 @@
+import RPCCore
+internal import CSystemShims
+internal import Glibc
+import Synchronization
+
+/// One accepted TCP connection: moves bytes between its socket and its `ServerSession`.
+///
+/// Reads go into the loop's shared scratch buffer; only the tail of an incomplete frame is kept
+/// per connection, so an idle connection holds no buffer at all. Output accumulates in the
+/// session during a loop turn and is written with one `write` at the end of the turn. When the
+/// peer does not read and unwritten output passes the limit, the connection stops reading until
+/// it drains (backpressure).
+final class ServerConnection: EventHandler, Flushable {
+    let id: UInt64
+    let fd: Int32
+    let session: ServerSession
+    let port: ConnectionPort
+    private unowned let loop: EventLoop
+    private unowned let owner: ConnectionRegistry
+    private var registration: UInt32 = 0
+    private var partial: [UInt8] = []
+    private var needed = 0
+    private var written = 0
+    private var reading = true
+    private var writingBlocked = false
+    private var isDirty = false
+    private var registeredEvents: UInt32 = 0
+    private var closed = false
+    private let limits: ServerLimits
+
+    init(id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry, environment: ServerSession.Environment) {
+        self.id = id
+        self.fd = fd
+        self.loop = loop
+        self.owner = owner
+        limits = environment.limits
+        port = ConnectionPort(loop: loop, connectionID: id, registry: owner)
+        session = ServerSession(environment: environment, port: port, peer: peer)
+        session.scheduleDeadline = { [unowned loop, weak owner] deadline, streamID in
+            loop.schedule(at: deadline) { owner?.connection(id)?.deadlineExpired(streamID: streamID) }
+        }
+    }
+
+    func start() {
+        registeredEvents = EpollEvents.input | EpollEvents.readHangUp
+        registration = loop.register(fd: fd, events: registeredEvents, handler: self)
+    }
+
+    // MARK: Events
+
+    func handleEvent(_ events: UInt32) {
+        if events & (EpollEvents.error | EpollEvents.hangUp) != 0 && events & EpollEvents.input == 0 {
+            close()
+            return
+        }
+        if events & EpollEvents.output != 0 {
+            writingBlocked = false
+            markDirty()
+        }
+        if events & (EpollEvents.input | EpollEvents.readHangUp) != 0 && reading {
+            readAvailable()
+        }
+    }
+
+    private func readAvailable() {
+        for _ in 0..<4 {
+            guard !closed, reading else { return }
+            let result: Int
+            if partial.isEmpty {
+                result = owner.scratch.withReadBuffer { buffer in
+                    let n = read(fd, buffer.baseAddress, buffer.count)
+                    if n > 0 { _ = consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), keepingRest: true) }
+                    return n
+                }
+            } else {
+                let want = max(needed, partial.count + 16 * 1024)
+                let start = partial.count
+                partial.append(contentsOf: repeatElement(0, count: want - start))
+                let n = partial.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want - start) }
+                partial.removeLast(want - start - max(n, 0))
+                if n > 0 {
+                    let consumed = partial.withUnsafeBytes { bytes in consume(bytes, keepingRest: false) }
+                    partial.removeFirst(consumed)
+                    if partial.isEmpty && partial.capacity > 64 * 1024 { partial = [] }
+                }
+                result = n
+            }
+            if result == 0 {
+                close()
+                return
+            }
+            if result < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                if errno == EINTR { continue }
+                close()
+                return
+            }
+        }
+    }
+
+    /// Feeds `bytes` to the session. With `keepingRest`, an incomplete tail is copied into
+    /// `partial`. Returns the bytes consumed.
+    private func consume(_ bytes: UnsafeRawBufferPointer, keepingRest: Bool) -> Int {
+        let (consumed, next) = session.receive(bytes)
+        needed = next
+        if keepingRest && consumed < bytes.count {
+            partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
+        }
+        afterSessionActivity()
+        return consumed
+    }
+
+    /// Called after anything that may have given the session output or a reason to close.
+    func afterSessionActivity() {
+        if !session.outbound.isEmpty || session.closeRequested { markDirty() }
+        if session.closeRequested { reading = false }
+    }
+
+    func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
+        guard !closed else { return }
+        session.deliver(streamID: streamID, frame: frame, final: final)
+        afterSessionActivity()
+    }
+
+    func deadlineExpired(streamID: UInt32) {
+        guard !closed else { return }
+        session.deadlineExpired(streamID: streamID)
+        afterSessionActivity()
+    }
+
+    func tick(now: UInt64) {
+        guard !closed else { return }
+        session.tick(now: now)
+        afterSessionActivity()
+    }
+
+    func beginDrain() {
+        guard !closed else { return }
+        session.beginDrain()
+        afterSessionActivity()
+    }
+
+    func forceEndStreams() {
+        guard !closed else { return }
+        session.forceEndStreams()
+        afterSessionActivity()
+    }
+
+    // MARK: Writing
+
+    private func markDirty() {
+        guard !isDirty, !closed else { return }
+        isDirty = true
+        loop.markDirty(self)
+    }
+
+    func flush() {
+        isDirty = false
+        guard !closed else { return }
+        if !writingBlocked && written < session.outbound.count {
+            let total = session.outbound.count
+            while written < total {
+                let n = session.outbound.withUnsafeBytes { bytes in
+                    send(fd, bytes.baseAddress! + written, total - written, Int32(MSG_NOSIGNAL))
+                }
+                if n > 0 {
+                    written += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    writingBlocked = true
+                    break
+                } else {
+                    close()
+                    return
+                }
+            }
+            if written == total {
+                session.outbound.removeAll(keepingCapacity: session.outbound.capacity <= 256 * 1024)
+                written = 0
+            } else if written > 1024 * 1024 {
+                session.outbound.removeFirst(written)
+                written = 0
+            }
+        }
+        let pending = session.outbound.count - written
+        port.publishOutbound(pending)
+        if pending == 0 && session.closeRequested {
+            close()
+            return
+        }
+        updateInterest(pending: pending)
+    }
+
+    private func updateInterest(pending: Int) {
+        let wasReading = reading
+        if !session.closeRequested {
+            if pending > limits.maxPendingOutputBytes { reading = false }
+            else if pending <= limits.maxPendingOutputBytes / 2 { reading = true }
+        }
+        var events: UInt32 = EpollEvents.readHangUp
+        if reading { events |= EpollEvents.input }
+        if pending > 0 { events |= EpollEvents.output }
+        if events != registeredEvents {
+            registeredEvents = events
+            loop.modify(fd: fd, registration: registration, events: events)
+        }
+        if reading && !wasReading { readAvailable() }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.deregister(fd: fd, registration: registration)
+        Glibc.close(fd)
+        session.connectionClosed()
+        owner.remove(self)
+    }
+}
+
+/// The loop's connections by id, and the scratch buffer they read into.
+final class ConnectionRegistry {
+    private var connections: [UInt64: ServerConnection] = [:]
+    let scratch = ReadScratch(capacity: 64 * 1024)
+    var onRemove: ((ServerConnection) -> Void)?
+
+    var count: Int { connections.count }
+    var all: Dictionary<UInt64, ServerConnection>.Values { connections.values }
+
+    func add(_ connection: ServerConnection) { connections[connection.id] = connection }
+    func connection(_ id: UInt64) -> ServerConnection? { connections[id] }
+    func remove(_ connection: ServerConnection) {
+        connections[connection.id] = nil
+        onRemove?(connection)
+    }
+}
+
+/// A reusable read buffer, one per loop.
+final class ReadScratch {
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init(capacity: Int) {
+        buffer = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    func withReadBuffer<R>(_ body: (UnsafeMutableRawBufferPointer) -> R) -> R { body(buffer) }
+}
+
+/// A connection's `CallPort`: brings completed frames back to the connection on its loop.
+final class ConnectionPort: CallPort, @unchecked Sendable {
+    // Invariant: `registry` is only dereferenced on `loop`'s thread.
+    private unowned let loop: EventLoop
+    private let connectionID: UInt64
+    private weak var registry: ConnectionRegistry?
+    private let inboxBytes = Atomic<Int>(0)
+    private let outboundBytes = Atomic<Int>(0)
+
+    init(loop: EventLoop, connectionID: UInt64, registry: ConnectionRegistry) {
+        self.loop = loop
+        self.connectionID = connectionID
+        self.registry = registry
+    }
+
+    var pendingBytes: Int { inboxBytes.load(ordering: .relaxed) + outboundBytes.load(ordering: .relaxed) }
+
+    func publishOutbound(_ bytes: Int) { outboundBytes.store(bytes, ordering: .relaxed) }
+
+    func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
+        if loop.inEventLoop {
+            registry?.connection(connectionID)?.deliver(streamID: streamID, frame: frame, final: final)
+            return
+        }
+        let size = frame.count
+        inboxBytes.add(size, ordering: .relaxed)
+        loop.execute { [self] in
+            inboxBytes.subtract(size, ordering: .relaxed)
+            registry?.connection(connectionID)?.deliver(streamID: streamID, frame: frame, final: final)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import RPCCore
+import RPCPosix
+import RPCMessages
+internal import Glibc
+
+/// The moderation server's process: settings, keys, services, the RPC server, signals.
+///
+/// `main.swift` of the executable only calls `ServerMain.run`; everything here can be driven
+/// from tests with arguments and an environment.
+public enum ServerMain {
+    /// Runs the server until SIGTERM or SIGINT; returns the process exit code.
+    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        let settings: ServerSettings
+        do {
+            switch try ServerSettingsParser.parse(arguments: arguments, environment: environment) {
+            case .help(let text):
+                print(text)
+                return 0
+            case .version(let text):
+                print(text)
+                return 0
+            case .run(let parsed):
+                settings = parsed
+            }
+        } catch {
+            printError("moderation-server: \(error.message)")
+            return 2
+        }
+        let logger = Logger(level: settings.logLevel, format: settings.logFormat)
+
+        let created = FileSystem.makeDirectories(settings.dataDirectory)
+        guard created == 0, FileSystem.isWritableDirectory(settings.dataDirectory) else {
+            let reason = created != 0 ? FileSystem.describe(errno: created) : "not writable"
+            printError("moderation-server: --data-dir \(settings.dataDirectory) is unusable: \(reason)")
+            return 1
+        }
+
+        let keys: [APIKeyStore.Entry]
+        do {
+            keys = try loadKeys(settings, logger: logger)
+        } catch {
+            printError("moderation-server: \(error.message)")
+            return 1
+        }
+        let keyStore = APIKeyStore(keys)
+
+        // Signals are handled by this thread with sigwait; every thread started from here on
+        // inherits the blocked mask.
+        signal(SIGPIPE, SIG_IGN)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let health = HealthStatus()
+        var methods = MethodTable()
+        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet])
+
+        var configuration = RPCServer.Configuration()
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.eventLoops = settings.threads
+        configuration.limits.maxMessageBytes = settings.maxMessageBytes
+        configuration.serverName = ServerInfo.name
+        configuration.serverVersion = ServerInfo.version
+        configuration.logger = logger
+        let server = RPCServer(configuration: configuration, methods: methods, authenticator: keyStore)
+        let port: UInt16
+        do {
+            port = try server.start()
+        } catch {
+            printError("moderation-server: cannot listen on \(settings.listenAddress): \(error)")
+            return 1
+        }
+        var bound = settings
+        bound.port = port
+        writeLine("listening on \(bound.listenAddress)", to: 1)
+        logger.info("server started", [("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ","))])
+
+        while true {
+            var received: Int32 = 0
+            sigwait(&signals, &received)
+            if received == SIGHUP {
+                do {
+                    keyStore.replace(try loadKeys(settings, logger: logger))
+                    logger.notice("API keys reloaded", [("apps", keyStore.appIDs.joined(separator: ","))])
+                } catch {
+                    logger.error("API keys not reloaded: \(error.message); the previous keys stay in use")
+                }
+                continue
+            }
+            logger.notice("shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
+            health.setServing(false)
+            server.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
+            logger.notice("shutdown complete")
+            return 0
+        }
+    }
+
+    /// Keys from flags, the keys file, or — when neither gives any — the default key file under
+    /// the data directory, created with one random key for app "default" on first start.
+    static func loadKeys(_ settings: ServerSettings, logger: Logger) throws(ConfigurationError) -> [APIKeyStore.Entry] {
+        var keys = settings.apiKeys
+        if let file = settings.apiKeysFile {
+            keys += try readKeysFile(file, setting: "--api-keys-file")
+        }
+        if keys.isEmpty {
+            let path = settings.dataDirectory + "/api-keys"
+            if !FileSystem.exists(path) {
+                let status = FileSystem.createPrivateFile(path, text: "# API keys of this server, one APP_ID:KEY a line.\ndefault:\(APIKeyStore.randomKey())\n")
+                guard status == 0 else {
+                    throw ConfigurationError("cannot create the default API key file \(path): \(FileSystem.describe(errno: status))")
+                }
+                logger.notice("no API key configured; created one for app 'default' in \(path)")
+            } else {
+                logger.info("no API key configured; using the keys in \(path)")
+            }
+            keys = try readKeysFile(path, setting: "the default API key file")
+        }
+        var seen: [String: String] = [:]
+        for entry in keys {
+            if let other = seen[entry.key], other != entry.appID {
+                throw ConfigurationError("the same API key is configured for apps '\(other)' and '\(entry.appID)'")
+            }
+            seen[entry.key] = entry.appID
+        }
+        return keys
+    }
+
+    static func readKeysFile(_ path: String, setting: String) throws(ConfigurationError) -> [APIKeyStore.Entry] {
+        guard let text = FileSystem.readText(path) else {
+            throw ConfigurationError("\(setting) \(path) cannot be read")
+        }
+        var entries: [APIKeyStore.Entry] = []
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let entry = APIKeyStore.parseEntry(line) else {
+                throw ConfigurationError("\(setting) \(path), line \(number + 1): expected APP_ID:KEY")
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// The process environment as a dictionary.
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    static func printError(_ message: String) {
+        writeLine(message, to: 2)
+    }
+
+    /// Writes a line straight to a file descriptor (unbuffered, so it is seen at once).
+    static func writeLine(_ message: String, to fd: Int32) {
+        var line = message + "\n"
+        line.withUTF8 { _ = write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> String {
+        String(drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+    }
+}

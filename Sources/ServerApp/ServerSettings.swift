@@ -1,0 +1,209 @@
+public import RPCCore
+
+/// Everything the server can be told at start, from flags or `MODERATION_…` environment
+/// variables (a flag wins over its variable; both win over the default).
+public struct ServerSettings: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port: UInt16 = 7600
+    public var dataDirectory = "./data"
+    public var apiKeys: [APIKeyStore.Entry] = []
+    public var apiKeysFile: String?
+    /// Event loops; 0 means one per usable core.
+    public var threads = 0
+    public var maxMessageBytes = 4 * 1024 * 1024
+    public var logLevel = Logger.Level.info
+    public var logFormat = Logger.Format.text
+    /// Seconds a SIGTERM drain may take before remaining streams and connections are cut.
+    public var shutdownGraceSeconds = 10
+
+    public init() {}
+
+    /// "HOST:PORT" as given to `--listen`.
+    public var listenAddress: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// A setting that could not be used; the message names it.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// What the command line asks for.
+public enum ServerCommand: Equatable {
+    case run(ServerSettings)
+    case help(String)
+    case version(String)
+}
+
+/// Reads flags and environment variables into `ServerSettings`.
+public enum ServerSettingsParser {
+    /// One option: its flag, its environment variable, its help, and how it changes the settings.
+    struct Option: Sendable {
+        let flag: String
+        let argument: String
+        let help: String
+        let repeatable: Bool
+        let apply: @Sendable (inout ServerSettings, String) throws(ConfigurationError) -> Void
+
+        var environmentName: String {
+            "MODERATION_" + flag.dropFirst(2).uppercased().replacingOccurrences("-", with: "_")
+        }
+    }
+
+    static let options: [Option] = [
+        Option(flag: "--listen", argument: "HOST:PORT", help: "address to listen on (default 127.0.0.1:7600)", repeatable: false) { settings, value throws(ConfigurationError) in
+            (settings.host, settings.port) = try parseListen(value)
+        },
+        Option(flag: "--data-dir", argument: "PATH", help: "directory of the embedded SQLite store (default ./data)", repeatable: false) { settings, value throws(ConfigurationError) in
+            guard !value.isEmpty else { throw ConfigurationError("--data-dir: the path is empty") }
+            settings.dataDirectory = value
+        },
+        Option(flag: "--api-key", argument: "APP_ID:KEY", help: "an accepted API key (repeatable; env: comma-separated)", repeatable: true) { settings, value throws(ConfigurationError) in
+            for item in value.split(separator: ",").map(String.init) where !item.isEmpty {
+                guard let entry = APIKeyStore.parseEntry(item) else {
+                    throw ConfigurationError("--api-key: expected APP_ID:KEY with an app id of [A-Za-z0-9_.-] and a key of at least 8 characters without spaces")
+                }
+                settings.apiKeys.append(entry)
+            }
+        },
+        Option(flag: "--api-keys-file", argument: "PATH", help: "file of API keys, one APP_ID:KEY a line (# comments)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.apiKeysFile = value
+        },
+        Option(flag: "--threads", argument: "N", help: "event loops (default: one per usable core)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.threads = try parseInt(value, flag: "--threads", range: 1...256)
+        },
+        Option(flag: "--max-message-bytes", argument: "N", help: "largest message body accepted or sent (default 4194304)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.maxMessageBytes = try parseInt(value, flag: "--max-message-bytes", range: 1024...(256 * 1024 * 1024))
+        },
+        Option(flag: "--log-level", argument: "LEVEL", help: "trace, debug, info, notice, warning or error (default info)", repeatable: false) { settings, value throws(ConfigurationError) in
+            guard let level = Logger.Level(name: value) else {
+                throw ConfigurationError("--log-level: '\(value)' is not one of trace, debug, info, notice, warning, error")
+            }
+            settings.logLevel = level
+        },
+        Option(flag: "--log-format", argument: "FORMAT", help: "text or json (default text)", repeatable: false) { settings, value throws(ConfigurationError) in
+            guard let format = Logger.Format(rawValue: value) else {
+                throw ConfigurationError("--log-format: '\(value)' is not one of text, json")
+            }
+            settings.logFormat = format
+        },
+        Option(flag: "--shutdown-grace", argument: "SECONDS", help: "how long a SIGTERM drain may take (default 10)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.shutdownGraceSeconds = try parseInt(value, flag: "--shutdown-grace", range: 0...3600)
+        },
+    ]
+
+    /// Parses `arguments` (without the program name) over `environment`.
+    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> ServerCommand {
+        var settings = ServerSettings()
+        // Environment first, so that flags override it.
+        for option in options {
+            if let value = environment[option.environmentName] {
+                do {
+                    try option.apply(&settings, value)
+                } catch {
+                    throw ConfigurationError("\(option.environmentName): \(error.message)")
+                }
+            }
+        }
+        var fromFlags: Set<String> = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--help" || argument == "-h" { return .help(helpText()) }
+            if argument == "--version" { return .version("moderation-server \(ServerInfo.version)") }
+            var name = argument, inlineValue: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            guard let option = options.first(where: { $0.flag == name }) else {
+                throw ConfigurationError("unknown option '\(argument)' (see --help)")
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else { throw ConfigurationError("\(name) needs a value: \(name) \(option.argument)") }
+                value = arguments[index]
+                index += 1
+            }
+            if option.repeatable && !fromFlags.contains(name) {
+                // Flags replace what the environment gave for a repeatable option.
+                if name == "--api-key" { settings.apiKeys = [] }
+            }
+            fromFlags.insert(name)
+            try option.apply(&settings, value)
+        }
+        return .run(settings)
+    }
+
+    static func helpText() -> String {
+        var lines = [
+            "moderation-server \(ServerInfo.version) — the group-moderation RPC service",
+            "",
+            "usage: moderation-server [options]",
+            "",
+            "options (each also as an environment variable; a flag wins over its variable):",
+        ]
+        for option in options {
+            let left = "  \(option.flag) \(option.argument)"
+            lines.append(left.padding(to: 34) + option.help)
+            lines.append(String(repeating: " ", count: 34) + "env \(option.environmentName)")
+        }
+        lines += [
+            "  --help                          this text",
+            "  --version                       the version",
+            "",
+            "With no API key configured, the server creates one for app 'default' in",
+            "DATA_DIR/api-keys (the key is never logged). SIGTERM or SIGINT drains and exits 0;",
+            "SIGHUP reloads the API keys.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    static func parseListen(_ value: String) throws(ConfigurationError) -> (String, UInt16) {
+        var host: Substring, portText: Substring
+        if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
+            host = value[value.index(after: value.startIndex)..<close]
+            let rest = value[value.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw ConfigurationError("--listen: expected [HOST]:PORT, got '\(value)'") }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = value.lastIndex(of: ":") else { throw ConfigurationError("--listen: expected HOST:PORT, got '\(value)'") }
+            host = value[..<colon]
+            portText = value[value.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw ConfigurationError("--listen: the host is empty in '\(value)'") }
+        guard let port = UInt16(portText) else { throw ConfigurationError("--listen: '\(portText)' is not a port (0–65535)") }
+        return (String(host), port)
+    }
+
+    static func parseInt(_ value: String, flag: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw ConfigurationError("\(flag): '\(value)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+}
+
+/// The server's name and version, as HELLO_ACK and --version report them.
+public enum ServerInfo {
+    public static let name = "moderation-server"
+    public static let version = "0.1.0"
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+
+    func replacingOccurrences(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for character in self { out += character == target ? replacement : String(character) }
+        return out
+    }
+}

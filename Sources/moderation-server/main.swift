@@ -1,0 +1,5 @@
+// moderation-server: parses its settings and runs the service (see ServerApp.ServerMain).
+import ServerApp
+internal import Glibc
+
+exit(ServerMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ServerMain.processEnvironment()))
