@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
+        // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
+        .target(name: "ProtoSchema", swiftSettings: swiftSettings),
+
         // Executables.
         .executableTarget(
             name: "moderation-bench",
@@ -42,6 +45,10 @@ let package = Package(
         .testTarget(
             name: "ProtoBridgeTests",
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProtoSchemaTests",
+            dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
