@@ -4,7 +4,8 @@
 /// and `emitDefaults` for its `--emit-defaults` flag (grpcurl's).
 public struct JSONFormatOptions: Sendable, Hashable {
     /// Print every field, even unset ones: zero scalars, `[]`, `{}`, and `null` for unset
-    /// sub-messages. Members of a oneof are printed only when set.
+    /// sub-messages. Members of a oneof and proto3 `optional` fields, whose absence means
+    /// something, are printed only when set (as protobuf's own `EmitUnpopulated` does).
     public var emitDefaults: Bool
     /// Indent nested values by two spaces, one member per line; otherwise no whitespace at all.
     public var pretty: Bool

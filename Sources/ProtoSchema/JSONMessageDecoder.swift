@@ -221,7 +221,9 @@ struct JSONMessageDecoder {
         }
         guard let double = Double(literal), double.isFinite else { throw error("\(literal) is out of range for \(type)") }
         if type == .double { return .double(double) }
-        guard double.magnitude <= Double(Float.greatestFiniteMagnitude), let float = Float(literal), float.isFinite else {
+        // Float's own parse rounds correctly (via Double it could round twice); a value that
+        // rounds beyond the largest float comes back infinite.
+        guard let float = Float(literal), float.isFinite else {
             throw error("\(literal) is out of range for float")
         }
         return .float(float)

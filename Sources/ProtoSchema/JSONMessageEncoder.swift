@@ -28,7 +28,7 @@ struct JSONMessageEncoder {
                 writer.key(name)
                 self.value(value, of: field, storage: storage)
             } else if options.emitDefaults {
-                if let oneof = field.oneofIndex, !info.oneofs[oneof].isSynthetic { continue }
+                if field.oneofIndex != nil { continue }  // oneof members and `optional` fields: only when set
                 writer.key(name)
                 if field.isMap {
                     writer.beginObject()
