@@ -43,7 +43,9 @@ struct JSONMessageDecoder {
             }
             if let earlier = keyOfField[index] {
                 let also = earlier == key ? "" : " (also as \(JSONWriter.quoted(earlier)))"
-                throw error("is given twice\(also)", field: key)
+                throw ProtoSchemaError(
+                    code: .invalidJSONValue,
+                    message: "field \"\(pathText(path + [key]))\" of \(topLevel) is given twice\(also)")
             }
             keyOfField[index] = key
             if case .null = value { continue }  // null: the field keeps its default
@@ -52,8 +54,7 @@ struct JSONMessageDecoder {
                 if let other = keyOfOneof[oneof] {
                     throw error(
                         "fields \(JSONWriter.quoted(other)) and \(JSONWriter.quoted(key)) are both members of oneof "
-                            + "\(JSONWriter.quoted(info.oneofs[oneof].name)); set at most one",
-                        field: nil)
+                            + "\(JSONWriter.quoted(info.oneofs[oneof].name)); set at most one")
                 }
                 keyOfOneof[oneof] = key
             }
@@ -68,7 +69,7 @@ struct JSONMessageDecoder {
     private func unknownField(_ key: String, in info: SchemaStorage.MessageInfo) -> ProtoSchemaError {
         let names = info.fields.flatMap { $0.name == $0.jsonName ? [$0.jsonName] : [$0.jsonName, $0.name] }
         let hint = Suggestion.closest(to: key, among: names).map { " (did you mean \(JSONWriter.quoted($0))?)" } ?? ""
-        let location = path.isEmpty ? "" : " at \(JSONWriter.quoted(pathText(path))) of \(topLevel)"
+        let location = path.isEmpty ? "" : " at \"\(pathText(path))\" of \(topLevel)"
         return ProtoSchemaError(
             code: .invalidJSONValue,
             message: "unknown field \(JSONWriter.quoted(key)) in \(info.fullName)\(location)\(hint)")
@@ -231,15 +232,14 @@ struct JSONMessageDecoder {
 
     // MARK: - Errors
 
-    /// An error about the value at the current path (plus `field`, when given).
-    private func error(_ reason: String, field: String? = nil) -> ProtoSchemaError {
-        let components = field.map { path + [$0] } ?? path
-        let message = components.isEmpty
-            ? "\(topLevel): \(reason)"
-            : "field \(JSONWriter.quoted(pathText(components))) of \(topLevel)\(reason.hasPrefix("is ") ? " " : ": ")\(reason)"
+    /// An error about the value at the current path.
+    private func error(_ reason: String) -> ProtoSchemaError {
+        let message = path.isEmpty ? "\(topLevel): \(reason)" : "field \"\(pathText(path))\" of \(topLevel): \(reason)"
         return ProtoSchemaError(code: .invalidJSONValue, message: message)
     }
 
+    /// The path as people write it: `members[2].scope`, `metadata["k"]` (not JSON-escaped, so
+    /// the quotes of map keys stay readable inside the quoted path).
     private func pathText(_ components: [String]) -> String {
         var text = ""
         for component in components {
