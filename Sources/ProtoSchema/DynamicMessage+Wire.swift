@@ -159,10 +159,10 @@ extension DynamicMessage {
         }
         func expect(_ expected: WireReader.WireType) throws(WireDecodingFailure) {
             guard wireType == expected else {
-                throw fail("has wire type \(wireType.name), expected \(expected.name) for a \(field.type)")
+                throw fail("wire type \(wireType.name), expected \(expected.name) for a \(field.type) field")
             }
         }
-        guard field.type != .group else { throw fail("uses proto2's group encoding, which is not supported") }
+        guard field.type != .group else { throw fail("proto2 groups are not supported") }
 
         if field.isMap {
             try expect(.lengthDelimited)
@@ -208,7 +208,7 @@ extension DynamicMessage {
         switch field.type {
         case .string:
             let body = try Self.attempt(fail) { () throws(WireReader.Failure) in try reader.lengthDelimited() }
-            guard let string = String(validating: body, as: UTF8.self) else { throw fail("is not valid UTF-8") }
+            guard let string = String(validating: body, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
             return .string(string)
         case .message, .group:
             let body = try Self.attempt(fail) { () throws(WireReader.Failure) in try reader.lengthDelimited() }
@@ -273,7 +273,7 @@ struct WireDecodingFailure: Error {
         let where_ = path.joined(separator: ".")
         if let fieldNumber {
             let owner = messageName == topLevel ? "" : " of \(messageName)"
-            return "invalid \(topLevel): field \"\(where_)\" (number \(fieldNumber)\(owner)) \(reason)"
+            return "invalid \(topLevel): field \"\(where_)\" (number \(fieldNumber)\(owner)): \(reason)"
         }
         return "invalid \(topLevel): in field \"\(where_)\" (\(messageName)): \(reason)"
     }
