@@ -70,7 +70,20 @@ struct ProtoPrinter {
 
     mutating func field(_ field: FieldDescriptor) {
         comments(field.leadingComments)
-        line("\(Self.declaration(of: field)) = \(field.number);")
+        var options: [String] = []
+        if field.jsonName != SchemaBuilder.jsonName(field.name) {
+            options.append("json_name = \(JSONWriter.quoted(field.jsonName))")
+        }
+        if field.isRepeated && field.type.isPackable && !field.isMap {
+            let packedByDefault = Self.syntax(of: field) != "proto2" && Self.syntax(of: field) != ""
+            if field.isPacked != packedByDefault { options.append("packed = \(field.isPacked)") }
+        }
+        let suffix = options.isEmpty ? "" : " [\(options.joined(separator: ", "))]"
+        line("\(Self.declaration(of: field)) = \(field.number)\(suffix);")
+    }
+
+    private static func syntax(of field: FieldDescriptor) -> String {
+        field.containingMessage.storage.files[field.containingMessage.info.fileIndex].syntax
     }
 
     mutating func enumType(_ enumType: EnumDescriptor) {
@@ -95,7 +108,7 @@ struct ProtoPrinter {
         case .repeated: label = "repeated "
         case .required: label = "required "
         case .optional:
-            let proto2 = field.containingMessage.storage.files[field.containingMessage.info.fileIndex].syntax != "proto3"
+            let proto2 = syntax(of: field) != "proto3"
             label = field.isProto3Optional || (proto2 && field.containingOneof == nil) ? "optional " : ""
         }
         return "\(label)\(typeName(of: field)) \(field.name)"
