@@ -52,13 +52,12 @@ enum JSONNumber {
             }
             exponent += exponentNegative ? -value : value
         }
-        // value = digits × 10^exponent
-        while let first = digits.first, first == 0 { digits.removeFirst() }
-        guard !digits.isEmpty else { return .value(negative: negative, magnitude: 0) }
-        while let last = digits.last, last == 0 {
-            digits.removeLast()
-            exponent += 1
+        // value = digits × 10^exponent; drop leading zeros, and move trailing zeros into the exponent.
+        guard let first = digits.firstIndex(where: { $0 != 0 }), let last = digits.lastIndex(where: { $0 != 0 }) else {
+            return .value(negative: negative, magnitude: 0)
         }
+        exponent += digits.count - 1 - last
+        digits = Array(digits[first...last])
         guard exponent >= 0 else { return .notAnInteger }
         guard digits.count + exponent <= 20 else { return .tooLarge }
         var magnitude: UInt64 = 0

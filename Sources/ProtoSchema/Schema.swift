@@ -40,6 +40,12 @@ public struct Schema: Sendable {
     /// The names of the `.proto` files, in the order they were read.
     public var fileNames: [String] { storage.files.map(\.name) }
 
+    /// The files `fileName` imports, as its `dependency` list names them; nil for a file the set
+    /// does not hold.
+    public func dependencies(ofFile fileName: String) -> [String]? {
+        storage.files.first { $0.name == fileName }?.dependencies
+    }
+
     /// Every message type, nested ones (and map entries) included, file by file in declaration order.
     public var messages: [MessageDescriptor] {
         storage.messages.indices.map { MessageDescriptor(storage: storage, index: $0) }

@@ -157,6 +157,8 @@ struct JSONGoldenTests {
     @Test("Integers are read from numbers and strings, exactly", arguments: [
         (#"{"limit": 10}"#, 10), (#"{"limit": "10"}"#, 10), (#"{"limit": 1e1}"#, 10), (#"{"limit": 10.0}"#, 10),
         (#"{"limit": "4294967295"}"#, 4_294_967_295), (#"{"limit": -0}"#, 0), (#"{"limit": 0.5e1}"#, 5),
+        (#"{"limit": 0.00000000000000000000000000001e29}"#, 1), (#"{"limit": 100e-2}"#, 1), (#"{"limit": "1E+2"}"#, 100),
+        (#"{"limit": -0.0e-5}"#, 0), (#"{"limit": 42949672.95e2}"#, 4_294_967_295),
     ] as [(String, UInt32)])
     func integerInput(_ json: String, _ expected: UInt32) throws {
         let message = try DynamicMessage(jsonString: json, as: messageType("moderation.v1.ListGroupsRequest"))

@@ -15,6 +15,8 @@ struct SchemaTests {
         }
         #expect(schema.fileNames.contains("moderation/v1/moderation.proto"))
         #expect(schema.fileNames.contains("mrpc/v1/envelope.proto"))
+        #expect(schema.dependencies(ofFile: "moderation/v1/groups.proto") == ["moderation/v1/members.proto"])
+        #expect(schema.dependencies(ofFile: "nope.proto") == nil)
     }
 
     @Test func everyGeneratedMethodIsInTheSchemaWithItsTypesAndStreamingFlag() throws {
