@@ -270,11 +270,11 @@ struct WireDecodingFailure: Error {
 
     func message(decoding topLevel: String) -> String {
         guard !path.isEmpty else { return "invalid \(topLevel): \(reason)" }
-        let where_ = path.joined(separator: ".")
+        let subject = path.joined(separator: ".")
         if let fieldNumber {
             let owner = messageName == topLevel ? "" : " of \(messageName)"
-            return "invalid \(topLevel): field \"\(where_)\" (number \(fieldNumber)\(owner)): \(reason)"
+            return "invalid \(topLevel): field \"\(subject)\" (number \(fieldNumber)\(owner)): \(reason)"
         }
-        return "invalid \(topLevel): in field \"\(where_)\" (\(messageName)): \(reason)"
+        return "invalid \(topLevel): in field \"\(subject)\" (\(messageName)): \(reason)"
     }
 }

@@ -31,6 +31,7 @@ struct SchemaBuilder {
     private var enums: [PendingEnum] = []
     private var symbols: [String: Storage.Symbol] = [:]
     private var symbolFiles: [String: String] = [:]
+    private var serviceCount = 0
 
     /// Builds the storage of `rawFiles`, keeping the first file of each name.
     static func build(_ rawFiles: [DescriptorSetDecoder.File]) throws(ProtoSchemaError) -> SchemaStorage {
@@ -61,9 +62,10 @@ struct SchemaBuilder {
             for (i, enumType) in file.enums.enumerated() {
                 _ = try declare(enumType, scope: scope, fileIndex: fileIndex, path: [5, Int32(i)])
             }
-            for (i, service) in file.services.enumerated() {
+            for service in file.services {
                 let fullName = try qualified(service.name, in: scope, kind: "service", file: file.name)
-                try register(fullName, as: .service(i), file: file.name)
+                try register(fullName, as: .service(serviceCount), file: file.name)
+                serviceCount += 1
             }
         }
     }
@@ -132,10 +134,9 @@ struct SchemaBuilder {
                 serviceInfos.append(try serviceInfo(service, fileIndex: fileIndex, path: [6, Int32(i)]))
             }
         }
-        // Services were registered by their index within their file; renumber them globally.
+        // Methods become symbols only now: their names are checked with their service.
         var allSymbols = symbols
         for (index, service) in serviceInfos.enumerated() {
-            allSymbols[service.fullName] = .service(index)
             for (m, method) in service.methods.enumerated() {
                 allSymbols["\(service.fullName).\(method.name)"] = .method(service: index, method: m)
             }
@@ -154,16 +155,16 @@ struct SchemaBuilder {
         var numbers: Set<Int32> = []
         var oneofMembers = Array(repeating: [Int](), count: raw.oneofs.count)
         for (i, field) in raw.fields.enumerated() {
-            let where_ = "field \"\(field.name)\" of \(pending.fullName)"
+            let subject = "field \"\(field.name)\" of \(pending.fullName)"
             guard !field.name.isEmpty else { throw Self.error("field #\(i + 1) of \(pending.fullName) has no name") }
             guard field.number >= 1, UInt64(field.number) <= WireReader.maximumFieldNumber else {
-                throw Self.error("\(where_) has the invalid number \(field.number)")
+                throw Self.error("\(subject) has the invalid number \(field.number)")
             }
             guard numbers.insert(field.number).inserted else {
-                throw Self.error("\(where_) reuses the number \(field.number)")
+                throw Self.error("\(subject) reuses the number \(field.number)")
             }
             guard let label = field.label == 0 ? .optional : FieldLabel(rawValue: field.label) else {
-                throw Self.error("\(where_) has the invalid label \(field.label)")
+                throw Self.error("\(subject) has the invalid label \(field.label)")
             }
             var type: FieldType
             var typeName = ""
@@ -171,16 +172,16 @@ struct SchemaBuilder {
             var enumIndex: Int?
             if field.type != 0 {
                 guard let known = FieldType(rawValue: field.type) else {
-                    throw Self.error("\(where_) has the invalid type \(field.type)")
+                    throw Self.error("\(subject) has the invalid type \(field.type)")
                 }
                 type = known
             } else {
                 type = .message  // decided by what the type name refers to, below
-                guard !field.typeName.isEmpty else { throw Self.error("\(where_) has no type") }
+                guard !field.typeName.isEmpty else { throw Self.error("\(subject) has no type") }
             }
             if type == .message || type == .enum || type == .group {
                 guard let symbol = lookUp(field.typeName, scope: pending.fullName) else {
-                    throw Self.error("\(where_) has the type \(field.typeName), which the descriptor set does not define")
+                    throw Self.error("\(subject) has the type \(field.typeName), which the descriptor set does not define")
                 }
                 switch symbol {
                 case .message(let index) where type != .enum:
@@ -191,15 +192,15 @@ struct SchemaBuilder {
                     enumIndex = index
                     typeName = enums[index].fullName
                 default:
-                    throw Self.error("\(where_) is declared as \(type) but its type \(field.typeName) is not one")
+                    throw Self.error("\(subject) is declared as \(type) but its type \(field.typeName) is not one")
                 }
             }
             var oneofIndex: Int?
             if let index = field.oneofIndex {
                 guard index >= 0, Int(index) < raw.oneofs.count else {
-                    throw Self.error("\(where_) is in oneof #\(index), which \(pending.fullName) does not declare")
+                    throw Self.error("\(subject) is in oneof #\(index), which \(pending.fullName) does not declare")
                 }
-                guard label != .repeated else { throw Self.error("\(where_) is repeated inside a oneof") }
+                guard label != .repeated else { throw Self.error("\(subject) is repeated inside a oneof") }
                 oneofIndex = Int(index)
                 oneofMembers[Int(index)].append(i)
             }
@@ -261,14 +262,14 @@ struct SchemaBuilder {
         var methods: [Storage.MethodInfo] = []
         var names: Set<String> = []
         for (i, method) in service.methods.enumerated() {
-            let where_ = "method \"\(method.name)\" of \(fullName)"
+            let subject = "method \"\(method.name)\" of \(fullName)"
             guard !method.name.isEmpty else { throw Self.error("method #\(i + 1) of \(fullName) has no name") }
-            guard names.insert(method.name).inserted else { throw Self.error("\(where_) is declared twice") }
+            guard names.insert(method.name).inserted else { throw Self.error("\(subject) is declared twice") }
             guard case .message(let input)? = lookUp(method.inputType, scope: package) else {
-                throw Self.error("\(where_) has the input type \(method.inputType), which the descriptor set does not define as a message")
+                throw Self.error("\(subject) has the input type \(method.inputType), which the descriptor set does not define as a message")
             }
             guard case .message(let output)? = lookUp(method.outputType, scope: package) else {
-                throw Self.error("\(where_) has the output type \(method.outputType), which the descriptor set does not define as a message")
+                throw Self.error("\(subject) has the output type \(method.outputType), which the descriptor set does not define as a message")
             }
             methods.append(Storage.MethodInfo(
                 name: method.name, inputIndex: input, outputIndex: output,
