@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
+        // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
+        .target(name: "ProtoSchema", swiftSettings: swiftSettings),
+
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims"], swiftSettings: swiftSettings),
@@ -57,6 +60,10 @@ let package = Package(
         .testTarget(
             name: "ProtoBridgeTests",
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProtoSchemaTests",
+            dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,129 @@
+/// A cursor over protobuf wire bytes that never reads past its end.
+///
+/// Both the descriptor-set parser and the dynamic-message decoder read untrusted bytes with it;
+/// every read checks the remaining length first, so hostile input is a thrown `Failure` (which
+/// the caller turns into an error naming the message and field), never an out-of-bounds access.
+struct WireReader {
+    /// Why a read failed, without context; callers add the message type and field.
+    struct Failure: Error {
+        var reason: String
+    }
+
+    /// The wire types of the protobuf encoding.
+    enum WireType: UInt8 {
+        case varint = 0
+        case fixed64 = 1
+        case lengthDelimited = 2
+        case startGroup = 3
+        case endGroup = 4
+        case fixed32 = 5
+
+        var name: String {
+            switch self {
+            case .varint: "varint"
+            case .fixed64: "64-bit"
+            case .lengthDelimited: "length-delimited"
+            case .startGroup: "start-group"
+            case .endGroup: "end-group"
+            case .fixed32: "32-bit"
+            }
+        }
+    }
+
+    /// The largest field number protobuf allows (2^29 - 1).
+    static let maximumFieldNumber: UInt64 = (1 << 29) - 1
+
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var offset: Int
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        self.offset = 0
+    }
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    /// Reads a base-128 varint of at most 10 bytes.
+    mutating func varint() throws(Failure) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count else { throw Failure(reason: "truncated varint") }
+            let byte = bytes[offset]
+            offset += 1
+            if shift == 63 && byte > 1 { throw Failure(reason: "varint longer than 64 bits") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    /// Reads a field key: its number (1 ... 2^29-1) and wire type.
+    mutating func tag() throws(Failure) -> (number: Int32, wireType: WireType) {
+        let key = try varint()
+        let number = key >> 3
+        guard number >= 1, number <= Self.maximumFieldNumber else {
+            throw Failure(reason: "invalid field number \(number)")
+        }
+        guard let wireType = WireType(rawValue: UInt8(key & 7)) else {
+            throw Failure(reason: "invalid wire type \(key & 7) for field number \(number)")
+        }
+        return (Int32(number), wireType)
+    }
+
+    /// Reads 4 little-endian bytes.
+    mutating func fixed32() throws(Failure) -> UInt32 {
+        guard bytes.count - offset >= 4 else { throw Failure(reason: "truncated 32-bit value") }
+        var value: UInt32 = 0
+        for i in 0..<4 { value |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+        offset += 4
+        return value
+    }
+
+    /// Reads 8 little-endian bytes.
+    mutating func fixed64() throws(Failure) -> UInt64 {
+        guard bytes.count - offset >= 8 else { throw Failure(reason: "truncated 64-bit value") }
+        var value: UInt64 = 0
+        for i in 0..<8 { value |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+        offset += 8
+        return value
+    }
+
+    /// Reads a length prefix and returns the bytes it covers (a view into the same buffer).
+    mutating func lengthDelimited() throws(Failure) -> UnsafeRawBufferPointer {
+        let length = try varint()
+        guard length <= UInt64(bytes.count - offset) else {
+            throw Failure(reason: "length \(length) runs past the end of the input (\(bytes.count - offset) bytes left)")
+        }
+        let start = offset
+        offset += Int(length)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
+    }
+
+    /// Skips the value of a field this reader's caller does not know.
+    ///
+    /// Groups (wire types 3 and 4, proto2's deprecated encoding) are skipped up to their matching
+    /// end-group key, nesting at most `depth` levels.
+    mutating func skip(_ wireType: WireType, number: Int32, depth: Int) throws(Failure) {
+        switch wireType {
+        case .varint: _ = try varint()
+        case .fixed64: _ = try fixed64()
+        case .fixed32: _ = try fixed32()
+        case .lengthDelimited: _ = try lengthDelimited()
+        case .endGroup: throw Failure(reason: "end-group key for field number \(number) without a start-group")
+        case .startGroup:
+            guard depth > 0 else { throw Failure(reason: "groups nested too deeply") }
+            while true {
+                guard !isAtEnd else { throw Failure(reason: "group of field number \(number) is not closed") }
+                let inner = try tag()
+                if inner.wireType == .endGroup {
+                    guard inner.number == number else {
+                        throw Failure(reason: "group of field number \(number) closed by field number \(inner.number)")
+                    }
+                    return
+                }
+                try skip(inner.wireType, number: inner.number, depth: depth - 1)
+            }
+        }
+    }
+}
