@@ -44,7 +44,11 @@ let package = Package(
         // The server process: settings, API keys, wiring of services into the RPC server.
         .target(name: "ServerApp", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium"], swiftSettings: swiftSettings),
 
+        // rpc-probe's verbs, over the client library and descriptor-driven JSON.
+        .target(name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge"], swiftSettings: swiftSettings),
+
         // Executables.
+        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "ServerApp"], swiftSettings: swiftSettings),
         .executableTarget(name: "moderation-server", dependencies: ["ServerApp"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",

@@ -8,4 +8,8 @@ public protocol CallPort: Sendable {
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
     /// Bytes handed over but not yet written to the socket.
     var pendingBytes: Int { get }
+    /// When called on the connection's own loop while the call is live, lets `write` append the
+    /// frame straight into the connection's output (no intermediate buffer) and returns true;
+    /// otherwise returns false without calling `write`.
+    func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool
 }

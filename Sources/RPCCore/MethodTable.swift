@@ -25,9 +25,13 @@ public struct MethodTable: Sendable {
         _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
     ) {
         precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
-        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, _) throws(RPCError) in
+        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, _, offload) throws(RPCError) in
             let request = try RegisteredMethod.decode(Request.self, body)
-            return { handler(request, context, UnaryResponder(call: call)) }
+            if let offload {
+                offload { handler(request, context, UnaryResponder(call: call)) }
+            } else {
+                handler(request, context, UnaryResponder(call: call))
+            }
         })
     }
 
@@ -37,9 +41,13 @@ public struct MethodTable: Sendable {
         _ handler: @escaping @Sendable (Request, CallContext, ServerStream<Response>) -> Void
     ) {
         precondition(method.serverStreaming, "\(method.path) is a unary method")
-        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, pendingLimit) throws(RPCError) in
+        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, pendingLimit, offload) throws(RPCError) in
             let request = try RegisteredMethod.decode(Request.self, body)
-            return { handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit)) }
+            if let offload {
+                offload { handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit)) }
+            } else {
+                handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit))
+            }
         })
     }
 
@@ -60,17 +68,21 @@ public struct MethodTable: Sendable {
 public struct RegisteredMethod: Sendable {
     public let description: any ProtoMethodDescription
     public let executor: HandlerExecutor
-    /// Decodes the request body (throwing INVALID_ARGUMENT for a bad one) and returns the work
-    /// that runs the handler. The last argument is the stream's pending-bytes limit.
-    let prepare: @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int) throws(RPCError) -> @Sendable () -> Void
+    /// Runs work elsewhere (a worker) instead of now.
+    typealias Offload = (@escaping @Sendable () -> Void) -> Void
+
+    /// Decodes the request body (throwing INVALID_ARGUMENT for a bad one) and runs the handler:
+    /// at once when `offload` is nil, else through `offload`. The Int is the stream's
+    /// pending-bytes limit.
+    let start: @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Offload?) throws(RPCError) -> Void
 
     init(
         description: any ProtoMethodDescription, executor: HandlerExecutor,
-        prepare: @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int) throws(RPCError) -> @Sendable () -> Void
+        start: @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Offload?) throws(RPCError) -> Void
     ) {
         self.description = description
         self.executor = executor
-        self.prepare = prepare
+        self.start = start
     }
 
     static func decode<M: ProtoMessage>(_ type: M.Type, _ body: UnsafeRawBufferPointer) throws(RPCError) -> M {

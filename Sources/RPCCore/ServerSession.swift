@@ -56,6 +56,8 @@ public final class ServerSession {
     public var scheduleDeadline: ((_ deadline: UInt64, _ streamID: UInt32) -> Void)?
 
     private let environment: Environment
+    private let limits: ServerLimits
+    private let methods: MethodTable
     private let port: any CallPort
     private var logger: Logger
     private var phase = Phase.awaitingPreface
@@ -67,9 +69,13 @@ public final class ServerSession {
     private let openedAt: UInt64
     private var lastInbound: UInt64
     private var keepalivePingSentAt: UInt64?
+    /// The monotonic time of the current batch of frames (read once per `receive`).
+    private var now: UInt64 = 0
 
     public init(environment: Environment, port: any CallPort, peer: String) {
         self.environment = environment
+        limits = environment.limits
+        methods = environment.methods
         self.port = port
         logger = environment.logger.with("peer", peer)
         openedAt = environment.now()
@@ -91,6 +97,7 @@ public final class ServerSession {
     ///   payload) when known, so the transport can make room for it.
     public func receive(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int) {
         var offset = 0
+        now = environment.now()
         if phase == .awaitingPreface {
             guard bytes.count >= Preface.size else { return (0, Preface.size) }
             if let problem = Preface.problem(in: UnsafeRawBufferPointer(rebasing: bytes[0..<Preface.size])) {
@@ -105,15 +112,15 @@ public final class ServerSession {
             let available = bytes.count - offset
             guard available >= FrameHeader.size else { return (offset, FrameHeader.size) }
             let (header, reserved) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
-            guard Int(header.length) <= environment.limits.maxFramePayload else {
-                fail(.messageTooLarge("frame of \(header.length) bytes exceeds the limit of \(environment.limits.maxFramePayload) bytes"))
+            guard Int(header.length) <= limits.maxFramePayload else {
+                fail(.messageTooLarge("frame of \(header.length) bytes exceeds the limit of \(limits.maxFramePayload) bytes"))
                 return (bytes.count, 0)
             }
             let total = FrameHeader.size + Int(header.length)
             guard available >= total else { return (offset, total) }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total])
             offset += total
-            lastInbound = environment.now()
+            lastInbound = now
             keepalivePingSentAt = nil
             if reserved != 0 || header.flags & ~FrameHeader.compressedFlag != 0 {
                 fail(.protocolViolation("frame \(header.type) on stream \(header.streamID) has non-zero reserved bits"))
@@ -212,8 +219,8 @@ public final class ServerSession {
             return
         }
         lastStreamID = streamID
-        guard headerLength <= environment.limits.maxCallHeaderBytes else {
-            reject(streamID, .messageTooLarge("call header of \(headerLength) bytes exceeds the limit of \(environment.limits.maxCallHeaderBytes)"))
+        guard headerLength <= limits.maxCallHeaderBytes else {
+            reject(streamID, .messageTooLarge("call header of \(headerLength) bytes exceeds the limit of \(limits.maxCallHeaderBytes)"))
             return
         }
         let callHeader: CallHeader
@@ -227,11 +234,11 @@ public final class ServerSession {
             reject(streamID, .unavailable("the server is shutting down; the call was not run"))
             return
         }
-        guard calls.count < environment.limits.maxConcurrentCalls else {
-            reject(streamID, .tooManyCalls(limit: environment.limits.maxConcurrentCalls))
+        guard calls.count < limits.maxConcurrentCalls else {
+            reject(streamID, .tooManyCalls(limit: limits.maxConcurrentCalls))
             return
         }
-        guard let method = environment.methods[callHeader.method] else {
+        guard let method = methods[callHeader.method] else {
             reject(streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method))
             return
         }
@@ -239,7 +246,7 @@ public final class ServerSession {
         var inflated: [UInt8] = []
         if header.isCompressed {
             do throws(RawInflater.Failure) {
-                try CompressionScratch.inflater.value.inflateIndependent(rawBody, limit: environment.limits.maxMessageBytes, appendingTo: &inflated)
+                try CompressionScratch.inflater.value.inflateIndependent(rawBody, limit: limits.maxMessageBytes, appendingTo: &inflated)
             } catch {
                 switch error {
                 case .tooLarge(let limit):
@@ -249,46 +256,46 @@ public final class ServerSession {
                 }
                 return
             }
-        } else if rawBody.count > environment.limits.maxMessageBytes {
-            reject(streamID, .messageTooLarge("the request body of \(rawBody.count) bytes exceeds the limit of \(environment.limits.maxMessageBytes)"))
+        } else if rawBody.count > limits.maxMessageBytes {
+            reject(streamID, .messageTooLarge("the request body of \(rawBody.count) bytes exceeds the limit of \(limits.maxMessageBytes)"))
             return
         }
-        let now = environment.now()
         let deadline: UInt64? = callHeader.timeoutMs > 0 ? now + UInt64(callHeader.timeoutMs) * 1_000_000 : nil
         let context = CallContext(
             method: callHeader.method, streamID: streamID, appID: appID, onBehalfOf: callHeader.onBehalfOf,
             idempotencyKey: callHeader.idempotencyKey, requestID: callHeader.requestID, metadata: callHeader.metadata,
             deadline: deadline, peer: peer)
         let call = ServerCall(streamID: streamID, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"), port: port)
-        let work: @Sendable () -> Void
+        let isStream = method.description.serverStreaming
+        // Registered before the handler runs: an inline handler may complete it at once.
+        calls[streamID] = LiveCall(call: call, isStream: isStream)
+        if let deadline { scheduleDeadline?(deadline, streamID) }
+        var offload: RegisteredMethod.Offload?
+        if method.executor == .workerPool {
+            let clock = environment.now, submit = environment.offload
+            offload = { work in
+                submit {
+                    if context.isExpired(now: clock()) {
+                        // Not run: the deadline passed while the call waited for a worker.
+                        call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
+                        return
+                    }
+                    work()
+                }
+            }
+        }
         do throws(RPCError) {
             if header.isCompressed {
-                let limit = environment.limits.streamPendingLimitBytes
-                work = try inflated.withUnsafeBytes { body in
-                    Result { () throws(RPCError) in try method.prepare(body, context, call, limit) }
+                let limit = limits.streamPendingLimitBytes
+                try inflated.withUnsafeBytes { body in
+                    Result { () throws(RPCError) in try method.start(body, context, call, limit, offload) }
                 }.get()
             } else {
-                work = try method.prepare(rawBody, context, call, environment.limits.streamPendingLimitBytes)
+                try method.start(rawBody, context, call, limits.streamPendingLimitBytes, offload)
             }
         } catch {
-            reject(streamID, error)
-            return
-        }
-        calls[streamID] = LiveCall(call: call, isStream: method.description.serverStreaming)
-        if let deadline { scheduleDeadline?(deadline, streamID) }
-        switch method.executor {
-        case .eventLoop:
-            work()
-        case .workerPool:
-            let clock = environment.now
-            let isStream = method.description.serverStreaming
-            environment.offload {
-                if context.isExpired(now: clock()) {
-                    // Not run: the deadline passed while the call waited for a worker.
-                    call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
-                    return
-                }
-                work()
+            if calls.removeValue(forKey: streamID) != nil, call.claimCompletion() {
+                reject(streamID, error)
             }
         }
     }
@@ -316,6 +323,18 @@ public final class ServerSession {
     }
 
     // MARK: Events from the transport
+
+    /// Lets a handler completing on the loop append its frame straight into `outbound`;
+    /// false (and nothing written) when the call is no longer live.
+    public func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
+        guard phase != .closed, calls[streamID] != nil else { return false }
+        write(&outbound)
+        if final {
+            calls.removeValue(forKey: streamID)
+            if draining && calls.isEmpty { closeRequested = true }
+        }
+        return true
+    }
 
     /// A frame completed by a handler (from the call's port, on the loop).
     public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {

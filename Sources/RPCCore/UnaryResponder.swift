@@ -13,6 +13,10 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     /// Replies with status OK and `response`.
     public func succeed(_ response: Response) {
         guard call.claimCompletion() else { return }
+        let streamID = call.streamID, compress = call.acceptsDeflate
+        if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, response: response, compress: compress, into: &$0) }) {
+            return
+        }
         var frame: [UInt8] = []
         FrameWriter.reply(streamID: call.streamID, response: response, compress: call.acceptsDeflate, into: &frame)
         call.port.deliver(streamID: call.streamID, frame: frame, final: true)
@@ -21,6 +25,10 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     /// Replies with `error`.
     public func fail(_ error: RPCError) {
         guard call.claimCompletion() else { return }
+        let streamID = call.streamID
+        if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, error: error, into: &$0) }) {
+            return
+        }
         var frame: [UInt8] = []
         FrameWriter.reply(streamID: call.streamID, error: error, into: &frame)
         call.port.deliver(streamID: call.streamID, frame: frame, final: true)

@@ -34,7 +34,7 @@ final class ServerConnection: EventHandler, Flushable {
         self.loop = loop
         self.owner = owner
         limits = environment.limits
-        port = ConnectionPort(loop: loop, connectionID: id, registry: owner)
+        port = ConnectionPort(loop: loop)
         session = ServerSession(environment: environment, port: port, peer: peer)
         session.scheduleDeadline = { [unowned loop, weak owner] deadline, streamID in
             loop.schedule(at: deadline) { owner?.connection(id)?.deadlineExpired(streamID: streamID) }
@@ -42,6 +42,7 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     func start() {
+        port.attach(self)
         registeredEvents = EpollEvents.input | EpollEvents.readHangUp
         registration = loop.register(fd: fd, events: registeredEvents, handler: self)
     }
@@ -114,6 +115,13 @@ final class ServerConnection: EventHandler, Flushable {
     func afterSessionActivity() {
         if !session.outbound.isEmpty || session.closeRequested { markDirty() }
         if session.closeRequested { reading = false }
+    }
+
+    func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
+        guard !closed else { return true }
+        let written = session.deliverInline(streamID: streamID, final: final, write)
+        afterSessionActivity()
+        return written
     }
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
@@ -211,6 +219,7 @@ final class ServerConnection: EventHandler, Flushable {
     func close() {
         guard !closed else { return }
         closed = true
+        port.detach()
         loop.deregister(fd: fd, registration: registration)
         Glibc.close(fd)
         session.connectionClosed()
@@ -250,33 +259,47 @@ final class ReadScratch {
 
 /// A connection's `CallPort`: brings completed frames back to the connection on its loop.
 final class ConnectionPort: CallPort, @unchecked Sendable {
-    // Invariant: `registry` is only dereferenced on `loop`'s thread.
+    // Invariant: `connection` and `detached` are only touched on `loop`'s thread; `connection` is
+    // never dereferenced once `detached` is set (which the connection does when it closes).
     private unowned let loop: EventLoop
-    private let connectionID: UInt64
-    private weak var registry: ConnectionRegistry?
+    private unowned(unsafe) var connection: ServerConnection?
+    private var detached = false
     private let inboxBytes = Atomic<Int>(0)
     private let outboundBytes = Atomic<Int>(0)
 
-    init(loop: EventLoop, connectionID: UInt64, registry: ConnectionRegistry) {
+    init(loop: EventLoop) {
         self.loop = loop
-        self.connectionID = connectionID
-        self.registry = registry
+    }
+
+    /// Called once by the connection when it is set up (on the loop).
+    func attach(_ connection: ServerConnection) { self.connection = connection }
+
+    /// Called by the connection when it closes (on the loop).
+    func detach() {
+        detached = true
+        connection = nil
     }
 
     var pendingBytes: Int { inboxBytes.load(ordering: .relaxed) + outboundBytes.load(ordering: .relaxed) }
 
     func publishOutbound(_ bytes: Int) { outboundBytes.store(bytes, ordering: .relaxed) }
 
+    func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
+        guard loop.inEventLoop else { return false }
+        guard !detached, let connection else { return true }  // gone: nothing more to send
+        return connection.deliverInline(streamID: streamID, final: final, write)
+    }
+
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
         if loop.inEventLoop {
-            registry?.connection(connectionID)?.deliver(streamID: streamID, frame: frame, final: final)
+            if !detached { connection?.deliver(streamID: streamID, frame: frame, final: final) }
             return
         }
         let size = frame.count
         inboxBytes.add(size, ordering: .relaxed)
         loop.execute { [self] in
             inboxBytes.subtract(size, ordering: .relaxed)
-            registry?.connection(connectionID)?.deliver(streamID: streamID, frame: frame, final: final)
+            if !detached { connection?.deliver(streamID: streamID, frame: frame, final: final) }
         }
     }
 }

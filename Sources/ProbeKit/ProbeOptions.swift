@@ -1,0 +1,68 @@
+import RPCPosix
+
+/// The flags every verb shares: how to reach and authenticate with the server, and how to
+/// fill the CallHeader.
+struct ProbeOptions {
+    var address: String?
+    var apiKey = ""
+    var onBehalfOf = ""
+    var metadata: [String: String] = [:]
+    var timeoutSeconds = 0.0
+    var connectTimeoutSeconds = 5.0
+    var maxMessageBytes = 4 * 1024 * 1024
+    var verbose = false
+    var protoset: String?
+
+    /// Consumes a shared flag; returns false when `name` is not one.
+    mutating func accept(_ name: String, inline: String?, from reader: inout ArgumentReader) throws(ProbeError) -> Bool {
+        switch name {
+        case "--api-key": apiKey = try reader.value(for: name, inline: inline)
+        case "--as": onBehalfOf = try reader.value(for: name, inline: inline)
+        case "-H", "--header":
+            let pair = try reader.value(for: name, inline: inline)
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw .usage("\(name): expected key=value, got '\(pair)'")
+            }
+            metadata[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        case "--timeout": timeoutSeconds = try reader.duration(for: name, inline: inline)
+        case "--connect-timeout": connectTimeoutSeconds = try reader.duration(for: name, inline: inline)
+        case "--max-msg-bytes": maxMessageBytes = try reader.int(for: name, inline: inline, range: 1024...(1 << 30))
+        case "--protoset": protoset = try reader.value(for: name, inline: inline)
+        case "-v", "--verbose": verbose = true
+        default: return false
+        }
+        return true
+    }
+
+    /// Client options for the server address.
+    func clientOptions() throws(ProbeError) -> ClientOptions {
+        guard let address else { throw .usage("missing HOST:PORT") }
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
+            throw .usage("'\(address)' is not HOST:PORT")
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var options = ClientOptions(host: host.isEmpty ? "127.0.0.1" : host, port: port, apiKey: apiKey)
+        options.clientName = "rpc-probe"
+        options.connectTimeoutMs = Int(connectTimeoutSeconds * 1000)
+        options.maxMessageBytes = maxMessageBytes
+        return options
+    }
+
+    /// Call options from the shared flags.
+    func callOptions() -> CallOptions {
+        CallOptions(timeoutMs: UInt32(min(timeoutSeconds * 1000, Double(UInt32.max))), onBehalfOf: onBehalfOf, metadata: metadata)
+    }
+
+    static let help = """
+    shared flags:
+      --api-key KEY          API key (or RPC_PROBE_API_KEY)
+      --as UID               act on behalf of this user (CallHeader.on_behalf_of)
+      -H key=value           call metadata (repeatable)
+      --timeout D            call deadline, e.g. 2s, 500ms (default none)
+      --connect-timeout D    connect and handshake timeout (default 5s)
+      --max-msg-bytes N      largest message accepted (default 4194304)
+      --protoset FILE        a FileDescriptorSet to use instead of the server's reflection
+      -v                     verbose
+    """
+}

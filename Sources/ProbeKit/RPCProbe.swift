@@ -1,0 +1,48 @@
+import RPCPosix
+internal import Glibc
+
+/// rpc-probe: poke, script and load an MRPC server (grpcurl and ghz in one tool).
+public enum RPCProbe {
+    static let help = """
+    usage: rpc-probe [flags] HOST:PORT VERB [arguments]
+
+    verbs:
+      bench METHOD      load-test a unary method (rpc-probe HOST:PORT bench --help)
+      health [SERVICE]  the server's serving status
+
+    \(ProbeOptions.help)
+    Exit codes: 0 OK; 64 + status code when a call fails; 2 for usage errors; 1 otherwise.
+    """
+
+    /// Runs rpc-probe; returns the exit code.
+    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        var reader = ArgumentReader(arguments)
+        var options = ProbeOptions()
+        options.apiKey = environment["RPC_PROBE_API_KEY"] ?? ""
+        do throws(ProbeError) {
+            var verb: String?
+            while verb == nil {
+                if let (name, inline) = reader.flag() {
+                    if name == "--help" || name == "-h" {
+                        print(help)
+                        return 0
+                    }
+                    guard try options.accept(name, inline: inline, from: &reader) else { throw ProbeError.usage("unknown flag \(name)") }
+                } else if let positional = reader.positional() {
+                    if options.address == nil { options.address = positional } else { verb = positional }
+                } else {
+                    throw ProbeError.usage(options.address == nil ? "missing HOST:PORT\n\n\(help)" : "missing VERB\n\n\(help)")
+                }
+            }
+            switch verb! {
+            case "bench": return try BenchCommand.run(&reader, options: &options)
+            case "health": return try HealthCommand.run(&reader, options: &options)
+            default: throw ProbeError.usage("unknown verb '\(verb!)'\n\n\(help)")
+            }
+        } catch {
+            var line = "rpc-probe: " + error.message + "\n"
+            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+            return error.exitCode
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/// The `-d` argument: inline JSON, `@FILE`, or `@-` for standard input.
+enum RequestData {
+    static func read(_ argument: String) throws(ProbeError) -> String {
+        guard argument.hasPrefix("@") else { return argument }
+        let path = String(argument.dropFirst())
+        guard let bytes = SchemaLoader.readFile(path) else {
+            throw .failure("-d: cannot read \(path == "-" ? "standard input" : path)")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
