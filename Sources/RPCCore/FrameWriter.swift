@@ -109,22 +109,30 @@ public enum FrameWriter {
     public static func streamMessage<Message: ProtoMessage>(
         streamID: UInt32, message: Message, deflater: RawDeflater?, into buffer: inout [UInt8]
     ) {
+        guard let deflater else {
+            let start = beginFrame(.message, streamID: streamID, into: &buffer)
+            message.encode(appendingTo: &buffer)
+            endFrame(start, compressed: false, into: &buffer)
+            return
+        }
+        streamMessage(streamID: streamID, encoded: message.serializedBytes(), deflater: deflater, into: &buffer)
+    }
+
+    /// MESSAGE of a server stream from an encoded message.
+    public static func streamMessage(streamID: UInt32, encoded body: [UInt8], deflater: RawDeflater?, into buffer: inout [UInt8]) {
         let start = beginFrame(.message, streamID: streamID, into: &buffer)
         var compressed = false
-        if let deflater {
-            var raw: [UInt8] = []
-            message.encode(appendingTo: &raw)
-            if raw.count >= 32 {
-                raw.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &buffer) }
-                compressed = true
-            } else {
-                buffer.append(contentsOf: raw)
-            }
+        if let deflater, body.count >= streamCompressionThreshold {
+            body.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &buffer) }
+            compressed = true
         } else {
-            message.encode(appendingTo: &buffer)
+            buffer.append(contentsOf: body)
         }
         endFrame(start, compressed: compressed, into: &buffer)
     }
+
+    /// Stream messages smaller than this go uncompressed even on a compressed stream.
+    public static let streamCompressionThreshold = 32
 
     /// TRAILERS ending a server stream.
     public static func trailers(streamID: UInt32, status: Status, into buffer: inout [UInt8]) {

@@ -50,6 +50,21 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
         }
     }
 
+    /// Sends one message already encoded by the caller — for fan-out, where the same message
+    /// goes to many streams and is encoded once. (Compression is still per stream.)
+    @discardableResult
+    public func send(encoded body: [UInt8]) -> SendResult {
+        state.withLock { state in
+            guard !state.finished, !call.isCompleted else { return .closed }
+            guard call.port.pendingBytes <= pendingLimit else { return .overloaded }
+            var frame: [UInt8] = []
+            FrameWriter.streamMessage(streamID: call.streamID, encoded: body, deflater: state.deflater, into: &frame)
+            call.port.deliver(streamID: call.streamID, frame: frame, final: false)
+            state.sent += 1
+            return .sent
+        }
+    }
+
     /// Messages sent so far.
     public var sentCount: Int { state.withLock { $0.sent } }
 

@@ -121,6 +121,13 @@ public final class ClientConnection: Sendable {
         }
     }
 
+    /// Makes a unary call with an encoded request body and waits for the encoded response.
+    public func call(path: String, body: [UInt8], options: CallOptions = CallOptions()) throws(RPCError) -> [UInt8] {
+        let waiter = Waiter<Result<[UInt8], RPCError>>()
+        call(path: path, body: body, options: options) { waiter.resolve($0) }
+        return try waiter.wait().get()
+    }
+
     /// Starts a unary call; `completion` runs on the reader thread.
     public func unary<Request, Response>(
         _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions(),
@@ -168,6 +175,16 @@ public final class ClientConnection: Sendable {
             body.withUnsafeBytes { FrameWriter.call(streamID: streamID, header: header, body: $0, into: &out) }
         }
         return ClientStream(connection: self, streamID: streamID)
+    }
+
+    /// Runs a server stream with an encoded request body to its end: `onMessage` gets each message
+    /// as it arrives (on the reader thread); returns the final status (nil for OK).
+    public func streamToEnd(
+        path: String, body: [UInt8], options: CallOptions = CallOptions(), onMessage: @escaping @Sendable (StreamMessage) -> Void
+    ) -> RPCError? {
+        let waiter = Waiter<RPCError?>()
+        stream(path: path, body: body, options: options, onMessage: onMessage) { waiter.resolve($0) }
+        return waiter.wait()
     }
 
     /// Starts a server stream of typed messages. A message that does not decode ends the stream
