@@ -196,7 +196,12 @@ class FakeServer:
 
     def close(self) -> None:
         self._closed = True
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() of the accept thread
+        except OSError:
+            pass
         self._listener.close()
+        self._accept_thread.join(5)
         for peer in self.peers:
             peer.close()
 
