@@ -12,7 +12,7 @@ import socket
 import struct
 import threading
 import zlib
-from typing import Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from mrpc_client.gen.mrpc.v1 import envelope_pb2
 
@@ -53,7 +53,7 @@ class Peer:
         self.hello: Optional[envelope_pb2.Hello] = None
         self._buffer = b""
         self._send_lock = threading.Lock()
-        self._deflaters = {}  # stream id -> compressobj
+        self._deflaters: Dict[int, Any] = {}  # stream id -> zlib compress object
 
     # Reading
 
@@ -214,6 +214,12 @@ class FakeServer:
 
 def status(code: int, error_code: str = "", message: str = "", **details: str) -> envelope_pb2.Status:
     return envelope_pb2.Status(code=code, error_code=error_code, message=message, details=details)
+
+
+def idle(peer: Peer) -> None:
+    """Accepts the handshake, then reads (and ignores) whatever the client sends."""
+    peer.send_hello_ack()
+    drain_until_closed(peer)
 
 
 def drain_until_closed(peer: Peer, timeout: float = 5.0) -> List[Frame]:

@@ -11,7 +11,7 @@ import pytest
 
 from mrpc_client import Client, RpcError
 from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
-from mrpc_client.gen.moderation.v1.groups_pb2 import GroupType
+from mrpc_client.gen.moderation.v1 import groups_pb2
 
 C_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "c"))
 BINARY = os.path.join(C_DIR, "build", "kick-member")
@@ -60,7 +60,7 @@ def test_kick_member_against_the_server(kick_member: str, client: Client, server
                       "no method /moderation.v1.Moderation/KickMember on this server"
         return
     client.moderation.create_user(m.CreateUserRequest(uid=member))
-    client.moderation.create_group(m.CreateGroupRequest(guid=guid, name="C", type=GroupType.GROUP_TYPE_PUBLIC),
+    client.moderation.create_group(m.CreateGroupRequest(guid=guid, name="C", type=groups_pb2.GROUP_TYPE_PUBLIC),
                                    on_behalf_of=owner)
     client.moderation.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=member)
 

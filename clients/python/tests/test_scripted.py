@@ -7,13 +7,15 @@ import gc
 import struct
 import threading
 import time
-from typing import List
+from typing import List, Tuple
 
 import pytest
-from fake_server import CANCEL, GOAWAY, HELLO_ACK, PING, PONG, Call, FakeServer, Peer, drain_until_closed, status
+from fake_server import (CANCEL, GOAWAY, HELLO_ACK, PING, PONG, Call, FakeServer, Frame, Peer, drain_until_closed, idle,
+                         status)
 
 from mrpc_client import Client, RpcError, StatusCode
-from mrpc_client.gen.moderation.v1.actions_pb2 import Action, ActionType
+from mrpc_client.gen.moderation.v1 import actions_pb2
+from mrpc_client.gen.moderation.v1.actions_pb2 import Action
 from mrpc_client.gen.moderation.v1.groups_pb2 import Group
 from mrpc_client.gen.moderation.v1.moderation_pb2 import SubscribeRequest, SubscribeResponse
 from mrpc_client.gen.mrpc.diagnostics.v1.diagnostics_pb2 import EchoRequest, EchoResponse
@@ -28,9 +30,9 @@ def serve_hello(peer: Peer) -> None:
 def event(seq: int) -> SubscribeResponse:
     """An event; every fourth one is under 32 bytes, which servers send uncompressed."""
     if seq % 4 == 0:
-        return SubscribeResponse(action=Action(seq=seq, action=ActionType.ACTION_TYPE_LEFT))
+        return SubscribeResponse(action=Action(seq=seq, action=actions_pb2.ACTION_TYPE_LEFT))
     return SubscribeResponse(action=Action(
-        seq=seq, action=ActionType.ACTION_TYPE_JOINED,
+        seq=seq, action=actions_pb2.ACTION_TYPE_JOINED,
         action_for=Group(guid="group-1", name="A group with a long enough name to be compressed", members_count=seq)))
 
 
@@ -43,6 +45,7 @@ def test_handshake_sends_preface_and_hello_with_key_name_and_encodings() -> None
         server.join()
         server.check()
         hello = server.peers[0].hello
+        assert hello is not None
         assert (hello.api_key, hello.client_name, list(hello.accept_encodings), hello.app_id) == (
             KEY, "tester/1.0", ["deflate"], "fake")
 
@@ -79,14 +82,13 @@ def test_unreachable_server_is_unavailable() -> None:
 # MARK: Deadlines
 
 def test_client_enforces_its_deadline_against_a_silent_server_and_sends_cancel() -> None:
-    received = []
+    calls: List[Call] = []
+    frames: List[Frame] = []
 
     def silent(peer: Peer) -> None:
         peer.send_hello_ack()
-        call = peer.read_call()
-        received.append(call)
-        frame = peer.read_frame()
-        received.append(frame)
+        calls.append(peer.read_call())
+        frames.append(peer.read_frame())
 
     with FakeServer(silent) as server:
         with Client(server.address, KEY) as client:
@@ -99,14 +101,14 @@ def test_client_enforces_its_deadline_against_a_silent_server_and_sends_cancel()
     assert 0.2 <= elapsed < 1.0
     error = caught.value
     assert (error.status_code, error.error_code, error.local) == (StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED", True)
-    call, cancel = received
+    call, cancel = calls[0], frames[0]
     assert call.header.method == "/mrpc.diagnostics.v1.Diagnostics/Echo"
     assert 190 <= call.header.timeout_ms <= 200
     assert (cancel.type, cancel.stream_id, cancel.payload) == (CANCEL, call.stream_id, b"")
 
 
 def test_async_call_deadline_fails_its_future() -> None:
-    with FakeServer(lambda peer: (peer.send_hello_ack(), drain_until_closed(peer))) as server:
+    with FakeServer(idle) as server:
         with Client(server.address, KEY) as client:
             future = client.diagnostics.echo_async(EchoRequest(), timeout=0.1)
             with pytest.raises(RpcError) as caught:
@@ -115,7 +117,7 @@ def test_async_call_deadline_fails_its_future() -> None:
 
 
 def test_cancelling_a_future_sends_cancel() -> None:
-    frames = []
+    frames: List[Frame] = []
 
     def script(peer: Peer) -> None:
         peer.send_hello_ack()
@@ -147,7 +149,7 @@ def test_stream_ids_increase_in_send_order_and_replies_match_out_of_order() -> N
 
     with FakeServer(script) as server:
         with Client(server.address, KEY) as client:
-            results: List[tuple] = []
+            results: List[Tuple[bytes, bytes]] = []
             lock = threading.Lock()
 
             def worker(n: int) -> None:
@@ -171,7 +173,7 @@ def test_stream_ids_increase_in_send_order_and_replies_match_out_of_order() -> N
 # MARK: PING, GOAWAY, connection loss, close
 
 def test_server_ping_is_answered_with_the_same_bytes() -> None:
-    seen = []
+    seen: List[Frame] = []
 
     def script(peer: Peer) -> None:
         peer.send_hello_ack()
@@ -262,7 +264,7 @@ def test_server_breaking_the_protocol_fails_calls_with_err_protocol() -> None:
 
 
 def test_close_fails_live_calls_with_cancelled_and_stops_the_threads() -> None:
-    with FakeServer(lambda peer: (peer.send_hello_ack(), drain_until_closed(peer))) as server:
+    with FakeServer(idle) as server:
         client = Client(server.address, KEY)
         conn = client.connection()
         future = client.diagnostics.echo_async(EchoRequest())
@@ -345,14 +347,15 @@ def test_stream_end_that_is_not_resumable_is_raised() -> None:
 
 
 def test_stopping_iteration_sends_cancel() -> None:
-    frames = []
+    stream_ids: List[int] = []
+    frames: List[Frame] = []
 
     def script(peer: Peer) -> None:
         peer.send_hello_ack()
         call = peer.read_call()
         for seq in range(1, 4):
             peer.stream_message(call.stream_id, event(seq), compress=False)
-        frames.append(call.stream_id)
+        stream_ids.append(call.stream_id)
         frames.append(peer.read_frame())
         drain_until_closed(peer)
 
@@ -363,17 +366,16 @@ def test_stopping_iteration_sends_cancel() -> None:
                     break
             gc.collect()  # CPython drops the stream at once; this only makes it certain
             deadline = time.monotonic() + 3
-            while len(frames) < 2 and time.monotonic() < deadline:
+            while not frames and time.monotonic() < deadline:
                 time.sleep(0.01)
         server.join()
         server.check()
-    stream_id, cancel = frames
-    assert (cancel.type, cancel.stream_id) == (CANCEL, stream_id)
+    assert (frames[0].type, frames[0].stream_id) == (CANCEL, stream_ids[0])
 
 
 def test_slow_consumer_is_ended_by_the_client_and_resumed_from_what_it_consumed() -> None:
     log: List[SubscribeRequest] = []
-    cancels = []
+    cancels: List[int] = []
 
     def script(peer: Peer) -> None:
         peer.send_hello_ack()
@@ -408,7 +410,7 @@ def test_slow_consumer_is_ended_by_the_client_and_resumed_from_what_it_consumed(
 
 
 def test_unary_method_refuses_stream_entry_point_and_vice_versa() -> None:
-    with FakeServer(lambda peer: (peer.send_hello_ack(), drain_until_closed(peer))) as server:
+    with FakeServer(idle) as server:
         with Client(server.address, KEY) as client:
             with pytest.raises(TypeError, match="server-streaming"):
                 client.call("/moderation.v1.Moderation/Subscribe", SubscribeRequest())

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import List
 
 import pytest
 
 from mrpc_client import Client, MethodSpec, RpcError, StatusCode
 from mrpc_client.gen import services
 from mrpc_client.gen.mrpc.diagnostics.v1.diagnostics_pb2 import EchoRequest, EchoResponse
-from mrpc_client.gen.mrpc.health.v1.health_pb2 import HealthCheckRequest, ServingStatus
+from mrpc_client.gen.mrpc.health.v1 import health_pb2
+from mrpc_client.gen.mrpc.health.v1.health_pb2 import HealthCheckRequest
 from mrpc_client.gen.mrpc.reflection.v1.reflection_pb2 import (GetFileDescriptorSetRequest,
                                                                 ListServicesRequest)
 
@@ -47,16 +49,16 @@ def test_echo(client: Client) -> None:
     assert client.diagnostics.echo(EchoRequest(payload=b"\x00hello\xff")).payload == b"\x00hello\xff"
     assert client.diagnostics.echo(EchoRequest()).payload == b""
     # The generic entry point, by path.
-    response = client.call("/mrpc.diagnostics.v1.Diagnostics/Echo", EchoRequest(payload=b"by path"))
+    response: EchoResponse = client.call("/mrpc.diagnostics.v1.Diagnostics/Echo", EchoRequest(payload=b"by path"))
     assert isinstance(response, EchoResponse) and response.payload == b"by path"
 
 
 def test_health(client: Client) -> None:
-    assert client.health.check(HealthCheckRequest()).status == ServingStatus.SERVING_STATUS_SERVING
+    assert client.health.check(HealthCheckRequest()).status == health_pb2.SERVING_STATUS_SERVING
     assert client.health.check(HealthCheckRequest(service="mrpc.health.v1.Health")).status == \
-        ServingStatus.SERVING_STATUS_SERVING
+        health_pb2.SERVING_STATUS_SERVING
     assert client.health.check(HealthCheckRequest(service="no.such.Service")).status == \
-        ServingStatus.SERVING_STATUS_SERVICE_UNKNOWN
+        health_pb2.SERVING_STATUS_SERVICE_UNKNOWN
 
 
 def test_reflection_lists_services_with_streaming_flags_matching_the_protos(client: Client) -> None:
@@ -112,7 +114,7 @@ def test_a_thousand_calls_in_flight_on_one_connection(client: Client) -> None:
 
 
 def test_calls_from_many_threads_share_one_connection(client: Client) -> None:
-    failures = []
+    failures: List[object] = []
 
     def worker(n: int) -> None:
         try:

@@ -46,7 +46,8 @@ def decode_body(spec: MethodSpec[Any, Any], header: FrameHeader, body: bytes, ac
                                    "%s: a body of %d bytes is over the maximum message size %d"
                                    % (spec.path, len(body), limit))
     try:
-        return spec.response_type.FromString(body)
+        message: Message = spec.response_type.FromString(body)
+        return message
     except (DecodeError, RuntimeWarning, ValueError) as error:
         raise _bad_reply(spec, "the body is not a valid %s: %s"
                          % (spec.response_type.DESCRIPTOR.full_name, error)) from None
