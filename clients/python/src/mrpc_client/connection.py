@@ -28,6 +28,7 @@ import socket
 import threading
 import time
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from google.protobuf.message import DecodeError, Message
@@ -330,7 +331,7 @@ class Connection:
             self._enqueue_locked(encode_frame(FrameType.PING, 0, token))
         try:
             future.result(timeout)
-        except TimeoutError:
+        except FutureTimeout:
             raise RpcError.client_side(StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
                                        "no PONG from %s within %.3g s" % (self.address, timeout)) from None
         finally:
