@@ -170,6 +170,36 @@ def test_stream_ids_increase_in_send_order_and_replies_match_out_of_order() -> N
     assert len(results) == count and all(a == b for a, b in results)
 
 
+def test_client_keeps_to_max_concurrent_calls_even_inside_a_batch() -> None:
+    outstanding_peaks: List[int] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack(max_concurrent_calls=5)
+        answered = 0
+        while answered < 12:
+            held = [peer.read_call()]
+            while len(held) < min(5, 12 - answered):
+                held.append(peer.read_call())
+            try:  # with 5 live calls, the client must wait for a reply before sending a sixth
+                peer.read_frame(timeout=0.2)
+                outstanding_peaks.append(len(held) + 1)
+            except (OSError, EOFError):
+                outstanding_peaks.append(len(held))
+            for call in held:
+                peer.reply(call.stream_id, EchoResponse(payload=EchoRequest.FromString(call.body).payload))
+            answered += len(held)
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            with client.batch():
+                futures = [client.diagnostics.echo_async(EchoRequest(payload=b"%d" % i)) for i in range(12)]
+            assert [f.result(timeout=5).payload for f in futures] == [b"%d" % i for i in range(12)]
+        server.join()
+        server.check()
+    assert outstanding_peaks == [5, 5, 2]
+
+
 # MARK: PING, GOAWAY, connection loss, close
 
 def test_server_ping_is_answered_with_the_same_bytes() -> None:

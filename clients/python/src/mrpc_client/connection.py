@@ -99,6 +99,7 @@ class Connection:
         self._out: List[bytes] = []
         self._out_bytes = 0
         self._corked = 0
+        self._waiting_for_slot = 0
         self._deadlines: List[Tuple[float, int, int]] = []  # (deadline, tiebreak, stream id)
         self._tiebreak = itertools.count()
         self._pings: Dict[bytes, "Future[float]"] = {}
@@ -261,7 +262,13 @@ class Connection:
                         StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
                         "%s: the deadline passed while waiting to send (%d calls in flight, %d bytes queued)"
                         % (spec.path, len(self._calls), self._out_bytes), not_run=True)
-                self._slot_free.wait(remaining)
+                # Inside batch(), what is queued must go out now, or no slot would ever free.
+                self._waiting_for_slot += 1
+                self._wake_writer.notify_all()
+                try:
+                    self._slot_free.wait(remaining)
+                finally:
+                    self._waiting_for_slot -= 1
             if self._next_id > _MAX_STREAM_ID:
                 self._accepting = False
                 raise GoingAway()
@@ -433,6 +440,9 @@ class Connection:
             if not self.closed:
                 error = RpcError.client_side(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
                                              "the connection to %s was lost: %s" % (self.address, os_error))
+        except Exception as unexpected:  # a bug here must fail the calls, not leave them hanging
+            error = RpcError.client_side(StatusCode.INTERNAL, "ERR_INTERNAL",
+                                         "the client failed while reading from %s: %r" % (self.address, unexpected))
         finally:
             self._shutdown(error or self._goaway_error(for_live_call=True))
             try:
@@ -510,7 +520,7 @@ class Connection:
     def _write_loop(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and (not self._out or self._corked):
+                while not self._closed and (not self._out or (self._corked and not self._waiting_for_slot)):
                     self._wake_writer.wait()
                 if self._closed:
                     return
