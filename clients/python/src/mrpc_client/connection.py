@@ -14,7 +14,8 @@ Threading model. A connection runs three daemon threads:
 
 Callers on any number of threads start calls: under the connection's lock a call takes the next
 stream id, enters the table of live calls and queues its CALL frame, so ids increase in the order
-frames are sent. Futures' callbacks run on the reader or writer thread and must not block.
+frames are sent. Futures' callbacks run on the reader or timer thread (or the cancelling caller's)
+and must not block.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from google.protobuf.message import DecodeError, Message
 from .calls import Call, StreamCall, UnaryCall
 from .compression import COMPRESSION_THRESHOLD, deflate_body
 from .errors import RpcError
-from .frames import (FLAG_COMPRESSED, PREFACE, FrameHeader, FrameReader, FrameType, ProtocolViolation,
-                     call_payload, encode_frame, is_extension, type_name)
+from .frames import (FLAG_COMPRESSED, HEADER, PREFACE, U32, FrameHeader, FrameReader, FrameType, ProtocolViolation,
+                     encode_frame, is_extension, type_name)
 from .gen.mrpc.v1 import envelope_pb2
 from .methods import MethodSpec
 from .options import CallSettings
@@ -98,6 +99,7 @@ class Connection:
         self._next_id = 1
         self._out: List[bytes] = []
         self._out_bytes = 0
+        self._out_frames = 0
         self._corked = 0
         self._waiting_for_slot = 0
         self._deadlines: List[Tuple[float, int, int]] = []  # (deadline, tiebreak, stream id)
@@ -293,7 +295,10 @@ class Connection:
                 heapq.heappush(self._deadlines, (deadline, next(self._tiebreak), stream_id))
                 if self._deadlines[0][2] == stream_id:
                     self._wake_timer.notify_all()
-            self._enqueue_locked(encode_frame(FrameType.CALL, stream_id, call_payload(header, body), flags))
+            # The body is queued as its own piece: a large request is not copied under the lock.
+            prefix = U32.pack(len(encoded_header)) + encoded_header
+            self._enqueue_locked(HEADER.pack(len(prefix) + len(body), FrameType.CALL, flags, 0, stream_id) + prefix,
+                                 body)
             self.stats.calls_started += 1
             self.stats.peak_in_flight = max(self.stats.peak_in_flight, len(self._calls))
         return call
@@ -358,9 +363,11 @@ class Connection:
 
     # MARK: Internals shared by the threads
 
-    def _enqueue_locked(self, frame: bytes) -> None:
-        self._out.append(frame)
-        self._out_bytes += len(frame)
+    def _enqueue_locked(self, *pieces: bytes) -> None:
+        """Queues one frame (given as consecutive pieces) for the writer."""
+        self._out.extend(pieces)
+        self._out_bytes += sum(len(p) for p in pieces)
+        self._out_frames += 1
         self._wake_writer.notify_all()
 
     def _take(self, stream_id: int) -> Optional[Call]:
@@ -524,17 +531,17 @@ class Connection:
                     self._wake_writer.wait()
                 if self._closed:
                     return
-                frames, self._out, sent_bytes = self._out, [], self._out_bytes
-                self._out_bytes = 0
+                pieces, self._out, sent_bytes, sent_frames = self._out, [], self._out_bytes, self._out_frames
+                self._out_bytes = self._out_frames = 0
                 self._slot_free.notify_all()
             try:
-                self._sock.sendall(b"".join(frames))
+                self._sock.sendall(b"".join(pieces))
             except OSError as error:
                 self._shutdown(RpcError.client_side(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
                                                     "the connection to %s was lost while sending: %s"
                                                     % (self.address, error)))
                 return
-            self.stats.frames_sent += len(frames)
+            self.stats.frames_sent += sent_frames
             self.stats.bytes_sent += sent_bytes
 
     # MARK: Timer thread
