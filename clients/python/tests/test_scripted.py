@@ -428,7 +428,10 @@ def test_slow_consumer_is_ended_by_the_client_and_resumed_from_what_it_consumed(
         with Client(server.address, KEY) as client:
             stream = client.moderation.subscribe(SubscribeRequest(whole_app=True, after_seq=0),
                                                  max_buffered_messages=5)
-            time.sleep(0.3)  # the reader receives all 30 while nothing is consumed
+            conn = client.connection()
+            deadline = time.monotonic() + 5
+            while conn.stats.cancels_sent == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)  # nothing consumed: the reader overflows the buffer and cancels
             seqs = [item.action.seq for item in stream]
             assert client.connection().stats.frames_dropped >= 24
         server.join()
