@@ -403,6 +403,35 @@ def test_stopping_iteration_sends_cancel() -> None:
     assert (frames[0].type, frames[0].stream_id) == (CANCEL, stream_ids[0])
 
 
+def test_cancel_from_a_finalizer_never_blocks_even_under_the_connections_lock() -> None:
+    frames: List[Frame] = []
+    stream_ids: List[int] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        stream_ids.append(peer.read_call().stream_id)
+        frames.append(peer.read_frame())
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            stream = client.moderation.subscribe(SubscribeRequest(whole_app=True))
+            conn = client.connection()
+            stream_id = stream.stream_id
+            assert stream_id is not None
+            with conn._lock:  # as if a garbage collection ran the finalizer inside a critical section
+                conn.cancel_soon(stream_id)
+            deadline = time.monotonic() + 3
+            while not frames and time.monotonic() < deadline:
+                time.sleep(0.01)
+        server.join()
+        server.check()
+    assert (frames[0].type, frames[0].stream_id) == (CANCEL, stream_ids[0])
+    with pytest.raises(RpcError) as caught:  # cancelled behind the stream's back: it says so
+        next(stream)
+    assert caught.value.status_code == StatusCode.CANCELLED
+
+
 def test_slow_consumer_is_ended_by_the_client_and_resumed_from_what_it_consumed() -> None:
     log: List[SubscribeRequest] = []
     cancels: List[int] = []

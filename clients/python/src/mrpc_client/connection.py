@@ -20,6 +20,7 @@ and must not block.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import heapq
@@ -30,7 +31,7 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from google.protobuf.message import DecodeError, Message
 
@@ -105,6 +106,7 @@ class Connection:
         self._deadlines: List[Tuple[float, int, int]] = []  # (deadline, tiebreak, stream id)
         self._tiebreak = itertools.count()
         self._pings: Dict[bytes, "Future[float]"] = {}
+        self._deferred_cancels: Deque[int] = collections.deque()
         self._accepting = True
         self._closed = False
         self._close_error: Optional[RpcError] = None
@@ -318,6 +320,16 @@ class Connection:
         self._after_completion()
         return True
 
+    def cancel_soon(self, stream_id: int) -> None:
+        """``cancel`` without ever blocking, for finalizers: a garbage collection may run them
+        on a thread that holds this connection's lock. The writer thread does the cancel."""
+        self._deferred_cancels.append(stream_id)
+        if self._lock.acquire(blocking=False):
+            try:
+                self._wake_writer.notify_all()
+            finally:
+                self._lock.release()
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Holds frames queued inside the block and sends them together when it ends (pipelining:
@@ -526,11 +538,17 @@ class Connection:
 
     def _write_loop(self) -> None:
         while True:
+            while self._deferred_cancels:
+                self.cancel(self._deferred_cancels.popleft())
             with self._lock:
-                while not self._closed and (not self._out or (self._corked and not self._waiting_for_slot)):
-                    self._wake_writer.wait()
+                while not self._closed and not self._deferred_cancels and (
+                        not self._out or (self._corked and not self._waiting_for_slot)):
+                    # The timeout picks up a cancel_soon() that could not take the lock to notify.
+                    self._wake_writer.wait(1.0)
                 if self._closed:
                     return
+                if not self._out or (self._corked and not self._waiting_for_slot):
+                    continue
                 pieces, self._out, sent_bytes, sent_frames = self._out, [], self._out_bytes, self._out_frames
                 self._out_bytes = self._out_frames = 0
                 self._slot_free.notify_all()

@@ -186,10 +186,15 @@ class ServerStream(Generic[Resp], Iterator[Resp]):
         self.close()
 
     def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the connection may already be gone
-            pass
+        # No lock here: a finalizer may run during a garbage collection on a thread that holds
+        # the stream's or the connection's lock. cancel_soon() never blocks.
+        # Cancelling a call that has already ended does nothing.
+        conn, call = self._conn, self._call
+        if conn is not None and call is not None:
+            try:
+                conn.cancel_soon(call.stream_id)
+            except Exception:  # interpreter shutdown: the connection may already be gone
+                pass
 
     @property
     def stream_id(self) -> Optional[int]:
