@@ -1,0 +1,535 @@
+from mrpc_client.gen.moderation.v1 import actions_pb2 as _actions_pb2
+from mrpc_client.gen.moderation.v1 import groups_pb2 as _groups_pb2
+from mrpc_client.gen.moderation.v1 import members_pb2 as _members_pb2
+from mrpc_client.gen.moderation.v1 import users_pb2 as _users_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class AddMembersRequest(_message.Message):
+    __slots__ = ["guid", "members"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    members: _containers.RepeatedCompositeFieldContainer[_members_pb2.MemberToAdd]
+    def __init__(self, guid: _Optional[str] = ..., members: _Optional[_Iterable[_Union[_members_pb2.MemberToAdd, _Mapping]]] = ...) -> None: ...
+
+class AddMembersResponse(_message.Message):
+    __slots__ = ["group", "results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    group: _groups_pb2.Group
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
+class BanMemberRequest(_message.Message):
+    __slots__ = ["duration_ms", "guid", "if_not_banned", "reason", "uid"]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    IF_NOT_BANNED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    duration_ms: int
+    guid: str
+    if_not_banned: bool
+    reason: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., reason: _Optional[str] = ..., duration_ms: _Optional[int] = ..., if_not_banned: bool = ...) -> None: ...
+
+class BanMemberResponse(_message.Message):
+    __slots__ = ["action", "ban", "changed"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    BAN_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    ban: _members_pb2.BannedMember
+    changed: bool
+    def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., ban: _Optional[_Union[_members_pb2.BannedMember, _Mapping]] = ...) -> None: ...
+
+class BulkBanMembersRequest(_message.Message):
+    __slots__ = ["duration_ms", "guid", "if_not_banned", "reason", "uids"]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    IF_NOT_BANNED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UIDS_FIELD_NUMBER: _ClassVar[int]
+    duration_ms: int
+    guid: str
+    if_not_banned: bool
+    reason: str
+    uids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, guid: _Optional[str] = ..., uids: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., duration_ms: _Optional[int] = ..., if_not_banned: bool = ...) -> None: ...
+
+class BulkBanMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
+class BulkKickMembersRequest(_message.Message):
+    __slots__ = ["guid", "uids"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UIDS_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, guid: _Optional[str] = ..., uids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BulkKickMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
+class BulkUnbanMembersRequest(_message.Message):
+    __slots__ = ["guid", "only_if_banned", "uids"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_BANNED_FIELD_NUMBER: _ClassVar[int]
+    UIDS_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    only_if_banned: bool
+    uids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, guid: _Optional[str] = ..., uids: _Optional[_Iterable[str]] = ..., only_if_banned: bool = ...) -> None: ...
+
+class BulkUnbanMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
+class ChangeMemberScopeRequest(_message.Message):
+    __slots__ = ["guid", "scope", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    scope: _members_pb2.Scope
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ...) -> None: ...
+
+class ChangeMemberScopeResponse(_message.Message):
+    __slots__ = ["action", "member"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    MEMBER_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    member: _members_pb2.GroupMember
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., member: _Optional[_Union[_members_pb2.GroupMember, _Mapping]] = ...) -> None: ...
+
+class CreateGroupRequest(_message.Message):
+    __slots__ = ["banned_uids", "description", "guid", "icon", "members", "metadata", "name", "owner", "password", "tags", "type"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    BANNED_UIDS_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    ICON_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    banned_uids: _containers.RepeatedScalarFieldContainer[str]
+    description: str
+    guid: str
+    icon: str
+    members: _containers.RepeatedCompositeFieldContainer[_members_pb2.MemberToAdd]
+    metadata: _containers.ScalarMap[str, str]
+    name: str
+    owner: str
+    password: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    type: _groups_pb2.GroupType
+    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_groups_pb2.GroupType, str]] = ..., password: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., members: _Optional[_Iterable[_Union[_members_pb2.MemberToAdd, _Mapping]]] = ..., banned_uids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CreateGroupResponse(_message.Message):
+    __slots__ = ["group", "results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    group: _groups_pb2.Group
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
+class CreateUserRequest(_message.Message):
+    __slots__ = ["avatar", "metadata", "name", "uid"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    avatar: str
+    metadata: _containers.ScalarMap[str, str]
+    name: str
+    uid: str
+    def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class CreateUserResponse(_message.Message):
+    __slots__ = ["user"]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    user: _users_pb2.User
+    def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
+
+class DeleteGroupRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class DeleteGroupResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class GetGroupRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class GetGroupResponse(_message.Message):
+    __slots__ = ["group"]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    group: _groups_pb2.Group
+    def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
+class GetMemberStateRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class GetMemberStateResponse(_message.Message):
+    __slots__ = ["ban", "group_version", "is_banned", "is_member", "is_owner", "joined_at", "scope"]
+    BAN_FIELD_NUMBER: _ClassVar[int]
+    GROUP_VERSION_FIELD_NUMBER: _ClassVar[int]
+    IS_BANNED_FIELD_NUMBER: _ClassVar[int]
+    IS_MEMBER_FIELD_NUMBER: _ClassVar[int]
+    IS_OWNER_FIELD_NUMBER: _ClassVar[int]
+    JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ban: _members_pb2.BannedMember
+    group_version: int
+    is_banned: bool
+    is_member: bool
+    is_owner: bool
+    joined_at: int
+    scope: _members_pb2.Scope
+    def __init__(self, is_member: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_owner: bool = ..., is_banned: bool = ..., ban: _Optional[_Union[_members_pb2.BannedMember, _Mapping]] = ..., group_version: _Optional[int] = ...) -> None: ...
+
+class GetUserRequest(_message.Message):
+    __slots__ = ["uid"]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    uid: str
+    def __init__(self, uid: _Optional[str] = ...) -> None: ...
+
+class GetUserResponse(_message.Message):
+    __slots__ = ["user"]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    user: _users_pb2.User
+    def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
+
+class JoinGroupRequest(_message.Message):
+    __slots__ = ["guid", "password"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    password: str
+    def __init__(self, guid: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class JoinGroupResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class KickMemberRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class KickMemberResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class LeaveGroupRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class LeaveGroupResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class ListBannedMembersRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit", "search"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    search: str
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., search: _Optional[str] = ...) -> None: ...
+
+class ListBannedMembersResponse(_message.Message):
+    __slots__ = ["banned_members", "next_cursor"]
+    BANNED_MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    banned_members: _containers.RepeatedCompositeFieldContainer[_members_pb2.BannedMember]
+    next_cursor: str
+    def __init__(self, banned_members: _Optional[_Iterable[_Union[_members_pb2.BannedMember, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListGroupActionsRequest(_message.Message):
+    __slots__ = ["actions", "actor", "after_seq", "cursor", "guid", "limit", "target"]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedScalarFieldContainer[_actions_pb2.ActionType]
+    actor: str
+    after_seq: int
+    cursor: str
+    guid: str
+    limit: int
+    target: str
+    def __init__(self, guid: _Optional[str] = ..., after_seq: _Optional[int] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., actions: _Optional[_Iterable[_Union[_actions_pb2.ActionType, str]]] = ..., actor: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
+
+class ListGroupActionsResponse(_message.Message):
+    __slots__ = ["actions", "last_seq", "next_cursor"]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[_actions_pb2.Action]
+    last_seq: int
+    next_cursor: str
+    def __init__(self, actions: _Optional[_Iterable[_Union[_actions_pb2.Action, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., last_seq: _Optional[int] = ...) -> None: ...
+
+class ListGroupsRequest(_message.Message):
+    __slots__ = ["cursor", "joined_only", "limit", "search", "tags", "types"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    JOINED_ONLY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    TYPES_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    joined_only: bool
+    limit: int
+    search: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    types: _containers.RepeatedScalarFieldContainer[_groups_pb2.GroupType]
+    def __init__(self, limit: _Optional[int] = ..., cursor: _Optional[str] = ..., search: _Optional[str] = ..., joined_only: bool = ..., types: _Optional[_Iterable[_Union[_groups_pb2.GroupType, str]]] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListGroupsResponse(_message.Message):
+    __slots__ = ["groups", "next_cursor"]
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    groups: _containers.RepeatedCompositeFieldContainer[_groups_pb2.Group]
+    next_cursor: str
+    def __init__(self, groups: _Optional[_Iterable[_Union[_groups_pb2.Group, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListMembersRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit", "scopes", "search"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    scopes: _containers.RepeatedScalarFieldContainer[_members_pb2.Scope]
+    search: str
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., scopes: _Optional[_Iterable[_Union[_members_pb2.Scope, str]]] = ..., search: _Optional[str] = ...) -> None: ...
+
+class ListMembersResponse(_message.Message):
+    __slots__ = ["members", "next_cursor"]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    members: _containers.RepeatedCompositeFieldContainer[_members_pb2.GroupMember]
+    next_cursor: str
+    def __init__(self, members: _Optional[_Iterable[_Union[_members_pb2.GroupMember, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class SubscribeRequest(_message.Message):
+    __slots__ = ["actions", "after_seq", "guids", "user_uid", "whole_app"]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    GUIDS_FIELD_NUMBER: _ClassVar[int]
+    USER_UID_FIELD_NUMBER: _ClassVar[int]
+    WHOLE_APP_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedScalarFieldContainer[_actions_pb2.ActionType]
+    after_seq: int
+    guids: _containers.RepeatedScalarFieldContainer[str]
+    user_uid: str
+    whole_app: bool
+    def __init__(self, user_uid: _Optional[str] = ..., guids: _Optional[_Iterable[str]] = ..., whole_app: bool = ..., actions: _Optional[_Iterable[_Union[_actions_pb2.ActionType, str]]] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class SubscribeResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class TransferOwnershipRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class TransferOwnershipResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
+class UnbanMemberRequest(_message.Message):
+    __slots__ = ["guid", "only_if_banned", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_BANNED_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    only_if_banned: bool
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., only_if_banned: bool = ...) -> None: ...
+
+class UnbanMemberResponse(_message.Message):
+    __slots__ = ["action", "changed"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    changed: bool
+    def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class UpdateGroupRequest(_message.Message):
+    __slots__ = ["description", "guid", "icon", "if_version", "metadata", "name", "password", "tags", "type", "update_mask"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    ICON_FIELD_NUMBER: _ClassVar[int]
+    IF_VERSION_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_MASK_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    guid: str
+    icon: str
+    if_version: int
+    metadata: _containers.ScalarMap[str, str]
+    name: str
+    password: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    type: _groups_pb2.GroupType
+    update_mask: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_groups_pb2.GroupType, str]] = ..., password: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., update_mask: _Optional[_Iterable[str]] = ..., if_version: _Optional[int] = ...) -> None: ...
+
+class UpdateGroupResponse(_message.Message):
+    __slots__ = ["group"]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    group: _groups_pb2.Group
+    def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
+class UpdateUserRequest(_message.Message):
+    __slots__ = ["avatar", "metadata", "name", "uid", "update_mask"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_MASK_FIELD_NUMBER: _ClassVar[int]
+    avatar: str
+    metadata: _containers.ScalarMap[str, str]
+    name: str
+    uid: str
+    update_mask: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., update_mask: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UpdateUserResponse(_message.Message):
+    __slots__ = ["user"]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    user: _users_pb2.User
+    def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...

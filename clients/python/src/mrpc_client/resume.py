@@ -1,0 +1,53 @@
+"""Which server streams can be resumed, and how.
+
+Resuming is a property of a method's contract, not of the wire: ``Moderation.Subscribe``
+promises that a subscription started with ``after_seq = N`` replays every matching action after
+seq N and then continues live, without gap or duplicate (docs/SERVICE.md, "Events"). A stream of
+such a method can therefore be resumed after a disconnect from the seq of the last message the
+caller received. The table below names those methods; a stream of any other method simply ends
+with its error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Optional, Tuple
+
+from google.protobuf.message import Message
+
+
+@dataclasses.dataclass(frozen=True)
+class SeqResume:
+    """Resume by log position: each message carries a seq (at ``seq_path``); the request names
+    where to start in a field of a oneof (``start_field``; unset = live from now)."""
+
+    start_field: str
+    seq_path: Tuple[str, ...]
+
+    def seq_of(self, message: Message) -> int:
+        value: object = message
+        for name in self.seq_path:
+            value = getattr(value, name)
+        assert isinstance(value, int)
+        return value
+
+    def start_of(self, request: Message) -> Optional[int]:
+        """Where ``request`` starts (None: live from now)."""
+        if request.HasField(self.start_field):
+            value = getattr(request, self.start_field)
+            assert isinstance(value, int)
+            return value
+        return None
+
+    def resumed(self, request: Message, after: int) -> Message:
+        """A copy of ``request`` that starts after seq ``after``."""
+        copy = type(request)()
+        copy.CopyFrom(request)
+        setattr(copy, self.start_field, after)
+        return copy
+
+
+#: Resumable server streams by path.
+RESUMABLE_STREAMS: Dict[str, SeqResume] = {
+    "/moderation.v1.Moderation/Subscribe": SeqResume(start_field="after_seq", seq_path=("action", "seq")),
+}

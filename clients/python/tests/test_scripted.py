@@ -1,0 +1,485 @@
+"""The client against a scripted peer (fake_server.py): behaviour that needs the server to stay
+silent, go away, break the connection or stream on cue."""
+
+from __future__ import annotations
+
+import gc
+import struct
+import threading
+import time
+from typing import List, Tuple
+
+import pytest
+from fake_server import (CANCEL, GOAWAY, HELLO_ACK, PING, PONG, Call, FakeServer, Frame, Peer, drain_until_closed, idle,
+                         status)
+
+from mrpc_client import Client, RpcError, StatusCode
+from mrpc_client.gen.moderation.v1 import actions_pb2
+from mrpc_client.gen.moderation.v1.actions_pb2 import Action
+from mrpc_client.gen.moderation.v1.groups_pb2 import Group
+from mrpc_client.gen.moderation.v1.moderation_pb2 import SubscribeRequest, SubscribeResponse
+from mrpc_client.gen.mrpc.diagnostics.v1.diagnostics_pb2 import EchoRequest, EchoResponse
+
+KEY = "fake:key-12345678"
+
+
+def serve_hello(peer: Peer) -> None:
+    peer.send_hello_ack()
+
+
+def event(seq: int) -> SubscribeResponse:
+    """An event; every fourth one is under 32 bytes, which servers send uncompressed."""
+    if seq % 4 == 0:
+        return SubscribeResponse(action=Action(seq=seq, action=actions_pb2.ACTION_TYPE_LEFT))
+    return SubscribeResponse(action=Action(
+        seq=seq, action=actions_pb2.ACTION_TYPE_JOINED,
+        action_for=Group(guid="group-1", name="A group with a long enough name to be compressed", members_count=seq)))
+
+
+# MARK: Handshake
+
+def test_handshake_sends_preface_and_hello_with_key_name_and_encodings() -> None:
+    with FakeServer(serve_hello) as server:
+        with Client(server.address, KEY, client_name="tester/1.0", app_id="fake") as client:
+            assert client.hello_ack.server_name == "fake"
+        server.join()
+        server.check()
+        hello = server.peers[0].hello
+        assert hello is not None
+        assert (hello.api_key, hello.client_name, list(hello.accept_encodings), hello.app_id) == (
+            KEY, "tester/1.0", ["deflate"], "fake")
+
+
+def test_goaway_at_handshake_raises_its_status() -> None:
+    def refuse(peer: Peer) -> None:
+        peer.goaway(0, status(16, "ERR_UNAUTHENTICATED", "the API key is not valid"))
+        peer.close()
+
+    with FakeServer(refuse) as server:
+        with pytest.raises(RpcError) as caught:
+            Client(server.address, KEY)
+    assert (caught.value.code, caught.value.error_code, caught.value.message) == (
+        16, "ERR_UNAUTHENTICATED", "the API key is not valid")
+
+
+def test_no_hello_ack_in_time_is_a_deadline() -> None:
+    with FakeServer(lambda peer: time.sleep(2)) as server:
+        started = time.monotonic()
+        with pytest.raises(RpcError) as caught:
+            Client(server.address, KEY, connect_timeout=0.3)
+        assert time.monotonic() - started < 1.5
+    assert caught.value.status_code == StatusCode.DEADLINE_EXCEEDED and "HELLO_ACK" in caught.value.message
+
+
+def test_unreachable_server_is_unavailable() -> None:
+    with FakeServer(serve_hello) as server:
+        address = server.address
+    with pytest.raises(RpcError) as caught:
+        Client(address, KEY)
+    assert caught.value.status_code == StatusCode.UNAVAILABLE and caught.value.not_run
+
+
+# MARK: Deadlines
+
+def test_client_enforces_its_deadline_against_a_silent_server_and_sends_cancel() -> None:
+    calls: List[Call] = []
+    frames: List[Frame] = []
+
+    def silent(peer: Peer) -> None:
+        peer.send_hello_ack()
+        calls.append(peer.read_call())
+        frames.append(peer.read_frame())
+
+    with FakeServer(silent) as server:
+        with Client(server.address, KEY) as client:
+            started = time.monotonic()
+            with pytest.raises(RpcError) as caught:
+                client.diagnostics.echo(EchoRequest(payload=b"never answered"), timeout=0.2)
+            elapsed = time.monotonic() - started
+            server.join()
+        server.check()
+    assert 0.2 <= elapsed < 1.0
+    error = caught.value
+    assert (error.status_code, error.error_code, error.local) == (StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED", True)
+    call, cancel = calls[0], frames[0]
+    assert call.header.method == "/mrpc.diagnostics.v1.Diagnostics/Echo"
+    assert 190 <= call.header.timeout_ms <= 200
+    assert (cancel.type, cancel.stream_id, cancel.payload) == (CANCEL, call.stream_id, b"")
+
+
+def test_async_call_deadline_fails_its_future() -> None:
+    with FakeServer(idle) as server:
+        with Client(server.address, KEY) as client:
+            future = client.diagnostics.echo_async(EchoRequest(), timeout=0.1)
+            with pytest.raises(RpcError) as caught:
+                future.result(timeout=2)
+            assert caught.value.status_code == StatusCode.DEADLINE_EXCEEDED
+
+
+def test_cancelling_a_future_sends_cancel() -> None:
+    frames: List[Frame] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        frames.extend(drain_until_closed(peer))
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            future = client.diagnostics.echo_async(EchoRequest())
+            time.sleep(0.1)
+            assert future.cancel()
+            time.sleep(0.1)
+        server.join()
+    assert [f.type for f in frames] == [3, CANCEL] and frames[0].stream_id == frames[1].stream_id
+
+
+# MARK: Multiplexing
+
+def test_stream_ids_increase_in_send_order_and_replies_match_out_of_order() -> None:
+    count = 300
+    order: List[int] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        calls = [peer.read_call() for _ in range(count)]
+        order.extend(c.stream_id for c in calls)
+        for call in reversed(calls):  # answer in the opposite order
+            peer.reply(call.stream_id, EchoResponse(payload=EchoRequest.FromString(call.body).payload))
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            results: List[Tuple[bytes, bytes]] = []
+            lock = threading.Lock()
+
+            def worker(n: int) -> None:
+                futures = [(b"%d/%d" % (n, i), client.diagnostics.echo_async(EchoRequest(payload=b"%d/%d" % (n, i))))
+                           for i in range(count // 6)]
+                for payload, future in futures:
+                    with lock:
+                        results.append((payload, future.result(timeout=5).payload))
+
+            threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(10)
+        server.join()
+        server.check()
+    assert order == sorted(order) and len(set(order)) == count and order[0] >= 1
+    assert len(results) == count and all(a == b for a, b in results)
+
+
+def test_client_keeps_to_max_concurrent_calls_even_inside_a_batch() -> None:
+    outstanding_peaks: List[int] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack(max_concurrent_calls=5)
+        answered = 0
+        while answered < 12:
+            held = [peer.read_call()]
+            while len(held) < min(5, 12 - answered):
+                held.append(peer.read_call())
+            try:  # with 5 live calls, the client must wait for a reply before sending a sixth
+                peer.read_frame(timeout=0.2)
+                outstanding_peaks.append(len(held) + 1)
+            except (OSError, EOFError):
+                outstanding_peaks.append(len(held))
+            for call in held:
+                peer.reply(call.stream_id, EchoResponse(payload=EchoRequest.FromString(call.body).payload))
+            answered += len(held)
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            with client.batch():
+                futures = [client.diagnostics.echo_async(EchoRequest(payload=b"%d" % i)) for i in range(12)]
+            assert [f.result(timeout=5).payload for f in futures] == [b"%d" % i for i in range(12)]
+        server.join()
+        server.check()
+    assert outstanding_peaks == [5, 5, 2]
+
+
+# MARK: PING, GOAWAY, connection loss, close
+
+def test_server_ping_is_answered_with_the_same_bytes() -> None:
+    seen: List[Frame] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        peer.send(PING, 0, b"\x01\x02\x03\x04\x05\x06\x07\x08")
+        frame = peer.read_frame()
+        seen.append(frame)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY):
+            server.join()
+        server.check()
+    assert (seen[0].type, seen[0].stream_id, seen[0].payload) == (PONG, 0, b"\x01\x02\x03\x04\x05\x06\x07\x08")
+
+
+def test_goaway_fails_calls_above_last_stream_id_and_new_calls_use_a_new_connection() -> None:
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        if peer.index == 0:
+            calls = [peer.read_call() for _ in range(3)]
+            peer.goaway(calls[0].stream_id, status(14, "ERR_UNAVAILABLE", "the server is shutting down"))
+            time.sleep(0.05)
+            peer.reply(calls[0].stream_id, EchoResponse(payload=b"finished"))
+            drain_until_closed(peer)  # the client closes once its last call is done
+            peer.close()
+        else:
+            call = peer.read_call()
+            peer.reply(call.stream_id, EchoResponse(payload=b"on the new connection"))
+            drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            first = client.connection()
+            with client.batch():
+                futures = [client.diagnostics.echo_async(EchoRequest(payload=b"%d" % i)) for i in range(3)]
+            assert futures[0].result(timeout=5).payload == b"finished"
+            for future in futures[1:]:
+                error = future.exception(timeout=5)
+                assert isinstance(error, RpcError)
+                assert (error.status_code, error.not_run) == (StatusCode.UNAVAILABLE, True)
+                assert "GOAWAY" in error.message and "may be retried" in error.message
+            assert first.wait_closed(5), "the client should close a connection that went away once it is idle"
+            assert not first.accepting_calls and first.goaway is not None
+            assert client.diagnostics.echo(EchoRequest(), timeout=5).payload == b"on the new connection"
+            assert client.connection() is not first
+        server.join()
+        server.check()
+    assert len(server.peers) == 2
+
+
+def test_lost_connection_fails_live_calls_and_the_next_call_reconnects() -> None:
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        call = peer.read_call()
+        if peer.index == 0:
+            peer.close()
+        else:
+            peer.reply(call.stream_id, EchoResponse(payload=b"second connection"))
+            drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            with pytest.raises(RpcError) as caught:
+                client.diagnostics.echo(EchoRequest(), timeout=5)
+            assert caught.value.status_code == StatusCode.UNAVAILABLE and caught.value.local
+            assert not caught.value.not_run  # it may have run
+            assert client.diagnostics.echo(EchoRequest(), timeout=5).payload == b"second connection"
+        server.join()
+
+
+def test_server_breaking_the_protocol_fails_calls_with_err_protocol() -> None:
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        peer.send(0x85, 0, b"an extension frame, ignored")
+        call = peer.read_call()
+        peer.reply(call.stream_id, EchoResponse(payload=b"ok"))
+        peer.read_call()
+        peer.send(0x20, 0, b"")  # an unknown type below 0x80
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            assert client.diagnostics.echo(EchoRequest(), timeout=5).payload == b"ok"
+            with pytest.raises(RpcError) as caught:
+                client.diagnostics.echo(EchoRequest(), timeout=5)
+            assert (caught.value.status_code, caught.value.error_code) == (StatusCode.INTERNAL, "ERR_PROTOCOL")
+            assert "0x20" in caught.value.message
+        server.join()
+
+
+def test_close_fails_live_calls_with_cancelled_and_stops_the_threads() -> None:
+    with FakeServer(idle) as server:
+        client = Client(server.address, KEY)
+        conn = client.connection()
+        future = client.diagnostics.echo_async(EchoRequest())
+        client.close()
+        error = future.exception(timeout=2)
+        assert isinstance(error, RpcError) and error.status_code == StatusCode.CANCELLED
+        assert conn.closed and not any(t.is_alive() for t in conn._threads)
+        with pytest.raises(RpcError) as caught:
+            client.diagnostics.echo(EchoRequest())
+        assert caught.value.status_code == StatusCode.CANCELLED
+        client.close()  # idempotent
+        server.join()
+
+
+# MARK: Streams
+
+def subscribe_script(log: List[SubscribeRequest], plan: dict):
+    """Serves Subscribe on each connection per ``plan[connection index]``:
+    (first seq, last seq, how the attempt ends: "unavailable", "drop", "ok", "rate_limited")."""
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        call = peer.read_call()
+        assert call.header.method == "/moderation.v1.Moderation/Subscribe"
+        assert list(call.header.accept_encodings) == ["deflate"]
+        request = SubscribeRequest.FromString(call.body)
+        log.append(request)
+        first, last, end = plan[peer.index]
+        for seq in range(first, last + 1):
+            peer.stream_message(call.stream_id, event(seq), compress=True)
+        if end == "unavailable":  # as a draining server does: GOAWAY, then the stream's end
+            peer.goaway(call.stream_id, status(14, "ERR_UNAVAILABLE", "the server is shutting down"))
+            peer.trailers(call.stream_id, status(14, "ERR_UNAVAILABLE", "the server is shutting down", last_seq=str(last)))
+        elif end == "rate_limited":
+            peer.trailers(call.stream_id, status(8, "ERR_RATE_LIMITED", "slow down", retry_after_ms="100"))
+        elif end == "ok":
+            peer.trailers(call.stream_id)
+        if end == "drop":
+            time.sleep(0.05)
+            peer.close()
+            return
+        drain_until_closed(peer)
+
+    return script
+
+
+def test_compressed_subscription_resumes_after_unavailable_and_disconnect_without_gap_or_duplicate() -> None:
+    log: List[SubscribeRequest] = []
+    plan = {0: (1, 5, "unavailable"), 1: (6, 9, "drop"), 2: (10, 12, "ok")}
+    with FakeServer(subscribe_script(log, plan)) as server:
+        with Client(server.address, KEY) as client:
+            stream = client.moderation.subscribe(SubscribeRequest(whole_app=True), compress=True, timeout=10)
+            seqs = []
+            for item in stream:
+                seqs.append(item.action.seq)
+                if item.action.seq % 4:
+                    assert item.action.action_for.name.startswith("A group")
+            assert stream.resumes == 2
+        server.join()
+        server.check()
+    assert seqs == list(range(1, 13))
+    assert not log[0].HasField("after_seq")
+    assert [r.after_seq for r in log[1:]] == [5, 9]
+    assert all(r.whole_app for r in log)
+    assert len(server.peers) == 3
+
+
+def test_stream_end_that_is_not_resumable_is_raised() -> None:
+    log: List[SubscribeRequest] = []
+    with FakeServer(subscribe_script(log, {0: (1, 2, "rate_limited")})) as server:
+        with Client(server.address, KEY) as client:
+            stream = client.moderation.subscribe(SubscribeRequest(user_uid="u1"), compress=True)
+            assert [e.action.seq for e in (next(stream), next(stream))] == [1, 2]
+            with pytest.raises(RpcError) as caught:
+                next(stream)
+            assert caught.value.error_code == "ERR_RATE_LIMITED" and caught.value.details == {"retry_after_ms": "100"}
+            with pytest.raises(StopIteration):
+                next(stream)
+    assert len(log) == 1
+
+
+def test_stopping_iteration_sends_cancel() -> None:
+    stream_ids: List[int] = []
+    frames: List[Frame] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        call = peer.read_call()
+        for seq in range(1, 4):
+            peer.stream_message(call.stream_id, event(seq), compress=False)
+        stream_ids.append(call.stream_id)
+        frames.append(peer.read_frame())
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            for item in client.moderation.subscribe(SubscribeRequest(whole_app=True)):
+                if item.action.seq == 2:
+                    break
+            gc.collect()  # CPython drops the stream at once; this only makes it certain
+            deadline = time.monotonic() + 3
+            while not frames and time.monotonic() < deadline:
+                time.sleep(0.01)
+        server.join()
+        server.check()
+    assert (frames[0].type, frames[0].stream_id) == (CANCEL, stream_ids[0])
+
+
+def test_cancel_from_a_finalizer_never_blocks_even_under_the_connections_lock() -> None:
+    frames: List[Frame] = []
+    stream_ids: List[int] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        stream_ids.append(peer.read_call().stream_id)
+        frames.append(peer.read_frame())
+        drain_until_closed(peer)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            stream = client.moderation.subscribe(SubscribeRequest(whole_app=True))
+            conn = client.connection()
+            stream_id = stream.stream_id
+            assert stream_id is not None
+            with conn._lock:  # as if a garbage collection ran the finalizer inside a critical section
+                conn.cancel_soon(stream_id)
+            deadline = time.monotonic() + 3
+            while not frames and time.monotonic() < deadline:
+                time.sleep(0.01)
+        server.join()
+        server.check()
+    assert (frames[0].type, frames[0].stream_id) == (CANCEL, stream_ids[0])
+    with pytest.raises(RpcError) as caught:  # cancelled behind the stream's back: it says so
+        next(stream)
+    assert caught.value.status_code == StatusCode.CANCELLED
+
+
+def test_slow_consumer_is_ended_by_the_client_and_resumed_from_what_it_consumed() -> None:
+    log: List[SubscribeRequest] = []
+    cancels: List[int] = []
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        while True:  # every attempt streams up to seq 30 then ends OK
+            try:
+                frame = peer.read_frame()
+            except (EOFError, OSError):
+                return
+            if frame.type == CANCEL:
+                cancels.append(frame.stream_id)
+                continue
+            call = Call(frame)
+            request = SubscribeRequest.FromString(call.body)
+            log.append(request)
+            for seq in range(request.after_seq + 1, 31):
+                peer.stream_message(call.stream_id, event(seq), compress=False)
+            peer.trailers(call.stream_id)
+
+    with FakeServer(script) as server:
+        with Client(server.address, KEY) as client:
+            stream = client.moderation.subscribe(SubscribeRequest(whole_app=True, after_seq=0),
+                                                 max_buffered_messages=5)
+            conn = client.connection()
+            deadline = time.monotonic() + 5
+            while conn.stats.cancels_sent == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)  # nothing consumed: the reader overflows the buffer and cancels
+            seqs = [item.action.seq for item in stream]
+            assert client.connection().stats.frames_dropped >= 24
+        server.join()
+        server.check()
+    assert seqs == list(range(1, 31))
+    assert len(cancels) == len(log) - 1 >= 1
+    starts = [r.after_seq for r in log]
+    assert starts[:2] == [0, 5] and starts == sorted(set(starts))
+
+
+def test_unary_method_refuses_stream_entry_point_and_vice_versa() -> None:
+    with FakeServer(idle) as server:
+        with Client(server.address, KEY) as client:
+            with pytest.raises(TypeError, match="server-streaming"):
+                client.call("/moderation.v1.Moderation/Subscribe", SubscribeRequest())
+            with pytest.raises(TypeError, match="unary"):
+                client.stream("/mrpc.diagnostics.v1.Diagnostics/Echo", EchoRequest())
+
+
+def test_hello_ack_frame_type_constant() -> None:
+    # The fake server's constants are its own; they must agree with the protocol document.
+    assert (HELLO_ACK, GOAWAY, struct.calcsize(">IBBHI")) == (2, 10, 12)
