@@ -32,7 +32,7 @@ public enum ErrorCode: ProtoEnum {
     case errInternal
     /// RESOURCE_EXHAUSTED: the app's request rate is over its limit; details carry retry_after_ms.
     case errRateLimited
-    /// INVALID_ARGUMENT: the body's encoding (COMPRESSED flag) was not negotiated or is corrupt.
+    /// INVALID_ARGUMENT: a body marked COMPRESSED is not valid raw deflate data.
     case errBadEncoding
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)

@@ -84,7 +84,7 @@ typedef enum _Mrpc__V1__ErrorCode {
    */
   MRPC__V1__ERROR_CODE__ERR_RATE_LIMITED = 12,
   /*
-   * INVALID_ARGUMENT: the body's encoding (COMPRESSED flag) was not negotiated or is corrupt.
+   * INVALID_ARGUMENT: a body marked COMPRESSED is not valid raw deflate data.
    */
   MRPC__V1__ERROR_CODE__ERR_BAD_ENCODING = 13
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MRPC__V1__ERROR_CODE)
