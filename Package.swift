@@ -52,7 +52,9 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
-        .target(name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "RPCCore", "RPCPosix", "RPCMessages"],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
