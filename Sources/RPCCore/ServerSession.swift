@@ -115,6 +115,8 @@ public final class ServerSession {
             offset += total
             lastInbound = environment.now()
             keepalivePingSentAt = nil
+            // An extension frame is ignored whole: its flags and reserved bits are the extension's.
+            if header.type.isExtension { continue }
             if reserved != 0 || header.flags & ~FrameHeader.compressedFlag != 0 {
                 fail(.protocolViolation("frame \(header.type) on stream \(header.streamID) has non-zero reserved bits"))
                 break
@@ -127,7 +129,6 @@ public final class ServerSession {
     // MARK: Frames
 
     private func handle(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
-        if header.type.isExtension { return }
         guard header.type.isKnown else {
             fail(.protocolViolation("unknown frame type \(header.type)"))
             return
