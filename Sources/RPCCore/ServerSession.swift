@@ -66,6 +66,8 @@ public final class ServerSession {
     private var appID = ""
     private let openedAt: UInt64
     private var lastInbound: UInt64
+    /// When the last call in flight ended: a connection is idle only from then on.
+    private var lastCallEnded: UInt64
     private var keepalivePingSentAt: UInt64?
 
     public init(environment: Environment, port: any CallPort, peer: String) {
@@ -74,6 +76,7 @@ public final class ServerSession {
         logger = environment.logger.with("peer", peer)
         openedAt = environment.now()
         lastInbound = openedAt
+        lastCallEnded = openedAt
         self.peer = peer
     }
 
@@ -298,6 +301,7 @@ public final class ServerSession {
         guard let live = calls.removeValue(forKey: streamID) else { return }
         _ = live.call.claimCompletion()
         live.call.terminate(.cancelled)
+        callEnded()
     }
 
     /// Replies to a call that will not run.
@@ -324,7 +328,7 @@ public final class ServerSession {
         outbound.append(contentsOf: frame)
         if final {
             calls.removeValue(forKey: streamID)
-            if draining && calls.isEmpty { closeRequested = true }
+            callEnded()
         }
     }
 
@@ -339,7 +343,7 @@ public final class ServerSession {
             FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
         }
         live.call.terminate(.deadlineExceeded)
-        if draining && calls.isEmpty { closeRequested = true }
+        callEnded()
     }
 
     /// Periodic check of the handshake, idle and keepalive timers.
@@ -356,7 +360,8 @@ public final class ServerSession {
         }
         let quiet = now - lastInbound
         if calls.isEmpty {
-            if limits.idleTimeoutMs > 0, quiet >= UInt64(limits.idleTimeoutMs) * 1_000_000 {
+            let idle = now - max(lastInbound, lastCallEnded)
+            if limits.idleTimeoutMs > 0, idle >= UInt64(limits.idleTimeoutMs) * 1_000_000 {
                 logger.debug("closing idle connection")
                 fail(.unavailable("the connection was idle for \(limits.idleTimeoutMs) ms"))
             }
@@ -405,6 +410,14 @@ public final class ServerSession {
         guard phase != .closed else { return }
         phase = .closed
         endAllCalls(.connectionClosed)
+    }
+
+    /// After a call left `calls`: when it was the last one, the idle timer starts now, and a
+    /// draining connection has nothing left to finish and closes.
+    private func callEnded() {
+        guard calls.isEmpty else { return }
+        lastCallEnded = environment.now()
+        if draining { closeRequested = true }
     }
 
     private func endAllCalls(_ reason: CallTermination) {
