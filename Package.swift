@@ -53,7 +53,7 @@ let package = Package(
 
         // Tests and the helpers they share.
         .target(
-            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "RPCCore", "RPCPosix", "RPCMessages"],
+            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "RPCCore", "RPCPosix", "RPCMessages"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
