@@ -73,7 +73,9 @@ final class ServerConnection: EventHandler, Flushable {
                     return n
                 }
             } else {
-                let want = max(needed, partial.count + 16 * 1024)
+                // Room for the rest of the frame, but at most 64 KiB past what has arrived: a peer
+                // that announces a large frame must send it before the server holds it.
+                let want = min(max(needed, partial.count + 16 * 1024), partial.count + 64 * 1024)
                 let start = partial.count
                 partial.append(contentsOf: repeatElement(0, count: want - start))
                 let n = partial.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want - start) }

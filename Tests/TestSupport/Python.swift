@@ -98,3 +98,97 @@ public enum LengthPrefixed {
         return messages
     }
 }
+
+/// A python3 child process talking to the test over pipes: lines on its standard output, and the
+/// end of its standard input as the signal to finish. Killed if still running when released.
+public final class PythonProcess {
+    private let pid: pid_t
+    private var input: Int32?
+    private let output: Int32
+    private var buffered: [UInt8] = []
+    private var exited = false
+
+    /// Starts `python3 -c script arguments…`.
+    public init(script: String, arguments: [String]) throws {
+        guard let executable = Python.executable else { throw TestFailure("python3 is not on PATH") }
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
+            throw TestFailure("pipe: \(String(cString: strerror(errno)))")
+        }
+        // Close-on-exec, so no other child inherits them (dup2 clears it on the child's 0 and 1).
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        let all = [executable, "-c", script] + arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, &argv, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard spawned == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw TestFailure("posix_spawn python3: \(String(cString: strerror(spawned)))")
+        }
+        self.pid = pid
+        input = toChild[1]
+        output = fromChild[0]
+    }
+
+    deinit {
+        if !exited {
+            kill(pid, SIGKILL)
+            _ = try? wait(timeoutMs: 5_000)
+        }
+        closeInput()
+        close(output)
+    }
+
+    /// The next line the child prints, without its newline.
+    /// - Throws: `TestFailure` when none comes within `timeoutMs` or the child exits first.
+    public func readLine(timeoutMs: Int) throws -> String {
+        let deadline = Clock.nowMs + timeoutMs
+        while true {
+            if let newline = buffered.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffered[..<newline], as: UTF8.self)
+                buffered.removeFirst(newline + 1)
+                return line
+            }
+            let left = deadline - Clock.nowMs
+            guard left > 0 else { throw TestFailure("python3 printed no line within \(timeoutMs) ms") }
+            var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(left)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress!, $0.count) }
+            guard n > 0 else { throw TestFailure("python3 ended its output; its error is on standard error") }
+            buffered += chunk[0..<n]
+        }
+    }
+
+    /// Closes the child's standard input: it reads end-of-file.
+    public func closeInput() {
+        if let input { close(input) }
+        input = nil
+    }
+
+    /// Waits for the child to exit; returns its exit status.
+    @discardableResult
+    public func wait(timeoutMs: Int) throws -> Int32 {
+        let deadline = Clock.nowMs + timeoutMs
+        var status: Int32 = 0
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid {
+                exited = true
+                return (status >> 8) & 0xFF
+            }
+            guard Clock.nowMs < deadline else { throw TestFailure("python3 still running after \(timeoutMs) ms") }
+            usleep(5_000)
+        }
+    }
+}

@@ -95,6 +95,13 @@ public final class RawConnection {
         throw TestFailure("send failed: \(Self.errorText())")
     }
 
+    /// Waits up to `timeoutMs` for room to write; returns whether there is.
+    @discardableResult
+    public func waitWritable(timeoutMs: Int) -> Bool {
+        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        return poll(&poller, 1, Int32(timeoutMs)) > 0
+    }
+
     // MARK: Reading
 
     /// The next frame, or nil when the peer closed (end of stream or reset) first.
@@ -115,6 +122,17 @@ public final class RawConnection {
             }
             try readSome(timeoutMs: left)
         }
+    }
+
+    /// A frame if one is complete within `waitMs` (0: only what has already arrived), else nil.
+    /// - Throws: `TestFailure` when the peer has closed.
+    public func availableFrame(waitMs: Int = 0) throws -> RawFrame? {
+        if let frame = parser.next() { return frame }
+        guard !sawEOF else { throw TestFailure("the peer closed the connection (\(closeReason ?? "?"))") }
+        try readSome(timeoutMs: waitMs)
+        if let frame = parser.next() { return frame }
+        guard !sawEOF else { throw TestFailure("the peer closed the connection (\(closeReason ?? "?"))") }
+        return nil
     }
 
     /// The next frame, which must exist (the peer must not close first).
