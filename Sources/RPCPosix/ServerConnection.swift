@@ -200,8 +200,9 @@ final class ServerConnection: EventHandler, Flushable {
             if pending > limits.maxPendingOutputBytes { reading = false }
             else if pending <= limits.maxPendingOutputBytes / 2 { reading = true }
         }
-        var events: UInt32 = EpollEvents.readHangUp
-        if reading { events |= EpollEvents.input }
+        // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
+        // not being read from would wake the loop on every turn. EPOLLHUP/EPOLLERR still come.
+        var events: UInt32 = reading ? EpollEvents.input | EpollEvents.readHangUp : 0
         if pending > 0 { events |= EpollEvents.output }
         if events != registeredEvents {
             registeredEvents = events

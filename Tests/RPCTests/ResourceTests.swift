@@ -5,11 +5,13 @@ import RPCPosix
 import Testing
 import TestSupport
 
-/// What hostile or careless peers cost the server in memory: a client that never reads, peers
-/// that announce huge frames, and 10 000 idle connections. Serialized, since each measures the
-/// process's RSS.
-@Suite("Real sockets: memory under hostile and idle peers", .serialized)
+/// What hostile or careless peers cost the server in memory and CPU: a client that never reads,
+/// one that half-closes while not reading, peers that announce huge frames, and 10 000 idle
+/// connections. Serialized, since most measure the process's RSS.
+@Suite("Real sockets: memory and CPU under hostile and idle peers", .serialized)
 struct ResourceTests {
+    /// Unary: a 1 MiB reply (recorded once) for any request — output far larger than input.
+    static let large = ProtoMethod<EchoRequest, EchoResponse>(service: "mrpc.test.v1.Large", name: "Get", serverStreaming: false)
     @Test("a client that pipelines large calls and never reads is stopped by backpressure; others are still served")
     func clientThatNeverReads() throws {
         var limits = ServerLimits()
@@ -62,6 +64,44 @@ struct ResourceTests {
             }
         }
         #expect(replies == calls)
+    }
+
+    @Test("a client that half-closes while the server is not reading from it does not make the loop spin")
+    func halfClosedWhileBackpressured() throws {
+        var limits = ServerLimits()
+        limits.maxPendingOutputBytes = 256 * 1024
+        let reply = FrameWriter.replyPayload(for: Result<EchoResponse, RPCError>.success(
+            EchoResponse(payload: [UInt8](repeating: 1, count: 1 << 20))))
+        let answered = Collector<UInt32>()
+        let (server, loops) = try ThreadCPU.started(named: "loop-") {
+            try TestServer(limits: limits, eventLoops: 1) { table in
+                table.addUnary(Self.large) { _, _, responder in
+                    responder.replay(payload: reply)
+                    answered.append(responder.call.streamID)
+                }
+            }
+        }
+        defer { server.stop() }
+        let loop = try #require(loops.first, "the server's loop thread was not found")
+        let (raw, _) = try server.rawOpen()
+        raw.setReceiveBuffer(16 * 1024)
+        var calls: [UInt8] = []
+        for index in 0..<12 { calls += Frames.call(streamID: UInt32(2 * index + 1), Self.large, EchoRequest()) }
+        try raw.send(calls)
+        #expect(answered.waitForCount(12), "12 MiB of replies are waiting: the server stops reading")
+        raw.shutdownWrite()
+        let before = try #require(ThreadCPU.milliseconds(of: loop))
+        let window = Clock.nowMs
+        Clock.measure(forMs: 600)
+        let used = try #require(ThreadCPU.milliseconds(of: loop)) - before
+        let elapsed = Clock.nowMs - window
+        #expect(used < elapsed / 4, "the loop used \(used) ms of CPU in \(elapsed) ms with nothing to do")
+
+        // Reading drains the output; the server then reads the end of stream and closes.
+        var replies = 0
+        while try raw.nextFrame(timeoutMs: 10_000) != nil { replies += 1 }
+        #expect(replies > 0)
+        #expect(server.waitForConnections(0))
     }
 
     @Test("a peer announcing a large frame holds only the memory it has sent, before or after HELLO",

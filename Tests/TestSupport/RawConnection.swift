@@ -312,6 +312,12 @@ public enum Clock {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int(now.tv_sec) * 1_000 + Int(now.tv_nsec) / 1_000_000
     }
+
+    /// Lets `ms` pass: the window of a measurement (CPU used while nothing should happen), never
+    /// a wait for an event that could be awaited.
+    public static func measure(forMs ms: Int) {
+        usleep(useconds_t(ms * 1_000))
+    }
 }
 
 /// Polls `condition` until it holds or `timeoutMs` passes; returns whether it held.
