@@ -174,8 +174,11 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func drainInbox() {
-        wakePending.store(false, ordering: .releasing)
+        // Drain the eventfd before clearing the flag: the other way round, a producer that signals
+        // in between has its signal drained while the flag stays set, and every later `execute`
+        // skips the signal — the inbox would never wake the loop again.
         _ = cshim_eventfd_drain(wakeFD)
+        wakePending.store(false, ordering: .releasing)
         let tasks = inbox.withLock { tasks in
             defer { tasks.removeAll(keepingCapacity: true) }
             return tasks
