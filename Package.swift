@@ -52,8 +52,9 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
-            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "RPCCore", "RPCPosix", "RPCMessages"],
+            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",

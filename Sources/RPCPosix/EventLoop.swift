@@ -171,6 +171,10 @@ public final class EventLoop: @unchecked Sendable {
         // Tasks that arrived during the last turn still run (they may release resources).
         drainInbox()
         flushDirty()
+        // Nothing runs here any more: let go of timers and handlers, which may hold the loop's
+        // owner (and so the loop, its epoll, eventfd and timerfd) in a cycle.
+        timers = TimerHeap()
+        handlers.removeAll()
     }
 
     private func drainInbox() {

@@ -36,12 +36,13 @@ struct CallProtocolTests {
         let server = try TestServer(limits: limits)
         defer { server.stop() }
         let (raw, _) = try server.rawOpen()
-        let before = residentMemoryBytes()
+        Memory.trim()
+        let before = Memory.resident
         let error = try #require(try raw.roundTrip(bad.frame, streamID: 1).replyError())
         #expect(error.code == bad.code)
         #expect(error.errorCode == bad.errorCode)
         #expect(error.message.contains(bad.mentions), "message: \(error.message)")
-        let grown = Int(residentMemoryBytes()) - Int(before)
+        let grown = Memory.resident - before
         #expect(grown < 48 << 20, "handling one bad call grew RSS by \(grown >> 20) MiB")
         let reply = try raw.roundTrip(Frames.echo(streamID: 3, [7, 7]), streamID: 3)
         #expect(try reply.replyError() == nil)
@@ -65,6 +66,7 @@ struct CallProtocolTests {
             #expect(pong.payload == token)
         }
         #expect(try raw.staysQuiet(forMs: 100))
+        try server.checkServing()
     }
 
     @Test("calls over the advertised concurrent-call limit get RESOURCE_EXHAUSTED ERR_TOO_MANY_CALLS")
@@ -95,6 +97,7 @@ struct CallProtocolTests {
         }
         #expect(answered.sorted() == [1, 3, 5, 7])
         #expect(try raw.roundTrip(Frames.echo(streamID: 11, [1]), streamID: 11).replyError() == nil, "the slots are free again")
+        try server.checkServing()
     }
 
     @Test("a call still running at its deadline gets DEADLINE_EXCEEDED from the server, and nothing more")
@@ -117,6 +120,7 @@ struct CallProtocolTests {
         try raw.send(Frames.ping())
         #expect(try raw.expectFrame().type == .pong, "no second reply for the expired call")
         #expect(try raw.staysQuiet(forMs: 100))
+        try server.checkServing()
     }
 
     @Test("a call whose deadline passes while it waits for a busy worker is never run")
@@ -134,6 +138,7 @@ struct CallProtocolTests {
         #expect(try raw.roundTrip(Frames.call(streamID: 5, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0))),
                                   streamID: 5).replyError() == nil)
         #expect(server.service.sleepRunCount == 2, "the expired call must not have run")
+        try server.checkServing()
     }
 
     @Test("CANCEL of an in-flight call: the handler is told, and no reply is ever sent for it")
@@ -153,6 +158,7 @@ struct CallProtocolTests {
         #expect(pong.type == .pong)
         #expect(skipped.isEmpty, "frames for a cancelled call: \(skipped)")
         #expect(try raw.staysQuiet(forMs: 150))
+        try server.checkServing()
     }
 
     @Test("a server stream is MESSAGE frames in order, then TRAILERS OK")
@@ -169,6 +175,7 @@ struct CallProtocolTests {
         let trailers = try raw.expectFrame()
         #expect(try trailers.trailers().code == 0)
         #expect(trailers.streamID == 1)
+        try server.checkServing()
     }
 
     @Test("a compressed server stream inflates message by message with one context")
@@ -192,6 +199,7 @@ struct CallProtocolTests {
         }
         #expect(try raw.expectFrame().trailers().code == 0)
         #expect(wire * 3 < plain, "\(wire) bytes on the wire for \(plain)")
+        try server.checkServing()
     }
 
     @Test("the client library receives typed stream messages, compressed or not", arguments: [false, true])
@@ -215,5 +223,6 @@ struct CallProtocolTests {
                           onMessage: { raw.append($0.compressed) }, onEnd: { rawEnd.append($0) })
         #expect(rawEnd.waitForCount(1))
         #expect(raw.items == [compressed, compressed, compressed])
+        try server.checkServing()
     }
 }

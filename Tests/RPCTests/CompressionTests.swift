@@ -1,7 +1,6 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import RPCPosix
 import Testing
 import TestSupport
 
@@ -134,7 +133,8 @@ struct CompressionTests {
         let bomb = DeflateSamples.zeros(count: 64 << 20)
         #expect(bomb.count < 128 * 1024, "the bomb is small on the wire: \(bomb.count) bytes")
         let limit = 4 << 20
-        let before = residentMemoryBytes()
+        Memory.trim()
+        let before = Memory.resident
         var out: [UInt8] = []
         let inflater = RawInflater()
         #expect(throws: RawInflater.Failure.tooLarge(limit: limit)) {
@@ -146,7 +146,7 @@ struct CompressionTests {
         }
         #expect(out.count <= limit + 1)
         #expect(out.capacity <= 2 * limit + 256 * 1024, "output buffer grew to \(out.capacity) bytes")
-        let grown = Int(residentMemoryBytes()) - Int(before)
+        let grown = Memory.resident - before
         #expect(grown < 32 << 20, "inflating the bomb grew RSS by \(grown >> 20) MiB")
     }
 
