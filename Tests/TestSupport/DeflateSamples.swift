@@ -1,4 +1,3 @@
-public import RPCCore
 internal import CZlib
 
 /// Compressed inputs for tests: bodies and bombs, made with zlib directly (not with the runtime's
@@ -6,7 +5,7 @@ internal import CZlib
 public enum DeflateSamples {
     /// `bytes` as one complete raw-deflate stream (window 2^15), as a client compresses a unary body.
     public static func independent(_ bytes: [UInt8]) -> [UInt8] {
-        var zlib = Zlib()
+        let zlib = Zlib()
         defer { zlib.end() }
         var out: [UInt8] = []
         bytes.withUnsafeBytes { zlib.deflate($0, flush: Z_FINISH, into: &out) }
@@ -17,7 +16,7 @@ public enum DeflateSamples {
     /// at a time, so making it never holds the inflated size, and ends with a sync flush whose
     /// `00 00 FF FF` is kept: one valid deflate stream, usable as a unary body or stream message.
     public static func zeros(count: Int) -> [UInt8] {
-        var zlib = Zlib()
+        let zlib = Zlib()
         defer { zlib.end() }
         let chunk = [UInt8](repeating: 0, count: 1 << 20)
         var out: [UInt8] = []

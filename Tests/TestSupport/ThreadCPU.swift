@@ -2,8 +2,8 @@ internal import Glibc
 
 /// This process's threads and the CPU time each has used, from /proc/self/task.
 ///
-/// A test tells its own server's threads from other tests' by the ids that appear while it starts
-/// the server, then watches one thread instead of the whole (busy, parallel) process.
+/// A test learns which thread serves it (a handler records `currentThreadID()`), then watches that
+/// one thread instead of the whole process, where other tests run in parallel.
 public enum ThreadCPU {
     /// The id and name of every thread of the process.
     public static func threads() -> [Int32: String] {
@@ -27,17 +27,14 @@ public enum ThreadCPU {
         return (user + system) * 1_000 / sysconf(Int32(_SC_CLK_TCK))
     }
 
-    /// Ids of threads named `prefix…` that `body` started (waiting up to a second for a new thread
-    /// to give itself its name).
-    public static func started<R>(named prefix: String, by body: () throws -> R) rethrows -> (result: R, threads: [Int32]) {
-        let before = Set(threads().keys)
-        let result = try body()
-        var new: [Int32] = []
-        waitUntil(timeoutMs: 1_000) {
-            new = threads().filter { !before.contains($0.key) && $0.value.hasPrefix(prefix) }.map(\.key)
-            return !new.isEmpty
-        }
-        return (result, new)
+    /// The id of the calling thread (from /proc/thread-self), e.g. recorded by a handler to learn
+    /// which event-loop thread serves a connection.
+    public static func currentThreadID() -> Int32? {
+        var target = [CChar](repeating: 0, count: 64)
+        let n = readlink("/proc/thread-self", &target, target.count - 1)
+        guard n > 0 else { return nil }
+        let text = String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)  // "<pid>/task/<tid>"
+        return text.split(separator: "/").last.flatMap { Int32($0) }
     }
 
     private static func read(_ path: String) -> String? {
