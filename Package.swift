@@ -56,7 +56,10 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
-        .target(name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages"],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],

@@ -32,9 +32,15 @@ public final class RawDeflater {
     /// Compresses one message of a stream (context kept), appending the compressed bytes without
     /// the sync-flush tail to `output`.
     public func compressStreamMessage(_ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) {
+        let start = output.count
         run(input, flush: Z_SYNC_FLUSH, appendingTo: &output)
-        if output.count >= 4, Array(output.suffix(4)) == Self.syncFlushTail {
+        if output.count - start >= 4, output[(output.count - 4)...].elementsEqual(Self.syncFlushTail) {
             output.removeLast(4)
+        } else if output.count == start {
+            // An empty message right after a flush makes zlib write nothing (Z_BUF_ERROR), but the
+            // receiver appends the tail, which alone is not a block: send the empty stored block's
+            // header byte, as RFC 7692 §7.2.3.6 does.
+            output.append(0x00)
         }
     }
 

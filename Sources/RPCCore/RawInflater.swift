@@ -89,10 +89,14 @@ public final class RawInflater {
             stream.pointee.avail_in = 0
         }
         var more = true
+        // Output steps start near the expected size and double up to 64 KiB: zero-filling a full
+        // 64 KiB step for every small stream message would cost more than inflating it.
+        var step = min(64 * 1024, max(1024, input.count * 4))
         while more {
             let produced = output.count - start
             // One byte of room past the limit tells "exactly at the limit" from "over it".
-            let room = min(64 * 1024, limit - produced + 1)
+            let room = min(step, limit - produced + 1)
+            step = min(64 * 1024, step * 2)
             guard room > 0 else { throw .tooLarge(limit: limit) }
             let before = output.count
             output.append(contentsOf: repeatElement(0, count: room))

@@ -68,6 +68,8 @@ public final class ServerSession {
     private var appID = ""
     private let openedAt: UInt64
     private var lastInbound: UInt64
+    /// When the last call in flight ended: a connection is idle only from then on.
+    private var lastCallEnded: UInt64
     private var keepalivePingSentAt: UInt64?
     /// The monotonic time of the current batch of frames (read once per `receive`).
     private var now: UInt64 = 0
@@ -80,6 +82,7 @@ public final class ServerSession {
         logger = environment.logger.with("peer", peer)
         openedAt = environment.now()
         lastInbound = openedAt
+        lastCallEnded = openedAt
         self.peer = peer
     }
 
@@ -122,6 +125,8 @@ public final class ServerSession {
             offset += total
             lastInbound = now
             keepalivePingSentAt = nil
+            // An extension frame is ignored whole: its flags and reserved bits are the extension's.
+            if header.type.isExtension { continue }
             if reserved != 0 || header.flags & ~FrameHeader.compressedFlag != 0 {
                 fail(.protocolViolation("frame \(header.type) on stream \(header.streamID) has non-zero reserved bits"))
                 break
@@ -134,7 +139,6 @@ public final class ServerSession {
     // MARK: Frames
 
     private func handle(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
-        if header.type.isExtension { return }
         guard header.type.isKnown else {
             fail(.protocolViolation("unknown frame type \(header.type)"))
             return
@@ -304,6 +308,7 @@ public final class ServerSession {
         guard let live = calls.removeValue(forKey: streamID) else { return }
         _ = live.call.claimCompletion()
         live.call.terminate(.cancelled)
+        callEnded()
     }
 
     /// Replies to a call that will not run.
@@ -342,7 +347,7 @@ public final class ServerSession {
         outbound.append(contentsOf: frame)
         if final {
             calls.removeValue(forKey: streamID)
-            if draining && calls.isEmpty { closeRequested = true }
+            callEnded()
         }
     }
 
@@ -357,7 +362,7 @@ public final class ServerSession {
             FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
         }
         live.call.terminate(.deadlineExceeded)
-        if draining && calls.isEmpty { closeRequested = true }
+        callEnded()
     }
 
     /// Periodic check of the handshake, idle and keepalive timers.
@@ -374,7 +379,8 @@ public final class ServerSession {
         }
         let quiet = now - lastInbound
         if calls.isEmpty {
-            if limits.idleTimeoutMs > 0, quiet >= UInt64(limits.idleTimeoutMs) * 1_000_000 {
+            let idle = now - max(lastInbound, lastCallEnded)
+            if limits.idleTimeoutMs > 0, idle >= UInt64(limits.idleTimeoutMs) * 1_000_000 {
                 logger.debug("closing idle connection")
                 fail(.unavailable("the connection was idle for \(limits.idleTimeoutMs) ms"))
             }
@@ -423,6 +429,14 @@ public final class ServerSession {
         guard phase != .closed else { return }
         phase = .closed
         endAllCalls(.connectionClosed)
+    }
+
+    /// After a call left `calls`: when it was the last one, the idle timer starts now, and a
+    /// draining connection has nothing left to finish and closes.
+    private func callEnded() {
+        guard calls.isEmpty else { return }
+        lastCallEnded = environment.now()
+        if draining { closeRequested = true }
     }
 
     private func endAllCalls(_ reason: CallTermination) {

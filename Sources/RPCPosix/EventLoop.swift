@@ -171,11 +171,18 @@ public final class EventLoop: @unchecked Sendable {
         // Tasks that arrived during the last turn still run (they may release resources).
         drainInbox()
         flushDirty()
+        // Nothing runs here any more: let go of timers and handlers, which may hold the loop's
+        // owner (and so the loop, its epoll, eventfd and timerfd) in a cycle.
+        timers = TimerHeap()
+        handlers.removeAll()
     }
 
     private func drainInbox() {
-        wakePending.store(false, ordering: .releasing)
+        // Drain the eventfd before clearing the flag: the other way round, a producer that signals
+        // in between has its signal drained while the flag stays set, and every later `execute`
+        // skips the signal — the inbox would never wake the loop again.
         _ = cshim_eventfd_drain(wakeFD)
+        wakePending.store(false, ordering: .releasing)
         let tasks = inbox.withLock { tasks in
             defer { tasks.removeAll(keepingCapacity: true) }
             return tasks

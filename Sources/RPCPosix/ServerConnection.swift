@@ -74,7 +74,9 @@ final class ServerConnection: EventHandler, Flushable {
                     return n
                 }
             } else {
-                let want = max(needed, partial.count + 16 * 1024)
+                // Room for the rest of the frame, but at most 64 KiB past what has arrived: a peer
+                // that announces a large frame must send it before the server holds it.
+                let want = min(max(needed, partial.count + 16 * 1024), partial.count + 64 * 1024)
                 let start = partial.count
                 partial.append(contentsOf: repeatElement(0, count: want - start))
                 let n = partial.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want - start) }
@@ -206,8 +208,9 @@ final class ServerConnection: EventHandler, Flushable {
             if pending > limits.maxPendingOutputBytes { reading = false }
             else if pending <= limits.maxPendingOutputBytes / 2 { reading = true }
         }
-        var events: UInt32 = EpollEvents.readHangUp
-        if reading { events |= EpollEvents.input }
+        // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
+        // not being read from would wake the loop on every turn. EPOLLHUP/EPOLLERR still come.
+        var events: UInt32 = reading ? EpollEvents.input | EpollEvents.readHangUp : 0
         if pending > 0 { events |= EpollEvents.output }
         if events != registeredEvents {
             registeredEvents = events

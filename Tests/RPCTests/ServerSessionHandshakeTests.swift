@@ -1,0 +1,167 @@
+import ProtoBridge
+import RPCCore
+import RPCMessages
+import Testing
+import TestSupport
+
+/// The preface, HELLO and HELLO_ACK, and the handshake timeout, on a session with no socket.
+@Suite("ServerSession: preface and handshake")
+struct ServerSessionHandshakeTests {
+    @Test("a preface and HELLO fed one byte at a time get one HELLO_ACK, and the session says how much it needs")
+    func byteByByte() throws {
+        let harness = SessionHarness()
+        let opening = Frames.opening()
+        for (index, byte) in opening.enumerated() {
+            #expect(try harness.frames().isEmpty, "nothing may be answered before the HELLO is complete")
+            harness.receive([byte])
+            if index < Preface.size - 1 { #expect(harness.needed == Preface.size) }
+            if index >= Preface.size && index < Preface.size + FrameHeader.size - 1 { #expect(harness.needed == FrameHeader.size) }
+            if index >= Preface.size + FrameHeader.size - 1 && index < opening.count - 1 {
+                #expect(harness.needed == opening.count - Preface.size)
+            }
+        }
+        let ack = try harness.onlyFrame().helloAck()
+        #expect(ack.protocolVersion == 1)
+        #expect(harness.unconsumed == 0)
+        #expect(harness.session.authenticatedApp == Frames.appID)
+    }
+
+    @Test("HELLO_ACK names the server and advertises the limits it enforces")
+    func helloAckAdvertisesLimits() throws {
+        var limits = ServerLimits()
+        limits.maxMessageBytes = 123_456
+        limits.maxCallHeaderBytes = 4_321
+        limits.maxConcurrentCalls = 17
+        limits.idleTimeoutMs = 9_999
+        let harness = SessionHarness(limits: limits)
+        let ack = try harness.handshake()
+        #expect(ack.serverName == "test-server")
+        #expect(ack.serverVersion == "9.9.9")
+        #expect(ack.protocolVersion == 1)
+        #expect(ack.maxMessageBytes == 123_456)
+        #expect(ack.maxCallHeaderBytes == 4_321)
+        #expect(ack.maxConcurrentCalls == 17)
+        #expect(ack.idleTimeoutMs == 9_999)
+        #expect(ack.appID == Frames.appID)
+        #expect(ack.acceptEncodings.isEmpty, "the client did not offer deflate")
+    }
+
+    @Test("deflate is accepted only when the client offers it")
+    func deflateNegotiation() throws {
+        #expect(try SessionHarness().handshake(acceptDeflate: true).acceptEncodings == ["deflate"])
+        #expect(try SessionHarness().handshake(acceptDeflate: false).acceptEncodings == [])
+    }
+
+    @Test("the key may name its app, and the app the HELLO names must own the key")
+    func appScopedKeys() throws {
+        let scoped = SessionHarness()
+        #expect(try scoped.handshake(apiKey: "app2:key-of-app2").appID == "app2")
+
+        let mismatch = SessionHarness()
+        mismatch.receive(Preface.bytes + Frames.hello(apiKey: "key-of-app2", appID: "app1"))
+        let goaway = try mismatch.expectGoawayAndClose()
+        #expect(goaway.status?.errorCode == "ERR_UNAUTHENTICATED")
+    }
+
+    @Test("a wrong or missing API key gets GOAWAY UNAUTHENTICATED and the connection closes", arguments: ["wrong-key", ""])
+    func badKey(key: String) throws {
+        let harness = SessionHarness()
+        harness.receive(Frames.opening(apiKey: key))
+        let goaway = try harness.expectGoawayAndClose()
+        let status = try #require(goaway.status)
+        #expect(status.code == StatusCode.unauthenticated.rawValue)
+        #expect(status.errorCode == "ERR_UNAUTHENTICATED")
+        #expect(goaway.lastStreamID == 0)
+        #expect(!status.message.contains(key) || key.isEmpty, "the refusal must not echo the key")
+        #expect(harness.session.authenticatedApp.isEmpty)
+        // Whatever follows is ignored: the connection is closing.
+        harness.receive(Frames.echo(streamID: 1, [1]))
+        #expect(try harness.frames().isEmpty)
+    }
+
+    @Test("a HELLO that is not a protobuf Hello gets GOAWAY naming the message type")
+    func garbageHello() throws {
+        let harness = SessionHarness()
+        harness.receive(Preface.bytes + Frames.frame(.hello, payload: Frames.garbageProtobuf))
+        let status = try #require(try harness.expectGoawayAndClose().status)
+        #expect(status.code == StatusCode.invalidArgument.rawValue)
+        #expect(status.message.contains("mrpc.v1.Hello"))
+    }
+
+    struct BadPreface: Sendable, CustomTestStringConvertible {
+        let name: String
+        let bytes: [UInt8]
+        let mentions: String
+        var testDescription: String { name }
+    }
+
+    @Test("a wrong preface gets GOAWAY ERR_PROTOCOL and the connection closes", arguments: [
+        BadPreface(name: "wrong magic", bytes: Array("GET / HT".utf8), mentions: "preface"),
+        BadPreface(name: "version 2", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x02, 0x00, 0x00], mentions: "version 2"),
+        BadPreface(name: "version 0", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x00, 0x00, 0x00], mentions: "version 0"),
+        BadPreface(name: "reserved bytes set", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x01, 0x00, 0x01], mentions: "reserved"),
+    ])
+    func wrongPreface(_ preface: BadPreface) throws {
+        let harness = SessionHarness()
+        harness.receive(preface.bytes + Frames.hello())
+        let goaway = try harness.expectGoawayAndClose()
+        let status = try #require(goaway.status)
+        #expect(status.errorCode == "ERR_PROTOCOL")
+        #expect(status.code == StatusCode.invalidArgument.rawValue)
+        #expect(status.message.contains(preface.mentions))
+        #expect(harness.unconsumed == 0)
+    }
+
+    @Test("a frame longer than the limit is refused from its header alone, before or after HELLO", arguments: [false, true])
+    func oversizedFrameHeader(afterHello: Bool) throws {
+        var limits = ServerLimits()
+        limits.maxMessageBytes = 64 * 1024
+        let harness = SessionHarness(limits: limits)
+        if afterHello { try harness.handshake() } else { harness.receive(Preface.bytes) }
+        // Only the 12 header bytes: the payload never comes.
+        harness.receive(Frames.raw(type: FrameType.call.rawValue, streamID: 1, length: UInt32(limits.maxFramePayload + 1)))
+        let status = try #require(try harness.expectGoawayAndClose().status)
+        #expect(status.code == StatusCode.resourceExhausted.rawValue)
+        #expect(status.errorCode == "ERR_MESSAGE_TOO_LARGE")
+    }
+
+    @Test("a frame exactly at the limit is waited for, not refused")
+    func frameAtTheLimit() throws {
+        var limits = ServerLimits()
+        limits.maxMessageBytes = 64 * 1024
+        let harness = SessionHarness(limits: limits)
+        try harness.handshake()
+        harness.receive(Frames.raw(type: FrameType.call.rawValue, streamID: 1, length: UInt32(limits.maxFramePayload)))
+        #expect(try harness.frames().isEmpty)
+        #expect(!harness.session.closeRequested)
+        #expect(harness.needed == FrameHeader.size + limits.maxFramePayload)
+    }
+
+    @Test("no HELLO within the handshake timeout closes the connection", arguments: [0, Preface.size])
+    func handshakeTimeout(bytesSent: Int) throws {
+        var limits = ServerLimits()
+        limits.handshakeTimeoutMs = 500
+        let harness = SessionHarness(limits: limits)
+        harness.receive(Array(Preface.bytes.prefix(bytesSent)))
+        harness.clock.advance(ms: 499)
+        harness.session.tick(now: harness.clock.now)
+        #expect(!harness.session.closeRequested)
+        harness.clock.advance(ms: 1)
+        harness.session.tick(now: harness.clock.now)
+        #expect(harness.session.closeRequested)
+        #expect(try harness.frames().isEmpty, "a silent peer is simply closed")
+    }
+
+    @Test("after HELLO the handshake timeout no longer applies")
+    func handshakeTimeoutEndsAtHello() throws {
+        var limits = ServerLimits()
+        limits.handshakeTimeoutMs = 500
+        limits.idleTimeoutMs = 0
+        let harness = SessionHarness(limits: limits)
+        try harness.handshake()
+        harness.clock.advance(ms: 10_000)
+        harness.session.tick(now: harness.clock.now)
+        #expect(!harness.session.closeRequested)
+        #expect(try harness.frames().isEmpty)
+    }
+}

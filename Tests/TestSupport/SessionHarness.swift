@@ -1,0 +1,168 @@
+public import RPCCore
+public import RPCMessages
+import Synchronization
+
+/// A monotonic clock a test moves by hand (nanoseconds).
+public final class FakeClock: Sendable {
+    private let value: Atomic<UInt64>
+
+    public init(start: UInt64 = 1_000_000_000) { value = Atomic(start) }
+
+    public var now: UInt64 { value.load(ordering: .relaxed) }
+
+    public func advance(ms: Int) { value.add(UInt64(ms) * 1_000_000, ordering: .relaxed) }
+}
+
+/// A `CallPort` that keeps what handlers deliver until the test hands it to the session,
+/// as a connection's loop would; its pending-bytes count is set by the test.
+public final class FakeCallPort: CallPort {
+    public struct Delivery: Sendable {
+        public let streamID: UInt32
+        public let frame: [UInt8]
+        public let final: Bool
+    }
+
+    private let queue = Mutex<[Delivery]>([])
+    private let pending = Atomic<Int>(0)
+
+    public init() {}
+
+    public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
+        queue.withLock { $0.append(Delivery(streamID: streamID, frame: frame, final: final)) }
+    }
+
+    public var pendingBytes: Int { pending.load(ordering: .relaxed) }
+
+    /// Sets what `pendingBytes` reports (a connection whose peer does not read).
+    public func setPendingBytes(_ bytes: Int) { pending.store(bytes, ordering: .relaxed) }
+
+    /// Removes and returns the deliveries so far.
+    public func take() -> [Delivery] {
+        queue.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+    }
+}
+
+/// Work handed to the worker pool, run when the test says so.
+public final class ManualOffload: Sendable {
+    private let queue = Mutex<[@Sendable () -> Void]>([])
+
+    public init() {}
+
+    public func submit(_ work: @escaping @Sendable () -> Void) { queue.withLock { $0.append(work) } }
+
+    public var count: Int { queue.withLock { $0.count } }
+
+    /// Runs every queued piece of work; returns how many ran.
+    @discardableResult
+    public func runAll() -> Int {
+        let work = queue.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        for item in work { item() }
+        return work.count
+    }
+}
+
+/// A `ServerSession` driven by bytes, with a fake port, a fake clock and a manual worker pool:
+/// every protocol rule can be checked with no socket and no thread.
+///
+/// `receive` plays the transport: it keeps bytes the session did not consume, and after each
+/// step hands the session what handlers delivered (as the loop would). `frames()` takes what the
+/// session wrote so far, parsed.
+public final class SessionHarness {
+    public let session: ServerSession
+    public let port = FakeCallPort()
+    public let clock: FakeClock
+    public let offload = ManualOffload()
+    public let service = TestService()
+    /// Deadlines the session asked the transport to arm, in order.
+    public private(set) var deadlines: [(deadline: UInt64, streamID: UInt32)] = []
+    private var inbound: [UInt8] = []
+    /// What the session said the next frame needs in all, after the last `receive`.
+    public private(set) var needed = 0
+
+    public init(
+        limits: ServerLimits = ServerLimits(), clock: FakeClock = FakeClock(), logger: Logger = .disabled,
+        register: (inout MethodTable) -> Void = { _ in }
+    ) {
+        self.clock = clock
+        var methods = MethodTable()
+        service.register(in: &methods)
+        register(&methods)
+        RuntimeServices.register(in: &methods, health: HealthStatus(), fileDescriptorSets: [RPCSchema.fileDescriptorSet])
+        let offload = self.offload
+        let environment = ServerSession.Environment(
+            serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
+            authenticator: TestKeys(), logger: logger, offload: { offload.submit($0) }, now: { [clock] in clock.now })
+        session = ServerSession(environment: environment, port: port, peer: "test-peer")
+        session.scheduleDeadline = { [unowned self] deadline, streamID in deadlines.append((deadline, streamID)) }
+    }
+
+    /// Feeds bytes as the transport would, then delivers what handlers completed.
+    public func receive(_ bytes: [UInt8]) {
+        inbound += bytes
+        let (consumed, next) = inbound.withUnsafeBytes { session.receive($0) }
+        inbound.removeFirst(consumed)
+        needed = next
+        pump()
+    }
+
+    /// Hands the session every frame handlers delivered so far.
+    public func pump() {
+        for delivery in port.take() {
+            session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final)
+        }
+    }
+
+    /// Runs the work offloaded to the "worker pool", then delivers its results.
+    @discardableResult
+    public func runWorkers() -> Int {
+        let count = offload.runAll()
+        pump()
+        return count
+    }
+
+    /// Bytes received that the session has not consumed (an incomplete frame).
+    public var unconsumed: Int { inbound.count }
+
+    /// The frames the session wrote since the last call, parsed; clears `outbound`.
+    public func frames() throws -> [RawFrame] {
+        let frames = try FrameParser.frames(in: session.outbound)
+        session.outbound.removeAll()
+        return frames
+    }
+
+    /// The one frame the session wrote since the last call.
+    public func onlyFrame() throws -> RawFrame {
+        let frames = try frames()
+        guard frames.count == 1 else { throw TestFailure("expected one frame, got \(frames)") }
+        return frames[0]
+    }
+
+    /// Sends the preface and HELLO and returns the HELLO_ACK.
+    @discardableResult
+    public func handshake(apiKey: String = Frames.apiKey, acceptDeflate: Bool = false) throws -> HelloAck {
+        receive(Frames.opening(apiKey: apiKey, acceptDeflate: acceptDeflate))
+        return try onlyFrame().helloAck()
+    }
+
+    /// Sends one CALL and returns its REPLY (the only frame the session wrote).
+    public func reply(to call: [UInt8]) throws -> RawFrame {
+        receive(call)
+        let frame = try onlyFrame()
+        guard frame.type == .reply else { throw TestFailure("expected a REPLY, got \(frame)") }
+        return frame
+    }
+
+    /// The GOAWAY the session wrote as its last frame, checking that it asked to close.
+    public func expectGoawayAndClose() throws -> Goaway {
+        let frames = try frames()
+        guard let last = frames.last, last.type == .goaway else { throw TestFailure("expected GOAWAY, got \(frames)") }
+        guard session.closeRequested else { throw TestFailure("GOAWAY was sent but the session did not ask to close") }
+        return try last.goaway()
+    }
+}

@@ -1,0 +1,96 @@
+public import RPCCore
+public import RPCMessages
+public import RPCPosix
+
+/// A real `RPCServer` on 127.0.0.1, port chosen by the kernel, with the runtime services, the
+/// `TestService` methods, any extra methods, and `TestKeys` as authenticator.
+///
+/// Call `stop()` when done (it is idempotent); `checkServing()` proves that the server still
+/// serves a fresh client after whatever a test did to another connection.
+public final class TestServer: Sendable {
+    public let server: RPCServer
+    public let port: UInt16
+    public let service: TestService
+    public let health: HealthStatus
+
+    /// Starts a server.
+    /// - Parameters:
+    ///   - limits: the limits every connection gets (short timeouts make timeout tests fast).
+    ///   - eventLoops: loops; the default 2 gives two connections a chance to land on different loops.
+    ///   - workers: worker threads for `.workerPool` methods.
+    ///   - register: adds methods beyond the runtime services and `TestService`.
+    public init(
+        limits: ServerLimits = ServerLimits(), eventLoops: Int = 2, workers: Int = 2, logger: Logger = .disabled,
+        register: (inout MethodTable) -> Void = { _ in }
+    ) throws {
+        let service = TestService()
+        let health = HealthStatus()
+        var methods = MethodTable()
+        service.register(in: &methods)
+        register(&methods)
+        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet])
+        var configuration = RPCServer.Configuration()
+        configuration.port = 0
+        configuration.eventLoops = eventLoops
+        configuration.workers = workers
+        configuration.limits = limits
+        configuration.serverName = "test-server"
+        configuration.serverVersion = "9.9.9"
+        configuration.logger = logger
+        server = RPCServer(configuration: configuration, methods: methods, authenticator: TestKeys())
+        port = try server.start()
+        self.service = service
+        self.health = health
+    }
+
+    /// Shuts the server down gracefully (see `RPCServer.shutdown`).
+    public func stop(gracePeriodMs: Int = 2_000) {
+        server.shutdown(gracePeriodMs: gracePeriodMs)
+    }
+
+    /// Client options for this server with the valid test key.
+    public var clientOptions: ClientOptions {
+        var options = ClientOptions(port: port, apiKey: Frames.apiKey)
+        options.clientName = "test-client"
+        return options
+    }
+
+    /// A client connection, with options adjusted by `configure`.
+    public func connect(_ configure: (inout ClientOptions) -> Void = { _ in }) throws(RPCError) -> ClientConnection {
+        var options = clientOptions
+        configure(&options)
+        return try ClientConnection.connect(options)
+    }
+
+    /// A raw socket to the server, before the preface.
+    public func raw() throws -> RawConnection {
+        try RawConnection(port: port)
+    }
+
+    /// A raw socket that has completed the handshake.
+    public func rawOpen(acceptDeflate: Bool = false) throws -> (connection: RawConnection, ack: HelloAck) {
+        let connection = try raw()
+        let ack = try connection.handshake(acceptDeflate: acceptDeflate)
+        return (connection, ack)
+    }
+
+    /// Connections the server has open now.
+    public var connectionCount: Int { server.connectionCount }
+
+    /// Waits until the server has exactly `count` connections open.
+    public func waitForConnections(_ count: Int, timeoutMs: Int = 5_000) -> Bool {
+        waitUntil(timeoutMs: timeoutMs) { server.connectionCount == count }
+    }
+
+    /// Proves the server still serves: a fresh client connects, makes an Echo and a health check.
+    /// - Throws: what went wrong, when anything did.
+    public func checkServing() throws {
+        let connection = try connect()
+        defer { connection.close() }
+        let payload = (0..<64).map { _ in UInt8.random(in: 0...255) }
+        let reply = try connection.unary(DiagnosticsService.echo, EchoRequest(payload: payload), options: CallOptions(timeoutMs: 5_000))
+        guard reply.payload == payload else { throw TestFailure("Echo answered \(reply.payload.count) other bytes") }
+        let health = try connection.unary(HealthService.check, HealthCheckRequest(), options: CallOptions(timeoutMs: 5_000))
+        guard health.status == .serving else { throw TestFailure("health is \(health.status)") }
+    }
+}
