@@ -29,11 +29,11 @@ extension ProtoMessage {
         ProtoArena.scratch.withScope { arena in
             let message = cMessage(in: arena).assumingMemoryBound(to: ProtobufCMessage.self)
             let size = protobuf_c_message_get_packed_size(message)
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: size))
-            buffer.withUnsafeMutableBufferPointer { out in
-                _ = protobuf_c_message_pack(message, out.baseAddress! + start)
-            }
+            // Packed in the arena, then copied: appending room and packing in place would first
+            // zero it, which costs the same as the copy in release and far more in debug builds.
+            let packed = arena.allocateArray(UInt8.self, count: max(size, 1))
+            _ = protobuf_c_message_pack(message, packed)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: packed, count: size))
             return size
         }
     }

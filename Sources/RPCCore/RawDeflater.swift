@@ -1,3 +1,4 @@
+import ProtoBridge
 internal import CZlib
 
 /// One raw-deflate (RFC 1951) compression context, for a compressed stream or unary bodies.
@@ -57,7 +58,7 @@ public final class RawDeflater {
         var chunk = Int(deflateBound(stream, uLong(input.count))) + 16
         while true {
             let start = output.count
-            output.append(contentsOf: repeatElement(0, count: chunk))
+            output.appendZeros(chunk)
             let status: Int32 = output.withUnsafeMutableBufferPointer { buffer in
                 stream.pointee.next_out = buffer.baseAddress! + start
                 stream.pointee.avail_out = uInt(chunk)

@@ -1,3 +1,4 @@
+import ProtoBridge
 internal import CZlib
 
 /// One raw-inflate context that never produces more than the caller's limit.
@@ -99,7 +100,7 @@ public final class RawInflater {
             step = min(64 * 1024, step * 2)
             guard room > 0 else { throw .tooLarge(limit: limit) }
             let before = output.count
-            output.append(contentsOf: repeatElement(0, count: room))
+            output.appendZeros(room)
             let status: Int32 = output.withUnsafeMutableBufferPointer { buffer in
                 stream.pointee.next_out = buffer.baseAddress! + before
                 stream.pointee.avail_out = uInt(room)

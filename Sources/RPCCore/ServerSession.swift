@@ -45,15 +45,18 @@ public final class ServerSession {
     private struct LiveCall {
         let call: ServerCall
         let isStream: Bool
+        var deadline: UInt64? = nil
     }
 
     /// Bytes to write to the peer, in order; the transport removes what it has written.
     public var outbound: [UInt8] = []
     /// True once the connection should close after `outbound` is written.
     public private(set) var closeRequested = false
-    /// Called when an accepted call has a deadline, so the transport can arm a timer that calls
-    /// `deadlineExpired(streamID:)`.
+    /// Called when a call's deadline is earlier than any the connection has a timer for, so the
+    /// transport arms one timer that calls `expireDeadlines(now:)` (which re-arms for the next).
+    /// A connection holds at most a few timers, however many calls carry deadlines.
     public var scheduleDeadline: ((_ deadline: UInt64, _ streamID: UInt32) -> Void)?
+    private var armedDeadline: UInt64 = .max
 
     private let environment: Environment
     private let limits: ServerLimits
@@ -272,8 +275,11 @@ public final class ServerSession {
         let call = ServerCall(streamID: streamID, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"), port: port)
         let isStream = method.description.serverStreaming
         // Registered before the handler runs: an inline handler may complete it at once.
-        calls[streamID] = LiveCall(call: call, isStream: isStream)
-        if let deadline { scheduleDeadline?(deadline, streamID) }
+        calls[streamID] = LiveCall(call: call, isStream: isStream, deadline: deadline)
+        if let deadline, deadline < armedDeadline {
+            armedDeadline = deadline
+            scheduleDeadline?(deadline, streamID)
+        }
         var offload: RegisteredMethod.Offload?
         if method.executor == .workerPool {
             let clock = environment.now, submit = environment.offload
@@ -348,6 +354,27 @@ public final class ServerSession {
         if final {
             calls.removeValue(forKey: streamID)
             callEnded()
+        }
+    }
+
+    /// A deadline timer fired: every call whose deadline has passed gets DEADLINE_EXCEEDED, and a
+    /// timer is asked for the earliest deadline left.
+    public func expireDeadlines(now: UInt64) {
+        armedDeadline = .max
+        var expired: [UInt32] = []
+        var next: (deadline: UInt64, streamID: UInt32)?
+        for (streamID, live) in calls {
+            guard let deadline = live.deadline else { continue }
+            if deadline <= now {
+                expired.append(streamID)
+            } else if deadline < next?.deadline ?? .max {
+                next = (deadline, streamID)
+            }
+        }
+        for streamID in expired.sorted() { deadlineExpired(streamID: streamID) }
+        if let next {
+            armedDeadline = next.deadline
+            scheduleDeadline?(next.deadline, next.streamID)
         }
     }
 

@@ -432,7 +432,7 @@ public final class ClientConnection: Sendable {
         if ready < 0 && errno == EINTR { return }
         guard ready > 0 else { return }
         let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: 64 * 1024))
+        buffer.appendZeros(64 * 1024)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, 64 * 1024) }
         buffer.removeLast(64 * 1024 - max(n, 0))
         if n == 0 { throw .unavailable("the server closed the connection") }

@@ -1,3 +1,4 @@
+import ProtoBridge
 import RPCCore
 internal import CSystemShims
 internal import Glibc
@@ -36,8 +37,8 @@ final class ServerConnection: EventHandler, Flushable {
         limits = environment.limits
         port = ConnectionPort(loop: loop)
         session = ServerSession(environment: environment, port: port, peer: peer)
-        session.scheduleDeadline = { [unowned loop, weak owner] deadline, streamID in
-            loop.schedule(at: deadline) { owner?.connection(id)?.deadlineExpired(streamID: streamID) }
+        session.scheduleDeadline = { [unowned loop, weak owner] deadline, _ in
+            loop.schedule(at: deadline) { owner?.connection(id)?.expireDeadlines() }
         }
     }
 
@@ -78,7 +79,7 @@ final class ServerConnection: EventHandler, Flushable {
                 // that announces a large frame must send it before the server holds it.
                 let want = min(max(needed, partial.count + 16 * 1024), partial.count + 64 * 1024)
                 let start = partial.count
-                partial.append(contentsOf: repeatElement(0, count: want - start))
+                partial.appendZeros(want - start)
                 let n = partial.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want - start) }
                 partial.removeLast(want - start - max(n, 0))
                 if n > 0 {
@@ -132,9 +133,9 @@ final class ServerConnection: EventHandler, Flushable {
         afterSessionActivity()
     }
 
-    func deadlineExpired(streamID: UInt32) {
+    func expireDeadlines() {
         guard !closed else { return }
-        session.deadlineExpired(streamID: streamID)
+        session.expireDeadlines(now: monotonicNow())
         afterSessionActivity()
     }
 

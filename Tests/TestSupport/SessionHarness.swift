@@ -33,6 +33,9 @@ public final class FakeCallPort: CallPort {
 
     public var pendingBytes: Int { pending.load(ordering: .relaxed) }
 
+    /// Never "on the loop": every completion goes through `deliver`, where the test sees it.
+    public func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool { false }
+
     /// Sets what `pendingBytes` reports (a connection whose peer does not read).
     public func setPendingBytes(_ bytes: Int) { pending.store(bytes, ordering: .relaxed) }
 

@@ -1,0 +1,239 @@
+public import Moderation
+internal import Glibc
+import Synchronization
+
+/// Fans the action log out to live subscriptions without ever blocking the writer.
+///
+/// The store's writer hands each committed batch to `publish`, which only queues it. One
+/// dispatcher thread takes batches in order, encodes each action once, finds the subscriptions
+/// it may concern through indexes (by group, by user, and — for user subscriptions — by the
+/// groups their user belongs to), and offers it to each; a subscription filters and hands the
+/// bytes to its sink, which compresses per stream and queues for its connection's loop. A sink
+/// whose connection does not keep up is ended with its last seq instead of queueing more.
+///
+/// `subscribe` replays from the log first when asked to (`afterSeq`), buffering live actions
+/// meanwhile, then goes live: no gap and no duplicate across the switch.
+public final class EventHub: Sendable {
+    private let service: ModerationService
+    private let encode: @Sendable (ActionRecord) -> [UInt8]
+    private let registry = Mutex(Registry())
+    private let queue = BatchQueue()
+    private let nextID = Atomic<UInt64>(1)
+    private let dispatcher = Mutex<pthread_t?>(nil)
+
+    /// Actions read per page while replaying.
+    static let replayPageSize = 500
+
+    /// - Parameter encode: the wire encoding of one event (the RPC adapter's message), made once
+    ///   per action and shared by every subscriber.
+    public init(service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8]) {
+        self.service = service
+        self.encode = encode
+        let queue = self.queue
+        service.addCommitListener { batch in queue.push(batch) }
+        let thread = startDispatcher { [self] batch in dispatch(batch) }
+        dispatcher.withLock { $0 = thread }
+    }
+
+    /// Live subscriptions.
+    public var subscriptionCount: Int { registry.withLock { $0.count } }
+
+    /// Queues a committed batch for delivery (normally called by the service's commit listener).
+    public func publish(_ batch: [ActionRecord]) { queue.push(batch) }
+
+    /// Starts a subscription: checks what the caller may follow, replays from the log when
+    /// `afterSeq` is set, then goes live. Blocks while replaying (run it on a worker thread).
+    /// - Throws: `ModerationError` when the request is not allowed or the cursor has expired;
+    ///   nothing was sent then.
+    public func subscribe(_ request: SubscriptionRequest, sink: any EventSink) throws(ModerationError) {
+        let caller = request.caller
+        let target = try resolveTarget(request)
+        let subscription = Subscription(
+            id: nextID.add(1, ordering: .relaxed).oldValue, app: caller.app,
+            filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink)
+        registry.withLock { $0.addReplaying(subscription) }
+        sink.onClose { [weak self] closure in
+            switch closure {
+            case .gone: subscription.abandon()
+            case .shuttingDown: subscription.endForShutdown()
+            }
+            self?.registry.withLock { $0.remove(subscription) }
+        }
+        let head: UInt64
+        do throws(ModerationError) {
+            head = try service.withActionLog(app: caller.app) { (log) throws(ModerationError) -> UInt64 in
+                try authorize(target, caller: caller, log: log)
+                return try replay(subscription, target: target, request: request, log: log)
+            }
+        } catch {
+            registry.withLock { $0.remove(subscription) }
+            subscription.abandon()
+            throw error
+        }
+        registry.withLock { registry in
+            // Under the registry lock the dispatcher is not between candidates and offers, so
+            // no live action falls between the buffer being drained and the indexes taking over.
+            subscription.goLive(after: head)
+            registry.promote(subscription, memberOf: subscription.trackedGroups)
+        }
+    }
+
+    /// Ends every subscription with UNAVAILABLE and where to resume, and stops the dispatcher.
+    public func shutdown() {
+        let all = registry.withLock { registry in
+            defer { registry = Registry() }
+            return registry.all
+        }
+        for subscription in all { subscription.endForShutdown() }
+        queue.close()
+        if let thread = dispatcher.withLock({ $0 }) { pthread_join(thread, nil) }
+    }
+
+    // MARK: Subscribing
+
+    private enum ResolvedTarget {
+        case user(String)
+        case groups(Set<String>)
+        case app
+
+        var filterTarget: SubscriptionFilter.Target {
+            switch self {
+            case .user(let uid): .user(uid: uid, memberOf: [])
+            case .groups(let guids): .groups(guids)
+            case .app: .app
+            }
+        }
+    }
+
+    private func resolveTarget(_ request: SubscriptionRequest) throws(ModerationError) -> ResolvedTarget {
+        let actor = request.caller.actor
+        switch request.target {
+        case nil:
+            guard let actor else {
+                throw ModerationError(.invalidArgument, "a subscription needs a target: set user_uid, guids or whole_app, or on_behalf_of")
+            }
+            return .user(try Validation.normalizedID(actor, field: "on_behalf_of"))
+        case .user(let uid)?:
+            let uid = try Validation.normalizedID(uid, field: "user_uid")
+            if let actor, try Validation.normalizedID(actor, field: "on_behalf_of") != uid {
+                throw ModerationError(.permissionDenied, "\(actor) may not subscribe to the events of user \(uid)")
+            }
+            return .user(uid)
+        case .groups(let guids)?:
+            guard !guids.isEmpty, guids.count <= 100 else {
+                throw ModerationError(.invalidArgument, "guids: give 1 to 100 groups")
+            }
+            var normalized: Set<String> = []
+            for guid in guids { normalized.insert(try Validation.normalizedID(guid, field: "guids")) }
+            return .groups(normalized)
+        case .app?:
+            if let actor {
+                throw ModerationError(.permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
+            }
+            return .app
+        }
+    }
+
+    private func authorize(_ target: ResolvedTarget, caller: Caller, log: ActionLogSnapshot) throws(ModerationError) {
+        switch target {
+        case .app:
+            break
+        case .user(let uid):
+            guard try log.userExists(uid) else { throw ModerationError(.uidNotFound, "user \(uid) not found") }
+        case .groups(let guids):
+            for guid in guids.sorted() {
+                guard try log.groupExists(guid) else { throw ModerationError(.groupNotFound, "group \(guid) not found") }
+                if let actor = caller.actor, try log.scope(of: actor, inGroup: guid) == nil {
+                    throw ModerationError(.groupNotJoined, "user \(actor) is not a member of group \(guid)")
+                }
+            }
+        }
+    }
+
+    /// Replays the log after `request.afterSeq` (when set) into `subscription`; returns the
+    /// head seq the live stream continues from.
+    private func replay(
+        _ subscription: Subscription, target: ResolvedTarget, request: SubscriptionRequest, log: ActionLogSnapshot
+    ) throws(ModerationError) -> UInt64 {
+        let head = try log.headSeq()
+        var filter = SubscriptionFilter(target: target.filterTarget, kinds: request.kinds)
+        guard let afterSeq = request.afterSeq, afterSeq < head else {
+            if case .user(let uid) = target {
+                filter.target = .user(uid: uid, memberOf: Set(try log.groups(of: uid)))
+            }
+            subscription.start(at: max(head, request.afterSeq ?? 0), filter: filter)
+            return head
+        }
+        let oldest = try log.oldestRetainedSeq()
+        guard afterSeq + 1 >= oldest else {
+            throw ModerationError(.cursorExpired, "after_seq \(afterSeq) is older than the action log's retention (the oldest retained seq is \(oldest))")
+        }
+        if case .user(let uid) = target {
+            // Membership at `afterSeq`: today's, with the user's changes since then undone.
+            var changes: [ActionRecord] = []
+            try forEachAction(log, after: afterSeq, through: head) { action in
+                if SubscriptionFilter.changesMembership(action, of: uid) { changes.append(action) }
+            }
+            let now = Set(try log.groups(of: uid))
+            let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) { (guid, seq) throws(ModerationError) in
+                try log.wasMember(uid, of: guid, before: seq)
+            }
+            filter.target = .user(uid: uid, memberOf: then)
+        }
+        subscription.start(at: afterSeq, filter: filter)
+        var open = true
+        try forEachAction(log, after: afterSeq, through: head) { action in
+            if open { open = subscription.replay(action, encoded: encode(action)) }
+        }
+        return head
+    }
+
+    private func forEachAction(
+        _ log: ActionLogSnapshot, after start: UInt64, through end: UInt64, _ body: (ActionRecord) -> Void
+    ) throws(ModerationError) {
+        var cursor = start
+        while cursor < end {
+            let page = try log.actions(afterSeq: cursor, limit: Self.replayPageSize)
+            for action in page where action.seq <= end { body(action) }
+            guard let last = page.last, last.seq > cursor else { return }
+            cursor = last.seq
+        }
+    }
+
+    // MARK: Dispatching
+
+    private func dispatch(_ batch: [ActionRecord]) {
+        registry.withLock { registry in
+            for action in batch {
+                let candidates = registry.candidates(for: action)
+                guard !candidates.isEmpty else { continue }
+                let encoded = encode(action)
+                var ended: [Subscription] = []
+                for subscription in candidates where !subscription.offer(action, encoded: encoded) {
+                    ended.append(subscription)
+                }
+                for subscription in ended { registry.remove(subscription) }
+                registry.track(action)
+            }
+        }
+    }
+
+    private func startDispatcher(_ handle: @escaping @Sendable ([ActionRecord]) -> Void) -> pthread_t {
+        final class Box: Sendable {
+            let queue: BatchQueue
+            let handle: @Sendable ([ActionRecord]) -> Void
+            init(queue: BatchQueue, handle: @escaping @Sendable ([ActionRecord]) -> Void) {
+                self.queue = queue
+                self.handle = handle
+            }
+        }
+        let box = Unmanaged.passRetained(Box(queue: queue, handle: handle)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { argument in
+            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+            while let batch = box.queue.pop() { box.handle(batch) }
+            return nil
+        }, box)
+        return thread
+    }
+}

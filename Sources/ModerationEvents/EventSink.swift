@@ -1,0 +1,45 @@
+/// Where a subscription's events go: the RPC adapter wraps a server stream in it.
+///
+/// The hub hands each matching action's message, encoded once for every subscriber, to `send`;
+/// the sink compresses and queues it for its connection. A sink never blocks the hub: when its
+/// connection holds too much unwritten output it answers `.overloaded`, and the hub ends the
+/// subscription so that one slow reader cannot slow the writer or the other subscribers.
+public protocol EventSink: Sendable {
+    /// Queues one encoded event.
+    func send(encoded: [UInt8]) -> EventSendOutcome
+    /// Waits up to `milliseconds` for the connection to drain below its limit (replay only,
+    /// which runs on a worker thread); false when it did not.
+    func waitForCapacity(milliseconds: Int) -> Bool
+    /// Ends the stream.
+    func end(_ reason: SubscriptionEnd)
+    /// Registers what to do when the stream ends from outside (cancel, connection closed, server
+    /// shutting down).
+    func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void)
+}
+
+/// What became of one `send`.
+public enum EventSendOutcome: Sendable, Equatable {
+    case sent
+    /// Not sent: the connection holds more unwritten output than its limit.
+    case overloaded
+    /// Not sent: the stream has ended.
+    case closed
+}
+
+/// Why the stream ended from outside.
+public enum SinkClosure: Sendable, Equatable {
+    /// The client cancelled, or the connection closed: nothing more can be sent.
+    case gone
+    /// The server is shutting down: end now, telling the client where to resume.
+    case shuttingDown
+}
+
+/// How the hub ends a subscription.
+public enum SubscriptionEnd: Sendable, Equatable {
+    /// The subscriber did not keep up; it may resume after `lastSeq`.
+    case slowConsumer(lastSeq: UInt64)
+    /// The server is shutting down; the subscriber may resume after `lastSeq`.
+    case shuttingDown(lastSeq: UInt64)
+    /// The subscription failed (e.g. the store could not be read).
+    case failed(code: String, message: String, lastSeq: UInt64)
+}

@@ -1,0 +1,104 @@
+import Moderation
+
+/// The hub's subscriptions, indexed so an action reaches only those it may concern.
+///
+/// Confined to the hub's lock. A user subscription is indexed under its user and under the
+/// groups the user belongs to; the index follows the log (`track`) exactly as each
+/// subscription's own filter does, and the filter has the last word.
+struct Registry {
+    private var apps: [String: AppSubscriptions] = [:]
+
+    private struct AppSubscriptions {
+        var everything: [UInt64: Subscription] = [:]
+        var byGroup: [String: [UInt64: Subscription]] = [:]
+        var byUser: [String: [UInt64: Subscription]] = [:]
+        var byMemberGroup: [String: [UInt64: Subscription]] = [:]
+        var replaying: [UInt64: Subscription] = [:]
+        var users: [UInt64: String] = [:]
+        var groups: [UInt64: Set<String>] = [:]
+    }
+
+    var count: Int {
+        apps.values.reduce(0) { $0 + $1.everything.count + $1.users.count + $1.groups.count + $1.replaying.count }
+    }
+
+    var all: [Subscription] {
+        apps.values.flatMap { app in
+            Array(app.everything.values) + Array(app.replaying.values)
+                + app.byUser.values.flatMap(\.values) + app.byGroup.values.flatMap(\.values)
+        }
+    }
+
+    /// A subscription whose replay is running: it gets every action of its app (and buffers them).
+    mutating func addReplaying(_ subscription: Subscription) {
+        apps[subscription.app, default: AppSubscriptions()].replaying[subscription.id] = subscription
+    }
+
+    /// The replay is done: index the subscription by what it follows.
+    mutating func promote(_ subscription: Subscription, memberOf: Set<String>) {
+        guard var app = apps[subscription.app], app.replaying.removeValue(forKey: subscription.id) != nil else { return }
+        if !subscription.isEnded {
+            switch subscription.followed {
+            case .app:
+                app.everything[subscription.id] = subscription
+            case .groups(let guids):
+                app.groups[subscription.id] = guids
+                for guid in guids { app.byGroup[guid, default: [:]][subscription.id] = subscription }
+            case .user(let uid, _):
+                app.users[subscription.id] = uid
+                app.byUser[uid, default: [:]][subscription.id] = subscription
+                for guid in memberOf { app.byMemberGroup[guid, default: [:]][subscription.id] = subscription }
+            }
+        }
+        apps[subscription.app] = app
+    }
+
+    mutating func remove(_ subscription: Subscription) {
+        guard var app = apps[subscription.app] else { return }
+        let id = subscription.id
+        app.replaying[id] = nil
+        app.everything[id] = nil
+        if let guids = app.groups.removeValue(forKey: id) {
+            for guid in guids { app.byGroup[guid]?[id] = nil }
+        }
+        if let uid = app.users.removeValue(forKey: id) {
+            app.byUser[uid]?[id] = nil
+            for guid in app.byMemberGroup.keys { app.byMemberGroup[guid]?[id] = nil }
+        }
+        apps[subscription.app] = app
+    }
+
+    /// Every subscription `action` may concern (each once).
+    func candidates(for action: ActionRecord) -> [Subscription] {
+        guard let app = apps[action.app] else { return [] }
+        var found: [UInt64: Subscription] = app.replaying
+        found.merge(app.everything) { a, _ in a }
+        let guid = action.group.guid
+        if let subscriptions = app.byGroup[guid] { found.merge(subscriptions) { a, _ in a } }
+        if let subscriptions = app.byMemberGroup[guid] { found.merge(subscriptions) { a, _ in a } }
+        if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] { found.merge(subscriptions) { a, _ in a } }
+        if let subscriptions = app.byUser[action.actionBy.uid] { found.merge(subscriptions) { a, _ in a } }
+        return found.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Moves user subscriptions between groups as `action` changes who belongs where.
+    mutating func track(_ action: ActionRecord) {
+        guard var app = apps[action.app] else { return }
+        let guid = action.group.guid
+        switch action.kind {
+        case .created, .joined, .added:
+            if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] {
+                for (id, subscription) in subscriptions { app.byMemberGroup[guid, default: [:]][id] = subscription }
+            }
+        case .left, .kicked, .banned:
+            if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] {
+                for id in subscriptions.keys { app.byMemberGroup[guid]?[id] = nil }
+            }
+        case .deleted:
+            app.byMemberGroup[guid] = nil
+        case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
+            return
+        }
+        apps[action.app] = app
+    }
+}

@@ -1,0 +1,94 @@
+public import Moderation
+
+/// Decides which actions a subscriber gets, tracking — for a user — which groups they belong to
+/// as the log goes by, so "groups the user is a member of at the time of the action" holds for
+/// every action, live or replayed.
+struct SubscriptionFilter: Sendable {
+    enum Target: Sendable {
+        case user(uid: String, memberOf: Set<String>)
+        case groups(Set<String>)
+        case app
+    }
+
+    var target: Target
+    let kinds: Set<ActionKind>
+
+    /// Whether `action` goes to the subscriber; advances the tracked membership past it.
+    mutating func admit(_ action: ActionRecord) -> Bool {
+        let matches: Bool
+        switch target {
+        case .app:
+            matches = true
+        case .groups(let guids):
+            matches = guids.contains(action.group.guid)
+        case .user(let uid, var memberOf):
+            let guid = action.group.guid
+            matches = memberOf.contains(guid) || action.actionOn?.uid == uid || action.actionBy.uid == uid
+            Self.apply(action, for: uid, to: &memberOf)
+            target = .user(uid: uid, memberOf: memberOf)
+        }
+        return matches && (kinds.isEmpty || kinds.contains(action.kind))
+    }
+
+    /// How `action` changes `uid`'s set of groups.
+    static func apply(_ action: ActionRecord, for uid: String, to memberOf: inout Set<String>) {
+        let guid = action.group.guid
+        let onUser = action.actionOn?.uid == uid
+        switch action.kind {
+        case .created, .joined, .added:
+            if onUser { memberOf.insert(guid) }
+        case .left, .kicked, .banned:
+            if onUser { memberOf.remove(guid) }
+        case .deleted:
+            memberOf.remove(guid)
+        case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
+            break
+        }
+    }
+
+    /// True when `action` may change `uid`'s membership (kept for rewinding a replay's start).
+    static func changesMembership(_ action: ActionRecord, of uid: String) -> Bool {
+        switch action.kind {
+        case .created, .joined, .added, .left, .kicked, .banned: action.actionOn?.uid == uid
+        case .deleted: true
+        case .updated, .unbanned, .scopeChanged, .ownershipTransferred: false
+        }
+    }
+
+    /// `uid`'s groups just before `changes` happened, given the groups just after them.
+    ///
+    /// `changes` are the actions that may change the membership (in seq order); a deletion is
+    /// undone from the latest earlier membership action of the user on that group among
+    /// `changes`, or, when there is none, from `memberBefore(guid, seq)` (the log before them).
+    static func rewind(
+        _ memberOf: Set<String>, for uid: String, over changes: [ActionRecord],
+        memberBefore: (String, UInt64) throws(ModerationError) -> Bool
+    ) throws(ModerationError) -> Set<String> {
+        var groups = memberOf
+        for (index, action) in changes.enumerated().reversed() {
+            let guid = action.group.guid
+            switch action.kind {
+            case .created, .joined, .added:
+                groups.remove(guid)
+            case .left, .kicked:
+                groups.insert(guid)
+            case .banned:
+                // A pre-emptive ban of a non-member has no scope before it.
+                if action.oldScope != nil { groups.insert(guid) } else { groups.remove(guid) }
+            case .deleted:
+                if let earlier = changes[..<index].last(where: { $0.group.guid == guid }) {
+                    var probe: Set<String> = []
+                    if earlier.kind != .deleted { apply(earlier, for: uid, to: &probe) }
+                    if probe.contains(guid) { groups.insert(guid) } else { groups.remove(guid) }
+                } else if try memberBefore(guid, action.seq) {
+                    groups.insert(guid)
+                } else {
+                    groups.remove(guid)
+                }
+            default:
+                break
+            }
+        }
+        return groups
+    }
+}

@@ -1,0 +1,84 @@
+import Moderation
+import ModerationMessages
+
+/// Protobuf messages from domain values (responses and events).
+enum DomainToProto {
+    static func user(_ user: Moderation.User) -> ModerationMessages.User {
+        ModerationMessages.User(uid: user.uid, name: user.name, avatar: user.avatar, metadata: user.metadata, createdAt: user.createdAt)
+    }
+
+    static func group(_ group: Moderation.Group) -> ModerationMessages.Group {
+        ModerationMessages.Group(
+            guid: group.guid, name: group.name, icon: group.icon, description: group.description, type: groupType(group.type),
+            metadata: group.metadata, tags: group.tags, owner: group.owner, membersCount: UInt32(clamping: group.membersCount),
+            version: group.version, createdAt: group.createdAt, updatedAt: group.updatedAt)
+    }
+
+    static func group(_ view: GroupView) -> ModerationMessages.Group {
+        var message = group(view.group)
+        message.hasJoined = view.hasJoined
+        message.scope = scope(view.scope)
+        message.joinedAt = view.joinedAt
+        message.isBanned = view.isBanned
+        return message
+    }
+
+    static func member(_ member: Member) -> GroupMember {
+        GroupMember(uid: member.uid, name: member.name, avatar: member.avatar, scope: scope(member.scope), joinedAt: member.joinedAt)
+    }
+
+    static func ban(_ ban: Ban) -> BannedMember {
+        BannedMember(
+            uid: ban.uid, name: ban.name, avatar: ban.avatar, scope: scope(ban.scopeBefore), joinedAt: ban.joinedAt,
+            bannedAt: ban.bannedAt, bannedBy: ban.bannedBy, reason: ban.reason, expiresAt: ban.expiresAt)
+    }
+
+    static func action(_ record: ActionRecord) -> Action {
+        Action(
+            seq: record.seq, action: actionType(record.kind), actionBy: user(record.actionBy), actionOn: record.actionOn.map(user),
+            actionFor: group(record.group), oldScope: scope(record.oldScope), newScope: scope(record.newScope),
+            reason: record.reason, expiresAt: record.expiresAt, timestamp: record.timestamp,
+            idempotencyKey: record.idempotencyKey, requestID: record.requestID)
+    }
+
+    static func results(_ results: [String: Moderation.UserResult]) -> [String: ModerationMessages.UserResult] {
+        results.mapValues { result in
+            ModerationMessages.UserResult(
+                ok: result.ok, changed: result.changed, errorCode: result.error?.code.name ?? "",
+                message: result.error?.message ?? "", seq: result.seq)
+        }
+    }
+
+    static func scope(_ scope: Moderation.Scope?) -> ModerationMessages.Scope {
+        switch scope {
+        case .admin?: .admin
+        case .moderator?: .moderator
+        case .participant?: .participant
+        case nil: .unspecified
+        }
+    }
+
+    static func groupType(_ type: Moderation.GroupType) -> ModerationMessages.GroupType {
+        switch type {
+        case .public: .public
+        case .password: .password
+        case .private: .private
+        }
+    }
+
+    static func actionType(_ kind: ActionKind) -> ActionType {
+        switch kind {
+        case .created: .created
+        case .updated: .updated
+        case .deleted: .deleted
+        case .joined: .joined
+        case .left: .left
+        case .added: .added
+        case .kicked: .kicked
+        case .banned: .banned
+        case .unbanned: .unbanned
+        case .scopeChanged: .scopeChanged
+        case .ownershipTransferred: .ownershipTransferred
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Moderation
+import ProtoBridge
+import RPCCore
+
+extension Caller {
+    /// The domain's caller for an RPC: the connection's app and the CallHeader's fields.
+    init(_ context: CallContext) {
+        self.init(
+            app: context.appID, actor: context.onBehalfOf.isEmpty ? nil : context.onBehalfOf,
+            idempotencyKey: context.idempotencyKey, requestID: context.requestID)
+    }
+}
+
+extension MethodTable {
+    /// Registers a read: it runs on a worker (SQLite reads block) and answers with `body`'s value.
+    mutating func addRead<Request, Response>(
+        _ method: ProtoMethod<Request, Response>,
+        _ body: @escaping @Sendable (Request, Caller) throws(ModerationError) -> Response
+    ) {
+        addUnary(method, executor: .workerPool) { request, context, responder in
+            do throws(ModerationError) {
+                responder.succeed(try body(request, Caller(context)))
+            } catch {
+                responder.fail(RPCError(error))
+            }
+        }
+    }
+
+    /// Registers a mutation. `start` maps the request and hands it to the service with the
+    /// replay encoder (the whole REPLY payload, recorded with an idempotency key) and the
+    /// completion, which answers once the change is durable — or replays a recorded reply.
+    mutating func addMutation<Request, Response, Result: Sendable>(
+        _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
+        respond: @escaping @Sendable (Result) -> Response,
+        _ start: @escaping @Sendable (
+            Request, Caller, @escaping ReplayEncoder<Result>, @escaping @Sendable (MutationResult<Result>) -> Void
+        ) throws(ModerationError) -> Void
+    ) {
+        addUnary(method, executor: executor) { request, context, responder in
+            let replay: ReplayEncoder<Result> = { result in
+                FrameWriter.replyPayload(for: result.map(respond).mapError(RPCError.init))
+            }
+            do throws(ModerationError) {
+                try start(request, Caller(context), replay) { outcome in
+                    switch outcome {
+                    case .done(let result): responder.complete(result.map(respond).mapError(RPCError.init))
+                    case .replayed(let payload): responder.replay(payload: payload)
+                    }
+                }
+            } catch {
+                responder.fail(RPCError(error))
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Moderation
+import ModerationMessages
+
+/// Domain requests from protobuf messages: enum values checked, update masks resolved.
+enum ProtoToDomain {
+    static func scope(_ scope: ModerationMessages.Scope, field: String) throws(ModerationError) -> Moderation.Scope? {
+        switch scope {
+        case .unspecified: return nil
+        case .admin: return .admin
+        case .moderator: return .moderator
+        case .participant: return .participant
+        case .unrecognized(let value): throw ModerationError(.invalidArgument, "\(field): \(value) is not a Scope")
+        }
+    }
+
+    static func requiredScope(_ scope: ModerationMessages.Scope, field: String) throws(ModerationError) -> Moderation.Scope {
+        guard let value = try self.scope(scope, field: field) else {
+            throw ModerationError(.invalidArgument, "\(field): a scope is required (SCOPE_ADMIN, SCOPE_MODERATOR or SCOPE_PARTICIPANT)")
+        }
+        return value
+    }
+
+    static func groupType(_ type: ModerationMessages.GroupType, field: String) throws(ModerationError) -> Moderation.GroupType? {
+        switch type {
+        case .unspecified: return nil
+        case .public: return .public
+        case .password: return .password
+        case .private: return .private
+        case .unrecognized(let value): throw ModerationError(.invalidArgument, "\(field): \(value) is not a GroupType")
+        }
+    }
+
+    static func actionKinds(_ types: [ActionType], field: String) throws(ModerationError) -> Set<ActionKind> {
+        var kinds: Set<ActionKind> = []
+        for type in types {
+            switch type {
+            case .unspecified: continue
+            case .created: kinds.insert(.created)
+            case .updated: kinds.insert(.updated)
+            case .deleted: kinds.insert(.deleted)
+            case .joined: kinds.insert(.joined)
+            case .left: kinds.insert(.left)
+            case .added: kinds.insert(.added)
+            case .kicked: kinds.insert(.kicked)
+            case .banned: kinds.insert(.banned)
+            case .unbanned: kinds.insert(.unbanned)
+            case .scopeChanged: kinds.insert(.scopeChanged)
+            case .ownershipTransferred: kinds.insert(.ownershipTransferred)
+            case .unrecognized(let value): throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
+            }
+        }
+        return kinds
+    }
+
+    static func limit(_ limit: UInt32) -> Int { Int(limit) }
+
+    static func newGroup(_ request: CreateGroupRequest) throws(ModerationError) -> NewGroup {
+        guard let type = try groupType(request.type, field: "type") else {
+            throw ModerationError(.invalidArgument, "type: a group type is required (GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD or GROUP_TYPE_PRIVATE)")
+        }
+        var members: [MemberGrant] = []
+        for (index, member) in request.members.enumerated() {
+            members.append(MemberGrant(uid: member.uid, scope: try scope(member.scope, field: "members[\(index)].scope") ?? .participant))
+        }
+        return NewGroup(
+            guid: request.guid, name: request.name, icon: request.icon, description: request.description, type: type,
+            password: request.password, metadata: request.metadata, tags: request.tags,
+            owner: request.owner.isEmpty ? nil : request.owner, members: members, bannedUIDs: request.bannedUids)
+    }
+
+    static func userUpdate(_ request: UpdateUserRequest) throws(ModerationError) -> UserUpdate {
+        let mask = try UpdateMask(request.updateMask, allowed: ["name", "avatar", "metadata"])
+        return UserUpdate(
+            uid: request.uid,
+            name: mask.pick("name", request.name, isSet: !request.name.isEmpty),
+            avatar: mask.pick("avatar", request.avatar, isSet: !request.avatar.isEmpty),
+            metadata: mask.pick("metadata", request.metadata, isSet: !request.metadata.isEmpty))
+    }
+
+    static func groupUpdate(_ request: UpdateGroupRequest) throws(ModerationError) -> GroupUpdate {
+        let mask = try UpdateMask(request.updateMask, allowed: ["name", "icon", "description", "type", "password", "metadata", "tags"])
+        var type: Moderation.GroupType?
+        if mask.includes("type", isSet: request.type != .unspecified) {
+            guard let value = try groupType(request.type, field: "type") else {
+                throw ModerationError(.invalidArgument, "type: update_mask names type but no type is given")
+            }
+            type = value
+        }
+        return GroupUpdate(
+            guid: request.guid,
+            name: mask.pick("name", request.name, isSet: !request.name.isEmpty),
+            icon: mask.pick("icon", request.icon, isSet: !request.icon.isEmpty),
+            description: mask.pick("description", request.description, isSet: !request.description.isEmpty),
+            type: type,
+            password: mask.pick("password", request.password, isSet: !request.password.isEmpty),
+            metadata: mask.pick("metadata", request.metadata, isSet: !request.metadata.isEmpty),
+            tags: mask.pick("tags", request.tags, isSet: !request.tags.isEmpty),
+            ifVersion: request.ifVersion == 0 ? nil : request.ifVersion)
+    }
+}
+
+/// An `update_mask`: the fields a partial update changes. Empty means "every field given with a
+/// non-empty value"; naming a field changes it even to empty.
+struct UpdateMask {
+    private let names: Set<String>
+
+    init(_ names: [String], allowed: Set<String>) throws(ModerationError) {
+        for name in names where !allowed.contains(name) {
+            throw ModerationError(.invalidArgument, "update_mask: '\(name)' is not one of \(allowed.sorted().joined(separator: ", "))")
+        }
+        self.names = Set(names)
+    }
+
+    func includes(_ field: String, isSet: Bool) -> Bool { names.isEmpty ? isSet : names.contains(field) }
+
+    func pick<T>(_ field: String, _ value: T, isSet: Bool) -> T? { includes(field, isSet: isSet) ? value : nil }
+}

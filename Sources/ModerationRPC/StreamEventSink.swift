@@ -1,0 +1,51 @@
+import ModerationEvents
+import ModerationMessages
+import RPCCore
+internal import Glibc
+
+/// The event hub's sink over a `Subscribe` server stream.
+struct StreamEventSink: EventSink {
+    let stream: ServerStream<SubscribeResponse>
+
+    func send(encoded: [UInt8]) -> EventSendOutcome {
+        switch stream.send(encoded: encoded) {
+        case .sent: .sent
+        case .overloaded: .overloaded
+        case .closed: .closed
+        }
+    }
+
+    func waitForCapacity(milliseconds: Int) -> Bool {
+        let deadline = monotonicMilliseconds() + milliseconds
+        while stream.call.port.pendingBytes > stream.pendingLimit / 2 {
+            if stream.call.isCompleted || monotonicMilliseconds() >= deadline { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+
+    func end(_ reason: SubscriptionEnd) {
+        switch reason {
+        case .slowConsumer(let lastSeq):
+            stream.finish(RPCError(
+                code: .resourceExhausted, errorCode: "ERR_SLOW_CONSUMER",
+                message: "the subscriber did not keep up; resume with after_seq = \(lastSeq)", details: ["last_seq": String(lastSeq)]))
+        case .shuttingDown(let lastSeq):
+            stream.finish(.unavailable("the server is shutting down; resume with after_seq = \(lastSeq)", details: ["last_seq": String(lastSeq)]))
+        case .failed(let code, let message, let lastSeq):
+            stream.finish(RPCError(code: .internal, errorCode: code, message: message, details: ["last_seq": String(lastSeq)]))
+        }
+    }
+
+    func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void) {
+        stream.onTermination { termination in
+            handler(termination == .draining ? .shuttingDown : .gone)
+        }
+    }
+
+    private func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+    }
+}
