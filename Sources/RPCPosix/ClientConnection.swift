@@ -16,9 +16,24 @@ public final class ClientConnection: Sendable {
     public let helloAck: HelloAck
     public let options: ClientOptions
     private let fd: Int32
-    private let writer = Mutex<UInt32>(0)  // the last stream id sent
+    private let writer = Mutex(WriterState())
+    private let wakeFD: Int32
     private let state = Mutex<State>(State())
     private let reader: ReaderState
+
+    /// Frames waiting for the socket, and the last stream id given out. Calls never block on the
+    /// socket: what it does not take at once waits here and the reader thread writes it when the
+    /// socket is writable again.
+    private struct WriterState {
+        var lastStreamID: UInt32 = 0
+        var pending: [UInt8] = []
+        var written = 0
+
+        var hasPending: Bool { written < pending.count }
+    }
+
+    /// Unwritten bytes above which new calls fail at once (the server is not reading).
+    static let pendingOutputLimit = 64 * 1024 * 1024
 
     private struct State {
         var calls: [UInt32: PendingCall] = [:]
@@ -98,6 +113,8 @@ public final class ClientConnection: Sendable {
 
     private init(fd: Int32, options: ClientOptions, helloAck: HelloAck, leftover: [UInt8]) {
         self.fd = fd
+        _ = cshim_set_nonblocking(fd, 1)
+        wakeFD = cshim_eventfd()
         self.options = options
         self.helloAck = helloAck
         reader = ReaderState(buffer: leftover)
@@ -105,6 +122,7 @@ public final class ClientConnection: Sendable {
 
     deinit {
         Glibc.close(fd)
+        Glibc.close(wakeFD)
     }
 
     // MARK: Calls
@@ -206,9 +224,7 @@ public final class ClientConnection: Sendable {
     /// Cancels a call: the server is sent CANCEL and the call fails locally with CANCELLED.
     public func cancel(streamID: UInt32) {
         guard let pending = state.withLock({ $0.calls.removeValue(forKey: streamID) }) else { return }
-        var frame: [UInt8] = []
-        FrameWriter.cancel(streamID: streamID, into: &frame)
-        writer.withLock { _ in try? Self.sendAll(fd, frame) }
+        enqueue { FrameWriter.cancel(streamID: streamID, into: &$0) }
         pending.fail(.cancelled("the call was cancelled by the client"))
     }
 
@@ -233,8 +249,9 @@ public final class ClientConnection: Sendable {
             idempotencyKey: options.idempotencyKey, requestID: options.requestID, metadata: options.metadata,
             acceptEncodings: options.acceptDeflate ? ["deflate"] : [])
         var refusal: RPCError?
-        let streamID: UInt32 = writer.withLock { last in
-            let streamID = last + 1
+        var wake = false
+        let streamID: UInt32 = writer.withLock { writer in
+            let streamID = writer.lastStreamID + 1
             let registered: RPCError? = state.withLock { state in
                 if let closed = state.closed { return closed }
                 if state.goawayLastStream != nil { return .unavailable("the server sent GOAWAY; open a new connection") }
@@ -245,19 +262,53 @@ public final class ClientConnection: Sendable {
                 refusal = registered
                 return 0
             }
-            last = streamID
-            var frame: [UInt8] = []
-            encode(streamID, header, &frame)
-            do throws(RPCError) {
-                try Self.sendAll(fd, frame)
-            } catch {
-                refusal = error
+            guard writer.pending.count - writer.written < Self.pendingOutputLimit else {
                 _ = state.withLock { $0.calls.removeValue(forKey: streamID) }
+                refusal = RPCError(code: .resourceExhausted, errorCode: "ERR_RESOURCE_EXHAUSTED",
+                                   message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading")
+                return 0
             }
+            writer.lastStreamID = streamID
+            encode(streamID, header, &writer.pending)
+            wake = !flush(&writer)
             return streamID
         }
+        if wake { _ = cshim_eventfd_signal(wakeFD) }
         if let refusal { pending.fail(refusal) }
         return streamID
+    }
+
+    /// Appends a frame to the output and writes what the socket takes now.
+    private func enqueue(_ encode: (inout [UInt8]) -> Void) {
+        let wake = writer.withLock { writer in
+            encode(&writer.pending)
+            return !flush(&writer)
+        }
+        if wake { _ = cshim_eventfd_signal(wakeFD) }
+    }
+
+    /// Writes pending output until the socket would block; true when nothing is left.
+    private func flush(_ writer: inout WriterState) -> Bool {
+        while writer.written < writer.pending.count {
+            let n = writer.pending.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + writer.written, bytes.count - writer.written, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                writer.written += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return false
+            } else {
+                // The connection is broken; the reader sees it and fails every call.
+                writer.pending.removeAll()
+                writer.written = 0
+                return true
+            }
+        }
+        writer.pending.removeAll(keepingCapacity: writer.pending.capacity <= 1024 * 1024)
+        writer.written = 0
+        return true
     }
 
     // MARK: Reading
@@ -283,7 +334,7 @@ public final class ClientConnection: Sendable {
             }
             let timeout = expireDeadlines()
             do throws(RPCError) {
-                try Self.readSome(fd, into: &buffer, timeoutMs: timeout)
+                try waitAndRead(into: &buffer, timeoutMs: timeout)
             } catch {
                 failure = error
                 break outer
@@ -298,8 +349,42 @@ public final class ClientConnection: Sendable {
         for call in pending { call.fail(error) }
     }
 
+    /// Waits for the socket (readable, or writable while output waits) or a wake-up; writes what
+    /// waits and appends what arrived.
+    private func waitAndRead(into buffer: inout [UInt8], timeoutMs: Int32) throws(RPCError) {
+        let wantsOutput = writer.withLock { $0.hasPending }
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&fds, 2, timeoutMs)
+        if ready < 0 && errno == EINTR { return }
+        guard ready > 0 else { return }
+        if fds[1].revents != 0 { _ = cshim_eventfd_drain(wakeFD) }
+        if fds[0].revents & Int16(POLLOUT) != 0 { _ = writer.withLock { flush(&$0) } }
+        guard fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 else { return }
+        while true {
+            let start = buffer.count
+            buffer.appendZeros(64 * 1024)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, 64 * 1024) }
+            buffer.removeLast(64 * 1024 - max(n, 0))
+            if n == 0 { throw .unavailable("the server closed the connection") }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                throw .unavailable("cannot read from the server: \(String(cString: strerror(errno)))")
+            }
+            if n < 64 * 1024 { return }
+        }
+    }
+
     /// Fails calls past their deadline; returns the poll timeout until the next one (ms).
     private func expireDeadlines() -> Int32 {
+        // Inflaters of streams that ended elsewhere (cancelled, failed) go too.
+        if reader.hasInflaters {
+            let live = state.withLock { Set($0.calls.keys) }
+            reader.dropInflaters { !live.contains($0) }
+        }
         let now = monotonicNow()
         var next: UInt64 = .max
         let expired: [(UInt32, PendingCall)] = state.withLock { state in
@@ -312,9 +397,7 @@ public final class ClientConnection: Sendable {
             return expired
         }
         for (id, call) in expired {
-            var frame: [UInt8] = []
-            FrameWriter.cancel(streamID: id, into: &frame)
-            writer.withLock { _ in try? Self.sendAll(fd, frame) }
+            enqueue { FrameWriter.cancel(streamID: id, into: &$0) }
             call.fail(.deadlineExceeded("the call's deadline passed (client side)"))
         }
         return next == .max ? 1_000 : Int32(min(1_000, (next - now) / 1_000_000 + 1))
@@ -352,9 +435,7 @@ public final class ClientConnection: Sendable {
                 onEnd(error)
             }
         case .ping:
-            var frame: [UInt8] = []
-            payload.withUnsafeBytes { FrameWriter.ping(.pong, payload: $0, into: &frame) }
-            writer.withLock { _ in try? Self.sendAll(fd, frame) }
+            enqueue { out in payload.withUnsafeBytes { FrameWriter.ping(.pong, payload: $0, into: &out) } }
         case .goaway:
             let goaway = (try? Self.decode(Goaway.self, payload)) ?? Goaway()
             let error = RPCError(status: goaway.status ?? RPCError.unavailable("the server went away").status)
@@ -372,9 +453,7 @@ public final class ClientConnection: Sendable {
 
     private func failStream(_ streamID: UInt32, _ error: RPCError) {
         guard let call = state.withLock({ $0.calls.removeValue(forKey: streamID) }) else { return }
-        var frame: [UInt8] = []
-        FrameWriter.cancel(streamID: streamID, into: &frame)
-        writer.withLock { _ in try? Self.sendAll(fd, frame) }
+        enqueue { FrameWriter.cancel(streamID: streamID, into: &$0) }
         call.fail(error)
     }
 
@@ -494,6 +573,12 @@ private final class ReaderState: @unchecked Sendable {
     }
 
     func dropInflater(for streamID: UInt32) { inflaters[streamID] = nil }
+
+    var hasInflaters: Bool { !inflaters.isEmpty }
+
+    func dropInflaters(where ended: (UInt32) -> Bool) {
+        for id in inflaters.keys where ended(id) { inflaters[id] = nil }
+    }
 }
 
 /// A one-shot value a thread can wait for.

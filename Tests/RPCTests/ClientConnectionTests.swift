@@ -74,6 +74,26 @@ struct ClientConnectionTests {
         for (call, result) in results.items { #expect(try result.get().payload == [UInt8(call)]) }
     }
 
+    @Test("a server that stops reading cannot block callers: deadlines still fire and other calls fail fast")
+    func serverThatDoesNotRead() throws {
+        let listener = try RawListener()
+        let (client, server) = try listener.connectClient()
+        defer { client.close() }
+        _ = server  // accepted and handshaken, then never read again
+        let big = EchoRequest(payload: [UInt8](repeating: 1, count: 1 << 20))
+        let results = Collector<(Int, Result<EchoResponse, RPCError>)>()
+        let started = monotonicNow()
+        // Far more than the socket buffers hold: the calls must queue, not block this thread.
+        for call in 0..<32 {
+            client.unary(DiagnosticsService.echo, big, options: CallOptions(timeoutMs: 300)) { results.append((call, $0)) }
+        }
+        #expect(Double(monotonicNow() - started) / 1e6 < 250, "starting calls does not wait for the socket")
+        #expect(results.waitForCount(32, timeoutMs: 5_000), "every call ends at its deadline")
+        for (_, result) in results.items {
+            if case .failure(let error) = result { #expect(error.code == .deadlineExceeded) } else { Issue.record("a call succeeded") }
+        }
+    }
+
     @Test("the async API runs many calls concurrently")
     func asyncCalls() async throws {
         let server = try TestServer()
