@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "ProtoBridge", targets: ["ProtoBridge"]),
         .library(name: "RPCMessages", targets: ["RPCMessages"]),
         .library(name: "ModerationMessages", targets: ["ModerationMessages"]),
+        .library(name: "Moderation", targets: ["Moderation"]),
+        .library(name: "ModerationSQLite", targets: ["ModerationSQLite"]),
     ],
     targets: [
         // System libraries (Debian -dev packages) and their shims.
@@ -31,17 +33,33 @@ let package = Package(
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
+        // The moderation domain (rules, service façade, store protocols) and its SQLite store.
+        .target(name: "Moderation", dependencies: ["CSodium"], swiftSettings: swiftSettings),
+        .target(name: "ModerationSQLite", dependencies: ["Moderation", "CSQLite"], swiftSettings: swiftSettings),
+
         // Executables.
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages"],
+            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
-        .target(name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: ["ProtoBridge", "CProtobufC", "Moderation", "ModerationSQLite"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ProtoBridgeTests",
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ModerationTests",
+            dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ModerationSQLiteTests",
+            dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
