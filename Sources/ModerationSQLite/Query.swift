@@ -4,11 +4,11 @@ enum Query: Int, CaseIterable {
 
     case appByName, insertApp, appLog, setAppHead, allApps, setPrunedThrough
 
-    case userByUID, insertUser, userFolded, updateUser, userSearchInsert, userSearchDelete, userSearchCount
+    case userByUID, insertUser, userFolded, updateUser
 
     case groupByGUID, insertGroup, updateGroupCounters, updateGroupAll, groupFolded, deleteGroup
     case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
-    case groupSearchInsert, groupSearchDelete, groupSearchCount, deleteTags, insertTag
+    case deleteTags, insertTag
     case groupsPage, groupsPageSearch, groupsPageJoined
 
     case membership, insertMember, deleteMember, setScope, membersPage, membersPageScan, membersPageSearch, groupsOfUser
@@ -16,6 +16,8 @@ enum Query: Int, CaseIterable {
     case ban, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans
 
     case insertAction, actionsOfApp, actionsOfGroup, actionsOfGroupOnTarget, hasActionsOn, pruneScan, pruneDelete
+
+    case gramCount, gramIDs, gramIDsOfTwo, gramInsert, gramDelete, gramCountAdd
 
     case idempotentReply, saveReply, purgeReplies
 
@@ -31,9 +33,9 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.decodeBan` reads, in order.
     private static let banColumns = "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
 
-    /// The columns `SQLiteSession.decodeActionRow` reads, in order.
+    /// The columns `SQLiteSession.actions` reads, in order.
     private static let actionColumns = """
-        a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
+        a.id, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
         a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
         """
 
@@ -64,11 +66,8 @@ enum Query: Int, CaseIterable {
         case .userByUID: "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = ?1 AND uid = ?2"
         case .insertUser:
             "INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-        case .userFolded: "SELECT uid, name_folded FROM users WHERE id = ?1"
+        case .userFolded: "SELECT uid, name_folded, app_id FROM users WHERE id = ?1"
         case .updateUser: "UPDATE users SET name = ?2, name_folded = ?3, avatar = ?4, metadata = ?5 WHERE id = ?1"
-        case .userSearchInsert: "INSERT INTO user_search (rowid, uid, name) VALUES (?1, ?2, ?3)"
-        case .userSearchDelete: "INSERT INTO user_search (user_search, rowid, uid, name) VALUES ('delete', ?1, ?2, ?3)"
-        case .userSearchCount: "SELECT count(*) FROM (SELECT 1 FROM user_search WHERE user_search MATCH ?1 LIMIT ?2)"
 
         case .groupByGUID: "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = ?1 AND g.guid = ?2"
         case .insertGroup:
@@ -84,7 +83,7 @@ enum Query: Int, CaseIterable {
                 metadata = ?8, tags = ?9, owner = ?10, members_count = ?11, version = ?12, revision = ?13, updated_at = ?14
             WHERE id = ?1
             """
-        case .groupFolded: "SELECT guid, name_folded FROM groups WHERE id = ?1"
+        case .groupFolded: "SELECT guid, name_folded, app_id FROM groups WHERE id = ?1"
         case .deleteGroup: "DELETE FROM groups WHERE id = ?1"
         case .insertRevision:
             """
@@ -103,11 +102,7 @@ enum Query: Int, CaseIterable {
             SELECT group_id, revision FROM group_revisions
             WHERE superseded_at IS NOT NULL AND superseded_at < ?1 ORDER BY superseded_at LIMIT ?2
             """
-        case .firstRetainedRevision: "SELECT revision FROM actions WHERE group_id = ?1 ORDER BY seq LIMIT 1"
         case .deleteRevision: "DELETE FROM group_revisions WHERE group_id = ?1 AND revision = ?2"
-        case .groupSearchInsert: "INSERT INTO group_search (rowid, guid, name) VALUES (?1, ?2, ?3)"
-        case .groupSearchDelete: "INSERT INTO group_search (group_search, rowid, guid, name) VALUES ('delete', ?1, ?2, ?3)"
-        case .groupSearchCount: "SELECT count(*) FROM (SELECT 1 FROM group_search WHERE group_search MATCH ?1 LIMIT ?2)"
         case .deleteTags: "DELETE FROM group_tags WHERE group_id = ?1"
         case .insertTag: "INSERT INTO group_tags (group_id, tag) VALUES (?1, ?2)"
         case .groupsPage:
@@ -120,11 +115,12 @@ enum Query: Int, CaseIterable {
             ORDER BY g.created_at, g.guid LIMIT ?9
             """
         case .groupsPageSearch:
-            // ?10: an FTS5 phrase; candidates come from the trigram index.
+            // ?10 as in groupsPage; ?11: the candidate ids from the trigram index, as JSON.
             """
             SELECT \(Self.groupColumns), m.scope, m.joined_at
-            FROM group_search CROSS JOIN groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = ?2
-            WHERE group_search MATCH ?10 AND g.id = group_search.rowid AND g.app_id = ?1 AND \(Self.groupsFilter)
+            FROM json_each(?11) j CROSS JOIN groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = ?2
+            WHERE g.id = j.value AND g.app_id = ?1 AND \(Self.groupsFilter)
+              AND (instr(g.guid, ?10) > 0 OR instr(g.name_folded, ?10) > 0)
             ORDER BY g.created_at, g.guid LIMIT ?9
             """
         case .groupsPageJoined:
@@ -156,10 +152,12 @@ enum Query: Int, CaseIterable {
             ORDER BY m.joined_at, m.uid LIMIT ?5
             """
         case .membersPageSearch:
+            // ?6 as in membersPageScan; ?7: the candidate user ids from the trigram index, as JSON.
             """
-            SELECT \(Self.memberColumns) FROM user_search CROSS JOIN users u CROSS JOIN members m
-            WHERE user_search MATCH ?6 AND u.id = user_search.rowid AND m.user_id = u.id AND m.group_id = ?1
+            SELECT \(Self.memberColumns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN members m
+            WHERE u.id = j.value AND m.group_id = ?1 AND m.uid = u.uid
               AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
+              AND (instr(m.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
             ORDER BY m.joined_at, m.uid LIMIT ?5
             """
         case .groupsOfUser:
@@ -173,6 +171,20 @@ enum Query: Int, CaseIterable {
             """
             INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """
+        case .gramCount: "SELECT count FROM search_gram_counts WHERE kind = ?1 AND app_id = ?2 AND gram = ?3"
+        case .gramIDs: "SELECT id FROM search_grams WHERE kind = ?1 AND app_id = ?2 AND gram = ?3"
+        case .gramIDsOfTwo:
+            """
+            SELECT a.id FROM search_grams a JOIN search_grams b ON b.kind = a.kind AND b.app_id = a.app_id AND b.gram = ?4 AND b.id = a.id
+            WHERE a.kind = ?1 AND a.app_id = ?2 AND a.gram = ?3
+            """
+        case .gramInsert: "INSERT INTO search_grams (kind, app_id, gram, id) VALUES (?1, ?2, ?3, ?4)"
+        case .gramDelete: "DELETE FROM search_grams WHERE kind = ?1 AND app_id = ?2 AND gram = ?3 AND id = ?4"
+        case .gramCountAdd:
+            """
+            INSERT INTO search_gram_counts (kind, app_id, gram, count) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (kind, app_id, gram) DO UPDATE SET count = count + excluded.count
             """
         case .deleteBan: "DELETE FROM bans WHERE group_id = ?1 AND uid = ?2"
         case .bansPage:
@@ -191,10 +203,12 @@ enum Query: Int, CaseIterable {
             ORDER BY b.banned_at DESC, b.uid LIMIT ?5
             """
         case .bansPageSearch:
+            // ?6 as in bansPageScan; ?7: the candidate user ids from the trigram index, as JSON.
             """
-            SELECT \(Self.banColumns) FROM user_search CROSS JOIN users u CROSS JOIN bans b
-            WHERE user_search MATCH ?6 AND u.id = user_search.rowid AND b.user_id = u.id AND b.group_id = ?1
+            SELECT \(Self.banColumns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN bans b INDEXED BY bans_by_uid
+            WHERE u.id = j.value AND b.group_id = ?1 AND b.uid = u.uid
               AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)
+              AND (instr(b.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
             ORDER BY b.banned_at DESC, b.uid LIMIT ?5
             """
         case .expiredBans:
@@ -205,34 +219,37 @@ enum Query: Int, CaseIterable {
 
         case .insertAction:
             """
-            INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
-                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            INSERT INTO actions (id, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope, new_scope,
+                                 reason, expires_at, timestamp, idempotency_key, request_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             """
         case .actionsOfApp:
-            // ?1 app, ?2 after seq, ?3 kind mask, ?4 actor or NULL, ?5 target or NULL, ?6 limit.
+            // ?1/?2: the id range (the app's seqs after the start), ?3 kind mask, ?4 actor or NULL,
+            // ?5 target or NULL, ?6 limit.
             """
             SELECT \(Self.actionColumns) FROM actions a
-            WHERE a.app_id = ?1 AND a.seq > ?2 AND ((1 << a.kind) & ?3) != 0
+            WHERE a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0
               AND (?4 IS NULL OR a.by_uid = ?4) AND (?5 IS NULL OR a.on_uid = ?5)
-            ORDER BY a.seq LIMIT ?6
+            ORDER BY a.id LIMIT ?6
             """
         case .actionsOfGroup:
-            // ?1 group; the rest as actionsOfApp.
+            // ?7 group; the rest as actionsOfApp (a group belongs to one app, so id order is seq order).
             """
             SELECT \(Self.actionColumns) FROM actions a
-            WHERE a.group_id = ?1 AND a.seq > ?2 AND ((1 << a.kind) & ?3) != 0 AND (?4 IS NULL OR a.by_uid = ?4)
-            ORDER BY a.seq LIMIT ?6
+            WHERE a.group_id = ?7 AND a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0 AND (?4 IS NULL OR a.by_uid = ?4)
+            ORDER BY a.id LIMIT ?6
             """
         case .actionsOfGroupOnTarget:
             """
-            SELECT \(Self.actionColumns) FROM actions a
-            WHERE a.group_id = ?1 AND a.on_uid = ?5 AND a.seq > ?2 AND ((1 << a.kind) & ?3) != 0 AND (?4 IS NULL OR a.by_uid = ?4)
-            ORDER BY a.seq LIMIT ?6
+            SELECT \(Self.actionColumns) FROM actions a INDEXED BY actions_by_target
+            WHERE a.group_id = ?7 AND a.on_uid = ?5 AND a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0
+              AND (?4 IS NULL OR a.by_uid = ?4)
+            ORDER BY a.id LIMIT ?6
             """
-        case .hasActionsOn: "SELECT 1 FROM actions WHERE group_id = ?1 AND on_uid = ?2 LIMIT 1"
-        case .pruneScan: "SELECT seq, timestamp FROM actions WHERE app_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
-        case .pruneDelete: "DELETE FROM actions WHERE app_id = ?1 AND seq > ?2 AND seq <= ?3"
+        case .hasActionsOn: "SELECT 1 FROM actions INDEXED BY actions_by_target WHERE group_id = ?1 AND on_uid = ?2 LIMIT 1"
+        case .pruneScan: "SELECT id, timestamp FROM actions WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3"
+        case .pruneDelete: "DELETE FROM actions WHERE id > ?1 AND id <= ?2"
+        case .firstRetainedRevision: "SELECT revision FROM actions WHERE group_id = ?1 ORDER BY id LIMIT 1"
 
         case .idempotentReply:
             "SELECT reply FROM idempotency WHERE app_id = ?1 AND actor = ?2 AND key = ?3 AND created_at >= ?4"

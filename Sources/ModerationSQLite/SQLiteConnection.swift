@@ -11,7 +11,12 @@ final class SQLiteConnection {
     private var statements: [SQLiteStatement?]
     private var adHoc: [String: SQLiteStatement] = [:]
 
+    /// Turns SQLite's memory statistics off once per process, before the first connection: with
+    /// them on, every allocation takes a global mutex that every connection contends for.
+    private static let configured: Bool = csqlite_config_memstatus(0) == SQLITE_OK
+
     init(path: String, readOnly: Bool) throws(ModerationError) {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE

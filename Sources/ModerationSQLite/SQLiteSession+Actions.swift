@@ -1,6 +1,17 @@
 internal import CSQLite
 internal import Moderation
 
+/// The rowid of an action: `(appID << 43) | seq`, so that an app's log is one contiguous range.
+/// Room for 2^20 apps with 2^43 actions each (three years of 100 000 actions a second).
+enum ActionID {
+    static let seqBits: Int64 = 43
+    static let maxSeq: UInt64 = (1 << 43) - 1
+    static let maxApp: Int64 = (1 << 20) - 1
+
+    static func id(appID: Int64, seq: UInt64) -> Int64 { appID << seqBits | Int64(seq) }
+    static func seq(_ id: Int64) -> UInt64 { UInt64(id) & maxSeq }
+}
+
 extension SQLiteSession {
     /// An action row before its users and group snapshot are resolved.
     private struct ActionRow {
@@ -28,24 +39,25 @@ extension SQLiteSession {
 
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError) {
         let seq = try headSeq(appID: appID) + 1
+        guard seq <= ActionID.maxSeq, appID <= ActionID.maxApp else { throw .storage("the action log of app \(appID) is full") }
         let value = action
+        noteWrite()
         try connection.run(.insertAction) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, seq)
-            statement.bind(3, group.id)
-            statement.bind(4, group.revision)
-            statement.bind(5, StorageCodes.code(value.kind))
-            statement.bind(6, value.actionBy.uid)
-            statement.bind(7, value.actionOn?.uid)
-            statement.bind(8, value.group.membersCount)
-            statement.bind(9, value.group.version)
-            statement.bind(10, value.oldScope.map { Int64(StorageCodes.code($0)) })
-            statement.bind(11, value.newScope.map { Int64(StorageCodes.code($0)) })
-            statement.bind(12, value.reason)
-            statement.bind(13, value.expiresAt)
-            statement.bind(14, value.timestamp)
-            statement.bind(15, value.idempotencyKey)
-            statement.bind(16, value.requestID)
+            statement.bind(1, ActionID.id(appID: appID, seq: seq))
+            statement.bind(2, group.id)
+            statement.bind(3, group.revision)
+            statement.bind(4, StorageCodes.code(value.kind))
+            statement.bind(5, value.actionBy.uid)
+            statement.bind(6, value.actionOn?.uid)
+            statement.bind(7, value.group.membersCount)
+            statement.bind(8, value.group.version)
+            statement.bind(9, value.oldScope.map { Int64(StorageCodes.code($0)) })
+            statement.bind(10, value.newScope.map { Int64(StorageCodes.code($0)) })
+            statement.bind(11, value.reason)
+            statement.bind(12, value.expiresAt)
+            statement.bind(13, value.timestamp)
+            statement.bind(14, value.idempotencyKey)
+            statement.bind(15, value.requestID)
             try statement.execute()
         }
         writer.heads[appID] = seq
@@ -81,8 +93,9 @@ extension SQLiteSession {
         let statementQuery: Query =
             query.groupID == nil ? .actionsOfApp : (query.target == nil ? .actionsOfGroup : .actionsOfGroupOnTarget)
         let rows = try connection.run(statementQuery) { (statement) throws(ModerationError) -> [ActionRow] in
-            statement.bind(1, query.groupID ?? appID)
-            statement.bind(2, query.afterSeq)
+            statement.bind(1, ActionID.id(appID: appID, seq: min(query.afterSeq, ActionID.maxSeq)))
+            statement.bind(2, ActionID.id(appID: appID, seq: ActionID.maxSeq))
+            if let groupID = query.groupID { statement.bind(7, groupID) }
             statement.bind(3, StorageCodes.mask(query.kinds))
             statement.bind(4, query.actor)
             statement.bind(5, query.target)
@@ -91,7 +104,7 @@ extension SQLiteSession {
             while try statement.step() {
                 rows.append(
                     ActionRow(
-                        seq: statement.uint64(0), groupID: statement.int64(1), revision: statement.uint64(2),
+                        seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1), revision: statement.uint64(2),
                         kind: StorageCodes.kind(statement.int(3)), by: statement.string(4), on: statement.optionalString(5),
                         membersCount: statement.int(6), version: statement.uint64(7),
                         oldScope: statement.optionalInt(8).flatMap(StorageCodes.scope),
@@ -130,19 +143,19 @@ extension SQLiteSession {
         for (appID, pruned) in apps where removed < limit {
             let budget = limit - removed
             let oldest = try connection.run(.pruneScan) { (statement) throws(ModerationError) -> [(UInt64, Int64)] in
-                statement.bind(1, appID)
-                statement.bind(2, pruned)
+                statement.bind(1, ActionID.id(appID: appID, seq: pruned))
+                statement.bind(2, ActionID.id(appID: appID, seq: ActionID.maxSeq))
                 statement.bind(3, budget)
                 var rows: [(UInt64, Int64)] = []
-                while try statement.step() { rows.append((statement.uint64(0), statement.int64(1))) }
+                while try statement.step() { rows.append((ActionID.seq(statement.int64(0)), statement.int64(1))) }
                 return rows
             }
             let expired = oldest.prefix { $0.1 < cutoff }
             guard let last = expired.last?.0 else { continue }
+            noteWrite()
             try connection.run(.pruneDelete) { (statement) throws(ModerationError) in
-                statement.bind(1, appID)
-                statement.bind(2, pruned)
-                statement.bind(3, last)
+                statement.bind(1, ActionID.id(appID: appID, seq: pruned))
+                statement.bind(2, ActionID.id(appID: appID, seq: last))
                 try statement.execute()
             }
             try connection.run(.setPrunedThrough) { (statement) throws(ModerationError) in
@@ -180,6 +193,7 @@ extension SQLiteSession {
                 firstRetained[groupID] = minimum
             }
             if let minimum, revision >= minimum { continue }
+            noteWrite()
             try connection.run(.deleteRevision) { (statement) throws(ModerationError) in
                 statement.bind(1, groupID)
                 statement.bind(2, revision)

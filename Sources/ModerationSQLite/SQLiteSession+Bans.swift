@@ -10,6 +10,7 @@ extension SQLiteSession {
     }
 
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
+        noteWrite()
         try connection.run(.insertBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, user.user.uid)
@@ -25,6 +26,7 @@ extension SQLiteSession {
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
+        noteWrite()
         try connection.run(.deleteBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -33,12 +35,12 @@ extension SQLiteSession {
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
-        let plan = try searchPlan(query.search, counting: .userSearchCount)
+        let plan = query.search.isEmpty ? .none : try searchPlan(query.search, kind: .user, appID: appOfGroup(groupID))
         let statementQuery: Query
         switch plan {
         case .none: statementQuery = .bansPage
         case .scan: statementQuery = .bansPageScan
-        case .index: statementQuery = .bansPageSearch
+        case .candidates: statementQuery = .bansPageSearch
         }
         return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [Ban] in
             statement.bind(1, groupID)
@@ -47,9 +49,13 @@ extension SQLiteSession {
             statement.bind(4, query.activeAt)
             statement.bind(5, query.limit)
             switch plan {
-            case .none: break
-            case .scan(let keyword): statement.bind(6, keyword)
-            case .index(let phrase): statement.bind(6, phrase)
+            case .none:
+                break
+            case .scan(let keyword):
+                statement.bind(6, keyword)
+            case .candidates(let keyword, let ids):
+                statement.bind(6, keyword)
+                statement.bind(7, ids)
             }
             var rows: [Ban] = []
             rows.reserveCapacity(query.limit)

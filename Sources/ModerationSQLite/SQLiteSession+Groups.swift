@@ -3,11 +3,15 @@ internal import Moderation
 
 extension SQLiteSession {
     func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
-        try connection.run(.groupByGUID) { (statement) throws(ModerationError) -> StoredGroup? in
+        let key = WriterCache.GroupKey(appID: appID, guid: guid)
+        if isWriter, let cached = cache.group(key) { return cached }
+        let found = try connection.run(.groupByGUID) { (statement) throws(ModerationError) -> StoredGroup? in
             statement.bind(1, appID)
             statement.bind(2, guid)
             return try statement.step() ? try decodeGroup(statement) : nil
         }
+        if isWriter, let found { cache.set(key, found) }
+        return found
     }
 
     /// The single writer already serializes every change, so reading the group is locking it.
@@ -16,6 +20,7 @@ extension SQLiteSession {
     }
 
     func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup {
+        noteWrite()
         let folded = TextFolding.fold(group.name)
         try connection.run(.insertGroup) { (statement) throws(ModerationError) in
             statement.bind(1, appID)
@@ -37,25 +42,31 @@ extension SQLiteSession {
             try statement.execute()
         }
         let stored = StoredGroup(id: sqlite3_last_insert_rowid(connection.handle), revision: 1, group: group, passwordHash: passwordHash)
+        cache.set(WriterCache.GroupKey(appID: appID, guid: group.guid), stored)
         try insertRevision(stored)
-        try indexGroup(id: stored.id, guid: group.guid, folded: folded, remove: false)
+        try indexSearch(kind: .group, appID: appID, id: stored.id, old: nil, new: [group.guid, folded])
         try writeTags(groupID: stored.id, group.tags)
         return stored
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
+        noteWrite()
+        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         guard descriptive else {
-            try connection.run(.updateGroupCounters) { (statement) throws(ModerationError) in
-                statement.bind(1, group.id)
-                statement.bind(2, group.group.membersCount)
-                statement.bind(3, group.group.version)
-                try statement.execute()
+            // Counters change with nearly every write: keep them in the cache and write each
+            // changed group's row once, when the batch commits.
+            if let key {
+                cache.set(key, group)
+                cache.setDirty(key, true)
+            } else {
+                try writeCounters(group)
             }
             return
         }
-        let old = try connection.run(.groupFolded) { (statement) throws(ModerationError) -> (String, String)? in
+        if let key { cache.set(key, nil) }
+        let old = try connection.run(.groupFolded) { (statement) throws(ModerationError) -> (guid: String, folded: String, appID: Int64)? in
             statement.bind(1, group.id)
-            return try statement.step() ? (statement.string(0), statement.string(1)) : nil
+            return try statement.step() ? (statement.string(0), statement.string(1), statement.int64(2)) : nil
         }
         guard let old else { throw .storage("group \(group.group.guid) vanished during an update") }
         try supersede(groupID: group.id, revision: group.revision, at: group.group.updatedAt)
@@ -80,9 +91,8 @@ extension SQLiteSession {
             try statement.execute()
         }
         try insertRevision(value)
-        if old.1 != folded {
-            try indexGroup(id: value.id, guid: old.0, folded: old.1, remove: true)
-            try indexGroup(id: value.id, guid: value.group.guid, folded: folded, remove: false)
+        if old.folded != folded {
+            try indexSearch(kind: .group, appID: old.appID, id: value.id, old: [old.guid, old.folded], new: [value.group.guid, folded])
         }
         try connection.run(.deleteTags) { (statement) throws(ModerationError) in
             statement.bind(1, value.id)
@@ -91,24 +101,50 @@ extension SQLiteSession {
         try writeTags(groupID: value.id, value.group.tags)
     }
 
+    /// Writes a group's members_count and version.
+    func writeCounters(_ group: StoredGroup) throws(ModerationError) {
+        try connection.run(.updateGroupCounters) { (statement) throws(ModerationError) in
+            statement.bind(1, group.id)
+            statement.bind(2, group.group.membersCount)
+            statement.bind(3, group.group.version)
+            try statement.execute()
+        }
+    }
+
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
+        noteWrite()
+        if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
+            cache.set(key, nil)
+            cache.setDirty(key, false)
+        }
         try supersede(groupID: group.id, revision: group.revision, at: time)
-        try indexGroup(id: group.id, guid: group.group.guid, folded: TextFolding.fold(group.group.name), remove: true)
+        let appID = try appOfGroup(group.id)
+        try indexSearch(kind: .group, appID: appID, id: group.id, old: [group.group.guid, TextFolding.fold(group.group.name)], new: [])
         try connection.run(.deleteGroup) { (statement) throws(ModerationError) in
             statement.bind(1, group.id)
             try statement.execute()
         }
     }
 
+    /// The app a group belongs to.
+    func appOfGroup(_ groupID: Int64) throws(ModerationError) -> Int64 {
+        try connection.run(.groupFolded) { (statement) throws(ModerationError) -> Int64 in
+            statement.bind(1, groupID)
+            guard try statement.step() else { throw .storage("group \(groupID) vanished") }
+            return statement.int64(2)
+        }
+    }
+
     func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing] {
         if query.joinedOnly && query.viewer == nil { return [] }
-        let plan: SearchPlan = query.joinedOnly ? .scan(query.search) : try searchPlan(query.search, counting: .groupSearchCount)
+        // A viewer's own groups are few: filter them directly.
+        let plan: SearchPlan = query.joinedOnly ? .scan(keyword: query.search) : try searchPlan(query.search, kind: .group, appID: appID)
         let statementQuery: Query
-        let keyword: String
+        var keyword = "", candidates: String? = nil
         switch plan {
-        case .none: (statementQuery, keyword) = (query.joinedOnly ? .groupsPageJoined : .groupsPage, "")
+        case .none: statementQuery = query.joinedOnly ? .groupsPageJoined : .groupsPage
         case .scan(let text): (statementQuery, keyword) = (query.joinedOnly ? .groupsPageJoined : .groupsPage, text)
-        case .index(let phrase): (statementQuery, keyword) = (.groupsPageSearch, phrase)
+        case .candidates(let text, let ids): (statementQuery, keyword, candidates) = (.groupsPageSearch, text, ids)
         }
         return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [GroupListing] in
             statement.bind(1, appID)
@@ -121,6 +157,7 @@ extension SQLiteSession {
             statement.bind(8, query.now)
             statement.bind(9, query.limit)
             statement.bind(10, keyword)
+            if let candidates { statement.bind(11, candidates) }
             var rows: [GroupListing] = []
             while try statement.step() {
                 let group = try decodeGroup(statement)
@@ -171,14 +208,6 @@ extension SQLiteSession {
         }
     }
 
-    private func indexGroup(id: Int64, guid: String, folded: String, remove: Bool) throws(ModerationError) {
-        try connection.run(remove ? .groupSearchDelete : .groupSearchInsert) { (statement) throws(ModerationError) in
-            statement.bind(1, id)
-            statement.bind(2, guid)
-            statement.bind(3, folded)
-            try statement.execute()
-        }
-    }
 
     private func writeTags(groupID: Int64, _ tags: [String]) throws(ModerationError) {
         for tag in tags {

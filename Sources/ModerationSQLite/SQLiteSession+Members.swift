@@ -11,6 +11,7 @@ extension SQLiteSession {
     }
 
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
+        noteWrite()
         try connection.run(.insertMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, user.user.uid)
@@ -22,6 +23,7 @@ extension SQLiteSession {
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
+        noteWrite()
         try connection.run(.deleteMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -30,6 +32,7 @@ extension SQLiteSession {
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
+        noteWrite()
         try connection.run(.setScope) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -39,12 +42,12 @@ extension SQLiteSession {
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
-        let plan = try searchPlan(query.search, counting: .userSearchCount)
+        let plan = query.search.isEmpty ? .none : try searchPlan(query.search, kind: .user, appID: appOfGroup(groupID))
         let statementQuery: Query
         switch plan {
         case .none: statementQuery = .membersPage
         case .scan: statementQuery = .membersPageScan
-        case .index: statementQuery = .membersPageSearch
+        case .candidates: statementQuery = .membersPageSearch
         }
         return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [Member] in
             statement.bind(1, groupID)
@@ -53,9 +56,13 @@ extension SQLiteSession {
             statement.bind(4, StorageCodes.mask(query.scopes))
             statement.bind(5, query.limit)
             switch plan {
-            case .none: break
-            case .scan(let keyword): statement.bind(6, keyword)
-            case .index(let phrase): statement.bind(6, phrase)
+            case .none:
+                break
+            case .scan(let keyword):
+                statement.bind(6, keyword)
+            case .candidates(let keyword, let ids):
+                statement.bind(6, keyword)
+                statement.bind(7, ids)
             }
             var rows: [Member] = []
             rows.reserveCapacity(query.limit)

@@ -22,30 +22,51 @@ final class SQLiteSession: @unchecked Sendable {
 
     let connection: SQLiteConnection
     let options: SQLiteStoreOptions
-    let sharedAppIDs: SharedAppIDs
-    /// True for the writer's session: it caches app keys for itself (they may be uncommitted),
-    /// never in the cache readers share.
+    /// True for the writer's session, whose reads may see its own uncommitted writes.
     let isWriter: Bool
+    /// App keys a reader has seen (apps are never deleted, so they stay right).
+    var readerAppIDs: [String: Int64] = [:]
     var writer = WriterState()
+    var cache = WriterCache()
+    /// Counts every change a write makes (rows, cached counters), so the writer can tell whether
+    /// a write that failed changed anything.
+    private(set) var writeCount = 0
     var batchActions: [ActionRecord] = []
-    private var savepoints: [(state: WriterState, depth: Int)] = []
+    private var savepoints: [(state: WriterState, cacheMark: Int)] = []
     private var savepointSQL: [(begin: String, release: String, rollback: String)] = []
 
-    init(connection: SQLiteConnection, options: SQLiteStoreOptions, sharedAppIDs: SharedAppIDs, isWriter: Bool) {
+    init(connection: SQLiteConnection, options: SQLiteStoreOptions, isWriter: Bool) {
         self.connection = connection
         self.options = options
-        self.sharedAppIDs = sharedAppIDs
         self.isWriter = isWriter
     }
 
     // MARK: Reader transactions
 
-    func beginRead() throws(ModerationError) {
+    /// The writer's commit count when this reader's open read transaction began; nil when none
+    /// is open.
+    private(set) var readGeneration: UInt64?
+
+    /// Makes sure a read transaction is open that sees every commit up to `generation`.
+    ///
+    /// A transaction opened at the same generation is reused: no commit has been published since
+    /// it began, so its snapshot is still the latest acknowledged state, and taking a new one
+    /// (WAL read locks, shared-memory traffic) would only cost time. The writer publishes a new
+    /// generation after every commit, before reporting any of its writes done.
+    func beginRead(generation: UInt64) throws(ModerationError) {
+        if let open = readGeneration {
+            if open == generation { return }
+            endRead()
+        }
         try connection.execute(.beginDeferred)
+        readGeneration = generation
     }
 
+    /// Ends the open read transaction, if any (it also lets checkpoints pass its snapshot).
     func endRead() {
+        guard readGeneration != nil else { return }
         try? connection.execute(.rollback)
+        readGeneration = nil
     }
 
     // MARK: Writer transactions
@@ -55,10 +76,14 @@ final class SQLiteSession: @unchecked Sendable {
         batchActions.removeAll(keepingCapacity: true)
     }
 
-    /// Writes the apps' new head seqs and commits; on failure the transaction is rolled back and
-    /// the writer's cached state forgotten.
+    /// Writes the counters of the groups changed in the batch and the apps' new head seqs, then
+    /// commits; on failure the transaction is rolled back and the writer's cached state forgotten.
     func commitWrite() throws(ModerationError) {
         do {
+            for key in cache.dirty {
+                guard let group = cache.group(key) else { continue }
+                try writeCounters(group)
+            }
             for appID in writer.dirtyHeads {
                 try connection.run(.setAppHead) { (statement) throws(ModerationError) in
                     statement.bind(1, appID)
@@ -69,6 +94,7 @@ final class SQLiteSession: @unchecked Sendable {
             try connection.execute(.commit)
             writer.dirtyHeads.removeAll()
             writer.actionCount = 0
+            cache.committed()
         } catch {
             abandonWrite()
             throw error
@@ -79,6 +105,7 @@ final class SQLiteSession: @unchecked Sendable {
     func abandonWrite() {
         if connection.inTransaction { try? connection.execute(.rollback) }
         writer = WriterState()
+        cache = WriterCache()
         batchActions.removeAll()
         savepoints.removeAll()
     }
@@ -87,6 +114,33 @@ final class SQLiteSession: @unchecked Sendable {
     func takeBatchActions() -> [ActionRecord] {
         defer { batchActions.removeAll(keepingCapacity: true) }
         return batchActions
+    }
+
+    // MARK: Write isolation without savepoints
+
+    /// What to restore when a write that changed nothing fails.
+    struct WriteMark {
+        fileprivate let state: WriterState
+        fileprivate let cacheMark: Int
+        fileprivate let writeCount: Int
+    }
+
+    func noteWrite() {
+        writeCount &+= 1
+    }
+
+    /// Where the writer's state stands before a write runs.
+    func mark() -> WriteMark {
+        WriteMark(state: writer, cacheMark: cache.mark, writeCount: writeCount)
+    }
+
+    /// After a write failed: true when it changed nothing, in which case the in-memory state is
+    /// put back as it was and the batch goes on; false when the batch must be rolled back.
+    func restoreIfUnchanged(_ mark: WriteMark) -> Bool {
+        guard writeCount == mark.writeCount, connection.inTransaction else { return false }
+        writer = mark.state
+        cache.rollback(to: mark.cacheMark)
+        return true
     }
 
     // MARK: Savepoints
@@ -99,7 +153,7 @@ final class SQLiteSession: @unchecked Sendable {
         }
         let sql = savepointSQL[depth]
         try execute(sql.begin)
-        savepoints.append((writer, depth))
+        savepoints.append((writer, cache.mark))
         do {
             let value = try body()
             savepoints.removeLast()
@@ -111,6 +165,7 @@ final class SQLiteSession: @unchecked Sendable {
                 try? execute(sql.rollback)
                 try? execute(sql.release)
                 writer = saved.state
+                cache.rollback(to: saved.cacheMark)
                 batchActions.removeSubrange(saved.state.actionCount...)
             }
             throw error
@@ -124,11 +179,3 @@ final class SQLiteSession: @unchecked Sendable {
     }
 }
 
-/// App keys read from committed data, shared by the reader sessions (apps are never deleted, so
-/// a key once seen stays right).
-final class SharedAppIDs: Sendable {
-    private let ids = Mutex<[String: Int64]>([:])
-
-    func get(_ name: String) -> Int64? { ids.withLock { $0[name] } }
-    func set(_ name: String, _ id: Int64) { ids.withLock { $0[name] = id } }
-}

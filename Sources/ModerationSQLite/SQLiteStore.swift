@@ -5,10 +5,12 @@ internal import Synchronization
 /// The moderation data in one SQLite database (`<directory>/moderation.sqlite3`, WAL mode).
 ///
 /// - Writes: one writer thread owns the only write connection and commits queued writes in
-///   batches, each write in its own savepoint (`GroupCommitWriter`); `synchronous=FULL` by
-///   default, so a write is finished only once its commit is on disk.
-/// - Reads: read-only connections from a small pool (`ReaderPool`), each read in its own read
-///   transaction, so it sees one committed snapshot and never waits for the writer.
+///   batches, each write atomic on its own (`GroupCommitWriter`); with `Durability.full` (the
+///   default) a write is finished only once its commit is on disk (`WALSync`).
+/// - Reads: read-only connections from a lock-free pool (`ReaderPool`); a read runs in a read
+///   transaction, so it sees one committed snapshot and never waits for the writer. A snapshot
+///   is reused by the next read on the same connection only while no commit has been published
+///   in between, so every read sees everything acknowledged before it started.
 /// - Schema: versioned migrations run at open (`Schema`).
 public final class SQLiteStore: ModerationStore {
     public let options: SQLiteStoreOptions
@@ -23,15 +25,15 @@ public final class SQLiteStore: ModerationStore {
         let connection = try SQLiteConnection(path: options.databasePath, readOnly: false)
         try Self.configureWriter(connection, options)
         try Schema.migrate(connection)
-        let appIDs = SharedAppIDs()
-        writer = GroupCommitWriter(
-            session: SQLiteSession(connection: connection, options: options, sharedAppIDs: appIDs, isWriter: true),
-            maxBatchSize: options.maxBatchSize)
-        readers = ReaderPool(maxIdle: options.idleReaders) { () throws(ModerationError) -> SQLiteSession in
+        readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> SQLiteSession in
             let connection = try SQLiteConnection(path: options.databasePath, readOnly: true)
             try Self.configureReader(connection, options)
-            return SQLiteSession(connection: connection, options: options, sharedAppIDs: appIDs, isWriter: false)
+            return SQLiteSession(connection: connection, options: options, isWriter: false)
         }
+        let sync = options.durability == .full ? try WALSync(databasePath: options.databasePath, directory: options.directory) : nil
+        writer = GroupCommitWriter(
+            session: SQLiteSession(connection: connection, options: options, isWriter: true),
+            maxBatchSize: options.maxBatchSize, readers: readers, sync: sync)
     }
 
     /// Opens the store in `directory` with the default options.
@@ -41,13 +43,15 @@ public final class SQLiteStore: ModerationStore {
 
     public func read<T>(_ body: (any StoreSnapshot) throws(ModerationError) -> T) throws(ModerationError) -> T {
         guard !closed.load(ordering: .acquiring) else { throw .storage("the store is closed") }
-        let session = try readers.checkout()
-        try session.beginRead()
-        defer {
-            session.endRead()
-            readers.checkin(session)
+        let lease = try readers.checkout()
+        defer { readers.checkin(lease) }
+        do {
+            try lease.session.beginRead(generation: writer.shared.commits.load(ordering: .acquiring))
+            return try body(lease.session)
+        } catch {
+            lease.session.endRead()
+            throw error
         }
-        return try body(session)
     }
 
     public func submit(_ write: any StoreWrite) {
@@ -72,10 +76,12 @@ public final class SQLiteStore: ModerationStore {
     }
 
     private static func configureWriter(_ connection: SQLiteConnection, _ options: SQLiteStoreOptions) throws(ModerationError) {
+        // synchronous=NORMAL: commits do not fsync; `WALSync` flushes the WAL before writes are
+        // reported (Durability.full). SQLite still syncs around checkpoints.
         try connection.exec(
             """
             PRAGMA journal_mode = WAL;
-            PRAGMA synchronous = \(options.durability.rawValue);
+            PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
             PRAGMA trusted_schema = OFF;
             PRAGMA secure_delete = FAST;

@@ -50,9 +50,6 @@ enum Schema {
             UNIQUE (app_id, uid)
         ) STRICT;
 
-        -- Substring search over uid and folded name (keywords of 3+ characters); rowid = users.id.
-        CREATE VIRTUAL TABLE user_search USING fts5 (uid, name, content = '', tokenize = 'trigram case_sensitive 1');
-
         -- AUTOINCREMENT: a deleted group's id is never reused, so (id, revision) names one
         -- descriptive state forever (the action log refers to it).
         CREATE TABLE groups (
@@ -76,8 +73,6 @@ enum Schema {
             UNIQUE (app_id, guid)
         ) STRICT;
         CREATE INDEX groups_by_created ON groups (app_id, created_at, guid);
-
-        CREATE VIRTUAL TABLE group_search USING fts5 (guid, name, content = '', tokenize = 'trigram case_sensitive 1');
 
         CREATE TABLE group_tags (
             group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
@@ -117,29 +112,29 @@ enum Schema {
         CREATE INDEX members_by_joined ON members (group_id, joined_at, uid, user_id, scope);
         CREATE INDEX members_by_user ON members (user_id, group_id);
 
-        -- Bans in force (and expired ones the sweeper has not recorded yet). scope_before NULL:
-        -- a pre-emptive ban. expires_at 0: permanent.
+        -- Bans in force (and expired ones the sweeper has not recorded yet), clustered in the
+        -- order of the banned list. scope_before NULL: a pre-emptive ban. expires_at 0: permanent.
         CREATE TABLE bans (
             group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            banned_at INTEGER NOT NULL,
             uid TEXT NOT NULL,
             user_id INTEGER NOT NULL,
             scope_before INTEGER,
             joined_at INTEGER NOT NULL,
-            banned_at INTEGER NOT NULL,
             banned_by TEXT NOT NULL,
             reason TEXT NOT NULL,
             expires_at INTEGER NOT NULL,
-            PRIMARY KEY (group_id, uid)
+            PRIMARY KEY (group_id, banned_at DESC, uid)
         ) STRICT, WITHOUT ROWID;
-        CREATE INDEX bans_by_time ON bans (group_id, banned_at DESC, uid);
-        CREATE INDEX bans_by_user ON bans (user_id, group_id);
+        CREATE UNIQUE INDEX bans_by_uid ON bans (group_id, uid);
         CREATE INDEX bans_by_expiry ON bans (expires_at) WHERE expires_at > 0;
 
-        -- The action log. A group snapshot is (group_id, revision) plus the counters stored here.
+        -- The action log, one row per action. id packs the app and its seq, (app_id << 43) | seq,
+        -- so an app's log is one contiguous rowid range in seq order and an append is a rowid
+        -- table's cheap append. A group snapshot is (group_id, revision) plus the counters here.
         -- Kinds: the proto ActionType numbers. by_uid "@app" for the app.
         CREATE TABLE actions (
-            app_id INTEGER NOT NULL,
-            seq INTEGER NOT NULL,
+            id INTEGER PRIMARY KEY,
             group_id INTEGER NOT NULL,
             revision INTEGER NOT NULL,
             kind INTEGER NOT NULL,
@@ -153,11 +148,29 @@ enum Schema {
             expires_at INTEGER NOT NULL,
             timestamp INTEGER NOT NULL,
             idempotency_key TEXT NOT NULL,
-            request_id TEXT NOT NULL,
-            PRIMARY KEY (app_id, seq)
+            request_id TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX actions_by_group ON actions (group_id);
+        CREATE INDEX actions_by_target ON actions (group_id, on_uid) WHERE on_uid IS NOT NULL;
+
+        -- Substring search: the distinct trigrams (three Unicode scalars packed 21 bits each) of
+        -- each user's uid and folded name (kind 1) and each group's guid and folded name (kind 2),
+        -- per app, with how many entities carry each trigram. A search looks up its two rarest
+        -- trigrams only, then checks the candidates with instr().
+        CREATE TABLE search_grams (
+            kind INTEGER NOT NULL,
+            app_id INTEGER NOT NULL,
+            gram INTEGER NOT NULL,
+            id INTEGER NOT NULL,
+            PRIMARY KEY (kind, app_id, gram, id)
         ) STRICT, WITHOUT ROWID;
-        CREATE INDEX actions_by_group ON actions (group_id, seq);
-        CREATE INDEX actions_by_target ON actions (group_id, on_uid, seq) WHERE on_uid IS NOT NULL;
+        CREATE TABLE search_gram_counts (
+            kind INTEGER NOT NULL,
+            app_id INTEGER NOT NULL,
+            gram INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (kind, app_id, gram)
+        ) STRICT, WITHOUT ROWID;
 
         -- Replies of idempotent calls. actor '' for the app.
         CREATE TABLE idempotency (

@@ -30,11 +30,11 @@ struct MigrationTests {
         let store = try SQLiteStore(options: options)
         store.close()
         let schema = try Self.schema(options.databasePath)
-        for table in ["apps", "users", "groups", "group_tags", "group_revisions", "members", "bans", "actions", "idempotency"] {
+        for table in ["apps", "users", "groups", "group_tags", "group_revisions", "members", "bans", "actions", "idempotency", "search_grams", "search_gram_counts"] {
             let definition = try #require(schema.first { $0.hasPrefix("table \(table) ") }, "table \(table) missing")
             #expect(definition.contains("STRICT"), "table \(table) is not STRICT")
         }
-        for index in ["members_by_joined", "bans_by_time", "actions_by_group", "actions_by_target", "groups_by_created", "bans_by_expiry"] {
+        for index in ["members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group", "actions_by_target", "groups_by_created", "idempotency_by_age"] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
         #expect(try Self.text(options.databasePath, "PRAGMA journal_mode") == "wal")

@@ -1,11 +1,11 @@
 extension WriteContext {
     /// The writer's part of `CreateGroup`.
     mutating func createGroup(_ plan: CreateGroupPlan, passwordHash: String?) throws(ModerationError) -> CreateGroupResult {
-        let appID = try ensureAppID()
-        guard try tx.group(appID: appID, guid: plan.guid) == nil else {
+        if let appID = try appID(), try tx.group(appID: appID, guid: plan.guid) != nil {
             throw ModerationError(.guidAlreadyExists, "group \(plan.guid) already exists")
         }
         let owner = try requireUser(plan.owner)
+        let appID = try ensureAppID()
         let request = plan.group
         let group = Group(
             guid: plan.guid, name: request.name, icon: request.icon, description: request.description, type: request.type,

@@ -6,7 +6,8 @@ extension WriteContext {
     mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
         let user = try requireUser(grant.uid)
         if try tx.membership(groupID: access.groupID, uid: grant.uid) != nil { throw .alreadyJoined(grant.uid, access.guid) }
-        if try activeBan(&access, uid: grant.uid) != nil { throw .bannedGroupMember(grant.uid, access.guid) }
+        let banned = try banState(access, uid: grant.uid)
+        if banned.active != nil { throw .bannedGroupMember(grant.uid, access.guid) }
         let allowed: Bool
         switch access.actorRank {
         case .owner, .app: allowed = true
@@ -14,6 +15,7 @@ extension WriteContext {
         default: allowed = grant.scope == .participant
         }
         guard allowed else { throw .permissionDenied(caller.name, "add \(grant.uid) as \(grant.scope.rawValue)", access.guid) }
+        try expire(banned, in: &access)
         try tx.insertMember(groupID: access.groupID, user: user, membership: Membership(scope: grant.scope, joinedAt: now))
         access.stored.group.membersCount += 1
         access.stored.group.version += 1
@@ -48,7 +50,8 @@ extension WriteContext {
         if uid == access.stored.group.owner {
             throw ModerationError(.cannotBanOwner, "\(uid) owns group \(access.guid) and cannot be banned")
         }
-        if let existing = try activeBan(&access, uid: uid) {
+        let banned = try banState(access, uid: uid)
+        if let existing = banned.active {
             guard ifNotBanned else { throw .alreadyBanned(uid, access.guid) }
             return BanResult(changed: false, action: nil, ban: withProfile(existing, target.user))
         }
@@ -56,6 +59,7 @@ extension WriteContext {
         guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
             throw .permissionDenied(caller.name, "ban \(uid)", access.guid)
         }
+        try expire(banned, in: &access)
         if membership != nil {
             try tx.deleteMember(groupID: access.groupID, uid: uid)
             access.stored.group.membersCount -= 1
@@ -77,8 +81,10 @@ extension WriteContext {
     mutating func unbanOne(_ access: inout GroupAccess, uid: String, onlyIfBanned: Bool) throws(ModerationError) -> UnbanResult {
         let target = try requireUser(uid)
         try access.requireNotSelf(uid)
-        guard let ban = try activeBan(&access, uid: uid) else {
+        let banned = try banState(access, uid: uid)
+        guard let ban = banned.active else {
             guard onlyIfBanned else { throw .userNotBanned(uid, access.guid) }
+            try expire(banned, in: &access)
             return UnbanResult(changed: false, action: nil)
         }
         guard access.actorRank.outranks(ban.scopeBefore?.rank ?? .nonMember) else {

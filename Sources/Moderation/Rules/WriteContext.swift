@@ -1,5 +1,9 @@
 /// What a mutation needs on the writer: the transaction, the validated caller, the time of the
 /// change, and helpers that keep the action log and the group's counters right.
+///
+/// Every mutation runs all its checks before its first write, so one that fails has written
+/// nothing; the store relies on that to skip a savepoint per write (and still rolls back, at a
+/// higher cost, a write that breaks the rule).
 struct WriteContext {
     let tx: any StoreTransaction
     let caller: ValidatedCaller
@@ -76,14 +80,21 @@ struct WriteContext {
         try tx.updateGroup(&access.stored, descriptive: false)
     }
 
-    /// The ban of `uid` that applies now. A ban past its expiry that the sweeper has not
-    /// recorded yet is converted first: its row is deleted and an `unbanned` action (reason
-    /// "expired", by the app) is appended before whatever this change records.
-    mutating func activeBan(_ access: inout GroupAccess, uid: String) throws(ModerationError) -> Ban? {
-        guard let ban = try tx.ban(groupID: access.groupID, uid: uid) else { return nil }
-        if ban.isActive(at: now) { return ban }
+    /// The ban of `uid` as the rules see it now.
+    ///
+    /// A ban past its expiry that the sweeper has not recorded yet does not apply; the caller
+    /// converts it (`expire`) just before its own writes — after every check has passed, so a
+    /// failing mutation writes nothing at all.
+    func banState(_ access: GroupAccess, uid: String) throws(ModerationError) -> BanState {
+        guard let ban = try tx.ban(groupID: access.groupID, uid: uid) else { return .none }
+        return ban.isActive(at: now) ? .active(ban) : .expired(ban)
+    }
+
+    /// Converts an expired ban the change met: deletes its row and appends an `unbanned` action
+    /// (reason "expired", by the app) before whatever the change records.
+    mutating func expire(_ state: BanState, in access: inout GroupAccess) throws(ModerationError) {
+        guard case .expired(let ban) = state else { return }
         try expire(ban, in: &access)
-        return nil
     }
 
     /// Deletes an expired ban and records its expiry.

@@ -28,7 +28,10 @@ extension ModerationService {
         let guid = try Validation.identifier(guid, field: "guid")
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> GroupView in
             let access = try context.access(guid)
-            if let actor = context.caller.actor, try context.activeBan(groupID: access.groupID, uid: actor) != nil {
+            // A member is never banned (an invariant), so only non-members need the ban lookup.
+            if let actor = context.caller.actor, access.actorMembership == nil,
+               try context.activeBan(groupID: access.groupID, uid: actor) != nil
+            {
                 throw .bannedGroupMember(actor, guid)
             }
             try access.requireVisible()

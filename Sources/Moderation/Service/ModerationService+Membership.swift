@@ -38,7 +38,8 @@ extension ModerationService {
                 var access = try context.access(guid)
                 let user = try context.requireUser(actor)
                 if access.actorMembership != nil { throw .alreadyJoined(actor, guid) }
-                if try context.activeBan(&access, uid: actor) != nil { throw .bannedGroupMember(actor, guid) }
+                let banned = try context.banState(access, uid: actor)
+                if banned.active != nil { throw .bannedGroupMember(actor, guid) }
                 switch access.stored.group.type {
                 case .public:
                     break
@@ -57,6 +58,7 @@ extension ModerationService {
                     }
                     guard matches else { throw ModerationError(.wrongGroupPass, "wrong password for group \(guid)") }
                 }
+                try context.expire(banned, in: &access)
                 let membership = Membership(scope: .participant, joinedAt: context.now)
                 try context.tx.insertMember(groupID: access.groupID, user: user, membership: membership)
                 access.stored.group.membersCount += 1

@@ -1,13 +1,13 @@
 internal import Moderation
 internal import Synchronization
 
-/// The queue between the threads that submit writes and the store's single writer.
+/// A queue from many threads to one consumer thread, which takes everything queued at once.
 ///
-/// Submitting appends under a short lock and wakes the writer only when it is asleep; the writer
-/// takes everything queued (up to a batch) at once.
-final class WriterQueue: Sendable {
+/// Pushing appends under a short lock and wakes the consumer only when it sleeps. The writer's
+/// inbox of writes and the completer's inbox of committed batches are both one of these.
+final class HandoffQueue<Item: Sendable>: Sendable {
     private struct State {
-        var items: [any StoreWrite] = []
+        var items: [Item] = []
         var sleeping = false
         var closed = false
     }
@@ -15,11 +15,11 @@ final class WriterQueue: Sendable {
     private let state = Mutex(State())
     private let wake = BlockingSemaphore()
 
-    /// Queues `write`; false once the queue is closed.
-    func push(_ write: any StoreWrite) -> Bool {
+    /// Queues `item`; false once the queue is closed.
+    func push(_ item: Item) -> Bool {
         let (accepted, signal) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed else { return (false, false) }
-            state.items.append(write)
+            state.items.append(item)
             defer { state.sleeping = false }
             return (true, state.sleeping)
         }
@@ -27,10 +27,10 @@ final class WriterQueue: Sendable {
         return accepted
     }
 
-    /// Up to `max` queued writes, waiting while there are none; nil once closed and drained.
-    func take(max: Int) -> [any StoreWrite]? {
+    /// Up to `max` queued items, waiting while there are none; nil once closed and drained.
+    func take(max: Int) -> [Item]? {
         while true {
-            let batch = state.withLock { state -> [any StoreWrite]? in
+            let batch = state.withLock { state -> [Item]? in
                 if !state.items.isEmpty {
                     if state.items.count <= max {
                         defer { state.items.removeAll(keepingCapacity: true) }
@@ -49,7 +49,7 @@ final class WriterQueue: Sendable {
         }
     }
 
-    /// Refuses new writes; the writer drains what is queued, then `take` returns nil.
+    /// Refuses new items; the consumer drains what is queued, then `take` returns nil.
     func close() {
         let signal = state.withLock { state -> Bool in
             state.closed = true

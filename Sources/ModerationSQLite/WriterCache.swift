@@ -1,0 +1,82 @@
+internal import Moderation
+
+/// What the writer remembers between statements: users and groups it has read or written, and
+/// which groups' counters still have to be written before the batch commits.
+///
+/// It may hold data of the open transaction, so every change is logged (`undo`); rolling back a
+/// savepoint replays the log back to the savepoint's mark, and a failed transaction clears
+/// everything. Readers never see it: they read committed rows.
+struct WriterCache {
+    struct UserKey: Hashable {
+        let appID: Int64
+        let uid: String
+    }
+
+    struct GroupKey: Hashable {
+        let appID: Int64
+        let guid: String
+    }
+
+    enum Undo {
+        case user(UserKey, StoredUser?)
+        case group(GroupKey, StoredGroup?)
+        case dirty(GroupKey, Bool)
+    }
+
+    /// Above this many entries the cache is emptied at the next commit.
+    static let limit = 100_000
+
+    private(set) var users: [UserKey: StoredUser] = [:]
+    private(set) var groups: [GroupKey: StoredGroup] = [:]
+    private(set) var appOfGroup: [Int64: Int64] = [:]
+    /// Groups whose counters changed in the cache but not yet in their row.
+    private(set) var dirty: Set<GroupKey> = []
+    private var undo: [Undo] = []
+
+    var mark: Int { undo.count }
+
+    func user(_ key: UserKey) -> StoredUser? { users[key] }
+    func group(_ key: GroupKey) -> StoredGroup? { groups[key] }
+
+    /// The cache key of a group the writer holds (nil when it holds no group with that id).
+    func key(ofGroup id: Int64, guid: String) -> GroupKey? {
+        guard let appID = appOfGroup[id] else { return nil }
+        let key = GroupKey(appID: appID, guid: guid)
+        return groups[key]?.id == id ? key : nil
+    }
+
+    mutating func set(_ key: UserKey, _ user: StoredUser?) {
+        undo.append(.user(key, users[key]))
+        users[key] = user
+    }
+
+    mutating func set(_ key: GroupKey, _ group: StoredGroup?) {
+        undo.append(.group(key, groups[key]))
+        groups[key] = group
+        if let group { appOfGroup[group.id] = key.appID }
+    }
+
+    mutating func setDirty(_ key: GroupKey, _ isDirty: Bool) {
+        undo.append(.dirty(key, dirty.contains(key)))
+        if isDirty { dirty.insert(key) } else { dirty.remove(key) }
+    }
+
+    /// Undoes every change made after `mark`.
+    mutating func rollback(to mark: Int) {
+        while undo.count > mark {
+            switch undo.removeLast() {
+            case .user(let key, let previous): users[key] = previous
+            case .group(let key, let previous): groups[key] = previous
+            case .dirty(let key, let wasDirty):
+                if wasDirty { dirty.insert(key) } else { dirty.remove(key) }
+            }
+        }
+    }
+
+    /// After a commit: the log is no longer needed; a cache grown too big is emptied.
+    mutating func committed() {
+        undo.removeAll(keepingCapacity: true)
+        dirty.removeAll()
+        if users.count + groups.count > Self.limit { self = WriterCache() }
+    }
+}
