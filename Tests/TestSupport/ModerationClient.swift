@@ -152,13 +152,16 @@ public struct ModerationClient: Sendable {
         try service.listGroupActions(caller, guid: guid, options: options)
     }
 
-    /// The error code `body` fails with, or nil when it succeeds.
-    public static func code<T>(_ body: () throws(ModerationError) -> T) -> ErrorCode? {
+    /// The error code `body` fails with, or nil when it succeeds (`.internal` for an error that
+    /// is not a `ModerationError`).
+    public static func code<T>(_ body: () throws -> T) -> ErrorCode? {
         do {
             _ = try body()
             return nil
-        } catch {
+        } catch let error as ModerationError {
             return error.code
+        } catch {
+            return .internal
         }
     }
 }
