@@ -83,7 +83,7 @@ struct ErrorCodeTests {
         case .cursorExpired:
             // Age the log past the retention, prune it, then ask for a seq that is gone.
             clock.advance(by: harness.configuration.actionRetentionMs + 1000)
-            try? owner.kick("g", "part")
+            _ = try? owner.kick("g", "part")
             let done = BlockingSemaphore()
             harness.service.runMaintenance { _ in done.signal() }
             done.wait()
