@@ -2,11 +2,15 @@ internal import Moderation
 
 extension SQLiteSession {
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
-        try connection.run(.ban) { (statement) throws(ModerationError) -> Ban? in
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if isWriter, let known = cache.ban(key) { return known }
+        let found = try connection.run(.ban) { (statement) throws(ModerationError) -> Ban? in
             statement.bind(1, groupID)
             statement.bind(2, uid)
             return try statement.step() ? decodeBan(statement) : nil
         }
+        if isWriter { cache.set(key, ban: found) }
+        return found
     }
 
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
@@ -23,6 +27,10 @@ extension SQLiteSession {
             statement.bind(9, ban.expiresAt)
             try statement.execute()
         }
+        var stored = ban
+        stored.name = user.user.name
+        stored.avatar = user.user.avatar
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
@@ -32,6 +40,7 @@ extension SQLiteSession {
             statement.bind(2, uid)
             try statement.execute()
         }
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {

@@ -117,6 +117,7 @@ extension SQLiteSession {
             cache.set(key, nil)
             cache.setDirty(key, false)
         }
+        cache.forgetEntries()
         try supersede(groupID: group.id, revision: group.revision, at: time)
         let appID = try appOfGroup(group.id)
         try indexSearch(kind: .group, appID: appID, id: group.id, old: [group.group.guid, TextFolding.fold(group.group.name)], new: [])

@@ -2,12 +2,16 @@ internal import Moderation
 
 extension SQLiteSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
-        try connection.run(.membership) { (statement) throws(ModerationError) -> Membership? in
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if isWriter, let known = cache.membership(key) { return known }
+        let found = try connection.run(.membership) { (statement) throws(ModerationError) -> Membership? in
             statement.bind(1, groupID)
             statement.bind(2, uid)
             guard try statement.step(), let scope = StorageCodes.scope(statement.int(0)) else { return nil }
             return Membership(scope: scope, joinedAt: statement.int64(1))
         }
+        if isWriter { cache.set(key, membership: found) }
+        return found
     }
 
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
@@ -20,6 +24,7 @@ extension SQLiteSession {
             statement.bind(5, membership.joinedAt)
             try statement.execute()
         }
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: membership)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -29,6 +34,7 @@ extension SQLiteSession {
             statement.bind(2, uid)
             try statement.execute()
         }
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), membership: nil)
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
@@ -38,6 +44,11 @@ extension SQLiteSession {
             statement.bind(2, uid)
             statement.bind(3, StorageCodes.code(scope))
             try statement.execute()
+        }
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if let known = cache.membership(key), var membership = known {
+            membership.scope = scope
+            cache.set(key, membership: membership)
         }
     }
 

@@ -1,7 +1,7 @@
 internal import Moderation
 
-/// What the writer remembers between statements: users and groups it has read or written, and
-/// which groups' counters still have to be written before the batch commits.
+/// What the writer remembers between statements: users, groups, memberships and bans it has read
+/// or written, and which groups' counters still have to be written before the batch commits.
 ///
 /// It may hold data of the open transaction, so every change is logged (`undo`); rolling back a
 /// savepoint replays the log back to the savepoint's mark, and a failed transaction clears
@@ -17,16 +17,29 @@ struct WriterCache {
         let guid: String
     }
 
+    /// A user in a group (memberships and bans).
+    struct EntryKey: Hashable {
+        let groupID: Int64
+        let uid: String
+    }
+
+    /// A cached lookup: `.some(nil)` records that there is no row.
+    typealias Known<Value> = Value??
+
     enum Undo {
         case user(UserKey, StoredUser?)
         case group(GroupKey, StoredGroup?)
         case dirty(GroupKey, Bool)
+        case membership(EntryKey, Known<Membership>)
+        case ban(EntryKey, Known<Ban>)
     }
 
     /// Above this many entries the cache is emptied at the next commit.
     static let limit = 100_000
 
     private(set) var users: [UserKey: StoredUser] = [:]
+    private var memberships: [EntryKey: Membership?] = [:]
+    private var bans: [EntryKey: Ban?] = [:]
     private(set) var groups: [GroupKey: StoredGroup] = [:]
     private(set) var appOfGroup: [Int64: Int64] = [:]
     /// Groups whose counters changed in the cache but not yet in their row.
@@ -36,6 +49,26 @@ struct WriterCache {
     var mark: Int { undo.count }
 
     func user(_ key: UserKey) -> StoredUser? { users[key] }
+    func membership(_ key: EntryKey) -> Known<Membership> { memberships[key] }
+    func ban(_ key: EntryKey) -> Known<Ban> { bans[key] }
+
+    mutating func set(_ key: EntryKey, membership: Membership?) {
+        undo.append(.membership(key, memberships[key]))
+        memberships[key] = .some(membership)
+    }
+
+    mutating func set(_ key: EntryKey, ban: Ban?) {
+        undo.append(.ban(key, bans[key]))
+        bans[key] = .some(ban)
+    }
+
+    /// Forgets every membership and ban (a group was deleted with all of its rows).
+    mutating func forgetEntries() {
+        for (key, value) in memberships { undo.append(.membership(key, .some(value))) }
+        for (key, value) in bans { undo.append(.ban(key, .some(value))) }
+        memberships.removeAll()
+        bans.removeAll()
+    }
     func group(_ key: GroupKey) -> StoredGroup? { groups[key] }
 
     /// The cache key of a group the writer holds (nil when it holds no group with that id).
@@ -69,6 +102,8 @@ struct WriterCache {
             case .group(let key, let previous): groups[key] = previous
             case .dirty(let key, let wasDirty):
                 if wasDirty { dirty.insert(key) } else { dirty.remove(key) }
+            case .membership(let key, let previous): memberships[key] = previous
+            case .ban(let key, let previous): bans[key] = previous
             }
         }
     }
@@ -77,6 +112,6 @@ struct WriterCache {
     mutating func committed() {
         undo.removeAll(keepingCapacity: true)
         dirty.removeAll()
-        if users.count + groups.count > Self.limit { self = WriterCache() }
+        if users.count + groups.count + memberships.count + bans.count > Self.limit { self = WriterCache() }
     }
 }
