@@ -15,7 +15,7 @@ enum Query: Int, CaseIterable {
 
     case ban, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans
 
-    case insertAction, actionsOfApp, actionsOfGroup, actionsOfGroupOnTarget, hasActionsOn, pruneScan, pruneDelete
+    case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
     case gramCount, gramIDs, gramIDsOfTwo, gramInsert, gramDelete, gramCountAdd
 
@@ -236,17 +236,11 @@ enum Query: Int, CaseIterable {
             // ?7 group; the rest as actionsOfApp (a group belongs to one app, so id order is seq order).
             """
             SELECT \(Self.actionColumns) FROM actions a
-            WHERE a.group_id = ?7 AND a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0 AND (?4 IS NULL OR a.by_uid = ?4)
+            WHERE a.group_id = ?7 AND a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0
+              AND (?4 IS NULL OR a.by_uid = ?4) AND (?5 IS NULL OR a.on_uid = ?5)
             ORDER BY a.id LIMIT ?6
             """
-        case .actionsOfGroupOnTarget:
-            """
-            SELECT \(Self.actionColumns) FROM actions a INDEXED BY actions_by_target
-            WHERE a.group_id = ?7 AND a.on_uid = ?5 AND a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0
-              AND (?4 IS NULL OR a.by_uid = ?4)
-            ORDER BY a.id LIMIT ?6
-            """
-        case .hasActionsOn: "SELECT 1 FROM actions INDEXED BY actions_by_target WHERE group_id = ?1 AND on_uid = ?2 LIMIT 1"
+        case .hasActionsOn: "SELECT 1 FROM actions WHERE group_id = ?1 AND on_uid = ?2 LIMIT 1"
         case .pruneScan: "SELECT id, timestamp FROM actions WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3"
         case .pruneDelete: "DELETE FROM actions WHERE id > ?1 AND id <= ?2"
         case .firstRetainedRevision: "SELECT revision FROM actions WHERE group_id = ?1 ORDER BY id LIMIT 1"

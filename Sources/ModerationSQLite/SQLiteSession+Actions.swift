@@ -90,11 +90,10 @@ extension SQLiteSession {
             statement.bind(1, appID)
             return try statement.step() ? statement.string(0) : ""
         }
-        let statementQuery: Query =
-            query.groupID == nil ? .actionsOfApp : (query.target == nil ? .actionsOfGroup : .actionsOfGroupOnTarget)
+        let statementQuery: Query = query.groupID == nil ? .actionsOfApp : .actionsOfGroup
         let rows = try connection.run(statementQuery) { (statement) throws(ModerationError) -> [ActionRow] in
             statement.bind(1, ActionID.id(appID: appID, seq: min(query.afterSeq, ActionID.maxSeq)))
-            statement.bind(2, ActionID.id(appID: appID, seq: ActionID.maxSeq))
+            statement.bind(2, ActionID.id(appID: appID, seq: min(query.throughSeq ?? ActionID.maxSeq, ActionID.maxSeq)))
             if let groupID = query.groupID { statement.bind(7, groupID) }
             statement.bind(3, StorageCodes.mask(query.kinds))
             statement.bind(4, query.actor)

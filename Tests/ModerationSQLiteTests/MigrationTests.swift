@@ -34,7 +34,7 @@ struct MigrationTests {
             let definition = try #require(schema.first { $0.hasPrefix("table \(table) ") }, "table \(table) missing")
             #expect(definition.contains("STRICT"), "table \(table) is not STRICT")
         }
-        for index in ["members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group", "actions_by_target", "groups_by_created", "idempotency_by_age"] {
+        for index in ["members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group", "groups_by_created", "idempotency_by_age"] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
         #expect(try Self.text(options.databasePath, "PRAGMA journal_mode") == "wal")

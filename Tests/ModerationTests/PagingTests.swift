@@ -169,4 +169,37 @@ struct PagingTests {
         #expect(try harness.client("b").actions("g", ListActionsOptions(target: "a")).actions.isEmpty)
         #expect(try harness.client("o").actions("g", ListActionsOptions(target: "zz")).actions.isEmpty)
     }
+
+    @Test("a filtered read looks through a bounded window; paging on still finds every match once")
+    func filteredWindow() throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        let app = harness.client()
+        let crowd = (0..<100).map { "c\($0)" }
+        for uid in ["o", "target"] + crowd { try app.createUser(uid) }
+        try app.createGroup("g", owner: "o", members: [MemberGrant(uid: "target")])
+        try app.kick("g", "target")  // an early action on target
+        for _ in 0..<60 {  // 12 000 actions on others
+            try app.bulkBan("g", crowd)
+            try app.bulkUnban("g", crowd)
+        }
+        try app.ban("g", "target")  // a late one
+        let viewer = harness.client("target")
+        var found: [UInt64] = []
+        var cursor = ""
+        var calls = 0
+        repeat {
+            let page = try viewer.actions("g", ListActionsOptions(limit: 10, cursor: cursor))
+            found += page.actions.map(\.seq)
+            #expect(page.actions.allSatisfy { $0.actionOn?.uid == "target" })
+            #expect(page.lastSeq >= (page.actions.last?.seq ?? 0))
+            cursor = page.nextCursor
+            calls += 1
+        } while !cursor.isEmpty
+        #expect(found.count == 3, "added, kicked, and the ban at the end: found \(found)")
+        #expect(found == found.sorted() && Set(found).count == found.count)
+        #expect(calls >= 2, "the scan was split into windows")
+        let kinds = try app.actions("g", ListActionsOptions(limit: 100, kinds: [.kicked]))
+        #expect(kinds.actions.count == 1 && !kinds.nextCursor.isEmpty, "a short page with a cursor to the end of the window")
+    }
 }

@@ -11,14 +11,21 @@ public struct ActionLogQuery: Sendable, Equatable {
     public var actor: String?
     /// Only actions on this uid.
     public var target: String?
+    /// Only actions with a seq up to this one; nil for no bound. Filtered reads set it so that
+    /// one call scans a bounded window of the log, however rare the matches.
+    public var throughSeq: UInt64?
 
-    public init(afterSeq: UInt64, limit: Int, groupID: Int64? = nil, kinds: Set<ActionKind> = [], actor: String? = nil, target: String? = nil) {
+    public init(
+        afterSeq: UInt64, limit: Int, groupID: Int64? = nil, kinds: Set<ActionKind> = [], actor: String? = nil, target: String? = nil,
+        throughSeq: UInt64? = nil
+    ) {
         self.afterSeq = afterSeq
         self.limit = limit
         self.groupID = groupID
         self.kinds = kinds
         self.actor = actor
         self.target = target
+        self.throughSeq = throughSeq
     }
 }
 
