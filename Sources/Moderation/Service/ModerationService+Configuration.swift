@@ -12,16 +12,21 @@ extension ModerationService {
         public var maintenanceIntervalMs: Int64
         /// How many rows one maintenance step handles at most, so a step stays short.
         public var maintenanceBatchSize: Int
+        /// How many groups' first member page (`ListMembers` without cursor or filters) are
+        /// kept in memory, per group version; 0 turns the cache off (see `MemberPageCache`).
+        public var memberPageCacheGroups: Int
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
-            idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0, maintenanceBatchSize: Int = 500
+            idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0, maintenanceBatchSize: Int = 500,
+            memberPageCacheGroups: Int = 10_000
         ) {
             self.passwordHasher = passwordHasher
             self.actionRetentionMs = actionRetentionMs
             self.idempotencyWindowMs = idempotencyWindowMs
             self.maintenanceIntervalMs = maintenanceIntervalMs
             self.maintenanceBatchSize = maintenanceBatchSize
+            self.memberPageCacheGroups = memberPageCacheGroups
         }
     }
 }

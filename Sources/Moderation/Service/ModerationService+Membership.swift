@@ -147,15 +147,23 @@ extension ModerationService {
         let limit = try Validation.limit(options.limit)
         let after = try Cursor.memberKey(options.cursor)
         let search = try Validation.search(options.search)
+        let cacheable = after == nil && search.isEmpty && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
+        let epoch = memberPages.profileEpoch  // before the snapshot: see MemberPageCache
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Member> in
             let access = try context.access(guid)
             try access.requireVisible()
             try access.requireMember()
+            let version = access.stored.group.version
+            if cacheable, let cached = memberPages.page(groupID: access.groupID, version: version, epoch: epoch, limit: limit) {
+                return cached
+            }
             let query = MemberPageQuery(after: after, scopes: options.scopes, search: search, limit: limit + 1)
             let rows = try context.snapshot.members(groupID: access.groupID, query: query)
-            let page = Array(rows.prefix(limit))
-            let next = rows.count > limit ? page.last.map { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) } : nil
-            return Page(items: page, nextCursor: next ?? "")
+            let items = Array(rows.prefix(limit))
+            let next = rows.count > limit ? items.last.map { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) } : nil
+            let page = Page(items: items, nextCursor: next ?? "")
+            if cacheable { memberPages.store(page, groupID: access.groupID, version: version, epoch: epoch, limit: limit) }
+            return page
         }
     }
 

@@ -29,7 +29,14 @@ extension ModerationService {
         _ caller: Caller, _ update: UserUpdate, replay: @escaping ReplayEncoder<User>,
         completion: @escaping @Sendable (MutationResult<User>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<User> in
+        // Cached member pages show profiles: once the change is committed, and before its
+        // caller hears of it, none of them may be served any more.
+        let memberPages = memberPages
+        let notify: @Sendable (MutationResult<User>) -> Void = { result in
+            if case .done(.success) = result { memberPages.profilesChanged() }
+            completion(result)
+        }
+        submit(caller, replay: replay, completion: notify) { () throws(ModerationError) -> WriteBody<User> in
             let uid = try Validation.identifier(update.uid, field: "uid")
             if let name = update.name { try Validation.text(name, field: "name", max: Validation.maxName) }
             if let avatar = update.avatar { try Validation.text(avatar, field: "avatar", max: Validation.maxURL) }

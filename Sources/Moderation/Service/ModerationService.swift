@@ -13,6 +13,7 @@ public final class ModerationService: Sendable {
     let clock: @Sendable () -> Int64
     let configuration: Configuration
     let listeners: CommitListeners
+    let memberPages: MemberPageCache
     private let maintenance: Mutex<MaintenanceLoop?>
 
     /// - Parameters:
@@ -28,6 +29,7 @@ public final class ModerationService: Sendable {
         self.configuration = configuration
         let listeners = CommitListeners()
         self.listeners = listeners
+        memberPages = MemberPageCache(capacity: configuration.memberPageCacheGroups)
         store.setCommitHandler { actions in listeners.deliver(actions) }
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {
