@@ -41,24 +41,41 @@ let package = Package(
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims"], swiftSettings: swiftSettings),
 
+        // The moderation domain (rules, service façade, store protocols) and its SQLite store.
+        .target(name: "Moderation", dependencies: ["CSodium"], swiftSettings: swiftSettings),
+        .target(name: "ModerationSQLite", dependencies: ["Moderation", "CSQLite"], swiftSettings: swiftSettings),
+        // The live event stream over the action log (no sockets).
+        .target(name: "ModerationEvents", dependencies: ["Moderation"], swiftSettings: swiftSettings),
+        // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
+        .target(
+            name: "ModerationRPC",
+            dependencies: ["Moderation", "ModerationEvents", "ModerationMessages", "RPCCore", "ProtoBridge"],
+            swiftSettings: swiftSettings),
+
         // The server process: settings, API keys, wiring of services into the RPC server.
-        .target(name: "ServerApp", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium"], swiftSettings: swiftSettings),
+        .target(
+            name: "ServerApp",
+            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "Moderation", "ModerationSQLite",
+                           "ModerationEvents", "ModerationRPC", "ModerationMessages"],
+            swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
         .target(name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge"], swiftSettings: swiftSettings),
 
         // Executables.
-        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "ServerApp"], swiftSettings: swiftSettings),
         .executableTarget(name: "moderation-server", dependencies: ["ServerApp"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "ServerApp"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages"],
+            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
-            name: "TestSupport", dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages"],
+            name: "TestSupport",
+            dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
+                           "Moderation", "ModerationSQLite"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
@@ -71,6 +88,14 @@ let package = Package(
         .testTarget(
             name: "ProtoSchemaTests",
             dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ModerationTests",
+            dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ModerationSQLiteTests",
+            dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -112,10 +112,10 @@ public final class EventHub: Sendable {
             guard let actor else {
                 throw ModerationError(.invalidArgument, "a subscription needs a target: set user_uid, guids or whole_app, or on_behalf_of")
             }
-            return .user(try Validation.normalizedID(actor, field: "on_behalf_of"))
+            return .user(try Validation.identifier(actor, field: "on_behalf_of"))
         case .user(let uid)?:
-            let uid = try Validation.normalizedID(uid, field: "user_uid")
-            if let actor, try Validation.normalizedID(actor, field: "on_behalf_of") != uid {
+            let uid = try Validation.identifier(uid, field: "user_uid")
+            if let actor, try Validation.identifier(actor, field: "on_behalf_of") != uid {
                 throw ModerationError(.permissionDenied, "\(actor) may not subscribe to the events of user \(uid)")
             }
             return .user(uid)
@@ -124,7 +124,7 @@ public final class EventHub: Sendable {
                 throw ModerationError(.invalidArgument, "guids: give 1 to 100 groups")
             }
             var normalized: Set<String> = []
-            for guid in guids { normalized.insert(try Validation.normalizedID(guid, field: "guids")) }
+            for guid in guids { normalized.insert(try Validation.identifier(guid, field: "guids")) }
             return .groups(normalized)
         case .app?:
             if let actor {

@@ -23,10 +23,14 @@ struct Registry {
     }
 
     var all: [Subscription] {
-        apps.values.flatMap { app in
-            Array(app.everything.values) + Array(app.replaying.values)
-                + app.byUser.values.flatMap(\.values) + app.byGroup.values.flatMap(\.values)
+        var result: [Subscription] = []
+        for app in apps.values {
+            result += app.everything.values
+            result += app.replaying.values
+            for subscriptions in app.byUser.values { result += subscriptions.values }
+            for subscriptions in app.byGroup.values { result += subscriptions.values }
         }
+        return result
     }
 
     /// A subscription whose replay is running: it gets every action of its app (and buffers them).

@@ -1,4 +1,4 @@
-public import Moderation
+import Moderation
 
 /// Decides which actions a subscriber gets, tracking — for a user — which groups they belong to
 /// as the log goes by, so "groups the user is a member of at the time of the action" holds for

@@ -1,6 +1,7 @@
 public import Moderation
 public import ModerationEvents
 import ModerationMessages
+import ProtoBridge
 public import RPCCore
 
 /// The `moderation.v1.Moderation` service on the RPC runtime: protobuf requests mapped to the
@@ -57,9 +58,10 @@ public enum ModerationRPC {
             service.deleteGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
         table.addRead(API.listGroups) { request, caller throws(ModerationError) in
-            let types = try Set(request.types.compactMap { (type) throws(ModerationError) -> Moderation.GroupType? in
-                try ProtoToDomain.groupType(type, field: "types")
-            })
+            var types: Set<Moderation.GroupType> = []
+            for type in request.types {
+                if let value = try ProtoToDomain.groupType(type, field: "types") { types.insert(value) }
+            }
             let page = try service.listGroups(caller, options: ListGroupsOptions(
                 limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search,
                 joinedOnly: request.joinedOnly, types: types, tags: request.tags))

@@ -1,4 +1,4 @@
-import Moderation
+public import Moderation
 public import RPCCore
 
 extension RPCError {

@@ -17,7 +17,7 @@ struct StreamEventSink: EventSink {
 
     func waitForCapacity(milliseconds: Int) -> Bool {
         let deadline = monotonicMilliseconds() + milliseconds
-        while stream.call.port.pendingBytes > stream.pendingLimit / 2 {
+        while stream.pendingBytes > stream.pendingLimit / 2 {
             if stream.call.isCompleted || monotonicMilliseconds() >= deadline { return false }
             usleep(1_000)
         }

@@ -63,7 +63,7 @@ enum CallCommand {
             let collect = envelope, verbose = options.verbose
             failure = connection.streamToEnd(path: method.path, body: body, options: callOptions) { message in
                 let text = Self.render(message.body, as: output, format: format)
-                if collect { lines.withLock { $0.append(text) } } else { print(text) }
+                if collect { lines.withLock { $0.append(text) } } else { ProbeOutput.standardOutput(text) }
                 if verbose { printError("message: \(message.wireBytes) bytes on the wire, \(message.body.count) inflated") }
             }
             responses = lines.withLock { $0 }

@@ -60,7 +60,7 @@ enum WatchCommand {
         let output = subscribe.outputType
         let verbose = options.verbose
         let end = connection.streamToEnd(path: subscribe.path, body: body, options: callOptions) { message in
-            print(CallCommand.render(message.body, as: output, format: format))
+            ProbeOutput.standardOutput(CallCommand.render(message.body, as: output, format: format))
             if verbose {
                 printError("event: \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated")
             }

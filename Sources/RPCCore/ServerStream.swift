@@ -65,6 +65,9 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
         }
     }
 
+    /// Bytes the stream's connection holds unwritten (compared with `pendingLimit` by `send`).
+    public var pendingBytes: Int { call.port.pendingBytes }
+
     /// Messages sent so far.
     public var sentCount: Int { state.withLock { $0.sent } }
 

@@ -1,6 +1,11 @@
+import Moderation
+import ModerationEvents
+import ModerationMessages
+import ModerationRPC
+import ModerationSQLite
 import RPCCore
-import RPCPosix
 import RPCMessages
+import RPCPosix
 internal import Glibc
 
 /// The moderation server's process: settings, keys, services, the RPC server, signals.
@@ -52,9 +57,22 @@ public enum ServerMain {
         for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+        let store: SQLiteStore
+        do throws(ModerationError) {
+            store = try SQLiteStore(options: SQLiteStoreOptions(
+                directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full))
+        } catch {
+            printError("moderation-server: cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)")
+            return 1
+        }
+        let service = ModerationService(store: store, configuration: ModerationService.Configuration(
+            actionRetentionMs: Int64(settings.retentionHours) * 3_600_000, maintenanceIntervalMs: 1_000))
+        let hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
+
         let health = HealthStatus()
         var methods = MethodTable()
-        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet])
+        ModerationRPC.register(in: &methods, service: service, hub: hub)
+        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
 
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
@@ -70,6 +88,9 @@ public enum ServerMain {
             port = try server.start()
         } catch {
             printError("moderation-server: cannot listen on \(settings.listenAddress): \(error)")
+            hub.shutdown()
+            service.shutdown()
+            store.close()
             return 1
         }
         var bound = settings
@@ -92,6 +113,9 @@ public enum ServerMain {
             logger.notice("shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
             health.setServing(false)
             server.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
+            hub.shutdown()
+            service.shutdown()
+            store.close()
             logger.notice("shutdown complete")
             return 0
         }

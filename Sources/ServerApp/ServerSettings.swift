@@ -15,6 +15,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var logFormat = Logger.Format.text
     /// Seconds a SIGTERM drain may take before remaining streams and connections are cut.
     public var shutdownGraceSeconds = 10
+    /// "full": no reply says OK before its commit is flushed to disk (the default); "normal":
+    /// commits survive a crash of the process but the last ones may be lost on power loss.
+    public var durability = "full"
+    /// Hours the action log keeps actions (the event stream can resume that far back).
+    public var retentionHours = 168
 
     public init() {}
 
@@ -89,6 +94,15 @@ public enum ServerSettingsParser {
                 throw ConfigurationError("--log-format: '\(value)' is not one of text, json")
             }
             settings.logFormat = format
+        },
+        Option(flag: "--durability", argument: "MODE", help: "full (fsync before OK, default) or normal (no fsync per commit)", repeatable: false) { settings, value throws(ConfigurationError) in
+            guard value == "full" || value == "normal" else {
+                throw ConfigurationError("--durability: '\(value)' is not one of full, normal")
+            }
+            settings.durability = value
+        },
+        Option(flag: "--retention-hours", argument: "HOURS", help: "how long the action log keeps actions (default 168)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.retentionHours = try parseInt(value, flag: "--retention-hours", range: 1...(24 * 3650))
         },
         Option(flag: "--shutdown-grace", argument: "SECONDS", help: "how long a SIGTERM drain may take (default 10)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.shutdownGraceSeconds = try parseInt(value, flag: "--shutdown-grace", range: 0...3600)

@@ -6,9 +6,12 @@ internal import Glibc
 struct Benchmark {
     let name: String
     let iterations: Int
+    /// Operations one iteration of `body` performs (a multi-threaded burst does many); figures
+    /// are reported per operation.
+    var operationsPerIteration: Int = 1
     let body: () -> Int
 
-    /// Runs the benchmark `runs` times after one warm-up run; returns nanoseconds per iteration
+    /// Runs the benchmark `runs` times after one warm-up run; returns nanoseconds per operation
     /// of every run, sorted.
     func measure(runs: Int) -> [Double] {
         var checksum = 0
@@ -17,7 +20,7 @@ struct Benchmark {
         for _ in 0..<runs {
             let start = monotonicNanoseconds()
             for _ in 0..<iterations { checksum &+= body() }
-            samples.append(Double(monotonicNanoseconds() - start) / Double(iterations))
+            samples.append(Double(monotonicNanoseconds() - start) / Double(iterations * operationsPerIteration))
         }
         if checksum == 42 { print("") }  // keep the checksum alive
         return samples.sorted()

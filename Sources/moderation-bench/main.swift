@@ -1,4 +1,5 @@
-// moderation-bench: in-process benchmarks (no sockets). Usage: moderation-bench [codec] [--runs N]
+// moderation-bench: in-process benchmarks (no sockets).
+// Usage: moderation-bench [codec] [store | store.mutations | store.reads | store.big] [--runs N]
 // Build with `swift build -c release`; every figure is the median of N runs (default 5).
 
 internal import Glibc
@@ -10,8 +11,14 @@ if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, 
     runs = value
     arguments.removeSubrange(index...index + 1)
 }
-let suites: [String: () -> [Benchmark]] = ["codec": CodecBenchmarks.all]
-let chosen = arguments.isEmpty ? suites.keys.sorted() : arguments
+let suites: [String: () -> [Benchmark]] = [
+    "codec": CodecBenchmarks.all,
+    "store": StoreBenchmarks.all,
+    "store.mutations": StoreBenchmarks.mutations,
+    "store.reads": StoreBenchmarks.reads,
+    "store.big": StoreBenchmarks.bigGroup,
+]
+let chosen = arguments.isEmpty ? ["codec", "store"] : arguments
 for name in chosen {
     guard let suite = suites[name] else {
         print("unknown benchmark suite '\(name)'; known: \(suites.keys.sorted().joined(separator: ", "))")
@@ -22,6 +29,8 @@ for name in chosen {
         let samples = benchmark.measure(runs: runs)
         let median = samples[samples.count / 2]
         let name = benchmark.name.padding(to: 62)
-        print("\(name) \(fixed(median)) ns/op  (min \(fixed(samples.first!)), max \(fixed(samples.last!)))")
+        let rate = median > 0 ? "  \(Int(1e9 / median)) op/s" : ""
+        print("\(name) \(fixed(median)) ns/op  (min \(fixed(samples.first!)), max \(fixed(samples.last!)))\(rate)")
     }
 }
+StoreBenchmarks.cleanUp()

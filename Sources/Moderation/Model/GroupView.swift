@@ -1,0 +1,21 @@
+/// A group as one acting user sees it: the group plus that user's own standing in it.
+public struct GroupView: Sendable, Equatable {
+    /// The group.
+    public var group: Group
+    /// True when the acting user is a member.
+    public var hasJoined: Bool
+    /// The acting user's scope when a member.
+    public var scope: Scope?
+    /// When the acting user joined, Unix milliseconds; 0 when not a member.
+    public var joinedAt: Int64
+    /// True when the acting user is banned from the group now.
+    public var isBanned: Bool
+
+    public init(group: Group, hasJoined: Bool = false, scope: Scope? = nil, joinedAt: Int64 = 0, isBanned: Bool = false) {
+        self.group = group
+        self.hasJoined = hasJoined
+        self.scope = scope
+        self.joinedAt = joinedAt
+        self.isBanned = isBanned
+    }
+}

@@ -1,0 +1,25 @@
+/// One user's membership and ban state in a group (`GetMemberState`).
+public struct MemberState: Sendable, Equatable {
+    public var isMember: Bool
+    /// The member's scope; nil when not a member.
+    public var scope: Scope?
+    /// When the user joined, Unix milliseconds; 0 when not a member.
+    public var joinedAt: Int64
+    public var isOwner: Bool
+    /// True when a ban applies now.
+    public var isBanned: Bool
+    /// The ban record, when banned.
+    public var ban: Ban?
+    /// The group's current version.
+    public var groupVersion: UInt64
+
+    public init(isMember: Bool, scope: Scope?, joinedAt: Int64, isOwner: Bool, isBanned: Bool, ban: Ban?, groupVersion: UInt64) {
+        self.isMember = isMember
+        self.scope = scope
+        self.joinedAt = joinedAt
+        self.isOwner = isOwner
+        self.isBanned = isBanned
+        self.ban = ban
+        self.groupVersion = groupVersion
+    }
+}

@@ -1,0 +1,10 @@
+/// What `ChangeMemberScope` returns: the `scopeChanged` action and the member after it.
+public struct ScopeChangeResult: Sendable, Equatable {
+    public var action: ActionRecord
+    public var member: Member
+
+    public init(action: ActionRecord, member: Member) {
+        self.action = action
+        self.member = member
+    }
+}

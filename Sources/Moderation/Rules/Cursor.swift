@@ -1,0 +1,107 @@
+/// The opaque paging cursors: base64url of a version byte, a tag naming the list, and the
+/// keyset position (varints and length-prefixed strings).
+///
+/// A cursor of another list, or anything that does not decode, is `ERR_INVALID_ARGUMENT`.
+enum Cursor {
+    private static let version: UInt8 = 1
+    private enum Tag: UInt8 {
+        case members = 0x6D  // "m"
+        case bans = 0x62  // "b"
+        case groups = 0x67  // "g"
+        case actions = 0x61  // "a"
+    }
+
+    static func encode(_ key: MemberKey) -> String { encode(.members, key.joinedAt, key.uid) }
+    static func encode(_ key: BanKey) -> String { encode(.bans, key.bannedAt, key.uid) }
+    static func encode(_ key: GroupKey) -> String { encode(.groups, key.createdAt, key.guid) }
+    static func encode(afterSeq seq: UInt64) -> String {
+        var bytes: [UInt8] = [version, Tag.actions.rawValue]
+        appendVarint(seq, to: &bytes)
+        return Base64URL.encode(bytes)
+    }
+
+    static func memberKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, uid) = try decode(.members, cursor)
+        return MemberKey(joinedAt: time, uid: uid)
+    }
+
+    static func banKey(_ cursor: String) throws(ModerationError) -> BanKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, uid) = try decode(.bans, cursor)
+        return BanKey(bannedAt: time, uid: uid)
+    }
+
+    static func groupKey(_ cursor: String) throws(ModerationError) -> GroupKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, guid) = try decode(.groups, cursor)
+        return GroupKey(createdAt: time, guid: guid)
+    }
+
+    static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? {
+        guard !cursor.isEmpty else { return nil }
+        guard let bytes = Base64URL.decode(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.actions.rawValue else {
+            throw bad
+        }
+        var reader = Reader(bytes: bytes, offset: 2)
+        guard let seq = reader.varint(), reader.atEnd else { throw bad }
+        return seq
+    }
+
+    private static var bad: ModerationError { .invalid("cursor", "not a cursor of this list") }
+
+    private static func encode(_ tag: Tag, _ time: Int64, _ id: String) -> String {
+        var bytes: [UInt8] = [version, tag.rawValue]
+        appendVarint(UInt64(bitPattern: time), to: &bytes)
+        appendVarint(UInt64(id.utf8.count), to: &bytes)
+        bytes += id.utf8
+        return Base64URL.encode(bytes)
+    }
+
+    private static func decode(_ tag: Tag, _ cursor: String) throws(ModerationError) -> (Int64, String) {
+        guard let bytes = Base64URL.decode(cursor), bytes.count >= 4, bytes[0] == version, bytes[1] == tag.rawValue else {
+            throw bad
+        }
+        var reader = Reader(bytes: bytes, offset: 2)
+        guard let time = reader.varint(), let length = reader.varint(), length <= UInt64(Validation.maxIdentifier),
+              let idBytes = reader.take(Int(length)), reader.atEnd
+        else { throw bad }
+        let id = String(decoding: idBytes, as: UTF8.self)
+        guard (try? Validation.identifier(id, field: "cursor")) == id else { throw bad }
+        return (Int64(bitPattern: time), id)
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset: Int
+        var atEnd: Bool { offset == bytes.count }
+
+        mutating func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count, shift < 64 {
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count <= bytes.count - offset else { return nil }
+            defer { offset += count }
+            return bytes[offset..<offset + count]
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// A group loaded for a call, with the acting user's standing in it: steps 2–4 of the fixed
+/// order of checks.
+struct GroupAccess {
+    var stored: StoredGroup
+    let caller: ValidatedCaller
+    let actorMembership: Membership?
+    let actorRank: Rank
+
+    var guid: String { stored.group.guid }
+    var groupID: Int64 { stored.id }
+
+    /// Step 2 (existence): loads the group and the actor's membership; `ERR_GROUP_NOT_FOUND`
+    /// when there is no such group in the caller's app. With `lock`, the group is locked for the
+    /// rest of the change.
+    static func load(
+        _ snapshot: any StoreSnapshot, appID: Int64?, guid: String, caller: ValidatedCaller, lock: (any StoreTransaction)? = nil
+    ) throws(ModerationError) -> GroupAccess {
+        guard let appID else { throw .groupNotFound(guid) }
+        let found: StoredGroup?
+        if let lock {
+            found = try lock.groupForUpdate(appID: appID, guid: guid)
+        } else {
+            found = try snapshot.group(appID: appID, guid: guid)
+        }
+        guard let stored = found else { throw .groupNotFound(guid) }
+        var membership: Membership? = nil
+        if let actor = caller.actor {
+            membership = try snapshot.membership(groupID: stored.id, uid: actor)
+        }
+        return GroupAccess(stored: stored, caller: caller, membership: membership)
+    }
+
+    init(stored: StoredGroup, caller: ValidatedCaller, membership: Membership?) {
+        self.stored = stored
+        self.caller = caller
+        self.actorMembership = membership
+        if caller.actor == nil {
+            actorRank = .app
+        } else if let membership {
+            actorRank = caller.actor == stored.group.owner ? .owner : membership.scope.rank
+        } else {
+            actorRank = .nonMember
+        }
+    }
+
+    /// Step 2 (visibility): a private group does not exist for a non-member (the app sees all).
+    func requireVisible() throws(ModerationError) {
+        if stored.group.type == .private && actorRank == .nonMember { throw .groupNotFound(guid) }
+    }
+
+    /// Step 3: the actor is a member (the app passes).
+    func requireMember() throws(ModerationError) {
+        if actorRank == .nonMember { throw .groupNotJoined(caller.name, guid) }
+    }
+
+    /// Step 4: the actor's scope allows the action at all.
+    func requireRank(_ minimum: Rank, toDo what: String) throws(ModerationError) {
+        if actorRank < minimum { throw .permissionDenied(caller.name, what, guid) }
+    }
+
+    /// Step 6: the target is not the actor.
+    func requireNotSelf(_ uid: String) throws(ModerationError) {
+        if uid == caller.actor { throw .noSelfAction(uid, guid) }
+    }
+
+    /// The rank of a member (or non-member) `uid`.
+    func rank(of uid: String, membership: Membership?) -> Rank {
+        guard let membership else { return .nonMember }
+        return uid == stored.group.owner ? .owner : membership.scope.rank
+    }
+
+    /// The group as the actor sees it.
+    func view(isBanned: Bool = false) -> GroupView {
+        GroupView(
+            group: stored.group, hasJoined: actorMembership != nil, scope: actorMembership?.scope,
+            joinedAt: actorMembership?.joinedAt ?? 0, isBanned: isBanned)
+    }
+}

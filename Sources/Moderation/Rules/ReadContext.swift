@@ -1,0 +1,22 @@
+/// What a read needs: the snapshot, the validated caller and the time of the read.
+struct ReadContext {
+    let snapshot: any StoreSnapshot
+    let caller: ValidatedCaller
+    let now: Int64
+
+    /// The caller's app key, or nil when the app has no data yet (then nothing exists for it).
+    func appID() throws(ModerationError) -> Int64? {
+        try snapshot.appID(named: caller.app)
+    }
+
+    /// Step 2 for reads: the group and the actor's standing in it.
+    func access(_ guid: String) throws(ModerationError) -> GroupAccess {
+        try GroupAccess.load(snapshot, appID: appID(), guid: guid, caller: caller)
+    }
+
+    /// The ban of `uid` in the group when one applies now.
+    func activeBan(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
+        guard let ban = try snapshot.ban(groupID: groupID, uid: uid), ban.isActive(at: now) else { return nil }
+        return ban
+    }
+}

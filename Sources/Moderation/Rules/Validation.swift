@@ -1,0 +1,105 @@
+/// Step 1 of every call: arguments well-formed, else `ERR_INVALID_ARGUMENT` naming the field.
+///
+/// Lengths are counted in Unicode code points (what most languages call characters).
+public enum Validation {
+    static let maxIdentifier = 100
+    static let maxName = 100
+    static let maxURL = 3000
+    static let maxDescription = 255
+    static let maxMetadataBytes = 5 * 1024
+    static let maxTags = 25
+    static let maxTag = 100
+    static let maxReason = 512
+    static let maxSearch = 100
+    static let maxBatch = 100
+    static let maxHeaderValue = 256
+    static let defaultLimit = 30
+
+    /// A uid or guid: lower-cased, then 1–100 characters of `[a-z0-9_-]`.
+    public static func identifier(_ raw: String, field: String) throws(ModerationError) -> String {
+        var needsLowering = false
+        var count = 0
+        for byte in raw.utf8 {
+            count += 1
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                continue
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                needsLowering = true
+            default:
+                throw .invalid(field, "\"\(printable(raw))\" is not 1–100 characters of [a-z0-9_-]")
+            }
+        }
+        guard (1...maxIdentifier).contains(count) else {
+            throw .invalid(field, "\"\(printable(raw))\" is not 1–100 characters of [a-z0-9_-]")
+        }
+        guard needsLowering else { return raw }
+        return String(decoding: raw.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// A list of distinct identifiers, 1–`maxBatch` long (after lower-casing).
+    static func identifiers(_ raw: [String], field: String, allowEmpty: Bool = false) throws(ModerationError) -> [String] {
+        guard raw.count <= maxBatch, allowEmpty || !raw.isEmpty else {
+            throw .invalid(field, "give \(allowEmpty ? 0 : 1)–\(maxBatch) uids (got \(raw.count))")
+        }
+        var seen = Set<String>()
+        var result: [String] = []
+        result.reserveCapacity(raw.count)
+        for value in raw {
+            let uid = try identifier(value, field: field)
+            guard seen.insert(uid).inserted else { throw .invalid(field, "\(uid) is listed twice") }
+            result.append(uid)
+        }
+        return result
+    }
+
+    /// Text of at most `max` characters (and at least `min`).
+    static func text(_ value: String, field: String, max: Int, min: Int = 0) throws(ModerationError) {
+        let bytes = value.utf8.count
+        if bytes >= min && bytes <= max { return }  // fast path: byte count bounds the scalar count
+        let scalars = value.unicodeScalars.count
+        guard scalars >= min && scalars <= max else {
+            throw .invalid(field, min > 0 ? "must be \(min)–\(max) characters" : "must be at most \(max) characters")
+        }
+    }
+
+    /// Metadata: non-empty keys, at most 5 KB of keys and values in all.
+    static func metadata(_ metadata: [String: String], field: String = "metadata") throws(ModerationError) {
+        var total = 0
+        for (key, value) in metadata {
+            guard !key.isEmpty else { throw .invalid(field, "keys must not be empty") }
+            total += key.utf8.count + value.utf8.count
+        }
+        guard total <= maxMetadataBytes else { throw .invalid(field, "is \(total) bytes; at most \(maxMetadataBytes) allowed") }
+    }
+
+    /// Tags: at most 25, each 1–100 characters, no duplicates.
+    static func tags(_ tags: [String]) throws(ModerationError) {
+        guard tags.count <= maxTags else { throw .invalid("tags", "at most \(maxTags) tags (got \(tags.count))") }
+        var seen = Set<String>()
+        for tag in tags {
+            try text(tag, field: "tags", max: maxTag, min: 1)
+            guard seen.insert(tag).inserted else { throw .invalid("tags", "\"\(printable(tag))\" is listed twice") }
+        }
+    }
+
+    /// A page size: 0 means the default of 30, else 1–100.
+    static func limit(_ limit: Int) throws(ModerationError) -> Int {
+        if limit == 0 { return defaultLimit }
+        guard (1...maxBatch).contains(limit) else { throw .invalid("limit", "must be 1–\(maxBatch), or 0 for \(defaultLimit) (got \(limit))") }
+        return limit
+    }
+
+    /// A search keyword, folded; at most 100 characters.
+    static func search(_ keyword: String) throws(ModerationError) -> String {
+        try text(keyword, field: "search", max: maxSearch)
+        return TextFolding.fold(keyword)
+    }
+
+    /// `value` safe to quote in a message: control characters replaced, at most 100 characters.
+    static func printable(_ value: String) -> String {
+        String(String.UnicodeScalarView(value.unicodeScalars.prefix(maxIdentifier).map {
+            $0.properties.generalCategory == .control ? "?" : $0
+        }))
+    }
+}

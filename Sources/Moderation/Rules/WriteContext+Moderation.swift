@@ -1,0 +1,105 @@
+/// One target's part of add, kick, ban and unban: steps 5–10 of the order of checks, shared by
+/// the single and the bulk calls. Steps 1–4 are the caller's; the group's counters are saved by
+/// the caller once all targets are done.
+extension WriteContext {
+    /// Adds `grant.uid` with `grant.scope` (steps 5, 8, 9).
+    mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
+        let user = try requireUser(grant.uid)
+        if try tx.membership(groupID: access.groupID, uid: grant.uid) != nil { throw .alreadyJoined(grant.uid, access.guid) }
+        let banned = try banState(access, uid: grant.uid)
+        if banned.active != nil { throw .bannedGroupMember(grant.uid, access.guid) }
+        let allowed: Bool
+        switch access.actorRank {
+        case .owner, .app: allowed = true
+        case .admin: allowed = grant.scope != .admin
+        default: allowed = grant.scope == .participant
+        }
+        guard allowed else { throw .permissionDenied(caller.name, "add \(grant.uid) as \(grant.scope.rawValue)", access.guid) }
+        try expire(banned, in: &access)
+        try tx.insertMember(groupID: access.groupID, user: user, membership: Membership(scope: grant.scope, joinedAt: now))
+        access.stored.group.membersCount += 1
+        access.stored.group.version += 1
+        let action = try record(.added, on: user.user, group: access.stored, newScope: grant.scope)
+        return .changed(seq: action.seq)
+    }
+
+    /// Kicks `uid` (steps 5–9).
+    mutating func kickOne(_ access: inout GroupAccess, uid: String) throws(ModerationError) -> ActionRecord {
+        let target = try requireUser(uid)
+        try access.requireNotSelf(uid)
+        if uid == access.stored.group.owner {
+            throw ModerationError(.cannotKickOwner, "\(uid) owns group \(access.guid) and cannot be kicked")
+        }
+        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else { throw .notAMember(uid, access.guid) }
+        guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
+            throw .permissionDenied(caller.name, "kick \(uid)", access.guid)
+        }
+        try tx.deleteMember(groupID: access.groupID, uid: uid)
+        access.stored.group.membersCount -= 1
+        access.stored.group.version += 1
+        return try record(.kicked, on: target.user, group: access.stored, oldScope: membership.scope)
+    }
+
+    /// Bans `uid`, removing them when a member (steps 5–9). With `ifNotBanned`, an existing ban
+    /// is a success with `changed == false`.
+    mutating func banOne(
+        _ access: inout GroupAccess, uid: String, reason: String, durationMs: Int64, ifNotBanned: Bool
+    ) throws(ModerationError) -> BanResult {
+        let target = try requireUser(uid)
+        try access.requireNotSelf(uid)
+        if uid == access.stored.group.owner {
+            throw ModerationError(.cannotBanOwner, "\(uid) owns group \(access.guid) and cannot be banned")
+        }
+        let banned = try banState(access, uid: uid)
+        if let existing = banned.active {
+            guard ifNotBanned else { throw .alreadyBanned(uid, access.guid) }
+            return BanResult(changed: false, action: nil, ban: withProfile(existing, target.user))
+        }
+        let membership = try tx.membership(groupID: access.groupID, uid: uid)
+        guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
+            throw .permissionDenied(caller.name, "ban \(uid)", access.guid)
+        }
+        try expire(banned, in: &access)
+        if membership != nil {
+            try tx.deleteMember(groupID: access.groupID, uid: uid)
+            access.stored.group.membersCount -= 1
+        }
+        let ban = Ban(
+            uid: uid, name: target.user.name, avatar: target.user.avatar, scopeBefore: membership?.scope,
+            joinedAt: membership?.joinedAt ?? 0, bannedAt: now, bannedBy: caller.actionUID, reason: reason,
+            expiresAt: durationMs > 0 ? now + durationMs : 0)
+        try tx.insertBan(groupID: access.groupID, user: target, ban: ban)
+        access.stored.group.version += 1
+        let action = try record(
+            .banned, on: target.user, group: access.stored, oldScope: membership?.scope, reason: reason, expiresAt: ban.expiresAt)
+        return BanResult(changed: true, action: action, ban: ban)
+    }
+
+    /// Lifts the ban of `uid` (steps 5–9); the rank check is against the scope the user had
+    /// before the ban (a pre-emptive ban: a non-member). With `onlyIfBanned`, no ban is a success
+    /// with `changed == false`.
+    mutating func unbanOne(_ access: inout GroupAccess, uid: String, onlyIfBanned: Bool) throws(ModerationError) -> UnbanResult {
+        let target = try requireUser(uid)
+        try access.requireNotSelf(uid)
+        let banned = try banState(access, uid: uid)
+        guard let ban = banned.active else {
+            guard onlyIfBanned else { throw .userNotBanned(uid, access.guid) }
+            try expire(banned, in: &access)
+            return UnbanResult(changed: false, action: nil)
+        }
+        guard access.actorRank.outranks(ban.scopeBefore?.rank ?? .nonMember) else {
+            throw .permissionDenied(caller.name, "unban \(uid)", access.guid)
+        }
+        try tx.deleteBan(groupID: access.groupID, uid: uid)
+        access.stored.group.version += 1
+        let action = try record(.unbanned, on: target.user, group: access.stored, oldScope: ban.scopeBefore)
+        return UnbanResult(changed: true, action: action)
+    }
+
+    private func withProfile(_ ban: Ban, _ user: User) -> Ban {
+        var ban = ban
+        ban.name = user.name
+        ban.avatar = user.avatar
+        return ban
+    }
+}

@@ -1,0 +1,32 @@
+extension ModerationService {
+    /// The service's settings: password hashing cost, retention and maintenance.
+    public struct Configuration: Sendable {
+        /// How group passwords are hashed (argon2id cost).
+        public var passwordHasher: PasswordHasher
+        /// How long actions stay in the log, in milliseconds (default 7 days).
+        public var actionRetentionMs: Int64
+        /// How long an idempotency key is remembered, in milliseconds (default 24 h).
+        public var idempotencyWindowMs: Int64
+        /// How often the maintenance loop sweeps expired bans and prunes old actions and
+        /// idempotency keys, in milliseconds; 0 runs none (call `runMaintenance` yourself).
+        public var maintenanceIntervalMs: Int64
+        /// How many rows one maintenance step handles at most, so a step stays short.
+        public var maintenanceBatchSize: Int
+        /// How many groups' first member page (`ListMembers` without cursor or filters) are
+        /// kept in memory, per group version; 0 turns the cache off (see `MemberPageCache`).
+        public var memberPageCacheGroups: Int
+
+        public init(
+            passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
+            idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0, maintenanceBatchSize: Int = 500,
+            memberPageCacheGroups: Int = 10_000
+        ) {
+            self.passwordHasher = passwordHasher
+            self.actionRetentionMs = actionRetentionMs
+            self.idempotencyWindowMs = idempotencyWindowMs
+            self.maintenanceIntervalMs = maintenanceIntervalMs
+            self.maintenanceBatchSize = maintenanceBatchSize
+            self.memberPageCacheGroups = memberPageCacheGroups
+        }
+    }
+}

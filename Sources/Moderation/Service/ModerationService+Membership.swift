@@ -1,0 +1,205 @@
+extension ModerationService {
+    /// Joins a public group, or a password group with its password (`JoinGroup`).
+    ///
+    /// Order: arguments (the app cannot join) → group exists → the actor exists
+    /// (`ERR_UID_NOT_FOUND`) → not a member (`ERR_ALREADY_JOINED`) → not banned
+    /// (`ERR_BANNED_GROUPMEMBER`) → type: private `ERR_GROUP_JOIN_NOT_ALLOWED`; password
+    /// `ERR_EMPTY_GROUP_PASS` / `ERR_WRONG_GROUP_PASS`.
+    ///
+    /// The password is verified on the calling thread against a snapshot of the group's hash;
+    /// the writer only checks that the hash is still the same (if it changed in between, the
+    /// verification runs again on a helper thread).
+    public func joinGroup(
+        _ caller: Caller, guid: String, password: String = "", replay: @escaping ReplayEncoder<JoinResult>,
+        completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
+    ) {
+        join(caller, guid: guid, password: password, attempt: 0, replay: replay, completion: completion)
+    }
+
+    private func join(
+        _ caller: Caller, guid rawGUID: String, password: String, attempt: Int, replay: @escaping ReplayEncoder<JoinResult>,
+        completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
+    ) {
+        let hasher = configuration.passwordHasher
+        let retry: @Sendable () -> Void = { [self] in
+            WorkerThread.detached(name: "mod-join-retry") {
+                self.join(caller, guid: rawGUID, password: password, attempt: attempt + 1, replay: replay, completion: completion)
+            }
+        }
+        submit(caller, replay: replay, completion: completion, retry: retry) { () throws(ModerationError) -> WriteBody<JoinResult> in
+            let actor = try ValidatedCaller(caller).requireUser()
+            let guid = try Validation.identifier(rawGUID, field: "guid")
+            try Validation.text(password, field: "password", max: Validation.maxName * 10)
+            // The last attempt verifies on the writer, so a group whose password keeps changing
+            // still gets an answer.
+            let verifyOnWriter = attempt >= 3
+            let proof = verifyOnWriter ? nil : passwordProof(caller, guid: guid, password: password, hasher: hasher)
+            return { (context: inout WriteContext) throws(ModerationError) -> JoinResult in
+                var access = try context.access(guid)
+                let user = try context.requireUser(actor)
+                if access.actorMembership != nil { throw .alreadyJoined(actor, guid) }
+                let banned = try context.banState(access, uid: actor)
+                if banned.active != nil { throw .bannedGroupMember(actor, guid) }
+                switch access.stored.group.type {
+                case .public:
+                    break
+                case .private:
+                    throw ModerationError(.groupJoinNotAllowed, "group \(guid) is private; members are added by its admins")
+                case .password:
+                    guard !password.isEmpty else { throw ModerationError(.emptyGroupPass, "group \(guid) needs a password") }
+                    let current = access.stored.passwordHash ?? ""
+                    let matches: Bool
+                    if verifyOnWriter {
+                        matches = hasher.verify(password, against: current)
+                    } else if let proof, PasswordHasher.sameHash(proof.hash, current) {
+                        matches = proof.matches
+                    } else {
+                        throw ModerationError(.passwordChanged, "the password of group \(guid) changed during the join")
+                    }
+                    guard matches else { throw ModerationError(.wrongGroupPass, "wrong password for group \(guid)") }
+                }
+                try context.expire(banned, in: &access)
+                let membership = Membership(scope: .participant, joinedAt: context.now)
+                try context.tx.insertMember(groupID: access.groupID, user: user, membership: membership)
+                access.stored.group.membersCount += 1
+                access.stored.group.version += 1
+                let action = try context.record(.joined, on: user.user, group: access.stored, newScope: .participant)
+                try context.saveCounters(&access)
+                let view = GroupView(group: access.stored.group, hasJoined: true, scope: .participant, joinedAt: context.now)
+                return JoinResult(group: view, action: action)
+            }
+        }
+    }
+
+    /// The password verified against the group's hash in a snapshot, on the calling thread.
+    private func passwordProof(_ caller: Caller, guid: String, password: String, hasher: PasswordHasher) -> PasswordProof? {
+        guard !password.isEmpty else { return nil }
+        let hash = try? store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> String? in
+            guard let appID = try snapshot.appID(named: caller.app) else { return nil }
+            return try snapshot.group(appID: appID, guid: guid)?.passwordHash
+        }
+        guard let hash else { return nil }
+        return PasswordProof(hash: hash, matches: hasher.verify(password, against: hash))
+    }
+
+    /// Leaves a group (`LeaveGroup`); the owner must transfer ownership first.
+    ///
+    /// Order: arguments (the app cannot leave) → group visible → member
+    /// (`ERR_GROUP_NOT_JOINED`) → not the owner (`ERR_OWNER_CANNOT_LEAVE`).
+    public func leaveGroup(
+        _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<ActionRecord>,
+        completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ActionRecord> in
+            let actor = try ValidatedCaller(caller).requireUser()
+            let guid = try Validation.identifier(guid, field: "guid")
+            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
+                var access = try context.access(guid)
+                try access.requireVisible()
+                try access.requireMember()
+                guard access.actorRank != .owner else {
+                    throw ModerationError(.ownerCannotLeave, "\(actor) owns group \(guid); transfer ownership first")
+                }
+                let scope = access.actorMembership?.scope
+                try context.tx.deleteMember(groupID: access.groupID, uid: actor)
+                access.stored.group.membersCount -= 1
+                access.stored.group.version += 1
+                let action = try context.record(.left, on: context.actorUser(), group: access.stored, oldScope: scope)
+                try context.saveCounters(&access)
+                return action
+            }
+        }
+    }
+
+    /// Adds up to 100 users to a group (`AddMembers`): admins and moderators.
+    ///
+    /// A moderator may add participants; an admin participants and moderators; the owner and
+    /// the app any scope. Per user: `ERR_UID_NOT_FOUND`, `ERR_ALREADY_JOINED`,
+    /// `ERR_BANNED_GROUPMEMBER` (adding never unbans), `ERR_PERMISSION_DENIED`.
+    public func addMembers(
+        _ caller: Caller, guid: String, members: [MemberGrant], replay: @escaping ReplayEncoder<AddMembersResult>,
+        completion: @escaping @Sendable (MutationResult<AddMembersResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<AddMembersResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uids = try Validation.identifiers(members.map(\.uid), field: "members")
+            let grants = zip(uids, members).map { MemberGrant(uid: $0, scope: $1.scope) }
+            return { (context: inout WriteContext) throws(ModerationError) -> AddMembersResult in
+                var access = try context.access(guid)
+                try access.requireVisible()
+                try access.requireMember()
+                try access.requireRank(.moderator, toDo: "add members to the group")
+                var results: [String: UserResult] = [:]
+                for grant in grants {
+                    results[grant.uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        try context.addOne(&access, grant)
+                    }
+                }
+                try context.saveCounters(&access)
+                return AddMembersResult(results: results, group: access.view())
+            }
+        }
+    }
+
+    /// Lists a group's members (`ListMembers`), sorted by (joinedAt, uid): members and the app.
+    public func listMembers(_ caller: Caller, guid: String, options: ListMembersOptions = ListMembersOptions()) throws(ModerationError) -> Page<Member> {
+        let guid = try Validation.identifier(guid, field: "guid")
+        let limit = try Validation.limit(options.limit)
+        let after = try Cursor.memberKey(options.cursor)
+        let search = try Validation.search(options.search)
+        let cacheable = after == nil && search.isEmpty && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
+        let epoch = memberPages.profileEpoch  // before the snapshot: see MemberPageCache
+        return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Member> in
+            let access = try context.access(guid)
+            try access.requireVisible()
+            try access.requireMember()
+            let version = access.stored.group.version
+            if cacheable, let cached = memberPages.page(groupID: access.groupID, version: version, epoch: epoch, limit: limit) {
+                return cached
+            }
+            let query = MemberPageQuery(after: after, scopes: options.scopes, search: search, limit: limit + 1)
+            let rows = try context.snapshot.members(groupID: access.groupID, query: query)
+            let items = Array(rows.prefix(limit))
+            let next = rows.count > limit ? items.last.map { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) } : nil
+            let page = Page(items: items, nextCursor: next ?? "")
+            if cacheable { memberPages.store(page, groupID: access.groupID, version: version, epoch: epoch, limit: limit) }
+            return page
+        }
+    }
+
+    /// Reads one user's membership and ban state in a group (`GetMemberState`): the user
+    /// itself, admins, moderators and the app. `uid` nil or empty means the acting user.
+    ///
+    /// Order: arguments → group visible → (for another user) actor member → actor admin or
+    /// moderator → user exists.
+    public func getMemberState(_ caller: Caller, guid: String, uid: String? = nil) throws(ModerationError) -> MemberState {
+        let guid = try Validation.identifier(guid, field: "guid")
+        let named = try uid.flatMap { (uid: String) throws(ModerationError) -> String? in
+            uid.isEmpty ? nil : try Validation.identifier(uid, field: "uid")
+        }
+        return try read(caller) { (context: ReadContext) throws(ModerationError) -> MemberState in
+            guard let target = named ?? context.caller.actor else { throw .invalid("uid", "is required when the app asks") }
+            let access = try context.access(guid)
+            try access.requireVisible()
+            if target != context.caller.actor {
+                try access.requireMember()
+                try access.requireRank(.moderator, toDo: "read the state of other members")
+            }
+            guard let appID = try context.appID(), try context.snapshot.user(appID: appID, uid: target) != nil else {
+                throw .uidNotFound(target)
+            }
+            let membership = try context.snapshot.membership(groupID: access.groupID, uid: target)
+            let ban = try context.activeBan(groupID: access.groupID, uid: target)
+            return MemberState(
+                isMember: membership != nil, scope: membership?.scope, joinedAt: membership?.joinedAt ?? 0,
+                isOwner: target == access.stored.group.owner, isBanned: ban != nil, ban: ban,
+                groupVersion: access.stored.group.version)
+        }
+    }
+}
+
+/// A password checked against a group's hash away from the writer.
+struct PasswordProof: Sendable {
+    let hash: String
+    let matches: Bool
+}

@@ -1,0 +1,243 @@
+extension ModerationService {
+    /// Kicks a member, who may rejoin (`KickMember`): admins and moderators outranking them.
+    ///
+    /// Order: arguments → group visible → actor member → actor admin/moderator → target exists →
+    /// not self → not the owner (`ERR_CANNOT_KICK_OWNER`) → target member (`ERR_NOT_A_MEMBER`) →
+    /// actor outranks target.
+    public func kickMember(
+        _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<ActionRecord>,
+        completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ActionRecord> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
+                var access = try context.moderatorAccess(guid, toDo: "kick members")
+                let action = try context.kickOne(&access, uid: uid)
+                try context.saveCounters(&access)
+                return action
+            }
+        }
+    }
+
+    /// Bans a user (`BanMember`), removing them when a member: admins and moderators outranking
+    /// them; a non-member may be banned pre-emptively.
+    ///
+    /// Order: arguments → group visible → actor member → actor admin/moderator → target exists →
+    /// not self → not the owner (`ERR_CANNOT_BAN_OWNER`) → not banned (`ERR_ALREADY_BANNED`, or
+    /// `changed == false` with `ifNotBanned`) → actor outranks target. `durationMs` 0 is
+    /// permanent.
+    public func banMember(
+        _ caller: Caller, guid: String, uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false,
+        replay: @escaping ReplayEncoder<BanResult>, completion: @escaping @Sendable (MutationResult<BanResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<BanResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            try Self.validateBan(reason: reason, durationMs: durationMs)
+            return { (context: inout WriteContext) throws(ModerationError) -> BanResult in
+                var access = try context.moderatorAccess(guid, toDo: "ban members")
+                let result = try context.banOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
+                try context.saveCounters(&access)
+                return result
+            }
+        }
+    }
+
+    /// Lifts a ban (`UnbanMember`); the user is not re-added. Admins and moderators outranking
+    /// the scope the user had before the ban.
+    ///
+    /// Order: arguments → group visible → actor member → actor admin/moderator → target exists →
+    /// not self → banned (`ERR_USER_NOT_BANNED`, or `changed == false` with `onlyIfBanned`) →
+    /// actor outranks the former scope.
+    public func unbanMember(
+        _ caller: Caller, guid: String, uid: String, onlyIfBanned: Bool = false, replay: @escaping ReplayEncoder<UnbanResult>,
+        completion: @escaping @Sendable (MutationResult<UnbanResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<UnbanResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            return { (context: inout WriteContext) throws(ModerationError) -> UnbanResult in
+                var access = try context.moderatorAccess(guid, toDo: "unban members")
+                let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
+                try context.saveCounters(&access)
+                return result
+            }
+        }
+    }
+
+    /// Changes a member's scope (`ChangeMemberScope`): admins outranking the member; only the
+    /// owner (or the app) grants or revokes admin.
+    ///
+    /// Order: arguments → group visible → actor member → actor admin → target exists → not self
+    /// → not the owner (`ERR_CANNOT_CHANGE_OWNER_SCOPE`) → target member → rank → not the same
+    /// scope (`ERR_SAME_SCOPE`).
+    public func changeMemberScope(
+        _ caller: Caller, guid: String, uid: String, scope: Scope, replay: @escaping ReplayEncoder<ScopeChangeResult>,
+        completion: @escaping @Sendable (MutationResult<ScopeChangeResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ScopeChangeResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            return { (context: inout WriteContext) throws(ModerationError) -> ScopeChangeResult in
+                var access = try context.access(guid)
+                try access.requireVisible()
+                try access.requireMember()
+                try access.requireRank(.admin, toDo: "change scopes")
+                let target = try context.requireUser(uid)
+                try access.requireNotSelf(uid)
+                if uid == access.stored.group.owner {
+                    throw ModerationError(.cannotChangeOwnerScope, "\(uid) owns group \(guid); the owner's scope is always admin")
+                }
+                guard let membership = try context.tx.membership(groupID: access.groupID, uid: uid) else {
+                    throw .notAMember(uid, guid)
+                }
+                let touchesAdmin = scope == .admin || membership.scope == .admin
+                guard access.actorRank.outranks(membership.scope.rank), !touchesAdmin || access.actorRank.isOwnerOrApp else {
+                    throw .permissionDenied(context.caller.name, "make \(uid) \(scope.rawValue)", guid)
+                }
+                guard membership.scope != scope else {
+                    throw ModerationError(.sameScope, "\(uid) is already \(scope.rawValue) in group \(guid)")
+                }
+                try context.tx.setMemberScope(groupID: access.groupID, uid: uid, scope: scope)
+                access.stored.group.version += 1
+                let action = try context.record(
+                    .scopeChanged, on: target.user, group: access.stored, oldScope: membership.scope, newScope: scope)
+                try context.saveCounters(&access)
+                let member = Member(
+                    uid: uid, name: target.user.name, avatar: target.user.avatar, scope: scope, joinedAt: membership.joinedAt)
+                return ScopeChangeResult(action: action, member: member)
+            }
+        }
+    }
+
+    /// Makes another member the owner (`TransferOwnership`): the owner or the app.
+    ///
+    /// Order: arguments → group visible → actor member → actor owner → target exists → not self
+    /// (for the app: not the current owner) → target member. The new owner gets scope admin; the
+    /// old owner stays a member with scope admin.
+    public func transferOwnership(
+        _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<TransferResult>,
+        completion: @escaping @Sendable (MutationResult<TransferResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<TransferResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            return { (context: inout WriteContext) throws(ModerationError) -> TransferResult in
+                var access = try context.access(guid)
+                try access.requireVisible()
+                try access.requireMember()
+                try access.requireRank(.owner, toDo: "transfer ownership")
+                let target = try context.requireUser(uid)
+                try access.requireNotSelf(uid)
+                if uid == access.stored.group.owner {
+                    throw ModerationError(.groupNoSelfAction, "\(uid) already owns group \(guid)")
+                }
+                guard let membership = try context.tx.membership(groupID: access.groupID, uid: uid) else {
+                    throw .notAMember(uid, guid)
+                }
+                if membership.scope != .admin {
+                    try context.tx.setMemberScope(groupID: access.groupID, uid: uid, scope: .admin)
+                }
+                access.stored.group.owner = uid
+                access.stored.group.updatedAt = context.now
+                access.stored.group.version += 1
+                try context.tx.updateGroup(&access.stored, descriptive: true)
+                let action = try context.record(
+                    .ownershipTransferred, on: target.user, group: access.stored, oldScope: membership.scope, newScope: .admin)
+                let view = GroupAccess(stored: access.stored, caller: context.caller, membership: access.actorMembership).view()
+                return TransferResult(action: action, group: view)
+            }
+        }
+    }
+
+    /// Kicks up to 100 members (`BulkKickMembers`): steps 1–4 fail the whole call, steps 5–9
+    /// give a result per uid.
+    public func bulkKickMembers(
+        _ caller: Caller, guid: String, uids: [String], replay: @escaping ReplayEncoder<[String: UserResult]>,
+        completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uids = try Validation.identifiers(uids, field: "uids")
+            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
+                var access = try context.moderatorAccess(guid, toDo: "kick members")
+                var results: [String: UserResult] = [:]
+                for uid in uids {
+                    results[uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        .changed(seq: try context.kickOne(&access, uid: uid).seq)
+                    }
+                }
+                try context.saveCounters(&access)
+                return results
+            }
+        }
+    }
+
+    /// Bans up to 100 users (`BulkBanMembers`) with one reason and duration.
+    public func bulkBanMembers(
+        _ caller: Caller, guid: String, uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false,
+        replay: @escaping ReplayEncoder<[String: UserResult]>,
+        completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uids = try Validation.identifiers(uids, field: "uids")
+            try Self.validateBan(reason: reason, durationMs: durationMs)
+            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
+                var access = try context.moderatorAccess(guid, toDo: "ban members")
+                var results: [String: UserResult] = [:]
+                for uid in uids {
+                    results[uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        let result = try context.banOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
+                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
+                    }
+                }
+                try context.saveCounters(&access)
+                return results
+            }
+        }
+    }
+
+    /// Unbans up to 100 users (`BulkUnbanMembers`).
+    public func bulkUnbanMembers(
+        _ caller: Caller, guid: String, uids: [String], onlyIfBanned: Bool = false,
+        replay: @escaping ReplayEncoder<[String: UserResult]>,
+        completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uids = try Validation.identifiers(uids, field: "uids")
+            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
+                var access = try context.moderatorAccess(guid, toDo: "unban members")
+                var results: [String: UserResult] = [:]
+                for uid in uids {
+                    results[uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
+                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
+                    }
+                }
+                try context.saveCounters(&access)
+                return results
+            }
+        }
+    }
+
+    static func validateBan(reason: String, durationMs: Int64) throws(ModerationError) {
+        try Validation.text(reason, field: "reason", max: Validation.maxReason)
+        guard durationMs >= 0, durationMs <= 100 * 365 * 86_400_000 else {
+            throw .invalid("duration_ms", "must be 0 (permanent) or a positive number of milliseconds up to 100 years")
+        }
+    }
+}
+
+extension WriteContext {
+    /// Steps 2–4 of kick, ban and unban: the group visible, the actor a member, admin or moderator.
+    mutating func moderatorAccess(_ guid: String, toDo what: String) throws(ModerationError) -> GroupAccess {
+        let access = try access(guid)
+        try access.requireVisible()
+        try access.requireMember()
+        try access.requireRank(.moderator, toDo: what)
+        return access
+    }
+}

@@ -1,0 +1,46 @@
+extension ModerationService {
+    /// The part of a mutation that runs on the writer, built by `prepare` on the calling thread.
+    typealias WriteBody<Value> = @Sendable (inout WriteContext) throws(ModerationError) -> Value
+
+    /// Runs step 1 (arguments, and any slow hashing) on the calling thread, then queues the rest
+    /// to the store's writer.
+    ///
+    /// A call that fails step 1 without an idempotency key completes at once, since it cannot
+    /// change anything; with a key it still goes through the writer, so a retry of an earlier
+    /// call with the same key replays that call's reply.
+    func submit<Value: Sendable>(
+        _ caller: Caller, replay: ReplayEncoder<Value>?, completion: @escaping @Sendable (MutationResult<Value>) -> Void,
+        retry: (@Sendable () -> Void)? = nil, prepare: () throws(ModerationError) -> WriteBody<Value>
+    ) {
+        let validated: ValidatedCaller
+        do {
+            validated = try ValidatedCaller(caller)
+        } catch {
+            completion(.done(.failure(error)))
+            return
+        }
+        let body: WriteBody<Value>
+        do {
+            body = try prepare()
+        } catch {
+            if validated.idempotencyKey.isEmpty {
+                completion(.done(.failure(error)))
+                return
+            }
+            body = { _ throws(ModerationError) in throw error }
+        }
+        store.submit(
+            PendingMutation(
+                caller: validated, clock: clock, idempotencyWindowMs: configuration.idempotencyWindowMs, replay: replay,
+                completion: completion, retry: retry, body: body))
+    }
+
+    /// Runs `body` in a read snapshot after validating the caller.
+    func read<T>(_ caller: Caller, _ body: (ReadContext) throws(ModerationError) -> T) throws(ModerationError) -> T {
+        let validated = try ValidatedCaller(caller)
+        let now = clock()
+        return try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
+            try body(ReadContext(snapshot: snapshot, caller: validated, now: now))
+        }
+    }
+}

@@ -1,0 +1,64 @@
+internal import Glibc
+internal import Synchronization
+
+/// The moderation service façade: every RPC of `moderation.v1` as a call on this object.
+///
+/// Reads are synchronous and run on the calling thread against a snapshot of the store; they
+/// never wait for writes. Mutations validate their arguments (and do any slow password hashing)
+/// on the calling thread, then run on the store's writer, and call `completion` only after the
+/// change is durable. The rules — permission matrix, the fixed order of checks, error codes,
+/// actions — are documented in docs/SERVICE.md.
+public final class ModerationService: Sendable {
+    let store: any ModerationStore
+    let clock: @Sendable () -> Int64
+    let configuration: Configuration
+    let listeners: CommitListeners
+    let memberPages: MemberPageCache
+    private let maintenance: Mutex<MaintenanceLoop?>
+
+    /// - Parameters:
+    ///   - store: where the data lives; the service sets its commit handler.
+    ///   - now: the clock, Unix milliseconds (tests inject one).
+    ///   - configuration: password hashing, retention and maintenance settings.
+    public init(
+        store: some ModerationStore, now: @escaping @Sendable () -> Int64 = ModerationService.systemClock,
+        configuration: Configuration = Configuration()
+    ) {
+        self.store = store
+        self.clock = now
+        self.configuration = configuration
+        let listeners = CommitListeners()
+        self.listeners = listeners
+        memberPages = MemberPageCache(capacity: configuration.memberPageCacheGroups)
+        store.setCommitHandler { actions in listeners.deliver(actions) }
+        maintenance = Mutex(nil)
+        if configuration.maintenanceIntervalMs > 0 {
+            let loop = MaintenanceLoop(intervalMs: configuration.maintenanceIntervalMs) { [weak self] in
+                self?.runMaintenanceAndWait()
+            }
+            maintenance.withLock { $0 = loop }
+        }
+    }
+
+    /// Unix milliseconds from the system's real-time clock.
+    public static let systemClock: @Sendable () -> Int64 = {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Registers `listener` to be called once per committed batch with its actions in seq order,
+    /// before the batch's completions run (on the store's writer: keep it short).
+    public func addCommitListener(_ listener: @escaping @Sendable ([ActionRecord]) -> Void) {
+        listeners.add(listener)
+    }
+
+    /// Stops the maintenance loop, if any. The store stays open; close it after this.
+    public func shutdown() {
+        let loop = maintenance.withLock { loop in
+            defer { loop = nil }
+            return loop
+        }
+        loop?.stop()
+    }
+}

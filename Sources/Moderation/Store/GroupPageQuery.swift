@@ -1,0 +1,45 @@
+/// One page of the groups a viewer may see, as the store reads it.
+///
+/// Visible: every group to the app (`viewer == nil`); to a user, public and password groups and
+/// the private groups they are a member of, minus the groups they are banned from now.
+public struct GroupPageQuery: Sendable, Equatable {
+    /// The acting user; nil for the app.
+    public var viewer: String?
+    public var after: GroupKey?
+    /// Folded substring of the guid or the name; empty means no filter.
+    public var search: String
+    public var joinedOnly: Bool
+    /// Empty means all.
+    public var types: Set<GroupType>
+    /// Groups with at least one of these tags; empty means all.
+    public var tags: [String]
+    public var limit: Int
+    /// For ban expiry, Unix milliseconds.
+    public var now: Int64
+
+    public init(
+        viewer: String?, after: GroupKey? = nil, search: String = "", joinedOnly: Bool = false,
+        types: Set<GroupType> = [], tags: [String] = [], limit: Int, now: Int64
+    ) {
+        self.viewer = viewer
+        self.after = after
+        self.search = search
+        self.joinedOnly = joinedOnly
+        self.types = types
+        self.tags = tags
+        self.limit = limit
+        self.now = now
+    }
+}
+
+/// A group in a list, with the viewer's membership.
+public struct GroupListing: Sendable, Equatable {
+    public var group: StoredGroup
+    /// The viewer's membership; nil for a non-member or the app.
+    public var membership: Membership?
+
+    public init(group: StoredGroup, membership: Membership?) {
+        self.group = group
+        self.membership = membership
+    }
+}

@@ -1,0 +1,20 @@
+/// Durable storage of the moderation data, as the domain needs it.
+///
+/// Reads run on the calling thread in a snapshot of their own and never wait for writes. Writes
+/// are queued with `submit` and run on the store's writer, which may commit many of them in one
+/// transaction (group commit) but keeps each atomic on its own. A store calls its commit handler
+/// once per committed batch, with the actions appended in it in seq order, before calling the
+/// batch's `finish` methods.
+public protocol ModerationStore: AnyObject, Sendable {
+    /// Runs `body` with a consistent snapshot of the committed data.
+    func read<T>(_ body: (any StoreSnapshot) throws(ModerationError) -> T) throws(ModerationError) -> T
+
+    /// Queues a write. After `close`, the write is finished at once with `.internal`.
+    func submit(_ write: any StoreWrite)
+
+    /// Sets what is called with the actions of every committed batch (replacing any earlier one).
+    func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void)
+
+    /// Finishes the queued writes, stops the writer and closes the storage.
+    func close()
+}

@@ -1,0 +1,46 @@
+/// Reads of the moderation data, all from one consistent snapshot.
+///
+/// A snapshot is handed to a closure by `ModerationStore.read` (or is the transaction itself on
+/// the writer) and must not escape it. Every method is keyed by the app's store key, so one
+/// tenant's data is never reachable with another's. Failures of the storage itself are thrown as
+/// `ModerationError` with code `.internal`.
+public protocol StoreSnapshot {
+    /// The store's key of an app, or nil when the app has no data yet.
+    func appID(named app: String) throws(ModerationError) -> Int64?
+
+    /// A user by uid.
+    func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser?
+
+    /// A group by guid.
+    func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup?
+
+    /// A user's membership row in a group.
+    func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership?
+
+    /// A user's ban record in a group, whether or not it has expired (the rules decide).
+    func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban?
+
+    /// A page of a group's members sorted by (joinedAt, uid), with each member's profile.
+    func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member]
+
+    /// A page of a group's bans in force, sorted by (bannedAt descending, uid).
+    func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban]
+
+    /// A page of the groups a viewer may see, sorted by (createdAt, guid).
+    func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing]
+
+    /// A slice of the action log in seq order, with users and group snapshots resolved.
+    func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord]
+
+    /// True when the group's retained log has an action whose target is `uid`.
+    func hasActions(groupID: Int64, on uid: String) throws(ModerationError) -> Bool
+
+    /// The retained range of the app's log.
+    func logBounds(appID: Int64) throws(ModerationError) -> LogBounds
+
+    /// The guids of the groups `uid` is a member of now.
+    func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String]
+
+    /// The reply stored under an idempotency key at or after `notBefore`, if any.
+    func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
+}

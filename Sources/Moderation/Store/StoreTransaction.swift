@@ -1,0 +1,57 @@
+/// Reads and writes inside one atomic change, on the store's writer.
+///
+/// What a store must guarantee (the SQLite store does it with one writer thread; a PostgreSQL
+/// store would with row locks in a serializable-enough transaction):
+/// - **Atomicity**: everything a `StoreWrite` does is kept or dropped together; `savepoint`
+///   nests a smaller unit that can be dropped alone.
+/// - **Per-group serialization**: after `groupForUpdate`, no other change to that group can
+///   interleave until this one commits or rolls back (PostgreSQL: `SELECT … FOR UPDATE`).
+/// - **Gapless seqs**: `appendAction` allocates the app's next seq inside the change, so a
+///   rolled-back change burns none and readers never see a gap (PostgreSQL: `UPDATE apps SET
+///   head_seq = head_seq + 1 … RETURNING`, which also orders the app's commits).
+public protocol StoreTransaction: StoreSnapshot {
+    /// Runs `body` in a nested savepoint: when it throws, what it wrote is rolled back and the
+    /// error is rethrown; the enclosing change goes on.
+    func savepoint<T>(_ body: () throws(ModerationError) -> T) throws(ModerationError) -> T
+
+    /// The app's key, creating the app on first use.
+    func createApp(named app: String) throws(ModerationError) -> Int64
+
+    /// The group by guid, locked against concurrent changes until this change ends.
+    func groupForUpdate(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup?
+
+    func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser
+    /// Replaces the user's name, avatar and metadata.
+    func updateUser(_ user: StoredUser) throws(ModerationError)
+
+    /// Inserts a group (revision 1) and returns it with its new key.
+    func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup
+    /// Writes the group's counters; with `descriptive`, also its other fields and password hash,
+    /// bumping `group.revision` and recording the new revision for the action log.
+    func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError)
+    /// Deletes the group with its members and bans; its revisions stay for the action log.
+    func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError)
+
+    func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError)
+    func deleteMember(groupID: Int64, uid: String) throws(ModerationError)
+    func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError)
+
+    /// Inserts a ban record (its `name` and `avatar` are ignored: they come from the user).
+    func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError)
+    func deleteBan(groupID: Int64, uid: String) throws(ModerationError)
+    /// Up to `limit` bans, across apps, whose expiry is at or before `now`.
+    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan]
+
+    /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
+    /// `group` is the state the action's snapshot shows.
+    func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError)
+
+    /// Stores the reply of an idempotent call (replacing an older one under the same key).
+    func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64) throws(ModerationError)
+
+    /// Removes up to `limit` of the oldest actions (per app, a prefix of its log) older than
+    /// `cutoff`, and group revisions no retained action can refer to; returns how many actions.
+    func pruneActions(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int
+    /// Removes up to `limit` idempotency replies stored before `cutoff`; returns how many.
+    func purgeIdempotentReplies(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int
+}

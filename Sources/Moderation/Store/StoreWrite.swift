@@ -1,0 +1,14 @@
+/// One unit of change queued to a store's writer.
+///
+/// The store runs `apply` inside the current batch transaction, in a savepoint of its own: when
+/// it throws, everything it wrote is rolled back and the rest of the batch goes on. After the
+/// batch's commit is durable (or failed) the store calls `finish` exactly once.
+public protocol StoreWrite: AnyObject, Sendable {
+    /// Makes the change. Called on the writer; throwing rolls back this write alone.
+    func apply(_ transaction: any StoreTransaction) throws(ModerationError)
+
+    /// Called once the outcome is final: nil when `apply` returned and the batch is durable;
+    /// the error `apply` threw; or `.internal` when the batch could not be committed (then
+    /// nothing of this write was kept).
+    func finish(_ failure: ModerationError?)
+}

@@ -1,0 +1,258 @@
+/// Every SQL statement the store runs, prepared once per connection and cached by case.
+enum Query: Int, CaseIterable {
+    case beginDeferred, beginImmediate, commit, rollback
+
+    case appByName, insertApp, appLog, setAppHead, allApps, setPrunedThrough
+
+    case userByUID, insertUser, userFolded, updateUser
+
+    case groupByGUID, insertGroup, updateGroupCounters, updateGroupAll, groupFolded, deleteGroup
+    case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
+    case deleteTags, insertTag
+    case groupsPage, groupsPageSearch, groupsPageJoined
+
+    case membership, insertMember, deleteMember, setScope, membersPage, membersPageScan, membersPageSearch, groupsOfUser
+
+    case ban, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans
+
+    case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
+
+    case gramCount, gramIDs, gramIDsOfTwo, gramInsert, gramDelete, gramCountAdd
+
+    case idempotentReply, saveReply, purgeReplies
+
+    /// The columns `SQLiteSession.decodeGroup` reads, in order, from a `groups` row named `g`.
+    static let groupColumns = """
+        g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
+        g.members_count, g.version, g.created_at, g.updated_at
+        """
+
+    /// The columns `SQLiteSession.decodeMember` reads, in order.
+    private static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
+
+    /// The columns `SQLiteSession.decodeBan` reads, in order.
+    private static let banColumns = "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
+
+    /// The columns `SQLiteSession.actions` reads, in order.
+    private static let actionColumns = """
+        a.id, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
+        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
+        """
+
+    // Shared filters of the group list: ?2 viewer uid ('' for the app), ?3 1 when the app asks,
+    // ?4/?5 keyset, ?6 type mask, ?7 tags as a JSON array ('' for none), ?8 now, ?9 limit.
+    private static let groupsFilter = """
+        (g.created_at, g.guid) > (?4, ?5)
+        AND ((1 << g.type) & ?6) != 0
+        AND (?7 = '' OR EXISTS (SELECT 1 FROM group_tags t WHERE t.group_id = g.id AND t.tag IN (SELECT value FROM json_each(?7))))
+        AND (?3 = 1 OR g.type != 3 OR m.uid IS NOT NULL)
+        AND (?3 = 1 OR NOT EXISTS (SELECT 1 FROM bans b WHERE b.group_id = g.id AND b.uid = ?2 AND (b.expires_at = 0 OR b.expires_at > ?8)))
+        """
+
+    var sql: String {
+        switch self {
+        case .beginDeferred: "BEGIN DEFERRED"
+        case .beginImmediate: "BEGIN IMMEDIATE"
+        case .commit: "COMMIT"
+        case .rollback: "ROLLBACK"
+
+        case .appByName: "SELECT id FROM apps WHERE name = ?1"
+        case .insertApp: "INSERT INTO apps (name) VALUES (?1)"
+        case .appLog: "SELECT name, head_seq, pruned_through FROM apps WHERE id = ?1"
+        case .setAppHead: "UPDATE apps SET head_seq = ?2 WHERE id = ?1"
+        case .allApps: "SELECT id, pruned_through FROM apps ORDER BY id"
+        case .setPrunedThrough: "UPDATE apps SET pruned_through = ?2 WHERE id = ?1"
+
+        case .userByUID: "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = ?1 AND uid = ?2"
+        case .insertUser:
+            "INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+        case .userFolded: "SELECT uid, name_folded, app_id FROM users WHERE id = ?1"
+        case .updateUser: "UPDATE users SET name = ?2, name_folded = ?3, avatar = ?4, metadata = ?5 WHERE id = ?1"
+
+        case .groupByGUID: "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = ?1 AND g.guid = ?2"
+        case .insertGroup:
+            """
+            INSERT INTO groups (app_id, guid, name, name_folded, icon, description, type, password_hash, metadata, tags, owner,
+                                members_count, version, revision, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            """
+        case .updateGroupCounters: "UPDATE groups SET members_count = ?2, version = ?3 WHERE id = ?1"
+        case .updateGroupAll:
+            """
+            UPDATE groups SET name = ?2, name_folded = ?3, icon = ?4, description = ?5, type = ?6, password_hash = ?7,
+                metadata = ?8, tags = ?9, owner = ?10, members_count = ?11, version = ?12, revision = ?13, updated_at = ?14
+            WHERE id = ?1
+            """
+        case .groupFolded: "SELECT guid, name_folded, app_id FROM groups WHERE id = ?1"
+        case .deleteGroup: "DELETE FROM groups WHERE id = ?1"
+        case .insertRevision:
+            """
+            INSERT INTO group_revisions (group_id, revision, guid, name, icon, description, type, metadata, tags, owner,
+                                         created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            """
+        case .supersedeRevision: "UPDATE group_revisions SET superseded_at = ?3 WHERE group_id = ?1 AND revision = ?2"
+        case .revision:
+            """
+            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at
+            FROM group_revisions WHERE group_id = ?1 AND revision = ?2
+            """
+        case .supersededRevisions:
+            """
+            SELECT group_id, revision FROM group_revisions
+            WHERE superseded_at IS NOT NULL AND superseded_at < ?1 ORDER BY superseded_at LIMIT ?2
+            """
+        case .deleteRevision: "DELETE FROM group_revisions WHERE group_id = ?1 AND revision = ?2"
+        case .deleteTags: "DELETE FROM group_tags WHERE group_id = ?1"
+        case .insertTag: "INSERT INTO group_tags (group_id, tag) VALUES (?1, ?2)"
+        case .groupsPage:
+            // ?10: folded keyword for a scan ('' for none).
+            """
+            SELECT \(Self.groupColumns), m.scope, m.joined_at
+            FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = ?2
+            WHERE g.app_id = ?1 AND \(Self.groupsFilter)
+              AND (?10 = '' OR instr(g.guid, ?10) > 0 OR instr(g.name_folded, ?10) > 0)
+            ORDER BY g.created_at, g.guid LIMIT ?9
+            """
+        case .groupsPageSearch:
+            // ?10 as in groupsPage; ?11: the candidate ids from the trigram index, as JSON.
+            """
+            SELECT \(Self.groupColumns), m.scope, m.joined_at
+            FROM json_each(?11) j CROSS JOIN groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = ?2
+            WHERE g.id = j.value AND g.app_id = ?1 AND \(Self.groupsFilter)
+              AND (instr(g.guid, ?10) > 0 OR instr(g.name_folded, ?10) > 0)
+            ORDER BY g.created_at, g.guid LIMIT ?9
+            """
+        case .groupsPageJoined:
+            // The viewer's groups, found through their memberships; ?10 as in groupsPage.
+            """
+            SELECT \(Self.groupColumns), m.scope, m.joined_at
+            FROM users u CROSS JOIN members m CROSS JOIN groups g
+            WHERE u.app_id = ?1 AND u.uid = ?2 AND m.user_id = u.id AND g.id = m.group_id AND \(Self.groupsFilter)
+              AND (?10 = '' OR instr(g.guid, ?10) > 0 OR instr(g.name_folded, ?10) > 0)
+            ORDER BY g.created_at, g.guid LIMIT ?9
+            """
+
+        case .membership: "SELECT scope, joined_at FROM members WHERE group_id = ?1 AND uid = ?2"
+        case .insertMember: "INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES (?1, ?2, ?3, ?4, ?5)"
+        case .deleteMember: "DELETE FROM members WHERE group_id = ?1 AND uid = ?2"
+        case .setScope: "UPDATE members SET scope = ?3 WHERE group_id = ?1 AND uid = ?2"
+        case .membersPage:
+            // ?1 group, ?2/?3 keyset, ?4 scope mask, ?5 limit.
+            """
+            SELECT \(Self.memberColumns) FROM members m JOIN users u ON u.id = m.user_id
+            WHERE m.group_id = ?1 AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
+            ORDER BY m.joined_at, m.uid LIMIT ?5
+            """
+        case .membersPageScan:
+            """
+            SELECT \(Self.memberColumns) FROM members m JOIN users u ON u.id = m.user_id
+            WHERE m.group_id = ?1 AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
+              AND (instr(m.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
+            ORDER BY m.joined_at, m.uid LIMIT ?5
+            """
+        case .membersPageSearch:
+            // ?6 as in membersPageScan; ?7: the candidate user ids from the trigram index, as JSON.
+            """
+            SELECT \(Self.memberColumns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN members m
+            WHERE u.id = j.value AND m.group_id = ?1 AND m.uid = u.uid
+              AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
+              AND (instr(m.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
+            ORDER BY m.joined_at, m.uid LIMIT ?5
+            """
+        case .groupsOfUser:
+            """
+            SELECT g.guid FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
+            WHERE u.app_id = ?1 AND u.uid = ?2 ORDER BY g.guid
+            """
+
+        case .ban: "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = ?1 AND b.uid = ?2"
+        case .insertBan:
+            """
+            INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """
+        case .gramCount: "SELECT count FROM search_gram_counts WHERE kind = ?1 AND app_id = ?2 AND gram = ?3"
+        case .gramIDs: "SELECT id FROM search_grams WHERE kind = ?1 AND app_id = ?2 AND gram = ?3"
+        case .gramIDsOfTwo:
+            """
+            SELECT a.id FROM search_grams a JOIN search_grams b ON b.kind = a.kind AND b.app_id = a.app_id AND b.gram = ?4 AND b.id = a.id
+            WHERE a.kind = ?1 AND a.app_id = ?2 AND a.gram = ?3
+            """
+        case .gramInsert: "INSERT INTO search_grams (kind, app_id, gram, id) VALUES (?1, ?2, ?3, ?4)"
+        case .gramDelete: "DELETE FROM search_grams WHERE kind = ?1 AND app_id = ?2 AND gram = ?3 AND id = ?4"
+        case .gramCountAdd:
+            """
+            INSERT INTO search_gram_counts (kind, app_id, gram, count) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (kind, app_id, gram) DO UPDATE SET count = count + excluded.count
+            """
+        case .deleteBan: "DELETE FROM bans WHERE group_id = ?1 AND uid = ?2"
+        case .bansPage:
+            // ?1 group, ?2/?3 keyset (banned_at descending, uid), ?4 now, ?5 limit.
+            """
+            SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id
+            WHERE b.group_id = ?1 AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3)
+              AND (b.expires_at = 0 OR b.expires_at > ?4)
+            ORDER BY b.banned_at DESC, b.uid LIMIT ?5
+            """
+        case .bansPageScan:
+            """
+            SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id
+            WHERE b.group_id = ?1 AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3)
+              AND (b.expires_at = 0 OR b.expires_at > ?4) AND (instr(b.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
+            ORDER BY b.banned_at DESC, b.uid LIMIT ?5
+            """
+        case .bansPageSearch:
+            // ?6 as in bansPageScan; ?7: the candidate user ids from the trigram index, as JSON.
+            """
+            SELECT \(Self.banColumns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN bans b INDEXED BY bans_by_uid
+            WHERE u.id = j.value AND b.group_id = ?1 AND b.uid = u.uid
+              AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)
+              AND (instr(b.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
+            ORDER BY b.banned_at DESC, b.uid LIMIT ?5
+            """
+        case .expiredBans:
+            """
+            SELECT a.id, a.name, g.guid, b.uid FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id
+            WHERE b.expires_at > 0 AND b.expires_at <= ?1 ORDER BY b.expires_at LIMIT ?2
+            """
+
+        case .insertAction:
+            """
+            INSERT INTO actions (id, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope, new_scope,
+                                 reason, expires_at, timestamp, idempotency_key, request_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            """
+        case .actionsOfApp:
+            // ?1/?2: the id range (the app's seqs after the start), ?3 kind mask, ?4 actor or NULL,
+            // ?5 target or NULL, ?6 limit.
+            """
+            SELECT \(Self.actionColumns) FROM actions a
+            WHERE a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0
+              AND (?4 IS NULL OR a.by_uid = ?4) AND (?5 IS NULL OR a.on_uid = ?5)
+            ORDER BY a.id LIMIT ?6
+            """
+        case .actionsOfGroup:
+            // ?7 group; the rest as actionsOfApp (a group belongs to one app, so id order is seq order).
+            """
+            SELECT \(Self.actionColumns) FROM actions a
+            WHERE a.group_id = ?7 AND a.id > ?1 AND a.id <= ?2 AND ((1 << a.kind) & ?3) != 0
+              AND (?4 IS NULL OR a.by_uid = ?4) AND (?5 IS NULL OR a.on_uid = ?5)
+            ORDER BY a.id LIMIT ?6
+            """
+        case .hasActionsOn: "SELECT 1 FROM actions WHERE group_id = ?1 AND on_uid = ?2 LIMIT 1"
+        case .pruneScan: "SELECT id, timestamp FROM actions WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3"
+        case .pruneDelete: "DELETE FROM actions WHERE id > ?1 AND id <= ?2"
+        case .firstRetainedRevision: "SELECT revision FROM actions WHERE group_id = ?1 ORDER BY id LIMIT 1"
+
+        case .idempotentReply:
+            "SELECT reply FROM idempotency WHERE app_id = ?1 AND actor = ?2 AND key = ?3 AND created_at >= ?4"
+        case .saveReply: "INSERT OR REPLACE INTO idempotency (app_id, actor, key, created_at, reply) VALUES (?1, ?2, ?3, ?4, ?5)"
+        case .purgeReplies:
+            """
+            DELETE FROM idempotency WHERE (app_id, actor, key) IN
+                (SELECT app_id, actor, key FROM idempotency WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)
+            """
+        }
+    }
+}

@@ -1,0 +1,105 @@
+internal import CSQLite
+internal import Moderation
+
+/// One SQLite connection with its cache of prepared statements.
+///
+/// Opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`): SQLite takes no lock per call, so a
+/// connection must be used by one thread at a time — the writer owns its connection, and a
+/// reader's connection belongs to one read between checkout and checkin.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    private var statements: [SQLiteStatement?]
+    private var adHoc: [String: SQLiteStatement] = [:]
+
+    /// Turns SQLite's memory statistics off once per process, before the first connection: with
+    /// them on, every allocation takes a global mutex that every connection contends for.
+    private static let configured: Bool = csqlite_config_memstatus(0) == SQLITE_OK
+
+    init(path: String, readOnly: Bool) throws(ModerationError) {
+        _ = Self.configured
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw .storage("cannot open \(path): \(message) (\(status))")
+        }
+        self.handle = handle
+        statements = Array(repeating: nil, count: Query.allCases.count)
+        // Refuse to run SQL a tampered schema could smuggle in, and writes that corrupt.
+        _ = csqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
+        _ = csqlite_db_config_int(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        adHoc.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL text (several statements allowed) without results.
+    func exec(_ sql: String) throws(ModerationError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "error \(status)"
+            sqlite3_free(message)
+            throw .storage("\(text) (\(status)) in: \(sql.prefix(120))")
+        }
+    }
+
+    /// The cached prepared statement of `query`.
+    func statement(_ query: Query) throws(ModerationError) -> SQLiteStatement {
+        if let statement = statements[query.rawValue] { return statement }
+        let statement = try prepare(query.sql)
+        statements[query.rawValue] = statement
+        return statement
+    }
+
+    /// A cached prepared statement for SQL built at run time from a small, fixed set of shapes.
+    func statement(sql: String) throws(ModerationError) -> SQLiteStatement {
+        if let statement = adHoc[sql] { return statement }
+        let statement = try prepare(sql)
+        adHoc[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` with the statement of `query`, resetting it afterwards.
+    func run<T>(_ query: Query, _ body: (SQLiteStatement) throws(ModerationError) -> T) throws(ModerationError) -> T {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        return try body(statement)
+    }
+
+    /// Runs a statement of `query` that takes no parameters and returns no rows.
+    func execute(_ query: Query) throws(ModerationError) {
+        let statement = try statement(query)
+        defer { statement.reset() }
+        try statement.execute()
+    }
+
+    /// The value of a one-row, one-integer PRAGMA or query.
+    func integer(_ sql: String) throws(ModerationError) -> Int64 {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        guard try statement.step() else { return 0 }
+        return statement.int64(0)
+    }
+
+    /// True while a transaction is open on this connection.
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    func error(_ code: Int32, _ context: String) -> ModerationError {
+        .storage("sqlite \(context): \(String(cString: sqlite3_errmsg(handle))) (\(code))")
+    }
+
+    private func prepare(_ sql: String) throws(ModerationError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw error(status, "prepare \(sql.prefix(80))") }
+        return SQLiteStatement(handle: statement, connection: self)
+    }
+}

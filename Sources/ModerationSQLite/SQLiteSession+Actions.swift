@@ -1,0 +1,233 @@
+internal import CSQLite
+internal import Moderation
+
+/// The rowid of an action: `(appID << 43) | seq`, so that an app's log is one contiguous range.
+/// Room for 2^20 apps with 2^43 actions each (three years of 100 000 actions a second).
+enum ActionID {
+    static let seqBits: Int64 = 43
+    static let maxSeq: UInt64 = (1 << 43) - 1
+    static let maxApp: Int64 = (1 << 20) - 1
+
+    static func id(appID: Int64, seq: UInt64) -> Int64 { appID << seqBits | Int64(seq) }
+    static func seq(_ id: Int64) -> UInt64 { UInt64(id) & maxSeq }
+}
+
+extension SQLiteSession {
+    /// An action row before its users and group snapshot are resolved.
+    private struct ActionRow {
+        var seq: UInt64
+        var groupID: Int64
+        var revision: UInt64
+        var kind: ActionKind
+        var by: String
+        var on: String?
+        var membersCount: Int
+        var version: UInt64
+        var oldScope: Scope?
+        var newScope: Scope?
+        var reason: String
+        var expiresAt: Int64
+        var timestamp: Int64
+        var idempotencyKey: String
+        var requestID: String
+    }
+
+    private struct RevisionKey: Hashable {
+        let groupID: Int64
+        let revision: UInt64
+    }
+
+    func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError) {
+        let seq = try headSeq(appID: appID) + 1
+        guard seq <= ActionID.maxSeq, appID <= ActionID.maxApp else { throw .storage("the action log of app \(appID) is full") }
+        let value = action
+        noteWrite()
+        try connection.run(.insertAction) { (statement) throws(ModerationError) in
+            statement.bind(1, ActionID.id(appID: appID, seq: seq))
+            statement.bind(2, group.id)
+            statement.bind(3, group.revision)
+            statement.bind(4, StorageCodes.code(value.kind))
+            statement.bind(5, value.actionBy.uid)
+            statement.bind(6, value.actionOn?.uid)
+            statement.bind(7, value.group.membersCount)
+            statement.bind(8, value.group.version)
+            statement.bind(9, value.oldScope.map { Int64(StorageCodes.code($0)) })
+            statement.bind(10, value.newScope.map { Int64(StorageCodes.code($0)) })
+            statement.bind(11, value.reason)
+            statement.bind(12, value.expiresAt)
+            statement.bind(13, value.timestamp)
+            statement.bind(14, value.idempotencyKey)
+            statement.bind(15, value.requestID)
+            try statement.execute()
+        }
+        writer.heads[appID] = seq
+        writer.dirtyHeads.insert(appID)
+        action.seq = seq
+        batchActions.append(action)
+        writer.actionCount = batchActions.count
+    }
+
+    func logBounds(appID: Int64) throws(ModerationError) -> LogBounds {
+        let stored = try connection.run(.appLog) { (statement) throws(ModerationError) -> LogBounds in
+            statement.bind(1, appID)
+            guard try statement.step() else { return LogBounds(headSeq: 0, prunedThrough: 0) }
+            return LogBounds(headSeq: statement.uint64(1), prunedThrough: statement.uint64(2))
+        }
+        guard let head = writer.heads[appID] else { return stored }
+        return LogBounds(headSeq: head, prunedThrough: stored.prunedThrough)
+    }
+
+    func hasActions(groupID: Int64, on uid: String) throws(ModerationError) -> Bool {
+        try connection.run(.hasActionsOn) { (statement) throws(ModerationError) -> Bool in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            return try statement.step()
+        }
+    }
+
+    func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord] {
+        let appName = try connection.run(.appLog) { (statement) throws(ModerationError) -> String in
+            statement.bind(1, appID)
+            return try statement.step() ? statement.string(0) : ""
+        }
+        let statementQuery: Query = query.groupID == nil ? .actionsOfApp : .actionsOfGroup
+        let rows = try connection.run(statementQuery) { (statement) throws(ModerationError) -> [ActionRow] in
+            statement.bind(1, ActionID.id(appID: appID, seq: min(query.afterSeq, ActionID.maxSeq)))
+            statement.bind(2, ActionID.id(appID: appID, seq: min(query.throughSeq ?? ActionID.maxSeq, ActionID.maxSeq)))
+            if let groupID = query.groupID { statement.bind(7, groupID) }
+            statement.bind(3, StorageCodes.mask(query.kinds))
+            statement.bind(4, query.actor)
+            statement.bind(5, query.target)
+            statement.bind(6, query.limit)
+            var rows: [ActionRow] = []
+            while try statement.step() {
+                rows.append(
+                    ActionRow(
+                        seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1), revision: statement.uint64(2),
+                        kind: StorageCodes.kind(statement.int(3)), by: statement.string(4), on: statement.optionalString(5),
+                        membersCount: statement.int(6), version: statement.uint64(7),
+                        oldScope: statement.optionalInt(8).flatMap(StorageCodes.scope),
+                        newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
+                        expiresAt: statement.int64(11), timestamp: statement.int64(12), idempotencyKey: statement.string(13),
+                        requestID: statement.string(14)))
+            }
+            return rows
+        }
+        var users: [String: User] = [User.appUID: .app]
+        var revisions: [RevisionKey: Group] = [:]
+        var records: [ActionRecord] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            var group = try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions)
+            group.membersCount = row.membersCount
+            group.version = row.version
+            let by = try resolveUser(row.by, appID: appID, cache: &users)
+            let on = try row.on.map { (uid: String) throws(ModerationError) -> User in try resolveUser(uid, appID: appID, cache: &users) }
+            records.append(
+                ActionRecord(
+                    app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group, oldScope: row.oldScope,
+                    newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt, timestamp: row.timestamp,
+                    idempotencyKey: row.idempotencyKey, requestID: row.requestID))
+        }
+        return records
+    }
+
+    func pruneActions(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int {
+        let apps = try connection.run(.allApps) { (statement) throws(ModerationError) -> [(Int64, UInt64)] in
+            var apps: [(Int64, UInt64)] = []
+            while try statement.step() { apps.append((statement.int64(0), statement.uint64(1))) }
+            return apps
+        }
+        var removed = 0
+        for (appID, pruned) in apps where removed < limit {
+            let budget = limit - removed
+            let oldest = try connection.run(.pruneScan) { (statement) throws(ModerationError) -> [(UInt64, Int64)] in
+                statement.bind(1, ActionID.id(appID: appID, seq: pruned))
+                statement.bind(2, ActionID.id(appID: appID, seq: ActionID.maxSeq))
+                statement.bind(3, budget)
+                var rows: [(UInt64, Int64)] = []
+                while try statement.step() { rows.append((ActionID.seq(statement.int64(0)), statement.int64(1))) }
+                return rows
+            }
+            let expired = oldest.prefix { $0.1 < cutoff }
+            guard let last = expired.last?.0 else { continue }
+            noteWrite()
+            try connection.run(.pruneDelete) { (statement) throws(ModerationError) in
+                statement.bind(1, ActionID.id(appID: appID, seq: pruned))
+                statement.bind(2, ActionID.id(appID: appID, seq: last))
+                try statement.execute()
+            }
+            try connection.run(.setPrunedThrough) { (statement) throws(ModerationError) in
+                statement.bind(1, appID)
+                statement.bind(2, last)
+                try statement.execute()
+            }
+            removed += expired.count
+        }
+        try pruneRevisions(before: cutoff, limit: limit)
+        return removed
+    }
+
+    /// Deletes superseded revisions that no retained action can show: within a group, actions
+    /// refer to nondecreasing revisions, so everything below the first retained action's
+    /// revision is unreachable.
+    private func pruneRevisions(before cutoff: Int64, limit: Int) throws(ModerationError) {
+        let candidates = try connection.run(.supersededRevisions) { (statement) throws(ModerationError) -> [(Int64, UInt64)] in
+            statement.bind(1, cutoff)
+            statement.bind(2, limit)
+            var rows: [(Int64, UInt64)] = []
+            while try statement.step() { rows.append((statement.int64(0), statement.uint64(1))) }
+            return rows
+        }
+        var firstRetained: [Int64: UInt64?] = [:]
+        for (groupID, revision) in candidates {
+            let minimum: UInt64?
+            if let known = firstRetained[groupID] {
+                minimum = known
+            } else {
+                minimum = try connection.run(.firstRetainedRevision) { (statement) throws(ModerationError) -> UInt64? in
+                    statement.bind(1, groupID)
+                    return try statement.step() ? statement.uint64(0) : nil
+                }
+                firstRetained[groupID] = minimum
+            }
+            if let minimum, revision >= minimum { continue }
+            noteWrite()
+            try connection.run(.deleteRevision) { (statement) throws(ModerationError) in
+                statement.bind(1, groupID)
+                statement.bind(2, revision)
+                try statement.execute()
+            }
+        }
+    }
+
+    private func headSeq(appID: Int64) throws(ModerationError) -> UInt64 {
+        if let head = writer.heads[appID] { return head }
+        let head = try logBounds(appID: appID).headSeq
+        writer.heads[appID] = head
+        return head
+    }
+
+    private func revision(_ key: RevisionKey, cache: inout [RevisionKey: Group]) throws(ModerationError) -> Group {
+        if let known = cache[key] { return known }
+        let group = try connection.run(.revision) { (statement) throws(ModerationError) -> Group in
+            statement.bind(1, key.groupID)
+            statement.bind(2, key.revision)
+            guard try statement.step() else { throw .storage("group revision \(key.groupID)/\(key.revision) is missing") }
+            return Group(
+                guid: statement.string(0), name: statement.string(1), icon: statement.string(2), description: statement.string(3),
+                type: StorageCodes.groupType(statement.int(4)), metadata: try RecordCoding.metadata(statement.blob(5)),
+                tags: try RecordCoding.strings(statement.blob(6)), owner: statement.string(7), createdAt: statement.int64(8),
+                updatedAt: statement.int64(9))
+        }
+        cache[key] = group
+        return group
+    }
+
+    private func resolveUser(_ uid: String, appID: Int64, cache: inout [String: User]) throws(ModerationError) -> User {
+        if let known = cache[uid] { return known }
+        let user = try user(appID: appID, uid: uid)?.user ?? User(uid: uid)
+        cache[uid] = user
+        return user
+    }
+}

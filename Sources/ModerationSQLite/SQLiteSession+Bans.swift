@@ -1,0 +1,95 @@
+internal import Moderation
+
+extension SQLiteSession {
+    func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if isWriter, let known = cache.ban(key) { return known }
+        let found = try connection.run(.ban) { (statement) throws(ModerationError) -> Ban? in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            return try statement.step() ? decodeBan(statement) : nil
+        }
+        if isWriter { cache.set(key, ban: found) }
+        return found
+    }
+
+    func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
+        noteWrite()
+        try connection.run(.insertBan) { (statement) throws(ModerationError) in
+            statement.bind(1, groupID)
+            statement.bind(2, user.user.uid)
+            statement.bind(3, user.id)
+            statement.bind(4, ban.scopeBefore.map { Int64(StorageCodes.code($0)) })
+            statement.bind(5, ban.joinedAt)
+            statement.bind(6, ban.bannedAt)
+            statement.bind(7, ban.bannedBy)
+            statement.bind(8, ban.reason)
+            statement.bind(9, ban.expiresAt)
+            try statement.execute()
+        }
+        var stored = ban
+        stored.name = user.user.name
+        stored.avatar = user.user.avatar
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+    }
+
+    func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
+        noteWrite()
+        try connection.run(.deleteBan) { (statement) throws(ModerationError) in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            try statement.execute()
+        }
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
+    }
+
+    func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
+        let plan = query.search.isEmpty ? .none : try searchPlan(query.search, kind: .user, appID: appOfGroup(groupID))
+        let statementQuery: Query
+        switch plan {
+        case .none: statementQuery = .bansPage
+        case .scan: statementQuery = .bansPageScan
+        case .candidates: statementQuery = .bansPageSearch
+        }
+        return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [Ban] in
+            statement.bind(1, groupID)
+            statement.bind(2, query.after?.bannedAt ?? Int64.max)
+            statement.bind(3, query.after?.uid ?? "")
+            statement.bind(4, query.activeAt)
+            statement.bind(5, query.limit)
+            switch plan {
+            case .none:
+                break
+            case .scan(let keyword):
+                statement.bind(6, keyword)
+            case .candidates(let keyword, let ids):
+                statement.bind(6, keyword)
+                statement.bind(7, ids)
+            }
+            var rows: [Ban] = []
+            rows.reserveCapacity(query.limit)
+            while try statement.step() { rows.append(decodeBan(statement)) }
+            return rows
+        }
+    }
+
+    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {
+        try connection.run(.expiredBans) { (statement) throws(ModerationError) -> [ExpiredBan] in
+            statement.bind(1, now)
+            statement.bind(2, limit)
+            var rows: [ExpiredBan] = []
+            while try statement.step() {
+                rows.append(ExpiredBan(appID: statement.int64(0), app: statement.string(1), guid: statement.string(2), uid: statement.string(3)))
+            }
+            return rows
+        }
+    }
+
+    /// A ban row in the order of `Query.banColumns`.
+    private func decodeBan(_ statement: SQLiteStatement) -> Ban {
+        Ban(
+            uid: statement.string(0), name: statement.string(1), avatar: statement.string(2),
+            scopeBefore: statement.optionalInt(3).flatMap(StorageCodes.scope), joinedAt: statement.int64(4),
+            bannedAt: statement.int64(5), bannedBy: statement.string(6), reason: statement.string(7), expiresAt: statement.int64(8))
+    }
+}

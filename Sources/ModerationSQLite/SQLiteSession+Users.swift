@@ -1,0 +1,85 @@
+internal import CSQLite
+internal import Moderation
+
+extension SQLiteSession {
+    func appID(named app: String) throws(ModerationError) -> Int64? {
+        if let known = isWriter ? writer.appIDs[app] : readerAppIDs[app] { return known }
+        let found = try connection.run(.appByName) { (statement) throws(ModerationError) -> Int64? in
+            statement.bind(1, app)
+            return try statement.step() ? statement.int64(0) : nil
+        }
+        if let found {
+            if isWriter { writer.appIDs[app] = found } else { readerAppIDs[app] = found }
+        }
+        return found
+    }
+
+    func createApp(named app: String) throws(ModerationError) -> Int64 {
+        if let existing = try appID(named: app) { return existing }
+        noteWrite()
+        try connection.run(.insertApp) { (statement) throws(ModerationError) in
+            statement.bind(1, app)
+            try statement.execute()
+        }
+        let id = sqlite3_last_insert_rowid(connection.handle)
+        writer.appIDs[app] = id
+        return id
+    }
+
+    func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
+        let key = WriterCache.UserKey(appID: appID, uid: uid)
+        if isWriter, let cached = cache.user(key) { return cached }
+        let found = try connection.run(.userByUID) { (statement) throws(ModerationError) -> StoredUser? in
+            statement.bind(1, appID)
+            statement.bind(2, uid)
+            guard try statement.step() else { return nil }
+            let user = User(
+                uid: statement.string(1), name: statement.string(2), avatar: statement.string(3),
+                metadata: try RecordCoding.metadata(statement.blob(4)), createdAt: statement.int64(5))
+            return StoredUser(id: statement.int64(0), user: user)
+        }
+        if isWriter, let found { cache.set(key, found) }
+        return found
+    }
+
+    func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
+        noteWrite()
+        let folded = TextFolding.fold(user.name)
+        try connection.run(.insertUser) { (statement) throws(ModerationError) in
+            statement.bind(1, appID)
+            statement.bind(2, user.uid)
+            statement.bind(3, user.name)
+            statement.bind(4, folded)
+            statement.bind(5, user.avatar)
+            statement.bind(6, blob: RecordCoding.encode(user.metadata))
+            statement.bind(7, user.createdAt)
+            try statement.execute()
+        }
+        let id = sqlite3_last_insert_rowid(connection.handle)
+        try indexSearch(kind: .user, appID: appID, id: id, old: nil, new: [user.uid, folded])
+        let stored = StoredUser(id: id, user: user)
+        cache.set(WriterCache.UserKey(appID: appID, uid: user.uid), stored)
+        return stored
+    }
+
+    func updateUser(_ user: StoredUser) throws(ModerationError) {
+        noteWrite()
+        let folded = TextFolding.fold(user.user.name)
+        let old = try connection.run(.userFolded) { (statement) throws(ModerationError) -> (uid: String, folded: String, appID: Int64)? in
+            statement.bind(1, user.id)
+            return try statement.step() ? (statement.string(0), statement.string(1), statement.int64(2)) : nil
+        }
+        guard let old else { throw .storage("user \(user.user.uid) vanished during an update") }
+        cache.set(WriterCache.UserKey(appID: old.appID, uid: user.user.uid), user)
+        try connection.run(.updateUser) { (statement) throws(ModerationError) in
+            statement.bind(1, user.id)
+            statement.bind(2, user.user.name)
+            statement.bind(3, folded)
+            statement.bind(4, user.user.avatar)
+            statement.bind(5, blob: RecordCoding.encode(user.user.metadata))
+            try statement.execute()
+        }
+        guard old.folded != folded else { return }
+        try indexSearch(kind: .user, appID: old.appID, id: user.id, old: [old.uid, old.folded], new: [user.user.uid, folded])
+    }
+}

@@ -1,0 +1,48 @@
+/// Settings of the SQLite store.
+public struct SQLiteStoreOptions: Sendable, Equatable {
+    /// How hard a commit works to survive a power loss.
+    public enum Durability: String, Sendable {
+        /// Every commit's WAL frames are flushed to disk (`fdatasync`) before any of its writes
+        /// completes — the guarantee of `synchronous=FULL`, with the flush done off the writer
+        /// thread (see `WALSync`). The default.
+        case full
+        /// `synchronous=NORMAL` alone: commits survive a crash of the process, but the last ones
+        /// may be lost on power loss (the WAL is flushed only at checkpoints). For tests.
+        case normal
+    }
+
+    /// The data directory; the store opens `<directory>/moderation.sqlite3`, creating both.
+    public var directory: String
+    public var durability: Durability
+    /// At most this many writes per transaction (group commit).
+    public var maxBatchSize: Int
+    /// Read connections kept open (one per concurrently reading thread is ideal); when all are
+    /// busy a read opens a temporary one rather than wait.
+    public var readers: Int
+    /// Page cache per connection, in KiB.
+    public var cacheSizeKiB: Int
+    /// Bytes of the database file each connection maps into memory.
+    public var mmapSize: Int
+    /// SQLite checkpoints the WAL into the database once it holds this many pages.
+    public var walAutocheckpointPages: Int
+    /// A search keyword that matches at most this many users (or groups) in the trigram index is
+    /// answered from the index; above it, by scanning the list in order (see `SearchPlan`).
+    public var searchCandidateLimit: Int
+
+    public init(
+        directory: String, durability: Durability = .full, maxBatchSize: Int = 1024, readers: Int = 16,
+        cacheSizeKiB: Int = 65536, mmapSize: Int = 1 << 30, walAutocheckpointPages: Int = 4000, searchCandidateLimit: Int = 1000
+    ) {
+        self.directory = directory
+        self.durability = durability
+        self.maxBatchSize = maxBatchSize
+        self.readers = readers
+        self.cacheSizeKiB = cacheSizeKiB
+        self.mmapSize = mmapSize
+        self.walAutocheckpointPages = walAutocheckpointPages
+        self.searchCandidateLimit = searchCandidateLimit
+    }
+
+    /// The database file.
+    public var databasePath: String { directory + "/moderation.sqlite3" }
+}

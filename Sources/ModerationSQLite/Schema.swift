@@ -1,0 +1,189 @@
+internal import Moderation
+
+/// The versioned schema: an ordered list of migrations, applied at open in one transaction each,
+/// with SQLite's `user_version` recording how many have run.
+///
+/// Never edit a released migration; append a new one. Every table is STRICT; every query has an
+/// index (listed next to the table it reads).
+enum Schema {
+    static let migrations: [String] = [version1]
+
+    /// Brings the database up to the latest version; a no-op when it is already there.
+    static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
+        let current = Int(try connection.integer("PRAGMA user_version"))
+        guard current <= migrations.count else {
+            throw .storage("the database has schema version \(current), newer than this build's \(migrations.count)")
+        }
+        for version in current..<migrations.count {
+            try connection.exec("BEGIN IMMEDIATE")
+            do {
+                try connection.exec(migrations[version])
+                try connection.exec("PRAGMA user_version = \(version + 1)")
+                try connection.exec("COMMIT")
+            } catch {
+                try? connection.exec("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private static let version1 = """
+        -- Tenants. head_seq: the app's last action seq (allocated in the writing transaction, so
+        -- never a gap); pruned_through: every seq up to it was removed by retention.
+        CREATE TABLE apps (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            head_seq INTEGER NOT NULL DEFAULT 0,
+            pruned_through INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+
+        -- Users are never deleted. name_folded: TextFolding.fold(name), for search.
+        CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            app_id INTEGER NOT NULL REFERENCES apps (id),
+            uid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            name_folded TEXT NOT NULL,
+            avatar TEXT NOT NULL,
+            metadata BLOB NOT NULL,
+            created_at INTEGER NOT NULL,
+            UNIQUE (app_id, uid)
+        ) STRICT;
+
+        -- AUTOINCREMENT: a deleted group's id is never reused, so (id, revision) names one
+        -- descriptive state forever (the action log refers to it).
+        CREATE TABLE groups (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app_id INTEGER NOT NULL REFERENCES apps (id),
+            guid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            name_folded TEXT NOT NULL,
+            icon TEXT NOT NULL,
+            description TEXT NOT NULL,
+            type INTEGER NOT NULL,
+            password_hash TEXT,
+            metadata BLOB NOT NULL,
+            tags BLOB NOT NULL,
+            owner TEXT NOT NULL,
+            members_count INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            UNIQUE (app_id, guid)
+        ) STRICT;
+        CREATE INDEX groups_by_created ON groups (app_id, created_at, guid);
+
+        CREATE TABLE group_tags (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (group_id, tag)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Every descriptive state a group had, for the action log's group snapshots; kept after
+        -- the group is deleted until no retained action refers to it.
+        CREATE TABLE group_revisions (
+            group_id INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            guid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            icon TEXT NOT NULL,
+            description TEXT NOT NULL,
+            type INTEGER NOT NULL,
+            metadata BLOB NOT NULL,
+            tags BLOB NOT NULL,
+            owner TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            superseded_at INTEGER,
+            PRIMARY KEY (group_id, revision)
+        ) STRICT;
+        CREATE INDEX group_revisions_by_superseded ON group_revisions (superseded_at) WHERE superseded_at IS NOT NULL;
+
+        -- Scopes: 1 admin, 2 moderator, 3 participant (the proto numbers).
+        CREATE TABLE members (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            scope INTEGER NOT NULL,
+            joined_at INTEGER NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX members_by_joined ON members (group_id, joined_at, uid, user_id, scope);
+        CREATE INDEX members_by_user ON members (user_id, group_id);
+
+        -- Bans in force (and expired ones the sweeper has not recorded yet), clustered in the
+        -- order of the banned list. scope_before NULL: a pre-emptive ban. expires_at 0: permanent.
+        CREATE TABLE bans (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            banned_at INTEGER NOT NULL,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            scope_before INTEGER,
+            joined_at INTEGER NOT NULL,
+            banned_by TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            expires_at INTEGER NOT NULL,
+            PRIMARY KEY (group_id, banned_at DESC, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE UNIQUE INDEX bans_by_uid ON bans (group_id, uid);
+        CREATE INDEX bans_by_expiry ON bans (expires_at) WHERE expires_at > 0;
+
+        -- The action log, one row per action. id packs the app and its seq, (app_id << 43) | seq,
+        -- so an app's log is one contiguous rowid range in seq order and an append is a rowid
+        -- table's cheap append. A group snapshot is (group_id, revision) plus the counters here.
+        -- Kinds: the proto ActionType numbers. by_uid "@app" for the app.
+        CREATE TABLE actions (
+            id INTEGER PRIMARY KEY,
+            group_id INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            by_uid TEXT NOT NULL,
+            on_uid TEXT,
+            members_count INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            old_scope INTEGER,
+            new_scope INTEGER,
+            reason TEXT NOT NULL,
+            expires_at INTEGER NOT NULL,
+            timestamp INTEGER NOT NULL,
+            idempotency_key TEXT NOT NULL,
+            request_id TEXT NOT NULL
+        ) STRICT;
+        -- (group_id, rowid): a group's actions in seq order. Deliberately no index by target:
+        -- actions target random users, so such an index takes a random page write per action
+        -- and cut write throughput by more than half (measured); target filters scan the group's
+        -- log in bounded windows instead (see ActionLogQuery.throughSeq).
+        CREATE INDEX actions_by_group ON actions (group_id);
+
+        -- Substring search: the distinct trigrams (three Unicode scalars packed 21 bits each) of
+        -- each user's uid and folded name (kind 1) and each group's guid and folded name (kind 2),
+        -- per app, with how many entities carry each trigram. A search looks up its two rarest
+        -- trigrams only, then checks the candidates with instr().
+        CREATE TABLE search_grams (
+            kind INTEGER NOT NULL,
+            app_id INTEGER NOT NULL,
+            gram INTEGER NOT NULL,
+            id INTEGER NOT NULL,
+            PRIMARY KEY (kind, app_id, gram, id)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE search_gram_counts (
+            kind INTEGER NOT NULL,
+            app_id INTEGER NOT NULL,
+            gram INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (kind, app_id, gram)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Replies of idempotent calls. actor '' for the app.
+        CREATE TABLE idempotency (
+            app_id INTEGER NOT NULL,
+            actor TEXT NOT NULL,
+            key TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            reply BLOB NOT NULL,
+            PRIMARY KEY (app_id, actor, key)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX idempotency_by_age ON idempotency (created_at);
+        """
+}

@@ -1,0 +1,127 @@
+internal import Moderation
+
+/// How a substring search runs.
+///
+/// Through the trigram index (`search_grams`) when the keyword has 3+ characters and one of its
+/// trigrams is rare enough (carried by at most `searchCandidateLimit` users or groups of the
+/// app): the ids carrying its two rarest trigrams are the candidates, checked with `instr`. Else
+/// by scanning the list in its own order with `instr`, which stops as soon as a page is full —
+/// fast exactly when matches are common, which is when the index cannot help.
+enum SearchPlan: Equatable {
+    /// No keyword.
+    case none
+    /// Filter rows with `instr` on the folded keyword.
+    case scan(keyword: String)
+    /// Only these ids (a JSON array for `json_each`) can match; check them with `instr`.
+    case candidates(keyword: String, ids: String)
+
+    /// What `search_grams.kind` says a trigram belongs to.
+    enum Kind: Int {
+        case user = 1
+        case group = 2
+    }
+
+    /// The distinct trigrams of `text`, each three Unicode scalars packed 21 bits apiece.
+    static func grams(_ text: String) -> Set<Int64> {
+        let scalars = text.unicodeScalars.map { Int64($0.value) }
+        guard scalars.count >= 3 else { return [] }
+        var grams = Set<Int64>(minimumCapacity: scalars.count - 2)
+        for index in 0..<(scalars.count - 2) {
+            grams.insert(scalars[index] << 42 | scalars[index + 1] << 21 | scalars[index + 2])
+        }
+        return grams
+    }
+}
+
+extension SQLiteSession {
+    /// Chooses how to search `kind` rows of an app for the folded `keyword`.
+    func searchPlan(_ keyword: String, kind: SearchPlan.Kind, appID: Int64) throws(ModerationError) -> SearchPlan {
+        if keyword.isEmpty { return .none }
+        let grams = SearchPlan.grams(keyword)
+        if grams.isEmpty { return .scan(keyword: keyword) }
+        var counted: [(gram: Int64, count: Int)] = []
+        for gram in grams {
+            let count = try connection.run(.gramCount) { (statement) throws(ModerationError) -> Int in
+                statement.bind(1, kind.rawValue)
+                statement.bind(2, appID)
+                statement.bind(3, gram)
+                return try statement.step() ? statement.int(0) : 0
+            }
+            if count == 0 { return .candidates(keyword: keyword, ids: "[]") }
+            counted.append((gram, count))
+        }
+        counted.sort { $0.count < $1.count }
+        guard counted[0].count <= options.searchCandidateLimit else { return .scan(keyword: keyword) }
+        let rarest = counted[0].gram
+        let second = counted.count > 1 ? counted[1].gram : nil
+        let ids = try connection.run(second == nil ? .gramIDs : .gramIDsOfTwo) { (statement) throws(ModerationError) -> [Int64] in
+            statement.bind(1, kind.rawValue)
+            statement.bind(2, appID)
+            statement.bind(3, rarest)
+            if let second { statement.bind(4, second) }
+            var ids: [Int64] = []
+            while try statement.step() { ids.append(statement.int64(0)) }
+            return ids
+        }
+        return .candidates(keyword: keyword, ids: JSON.array(ids))
+    }
+
+    /// Keeps the trigram index of one user or group in step with its searchable texts (nil
+    /// `old` for a new entity, empty `new` for a deleted one).
+    func indexSearch(kind: SearchPlan.Kind, appID: Int64, id: Int64, old: [String]?, new: [String]) throws(ModerationError) {
+        let before = (old ?? []).reduce(into: Set<Int64>()) { $0.formUnion(SearchPlan.grams($1)) }
+        let after = new.reduce(into: Set<Int64>()) { $0.formUnion(SearchPlan.grams($1)) }
+        for gram in before.subtracting(after) {
+            try changeGram(.gramDelete, kind: kind, appID: appID, id: id, gram: gram, delta: -1)
+        }
+        for gram in after.subtracting(before) {
+            try changeGram(.gramInsert, kind: kind, appID: appID, id: id, gram: gram, delta: 1)
+        }
+    }
+
+    private func changeGram(_ query: Query, kind: SearchPlan.Kind, appID: Int64, id: Int64, gram: Int64, delta: Int) throws(ModerationError) {
+        try connection.run(query) { (statement) throws(ModerationError) in
+            statement.bind(1, kind.rawValue)
+            statement.bind(2, appID)
+            statement.bind(3, gram)
+            statement.bind(4, id)
+            try statement.execute()
+        }
+        try connection.run(.gramCountAdd) { (statement) throws(ModerationError) in
+            statement.bind(1, kind.rawValue)
+            statement.bind(2, appID)
+            statement.bind(3, gram)
+            statement.bind(4, delta)
+            try statement.execute()
+        }
+    }
+}
+
+/// JSON text for `json_each` parameters.
+enum JSON {
+    /// A JSON array of strings.
+    static func array(_ strings: [String]) -> String {
+        var out = "["
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out += "," }
+            out += "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\u{0}"..."\u{1F}":
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            out += "\""
+        }
+        return out + "]"
+    }
+
+    /// A JSON array of integers.
+    static func array(_ numbers: [Int64]) -> String {
+        "[" + numbers.map(String.init).joined(separator: ",") + "]"
+    }
+}

@@ -1,0 +1,98 @@
+import Moderation
+import ModerationSQLite
+import TestSupport
+import Testing
+
+/// Every error code of SERVICE.md provoked on purpose (ERR_UNAUTHENTICATED and ERR_RATE_LIMITED
+/// belong to the RPC layer), each with a message that names the uid or guid involved.
+@Suite("Error codes")
+struct ErrorCodeTests {
+    static let provoked = ErrorCode.allCases.filter { $0 != .unauthenticated && $0 != .rateLimited }
+
+    @Test("the 26 codes have their wire names and gRPC statuses")
+    func names() {
+        #expect(ErrorCode.allCases.count == 26)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 26)
+        #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
+        #expect(ErrorCode.groupNotFound.grpcStatus == 5)
+        #expect(ErrorCode.versionConflict.grpcStatus == 10)
+        #expect(ErrorCode.cursorExpired.grpcStatus == 11)
+        #expect(ErrorCode.internal.grpcStatus == 13)
+    }
+
+    @Test("provoked on purpose", arguments: provoked)
+    func provoke(_ code: ErrorCode) throws {
+        let clock = ManualClock()
+        let harness = try ServiceHarness(clock: clock)
+        defer { harness.tearDown() }
+        let app = harness.client()
+        for uid in ["owner", "admin", "mod", "part", "outsider"] { try app.createUser(uid) }
+        try app.createGroup(
+            "g", owner: "owner",
+            members: [MemberGrant(uid: "admin", scope: .admin), MemberGrant(uid: "mod", scope: .moderator), MemberGrant(uid: "part")])
+        try app.createGroup("pw", type: .password, password: "secret", owner: "owner")
+        try app.createGroup("priv", type: .private, owner: "owner")
+        let owner = harness.client("owner"), part = harness.client("part"), outsider = harness.client("outsider")
+
+        let (error, mentions) = Self.failure(of: code, harness: harness, clock: clock, app: app, owner: owner, part: part, outsider: outsider)
+        let failure = try #require(error, "\(code) was not provoked")
+        #expect(failure.code == code)
+        #expect(failure.message.contains(mentions), "message \"\(failure.message)\" does not name \(mentions)")
+    }
+
+    /// The error of a call made to fail with `code`, and what its message must name.
+    static func failure(
+        of code: ErrorCode, harness: ServiceHarness, clock: ManualClock, app: ModerationClient, owner: ModerationClient,
+        part: ModerationClient, outsider: ModerationClient
+    ) -> (ModerationError?, String) {
+        func error(_ body: () throws -> Any) -> ModerationError? {
+            do {
+                _ = try body()
+                return nil
+            } catch {
+                return error as? ModerationError
+            }
+        }
+        switch code {
+        case .groupNotFound: return (error { try owner.getGroup("missing") }, "missing")
+        case .uidNotFound: return (error { try owner.kick("g", "ghost") }, "ghost")
+        case .groupNotJoined: return (error { try outsider.listMembers("g") }, "g")
+        case .notAMember: return (error { try owner.kick("g", "outsider") }, "outsider")
+        case .permissionDenied: return (error { try part.kick("g", "mod") }, "g")
+        case .cannotKickOwner: return (error { try harness.client("admin").kick("g", "owner") }, "owner")
+        case .cannotBanOwner: return (error { try harness.client("admin").ban("g", "owner") }, "owner")
+        case .userNotBanned: return (error { try owner.unban("g", "part") }, "part")
+        case .cannotChangeOwnerScope: return (error { try app.changeScope("g", "owner", to: .moderator) }, "owner")
+        case .alreadyJoined: return (error { try part.join("g") }, "part")
+        case .alreadyBanned:
+            _ = try? owner.ban("g", "outsider")
+            return (error { try owner.ban("g", "outsider") }, "outsider")
+        case .bannedGroupMember:
+            _ = try? owner.ban("g", "outsider")
+            return (error { try outsider.join("g") }, "outsider")
+        case .groupJoinNotAllowed: return (error { try outsider.join("priv") }, "priv")
+        case .wrongGroupPass: return (error { try outsider.join("pw", password: "guess") }, "pw")
+        case .emptyGroupPass: return (error { try outsider.join("pw") }, "pw")
+        case .ownerCannotLeave: return (error { try owner.leave("g") }, "owner")
+        case .sameScope: return (error { try owner.changeScope("g", "mod", to: .moderator) }, "mod")
+        case .groupNoSelfAction: return (error { try owner.kick("g", "owner") }, "owner")
+        case .guidAlreadyExists: return (error { try app.createGroup("g", owner: "owner") }, "g")
+        case .uidAlreadyExists: return (error { try app.createUser("part") }, "part")
+        case .invalidArgument: return (error { try owner.kick("g", "Not Valid!") }, "uid")
+        case .versionConflict: return (error { try owner.updateGroup(GroupUpdate(guid: "g", name: "x", ifVersion: 999)) }, "g")
+        case .cursorExpired:
+            // Age the log past the retention, prune it, then ask for a seq that is gone.
+            clock.advance(by: harness.configuration.actionRetentionMs + 1000)
+            _ = try? owner.kick("g", "part")
+            let done = BlockingSemaphore()
+            harness.service.runMaintenance { _ in done.signal() }
+            done.wait()
+            return (error { try owner.actions("g", ListActionsOptions(afterSeq: 1)) }, "g")
+        case .internal:
+            harness.store.close()
+            return (error { try owner.kick("g", "part") }, "closed")
+        default:
+            return (nil, "")
+        }
+    }
+}

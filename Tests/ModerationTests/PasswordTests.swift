@@ -1,0 +1,76 @@
+import Moderation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Password groups: argon2id hashes verified away from the writer, re-checked in the write.
+@Suite("Password groups")
+struct PasswordTests {
+    @Test func hasher() throws {
+        let hasher = PasswordHasher.fastForTests
+        let hash = try hasher.hash("correct horse")
+        #expect(hash.hasPrefix("$argon2id$"))
+        #expect(hasher.verify("correct horse", against: hash))
+        #expect(!hasher.verify("correct horsE", against: hash))
+        #expect(try hasher.hash("correct horse") != hash, "salted")
+        #expect(PasswordHasher.standard.verify("correct horse", against: hash), "the cost lives in the hash string")
+        #expect(!hasher.verify("x", against: "not a hash"))
+    }
+
+    @Test func joinWithPassword() throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        let app = harness.client()
+        for uid in ["o", "x", "y"] { try app.createUser(uid) }
+        try app.createGroup("g", type: .password, password: "s3cret", owner: "o")
+        let x = harness.client("x")
+        #expect(ModerationClient.code { try x.join("g") } == .emptyGroupPass)
+        #expect(ModerationClient.code { try x.join("g", password: "S3cret") } == .wrongGroupPass)
+        try x.join("g", password: "s3cret")
+        try harness.client("o").updateGroup(GroupUpdate(guid: "g", password: "n3w"))
+        #expect(ModerationClient.code { try harness.client("y").join("g", password: "s3cret") } == .wrongGroupPass)
+        try harness.client("y").join("g", password: "n3w")
+        try harness.client("o").updateGroup(GroupUpdate(guid: "g", type: .public))
+        try harness.client("o").kick("g", "y")
+        try harness.client("y").join("g", password: "anything")
+    }
+
+    /// Joins race against password changes; each join must succeed exactly when its password was
+    /// the group's at the time the join was written (the last change before it in the log).
+    @Test func joinsRacingPasswordChanges() throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        let app = harness.client()
+        let joiners = (0..<40).map { "j\($0)" }
+        for uid in ["o"] + joiners { try app.createUser(uid) }
+        try app.createGroup("g", type: .password, password: "pw-0", owner: "o")
+        let outcomes = Mutex<[String: Bool]>([:])
+        let changer = WorkerThread(name: "changer") {
+            for round in 1...30 { _ = try? harness.client("o").updateGroup(GroupUpdate(guid: "g", password: "pw-\(round % 2)")) }
+        }
+        let workers = (0..<4).map { worker in
+            WorkerThread(name: "joiner") {
+                for index in stride(from: worker, to: joiners.count, by: 4) {
+                    let uid = joiners[index]
+                    let ok = (try? harness.client(uid).join("g", password: "pw-0")) != nil
+                    outcomes.withLock { $0[uid] = ok }
+                }
+            }
+        }
+        changer.join()
+        for worker in workers { worker.join() }
+        // Replay the log: the password in force is pw-0 at first, then alternates with each update.
+        let log = try app.actions("g", ListActionsOptions(limit: 100)).actions + app.actions("g", ListActionsOptions(afterSeq: 100, limit: 100)).actions
+        var updates = 0
+        var joinedWhileCorrect: Set<String> = []
+        for action in log {
+            if action.kind == .updated { updates += 1 }
+            if action.kind == .joined, let uid = action.actionOn?.uid {
+                #expect(updates % 2 == 0, "\(uid) joined while the password was pw-1")
+                joinedWhileCorrect.insert(uid)
+            }
+        }
+        let succeeded = Set(outcomes.withLock { $0 }.filter(\.value).keys)
+        #expect(succeeded == joinedWhileCorrect)
+    }
+}

@@ -1,0 +1,194 @@
+import Moderation
+import TestSupport
+import Testing
+
+/// The whole permission matrix of SERVICE.md: every action × every standing of the actor ×
+/// every standing of the target, on a public and a private group, asserting the exact error code.
+///
+/// The expected tables below are written out by hand from SERVICE.md's permission matrix and
+/// its fixed order of checks (1 arguments, 2 group visible, 3 actor member, 4 actor scope,
+/// 5 target exists, 6 not self, 7 owner protections, 8 target state, 9 rank, 10 no-op) — not
+/// derived from the implementation. Codes: OK success, NF GROUP_NOT_FOUND, NJ GROUP_NOT_JOINED,
+/// PD PERMISSION_DENIED, SELF GROUP_NO_SELF_ACTION, CKO/CBO/CCO CANNOT_KICK/BAN/CHANGE_OWNER(_SCOPE),
+/// NAM NOT_A_MEMBER, UNB USER_NOT_BANNED, AB ALREADY_BANNED, AJ ALREADY_JOINED,
+/// BAN BANNED_GROUPMEMBER, JNA GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE,
+/// IA INVALID_ARGUMENT; "-" means the cell does not apply (the app has no self).
+@Suite("Permission matrix")
+struct PermissionMatrixTests {
+    enum Action: String, CaseIterable, Sendable {
+        // Actions without a target.
+        case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned, listActions
+        // Actions on a target user.
+        case addParticipant, addModerator, addAdmin, kick, ban, unban
+        case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
+
+        var hasTarget: Bool { Self.targeted.contains(self) }
+        static let targeted: [Action] = [
+            .addParticipant, .addModerator, .addAdmin, .kick, .ban, .unban, .scopeToAdmin, .scopeToModerator,
+            .scopeToParticipant, .transfer, .memberState,
+        ]
+    }
+
+    static let codes: [String: ErrorCode?] = [
+        "OK": nil, "NF": .groupNotFound, "NJ": .groupNotJoined, "PD": .permissionDenied, "SELF": .groupNoSelfAction,
+        "CKO": .cannotKickOwner, "CBO": .cannotBanOwner, "CCO": .cannotChangeOwnerScope, "NAM": .notAMember,
+        "UNB": .userNotBanned, "AB": .alreadyBanned, "AJ": .alreadyJoined, "BAN": .bannedGroupMember,
+        "JNA": .groupJoinNotAllowed, "OCL": .ownerCannotLeave, "SS": .sameScope, "IA": .invalidArgument,
+    ]
+
+    // MARK: Expected outcomes on a public group
+
+    /// Actions without a target; columns: owner admin moderator participant nonMember banned app.
+    static let publicUntargeted: [Action: String] = [
+        .getGroup: "OK OK OK OK OK BAN OK",
+        .updateGroup: "OK OK OK PD NJ NJ OK",
+        .updateTypeAndPassword: "OK OK PD PD NJ NJ OK",
+        .deleteGroup: "OK PD PD PD NJ NJ OK",
+        .join: "AJ AJ AJ AJ OK BAN IA",
+        .leave: "OCL OK OK OK NJ NJ IA",
+        .listMembers: "OK OK OK OK NJ NJ OK",
+        .listBanned: "OK OK OK PD NJ NJ OK",
+        .listActions: "OK OK OK OK OK OK OK",
+    ]
+
+    /// Actions on a target; one row per actor (owner admin moderator participant nonMember banned
+    /// app), columns per target: owner admin moderator participant nonMember banned self.
+    static let publicTargeted: [Action: [String]] = [
+        .addParticipant: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .addModerator: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ PD BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .addAdmin: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ PD BAN AJ", "AJ AJ AJ AJ PD BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .kick: [
+            "SELF OK OK OK NAM NAM SELF", "CKO PD OK OK NAM NAM SELF", "CKO PD PD OK NAM NAM SELF", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CKO OK OK OK NAM NAM -",
+        ],
+        .ban: [
+            "SELF OK OK OK OK AB SELF", "CBO PD OK OK OK AB SELF", "CBO PD PD OK OK AB SELF", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CBO OK OK OK OK AB -",
+        ],
+        .unban: [
+            "SELF UNB UNB UNB UNB OK SELF", "UNB UNB UNB UNB UNB OK SELF", "UNB UNB UNB UNB UNB OK SELF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "UNB UNB UNB UNB UNB OK -",
+        ],
+        .scopeToAdmin: [
+            "SELF SS OK OK NAM NAM SELF", "CCO PD PD PD NAM NAM SELF", "PD PD PD PD PD PD PD", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CCO SS OK OK NAM NAM -",
+        ],
+        .scopeToModerator: [
+            "SELF OK SS OK NAM NAM SELF", "CCO PD SS OK NAM NAM SELF", "PD PD PD PD PD PD PD", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CCO OK SS OK NAM NAM -",
+        ],
+        .scopeToParticipant: [
+            "SELF OK OK SS NAM NAM SELF", "CCO PD OK SS NAM NAM SELF", "PD PD PD PD PD PD PD", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CCO OK OK SS NAM NAM -",
+        ],
+        .transfer: [
+            "SELF OK OK OK NAM NAM SELF", "PD PD PD PD PD PD PD", "PD PD PD PD PD PD PD", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "SELF OK OK OK NAM NAM -",
+        ],
+        .memberState: [
+            "OK OK OK OK OK OK OK", "OK OK OK OK OK OK OK", "OK OK OK OK OK OK OK", "PD PD PD PD PD PD OK",
+            "NJ NJ NJ NJ NJ NJ OK", "NJ NJ NJ NJ NJ NJ OK", "OK OK OK OK OK OK -",
+        ],
+    ]
+
+    // MARK: Expected outcomes on a private group: only the rows of users who are not members
+    // differ (step 2: a private group does not exist for them). The join row wins over
+    // visibility, a banned user is told so on GetGroup for any type, and a user who was the
+    // target of an action may read those actions.
+
+    static let privateUntargeted: [Action: String] = [
+        .getGroup: "OK OK OK OK NF BAN OK",
+        .updateGroup: "OK OK OK PD NF NF OK",
+        .updateTypeAndPassword: "OK OK PD PD NF NF OK",
+        .deleteGroup: "OK PD PD PD NF NF OK",
+        .join: "AJ AJ AJ AJ JNA BAN IA",
+        .leave: "OCL OK OK OK NF NF IA",
+        .listMembers: "OK OK OK OK NF NF OK",
+        .listBanned: "OK OK OK PD NF NF OK",
+        .listActions: "OK OK OK OK NF OK OK",
+    ]
+
+    static let privateOutsiderRow = "NF NF NF NF NF NF NF"
+
+    static func expected(_ action: Action, _ type: GroupType, _ actor: Roster.Actor, _ target: Roster.Target?) -> String {
+        let actorIndex = Roster.Actor.allCases.firstIndex(of: actor)!
+        guard let target else {
+            let row = (type == .private ? privateUntargeted : publicUntargeted)[action]!
+            return row.split(separator: " ").map(String.init)[actorIndex]
+        }
+        var row = publicTargeted[action]![actorIndex]
+        if type == .private && (actor == .nonMember || actor == .banned) { row = privateOutsiderRow }
+        return row.split(separator: " ").map(String.init)[Roster.Target.allCases.firstIndex(of: target)!]
+    }
+
+    // MARK: The test
+
+    @Test("every actor and target standing gets the exact code", arguments: Action.allCases, [GroupType.public, .private])
+    func matrix(_ action: Action, _ type: GroupType) throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        try Roster.createUsers(harness)
+        var cell = 0
+        for actor in Roster.Actor.allCases {
+            for target in action.hasTarget ? Roster.Target.allCases.map(Optional.some) : [nil] {
+                let expectedCode = Self.expected(action, type, actor, target)
+                if expectedCode == "-" { continue }
+                cell += 1
+                let guid = "g\(cell)"
+                try Roster.createGroup(harness, guid: guid, type: type)
+                let outcome = Self.perform(action, on: guid, by: harness.client(actor.uid), target: target?.uid(for: actor))
+                let expected = try #require(Self.codes[expectedCode], "unknown code \(expectedCode)")
+                #expect(
+                    outcome == expected,
+                    "\(action) on a \(type) group by \(actor) on \(target.map(\.description) ?? "-"): got \(outcome?.name ?? "OK"), expected \(expected?.name ?? "OK")")
+                let broken = Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid)
+                #expect(broken.isEmpty, "\(action) by \(actor): \(broken)")
+            }
+        }
+    }
+
+    /// Runs `action`; the error code it fails with (for AddMembers, the target's result), or nil.
+    static func perform(_ action: Action, on guid: String, by client: ModerationClient, target: String?) -> ErrorCode? {
+        let uid = target ?? ""
+        func add(_ scope: Scope) -> ErrorCode? {
+            do {
+                let result = try client.addMembers(guid, [MemberGrant(uid: uid, scope: scope)])
+                return result.results[uid]?.error?.code
+            } catch {
+                return error.code
+            }
+        }
+        switch action {
+        case .getGroup: return ModerationClient.code { try client.getGroup(guid) }
+        case .updateGroup: return ModerationClient.code { try client.updateGroup(GroupUpdate(guid: guid, name: "Renamed")) }
+        case .updateTypeAndPassword:
+            return ModerationClient.code { try client.updateGroup(GroupUpdate(guid: guid, type: .password, password: "new-pass")) }
+        case .deleteGroup: return ModerationClient.code { try client.deleteGroup(guid) }
+        case .join: return ModerationClient.code { try client.join(guid) }
+        case .leave: return ModerationClient.code { try client.leave(guid) }
+        case .listMembers: return ModerationClient.code { try client.listMembers(guid) }
+        case .listBanned: return ModerationClient.code { try client.listBanned(guid) }
+        case .listActions: return ModerationClient.code { try client.actions(guid) }
+        case .addParticipant: return add(.participant)
+        case .addModerator: return add(.moderator)
+        case .addAdmin: return add(.admin)
+        case .kick: return ModerationClient.code { try client.kick(guid, uid) }
+        case .ban: return ModerationClient.code { try client.ban(guid, uid) }
+        case .unban: return ModerationClient.code { try client.unban(guid, uid) }
+        case .scopeToAdmin: return ModerationClient.code { try client.changeScope(guid, uid, to: .admin) }
+        case .scopeToModerator: return ModerationClient.code { try client.changeScope(guid, uid, to: .moderator) }
+        case .scopeToParticipant: return ModerationClient.code { try client.changeScope(guid, uid, to: .participant) }
+        case .transfer: return ModerationClient.code { try client.transfer(guid, to: uid) }
+        case .memberState: return ModerationClient.code { try client.memberState(guid, uid) }
+        }
+    }
+}

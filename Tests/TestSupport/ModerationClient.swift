@@ -1,0 +1,167 @@
+public import Moderation
+
+/// A synchronous face of `ModerationService` for one caller, for tests: every mutation waits
+/// for its completion and returns its value or throws its error.
+public struct ModerationClient: Sendable {
+    public let service: ModerationService
+    public var caller: Caller
+
+    public init(service: ModerationService, caller: Caller) {
+        self.service = service
+        self.caller = caller
+    }
+
+    /// The same caller with an idempotency key.
+    public func withKey(_ key: String) -> ModerationClient {
+        var copy = self
+        copy.caller.idempotencyKey = key
+        return copy
+    }
+
+    private func run<T: Sendable>(_ start: (Caller, @escaping ReplayEncoder<T>, @escaping @Sendable (MutationResult<T>) -> Void) -> Void) throws(ModerationError) -> T {
+        let caller = caller
+        return try MutationWaiter.wait { completion in start(caller, MutationWaiter.describe, completion) }.get()
+    }
+
+    // MARK: Users
+
+    @discardableResult
+    public func createUser(_ uid: String, name: String? = nil, avatar: String = "", metadata: [String: String] = [:]) throws(ModerationError) -> User {
+        try run { service.createUser($0, NewUser(uid: uid, name: name ?? "User \(uid)", avatar: avatar, metadata: metadata), replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func updateUser(_ update: UserUpdate) throws(ModerationError) -> User {
+        try run { service.updateUser($0, update, replay: $1, completion: $2) }
+    }
+
+    public func getUser(_ uid: String) throws(ModerationError) -> User {
+        try service.getUser(caller, uid: uid)
+    }
+
+    // MARK: Groups
+
+    @discardableResult
+    public func createGroup(_ group: NewGroup) throws(ModerationError) -> CreateGroupResult {
+        try run { service.createGroup($0, group, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func createGroup(
+        _ guid: String, type: GroupType = .public, password: String = "", owner: String? = nil, members: [MemberGrant] = [],
+        bans: [String] = [], tags: [String] = []
+    ) throws(ModerationError) -> CreateGroupResult {
+        try createGroup(
+            NewGroup(guid: guid, name: "Group \(guid)", type: type, password: password, tags: tags, owner: owner, members: members, bannedUIDs: bans))
+    }
+
+    public func getGroup(_ guid: String) throws(ModerationError) -> GroupView {
+        try service.getGroup(caller, guid: guid)
+    }
+
+    @discardableResult
+    public func updateGroup(_ update: GroupUpdate) throws(ModerationError) -> GroupView {
+        try run { service.updateGroup($0, update, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func deleteGroup(_ guid: String) throws(ModerationError) -> ActionRecord {
+        try run { service.deleteGroup($0, guid: guid, replay: $1, completion: $2) }
+    }
+
+    public func listGroups(_ options: ListGroupsOptions = ListGroupsOptions()) throws(ModerationError) -> Page<GroupView> {
+        try service.listGroups(caller, options: options)
+    }
+
+    // MARK: Membership
+
+    @discardableResult
+    public func join(_ guid: String, password: String = "") throws(ModerationError) -> JoinResult {
+        try run { service.joinGroup($0, guid: guid, password: password, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func leave(_ guid: String) throws(ModerationError) -> ActionRecord {
+        try run { service.leaveGroup($0, guid: guid, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func addMembers(_ guid: String, _ members: [MemberGrant]) throws(ModerationError) -> AddMembersResult {
+        try run { service.addMembers($0, guid: guid, members: members, replay: $1, completion: $2) }
+    }
+
+    public func listMembers(_ guid: String, _ options: ListMembersOptions = ListMembersOptions()) throws(ModerationError) -> Page<Member> {
+        try service.listMembers(caller, guid: guid, options: options)
+    }
+
+    public func memberState(_ guid: String, _ uid: String? = nil) throws(ModerationError) -> MemberState {
+        try service.getMemberState(caller, guid: guid, uid: uid)
+    }
+
+    // MARK: Moderation
+
+    @discardableResult
+    public func kick(_ guid: String, _ uid: String) throws(ModerationError) -> ActionRecord {
+        try run { service.kickMember($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func ban(_ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false) throws(ModerationError) -> BanResult {
+        try run {
+            service.banMember($0, guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+        }
+    }
+
+    @discardableResult
+    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(ModerationError) -> UnbanResult {
+        try run { service.unbanMember($0, guid: guid, uid: uid, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+    }
+
+    public func listBanned(_ guid: String, _ options: ListBannedOptions = ListBannedOptions()) throws(ModerationError) -> Page<Ban> {
+        try service.listBannedMembers(caller, guid: guid, options: options)
+    }
+
+    @discardableResult
+    public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(ModerationError) -> ScopeChangeResult {
+        try run { service.changeMemberScope($0, guid: guid, uid: uid, scope: scope, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func transfer(_ guid: String, to uid: String) throws(ModerationError) -> TransferResult {
+        try run { service.transferOwnership($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func bulkKick(_ guid: String, _ uids: [String]) throws(ModerationError) -> [String: UserResult] {
+        try run { service.bulkKickMembers($0, guid: guid, uids: uids, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func bulkBan(_ guid: String, _ uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false) throws(ModerationError) -> [String: UserResult] {
+        try run {
+            service.bulkBanMembers($0, guid: guid, uids: uids, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+        }
+    }
+
+    @discardableResult
+    public func bulkUnban(_ guid: String, _ uids: [String], onlyIfBanned: Bool = false) throws(ModerationError) -> [String: UserResult] {
+        try run { service.bulkUnbanMembers($0, guid: guid, uids: uids, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+    }
+
+    public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError) -> ActionPage {
+        try service.listGroupActions(caller, guid: guid, options: options)
+    }
+
+    /// The error code `body` fails with, or nil when it succeeds (`.internal` for an error that
+    /// is not a `ModerationError`).
+    public static func code<T>(_ body: () throws -> T) -> ErrorCode? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as ModerationError {
+            return error.code
+        } catch {
+            return .internal
+        }
+    }
+}

@@ -1,0 +1,31 @@
+internal import Glibc
+
+/// A fresh directory under /tmp for one test's data, removed with everything in it by `remove()`.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init(prefix: String = "moderation-test") {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(created != nil, "mkdtemp failed: errno \(errno)")
+        path = String(cString: created!)
+    }
+
+    /// Deletes the directory and its contents (one level of subdirectories is enough here).
+    public func remove() {
+        Self.removeTree(path)
+    }
+
+    private static func removeTree(_ path: String) {
+        if let directory = opendir(path) {
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name == "." || name == ".." { continue }
+                let child = path + "/" + name
+                if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
+            }
+            closedir(directory)
+        }
+        rmdir(path)
+    }
+}
