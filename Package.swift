@@ -55,8 +55,8 @@ let package = Package(
         // The server process: settings, API keys, wiring of services into the RPC server.
         .target(
             name: "ServerApp",
-            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "Moderation", "ModerationSQLite",
-                           "ModerationEvents", "ModerationRPC", "ModerationMessages"],
+            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
+                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages"],
             swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.

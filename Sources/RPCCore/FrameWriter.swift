@@ -104,6 +104,14 @@ public enum FrameWriter {
         return payload
     }
 
+    /// The status at the start of a REPLY payload (OK when its length is 0 or it does not decode).
+    public static func status(ofReplyPayload payload: [UInt8]) -> Status {
+        guard payload.count >= 4 else { return Status() }
+        let length = payload.withUnsafeBytes { Int(BigEndian.readUInt32($0)) }
+        guard length > 0, length <= payload.count - 4 else { return Status() }
+        return (try? Status(serializedBytes: payload[4..<4 + length])) ?? Status()
+    }
+
     /// MESSAGE of a server stream; deflated with the stream's own context when `deflater` is set
     /// (tiny messages go uncompressed, which does not disturb the context).
     public static func streamMessage<Message: ProtoMessage>(

@@ -53,6 +53,8 @@ public struct MethodTable: Sendable {
 
     private mutating func add(_ method: RegisteredMethod) {
         precondition(byPath[method.description.path] == nil, "\(method.description.path) is registered twice")
+        var method = method
+        method.index = order.count
         byPath[method.description.path] = method
         order.append(method.description.path)
     }
@@ -68,6 +70,8 @@ public struct MethodTable: Sendable {
 public struct RegisteredMethod: Sendable {
     public let description: any ProtoMethodDescription
     public let executor: HandlerExecutor
+    /// Position in the table (registration order), for per-method metrics.
+    public internal(set) var index = 0
     /// Runs work elsewhere (a worker) instead of now.
     typealias Offload = (@escaping @Sendable () -> Void) -> Void
 

@@ -9,23 +9,50 @@ public final class ServerCall: Sendable {
     /// True when the client accepts deflate-compressed bodies on this call.
     public let acceptsDeflate: Bool
     let port: any CallPort
+    /// Who called what, for the observer's record of the call's end.
+    let context: CallContext
+    let methodIndex: Int?
+    let startedAt: UInt64
+    let observer: (any CallObserver)?
+    let clock: @Sendable () -> UInt64
     private let completed = Atomic<Bool>(false)
     private let termination = Mutex<TerminationState>(TerminationState())
 
-    public init(streamID: UInt32, acceptsDeflate: Bool, port: any CallPort) {
-        self.streamID = streamID
+    public init(
+        context: CallContext, acceptsDeflate: Bool, port: any CallPort, methodIndex: Int? = nil,
+        observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 }
+    ) {
+        self.streamID = context.streamID
         self.acceptsDeflate = acceptsDeflate
         self.port = port
+        self.context = context
+        self.methodIndex = methodIndex
+        self.observer = observer
+        self.clock = clock
+        startedAt = clock()
     }
 
-    /// True for the first caller only; later completions must send nothing.
-    public func claimCompletion() -> Bool {
-        completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    /// Claims the call's one completion: true for the first caller only (later completions must
+    /// send nothing), who also reports to the observer how the call ended.
+    public func complete(_ code: StatusCode, errorCode: String = "") -> Bool {
+        guard completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return false
+        }
+        if let observer {
+            observer.callEnded(CallRecord(
+                methodIndex: methodIndex, method: context.method, appID: context.appID, onBehalfOf: context.onBehalfOf,
+                requestID: context.requestID, peer: context.peer, streamID: streamID, code: code, errorCode: errorCode,
+                durationNanoseconds: clock() - startedAt))
+        }
+        return true
     }
+
+    /// `complete` with an error's status.
+    public func complete(_ error: RPCError) -> Bool { complete(error.code, errorCode: error.errorCode) }
 
     /// Ends the call with `error` (a REPLY, or TRAILERS for a stream) unless it already completed.
     public func end(_ error: RPCError, isStream: Bool) {
-        guard claimCompletion() else { return }
+        guard complete(error) else { return }
         var frame: [UInt8] = []
         if isStream {
             FrameWriter.trailers(streamID: streamID, status: error.status, into: &frame)

@@ -20,12 +20,16 @@ public final class ServerSession {
         public var offload: @Sendable (@escaping @Sendable () -> Void) -> Void
         /// The monotonic clock, in nanoseconds.
         public var now: @Sendable () -> UInt64
+        /// Told of every call's end (metrics, access log); nil for none.
+        public var observer: (any CallObserver)?
+        /// Refuses calls over an app's request rate; nil for no limit.
+        public var rateLimiter: (any RateLimiter)?
 
         public init(
             serverName: String, serverVersion: String, limits: ServerLimits, methods: MethodTable,
             authenticator: any Authenticator, logger: Logger,
             offload: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-            now: @escaping @Sendable () -> UInt64
+            now: @escaping @Sendable () -> UInt64, observer: (any CallObserver)? = nil, rateLimiter: (any RateLimiter)? = nil
         ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
@@ -35,6 +39,8 @@ public final class ServerSession {
             self.logger = logger
             self.offload = offload
             self.now = now
+            self.observer = observer
+            self.rateLimiter = rateLimiter
         }
     }
 
@@ -238,15 +244,22 @@ public final class ServerSession {
             return
         }
         guard !draining else {
-            reject(streamID, .unavailable("the server is shutting down; the call was not run"))
+            reject(streamID, .unavailable("the server is shutting down; the call was not run"), header: callHeader)
             return
         }
         guard calls.count < limits.maxConcurrentCalls else {
-            reject(streamID, .tooManyCalls(limit: limits.maxConcurrentCalls))
+            reject(streamID, .tooManyCalls(limit: limits.maxConcurrentCalls), header: callHeader)
             return
         }
         guard let method = methods[callHeader.method] else {
-            reject(streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method))
+            reject(streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method), header: callHeader)
+            return
+        }
+        if let limiter = environment.rateLimiter, let retryAfterMs = limiter.retryAfter(app: appID, now: now) {
+            reject(streamID, RPCError(
+                code: .resourceExhausted, errorCode: "ERR_RATE_LIMITED",
+                message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
+                details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
             return
         }
         let rawBody = UnsafeRawBufferPointer(rebasing: payload[(4 + headerLength)...])
@@ -257,14 +270,14 @@ public final class ServerSession {
             } catch {
                 switch error {
                 case .tooLarge(let limit):
-                    reject(streamID, .messageTooLarge("the request body inflates to more than \(limit) bytes"))
+                    reject(streamID, .messageTooLarge("the request body inflates to more than \(limit) bytes"), header: callHeader, methodIndex: method.index)
                 case .corrupt(let reason):
-                    reject(streamID, .badEncoding("the compressed request body is not valid raw deflate data: \(reason)"))
+                    reject(streamID, .badEncoding("the compressed request body is not valid raw deflate data: \(reason)"), header: callHeader, methodIndex: method.index)
                 }
                 return
             }
         } else if rawBody.count > limits.maxMessageBytes {
-            reject(streamID, .messageTooLarge("the request body of \(rawBody.count) bytes exceeds the limit of \(limits.maxMessageBytes)"))
+            reject(streamID, .messageTooLarge("the request body of \(rawBody.count) bytes exceeds the limit of \(limits.maxMessageBytes)"), header: callHeader, methodIndex: method.index)
             return
         }
         let deadline: UInt64? = callHeader.timeoutMs > 0 ? now + UInt64(callHeader.timeoutMs) * 1_000_000 : nil
@@ -272,7 +285,9 @@ public final class ServerSession {
             method: callHeader.method, streamID: streamID, appID: appID, onBehalfOf: callHeader.onBehalfOf,
             idempotencyKey: callHeader.idempotencyKey, requestID: callHeader.requestID, metadata: callHeader.metadata,
             deadline: deadline, peer: peer)
-        let call = ServerCall(streamID: streamID, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"), port: port)
+        let call = ServerCall(
+            context: context, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"), port: port,
+            methodIndex: method.index, observer: environment.observer, clock: environment.now)
         let isStream = method.description.serverStreaming
         // Registered before the handler runs: an inline handler may complete it at once.
         calls[streamID] = LiveCall(call: call, isStream: isStream, deadline: deadline)
@@ -304,23 +319,27 @@ public final class ServerSession {
                 try method.start(rawBody, context, call, limits.streamPendingLimitBytes, offload)
             }
         } catch {
-            if calls.removeValue(forKey: streamID) != nil, call.claimCompletion() {
-                reject(streamID, error)
+            if calls.removeValue(forKey: streamID) != nil, call.complete(error) {
+                FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
             }
         }
     }
 
     private func handleCancel(streamID: UInt32) {
         guard let live = calls.removeValue(forKey: streamID) else { return }
-        _ = live.call.claimCompletion()
+        _ = live.call.complete(.cancelled("the client cancelled the call"))
         live.call.terminate(.cancelled)
         callEnded()
     }
 
     /// Replies to a call that will not run.
-    private func reject(_ streamID: UInt32, _ error: RPCError) {
-        logger.debug("call rejected", [("stream", String(streamID)), ("error", error.description)])
+    private func reject(_ streamID: UInt32, _ error: RPCError, header: CallHeader? = nil, methodIndex: Int? = nil) {
+        logger.debug("call refused", [("stream", String(streamID)), ("request_id", header?.requestID ?? ""), ("error", error.description)])
         FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
+        environment.observer?.callEnded(CallRecord(
+            methodIndex: methodIndex, method: header?.method ?? "", appID: appID, onBehalfOf: header?.onBehalfOf ?? "",
+            requestID: header?.requestID ?? "", peer: peer, streamID: streamID, code: error.code, errorCode: error.errorCode,
+            durationNanoseconds: 0))
     }
 
     /// Sends GOAWAY with `error` and closes after flushing.
@@ -380,9 +399,9 @@ public final class ServerSession {
 
     /// The deadline of `streamID` passed: it gets DEADLINE_EXCEEDED unless already complete.
     public func deadlineExpired(streamID: UInt32) {
-        guard let live = calls[streamID], live.call.claimCompletion() else { return }
-        calls.removeValue(forKey: streamID)
         let error = RPCError.deadlineExceeded("the call's deadline passed")
+        guard let live = calls[streamID], live.call.complete(error) else { return }
+        calls.removeValue(forKey: streamID)
         if live.isStream {
             FrameWriter.trailers(streamID: streamID, status: error.status, into: &outbound)
         } else {
@@ -444,8 +463,9 @@ public final class ServerSession {
 
     /// Ends every stream still open after the drain's grace period with UNAVAILABLE.
     public func forceEndStreams() {
-        for (streamID, live) in calls where live.isStream && live.call.claimCompletion() {
-            FrameWriter.trailers(streamID: streamID, status: RPCError.unavailable("the server is shutting down").status, into: &outbound)
+        let error = RPCError.unavailable("the server is shutting down")
+        for (streamID, live) in calls where live.isStream && live.call.complete(error) {
+            FrameWriter.trailers(streamID: streamID, status: error.status, into: &outbound)
             calls.removeValue(forKey: streamID)
         }
         if calls.isEmpty { closeRequested = true }
@@ -470,7 +490,7 @@ public final class ServerSession {
         let live = calls
         calls.removeAll()
         for entry in live.values {
-            _ = entry.call.claimCompletion()
+            _ = entry.call.complete(.cancelled("the connection closed before the call completed"))
             entry.call.terminate(reason)
         }
     }

@@ -39,15 +39,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
     /// Sends one message.
     @discardableResult
     public func send(_ message: Message) -> SendResult {
-        state.withLock { state in
-            guard !state.finished, !call.isCompleted else { return .closed }
-            guard call.port.pendingBytes <= pendingLimit else { return .overloaded }
-            var frame: [UInt8] = []
-            FrameWriter.streamMessage(streamID: call.streamID, message: message, deflater: state.deflater, into: &frame)
-            call.port.deliver(streamID: call.streamID, frame: frame, final: false)
-            state.sent += 1
-            return .sent
-        }
+        send(encoded: message.serializedBytes())
     }
 
     /// Sends one message already encoded by the caller — for fan-out, where the same message
@@ -59,6 +51,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
             guard call.port.pendingBytes <= pendingLimit else { return .overloaded }
             var frame: [UInt8] = []
             FrameWriter.streamMessage(streamID: call.streamID, encoded: body, deflater: state.deflater, into: &frame)
+            call.observer?.streamMessage(encodedBytes: body.count, wireBytes: frame.count - FrameHeader.size)
             call.port.deliver(streamID: call.streamID, frame: frame, final: false)
             state.sent += 1
             return .sent
@@ -77,7 +70,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
             guard !state.finished else { return }
             state.finished = true
             state.deflater = nil
-            guard call.claimCompletion() else { return }
+            guard call.complete(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
             var frame: [UInt8] = []
             FrameWriter.trailers(streamID: call.streamID, status: error?.status ?? Status(), into: &frame)
             call.port.deliver(streamID: call.streamID, frame: frame, final: true)

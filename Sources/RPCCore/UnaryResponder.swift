@@ -1,4 +1,5 @@
 public import ProtoBridge
+import RPCMessages
 
 /// Completes a unary call from any thread: the response, an error, or a recorded reply.
 ///
@@ -12,7 +13,7 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
 
     /// Replies with status OK and `response`.
     public func succeed(_ response: Response) {
-        guard call.claimCompletion() else { return }
+        guard call.complete(.ok) else { return }
         let streamID = call.streamID, compress = call.acceptsDeflate
         if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, response: response, compress: compress, into: &$0) }) {
             return
@@ -24,7 +25,7 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
 
     /// Replies with `error`.
     public func fail(_ error: RPCError) {
-        guard call.claimCompletion() else { return }
+        guard call.complete(error) else { return }
         let streamID = call.streamID
         if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, error: error, into: &$0) }) {
             return
@@ -45,7 +46,8 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     /// Replies with a REPLY payload recorded earlier by `FrameWriter.replyPayload(for:)`
     /// (an idempotent retry gets exactly the first call's reply).
     public func replay(payload: [UInt8]) {
-        guard call.claimCompletion() else { return }
+        let status = FrameWriter.status(ofReplyPayload: payload)
+        guard call.complete(StatusCode(rawValue: status.code), errorCode: status.errorCode) else { return }
         var frame: [UInt8] = []
         FrameWriter.reply(streamID: call.streamID, payload: payload, into: &frame)
         call.port.deliver(streamID: call.streamID, frame: frame, final: true)

@@ -25,6 +25,10 @@ public final class RPCServer: Sendable {
         /// Connections above this count are closed at once on accept.
         public var maxConnections = 100_000
         public var logger = Logger()
+        /// Told of connections, traffic and every call's end (metrics, access log).
+        public var observer: (any CallObserver)?
+        /// Per-app request rate limit; nil for none.
+        public var rateLimiter: (any RateLimiter)?
 
         public init() {}
     }
@@ -58,7 +62,8 @@ public final class RPCServer: Sendable {
         let environment = ServerSession.Environment(
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
             limits: configuration.limits, methods: methods, authenticator: authenticator,
-            logger: configuration.logger, offload: { workers.submit($0) }, now: { monotonicNow() })
+            logger: configuration.logger, offload: { workers.submit($0) }, now: { monotonicNow() },
+            observer: configuration.observer, rateLimiter: configuration.rateLimiter)
         // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
         // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
         var port: UInt16 = 0

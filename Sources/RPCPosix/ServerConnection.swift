@@ -28,6 +28,7 @@ final class ServerConnection: EventHandler, Flushable {
     private var registeredEvents: UInt32 = 0
     private var closed = false
     private let limits: ServerLimits
+    private let observer: (any CallObserver)?
 
     init(id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry, environment: ServerSession.Environment) {
         self.id = id
@@ -35,6 +36,7 @@ final class ServerConnection: EventHandler, Flushable {
         self.loop = loop
         self.owner = owner
         limits = environment.limits
+        observer = environment.observer
         port = ConnectionPort(loop: loop)
         session = ServerSession(environment: environment, port: port, peer: peer)
         session.scheduleDeadline = { [unowned loop, weak owner] deadline, _ in
@@ -43,6 +45,7 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     func start() {
+        observer?.connectionOpened()
         port.attach(self)
         registeredEvents = EpollEvents.input | EpollEvents.readHangUp
         registration = loop.register(fd: fd, events: registeredEvents, handler: self)
@@ -89,6 +92,7 @@ final class ServerConnection: EventHandler, Flushable {
                 }
                 result = n
             }
+            if result > 0 { observer?.transferred(received: result, sent: 0) }
             if result == 0 {
                 close()
                 return
@@ -176,6 +180,7 @@ final class ServerConnection: EventHandler, Flushable {
                 }
                 if n > 0 {
                     written += n
+                    observer?.transferred(received: 0, sent: n)
                 } else if n < 0 && errno == EINTR {
                     continue
                 } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -223,6 +228,7 @@ final class ServerConnection: EventHandler, Flushable {
     func close() {
         guard !closed else { return }
         closed = true
+        observer?.connectionClosed()
         port.detach()
         loop.deregister(fd: fd, registration: registration)
         Glibc.close(fd)

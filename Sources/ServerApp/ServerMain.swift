@@ -3,6 +3,7 @@ import ModerationEvents
 import ModerationMessages
 import ModerationRPC
 import ModerationSQLite
+import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
@@ -74,14 +75,24 @@ public enum ServerMain {
         ModerationRPC.register(in: &methods, service: service, hub: hub)
         RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
 
+        let metrics = ServerMetrics(
+            methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
+            gauges: { ServerGauges.sample(hub: hub, service: service, apps: keyStore.appIDs) })
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
         configuration.port = settings.port
         configuration.eventLoops = settings.threads
         configuration.limits.maxMessageBytes = settings.maxMessageBytes
+        configuration.limits.maxConcurrentCalls = settings.maxConcurrentCalls
+        configuration.maxConnections = settings.maxConnections
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
         configuration.logger = logger
+        configuration.observer = metrics
+        if settings.rateLimit > 0 {
+            configuration.rateLimiter = TokenBucketLimiter(
+                callsPerSecond: Double(settings.rateLimit), burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
+        }
         let server = RPCServer(configuration: configuration, methods: methods, authenticator: keyStore)
         let port: UInt16
         do {
@@ -92,6 +103,20 @@ public enum ServerMain {
             service.shutdown()
             store.close()
             return 1
+        }
+        var endpoint: MetricsEndpoint?
+        if let (host, metricsPort) = settings.metricsListen {
+            do throws(SystemError) {
+                endpoint = try MetricsEndpoint(host: host, port: metricsPort, render: metrics.render, healthy: { health.isServing })
+                logger.info("metrics served", [("listen", "http://\(host):\(endpoint!.port)/metrics")])
+            } catch {
+                printError("moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsPort): \(error)")
+                server.shutdown(gracePeriodMs: 0)
+                hub.shutdown()
+                service.shutdown()
+                store.close()
+                return 1
+            }
         }
         var bound = settings
         bound.port = port
@@ -113,6 +138,7 @@ public enum ServerMain {
             logger.notice("shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
             health.setServing(false)
             server.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
+            endpoint?.stop()
             hub.shutdown()
             service.shutdown()
             store.close()

@@ -20,6 +20,29 @@ public struct ServerSettings: Sendable, Equatable {
     public var durability = "full"
     /// Hours the action log keeps actions (the event stream can resume that far back).
     public var retentionHours = 168
+    /// Where Prometheus scrapes `/metrics`; nil for no metrics listener.
+    public var metricsListen: (host: String, port: UInt16)?
+    /// One info line per call (method, status, duration, app, acting user, request id).
+    public var accessLog = true
+    /// Connections beyond this are closed at once.
+    public var maxConnections = 100_000
+    /// Calls in flight per connection (advertised in HELLO_ACK).
+    public var maxConcurrentCalls = 1024
+    /// Calls per second each app may make on average (0: no limit), and the burst above it.
+    public var rateLimit = 0
+    public var rateBurst = 0
+    /// The config file read at start (`--config`), if any.
+    public var configFile: String?
+
+    public static func == (a: ServerSettings, b: ServerSettings) -> Bool {
+        a.host == b.host && a.port == b.port && a.dataDirectory == b.dataDirectory && a.apiKeys == b.apiKeys
+            && a.apiKeysFile == b.apiKeysFile && a.threads == b.threads && a.maxMessageBytes == b.maxMessageBytes
+            && a.logLevel == b.logLevel && a.logFormat == b.logFormat && a.shutdownGraceSeconds == b.shutdownGraceSeconds
+            && a.durability == b.durability && a.retentionHours == b.retentionHours
+            && a.metricsListen?.host == b.metricsListen?.host && a.metricsListen?.port == b.metricsListen?.port
+            && a.accessLog == b.accessLog && a.maxConnections == b.maxConnections && a.maxConcurrentCalls == b.maxConcurrentCalls
+            && a.rateLimit == b.rateLimit && a.rateBurst == b.rateBurst && a.configFile == b.configFile
+    }
 
     public init() {}
 
@@ -104,6 +127,25 @@ public enum ServerSettingsParser {
         Option(flag: "--retention-hours", argument: "HOURS", help: "how long the action log keeps actions (default 168)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.retentionHours = try parseInt(value, flag: "--retention-hours", range: 1...(24 * 3650))
         },
+        Option(flag: "--metrics-listen", argument: "HOST:PORT", help: "serve Prometheus metrics on http://HOST:PORT/metrics (default off)", repeatable: false) { settings, value throws(ConfigurationError) in
+            let (host, port) = try parseListen(value, flag: "--metrics-listen")
+            settings.metricsListen = (host, port)
+        },
+        Option(flag: "--access-log", argument: "on|off", help: "one info line per call (default on)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.accessLog = try parseSwitch(value, flag: "--access-log")
+        },
+        Option(flag: "--max-connections", argument: "N", help: "connections beyond N are closed at once (default 100000)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.maxConnections = try parseInt(value, flag: "--max-connections", range: 1...10_000_000)
+        },
+        Option(flag: "--max-concurrent-calls", argument: "N", help: "calls in flight per connection (default 1024)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.maxConcurrentCalls = try parseInt(value, flag: "--max-concurrent-calls", range: 1...1_000_000)
+        },
+        Option(flag: "--rate-limit", argument: "N", help: "calls per second each app may make (default 0: no limit)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.rateLimit = try parseInt(value, flag: "--rate-limit", range: 0...100_000_000)
+        },
+        Option(flag: "--rate-burst", argument: "N", help: "calls an app may make at once above its rate (default: the rate)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.rateBurst = try parseInt(value, flag: "--rate-burst", range: 0...100_000_000)
+        },
         Option(flag: "--shutdown-grace", argument: "SECONDS", help: "how long a SIGTERM drain may take (default 10)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.shutdownGraceSeconds = try parseInt(value, flag: "--shutdown-grace", range: 0...3600)
         },
@@ -112,7 +154,11 @@ public enum ServerSettingsParser {
     /// Parses `arguments` (without the program name) over `environment`.
     public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> ServerCommand {
         var settings = ServerSettings()
-        // Environment first, so that flags override it.
+        // Precedence: flags, then MODERATION_… variables, then the config file, then defaults.
+        if let path = configPath(arguments: arguments, environment: environment) {
+            settings.configFile = path
+            try applyConfigFile(path, to: &settings)
+        }
         for option in options {
             if let value = environment[option.environmentName] {
                 do {
@@ -129,6 +175,11 @@ public enum ServerSettingsParser {
             index += 1
             if argument == "--help" || argument == "-h" { return .help(helpText()) }
             if argument == "--version" { return .version("moderation-server \(ServerInfo.version)") }
+            if argument == "--config" {
+                index += 1  // read before the environment and flags
+                continue
+            }
+            if argument.hasPrefix("--config=") { continue }
             var name = argument, inlineValue: String?
             if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
                 name = String(argument[..<equals])
@@ -155,6 +206,39 @@ public enum ServerSettingsParser {
         return .run(settings)
     }
 
+    /// The `--config` path, from the flags or MODERATION_CONFIG.
+    static func configPath(arguments: [String], environment: [String: String]) -> String? {
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--config", index + 1 < arguments.count { return arguments[index + 1] }
+            if argument.hasPrefix("--config=") { return String(argument.dropFirst("--config=".count)) }
+        }
+        return environment["MODERATION_CONFIG"]
+    }
+
+    /// Applies a config file: one `name = value` a line (names as the flags without `--`),
+    /// `#` comments and blank lines ignored.
+    static func applyConfigFile(_ path: String, to settings: inout ServerSettings) throws(ConfigurationError) {
+        guard let text = FileSystem.readText(path) else { throw ConfigurationError("--config \(path) cannot be read") }
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError("--config \(path), line \(number + 1): expected name = value")
+            }
+            let name = line[..<equals].trimmingWhitespace()
+            var value = line[line.index(after: equals)...].trimmingWhitespace()
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard let option = options.first(where: { $0.flag == "--" + name }) else {
+                throw ConfigurationError("--config \(path), line \(number + 1): unknown setting '\(name)'")
+            }
+            do {
+                try option.apply(&settings, value)
+            } catch {
+                throw ConfigurationError("--config \(path), line \(number + 1): \(error.message)")
+            }
+        }
+    }
+
     static func helpText() -> String {
         var lines = [
             "moderation-server \(ServerInfo.version) — the group-moderation RPC service",
@@ -169,6 +253,8 @@ public enum ServerSettingsParser {
             lines.append(String(repeating: " ", count: 34) + "env \(option.environmentName)")
         }
         lines += [
+            "  --config FILE                   settings file: one 'name = value' a line (names as the flags)",
+            "                                  env MODERATION_CONFIG; flags > env > file > defaults",
             "  --help                          this text",
             "  --version                       the version",
             "",
@@ -179,20 +265,28 @@ public enum ServerSettingsParser {
         return lines.joined(separator: "\n")
     }
 
-    static func parseListen(_ value: String) throws(ConfigurationError) -> (String, UInt16) {
+    static func parseSwitch(_ value: String, flag: String) throws(ConfigurationError) -> Bool {
+        switch value.lowercased() {
+        case "on", "true", "yes", "1": return true
+        case "off", "false", "no", "0": return false
+        default: throw ConfigurationError("\(flag): '\(value)' is not on or off")
+        }
+    }
+
+    static func parseListen(_ value: String, flag: String = "--listen") throws(ConfigurationError) -> (String, UInt16) {
         var host: Substring, portText: Substring
         if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
             host = value[value.index(after: value.startIndex)..<close]
             let rest = value[value.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw ConfigurationError("--listen: expected [HOST]:PORT, got '\(value)'") }
+            guard rest.hasPrefix(":") else { throw ConfigurationError("\(flag): expected [HOST]:PORT, got '\(value)'") }
             portText = rest.dropFirst()
         } else {
-            guard let colon = value.lastIndex(of: ":") else { throw ConfigurationError("--listen: expected HOST:PORT, got '\(value)'") }
+            guard let colon = value.lastIndex(of: ":") else { throw ConfigurationError("\(flag): expected HOST:PORT, got '\(value)'") }
             host = value[..<colon]
             portText = value[value.index(after: colon)...]
         }
-        guard !host.isEmpty else { throw ConfigurationError("--listen: the host is empty in '\(value)'") }
-        guard let port = UInt16(portText) else { throw ConfigurationError("--listen: '\(portText)' is not a port (0–65535)") }
+        guard !host.isEmpty else { throw ConfigurationError("\(flag): the host is empty in '\(value)'") }
+        guard let port = UInt16(portText) else { throw ConfigurationError("\(flag): '\(portText)' is not a port (0–65535)") }
         return (String(host), port)
     }
 

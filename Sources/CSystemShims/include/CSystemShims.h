@@ -66,4 +66,12 @@ int64_t cshim_realtime_ms(void);
 uint64_t cshim_process_cpu_ns(void);
 /// Resident set size of this process in bytes (from /proc/self/statm), or 0.
 uint64_t cshim_resident_bytes(void);
+
+/// Relaxed atomic add and load on a 64-bit counter (metrics; no ordering implied).
+static inline void cshim_atomic_add(uint64_t *counter, uint64_t value) {
+    __atomic_fetch_add(counter, value, __ATOMIC_RELAXED);
+}
+static inline uint64_t cshim_atomic_load(const uint64_t *counter) {
+    return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
 #endif

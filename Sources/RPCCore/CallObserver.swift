@@ -1,0 +1,50 @@
+/// What the runtime reports as connections and calls come and go: the feed for metrics and the
+/// access log, kept out of the runtime itself.
+///
+/// Called on event loops and worker threads, once per event: implementations must be cheap and
+/// thread-safe (atomic counters, a log line).
+public protocol CallObserver: Sendable {
+    /// A connection was accepted.
+    func connectionOpened()
+    /// A connection closed.
+    func connectionClosed()
+    /// Bytes read from and written to sockets.
+    func transferred(received: Int, sent: Int)
+    /// One message of a server stream: its size encoded, and on the wire (smaller when deflated).
+    func streamMessage(encodedBytes: Int, wireBytes: Int)
+    /// A call ended: with which status, after how long.
+    func callEnded(_ call: CallRecord)
+}
+
+/// One ended call, as the access log and metrics see it.
+public struct CallRecord: Sendable {
+    /// The method's index in the `MethodTable`, or nil when the path is not a method of the server.
+    public let methodIndex: Int?
+    /// The method's path as the client sent it.
+    public let method: String
+    public let appID: String
+    public let onBehalfOf: String
+    public let requestID: String
+    public let peer: String
+    public let streamID: UInt32
+    public let code: StatusCode
+    public let errorCode: String
+    /// From the CALL frame to the call's last frame.
+    public let durationNanoseconds: UInt64
+
+    public init(
+        methodIndex: Int?, method: String, appID: String, onBehalfOf: String, requestID: String, peer: String,
+        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64
+    ) {
+        self.methodIndex = methodIndex
+        self.method = method
+        self.appID = appID
+        self.onBehalfOf = onBehalfOf
+        self.requestID = requestID
+        self.peer = peer
+        self.streamID = streamID
+        self.code = code
+        self.errorCode = errorCode
+        self.durationNanoseconds = durationNanoseconds
+    }
+}

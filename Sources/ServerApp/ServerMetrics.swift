@@ -1,0 +1,159 @@
+import RPCCore
+
+/// The server's metrics and access log: a `CallObserver` that counts calls by method and
+/// status, times them in histograms, counts connections and bytes, and renders everything in
+/// Prometheus' text format (names and units follow its conventions: `_total` counters,
+/// `_seconds` and `_bytes` units, base units only).
+///
+/// Values the process does not observe call by call (open subscriptions, the action log's head,
+/// the store's commits) come from `gauges`, sampled at each scrape.
+final class ServerMetrics: CallObserver {
+    /// Upper bounds of the call-duration histogram buckets, in seconds.
+    static let durationBuckets: [Double] = [0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    private static let codes = 18  // 0–16, and one slot for any other
+
+    private let methods: [String]
+    private let calls: Counters        // [method][code]
+    private let histogram: Counters    // [method][bucket]: counts per bucket (not cumulative)
+    private let durationSum: Counters  // [method]: nanoseconds
+    private let connection: Counters   // opened, closed
+    private let traffic: Counters      // received, sent, stream messages, stream encoded, stream wire
+    private let accessLog: Logger?
+    private let gauges: @Sendable () -> [Sample]
+
+    /// A value sampled at scrape time.
+    struct Sample {
+        var name: String
+        var help: String
+        var type: String
+        var labels: [(String, String)] = []
+        var value: Double
+    }
+
+    /// - Parameters:
+    ///   - methods: the method paths, in `MethodTable` order.
+    ///   - accessLog: where one info line per call goes; nil for no access log.
+    init(methods: [String], accessLog: Logger?, gauges: @escaping @Sendable () -> [Sample]) {
+        self.methods = methods + ["unknown"]
+        let slots = self.methods.count
+        calls = Counters(count: slots * Self.codes)
+        histogram = Counters(count: slots * (Self.durationBuckets.count + 1))
+        durationSum = Counters(count: slots)
+        connection = Counters(count: 2)
+        traffic = Counters(count: 5)
+        self.accessLog = accessLog
+        self.gauges = gauges
+    }
+
+    // MARK: CallObserver
+
+    func connectionOpened() { connection.add(0) }
+
+    func connectionClosed() { connection.add(1) }
+
+    func transferred(received: Int, sent: Int) {
+        if received > 0 { traffic.add(0, UInt64(received)) }
+        if sent > 0 { traffic.add(1, UInt64(sent)) }
+    }
+
+    func streamMessage(encodedBytes: Int, wireBytes: Int) {
+        traffic.add(2)
+        traffic.add(3, UInt64(encodedBytes))
+        traffic.add(4, UInt64(wireBytes))
+    }
+
+    func callEnded(_ call: CallRecord) {
+        let method = call.methodIndex.map { min($0, methods.count - 1) } ?? methods.count - 1
+        calls.add(method * Self.codes + min(Int(call.code.rawValue), Self.codes - 1))
+        let seconds = Double(call.durationNanoseconds) / 1e9
+        let bucket = Self.durationBuckets.firstIndex(where: { seconds <= $0 }) ?? Self.durationBuckets.count
+        histogram.add(method * (Self.durationBuckets.count + 1) + bucket)
+        durationSum.add(method, call.durationNanoseconds)
+        guard let accessLog, accessLog.isEnabled(.info) else { return }
+        accessLog.info("call", [
+            ("method", call.method.isEmpty ? "(none)" : call.method), ("status", call.code.name), ("error_code", call.errorCode),
+            ("duration_ms", Self.milliseconds(call.durationNanoseconds)), ("app", call.appID), ("on_behalf_of", call.onBehalfOf),
+            ("request_id", call.requestID), ("peer", call.peer), ("stream", String(call.streamID)),
+        ])
+    }
+
+    // MARK: Rendering
+
+    /// The metrics in Prometheus' text exposition format (version 0.0.4).
+    func render() -> String {
+        var out = ""
+        func header(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        header("mrpc_calls_total", "counter", "Calls ended, by method and gRPC status code.")
+        for (m, method) in methods.enumerated() {
+            for code in 0..<Self.codes {
+                let value = calls[m * Self.codes + code]
+                guard value > 0 else { continue }
+                let name = code < 17 ? StatusCode(rawValue: UInt32(code)).name : "OTHER"
+                out += "mrpc_calls_total{method=\"\(method)\",code=\"\(name)\"} \(value)\n"
+            }
+        }
+        header("mrpc_call_duration_seconds", "histogram", "Time from a call's CALL frame to its last frame, by method.")
+        for (m, method) in methods.enumerated() {
+            let base = m * (Self.durationBuckets.count + 1)
+            var cumulative: UInt64 = 0
+            var counts: [UInt64] = []
+            for b in 0...Self.durationBuckets.count {
+                cumulative += histogram[base + b]
+                counts.append(cumulative)
+            }
+            guard cumulative > 0 else { continue }
+            for (b, bound) in Self.durationBuckets.enumerated() {
+                out += "mrpc_call_duration_seconds_bucket{method=\"\(method)\",le=\"\(bound)\"} \(counts[b])\n"
+            }
+            out += "mrpc_call_duration_seconds_bucket{method=\"\(method)\",le=\"+Inf\"} \(cumulative)\n"
+            out += "mrpc_call_duration_seconds_sum{method=\"\(method)\"} \(Double(durationSum[m]) / 1e9)\n"
+            out += "mrpc_call_duration_seconds_count{method=\"\(method)\"} \(cumulative)\n"
+        }
+        header("mrpc_connections_open", "gauge", "Open client connections.")
+        out += "mrpc_connections_open \(connection[0] &- connection[1])\n"
+        header("mrpc_connections_total", "counter", "Client connections accepted.")
+        out += "mrpc_connections_total \(connection[0])\n"
+        header("mrpc_received_bytes_total", "counter", "Bytes read from client connections.")
+        out += "mrpc_received_bytes_total \(traffic[0])\n"
+        header("mrpc_sent_bytes_total", "counter", "Bytes written to client connections.")
+        out += "mrpc_sent_bytes_total \(traffic[1])\n"
+        header("mrpc_stream_messages_total", "counter", "Server-stream messages sent.")
+        out += "mrpc_stream_messages_total \(traffic[2])\n"
+        header("mrpc_stream_encoded_bytes_total", "counter", "Server-stream message bytes before compression.")
+        out += "mrpc_stream_encoded_bytes_total \(traffic[3])\n"
+        header("mrpc_stream_wire_bytes_total", "counter", "Server-stream message bytes on the wire (after compression, where used).")
+        out += "mrpc_stream_wire_bytes_total \(traffic[4])\n"
+        var described: Set<String> = []
+        for sample in gauges() {
+            if described.insert(sample.name).inserted { header(sample.name, sample.type, sample.help) }
+            let labels = sample.labels.isEmpty ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
+            out += "\(sample.name)\(labels) \(Self.number(sample.value))\n"
+        }
+        return out
+    }
+
+    static func escape(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    static func milliseconds(_ nanoseconds: UInt64) -> String {
+        let micros = nanoseconds / 1_000
+        let fraction = String(micros % 1_000)
+        return "\(micros / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
