@@ -54,6 +54,10 @@ public final class ModerationService: Sendable {
         listeners.add(listener)
     }
 
+    deinit {
+        shutdown()
+    }
+
     /// Stops the maintenance loop, if any. The store stays open; close it after this.
     public func shutdown() {
         let loop = maintenance.withLock { loop in
