@@ -27,7 +27,7 @@ enum RecordCoding {
         var reader = Reader(bytes: bytes)
         let count = try reader.varint()
         var result: [String: String] = [:]
-        result.reserveCapacity(count)
+        result.reserveCapacity(min(count, bytes.count))
         for _ in 0..<count { result[try reader.string()] = try reader.string() }
         return result
     }
@@ -37,7 +37,7 @@ enum RecordCoding {
         var reader = Reader(bytes: bytes)
         let count = try reader.varint()
         var result: [String] = []
-        result.reserveCapacity(count)
+        result.reserveCapacity(min(count, bytes.count))
         for _ in 0..<count { result.append(try reader.string()) }
         return result
     }

@@ -183,12 +183,20 @@ enum StoreBenchmarks {
         func members(_ search: String) -> Int {
             (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30, search: search)).items.count) ?? -1
         }
+        let memberPage2 = (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30)).nextCursor) ?? ""
+        let banPage2 = (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30)).nextCursor) ?? ""
         func bans(_ search: String) -> Int {
             (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30, search: search)).items.count) ?? -1
         }
         return [
             Benchmark(name: "100k members + 100k bans: ListBannedMembers page 1", iterations: 2000) { bans("") },
-            Benchmark(name: "100k members + 100k bans: ListMembers page 1", iterations: 2000) { members("") },
+            Benchmark(name: "100k members + 100k bans: ListBannedMembers page 2", iterations: 2000) {
+                (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30, cursor: banPage2)).items.count) ?? -1
+            },
+            Benchmark(name: "100k members + 100k bans: ListMembers page 1 (cached)", iterations: 2000) { members("") },
+            Benchmark(name: "100k members + 100k bans: ListMembers page 2", iterations: 2000) {
+                (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30, cursor: memberPage2)).items.count) ?? -1
+            },
             Benchmark(name: "100k: banned search by name (1 match)", iterations: 2000) { bans("banned person 77777") },
             Benchmark(name: "100k: member search by name (1 match)", iterations: 2000) { members("member person 54321") },
             Benchmark(name: "100k: member search, common word (scan)", iterations: 2000) { members("person") },

@@ -90,7 +90,8 @@ struct ErrorCodeTests {
             return (error { try owner.actions("g", ListActionsOptions(afterSeq: 1)) }, "g")
         case .internal:
             harness.store.close()
-            return (error { try owner.kick("g", "part") }, "closed")
+            let unchecked = ModerationClient(service: harness.service, caller: owner.caller)  // no invariant check: the store is closed
+            return (error { try unchecked.kick("g", "part") }, "closed")
         default:
             return (nil, "")
         }

@@ -112,6 +112,26 @@ struct ExpiringBanTests {
         }
     }
 
+    @Test("the maintenance loop sweeps on its own")
+    func maintenanceLoop() throws {
+        let clock = ManualClock(ticking: false)
+        let configuration = ModerationService.Configuration(passwordHasher: .fastForTests, maintenanceIntervalMs: 20)
+        let harness = try ServiceHarness(clock: clock, configuration: configuration)
+        defer { harness.tearDown() }
+        let app = harness.client()
+        for uid in ["o", "x"] { try app.createUser(uid) }
+        try app.createGroup("g", owner: "o")
+        try app.ban("g", "x", durationMs: 10)
+        clock.advance(by: 10)
+        var swept = false
+        for _ in 0..<200 where !swept {
+            swept = try app.actions("g", ListActionsOptions(kinds: [.unbanned])).actions.first?.reason == "expired"
+            if !swept { _ = BlockingSemaphore().wait(milliseconds: 10) }
+        }
+        #expect(swept, "the loop recorded the expiry within two seconds")
+        harness.service.shutdown()
+    }
+
     final class ResultBox: @unchecked Sendable {
         // Written by the completion before the semaphore is signalled, read after waiting on it.
         var value = -1

@@ -5,10 +5,23 @@ public import Moderation
 public struct ModerationClient: Sendable {
     public let service: ModerationService
     public var caller: Caller
+    /// When set, the group's invariants are checked after every mutation of a group.
+    public var store: (any ModerationStore)?
 
-    public init(service: ModerationService, caller: Caller) {
+    public init(service: ModerationService, caller: Caller, store: (any ModerationStore)? = nil) {
         self.service = service
         self.caller = caller
+        self.store = store
+    }
+
+    /// Checks the invariants of `guid` after a mutation, whatever its outcome.
+    private func checked<T>(_ guid: String, _ what: String, _ body: () throws(ModerationError) -> T) throws(ModerationError) -> T {
+        defer {
+            if let store {
+                Invariants.expectHeld(store: store, app: caller.app, guid: guid.lowercased(), after: "\(what) on \(guid)")
+            }
+        }
+        return try body()
     }
 
     /// The same caller with an idempotency key.
@@ -43,7 +56,9 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func createGroup(_ group: NewGroup) throws(ModerationError) -> CreateGroupResult {
-        try run { service.createGroup($0, group, replay: $1, completion: $2) }
+        try checked(group.guid, "createGroup") { () throws(ModerationError) in
+            try run { service.createGroup($0, group, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
@@ -61,12 +76,16 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func updateGroup(_ update: GroupUpdate) throws(ModerationError) -> GroupView {
-        try run { service.updateGroup($0, update, replay: $1, completion: $2) }
+        try checked(update.guid, "updateGroup") { () throws(ModerationError) in
+            try run { service.updateGroup($0, update, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func deleteGroup(_ guid: String) throws(ModerationError) -> ActionRecord {
-        try run { service.deleteGroup($0, guid: guid, replay: $1, completion: $2) }
+        try checked(guid, "deleteGroup") { () throws(ModerationError) in
+            try run { service.deleteGroup($0, guid: guid, replay: $1, completion: $2) }
+        }
     }
 
     public func listGroups(_ options: ListGroupsOptions = ListGroupsOptions()) throws(ModerationError) -> Page<GroupView> {
@@ -77,17 +96,23 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func join(_ guid: String, password: String = "") throws(ModerationError) -> JoinResult {
-        try run { service.joinGroup($0, guid: guid, password: password, replay: $1, completion: $2) }
+        try checked(guid, "join") { () throws(ModerationError) in
+            try run { service.joinGroup($0, guid: guid, password: password, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func leave(_ guid: String) throws(ModerationError) -> ActionRecord {
-        try run { service.leaveGroup($0, guid: guid, replay: $1, completion: $2) }
+        try checked(guid, "leave") { () throws(ModerationError) in
+            try run { service.leaveGroup($0, guid: guid, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func addMembers(_ guid: String, _ members: [MemberGrant]) throws(ModerationError) -> AddMembersResult {
-        try run { service.addMembers($0, guid: guid, members: members, replay: $1, completion: $2) }
+        try checked(guid, "addMembers") { () throws(ModerationError) in
+            try run { service.addMembers($0, guid: guid, members: members, replay: $1, completion: $2) }
+        }
     }
 
     public func listMembers(_ guid: String, _ options: ListMembersOptions = ListMembersOptions()) throws(ModerationError) -> Page<Member> {
@@ -102,19 +127,25 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func kick(_ guid: String, _ uid: String) throws(ModerationError) -> ActionRecord {
-        try run { service.kickMember($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        try checked(guid, "kick") { () throws(ModerationError) in
+            try run { service.kickMember($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func ban(_ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false) throws(ModerationError) -> BanResult {
-        try run {
-            service.banMember($0, guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+        try checked(guid, "ban") { () throws(ModerationError) in
+            try run {
+                service.banMember($0, guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+            }
         }
     }
 
     @discardableResult
     public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(ModerationError) -> UnbanResult {
-        try run { service.unbanMember($0, guid: guid, uid: uid, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+        try checked(guid, "unban") { () throws(ModerationError) in
+            try run { service.unbanMember($0, guid: guid, uid: uid, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+        }
     }
 
     public func listBanned(_ guid: String, _ options: ListBannedOptions = ListBannedOptions()) throws(ModerationError) -> Page<Ban> {
@@ -123,29 +154,39 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(ModerationError) -> ScopeChangeResult {
-        try run { service.changeMemberScope($0, guid: guid, uid: uid, scope: scope, replay: $1, completion: $2) }
+        try checked(guid, "changeScope") { () throws(ModerationError) in
+            try run { service.changeMemberScope($0, guid: guid, uid: uid, scope: scope, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func transfer(_ guid: String, to uid: String) throws(ModerationError) -> TransferResult {
-        try run { service.transferOwnership($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        try checked(guid, "transfer") { () throws(ModerationError) in
+            try run { service.transferOwnership($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func bulkKick(_ guid: String, _ uids: [String]) throws(ModerationError) -> [String: UserResult] {
-        try run { service.bulkKickMembers($0, guid: guid, uids: uids, replay: $1, completion: $2) }
+        try checked(guid, "bulkKick") { () throws(ModerationError) in
+            try run { service.bulkKickMembers($0, guid: guid, uids: uids, replay: $1, completion: $2) }
+        }
     }
 
     @discardableResult
     public func bulkBan(_ guid: String, _ uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false) throws(ModerationError) -> [String: UserResult] {
-        try run {
-            service.bulkBanMembers($0, guid: guid, uids: uids, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+        try checked(guid, "bulkBan") { () throws(ModerationError) in
+            try run {
+                service.bulkBanMembers($0, guid: guid, uids: uids, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+            }
         }
     }
 
     @discardableResult
     public func bulkUnban(_ guid: String, _ uids: [String], onlyIfBanned: Bool = false) throws(ModerationError) -> [String: UserResult] {
-        try run { service.bulkUnbanMembers($0, guid: guid, uids: uids, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+        try checked(guid, "bulkUnban") { () throws(ModerationError) in
+            try run { service.bulkUnbanMembers($0, guid: guid, uids: uids, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+        }
     }
 
     public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError) -> ActionPage {

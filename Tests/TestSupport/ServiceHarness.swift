@@ -30,7 +30,7 @@ public final class ServiceHarness: @unchecked Sendable {
 
     /// A caller of `app` acting as `actor` (nil: the app itself).
     public func client(_ actor: String? = nil, app: String = "app") -> ModerationClient {
-        ModerationClient(service: service, caller: Caller(app: app, actor: actor))
+        ModerationClient(service: service, caller: Caller(app: app, actor: actor), store: store)
     }
 
     /// Closes the store and opens it again from disk with a new service.

@@ -48,9 +48,14 @@ public final class ModerationService: Sendable {
     }
 
     /// Registers `listener` to be called once per committed batch with its actions in seq order,
-    /// before the batch's completions run (on the store's writer: keep it short).
+    /// after the batch is durable and before its completions run. It runs on the store's
+    /// completer thread, batch after batch: keep it short (hand the actions off).
     public func addCommitListener(_ listener: @escaping @Sendable ([ActionRecord]) -> Void) {
         listeners.add(listener)
+    }
+
+    deinit {
+        shutdown()
     }
 
     /// Stops the maintenance loop, if any. The store stays open; close it after this.

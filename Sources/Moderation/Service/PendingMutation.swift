@@ -7,8 +7,10 @@
 /// are stored in the same transaction. Storage failures (`.internal`) store nothing, so a retry
 /// runs again.
 final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
-    // Invariant: `outcome` is written by `apply` and read by `finish`; the store calls both on
-    // its writer thread, `apply` first. Every other stored property is immutable and Sendable.
+    // Invariant: `outcome` is written by `apply` (on the store's writer, possibly more than once
+    // when a batch is run again) and read by `finish`, which the store calls once, after the
+    // last `apply`, with a happens-before edge between them (the SQLite store hands the batch
+    // over through a locked queue). Every other stored property is immutable and Sendable.
     typealias Body = @Sendable (inout WriteContext) throws(ModerationError) -> Value
 
     private let caller: ValidatedCaller

@@ -28,34 +28,3 @@ public struct ActionLogQuery: Sendable, Equatable {
         self.throughSeq = throughSeq
     }
 }
-
-/// The retained range of an app's action log: seqs `prunedThrough + 1 ... headSeq`.
-public struct LogBounds: Sendable, Equatable {
-    /// Seq of the newest action; 0 when the app has none yet.
-    public var headSeq: UInt64
-    /// Every action up to this seq was pruned by retention; 0 when none was.
-    public var prunedThrough: UInt64
-
-    public init(headSeq: UInt64, prunedThrough: UInt64) {
-        self.headSeq = headSeq
-        self.prunedThrough = prunedThrough
-    }
-
-    /// The first seq still in the log (`headSeq + 1` when it is empty).
-    public var oldestRetainedSeq: UInt64 { prunedThrough + 1 }
-}
-
-/// A ban past its expiry that the sweeper has not recorded yet.
-public struct ExpiredBan: Sendable, Equatable {
-    public var appID: Int64
-    public var app: String
-    public var guid: String
-    public var uid: String
-
-    public init(appID: Int64, app: String, guid: String, uid: String) {
-        self.appID = appID
-        self.app = app
-        self.guid = guid
-        self.uid = uid
-    }
-}

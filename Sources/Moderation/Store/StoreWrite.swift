@@ -1,8 +1,9 @@
 /// One unit of change queued to a store's writer.
 ///
-/// The store runs `apply` inside the current batch transaction, in a savepoint of its own: when
-/// it throws, everything it wrote is rolled back and the rest of the batch goes on. After the
-/// batch's commit is durable (or failed) the store calls `finish` exactly once.
+/// The store runs `apply` inside the current batch transaction, atomically on its own: when it
+/// throws, everything it wrote is rolled back and the rest of the batch goes on (a store may run
+/// `apply` again if it has to redo the batch). After the batch's commit is durable (or failed)
+/// the store calls `finish` exactly once, on any thread, ordered after the last `apply`.
 public protocol StoreWrite: AnyObject, Sendable {
     /// Makes the change. Called on the writer; throwing rolls back this write alone.
     func apply(_ transaction: any StoreTransaction) throws(ModerationError)

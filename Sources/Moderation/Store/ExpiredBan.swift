@@ -1,0 +1,14 @@
+/// A ban past its expiry that the sweeper has not recorded yet.
+public struct ExpiredBan: Sendable, Equatable {
+    public var appID: Int64
+    public var app: String
+    public var guid: String
+    public var uid: String
+
+    public init(appID: Int64, app: String, guid: String, uid: String) {
+        self.appID = appID
+        self.app = app
+        self.guid = guid
+        self.uid = uid
+    }
+}
