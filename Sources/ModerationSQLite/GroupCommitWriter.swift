@@ -1,3 +1,4 @@
+internal import Glibc
 internal import Moderation
 internal import Synchronization
 
@@ -16,6 +17,8 @@ final class GroupCommitWriter: Sendable {
         let handler = Mutex<(@Sendable ([ActionRecord]) -> Void)?>(nil)
         /// Bumped after every commit, before any of its writes is finished.
         let commits = Atomic<UInt64>(0)
+        /// Commits, batch sizes and WAL flush times, for metrics.
+        let statistics = StoreStatisticsRecorder()
     }
 
     let shared = Shared()
@@ -38,7 +41,12 @@ final class GroupCommitWriter: Sendable {
         completer = WorkerThread(name: "mod-sqlite-done") {
             while let batches = completions.take(max: 64) {
                 // One flush makes every batch taken durable (group commit, once more).
-                let durable = sync?.sync() ?? true
+                var durable = true
+                if let sync {
+                    let started = monotonicSeconds()
+                    durable = sync.sync()
+                    shared.statistics.recordSync(seconds: monotonicSeconds() - started)
+                }
                 let handler = shared.handler.withLock { $0 }
                 for batch in batches {
                     durable ? batch.report(to: handler) : batch.reportLost()
@@ -58,4 +66,11 @@ final class GroupCommitWriter: Sendable {
         completions.close()
         completer.join()
     }
+}
+
+/// The monotonic clock in seconds, for timing flushes.
+private func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

@@ -65,6 +65,9 @@ public final class SQLiteStore: ModerationStore {
     /// How many batches the writer has committed (or failed) since the store opened.
     public var commitCount: UInt64 { writer.shared.commits.load(ordering: .acquiring) }
 
+    /// Commits, batch sizes and WAL flush latencies so far.
+    public var statistics: StoreStatistics { writer.shared.statistics.snapshot }
+
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         writer.close()

@@ -58,6 +58,7 @@ final class WriterLoop: @unchecked Sendable {
             break attempt
         }
         let actions = applied.isEmpty ? [] : session.takeBatchActions()
+        if !applied.isEmpty { shared.statistics.recordCommit(writes: applied.count) }
         let generation = shared.commits.wrappingAdd(1, ordering: .releasing).newValue
         readers.releaseSnapshots(before: generation)
         let completed = CompletedBatch(writes: batch, failures: failures, actions: actions)

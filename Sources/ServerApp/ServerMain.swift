@@ -77,7 +77,7 @@ public enum ServerMain {
 
         let metrics = ServerMetrics(
             methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
-            gauges: { ServerGauges.sample(hub: hub, service: service, apps: keyStore.appIDs) })
+            gauges: { ServerGauges.sample(hub: hub, service: service, store: store, apps: keyStore.appIDs) })
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
         configuration.port = settings.port

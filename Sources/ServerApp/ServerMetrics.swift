@@ -127,9 +127,14 @@ final class ServerMetrics: CallObserver {
         out += "mrpc_stream_wire_bytes_total \(traffic[4])\n"
         var described: Set<String> = []
         for sample in gauges() {
-            if described.insert(sample.name).inserted { header(sample.name, sample.type, sample.help) }
+            // A histogram's samples share one family: `name` for buckets (written `name_bucket`),
+            // `name_sum` and `name_count`.
+            let isHistogram = sample.type == "histogram"
+            let family = isHistogram ? sample.name.removingSuffix("_sum").removingSuffix("_count") : sample.name
+            if described.insert(family).inserted { header(family, sample.type, sample.help) }
+            let name = isHistogram && family == sample.name ? sample.name + "_bucket" : sample.name
             let labels = sample.labels.isEmpty ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
-            out += "\(sample.name)\(labels) \(Self.number(sample.value))\n"
+            out += "\(name)\(labels) \(Self.number(sample.value))\n"
         }
         return out
     }
@@ -155,5 +160,11 @@ final class ServerMetrics: CallObserver {
         let micros = nanoseconds / 1_000
         let fraction = String(micros % 1_000)
         return "\(micros / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+extension String {
+    func removingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

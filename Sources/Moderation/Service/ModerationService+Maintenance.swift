@@ -1,3 +1,5 @@
+import Synchronization
+
 extension ModerationService {
     /// What one maintenance run did.
     public struct MaintenanceReport: Sendable, Equatable {
@@ -52,8 +54,12 @@ extension ModerationService {
         }) { result in
             switch result {
             case .failure(let error): completion(.failure(error))
-            case .success(let count) where count >= batch: self.sweepStep(total: total + count, completion: completion)
-            case .success(let count): completion(.success(total + count))
+            case .success(let count) where count >= batch:
+                self.expiredBansSwept.add(UInt64(count), ordering: .relaxed)
+                self.sweepStep(total: total + count, completion: completion)
+            case .success(let count):
+                self.expiredBansSwept.add(UInt64(count), ordering: .relaxed)
+                completion(.success(total + count))
             }
         }
     }

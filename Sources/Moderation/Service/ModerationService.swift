@@ -15,6 +15,8 @@ public final class ModerationService: Sendable {
     let listeners: CommitListeners
     let memberPages: MemberPageCache
     private let maintenance: Mutex<MaintenanceLoop?>
+    /// Expired bans the sweeper has recorded as `unbanned` since start (for metrics).
+    let expiredBansSwept = Atomic<UInt64>(0)
 
     /// - Parameters:
     ///   - store: where the data lives; the service sets its commit handler.
@@ -57,6 +59,9 @@ public final class ModerationService: Sendable {
     deinit {
         shutdown()
     }
+
+    /// Expired bans the sweeper has recorded as `unbanned` (reason "expired") since start.
+    public var expiredBansSweptCount: UInt64 { expiredBansSwept.load(ordering: .relaxed) }
 
     /// Stops the maintenance loop, if any. The store stays open; close it after this.
     public func shutdown() {
