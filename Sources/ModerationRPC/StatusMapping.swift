@@ -5,7 +5,7 @@ extension RPCError {
     /// The wire error of a domain error: its `ERR_…` code, message, and the canonical status the
     /// code goes with (the table is in proto/moderation/v1/errors.proto).
     public init(_ error: ModerationError) {
-        self.init(code: Self.status(of: error.code), errorCode: error.code.name, message: error.message)
+        self.init(code: Self.status(of: error.code), errorCode: error.code.name, message: error.message, details: error.details)
     }
 
     static func status(of code: ErrorCode) -> StatusCode {

@@ -35,6 +35,31 @@ struct PasswordTests {
         try harness.client("y").join("g", password: "anything")
     }
 
+    @Test("too many wrong passwords from one user refuse that user's joins to that group for a while")
+    func wrongPasswordLimit() throws {
+        let harness = try ServiceHarness(configuration: ModerationService.Configuration(
+            passwordHasher: .fastForTests, wrongPasswordLimit: 3, wrongPasswordWindowMs: 60_000))
+        defer { harness.tearDown() }
+        let app = harness.client()
+        for uid in ["o", "x", "y"] { try app.createUser(uid) }
+        try app.createGroup("g", type: .password, password: "s3cret", owner: "o")
+        try app.createGroup("h", type: .password, password: "s3cret", owner: "o")
+        let x = harness.client("x")
+        for _ in 0..<3 { #expect(ModerationClient.code { try x.join("g", password: "guess") } == .wrongGroupPass) }
+        // Refused now, even with the right password, before any hash is checked.
+        let refused = Result { try x.join("g", password: "s3cret") }
+        let error = try #require(refused.failure as? ModerationError, "a join after too many wrong passwords must be refused")
+        #expect(error.code == .rateLimited)
+        #expect(error.message.contains("g") && error.message.contains("x"))
+        #expect(Int(error.details["retry_after_ms"] ?? "") ?? 0 > 0)
+        // Other users, and this user's other groups, are not affected.
+        try harness.client("y").join("g", password: "s3cret")
+        try x.join("h", password: "s3cret")
+        // After the window the user may try again.
+        harness.clock.advance(by: 61_000)
+        try x.join("g", password: "s3cret")
+    }
+
     /// Joins race against password changes; each join must succeed exactly when its password was
     /// the group's at the time the join was written (the last change before it in the log).
     @Test func joinsRacingPasswordChanges() throws {
@@ -72,5 +97,13 @@ struct PasswordTests {
         }
         let succeeded = Set(outcomes.withLock { $0 }.filter(\.value).keys)
         #expect(succeeded == joinedWhileCorrect)
+    }
+}
+
+extension Result {
+    /// The error, when this is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -8,10 +8,13 @@ public struct ModerationError: Error, Equatable, Sendable, CustomStringConvertib
     public var code: ErrorCode
     /// What went wrong, for people; names the uid/guid involved.
     public var message: String
+    /// Machine-readable extras, e.g. `retry_after_ms` when rate-limited.
+    public var details: [String: String]
 
-    public init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String, details: [String: String] = [:]) {
         self.code = code
         self.message = message
+        self.details = details
     }
 
     public var description: String { "\(code.name): \(message)" }

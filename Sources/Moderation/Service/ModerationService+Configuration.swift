@@ -15,11 +15,15 @@ extension ModerationService {
         /// How many groups' first member page (`ListMembers` without cursor or filters) are
         /// kept in memory, per group version; 0 turns the cache off (see `MemberPageCache`).
         public var memberPageCacheGroups: Int
+        /// Wrong passwords a user may try on one group within `wrongPasswordWindowMs` before
+        /// joins are refused with `ERR_RATE_LIMITED` (0: no limit).
+        public var wrongPasswordLimit: Int
+        public var wrongPasswordWindowMs: Int64
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
             idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0, maintenanceBatchSize: Int = 500,
-            memberPageCacheGroups: Int = 10_000
+            memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5, wrongPasswordWindowMs: Int64 = 15 * 60_000
         ) {
             self.passwordHasher = passwordHasher
             self.actionRetentionMs = actionRetentionMs
@@ -27,6 +31,8 @@ extension ModerationService {
             self.maintenanceIntervalMs = maintenanceIntervalMs
             self.maintenanceBatchSize = maintenanceBatchSize
             self.memberPageCacheGroups = memberPageCacheGroups
+            self.wrongPasswordLimit = wrongPasswordLimit
+            self.wrongPasswordWindowMs = wrongPasswordWindowMs
         }
     }
 }

@@ -13,7 +13,33 @@ extension ModerationService {
         _ caller: Caller, guid: String, password: String = "", replay: @escaping ReplayEncoder<JoinResult>,
         completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
     ) {
-        join(caller, guid: guid, password: password, attempt: 0, replay: replay, completion: completion)
+        // Too many wrong passwords lately: refuse before spending a slow hash on another guess.
+        let key = (try? ValidatedCaller(caller).requireUser(), try? Validation.identifier(guid, field: "guid"))
+        guard let uid = key.0, let normalized = key.1 else {
+            join(caller, guid: guid, password: password, attempt: 0, replay: replay, completion: completion)
+            return
+        }
+        let now = clock()
+        if let waitMs = passwordAttempts.retryAfter(app: caller.app, uid: uid, guid: normalized, now: now) {
+            completion(.done(.failure(ModerationError(
+                .rateLimited, "too many wrong passwords for group \(normalized) from \(uid); retry after \((waitMs + 999) / 1000) s",
+                details: ["retry_after_ms": String(waitMs)]))))
+            return
+        }
+        let attempts = passwordAttempts, clock = self.clock
+        join(caller, guid: guid, password: password, attempt: 0, replay: replay) { outcome in
+            if case .done(let result) = outcome {
+                switch result {
+                case .failure(let error) where error.code == .wrongGroupPass:
+                    attempts.recordFailure(app: caller.app, uid: uid, guid: normalized, now: clock())
+                case .success:
+                    attempts.recordSuccess(app: caller.app, uid: uid, guid: normalized)
+                default:
+                    break
+                }
+            }
+            completion(outcome)
+        }
     }
 
     private func join(

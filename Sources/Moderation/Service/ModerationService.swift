@@ -17,6 +17,8 @@ public final class ModerationService: Sendable {
     private let maintenance: Mutex<MaintenanceLoop?>
     /// Expired bans the sweeper has recorded as `unbanned` since start (for metrics).
     let expiredBansSwept = Atomic<UInt64>(0)
+    /// Wrong group passwords per (app, user, group), to stop brute force through JoinGroup.
+    let passwordAttempts: PasswordAttemptLimiter
 
     /// - Parameters:
     ///   - store: where the data lives; the service sets its commit handler.
@@ -32,6 +34,8 @@ public final class ModerationService: Sendable {
         let listeners = CommitListeners()
         self.listeners = listeners
         memberPages = MemberPageCache(capacity: configuration.memberPageCacheGroups)
+        passwordAttempts = PasswordAttemptLimiter(
+            limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs)
         store.setCommitHandler { actions in listeners.deliver(actions) }
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {
