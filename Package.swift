@@ -90,6 +90,10 @@ let package = Package(
             dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "ServerAppTests",
+            dependencies: ["ServerApp", "RPCCore", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "ModerationTests",
             dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
             swiftSettings: swiftSettings),

@@ -16,6 +16,9 @@ internal import Glibc
 public enum ServerMain {
     /// Runs the server until SIGTERM or SIGINT; returns the process exit code.
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        if arguments.first == "backup" {
+            return backup(arguments: Array(arguments.dropFirst()), environment: environment)
+        }
         let settings: ServerSettings
         do {
             switch try ServerSettingsParser.parse(arguments: arguments, environment: environment) {
@@ -67,7 +70,8 @@ public enum ServerMain {
             return 1
         }
         let service = ModerationService(store: store, configuration: ModerationService.Configuration(
-            actionRetentionMs: Int64(settings.retentionHours) * 3_600_000, maintenanceIntervalMs: 1_000))
+            actionRetentionMs: Int64(settings.retentionHours) * 3_600_000, maintenanceIntervalMs: 1_000,
+            wrongPasswordLimit: settings.wrongPasswordLimit))
         let hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
 
         let health = HealthStatus()
@@ -144,6 +148,50 @@ public enum ServerMain {
             store.close()
             logger.notice("shutdown complete")
             return 0
+        }
+    }
+
+    /// `moderation-server backup --output FILE [--data-dir DIR]`: an online copy of the store.
+    static func backup(arguments: [String], environment: [String: String]) -> Int32 {
+        var directory = environment["MODERATION_DATA_DIR"] ?? "./data"
+        var output: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            switch argument {
+            case "--help", "-h":
+                print("""
+                usage: moderation-server backup --output FILE [--data-dir DIR]
+
+                Copies the store in DIR (default ./data, or MODERATION_DATA_DIR) to FILE with SQLite's
+                online backup API, while the server keeps running. Restore: stop the server, remove
+                DIR/moderation.sqlite3-wal and -shm, and copy FILE to DIR/moderation.sqlite3.
+                """)
+                return 0
+            case "--data-dir", "--output", "-o":
+                guard index < arguments.count else {
+                    printError("moderation-server backup: \(argument) needs a value")
+                    return 2
+                }
+                if argument == "--data-dir" { directory = arguments[index] } else { output = arguments[index] }
+                index += 1
+            default:
+                printError("moderation-server backup: unknown argument '\(argument)' (see backup --help)")
+                return 2
+            }
+        }
+        guard let output else {
+            printError("moderation-server backup: --output FILE is required")
+            return 2
+        }
+        do throws(ModerationError) {
+            let pages = try SQLiteBackup.copy(directory: directory, to: output)
+            print("backed up \(pages) pages of \(directory)/moderation.sqlite3 to \(output)")
+            return 0
+        } catch {
+            printError("moderation-server backup: \(error.message)")
+            return 1
         }
     }
 

@@ -33,6 +33,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var rateBurst = 0
     /// The config file read at start (`--config`), if any.
     public var configFile: String?
+    /// Wrong passwords a user may try on one group in 15 minutes before its joins are refused.
+    public var wrongPasswordLimit = 5
 
     public static func == (a: ServerSettings, b: ServerSettings) -> Bool {
         a.host == b.host && a.port == b.port && a.dataDirectory == b.dataDirectory && a.apiKeys == b.apiKeys
@@ -42,6 +44,7 @@ public struct ServerSettings: Sendable, Equatable {
             && a.metricsListen?.host == b.metricsListen?.host && a.metricsListen?.port == b.metricsListen?.port
             && a.accessLog == b.accessLog && a.maxConnections == b.maxConnections && a.maxConcurrentCalls == b.maxConcurrentCalls
             && a.rateLimit == b.rateLimit && a.rateBurst == b.rateBurst && a.configFile == b.configFile
+            && a.wrongPasswordLimit == b.wrongPasswordLimit
     }
 
     public init() {}
@@ -145,6 +148,9 @@ public enum ServerSettingsParser {
         },
         Option(flag: "--rate-burst", argument: "N", help: "calls an app may make at once above its rate (default: the rate)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.rateBurst = try parseInt(value, flag: "--rate-burst", range: 0...100_000_000)
+        },
+        Option(flag: "--wrong-password-limit", argument: "N", help: "wrong group passwords per user and group in 15 min before joins are refused (default 5; 0: no limit)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.wrongPasswordLimit = try parseInt(value, flag: "--wrong-password-limit", range: 0...1_000_000)
         },
         Option(flag: "--shutdown-grace", argument: "SECONDS", help: "how long a SIGTERM drain may take (default 10)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.shutdownGraceSeconds = try parseInt(value, flag: "--shutdown-grace", range: 0...3600)
@@ -257,6 +263,8 @@ public enum ServerSettingsParser {
             "                                  env MODERATION_CONFIG; flags > env > file > defaults",
             "  --help                          this text",
             "  --version                       the version",
+            "",
+            "Subcommand: moderation-server backup --output FILE [--data-dir DIR] (online copy of the store).",
             "",
             "With no API key configured, the server creates one for app 'default' in",
             "DATA_DIR/api-keys (the key is never logged). SIGTERM or SIGINT drains and exits 0;",

@@ -1,0 +1,127 @@
+import RPCCore
+import ServerApp
+import TestSupport
+import Testing
+internal import Glibc
+
+@Suite("Server settings: flags, MODERATION_… variables, the config file")
+struct ServerSettingsTests {
+    private func settings(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings {
+        guard case .run(let settings) = try ServerSettingsParser.parse(arguments: arguments, environment: environment) else {
+            throw ConfigurationError("not a run command")
+        }
+        return settings
+    }
+
+    private func error(_ arguments: [String], _ environment: [String: String] = [:]) -> String? {
+        do {
+            _ = try ServerSettingsParser.parse(arguments: arguments, environment: environment)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func defaults() throws {
+        let defaults = try settings([])
+        #expect(defaults.listenAddress == "127.0.0.1:7600")
+        #expect(defaults.dataDirectory == "./data")
+        #expect(defaults.durability == "full")
+        #expect(defaults.accessLog)
+        #expect(defaults.metricsListen == nil)
+    }
+
+    @Test func precedenceIsFlagsThenEnvironmentThenFileThenDefaults() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/moderation.conf"
+        try #require(write(file, """
+            # a comment
+            listen = 0.0.0.0:7000
+            threads = 3
+            log-format = "json"
+            max-concurrent-calls = 64
+            """))
+        let fromFile = try settings(["--config", file])
+        #expect(fromFile.listenAddress == "0.0.0.0:7000" && fromFile.threads == 3 && fromFile.logFormat == .json)
+        let fromEnvironment = try settings(["--config", file], ["MODERATION_THREADS": "5", "MODERATION_LISTEN": "127.0.0.1:7100"])
+        #expect(fromEnvironment.threads == 5 && fromEnvironment.listenAddress == "127.0.0.1:7100" && fromEnvironment.maxConcurrentCalls == 64)
+        let fromFlags = try settings(["--config", file, "--threads", "7"], ["MODERATION_THREADS": "5", "MODERATION_CONFIG": "/nonexistent"])
+        #expect(fromFlags.threads == 7, "a flag wins over the variable; --config wins over MODERATION_CONFIG")
+        let viaVariable = try settings([], ["MODERATION_CONFIG": file])
+        #expect(viaVariable.threads == 3)
+    }
+
+    @Test func repeatableKeysFromFlagsReplaceTheEnvironment() throws {
+        let both = try settings(["--api-key", "a:key-aaaa1"], ["MODERATION_API_KEY": "b:key-bbbb1,c:key-cccc1"])
+        #expect(both.apiKeys.map(\.appID) == ["a"])
+        let environmentOnly = try settings([], ["MODERATION_API_KEY": "b:key-bbbb1,c:key-cccc1"])
+        #expect(environmentOnly.apiKeys.map(\.appID) == ["b", "c"])
+    }
+
+    @Test("invalid settings are refused with a message naming the setting", arguments: [
+        (["--threads", "zero"], "--threads"),
+        (["--listen", "nohost"], "--listen"),
+        (["--listen", "127.0.0.1:99999"], "--listen"),
+        (["--log-level", "loud"], "--log-level"),
+        (["--durability", "maybe"], "--durability"),
+        (["--api-key", "no-colon"], "--api-key"),
+        (["--metrics-listen", ":9"], "--metrics-listen"),
+        (["--access-log", "perhaps"], "--access-log"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--threads"], "--threads needs a value"),
+    ])
+    func invalid(_ arguments: [String], _ named: String) {
+        let message = error(arguments)
+        #expect(message?.contains(named) == true, "\(message ?? "accepted")")
+    }
+
+    @Test func invalidEnvironmentAndFileNameTheirSource() throws {
+        #expect(error([], ["MODERATION_THREADS": "-1"])?.hasPrefix("MODERATION_THREADS:") == true)
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/bad.conf"
+        try #require(write(file, "threads = 2\nlisten 127.0.0.1:1\n"))
+        #expect(error(["--config", file])?.contains("line 2") == true)
+        try #require(write(file, "colour = blue\n"))
+        #expect(error(["--config", file])?.contains("unknown setting 'colour'") == true)
+        #expect(error(["--config", directory.path + "/missing.conf"])?.contains("cannot be read") == true)
+    }
+
+    @Test func helpAndVersion() throws {
+        guard case .help(let text) = try ServerSettingsParser.parse(arguments: ["--help"], environment: [:]) else {
+            Issue.record("--help must print the help")
+            return
+        }
+        for flag in ["--listen", "--data-dir", "--api-key", "--api-keys-file", "--threads", "--max-message-bytes", "--log-level",
+                     "--log-format", "--metrics-listen", "--config", "MODERATION_LISTEN"] {
+            #expect(text.contains(flag), "help mentions \(flag)")
+        }
+        guard case .version(let version) = try ServerSettingsParser.parse(arguments: ["--version"], environment: [:]) else {
+            Issue.record("--version must print the version")
+            return
+        }
+        #expect(version.hasPrefix("moderation-server "))
+    }
+
+    private func write(_ path: String, _ text: String) -> Bool {
+        guard let file = fopen(path, "w") else { return false }
+        defer { fclose(file) }
+        return fputs(text, file) >= 0
+    }
+}
+
+@Suite("API keys")
+struct APIKeyStoreTests {
+    @Test func bareAndQualifiedKeysAuthenticateTheirApp() {
+        let store = APIKeyStore([.init(appID: "a", key: "key-aaaa1"), .init(appID: "b", key: "key-bbbb1")])
+        #expect(store.authenticate(apiKey: "key-aaaa1", appID: "") == "a")
+        #expect(store.authenticate(apiKey: "a:key-aaaa1", appID: "") == "a")
+        #expect(store.authenticate(apiKey: "key-bbbb1", appID: "b") == "b")
+        #expect(store.authenticate(apiKey: "key-bbbb1", appID: "a") == nil, "a key of another app")
+        #expect(store.authenticate(apiKey: "b:key-aaaa1", appID: "") == nil, "a key qualified with the wrong app")
+        #expect(store.authenticate(apiKey: "key-aaaa", appID: "") == nil, "a prefix")
+        #expect(store.authenticate(apiKey: "", appID: "") == nil)
+        store.replace([.init(appID: "c", key: "key-cccc1")])
+        #expect(store.authenticate(apiKey: "key-aaaa1", appID: "") == nil, "replaced keys stop working")
+        #expect(store.authenticate(apiKey: "key-cccc1", appID: "") == "c")
+    }
+}
