@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "ServerApp"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite"],
+            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.

@@ -53,6 +53,13 @@ public enum ServerMain {
         }
         let keyStore = APIKeyStore(keys)
 
+        // Every connection is a descriptor: allow as many as the hard limit lets us.
+        var files = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
+
         // Signals are handled by this thread with sigwait; every thread started from here on
         // inherits the blocked mask.
         signal(SIGPIPE, SIG_IGN)

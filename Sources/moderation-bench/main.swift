@@ -1,5 +1,7 @@
 // moderation-bench: in-process benchmarks (no sockets).
 // Usage: moderation-bench [codec] [store | store.mutations | store.reads | store.big] [--runs N]
+//        moderation-bench fanout [--subscribers N] [--rounds N] [--seconds S] [--server PATH]
+//          (the event stream over sockets, against a release moderation-server child process)
 // Build with `swift build -c release`; every figure is the median of N runs (default 5).
 
 internal import Glibc
@@ -18,6 +20,9 @@ let suites: [String: () -> [Benchmark]] = [
     "store.reads": StoreBenchmarks.reads,
     "store.big": StoreBenchmarks.bigGroup,
 ]
+if arguments.first == "fanout" {
+    exit(FanoutBenchmark.run(arguments: Array(arguments.dropFirst())))
+}
 let chosen = arguments.isEmpty ? ["codec", "store"] : arguments
 for name in chosen {
     guard let suite = suites[name] else {
