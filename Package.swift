@@ -64,7 +64,7 @@ let package = Package(
 
         // Executables.
         .executableTarget(name: "moderation-server", dependencies: ["ServerApp"], swiftSettings: swiftSettings),
-        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "ServerApp"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
             dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite"],
