@@ -89,6 +89,12 @@ let package = Package(
             name: "ProtoSchemaTests",
             dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],
             swiftSettings: swiftSettings),
+        // rpc-probe end to end: the built rpc-probe and moderation-server run as child processes
+        // (`swift build` builds them first).
+        .testTarget(
+            name: "ProbeTests",
+            dependencies: ["TestSupport", "ProtoSchema", "ProtoBridge", "RPCCore", "RPCMessages", "ModerationMessages"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
             dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
