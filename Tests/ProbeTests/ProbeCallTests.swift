@@ -242,7 +242,7 @@ struct ProbeCallTests {
         #expect(qualified.exitCode == 64 + 5, "APP_ID:KEY is accepted: \(qualified)")
     }
 
-    @Test("--compress asks for a compressed response; -v reports the connection, sizes and time on standard error")
+    @Test("--compress gives the same response (inflated); -v reports the connection, sizes and time on standard error")
     func compressedAndVerbose() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }

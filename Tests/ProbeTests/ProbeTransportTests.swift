@@ -1,4 +1,3 @@
-internal import Glibc
 import ModerationMessages
 import ProtoBridge
 import RPCCore
