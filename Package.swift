@@ -64,7 +64,7 @@ let package = Package(
 
         // Executables.
         .executableTarget(name: "moderation-server", dependencies: ["ServerApp"], swiftSettings: swiftSettings),
-        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "ServerApp"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
             dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims"],
@@ -88,6 +88,12 @@ let package = Package(
         .testTarget(
             name: "ProtoSchemaTests",
             dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],
+            swiftSettings: swiftSettings),
+        // rpc-probe end to end: the built rpc-probe and moderation-server run as child processes
+        // (`swift build` builds them first).
+        .testTarget(
+            name: "ProbeTests",
+            dependencies: ["TestSupport", "ProtoSchema", "ProtoBridge", "RPCCore", "RPCMessages", "ModerationMessages"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServerAppTests",

@@ -2,83 +2,89 @@ import ProtoSchema
 import RPCCore
 import RPCPosix
 
-/// `rpc-probe HOST:PORT bench METHOD`: a ghz-class load test of one method.
+/// `rpc-probe HOST:PORT bench METHOD`: a ghz-class load test of one unary method.
 enum BenchCommand {
     static let help = """
     usage: rpc-probe [flags] HOST:PORT bench METHOD [bench flags]
 
-    Calls METHOD ("/pkg.Service/Method", "pkg.Service/Method" or "pkg.Service.Method") as fast as
-    replies come back (or at --rps), and reports throughput, latency percentiles, a histogram and
-    the distribution of status and error codes.
+    Calls the unary METHOD over --conns connections with --depth calls in flight on each, as fast
+    as replies come back (or at --rps), for --duration or --total calls, and reports the count,
+    duration, calls/s, fastest/slowest/mean latency, p50/p90/p99/p99.9, a latency histogram and
+    the distribution of status and ERR_ codes.
 
     bench flags:
-      -d JSON | -d @FILE | -d @-   the request as JSON (default {}); "{{n}}" in it is replaced by
-                                   0..N-1 over --variants requests, used round-robin
-      --variants N                 how many distinct requests "{{n}}" makes (default 1)
+      -d JSON | -d @FILE | -d @-   the request as JSON (default {}); every "{{n}}" in it is
+                                   replaced by the request's variant number (see --variants)
+      --variants N                 make N requests from -d, "{{n}}" = 0…N-1, sent round-robin
+                                   (default 1: "{{n}}" is 0)
       --conns N                    connections (default 1)
       --depth N                    calls in flight per connection (default 1)
-      --duration D                 measured time, e.g. 10s (default 10s)
-      --total N                    stop after N measured calls instead
-      --warmup D                   load before measuring (default 0s)
-      --rps R                      limit to R calls per second in all
-      --threads N                  client threads (default 1)
-      --format text|json|csv       output (default text)
+      --duration D                 how long to measure, e.g. 10s, 500ms, 2m (default 10s)
+      --total N                    measure N calls instead of a duration (not with --duration)
+      --warmup D                   load before measuring, not counted (default 0s)
+      --rps R                      at most R calls per second across all connections
+                                   (default: no limit)
+      --threads N                  client threads the connections are spread over (default 1)
+      --format text|json|csv       the report's format (default text)
+
+    Exit code: 0 when every measured call was OK; 1 when some failed (the report says which);
+    64 + the status code when the load could not start (e.g. 78 when the server is unreachable).
     """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
         var configuration = LoadConfiguration()
-        var method: String?
         var data = "{}"
         var variants = 1
         var format = "text"
-        while !reader.isEmpty {
-            if let (name, inline) = reader.flag() {
-                if try options.accept(name, inline: inline, from: &reader) { continue }
-                switch name {
-                case "-d", "--data": data = try RequestData.read(try reader.value(for: name, inline: inline))
-                case "--variants": variants = try reader.int(for: name, inline: inline, range: 1...1_000_000)
-                case "--conns": configuration.connections = try reader.int(for: name, inline: inline, range: 1...10_000)
-                case "--depth": configuration.depth = try reader.int(for: name, inline: inline, range: 1...10_000)
-                case "--duration": configuration.durationSeconds = try reader.duration(for: name, inline: inline)
-                case "--total": configuration.total = try reader.int(for: name, inline: inline, range: 1...Int(Int32.max))
-                case "--warmup": configuration.warmupSeconds = try reader.duration(for: name, inline: inline)
-                case "--rps": configuration.rate = try reader.double(for: name, inline: inline)
-                case "--threads": configuration.threads = try reader.int(for: name, inline: inline, range: 1...256)
-                case "--format":
-                    format = try reader.value(for: name, inline: inline)
-                    guard ["text", "json", "csv"].contains(format) else { throw .usage("--format: expected text, json or csv") }
-                case "--help", "-h":
-                    print(help)
-                    return 0
-                default: throw .usage("bench: unknown flag \(name)")
-                }
-            } else if let positional = reader.positional() {
-                guard method == nil else { throw .usage("bench: unexpected argument '\(positional)'") }
-                method = positional
+        var durationGiven = false
+        guard let positionals = try reader.readVerb("bench", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
+            switch name {
+            case "-d", "--data": data = try RequestData.read(try reader.value(for: name, inline: inline))
+            case "--variants": variants = try reader.int(for: name, inline: inline, range: 1...1_000_000)
+            case "--conns": configuration.connections = try reader.int(for: name, inline: inline, range: 1...10_000)
+            case "--depth": configuration.depth = try reader.int(for: name, inline: inline, range: 1...10_000)
+            case "--duration":
+                configuration.durationSeconds = try reader.duration(for: name, inline: inline)
+                guard configuration.durationSeconds > 0 else { throw .usage("--duration: must be more than 0") }
+                durationGiven = true
+            case "--total": configuration.total = try reader.int(for: name, inline: inline, range: 1...Int(Int32.max))
+            case "--warmup": configuration.warmupSeconds = try reader.duration(for: name, inline: inline)
+            case "--rps":
+                let rate = try reader.double(for: name, inline: inline)
+                guard rate > 0 else { throw .usage("--rps: must be more than 0") }
+                configuration.rate = rate
+            case "--threads": configuration.threads = try reader.int(for: name, inline: inline, range: 1...256)
+            case "--format":
+                format = try reader.value(for: name, inline: inline)
+                guard ["text", "json", "csv"].contains(format) else { throw .usage("--format: expected text, json or csv, got '\(format)'") }
+            default: return false
             }
-        }
-        guard let method else { throw .usage("bench: missing METHOD\n\n" + help) }
+            return true
+        }) else { return 0 }
+        guard positionals.count == 1, let name = positionals.first else { throw .usage("bench: expected one METHOD (see rpc-probe bench --help)") }
+        guard !(durationGiven && configuration.total != nil) else { throw .usage("bench: give --duration or --total, not both") }
         configuration.client = try options.clientOptions()
         configuration.callOptions = options.callOptions()
 
-        let probe = try ClientConnection.probeConnect(configuration.client)
-        let schema = try SchemaLoader.load(options) { probe }
-        probe.close()
-        let descriptor: MethodDescriptor
-        do throws(ProtoSchemaError) {
-            descriptor = try schema.requireMethod(named: method)
-        } catch {
-            throw .failure(error.message)
+        let session = ProbeSession(options: options)
+        let method = try session.method(name)
+        guard !method.serverStreaming else {
+            throw .usage("bench: \(method.fullName) is a server-streaming method; bench calls unary methods")
         }
-        guard !descriptor.serverStreaming else { throw .usage("bench: \(descriptor.fullName) is a streaming method; bench calls unary methods") }
-        configuration.path = descriptor.path
+        // Fail before any load when the server cannot be reached (with --protoset nothing connected yet).
+        _ = try session.connect()
+        configuration.path = method.path
         configuration.bodies = try (0..<variants).map { (n: Int) throws(ProbeError) -> [UInt8] in
-            let json = variants > 1 ? data.replacingAll("{{n}}", with: String(n)) : data
+            let json = data.replacingAll("{{n}}", with: String(n))
             do throws(ProtoSchemaError) {
-                return try DynamicMessage(jsonString: json, as: descriptor.inputType).serializedBytes()
+                return try DynamicMessage(jsonString: json, as: method.inputType).serializedBytes()
             } catch {
-                throw .failure("-d: \(error.message)")
+                throw .failure("invalid request for \(method.fullName)\(variants > 1 ? " (variant \(n))" : ""): \(error.message)")
             }
+        }
+        if options.verbose {
+            printError("bench \(method.path): \(configuration.connections) connection(s) × \(configuration.depth) in flight, "
+                + (configuration.total.map { "\($0) calls" } ?? "\(BenchReport.fixed(configuration.durationSeconds, 3)) s"))
         }
         let report: LoadReport
         do throws(RPCError) {
@@ -87,48 +93,10 @@ enum BenchCommand {
             throw .call(error)
         }
         switch format {
-        case "json": print(BenchReport.json(report, configuration: configuration))
-        case "csv": print(BenchReport.csv(report))
-        default: print(BenchReport.text(report, configuration: configuration))
+        case "json": ProbeOutput.standardOutput(BenchReport.json(report, configuration: configuration))
+        case "csv": ProbeOutput.standardOutput(BenchReport.csv(report, configuration: configuration))
+        default: ProbeOutput.standardOutput(BenchReport.text(report, configuration: configuration))
         }
-        return report.outcomes.keys.allSatisfy({ $0 == "OK" }) && report.connectionErrors.isEmpty ? 0 : 1
-    }
-}
-
-extension ClientConnection {
-    /// Connects for rpc-probe, turning a failure into the probe's error.
-    static func probeConnect(_ options: ClientOptions) throws(ProbeError) -> ClientConnection {
-        do {
-            return try ClientConnection.connect(options)
-        } catch {
-            throw .call(error)
-        }
-    }
-}
-
-extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = self[...]
-        while let range = rest.range(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
-    }
-}
-
-extension Substring {
-    func range(of target: String) -> Range<Substring.Index>? {
-        var index = startIndex
-        while index < endIndex {
-            if self[index...].hasPrefix(target) {
-                return index..<self.index(index, offsetBy: target.count)
-            }
-            index = self.index(after: index)
-        }
-        return nil
+        return BenchReport.failedCalls(report) == 0 && report.connectionErrors.isEmpty ? 0 : 1
     }
 }

@@ -1,20 +1,23 @@
 import RPCCore
 import RPCPosix
 
-/// The three renderings of a load report: text for people, JSON and CSV for machines.
+/// The three renderings of a load report: text for people (ghz's layout), JSON and CSV for
+/// machines. All three carry the same figures.
 enum BenchReport {
     static func text(_ report: LoadReport, configuration: LoadConfiguration) -> String {
         let latency = report.latency
         var lines = [
             "Summary:",
+            "  Method:       \(configuration.path)",
             "  Count:        \(report.calls)",
             "  Total:        \(fixed(report.durationSeconds, 2)) s",
             "  Slowest:      \(ms(latency.maxNanoseconds)) ms",
-            "  Fastest:      \(ms(latency.count > 0 ? latency.minNanoseconds : 0)) ms",
+            "  Fastest:      \(ms(fastest(latency))) ms",
             "  Average:      \(ms(latency.meanNanoseconds)) ms",
             "  Requests/sec: \(fixed(report.callsPerSecond, 1))",
-            "  Load:         \(configuration.connections) connection(s) × \(configuration.depth) in flight" +
-                (configuration.rate.map { ", limited to \(fixed($0, 0)) calls/s" } ?? ""),
+            "  Load:         \(configuration.connections) connection(s) × \(configuration.depth) in flight"
+                + (configuration.rate.map { ", limited to \(fixed($0, 1)) calls/s" } ?? "")
+                + (configuration.warmupSeconds > 0 ? ", after \(fixed(configuration.warmupSeconds, 2)) s of warm-up" : ""),
             "  Client CPU:   \(fixed(report.clientCPUNanosecondsPerCall / 1000, 2)) µs per call",
             "",
             "Latency distribution:",
@@ -22,22 +25,20 @@ enum BenchReport {
         for (label, fraction) in percentiles {
             lines.append("  \(label.padded(6)) in \(ms(latency.percentile(fraction))) ms")
         }
-        lines += ["", "Response time histogram:"]
-        let buckets = coarseHistogram(latency)
+        lines += ["", "Response time histogram (ms, calls up to that latency):"]
+        let buckets = histogram(latency)
         let widest = buckets.map(\.count).max() ?? 1
         for bucket in buckets {
             let bar = String(repeating: "∎", count: widest == 0 ? 0 : Int((Double(bucket.count) / Double(widest) * 40).rounded(.up)))
             lines.append("  \(ms(bucket.upperMicros * 1000).padded(10)) [\(String(bucket.count).padded(9))] |\(bar)")
         }
         lines += ["", "Status code distribution:"]
-        for (outcome, count) in report.outcomes.sorted(by: { $0.value > $1.value }) {
-            lines.append("  [\(outcome)]   \(count) responses")
+        for outcome in outcomes(report) {
+            lines.append("  [\(outcome.label)]   \(outcome.count) responses")
         }
         if !report.connectionErrors.isEmpty {
             lines += ["", "Connection errors:"]
-            for (error, count) in Dictionary(grouping: report.connectionErrors, by: { $0 }).mapValues(\.count) {
-                lines.append("  [\(count)] \(error)")
-            }
+            for (error, count) in connectionErrors(report) { lines.append("  [\(count)] \(error)") }
         }
         return lines.joined(separator: "\n")
     }
@@ -45,45 +46,99 @@ enum BenchReport {
     static func json(_ report: LoadReport, configuration: LoadConfiguration) -> String {
         let latency = report.latency
         var fields: [String] = [
+            "\"method\":\(Logger.jsonString(configuration.path))",
             "\"count\":\(report.calls)",
+            "\"errors\":\(failedCalls(report))",
             "\"durationSeconds\":\(fixed(report.durationSeconds, 3))",
             "\"callsPerSecond\":\(fixed(report.callsPerSecond, 1))",
             "\"connections\":\(configuration.connections)",
             "\"depth\":\(configuration.depth)",
+            "\"rps\":\(configuration.rate.map { fixed($0, 1) } ?? "null")",
+            "\"warmupSeconds\":\(fixed(configuration.warmupSeconds, 3))",
             "\"clientCpuMicrosPerCall\":\(fixed(report.clientCPUNanosecondsPerCall / 1000, 3))",
         ]
         var latencyFields = [
-            "\"fastest\":\(ms(latency.count > 0 ? latency.minNanoseconds : 0))",
+            "\"fastest\":\(ms(fastest(latency)))",
             "\"slowest\":\(ms(latency.maxNanoseconds))",
             "\"mean\":\(ms(latency.meanNanoseconds))",
         ]
         for (label, fraction) in percentiles { latencyFields.append("\"\(label)\":\(ms(latency.percentile(fraction)))") }
         fields.append("\"latencyMs\":{\(latencyFields.joined(separator: ","))}")
-        let histogram = coarseHistogram(latency).map { "{\"upToMs\":\(ms($0.upperMicros * 1000)),\"count\":\($0.count)}" }
-        fields.append("\"histogram\":[\(histogram.joined(separator: ","))]")
-        let outcomes = report.outcomes.keys.sorted().map { "\(Logger.jsonString($0)):\(report.outcomes[$0]!)" }
-        fields.append("\"statuses\":{\(outcomes.joined(separator: ","))}")
-        fields.append("\"connectionErrors\":[\(report.connectionErrors.map(Logger.jsonString).joined(separator: ","))]")
+        let buckets = histogram(latency).map { "{\"upToMs\":\(ms($0.upperMicros * 1000)),\"count\":\($0.count)}" }
+        fields.append("\"histogram\":[\(buckets.joined(separator: ","))]")
+        let statuses = outcomes(report).map { outcome in
+            "{\"code\":\(outcome.code.map { String($0.rawValue) } ?? "null"),\"codeName\":\(Logger.jsonString(outcome.codeName)),"
+                + "\"errorCode\":\(Logger.jsonString(outcome.errorCode)),\"count\":\(outcome.count)}"
+        }
+        fields.append("\"statuses\":[\(statuses.joined(separator: ","))]")
+        let errors = connectionErrors(report).map { "{\"error\":\(Logger.jsonString($0.error)),\"count\":\($0.count)}" }
+        fields.append("\"connectionErrors\":[\(errors.joined(separator: ","))]")
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    static func csv(_ report: LoadReport) -> String {
+    /// One `section,name,value` row per figure: summary, latency_ms, histogram_ms (name = the
+    /// bucket's upper bound), status (name = code name and ERR_ code), connection_error.
+    static func csv(_ report: LoadReport, configuration: LoadConfiguration) -> String {
         let latency = report.latency
-        let header = "count,duration_s,calls_per_s,fastest_ms,slowest_ms,mean_ms,p50_ms,p90_ms,p99_ms,p999_ms,errors"
-        let errors = report.outcomes.filter { $0.key != "OK" }.values.reduce(0, +) + UInt64(report.connectionErrors.count)
-        let row = [
-            "\(report.calls)", fixed(report.durationSeconds, 3), fixed(report.callsPerSecond, 1),
-            ms(latency.count > 0 ? latency.minNanoseconds : 0), ms(latency.maxNanoseconds), ms(latency.meanNanoseconds),
-            ms(latency.percentile(0.5)), ms(latency.percentile(0.9)), ms(latency.percentile(0.99)), ms(latency.percentile(0.999)),
-            "\(errors)",
+        var rows: [(String, String, String)] = [
+            ("summary", "method", configuration.path),
+            ("summary", "count", "\(report.calls)"),
+            ("summary", "errors", "\(failedCalls(report))"),
+            ("summary", "duration_s", fixed(report.durationSeconds, 3)),
+            ("summary", "calls_per_s", fixed(report.callsPerSecond, 1)),
+            ("summary", "connections", "\(configuration.connections)"),
+            ("summary", "depth", "\(configuration.depth)"),
+            ("summary", "rps", configuration.rate.map { fixed($0, 1) } ?? ""),
+            ("summary", "warmup_s", fixed(configuration.warmupSeconds, 3)),
+            ("latency_ms", "fastest", ms(fastest(latency))),
+            ("latency_ms", "slowest", ms(latency.maxNanoseconds)),
+            ("latency_ms", "mean", ms(latency.meanNanoseconds)),
         ]
-        return header + "\n" + row.joined(separator: ",")
+        for (label, fraction) in percentiles { rows.append(("latency_ms", label, ms(latency.percentile(fraction)))) }
+        for bucket in histogram(latency) { rows.append(("histogram_ms", ms(bucket.upperMicros * 1000), "\(bucket.count)")) }
+        for outcome in outcomes(report) { rows.append(("status", outcome.label, "\(outcome.count)")) }
+        for (error, count) in connectionErrors(report) { rows.append(("connection_error", error, "\(count)")) }
+        return (["section,name,value"] + rows.map { [$0.0, $0.1, $0.2].map(csvField).joined(separator: ",") }).joined(separator: "\n")
     }
+
+    /// Measured calls that did not end OK.
+    static func failedCalls(_ report: LoadReport) -> UInt64 {
+        report.outcomes.filter { $0.key != "OK" }.values.reduce(0, +)
+    }
+
+    // MARK: Figures
 
     private static let percentiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)]
 
-    /// About ten evenly spaced buckets between the fastest and slowest call.
-    private static func coarseHistogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
+    private static func fastest(_ latency: LatencyHistogram) -> UInt64 {
+        latency.count > 0 ? latency.minNanoseconds : 0
+    }
+
+    /// A status seen during the run, with its count; most frequent first.
+    private struct Outcome {
+        /// As the load generator counts it: "OK", "NOT_FOUND ERR_GROUP_NOT_FOUND", "MALFORMED_REPLY".
+        var label: String
+        var count: UInt64
+        var codeName: String
+        var errorCode: String
+        /// nil for an outcome that is not a status (a reply that did not parse).
+        var code: StatusCode? { StatusCode(name: codeName) }
+    }
+
+    private static func outcomes(_ report: LoadReport) -> [Outcome] {
+        report.outcomes.map { label, count in
+            let parts = label.split(separator: " ", maxSplits: 1).map(String.init)
+            return Outcome(label: label, count: count, codeName: parts.first ?? label, errorCode: parts.count > 1 ? parts[1] : "")
+        }.sorted { ($0.count, $1.label) > ($1.count, $0.label) }
+    }
+
+    private static func connectionErrors(_ report: LoadReport) -> [(error: String, count: Int)] {
+        Dictionary(grouping: report.connectionErrors, by: { $0 }).map { ($0.key, $0.value.count) }.sorted { $0.error < $1.error }
+    }
+
+    /// About ten evenly spaced buckets between the fastest and slowest call: (upper bound in µs,
+    /// calls whose latency is above the previous bound and at most this one).
+    private static func histogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
         let fine = latency.nonEmptyBuckets
         guard let first = fine.first, let last = fine.last else { return [] }
         let low = first.upperMicros, high = last.upperMicros
@@ -91,21 +146,23 @@ enum BenchReport {
         var coarse: [(upperMicros: UInt64, count: UInt64)] = []
         var edge = low
         var index = 0
-        while edge <= high || index < fine.count {
+        while index < fine.count {
             var count: UInt64 = 0
             while index < fine.count && fine[index].upperMicros <= edge {
                 count += fine[index].count
                 index += 1
             }
             coarse.append((edge, count))
-            if edge > high { break }
             edge += step
         }
         return coarse
     }
 
+    // MARK: Formatting
+
     static func ms(_ nanoseconds: UInt64) -> String { fixed(Double(nanoseconds) / 1e6, 3) }
 
+    /// `value` with exactly `decimals` digits after the point (no Foundation `String(format:)`).
     static func fixed(_ value: Double, _ decimals: Int) -> String {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
@@ -115,10 +172,10 @@ enum BenchReport {
         while fraction.count < decimals { fraction = "0" + fraction }
         return (value < 0 ? "-" : "") + (decimals > 0 ? "\(whole).\(fraction)" : "\(whole)")
     }
-}
 
-extension String {
-    func padded(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
+    /// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+    private static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
     }
 }

@@ -7,32 +7,24 @@ enum HealthCommand {
     static let help = """
     usage: rpc-probe [flags] HOST:PORT health [SERVICE]
 
-    Prints {"status": "SERVING_STATUS_…"}; exits 0 when SERVING, else 64 + 14 (UNAVAILABLE).
+    Calls mrpc.health.v1.Health/Check (no reflection needed) and prints
+    {"status":"SERVING_STATUS_…"}. Exits 0 when SERVING, else 78 (64 + UNAVAILABLE): a draining
+    server is NOT_SERVING, an unknown SERVICE is SERVICE_UNKNOWN.
     """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        var service = ""
-        while !reader.isEmpty {
-            if let (name, inline) = reader.flag() {
-                if try options.accept(name, inline: inline, from: &reader) { continue }
-                if name == "--help" || name == "-h" {
-                    print(help)
-                    return 0
-                }
-                throw .usage("health: unknown flag \(name)")
-            } else if let positional = reader.positional() {
-                service = positional
-            }
-        }
-        let connection = try ClientConnection.probeConnect(try options.clientOptions())
-        defer { connection.close() }
+        guard let positionals = try reader.readVerb("health", options: &options, help: help) else { return 0 }
+        guard positionals.count <= 1 else { throw .usage("health: expected at most one SERVICE (see rpc-probe health --help)") }
+        let session = ProbeSession(options: options)
+        let connection = try session.connect()
         let response: HealthCheckResponse
         do throws(RPCError) {
-            response = try connection.unary(HealthService.check, HealthCheckRequest(service: service), options: options.callOptions())
+            response = try connection.unary(HealthService.check, HealthCheckRequest(service: positionals.first ?? ""),
+                                            options: options.callOptions())
         } catch {
             throw .call(error)
         }
-        print("{\"status\": \"\(response.status.protoValueName ?? String(response.status.rawValue))\"}")
-        return response.status == .serving ? 0 : 64 + Int32(StatusCode.unavailable.rawValue)
+        ProbeOutput.standardOutput("{\"status\":\"\(response.status.protoValueName ?? String(response.status.rawValue))\"}")
+        return response.status == .serving ? 0 : ProbeError.exitCode(for: .unavailable("not serving"))
     }
 }

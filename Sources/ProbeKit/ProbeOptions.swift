@@ -1,7 +1,9 @@
 import RPCPosix
 
-/// The flags every verb shares: how to reach and authenticate with the server, and how to
-/// fill the CallHeader.
+/// The flags every verb shares: how to reach and authenticate with the server, how to fill the
+/// CallHeader, and where the schema comes from.
+///
+/// Shared flags may come before the address, between it and the verb, or after the verb.
 struct ProbeOptions {
     var address: String?
     var apiKey = ""
@@ -11,7 +13,8 @@ struct ProbeOptions {
     var connectTimeoutSeconds = 5.0
     var maxMessageBytes = 4 * 1024 * 1024
     var verbose = false
-    var protoset: String?
+    /// `FileDescriptorSet` files used instead of the server's reflection (read as one set).
+    var protosets: [String] = []
 
     /// Consumes a shared flag; returns false when `name` is not one.
     mutating func accept(_ name: String, inline: String?, from reader: inout ArgumentReader) throws(ProbeError) -> Bool {
@@ -25,9 +28,11 @@ struct ProbeOptions {
             }
             metadata[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         case "--timeout": timeoutSeconds = try reader.duration(for: name, inline: inline)
-        case "--connect-timeout": connectTimeoutSeconds = try reader.duration(for: name, inline: inline)
+        case "--connect-timeout":
+            connectTimeoutSeconds = try reader.duration(for: name, inline: inline)
+            guard connectTimeoutSeconds >= 0.001 else { throw .usage("--connect-timeout: must be at least 1ms") }
         case "--max-msg-bytes": maxMessageBytes = try reader.int(for: name, inline: inline, range: 1024...(1 << 30))
-        case "--protoset": protoset = try reader.value(for: name, inline: inline)
+        case "--protoset": protosets.append(try reader.value(for: name, inline: inline))
         case "-v", "--verbose": verbose = true
         default: return false
         }
@@ -36,15 +41,15 @@ struct ProbeOptions {
 
     /// Client options for the server address.
     func clientOptions() throws(ProbeError) -> ClientOptions {
-        guard let address else { throw .usage("missing HOST:PORT") }
-        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
+        guard let address else { throw .usage("missing HOST:PORT (only list and describe with --protoset work without a server)") }
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]), port != 0 else {
             throw .usage("'\(address)' is not HOST:PORT")
         }
         var host = String(address[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var options = ClientOptions(host: host.isEmpty ? "127.0.0.1" : host, port: port, apiKey: apiKey)
         options.clientName = "rpc-probe"
-        options.connectTimeoutMs = Int(connectTimeoutSeconds * 1000)
+        options.connectTimeoutMs = max(1, Int(connectTimeoutSeconds * 1000))
         options.maxMessageBytes = maxMessageBytes
         return options
     }
@@ -55,14 +60,15 @@ struct ProbeOptions {
     }
 
     static let help = """
-    shared flags:
-      --api-key KEY          API key (or RPC_PROBE_API_KEY)
-      --as UID               act on behalf of this user (CallHeader.on_behalf_of)
-      -H key=value           call metadata (repeatable)
-      --timeout D            call deadline, e.g. 2s, 500ms (default none)
-      --connect-timeout D    connect and handshake timeout (default 5s)
-      --max-msg-bytes N      largest message accepted (default 4194304)
+    shared flags (before or after the verb):
+      --api-key KEY          API key, bare or APP_ID:KEY (default: $RPC_PROBE_API_KEY)
+      --as UID               act on behalf of this user (CallHeader.on_behalf_of; default: the app)
+      -H key=value           call metadata (CallHeader.metadata; repeatable)
+      --timeout D            deadline of each call, e.g. 2s, 500ms (default: none)
+      --connect-timeout D    connect and handshake timeout (default: 5s)
+      --max-msg-bytes N      largest response message accepted, in bytes (default: 4194304)
       --protoset FILE        a FileDescriptorSet to use instead of the server's reflection
-      -v                     verbose
+                             (repeatable; with it, list and describe need no HOST:PORT)
+      -v                     verbose: server, sizes and timings on standard error
     """
 }

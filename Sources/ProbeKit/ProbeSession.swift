@@ -1,13 +1,18 @@
 import ProtoSchema
 import RPCCore
+import RPCMessages
 import RPCPosix
 
 /// What a verb works with: a connection opened when first needed, and the schema (from
-/// `--protoset`, else the server's reflection) loaded when first needed.
+/// `--protoset`, else the server's reflection) loaded when first needed, with the time each took.
 final class ProbeSession {
     let options: ProbeOptions
     private var connection: ClientConnection?
     private var schema: Schema?
+    /// Nanoseconds the connect and handshake took (also when they failed); nil before trying.
+    private(set) var connectNanoseconds: UInt64?
+    /// Nanoseconds loading the schema took, connecting excluded; nil before loading.
+    private(set) var schemaNanoseconds: UInt64?
 
     init(options: ProbeOptions) { self.options = options }
 
@@ -15,14 +20,26 @@ final class ProbeSession {
 
     func connect() throws(ProbeError) -> ClientConnection {
         if let connection { return connection }
-        let fresh = try ClientConnection.probeConnect(try options.clientOptions())
+        let clientOptions = try options.clientOptions()
+        let started = monotonicNow()
+        defer { connectNanoseconds = monotonicNow() - started }
+        let fresh = try ClientConnection.probeConnect(clientOptions)
+        if options.verbose {
+            let ack = fresh.helloAck
+            printError("connected to \(clientOptions.host):\(clientOptions.port): \(ack.serverName) \(ack.serverVersion), "
+                + "app \(ack.appID), max message \(ack.maxMessageBytes) bytes, \(ack.maxConcurrentCalls) calls in flight")
+        }
         connection = fresh
         return fresh
     }
 
     func loadSchema() throws(ProbeError) -> Schema {
         if let schema { return schema }
+        // Connect first, so that the schema's time is the reflection call alone.
+        if options.protosets.isEmpty { _ = try connect() }
+        let started = monotonicNow()
         let loaded = try SchemaLoader.load(options) { () throws(ProbeError) -> ClientConnection in try connect() }
+        schemaNanoseconds = monotonicNow() - started
         schema = loaded
         return loaded
     }
@@ -43,30 +60,5 @@ final class ProbeSession {
         } catch {
             throw .failure("invalid request for \(method.fullName): \(error.message)")
         }
-    }
-}
-
-/// Verb-level flag reading shared by the verbs: shared flags first, then the verb's own.
-extension ArgumentReader {
-    /// Reads the rest of the command line: shared flags into `options`, the verb's flags through
-    /// `flag` (which returns false for a flag it does not know), positionals into the result.
-    mutating func readVerb(
-        _ verb: String, options: inout ProbeOptions, help: String,
-        flag: (String, String?, inout ArgumentReader) throws(ProbeError) -> Bool
-    ) throws(ProbeError) -> [String]? {
-        var positionals: [String] = []
-        while !isEmpty {
-            if let (name, inline) = self.flag() {
-                if name == "--help" || name == "-h" {
-                    print(help)
-                    return nil
-                }
-                if try options.accept(name, inline: inline, from: &self) { continue }
-                guard try flag(name, inline, &self) else { throw .usage("\(verb): unknown flag \(name) (see \(verb) --help)") }
-            } else if let positional = positional() {
-                positionals.append(positional)
-            }
-        }
-        return positionals
     }
 }

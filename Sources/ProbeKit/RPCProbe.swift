@@ -1,26 +1,40 @@
-import RPCPosix
-internal import Glibc
-
 /// rpc-probe: poke, script and load an MRPC server (grpcurl and ghz in one tool).
 public enum RPCProbe {
     static let help = """
     usage: rpc-probe [flags] HOST:PORT VERB [arguments]
+           rpc-probe [flags] --protoset FILE list|describe [arguments]
 
-    verbs (each has --help):
+    verbs (each has --help; rpc-probe help VERB prints it too):
       list [SERVICE]    services, or a service's methods (from reflection or --protoset)
-      describe SYMBOL   a service, method, message or enum as .proto text
-      call METHOD       call a method with a JSON request; print the JSON response
+      describe [SYMBOL] a service, method, message or enum as .proto text
+      call METHOD       call a method with a JSON request (-d); print the JSON response
       watch             follow the event stream, one JSON object a line
-      bench METHOD      load-test a unary method (ghz-style report)
+      bench METHOD      load-test a unary method (ghz-style report: text, json or csv)
       health [SERVICE]  the server's serving status
+      protoset          save the server's schema as a FileDescriptorSet for --protoset
 
     \(ProbeOptions.help)
-    Exit codes: 0 OK; 64 + status code when a call fails; 2 for usage errors; 1 otherwise.
+
+    exit codes: 0 OK; 1 the probe failed without a status (bad JSON, unknown method, unreadable
+    file; bench: some calls failed); 2 usage error; 64 + the status code when a call failed
+    (e.g. 69 NOT_FOUND, 78 UNAVAILABLE: server unreachable, 80 UNAUTHENTICATED: bad API key).
     """
 
-    static let verbs: Set<String> = ["list", "describe", "call", "watch", "bench", "health"]
+    /// Each verb's runner and help.
+    private static var verbs: [String: (run: (inout ArgumentReader, inout ProbeOptions) throws(ProbeError) -> Int32, help: String)] {[
+        "list": (ListCommand.run, ListCommand.help),
+        "describe": (DescribeCommand.run, DescribeCommand.help),
+        "call": (CallCommand.run, CallCommand.help),
+        "watch": (WatchCommand.run, WatchCommand.help),
+        "bench": (BenchCommand.run, BenchCommand.help),
+        "health": (HealthCommand.run, HealthCommand.help),
+        "protoset": (ProtosetCommand.run, ProtosetCommand.help),
+    ]}
 
     /// Runs rpc-probe; returns the exit code.
+    /// - Parameters:
+    ///   - arguments: the command line without the program name.
+    ///   - environment: the process environment (`RPC_PROBE_API_KEY`).
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         var reader = ArgumentReader(arguments)
         var options = ProbeOptions()
@@ -30,32 +44,38 @@ public enum RPCProbe {
             while verb == nil {
                 if let (name, inline) = reader.flag() {
                     if name == "--help" || name == "-h" {
-                        print(help)
+                        ProbeOutput.standardOutput(help)
                         return 0
                     }
-                    guard try options.accept(name, inline: inline, from: &reader) else { throw ProbeError.usage("unknown flag \(name)") }
+                    guard try options.accept(name, inline: inline, from: &reader) else {
+                        throw .usage("unknown flag \(name) (see rpc-probe --help)")
+                    }
                 } else if let positional = reader.positional() {
-                    if options.address == nil && !verbs.contains(positional) {
+                    if options.address == nil && verbs[positional] == nil && positional != "help" {
                         options.address = positional
                     } else {
                         verb = positional
                     }
                 } else {
-                    throw ProbeError.usage(options.address == nil ? "missing HOST:PORT\n\n\(help)" : "missing VERB\n\n\(help)")
+                    throw .usage(options.address == nil ? "missing HOST:PORT and VERB\n\n\(help)" : "missing VERB\n\n\(help)")
                 }
             }
-            switch verb! {
-            case "list": return try ListCommand.run(&reader, options: &options)
-            case "describe": return try DescribeCommand.run(&reader, options: &options)
-            case "call": return try CallCommand.run(&reader, options: &options)
-            case "watch": return try WatchCommand.run(&reader, options: &options)
-            case "bench": return try BenchCommand.run(&reader, options: &options)
-            case "health": return try HealthCommand.run(&reader, options: &options)
-            default: throw ProbeError.usage("unknown verb '\(verb!)'\n\n\(help)")
+            if verb == "help" {
+                let topic = reader.positional()
+                guard let topic else {
+                    ProbeOutput.standardOutput(help)
+                    return 0
+                }
+                guard let entry = verbs[topic] else { throw .usage("help: no verb '\(topic)' (see rpc-probe --help)") }
+                ProbeOutput.standardOutput(entry.help + "\n\n" + ProbeOptions.help)
+                return 0
             }
+            guard let entry = verbs[verb!] else {
+                throw .usage("unknown verb '\(verb!)' (verbs: \(verbs.keys.sorted().joined(separator: ", ")); see rpc-probe --help)")
+            }
+            return try entry.run(&reader, &options)
         } catch {
-            var line = "rpc-probe: " + error.message + "\n"
-            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+            printError(error.message)
             return error.exitCode
         }
     }

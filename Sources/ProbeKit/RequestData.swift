@@ -4,7 +4,7 @@ enum RequestData {
         guard argument.hasPrefix("@") else { return argument }
         let path = String(argument.dropFirst())
         guard let bytes = SchemaLoader.readFile(path) else {
-            throw .failure("-d: cannot read \(path == "-" ? "standard input" : path)")
+            throw .failure("-d: cannot read \(path == "-" ? "standard input" : path): \(SchemaLoader.errorText())")
         }
         return String(decoding: bytes, as: UTF8.self)
     }

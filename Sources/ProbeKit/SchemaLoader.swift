@@ -1,29 +1,49 @@
+import ProtoBridge
 import ProtoSchema
 import RPCCore
 import RPCMessages
 import RPCPosix
 internal import Glibc
 
-/// Where rpc-probe gets the schema: a `--protoset` file, or the server's reflection service.
+/// Where rpc-probe gets the schema: `--protoset` files, or the server's reflection service.
 enum SchemaLoader {
+    /// The schema from `options.protosets` when there are any, else from `connection()`'s reflection.
     static func load(_ options: ProbeOptions, connection: () throws(ProbeError) -> ClientConnection) throws(ProbeError) -> Schema {
-        let bytes: [UInt8]
-        if let path = options.protoset {
-            guard let data = readFile(path) else { throw .failure("cannot read --protoset \(path)") }
-            bytes = data
+        var sets: [[UInt8]] = []
+        if options.protosets.isEmpty {
+            sets = [try fetchDescriptorSet(from: try connection(), options: options)]
         } else {
-            let client = try connection()
-            do throws(RPCError) {
-                bytes = try client.unary(ReflectionService.getFileDescriptorSet, GetFileDescriptorSetRequest(),
-                                         options: options.callOptions()).fileDescriptorSet
-            } catch {
-                throw .call(error)
+            for path in options.protosets {
+                guard let data = readFile(path) else { throw .failure("cannot read --protoset \(path): \(errorText())") }
+                sets.append(data)
             }
         }
-        do {
-            return try Schema(fileDescriptorSet: bytes)
+        do throws(ProtoSchemaError) {
+            return try Schema(fileDescriptorSets: sets)
         } catch {
-            throw .failure("the descriptor set is not valid: \(error)")
+            let source = options.protosets.isEmpty ? "the server's reflection" : "--protoset"
+            throw .failure("the descriptor set from \(source) is not valid: \(error.message)")
+        }
+    }
+
+    /// The serialized `FileDescriptorSet` the server reflects.
+    /// - Throws: the call's status; UNIMPLEMENTED says that the server has no reflection and how
+    ///   to go on without it.
+    static func fetchDescriptorSet(from connection: ClientConnection, options: ProbeOptions) throws(ProbeError) -> [UInt8] {
+        do throws(RPCError) {
+            return try connection.unary(ReflectionService.getFileDescriptorSet, GetFileDescriptorSetRequest(),
+                                        options: options.callOptions()).fileDescriptorSet
+        } catch {
+            var failure = error
+            if error.code == .unimplemented {
+                failure.message = "the server does not support reflection (\(ReflectionService.getFileDescriptorSet.path): "
+                    + "\(error.message)); give its schema with --protoset FILE, a FileDescriptorSet saved with "
+                    + "'rpc-probe HOST:PORT protoset > FILE' from a server that has reflection, or made with "
+                    + "'protoc --include_imports --descriptor_set_out=FILE'"
+            } else {
+                failure.message = "cannot load the schema through reflection: \(error.message)"
+            }
+            throw .call(failure)
         }
     }
 
@@ -41,5 +61,10 @@ enum SchemaLoader {
             if n == 0 { return bytes }
             bytes += chunk[0..<n]
         }
+    }
+
+    /// The text of the last system error (after `readFile` returned nil).
+    static func errorText() -> String {
+        String(cString: strerror(errno))
     }
 }

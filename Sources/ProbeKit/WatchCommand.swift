@@ -1,24 +1,34 @@
 import ProtoSchema
 import RPCCore
 import RPCPosix
+import Synchronization
 
 /// `rpc-probe HOST:PORT watch`: follow the event stream, one JSON object a line.
 enum WatchCommand {
     static let help = """
     usage: rpc-probe [flags] HOST:PORT watch [watch flags]
 
-    Subscribes to moderation.v1.Moderation/Subscribe and prints each event as one JSON object a
-    line until the stream ends (or Ctrl-C). With no target flag it follows the acting user (--as).
+    Subscribes to moderation.v1.Moderation/Subscribe and prints each event (a SubscribeResponse)
+    as one JSON object a line, as it arrives, until the stream ends, --count events have arrived,
+    the --timeout passes, or Ctrl-C. With no --user, --group or --app it follows the acting user
+    (--as UID).
 
     watch flags:
-      --user UID          follow a user (the acting user, unless the app subscribes)
-      --group GUID        follow a group (repeatable)
+      --user UID          follow a user: their groups' actions and actions on them (the acting
+                          user, unless the app subscribes)
+      --group GUID        follow a group (repeatable, or GUID,GUID,…); the acting user must be a member
       --app               follow the whole app (API key only, no --as)
       --after-seq N       replay every matching action after seq N first, then go live
+                          (default: live from now)
       --kinds K1,K2       only these actions (kicked, banned, unbanned, joined, left, added,
                           created, updated, deleted, scopeChanged, ownershipTransferred)
-      --compress          ask for a deflate-compressed stream (-v shows bytes on the wire vs inflated)
+      --count N           stop after N events (exit 0)
+      --compress          ask for a deflate-compressed stream; -v shows each event's bytes on
+                          the wire vs inflated, and the totals at the end
       --emit-defaults     print fields at their default values too
+
+    The stream ending with an error (e.g. PERMISSION_DENIED, or UNAVAILABLE with details.last_seq
+    when the server shuts down) prints the status on standard error and exits 64 + its code.
     """
 
     static let method = "moderation.v1.Moderation/Subscribe"
@@ -27,11 +37,15 @@ enum WatchCommand {
         var fields: [String] = []
         var guids: [String] = []
         var kinds: [String] = []
+        var limit: Int?
         var compress = false, emitDefaults = false
         guard let positionals = try reader.readVerb("watch", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
             switch name {
             case "--user": fields.append("\"userUid\":\(Logger.jsonString(try reader.value(for: name, inline: inline)))")
-            case "--group": guids.append(try reader.value(for: name, inline: inline))
+            case "--group":
+                let list = try reader.value(for: name, inline: inline).split(separator: ",").map(String.init)
+                guard !list.isEmpty else { throw .usage("--group: expected a GUID") }
+                guids += list
             case "--app": fields.append("\"wholeApp\":true")
             case "--after-seq":
                 let seq = try reader.value(for: name, inline: inline)
@@ -41,15 +55,17 @@ enum WatchCommand {
                 for kind in try reader.value(for: name, inline: inline).split(separator: ",") {
                     kinds.append(try actionTypeName(String(kind)))
                 }
+            case "--count": limit = try reader.int(for: name, inline: inline, range: 1...Int(Int32.max))
             case "--compress": compress = true
             case "--emit-defaults": emitDefaults = true
             default: return false
             }
             return true
         }) else { return 0 }
-        guard positionals.isEmpty else { throw .usage("watch: unexpected argument '\(positionals[0])'") }
+        guard positionals.isEmpty else { throw .usage("watch: unexpected argument '\(positionals[0])' (see rpc-probe watch --help)") }
         if !guids.isEmpty { fields.append("\"guids\":[\(guids.map(Logger.jsonString).joined(separator: ","))]") }
         if !kinds.isEmpty { fields.append("\"actions\":[\(kinds.map { "\"\($0)\"" }.joined(separator: ","))]") }
+
         let session = ProbeSession(options: options)
         let subscribe = try session.method(method)
         let body = try session.request("{" + fields.joined(separator: ",") + "}", for: subscribe)
@@ -59,15 +75,38 @@ enum WatchCommand {
         let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: false)
         let output = subscribe.outputType
         let verbose = options.verbose
+        let maxEvents = limit
+        let totals = Mutex(Totals())
         let end = connection.streamToEnd(path: subscribe.path, body: body, options: callOptions) { message in
+            // Messages already read when the stream is cancelled at --count are dropped here.
+            let number: Int? = totals.withLock { totals in
+                if let maxEvents, totals.events >= maxEvents { return nil }
+                totals.events += 1
+                totals.wireBytes += message.wireBytes
+                totals.inflatedBytes += message.body.count
+                return totals.events
+            }
+            guard let number else { return }
             ProbeOutput.standardOutput(CallCommand.render(message.body, as: output, format: format))
             if verbose {
-                printError("event: \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated")
+                printError("event \(number): \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated")
             }
+            if let maxEvents, number == maxEvents { connection.cancel(streamID: message.streamID) }
+        }
+        let seen = totals.withLock { $0 }
+        if verbose {
+            printError("\(seen.events) event(s): \(seen.wireBytes) bytes on the wire, \(seen.inflatedBytes) inflated")
         }
         guard let end else { return 0 }
+        if let limit, seen.events == limit, end.code == .cancelled { return 0 }
         printError(Envelope.text(end))
-        return 64 + Int32(end.code.rawValue)
+        return ProbeError.exitCode(for: end)
+    }
+
+    private struct Totals {
+        var events = 0
+        var wireBytes = 0
+        var inflatedBytes = 0
     }
 
     /// "kicked" → "ACTION_TYPE_KICKED"; full enum names pass through.

@@ -105,15 +105,35 @@ public struct Schema: Sendable {
         return message
     }
 
-    /// Like `method(named:)`, but an unknown name is an error that says so.
+    /// Like `method(named:)`, but an unknown name is an error that says so, naming the closest
+    /// method when one is near (a typo, or a bare method name without its service).
     public func requireMethod(named name: String) throws(ProtoSchemaError) -> MethodDescriptor {
         guard let method = method(named: name) else {
-            throw ProtoSchemaError(code: .unknownSymbol, message: "no method named \"\(name)\" in the schema")
+            let methods = services.flatMap(\.methods)
+            let bare = Self.withoutLeadingDot(name).split(whereSeparator: { $0 == "/" || $0 == "." }).last.map(String.init) ?? name
+            let sameName = methods.filter { $0.name == bare }
+            let closest = sameName.count == 1
+                ? sameName[0]
+                : Suggestion.closest(to: Self.withoutLeadingDot(name).replacingSlashes(), among: methods.map(\.fullName))
+                    .flatMap { fullName in methods.first { $0.fullName == fullName } }
+            let hint = closest.map { String($0.path.dropFirst()) }
+            throw ProtoSchemaError(
+                code: .unknownSymbol,
+                message: "no method named \"\(name)\" in the schema" + (hint.map { " (did you mean \"\($0)\"?)" } ?? ""))
         }
         return method
     }
 
     static func withoutLeadingDot(_ name: String) -> String {
         name.hasPrefix(".") ? String(name.dropFirst()) : name
+    }
+}
+
+extension String {
+    /// "/pkg.Service/Method" and "pkg.Service/Method" as the symbol "pkg.Service.Method".
+    fileprivate func replacingSlashes() -> String {
+        var symbol = hasPrefix("/") ? String(dropFirst()) : self
+        if let slash = symbol.lastIndex(of: "/") { symbol.replaceSubrange(slash...slash, with: ".") }
+        return symbol
     }
 }

@@ -406,9 +406,19 @@ public final class ClientConnection: Sendable {
     private func handle(_ header: FrameHeader, _ payload: [UInt8]) {
         switch header.type {
         case .reply:
-            guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }),
-                  case .unary(_, let completion) = call else { return }
-            completion(parseReply(header, payload))
+            guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }) else { return }
+            switch call {
+            case .unary(_, let completion):
+                completion(parseReply(header, payload))
+            case .stream(_, _, let onEnd):
+                // A streaming call the server refused before running it (unknown method, bad
+                // request, too many calls) gets one REPLY with the error instead of TRAILERS.
+                reader.dropInflater(for: header.streamID)
+                switch parseReply(header, payload) {
+                case .failure(let error): onEnd(error)
+                case .success: onEnd(.protocolViolation("the server answered a streaming call with an OK REPLY"))
+                }
+            }
         case .message:
             guard let call = state.withLock({ $0.calls[header.streamID] }),
                   case .stream(_, let onMessage, _) = call else { return }
@@ -422,6 +432,10 @@ public final class ClientConnection: Sendable {
                 }
                 onMessage(StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
             } else {
+                guard payload.count <= options.maxMessageBytes else {
+                    failStream(header.streamID, tooLarge(payload.count))
+                    return
+                }
                 onMessage(StreamMessage(streamID: header.streamID, body: payload, wireBytes: payload.count, compressed: false))
             }
         case .trailers:
@@ -470,7 +484,9 @@ public final class ClientConnection: Sendable {
             }
         }
         let body = Array(payload[(4 + statusLength)...])
-        guard header.isCompressed else { return .success(body) }
+        guard header.isCompressed else {
+            return body.count <= options.maxMessageBytes ? .success(body) : .failure(tooLarge(body.count))
+        }
         var inflated: [UInt8] = []
         do throws(RawInflater.Failure) {
             try reader.unaryInflater.inflateIndependent(body, limit: options.maxMessageBytes, appendingTo: &inflated)
@@ -478,6 +494,12 @@ public final class ClientConnection: Sendable {
             return .failure(.badEncoding("the compressed reply does not inflate: \(error)"))
         }
         return .success(inflated)
+    }
+
+    /// The error for an uncompressed body over `maxMessageBytes` (compressed ones are capped
+    /// while they inflate).
+    private func tooLarge(_ count: Int) -> RPCError {
+        .messageTooLarge("the server sent a body of \(count) bytes; this client accepts at most \(options.maxMessageBytes) (maxMessageBytes)")
     }
 
     // MARK: Socket helpers

@@ -33,6 +33,28 @@ struct SchemaTests {
         }
     }
 
+    @Test("An unknown method names the closest one: a typo, or a bare method name", arguments: [
+        ("moderation.v1.Moderation/KickMembr", "moderation.v1.Moderation/KickMember"),
+        ("/moderation.v1.Moderation/Subscrbe", "moderation.v1.Moderation/Subscribe"),
+        ("moderation.v1.Moderaton.BanMember", "moderation.v1.Moderation/BanMember"),
+        ("GetFileDescriptorSet", "mrpc.reflection.v1.Reflection/GetFileDescriptorSet"),
+    ])
+    func unknownMethodSuggestion(_ name: String, _ suggestion: String) throws {
+        let schema = try schema()
+        #expect {
+            try schema.requireMethod(named: name)
+        } throws: { error in
+            let error = error as? ProtoSchemaError
+            return error?.code == .unknownSymbol
+                && error?.message == "no method named \"\(name)\" in the schema (did you mean \"\(suggestion)\"?)"
+        }
+        #expect {
+            try schema.requireMethod(named: "zzz.Nothing/AtAll")
+        } throws: { error in
+            (error as? ProtoSchemaError)?.message == #"no method named "zzz.Nothing/AtAll" in the schema"#
+        }
+    }
+
     @Test("Methods are found by path and by symbol", arguments: [
         "/moderation.v1.Moderation/Subscribe", "moderation.v1.Moderation/Subscribe",
         "moderation.v1.Moderation.Subscribe", ".moderation.v1.Moderation.Subscribe",

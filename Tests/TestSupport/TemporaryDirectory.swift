@@ -11,6 +11,23 @@ public final class TemporaryDirectory: Sendable {
         path = String(cString: created!)
     }
 
+    /// Writes `bytes` to the file `name` in the directory (replacing it); returns the file's path.
+    /// - Throws: `TestFailure` when the file cannot be written.
+    @discardableResult
+    public func write(_ bytes: [UInt8], to name: String) throws -> String {
+        let file = path + "/" + name
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw TestFailure("cannot create \(file): errno \(errno)") }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            guard n > 0 else { throw TestFailure("cannot write \(file): errno \(errno)") }
+            written += n
+        }
+        return file
+    }
+
     /// Deletes the directory and its contents (one level of subdirectories is enough here).
     public func remove() {
         Self.removeTree(path)

@@ -1,0 +1,62 @@
+import ProtoSchema
+internal import Glibc
+
+/// `rpc-probe HOST:PORT protoset [-o FILE]`: saves the server's schema as a `FileDescriptorSet`,
+/// for `--protoset` when that server (or another build of it) is unreachable or has no reflection.
+enum ProtosetCommand {
+    static let help = """
+    usage: rpc-probe [flags] HOST:PORT protoset [-o FILE]
+
+    Fetches the server's schema through reflection (mrpc.reflection.v1.Reflection/
+    GetFileDescriptorSet), checks that it parses, and writes it as a binary FileDescriptorSet (the
+    format of protoc --descriptor_set_out) to FILE or to standard output, for later use as
+    --protoset FILE. Refuses to write binary to a terminal.
+
+    protoset flags:
+      -o FILE, --output FILE   write to FILE (created or replaced) instead of standard output
+    """
+
+    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
+        var output: String?
+        guard let positionals = try reader.readVerb("protoset", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
+            guard name == "-o" || name == "--output" else { return false }
+            output = try reader.value(for: name, inline: inline)
+            return true
+        }) else { return 0 }
+        guard positionals.isEmpty else { throw .usage("protoset: unexpected argument '\(positionals[0])' (see rpc-probe protoset --help)") }
+        guard output != nil || !ProbeOutput.standardOutputIsTerminal else {
+            throw .usage("protoset: standard output is a terminal; redirect it (> FILE) or use -o FILE")
+        }
+        let session = ProbeSession(options: options)
+        let bytes = try SchemaLoader.fetchDescriptorSet(from: try session.connect(), options: options)
+        let schema: Schema
+        do throws(ProtoSchemaError) {
+            schema = try Schema(fileDescriptorSet: bytes)
+        } catch {
+            throw .failure("the server's descriptor set is not valid: \(error.message)")
+        }
+        if let output {
+            try write(bytes, to: output)
+        } else {
+            ProbeOutput.standardOutputBytes(bytes)
+        }
+        if options.verbose {
+            printError("\(bytes.count) bytes: \(schema.fileNames.count) files, \(schema.services.count) services, "
+                + "\(schema.messages.count) message types")
+        }
+        return 0
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String) throws(ProbeError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .failure("-o: cannot create \(path): \(SchemaLoader.errorText())") }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw .failure("-o: cannot write \(path): \(SchemaLoader.errorText())") }
+            written += n
+        }
+    }
+}

@@ -1,0 +1,83 @@
+internal import Glibc
+
+/// The real `moderation-server` as a child process: a fresh data directory, a port chosen by the
+/// kernel, one API key, its log in a file. For tests of tools that talk to it as users do.
+///
+/// Call `stop()` when done (SIGTERM, as an operator would); a server still running when released
+/// is killed. The data directory is removed either way.
+public final class ModerationServerProcess {
+    /// The app of `apiKey`.
+    public static let appID = "probeapp"
+    /// The one key the server accepts.
+    public static let apiKey = "probe-test-key-1"
+
+    /// "127.0.0.1:PORT".
+    public let address: String
+    public let port: UInt16
+    public let dataDirectory: TemporaryDirectory
+    private let process: ChildProcess
+
+    /// Starts the server and waits until it listens.
+    /// - Parameter arguments: more server flags (e.g. `--max-message-bytes`).
+    /// - Throws: `TestFailure` when it is not built, does not start, or does not listen within 15 s.
+    public init(arguments: [String] = []) throws {
+        let executable = try BuiltProducts.path(of: "moderation-server")
+        let directory = TemporaryDirectory(prefix: "probe-server")
+        let all = ["--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0",
+                   "--api-key", "\(Self.appID):\(Self.apiKey)", "--threads", "1", "--durability", "normal"] + arguments
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(executable: executable, arguments: all, standardErrorPath: directory.path + "/server.log")
+        } catch {
+            directory.remove()
+            throw error
+        }
+        let line: String
+        do {
+            line = try process.readLine(timeoutMs: 15_000)
+        } catch {
+            let log = Self.read(directory.path + "/server.log")
+            directory.remove()
+            throw TestFailure("moderation-server did not start: \(error); its log:\n\(log)")
+        }
+        guard line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":"),
+              let port = UInt16(line[line.index(after: colon)...]) else {
+            directory.remove()
+            throw TestFailure("moderation-server printed '\(line)' instead of 'listening on HOST:PORT'")
+        }
+        self.process = process
+        self.port = port
+        dataDirectory = directory
+        address = "127.0.0.1:\(port)"
+    }
+
+    deinit {
+        process.send(signal: SIGKILL)
+        dataDirectory.remove()
+    }
+
+    /// Stops the server with SIGTERM and waits for it.
+    /// - Returns: its exit code (0 after a clean drain).
+    @discardableResult
+    public func stop(timeoutMs: Int = 15_000) throws -> Int32 {
+        process.send(signal: SIGTERM)
+        return try process.finish(timeoutMs: timeoutMs).exitCode
+    }
+
+    /// What the server has logged so far (for failure messages).
+    public var log: String { Self.read(dataDirectory.path + "/server.log") }
+
+    private static func read(_ path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "(no log)" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
