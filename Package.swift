@@ -63,8 +63,8 @@ let package = Package(
         .target(name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge"], swiftSettings: swiftSettings),
 
         // Executables.
-        .executableTarget(name: "moderation-server", dependencies: ["ServerApp"], swiftSettings: swiftSettings),
-        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "moderation-server", dependencies: ["ServerApp", "RPCPosix"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
             dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims"],

@@ -248,20 +248,6 @@ public enum ServerMain {
         return entries
     }
 
-    /// The process environment as a dictionary.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
-    }
-
     static func printError(_ message: String) {
         writeLine(message, to: 2)
     }

@@ -1,5 +1,6 @@
 // moderation-server: parses its settings and runs the service (see ServerApp.ServerMain).
+import RPCPosix
 import ServerApp
 internal import Glibc
 
-exit(ServerMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ServerMain.processEnvironment()))
+exit(ServerMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current()))

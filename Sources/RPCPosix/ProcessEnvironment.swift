@@ -1,7 +1,7 @@
 internal import Glibc
 
-/// The process environment, read once for `RPCProbe.main` (which takes it as a dictionary so
-/// that nothing below it reads global state).
+/// The process environment as a dictionary, read once by each executable's `main` so that
+/// nothing below it reads global state (and tests can pass their own).
 public enum ProcessEnvironment {
     /// Every `NAME=value` entry of `environ`.
     public static func current() -> [String: String] {
