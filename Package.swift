@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
-                           "Moderation", "ModerationSQLite"],
+                           "Moderation", "ModerationSQLite", "ModerationMessages", "CModerationProto", "ServerApp"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
@@ -92,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "ModerationTests",
             dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: ["TestSupport", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",

@@ -1,11 +1,5 @@
 import Moderation
-import ModerationEvents
-import ModerationMessages
-import ModerationRPC
-import ModerationSQLite
 import RPCCore
-import RPCMessages
-import RPCPosix
 internal import Glibc
 
 /// The moderation server's process: settings, keys, services, the RPC server, signals.
@@ -57,40 +51,18 @@ public enum ServerMain {
         for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let store: SQLiteStore
+        let moderation: ModerationServer
         do throws(ModerationError) {
-            store = try SQLiteStore(options: SQLiteStoreOptions(
-                directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full))
+            moderation = try ModerationServer(settings: settings, authenticator: keyStore, logger: logger)
         } catch {
             printError("moderation-server: cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)")
             return 1
         }
-        let service = ModerationService(store: store, configuration: ModerationService.Configuration(
-            actionRetentionMs: Int64(settings.retentionHours) * 3_600_000, maintenanceIntervalMs: 1_000))
-        let hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
-
-        let health = HealthStatus()
-        var methods = MethodTable()
-        ModerationRPC.register(in: &methods, service: service, hub: hub)
-        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
-
-        var configuration = RPCServer.Configuration()
-        configuration.host = settings.host
-        configuration.port = settings.port
-        configuration.eventLoops = settings.threads
-        configuration.limits.maxMessageBytes = settings.maxMessageBytes
-        configuration.serverName = ServerInfo.name
-        configuration.serverVersion = ServerInfo.version
-        configuration.logger = logger
-        let server = RPCServer(configuration: configuration, methods: methods, authenticator: keyStore)
         let port: UInt16
         do {
-            port = try server.start()
+            port = try moderation.start()
         } catch {
             printError("moderation-server: cannot listen on \(settings.listenAddress): \(error)")
-            hub.shutdown()
-            service.shutdown()
-            store.close()
             return 1
         }
         var bound = settings
@@ -111,11 +83,7 @@ public enum ServerMain {
                 continue
             }
             logger.notice("shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
-            health.setServing(false)
-            server.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
-            hub.shutdown()
-            service.shutdown()
-            store.close()
+            moderation.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
             logger.notice("shutdown complete")
             return 0
         }
