@@ -95,7 +95,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["TestSupport", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge"],
+            dependencies: ["TestSupport", "ServerApp", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",

@@ -47,13 +47,16 @@ public struct ModerationWireClient: Sendable {
         try connection.call(path: method.path, body: request.serializedBytes(), options: options)
     }
 
-    /// The `RPCError` `body` fails with, or nil when it succeeds.
-    public static func error(_ body: () throws(RPCError) -> Any) -> RPCError? {
+    /// The `RPCError` `body` fails with, or nil when it succeeds (an error of another type
+    /// becomes UNKNOWN with its description).
+    public static func error(_ body: () throws -> Any) -> RPCError? {
         do {
             _ = try body()
             return nil
-        } catch {
+        } catch let error as RPCError {
             return error
+        } catch {
+            return RPCError(code: .unknown, errorCode: "NOT_AN_RPC_ERROR", message: "\(error)")
         }
     }
 
