@@ -94,9 +94,10 @@ public final class ModerationTestServer: Sendable {
         return connection
     }
 
-    /// Runs the service's maintenance (expired bans, retention, idempotency window) and waits.
+    /// Runs the service's maintenance (expired bans, retention, idempotency window) and waits;
+    /// returns how many bans expired and how many actions were pruned.
     @discardableResult
-    public func runMaintenance() throws(ModerationError) -> ModerationService.MaintenanceReport {
+    public func runMaintenance() throws(ModerationError) -> (expiredBans: Int, prunedActions: Int) {
         let result = Mutex<Result<ModerationService.MaintenanceReport, ModerationError>?>(nil)
         let done = BlockingSemaphore()
         service.runMaintenance { outcome in
@@ -104,7 +105,8 @@ public final class ModerationTestServer: Sendable {
             done.signal()
         }
         done.wait()
-        return try result.withLock { $0! }.get()
+        let report = try result.withLock { $0! }.get()
+        return (report.expiredBans, report.prunedActions)
     }
 
     /// Shuts the server down gracefully (idempotent); the directory stays.
