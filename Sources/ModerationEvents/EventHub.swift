@@ -142,8 +142,11 @@ public final class EventHub: Sendable {
             guard try log.userExists(uid) else { throw ModerationError(.uidNotFound, "user \(uid) not found") }
         case .groups(let guids):
             for guid in guids.sorted() {
-                guard try log.groupExists(guid) else { throw ModerationError(.groupNotFound, "group \(guid) not found") }
+                guard let type = try log.groupType(guid) else { throw ModerationError(.groupNotFound, "group \(guid) not found") }
                 if let actor = caller.actor, try log.scope(of: actor, inGroup: guid) == nil {
+                    // Visibility (step 2) before membership (step 3): a private group does not
+                    // exist for a non-member.
+                    if type == .private { throw ModerationError(.groupNotFound, "group \(guid) not found") }
                     throw ModerationError(.groupNotJoined, "user \(actor) is not a member of group \(guid)")
                 }
             }
