@@ -226,6 +226,26 @@ public struct ModerationWireClient: Sendable {
         return EventRecorder(connection: connection, request: request, options: options)
     }
 
+    /// The app's whole log after `afterSeq` through `seq`, read by a whole-app subscription (the
+    /// client must be the app). Throws when it does not arrive in time.
+    public func replayLog(after afterSeq: UInt64 = 0, through seq: UInt64, timeoutMs: Int = 20_000) throws -> [Action] {
+        guard seq > afterSeq else { return [] }
+        let stream = subscribe(after: afterSeq)
+        defer { stream.cancel() }
+        guard stream.waitForSeq(seq, timeoutMs: timeoutMs) else {
+            throw TestFailure("the whole-app replay reached seq \(stream.lastSeq), not \(seq), in \(timeoutMs) ms (end: \(String(describing: stream.end)))")
+        }
+        return stream.actions.filter { $0.seq <= seq }
+    }
+
+    /// Records a fresh action (the app creates a group of its own, owned by `owner`) and returns
+    /// its seq: the log's head at that moment, for reading the whole log back.
+    public func markHead(owner: String) throws(RPCError) -> UInt64 {
+        let guid = "mark-\(UInt64.random(in: 0...UInt64.max))"
+        try createGroup(guid, owner: owner)
+        return try actions(guid).actions.last?.seq ?? 0
+    }
+
     /// `subscribe` for the acting user (or the whole app, for the app), resuming after `afterSeq`.
     public func subscribe(after afterSeq: UInt64, kinds: [ActionType] = []) -> EventRecorder {
         subscribe(SubscribeRequest(wholeApp: actor.isEmpty, actions: kinds, start: .afterSeq(afterSeq)))
