@@ -9,6 +9,12 @@ public struct LogModel: Sendable {
         public var owner: String
         public var members: [String: Scope]
         public var banned: Set<String>
+
+        public init(owner: String, members: [String: Scope], banned: Set<String>) {
+            self.owner = owner
+            self.members = members
+            self.banned = banned
+        }
     }
 
     public private(set) var groups: [String: GroupState] = [:]
