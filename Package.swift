@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
-                           "Moderation", "ModerationSQLite", "ModerationMessages", "CModerationProto", "ServerApp"],
+                           "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto", "ServerApp"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",

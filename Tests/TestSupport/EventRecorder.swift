@@ -7,15 +7,18 @@ import Synchronization
 /// A `Subscribe` stream on a client connection, recording every action it delivers (decoded) and
 /// how the stream ended; tests wait on it with deadlines.
 public final class EventRecorder: Sendable {
-    private let log = Log()
+    private let log: Log
     private let stream: ClientStream
 
     /// The recorded state, in a class so the stream's callbacks can hold it.
     private final class Log: Sendable {
-        let state = Mutex(State())
+        let state: Mutex<State>
+        init(keepsMessages: Bool) { state = Mutex(State(keepsMessages: keepsMessages)) }
     }
 
     private struct State {
+        var keepsMessages: Bool
+        var seqs: [UInt64] = []
         var actions: [Action] = []
         var bodies: [[UInt8]] = []
         var wireBytes = 0
@@ -25,17 +28,27 @@ public final class EventRecorder: Sendable {
         var end: RPCError??
     }
 
-    init(connection: ClientConnection, request: SubscribeRequest, options: CallOptions) {
-        let log = log
+    /// - Parameter keepsMessages: false keeps only the seqs (`actions` and `bodies` stay empty), so a
+    ///   long stream costs the test's process little memory.
+    init(connection: ClientConnection, request: SubscribeRequest, options: CallOptions, keepsMessages: Bool = true) {
+        let log = Log(keepsMessages: keepsMessages)
+        self.log = log
         stream = connection.stream(
             path: ModerationMessages.ModerationService.subscribe.path, body: request.serializedBytes(), options: options,
             onMessage: { message in
                 let decoded = try? SubscribeResponse(serializedBytes: message.body)
                 log.state.withLock { state in
-                    state.bodies.append(message.body)
                     state.wireBytes += message.wireBytes
                     if message.compressed { state.compressedMessages += 1 }
-                    if let action = decoded?.action { state.actions.append(action) } else { state.undecodable += 1 }
+                    guard let action = decoded?.action else {
+                        state.undecodable += 1
+                        return
+                    }
+                    state.seqs.append(action.seq)
+                    if state.keepsMessages {
+                        state.bodies.append(message.body)
+                        state.actions.append(action)
+                    }
                 }
             },
             onEnd: { error in log.state.withLock { $0.end = .some(error) } })
@@ -44,11 +57,11 @@ public final class EventRecorder: Sendable {
     /// The actions received so far, in arrival order.
     public var actions: [Action] { log.state.withLock { $0.actions } }
 
-    /// Their seqs.
-    public var seqs: [UInt64] { actions.map(\.seq) }
+    /// The seqs of the actions received so far.
+    public var seqs: [UInt64] { log.state.withLock { $0.seqs } }
 
     /// The seq of the last action received (0 before the first).
-    public var lastSeq: UInt64 { log.state.withLock { $0.actions.last?.seq ?? 0 } }
+    public var lastSeq: UInt64 { log.state.withLock { $0.seqs.last ?? 0 } }
 
     /// Every message body as received (inflated), for byte comparisons.
     public var bodies: [[UInt8]] { log.state.withLock { $0.bodies } }
@@ -71,7 +84,7 @@ public final class EventRecorder: Sendable {
     /// Waits until at least `count` actions have arrived.
     @discardableResult
     public func waitForCount(_ count: Int, timeoutMs: Int = 10_000) -> Bool {
-        waitUntil(timeoutMs: timeoutMs, pollMs: 2) { log.state.withLock { $0.actions.count >= count } }
+        waitUntil(timeoutMs: timeoutMs, pollMs: 2) { log.state.withLock { $0.seqs.count >= count } }
     }
 
     /// Waits until an action with seq `seq` or later has arrived.

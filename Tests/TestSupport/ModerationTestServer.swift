@@ -2,6 +2,7 @@ public import Moderation
 public import RPCCore
 public import RPCPosix
 public import ServerApp
+import ModerationEvents
 import Synchronization
 
 /// The two apps `TestKeys` knows, as a test names them.
@@ -65,6 +66,9 @@ public final class ModerationTestServer: Sendable {
 
     /// The domain service behind the server (maintenance, hub statistics).
     public var service: ModerationService { moderation.service }
+
+    /// Subscriptions the event hub holds now (replaying or live).
+    public var subscriptionCount: Int { moderation.hub.subscriptionCount }
 
     /// A new connection with `app`'s key.
     public func connect(_ app: TestApp = .one, acceptDeflate: Bool = true) throws(RPCError) -> ClientConnection {

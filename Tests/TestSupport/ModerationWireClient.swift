@@ -219,11 +219,11 @@ public struct ModerationWireClient: Sendable {
     }
 
     /// Starts a `Subscribe` stream whose actions are recorded as they arrive.
-    public func subscribe(_ request: SubscribeRequest, acceptDeflate: Bool = false) -> EventRecorder {
+    public func subscribe(_ request: SubscribeRequest, acceptDeflate: Bool = false, keepsMessages: Bool = true) -> EventRecorder {
         var options = options
         options.timeoutMs = 0
         options.acceptDeflate = acceptDeflate
-        return EventRecorder(connection: connection, request: request, options: options)
+        return EventRecorder(connection: connection, request: request, options: options, keepsMessages: keepsMessages)
     }
 
     /// The app's whole log after `afterSeq` through `seq`, read by a whole-app subscription (the
