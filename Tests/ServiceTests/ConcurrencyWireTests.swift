@@ -49,6 +49,13 @@ struct ConcurrencyWireTests {
         var model = LogModel()
         model.apply(log)
         #expect(model.contradictions.isEmpty, "the log contradicts itself: \(model.contradictions.prefix(5))")
+        // Every change bumps its group's version: along the log, each group's versions rise.
+        var versions: [String: UInt64] = [:]
+        for action in log {
+            let guid = action.actionFor?.guid ?? "", version = action.actionFor?.version ?? 0
+            #expect(version > versions[guid, default: 0], "seq \(action.seq) \(action.action) of \(guid) has version \(version) after \(versions[guid, default: 0])")
+            versions[guid] = version
+        }
 
         // Every acknowledged action is in the log as the reply said.
         let bySeq = Dictionary(uniqueKeysWithValues: log.map { ($0.seq, $0) })

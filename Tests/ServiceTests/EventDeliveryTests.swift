@@ -168,4 +168,28 @@ struct EventDeliveryTests {
         #expect(filtered.waitForSeq(want.last!) && asMember.waitForSeq(want.last!))
         #expect(filtered.seqs == want && asMember.seqs == want)
     }
+
+    @Test("a ban that expires: reads stop applying it at once; the sweeper's unbanned (reason expired, by @app) reaches the user")
+    func expiredBan() throws {
+        let cast = try Cast()
+        defer { cast.tearDown() }
+        let carol = try cast.user("carol"), alice = try cast.user("alice")
+        let stream = carol.subscribe(after: cast.headSeq)
+        defer { stream.cancel() }
+        let banned = try alice.ban("g", "carol", reason: "cool off", durationMs: 60_000)
+        let ban = try #require(banned.ban)
+        #expect(ban.expiresAt == ban.bannedAt + 60_000 && banned.action?.expiresAt == ban.expiresAt)
+        expectFailure(failure { try carol.join("g") }, .permissionDenied, "ERR_BANNED_GROUPMEMBER", mentions: "carol")
+        cast.server.clock.advance(by: 61_000)
+        #expect(try alice.memberState("g", "carol").isBanned == false, "an expired ban stops applying on reads, before the sweeper runs")
+        #expect(try alice.banned("g").bannedMembers.isEmpty)
+        #expect(try cast.server.runMaintenance().expiredBans == 1)
+        let expired = try #require(try cast.app.actions("g", kinds: [.unbanned]).actions.last)
+        #expect(expired.reason == "expired" && expired.actionBy?.uid == "@app" && expired.actionOn?.uid == "carol")
+        #expect(stream.waitForSeq(expired.seq))
+        #expect(stream.actions.map(\.action) == [.banned, .unbanned] && stream.actions.last == expired)
+        #expect(try cast.server.runMaintenance().expiredBans == 0, "swept once")
+        try carol.join("g")
+        cast.checkInvariants()
+    }
 }
