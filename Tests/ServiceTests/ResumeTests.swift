@@ -95,6 +95,51 @@ struct ResumeTests {
     }
 }
 
+extension ResumeTests {
+    @Test("a user subscription resumed from any seq of a history gets what it would have got live")
+    func resumeFromEverySeq() throws {
+        let cast = try Cast()
+        defer { cast.tearDown() }
+        let app = cast.app, owner = try cast.user("owner"), carol = try cast.user("carol"), dave = try cast.user("dave")
+        // A history in which dave's groups change in every way, deletions and re-creations included.
+        try dave.createGroup("x")
+        try carol.join("x")
+        try dave.join("g")
+        try dave.deleteGroup("x")
+        try app.createGroup("x", owner: "carol", members: [("dave", .participant)])
+        try dave.leave("x")
+        try carol.updateGroup(UpdateGroupRequest(guid: "x", name: "X"))
+        try owner.deleteGroup("g")
+        try app.createGroup("g", owner: "owner")
+        try owner.updateGroup(UpdateGroupRequest(guid: "g", name: "G again"))
+        try dave.join("g")
+        try owner.kick("g", "dave")
+        try owner.ban("g", "dave")
+        try owner.unban("g", "dave")
+        try app.addMembers("x", [("dave", .moderator)])
+        try carol.changeScope("x", "dave", to: .participant)
+        try carol.transfer("x", to: "dave")
+        try app.updateGroup(UpdateGroupRequest(guid: "g", name: "G"))
+        let head = try owner.deleteGroup("g").seq
+
+        let log = try app.replayLog(through: head)
+        var model = LogModel()
+        var delivered: [UInt64] = []
+        for action in log {
+            if model.delivers(action, to: "dave") { delivered.append(action.seq) }
+            model.apply(action)
+        }
+        #expect(model.contradictions.isEmpty, "\(model.contradictions)")
+        for start in 0..<head {
+            let want = delivered.filter { $0 > start }
+            let stream = dave.subscribe(after: start)
+            defer { stream.cancel() }
+            if let last = want.last { #expect(stream.waitForSeq(last), "after \(start): got \(stream.seqs)") }
+            #expect(stream.seqs == want, "resumed after \(start): got \(stream.seqs), expected \(want)")
+        }
+    }
+}
+
 /// A seq set once by one thread and read by others.
 final class Head: Sendable {
     private let seq = Collector<UInt64>()
