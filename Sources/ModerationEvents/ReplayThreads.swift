@@ -6,7 +6,8 @@ import Moderation
 /// the RPC server's shared workers, where a few subscribers that do not read would hold up every
 /// other call for as long as their replays wait.
 final class ReplayThreads: @unchecked Sendable {
-    // Invariant: `tasks`, `head` and `closed` are only touched with `mutex` held.
+    // Invariant: `tasks`, `head`, `closed` and (after `init`) `threads` are only touched with
+    // `mutex` held.
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
     private var tasks: [@Sendable () -> Void] = []

@@ -71,7 +71,14 @@ extension EndToEnd {
             var model = LogModel()
             model.apply(log)
             #expect(model.contradictions.isEmpty, "\(model.contradictions.prefix(5))")
-            let bySeq = Dictionary(uniqueKeysWithValues: log.map { ($0.seq, $0) })
+            // Each group's own log, as the app reads it with ListGroupActions, is its part of the
+            // whole log; acknowledged actions are looked up there.
+            var bySeq: [UInt64: Action] = [:]
+            for guid in model.groups.keys {
+                let actions = try app.allActions(guid)
+                #expect(actions == log.filter { $0.actionFor?.guid == guid }, "\(guid): ListGroupActions disagrees with the whole log")
+                for action in actions { bySeq[action.seq] = action }
+            }
             var checked = 0
             for ack in acknowledged {
                 for (seq, kind) in ack.actions {
