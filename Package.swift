@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
-                           "Moderation", "ModerationSQLite"],
+                           "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto", "ServerApp"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
@@ -102,6 +102,10 @@ let package = Package(
         .testTarget(
             name: "ModerationTests",
             dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: ["TestSupport", "ServerApp", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",

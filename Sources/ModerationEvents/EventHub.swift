@@ -20,15 +20,21 @@ public final class EventHub: Sendable {
     private let queue = BatchQueue()
     private let nextID = Atomic<UInt64>(1)
     private let dispatcher = Mutex<pthread_t?>(nil)
+    private let replays: ReplayThreads
 
     /// Actions read per page while replaying.
     static let replayPageSize = 500
 
-    /// - Parameter encode: the wire encoding of one event (the RPC adapter's message), made once
-    ///   per action and shared by every subscriber.
-    public init(service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8]) {
+    /// - Parameters:
+    ///   - encode: the wire encoding of one event (the RPC adapter's message), made once per
+    ///     action and shared by every subscriber.
+    ///   - replayThreads: threads that start subscriptions for `startSubscription`; as many
+    ///     subscribers whose connections stall during their replay make later subscriptions wait
+    ///     (up to the replay's drain timeout), nothing else.
+    public init(service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8], replayThreads: Int = 8) {
         self.service = service
         self.encode = encode
+        replays = ReplayThreads(count: replayThreads)
         let queue = self.queue
         service.addCommitListener { batch in queue.push(batch) }
         let thread = startDispatcher { [self] batch in dispatch(batch) }
@@ -41,8 +47,24 @@ public final class EventHub: Sendable {
     /// Queues a committed batch for delivery (normally called by the service's commit listener).
     public func publish(_ batch: [ActionRecord]) { queue.push(batch) }
 
+    /// Starts a subscription on one of the hub's replay threads (see `subscribe`); returns at once.
+    /// `refused` gets the error when the subscription is not allowed or the cursor has expired
+    /// (nothing was sent then).
+    public func startSubscription(
+        _ request: SubscriptionRequest, sink: any EventSink, refused: @escaping @Sendable (ModerationError) -> Void
+    ) {
+        replays.submit { [self] in
+            do throws(ModerationError) {
+                try subscribe(request, sink: sink)
+            } catch {
+                refused(error)
+            }
+        }
+    }
+
     /// Starts a subscription: checks what the caller may follow, replays from the log when
-    /// `afterSeq` is set, then goes live. Blocks while replaying (run it on a worker thread).
+    /// `afterSeq` is set, then goes live. Blocks while replaying, up to 10 s at a time while the
+    /// subscriber's connection is full (`startSubscription` runs it on the hub's own threads).
     /// - Throws: `ModerationError` when the request is not allowed or the cursor has expired;
     ///   nothing was sent then.
     public func subscribe(_ request: SubscriptionRequest, sink: any EventSink) throws(ModerationError) {
@@ -85,6 +107,7 @@ public final class EventHub: Sendable {
             return registry.all
         }
         for subscription in all { subscription.endForShutdown() }
+        replays.shutdown()
         queue.close()
         if let thread = dispatcher.withLock({ $0 }) { pthread_join(thread, nil) }
     }
@@ -142,8 +165,11 @@ public final class EventHub: Sendable {
             guard try log.userExists(uid) else { throw ModerationError(.uidNotFound, "user \(uid) not found") }
         case .groups(let guids):
             for guid in guids.sorted() {
-                guard try log.groupExists(guid) else { throw ModerationError(.groupNotFound, "group \(guid) not found") }
+                guard let type = try log.groupType(guid) else { throw ModerationError(.groupNotFound, "group \(guid) not found") }
                 if let actor = caller.actor, try log.scope(of: actor, inGroup: guid) == nil {
+                    // Visibility (step 2) before membership (step 3): a private group does not
+                    // exist for a non-member.
+                    if type == .private { throw ModerationError(.groupNotFound, "group \(guid) not found") }
                     throw ModerationError(.groupNotJoined, "user \(actor) is not a member of group \(guid)")
                 }
             }

@@ -86,20 +86,24 @@ struct Registry {
     }
 
     /// Moves user subscriptions between groups as `action` changes who belongs where.
+    ///
+    /// The index is set from each subscription's own tracked membership (after it was offered
+    /// `action`), not from the action: an action a subscription already had from its replay may
+    /// still reach the dispatcher afterwards, and must not move the index back in time.
     mutating func track(_ action: ActionRecord) {
         guard var app = apps[action.app] else { return }
         let guid = action.group.guid
         switch action.kind {
-        case .created, .joined, .added:
-            if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] {
-                for (id, subscription) in subscriptions { app.byMemberGroup[guid, default: [:]][id] = subscription }
-            }
-        case .left, .kicked, .banned:
-            if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] {
-                for id in subscriptions.keys { app.byMemberGroup[guid]?[id] = nil }
+        case .created, .joined, .added, .left, .kicked, .banned:
+            guard let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] else { return }
+            for (id, subscription) in subscriptions {
+                app.byMemberGroup[guid, default: [:]][id] = subscription.trackedGroups.contains(guid) ? subscription : nil
             }
         case .deleted:
-            app.byMemberGroup[guid] = nil
+            guard let subscriptions = app.byMemberGroup[guid] else { return }
+            for (id, subscription) in subscriptions where !subscription.trackedGroups.contains(guid) {
+                app.byMemberGroup[guid]?[id] = nil
+            }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
             return
         }

@@ -22,6 +22,12 @@ final class Subscription: Sendable {
         var ended = false
         /// The seq of the last action sent, or the start point before the first.
         var lastSent: UInt64 = 0
+        /// The seq through which the log has been through the filter (sent or not): the replay's
+        /// end once live. The dispatcher may still hand over actions the replay already covered
+        /// (committed, hence in the replay's snapshot, but not yet dispatched when the
+        /// subscription went live); those are skipped, not sent twice or re-applied to the
+        /// tracked membership.
+        var through: UInt64 = 0
     }
 
     init(id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink) {
@@ -65,6 +71,7 @@ final class Subscription: Sendable {
     func replay(_ action: ActionRecord, encoded: [UInt8]) -> Bool {
         let outcome: EventSendOutcome? = state.withLock { state in
             guard !state.ended else { return .closed }
+            state.through = max(state.through, action.seq)
             guard state.filter.admit(action) else { return nil }
             let outcome = sink.send(encoded: encoded)
             if outcome != .overloaded { _ = settle(outcome, seq: action.seq, &state) }
@@ -83,6 +90,7 @@ final class Subscription: Sendable {
     func start(at seq: UInt64, filter: SubscriptionFilter? = nil) {
         state.withLock { state in
             state.lastSent = max(state.lastSent, seq)
+            state.through = max(state.through, seq)
             if let filter { state.filter = filter }
         }
     }
@@ -94,7 +102,8 @@ final class Subscription: Sendable {
             let buffered = state.buffer
             state.buffer = []
             state.replaying = false
-            for (action, encoded) in buffered where action.seq > head {
+            state.through = max(state.through, head)
+            for (action, encoded) in buffered {
                 guard deliver(action, encoded, &state) else { return }
             }
         }
@@ -119,6 +128,8 @@ final class Subscription: Sendable {
     }
 
     private func deliver(_ action: ActionRecord, _ encoded: [UInt8], _ state: inout State) -> Bool {
+        guard action.seq > state.through else { return true }
+        state.through = action.seq
         guard state.filter.admit(action) else { return true }
         return settle(sink.send(encoded: encoded), seq: action.seq, &state)
     }

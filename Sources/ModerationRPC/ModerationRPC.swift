@@ -158,10 +158,14 @@ public enum ModerationRPC {
                 kinds: try ProtoToDomain.actionKinds(request.actions, field: "actions"), actor: request.actor, target: request.target))
             return ListGroupActionsResponse(actions: page.actions.map(DomainToProto.action), nextCursor: page.nextCursor, lastSeq: page.lastSeq)
         }
-        table.addServerStream(API.subscribe, executor: .workerPool) { request, context, stream in
+        // Started on the hub's own threads: a replay may wait for a subscriber that does not read,
+        // and must not hold a shared worker (every read) meanwhile.
+        table.addServerStream(API.subscribe, executor: .eventLoop) { request, context, stream in
             let sink = StreamEventSink(stream: stream)
             do throws(ModerationError) {
-                try hub.subscribe(try subscription(request, caller: Caller(context)), sink: sink)
+                hub.startSubscription(try subscription(request, caller: Caller(context)), sink: sink) { error in
+                    stream.finish(RPCError(error))
+                }
             } catch {
                 stream.finish(RPCError(error))
             }

@@ -1,11 +1,6 @@
 import Moderation
-import ModerationEvents
-import ModerationMessages
-import ModerationRPC
 import ModerationSQLite
-import ProtoBridge
 import RPCCore
-import RPCMessages
 import RPCPosix
 internal import Glibc
 
@@ -68,64 +63,29 @@ public enum ServerMain {
         for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let store: SQLiteStore
+        let moderation: ModerationServer
         do throws(ModerationError) {
-            store = try SQLiteStore(options: SQLiteStoreOptions(
-                directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full))
+            moderation = try ModerationServer(settings: settings, authenticator: keyStore, logger: logger, apps: { keyStore.appIDs })
         } catch {
             printError("moderation-server: cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)")
             return 1
         }
-        let service = ModerationService(store: store, configuration: ModerationService.Configuration(
-            actionRetentionMs: Int64(settings.retentionHours) * 3_600_000, maintenanceIntervalMs: 1_000,
-            wrongPasswordLimit: settings.wrongPasswordLimit))
-        let hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
-
-        let health = HealthStatus()
-        var methods = MethodTable()
-        ModerationRPC.register(in: &methods, service: service, hub: hub)
-        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
-
-        let metrics = ServerMetrics(
-            methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
-            gauges: { ServerGauges.sample(hub: hub, service: service, store: store, apps: keyStore.appIDs) })
-        var configuration = RPCServer.Configuration()
-        configuration.host = settings.host
-        configuration.port = settings.port
-        configuration.eventLoops = settings.threads
-        configuration.limits.maxMessageBytes = settings.maxMessageBytes
-        configuration.limits.maxConcurrentCalls = settings.maxConcurrentCalls
-        configuration.maxConnections = settings.maxConnections
-        configuration.serverName = ServerInfo.name
-        configuration.serverVersion = ServerInfo.version
-        configuration.logger = logger
-        configuration.observer = metrics
-        if settings.rateLimit > 0 {
-            configuration.rateLimiter = TokenBucketLimiter(
-                callsPerSecond: Double(settings.rateLimit), burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
-        }
-        let server = RPCServer(configuration: configuration, methods: methods, authenticator: keyStore)
         let port: UInt16
         do {
-            port = try server.start()
+            port = try moderation.start()
         } catch {
             printError("moderation-server: cannot listen on \(settings.listenAddress): \(error)")
-            hub.shutdown()
-            service.shutdown()
-            store.close()
             return 1
         }
         var endpoint: MetricsEndpoint?
         if let (host, metricsPort) = settings.metricsListen {
             do throws(SystemError) {
+                let metrics = moderation.metrics, health = moderation.health
                 endpoint = try MetricsEndpoint(host: host, port: metricsPort, render: metrics.render, healthy: { health.isServing })
                 logger.info("metrics served", [("listen", "http://\(host):\(endpoint!.port)/metrics")])
             } catch {
                 printError("moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsPort): \(error)")
-                server.shutdown(gracePeriodMs: 0)
-                hub.shutdown()
-                service.shutdown()
-                store.close()
+                moderation.shutdown(gracePeriodMs: 0)
                 return 1
             }
         }
@@ -147,12 +107,8 @@ public enum ServerMain {
                 continue
             }
             logger.notice("shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
-            health.setServing(false)
-            server.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
             endpoint?.stop()
-            hub.shutdown()
-            service.shutdown()
-            store.close()
+            moderation.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
             logger.notice("shutdown complete")
             return 0
         }

@@ -1,5 +1,5 @@
 import RPCCore
-import ServerApp
+@testable import ServerApp
 import TestSupport
 import Testing
 internal import Glibc
@@ -123,5 +123,22 @@ struct APIKeyStoreTests {
         store.replace([.init(appID: "c", key: "key-cccc1")])
         #expect(store.authenticate(apiKey: "key-aaaa1", appID: "") == nil, "replaced keys stop working")
         #expect(store.authenticate(apiKey: "key-cccc1", appID: "") == "c")
+    }
+}
+
+@Suite("Per-app rate limit (token bucket)")
+struct TokenBucketLimiterTests {
+    @Test func burstThenRateThenRefillPerApp() {
+        let limiter = TokenBucketLimiter(callsPerSecond: 10, burst: 3)
+        let start: UInt64 = 1_000_000_000
+        for _ in 0..<3 { #expect(limiter.retryAfter(app: "a", now: start) == nil, "the burst is allowed at once") }
+        let wait = limiter.retryAfter(app: "a", now: start)
+        #expect(wait == 100, "one token every 100 ms at 10 calls/s")
+        #expect(limiter.retryAfter(app: "b", now: start) == nil, "another app has its own bucket")
+        #expect(limiter.retryAfter(app: "a", now: start + 50_000_000) == 50, "half a token after 50 ms")
+        #expect(limiter.retryAfter(app: "a", now: start + 100_000_000) == nil, "a whole token after 100 ms")
+        #expect(limiter.retryAfter(app: "a", now: start + 10_000_000_000) == nil)
+        for _ in 0..<2 { #expect(limiter.retryAfter(app: "a", now: start + 10_000_000_000) == nil) }
+        #expect(limiter.retryAfter(app: "a", now: start + 10_000_000_000) != nil, "the bucket never holds more than the burst")
     }
 }

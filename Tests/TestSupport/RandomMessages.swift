@@ -1,5 +1,8 @@
 public import ProtoBridge
 internal import CProtobufC
+// protobuf-c's header is included textually by the generated C targets too; with
+// CModerationProto in this module's graph its constants resolve to that module's copy.
+internal import CModerationProto
 
 /// Random, valid protobuf encodings of any message type, made by walking protobuf-c's own
 /// descriptors — so every message of `proto/` can be exercised without a hand-written sample.

@@ -45,8 +45,13 @@ public struct ActionLogSnapshot {
 
     /// True when the app has a group `guid` now.
     public func groupExists(_ guid: String) throws(ModerationError) -> Bool {
-        guard let appID else { return false }
-        return try snapshot.group(appID: appID, guid: guid) != nil
+        try groupType(guid) != nil
+    }
+
+    /// The type of the group `guid`, or nil when the app has no such group now.
+    public func groupType(_ guid: String) throws(ModerationError) -> GroupType? {
+        guard let appID else { return nil }
+        return try snapshot.group(appID: appID, guid: guid)?.group.type
     }
 
     /// Whether `uid` was a member of the group `guid` just before seq `seq`, as far as the

@@ -1,0 +1,116 @@
+public import Moderation
+public import ModerationEvents
+public import ModerationSQLite
+public import RPCCore
+public import RPCPosix
+import ModerationMessages
+import ModerationRPC
+import ProtoBridge
+import RPCMessages
+
+/// The moderation service on the RPC runtime, assembled from settings: the SQLite store under the
+/// data directory, the domain service, the event hub, the method table (`moderation.v1` and the
+/// runtime services) and the RPC server.
+///
+/// `ServerMain` builds the process's server with it; tests build an in-process one the same way,
+/// so what they exercise is what the executable serves.
+public final class ModerationServer: Sendable {
+    /// What an embedder (a test) may set beyond `ServerSettings`.
+    public struct Tuning: Sendable {
+        /// The service's clock, Unix milliseconds.
+        public var clock: @Sendable () -> Int64 = Moderation.ModerationService.systemClock
+        /// How group passwords are hashed.
+        public var passwordHasher: PasswordHasher = .standard
+        /// The action log's retention in milliseconds; nil takes `ServerSettings.retentionHours`.
+        public var actionRetentionMs: Int64?
+        /// How often expired bans are swept and old actions pruned; 0 runs no maintenance loop.
+        public var maintenanceIntervalMs: Int64 = 1_000
+        /// Worker threads; 0 means the runtime's default.
+        public var workers = 0
+        /// Connection limits; `maxMessageBytes` and `maxConcurrentCalls` are taken from `ServerSettings`.
+        public var limits = ServerLimits()
+
+        public init() {}
+    }
+
+    public let store: SQLiteStore
+    public let service: Moderation.ModerationService
+    public let hub: EventHub
+    public let health: HealthStatus
+    public let server: RPCServer
+    /// Calls, connections, traffic and the store's commits, for `/metrics`; also the access log.
+    let metrics: ServerMetrics
+
+    /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
+    /// does not listen until `start()`.
+    /// - Throws: the store's error when it cannot be opened.
+    /// - Parameter apps: the apps with keys now, for the per-app metrics.
+    public init(
+        settings: ServerSettings, authenticator: any Authenticator, logger: Logger, tuning: Tuning = Tuning(),
+        apps: @escaping @Sendable () -> [String] = { [] }
+    ) throws(ModerationError) {
+        store = try SQLiteStore(options: SQLiteStoreOptions(
+            directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full))
+        service = Moderation.ModerationService(store: store, now: tuning.clock, configuration: Moderation.ModerationService.Configuration(
+            passwordHasher: tuning.passwordHasher,
+            actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
+            maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
+        hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
+        health = HealthStatus()
+
+        var methods = MethodTable()
+        ModerationRPC.register(in: &methods, service: service, hub: hub)
+        RuntimeServices.register(
+            in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
+
+        let store = self.store, service = self.service, hub = self.hub
+        metrics = ServerMetrics(
+            methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
+            gauges: { ServerGauges.sample(hub: hub, service: service, store: store, apps: apps()) })
+        var configuration = RPCServer.Configuration()
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.eventLoops = settings.threads
+        configuration.workers = tuning.workers
+        configuration.limits = tuning.limits
+        configuration.limits.maxMessageBytes = settings.maxMessageBytes
+        configuration.limits.maxConcurrentCalls = settings.maxConcurrentCalls
+        configuration.maxConnections = settings.maxConnections
+        configuration.observer = metrics
+        if settings.rateLimit > 0 {
+            configuration.rateLimiter = TokenBucketLimiter(
+                callsPerSecond: Double(settings.rateLimit), burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
+        }
+        configuration.serverName = ServerInfo.name
+        configuration.serverVersion = ServerInfo.version
+        configuration.logger = logger
+        server = RPCServer(configuration: configuration, methods: methods, authenticator: authenticator)
+    }
+
+    /// Starts listening; returns the bound port.
+    /// - Throws: `SystemError` when the address cannot be bound (nothing is left running then).
+    @discardableResult
+    public func start() throws(SystemError) -> UInt16 {
+        do {
+            return try server.start()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Graceful shutdown: health turns NOT_SERVING, connections drain (streams end with
+    /// UNAVAILABLE and their last seq), then the hub, the service and the store stop.
+    public func shutdown(gracePeriodMs: Int) {
+        health.setServing(false)
+        server.shutdown(gracePeriodMs: gracePeriodMs)
+        close()
+    }
+
+    /// Stops the hub and the service and closes the store (the RPC server must not be running).
+    private func close() {
+        hub.shutdown()
+        service.shutdown()
+        store.close()
+    }
+}

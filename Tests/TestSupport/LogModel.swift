@@ -1,0 +1,86 @@
+public import ModerationMessages
+
+/// The state of an app rebuilt from its action log alone, in seq order: which groups exist, who
+/// owns them, who is a member with which scope, who is banned — what a client replaying the
+/// event stream would believe. Tests compare it with the state read through the API, and use it
+/// to say who a user subscription must deliver each action to.
+public struct LogModel: Sendable {
+    public struct GroupState: Sendable, Equatable {
+        public var owner: String
+        public var members: [String: Scope]
+        public var banned: Set<String>
+
+        public init(owner: String, members: [String: Scope], banned: Set<String>) {
+            self.owner = owner
+            self.members = members
+            self.banned = banned
+        }
+    }
+
+    public private(set) var groups: [String: GroupState] = [:]
+    /// Seqs applied, in order.
+    public private(set) var seqs: [UInt64] = []
+    /// Actions that contradicted the model (e.g. a kick of someone who was not a member).
+    public private(set) var contradictions: [String] = []
+
+    public init() {}
+
+    /// Whether `uid` is a member of `guid` now (in the model).
+    public func isMember(_ uid: String, of guid: String) -> Bool {
+        groups[guid]?.members[uid] != nil
+    }
+
+    /// Whether a subscription for `uid` delivers `action`, given the model just before it: the
+    /// action is in a group `uid` belongs to, or `uid` is its target or its actor (SERVICE.md).
+    public func delivers(_ action: Action, to uid: String) -> Bool {
+        let guid = action.actionFor?.guid ?? ""
+        return isMember(uid, of: guid) || action.actionOn?.uid == uid || action.actionBy?.uid == uid
+    }
+
+    /// Applies one action.
+    public mutating func apply(_ action: Action) {
+        seqs.append(action.seq)
+        let guid = action.actionFor?.guid ?? ""
+        let target = action.actionOn?.uid ?? ""
+        func note(_ what: String) { contradictions.append("seq \(action.seq) \(action.action) \(guid) \(target): \(what)") }
+        if action.action != .created && groups[guid] == nil {
+            note("no such group")
+            return
+        }
+        switch action.action {
+        case .created:
+            if groups[guid] != nil { note("the group exists already") }
+            groups[guid] = GroupState(owner: target, members: [target: .admin], banned: [])
+        case .deleted:
+            groups[guid] = nil
+        case .joined, .added:
+            if groups[guid]?.members[target] != nil { note("already a member") }
+            if groups[guid]?.banned.contains(target) == true { note("banned") }
+            groups[guid]?.members[target] = action.newScope == .unspecified ? .participant : action.newScope
+        case .left, .kicked:
+            if groups[guid]?.members.removeValue(forKey: target) == nil { note("not a member") }
+        case .banned:
+            groups[guid]?.members[target] = nil
+            if groups[guid]?.banned.insert(target).inserted == false { note("already banned") }
+        case .unbanned:
+            if groups[guid]?.banned.remove(target) == nil { note("not banned") }
+        case .scopeChanged:
+            if groups[guid]?.members[target] != action.oldScope { note("old scope \(action.oldScope) is not the member's") }
+            groups[guid]?.members[target] = action.newScope
+        case .ownershipTransferred:
+            if groups[guid]?.members[target] == nil { note("the new owner is not a member") }
+            groups[guid]?.owner = target
+            groups[guid]?.members[target] = .admin
+        case .updated, .unspecified, .unrecognized:
+            break
+        }
+        if let group = groups[guid], let count = action.actionFor?.membersCount, Int(count) != group.members.count {
+            note("members_count \(count) but the model has \(group.members.count)")
+        }
+    }
+
+    /// Applies actions in order.
+    public mutating func apply(_ actions: [Action]) {
+        for action in actions { apply(action) }
+    }
+}

@@ -1,0 +1,253 @@
+public import ModerationMessages
+public import ProtoBridge
+public import RPCCore
+public import RPCPosix
+
+/// One user (or the app) talking to the moderation server over a real connection: every RPC of
+/// `moderation.v1` as a one-line call that waits for its reply and throws its `RPCError`.
+///
+/// Clients are cheap values; many share one `ClientConnection` (each call carries its own
+/// `on_behalf_of`). Every call has a deadline, so a server that never answers fails the test.
+public struct ModerationWireClient: Sendable {
+    public typealias API = ModerationMessages.ModerationService
+
+    public let connection: ClientConnection
+    /// The acting user's uid; empty for the app.
+    public let actor: String
+    /// The options every call is made with (the acting user, deadline, idempotency key).
+    public var options: CallOptions
+
+    public init(connection: ClientConnection, actor: String, timeoutMs: UInt32 = 15_000) {
+        self.connection = connection
+        self.actor = actor
+        options = CallOptions(timeoutMs: timeoutMs, onBehalfOf: actor)
+    }
+
+    /// The same client with an idempotency key on its calls.
+    public func withKey(_ key: String) -> ModerationWireClient {
+        var copy = self
+        copy.options.idempotencyKey = key
+        return copy
+    }
+
+    /// The same connection acting as `uid` (nil: the app).
+    public func acting(as uid: String?) -> ModerationWireClient {
+        var copy = ModerationWireClient(connection: connection, actor: uid ?? "")
+        copy.options.timeoutMs = options.timeoutMs
+        return copy
+    }
+
+    /// Makes a typed call with this client's options.
+    public func call<Request, Response>(_ method: ProtoMethod<Request, Response>, _ request: Request) throws(RPCError) -> Response {
+        try connection.unary(method, request, options: options)
+    }
+
+    /// Makes a call with an encoded body; returns the encoded response body exactly as received.
+    public func rawCall<Request, Response>(_ method: ProtoMethod<Request, Response>, _ request: Request) throws(RPCError) -> [UInt8] {
+        try connection.call(path: method.path, body: request.serializedBytes(), options: options)
+    }
+
+    /// The `RPCError` `body` fails with, or nil when it succeeds (an error of another type
+    /// becomes UNKNOWN with its description).
+    public static func error(_ body: () throws -> Any) -> RPCError? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as RPCError {
+            return error
+        } catch {
+            return RPCError(code: .unknown, errorCode: "NOT_AN_RPC_ERROR", message: "\(error)")
+        }
+    }
+
+    // MARK: Users
+
+    @discardableResult
+    public func createUser(_ uid: String, name: String? = nil, avatar: String = "") throws(RPCError) -> User {
+        try call(API.createUser, CreateUserRequest(uid: uid, name: name ?? "User \(uid)", avatar: avatar)).user ?? User()
+    }
+
+    public func getUser(_ uid: String) throws(RPCError) -> User {
+        try call(API.getUser, GetUserRequest(uid: uid)).user ?? User()
+    }
+
+    // MARK: Groups
+
+    @discardableResult
+    public func createGroup(
+        _ guid: String, type: GroupType = .public, password: String = "", owner: String = "",
+        members: [(String, Scope)] = [], bans: [String] = [], name: String? = nil
+    ) throws(RPCError) -> CreateGroupResponse {
+        try call(API.createGroup, CreateGroupRequest(
+            guid: guid, name: name ?? "Group \(guid)", type: type, password: password, owner: owner,
+            members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }, bannedUids: bans))
+    }
+
+    public func getGroup(_ guid: String) throws(RPCError) -> Group {
+        try call(API.getGroup, GetGroupRequest(guid: guid)).group ?? Group()
+    }
+
+    @discardableResult
+    public func updateGroup(_ request: UpdateGroupRequest) throws(RPCError) -> Group {
+        try call(API.updateGroup, request).group ?? Group()
+    }
+
+    @discardableResult
+    public func deleteGroup(_ guid: String) throws(RPCError) -> Action {
+        try call(API.deleteGroup, DeleteGroupRequest(guid: guid)).action ?? Action()
+    }
+
+    // MARK: Membership
+
+    @discardableResult
+    public func join(_ guid: String, password: String = "") throws(RPCError) -> JoinGroupResponse {
+        try call(API.joinGroup, JoinGroupRequest(guid: guid, password: password))
+    }
+
+    @discardableResult
+    public func leave(_ guid: String) throws(RPCError) -> Action {
+        try call(API.leaveGroup, LeaveGroupRequest(guid: guid)).action ?? Action()
+    }
+
+    public func members(
+        _ guid: String, limit: UInt32 = 0, cursor: String = "", scopes: [Scope] = [], search: String = ""
+    ) throws(RPCError) -> ListMembersResponse {
+        try call(API.listMembers, ListMembersRequest(guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search))
+    }
+
+    /// Every member, page by page (100 a page).
+    public func allMembers(_ guid: String) throws(RPCError) -> [GroupMember] {
+        var all: [GroupMember] = []
+        var cursor = ""
+        repeat {
+            let page = try members(guid, limit: 100, cursor: cursor)
+            all += page.members
+            cursor = page.nextCursor
+        } while !cursor.isEmpty
+        return all
+    }
+
+    @discardableResult
+    public func addMembers(_ guid: String, _ members: [(String, Scope)]) throws(RPCError) -> AddMembersResponse {
+        try call(API.addMembers, AddMembersRequest(guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }))
+    }
+
+    public func memberState(_ guid: String, _ uid: String = "") throws(RPCError) -> GetMemberStateResponse {
+        try call(API.getMemberState, GetMemberStateRequest(guid: guid, uid: uid))
+    }
+
+    // MARK: Moderation
+
+    @discardableResult
+    public func kick(_ guid: String, _ uid: String) throws(RPCError) -> Action {
+        try call(API.kickMember, KickMemberRequest(guid: guid, uid: uid)).action ?? Action()
+    }
+
+    @discardableResult
+    public func ban(
+        _ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false
+    ) throws(RPCError) -> BanMemberResponse {
+        try call(API.banMember, BanMemberRequest(guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned))
+    }
+
+    @discardableResult
+    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(RPCError) -> UnbanMemberResponse {
+        try call(API.unbanMember, UnbanMemberRequest(guid: guid, uid: uid, onlyIfBanned: onlyIfBanned))
+    }
+
+    public func banned(_ guid: String, limit: UInt32 = 0, cursor: String = "", search: String = "") throws(RPCError) -> ListBannedMembersResponse {
+        try call(API.listBannedMembers, ListBannedMembersRequest(guid: guid, limit: limit, cursor: cursor, search: search))
+    }
+
+    /// Every banned member, page by page (100 a page).
+    public func allBanned(_ guid: String) throws(RPCError) -> [BannedMember] {
+        var all: [BannedMember] = []
+        var cursor = ""
+        repeat {
+            let page = try banned(guid, limit: 100, cursor: cursor)
+            all += page.bannedMembers
+            cursor = page.nextCursor
+        } while !cursor.isEmpty
+        return all
+    }
+
+    @discardableResult
+    public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(RPCError) -> ChangeMemberScopeResponse {
+        try call(API.changeMemberScope, ChangeMemberScopeRequest(guid: guid, uid: uid, scope: scope))
+    }
+
+    @discardableResult
+    public func transfer(_ guid: String, to uid: String) throws(RPCError) -> TransferOwnershipResponse {
+        try call(API.transferOwnership, TransferOwnershipRequest(guid: guid, uid: uid))
+    }
+
+    @discardableResult
+    public func bulkKick(_ guid: String, _ uids: [String]) throws(RPCError) -> [String: UserResult] {
+        try call(API.bulkKickMembers, BulkKickMembersRequest(guid: guid, uids: uids)).results
+    }
+
+    @discardableResult
+    public func bulkBan(_ guid: String, _ uids: [String], reason: String = "") throws(RPCError) -> [String: UserResult] {
+        try call(API.bulkBanMembers, BulkBanMembersRequest(guid: guid, uids: uids, reason: reason)).results
+    }
+
+    @discardableResult
+    public func bulkUnban(_ guid: String, _ uids: [String]) throws(RPCError) -> [String: UserResult] {
+        try call(API.bulkUnbanMembers, BulkUnbanMembersRequest(guid: guid, uids: uids)).results
+    }
+
+    // MARK: The action log and events
+
+    public func actions(
+        _ guid: String, afterSeq: UInt64 = 0, limit: UInt32 = 0, cursor: String = "", kinds: [ActionType] = [],
+        actor: String = "", target: String = ""
+    ) throws(RPCError) -> ListGroupActionsResponse {
+        try call(API.listGroupActions, ListGroupActionsRequest(
+            guid: guid, afterSeq: afterSeq, limit: limit, cursor: cursor, actions: kinds, actor: actor, target: target))
+    }
+
+    /// Every action of a group after `afterSeq` this client may see, page by page.
+    public func allActions(_ guid: String, afterSeq: UInt64 = 0) throws(RPCError) -> [Action] {
+        var all: [Action] = []
+        var page = try actions(guid, afterSeq: afterSeq, limit: 100)
+        all += page.actions
+        while !page.nextCursor.isEmpty {
+            page = try actions(guid, limit: 100, cursor: page.nextCursor)
+            all += page.actions
+        }
+        return all
+    }
+
+    /// Starts a `Subscribe` stream whose actions are recorded as they arrive.
+    public func subscribe(_ request: SubscribeRequest, acceptDeflate: Bool = false, keepsMessages: Bool = true) -> EventRecorder {
+        var options = options
+        options.timeoutMs = 0
+        options.acceptDeflate = acceptDeflate
+        return EventRecorder(connection: connection, request: request, options: options, keepsMessages: keepsMessages)
+    }
+
+    /// The app's whole log after `afterSeq` through `seq`, read by a whole-app subscription (the
+    /// client must be the app). Throws when it does not arrive in time.
+    public func replayLog(after afterSeq: UInt64 = 0, through seq: UInt64, timeoutMs: Int = 20_000) throws -> [Action] {
+        guard seq > afterSeq else { return [] }
+        let stream = subscribe(after: afterSeq)
+        defer { stream.cancel() }
+        guard stream.waitForSeq(seq, timeoutMs: timeoutMs) else {
+            throw TestFailure("the whole-app replay reached seq \(stream.lastSeq), not \(seq), in \(timeoutMs) ms (end: \(String(describing: stream.end)))")
+        }
+        return stream.actions.filter { $0.seq <= seq }
+    }
+
+    /// Records a fresh action (the app creates a group of its own, owned by `owner`) and returns
+    /// its seq: the log's head at that moment, for reading the whole log back.
+    public func markHead(owner: String) throws(RPCError) -> UInt64 {
+        let guid = "mark-\(UInt64.random(in: 0...UInt64.max))"
+        try createGroup(guid, owner: owner)
+        return try actions(guid).actions.last?.seq ?? 0
+    }
+
+    /// `subscribe` for the acting user (or the whole app, for the app), resuming after `afterSeq`.
+    public func subscribe(after afterSeq: UInt64, kinds: [ActionType] = []) -> EventRecorder {
+        subscribe(SubscribeRequest(wholeApp: actor.isEmpty, actions: kinds, start: .afterSeq(afterSeq)))
+    }
+}
