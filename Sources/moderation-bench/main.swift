@@ -2,6 +2,8 @@
 // Usage: moderation-bench [codec] [store | store.mutations | store.reads | store.big] [--runs N]
 //        moderation-bench fanout [--subscribers N] [--rounds N] [--seconds S] [--server PATH]
 //          (the event stream over sockets, against a release moderation-server child process)
+//        moderation-bench wire [--only mutations,reads,big] [--seconds S] [--conns N] [--depth N] [--big-members N]
+//          (the moderation service over sockets, against a release moderation-server child process)
 // Build with `swift build -c release`; every figure is the median of N runs (default 5).
 
 internal import Glibc
@@ -22,6 +24,9 @@ let suites: [String: () -> [Benchmark]] = [
 ]
 if arguments.first == "fanout" {
     exit(FanoutBenchmark.run(arguments: Array(arguments.dropFirst())))
+}
+if arguments.first == "wire" {
+    exit(WireBenchmark.run(arguments: Array(arguments.dropFirst())))
 }
 let chosen = arguments.isEmpty ? ["codec", "store"] : arguments
 for name in chosen {

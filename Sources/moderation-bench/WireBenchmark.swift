@@ -1,0 +1,264 @@
+import ModerationMessages
+import ProtoBridge
+import RPCCore
+import RPCPosix
+import Synchronization
+internal import Glibc
+
+/// `moderation-bench wire`: the moderation service over real sockets, against a release
+/// `moderation-server` child process (fsync on: `--durability full`).
+///
+/// - mutations: 16 connections × 8 calls in flight; each call slot cycles its own (group, user)
+///   pair through JoinGroup → KickMember → JoinGroup → BanMember → UnbanMember, so every call
+///   is expected to succeed and each records one durable action.
+/// - reads: 16 × 8 in flight, GetGroup and ListMembers(limit 30) alternating, as random members.
+/// - big group: one group with 100 000 members and 100 000 bans; single-call latency of the
+///   first page of ListBannedMembers and of a search by name (one match).
+enum WireBenchmark {
+    static func run(arguments: [String]) -> Int32 {
+        var seconds = 5.0, connections = 16, depth = 8, bigMembers = 100_000
+        var executable = ".build/release/moderation-server"
+        var suites: Set<String> = ["mutations", "reads", "big"]
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--seconds" where index + 1 < arguments.count: seconds = Double(arguments[index + 1]) ?? seconds; index += 1
+            case "--conns" where index + 1 < arguments.count: connections = Int(arguments[index + 1]) ?? connections; index += 1
+            case "--depth" where index + 1 < arguments.count: depth = Int(arguments[index + 1]) ?? depth; index += 1
+            case "--big-members" where index + 1 < arguments.count: bigMembers = Int(arguments[index + 1]) ?? bigMembers; index += 1
+            case "--server" where index + 1 < arguments.count: executable = arguments[index + 1]; index += 1
+            case "--only" where index + 1 < arguments.count: suites = Set(arguments[index + 1].split(separator: ",").map(String.init)); index += 1
+            default: break
+            }
+            index += 1
+        }
+        do throws(BenchError) {
+            if suites.contains("mutations") || suites.contains("reads") {
+                let server = try ServerProcess(executable: executable)
+                defer { server.stop() }
+                let setup = try connect(server.port)
+                try createGroups(setup, groups: 32, usersPerGroup: max(100, (connections * depth + 31) / 32))
+                if suites.contains("mutations") {
+                    try mutations(server: server, connections: connections, depth: depth, seconds: seconds)
+                }
+                if suites.contains("reads") {
+                    try reads(server: server, connections: connections, depth: depth, seconds: seconds)
+                }
+            }
+            if suites.contains("big") {
+                let server = try ServerProcess(executable: executable)
+                defer { server.stop() }
+                try bigGroup(server: server, members: bigMembers)
+            }
+            return 0
+        } catch {
+            print("wire: \(error)")
+            return 1
+        }
+    }
+
+    // MARK: Suites
+
+    private static func mutations(server: ServerProcess, connections: Int, depth: Int, seconds: Double) throws(BenchError) {
+        let slots = connections * depth
+        let counter = Atomic<Int>(0), failures = Mutex<[String]>([])
+        let cpuBefore = server.cpuSeconds
+        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) { slot, step, connection, done in
+            // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
+            let group = "g\(slot % 32)", user = "g\(slot % 32)-u\(slot / 32)", owner = "owner"
+            let record: @Sendable (RPCError?) -> Void = { error in
+                if let error { failures.withLock { if $0.count < 5 { $0.append(error.description) } } }
+                counter.add(1, ordering: .relaxed)
+                done()
+            }
+            switch step % 5 {
+            case 0, 2:
+                connection.unary(ModerationService.joinGroup, JoinGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)) { record($0.error) }
+            case 1:
+                connection.unary(ModerationService.kickMember, KickMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+            case 3:
+                connection.unary(ModerationService.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+            default:
+                connection.unary(ModerationService.unbanMember, UnbanMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+            }
+        }
+        let count = counter.load(ordering: .relaxed)
+        let cpu = server.cpuSeconds - cpuBefore
+        print("durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots):")
+        print("  \(Int(Double(count) / elapsed)) mutations/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / Double(count) * 1e6)) µs per mutation")
+        let commits = server.metric("moderation_store_commits_total") ?? 0, writes = server.metric("moderation_store_commit_batch_size_sum") ?? 0
+        let syncs = server.metric("moderation_store_fsync_seconds_count") ?? 0, syncTime = server.metric("moderation_store_fsync_seconds_sum") ?? 0
+        print("  \(Int(commits)) commits, \(fixed(writes / max(commits, 1))) writes per commit; \(Int(syncs)) fsyncs, \(fixed(syncTime / max(syncs, 1) * 1000)) ms each on average")
+        let errors = failures.withLock { $0 }
+        if !errors.isEmpty { print("  failures (first \(errors.count)): \(errors.joined(separator: "; "))") }
+    }
+
+    private static func reads(server: ServerProcess, connections: Int, depth: Int, seconds: Double) throws(BenchError) {
+        let counter = Atomic<Int>(0), failures = Atomic<Int>(0)
+        let cpuBefore = server.cpuSeconds
+        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) { slot, step, connection, done in
+            let index = (slot &* 7 &+ step) % 32
+            let group = "r\(index)", user = "r\(index)-u\((slot &+ step &* 13) % 100)"
+            let record: @Sendable (RPCError?) -> Void = { error in
+                if error != nil { failures.add(1, ordering: .relaxed) }
+                counter.add(1, ordering: .relaxed)
+                done()
+            }
+            if step % 2 == 0 {
+                connection.unary(ModerationService.getGroup, GetGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)) { record($0.error) }
+            } else {
+                connection.unary(ModerationService.listMembers, ListMembersRequest(guid: group, limit: 30), options: CallOptions(onBehalfOf: user)) { record($0.error) }
+            }
+        }
+        let count = counter.load(ordering: .relaxed)
+        let cpu = server.cpuSeconds - cpuBefore
+        print("reads (GetGroup and ListMembers(30) alternating, as members), \(connections) connections × \(depth) in flight:")
+        print("  \(Int(Double(count) / elapsed)) reads/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core; \(failures.load(ordering: .relaxed)) failures")
+    }
+
+    private static func bigGroup(server: ServerProcess, members: Int) throws(BenchError) {
+        let client = try connect(server.port)
+        print("setting up one group with \(members) members and \(members) bans…")
+        _ = try call(client, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
+        _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "big", name: "Big", type: .public), as: "owner")
+        let pending = Collected()
+        for start in stride(from: 0, to: 2 * members, by: 100) {
+            let uids = (start..<min(start + 100, 2 * members)).map { "user-\($0)" }
+            for uid in uids {
+                pending.begin()
+                client.unary(ModerationService.createUser, CreateUserRequest(uid: uid, name: "Member \(uid.dropFirst(5)) \(uid.hasSuffix("7") ? "Seventh" : "Plain")")) { pending.end($0) }
+            }
+            pending.waitAll()
+            if start < members {
+                pending.begin()
+                client.unary(ModerationService.addMembers, AddMembersRequest(guid: "big", members: uids.map { MemberToAdd(uid: $0) }),
+                             options: CallOptions(onBehalfOf: "owner")) { pending.end($0) }
+            } else {
+                pending.begin()
+                client.unary(ModerationService.bulkBanMembers, BulkBanMembersRequest(guid: "big", uids: uids, reason: "bulk"),
+                             options: CallOptions(onBehalfOf: "owner")) { pending.end($0) }
+            }
+        }
+        pending.waitAll()
+        if let failure = pending.firstFailure { throw BenchError("setup: \(failure)") }
+        func latency(_ body: () throws(BenchError) -> Void) throws(BenchError) -> [Double] {
+            var samples: [Double] = []
+            for _ in 0..<50 {
+                let start = monotonicNanoseconds()
+                try body()
+                samples.append(Double(monotonicNanoseconds() - start) / 1e6)
+            }
+            return samples.sorted()
+        }
+        let banned = try latency { () throws(BenchError) in _ = try call(client, ModerationService.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30), as: "owner") }
+        let unique = "user-\(members / 2 + 1)"
+        let search = try latency { () throws(BenchError) in
+            let page = try call(client, ModerationService.listMembers, ListMembersRequest(guid: "big", limit: 30, search: unique), as: "owner")
+            guard page.members.count == 1 else { throw BenchError("search found \(page.members.count) members") }
+        }
+        let bannedSearch = try latency { () throws(BenchError) in _ = try call(client, ModerationService.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30, search: "user-\(members + 12_345)"), as: "owner") }
+        print("group of \(members) members and \(members) bans, one call at a time over the socket (median of 50; p90):")
+        print("  ListBannedMembers, first page of 30:   \(milliseconds(banned[25])) ms (p90 \(milliseconds(banned[45])))")
+        print("  ListMembers, search by name, 1 match:  \(milliseconds(search[25])) ms (p90 \(milliseconds(search[45])))")
+        print("  ListBannedMembers, search, 1 match:    \(milliseconds(bannedSearch[25])) ms (p90 \(milliseconds(bannedSearch[45])))")
+    }
+
+    // MARK: Helpers
+
+    /// Milliseconds with three decimals.
+    private static func milliseconds(_ value: Double) -> String {
+        let micros = Int((value * 1000).rounded())
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`; `issue`
+    /// starts call number `step` of a slot and calls `done` when it ends. Returns the elapsed time.
+    private static func drive(
+        server: ServerProcess, connections: Int, depth: Int, seconds: Double,
+        issue: @escaping @Sendable (_ slot: Int, _ step: Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
+    ) throws(BenchError) -> Double {
+        var clients: [ClientConnection] = []
+        for _ in 0..<connections { clients.append(try connect(server.port)) }
+        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+        let running = Collected()
+        let start = monotonicNanoseconds()
+        for (c, client) in clients.enumerated() {
+            for d in 0..<depth {
+                let slot = c * depth + d
+                running.begin()
+                Loop(slot: slot, client: client, deadline: deadline, issue: issue) { running.end(Result<Void, RPCError>.success(())) }.next(step: 0)
+            }
+        }
+        running.waitAll()
+        let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+        for client in clients { client.close() }
+        return elapsed
+    }
+
+    /// One call slot: issues its next call when the previous one ends, until the deadline.
+    private struct Loop: Sendable {
+        let slot: Int
+        let client: ClientConnection
+        let deadline: UInt64
+        let issue: @Sendable (Int, Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
+        let finished: @Sendable () -> Void
+
+        func next(step: Int) {
+            guard monotonicNanoseconds() < deadline else {
+                finished()
+                return
+            }
+            let loop = self
+            issue(slot, step, client) { loop.next(step: step + 1) }
+        }
+    }
+
+    /// The owner; groups g0…g31 (no members but the owner) with users g<i>-u<j> for the
+    /// mutation slots; groups r0…r31 with 100 members each for the reads.
+    private static func createGroups(_ client: ClientConnection, groups: Int, usersPerGroup: Int) throws(BenchError) {
+        _ = try call(client, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
+        let pending = Collected()
+        for g in 0..<groups {
+            _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
+            _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            for u in 0..<usersPerGroup {
+                for prefix in ["g", "r"] {
+                    pending.begin()
+                    client.unary(ModerationService.createUser, CreateUserRequest(uid: "\(prefix)\(g)-u\(u)", name: "User \(u) of \(prefix)\(g)")) { pending.end($0) }
+                }
+            }
+            pending.waitAll()
+            _ = try call(client, ModerationService.addMembers, AddMembersRequest(
+                guid: "r\(g)", members: (0..<min(usersPerGroup, 100)).map { MemberToAdd(uid: "r\(g)-u\($0)") }), as: "owner")
+        }
+        if let failure = pending.firstFailure { throw BenchError("setup: \(failure)") }
+    }
+
+    static func connect(_ port: UInt16) throws(BenchError) -> ClientConnection {
+        var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey)
+        options.clientName = "bench-wire"
+        do throws(RPCError) {
+            return try ClientConnection.connect(options)
+        } catch {
+            throw BenchError("connect: \(error)")
+        }
+    }
+
+    static func call<Request, Response>(
+        _ client: ClientConnection, _ method: ProtoMethod<Request, Response>, _ request: Request, as user: String = ""
+    ) throws(BenchError) -> Response {
+        do throws(RPCError) {
+            return try client.unary(method, request, options: CallOptions(timeoutMs: 120_000, onBehalfOf: user))
+        } catch {
+            throw BenchError("\(method.name): \(error)")
+        }
+    }
+}
+
+extension Result {
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
