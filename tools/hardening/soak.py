@@ -1,0 +1,503 @@
+#!/usr/bin/env python3
+"""Soak: a bounded-time mixed load against one real moderation-server process, its memory
+sampled every second. See docs/HARDENING.md ("Soak") for the workload and the criterion.
+
+    soak.py --server BINARY [--minutes N] [--out DIR] [--max-slope KIB_PER_MIN]
+
+Exits 0 when the run passed: no unexpected error (only the provoked ones and the domain refusals
+that random moderation calls meet), every misbehaving peer handled (GOAWAY or close), the server
+alive to the end and exiting 0 on SIGTERM, RSS flat after warm-up (the least-squares slope over
+the last third of the run under --max-slope KiB/min) and no open file left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import socket
+import struct
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from typing import Callable, Dict, List, Optional
+
+import rawwire
+import serverproc
+from serverproc import API_KEY, ServerProcess, least_squares_slope
+
+from mrpc_client import Client, RpcError
+from mrpc_client.gen.moderation.v1 import groups_pb2 as g
+from mrpc_client.gen.moderation.v1 import members_pb2 as mb
+from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
+from mrpc_client.gen.mrpc.diagnostics.v1 import diagnostics_pb2
+from mrpc_client.gen.mrpc.health.v1 import health_pb2
+
+#: Refusals that random moderation calls on a shared roster legitimately meet: the rules said no.
+DOMAIN_REFUSALS = {
+    "ERR_NOT_A_MEMBER", "ERR_ALREADY_JOINED", "ERR_ALREADY_BANNED", "ERR_USER_NOT_BANNED",
+    "ERR_BANNED_GROUPMEMBER", "ERR_CANNOT_KICK_OWNER", "ERR_CANNOT_BAN_OWNER", "ERR_CANNOT_CHANGE_OWNER_SCOPE",
+    "ERR_OWNER_CANNOT_LEAVE", "ERR_SAME_SCOPE", "ERR_GROUP_NOT_JOINED", "ERR_PERMISSION_DENIED",
+    "ERR_GROUP_NO_SELF_ACTION", "ERR_GROUP_NOT_FOUND",
+}
+USERS = 80
+GROUPS = 10
+CALL_TIMEOUT = 15.0
+
+
+class Stats:
+    """Counters shared by the load threads; `unexpected` fails the run."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: Dict[str, int] = collections.Counter()
+        self.unexpected: List[str] = []
+
+    def count(self, key: str, n: int = 1) -> None:
+        with self.lock:
+            self.counts[key] += n
+
+    def fail(self, what: str) -> None:
+        with self.lock:
+            self.counts["unexpected"] += 1
+            if len(self.unexpected) < 50:
+                self.unexpected.append(what)
+
+
+class Soak:
+    def __init__(self, address: str, seconds: float, stats: Stats, seed: int) -> None:
+        self.address = address
+        self.stop_at = time.monotonic() + seconds
+        self.stats = stats
+        self.seed = seed
+        self.users = ["soak-u%03d" % i for i in range(USERS)]
+        self.groups = ["soak-g%02d" % i for i in range(GROUPS)]
+        self.owners = {guid: self.users[i] for i, guid in enumerate(self.groups)}
+        self.stop = threading.Event()
+
+    def running(self) -> bool:
+        return not self.stop.is_set() and time.monotonic() < self.stop_at
+
+    # MARK: setup
+
+    def setup(self) -> None:
+        with Client(self.address, API_KEY, client_name="soak-setup") as client:
+            for uid in self.users:
+                client.moderation.create_user(m.CreateUserRequest(uid=uid, name=uid.upper()), timeout=CALL_TIMEOUT)
+            for guid, owner in self.owners.items():
+                client.moderation.create_group(m.CreateGroupRequest(
+                    guid=guid, name="Soak " + guid, type=g.GROUP_TYPE_PUBLIC, owner=owner,
+                    members=[mb.MemberToAdd(uid=u) for u in self.users[GROUPS:GROUPS + 20]]), timeout=CALL_TIMEOUT)
+
+    # MARK: mixed callers
+
+    def caller(self, index: int) -> None:
+        rng = random.Random(self.seed * 100 + index)
+        client = Client(self.address, API_KEY, client_name="soak-caller-%d" % index)
+        temp_groups: List[str] = []
+        serial = 0
+        try:
+            while self.running():
+                serial += 1
+                op = rng.choice(self.operations)
+                name = op.__name__
+                try:
+                    op(self, client, rng, index, serial, temp_groups)
+                    self.stats.count("ok " + name)
+                except RpcError as error:
+                    if not error.local and error.error_code in DOMAIN_REFUSALS:
+                        self.stats.count("refused " + error.error_code)
+                    else:
+                        self.stats.fail("%s: %s" % (name, error))
+        finally:
+            client.close()
+
+    def op_create_user(self, client, rng, index, serial, temps):
+        client.moderation.create_user(m.CreateUserRequest(uid="soak-n%d-%d-%d" % (self.seed, index, serial),
+                                                          name="new", metadata={"k": "v"}), timeout=CALL_TIMEOUT)
+
+    def op_get_user(self, client, rng, index, serial, temps):
+        client.moderation.get_user(m.GetUserRequest(uid=rng.choice(self.users)), timeout=CALL_TIMEOUT)
+
+    def op_update_user(self, client, rng, index, serial, temps):
+        client.moderation.update_user(m.UpdateUserRequest(uid=rng.choice(self.users), name="name %d" % serial,
+                                                          update_mask=["name"]), timeout=CALL_TIMEOUT)
+
+    def op_temp_group(self, client, rng, index, serial, temps):
+        if len(temps) >= 3 or (temps and rng.random() < 0.5):
+            guid = temps.pop(0)
+            client.moderation.delete_group(m.DeleteGroupRequest(guid=guid), timeout=CALL_TIMEOUT)
+        else:
+            guid = "soak-t%d-%d-%d" % (self.seed, index, serial)
+            client.moderation.create_group(m.CreateGroupRequest(
+                guid=guid, name="temp", type=g.GROUP_TYPE_PUBLIC, owner=rng.choice(self.users),
+                tags=["soak"]), timeout=CALL_TIMEOUT)
+            temps.append(guid)
+
+    def op_get_group(self, client, rng, index, serial, temps):
+        client.moderation.get_group(m.GetGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
+                                    timeout=CALL_TIMEOUT)
+
+    def op_update_group(self, client, rng, index, serial, temps):
+        client.moderation.update_group(m.UpdateGroupRequest(guid=rng.choice(self.groups), description="d%d" % serial,
+                                                            update_mask=["description"]), timeout=CALL_TIMEOUT)
+
+    def op_list_groups(self, client, rng, index, serial, temps):
+        client.moderation.list_groups(m.ListGroupsRequest(limit=20, search=rng.choice(["", "soak", "g0"])),
+                                      on_behalf_of=rng.choice(self.users), timeout=CALL_TIMEOUT)
+
+    def op_join(self, client, rng, index, serial, temps):
+        client.moderation.join_group(m.JoinGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
+                                     timeout=CALL_TIMEOUT)
+
+    def op_leave(self, client, rng, index, serial, temps):
+        client.moderation.leave_group(m.LeaveGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
+                                      timeout=CALL_TIMEOUT)
+
+    def op_list_members(self, client, rng, index, serial, temps):
+        client.moderation.list_members(m.ListMembersRequest(guid=rng.choice(self.groups), limit=50), timeout=CALL_TIMEOUT)
+
+    def op_add_members(self, client, rng, index, serial, temps):
+        uids = rng.sample(self.users, 3)
+        client.moderation.add_members(m.AddMembersRequest(guid=rng.choice(self.groups),
+                                                          members=[mb.MemberToAdd(uid=u) for u in uids]), timeout=CALL_TIMEOUT)
+
+    def op_kick(self, client, rng, index, serial, temps):
+        client.moderation.kick_member(m.KickMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+                                      timeout=CALL_TIMEOUT)
+
+    def op_ban(self, client, rng, index, serial, temps):
+        client.moderation.ban_member(m.BanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users),
+                                                        reason="soak", duration_ms=rng.choice([0, 2000, 60000])),
+                                     timeout=CALL_TIMEOUT)
+
+    def op_unban(self, client, rng, index, serial, temps):
+        client.moderation.unban_member(m.UnbanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+                                       timeout=CALL_TIMEOUT)
+
+    def op_list_banned(self, client, rng, index, serial, temps):
+        client.moderation.list_banned_members(m.ListBannedMembersRequest(guid=rng.choice(self.groups), limit=50),
+                                              timeout=CALL_TIMEOUT)
+
+    def op_scope(self, client, rng, index, serial, temps):
+        client.moderation.change_member_scope(m.ChangeMemberScopeRequest(
+            guid=rng.choice(self.groups), uid=rng.choice(self.users),
+            scope=rng.choice([mb.SCOPE_PARTICIPANT, mb.SCOPE_MODERATOR])), timeout=CALL_TIMEOUT)
+
+    def op_bulk(self, client, rng, index, serial, temps):
+        guid, uids = rng.choice(self.groups), rng.sample(self.users[GROUPS:], 4)
+        kind = rng.randrange(3)
+        if kind == 0:
+            client.moderation.bulk_kick_members(m.BulkKickMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
+        elif kind == 1:
+            client.moderation.bulk_ban_members(m.BulkBanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
+        else:
+            client.moderation.bulk_unban_members(m.BulkUnbanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
+
+    def op_member_state(self, client, rng, index, serial, temps):
+        client.moderation.get_member_state(m.GetMemberStateRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+                                           timeout=CALL_TIMEOUT)
+
+    def op_actions(self, client, rng, index, serial, temps):
+        client.moderation.list_group_actions(m.ListGroupActionsRequest(guid=rng.choice(self.groups), limit=50),
+                                             timeout=CALL_TIMEOUT)
+
+    def op_echo(self, client, rng, index, serial, temps):
+        payload = os.urandom(rng.choice([0, 16, 2048])) + b"x" * rng.choice([0, 4096])
+        reply = client.diagnostics.echo(diagnostics_pb2.EchoRequest(payload=payload), compress=rng.random() < 0.5,
+                                        timeout=CALL_TIMEOUT)
+        if reply.payload != payload:
+            raise AssertionError("echo returned other bytes")
+
+    def op_health(self, client, rng, index, serial, temps):
+        client.health.check(health_pb2.HealthCheckRequest(), timeout=CALL_TIMEOUT)
+
+    operations = [op_create_user, op_get_user, op_update_user, op_temp_group, op_get_group, op_update_group,
+                  op_list_groups, op_join, op_join, op_leave, op_list_members, op_add_members, op_kick, op_ban,
+                  op_unban, op_list_banned, op_scope, op_bulk, op_member_state, op_actions, op_echo, op_health]
+
+    # MARK: subscribers
+
+    def subscriber(self, index: int) -> None:
+        """Subscribes (whole app or one user, compressed or not) for a few seconds, closes, then
+        resumes after the last seq it saw; seqs must increase within each subscription."""
+        rng = random.Random(self.seed * 1000 + index)
+        client = Client(self.address, API_KEY, client_name="soak-subscriber-%d" % index)
+        last_seq: Optional[int] = None
+        try:
+            while self.running():
+                compress = index % 2 == 0
+                if index % 3 == 2:
+                    uid = rng.choice(self.users)
+                    request = m.SubscribeRequest(user_uid=uid)
+                    behalf = uid
+                    last_seq = None
+                else:
+                    request = m.SubscribeRequest(whole_app=True)
+                    behalf = ""
+                    if last_seq is not None:
+                        request.after_seq = last_seq
+                until = time.monotonic() + rng.uniform(2, 8)
+                previous = last_seq or 0
+                try:
+                    with client.moderation.subscribe(request, on_behalf_of=behalf, compress=compress) as events:
+                        self.stats.count("subscriptions")
+                        for event in events:
+                            seq = event.action.seq
+                            if seq <= previous:
+                                self.stats.fail("subscriber %d: seq %d after %d" % (index, seq, previous))
+                            previous = seq
+                            self.stats.count("events")
+                            if time.monotonic() > until or not self.running():
+                                break
+                    last_seq = previous if previous > 0 else last_seq
+                except RpcError as error:
+                    self.stats.fail("subscriber %d: %s" % (index, error))
+                    time.sleep(0.5)
+        finally:
+            client.close()
+
+    # MARK: reconnects and bad keys
+
+    def reconnector(self, index: int) -> None:
+        rng = random.Random(self.seed * 10000 + index)
+        while self.running():
+            try:
+                with Client(self.address, API_KEY, client_name="soak-reconnect") as client:
+                    client.diagnostics.echo(diagnostics_pb2.EchoRequest(payload=b"hi"), timeout=CALL_TIMEOUT)
+                    if rng.random() < 0.3:
+                        # A subscription still open when the connection goes away.
+                        client.moderation.subscribe(m.SubscribeRequest(whole_app=True), compress=True)
+                self.stats.count("reconnects")
+            except RpcError as error:
+                self.stats.fail("reconnect: %s" % error)
+            try:
+                Client(self.address, "hardening:not-the-right-key-000", client_name="soak-bad-key").close()
+                self.stats.fail("a wrong API key was accepted")
+            except RpcError as error:
+                if error.error_code == "ERR_UNAUTHENTICATED":
+                    self.stats.count("bad keys refused")
+                else:
+                    self.stats.fail("bad key: %s" % error)
+            time.sleep(rng.uniform(0.05, 0.2))
+
+    # MARK: misbehaving peers
+
+    def slow_reader(self, index: int) -> None:
+        """Subscribes to the whole app (half compressed) and reads 512 bytes a second: the server
+        must bound what it queues (it ends the stream as a slow consumer, or stops reading)."""
+        while self.running():
+            try:
+                sock = rawwire.connect(self.address)
+                compressed = index % 2 == 0
+                body = m.SubscribeRequest(whole_app=True, after_seq=0).SerializeToString()
+                sock.sendall(rawwire.PREFACE + rawwire.hello(API_KEY, compressed)
+                             + rawwire.call(1, "/moderation.v1.Moderation/Subscribe", body, accept_deflate=compressed))
+                until = time.monotonic() + 15
+                while time.monotonic() < until and self.running():
+                    sock.settimeout(5)
+                    if not sock.recv(512):
+                        break
+                    time.sleep(1)
+                sock.close()
+                self.stats.count("slow readers")
+            except OSError as error:
+                self.stats.fail("slow reader: %r" % error)
+                time.sleep(1)
+
+    def non_reader(self) -> None:
+        """Pipelines 64 KiB echoes and never reads: the server must stop reading it (backpressure)
+        instead of queueing replies without bound; then it goes away."""
+        payload = os.urandom(64 * 1024)
+        while self.running():
+            try:
+                sock = rawwire.connect(self.address)
+                sock.sendall(rawwire.PREFACE + rawwire.hello(API_KEY))
+                sock.settimeout(0.5)
+                sent = 0
+                for stream_id in range(1, 2 * 400, 2):
+                    try:
+                        sock.sendall(rawwire.echo(stream_id, payload))
+                        sent += 1
+                    except socket.timeout:
+                        break  # the server stopped reading: backpressure works
+                time.sleep(3)
+                sock.close()
+                self.stats.count("non-readers")
+                self.stats.count("non-reader echoes sent", sent)
+            except OSError as error:
+                self.stats.fail("non-reader: %r" % error)
+                time.sleep(1)
+
+    def bad_frames(self) -> None:
+        """Peers that break the protocol: each must get GOAWAY (or at least a close) within 5 s."""
+        opening = rawwire.PREFACE + rawwire.hello(API_KEY)
+        cases: List[tuple] = [
+            ("bad preface", b"HTTP/1.1 GET /\r\n\r\n" + bytes(20)),
+            ("call before hello", rawwire.PREFACE + rawwire.echo(1, b"x")),
+            ("garbage hello", rawwire.PREFACE + rawwire.raw_frame(1, 0, b"\x0a\x10\x41")),
+            ("bad key", rawwire.PREFACE + rawwire.hello("hardening:wrong-key-wrong-key")),
+            ("unknown frame type", opening + rawwire.raw_frame(42, 1, b"")),
+            ("reserved bits", opening + rawwire.raw_frame(8, 0, bytes(8), reserved=1)),
+            ("frame too large", opening + rawwire.raw_frame(3, 1, b"", length=512 * 1024 * 1024)),
+            ("call on stream 0", opening + rawwire.echo(0, b"x")),
+            ("stream ids going back", opening + rawwire.echo(5, b"a") + rawwire.echo(3, b"b")),
+            ("short ping", opening + rawwire.raw_frame(8, 0, b"1234")),
+            ("compressed ping", opening + rawwire.raw_frame(8, 0, bytes(8), flags=1)),
+            ("header length past the frame", opening + rawwire.raw_frame(3, 1, struct.pack(">I", 1000) + b"xx")),
+        ]
+        rng = random.Random(self.seed)
+        while self.running():
+            name, data = rng.choice(cases)
+            if rng.random() < 0.2:
+                name, data = "random bytes after hello", opening + os.urandom(rng.randrange(1, 300))
+            try:
+                sock = rawwire.connect(self.address)
+                sock.sendall(data)
+                rawwire.read_until_goaway_or_close(sock, time.monotonic() + 5)
+                sock.close()
+                self.stats.count("bad frames answered")
+            except TimeoutError:
+                if name.startswith("random"):
+                    self.stats.count("random bytes that form a valid incomplete frame")
+                else:
+                    self.stats.fail("bad frames (%s): no GOAWAY or close within 5 s" % name)
+            except OSError as error:
+                self.stats.fail("bad frames (%s): %r" % (name, error))
+            # A compressed CALL whose body is not deflate data: refused per call, connection kept.
+            try:
+                sock = rawwire.connect(self.address)
+                sock.sendall(opening + rawwire.call(1, "/mrpc.diagnostics.v1.Diagnostics/Echo", b"\xff\xfe\xfd",
+                                                    compressed=True) + rawwire.echo(3, b"after"))
+                replies = 0
+                deadline = time.monotonic() + 5
+                while replies < 2:
+                    sock.settimeout(max(deadline - time.monotonic(), 0.01))
+                    frame_type, _, _ = rawwire.read_frame(sock)
+                    replies += frame_type == 4
+                sock.close()
+                self.stats.count("corrupt bodies refused")
+            except (OSError, EOFError) as error:
+                self.stats.fail("corrupt compressed body: %r" % error)
+            time.sleep(0.05)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = args.out or tempfile.mkdtemp(prefix="moderation-soak-")
+    os.makedirs(out, exist_ok=True)
+    data_dir = tempfile.mkdtemp(prefix="moderation-soak-data-")
+    server = ServerProcess(args.server, data_dir, os.path.join(out, "server.log"), ["--access-log", "off"])
+    print("soak: server pid %d on %s; %s minutes; output in %s" % (server.pid, server.address, args.minutes, out))
+    seconds = args.minutes * 60
+    stats = Stats()
+    soak = Soak(server.address, seconds, stats, args.seed)
+    samples: List[tuple] = []  # (t, rss KiB, open files, threads)
+    started = time.monotonic()
+    try:
+        soak.setup()
+        threads = [threading.Thread(target=soak.caller, args=(i,), name="caller-%d" % i) for i in range(args.callers)]
+        threads += [threading.Thread(target=soak.subscriber, args=(i,), name="subscriber-%d" % i) for i in range(3)]
+        threads += [threading.Thread(target=soak.reconnector, args=(0,), name="reconnector"),
+                    threading.Thread(target=soak.slow_reader, args=(0,), name="slow-reader-0"),
+                    threading.Thread(target=soak.slow_reader, args=(1,), name="slow-reader-1"),
+                    threading.Thread(target=soak.non_reader, name="non-reader"),
+                    threading.Thread(target=soak.bad_frames, name="bad-frames")]
+
+        def guarded(target: Callable[[], None]) -> Callable[[], None]:
+            def body() -> None:
+                try:
+                    target()
+                except BaseException:  # a driver bug or an unexpected exception: fail loudly
+                    stats.fail("thread %s died: %s" % (threading.current_thread().name, traceback.format_exc()))
+            return body
+
+        for thread in threads:
+            thread._target = guarded(thread._target)  # type: ignore[attr-defined]
+            thread.daemon = True
+            thread.start()
+        while time.monotonic() - started < seconds:
+            if not server.alive():
+                stats.fail("the server died (exit code %s)" % server.process.poll())
+                break
+            samples.append((time.monotonic() - started, server.rss_kib(), server.open_files(), server.threads()))
+            time.sleep(1)
+        soak.stop.set()
+        for thread in threads:
+            thread.join(30)
+            if thread.is_alive():
+                stats.fail("thread %s did not stop" % thread.name)
+        time.sleep(2)
+        if server.alive():
+            samples.append((time.monotonic() - started, server.rss_kib(), server.open_files(), server.threads()))
+    finally:
+        code = server.terminate() if server.alive() else server.process.poll()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    with open(os.path.join(out, "samples.csv"), "w") as fh:
+        fh.write("seconds,rss_kib,open_files,threads\n")
+        for t, rss, fds, nthreads in samples:
+            fh.write("%.1f,%d,%d,%d\n" % (t, rss, fds, nthreads))
+    return report(args, out, stats, samples, code)
+
+
+def report(args, out, stats: Stats, samples: List[tuple], code) -> int:
+    problems = list(stats.unexpected)
+    if code != 0:
+        problems.append("the server exited with %s on SIGTERM" % code)
+    load = [s for s in samples if s[0] <= args.minutes * 60]
+    third = len(load) // 3
+    last = load[-third:] if third >= 2 else load
+    slope_kib_min = least_squares_slope([(t / 60.0, rss) for t, rss, _, _ in last])
+    rss = [s[1] for s in load]
+    summary = {
+        "minutes": args.minutes,
+        "rss_kib": {"start": rss[0] if rss else 0,
+                    "end_of_warmup": load[third][1] if third else 0,
+                    "max": max(rss) if rss else 0, "end": rss[-1] if rss else 0,
+                    "last_third_slope_kib_per_min": round(slope_kib_min, 1)},
+        "open_files": {"start": samples[0][2] if samples else 0, "max": max(s[2] for s in samples) if samples else 0,
+                       "after_load": samples[-1][2] if samples else 0},
+        "threads": {"start": samples[0][3] if samples else 0, "after_load": samples[-1][3] if samples else 0},
+        "counts": dict(sorted(stats.counts.items())),
+        "server_exit_code": code,
+    }
+    if slope_kib_min > args.max_slope:
+        problems.append("RSS grew %.0f KiB/min over the last third of the run (limit %d)" % (slope_kib_min, args.max_slope))
+    if samples and samples[-1][2] > samples[0][2] + 2:
+        problems.append("open files: %d at the start, %d after the load stopped" % (samples[0][2], samples[-1][2]))
+    summary["problems"] = problems
+    with open(os.path.join(out, "summary.json"), "w") as fh:
+        json.dump(summary, fh, indent=2)
+    print(json.dumps(summary, indent=2))
+    log_path = os.path.join(out, "server.log")
+    errors = [line for line in open(log_path, errors="replace") if " ERROR " in line or " WARNING " in line]
+    if errors:
+        print("soak: %d ERROR/WARNING lines in the server log, e.g. %s" % (len(errors), errors[0].strip()))
+        problems.append("%d ERROR/WARNING lines in the server's log" % len(errors))
+    if problems:
+        print("soak: FAILED")
+        for problem in problems:
+            print("  - " + problem)
+        return 1
+    print("soak: passed (RSS slope %.0f KiB/min over the last third, limit %d)" % (slope_kib_min, args.max_slope))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", required=True, help="moderation-server binary (release build)")
+    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--callers", type=int, default=4, help="threads of mixed moderation calls")
+    parser.add_argument("--out", help="directory for samples.csv, summary.json and server.log")
+    parser.add_argument("--max-slope", type=int, default=512, help="RSS slope limit over the last third, KiB/min")
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    return run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
