@@ -400,26 +400,26 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         soak.setup()
-        threads = [threading.Thread(target=soak.caller, args=(i,), name="caller-%d" % i) for i in range(args.callers)]
-        threads += [threading.Thread(target=soak.subscriber, args=(i,), name="subscriber-%d" % i) for i in range(3)]
-        threads += [threading.Thread(target=soak.reconnector, args=(0,), name="reconnector"),
-                    threading.Thread(target=soak.slow_reader, args=(0,), name="slow-reader-0"),
-                    threading.Thread(target=soak.slow_reader, args=(1,), name="slow-reader-1"),
-                    threading.Thread(target=soak.non_reader, name="non-reader"),
-                    threading.Thread(target=soak.bad_frames, name="bad-frames")]
+        time.sleep(1)
+        samples.append((0.0, server.rss_kib(), server.open_files(), server.threads()))  # baseline, before the load
+        started = time.monotonic()
+        soak.stop_at = started + seconds
+        def guarded(target: Callable[..., None], *target_args: object) -> None:
+            try:
+                target(*target_args)
+            except BaseException:  # a driver bug or an unexpected exception: fail loudly
+                stats.fail("thread %s died: %s" % (threading.current_thread().name, traceback.format_exc()))
 
-        def guarded(target: Callable[[], None]) -> Callable[[], None]:
-            def body() -> None:
-                try:
-                    target()
-                except BaseException:  # a driver bug or an unexpected exception: fail loudly
-                    stats.fail("thread %s died: %s" % (threading.current_thread().name, traceback.format_exc()))
-            return body
-
-        for thread in threads:
-            thread._target = guarded(thread._target)  # type: ignore[attr-defined]
-            thread.daemon = True
+        def spawn(name: str, target: Callable[..., None], *target_args: object) -> threading.Thread:
+            thread = threading.Thread(target=guarded, args=(target,) + target_args, name=name, daemon=True)
             thread.start()
+            return thread
+
+        threads = [spawn("caller-%d" % i, soak.caller, i) for i in range(args.callers)]
+        threads += [spawn("subscriber-%d" % i, soak.subscriber, i) for i in range(3)]
+        threads += [spawn("reconnector", soak.reconnector, 0), spawn("slow-reader-0", soak.slow_reader, 0),
+                    spawn("slow-reader-1", soak.slow_reader, 1), spawn("non-reader", soak.non_reader),
+                    spawn("bad-frames", soak.bad_frames)]
         while time.monotonic() - started < seconds:
             if not server.alive():
                 stats.fail("the server died (exit code %s)" % server.process.poll())
@@ -449,27 +449,27 @@ def report(args, out, stats: Stats, samples: List[tuple], code) -> int:
     problems = list(stats.unexpected)
     if code != 0:
         problems.append("the server exited with %s on SIGTERM" % code)
-    load = [s for s in samples if s[0] <= args.minutes * 60]
+    load = [s for s in samples[1:] if s[0] <= args.minutes * 60]
     third = len(load) // 3
     last = load[-third:] if third >= 2 else load
     slope_kib_min = least_squares_slope([(t / 60.0, rss) for t, rss, _, _ in last])
     rss = [s[1] for s in load]
     summary = {
         "minutes": args.minutes,
-        "rss_kib": {"start": rss[0] if rss else 0,
+        "rss_kib": {"before_load": samples[0][1] if samples else 0,
                     "end_of_warmup": load[third][1] if third else 0,
                     "max": max(rss) if rss else 0, "end": rss[-1] if rss else 0,
                     "last_third_slope_kib_per_min": round(slope_kib_min, 1)},
-        "open_files": {"start": samples[0][2] if samples else 0, "max": max(s[2] for s in samples) if samples else 0,
+        "open_files": {"before_load": samples[0][2] if samples else 0, "max": max(s[2] for s in samples) if samples else 0,
                        "after_load": samples[-1][2] if samples else 0},
-        "threads": {"start": samples[0][3] if samples else 0, "after_load": samples[-1][3] if samples else 0},
+        "threads": {"before_load": samples[0][3] if samples else 0, "after_load": samples[-1][3] if samples else 0},
         "counts": dict(sorted(stats.counts.items())),
         "server_exit_code": code,
     }
     if slope_kib_min > args.max_slope:
         problems.append("RSS grew %.0f KiB/min over the last third of the run (limit %d)" % (slope_kib_min, args.max_slope))
     if samples and samples[-1][2] > samples[0][2] + 2:
-        problems.append("open files: %d at the start, %d after the load stopped" % (samples[0][2], samples[-1][2]))
+        problems.append("open files: %d before the load, %d after it stopped" % (samples[0][2], samples[-1][2]))
     summary["problems"] = problems
     with open(os.path.join(out, "summary.json"), "w") as fh:
         json.dump(summary, fh, indent=2)

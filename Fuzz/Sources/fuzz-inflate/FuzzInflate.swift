@@ -101,7 +101,7 @@ private func compare(
 ) {
     switch (capped, full) {
     case (.success(let a), .success(let b)):
-        fuzzCheck(a == b, "\(what): capped output (\(a.count) bytes) differs from uncapped (\(b.count) bytes)")
+        fuzzCheck(sameBytes(a, b), "\(what): capped output (\(a.count) bytes) differs from uncapped (\(b.count) bytes)")
     case (.success(let a), .failure(let error)):
         fuzzCheck(false, "\(what): succeeded with cap \(cap) (\(a.count) bytes) but failed uncapped: \(error)")
     case (.failure(.tooLarge), .success(let b)):
@@ -115,7 +115,7 @@ private func compare(
 
 private func sameOutcome(_ a: Result<[UInt8], RawInflater.Failure>, _ b: Result<[UInt8], RawInflater.Failure>) -> Bool {
     switch (a, b) {
-    case (.success(let x), .success(let y)): x == y
+    case (.success(let x), .success(let y)): sameBytes(x, y)
     case (.failure(let x), .failure(let y)): x == y
     default: false
     }
@@ -134,7 +134,7 @@ private func checkStreamRoundTrip(_ messages: [[UInt8]]) {
         } catch {
             fuzzCheck(false, "stream round trip of \(message.count) bytes failed: \(error)")
         }
-        fuzzCheck(output == message, "stream round trip changed \(message.count) bytes into \(output.count)")
+        fuzzCheck(sameBytes(output, message), "stream round trip changed \(message.count) bytes into \(output.count)")
     }
 }
 
@@ -148,5 +148,5 @@ private func checkIndependentRoundTrip(_ body: [UInt8]) {
     } catch {
         fuzzCheck(false, "independent round trip of \(body.count) bytes failed: \(error)")
     }
-    fuzzCheck(output == body, "independent round trip changed \(body.count) bytes into \(output.count)")
+    fuzzCheck(sameBytes(output, body), "independent round trip changed \(body.count) bytes into \(output.count)")
 }
