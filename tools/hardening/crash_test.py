@@ -213,7 +213,7 @@ def verify(client: Client, model: GroupModel) -> List[str]:
     logged: Set[int] = set()
     after = 0
     while True:
-        page = mod.list_group_actions(m.ListGroupActionsRequest(guid=guid, after_seq=after, limit=500), timeout=20)
+        page = mod.list_group_actions(m.ListGroupActionsRequest(guid=guid, after_seq=after, limit=100), timeout=20)
         logged.update(action.seq for action in page.actions)
         if not page.actions:
             break
