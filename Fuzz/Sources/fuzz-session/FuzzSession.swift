@@ -12,6 +12,11 @@ private let methods: MethodTable = {
         responder.succeed(EchoResponse(payload: request.payload))
     }
     table.addServerStream(FuzzService.count) { request, _, stream in
+        // As a subscription does: told of an end from outside, it finishes the stream (the
+        // handler captures the stream, which holds the call).
+        stream.onTermination { reason in
+            if reason == .draining { stream.finish(.unavailable("draining", details: ["last_seq": "0"])) }
+        }
         let count = Int(request.payload.first ?? 0) % 8
         for seq in 0..<count {
             _ = stream.send(EchoResponse(payload: Array("fuzz event \(seq): the same words again and again".utf8)))
