@@ -13,9 +13,18 @@ internal import Synchronization
 final class GroupCommitWriter: Sendable {
     /// State the submitting threads and the writer thread share.
     final class Shared: Sendable {
-        let handler = Mutex<(@Sendable ([ActionRecord]) -> Void)?>(nil)
+        /// The commit handler, wrapped in a struct: a closure stored directly as a generic
+        /// Mutex's value is re-wrapped in two reabstraction thunks by every `withLock` (its inout
+        /// write-back), so reading it once per round grew a chain of thunks without end — every
+        /// call went through all of them, and releasing them at shutdown overflowed the stack.
+        let handler = Mutex<CommitHandler?>(nil)
         /// Bumped after every commit, before any of its writes is finished.
         let commits = Atomic<UInt64>(0)
+    }
+
+    /// What the store calls with each committed batch's actions.
+    struct CommitHandler: Sendable {
+        let call: @Sendable ([ActionRecord]) -> Void
     }
 
     let shared = Shared()
@@ -39,7 +48,7 @@ final class GroupCommitWriter: Sendable {
             while let batches = completions.take(max: 64) {
                 // One flush makes every batch taken durable (group commit, once more).
                 let durable = sync?.sync() ?? true
-                let handler = shared.handler.withLock { $0 }
+                let handler = shared.handler.withLock { $0 }?.call
                 for batch in batches {
                     durable ? batch.report(to: handler) : batch.reportLost()
                 }
