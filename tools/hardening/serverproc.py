@@ -9,7 +9,8 @@ import signal
 import subprocess
 import sys
 import time
-from typing import List, Optional
+import urllib.request
+from typing import Dict, List, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "clients", "python", "src"))
@@ -29,6 +30,7 @@ class ServerProcess:
              "--shutdown-grace", "2"] + (extra_args or []),
             stdout=subprocess.PIPE, stderr=self._log)
         self.pid = self.process.pid
+        self.log_path = log_path
         self.address = self._await_listening()
 
     def _await_listening(self) -> str:
@@ -49,6 +51,24 @@ class ServerProcess:
             raise RuntimeError("unexpected first line from the server: %r" % text)
         return text[len("listening on "):]
 
+    def metrics(self) -> Dict[str, float]:
+        """The unlabelled samples of /metrics (needs --metrics-listen 127.0.0.1:0)."""
+        url = None
+        with open(self.log_path, errors="replace") as fh:
+            for line in fh:
+                if "metrics served" in line and "listen=" in line:
+                    url = line.split("listen=", 1)[1].split()[0]
+        if url is None:
+            raise RuntimeError("the server logged no 'metrics served' line")
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+        values: Dict[str, float] = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#") and "{" not in line:
+                name, _, value = line.partition(" ")
+                values[name] = float(value)
+        return values
+
     def alive(self) -> bool:
         return self.process.poll() is None
 
@@ -62,6 +82,26 @@ class ServerProcess:
 
     def open_files(self) -> int:
         return len(os.listdir("/proc/%d/fd" % self.pid))
+
+    def open_sockets(self) -> int:
+        """Open file descriptors that are sockets (the listener, connections)."""
+        count = 0
+        for name in os.listdir("/proc/%d/fd" % self.pid):
+            try:
+                count += os.readlink("/proc/%d/fd/%s" % (self.pid, name)).startswith("socket:")
+            except OSError:
+                pass  # closed meanwhile
+        return count
+
+    def describe_files(self) -> List[str]:
+        """What each open descriptor is (for the report)."""
+        found = []
+        for name in sorted(os.listdir("/proc/%d/fd" % self.pid), key=int):
+            try:
+                found.append("%s -> %s" % (name, os.readlink("/proc/%d/fd/%s" % (self.pid, name))))
+            except OSError:
+                pass
+        return found
 
     def threads(self) -> int:
         return len(os.listdir("/proc/%d/task" % self.pid))
