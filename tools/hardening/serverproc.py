@@ -74,11 +74,18 @@ class ServerProcess:
 
     def rss_kib(self) -> int:
         """Resident set size (VmRSS) in KiB."""
+        return self.memory_kib()["VmRSS"]
+
+    def memory_kib(self) -> Dict[str, int]:
+        """VmRSS and its parts, in KiB: RssAnon (heap, stacks: what a leak grows), RssFile
+        (mapped files: SQLite maps its database) and RssShmem (SQLite's WAL index)."""
+        values = {}
         with open("/proc/%d/status" % self.pid) as fh:
             for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        raise RuntimeError("no VmRSS for pid %d" % self.pid)
+                key, _, rest = line.partition(":")
+                if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+                    values[key] = int(rest.split()[0])
+        return values
 
     def open_files(self) -> int:
         return len(os.listdir("/proc/%d/fd" % self.pid))
