@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "ProtoBridge", targets: ["ProtoBridge"]),
         .library(name: "RPCMessages", targets: ["RPCMessages"]),
         .library(name: "ModerationMessages", targets: ["ModerationMessages"]),
+        // For the fuzzers (Fuzz/), a separate package built with libFuzzer and AddressSanitizer.
+        .library(name: "RPCCore", targets: ["RPCCore"]),
+        .library(name: "ProtoSchema", targets: ["ProtoSchema"]),
     ],
     targets: [
         // System libraries (Debian -dev packages) and their shims.

@@ -14,11 +14,20 @@ internal import Synchronization
 final class GroupCommitWriter: Sendable {
     /// State the submitting threads and the writer thread share.
     final class Shared: Sendable {
-        let handler = Mutex<(@Sendable ([ActionRecord]) -> Void)?>(nil)
+        /// The commit handler, wrapped in a struct: a closure stored directly as a generic
+        /// Mutex's value is re-wrapped in two reabstraction thunks by every `withLock` (its inout
+        /// write-back), so reading it once per round grew a chain of thunks without end — every
+        /// call went through all of them, and releasing them at shutdown overflowed the stack.
+        let handler = Mutex<CommitHandler?>(nil)
         /// Bumped after every commit, before any of its writes is finished.
         let commits = Atomic<UInt64>(0)
         /// Commits, batch sizes and WAL flush times, for metrics.
         let statistics = StoreStatisticsRecorder()
+    }
+
+    /// What the store calls with each committed batch's actions.
+    struct CommitHandler: Sendable {
+        let call: @Sendable ([ActionRecord]) -> Void
     }
 
     let shared = Shared()
@@ -47,7 +56,7 @@ final class GroupCommitWriter: Sendable {
                     durable = sync.sync()
                     shared.statistics.recordSync(seconds: monotonicSeconds() - started)
                 }
-                let handler = shared.handler.withLock { $0 }
+                let handler = shared.handler.withLock { $0 }?.call
                 for batch in batches {
                     durable ? batch.report(to: handler) : batch.reportLost()
                 }

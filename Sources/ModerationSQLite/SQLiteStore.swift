@@ -59,7 +59,7 @@ public final class SQLiteStore: ModerationStore {
     }
 
     public func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void) {
-        writer.shared.handler.withLock { $0 = handler }
+        writer.shared.handler.withLock { $0 = GroupCommitWriter.CommitHandler(call: handler) }
     }
 
     /// How many batches the writer has committed (or failed) since the store opened.

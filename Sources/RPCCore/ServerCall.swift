@@ -50,6 +50,23 @@ public final class ServerCall: Sendable {
     /// `complete` with an error's status.
     public func complete(_ error: RPCError) -> Bool { complete(error.code, errorCode: error.errorCode) }
 
+    /// `complete` for the call's own reply or trailers (its responder or stream). When it wins,
+    /// the termination handlers are dropped unrun, and later ones are not kept: they are for ends
+    /// from outside, which no longer concern a call that completed by itself. A handler usually
+    /// captures its stream or responder, and so this call: kept, it would hold the call, the
+    /// stream and whatever the handler captured (a subscription) alive for good.
+    public func completeByHandler(_ code: StatusCode, errorCode: String = "") -> Bool {
+        guard complete(code, errorCode: errorCode) else { return false }
+        termination.withLock { state in
+            state.completedByHandler = true
+            state.handlers = []
+        }
+        return true
+    }
+
+    /// `completeByHandler` with an error's status.
+    public func completeByHandler(_ error: RPCError) -> Bool { completeByHandler(error.code, errorCode: error.errorCode) }
+
     /// Ends the call with `error` (a REPLY, or TRAILERS for a stream) unless it already completed.
     public func end(_ error: RPCError, isStream: Bool) {
         guard complete(error) else { return }
@@ -66,11 +83,12 @@ public final class ServerCall: Sendable {
     public var isCompleted: Bool { completed.load(ordering: .acquiring) }
 
     /// Registers a handler called once when the call ends other than by its own completion
-    /// (cancel, deadline, connection closed, server draining). Runs at once if that already happened.
+    /// (cancel, deadline, connection closed, server draining). Runs at once if that already
+    /// happened; never runs (and is not kept) once the call completed by itself.
     public func onTermination(_ handler: @escaping @Sendable (CallTermination) -> Void) {
         let fired: CallTermination? = termination.withLock { state in
             if let reason = state.reason { return reason }
-            state.handlers.append(handler)
+            if !state.completedByHandler { state.handlers.append(handler) }
             return nil
         }
         if let fired { handler(fired) }
@@ -90,6 +108,8 @@ public final class ServerCall: Sendable {
     private struct TerminationState {
         var reason: CallTermination?
         var handlers: [@Sendable (CallTermination) -> Void] = []
+        /// The call's own reply or trailers won: handlers are no longer kept.
+        var completedByHandler = false
     }
 }
 

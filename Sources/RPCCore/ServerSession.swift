@@ -361,7 +361,7 @@ public final class ServerSession {
         write(&outbound)
         if final {
             calls.removeValue(forKey: streamID)
-            if draining && calls.isEmpty { closeRequested = true }
+            callEnded()
         }
         return true
     }

@@ -70,7 +70,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
             guard !state.finished else { return }
             state.finished = true
             state.deflater = nil
-            guard call.complete(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
+            guard call.completeByHandler(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
             var frame: [UInt8] = []
             FrameWriter.trailers(streamID: call.streamID, status: error?.status ?? Status(), into: &frame)
             call.port.deliver(streamID: call.streamID, frame: frame, final: true)

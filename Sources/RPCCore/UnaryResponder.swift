@@ -13,7 +13,7 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
 
     /// Replies with status OK and `response`.
     public func succeed(_ response: Response) {
-        guard call.complete(.ok) else { return }
+        guard call.completeByHandler(.ok) else { return }
         let streamID = call.streamID, compress = call.acceptsDeflate
         if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, response: response, compress: compress, into: &$0) }) {
             return
@@ -25,7 +25,7 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
 
     /// Replies with `error`.
     public func fail(_ error: RPCError) {
-        guard call.complete(error) else { return }
+        guard call.completeByHandler(error) else { return }
         let streamID = call.streamID
         if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, error: error, into: &$0) }) {
             return
@@ -47,7 +47,7 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     /// (an idempotent retry gets exactly the first call's reply).
     public func replay(payload: [UInt8]) {
         let status = FrameWriter.status(ofReplyPayload: payload)
-        guard call.complete(StatusCode(rawValue: status.code), errorCode: status.errorCode) else { return }
+        guard call.completeByHandler(StatusCode(rawValue: status.code), errorCode: status.errorCode) else { return }
         var frame: [UInt8] = []
         FrameWriter.reply(streamID: call.streamID, payload: payload, into: &frame)
         call.port.deliver(streamID: call.streamID, frame: frame, final: true)

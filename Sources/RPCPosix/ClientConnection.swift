@@ -314,9 +314,11 @@ public final class ClientConnection: Sendable {
     // MARK: Reading
 
     private func startReader() {
-        startThread(name: "mrpc-client") { [self] in
+        // Nobody joins the reader (it ends on its own when the connection closes): detached, it
+        // gives its stack back, instead of keeping it mapped for every connection ever opened.
+        detachThread(startThread(name: "mrpc-client") { [self] in
             readLoop()
-        }
+        })
     }
 
     private func readLoop() {

@@ -1,7 +1,10 @@
 internal import CSystemShims
 internal import Glibc
 
-/// Starts a detached-on-request POSIX thread running `body`; returns its handle.
+/// Starts a joinable POSIX thread running `body`; returns its handle.
+///
+/// Exactly one of `joinThread` or `detachThread` must follow: a joinable thread that ends unjoined
+/// keeps its whole stack mapped until the process exits.
 ///
 /// Foundation's `Thread` is not used: the closure is boxed and passed through `Unmanaged`, since a
 /// `@convention(c)` entry point cannot capture.
@@ -30,6 +33,11 @@ func startThread(name: String, _ body: @escaping @Sendable () -> Void) -> pthrea
 /// Waits for a thread started by `startThread` to end.
 func joinThread(_ thread: pthread_t) {
     pthread_join(thread, nil)
+}
+
+/// Lets a thread started by `startThread` that nobody will join release its stack when it ends.
+func detachThread(_ thread: pthread_t) {
+    pthread_detach(thread)
 }
 
 /// The monotonic clock in nanoseconds.

@@ -153,4 +153,33 @@ struct GroupCommitTests {
         #expect(problems.load(ordering: .relaxed) == 0)
         #expect(reads.load(ordering: .relaxed) > 0)
     }
+
+    @Test("the commit handler is called at the same stack depth after thousands of commits")
+    func commitHandlerDoesNotNest() throws {
+        // The completer reads the handler out of its Mutex once per round. Read with an inout
+        // write-back, a closure stored in a generic Mutex was re-wrapped in two reabstraction
+        // thunks every round: calls went through ever more frames, and releasing a chain of
+        // ~100 000 (a ten-minute soak) overflowed the stack when the server shut down.
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        let app = harness.client()
+        try app.createUser("o")
+        try app.createUser("u")
+        try app.createGroup("g", owner: "o")
+        let depths = Mutex<[UInt]>([])
+        harness.service.addCommitListener { _ in
+            var marker = 0
+            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            depths.withLock { $0.append(address) }
+        }
+        for _ in 0..<1_500 {
+            _ = try app.addMembers("g", [MemberGrant(uid: "u")])
+            _ = try app.kick("g", "u")
+        }
+        let recorded = depths.withLock { $0 }
+        let first = try #require(recorded.first), last = try #require(recorded.last)
+        #expect(recorded.count >= 3_000)
+        // Same thread, same path: the same depth, give or take a frame.
+        #expect(first >= last && first - last < 4096, "the handler ran \(Int(first) - Int(last)) bytes deeper after \(recorded.count) commits")
+    }
 }

@@ -50,7 +50,8 @@ struct ResourceTests {
         let grown = Memory.resident - before
         print("backpressure: the server stopped reading after \(calls) calls of 64 KiB; RSS grew by \(grown >> 20) MiB")
         #expect(calls < 1_000)
-        #expect(grown < 64 << 20, "RSS grew by \(grown >> 20) MiB although the server should buffer about 2 MiB")
+        // Under AddressSanitizer RSS holds its quarantine of freed blocks: the bound is checked without it.
+        #expect(Sanitizer.address || grown < 64 << 20, "RSS grew by \(grown >> 20) MiB although the server should buffer about 2 MiB")
         try server.checkServing()
 
         // Once the client reads, every call it started is answered.

@@ -89,6 +89,24 @@ struct ServerSessionLifecycleTests {
         _ = try harness.expectGoawayAndClose()
     }
 
+    @Test("a call that ends through the loop's direct write also starts the idle timer")
+    func idleCountsFromLastInlineCompletion() throws {
+        let harness = try Self.harness()
+        harness.receive(Frames.call(streamID: 1, Self.deaf, EchoRequest()))
+        _ = try harness.frames()
+        tick(harness, advancingMs: 5_000)  // a stream longer than the idle timeout, the client silent
+        // The stream ends on the connection's own loop: its TRAILERS written straight into the output.
+        let written = harness.session.deliverInline(streamID: 1, final: true) { output in
+            FrameWriter.trailers(streamID: 1, status: Status(), into: &output)
+        }
+        #expect(written)
+        #expect(try harness.onlyFrame().type == .trailers)
+        tick(harness, advancingMs: 1)
+        #expect(!harness.session.closeRequested, "closed 1 ms after the stream ended: the client had no chance to use the connection")
+        tick(harness, advancingMs: 999)
+        _ = try harness.expectGoawayAndClose()
+    }
+
     // MARK: Keepalive
 
     @Test("with calls in flight and a quiet peer the server PINGs; an answer keeps the connection, silence closes it")

@@ -12,4 +12,11 @@ public enum Memory {
 
     /// Gives free malloc memory back to the system, so that RSS growth measured after it is new.
     public static func trim() { ctest_malloc_trim() }
+
+    /// The process's address space in bytes (VmSize): a thread that ended without being joined
+    /// or detached keeps its whole stack mapped here.
+    public static var virtualSize: Int { ctest_virtual_bytes() }
+
+    /// The stack of a thread created with default attributes, in bytes.
+    public static var defaultThreadStack: Int { ctest_default_thread_stack_bytes() }
 }

@@ -105,6 +105,12 @@ public final class SessionHarness {
         session.scheduleDeadline = { [unowned self] deadline, streamID in deadlines.append((deadline, streamID)) }
     }
 
+    /// The harness plays the transport: when it goes, so does the connection, and calls still
+    /// live end as they would (their termination handlers run, and release what they capture).
+    deinit {
+        session.connectionClosed()
+    }
+
     /// Feeds bytes as the transport would, then delivers what handlers completed.
     public func receive(_ bytes: [UInt8]) {
         inbound += bytes
