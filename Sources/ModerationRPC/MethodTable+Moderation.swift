@@ -12,12 +12,17 @@ extension Caller {
 }
 
 extension MethodTable {
-    /// Registers a read: it runs on a worker (SQLite reads block) and answers with `body`'s value.
+    /// Registers a read, answered with `body`'s value. A read runs on the event loop when
+    /// `offloadWhen` says it is short (a few index lookups in a WAL snapshot: SQLite readers never
+    /// wait for a lock, and a hop to a worker and back costs more than the read); a read that may
+    /// scan (a search, a filtered action log) goes to a worker so the loop's other connections
+    /// do not wait for it. The default sends every read to a worker.
     mutating func addRead<Request, Response>(
         _ method: ProtoMethod<Request, Response>,
+        offloadWhen: @escaping @Sendable (Request) -> Bool = { _ in true },
         _ body: @escaping @Sendable (Request, Caller) throws(ModerationError) -> Response
     ) {
-        addUnary(method, executor: .workerPool) { request, context, responder in
+        addUnary(method, executor: .workerPool, offloadWhen: offloadWhen) { request, context, responder in
             do throws(ModerationError) {
                 responder.succeed(try body(request, Caller(context)))
             } catch {

@@ -33,7 +33,7 @@ public enum ModerationRPC {
             service.createUser(caller, NewUser(uid: request.uid, name: request.name, avatar: request.avatar, metadata: request.metadata),
                                replay: replay, completion: done)
         }
-        table.addRead(API.getUser) { request, caller throws(ModerationError) in
+        table.addRead(API.getUser, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
             GetUserResponse(user: DomainToProto.user(try service.getUser(caller, uid: request.uid)))
         }
         table.addMutation(API.updateUser, respond: { UpdateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done throws(ModerationError) in
@@ -47,7 +47,7 @@ public enum ModerationRPC {
         }) { request, caller, replay, done throws(ModerationError) in
             service.createGroup(caller, try ProtoToDomain.newGroup(request), replay: replay, completion: done)
         }
-        table.addRead(API.getGroup) { request, caller throws(ModerationError) in
+        table.addRead(API.getGroup, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
             GetGroupResponse(group: DomainToProto.group(try service.getGroup(caller, guid: request.guid)))
         }
         table.addMutation(API.updateGroup, executor: .workerPool, respond: { UpdateGroupResponse(group: DomainToProto.group($0)) }) {
@@ -57,7 +57,7 @@ public enum ModerationRPC {
         table.addMutation(API.deleteGroup, respond: { DeleteGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
             service.deleteGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(API.listGroups) { request, caller throws(ModerationError) in
+        table.addRead(API.listGroups, offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }) { request, caller throws(ModerationError) in
             var types: Set<Moderation.GroupType> = []
             for type in request.types {
                 if let value = try ProtoToDomain.groupType(type, field: "types") { types.insert(value) }
@@ -78,7 +78,7 @@ public enum ModerationRPC {
         table.addMutation(API.leaveGroup, respond: { LeaveGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
             service.leaveGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(API.listMembers) { request, caller throws(ModerationError) in
+        table.addRead(API.listMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
             var scopes: Set<Moderation.Scope> = []
             for scope in request.scopes {
                 if let value = try ProtoToDomain.scope(scope, field: "scopes") { scopes.insert(value) }
@@ -96,7 +96,7 @@ public enum ModerationRPC {
             }
             service.addMembers(caller, guid: request.guid, members: grants, replay: replay, completion: done)
         }
-        table.addRead(API.getMemberState) { request, caller throws(ModerationError) in
+        table.addRead(API.getMemberState, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
             let state = try service.getMemberState(caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid)
             return GetMemberStateResponse(
                 isMember: state.isMember, scope: DomainToProto.scope(state.scope), joinedAt: state.joinedAt, isOwner: state.isOwner,
@@ -119,7 +119,7 @@ public enum ModerationRPC {
         }) { request, caller, replay, done in
             service.unbanMember(caller, guid: request.guid, uid: request.uid, onlyIfBanned: request.onlyIfBanned, replay: replay, completion: done)
         }
-        table.addRead(API.listBannedMembers) { request, caller throws(ModerationError) in
+        table.addRead(API.listBannedMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
             let page = try service.listBannedMembers(caller, guid: request.guid, options: ListBannedOptions(
                 limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search))
             return ListBannedMembersResponse(bannedMembers: page.items.map(DomainToProto.ban), nextCursor: page.nextCursor)

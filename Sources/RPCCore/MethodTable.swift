@@ -20,14 +20,19 @@ public struct MethodTable: Sendable {
     public init() {}
 
     /// Registers a unary method.
+    ///
+    /// - Parameter offloadWhen: with `executor: .workerPool`, decides per request: a request for
+    ///   which it returns false runs on the event loop after all (for methods whose cost depends
+    ///   on the request, such as a read that is a short index lookup unless it searches).
     public mutating func addUnary<Request, Response>(
         _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
+        offloadWhen: (@Sendable (Request) -> Bool)? = nil,
         _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
     ) {
         precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
         add(RegisteredMethod(description: method, executor: executor) { (body, context, call, _, offload) throws(RPCError) in
             let request = try RegisteredMethod.decode(Request.self, body)
-            if let offload {
+            if let offload, offloadWhen?(request) ?? true {
                 offload { handler(request, context, UnaryResponder(call: call)) }
             } else {
                 handler(request, context, UnaryResponder(call: call))

@@ -226,8 +226,11 @@ private final class LoadThread: @unchecked Sendable {
     }
 
     /// Reads everything available and answers each reply; false when the connection is gone.
+    /// The registration is level-triggered, so a read that leaves room in the buffer has drained
+    /// the socket for now and ends the turn (no extra read only to see `EAGAIN`).
     private func read(_ connection: LoadConnection) -> Bool {
         while true {
+            let room = connection.inputRoom
             let n = connection.readAvailable()
             if n == 0 {
                 if !shared.isOver { result.errors.append("the server closed a connection") }
@@ -248,6 +251,7 @@ private final class LoadThread: @unchecked Sendable {
                 }
                 if !shared.isOver && interval == nil { issue(connection, now: now) }
             }
+            if n < room { return true }
         }
     }
 
@@ -354,6 +358,9 @@ private final class LoadConnection: @unchecked Sendable {
             written = 0
         }
     }
+
+    /// Free bytes at the end of the input buffer.
+    var inputRoom: Int { input.count - inputCount }
 
     /// Reads into the input buffer: bytes read, 0 at EOF, -1 when nothing is available.
     func readAvailable() -> Int {

@@ -3,6 +3,7 @@ import ProtoBridge
 import RPCCore
 import RPCPosix
 import Synchronization
+import Dispatch
 internal import Glibc
 
 /// `moderation-bench wire`: the moderation service over real sockets, against a release
@@ -93,27 +94,51 @@ enum WireBenchmark {
         if !errors.isEmpty { print("  failures (first \(errors.count)): \(errors.joined(separator: "; "))") }
     }
 
+    /// Reads are driven by `LoadGenerator` (the engine of `rpc-probe bench`): its calls are
+    /// pre-encoded, so the client costs less CPU per call than the server and the figure is the
+    /// server's. Two generators run at once, each on half the connections: one calls GetGroup,
+    /// the other ListMembers(limit 30), both round-robin over the 32 groups, as their owner.
     private static func reads(server: ServerProcess, connections: Int, depth: Int, seconds: Double) throws(BenchError) {
-        let counter = Atomic<Int>(0), failures = Atomic<Int>(0)
+        func configuration(_ path: String, _ bodies: [[UInt8]]) -> LoadConfiguration {
+            var configuration = LoadConfiguration()
+            configuration.client = ClientOptions(port: server.port, apiKey: ServerProcess.apiKey)
+            configuration.path = path
+            configuration.bodies = bodies
+            configuration.callOptions = CallOptions(onBehalfOf: "owner")
+            configuration.connections = max(1, connections / 2)
+            configuration.depth = depth
+            configuration.durationSeconds = seconds
+            configuration.warmupSeconds = 0.5
+            return configuration
+        }
+        let getGroup = configuration(ModerationService.getGroup.path, (0..<32).map { encoded(GetGroupRequest(guid: "r\($0)")) })
+        let listMembers = configuration(ModerationService.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
+        let reports = Mutex<[String: Result<LoadReport, RPCError>]>([:])
         let cpuBefore = server.cpuSeconds
-        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) { slot, step, connection, done in
-            let index = (slot &* 7 &+ step) % 32
-            let group = "r\(index)", user = "r\(index)-u\((slot &+ step &* 13) % 100)"
-            let record: @Sendable (RPCError?) -> Void = { error in
-                if error != nil { failures.add(1, ordering: .relaxed) }
-                counter.add(1, ordering: .relaxed)
-                done()
-            }
-            if step % 2 == 0 {
-                connection.unary(ModerationService.getGroup, GetGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)) { record($0.error) }
-            } else {
-                connection.unary(ModerationService.listMembers, ListMembersRequest(guid: group, limit: 30), options: CallOptions(onBehalfOf: user)) { record($0.error) }
+        let started = monotonicNanoseconds()
+        let runs = [("GetGroup", getGroup), ("ListMembers", listMembers)]
+        DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+            let (name, configuration) = runs[index]
+            let result = Result { () throws(RPCError) in try LoadGenerator.run(configuration) }
+            reports.withLock { $0[name] = result }
+        }
+        let cpu = server.cpuSeconds - cpuBefore
+        let elapsed = Double(monotonicNanoseconds() - started) / 1e9
+        print("reads (GetGroup and ListMembers(30) at once, as the groups' owner), \(connections) connections × \(depth) in flight:")
+        var total = 0.0, calls = 0.0
+        for name in ["GetGroup", "ListMembers"] {
+            switch reports.withLock({ $0[name] }) {
+            case .success(let report)?:
+                total += report.callsPerSecond
+                calls += Double(report.calls)
+                let failed = report.outcomes.filter { $0.key != "OK" }
+                print("  \(name): \(Int(report.callsPerSecond)) calls/s, p50 \(milliseconds(Double(report.latency.percentile(0.5)) / 1e6)) ms"
+                      + (failed.isEmpty ? "" : ", failures \(failed)"))
+            case .failure(let error)?: throw BenchError("\(name): \(error)")
+            case nil: throw BenchError("\(name): no report")
             }
         }
-        let count = counter.load(ordering: .relaxed)
-        let cpu = server.cpuSeconds - cpuBefore
-        print("reads (GetGroup and ListMembers(30) alternating, as members), \(connections) connections × \(depth) in flight:")
-        print("  \(Int(Double(count) / elapsed)) reads/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core; \(failures.load(ordering: .relaxed)) failures")
+        print("  together \(Int(total)) reads/s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / elapsed / total * 1e6)) µs per read")
     }
 
     private static func bigGroup(server: ServerProcess, members: Int) throws(BenchError) {
@@ -164,6 +189,12 @@ enum WireBenchmark {
     }
 
     // MARK: Helpers
+
+    private static func encoded(_ message: some ProtoMessage) -> [UInt8] {
+        var bytes: [UInt8] = []
+        _ = message.encode(appendingTo: &bytes)
+        return bytes
+    }
 
     /// Milliseconds with three decimals.
     private static func milliseconds(_ value: Double) -> String {

@@ -24,4 +24,16 @@ struct SmokeTests {
         let options = CallOptions(acceptDeflate: true, compressRequest: true)
         #expect(try connection.unary(DiagnosticsService.echo, big, options: options).payload == big.payload)
     }
+
+    @Test("A worker-pool method runs on the loop for the requests its offloadWhen keeps there")
+    func offloadIsDecidedPerRequest() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try server.connect()
+        defer { connection.close() }
+        let inline = try connection.unary(TestService.threadName, EchoRequest(payload: []))
+        let offloaded = try connection.unary(TestService.threadName, EchoRequest(payload: [1]))
+        #expect(String(decoding: inline.payload, as: UTF8.self).hasPrefix("loop-"))
+        #expect(String(decoding: offloaded.payload, as: UTF8.self).hasPrefix("worker-"))
+    }
 }

@@ -15,6 +15,9 @@ public final class TestService: Sendable {
     /// Unary, on the worker pool: blocks its worker for the number of milliseconds in the first two
     /// payload bytes (big-endian), then echoes.
     public static let sleep = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Sleep", serverStreaming: false)
+    /// Unary, on the worker pool only for a non-empty payload (`offloadWhen`): answers with the
+    /// name of the thread it ran on.
+    public static let threadName = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "ThreadName", serverStreaming: false)
     /// Stream, on the loop: sends `payload[0]` compressible messages, then OK trailers.
     public static let count = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Count", serverStreaming: true)
     /// Stream, on the loop: sends one message and stays open until the test ends it or the call is
@@ -45,6 +48,14 @@ public final class TestService: Sendable {
             let ms = bytes.count >= 2 ? Int(bytes[0]) << 8 | Int(bytes[1]) : 0
             usleep(useconds_t(ms * 1_000))
             responder.succeed(EchoResponse(payload: request.payload))
+        }
+        table.addUnary(Self.threadName, executor: .workerPool, offloadWhen: { !$0.payload.isEmpty }) { _, _, responder in
+            // The thread's name as the kernel knows it (Glibc's module lacks pthread_getname_np).
+            var name = [UInt8](repeating: 0, count: 32)
+            let fd = open("/proc/thread-self/comm", O_RDONLY)
+            let count = fd < 0 ? 0 : max(0, read(fd, &name, name.count))
+            if fd >= 0 { close(fd) }
+            responder.succeed(EchoResponse(payload: Array(name[0..<count].prefix { $0 != 10 })))
         }
         table.addServerStream(Self.count) { request, _, stream in
             let count = Int(request.payload.first ?? 0)
