@@ -46,6 +46,7 @@ enum FanoutBenchmark {
         // Latency: one action to every subscriber.
         let rssBefore = server.residentBytes
         let swarm = try SubscriberSwarm(port: server.port, count: subscribers, compressed: false) { "u\($0)" }
+        try waitForSubscriptions(server, swarm, count: subscribers)
         _ = try call(client, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "warm-up"), as: "owner")
         var seq = try head(client)
         let warm = swarm.wait(forSeq: seq, timeoutMs: 30_000)
@@ -81,6 +82,7 @@ enum FanoutBenchmark {
         let compressedCount = min(2_000, subscribers)
         let rssBeforeCompressed = server.residentBytes
         let compressed = try SubscriberSwarm(port: server.port, count: compressedCount, compressed: true) { "u\($0)" }
+        try waitForSubscriptions(server, compressed, count: subscribers + compressedCount)
         _ = swarm.drain(milliseconds: 500)
         let plainBefore = swarm.totalWireBytes, plainMessagesBefore = swarm.totalMessages
         try mixedEvents(client, count: 240)
@@ -91,13 +93,29 @@ enum FanoutBenchmark {
             waited += 1
         }
         let rssCompressed = server.residentBytes
-        let plainBytes = Double(swarm.totalWireBytes - plainBefore) * Double(compressedCount) / Double(subscribers)
-        let compressedBytes = Double(compressed.totalWireBytes)
+        // Bytes per event on each side (either side may still be behind when the wait ends, so
+        // the ratio is of averages over the events each received, not of totals).
+        let plainMessages = swarm.totalMessages - plainMessagesBefore
+        let plainPerEvent = Double(swarm.totalWireBytes - plainBefore) / Double(max(plainMessages, 1))
+        let compressedPerEvent = Double(compressed.totalWireBytes) / Double(max(compressed.totalMessages, 1))
         print("compression, a mixed stream of 240 actions (updates, kicks, joins, scope changes, bans, unbans, adds):")
-        print("  \(compressed.totalMessages) events: \(Int(plainBytes)) bytes uncompressed → \(Int(compressedBytes)) compressed: ratio \(fixed(plainBytes / max(compressedBytes, 1)))×")
+        print("  \(plainMessages) plain events, \(fixed(plainPerEvent)) bytes each on the wire; \(compressed.totalMessages) compressed events, \(fixed(compressedPerEvent)) bytes each: ratio \(fixed(plainPerEvent / max(compressedPerEvent, 1)))×")
         print("memory (server RSS):")
         print("  per plain subscription (connection + stream):  \(Int(rssPlain - rssBefore) / subscribers) bytes")
         print("  per compressed subscription, deflate context in use: \(Int(rssCompressed - rssBeforeCompressed) / compressedCount) bytes")
+    }
+
+    /// A subscription sees the events committed after the server registered it: waits until the
+    /// server's gauge counts `count` open subscriptions (reading the swarm meanwhile).
+    private static func waitForSubscriptions(_ server: ServerProcess, _ swarm: SubscriberSwarm, count: Int) throws(BenchError) {
+        let deadline = monotonicNanoseconds() + 120_000_000_000
+        var open = 0.0
+        while monotonicNanoseconds() < deadline {
+            open = server.metric("moderation_subscriptions_open") ?? 0
+            if open >= Double(count) { return }
+            _ = swarm.drain(milliseconds: 100)
+        }
+        throw BenchError("only \(Int(open)) of \(count) subscriptions open after 120 s")
     }
 
     private static func connect(_ port: UInt16) throws(BenchError) -> ClientConnection {
