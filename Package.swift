@@ -104,7 +104,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
-            dependencies: ["Moderation", "ModerationSQLite", "TestSupport"],
+            dependencies: ["Moderation", "ModerationSQLite", "ModerationEvents", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",

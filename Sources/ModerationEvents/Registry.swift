@@ -22,6 +22,12 @@ struct Registry {
         apps.values.reduce(0) { $0 + $1.everything.count + $1.users.count + $1.groups.count + $1.replaying.count }
     }
 
+    /// Keys of the group, user and member-group indexes over every app: bounded by the
+    /// subscriptions open (and what they follow), however many groups and users have come and gone.
+    var indexKeys: Int {
+        apps.values.reduce(0) { $0 + $1.byGroup.count + $1.byUser.count + $1.byMemberGroup.count }
+    }
+
     var all: [Subscription] {
         var result: [Subscription] = []
         for app in apps.values {
@@ -47,11 +53,11 @@ struct Registry {
                 app.everything[subscription.id] = subscription
             case .groups(let guids):
                 app.groups[subscription.id] = guids
-                for guid in guids { app.byGroup[guid, default: [:]][subscription.id] = subscription }
+                for guid in guids { app.byGroup.set(subscription, id: subscription.id, under: guid) }
             case .user(let uid, _):
                 app.users[subscription.id] = uid
-                app.byUser[uid, default: [:]][subscription.id] = subscription
-                for guid in memberOf { app.byMemberGroup[guid, default: [:]][subscription.id] = subscription }
+                app.byUser.set(subscription, id: subscription.id, under: uid)
+                for guid in memberOf { app.byMemberGroup.set(subscription, id: subscription.id, under: guid) }
             }
         }
         apps[subscription.app] = app
@@ -63,11 +69,11 @@ struct Registry {
         app.replaying[id] = nil
         app.everything[id] = nil
         if let guids = app.groups.removeValue(forKey: id) {
-            for guid in guids { app.byGroup[guid]?[id] = nil }
+            for guid in guids { app.byGroup.set(nil, id: id, under: guid) }
         }
         if let uid = app.users.removeValue(forKey: id) {
-            app.byUser[uid]?[id] = nil
-            for guid in app.byMemberGroup.keys { app.byMemberGroup[guid]?[id] = nil }
+            app.byUser.set(nil, id: id, under: uid)
+            for guid in app.byMemberGroup.keys { app.byMemberGroup.set(nil, id: id, under: guid) }
         }
         apps[subscription.app] = app
     }
@@ -97,16 +103,31 @@ struct Registry {
         case .created, .joined, .added, .left, .kicked, .banned:
             guard let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] else { return }
             for (id, subscription) in subscriptions {
-                app.byMemberGroup[guid, default: [:]][id] = subscription.trackedGroups.contains(guid) ? subscription : nil
+                app.byMemberGroup.set(subscription.trackedGroups.contains(guid) ? subscription : nil, id: id, under: guid)
             }
         case .deleted:
             guard let subscriptions = app.byMemberGroup[guid] else { return }
             for (id, subscription) in subscriptions where !subscription.trackedGroups.contains(guid) {
-                app.byMemberGroup[guid]?[id] = nil
+                app.byMemberGroup.set(nil, id: id, under: guid)
             }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
             return
         }
         apps[action.app] = app
+    }
+}
+
+extension Dictionary where Value == [UInt64: Subscription] {
+    /// Sets (or, with nil, clears) one subscription under `key`, and drops the key once nothing is
+    /// left under it: groups and users come and go by the thousand, and an index that kept an
+    /// empty entry for each would grow without end.
+    fileprivate mutating func set(_ subscription: Subscription?, id: UInt64, under key: Key) {
+        if let subscription {
+            self[key, default: [:]][id] = subscription
+            return
+        }
+        guard var subscriptions = removeValue(forKey: key) else { return }
+        subscriptions[id] = nil
+        if !subscriptions.isEmpty { self[key] = subscriptions }
     }
 }

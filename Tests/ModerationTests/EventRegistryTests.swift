@@ -1,0 +1,73 @@
+import Moderation
+@testable import ModerationEvents
+import Testing
+
+/// The event registry's indexes follow subscriptions and memberships, and forget groups and users
+/// that no subscription follows any more: a server that sees thousands of groups created and
+/// deleted must not keep an index entry for each.
+@Suite("Event registry: indexes stay bounded")
+struct EventRegistryTests {
+    /// A sink that accepts everything and is never closed from outside.
+    final class AcceptingSink: EventSink {
+        func send(encoded: [UInt8]) -> EventSendOutcome { .sent }
+        func waitForCapacity(milliseconds: Int) -> Bool { true }
+        func end(_ reason: SubscriptionEnd) {}
+        func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void) {}
+    }
+
+    static func subscription(_ id: UInt64, _ target: SubscriptionFilter.Target) -> Subscription {
+        Subscription(id: id, app: "app", filter: SubscriptionFilter(target: target, kinds: []), sink: AcceptingSink())
+    }
+
+    static func action(_ kind: ActionKind, on uid: String, in guid: String) -> ActionRecord {
+        ActionRecord(app: "app", kind: kind, actionBy: User(uid: "owner"), actionOn: User(uid: uid),
+                     group: Group(guid: guid, name: guid, type: .public, owner: "owner"), timestamp: 0)
+    }
+
+    @Test("Group and user subscriptions leave no index entry behind once removed")
+    func removedSubscriptionsLeaveNothing() {
+        var registry = Registry()
+        var subscriptions: [Subscription] = []
+        for id in 0..<200 as Range<UInt64> {
+            let subscription = id % 2 == 0
+                ? Self.subscription(id, .groups(["g\(id)", "shared"]))
+                : Self.subscription(id, .user(uid: "u\(id)", memberOf: ["g\(id)", "shared"]))
+            registry.addReplaying(subscription)
+            if case .user(_, let memberOf) = subscription.followed {
+                registry.promote(subscription, memberOf: memberOf)
+            } else {
+                registry.promote(subscription, memberOf: [])
+            }
+            subscriptions.append(subscription)
+        }
+        #expect(registry.indexKeys > 200)
+        for subscription in subscriptions { registry.remove(subscription) }
+        #expect(registry.indexKeys == 0)
+        #expect(registry.count == 0)
+    }
+
+    @Test("A user subscription's member-group index forgets groups the user left or that were deleted")
+    func trackedGroupsComeAndGo() {
+        var registry = Registry()
+        let subscription = Self.subscription(1, .user(uid: "u", memberOf: []))
+        registry.addReplaying(subscription)
+        registry.promote(subscription, memberOf: [])
+        subscription.start(at: 0)
+        subscription.goLive(after: 0)
+        var seq: UInt64 = 0
+        for index in 0..<1_000 {
+            let guid = "temp-\(index)"
+            for kind in [ActionKind.joined, .left] {
+                seq += 1
+                var action = Self.action(kind, on: "u", in: guid)
+                action.seq = seq
+                _ = subscription.offer(action, encoded: [])
+                registry.track(action)
+            }
+        }
+        // Only the user's own entry is left: no empty entry per group the user passed through.
+        #expect(registry.indexKeys == 1)
+        registry.remove(subscription)
+        #expect(registry.indexKeys == 0)
+    }
+}
