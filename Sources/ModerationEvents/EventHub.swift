@@ -72,12 +72,12 @@ public final class EventHub: Sendable {
         let target = try resolveTarget(request)
         let subscription = Subscription(
             id: nextID.add(1, ordering: .relaxed).oldValue, app: caller.app,
-            filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink)
+            filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink, afterSeq: request.afterSeq)
         registry.withLock { $0.addReplaying(subscription) }
         sink.onClose { [weak self] closure in
             switch closure {
             case .gone: subscription.abandon()
-            case .shuttingDown: subscription.endForShutdown()
+            case .shuttingDown: subscription.endForShutdown { self?.resumePoint(for: subscription) ?? 0 }
             }
             self?.registry.withLock { $0.remove(subscription) }
         }
@@ -106,10 +106,17 @@ public final class EventHub: Sendable {
             defer { registry = Registry() }
             return registry.all
         }
-        for subscription in all { subscription.endForShutdown() }
+        for subscription in all { subscription.endForShutdown { resumePoint(for: subscription) } }
         replays.shutdown()
         queue.close()
         if let thread = dispatcher.withLock({ $0 }) { pthread_join(thread, nil) }
+    }
+
+    /// Where a subscription that ends before it started resumes: its after_seq, or, for one
+    /// that asked for live actions only, the log's head now (0 when the log cannot be read).
+    private func resumePoint(for subscription: Subscription) -> UInt64 {
+        if let afterSeq = subscription.afterSeq { return afterSeq }
+        return (try? service.withActionLog(app: subscription.app) { (log) throws(ModerationError) in try log.headSeq() }) ?? 0
     }
 
     // MARK: Subscribing

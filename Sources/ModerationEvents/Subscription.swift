@@ -10,6 +10,8 @@ final class Subscription: Sendable {
     let id: UInt64
     let app: String
     let sink: any EventSink
+    /// The request's after_seq; nil for a subscription that asked for live actions only.
+    let afterSeq: UInt64?
     private let state: Mutex<State>
 
     /// Live actions a replaying subscription may buffer before it is cut off as too slow.
@@ -28,11 +30,14 @@ final class Subscription: Sendable {
         /// subscription went live); those are skipped, not sent twice or re-applied to the
         /// tracked membership.
         var through: UInt64 = 0
+        /// Set once the subscription knows where it starts (`start(at:)`).
+        var started = false
     }
 
-    init(id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink) {
+    init(id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink, afterSeq: UInt64? = nil) {
         self.id = id
         self.app = app
+        self.afterSeq = afterSeq
         self.sink = sink
         state = Mutex(State(filter: filter))
     }
@@ -91,6 +96,7 @@ final class Subscription: Sendable {
         state.withLock { state in
             state.lastSent = max(state.lastSent, seq)
             state.through = max(state.through, seq)
+            state.started = true
             if let filter { state.filter = filter }
         }
     }
@@ -114,9 +120,13 @@ final class Subscription: Sendable {
         state.withLock { state in end(&state, reason) }
     }
 
-    /// Ends because the server shuts down, telling the client where to resume.
-    func endForShutdown() {
-        state.withLock { state in end(&state, .shuttingDown(lastSeq: state.lastSent)) }
+    /// Ends because the server shuts down, telling the client where to resume. A subscription
+    /// that has not yet found where it starts has been sent nothing: it resumes from
+    /// `unstartedResume` (its after_seq, or the log's head for one that asked for live actions).
+    func endForShutdown(unstartedResume: () -> UInt64) {
+        let started = state.withLock { $0.started }
+        let resume = started ? 0 : unstartedResume()
+        state.withLock { state in end(&state, .shuttingDown(lastSeq: state.started ? state.lastSent : max(state.lastSent, resume))) }
     }
 
     /// The stream is gone (cancel, connection closed): stop without sending anything.

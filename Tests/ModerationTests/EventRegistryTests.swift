@@ -70,4 +70,29 @@ struct EventRegistryTests {
         registry.remove(subscription)
         #expect(registry.indexKeys == 0)
     }
+
+    /// A sink that remembers how its stream ended.
+    final class EndRecordingSink: EventSink, @unchecked Sendable {
+        // Only touched on the test's thread.
+        var ended: SubscriptionEnd?
+        func send(encoded: [UInt8]) -> EventSendOutcome { .sent }
+        func waitForCapacity(milliseconds: Int) -> Bool { true }
+        func end(_ reason: SubscriptionEnd) { ended = reason }
+        func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void) {}
+    }
+
+    @Test("A shutdown before a subscription knows where it starts tells it to resume where it asked to start")
+    func shutdownBeforeTheStart() {
+        let live = EndRecordingSink(), resuming = EndRecordingSink(), started = EndRecordingSink()
+        Subscription(id: 1, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: live)
+            .endForShutdown { 7 }  // the head now: a live subscription was owed nothing before it
+        Subscription(id: 2, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: resuming, afterSeq: 3)
+            .endForShutdown { 3 }
+        let running = Subscription(id: 3, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: started)
+        running.start(at: 5)
+        running.endForShutdown { 99 }  // started: where it stands counts, not the fallback
+        #expect(live.ended == .shuttingDown(lastSeq: 7))
+        #expect(resuming.ended == .shuttingDown(lastSeq: 3))
+        #expect(started.ended == .shuttingDown(lastSeq: 5))
+    }
 }
