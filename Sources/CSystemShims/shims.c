@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -248,4 +249,14 @@ uint64_t cshim_resident_bytes(void) {
     fclose(f);
     if (n != 2) return 0;
     return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void cshim_heap_bytes(uint64_t *in_use, uint64_t *system) {
+    struct mallinfo2 info = mallinfo2();
+    *in_use = (uint64_t)(info.uordblks + info.hblkhd);
+    *system = (uint64_t)(info.arena + info.hblkhd);
+}
+
+int cshim_heap_trim(void) {
+    return malloc_trim(0);
 }

@@ -7,6 +7,7 @@ import ModerationMessages
 import ModerationRPC
 import ProtoBridge
 import RPCMessages
+import Synchronization
 
 /// The moderation service on the RPC runtime, assembled from settings: the SQLite store under the
 /// data directory, the domain service, the event hub, the method table (`moderation.v1` and the
@@ -40,6 +41,8 @@ public final class ModerationServer: Sendable {
     public let server: RPCServer
     /// Calls, connections, traffic and the store's commits, for `/metrics`; also the access log.
     let metrics: ServerMetrics
+    /// Returns the heap's free pages to the system every 30 s while the server runs.
+    private let heapTrimmer = Mutex<HeapTrimmer?>(nil)
 
     /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
     /// does not listen until `start()`.
@@ -92,7 +95,9 @@ public final class ModerationServer: Sendable {
     @discardableResult
     public func start() throws(SystemError) -> UInt16 {
         do {
-            return try server.start()
+            let port = try server.start()
+            heapTrimmer.withLock { $0 = HeapTrimmer(intervalSeconds: 30) }
+            return port
         } catch {
             close()
             throw error
@@ -109,6 +114,10 @@ public final class ModerationServer: Sendable {
 
     /// Stops the hub and the service and closes the store (the RPC server must not be running).
     private func close() {
+        heapTrimmer.withLock { trimmer in
+            trimmer?.stop()
+            trimmer = nil
+        }
         hub.shutdown()
         service.shutdown()
         store.close()

@@ -1,3 +1,4 @@
+internal import CSystemShims
 import Moderation
 import ModerationEvents
 import ModerationSQLite
@@ -20,7 +21,23 @@ enum ServerGauges {
                 labels: [("app", app)], value: Double(head)))
         }
         samples += storeSamples(store.statistics)
+        samples += processSamples()
         return samples
+    }
+
+    /// The process's memory: resident set, and the malloc heap in use vs held from the system
+    /// (the difference is what freeing left behind in the allocator's arenas).
+    static func processSamples() -> [ServerMetrics.Sample] {
+        var inUse: UInt64 = 0, system: UInt64 = 0
+        cshim_heap_bytes(&inUse, &system)
+        return [
+            ServerMetrics.Sample(name: "process_resident_memory_bytes", help: "Resident memory size in bytes.", type: "gauge",
+                                 value: Double(cshim_resident_bytes())),
+            ServerMetrics.Sample(name: "process_heap_in_use_bytes", help: "Bytes of the malloc heap allocated and not freed.", type: "gauge",
+                                 value: Double(inUse)),
+            ServerMetrics.Sample(name: "process_heap_system_bytes", help: "Bytes the malloc heap holds from the system.", type: "gauge",
+                                 value: Double(system)),
+        ]
     }
 
     /// The store's commits, batch sizes (writes per transaction) and WAL flush latency.

@@ -66,6 +66,11 @@ int64_t cshim_realtime_ms(void);
 uint64_t cshim_process_cpu_ns(void);
 /// Resident set size of this process in bytes (from /proc/self/statm), or 0.
 uint64_t cshim_resident_bytes(void);
+/// The malloc heap: bytes handed out and not yet freed (`in_use`), and bytes the heap holds from
+/// the system (`system`, what RSS sees), from glibc's mallinfo2 (walks every arena: not per call).
+void cshim_heap_bytes(uint64_t *in_use, uint64_t *system);
+/// Gives the heap's free pages back to the system (glibc malloc_trim(0)); 1 when some were.
+int cshim_heap_trim(void);
 
 /// Relaxed atomic add and load on a 64-bit counter (metrics; no ordering implied).
 static inline void cshim_atomic_add(uint64_t *counter, uint64_t value) {
