@@ -431,6 +431,13 @@ def sample(server: ServerProcess, data_dir: str, t: float) -> Dict[str, float]:
     row["open_sockets"] = server.open_sockets()
     row["threads"] = server.threads()
     row["store_kib"] = sum(os.path.getsize(os.path.join(data_dir, name)) for name in os.listdir(data_dir)) // 1024
+    # The malloc heap in use (what a leak grows) and held from the system, from /metrics.
+    try:
+        gauges = server.metrics()
+        row["heap_in_use_kib"] = int(gauges.get("process_heap_in_use_bytes", 0)) // 1024
+        row["heap_system_kib"] = int(gauges.get("process_heap_system_bytes", 0)) // 1024
+    except Exception:  # a scrape that fails under load leaves the columns empty for that second
+        row["heap_in_use_kib"] = row["heap_system_kib"] = ""
     return row
 
 
@@ -573,6 +580,7 @@ def report(args, out, stats: Stats, samples: List[Dict[str, float]], code, after
             "seconds": [row["seconds"] for row in rests],
             "rss_kib": [row["VmRSS"] for row in rests],
             "rss_anon_kib": [row["RssAnon"] for row in rests],
+            "heap_in_use_kib": [row.get("heap_in_use_kib") for row in rests],
             "store_on_disk_kib": [row["store_kib"] for row in rests],
             "rss_slope_kib_per_min": round(rss_slope, 1),
             "rss_anon_slope_kib_per_min": round(anon_slope, 1),
