@@ -46,6 +46,7 @@ DOMAIN_REFUSALS = {
     "ERR_BANNED_GROUPMEMBER", "ERR_CANNOT_KICK_OWNER", "ERR_CANNOT_BAN_OWNER", "ERR_CANNOT_CHANGE_OWNER_SCOPE",
     "ERR_OWNER_CANNOT_LEAVE", "ERR_SAME_SCOPE", "ERR_GROUP_NOT_JOINED", "ERR_PERMISSION_DENIED",
     "ERR_GROUP_NO_SELF_ACTION", "ERR_GROUP_NOT_FOUND",
+    "ERR_UID_ALREADY_EXISTS",  # only with --user-pool, once a caller's pool of new uids is used up
 }
 USERS = 80
 GROUPS = 10
@@ -81,6 +82,8 @@ class Soak:
         self.groups = ["soak-g%02d" % i for i in range(GROUPS)]
         self.owners = {guid: self.users[i] for i, guid in enumerate(self.groups)}
         self.stop = threading.Event()
+        #: New uids per caller (0: unbounded, every CreateUser makes a new user).
+        self.user_pool = 0
         #: Cleared for a rest: every load thread finishes what it is doing and waits, so the
         #: server's transient buffers go and what it still holds can be measured.
         self.resume = threading.Event()
@@ -145,7 +148,10 @@ class Soak:
             client.close()
 
     def op_create_user(self, client, rng, index, serial, temps):
-        client.moderation.create_user(m.CreateUserRequest(uid="soak-n%d-%d-%d" % (self.seed, index, serial),
+        # With --user-pool N each caller creates at most N users: the data set stops growing
+        # (the API deletes no users), so memory at rest can be judged without the caches filling.
+        number = serial % self.user_pool if self.user_pool else serial
+        client.moderation.create_user(m.CreateUserRequest(uid="soak-n%d-%d-%d" % (self.seed, index, number),
                                                           name="new", metadata={"k": "v"}), timeout=CALL_TIMEOUT)
 
     def op_get_user(self, client, rng, index, serial, temps):
@@ -451,6 +457,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = args.minutes * 60
     stats = Stats()
     soak = Soak(server.address, seconds, stats, args.seed)
+    soak.user_pool = args.user_pool
     samples: List[Dict[str, float]] = []  # samples[0]: before the load; the last: after it stopped
     files_before: List[str] = []
     after_load: Dict[str, object] = {}
@@ -627,6 +634,8 @@ def main() -> int:
                         help="limit of the slope of anonymous RSS at rest after warm-up, KiB/min")
     parser.add_argument("--rest-every", type=float, default=50, help="seconds of load between rests")
     parser.add_argument("--rest-seconds", type=int, default=4, help="samples taken at each rest (the lowest counts)")
+    parser.add_argument("--user-pool", type=int, default=0,
+                        help="new uids per caller; 0 (default) creates a new user with every CreateUser, so the data grows")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     return run(parser.parse_args())
 
