@@ -85,6 +85,9 @@ struct WriterCache {
 
     mutating func set(_ key: GroupKey, _ group: StoredGroup?) {
         undo.append(.group(key, groups[key]))
+        // A deleted group's id is never used again: forget it, or every group ever deleted
+        // would stay in `appOfGroup` (which the size limit does not count).
+        if group == nil, let previous = groups[key] { appOfGroup[previous.id] = nil }
         groups[key] = group
         if let group { appOfGroup[group.id] = key.appID }
     }
@@ -99,7 +102,9 @@ struct WriterCache {
         while undo.count > mark {
             switch undo.removeLast() {
             case .user(let key, let previous): users[key] = previous
-            case .group(let key, let previous): groups[key] = previous
+            case .group(let key, let previous):
+                groups[key] = previous
+                if let previous { appOfGroup[previous.id] = key.appID }
             case .dirty(let key, let wasDirty):
                 if wasDirty { dirty.insert(key) } else { dirty.remove(key) }
             case .membership(let key, let previous): memberships[key] = previous
