@@ -53,7 +53,8 @@ public final class ModerationServer: Sendable {
         apps: @escaping @Sendable () -> [String] = { [] }
     ) throws(ModerationError) {
         store = try SQLiteStore(options: SQLiteStoreOptions(
-            directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full))
+            directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full,
+            cacheSizeKiB: settings.sqliteCacheMiB * 1024))
         service = Moderation.ModerationService(store: store, now: tuning.clock, configuration: Moderation.ModerationService.Configuration(
             passwordHasher: tuning.passwordHasher,
             actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,

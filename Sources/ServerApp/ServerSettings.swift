@@ -18,6 +18,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// "full": no reply says OK before its commit is flushed to disk (the default); "normal":
     /// commits survive a crash of the process but the last ones may be lost on power loss.
     public var durability = "full"
+    /// SQLite's page cache per connection, in MiB (the store has 17 connections: 16 readers and
+    /// the writer; each fills its cache only as far as it meets new pages).
+    public var sqliteCacheMiB = 64
     /// Hours the action log keeps actions (the event stream can resume that far back).
     public var retentionHours = 168
     /// Where Prometheus scrapes `/metrics`; nil for no metrics listener.
@@ -40,7 +43,7 @@ public struct ServerSettings: Sendable, Equatable {
         a.host == b.host && a.port == b.port && a.dataDirectory == b.dataDirectory && a.apiKeys == b.apiKeys
             && a.apiKeysFile == b.apiKeysFile && a.threads == b.threads && a.maxMessageBytes == b.maxMessageBytes
             && a.logLevel == b.logLevel && a.logFormat == b.logFormat && a.shutdownGraceSeconds == b.shutdownGraceSeconds
-            && a.durability == b.durability && a.retentionHours == b.retentionHours
+            && a.durability == b.durability && a.sqliteCacheMiB == b.sqliteCacheMiB && a.retentionHours == b.retentionHours
             && a.metricsListen?.host == b.metricsListen?.host && a.metricsListen?.port == b.metricsListen?.port
             && a.accessLog == b.accessLog && a.maxConnections == b.maxConnections && a.maxConcurrentCalls == b.maxConcurrentCalls
             && a.rateLimit == b.rateLimit && a.rateBurst == b.rateBurst && a.configFile == b.configFile
@@ -126,6 +129,9 @@ public enum ServerSettingsParser {
                 throw ConfigurationError("--durability: '\(value)' is not one of full, normal")
             }
             settings.durability = value
+        },
+        Option(flag: "--sqlite-cache-mib", argument: "MIB", help: "SQLite page cache per connection, 17 connections (default 64)", repeatable: false) { settings, value throws(ConfigurationError) in
+            settings.sqliteCacheMiB = try parseInt(value, flag: "--sqlite-cache-mib", range: 1...65_536)
         },
         Option(flag: "--retention-hours", argument: "HOURS", help: "how long the action log keeps actions (default 168)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.retentionHours = try parseInt(value, flag: "--retention-hours", range: 1...(24 * 3650))

@@ -64,6 +64,7 @@ struct ServerSettingsTests {
         (["--listen", "127.0.0.1:99999"], "--listen"),
         (["--log-level", "loud"], "--log-level"),
         (["--durability", "maybe"], "--durability"),
+        (["--sqlite-cache-mib", "0"], "--sqlite-cache-mib"),
         (["--api-key", "no-colon"], "--api-key"),
         (["--metrics-listen", ":9"], "--metrics-listen"),
         (["--access-log", "perhaps"], "--access-log"),
@@ -73,6 +74,13 @@ struct ServerSettingsTests {
     func invalid(_ arguments: [String], _ named: String) {
         let message = error(arguments)
         #expect(message?.contains(named) == true, "\(message ?? "accepted")")
+    }
+
+    @Test("the SQLite cache size comes from the flag or MODERATION_SQLITE_CACHE_MIB; 64 MiB by default")
+    func sqliteCacheSize() throws {
+        #expect(try settings([]).sqliteCacheMiB == 64)
+        #expect(try settings(["--sqlite-cache-mib", "8"]).sqliteCacheMiB == 8)
+        #expect(try settings([], ["MODERATION_SQLITE_CACHE_MIB": "4"]).sqliteCacheMiB == 4)
     }
 
     @Test func invalidEnvironmentAndFileNameTheirSource() throws {
