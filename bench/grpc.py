@@ -22,18 +22,17 @@ import json
 import os
 import selectors
 import shutil
-import socket
-import statistics
 import subprocess
 import sys
 import time
+
+from echo import cpu_seconds, free_port, summary  # bench/echo.py: the same measurements for our server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, ".build", "grpc")
 PACKAGES = ["libgrpc++-dev", "protobuf-compiler-grpc", "libprotobuf-dev", "protobuf-compiler", "g++", "make",
             "pkg-config"]
 APT_LOG = "/tmp/moderation-apt.log"
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def say(message: str) -> None:
@@ -85,18 +84,6 @@ def grpc_version() -> str:
     return ".".join(out.split(".")[:2]) if out else "?"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cpu_seconds(pid: int) -> float:
-    with open("/proc/%d/stat" % pid) as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime, every thread of the process
-
-
 def wait_listening(process: subprocess.Popen) -> None:
     """Waits for the server's "listening" line (it prints it once the port is bound)."""
     with selectors.DefaultSelector() as selector:
@@ -122,11 +109,6 @@ def bench(port: int, pid: int, conns: int, depth: int, seconds: float) -> dict:
     report = json.loads(out)
     report["server_us_per_call"] = server_cpu * 1e6 / report["total_count"]
     return report
-
-
-def summary(rows: list, key: str) -> str:
-    values = [row[key] for row in rows]
-    return "%.1f (%.1f–%.1f)" % (statistics.median(values), min(values), max(values))
 
 
 def main() -> int:

@@ -39,7 +39,7 @@ enum FanoutBenchmark {
     private static func measure(executable: String, subscribers: Int, rounds: Int, seconds: Double) throws(BenchError) {
         let server = try ServerProcess(executable: executable)
         defer { server.stop() }
-        let client = try connect(server.port)
+        let client = try WireBenchmark.connect(server.port, name: "bench-fanout")
         print("setting up \(subscribers) members of group 'fan'…")
         try setUp(client, members: subscribers)
 
@@ -47,7 +47,7 @@ enum FanoutBenchmark {
         let rssBefore = server.residentBytes
         let swarm = try SubscriberSwarm(port: server.port, count: subscribers, compressed: false) { "u\($0)" }
         try waitForSubscriptions(server, swarm, count: subscribers)
-        _ = try call(client, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "warm-up"), as: "owner")
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "warm-up"), as: "owner")
         var seq = try head(client)
         let warm = swarm.wait(forSeq: seq, timeoutMs: 30_000)
         guard warm.reached == subscribers else {
@@ -118,30 +118,10 @@ enum FanoutBenchmark {
         throw BenchError("only \(Int(open)) of \(count) subscriptions open after 120 s")
     }
 
-    private static func connect(_ port: UInt16) throws(BenchError) -> ClientConnection {
-        var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey)
-        options.clientName = "bench-fanout"
-        do throws(RPCError) {
-            return try ClientConnection.connect(options)
-        } catch {
-            throw BenchError("connect: \(error)")
-        }
-    }
-
-    private static func call<Request, Response>(
-        _ client: ClientConnection, _ method: ProtoMethod<Request, Response>, _ request: Request, as user: String = ""
-    ) throws(BenchError) -> Response {
-        do throws(RPCError) {
-            return try client.unary(method, request, options: CallOptions(timeoutMs: 60_000, onBehalfOf: user))
-        } catch {
-            throw BenchError("\(method.name): \(error)")
-        }
-    }
-
     /// Users u0…u(n-1), owner "owner", group "fan" with all of them as members.
     private static func setUp(_ client: ClientConnection, members: Int) throws(BenchError) {
-        _ = try call(client, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
-        _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "fan", name: "Fan-out", type: .public), as: "owner")
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.createGroup, CreateGroupRequest(guid: "fan", name: "Fan-out", type: .public), as: "owner")
         let pending = Collected()
         for start in stride(from: 0, to: members, by: 100) {
             let uids = (start..<min(start + 100, members)).map { "u\($0)" }
@@ -150,7 +130,7 @@ enum FanoutBenchmark {
                 client.unary(ModerationService.createUser, CreateUserRequest(uid: uid, name: "User \(uid)")) { pending.end($0) }
             }
             pending.waitAll()
-            _ = try call(client, ModerationService.addMembers,
+            _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.addMembers,
                          AddMembersRequest(guid: "fan", members: uids.map { MemberToAdd(uid: $0, scope: .participant) }), as: "owner")
         }
         if let failure = pending.firstFailure { throw BenchError("CreateUser: \(failure)") }
@@ -158,7 +138,7 @@ enum FanoutBenchmark {
 
     /// One UpdateGroup: one action, the next seq after `previous` (nothing else writes meanwhile).
     private static func update(_ client: ClientConnection, round: Int, previous: UInt64) throws(BenchError) -> UInt64 {
-        _ = try call(client, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "round \(round) \(monotonicNanoseconds())"), as: "owner")
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "round \(round) \(monotonicNanoseconds())"), as: "owner")
         return previous + 1
     }
 
@@ -166,7 +146,7 @@ enum FanoutBenchmark {
     private static func head(_ client: ClientConnection) throws(BenchError) -> UInt64 {
         var after: UInt64 = 0
         while true {
-            let page = try call(client, ModerationService.listGroupActions, ListGroupActionsRequest(guid: "fan", afterSeq: after, limit: 100), as: "owner")
+            let page = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.listGroupActions, ListGroupActionsRequest(guid: "fan", afterSeq: after, limit: 100), as: "owner")
             if let last = page.actions.last { after = last.seq }
             if page.nextCursor.isEmpty { return after }
         }
@@ -175,7 +155,7 @@ enum FanoutBenchmark {
     /// Updates from a second connection, several in flight, for `seconds`.
     private static func startUpdates(port: UInt16, seconds: Double) -> Background {
         Background {
-            guard let client = try? connect(port) else { return 0 }
+            guard let client = try? WireBenchmark.connect(port, name: "bench-fanout") else { return 0 }
             let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
             let done = Collected()
             var count = 0
@@ -198,14 +178,14 @@ enum FanoutBenchmark {
         for i in 0..<count {
             let uid = "u\((i / 6) % 50)"
             switch i % 6 {
-            case 0: _ = try call(client, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "Topic of the day #\(i)"), as: "owner")
-            case 1: _ = try call(client, ModerationService.kickMember, KickMemberRequest(guid: "fan", uid: uid), as: "owner")
-            case 2: _ = try call(client, ModerationService.joinGroup, JoinGroupRequest(guid: "fan"), as: uid)
-            case 3: _ = try call(client, ModerationService.changeMemberScope, ChangeMemberScopeRequest(guid: "fan", uid: uid, scope: .moderator), as: "owner")
-            case 4: _ = try call(client, ModerationService.banMember, BanMemberRequest(guid: "fan", uid: uid, reason: "spam links", durationMs: 60_000), as: "owner")
+            case 0: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "Topic of the day #\(i)"), as: "owner")
+            case 1: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.kickMember, KickMemberRequest(guid: "fan", uid: uid), as: "owner")
+            case 2: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.joinGroup, JoinGroupRequest(guid: "fan"), as: uid)
+            case 3: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.changeMemberScope, ChangeMemberScopeRequest(guid: "fan", uid: uid, scope: .moderator), as: "owner")
+            case 4: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.banMember, BanMemberRequest(guid: "fan", uid: uid, reason: "spam links", durationMs: 60_000), as: "owner")
             default:
-                _ = try call(client, ModerationService.unbanMember, UnbanMemberRequest(guid: "fan", uid: uid), as: "owner")
-                _ = try call(client, ModerationService.addMembers, AddMembersRequest(guid: "fan", members: [MemberToAdd(uid: uid)]), as: "owner")
+                _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.unbanMember, UnbanMemberRequest(guid: "fan", uid: uid), as: "owner")
+                _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.addMembers, AddMembersRequest(guid: "fan", members: [MemberToAdd(uid: uid)]), as: "owner")
             }
         }
     }

@@ -266,9 +266,10 @@ enum WireBenchmark {
         if let failure = pending.firstFailure { throw BenchError("setup: \(failure)") }
     }
 
-    static func connect(_ port: UInt16) throws(BenchError) -> ClientConnection {
+    /// A client connection to the bench's server child process, named in its logs.
+    static func connect(_ port: UInt16, name: String = "bench-wire") throws(BenchError) -> ClientConnection {
         var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey)
-        options.clientName = "bench-wire"
+        options.clientName = name
         do throws(RPCError) {
             return try ClientConnection.connect(options)
         } catch {
@@ -276,11 +277,13 @@ enum WireBenchmark {
         }
     }
 
+    /// One unary call, a failure thrown as a `BenchError` naming the method.
     static func call<Request, Response>(
-        _ client: ClientConnection, _ method: ProtoMethod<Request, Response>, _ request: Request, as user: String = ""
+        _ client: ClientConnection, timeoutMs: UInt32 = 120_000, _ method: ProtoMethod<Request, Response>, _ request: Request,
+        as user: String = ""
     ) throws(BenchError) -> Response {
         do throws(RPCError) {
-            return try client.unary(method, request, options: CallOptions(timeoutMs: 120_000, onBehalfOf: user))
+            return try client.unary(method, request, options: CallOptions(timeoutMs: timeoutMs, onBehalfOf: user))
         } catch {
             throw BenchError("\(method.name): \(error)")
         }
