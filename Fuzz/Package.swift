@@ -13,6 +13,14 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// One fuzzer: an executable on FuzzSupport and the main package's products it exercises.
+func fuzzer(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["FuzzSupport"] + products.map { .product(name: $0, package: "moderation") },
+        swiftSettings: swiftSettings)
+}
+
 let package = Package(
     name: "moderation-fuzz",
     dependencies: [.package(name: "moderation", path: "..")],
@@ -30,35 +38,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         // (a) bytes into a ServerSession: frame decoder and protocol state machine.
-        .executableTarget(
-            name: "fuzz-session",
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "RPCCore", package: "moderation"),
-                .product(name: "RPCMessages", package: "moderation"),
-                .product(name: "ProtoBridge", package: "moderation"),
-            ],
-            swiftSettings: swiftSettings),
+        fuzzer("fuzz-session", ["RPCCore", "RPCMessages", "ProtoBridge"]),
         // (b) every generated message decoder, with a re-encode round trip.
-        .executableTarget(
-            name: "fuzz-messages",
-            dependencies: ["FuzzSupport", .product(name: "ProtoBridge", package: "moderation")],
-            swiftSettings: swiftSettings),
+        fuzzer("fuzz-messages", ["ProtoBridge"]),
         // (c) the proto3 JSON transcoder of rpc-probe, with print/re-parse stability.
-        .executableTarget(
-            name: "fuzz-json",
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "ProtoSchema", package: "moderation"),
-                .product(name: "RPCMessages", package: "moderation"),
-                .product(name: "ModerationMessages", package: "moderation"),
-            ],
-            swiftSettings: swiftSettings),
+        fuzzer("fuzz-json", ["ProtoSchema", "RPCMessages", "ModerationMessages"]),
         // (d) the capped raw inflater, stream and independent modes.
-        .executableTarget(
-            name: "fuzz-inflate",
-            dependencies: ["FuzzSupport", .product(name: "RPCCore", package: "moderation")],
-            swiftSettings: swiftSettings),
+        fuzzer("fuzz-inflate", ["RPCCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 internal import Glibc
+internal import RPCPosix
 
 /// A child process with its standard input, output and error on pipes, for tests that run the
 /// built executables (`rpc-probe`, `moderation-server`) exactly as a user would.
@@ -78,7 +79,7 @@ public final class ChildProcess {
         let all = [executable] + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        var envp: [UnsafeMutablePointer<CChar>?] = (environment ?? Self.currentEnvironment())
+        var envp: [UnsafeMutablePointer<CChar>?] = (environment ?? ProcessEnvironment.current())
             .sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var pid = pid_t()
@@ -214,19 +215,5 @@ public final class ChildProcess {
                 if polled.fd == output { output = nil } else { error = nil }
             }
         }
-    }
-
-    /// This process's environment.
-    public static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
     }
 }

@@ -1,3 +1,5 @@
+internal import RPCPosix
+
 /// Runs the built `rpc-probe` as a child process, with an environment of its own: this process's
 /// without any `RPC_PROBE_*` variable (a developer's key must not leak into a test), plus
 /// `RPC_PROBE_API_KEY` when a key is given.
@@ -29,7 +31,7 @@ public struct ProbeRunner: Sendable {
 
     /// `rpc-probe [ADDRESS] arguments…` started, for commands that run on (`watch`).
     public func start(_ arguments: [String], standardInput: [UInt8]? = nil) throws -> ChildProcess {
-        var environment = ChildProcess.currentEnvironment().filter { !$0.key.hasPrefix("RPC_PROBE_") }
+        var environment = ProcessEnvironment.current().filter { !$0.key.hasPrefix("RPC_PROBE_") }
         if let apiKey { environment["RPC_PROBE_API_KEY"] = apiKey }
         return try ChildProcess(
             executable: try BuiltProducts.path(of: "rpc-probe"), arguments: (address.map { [$0] } ?? []) + arguments,

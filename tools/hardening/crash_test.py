@@ -34,7 +34,7 @@ import time
 from typing import Dict, List, Optional, Set, Tuple
 
 import serverproc
-from serverproc import API_KEY, ServerProcess
+from serverproc import API_KEY, ObservedServer
 
 from mrpc_client import Client, RpcError
 from mrpc_client.gen.moderation.v1 import groups_pb2 as g
@@ -242,7 +242,7 @@ def main() -> int:
     print("crash-test: %d rounds, %d writers, seed %d, data in %s" % (args.rounds, args.writers, args.seed, data_dir))
     try:
         for round_index in range(1, args.rounds + 1):
-            server = ServerProcess(args.server, data_dir, log)
+            server = ObservedServer(args.server, data_dir, log)
             writers = []
             for w in range(args.writers):
                 users = ["cr%d-%d-w%d-u%02d" % (args.seed, round_index, w, i) for i in range(USERS_PER_GROUP)]
@@ -259,7 +259,7 @@ def main() -> int:
             round_acks = sum(w.model.acknowledged for w in writers)
             acknowledged += round_acks
 
-            server = ServerProcess(args.server, data_dir, log)
+            server = ObservedServer(args.server, data_dir, log)
             with Client(server.address, API_KEY, client_name="crash-verifier") as client:
                 problems = errors + [p for model in models for p in verify(client, model)]
             server.terminate()

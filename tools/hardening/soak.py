@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Optional
 
 import rawwire
 import serverproc
-from serverproc import API_KEY, ServerProcess, least_squares_slope
+from serverproc import API_KEY, ObservedServer, least_squares_slope
 
 from mrpc_client import Client, RpcError
 from mrpc_client.gen.moderation.v1 import groups_pb2 as g
@@ -429,7 +429,7 @@ class Soak:
             time.sleep(0.05)
 
 
-def sample(server: ServerProcess, data_dir: str, t: float) -> Dict[str, float]:
+def sample(server: ObservedServer, data_dir: str, t: float) -> Dict[str, float]:
     """One second's figures: memory (KiB), descriptors, threads, and the store's size on disk."""
     row: Dict[str, float] = {"seconds": round(t, 1)}
     row.update(server.memory_kib())
@@ -451,8 +451,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or tempfile.mkdtemp(prefix="moderation-soak-")
     os.makedirs(out, exist_ok=True)
     data_dir = tempfile.mkdtemp(prefix="moderation-soak-data-")
-    server = ServerProcess(args.server, data_dir, os.path.join(out, "server.log"),
-                           ["--access-log", "off", "--metrics-listen", "127.0.0.1:0"])
+    server = ObservedServer(args.server, data_dir, os.path.join(out, "server.log"),
+                           ["--access-log", "off", "--metrics-listen", "127.0.0.1:0"] + args.server_arg)
     print("soak: server pid %d on %s; %s minutes; output in %s" % (server.pid, server.address, args.minutes, out))
     seconds = args.minutes * 60
     stats = Stats()
@@ -571,6 +571,8 @@ def report(args, out, stats: Stats, samples: List[Dict[str, float]], code, after
     rests = [row for row in load if row.get("rest") and row["seconds"] >= args.minutes * 60 / 3]
     anon_slope = slope_per_minute(rests, "RssAnon") if len(rests) >= 2 else 0.0
     rss_slope = slope_per_minute(rests, "VmRSS") if len(rests) >= 2 else 0.0
+    heap_rests = [row for row in rests if row.get("heap_in_use_kib") != ""]
+    heap_slope = slope_per_minute(heap_rests, "heap_in_use_kib") if len(heap_rests) >= 2 else 0.0
     summary = {
         "minutes": args.minutes,
         "rss_kib": figures("VmRSS"),
@@ -591,6 +593,7 @@ def report(args, out, stats: Stats, samples: List[Dict[str, float]], code, after
             "store_on_disk_kib": [row["store_kib"] for row in rests],
             "rss_slope_kib_per_min": round(rss_slope, 1),
             "rss_anon_slope_kib_per_min": round(anon_slope, 1),
+            "heap_in_use_slope_kib_per_min": round(heap_slope, 1),
         },
     }
     # The criterion is on anonymous memory at rest (heap and stacks, what a leak grows, without
@@ -637,6 +640,8 @@ def main() -> int:
     parser.add_argument("--user-pool", type=int, default=0,
                         help="new uids per caller; 0 (default) creates a new user with every CreateUser, so the data grows")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for the server (repeat it), e.g. --server-arg=--sqlite-cache-mib=2")
     return run(parser.parse_args())
 
 

@@ -13,7 +13,6 @@ import uuid
 from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
-from servers import PrivateServer
 
 from mrpc_client import Client, RpcError, ServerStream
 from mrpc_client.gen.moderation.v1 import actions_pb2 as a
@@ -22,6 +21,7 @@ from mrpc_client.gen.moderation.v1 import members_pb2 as mb
 from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
 from mrpc_client.gen.moderation.v1.actions_pb2 import Action
 from mrpc_client.gen.moderation.v1.members_pb2 import MemberToAdd
+from mrpc_client.testing import ServerProcess
 
 
 def require_moderation(client: Client, uid: str) -> m.CreateUserResponse:
@@ -272,8 +272,8 @@ def test_seed_scenario_end_to_end(client: Client) -> None:
 def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_path) -> None:
     key = "resume-app:resume-key-12345678"
     data = str(tmp_path / "data")
-    first = PrivateServer(server_binary, data, key)
-    second: Optional[PrivateServer] = None
+    first = ServerProcess(server_binary, data, key, str(tmp_path / "first.log"))
+    second: Optional[ServerProcess] = None
     try:
         with Client(first.address, key) as client:
             run = uuid.uuid4().hex[:8]
@@ -305,7 +305,7 @@ def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_pa
             consumer = threading.Thread(target=consume, daemon=True)
             consumer.start()
             assert first.terminate() == 0
-            second = PrivateServer(server_binary, data, key, port=first.port)
+            second = ServerProcess(server_binary, data, key, str(tmp_path / "second.log"), port=first.port)
             for uid in users[1:]:
                 seqs[uid] = client.moderation.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=uid).action.seq
             consumer.join(20)

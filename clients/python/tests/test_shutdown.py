@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from servers import PrivateServer
 
 from mrpc_client import Client, RpcError, StatusCode
 from mrpc_client.gen.mrpc.diagnostics.v1.diagnostics_pb2 import EchoRequest
+from mrpc_client.testing import ServerProcess
 
 KEY = "shutdown-app:shutdown-key-123456"
 
 
 def test_sigterm_sends_goaway_and_the_client_reconnects_to_the_restarted_server(server_binary: str, tmp_path) -> None:
     data = str(tmp_path / "data")
-    first = PrivateServer(server_binary, data, KEY)
+    first = ServerProcess(server_binary, data, KEY, str(tmp_path / "first.log"))
     try:
         client = Client(first.address, KEY)
         assert client.diagnostics.echo(EchoRequest(payload=b"before")).payload == b"before"
@@ -29,7 +29,7 @@ def test_sigterm_sends_goaway_and_the_client_reconnects_to_the_restarted_server(
             client.diagnostics.echo(EchoRequest())
         assert caught.value.status_code == StatusCode.UNAVAILABLE and caught.value.not_run
 
-        second = PrivateServer(server_binary, data, KEY, port=first.port)
+        second = ServerProcess(server_binary, data, KEY, str(tmp_path / "second.log"), port=first.port)
         try:
             assert client.diagnostics.echo(EchoRequest(payload=b"after"), timeout=5).payload == b"after"
             assert client.connection() is not conn
