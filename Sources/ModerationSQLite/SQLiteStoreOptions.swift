@@ -19,8 +19,14 @@ public struct SQLiteStoreOptions: Sendable, Equatable {
     /// Read connections kept open (one per concurrently reading thread is ideal); when all are
     /// busy a read opens a temporary one rather than wait.
     public var readers: Int
-    /// Page cache per connection, in KiB.
+    /// Page cache per connection, in KiB. Each connection keeps what it has filled until it
+    /// closes, so the store's heap can grow to (readers + 1) × this; see `defaultCacheSizeKiB`.
     public var cacheSizeKiB: Int
+    /// 2 MiB, SQLite's own default. Reads barely use it: pages of the database file come from
+    /// the mapping (`mmapSize`), shared by every connection through the OS page cache, and a
+    /// reader's cache is dropped whenever a commit changes the database. With 64 MiB the wire
+    /// benchmarks were no faster and a steady soak's heap kept rising (docs/HARDENING.md).
+    public static let defaultCacheSizeKiB = 2048
     /// Bytes of the database file each connection maps into memory.
     public var mmapSize: Int
     /// SQLite checkpoints the WAL into the database once it holds this many pages.
@@ -31,7 +37,7 @@ public struct SQLiteStoreOptions: Sendable, Equatable {
 
     public init(
         directory: String, durability: Durability = .full, maxBatchSize: Int = 1024, readers: Int = 16,
-        cacheSizeKiB: Int = 65536, mmapSize: Int = 1 << 30, walAutocheckpointPages: Int = 4000, searchCandidateLimit: Int = 1000
+        cacheSizeKiB: Int = defaultCacheSizeKiB, mmapSize: Int = 1 << 30, walAutocheckpointPages: Int = 4000, searchCandidateLimit: Int = 1000
     ) {
         self.directory = directory
         self.durability = durability

@@ -2,38 +2,45 @@ internal import CSystemShims
 internal import Glibc
 import Synchronization
 
-/// Gives the malloc heap's free pages back to the system every interval.
+/// Gives the malloc heap's free pages back to the system once a burst of work is over.
 ///
 /// glibc keeps what a thread frees in that thread's arena, and the server has a dozen busy
 /// threads: after bursts of large transient buffers (big frames, pages of members, replays) the
 /// arenas hold tens of MiB that nothing uses — the soak measured 119 MB of heap for 51 MB in use
 /// — and RSS only ever rises. `malloc_trim(0)` releases those pages; it walks the arenas under
-/// their locks, a few milliseconds at most, so it runs on a timer, not per call. One thread of
-/// its own (not a dispatch queue, whose pool comes and goes) so the thread count stays fixed.
+/// their locks, a few milliseconds at most, so it runs when `TrimPolicy` says, not per call. One
+/// thread of its own (not a dispatch queue, whose pool comes and goes) so the thread count stays
+/// fixed.
 final class HeapTrimmer: Sendable {
     private final class Control: Sendable {
         let stopped = Atomic<Bool>(false)
-        let intervalSeconds: Int
-        init(intervalSeconds: Int) { self.intervalSeconds = intervalSeconds }
+        let policy: TrimPolicy
+        let activity: @Sendable () -> UInt64
+        init(policy: TrimPolicy, activity: @escaping @Sendable () -> UInt64) {
+            self.policy = policy
+            self.activity = activity
+        }
     }
 
     private let control: Control
     private let thread: Mutex<pthread_t?>
 
-    init(intervalSeconds: Int) {
-        control = Control(intervalSeconds: max(1, intervalSeconds))
+    /// - Parameter activity: a count that moves while the server works (bytes in and out).
+    init(policy: TrimPolicy = TrimPolicy(), activity: @escaping @Sendable () -> UInt64) {
+        control = Control(policy: policy, activity: activity)
         let box = Unmanaged.passRetained(control).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { argument in
             let control = Unmanaged<Control>.fromOpaque(argument!).takeRetainedValue()
             cshim_set_thread_name("heap-trim")
-            var waited = 0
+            var state = TrimPolicy.State(activity: control.activity())
+            var ticks = 0
             while !control.stopped.load(ordering: .acquiring) {
                 usleep(200_000)
-                waited += 200
-                if waited >= control.intervalSeconds * 1_000 {
+                ticks += 1
+                guard ticks % 5 == 0 else { continue }  // one look a second; stop within 0.2 s
+                if control.policy.secondElapsed(&state, activity: control.activity()) {
                     _ = cshim_heap_trim()
-                    waited = 0
                 }
             }
             return nil
@@ -48,5 +55,38 @@ final class HeapTrimmer: Sendable {
         if let thread = thread.withLock({ value -> pthread_t? in defer { value = nil }; return value }) {
             pthread_join(thread, nil)
         }
+    }
+}
+
+/// When to trim, decided once a second from an activity count: as soon as the server has been
+/// quiet for `quietSeconds` after working (a burst is over: hand its buffers back), and every
+/// `busyIntervalSeconds` while it keeps working. An idle server is never trimmed twice.
+struct TrimPolicy: Sendable {
+    var quietSeconds = 1
+    var busyIntervalSeconds = 30
+
+    /// What the policy remembers between seconds.
+    struct State {
+        /// The activity count at the last look.
+        var activity: UInt64
+        /// Whether anything happened since the last trim.
+        var workedSinceTrim = false
+        var secondsQuiet = 0
+        var secondsSinceTrim = 0
+    }
+
+    /// Records one more second, `activity` being the count now; true when the heap should be
+    /// trimmed now.
+    func secondElapsed(_ state: inout State, activity: UInt64) -> Bool {
+        let worked = activity != state.activity
+        state.activity = activity
+        state.secondsSinceTrim += 1
+        state.secondsQuiet = worked ? 0 : state.secondsQuiet + 1
+        if worked { state.workedSinceTrim = true }
+        guard state.workedSinceTrim,
+              state.secondsQuiet >= quietSeconds || state.secondsSinceTrim >= busyIntervalSeconds else { return false }
+        state.workedSinceTrim = worked
+        state.secondsSinceTrim = 0
+        return true
     }
 }

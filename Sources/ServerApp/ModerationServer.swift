@@ -97,7 +97,8 @@ public final class ModerationServer: Sendable {
     public func start() throws(SystemError) -> UInt16 {
         do {
             let port = try server.start()
-            heapTrimmer.withLock { $0 = HeapTrimmer(intervalSeconds: 30) }
+            let metrics = self.metrics
+            heapTrimmer.withLock { $0 = HeapTrimmer(activity: { metrics.bytesTransferred }) }
             return port
         } catch {
             close()

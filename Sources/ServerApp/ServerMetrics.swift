@@ -77,6 +77,9 @@ final class ServerMetrics: CallObserver {
         ])
     }
 
+    /// Bytes received and sent on every connection so far: a count that moves while the server works.
+    var bytesTransferred: UInt64 { traffic[0] &+ traffic[1] }
+
     // MARK: Rendering
 
     /// The metrics in Prometheus' text exposition format (version 0.0.4).

@@ -1,4 +1,5 @@
 public import RPCCore
+internal import ModerationSQLite
 
 /// Everything the server can be told at start, from flags or `MODERATION_…` environment
 /// variables (a flag wins over its variable; both win over the default).
@@ -20,7 +21,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var durability = "full"
     /// SQLite's page cache per connection, in MiB (the store has 17 connections: 16 readers and
     /// the writer; each fills its cache only as far as it meets new pages).
-    public var sqliteCacheMiB = 64
+    public var sqliteCacheMiB = SQLiteStoreOptions.defaultCacheSizeKiB / 1024
     /// Hours the action log keeps actions (the event stream can resume that far back).
     public var retentionHours = 168
     /// Where Prometheus scrapes `/metrics`; nil for no metrics listener.
@@ -130,7 +131,7 @@ public enum ServerSettingsParser {
             }
             settings.durability = value
         },
-        Option(flag: "--sqlite-cache-mib", argument: "MIB", help: "SQLite page cache per connection, 17 connections (default 64)", repeatable: false) { settings, value throws(ConfigurationError) in
+        Option(flag: "--sqlite-cache-mib", argument: "MIB", help: "SQLite page cache per connection, 17 connections (default 2)", repeatable: false) { settings, value throws(ConfigurationError) in
             settings.sqliteCacheMiB = try parseInt(value, flag: "--sqlite-cache-mib", range: 1...65_536)
         },
         Option(flag: "--retention-hours", argument: "HOURS", help: "how long the action log keeps actions (default 168)", repeatable: false) { settings, value throws(ConfigurationError) in

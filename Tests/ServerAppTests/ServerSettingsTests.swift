@@ -76,9 +76,9 @@ struct ServerSettingsTests {
         #expect(message?.contains(named) == true, "\(message ?? "accepted")")
     }
 
-    @Test("the SQLite cache size comes from the flag or MODERATION_SQLITE_CACHE_MIB; 64 MiB by default")
+    @Test("the SQLite cache size comes from the flag or MODERATION_SQLITE_CACHE_MIB; 2 MiB by default")
     func sqliteCacheSize() throws {
-        #expect(try settings([]).sqliteCacheMiB == 64)
+        #expect(try settings([]).sqliteCacheMiB == 2)
         #expect(try settings(["--sqlite-cache-mib", "8"]).sqliteCacheMiB == 8)
         #expect(try settings([], ["MODERATION_SQLITE_CACHE_MIB": "4"]).sqliteCacheMiB == 4)
     }

@@ -2,14 +2,16 @@
 """Soak: a bounded-time mixed load against one real moderation-server process, its memory
 sampled every second. See docs/HARDENING.md ("Soak") for the workload and the criterion.
 
-    soak.py --server BINARY [--minutes N] [--out DIR] [--max-slope KIB_PER_MIN]
+    soak.py --server BINARY [--minutes N] [--out DIR] [--max-slope KIB_PER_MIN] [--user-pool N]
+            [--server-arg ARG]...
 
 Exits 0 when the run passed: no unexpected error (only the provoked ones and the domain refusals
 that random moderation calls meet), every misbehaving peer handled (GOAWAY or close), the server
-alive to the end and exiting 0 on SIGTERM, anonymous RSS flat after warm-up (measured at rest:
-the load pauses every --rest-every seconds for --rest-seconds; the least-squares slope of those
-samples after the first third of the run must stay under --max-slope KiB/min), and no socket,
-thread, connection or subscription left once the load stopped.
+alive to the end and exiting 0 on SIGTERM, anonymous RSS and the malloc heap in use flat after
+warm-up (measured at rest: the load pauses every --rest-every seconds for --rest-seconds; the
+least-squares slope of those samples after the first third of the run must stay under
+--max-slope KiB/min), and no socket, thread, connection or subscription left once the load
+stopped. The data set is steady by default (--user-pool), so memory must be too.
 """
 
 from __future__ import annotations
@@ -602,8 +604,13 @@ def report(args, out, stats: Stats, samples: List[Dict[str, float]], code, after
     # mapped by SQLite, which grows with the data.
     if len(rests) < 3:
         problems.append("only %d rests after warm-up: run longer (--minutes) or rest more often (--rest-every)" % len(rests))
-    elif anon_slope > args.max_slope:
-        problems.append("anonymous RSS at rest grew %.0f KiB/min after warm-up (limit %d)" % (anon_slope, args.max_slope))
+    else:
+        if anon_slope > args.max_slope:
+            problems.append("anonymous RSS at rest grew %.0f KiB/min after warm-up (limit %d)" % (anon_slope, args.max_slope))
+        if len(heap_rests) < 3:
+            problems.append("only %d rests after warm-up with the heap in use read from /metrics" % len(heap_rests))
+        elif heap_slope > args.max_slope:
+            problems.append("heap in use at rest grew %.0f KiB/min after warm-up (limit %d)" % (heap_slope, args.max_slope))
     # Sockets must all be gone (only the listener stays); SQLite keeps its pooled reader
     # connections' files open, so plain files may be more after the load than before it.
     if after.get("open_sockets", 0) > before.get("open_sockets", 0):
@@ -623,7 +630,8 @@ def report(args, out, stats: Stats, samples: List[Dict[str, float]], code, after
         for problem in problems:
             print("  - " + problem)
         return 1
-    print("soak: passed (anonymous RSS at rest after warm-up: slope %.0f KiB/min, limit %d)" % (anon_slope, args.max_slope))
+    print("soak: passed (at rest after warm-up, slopes of anonymous RSS %.0f and of heap in use %.0f KiB/min, limit %d)"
+          % (anon_slope, heap_slope, args.max_slope))
     return 0
 
 
@@ -634,11 +642,12 @@ def main() -> int:
     parser.add_argument("--callers", type=int, default=4, help="threads of mixed moderation calls")
     parser.add_argument("--out", help="directory for samples.csv, summary.json and server.log")
     parser.add_argument("--max-slope", type=int, default=512,
-                        help="limit of the slope of anonymous RSS at rest after warm-up, KiB/min")
+                        help="limit of the slopes of anonymous RSS and of heap in use at rest after warm-up, KiB/min")
     parser.add_argument("--rest-every", type=float, default=50, help="seconds of load between rests")
     parser.add_argument("--rest-seconds", type=int, default=4, help="samples taken at each rest (the lowest counts)")
-    parser.add_argument("--user-pool", type=int, default=0,
-                        help="new uids per caller; 0 (default) creates a new user with every CreateUser, so the data grows")
+    parser.add_argument("--user-pool", type=int, default=500,
+                        help="new uids per caller (default 500: the data set stops growing, so memory must stop "
+                             "too); 0 creates a new user with every CreateUser, so the data and the caches grow")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for the server (repeat it), e.g. --server-arg=--sqlite-cache-mib=2")
