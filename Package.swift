@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
             name: "TestSupport",
-            dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
+            dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "RPCCore", "RPCPosix", "RPCMessages",
                            "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto", "ServerApp"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(

@@ -83,10 +83,12 @@ public final class EventHub: Sendable {
         }
         let head: UInt64
         do throws(ModerationError) {
-            head = try service.withActionLog(app: caller.app) { (log) throws(ModerationError) -> UInt64 in
+            let plan = try service.withActionLog(app: caller.app) { (log) throws(ModerationError) -> ReplayPlan in
                 try authorize(target, caller: caller, log: log)
-                return try replay(subscription, target: target, request: request, log: log)
+                return try start(subscription, target: target, request: request, log: log)
             }
+            if let first = plan.firstSeq { try replay(subscription, app: caller.app, from: first, through: plan.head) }
+            head = plan.head
         } catch {
             registry.withLock { $0.remove(subscription) }
             subscription.abandon()
@@ -183,11 +185,18 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// Replays the log after `request.afterSeq` (when set) into `subscription`; returns the
-    /// head seq the live stream continues from.
-    private func replay(
+    /// Where a subscription's replay runs: from `firstSeq` (nil: no replay) through `head`, the
+    /// seq the live stream continues from.
+    private struct ReplayPlan {
+        var firstSeq: UInt64?
+        var head: UInt64
+    }
+
+    /// Sets where `subscription` starts and what it admits, from one snapshot of the log: its
+    /// head, and for a user's subscription the groups the user was in at `request.afterSeq`.
+    private func start(
         _ subscription: Subscription, target: ResolvedTarget, request: SubscriptionRequest, log: ActionLogSnapshot
-    ) throws(ModerationError) -> UInt64 {
+    ) throws(ModerationError) -> ReplayPlan {
         let head = try log.headSeq()
         var filter = SubscriptionFilter(target: target.filterTarget, kinds: request.kinds)
         guard let afterSeq = request.afterSeq, afterSeq < head else {
@@ -195,7 +204,7 @@ public final class EventHub: Sendable {
                 filter.target = .user(uid: uid, memberOf: Set(try log.groups(of: uid)))
             }
             subscription.start(at: max(head, request.afterSeq ?? 0), filter: filter)
-            return head
+            return ReplayPlan(firstSeq: nil, head: head)
         }
         let oldest = try log.oldestRetainedSeq()
         guard afterSeq + 1 >= oldest else {
@@ -204,8 +213,14 @@ public final class EventHub: Sendable {
         if case .user(let uid) = target {
             // Membership at `afterSeq`: today's, with the user's changes since then undone.
             var changes: [ActionRecord] = []
-            try forEachAction(log, after: afterSeq, through: head) { action in
-                if SubscriptionFilter.changesMembership(action, of: uid) { changes.append(action) }
+            var cursor = afterSeq
+            while cursor < head {
+                let page = try log.actions(afterSeq: cursor, limit: Self.replayPageSize)
+                for action in page where action.seq <= head && SubscriptionFilter.changesMembership(action, of: uid) {
+                    changes.append(action)
+                }
+                guard let last = page.last, last.seq > cursor else { break }
+                cursor = last.seq
             }
             let now = Set(try log.groups(of: uid))
             let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) { (guid, seq) throws(ModerationError) in
@@ -214,22 +229,28 @@ public final class EventHub: Sendable {
             filter.target = .user(uid: uid, memberOf: then)
         }
         subscription.start(at: afterSeq, filter: filter)
-        var open = true
-        try forEachAction(log, after: afterSeq, through: head) { action in
-            if open { open = subscription.replay(action, encoded: encode(action)) }
-        }
-        return head
+        return ReplayPlan(firstSeq: afterSeq + 1, head: head)
     }
 
-    private func forEachAction(
-        _ log: ActionLogSnapshot, after start: UInt64, through end: UInt64, _ body: (ActionRecord) -> Void
-    ) throws(ModerationError) {
-        var cursor = start
-        while cursor < end {
-            let page = try log.actions(afterSeq: cursor, limit: Self.replayPageSize)
-            for action in page where action.seq <= end { body(action) }
-            guard let last = page.last, last.seq > cursor else { return }
-            cursor = last.seq
+    /// Sends the log's actions `first...head` to `subscription`, one page per read snapshot: a
+    /// replay waits for a slow subscriber (up to 10 s at a time), and a snapshot held that long
+    /// would keep SQLite from checkpointing its WAL, which then grows with every write. The log
+    /// only grows at its head and seqs are contiguous, so the pages join up; should retention
+    /// drop actions not yet sent, the replay fails with `ERR_CURSOR_EXPIRED` rather than skip them.
+    private func replay(_ subscription: Subscription, app: String, from first: UInt64, through head: UInt64) throws(ModerationError) {
+        var next = first
+        var open = true
+        while next <= head && open {
+            let page = try service.withActionLog(app: app) { (log) throws(ModerationError) -> [ActionRecord] in
+                try log.actions(afterSeq: next - 1, limit: Self.replayPageSize)
+            }
+            guard let firstOfPage = page.first, let lastOfPage = page.last, firstOfPage.seq == next else {
+                throw ModerationError(.cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
+            }
+            for action in page where action.seq <= head && open {
+                open = subscription.replay(action, encoded: encode(action))
+            }
+            next = lastOfPage.seq + 1
         }
     }
 

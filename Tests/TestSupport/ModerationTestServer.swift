@@ -67,6 +67,9 @@ public final class ModerationTestServer: Sendable {
     /// The domain service behind the server (maintenance, hub statistics).
     public var service: ModerationService { moderation.service }
 
+    /// The store's SQLite database file.
+    public var databasePath: String { directory.path + "/data/moderation.sqlite3" }
+
     /// Subscriptions the event hub holds now (replaying or live).
     public var subscriptionCount: Int { moderation.hub.subscriptionCount }
 
