@@ -260,3 +260,9 @@ void cshim_heap_bytes(uint64_t *in_use, uint64_t *system) {
 int cshim_heap_trim(void) {
     return malloc_trim(0);
 }
+
+int cshim_heap_configure(size_t mmap_threshold, size_t trim_threshold) {
+    int mmap_set = mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
+    int trim_set = mallopt(M_TRIM_THRESHOLD, (int)trim_threshold);
+    return mmap_set == 1 && trim_set == 1;
+}

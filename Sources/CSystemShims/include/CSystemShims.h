@@ -71,6 +71,12 @@ uint64_t cshim_resident_bytes(void);
 void cshim_heap_bytes(uint64_t *in_use, uint64_t *system);
 /// Gives the heap's free pages back to the system (glibc malloc_trim(0)); 1 when some were.
 int cshim_heap_trim(void);
+/// Fixes glibc's thresholds (mallopt): allocations of `mmap_threshold` bytes or more get their
+/// own mapping, unmapped when freed; a heap whose free top reaches `trim_threshold` bytes is
+/// shrunk on free. Setting them turns off glibc's dynamic thresholds, which rise after large
+/// frees (up to 32 MiB) and then keep big buffers inside per-thread heaps, whose free top
+/// malloc_trim does not release. 1 when both were set.
+int cshim_heap_configure(size_t mmap_threshold, size_t trim_threshold);
 
 /// Relaxed atomic add and load on a 64-bit counter (metrics; no ordering implied).
 static inline void cshim_atomic_add(uint64_t *counter, uint64_t value) {
