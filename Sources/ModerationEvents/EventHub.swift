@@ -235,22 +235,24 @@ public final class EventHub: Sendable {
     /// Sends the log's actions `first...head` to `subscription`, one page per read snapshot: a
     /// replay waits for a slow subscriber (up to 10 s at a time), and a snapshot held that long
     /// would keep SQLite from checkpointing its WAL, which then grows with every write. The log
-    /// only grows at its head and seqs are contiguous, so the pages join up; should retention
-    /// drop actions not yet sent, the replay fails with `ERR_CURSOR_EXPIRED` rather than skip them.
+    /// only grows at its head, so the pages join up; should retention drop actions not yet sent,
+    /// the replay fails with `ERR_CURSOR_EXPIRED` rather than skip them.
     private func replay(_ subscription: Subscription, app: String, from first: UInt64, through head: UInt64) throws(ModerationError) {
         var next = first
         var open = true
         while next <= head && open {
             let page = try service.withActionLog(app: app) { (log) throws(ModerationError) -> [ActionRecord] in
-                try log.actions(afterSeq: next - 1, limit: Self.replayPageSize)
+                let page = try log.actions(afterSeq: next - 1, limit: Self.replayPageSize)
+                if page.first?.seq != next, try next < log.oldestRetainedSeq() {
+                    throw ModerationError(.cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
+                }
+                return page
             }
-            guard let firstOfPage = page.first, let lastOfPage = page.last, firstOfPage.seq == next else {
-                throw ModerationError(.cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
-            }
+            guard let last = page.last else { return }
             for action in page where action.seq <= head && open {
                 open = subscription.replay(action, encoded: encode(action))
             }
-            next = lastOfPage.seq + 1
+            next = last.seq + 1
         }
     }
 

@@ -7,22 +7,6 @@ import Testing
 /// keeps every group snapshot a retained action needs, and an older resume point is expired.
 @Suite("Retention")
 struct RetentionTests {
-    static func maintain(_ harness: ServiceHarness) -> ModerationService.MaintenanceReport? {
-        let done = BlockingSemaphore()
-        let box = Box()
-        harness.service.runMaintenance { result in
-            box.report = try? result.get()
-            done.signal()
-        }
-        done.wait()
-        return box.report
-    }
-
-    final class Box: @unchecked Sendable {
-        // Written by the completion before the semaphore is signalled, read after waiting on it.
-        var report: ModerationService.MaintenanceReport?
-    }
-
     @Test func pruning() throws {
         let clock = ManualClock(ticking: false)
         let retention: Int64 = 60_000
@@ -38,7 +22,7 @@ struct RetentionTests {
         clock.advance(by: retention + 1)
         try app.kick("g", "p")  // 6, recent
         try app.updateGroup(GroupUpdate(guid: "g", name: "Third name"))  // 7
-        let report = try #require(Self.maintain(harness))
+        let report = try harness.service.runMaintenanceAndWait()
         #expect(report.prunedActions == 5)
         let bounds = try StoreProbe.bounds(harness.store, app: "app")
         #expect(bounds.headSeq == 7 && bounds.prunedThrough == 5 && bounds.oldestRetainedSeq == 6)
@@ -56,7 +40,7 @@ struct RetentionTests {
         let revisions = try MigrationTests.rows(harness.storeOptions.databasePath, "SELECT count(*) FROM group_revisions")
         #expect(revisions.first?.first == "2")
         clock.advance(by: retention + 1)
-        #expect(Self.maintain(harness)?.prunedActions == 2)
+        #expect(try harness.service.runMaintenanceAndWait().prunedActions == 2)
         #expect(try app.actions("g").actions.isEmpty)
         let revisionsLeft = try MigrationTests.rows(harness.storeOptions.databasePath, "SELECT count(*) FROM group_revisions")
         #expect(revisionsLeft.first?.first == "1", "only the current revision of g is left")

@@ -105,14 +105,7 @@ public final class ModerationTestServer: Sendable {
     /// returns how many bans expired and how many actions were pruned.
     @discardableResult
     public func runMaintenance() throws(ModerationError) -> (expiredBans: Int, prunedActions: Int) {
-        let result = Mutex<Result<ModerationService.MaintenanceReport, ModerationError>?>(nil)
-        let done = BlockingSemaphore()
-        service.runMaintenance { outcome in
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        let report = try result.withLock { $0! }.get()
+        let report = try service.runMaintenanceAndWait()
         return (report.expiredBans, report.prunedActions)
     }
 
