@@ -1,5 +1,6 @@
 internal import CSystemShims
 internal import Glibc
+import Moderation
 import Synchronization
 
 /// Gives the malloc heap's free pages back to the system once a burst of work is over.
@@ -12,18 +13,11 @@ import Synchronization
 /// thread of its own (not a dispatch queue, whose pool comes and goes) so the thread count stays
 /// fixed.
 final class HeapTrimmer: Sendable {
-    private final class Control: Sendable {
-        let stopped = Atomic<Bool>(false)
-        let policy: TrimPolicy
-        let activity: @Sendable () -> UInt64
-        init(policy: TrimPolicy, activity: @escaping @Sendable () -> UInt64) {
-            self.policy = policy
-            self.activity = activity
-        }
-    }
+    /// Set by `stop()`, read by the thread.
+    private final class StopFlag: Sendable { let value = Atomic<Bool>(false) }
 
-    private let control: Control
-    private let thread: Mutex<pthread_t?>
+    private let stopped = StopFlag()
+    private let thread: WorkerThread
 
     /// Buffers of 256 KiB or more (big frames and bodies, pages, replays) are mapped on their
     /// own and unmapped when freed, and a heap shrinks once 1 MiB at its top is free: with
@@ -34,34 +28,25 @@ final class HeapTrimmer: Sendable {
     /// - Parameter activity: a count that moves while the server works (bytes in and out).
     init(policy: TrimPolicy = TrimPolicy(), activity: @escaping @Sendable () -> UInt64) {
         _ = Self.allocatorConfigured
-        control = Control(policy: policy, activity: activity)
-        let box = Unmanaged.passRetained(control).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { argument in
-            let control = Unmanaged<Control>.fromOpaque(argument!).takeRetainedValue()
-            cshim_set_thread_name("heap-trim")
-            var state = TrimPolicy.State(activity: control.activity())
+        let stopped = self.stopped
+        thread = WorkerThread(name: "heap-trim") {
+            var state = TrimPolicy.State(activity: activity())
             var ticks = 0
-            while !control.stopped.load(ordering: .acquiring) {
+            while !stopped.value.load(ordering: .acquiring) {
                 usleep(200_000)
                 ticks += 1
                 guard ticks % 5 == 0 else { continue }  // one look a second; stop within 0.2 s
-                if control.policy.secondElapsed(&state, activity: control.activity()) {
+                if policy.secondElapsed(&state, activity: activity()) {
                     _ = cshim_heap_trim()
                 }
             }
-            return nil
-        }, box)
-        if created != 0 { Unmanaged<Control>.fromOpaque(box).release() }
-        self.thread = Mutex(created == 0 ? thread : nil)
+        }
     }
 
     /// Stops the thread (within 0.2 s) and waits for it.
     func stop() {
-        control.stopped.store(true, ordering: .releasing)
-        if let thread = thread.withLock({ value -> pthread_t? in defer { value = nil }; return value }) {
-            pthread_join(thread, nil)
-        }
+        stopped.value.store(true, ordering: .releasing)
+        thread.join()
     }
 }
 

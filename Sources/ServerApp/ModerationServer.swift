@@ -41,7 +41,7 @@ public final class ModerationServer: Sendable {
     public let server: RPCServer
     /// Calls, connections, traffic and the store's commits, for `/metrics`; also the access log.
     let metrics: ServerMetrics
-    /// Returns the heap's free pages to the system every 30 s while the server runs.
+    /// Returns the heap's free pages to the system after bursts of work while the server runs.
     private let heapTrimmer = Mutex<HeapTrimmer?>(nil)
 
     /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
