@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
+        // Command lines: the argument reader and typed value parsers of the server and rpc-probe.
+        .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+
         // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
         .target(name: "ProtoSchema", swiftSettings: swiftSettings),
 
@@ -114,6 +117,7 @@ let package = Package(
             name: "ModerationSQLiteTests",
             dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )
