@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "ServerApp",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
-                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages"],
+                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport"],
             swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
@@ -103,7 +103,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServerAppTests",
-            dependencies: ["ServerApp", "RPCCore", "TestSupport"],
+            dependencies: ["ServerApp", "RPCCore", "TestSupport", "ModerationSQLite"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
