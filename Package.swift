@@ -66,7 +66,9 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
-        .target(name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge"], swiftSettings: swiftSettings),
+        .target(
+            name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
+            swiftSettings: swiftSettings),
 
         // Executables.
         .executableTarget(name: "moderation-server", dependencies: ["ServerApp", "RPCPosix"], swiftSettings: swiftSettings),
