@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
+        // Command lines: the argument reader and typed value parsers of the server and rpc-probe.
+        .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+
         // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
         .target(name: "ProtoSchema", swiftSettings: swiftSettings),
 
@@ -59,18 +62,21 @@ let package = Package(
         .target(
             name: "ServerApp",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
-                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages"],
+                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport"],
             swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
-        .target(name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge"], swiftSettings: swiftSettings),
+        .target(
+            name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
+            swiftSettings: swiftSettings),
 
         // Executables.
         .executableTarget(name: "moderation-server", dependencies: ["ServerApp", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims"],
+            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims",
+                           "CommandLineSupport"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
@@ -100,7 +106,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServerAppTests",
-            dependencies: ["ServerApp", "RPCCore", "TestSupport"],
+            dependencies: ["ServerApp", "RPCCore", "TestSupport", "ModerationSQLite"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
@@ -114,6 +120,7 @@ let package = Package(
             name: "ModerationSQLiteTests",
             dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 /// Settings of the SQLite store.
 public struct SQLiteStoreOptions: Sendable, Equatable {
     /// How hard a commit works to survive a power loss.
-    public enum Durability: String, Sendable {
+    public enum Durability: String, Sendable, CaseIterable {
         /// Every commit's WAL frames are flushed to disk (`fdatasync`) before any of its writes
         /// completes — the guarantee of `synchronous=FULL`, with the flush done off the writer
         /// thread (see `WALSync`). The default.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 import RPCCore
 import RPCPosix
@@ -33,36 +34,40 @@ enum BenchCommand {
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
         var configuration = LoadConfiguration()
-        var data = "{}"
+        var dataArgument: String?
         var variants = 1
         var format = "text"
         var durationGiven = false
-        guard let positionals = try reader.readVerb("bench", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
-            switch name {
-            case "-d", "--data": data = try RequestData.read(try reader.value(for: name, inline: inline))
-            case "--variants": variants = try reader.int(for: name, inline: inline, range: 1...1_000_000)
-            case "--conns": configuration.connections = try reader.int(for: name, inline: inline, range: 1...10_000)
-            case "--depth": configuration.depth = try reader.int(for: name, inline: inline, range: 1...10_000)
+        guard let positionals = try reader.readVerb("bench", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
+            switch flag.name {
+            case "-d", "--data": dataArgument = try reader.value(for: flag).text
+            case "--variants": variants = try reader.value(for: flag).integer(in: 1...1_000_000)
+            case "--conns": configuration.connections = try reader.value(for: flag).integer(in: 1...10_000)
+            case "--depth": configuration.depth = try reader.value(for: flag).integer(in: 1...10_000)
             case "--duration":
-                configuration.durationSeconds = try reader.duration(for: name, inline: inline)
-                guard configuration.durationSeconds > 0 else { throw .usage("--duration: must be more than 0") }
+                let value = try reader.value(for: flag)
+                configuration.durationSeconds = try value.duration()
+                guard configuration.durationSeconds > 0 else { throw value.error("must be more than 0") }
                 durationGiven = true
-            case "--total": configuration.total = try reader.int(for: name, inline: inline, range: 1...Int(Int32.max))
-            case "--warmup": configuration.warmupSeconds = try reader.duration(for: name, inline: inline)
+            case "--total": configuration.total = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
+            case "--warmup": configuration.warmupSeconds = try reader.value(for: flag).duration()
             case "--rps":
-                let rate = try reader.double(for: name, inline: inline)
-                guard rate > 0 else { throw .usage("--rps: must be more than 0") }
+                let value = try reader.value(for: flag)
+                let rate = try value.nonNegativeNumber()
+                guard rate > 0 else { throw value.error("must be more than 0") }
                 configuration.rate = rate
-            case "--threads": configuration.threads = try reader.int(for: name, inline: inline, range: 1...256)
+            case "--threads": configuration.threads = try reader.value(for: flag).integer(in: 1...256)
             case "--format":
-                format = try reader.value(for: name, inline: inline)
-                guard ["text", "json", "csv"].contains(format) else { throw .usage("--format: expected text, json or csv, got '\(format)'") }
+                let value = try reader.value(for: flag)
+                format = value.text
+                guard ["text", "json", "csv"].contains(format) else { throw value.error("expected text, json or csv, got '\(format)'") }
             default: return false
             }
             return true
         }) else { return 0 }
         guard positionals.count == 1, let name = positionals.first else { throw .usage("bench: expected one METHOD (see rpc-probe bench --help)") }
         guard !(durationGiven && configuration.total != nil) else { throw .usage("bench: give --duration or --total, not both") }
+        let data = try dataArgument.map(RequestData.read) ?? "{}"
         configuration.client = try options.clientOptions()
         configuration.callOptions = options.callOptions()
 

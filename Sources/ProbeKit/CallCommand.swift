@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 import RPCCore
 import RPCPosix
@@ -31,22 +32,23 @@ enum CallCommand {
     """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        var data = "{}"
+        var dataArgument: String?
         var emitDefaults = false, emitEnvelope = false, compress = false
         var idempotencyKey = "", requestID = ""
-        guard let positionals = try reader.readVerb("call", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
-            switch name {
-            case "-d", "--data": data = try RequestData.read(try reader.value(for: name, inline: inline))
-            case "--emit-defaults": emitDefaults = true
-            case "--emit-envelope": emitEnvelope = true
-            case "--compress": compress = true
-            case "--idempotency-key": idempotencyKey = try reader.value(for: name, inline: inline)
-            case "--request-id": requestID = try reader.value(for: name, inline: inline)
+        guard let positionals = try reader.readVerb("call", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
+            switch flag.name {
+            case "-d", "--data": dataArgument = try reader.value(for: flag).text
+            case "--emit-defaults": emitDefaults = try flag.booleanValue()
+            case "--emit-envelope": emitEnvelope = try flag.booleanValue()
+            case "--compress": compress = try flag.booleanValue()
+            case "--idempotency-key": idempotencyKey = try reader.value(for: flag).text
+            case "--request-id": requestID = try reader.value(for: flag).text
             default: return false
             }
             return true
         }) else { return 0 }
         guard positionals.count == 1, let name = positionals.first else { throw .usage("call: expected one METHOD (see rpc-probe call --help)") }
+        let data = try dataArgument.map(RequestData.read) ?? "{}"
 
         let session = ProbeSession(options: options)
         let started = monotonicNow()

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 
 /// `rpc-probe HOST:PORT describe [SYMBOL]`: a service, method, message, enum or field as .proto text.

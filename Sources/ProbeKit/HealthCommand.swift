@@ -1,3 +1,4 @@
+import CommandLineSupport
 import RPCCore
 import RPCMessages
 import RPCPosix

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 
 /// `rpc-probe HOST:PORT list [SERVICE]`: services, or one service's methods.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import RPCPosix
 
 /// The flags every verb shares: how to reach and authenticate with the server, how to fill the
@@ -17,23 +18,24 @@ struct ProbeOptions {
     var protosets: [String] = []
 
     /// Consumes a shared flag; returns false when `name` is not one.
-    mutating func accept(_ name: String, inline: String?, from reader: inout ArgumentReader) throws(ProbeError) -> Bool {
-        switch name {
-        case "--api-key": apiKey = try reader.value(for: name, inline: inline)
-        case "--as": onBehalfOf = try reader.value(for: name, inline: inline)
+    mutating func accept(_ flag: ArgumentReader.Flag, from reader: inout ArgumentReader) throws(ArgumentError) -> Bool {
+        switch flag.name {
+        case "--api-key": apiKey = try reader.value(for: flag).text
+        case "--as": onBehalfOf = try reader.value(for: flag).text
         case "-H", "--header":
-            let pair = try reader.value(for: name, inline: inline)
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw .usage("\(name): expected key=value, got '\(pair)'")
+            let pair = try reader.value(for: flag)
+            guard let equals = pair.text.firstIndex(of: "="), equals != pair.text.startIndex else {
+                throw pair.error("expected key=value, got '\(pair.text)'")
             }
-            metadata[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        case "--timeout": timeoutSeconds = try reader.duration(for: name, inline: inline)
+            metadata[String(pair.text[..<equals])] = String(pair.text[pair.text.index(after: equals)...])
+        case "--timeout": timeoutSeconds = try reader.value(for: flag).duration()
         case "--connect-timeout":
-            connectTimeoutSeconds = try reader.duration(for: name, inline: inline)
-            guard connectTimeoutSeconds >= 0.001 else { throw .usage("--connect-timeout: must be at least 1ms") }
-        case "--max-msg-bytes": maxMessageBytes = try reader.int(for: name, inline: inline, range: 1024...(1 << 30))
-        case "--protoset": protosets.append(try reader.value(for: name, inline: inline))
-        case "-v", "--verbose": verbose = true
+            let value = try reader.value(for: flag)
+            connectTimeoutSeconds = try value.duration()
+            guard connectTimeoutSeconds >= 0.001 else { throw value.error("must be at least 1ms") }
+        case "--max-msg-bytes": maxMessageBytes = try reader.value(for: flag).integer(in: 1024...(1 << 30))
+        case "--protoset": protosets.append(try reader.value(for: flag).text)
+        case "-v", "--verbose": verbose = try flag.booleanValue()
         default: return false
         }
         return true
@@ -42,12 +44,13 @@ struct ProbeOptions {
     /// Client options for the server address.
     func clientOptions() throws(ProbeError) -> ClientOptions {
         guard let address else { throw .usage("missing HOST:PORT (only list and describe with --protoset work without a server)") }
-        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]), port != 0 else {
-            throw .usage("'\(address)' is not HOST:PORT")
+        let server: HostPort
+        do throws(ArgumentError) {
+            server = try ArgumentValue(address, name: nil).hostPort(ports: 1...UInt16.max, defaultHost: "127.0.0.1")
+        } catch {
+            throw .usage(error.message)
         }
-        var host = String(address[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        var options = ClientOptions(host: host.isEmpty ? "127.0.0.1" : host, port: port, apiKey: apiKey)
+        var options = ClientOptions(host: server.host, port: server.port, apiKey: apiKey)
         options.clientName = "rpc-probe"
         options.connectTimeoutMs = max(1, Int(connectTimeoutSeconds * 1000))
         options.maxMessageBytes = maxMessageBytes

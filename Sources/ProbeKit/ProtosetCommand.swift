@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 internal import Glibc
 
@@ -18,9 +19,9 @@ enum ProtosetCommand {
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
         var output: String?
-        guard let positionals = try reader.readVerb("protoset", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
-            guard name == "-o" || name == "--output" else { return false }
-            output = try reader.value(for: name, inline: inline)
+        guard let positionals = try reader.readVerb("protoset", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
+            guard flag.name == "-o" || flag.name == "--output" else { return false }
+            output = try reader.value(for: flag).text
             return true
         }) else { return 0 }
         guard positionals.isEmpty else { throw .usage("protoset: unexpected argument '\(positionals[0])' (see rpc-probe protoset --help)") }

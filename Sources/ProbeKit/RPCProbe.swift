@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// rpc-probe: poke, script and load an MRPC server (grpcurl and ghz in one tool).
 public enum RPCProbe {
     static let help = """
@@ -42,21 +44,25 @@ public enum RPCProbe {
         do throws(ProbeError) {
             var verb: String?
             while verb == nil {
-                if let (name, inline) = reader.flag() {
-                    if name == "--help" || name == "-h" {
-                        ProbeOutput.standardOutput(help)
-                        return 0
+                switch reader.next() {
+                case .flag(let flag) where flag.name == "--help" || flag.name == "-h":
+                    ProbeOutput.standardOutput(help)
+                    return 0
+                case .flag(let flag):
+                    let accepted: Bool
+                    do throws(ArgumentError) {
+                        accepted = try options.accept(flag, from: &reader)
+                    } catch {
+                        throw .usage(error.message)
                     }
-                    guard try options.accept(name, inline: inline, from: &reader) else {
-                        throw .usage("unknown flag \(name) (see rpc-probe --help)")
-                    }
-                } else if let positional = reader.positional() {
+                    guard accepted else { throw .usage("unknown flag \(flag.name) (see rpc-probe --help)") }
+                case .positional(let positional):
                     if options.address == nil && verbs[positional] == nil && positional != "help" {
                         options.address = positional
                     } else {
                         verb = positional
                     }
-                } else {
+                case nil:
                     throw .usage(options.address == nil ? "missing HOST:PORT and VERB\n\n\(help)" : "missing VERB\n\n\(help)")
                 }
             }

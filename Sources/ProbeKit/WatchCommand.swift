@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 import RPCCore
 import RPCPosix
@@ -39,25 +40,27 @@ enum WatchCommand {
         var kinds: [String] = []
         var limit: Int?
         var compress = false, emitDefaults = false
-        guard let positionals = try reader.readVerb("watch", options: &options, help: help, flag: { name, inline, reader throws(ProbeError) in
-            switch name {
-            case "--user": fields.append("\"userUid\":\(Logger.jsonString(try reader.value(for: name, inline: inline)))")
+        guard let positionals = try reader.readVerb("watch", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
+            switch flag.name {
+            case "--user": fields.append("\"userUid\":\(Logger.jsonString(try reader.value(for: flag).text))")
             case "--group":
-                let list = try reader.value(for: name, inline: inline).split(separator: ",").map(String.init)
-                guard !list.isEmpty else { throw .usage("--group: expected a GUID") }
+                let value = try reader.value(for: flag)
+                let list = value.text.split(separator: ",").map(String.init)
+                guard !list.isEmpty else { throw value.error("expected a GUID") }
                 guids += list
-            case "--app": fields.append("\"wholeApp\":true")
+            case "--app": if try flag.booleanValue() { fields.append("\"wholeApp\":true") }
             case "--after-seq":
-                let seq = try reader.value(for: name, inline: inline)
-                guard UInt64(seq) != nil else { throw .usage("--after-seq: '\(seq)' is not a seq number") }
-                fields.append("\"afterSeq\":\"\(seq)\"")
+                let seq = try reader.value(for: flag)
+                guard UInt64(seq.text) != nil else { throw seq.error("'\(seq.text)' is not a seq number") }
+                fields.append("\"afterSeq\":\"\(seq.text)\"")
             case "--kinds":
-                for kind in try reader.value(for: name, inline: inline).split(separator: ",") {
-                    kinds.append(try actionTypeName(String(kind)))
+                let value = try reader.value(for: flag)
+                for kind in value.text.split(separator: ",") {
+                    kinds.append(try actionTypeName(String(kind), in: value))
                 }
-            case "--count": limit = try reader.int(for: name, inline: inline, range: 1...Int(Int32.max))
-            case "--compress": compress = true
-            case "--emit-defaults": emitDefaults = true
+            case "--count": limit = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
+            case "--compress": compress = try flag.booleanValue()
+            case "--emit-defaults": emitDefaults = try flag.booleanValue()
             default: return false
             }
             return true
@@ -110,11 +113,12 @@ enum WatchCommand {
     }
 
     /// "kicked" → "ACTION_TYPE_KICKED"; full enum names pass through.
-    static func actionTypeName(_ kind: String) throws(ProbeError) -> String {
+    /// - Parameter value: the `--kinds` list `kind` is one of, which an error names.
+    static func actionTypeName(_ kind: String, in value: ArgumentValue) throws(ArgumentError) -> String {
         let known = ["created", "updated", "deleted", "joined", "left", "added", "kicked", "banned", "unbanned",
                      "scopeChanged", "ownershipTransferred"]
         if kind.hasPrefix("ACTION_TYPE_") { return kind }
-        guard known.contains(kind) else { throw .usage("--kinds: '\(kind)' is not one of \(known.joined(separator: ", "))") }
+        guard known.contains(kind) else { throw value.error("'\(kind)' is not one of \(known.joined(separator: ", "))") }
         var snake = ""
         for character in kind {
             if character.isUppercase { snake += "_" }

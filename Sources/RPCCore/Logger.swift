@@ -23,15 +23,10 @@ public struct Logger: Sendable {
             case .error: "error"
             }
         }
-
-        public init?(name: String) {
-            guard let level = Level.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
-            self = level
-        }
     }
 
     /// How lines are written.
-    public enum Format: String, Sendable {
+    public enum Format: String, Sendable, CaseIterable {
         case text, json
     }
 

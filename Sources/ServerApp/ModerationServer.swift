@@ -53,7 +53,7 @@ public final class ModerationServer: Sendable {
         apps: @escaping @Sendable () -> [String] = { [] }
     ) throws(ModerationError) {
         store = try SQLiteStore(options: SQLiteStoreOptions(
-            directory: settings.dataDirectory, durability: settings.durability == "normal" ? .normal : .full,
+            directory: settings.dataDirectory, durability: settings.durability,
             cacheSizeKiB: settings.sqliteCacheMiB * 1024))
         service = Moderation.ModerationService(store: store, now: tuning.clock, configuration: Moderation.ModerationService.Configuration(
             passwordHasher: tuning.passwordHasher,

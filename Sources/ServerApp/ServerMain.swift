@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Moderation
 import ModerationSQLite
 import RPCCore
@@ -78,13 +79,14 @@ public enum ServerMain {
             return 1
         }
         var endpoint: MetricsEndpoint?
-        if let (host, metricsPort) = settings.metricsListen {
+        if let metricsListen = settings.metricsListen {
+            let host = metricsListen.host
             do throws(SystemError) {
                 let metrics = moderation.metrics, health = moderation.health
-                endpoint = try MetricsEndpoint(host: host, port: metricsPort, render: metrics.render, healthy: { health.isServing })
+                endpoint = try MetricsEndpoint(host: host, port: metricsListen.port, render: metrics.render, healthy: { health.isServing })
                 logger.info("metrics served", [("listen", "http://\(host):\(endpoint!.port)/metrics")])
             } catch {
-                printError("moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsPort): \(error)")
+                printError("moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsListen.port): \(error)")
                 moderation.shutdown(gracePeriodMs: 0)
                 return 1
             }
@@ -118,31 +120,27 @@ public enum ServerMain {
     static func backup(arguments: [String], environment: [String: String]) -> Int32 {
         var directory = environment["MODERATION_DATA_DIR"] ?? "./data"
         var output: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            switch argument {
-            case "--help", "-h":
-                print("""
-                usage: moderation-server backup --output FILE [--data-dir DIR]
+        var reader = ArgumentReader(arguments)
+        do throws(ArgumentError) {
+            while let token = reader.next() {
+                switch token {
+                case .flag(let flag) where flag.name == "--help" || flag.name == "-h":
+                    print("""
+                    usage: moderation-server backup --output FILE [--data-dir DIR]
 
-                Copies the store in DIR (default ./data, or MODERATION_DATA_DIR) to FILE with SQLite's
-                online backup API, while the server keeps running. Restore: stop the server, remove
-                DIR/moderation.sqlite3-wal and -shm, and copy FILE to DIR/moderation.sqlite3.
-                """)
-                return 0
-            case "--data-dir", "--output", "-o":
-                guard index < arguments.count else {
-                    printError("moderation-server backup: \(argument) needs a value")
-                    return 2
+                    Copies the store in DIR (default ./data, or MODERATION_DATA_DIR) to FILE with SQLite's
+                    online backup API, while the server keeps running. Restore: stop the server, remove
+                    DIR/moderation.sqlite3-wal and -shm, and copy FILE to DIR/moderation.sqlite3.
+                    """)
+                    return 0
+                case .flag(let flag) where flag.name == "--data-dir": directory = try reader.value(for: flag).text
+                case .flag(let flag) where flag.name == "--output" || flag.name == "-o": output = try reader.value(for: flag).text
+                default: throw ArgumentError("unknown argument '\(token.argument)' (see backup --help)")
                 }
-                if argument == "--data-dir" { directory = arguments[index] } else { output = arguments[index] }
-                index += 1
-            default:
-                printError("moderation-server backup: unknown argument '\(argument)' (see backup --help)")
-                return 2
             }
+        } catch {
+            printError("moderation-server backup: \(error.message)")
+            return 2
         }
         guard let output else {
             printError("moderation-server backup: --output FILE is required")

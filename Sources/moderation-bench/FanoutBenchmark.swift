@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ModerationMessages
 import ProtoBridge
 import RPCCore
@@ -16,16 +17,24 @@ enum FanoutBenchmark {
     static func run(arguments: [String]) -> Int32 {
         var subscribers = 10_000, rounds = 7, seconds = 5.0
         var executable = ".build/release/moderation-server"
-        var index = 0
-        while index + 1 < arguments.count {
-            switch arguments[index] {
-            case "--subscribers": subscribers = Int(arguments[index + 1]) ?? subscribers
-            case "--rounds": rounds = Int(arguments[index + 1]) ?? rounds
-            case "--seconds": seconds = Double(arguments[index + 1]) ?? seconds
-            case "--server": executable = arguments[index + 1]
-            default: break
+        var reader = ArgumentReader(arguments)
+        do throws(ArgumentError) {
+            while let token = reader.next() {
+                guard case .flag(let flag) = token else { throw ArgumentError("unexpected argument '\(token.argument)'") }
+                switch flag.name {
+                case "--subscribers": subscribers = try reader.value(for: flag).integer(in: 1...1_000_000)
+                case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...1000)
+                case "--seconds":
+                    let value = try reader.value(for: flag)
+                    seconds = try value.duration()
+                    guard seconds > 0 else { throw value.error("must be more than 0") }
+                case "--server": executable = try reader.value(for: flag).text
+                default: throw ArgumentError("unknown flag \(flag.argument)")
+                }
             }
-            index += 2
+        } catch {
+            print("fanout: \(error.message)")
+            return 2
         }
         do throws(BenchError) {
             try measure(executable: executable, subscribers: subscribers, rounds: rounds, seconds: seconds)

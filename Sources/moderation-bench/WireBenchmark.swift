@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ModerationMessages
 import ProtoBridge
 import RPCCore
@@ -20,18 +21,30 @@ enum WireBenchmark {
         var seconds = 5.0, connections = 16, depth = 8, bigMembers = 100_000
         var executable = ".build/release/moderation-server"
         var suites: Set<String> = ["mutations", "reads", "big"]
-        var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--seconds" where index + 1 < arguments.count: seconds = Double(arguments[index + 1]) ?? seconds; index += 1
-            case "--conns" where index + 1 < arguments.count: connections = Int(arguments[index + 1]) ?? connections; index += 1
-            case "--depth" where index + 1 < arguments.count: depth = Int(arguments[index + 1]) ?? depth; index += 1
-            case "--big-members" where index + 1 < arguments.count: bigMembers = Int(arguments[index + 1]) ?? bigMembers; index += 1
-            case "--server" where index + 1 < arguments.count: executable = arguments[index + 1]; index += 1
-            case "--only" where index + 1 < arguments.count: suites = Set(arguments[index + 1].split(separator: ",").map(String.init)); index += 1
-            default: break
+        var reader = ArgumentReader(arguments)
+        do throws(ArgumentError) {
+            while let token = reader.next() {
+                guard case .flag(let flag) = token else { throw ArgumentError("unexpected argument '\(token.argument)'") }
+                switch flag.name {
+                case "--seconds":
+                    let value = try reader.value(for: flag)
+                    seconds = try value.duration()
+                    guard seconds > 0 else { throw value.error("must be more than 0") }
+                case "--conns": connections = try reader.value(for: flag).integer(in: 1...10_000)
+                case "--depth": depth = try reader.value(for: flag).integer(in: 1...10_000)
+                case "--big-members": bigMembers = try reader.value(for: flag).integer(in: 1...10_000_000)
+                case "--server": executable = try reader.value(for: flag).text
+                case "--only":
+                    let value = try reader.value(for: flag)
+                    let known = ["mutations", "reads", "big"].map { ($0, $0) }
+                    suites = []
+                    for name in value.text.split(separator: ",") { suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known)) }
+                default: throw ArgumentError("unknown flag \(flag.argument)")
+                }
             }
-            index += 1
+        } catch {
+            print("wire: \(error.message)")
+            return 2
         }
         do throws(BenchError) {
             if suites.contains("mutations") || suites.contains("reads") {

@@ -6,15 +6,11 @@
 //          (the moderation service over sockets, against a release moderation-server child process)
 // Build with `swift build -c release`; every figure is the median of N runs (default 5).
 
+import CommandLineSupport
 internal import Glibc
 
 warnIfDebugBuild()
-var arguments = Array(CommandLine.arguments.dropFirst())
-var runs = 5
-if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
-    runs = value
-    arguments.removeSubrange(index...index + 1)
-}
+let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: () -> [Benchmark]] = [
     "codec": CodecBenchmarks.all,
     "store": StoreBenchmarks.all,
@@ -28,8 +24,22 @@ if arguments.first == "fanout" {
 if arguments.first == "wire" {
     exit(WireBenchmark.run(arguments: Array(arguments.dropFirst())))
 }
-let chosen = arguments.isEmpty ? ["codec", "store"] : arguments
-for name in chosen {
+var runs = 5
+var chosen: [String] = []
+var reader = ArgumentReader(arguments)
+do throws(ArgumentError) {
+    while let token = reader.next() {
+        switch token {
+        case .flag(let flag) where flag.name == "--runs": runs = try reader.value(for: flag, placeholder: "N").integer(in: 1...1000)
+        case .flag(let flag): throw ArgumentError("unknown flag \(flag.argument)")
+        case .positional(let name): chosen.append(name)
+        }
+    }
+} catch {
+    print("moderation-bench: \(error.message)")
+    exit(2)
+}
+for name in chosen.isEmpty ? ["codec", "store"] : chosen {
     guard let suite = suites[name] else {
         print("unknown benchmark suite '\(name)'; known: \(suites.keys.sorted().joined(separator: ", "))")
         exit(2)

@@ -1,3 +1,4 @@
+import ModerationSQLite
 import RPCCore
 @testable import ServerApp
 import TestSupport
@@ -26,7 +27,7 @@ struct ServerSettingsTests {
         let defaults = try settings([])
         #expect(defaults.listenAddress == "127.0.0.1:7600")
         #expect(defaults.dataDirectory == "./data")
-        #expect(defaults.durability == "full")
+        #expect(defaults.durability == .full)
         #expect(defaults.accessLog)
         #expect(defaults.metricsListen == nil)
     }
@@ -70,6 +71,9 @@ struct ServerSettingsTests {
         (["--access-log", "perhaps"], "--access-log"),
         (["--bogus"], "unknown option '--bogus'"),
         (["--threads"], "--threads needs a value"),
+        (["--bogus=1"], "unknown option '--bogus=1'"),
+        (["stray"], "unknown option 'stray'"),
+        (["--config"], "--config needs a value: --config FILE"),
     ])
     func invalid(_ arguments: [String], _ named: String) {
         let message = error(arguments)
@@ -92,6 +96,25 @@ struct ServerSettingsTests {
         try #require(write(file, "colour = blue\n"))
         #expect(error(["--config", file])?.contains("unknown setting 'colour'") == true)
         #expect(error(["--config", directory.path + "/missing.conf"])?.contains("cannot be read") == true)
+    }
+
+    @Test func settingsCompareByValue() throws {
+        let spaced = try settings(["--durability", "normal", "--metrics-listen", "[::1]:9100"])
+        #expect(try spaced == settings(["--durability=normal", "--metrics-listen=[::1]:9100"]))
+        #expect(spaced.durability == .normal)
+        #expect(try settings(["--metrics-listen", "127.0.0.1:9100"]) != settings(["--metrics-listen", "127.0.0.1:9101"]))
+    }
+
+    @Test("--help and --version answer even when a setting is bad")
+    func helpBeforeSettings() throws {
+        guard case .help = try ServerSettingsParser.parse(arguments: ["--threads", "0", "--help"], environment: ["MODERATION_THREADS": "x"]) else {
+            Issue.record("--help must print the help")
+            return
+        }
+        guard case .version = try ServerSettingsParser.parse(arguments: ["--version", "--config", "/nonexistent"], environment: [:]) else {
+            Issue.record("--version must print the version")
+            return
+        }
     }
 
     @Test func helpAndVersion() throws {

@@ -1,0 +1,226 @@
+import CommandLineSupport
+import ModerationSQLite
+import RPCCore
+
+/// Reads flags, `MODERATION_…` environment variables and a config file into `ServerSettings`.
+///
+/// Precedence: flags, then variables, then the config file, then the defaults. Every source goes
+/// through the one option table, so a setting is read the same way from each; an error names its
+/// source (`MODERATION_THREADS: …`, `--config FILE, line 3: …`, or the flag itself).
+public enum ServerSettingsParser {
+    /// One option: its flag, its environment variable, its help, and how it changes the settings.
+    struct Option: Sendable {
+        let flag: String
+        /// What the value looks like ("N", "HOST:PORT"), for the help and a missing value.
+        let argument: String
+        let help: String
+        /// For an option that may be given several times: empties what the file and the variables
+        /// gave, before the first flag adds to it (flags replace them; repeated flags add up).
+        let clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)?
+        let apply: @Sendable (inout ServerSettings, ArgumentValue) throws(ArgumentError) -> Void
+
+        init(
+            _ flag: String, _ argument: String, help: String, clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)? = nil,
+            apply: @escaping @Sendable (inout ServerSettings, ArgumentValue) throws(ArgumentError) -> Void
+        ) {
+            self.flag = flag
+            self.argument = argument
+            self.help = help
+            self.clearBeforeFlags = clearBeforeFlags
+            self.apply = apply
+        }
+
+        var environmentName: String {
+            "MODERATION_" + flag.dropFirst(2).uppercased().replacingOccurrences("-", with: "_")
+        }
+    }
+
+    static let options: [Option] = [
+        Option("--listen", "HOST:PORT", help: "address to listen on (default 127.0.0.1:7600)") { settings, value throws(ArgumentError) in
+            let address = try value.hostPort()
+            (settings.host, settings.port) = (address.host, address.port)
+        },
+        Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") { settings, value throws(ArgumentError) in
+            guard !value.text.isEmpty else { throw value.error("the path is empty") }
+            settings.dataDirectory = value.text
+        },
+        Option(
+            "--api-key", "APP_ID:KEY", help: "an accepted API key (repeatable; env: comma-separated)",
+            clearBeforeFlags: { $0.apiKeys = [] }
+        ) { settings, value throws(ArgumentError) in
+            for item in value.text.split(separator: ",").map(String.init) where !item.isEmpty {
+                guard let entry = APIKeyStore.parseEntry(item) else {
+                    throw value.error("expected APP_ID:KEY with an app id of [A-Za-z0-9_.-] and a key of at least 8 characters without spaces")
+                }
+                settings.apiKeys.append(entry)
+            }
+        },
+        Option("--api-keys-file", "PATH", help: "file of API keys, one APP_ID:KEY a line (# comments)") { settings, value throws(ArgumentError) in
+            settings.apiKeysFile = value.text
+        },
+        Option("--threads", "N", help: "event loops (default: one per usable core)") { settings, value throws(ArgumentError) in
+            settings.threads = try value.integer(in: 1...256)
+        },
+        Option("--max-message-bytes", "N", help: "largest message body accepted or sent (default 4194304)") { settings, value throws(ArgumentError) in
+            settings.maxMessageBytes = try value.integer(in: 1024...(256 * 1024 * 1024))
+        },
+        Option("--log-level", "LEVEL", help: "trace, debug, info, notice, warning or error (default info)") { settings, value throws(ArgumentError) in
+            settings.logLevel = try value.choice(Logger.Level.allCases.map { ($0.name, $0) }, ignoringCase: true)
+        },
+        Option("--log-format", "FORMAT", help: "text or json (default text)") { settings, value throws(ArgumentError) in
+            settings.logFormat = try value.choice(of: Logger.Format.self)
+        },
+        Option("--durability", "MODE", help: "full (fsync before OK, default) or normal (no fsync per commit)") { settings, value throws(ArgumentError) in
+            settings.durability = try value.choice(of: SQLiteStoreOptions.Durability.self)
+        },
+        Option("--sqlite-cache-mib", "MIB", help: "SQLite page cache per connection, 17 connections (default 2)") { settings, value throws(ArgumentError) in
+            settings.sqliteCacheMiB = try value.integer(in: 1...65_536)
+        },
+        Option("--retention-hours", "HOURS", help: "how long the action log keeps actions (default 168)") { settings, value throws(ArgumentError) in
+            settings.retentionHours = try value.integer(in: 1...(24 * 3650))
+        },
+        Option("--metrics-listen", "HOST:PORT", help: "serve Prometheus metrics on http://HOST:PORT/metrics (default off)") { settings, value throws(ArgumentError) in
+            settings.metricsListen = try value.hostPort()
+        },
+        Option("--access-log", "on|off", help: "one info line per call (default on)") { settings, value throws(ArgumentError) in
+            settings.accessLog = try value.onOff()
+        },
+        Option("--max-connections", "N", help: "connections beyond N are closed at once (default 100000)") { settings, value throws(ArgumentError) in
+            settings.maxConnections = try value.integer(in: 1...10_000_000)
+        },
+        Option("--max-concurrent-calls", "N", help: "calls in flight per connection (default 1024)") { settings, value throws(ArgumentError) in
+            settings.maxConcurrentCalls = try value.integer(in: 1...1_000_000)
+        },
+        Option("--rate-limit", "N", help: "calls per second each app may make (default 0: no limit)") { settings, value throws(ArgumentError) in
+            settings.rateLimit = try value.integer(in: 0...100_000_000)
+        },
+        Option("--rate-burst", "N", help: "calls an app may make at once above its rate (default: the rate)") { settings, value throws(ArgumentError) in
+            settings.rateBurst = try value.integer(in: 0...100_000_000)
+        },
+        Option(
+            "--wrong-password-limit", "N", help: "wrong group passwords per user and group in 15 min before joins are refused (default 5; 0: no limit)"
+        ) { settings, value throws(ArgumentError) in
+            settings.wrongPasswordLimit = try value.integer(in: 0...1_000_000)
+        },
+        Option("--shutdown-grace", "SECONDS", help: "how long a SIGTERM drain may take (default 10)") { settings, value throws(ArgumentError) in
+            settings.shutdownGraceSeconds = try value.integer(in: 0...3600)
+        },
+    ]
+
+    /// Parses `arguments` (without the program name) over `environment`.
+    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> ServerCommand {
+        // The whole command line first: --help and --version need nothing else, and the config
+        // file it names is applied before the variables and the flags are applied over it.
+        var reader = ArgumentReader(arguments)
+        var configPath: String?
+        var flags: [(option: Option, value: ArgumentValue)] = []
+        do throws(ArgumentError) {
+            while let token = reader.next() {
+                guard case .flag(let flag) = token else { throw unknownOption(token) }
+                switch flag.name {
+                case "--help", "-h": return .help(helpText())
+                case "--version": return .version("moderation-server \(ServerInfo.version)")
+                case "--config":
+                    // The first --config wins, as the first is the one read.
+                    let path = try reader.value(for: flag, placeholder: "FILE").text
+                    configPath = configPath ?? path
+                default:
+                    guard let option = options.first(where: { $0.flag == flag.name }) else { throw unknownOption(token) }
+                    flags.append((option, try reader.value(for: flag, placeholder: option.argument)))
+                }
+            }
+        } catch {
+            throw ConfigurationError(error.message)
+        }
+
+        var settings = ServerSettings()
+        if let path = configPath ?? environment["MODERATION_CONFIG"] {
+            settings.configFile = path
+            try applyConfigFile(path, to: &settings)
+        }
+        for option in options {
+            guard let text = environment[option.environmentName] else { continue }
+            try apply(option, ArgumentValue(text, name: option.flag), to: &settings, source: option.environmentName + ": ")
+        }
+        var cleared: Set<String> = []
+        for (option, value) in flags {
+            if let clear = option.clearBeforeFlags, cleared.insert(option.flag).inserted { clear(&settings) }
+            try apply(option, value, to: &settings, source: "")
+        }
+        return .run(settings)
+    }
+
+    /// Applies one option's value; an error starts with `source` (the variable, the file's line).
+    private static func apply(
+        _ option: Option, _ value: ArgumentValue, to settings: inout ServerSettings, source: String
+    ) throws(ConfigurationError) {
+        do throws(ArgumentError) {
+            try option.apply(&settings, value)
+        } catch {
+            throw ConfigurationError(source + error.message)
+        }
+    }
+
+    private static func unknownOption(_ token: ArgumentReader.Token) -> ArgumentError {
+        ArgumentError("unknown option '\(token.argument)' (see --help)")
+    }
+
+    /// Applies a config file: one `name = value` a line (names as the flags without `--`),
+    /// `#` comments and blank lines ignored.
+    static func applyConfigFile(_ path: String, to settings: inout ServerSettings) throws(ConfigurationError) {
+        guard let text = FileSystem.readText(path) else { throw ConfigurationError("--config \(path) cannot be read") }
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let source = "--config \(path), line \(number + 1): "
+            guard let equals = line.firstIndex(of: "=") else { throw ConfigurationError(source + "expected name = value") }
+            let name = line[..<equals].trimmingWhitespace()
+            var value = line[line.index(after: equals)...].trimmingWhitespace()
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard let option = options.first(where: { $0.flag == "--" + name }) else {
+                throw ConfigurationError(source + "unknown setting '\(name)'")
+            }
+            try apply(option, ArgumentValue(value, name: option.flag), to: &settings, source: source)
+        }
+    }
+
+    static func helpText() -> String {
+        var lines = [
+            "moderation-server \(ServerInfo.version) — the group-moderation RPC service",
+            "",
+            "usage: moderation-server [options]",
+            "",
+            "options (each also as an environment variable; a flag wins over its variable):",
+        ]
+        for option in options {
+            let left = "  \(option.flag) \(option.argument)"
+            lines.append(left.padding(to: 34) + option.help)
+            lines.append(String(repeating: " ", count: 34) + "env \(option.environmentName)")
+        }
+        lines += [
+            "  --config FILE                   settings file: one 'name = value' a line (names as the flags)",
+            "                                  env MODERATION_CONFIG; flags > env > file > defaults",
+            "  --help                          this text",
+            "  --version                       the version",
+            "",
+            "Subcommand: moderation-server backup --output FILE [--data-dir DIR] (online copy of the store).",
+            "",
+            "With no API key configured, the server creates one for app 'default' in",
+            "DATA_DIR/api-keys (the key is never logged). SIGTERM or SIGINT drains and exits 0;",
+            "SIGHUP reloads the API keys.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+
+    func replacingOccurrences(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for character in self { out += character == target ? replacement : String(character) }
+        return out
+    }
+}
