@@ -14,7 +14,6 @@ extension SQLiteSession {
     }
 
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
-        noteWrite()
         try connection.run(.insertBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, user.user.uid)
@@ -34,7 +33,6 @@ extension SQLiteSession {
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
-        noteWrite()
         try connection.run(.deleteBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)

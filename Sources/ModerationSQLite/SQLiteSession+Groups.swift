@@ -20,7 +20,6 @@ extension SQLiteSession {
     }
 
     func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup {
-        noteWrite()
         let folded = TextFolding.fold(group.name)
         try connection.run(.insertGroup) { (statement) throws(ModerationError) in
             statement.bind(1, appID)
@@ -50,7 +49,6 @@ extension SQLiteSession {
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
-        noteWrite()
         let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         guard descriptive else {
             // Counters change with nearly every write: keep them in the cache and write each
@@ -112,7 +110,6 @@ extension SQLiteSession {
     }
 
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
-        noteWrite()
         if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
             cache.set(key, nil)
             cache.setDirty(key, false)

@@ -15,7 +15,6 @@ extension SQLiteSession {
     }
 
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
-        noteWrite()
         try connection.run(.insertMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, user.user.uid)
@@ -28,7 +27,6 @@ extension SQLiteSession {
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
-        noteWrite()
         try connection.run(.deleteMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -38,7 +36,6 @@ extension SQLiteSession {
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
-        noteWrite()
         try connection.run(.setScope) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)

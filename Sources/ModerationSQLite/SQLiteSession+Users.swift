@@ -16,7 +16,6 @@ extension SQLiteSession {
 
     func createApp(named app: String) throws(ModerationError) -> Int64 {
         if let existing = try appID(named: app) { return existing }
-        noteWrite()
         try connection.run(.insertApp) { (statement) throws(ModerationError) in
             statement.bind(1, app)
             try statement.execute()
@@ -43,7 +42,6 @@ extension SQLiteSession {
     }
 
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
-        noteWrite()
         let folded = TextFolding.fold(user.name)
         try connection.run(.insertUser) { (statement) throws(ModerationError) in
             statement.bind(1, appID)
@@ -63,7 +61,6 @@ extension SQLiteSession {
     }
 
     func updateUser(_ user: StoredUser) throws(ModerationError) {
-        noteWrite()
         let folded = TextFolding.fold(user.user.name)
         let old = try connection.run(.userFolded) { (statement) throws(ModerationError) -> (uid: String, folded: String, appID: Int64)? in
             statement.bind(1, user.id)
