@@ -42,33 +42,11 @@ extension SQLiteSession {
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
-        let plan = query.search.isEmpty ? .none : try searchPlan(query.search, kind: .user, appID: appOfGroup(groupID))
-        let statementQuery: Query
-        switch plan {
-        case .none: statementQuery = .bansPage
-        case .scan: statementQuery = .bansPageScan
-        case .candidates: statementQuery = .bansPageSearch
-        }
-        return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [Ban] in
-            statement.bind(1, groupID)
+        try userListPage(.bans, groupID: groupID, search: query.search, limit: query.limit, bind: { statement in
             statement.bind(2, query.after?.bannedAt ?? Int64.max)
             statement.bind(3, query.after?.uid ?? "")
             statement.bind(4, query.activeAt)
-            statement.bind(5, query.limit)
-            switch plan {
-            case .none:
-                break
-            case .scan(let keyword):
-                statement.bind(6, keyword)
-            case .candidates(let keyword, let ids):
-                statement.bind(6, keyword)
-                statement.bind(7, ids)
-            }
-            var rows: [Ban] = []
-            rows.reserveCapacity(query.limit)
-            while try statement.step() { rows.append(decodeBan(statement)) }
-            return rows
-        }
+        }, decode: decodeBan)
     }
 
     func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {
