@@ -78,8 +78,8 @@ struct WriteIsolationTests {
         let harness = try Self.harness()
         defer { harness.tearDown() }
         let forgetful = ClosureWrite { (tx) throws(ModerationError) in
-            let statement = try Self.session(tx).connection.statement(sql: "UPDATE users SET name = 'leaked' WHERE uid = 'o' RETURNING name")
-            _ = try statement.step()
+            let sql = "UPDATE users SET name = 'leaked' WHERE uid = 'o' RETURNING name"
+            _ = try Self.session(tx).connection.statement(sql: sql).step()
             throw Self.refused
         }
         _ = try Self.runBetweenNeighbours(harness, forgetful)
