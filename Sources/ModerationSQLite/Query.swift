@@ -33,6 +33,67 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.decodeBan` reads, in order.
     private static let banColumns = "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
 
+    /// One of a group's lists of users — its members or its bans — paged by a keyset and
+    /// searchable by uid or name: three statements, one per search plan, built from one shape.
+    ///
+    /// Parameters: ?1 group, ?2–?4 `filter` (the keyset and the list's own filter), ?5 limit,
+    /// ?6 the folded keyword (scan and search), ?7 the candidate user ids from the trigram index,
+    /// as JSON (search). The search plan starts from the candidates and finds each one's row by
+    /// (group, uid).
+    struct UserList {
+        let plain: Query
+        let scan: Query
+        let search: Query
+        /// The list's rows, `table` as `alias`, with `group_id`, `uid` and `user_id` columns.
+        let table: String
+        let alias: String
+        let columns: String
+        let filter: String
+        let order: String
+        /// What follows the table in the search plan (an `INDEXED BY`), or "".
+        let searchHint: String
+
+        /// ?2/?3 keyset (joined_at, uid), ?4 scope mask.
+        static let members = UserList(
+            plain: .membersPage, scan: .membersPageScan, search: .membersPageSearch, table: "members", alias: "m",
+            columns: Query.memberColumns, filter: "(m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0",
+            order: "m.joined_at, m.uid", searchHint: "")
+
+        /// ?2/?3 keyset (banned_at descending, uid), ?4 now (expired bans are left out).
+        static let bans = UserList(
+            plain: .bansPage, scan: .bansPageScan, search: .bansPageSearch, table: "bans", alias: "b", columns: Query.banColumns,
+            filter: "b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)",
+            order: "b.banned_at DESC, b.uid", searchHint: " INDEXED BY bans_by_uid")
+
+        /// The statement that runs `plan`.
+        func query(for plan: SearchPlan) -> Query {
+            switch plan {
+            case .none: plain
+            case .scan: scan
+            case .candidates: search
+            }
+        }
+
+        /// The SQL of `query`, one of this list's three statements.
+        func sql(_ query: Query) -> String {
+            let keyword = "(instr(\(alias).uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)"
+            switch query {
+            case search:
+                return """
+                    SELECT \(columns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN \(table) \(alias)\(searchHint)
+                    WHERE u.id = j.value AND \(alias).group_id = ?1 AND \(alias).uid = u.uid AND \(filter) AND \(keyword)
+                    ORDER BY \(order) LIMIT ?5
+                    """
+            default:
+                return """
+                    SELECT \(columns) FROM \(table) \(alias) JOIN users u ON u.id = \(alias).user_id
+                    WHERE \(alias).group_id = ?1 AND \(filter)\(query == scan ? " AND " + keyword : "")
+                    ORDER BY \(order) LIMIT ?5
+                    """
+            }
+        }
+    }
+
     /// The columns `SQLiteSession.actions` reads, in order.
     private static let actionColumns = """
         a.id, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
@@ -137,29 +198,7 @@ enum Query: Int, CaseIterable {
         case .insertMember: "INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES (?1, ?2, ?3, ?4, ?5)"
         case .deleteMember: "DELETE FROM members WHERE group_id = ?1 AND uid = ?2"
         case .setScope: "UPDATE members SET scope = ?3 WHERE group_id = ?1 AND uid = ?2"
-        case .membersPage:
-            // ?1 group, ?2/?3 keyset, ?4 scope mask, ?5 limit.
-            """
-            SELECT \(Self.memberColumns) FROM members m JOIN users u ON u.id = m.user_id
-            WHERE m.group_id = ?1 AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
-            ORDER BY m.joined_at, m.uid LIMIT ?5
-            """
-        case .membersPageScan:
-            """
-            SELECT \(Self.memberColumns) FROM members m JOIN users u ON u.id = m.user_id
-            WHERE m.group_id = ?1 AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
-              AND (instr(m.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
-            ORDER BY m.joined_at, m.uid LIMIT ?5
-            """
-        case .membersPageSearch:
-            // ?6 as in membersPageScan; ?7: the candidate user ids from the trigram index, as JSON.
-            """
-            SELECT \(Self.memberColumns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN members m
-            WHERE u.id = j.value AND m.group_id = ?1 AND m.uid = u.uid
-              AND (m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0
-              AND (instr(m.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
-            ORDER BY m.joined_at, m.uid LIMIT ?5
-            """
+        case .membersPage, .membersPageScan, .membersPageSearch: UserList.members.sql(self)
         case .groupsOfUser:
             """
             SELECT g.guid FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
@@ -187,30 +226,7 @@ enum Query: Int, CaseIterable {
             ON CONFLICT (kind, app_id, gram) DO UPDATE SET count = count + excluded.count
             """
         case .deleteBan: "DELETE FROM bans WHERE group_id = ?1 AND uid = ?2"
-        case .bansPage:
-            // ?1 group, ?2/?3 keyset (banned_at descending, uid), ?4 now, ?5 limit.
-            """
-            SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id
-            WHERE b.group_id = ?1 AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3)
-              AND (b.expires_at = 0 OR b.expires_at > ?4)
-            ORDER BY b.banned_at DESC, b.uid LIMIT ?5
-            """
-        case .bansPageScan:
-            """
-            SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id
-            WHERE b.group_id = ?1 AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3)
-              AND (b.expires_at = 0 OR b.expires_at > ?4) AND (instr(b.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
-            ORDER BY b.banned_at DESC, b.uid LIMIT ?5
-            """
-        case .bansPageSearch:
-            // ?6 as in bansPageScan; ?7: the candidate user ids from the trigram index, as JSON.
-            """
-            SELECT \(Self.banColumns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN bans b INDEXED BY bans_by_uid
-            WHERE u.id = j.value AND b.group_id = ?1 AND b.uid = u.uid
-              AND b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)
-              AND (instr(b.uid, ?6) > 0 OR instr(u.name_folded, ?6) > 0)
-            ORDER BY b.banned_at DESC, b.uid LIMIT ?5
-            """
+        case .bansPage, .bansPageScan, .bansPageSearch: UserList.bans.sql(self)
         case .expiredBans:
             """
             SELECT a.id, a.name, g.guid, b.uid FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id

@@ -92,6 +92,21 @@ final class SQLiteConnection {
     /// True while a transaction is open on this connection.
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Rows inserted, updated or deleted on this connection since it opened, by every statement
+    /// that finished (one that failed changed nothing and counts nothing; one still running
+    /// counts once `finishRunningStatements` has reset it).
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// Resets every statement still running on this connection: its changes are then counted in
+    /// `totalChanges`, and COMMIT, which refuses while a write runs, can go ahead.
+    func finishRunningStatements() {
+        var next = sqlite3_next_stmt(handle, nil)
+        while let statement = next {
+            if sqlite3_stmt_busy(statement) != 0 { sqlite3_reset(statement) }
+            next = sqlite3_next_stmt(handle, statement)
+        }
+    }
+
     func error(_ code: Int32, _ context: String) -> ModerationError {
         .storage("sqlite \(context): \(String(cString: sqlite3_errmsg(handle))) (\(code))")
     }

@@ -30,7 +30,6 @@ extension SQLiteSession {
         let seq = try headSeq(appID: appID) + 1
         guard seq <= ActionID.maxSeq, appID <= ActionID.maxApp else { throw .storage("the action log of app \(appID) is full") }
         let value = action
-        noteWrite()
         try connection.run(.insertAction) { (statement) throws(ModerationError) in
             statement.bind(1, ActionID.id(appID: appID, seq: seq))
             statement.bind(2, group.id)
@@ -53,7 +52,6 @@ extension SQLiteSession {
         writer.dirtyHeads.insert(appID)
         action.seq = seq
         batchActions.append(action)
-        writer.actionCount = batchActions.count
     }
 
     func logBounds(appID: Int64) throws(ModerationError) -> LogBounds {
@@ -140,7 +138,6 @@ extension SQLiteSession {
             }
             let expired = oldest.prefix { $0.1 < cutoff }
             guard let last = expired.last?.0 else { continue }
-            noteWrite()
             try connection.run(.pruneDelete) { (statement) throws(ModerationError) in
                 statement.bind(1, ActionID.id(appID: appID, seq: pruned))
                 statement.bind(2, ActionID.id(appID: appID, seq: last))
@@ -181,7 +178,6 @@ extension SQLiteSession {
                 firstRetained[groupID] = minimum
             }
             if let minimum, revision >= minimum { continue }
-            noteWrite()
             try connection.run(.deleteRevision) { (statement) throws(ModerationError) in
                 statement.bind(1, groupID)
                 statement.bind(2, revision)

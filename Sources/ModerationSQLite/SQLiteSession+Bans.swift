@@ -14,7 +14,6 @@ extension SQLiteSession {
     }
 
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
-        noteWrite()
         try connection.run(.insertBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, user.user.uid)
@@ -34,7 +33,6 @@ extension SQLiteSession {
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
-        noteWrite()
         try connection.run(.deleteBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -44,33 +42,11 @@ extension SQLiteSession {
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
-        let plan = query.search.isEmpty ? .none : try searchPlan(query.search, kind: .user, appID: appOfGroup(groupID))
-        let statementQuery: Query
-        switch plan {
-        case .none: statementQuery = .bansPage
-        case .scan: statementQuery = .bansPageScan
-        case .candidates: statementQuery = .bansPageSearch
-        }
-        return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [Ban] in
-            statement.bind(1, groupID)
+        try userListPage(.bans, groupID: groupID, search: query.search, limit: query.limit, bind: { statement in
             statement.bind(2, query.after?.bannedAt ?? Int64.max)
             statement.bind(3, query.after?.uid ?? "")
             statement.bind(4, query.activeAt)
-            statement.bind(5, query.limit)
-            switch plan {
-            case .none:
-                break
-            case .scan(let keyword):
-                statement.bind(6, keyword)
-            case .candidates(let keyword, let ids):
-                statement.bind(6, keyword)
-                statement.bind(7, ids)
-            }
-            var rows: [Ban] = []
-            rows.reserveCapacity(query.limit)
-            while try statement.step() { rows.append(decodeBan(statement)) }
-            return rows
-        }
+        }, decode: decodeBan)
     }
 
     func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {

@@ -1,4 +1,3 @@
-internal import CSQLite
 internal import Moderation
 
 extension SQLiteSession {
@@ -20,13 +19,7 @@ extension SQLiteSession {
     }
 
     func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup {
-        noteWrite()
-        let folded = TextFolding.fold(group.name)
-        try connection.run(.insertGroup) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, group.guid)
-            statement.bind(3, group.name)
-            statement.bind(4, folded)
+        let id = try insertSearchable(.insertGroup, kind: .group, appID: appID, key: group.guid, name: group.name) { statement in
             statement.bind(5, group.icon)
             statement.bind(6, group.description)
             statement.bind(7, StorageCodes.code(group.type))
@@ -39,18 +32,15 @@ extension SQLiteSession {
             statement.bind(14, Int64(1))
             statement.bind(15, group.createdAt)
             statement.bind(16, group.updatedAt)
-            try statement.execute()
         }
-        let stored = StoredGroup(id: sqlite3_last_insert_rowid(connection.handle), revision: 1, group: group, passwordHash: passwordHash)
+        let stored = StoredGroup(id: id, revision: 1, group: group, passwordHash: passwordHash)
         cache.set(WriterCache.GroupKey(appID: appID, guid: group.guid), stored)
         try insertRevision(stored)
-        try indexSearch(kind: .group, appID: appID, id: stored.id, old: nil, new: [group.guid, folded])
         try writeTags(groupID: stored.id, group.tags)
         return stored
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
-        noteWrite()
         let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         guard descriptive else {
             // Counters change with nearly every write: keep them in the cache and write each
@@ -64,11 +54,9 @@ extension SQLiteSession {
             return
         }
         if let key { cache.set(key, nil) }
-        let old = try connection.run(.groupFolded) { (statement) throws(ModerationError) -> (guid: String, folded: String, appID: Int64)? in
-            statement.bind(1, group.id)
-            return try statement.step() ? (statement.string(0), statement.string(1), statement.int64(2)) : nil
+        guard let old = try searchableRow(.groupFolded, id: group.id) else {
+            throw .storage("group \(group.group.guid) vanished during an update")
         }
-        guard let old else { throw .storage("group \(group.group.guid) vanished during an update") }
         try supersede(groupID: group.id, revision: group.revision, at: group.group.updatedAt)
         group.revision += 1
         let folded = TextFolding.fold(group.group.name)
@@ -91,9 +79,7 @@ extension SQLiteSession {
             try statement.execute()
         }
         try insertRevision(value)
-        if old.folded != folded {
-            try indexSearch(kind: .group, appID: old.appID, id: value.id, old: [old.guid, old.folded], new: [value.group.guid, folded])
-        }
+        try reindexSearch(kind: .group, id: value.id, old: old, key: value.group.guid, folded: folded)
         try connection.run(.deleteTags) { (statement) throws(ModerationError) in
             statement.bind(1, value.id)
             try statement.execute()
@@ -112,7 +98,6 @@ extension SQLiteSession {
     }
 
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
-        noteWrite()
         if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
             cache.set(key, nil)
             cache.setDirty(key, false)

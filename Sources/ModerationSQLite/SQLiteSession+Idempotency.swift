@@ -13,7 +13,6 @@ extension SQLiteSession {
     }
 
     func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64) throws(ModerationError) {
-        noteWrite()
         try connection.run(.saveReply) { (statement) throws(ModerationError) in
             statement.bind(1, appID)
             statement.bind(2, actor)
@@ -25,7 +24,6 @@ extension SQLiteSession {
     }
 
     func purgeIdempotentReplies(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int {
-        noteWrite()
         return try connection.run(.purgeReplies) { (statement) throws(ModerationError) -> Int in
             statement.bind(1, cutoff)
             statement.bind(2, limit)

@@ -15,7 +15,6 @@ extension SQLiteSession {
     }
 
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
-        noteWrite()
         try connection.run(.insertMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, user.user.uid)
@@ -28,7 +27,6 @@ extension SQLiteSession {
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
-        noteWrite()
         try connection.run(.deleteMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -38,7 +36,6 @@ extension SQLiteSession {
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
-        noteWrite()
         try connection.run(.setScope) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
             statement.bind(2, uid)
@@ -53,38 +50,11 @@ extension SQLiteSession {
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
-        let plan = query.search.isEmpty ? .none : try searchPlan(query.search, kind: .user, appID: appOfGroup(groupID))
-        let statementQuery: Query
-        switch plan {
-        case .none: statementQuery = .membersPage
-        case .scan: statementQuery = .membersPageScan
-        case .candidates: statementQuery = .membersPageSearch
-        }
-        return try connection.run(statementQuery) { (statement) throws(ModerationError) -> [Member] in
-            statement.bind(1, groupID)
+        try userListPage(.members, groupID: groupID, search: query.search, limit: query.limit, bind: { statement in
             statement.bind(2, query.after?.joinedAt ?? Int64.min)
             statement.bind(3, query.after?.uid ?? "")
             statement.bind(4, StorageCodes.mask(query.scopes))
-            statement.bind(5, query.limit)
-            switch plan {
-            case .none:
-                break
-            case .scan(let keyword):
-                statement.bind(6, keyword)
-            case .candidates(let keyword, let ids):
-                statement.bind(6, keyword)
-                statement.bind(7, ids)
-            }
-            var rows: [Member] = []
-            rows.reserveCapacity(query.limit)
-            while try statement.step() {
-                rows.append(
-                    Member(
-                        uid: statement.string(0), name: statement.string(1), avatar: statement.string(2),
-                        scope: StorageCodes.scope(statement.int(3)) ?? .participant, joinedAt: statement.int64(4)))
-            }
-            return rows
-        }
+        }, decode: decodeMember)
     }
 
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {
@@ -95,5 +65,12 @@ extension SQLiteSession {
             while try statement.step() { guids.append(statement.string(0)) }
             return guids
         }
+    }
+
+    /// A member row in the order of `Query.memberColumns`.
+    private func decodeMember(_ statement: SQLiteStatement) -> Member {
+        Member(
+            uid: statement.string(0), name: statement.string(1), avatar: statement.string(2),
+            scope: StorageCodes.scope(statement.int(3)) ?? .participant, joinedAt: statement.int64(4))
     }
 }

@@ -16,7 +16,6 @@ extension SQLiteSession {
 
     func createApp(named app: String) throws(ModerationError) -> Int64 {
         if let existing = try appID(named: app) { return existing }
-        noteWrite()
         try connection.run(.insertApp) { (statement) throws(ModerationError) in
             statement.bind(1, app)
             try statement.execute()
@@ -43,33 +42,21 @@ extension SQLiteSession {
     }
 
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
-        noteWrite()
-        let folded = TextFolding.fold(user.name)
-        try connection.run(.insertUser) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, user.uid)
-            statement.bind(3, user.name)
-            statement.bind(4, folded)
+        let id = try insertSearchable(.insertUser, kind: .user, appID: appID, key: user.uid, name: user.name) { statement in
             statement.bind(5, user.avatar)
             statement.bind(6, blob: RecordCoding.encode(user.metadata))
             statement.bind(7, user.createdAt)
-            try statement.execute()
         }
-        let id = sqlite3_last_insert_rowid(connection.handle)
-        try indexSearch(kind: .user, appID: appID, id: id, old: nil, new: [user.uid, folded])
         let stored = StoredUser(id: id, user: user)
         cache.set(WriterCache.UserKey(appID: appID, uid: user.uid), stored)
         return stored
     }
 
     func updateUser(_ user: StoredUser) throws(ModerationError) {
-        noteWrite()
         let folded = TextFolding.fold(user.user.name)
-        let old = try connection.run(.userFolded) { (statement) throws(ModerationError) -> (uid: String, folded: String, appID: Int64)? in
-            statement.bind(1, user.id)
-            return try statement.step() ? (statement.string(0), statement.string(1), statement.int64(2)) : nil
+        guard let old = try searchableRow(.userFolded, id: user.id) else {
+            throw .storage("user \(user.user.uid) vanished during an update")
         }
-        guard let old else { throw .storage("user \(user.user.uid) vanished during an update") }
         cache.set(WriterCache.UserKey(appID: old.appID, uid: user.user.uid), user)
         try connection.run(.updateUser) { (statement) throws(ModerationError) in
             statement.bind(1, user.id)
@@ -79,7 +66,6 @@ extension SQLiteSession {
             statement.bind(5, blob: RecordCoding.encode(user.user.metadata))
             try statement.execute()
         }
-        guard old.folded != folded else { return }
-        try indexSearch(kind: .user, appID: old.appID, id: user.id, old: [old.uid, old.folded], new: [user.user.uid, folded])
+        try reindexSearch(kind: .user, id: user.id, old: old, key: user.user.uid, folded: folded)
     }
 }

@@ -3,12 +3,12 @@ internal import Synchronization
 
 /// One connection's view of the moderation data: implements `StoreSnapshot` for readers (each
 /// read in its own read transaction) and `StoreTransaction` for the writer (every write of a
-/// batch inside one transaction, each in a savepoint).
+/// batch inside one transaction, without a savepoint each: see `WriterLoop.run`).
 ///
 /// The writer keeps a little state beside the connection — each app's head seq in the open
-/// transaction, app keys, the actions appended in the batch — and snapshots it at every
-/// savepoint so that a rolled-back write leaves no trace there either: a seq it took is handed out
-/// again, so no gap ever reaches the log.
+/// transaction, app keys, the cache, the actions appended in the batch — and marks it before
+/// every write and at every nested savepoint, so that a write rolled back leaves no trace there
+/// either: a seq it took is handed out again, so no gap ever reaches the log.
 final class SQLiteSession: @unchecked Sendable {
     // Invariant: used by one thread at a time. The writer's session lives on the writer thread;
     // a reader's session belongs to one `read` between checkout and checkin.
@@ -17,7 +17,6 @@ final class SQLiteSession: @unchecked Sendable {
         var heads: [Int64: UInt64] = [:]
         var dirtyHeads: Set<Int64> = []
         var appIDs: [String: Int64] = [:]
-        var actionCount = 0
     }
 
     let connection: SQLiteConnection
@@ -26,13 +25,13 @@ final class SQLiteSession: @unchecked Sendable {
     let isWriter: Bool
     /// App keys a reader has seen (apps are never deleted, so they stay right).
     var readerAppIDs: [String: Int64] = [:]
+    // Invariant: `writer`, `cache` and `batchActions` are all the writer keeps in memory about
+    // the open transaction, and `WriteMark` covers all three (a new piece of such state must
+    // join them): that is what lets a failed write be undone without rolling back.
     var writer = WriterState()
     var cache = WriterCache()
-    /// Counts every change a write makes (rows, cached counters), so the writer can tell whether
-    /// a write that failed changed anything.
-    private(set) var writeCount = 0
     var batchActions: [ActionRecord] = []
-    private var savepoints: [(state: WriterState, cacheMark: Int)] = []
+    private var savepoints: [WriteMark] = []
     private var savepointSQL: [(begin: String, release: String, rollback: String)] = []
 
     init(connection: SQLiteConnection, options: SQLiteStoreOptions, isWriter: Bool) {
@@ -91,9 +90,9 @@ final class SQLiteSession: @unchecked Sendable {
                     try statement.execute()
                 }
             }
+            connection.finishRunningStatements()
             try connection.execute(.commit)
             writer.dirtyHeads.removeAll()
-            writer.actionCount = 0
             cache.committed()
         } catch {
             abandonWrite()
@@ -103,6 +102,7 @@ final class SQLiteSession: @unchecked Sendable {
 
     /// Rolls back whatever is open and forgets cached state that may describe it.
     func abandonWrite() {
+        connection.finishRunningStatements()
         if connection.inTransaction { try? connection.execute(.rollback) }
         writer = WriterState()
         cache = WriterCache()
@@ -118,29 +118,37 @@ final class SQLiteSession: @unchecked Sendable {
 
     // MARK: Write isolation without savepoints
 
-    /// What to restore when a write that changed nothing fails.
+    /// Where the writer stands before a write runs: its in-memory state and SQLite's count of
+    /// changed rows.
     struct WriteMark {
         fileprivate let state: WriterState
         fileprivate let cacheMark: Int
-        fileprivate let writeCount: Int
+        fileprivate let actionCount: Int
+        fileprivate let changes: Int64
     }
 
-    func noteWrite() {
-        writeCount &+= 1
-    }
-
-    /// Where the writer's state stands before a write runs.
     func mark() -> WriteMark {
-        WriteMark(state: writer, cacheMark: cache.mark, writeCount: writeCount)
+        WriteMark(state: writer, cacheMark: cache.mark, actionCount: batchActions.count, changes: connection.totalChanges)
     }
 
-    /// After a write failed: true when it changed nothing, in which case the in-memory state is
-    /// put back as it was and the batch goes on; false when the batch must be rolled back.
+    /// After a write failed: true when it changed no row, in which case the in-memory state is
+    /// put back as it was and the batch goes on; false when the transaction must be rolled back.
+    ///
+    /// Nothing here trusts the store methods the write called. SQLite counts the rows it changed
+    /// (a statement left running is finished first, so that its rows count too); whatever it
+    /// changed in memory — cached rows, group counters and head seqs not yet written, appended
+    /// actions — is undone from the mark. The writer runs no DDL, which SQLite would not count.
     func restoreIfUnchanged(_ mark: WriteMark) -> Bool {
-        guard writeCount == mark.writeCount, connection.inTransaction else { return false }
+        connection.finishRunningStatements()
+        guard connection.inTransaction, connection.totalChanges == mark.changes else { return false }
+        restore(mark)
+        return true
+    }
+
+    private func restore(_ mark: WriteMark) {
         writer = mark.state
         cache.rollback(to: mark.cacheMark)
-        return true
+        batchActions.removeSubrange(mark.actionCount...)
     }
 
     // MARK: Savepoints
@@ -153,7 +161,7 @@ final class SQLiteSession: @unchecked Sendable {
         }
         let sql = savepointSQL[depth]
         try execute(sql.begin)
-        savepoints.append((writer, cache.mark))
+        savepoints.append(mark())
         do {
             let value = try body()
             savepoints.removeLast()
@@ -161,13 +169,13 @@ final class SQLiteSession: @unchecked Sendable {
             return value
         } catch {
             let saved = savepoints.removeLast()
-            if connection.inTransaction {
-                try? execute(sql.rollback)
-                try? execute(sql.release)
-                writer = saved.state
-                cache.rollback(to: saved.cacheMark)
-                batchActions.removeSubrange(saved.state.actionCount...)
-            }
+            guard connection.inTransaction else { throw error }
+            connection.finishRunningStatements()
+            // Should the rollback itself fail, the body's rows are still there: its error must
+            // not reach a caller that would go on and commit them.
+            try execute(sql.rollback)
+            try execute(sql.release)
+            restore(saved)
             throw error
         }
     }

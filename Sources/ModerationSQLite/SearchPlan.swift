@@ -1,3 +1,4 @@
+internal import CSQLite
 internal import Moderation
 
 /// How a substring search runs.
@@ -64,6 +65,49 @@ extension SQLiteSession {
             return ids
         }
         return .candidates(keyword: keyword, ids: JSON.array(ids))
+    }
+
+    /// A user's or group's searchable texts as stored: its key (uid or guid) and folded name,
+    /// with its app.
+    struct SearchableRow {
+        let key: String
+        let folded: String
+        let appID: Int64
+    }
+
+    /// Inserts a user or group whose statement takes ?1 app, ?2 key (uid or guid), ?3 name and
+    /// ?4 folded name first (`bind` binds the rest), and indexes its key and folded name for
+    /// search with it; returns the new row's id.
+    func insertSearchable(
+        _ query: Query, kind: SearchPlan.Kind, appID: Int64, key: String, name: String, bind: (SQLiteStatement) -> Void
+    ) throws(ModerationError) -> Int64 {
+        let folded = TextFolding.fold(name)
+        try connection.run(query) { (statement) throws(ModerationError) in
+            statement.bind(1, appID)
+            statement.bind(2, key)
+            statement.bind(3, name)
+            statement.bind(4, folded)
+            bind(statement)
+            try statement.execute()
+        }
+        let id = sqlite3_last_insert_rowid(connection.handle)
+        try indexSearch(kind: kind, appID: appID, id: id, old: nil, new: [key, folded])
+        return id
+    }
+
+    /// The stored searchable texts of row `id`, read by `query` (`.userFolded`, `.groupFolded`).
+    func searchableRow(_ query: Query, id: Int64) throws(ModerationError) -> SearchableRow? {
+        try connection.run(query) { (statement) throws(ModerationError) -> SearchableRow? in
+            statement.bind(1, id)
+            guard try statement.step() else { return nil }
+            return SearchableRow(key: statement.string(0), folded: statement.string(1), appID: statement.int64(2))
+        }
+    }
+
+    /// After a user or group was renamed from `old`: moves its index entries to the new texts.
+    func reindexSearch(kind: SearchPlan.Kind, id: Int64, old: SearchableRow, key: String, folded: String) throws(ModerationError) {
+        guard old.folded != folded else { return }
+        try indexSearch(kind: kind, appID: old.appID, id: id, old: [old.key, old.folded], new: [key, folded])
     }
 
     /// Keeps the trigram index of one user or group in step with its searchable texts (nil

@@ -3,10 +3,13 @@ internal import Moderation
 /// What the writer remembers between statements: users, groups, memberships and bans it has read
 /// or written, and which groups' counters still have to be written before the batch commits.
 ///
-/// It may hold data of the open transaction, so every change is logged (`undo`); rolling back a
-/// savepoint replays the log back to the savepoint's mark, and a failed transaction clears
-/// everything. Readers never see it: they read committed rows.
+/// It may hold data of the open transaction, so every change is logged (`undo`); undoing a
+/// failed write or a nested savepoint replays the log back to the mark taken before it, and a
+/// failed transaction clears everything. Readers never see it: they read committed rows.
 struct WriterCache {
+    // Invariant: every stored property is private or private(set), and every mutating method
+    // but `committed()` (which ends the transaction) logs what it replaces, so `rollback(to:)`
+    // undoes any change made after a mark — the group counters kept here until commit included.
     struct UserKey: Hashable {
         let appID: Int64
         let uid: String

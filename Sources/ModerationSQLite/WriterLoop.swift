@@ -24,7 +24,8 @@ final class WriterLoop: @unchecked Sendable {
     /// writer's in-memory state needs putting back. When a failing write did change something
     /// (a storage error, or a write that broke the rule), the whole transaction is rolled back
     /// and the batch runs again without it — the same outcome a savepoint per write would give,
-    /// without paying for one on every write.
+    /// without paying for one on every write. Whether it changed something is SQLite's count of
+    /// changed rows (`SQLiteSession.restoreIfUnchanged`), not what its store methods report.
     func run(_ batch: [any StoreWrite]) {
         var failures = [ModerationError?](repeating: nil, count: batch.count)
         var applied: [Int] = []
