@@ -108,7 +108,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["TestSupport", "ServerApp", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge"],
+            dependencies: ["TestSupport", "ServerApp", "Moderation", "ModerationRPC", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages",
+                           "ProtoBridge"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",
