@@ -100,7 +100,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServerAppTests",
-            dependencies: ["ServerApp", "RPCCore", "TestSupport"],
+            dependencies: ["ServerApp", "Moderation", "RPCCore", "RPCPosix", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
