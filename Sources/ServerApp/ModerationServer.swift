@@ -19,7 +19,7 @@ public final class ModerationServer: Sendable {
     /// What an embedder (a test) may set beyond `ServerSettings`.
     public struct Tuning: Sendable {
         /// The service's clock, Unix milliseconds.
-        public var clock: @Sendable () -> Int64 = Moderation.ModerationService.systemClock
+        public var clock: @Sendable () -> Int64 = ModerationService.systemClock
         /// How group passwords are hashed.
         public var passwordHasher: PasswordHasher = .standard
         /// The action log's retention in milliseconds; nil takes `ServerSettings.retentionHours`.
@@ -35,7 +35,7 @@ public final class ModerationServer: Sendable {
     }
 
     public let store: SQLiteStore
-    public let service: Moderation.ModerationService
+    public let service: ModerationService
     public let hub: EventHub
     public let health: HealthStatus
     public let server: RPCServer
@@ -62,7 +62,7 @@ public final class ModerationServer: Sendable {
         } catch {
             throw ServerStartupError("cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
         }
-        service = Moderation.ModerationService(store: store, now: tuning.clock, configuration: Moderation.ModerationService.Configuration(
+        service = ModerationService(store: store, now: tuning.clock, configuration: ModerationService.Configuration(
             passwordHasher: tuning.passwordHasher,
             actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
             maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
