@@ -106,7 +106,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServerAppTests",
-            dependencies: ["ServerApp", "RPCCore", "TestSupport", "ModerationSQLite"],
+            dependencies: ["ServerApp", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
@@ -114,7 +114,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["TestSupport", "ServerApp", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge"],
+            dependencies: ["TestSupport", "ServerApp", "Moderation", "ModerationRPC", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages",
+                           "ProtoBridge"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",

@@ -8,7 +8,9 @@ Reads a FileDescriptorSet (made by `protoc --include_imports --include_source_in
   two conversions the `ProtoMessage` protocol of `ProtoBridge` asks for: building the protobuf-c
   struct in a `ProtoArena` (for packing) and reading one that protobuf-c unpacked into the arena;
 - a Swift enum per proto enum, keeping unknown values (`unrecognized(Int32)`);
-- a `ProtoMethod` table per service, with each method's streaming flag;
+- a `ProtoMethod` table per service, with each method's streaming flag, named `<Service>Methods`
+  (e.g. `ModerationMethods`) so it does not take the name a Swift type implementing the service
+  would have (the domain's `ModerationService`);
 - an accessor for the embedded FileDescriptorSet bytes.
 
 Run by tools/gen-proto; the output is committed and checked for drift with `tools/gen-proto --check`.
@@ -493,7 +495,7 @@ class Generator:
         fqn = (f.package + "." if f.package else "") + s.name
         out = []
         out.append(comments.doc([6, si], "") or "/// The `%s` service.\n" % fqn)
-        out.append("public enum %sService {\n" % s.name)
+        out.append("public enum %s {\n" % methods_type(s.name))
         out.append('    /// The service\'s fully-qualified name.\n    public static let name = "%s"\n\n' % fqn)
         for mi, md in enumerate(s.method):
             out.append(comments.doc([6, si, 2, mi], "    "))
@@ -505,6 +507,11 @@ class Generator:
             swift_ident(md.name[:1].lower() + md.name[1:]) for md in s.method))
         out.append("}\n")
         return "".join(out)
+
+
+def methods_type(service):
+    """The Swift name of a service's method table: `<Service>Methods`."""
+    return service + "Methods"
 
 
 def c_upper_snake_fqn(gen, fqn):
@@ -564,7 +571,7 @@ def main():
             "        %s.self," % t for t in message_types))
         fh.write("    /// Every method of every service, in declaration order.\n")
         fh.write("    public static let methods: [any ProtoMethodDescription] = %s\n" % (
-            " + ".join("%sService.methods" % s for s in services) if services else "[]"))
+            " + ".join("%s.methods" % methods_type(s) for s in services) if services else "[]"))
         fh.write("}\n")
 
 

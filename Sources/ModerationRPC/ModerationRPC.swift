@@ -12,10 +12,8 @@ public import RPCCore
 /// service only validates and queues them for the group-commit writer) except those that hash
 /// or check a group password, which are CPU-heavy and run on a worker.
 public enum ModerationRPC {
-    typealias API = ModerationMessages.ModerationService
-
     /// Adds every method of the service to `table`.
-    public static func register(in table: inout MethodTable, service: Moderation.ModerationService, hub: EventHub) {
+    public static func register(in table: inout MethodTable, service: ModerationService, hub: EventHub) {
         registerUsers(in: &table, service)
         registerGroups(in: &table, service)
         registerMembership(in: &table, service)
@@ -28,36 +26,36 @@ public enum ModerationRPC {
         SubscribeResponse(action: DomainToProto.action(action)).serializedBytes()
     }
 
-    private static func registerUsers(in table: inout MethodTable, _ service: Moderation.ModerationService) {
-        table.addMutation(API.createUser, respond: { CreateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done in
+    private static func registerUsers(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(ModerationMethods.createUser, respond: { CreateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done in
             service.createUser(caller, NewUser(uid: request.uid, name: request.name, avatar: request.avatar, metadata: request.metadata),
                                replay: replay, completion: done)
         }
-        table.addRead(API.getUser, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.getUser, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
             GetUserResponse(user: DomainToProto.user(try service.getUser(caller, uid: request.uid)))
         }
-        table.addMutation(API.updateUser, respond: { UpdateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done throws(ModerationError) in
+        table.addMutation(ModerationMethods.updateUser, respond: { UpdateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done throws(ModerationError) in
             service.updateUser(caller, try ProtoToDomain.userUpdate(request), replay: replay, completion: done)
         }
     }
 
-    private static func registerGroups(in table: inout MethodTable, _ service: Moderation.ModerationService) {
-        table.addMutation(API.createGroup, executor: .workerPool, respond: {
+    private static func registerGroups(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(ModerationMethods.createGroup, executor: .workerPool, respond: {
             CreateGroupResponse(group: DomainToProto.group($0.group), results: DomainToProto.results($0.results))
         }) { request, caller, replay, done throws(ModerationError) in
             service.createGroup(caller, try ProtoToDomain.newGroup(request), replay: replay, completion: done)
         }
-        table.addRead(API.getGroup, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.getGroup, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
             GetGroupResponse(group: DomainToProto.group(try service.getGroup(caller, guid: request.guid)))
         }
-        table.addMutation(API.updateGroup, executor: .workerPool, respond: { UpdateGroupResponse(group: DomainToProto.group($0)) }) {
+        table.addMutation(ModerationMethods.updateGroup, executor: .workerPool, respond: { UpdateGroupResponse(group: DomainToProto.group($0)) }) {
             request, caller, replay, done throws(ModerationError) in
             service.updateGroup(caller, try ProtoToDomain.groupUpdate(request), replay: replay, completion: done)
         }
-        table.addMutation(API.deleteGroup, respond: { DeleteGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
+        table.addMutation(ModerationMethods.deleteGroup, respond: { DeleteGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
             service.deleteGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(API.listGroups, offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.listGroups, offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }) { request, caller throws(ModerationError) in
             var types: Set<Moderation.GroupType> = []
             for type in request.types {
                 if let value = try ProtoToDomain.groupType(type, field: "types") { types.insert(value) }
@@ -69,16 +67,16 @@ public enum ModerationRPC {
         }
     }
 
-    private static func registerMembership(in table: inout MethodTable, _ service: Moderation.ModerationService) {
-        table.addMutation(API.joinGroup, executor: .workerPool, respond: {
+    private static func registerMembership(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(ModerationMethods.joinGroup, executor: .workerPool, respond: {
             JoinGroupResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
         }) { request, caller, replay, done in
             service.joinGroup(caller, guid: request.guid, password: request.password, replay: replay, completion: done)
         }
-        table.addMutation(API.leaveGroup, respond: { LeaveGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
+        table.addMutation(ModerationMethods.leaveGroup, respond: { LeaveGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
             service.leaveGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(API.listMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.listMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
             var scopes: Set<Moderation.Scope> = []
             for scope in request.scopes {
                 if let value = try ProtoToDomain.scope(scope, field: "scopes") { scopes.insert(value) }
@@ -87,7 +85,7 @@ public enum ModerationRPC {
                 limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, scopes: scopes, search: request.search))
             return ListMembersResponse(members: page.items.map(DomainToProto.member), nextCursor: page.nextCursor)
         }
-        table.addMutation(API.addMembers, respond: {
+        table.addMutation(ModerationMethods.addMembers, respond: {
             AddMembersResponse(results: DomainToProto.results($0.results), group: DomainToProto.group($0.group))
         }) { request, caller, replay, done throws(ModerationError) in
             var grants: [MemberGrant] = []
@@ -96,7 +94,7 @@ public enum ModerationRPC {
             }
             service.addMembers(caller, guid: request.guid, members: grants, replay: replay, completion: done)
         }
-        table.addRead(API.getMemberState, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
             let state = try service.getMemberState(caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid)
             return GetMemberStateResponse(
                 isMember: state.isMember, scope: DomainToProto.scope(state.scope), joinedAt: state.joinedAt, isOwner: state.isOwner,
@@ -104,55 +102,55 @@ public enum ModerationRPC {
         }
     }
 
-    private static func registerModeration(in table: inout MethodTable, _ service: Moderation.ModerationService) {
-        table.addMutation(API.kickMember, respond: { KickMemberResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
+    private static func registerModeration(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(ModerationMethods.kickMember, respond: { KickMemberResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
             service.kickMember(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
-        table.addMutation(API.banMember, respond: {
+        table.addMutation(ModerationMethods.banMember, respond: {
             BanMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action), ban: DomainToProto.ban($0.ban))
         }) { request, caller, replay, done in
             service.banMember(caller, guid: request.guid, uid: request.uid, reason: request.reason, durationMs: request.durationMs,
                               ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
         }
-        table.addMutation(API.unbanMember, respond: {
+        table.addMutation(ModerationMethods.unbanMember, respond: {
             UnbanMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action))
         }) { request, caller, replay, done in
             service.unbanMember(caller, guid: request.guid, uid: request.uid, onlyIfBanned: request.onlyIfBanned, replay: replay, completion: done)
         }
-        table.addRead(API.listBannedMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.listBannedMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
             let page = try service.listBannedMembers(caller, guid: request.guid, options: ListBannedOptions(
                 limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search))
             return ListBannedMembersResponse(bannedMembers: page.items.map(DomainToProto.ban), nextCursor: page.nextCursor)
         }
-        table.addMutation(API.changeMemberScope, respond: {
+        table.addMutation(ModerationMethods.changeMemberScope, respond: {
             ChangeMemberScopeResponse(action: DomainToProto.action($0.action), member: DomainToProto.member($0.member))
         }) { request, caller, replay, done throws(ModerationError) in
             let scope = try ProtoToDomain.requiredScope(request.scope, field: "scope")
             service.changeMemberScope(caller, guid: request.guid, uid: request.uid, scope: scope, replay: replay, completion: done)
         }
-        table.addMutation(API.transferOwnership, respond: {
+        table.addMutation(ModerationMethods.transferOwnership, respond: {
             TransferOwnershipResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
         }) { request, caller, replay, done in
             service.transferOwnership(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
-        table.addMutation(API.bulkKickMembers, respond: { BulkKickMembersResponse(results: DomainToProto.results($0)) }) {
+        table.addMutation(ModerationMethods.bulkKickMembers, respond: { BulkKickMembersResponse(results: DomainToProto.results($0)) }) {
             request, caller, replay, done in
             service.bulkKickMembers(caller, guid: request.guid, uids: request.uids, replay: replay, completion: done)
         }
-        table.addMutation(API.bulkBanMembers, respond: { BulkBanMembersResponse(results: DomainToProto.results($0)) }) {
+        table.addMutation(ModerationMethods.bulkBanMembers, respond: { BulkBanMembersResponse(results: DomainToProto.results($0)) }) {
             request, caller, replay, done in
             service.bulkBanMembers(caller, guid: request.guid, uids: request.uids, reason: request.reason, durationMs: request.durationMs,
                                    ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
         }
-        table.addMutation(API.bulkUnbanMembers, respond: { BulkUnbanMembersResponse(results: DomainToProto.results($0)) }) {
+        table.addMutation(ModerationMethods.bulkUnbanMembers, respond: { BulkUnbanMembersResponse(results: DomainToProto.results($0)) }) {
             request, caller, replay, done in
             service.bulkUnbanMembers(caller, guid: request.guid, uids: request.uids, onlyIfBanned: request.onlyIfBanned,
                                      replay: replay, completion: done)
         }
     }
 
-    private static func registerActionLog(in table: inout MethodTable, _ service: Moderation.ModerationService, _ hub: EventHub) {
-        table.addRead(API.listGroupActions) { request, caller throws(ModerationError) in
+    private static func registerActionLog(in table: inout MethodTable, _ service: ModerationService, _ hub: EventHub) {
+        table.addRead(ModerationMethods.listGroupActions) { request, caller throws(ModerationError) in
             let page = try service.listGroupActions(caller, guid: request.guid, options: ListActionsOptions(
                 afterSeq: request.afterSeq, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor,
                 kinds: try ProtoToDomain.actionKinds(request.actions, field: "actions"), actor: request.actor, target: request.target))
@@ -160,7 +158,7 @@ public enum ModerationRPC {
         }
         // Started on the hub's own threads: a replay may wait for a subscriber that does not read,
         // and must not hold a shared worker (every read) meanwhile.
-        table.addServerStream(API.subscribe, executor: .eventLoop) { request, context, stream in
+        table.addServerStream(ModerationMethods.subscribe, executor: .eventLoop) { request, context, stream in
             let sink = StreamEventSink(stream: stream)
             do throws(ModerationError) {
                 hub.startSubscription(try subscription(request, caller: Caller(context)), sink: sink) { error in

@@ -28,7 +28,7 @@ struct StreamEventSink: EventSink {
         switch reason {
         case .slowConsumer(let lastSeq):
             stream.finish(RPCError(
-                code: .resourceExhausted, errorCode: "ERR_SLOW_CONSUMER",
+                code: .resourceExhausted, errorCode: RuntimeErrorCode.slowConsumer,
                 message: "the subscriber did not keep up; resume with after_seq = \(lastSeq)", details: ["last_seq": String(lastSeq)]))
         case .shuttingDown(let lastSeq):
             stream.finish(.unavailable("the server is shutting down; resume with after_seq = \(lastSeq)", details: ["last_seq": String(lastSeq)]))

@@ -20,7 +20,7 @@ enum HealthCommand {
         let connection = try session.connect()
         let response: HealthCheckResponse
         do throws(RPCError) {
-            response = try connection.unary(HealthService.check, HealthCheckRequest(service: positionals.first ?? ""),
+            response = try connection.unary(HealthMethods.check, HealthCheckRequest(service: positionals.first ?? ""),
                                             options: options.callOptions())
         } catch {
             throw .call(error)

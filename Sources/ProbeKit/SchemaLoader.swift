@@ -31,12 +31,12 @@ enum SchemaLoader {
     ///   to go on without it.
     static func fetchDescriptorSet(from connection: ClientConnection, options: ProbeOptions) throws(ProbeError) -> [UInt8] {
         do throws(RPCError) {
-            return try connection.unary(ReflectionService.getFileDescriptorSet, GetFileDescriptorSetRequest(),
+            return try connection.unary(ReflectionMethods.getFileDescriptorSet, GetFileDescriptorSetRequest(),
                                         options: options.callOptions()).fileDescriptorSet
         } catch {
             var failure = error
             if error.code == .unimplemented {
-                failure.message = "the server does not support reflection (\(ReflectionService.getFileDescriptorSet.path): "
+                failure.message = "the server does not support reflection (\(ReflectionMethods.getFileDescriptorSet.path): "
                     + "\(error.message)); give its schema with --protoset FILE, a FileDescriptorSet saved with "
                     + "'rpc-probe HOST:PORT protoset > FILE' from a server that has reflection, or made with "
                     + "'protoc --include_imports --descriptor_set_out=FILE'"

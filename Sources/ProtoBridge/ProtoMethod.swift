@@ -1,6 +1,6 @@
 /// A method of a service, as the .proto declares it: its path and message types.
 ///
-/// Generated per method (e.g. `ModerationService.kickMember`); routers register handlers by it and
+/// Generated per method (e.g. `ModerationMethods.kickMember`); routers register handlers by it and
 /// clients call through it, so a path and its types can never disagree.
 public struct ProtoMethod<Request: ProtoMessage, Response: ProtoMessage>: ProtoMethodDescription {
     public let service: String

@@ -98,7 +98,7 @@ public struct RegisteredMethod: Sendable {
         do {
             return try M(serializedBytes: body)
         } catch {
-            throw .invalidArgument(error.description)
+            throw RPCError.invalidArgument(error.description).caused(by: error)
         }
     }
 }

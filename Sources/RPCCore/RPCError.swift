@@ -10,12 +10,19 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public var errorCode: String
     public var message: String
     public var details: [String: String]
+    /// The error this one reports (a domain error, a decoding or inflate failure), as
+    /// grpc-swift-2's `RPCError.cause`: for logs and tests on this side; it never travels, and
+    /// equality ignores it.
+    public var cause: (any Error)?
 
-    public init(code: StatusCode, errorCode: String, message: String, details: [String: String] = [:]) {
+    public init(
+        code: StatusCode, errorCode: String, message: String, details: [String: String] = [:], cause: (any Error)? = nil
+    ) {
         self.code = code
         self.errorCode = errorCode
         self.message = message
         self.details = details
+        self.cause = cause
     }
 
     /// The error carried by a non-OK `Status`.
@@ -27,6 +34,18 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The `Status` that carries this error.
     public var status: Status {
         Status(code: code.rawValue, errorCode: errorCode, message: message, details: details)
+    }
+
+    /// This error with `cause` as the error it reports.
+    public func caused(by cause: any Error) -> RPCError {
+        var error = self
+        error.cause = cause
+        return error
+    }
+
+    /// Equal when what the peer sees is equal; `cause` stays on this side.
+    public static func == (lhs: RPCError, rhs: RPCError) -> Bool {
+        lhs.code == rhs.code && lhs.errorCode == rhs.errorCode && lhs.message == rhs.message && lhs.details == rhs.details
     }
 
     public var description: String {

@@ -23,15 +23,15 @@ public enum RuntimeServices {
     /// - Parameter fileDescriptorSets: serialized FileDescriptorSets of every served proto; they
     ///   are concatenated, which protobuf merges into one set.
     public static func register(in table: inout MethodTable, health: HealthStatus, fileDescriptorSets: [[UInt8]]) {
-        table.addUnary(DiagnosticsService.echo) { request, _, responder in
+        table.addUnary(DiagnosticsMethods.echo) { request, _, responder in
             responder.succeed(EchoResponse(payload: request.payload))
         }
 
         var services = Set(table.methods.map(\.service))
-        services.insert(HealthService.name)
-        services.insert(ReflectionService.name)
+        services.insert(HealthMethods.name)
+        services.insert(ReflectionMethods.name)
         let known = services
-        table.addUnary(HealthService.check) { request, _, responder in
+        table.addUnary(HealthMethods.check) { request, _, responder in
             let status: ServingStatus
             if !request.service.isEmpty && !known.contains(request.service) {
                 status = .serviceUnknown
@@ -42,17 +42,17 @@ public enum RuntimeServices {
         }
 
         let descriptorSet = fileDescriptorSets.reduce([], +)
-        table.addUnary(ReflectionService.getFileDescriptorSet) { _, _, responder in
+        table.addUnary(ReflectionMethods.getFileDescriptorSet) { _, _, responder in
             responder.succeed(GetFileDescriptorSetResponse(fileDescriptorSet: descriptorSet))
         }
-        let reflected = table.methods + [ReflectionService.listServices]
+        let reflected = table.methods + [ReflectionMethods.listServices]
         let listing = Dictionary(grouping: reflected, by: \.service).map { name, methods in
             ServiceInfo(name: name, methods: methods.map {
                 MethodInfo(name: $0.name, path: $0.path, requestType: $0.requestType, responseType: $0.responseType,
                            clientStreaming: false, serverStreaming: $0.serverStreaming)
             })
         }.sorted { $0.name < $1.name }
-        table.addUnary(ReflectionService.listServices) { request, _, responder in
+        table.addUnary(ReflectionMethods.listServices) { request, _, responder in
             let services = request.service.isEmpty ? listing : listing.filter { $0.name == request.service }
             responder.succeed(ListServicesResponse(services: services))
         }

@@ -264,7 +264,7 @@ public final class ClientConnection: Sendable {
             }
             guard writer.pending.count - writer.written < Self.pendingOutputLimit else {
                 _ = state.withLock { $0.calls.removeValue(forKey: streamID) }
-                refusal = RPCError(code: .resourceExhausted, errorCode: "ERR_RESOURCE_EXHAUSTED",
+                refusal = RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
                                    message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading")
                 return 0
             }
@@ -429,7 +429,7 @@ public final class ClientConnection: Sendable {
                 do throws(RawInflater.Failure) {
                     try reader.inflater(for: header.streamID).inflateStreamMessage(payload, limit: options.maxMessageBytes, appendingTo: &body)
                 } catch {
-                    failStream(header.streamID, .badEncoding("a compressed stream message does not inflate: \(error)"))
+                    failStream(header.streamID, RPCError.badEncoding("a compressed stream message does not inflate: \(error)").caused(by: error))
                     return
                 }
                 onMessage(StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
@@ -461,6 +461,7 @@ public final class ClientConnection: Sendable {
                 return ids.compactMap { state.calls.removeValue(forKey: $0) }
             }
             let notRun = RPCError.unavailable("the server went away before running the call (\(error.message)); it may be retried")
+                .caused(by: error)
             for call in refused { call.fail(notRun) }
         default:
             break
@@ -493,7 +494,7 @@ public final class ClientConnection: Sendable {
         do throws(RawInflater.Failure) {
             try reader.unaryInflater.inflateIndependent(body, limit: options.maxMessageBytes, appendingTo: &inflated)
         } catch {
-            return .failure(.badEncoding("the compressed reply does not inflate: \(error)"))
+            return .failure(RPCError.badEncoding("the compressed reply does not inflate: \(error)").caused(by: error))
         }
         return .success(inflated)
     }
@@ -510,7 +511,7 @@ public final class ClientConnection: Sendable {
         do {
             return try M(serializedBytes: bytes)
         } catch {
-            throw .invalidArgument("the server sent an \(error.description)")
+            throw RPCError.invalidArgument("the server sent an \(error.description)").caused(by: error)
         }
     }
 

@@ -19,7 +19,7 @@ public final class ModerationServer: Sendable {
     /// What an embedder (a test) may set beyond `ServerSettings`.
     public struct Tuning: Sendable {
         /// The service's clock, Unix milliseconds.
-        public var clock: @Sendable () -> Int64 = Moderation.ModerationService.systemClock
+        public var clock: @Sendable () -> Int64 = ModerationService.systemClock
         /// How group passwords are hashed.
         public var passwordHasher: PasswordHasher = .standard
         /// The action log's retention in milliseconds; nil takes `ServerSettings.retentionHours`.
@@ -35,7 +35,7 @@ public final class ModerationServer: Sendable {
     }
 
     public let store: SQLiteStore
-    public let service: Moderation.ModerationService
+    public let service: ModerationService
     public let hub: EventHub
     public let health: HealthStatus
     public let server: RPCServer
@@ -43,23 +43,31 @@ public final class ModerationServer: Sendable {
     let metrics: ServerMetrics
     /// Returns the heap's free pages to the system after bursts of work while the server runs.
     private let heapTrimmer = Mutex<HeapTrimmer?>(nil)
+    /// `--listen` as given, for the error when it cannot be bound.
+    private let listenAddress: String
 
     /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
     /// does not listen until `start()`.
-    /// - Throws: the store's error when it cannot be opened.
+    /// - Throws: `ServerStartupError` with the store's error as its cause when the store cannot be
+    ///   opened.
     /// - Parameter apps: the apps with keys now, for the per-app metrics.
     public init(
         settings: ServerSettings, authenticator: any Authenticator, logger: Logger, tuning: Tuning = Tuning(),
         apps: @escaping @Sendable () -> [String] = { [] }
-    ) throws(ModerationError) {
-        store = try SQLiteStore(options: SQLiteStoreOptions(
-            directory: settings.dataDirectory, durability: settings.durability,
-            cacheSizeKiB: settings.sqliteCacheMiB * 1024))
-        service = Moderation.ModerationService(store: store, now: tuning.clock, configuration: Moderation.ModerationService.Configuration(
+    ) throws(ServerStartupError) {
+        do throws(ModerationError) {
+            store = try SQLiteStore(options: SQLiteStoreOptions(
+                directory: settings.dataDirectory, durability: settings.durability,
+                cacheSizeKiB: settings.sqliteCacheMiB * 1024))
+        } catch {
+            throw ServerStartupError("cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
+        }
+        service = ModerationService(store: store, now: tuning.clock, configuration: ModerationService.Configuration(
             passwordHasher: tuning.passwordHasher,
             actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
             maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
         hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
+        listenAddress = settings.listenAddress
         health = HealthStatus()
 
         var methods = MethodTable()
@@ -92,17 +100,18 @@ public final class ModerationServer: Sendable {
     }
 
     /// Starts listening; returns the bound port.
-    /// - Throws: `SystemError` when the address cannot be bound (nothing is left running then).
+    /// - Throws: `ServerStartupError` with the `SystemError` as its cause when the address cannot
+    ///   be bound (nothing is left running then).
     @discardableResult
-    public func start() throws(SystemError) -> UInt16 {
-        do {
+    public func start() throws(ServerStartupError) -> UInt16 {
+        do throws(SystemError) {
             let port = try server.start()
             let metrics = self.metrics
             heapTrimmer.withLock { $0 = HeapTrimmer(activity: { metrics.bytesTransferred }) }
             return port
         } catch {
             close()
-            throw error
+            throw ServerStartupError("cannot listen on \(listenAddress): \(error)", cause: error)
         }
     }
 

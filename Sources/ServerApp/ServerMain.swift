@@ -65,17 +65,12 @@ public enum ServerMain {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let moderation: ModerationServer
-        do throws(ModerationError) {
-            moderation = try ModerationServer(settings: settings, authenticator: keyStore, logger: logger, apps: { keyStore.appIDs })
-        } catch {
-            printError("moderation-server: cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)")
-            return 1
-        }
         let port: UInt16
-        do {
+        do throws(ServerStartupError) {
+            moderation = try ModerationServer(settings: settings, authenticator: keyStore, logger: logger, apps: { keyStore.appIDs })
             port = try moderation.start()
         } catch {
-            printError("moderation-server: cannot listen on \(settings.listenAddress): \(error)")
+            printError("moderation-server: \(error.message)")
             return 1
         }
         var endpoint: MetricsEndpoint?

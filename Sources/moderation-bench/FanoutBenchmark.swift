@@ -56,7 +56,7 @@ enum FanoutBenchmark {
         let rssBefore = server.residentBytes
         let swarm = try SubscriberSwarm(port: server.port, count: subscribers, compressed: false) { "u\($0)" }
         try waitForSubscriptions(server, swarm, count: subscribers)
-        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "warm-up"), as: "owner")
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.updateGroup, UpdateGroupRequest(guid: "fan", description: "warm-up"), as: "owner")
         var seq = try head(client)
         let warm = swarm.wait(forSeq: seq, timeoutMs: 30_000)
         guard warm.reached == subscribers else {
@@ -129,17 +129,17 @@ enum FanoutBenchmark {
 
     /// Users u0…u(n-1), owner "owner", group "fan" with all of them as members.
     private static func setUp(_ client: ClientConnection, members: Int) throws(BenchError) {
-        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
-        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.createGroup, CreateGroupRequest(guid: "fan", name: "Fan-out", type: .public), as: "owner")
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.createGroup, CreateGroupRequest(guid: "fan", name: "Fan-out", type: .public), as: "owner")
         let pending = Collected()
         for start in stride(from: 0, to: members, by: 100) {
             let uids = (start..<min(start + 100, members)).map { "u\($0)" }
             for uid in uids {
                 pending.begin()
-                client.unary(ModerationService.createUser, CreateUserRequest(uid: uid, name: "User \(uid)")) { pending.end($0) }
+                client.unary(ModerationMethods.createUser, CreateUserRequest(uid: uid, name: "User \(uid)")) { pending.end($0) }
             }
             pending.waitAll()
-            _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.addMembers,
+            _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.addMembers,
                          AddMembersRequest(guid: "fan", members: uids.map { MemberToAdd(uid: $0, scope: .participant) }), as: "owner")
         }
         if let failure = pending.firstFailure { throw BenchError("CreateUser: \(failure)") }
@@ -147,7 +147,7 @@ enum FanoutBenchmark {
 
     /// One UpdateGroup: one action, the next seq after `previous` (nothing else writes meanwhile).
     private static func update(_ client: ClientConnection, round: Int, previous: UInt64) throws(BenchError) -> UInt64 {
-        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "round \(round) \(monotonicNanoseconds())"), as: "owner")
+        _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.updateGroup, UpdateGroupRequest(guid: "fan", description: "round \(round) \(monotonicNanoseconds())"), as: "owner")
         return previous + 1
     }
 
@@ -155,7 +155,7 @@ enum FanoutBenchmark {
     private static func head(_ client: ClientConnection) throws(BenchError) -> UInt64 {
         var after: UInt64 = 0
         while true {
-            let page = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.listGroupActions, ListGroupActionsRequest(guid: "fan", afterSeq: after, limit: 100), as: "owner")
+            let page = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.listGroupActions, ListGroupActionsRequest(guid: "fan", afterSeq: after, limit: 100), as: "owner")
             if let last = page.actions.last { after = last.seq }
             if page.nextCursor.isEmpty { return after }
         }
@@ -172,7 +172,7 @@ enum FanoutBenchmark {
                 for _ in 0..<8 {
                     count += 1
                     done.begin()
-                    client.unary(ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "load \(count)"),
+                    client.unary(ModerationMethods.updateGroup, UpdateGroupRequest(guid: "fan", description: "load \(count)"),
                                  options: CallOptions(onBehalfOf: "owner")) { done.end($0) }
                 }
                 done.waitAll()
@@ -187,14 +187,14 @@ enum FanoutBenchmark {
         for i in 0..<count {
             let uid = "u\((i / 6) % 50)"
             switch i % 6 {
-            case 0: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.updateGroup, UpdateGroupRequest(guid: "fan", description: "Topic of the day #\(i)"), as: "owner")
-            case 1: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.kickMember, KickMemberRequest(guid: "fan", uid: uid), as: "owner")
-            case 2: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.joinGroup, JoinGroupRequest(guid: "fan"), as: uid)
-            case 3: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.changeMemberScope, ChangeMemberScopeRequest(guid: "fan", uid: uid, scope: .moderator), as: "owner")
-            case 4: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.banMember, BanMemberRequest(guid: "fan", uid: uid, reason: "spam links", durationMs: 60_000), as: "owner")
+            case 0: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.updateGroup, UpdateGroupRequest(guid: "fan", description: "Topic of the day #\(i)"), as: "owner")
+            case 1: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.kickMember, KickMemberRequest(guid: "fan", uid: uid), as: "owner")
+            case 2: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.joinGroup, JoinGroupRequest(guid: "fan"), as: uid)
+            case 3: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.changeMemberScope, ChangeMemberScopeRequest(guid: "fan", uid: uid, scope: .moderator), as: "owner")
+            case 4: _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.banMember, BanMemberRequest(guid: "fan", uid: uid, reason: "spam links", durationMs: 60_000), as: "owner")
             default:
-                _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.unbanMember, UnbanMemberRequest(guid: "fan", uid: uid), as: "owner")
-                _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationService.addMembers, AddMembersRequest(guid: "fan", members: [MemberToAdd(uid: uid)]), as: "owner")
+                _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.unbanMember, UnbanMemberRequest(guid: "fan", uid: uid), as: "owner")
+                _ = try WireBenchmark.call(client, timeoutMs: 60_000, ModerationMethods.addMembers, AddMembersRequest(guid: "fan", members: [MemberToAdd(uid: uid)]), as: "owner")
             }
         }
     }

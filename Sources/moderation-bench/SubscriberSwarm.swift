@@ -39,7 +39,7 @@ final class SubscriberSwarm {
             guard fd >= 0 else { throw BenchError("connect failed after \(index) subscribers: \(String(cString: strerror(-fd)))") }
             var out = Preface.bytes
             FrameWriter.hello(Hello(apiKey: ServerProcess.apiKey, clientName: "bench-swarm", acceptEncodings: compressed ? ["deflate"] : []), into: &out)
-            let header = CallHeader(method: ModerationService.subscribe.path, onBehalfOf: uid(index),
+            let header = CallHeader(method: ModerationMethods.subscribe.path, onBehalfOf: uid(index),
                                     acceptEncodings: compressed ? ["deflate"] : [])
             body.withUnsafeBytes { FrameWriter.call(streamID: 1, header: header, body: $0, into: &out) }
             guard send(fd, out, out.count, Int32(MSG_NOSIGNAL)) == out.count else { throw BenchError("send failed") }

@@ -87,13 +87,13 @@ enum WireBenchmark {
             }
             switch step % 5 {
             case 0, 2:
-                connection.unary(ModerationService.joinGroup, JoinGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)) { record($0.error) }
+                connection.unary(ModerationMethods.joinGroup, JoinGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)) { record($0.error) }
             case 1:
-                connection.unary(ModerationService.kickMember, KickMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+                connection.unary(ModerationMethods.kickMember, KickMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
             case 3:
-                connection.unary(ModerationService.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+                connection.unary(ModerationMethods.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
             default:
-                connection.unary(ModerationService.unbanMember, UnbanMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+                connection.unary(ModerationMethods.unbanMember, UnbanMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
             }
         }
         let count = counter.load(ordering: .relaxed)
@@ -124,8 +124,8 @@ enum WireBenchmark {
             configuration.warmupSeconds = 0.5
             return configuration
         }
-        let getGroup = configuration(ModerationService.getGroup.path, (0..<32).map { encoded(GetGroupRequest(guid: "r\($0)")) })
-        let listMembers = configuration(ModerationService.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
+        let getGroup = configuration(ModerationMethods.getGroup.path, (0..<32).map { encoded(GetGroupRequest(guid: "r\($0)")) })
+        let listMembers = configuration(ModerationMethods.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
         let reports = Mutex<[String: Result<LoadReport, RPCError>]>([:])
         let cpuBefore = server.cpuSeconds
         let started = monotonicNanoseconds()
@@ -157,23 +157,23 @@ enum WireBenchmark {
     private static func bigGroup(server: ServerProcess, members: Int) throws(BenchError) {
         let client = try connect(server.port)
         print("setting up one group with \(members) members and \(members) bans…")
-        _ = try call(client, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
-        _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "big", name: "Big", type: .public), as: "owner")
+        _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
+        _ = try call(client, ModerationMethods.createGroup, CreateGroupRequest(guid: "big", name: "Big", type: .public), as: "owner")
         let pending = Collected()
         for start in stride(from: 0, to: 2 * members, by: 100) {
             let uids = (start..<min(start + 100, 2 * members)).map { "user-\($0)" }
             for uid in uids {
                 pending.begin()
-                client.unary(ModerationService.createUser, CreateUserRequest(uid: uid, name: "Member \(uid.dropFirst(5)) \(uid.hasSuffix("7") ? "Seventh" : "Plain")")) { pending.end($0) }
+                client.unary(ModerationMethods.createUser, CreateUserRequest(uid: uid, name: "Member \(uid.dropFirst(5)) \(uid.hasSuffix("7") ? "Seventh" : "Plain")")) { pending.end($0) }
             }
             pending.waitAll()
             if start < members {
                 pending.begin()
-                client.unary(ModerationService.addMembers, AddMembersRequest(guid: "big", members: uids.map { MemberToAdd(uid: $0) }),
+                client.unary(ModerationMethods.addMembers, AddMembersRequest(guid: "big", members: uids.map { MemberToAdd(uid: $0) }),
                              options: CallOptions(onBehalfOf: "owner")) { pending.end($0) }
             } else {
                 pending.begin()
-                client.unary(ModerationService.bulkBanMembers, BulkBanMembersRequest(guid: "big", uids: uids, reason: "bulk"),
+                client.unary(ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: "big", uids: uids, reason: "bulk"),
                              options: CallOptions(onBehalfOf: "owner")) { pending.end($0) }
             }
         }
@@ -188,13 +188,13 @@ enum WireBenchmark {
             }
             return samples.sorted()
         }
-        let banned = try latency { () throws(BenchError) in _ = try call(client, ModerationService.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30), as: "owner") }
+        let banned = try latency { () throws(BenchError) in _ = try call(client, ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30), as: "owner") }
         let unique = "user-\(members / 2 + 1)"
         let search = try latency { () throws(BenchError) in
-            let page = try call(client, ModerationService.listMembers, ListMembersRequest(guid: "big", limit: 30, search: unique), as: "owner")
+            let page = try call(client, ModerationMethods.listMembers, ListMembersRequest(guid: "big", limit: 30, search: unique), as: "owner")
             guard page.members.count == 1 else { throw BenchError("search found \(page.members.count) members") }
         }
-        let bannedSearch = try latency { () throws(BenchError) in _ = try call(client, ModerationService.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30, search: "user-\(members + 12_345)"), as: "owner") }
+        let bannedSearch = try latency { () throws(BenchError) in _ = try call(client, ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30, search: "user-\(members + 12_345)"), as: "owner") }
         print("group of \(members) members and \(members) bans, one call at a time over the socket (median of 50; p90):")
         print("  ListBannedMembers, first page of 30:   \(milliseconds(banned[25])) ms (p90 \(milliseconds(banned[45])))")
         print("  ListMembers, search by name, 1 match:  \(milliseconds(search[25])) ms (p90 \(milliseconds(search[45])))")
@@ -261,19 +261,19 @@ enum WireBenchmark {
     /// The owner; groups g0…g31 (no members but the owner) with users g<i>-u<j> for the
     /// mutation slots; groups r0…r31 with 100 members each for the reads.
     private static func createGroups(_ client: ClientConnection, groups: Int, usersPerGroup: Int) throws(BenchError) {
-        _ = try call(client, ModerationService.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
+        _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
         let pending = Collected()
         for g in 0..<groups {
-            _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
-            _ = try call(client, ModerationService.createGroup, CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            _ = try call(client, ModerationMethods.createGroup, CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
+            _ = try call(client, ModerationMethods.createGroup, CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
             for u in 0..<usersPerGroup {
                 for prefix in ["g", "r"] {
                     pending.begin()
-                    client.unary(ModerationService.createUser, CreateUserRequest(uid: "\(prefix)\(g)-u\(u)", name: "User \(u) of \(prefix)\(g)")) { pending.end($0) }
+                    client.unary(ModerationMethods.createUser, CreateUserRequest(uid: "\(prefix)\(g)-u\(u)", name: "User \(u) of \(prefix)\(g)")) { pending.end($0) }
                 }
             }
             pending.waitAll()
-            _ = try call(client, ModerationService.addMembers, AddMembersRequest(
+            _ = try call(client, ModerationMethods.addMembers, AddMembersRequest(
                 guid: "r\(g)", members: (0..<min(usersPerGroup, 100)).map { MemberToAdd(uid: "r\(g)-u\($0)") }), as: "owner")
         }
         if let failure = pending.firstFailure { throw BenchError("setup: \(failure)") }

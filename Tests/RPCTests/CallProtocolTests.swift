@@ -21,12 +21,12 @@ struct CallProtocolTests {
     @Test("a bad call gets a REPLY with a status naming the problem; the same connection then serves calls", arguments: [
         BadCall(name: "garbage CallHeader", frame: Frames.call(streamID: 1, headerBytes: Frames.garbageProtobuf, body: []),
                 code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.v1.CallHeader"),
-        BadCall(name: "garbage body", frame: Frames.call(streamID: 1, method: DiagnosticsService.echo.path, body: Frames.garbageProtobuf),
+        BadCall(name: "garbage body", frame: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: Frames.garbageProtobuf),
                 code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.diagnostics.v1.EchoRequest"),
         BadCall(name: "unknown method", frame: Frames.call(streamID: 1, method: "/mrpc.test.v1.Test/Nope"),
                 code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "/mrpc.test.v1.Test/Nope"),
         BadCall(name: "deflate bomb as body (64 MiB of zeros)",
-                frame: Frames.call(streamID: 1, method: DiagnosticsService.echo.path, body: DeflateSamples.zeros(count: 64 << 20),
+                frame: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: DeflateSamples.zeros(count: 64 << 20),
                                    compressed: true),
                 code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "inflates"),
     ])

@@ -26,7 +26,7 @@ struct ClientConnectionTests {
             var wrong = 0
             for call in 0..<100 {
                 let sent = Self.payload(thread: thread, call: call)
-                let reply = try? connection.unary(DiagnosticsService.echo, EchoRequest(payload: sent), options: CallOptions(timeoutMs: 10_000))
+                let reply = try? connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: sent), options: CallOptions(timeoutMs: 10_000))
                 if reply?.payload != sent { wrong += 1 }
             }
             return wrong
@@ -41,7 +41,7 @@ struct ClientConnectionTests {
         defer { server.stop() }
         func connectCallClose() throws {
             let connection = try server.connect()
-            _ = try connection.unary(DiagnosticsService.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 10_000))
+            _ = try connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 10_000))
             connection.close()
         }
         for _ in 0..<8 { try connectCallClose() }  // warm-up: glibc keeps a cache of freed stacks
@@ -84,7 +84,7 @@ struct ClientConnectionTests {
         defer { client.close() }
         let results = Collector<(Int, Result<EchoResponse, RPCError>)>()
         for call in 0..<5 {
-            client.unary(DiagnosticsService.echo, EchoRequest(payload: [UInt8(call)])) { results.append((call, $0)) }
+            client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [UInt8(call)])) { results.append((call, $0)) }
         }
         var calls: [(UInt32, [UInt8])] = []
         for _ in 0..<5 {
@@ -108,7 +108,7 @@ struct ClientConnectionTests {
         let started = monotonicNow()
         // Far more than the socket buffers hold: the calls must queue, not block this thread.
         for call in 0..<32 {
-            client.unary(DiagnosticsService.echo, big, options: CallOptions(timeoutMs: 300)) { results.append((call, $0)) }
+            client.unary(DiagnosticsMethods.echo, big, options: CallOptions(timeoutMs: 300)) { results.append((call, $0)) }
         }
         // Blocked on the socket, the calls past what the buffers hold would each take a deadline
         // (all 32: 9.6 s). Queuing them takes ~50 ms; the limit leaves room for a loaded 2-core
@@ -130,7 +130,7 @@ struct ClientConnectionTests {
             for call in 0..<100 {
                 group.addTask {
                     let sent = Self.payload(thread: 1, call: call)
-                    return try await connection.unary(DiagnosticsService.echo, EchoRequest(payload: sent)).payload == sent
+                    return try await connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: sent)).payload == sent
                 }
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -154,11 +154,11 @@ struct ClientConnectionTests {
         defer { server.stop() }
         let client = RPCClient(options: server.clientOptions)
         defer { client.close() }
-        #expect(try client.unary(DiagnosticsService.echo, EchoRequest(payload: [1])).payload == [1])
+        #expect(try client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1])).payload == [1])
         let first = try client.connection()
         #expect(waitUntil(timeoutMs: 5_000) { !first.isUsable }, "the server closed the idle connection")
-        #expect(throws: RPCError.self) { try first.unary(DiagnosticsService.echo, EchoRequest()) }
-        #expect(try client.unary(DiagnosticsService.echo, EchoRequest(payload: [2])).payload == [2])
+        #expect(throws: RPCError.self) { try first.unary(DiagnosticsMethods.echo, EchoRequest()) }
+        #expect(try client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [2])).payload == [2])
         #expect(try client.connection() !== first)
     }
 
@@ -169,7 +169,7 @@ struct ClientConnectionTests {
         defer { client.close() }
         let results = Collector<(Int, Result<EchoResponse, RPCError>)>()
         for call in 0..<3 {
-            client.unary(DiagnosticsService.echo, EchoRequest(payload: [UInt8(call)])) { results.append((call, $0)) }
+            client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [UInt8(call)])) { results.append((call, $0)) }
         }
         let ids = try (0..<3).map { _ in try server.expectFrame().streamID }
         try server.send(Frames.goaway(lastStreamID: ids[0], error: .unavailable("going away")))
@@ -184,7 +184,7 @@ struct ClientConnectionTests {
         }
         #expect(!client.isUsable)
         #expect {
-            try client.unary(DiagnosticsService.echo, EchoRequest())
+            try client.unary(DiagnosticsMethods.echo, EchoRequest())
         } throws: { ($0 as? RPCError)?.code == .unavailable }
         try server.send(Frames.reply(streamID: ids[0], EchoResponse(payload: [0])))
         #expect(results.waitForCount(3))
@@ -199,7 +199,7 @@ struct ClientConnectionTests {
         defer { client.close() }
         let started = Clock.nowMs
         #expect {
-            try client.unary(DiagnosticsService.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 200))
+            try client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 200))
         } throws: { error in
             (error as? RPCError)?.code == .deadlineExceeded && (error as? RPCError)?.message.contains("client side") == true
         }
@@ -222,7 +222,7 @@ struct ClientConnectionTests {
         let (client, server) = try listener.connectClient()
         defer { client.close() }
         let results = Collector<Result<EchoResponse, RPCError>>()
-        client.unary(DiagnosticsService.echo, EchoRequest()) { results.append($0) }
+        client.unary(DiagnosticsMethods.echo, EchoRequest()) { results.append($0) }
         _ = try server.expectFrame()
         server.close()
         #expect(results.waitForCount(1))
@@ -251,6 +251,6 @@ struct ClientConnectionTests {
         #expect(server.service.waitForTermination(of: stream.streamID) == .cancelled)
         #expect(server.service.send(on: stream.streamID, seq: 3) == .closed)
         #expect(messages.count == 2)
-        #expect(try connection.unary(DiagnosticsService.echo, EchoRequest(payload: [9])).payload == [9])
+        #expect(try connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: [9])).payload == [9])
     }
 }

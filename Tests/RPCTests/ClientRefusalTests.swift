@@ -36,8 +36,8 @@ struct ClientRefusalTests {
         let (client, server) = try listener.connectClient { $0.maxMessageBytes = 1024 }
         defer { client.close() }
         let results = Collector<Result<EchoResponse, RPCError>>()
-        client.unary(DiagnosticsService.echo, EchoRequest()) { results.append($0) }
-        client.unary(DiagnosticsService.echo, EchoRequest()) { results.append($0) }
+        client.unary(DiagnosticsMethods.echo, EchoRequest()) { results.append($0) }
+        client.unary(DiagnosticsMethods.echo, EchoRequest()) { results.append($0) }
         let first = try server.expectFrame().streamID
         let second = try server.expectFrame().streamID
         // EchoResponse{payload: n bytes} encodes to 1 (tag) + 2 (length) + n bytes.

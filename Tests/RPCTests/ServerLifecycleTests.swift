@@ -58,7 +58,7 @@ struct ServerLifecycleTests {
         #expect(server.service.waitForParked(1))
         let shutdown = Background { server.stop(gracePeriodMs: 10_000) }
         #expect(waitUntil { !connection.isUsable }, "the GOAWAY reached the client")
-        #expect(throws: RPCError.self) { try connection.unary(DiagnosticsService.echo, EchoRequest()) }
+        #expect(throws: RPCError.self) { try connection.unary(DiagnosticsMethods.echo, EchoRequest()) }
         server.service.releaseParked()
         #expect(result.waitForCount(1))
         #expect(try result.items.first?.get().payload == [42])

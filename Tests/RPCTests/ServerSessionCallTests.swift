@@ -43,10 +43,10 @@ struct ServerSessionCallTests {
                   code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "empty method"),
         Rejection(name: "garbage CallHeader", call: Frames.call(streamID: 1, headerBytes: Frames.garbageProtobuf, body: []),
                   code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.v1.CallHeader"),
-        Rejection(name: "garbage body", call: Frames.call(streamID: 1, method: DiagnosticsService.echo.path, body: Frames.garbageProtobuf),
+        Rejection(name: "garbage body", call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: Frames.garbageProtobuf),
                   code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.diagnostics.v1.EchoRequest"),
         Rejection(name: "CallHeader over 8 KiB",
-                  call: Frames.call(streamID: 1, headerBytes: CallHeader(method: DiagnosticsService.echo.path,
+                  call: Frames.call(streamID: 1, headerBytes: CallHeader(method: DiagnosticsMethods.echo.path,
                                                                           metadata: ["pad": String(repeating: "x", count: 9_000)]).serializedBytes(),
                                     body: []),
                   code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "header"),
@@ -54,11 +54,11 @@ struct ServerSessionCallTests {
                   call: Frames.echo(streamID: 1, [UInt8](repeating: 1, count: 70_000)),
                   code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "65536"),
         Rejection(name: "compressed body inflating past the limit (a bomb)",
-                  call: Frames.call(streamID: 1, method: DiagnosticsService.echo.path, body: DeflateSamples.zeros(count: 1 << 20),
+                  call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: DeflateSamples.zeros(count: 1 << 20),
                                     compressed: true),
                   code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "inflates"),
         Rejection(name: "compressed body that is not deflate data",
-                  call: Frames.call(streamID: 1, method: DiagnosticsService.echo.path, body: [0xFF, 0xFF, 0xFF, 0xFF], compressed: true),
+                  call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: [0xFF, 0xFF, 0xFF, 0xFF], compressed: true),
                   code: .invalidArgument, errorCode: "ERR_BAD_ENCODING", mentions: "deflate"),
     ]
 
@@ -85,7 +85,7 @@ struct ServerSessionCallTests {
         try harness.handshake()
         let payload = [UInt8](repeating: 0x61, count: 5_000)
         let body = DeflateSamples.independent(EchoRequest(payload: payload).serializedBytes())
-        let reply = try harness.reply(to: Frames.call(streamID: 1, method: DiagnosticsService.echo.path, body: body, compressed: true))
+        let reply = try harness.reply(to: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: body, compressed: true))
         #expect(try EchoResponse(serializedBytes: reply.reply().body).payload == payload)
     }
 
@@ -257,7 +257,7 @@ struct ServerSessionCallTests {
         let harness = SessionHarness()
         try harness.handshake(acceptDeflate: helloAccepts)
         let payload = [UInt8](repeating: 0x62, count: 10_000)
-        let call = Frames.call(streamID: 1, DiagnosticsService.echo, EchoRequest(payload: payload), acceptDeflate: callAccepts)
+        let call = Frames.call(streamID: 1, DiagnosticsMethods.echo, EchoRequest(payload: payload), acceptDeflate: callAccepts)
         let reply = try harness.reply(to: call)
         let compressed = helloAccepts && callAccepts
         #expect(reply.header.isCompressed == compressed)

@@ -13,16 +13,16 @@ struct SmokeTests {
         defer { server.stop() }
         let connection = try server.connect()
         defer { connection.close() }
-        let reply = try connection.unary(DiagnosticsService.echo, EchoRequest(payload: [1, 2, 3]))
+        let reply = try connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1, 2, 3]))
         #expect(reply.payload == [1, 2, 3])
-        let health = try connection.unary(HealthService.check, HealthCheckRequest())
+        let health = try connection.unary(HealthMethods.check, HealthCheckRequest())
         #expect(health.status == .serving)
-        let services = try connection.unary(ReflectionService.listServices, ListServicesRequest())
+        let services = try connection.unary(ReflectionMethods.listServices, ListServicesRequest())
         #expect(services.services.map(\.name).contains("mrpc.diagnostics.v1.Diagnostics"))
         #expect(throws: RPCError.self) { try server.connect { $0.apiKey = "wrong-key-000" } }
         let big = EchoRequest(payload: [UInt8](repeating: 7, count: 100_000))
         let options = CallOptions(acceptDeflate: true, compressRequest: true)
-        #expect(try connection.unary(DiagnosticsService.echo, big, options: options).payload == big.payload)
+        #expect(try connection.unary(DiagnosticsMethods.echo, big, options: options).payload == big.payload)
     }
 
     @Test("A worker-pool method runs on the loop for the requests its offloadWhen keeps there")

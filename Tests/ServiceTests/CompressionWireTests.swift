@@ -24,7 +24,7 @@ extension EndToEnd {
                 users.append(uid)
             }
             for (index, guid) in groups.enumerated() {
-                _ = try app.call(ModerationWireClient.API.createGroup, CreateGroupRequest(
+                _ = try app.call(ModerationMethods.createGroup, CreateGroupRequest(
                     guid: guid, name: guid.prefix(1).uppercased() + guid.dropFirst(), icon: "https://cdn.example.com/icons/\(guid).svg",
                     description: "The \(guid) channel of the workspace: be kind, stay on topic.", type: .public,
                     metadata: ["team": "platform", "region": index % 2 == 0 ? "eu-west" : "us-east"], tags: ["chat", guid],
@@ -70,8 +70,8 @@ extension EndToEnd {
             let compressed = try server.rawOpen(acceptDeflate: true)
             let plain = try server.rawOpen(acceptDeflate: false)
             let request = SubscribeRequest(wholeApp: true, start: .afterSeq(0)).serializedBytes()
-            try compressed.send(Frames.call(streamID: 1, method: ModerationWireClient.API.subscribe.path, body: request, acceptDeflate: true))
-            try plain.send(Frames.call(streamID: 1, method: ModerationWireClient.API.subscribe.path, body: request))
+            try compressed.send(Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request, acceptDeflate: true))
+            try plain.send(Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request))
             try Self.churn(server, users: users, calls: 300, seed: 8)
             let head = try app.markHead(owner: users[1])
             #expect(head > middle)

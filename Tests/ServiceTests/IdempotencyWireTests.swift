@@ -31,24 +31,22 @@ extension EndToEnd {
             var testDescription: String { name }
         }
 
-        typealias API = ModerationWireClient.API
-
         static let mutations: [Mutation] = [
-            Mutation("KickMember", as: "alice", API.kickMember, KickMemberRequest(guid: "g", uid: "carol")),
-            Mutation("BanMember", as: "alice", API.banMember, BanMemberRequest(guid: "g", uid: "carol", reason: "spam", durationMs: 3_600_000)),
-            Mutation("UnbanMember", as: "owner", API.unbanMember, UnbanMemberRequest(guid: "g", uid: "eve")),
-            Mutation("JoinGroup", as: "dave", API.joinGroup, JoinGroupRequest(guid: "g")),
-            Mutation("LeaveGroup", as: "carol", API.leaveGroup, LeaveGroupRequest(guid: "g")),
-            Mutation("ChangeMemberScope", as: "owner", API.changeMemberScope, ChangeMemberScopeRequest(guid: "g", uid: "carol", scope: .moderator)),
-            Mutation("TransferOwnership", as: "owner", API.transferOwnership, TransferOwnershipRequest(guid: "g", uid: "alice")),
-            Mutation("AddMembers", as: "bob", API.addMembers, AddMembersRequest(guid: "g", members: [MemberToAdd(uid: "dave", scope: .participant)])),
-            Mutation("BulkBanMembers", as: "alice", API.bulkBanMembers, BulkBanMembersRequest(guid: "g", uids: ["carol", "dave"])),
-            Mutation("UpdateGroup", as: "alice", API.updateGroup, UpdateGroupRequest(guid: "g", description: "retried")),
-            Mutation("CreateGroup", as: "dave", API.createGroup, CreateGroupRequest(guid: "h", name: "H", type: .public)),
-            Mutation("DeleteGroup", as: "owner", API.deleteGroup, DeleteGroupRequest(guid: "g")),
-            Mutation("CreateUser", as: "", API.createUser, CreateUserRequest(uid: "frank", name: "Frank"), recordsAction: false),
+            Mutation("KickMember", as: "alice", ModerationMethods.kickMember, KickMemberRequest(guid: "g", uid: "carol")),
+            Mutation("BanMember", as: "alice", ModerationMethods.banMember, BanMemberRequest(guid: "g", uid: "carol", reason: "spam", durationMs: 3_600_000)),
+            Mutation("UnbanMember", as: "owner", ModerationMethods.unbanMember, UnbanMemberRequest(guid: "g", uid: "eve")),
+            Mutation("JoinGroup", as: "dave", ModerationMethods.joinGroup, JoinGroupRequest(guid: "g")),
+            Mutation("LeaveGroup", as: "carol", ModerationMethods.leaveGroup, LeaveGroupRequest(guid: "g")),
+            Mutation("ChangeMemberScope", as: "owner", ModerationMethods.changeMemberScope, ChangeMemberScopeRequest(guid: "g", uid: "carol", scope: .moderator)),
+            Mutation("TransferOwnership", as: "owner", ModerationMethods.transferOwnership, TransferOwnershipRequest(guid: "g", uid: "alice")),
+            Mutation("AddMembers", as: "bob", ModerationMethods.addMembers, AddMembersRequest(guid: "g", members: [MemberToAdd(uid: "dave", scope: .participant)])),
+            Mutation("BulkBanMembers", as: "alice", ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: "g", uids: ["carol", "dave"])),
+            Mutation("UpdateGroup", as: "alice", ModerationMethods.updateGroup, UpdateGroupRequest(guid: "g", description: "retried")),
+            Mutation("CreateGroup", as: "dave", ModerationMethods.createGroup, CreateGroupRequest(guid: "h", name: "H", type: .public)),
+            Mutation("DeleteGroup", as: "owner", ModerationMethods.deleteGroup, DeleteGroupRequest(guid: "g")),
+            Mutation("CreateUser", as: "", ModerationMethods.createUser, CreateUserRequest(uid: "frank", name: "Frank"), recordsAction: false),
             // A call that fails: the retry answers the same failure, even once it would succeed.
-            Mutation("KickMember refused", as: "alice", API.kickMember, KickMemberRequest(guid: "g", uid: "dave"), recordsAction: false),
+            Mutation("KickMember refused", as: "alice", ModerationMethods.kickMember, KickMemberRequest(guid: "g", uid: "dave"), recordsAction: false),
         ]
 
         /// The whole REPLY payload (status and response) of `mutation` made with `key` as stream

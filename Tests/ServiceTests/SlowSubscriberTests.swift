@@ -88,7 +88,7 @@ extension EndToEnd {
             let heapBefore = Memory.heapInUse
             let slow = try server.rawOpen()
             let request = SubscribeRequest(wholeApp: true, start: .afterSeq(slowStart)).serializedBytes()
-            try slow.send(Frames.call(streamID: 1, method: ModerationWireClient.API.subscribe.path, body: request))
+            try slow.send(Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request))
             #expect(waitUntil { server.subscriptionCount == 2 })
             let cut = waitUntil(timeoutMs: 60_000, pollMs: 10) { server.subscriptionCount == 1 }
             let cutAt = Clock.nowMs
@@ -160,7 +160,7 @@ extension EndToEnd {
             let request = SubscribeRequest(wholeApp: true, start: .afterSeq(0)).serializedBytes()
             let slow = try (0..<2).map { _ in try server.rawOpen() }
             for connection in slow {
-                try connection.send(Frames.call(streamID: 1, method: ModerationWireClient.API.subscribe.path, body: request))
+                try connection.send(Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request))
             }
             #expect(waitUntil { server.subscriptionCount == 2 })
             // Their replays have filled their connections by now; reads and another replay go on.

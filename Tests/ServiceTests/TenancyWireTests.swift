@@ -98,7 +98,7 @@ extension EndToEnd {
             #expect(try b.allBanned("g").isEmpty && cast.app.allBanned("g").map(\.uid) == ["carol"])
             #expect(try b.actions("g").actions.map(\.action) == [.created, .added, .kicked])
             expectFailure(failure { try b.getGroup("p") }, .notFound, "ERR_GROUP_NOT_FOUND", mentions: "p")
-            let listed = try b.call(ModerationWireClient.API.listGroups, ListGroupsRequest(limit: 100))
+            let listed = try b.call(ModerationMethods.listGroups, ListGroupsRequest(limit: 100))
             #expect(listed.groups.map(\.guid) == ["g"] && listed.groups.first?.name == "B's g")
 
             // And only its own events.

@@ -34,7 +34,7 @@ public final class EventRecorder: Sendable {
         let log = Log(keepsMessages: keepsMessages)
         self.log = log
         stream = connection.stream(
-            path: ModerationMessages.ModerationService.subscribe.path, body: request.serializedBytes(), options: options,
+            path: ModerationMethods.subscribe.path, body: request.serializedBytes(), options: options,
             onMessage: { message in
                 let decoded = try? SubscribeResponse(serializedBytes: message.body)
                 log.state.withLock { state in

@@ -17,7 +17,7 @@ public final class HeaderEchoServer: Sendable {
 
     public init(limits: ServerLimits = ServerLimits()) throws {
         var methods = MethodTable()
-        methods.addUnary(DiagnosticsService.echo) { request, context, responder in
+        methods.addUnary(DiagnosticsMethods.echo) { request, context, responder in
             guard request.payload.isEmpty else {
                 responder.succeed(EchoResponse(payload: request.payload))
                 return

@@ -9,8 +9,6 @@ public import RPCPosix
 /// Clients are cheap values; many share one `ClientConnection` (each call carries its own
 /// `on_behalf_of`). Every call has a deadline, so a server that never answers fails the test.
 public struct ModerationWireClient: Sendable {
-    public typealias API = ModerationMessages.ModerationService
-
     public let connection: ClientConnection
     /// The acting user's uid; empty for the app.
     public let actor: String
@@ -64,11 +62,11 @@ public struct ModerationWireClient: Sendable {
 
     @discardableResult
     public func createUser(_ uid: String, name: String? = nil, avatar: String = "") throws(RPCError) -> User {
-        try call(API.createUser, CreateUserRequest(uid: uid, name: name ?? "User \(uid)", avatar: avatar)).user ?? User()
+        try call(ModerationMethods.createUser, CreateUserRequest(uid: uid, name: name ?? "User \(uid)", avatar: avatar)).user ?? User()
     }
 
     public func getUser(_ uid: String) throws(RPCError) -> User {
-        try call(API.getUser, GetUserRequest(uid: uid)).user ?? User()
+        try call(ModerationMethods.getUser, GetUserRequest(uid: uid)).user ?? User()
     }
 
     // MARK: Groups
@@ -78,41 +76,41 @@ public struct ModerationWireClient: Sendable {
         _ guid: String, type: GroupType = .public, password: String = "", owner: String = "",
         members: [(String, Scope)] = [], bans: [String] = [], name: String? = nil
     ) throws(RPCError) -> CreateGroupResponse {
-        try call(API.createGroup, CreateGroupRequest(
+        try call(ModerationMethods.createGroup, CreateGroupRequest(
             guid: guid, name: name ?? "Group \(guid)", type: type, password: password, owner: owner,
             members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }, bannedUids: bans))
     }
 
     public func getGroup(_ guid: String) throws(RPCError) -> Group {
-        try call(API.getGroup, GetGroupRequest(guid: guid)).group ?? Group()
+        try call(ModerationMethods.getGroup, GetGroupRequest(guid: guid)).group ?? Group()
     }
 
     @discardableResult
     public func updateGroup(_ request: UpdateGroupRequest) throws(RPCError) -> Group {
-        try call(API.updateGroup, request).group ?? Group()
+        try call(ModerationMethods.updateGroup, request).group ?? Group()
     }
 
     @discardableResult
     public func deleteGroup(_ guid: String) throws(RPCError) -> Action {
-        try call(API.deleteGroup, DeleteGroupRequest(guid: guid)).action ?? Action()
+        try call(ModerationMethods.deleteGroup, DeleteGroupRequest(guid: guid)).action ?? Action()
     }
 
     // MARK: Membership
 
     @discardableResult
     public func join(_ guid: String, password: String = "") throws(RPCError) -> JoinGroupResponse {
-        try call(API.joinGroup, JoinGroupRequest(guid: guid, password: password))
+        try call(ModerationMethods.joinGroup, JoinGroupRequest(guid: guid, password: password))
     }
 
     @discardableResult
     public func leave(_ guid: String) throws(RPCError) -> Action {
-        try call(API.leaveGroup, LeaveGroupRequest(guid: guid)).action ?? Action()
+        try call(ModerationMethods.leaveGroup, LeaveGroupRequest(guid: guid)).action ?? Action()
     }
 
     public func members(
         _ guid: String, limit: UInt32 = 0, cursor: String = "", scopes: [Scope] = [], search: String = ""
     ) throws(RPCError) -> ListMembersResponse {
-        try call(API.listMembers, ListMembersRequest(guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search))
+        try call(ModerationMethods.listMembers, ListMembersRequest(guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search))
     }
 
     /// Every member, page by page (100 a page).
@@ -129,34 +127,34 @@ public struct ModerationWireClient: Sendable {
 
     @discardableResult
     public func addMembers(_ guid: String, _ members: [(String, Scope)]) throws(RPCError) -> AddMembersResponse {
-        try call(API.addMembers, AddMembersRequest(guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }))
+        try call(ModerationMethods.addMembers, AddMembersRequest(guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }))
     }
 
     public func memberState(_ guid: String, _ uid: String = "") throws(RPCError) -> GetMemberStateResponse {
-        try call(API.getMemberState, GetMemberStateRequest(guid: guid, uid: uid))
+        try call(ModerationMethods.getMemberState, GetMemberStateRequest(guid: guid, uid: uid))
     }
 
     // MARK: Moderation
 
     @discardableResult
     public func kick(_ guid: String, _ uid: String) throws(RPCError) -> Action {
-        try call(API.kickMember, KickMemberRequest(guid: guid, uid: uid)).action ?? Action()
+        try call(ModerationMethods.kickMember, KickMemberRequest(guid: guid, uid: uid)).action ?? Action()
     }
 
     @discardableResult
     public func ban(
         _ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false
     ) throws(RPCError) -> BanMemberResponse {
-        try call(API.banMember, BanMemberRequest(guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned))
+        try call(ModerationMethods.banMember, BanMemberRequest(guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned))
     }
 
     @discardableResult
     public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(RPCError) -> UnbanMemberResponse {
-        try call(API.unbanMember, UnbanMemberRequest(guid: guid, uid: uid, onlyIfBanned: onlyIfBanned))
+        try call(ModerationMethods.unbanMember, UnbanMemberRequest(guid: guid, uid: uid, onlyIfBanned: onlyIfBanned))
     }
 
     public func banned(_ guid: String, limit: UInt32 = 0, cursor: String = "", search: String = "") throws(RPCError) -> ListBannedMembersResponse {
-        try call(API.listBannedMembers, ListBannedMembersRequest(guid: guid, limit: limit, cursor: cursor, search: search))
+        try call(ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: guid, limit: limit, cursor: cursor, search: search))
     }
 
     /// Every banned member, page by page (100 a page).
@@ -173,27 +171,27 @@ public struct ModerationWireClient: Sendable {
 
     @discardableResult
     public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(RPCError) -> ChangeMemberScopeResponse {
-        try call(API.changeMemberScope, ChangeMemberScopeRequest(guid: guid, uid: uid, scope: scope))
+        try call(ModerationMethods.changeMemberScope, ChangeMemberScopeRequest(guid: guid, uid: uid, scope: scope))
     }
 
     @discardableResult
     public func transfer(_ guid: String, to uid: String) throws(RPCError) -> TransferOwnershipResponse {
-        try call(API.transferOwnership, TransferOwnershipRequest(guid: guid, uid: uid))
+        try call(ModerationMethods.transferOwnership, TransferOwnershipRequest(guid: guid, uid: uid))
     }
 
     @discardableResult
     public func bulkKick(_ guid: String, _ uids: [String]) throws(RPCError) -> [String: UserResult] {
-        try call(API.bulkKickMembers, BulkKickMembersRequest(guid: guid, uids: uids)).results
+        try call(ModerationMethods.bulkKickMembers, BulkKickMembersRequest(guid: guid, uids: uids)).results
     }
 
     @discardableResult
     public func bulkBan(_ guid: String, _ uids: [String], reason: String = "") throws(RPCError) -> [String: UserResult] {
-        try call(API.bulkBanMembers, BulkBanMembersRequest(guid: guid, uids: uids, reason: reason)).results
+        try call(ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: guid, uids: uids, reason: reason)).results
     }
 
     @discardableResult
     public func bulkUnban(_ guid: String, _ uids: [String]) throws(RPCError) -> [String: UserResult] {
-        try call(API.bulkUnbanMembers, BulkUnbanMembersRequest(guid: guid, uids: uids)).results
+        try call(ModerationMethods.bulkUnbanMembers, BulkUnbanMembersRequest(guid: guid, uids: uids)).results
     }
 
     // MARK: The action log and events
@@ -202,7 +200,7 @@ public struct ModerationWireClient: Sendable {
         _ guid: String, afterSeq: UInt64 = 0, limit: UInt32 = 0, cursor: String = "", kinds: [ActionType] = [],
         actor: String = "", target: String = ""
     ) throws(RPCError) -> ListGroupActionsResponse {
-        try call(API.listGroupActions, ListGroupActionsRequest(
+        try call(ModerationMethods.listGroupActions, ListGroupActionsRequest(
             guid: guid, afterSeq: afterSeq, limit: limit, cursor: cursor, actions: kinds, actor: actor, target: target))
     }
 

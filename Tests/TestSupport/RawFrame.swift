@@ -184,7 +184,7 @@ public enum Frames {
 
     /// A CALL of Echo.
     public static func echo(streamID: UInt32, _ payload: [UInt8], timeoutMs: UInt32 = 0) -> [UInt8] {
-        call(streamID: streamID, DiagnosticsService.echo, EchoRequest(payload: payload), timeoutMs: timeoutMs)
+        call(streamID: streamID, DiagnosticsMethods.echo, EchoRequest(payload: payload), timeoutMs: timeoutMs)
     }
 
     /// CANCEL of a call.

@@ -1,7 +1,18 @@
-/// One target's part of add, kick, ban and unban: steps 5–10 of the order of checks, shared by
-/// the single and the bulk calls. Steps 1–4 are the caller's; the group's counters are saved by
-/// the caller once all targets are done.
+/// The writer's part of add, kick, ban and unban: their shared opening (steps 2–4), then one
+/// target's part (steps 5–10 of the order of checks), shared by the single and the bulk calls.
+/// Step 1 (the arguments) is the service's; the group's counters are saved by the caller once all
+/// targets are done.
 extension WriteContext {
+    /// Steps 2–4 of add, kick, ban and unban: the group visible, the actor a member, admin or
+    /// moderator.
+    mutating func moderatorAccess(_ guid: String, toDo what: String) throws(ModerationError) -> GroupAccess {
+        let access = try access(guid)
+        try access.requireVisible()
+        try access.requireMember()
+        try access.requireRank(.moderator, toDo: what)
+        return access
+    }
+
     /// Adds `grant.uid` with `grant.scope` (steps 5, 8, 9).
     mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
         let user = try requireUser(grant.uid)

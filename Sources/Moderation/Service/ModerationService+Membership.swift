@@ -151,10 +151,7 @@ extension ModerationService {
             let uids = try Validation.identifiers(members.map(\.uid), field: "members")
             let grants = zip(uids, members).map { MemberGrant(uid: $0, scope: $1.scope) }
             return { (context: inout WriteContext) throws(ModerationError) -> AddMembersResult in
-                var access = try context.access(guid)
-                try access.requireVisible()
-                try access.requireMember()
-                try access.requireRank(.moderator, toDo: "add members to the group")
+                var access = try context.moderatorAccess(guid, toDo: "add members to the group")
                 var results: [String: UserResult] = [:]
                 for grant in grants {
                     results[grant.uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in

@@ -80,33 +80,7 @@ extension ModerationService {
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> ScopeChangeResult in
-                var access = try context.access(guid)
-                try access.requireVisible()
-                try access.requireMember()
-                try access.requireRank(.admin, toDo: "change scopes")
-                let target = try context.requireUser(uid)
-                try access.requireNotSelf(uid)
-                if uid == access.stored.group.owner {
-                    throw ModerationError(.cannotChangeOwnerScope, "\(uid) owns group \(guid); the owner's scope is always admin")
-                }
-                guard let membership = try context.tx.membership(groupID: access.groupID, uid: uid) else {
-                    throw .notAMember(uid, guid)
-                }
-                let touchesAdmin = scope == .admin || membership.scope == .admin
-                guard access.actorRank.outranks(membership.scope.rank), !touchesAdmin || access.actorRank.isOwnerOrApp else {
-                    throw .permissionDenied(context.caller.name, "make \(uid) \(scope.rawValue)", guid)
-                }
-                guard membership.scope != scope else {
-                    throw ModerationError(.sameScope, "\(uid) is already \(scope.rawValue) in group \(guid)")
-                }
-                try context.tx.setMemberScope(groupID: access.groupID, uid: uid, scope: scope)
-                access.stored.group.version += 1
-                let action = try context.record(
-                    .scopeChanged, on: target.user, group: access.stored, oldScope: membership.scope, newScope: scope)
-                try context.saveCounters(&access)
-                let member = Member(
-                    uid: uid, name: target.user.name, avatar: target.user.avatar, scope: scope, joinedAt: membership.joinedAt)
-                return ScopeChangeResult(action: action, member: member)
+                try context.changeMemberScope(guid: guid, uid: uid, to: scope)
             }
         }
     }
@@ -124,29 +98,7 @@ extension ModerationService {
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> TransferResult in
-                var access = try context.access(guid)
-                try access.requireVisible()
-                try access.requireMember()
-                try access.requireRank(.owner, toDo: "transfer ownership")
-                let target = try context.requireUser(uid)
-                try access.requireNotSelf(uid)
-                if uid == access.stored.group.owner {
-                    throw ModerationError(.groupNoSelfAction, "\(uid) already owns group \(guid)")
-                }
-                guard let membership = try context.tx.membership(groupID: access.groupID, uid: uid) else {
-                    throw .notAMember(uid, guid)
-                }
-                if membership.scope != .admin {
-                    try context.tx.setMemberScope(groupID: access.groupID, uid: uid, scope: .admin)
-                }
-                access.stored.group.owner = uid
-                access.stored.group.updatedAt = context.now
-                access.stored.group.version += 1
-                try context.tx.updateGroup(&access.stored, descriptive: true)
-                let action = try context.record(
-                    .ownershipTransferred, on: target.user, group: access.stored, oldScope: membership.scope, newScope: .admin)
-                let view = GroupAccess(stored: access.stored, caller: context.caller, membership: access.actorMembership).view()
-                return TransferResult(action: action, group: view)
+                try context.transferOwnership(guid: guid, uid: uid)
             }
         }
     }
@@ -228,16 +180,5 @@ extension ModerationService {
         guard durationMs >= 0, durationMs <= 100 * 365 * 86_400_000 else {
             throw .invalid("duration_ms", "must be 0 (permanent) or a positive number of milliseconds up to 100 years")
         }
-    }
-}
-
-extension WriteContext {
-    /// Steps 2–4 of kick, ban and unban: the group visible, the actor a member, admin or moderator.
-    mutating func moderatorAccess(_ guid: String, toDo what: String) throws(ModerationError) -> GroupAccess {
-        let access = try access(guid)
-        try access.requireVisible()
-        try access.requireMember()
-        try access.requireRank(.moderator, toDo: what)
-        return access
     }
 }

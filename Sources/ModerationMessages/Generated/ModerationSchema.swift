@@ -73,5 +73,5 @@ public enum ModerationSchema {
     ]
 
     /// Every method of every service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = ModerationService.methods
+    public static let methods: [any ProtoMethodDescription] = ModerationMethods.methods
 }

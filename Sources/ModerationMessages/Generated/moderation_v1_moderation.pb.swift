@@ -2800,7 +2800,7 @@ extension SubscribeResponse {
 }
 
 /// Group moderation for one app (tenant) per API key.
-public enum ModerationService {
+public enum ModerationMethods {
     /// The service's fully-qualified name.
     public static let name = "moderation.v1.Moderation"
 

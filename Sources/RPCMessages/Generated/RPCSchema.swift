@@ -33,5 +33,5 @@ public enum RPCSchema {
     ]
 
     /// Every method of every service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = DiagnosticsService.methods + HealthService.methods + ReflectionService.methods
+    public static let methods: [any ProtoMethodDescription] = DiagnosticsMethods.methods + HealthMethods.methods + ReflectionMethods.methods
 }

@@ -86,7 +86,7 @@ extension EchoResponse {
 }
 
 /// Methods that touch nothing but the RPC runtime.
-public enum DiagnosticsService {
+public enum DiagnosticsMethods {
     /// The service's fully-qualified name.
     public static let name = "mrpc.diagnostics.v1.Diagnostics"
 

@@ -136,7 +136,7 @@ extension HealthCheckResponse {
 }
 
 /// Reports whether the server, or one of its services, is ready to serve.
-public enum HealthService {
+public enum HealthMethods {
     /// The service's fully-qualified name.
     public static let name = "mrpc.health.v1.Health"
 

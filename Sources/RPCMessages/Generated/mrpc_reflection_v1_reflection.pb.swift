@@ -294,7 +294,7 @@ extension GetFileDescriptorSetResponse {
 }
 
 /// Discovery of the services a server exposes and of their schemas.
-public enum ReflectionService {
+public enum ReflectionMethods {
     /// The service's fully-qualified name.
     public static let name = "mrpc.reflection.v1.Reflection"
 

@@ -1,0 +1,21 @@
+public import Moderation
+public import RPCCore
+
+extension RPCError {
+    /// The wire error of a domain error: its `ERR_…` code, message and details, with the
+    /// canonical status the code states (the pairs are in proto/moderation/v1/errors.proto).
+    /// The domain error is kept as the cause.
+    public init(_ error: ModerationError) {
+        self.init(
+            code: StatusCode(error.code.status), errorCode: error.code.name, message: error.message, details: error.details,
+            cause: error)
+    }
+}
+
+extension StatusCode {
+    /// The wire code of a domain status. Both count in the canonical numbering, so the conversion
+    /// is total: no table to keep in step and no `default` for a status to fall into.
+    init(_ status: CanonicalStatus) {
+        self.init(rawValue: UInt32(status.rawValue))
+    }
+}
