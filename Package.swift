@@ -73,7 +73,8 @@ let package = Package(
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims"],
+            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims",
+                           "ByteCoding"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
