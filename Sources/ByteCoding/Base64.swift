@@ -32,8 +32,8 @@ public enum Base64 {
 
     /// Why a text is not base64, checked in this order.
     public enum Failure: Error, Equatable, Sendable {
-        /// More than two `=`, or `=` that the padding rule refuses or that does not complete the
-        /// last group.
+        /// Trailing `=` that the padding rule refuses: more than two, any where forbidden, or not
+        /// exactly what completes the last group (where required, also none when it is needed).
         case padding
         /// Without its padding, one character more than a whole number of groups: no whole byte.
         case length
@@ -44,7 +44,7 @@ public enum Base64 {
         case nonzeroPadBits
     }
 
-    /// `bytes` in base64.
+    /// `bytes` in base64; by default RFC 4648 §4's: the standard alphabet, padded.
     public static func encode(_ bytes: [UInt8], alphabet: Alphabet = .standard, padded: Bool = true) -> String {
         let (groups, rest) = bytes.count.quotientAndRemainder(dividingBy: 3)
         let count = groups * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
@@ -89,7 +89,7 @@ public enum Base64 {
     ///   - alphabets: the alphabets whose characters 62 and 63 are accepted.
     ///   - padding: what to make of trailing `=`.
     ///   - canonical: refuse nonzero pad bits, so that each byte string has exactly one text.
-    /// - Throws: the first of the `Failure`s, in their order.
+    /// - Throws: the first failure, checking in the order of `Failure`'s cases.
     public static func decode(
         _ text: String, accepting alphabets: Alphabets = .standard, padding: Padding = .required, canonical: Bool = false
     ) throws(Failure) -> [UInt8] {
