@@ -39,17 +39,19 @@ let package = Package(
 
         // Command lines: the argument reader and typed value parsers of the server and rpc-probe.
         .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+        // Byte encodings used by several modules: varints (LEB128) and base64. No dependencies.
+        .target(name: "ByteCoding", swiftSettings: swiftSettings),
 
         // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
-        .target(name: "ProtoSchema", swiftSettings: swiftSettings),
+        .target(name: "ProtoSchema", dependencies: ["ByteCoding"], swiftSettings: swiftSettings),
 
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims"], swiftSettings: swiftSettings),
 
         // The moderation domain (rules, service façade, store protocols) and its SQLite store.
-        .target(name: "Moderation", dependencies: ["CSodium"], swiftSettings: swiftSettings),
-        .target(name: "ModerationSQLite", dependencies: ["Moderation", "CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "Moderation", dependencies: ["ByteCoding", "CSodium"], swiftSettings: swiftSettings),
+        .target(name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite"], swiftSettings: swiftSettings),
         // The live event stream over the action log (no sockets).
         .target(name: "ModerationEvents", dependencies: ["Moderation"], swiftSettings: swiftSettings),
         // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
@@ -76,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "moderation-bench",
             dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims",
-                           "CommandLineSupport"],
+                           "CommandLineSupport", "ByteCoding"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
@@ -94,6 +96,7 @@ let package = Package(
             name: "ProtoBridgeTests",
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "TestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "ByteCodingTests", dependencies: ["ByteCoding"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProtoSchemaTests",
             dependencies: ["ProtoSchema", "RPCMessages", "ModerationMessages", "TestSupport", "ProtoBridge"],

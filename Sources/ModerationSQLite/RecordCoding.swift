@@ -1,3 +1,4 @@
+internal import ByteCoding
 internal import Moderation
 
 /// The compact binary form of metadata maps and tag lists in BLOB columns: a varint count, then
@@ -6,7 +7,7 @@ enum RecordCoding {
     static func encode(_ metadata: [String: String]) -> [UInt8] {
         guard !metadata.isEmpty else { return [] }
         var bytes: [UInt8] = []
-        appendVarint(metadata.count, to: &bytes)
+        Varint.append(UInt64(metadata.count), to: &bytes)
         for key in metadata.keys.sorted() {
             append(key, to: &bytes)
             append(metadata[key]!, to: &bytes)
@@ -17,7 +18,7 @@ enum RecordCoding {
     static func encode(_ strings: [String]) -> [UInt8] {
         guard !strings.isEmpty else { return [] }
         var bytes: [UInt8] = []
-        appendVarint(strings.count, to: &bytes)
+        Varint.append(UInt64(strings.count), to: &bytes)
         for string in strings { append(string, to: &bytes) }
         return bytes
     }
@@ -43,34 +44,20 @@ enum RecordCoding {
     }
 
     private static func append(_ string: String, to bytes: inout [UInt8]) {
-        appendVarint(string.utf8.count, to: &bytes)
+        Varint.append(UInt64(string.utf8.count), to: &bytes)
         bytes += string.utf8
-    }
-
-    private static func appendVarint(_ value: Int, to bytes: inout [UInt8]) {
-        var value = UInt64(value)
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
     }
 
     private struct Reader {
         let bytes: [UInt8]
         var offset = 0
 
+        /// A count or length: at most 5 bytes and below 2^32, as no BLOB comes near 4 GiB.
         mutating func varint() throws(ModerationError) -> Int {
-            var value = 0
-            var shift = 0
-            while offset < bytes.count, shift < 35 {
-                let byte = bytes[offset]
-                offset += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
+            guard let value = try? Varint.read(UInt32.self, from: bytes, at: &offset) else {
+                throw .storage("corrupt record encoding")
             }
-            throw .storage("corrupt record encoding")
+            return Int(value)
         }
 
         mutating func string() throws(ModerationError) -> String {

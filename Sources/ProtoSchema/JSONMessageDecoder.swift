@@ -1,3 +1,5 @@
+import ByteCoding
+
 /// Reads proto3 JSON (https://protobuf.dev/programming-guides/proto3/#json) into dynamic messages.
 ///
 /// Accepts what the canonical mapping accepts: proto or JSON field names, enum names or numbers,
@@ -127,10 +129,7 @@ struct JSONMessageDecoder {
             return .string(string)
         case .bytes:
             guard case .string(let text) = json else { throw error("expected a base64 string, got \(json.summary)") }
-            switch Base64.decode(text) {
-            case .success(let bytes): return .bytes(bytes)
-            case .failure(let failure): throw error("invalid base64: \(failure.reason)")
-            }
+            return .bytes(try bytes(text))
         case .bool:
             guard case .bool(let value) = json else { throw error("expected true or false, got \(json.summary)") }
             return .bool(value)
@@ -207,6 +206,22 @@ struct JSONMessageDecoder {
         default:
             guard !negative || magnitude == 0 else { throw outOfRange() }
             return .uint64(magnitude)
+        }
+    }
+
+    /// Base64 as the canonical mapping accepts it: either alphabet (even mixed), padded or not.
+    private func bytes(_ text: String) throws(ProtoSchemaError) -> [UInt8] {
+        do throws(Base64.Failure) {
+            return try Base64.decode(text, accepting: [.standard, .urlSafe], padding: .optional)
+        } catch {
+            let reason = switch error {
+            case .padding: "wrong padding"
+            case .length: "length \(text.utf8.count) is not a whole number of base64 groups"
+            case .character(let byte, let offset):
+                "character \(JSONWriter.quoted(String(decoding: [byte], as: UTF8.self))) at position \(offset + 1)"
+            case .nonzeroPadBits: "nonzero pad bits"  // only refused with `canonical: true`, not asked for here
+            }
+            throw self.error("invalid base64: \(reason)")
         }
     }
 

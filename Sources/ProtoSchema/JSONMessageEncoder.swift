@@ -1,3 +1,5 @@
+import ByteCoding
+
 /// Prints dynamic messages as proto3 JSON (https://protobuf.dev/programming-guides/proto3/#json).
 ///
 /// Fields go in declaration order under their JSON names; 64-bit integers as strings; enums by

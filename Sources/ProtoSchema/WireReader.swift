@@ -1,3 +1,5 @@
+import ByteCoding
+
 /// A cursor over protobuf wire bytes that never reads past its end.
 ///
 /// Both the descriptor-set parser and the dynamic-message decoder read untrusted bytes with it;
@@ -45,16 +47,13 @@ struct WireReader {
 
     /// Reads a base-128 varint of at most 10 bytes.
     mutating func varint() throws(Failure) -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < bytes.count else { throw Failure(reason: "truncated varint") }
-            let byte = bytes[offset]
-            offset += 1
-            if shift == 63 && byte > 1 { throw Failure(reason: "varint longer than 64 bits") }
-            result |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return result }
-            shift += 7
+        do throws(Varint.Failure) {
+            return try Varint.read(from: bytes, at: &offset)
+        } catch {
+            switch error {
+            case .truncated: throw Failure(reason: "truncated varint")
+            case .overflow: throw Failure(reason: "varint longer than 64 bits")
+            }
         }
     }
 

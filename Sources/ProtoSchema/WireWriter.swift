@@ -1,15 +1,12 @@
+import ByteCoding
+
 /// Appends protobuf wire-format primitives to a byte buffer.
 ///
 /// The dynamic-message encoder writes through it; kept apart so the encoding rules (varints,
 /// sign extension of negative `int32`, little-endian fixed widths) live in one place.
 enum WireWriter {
     static func varint(_ value: UInt64, into out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
+        Varint.append(value, to: &out)
     }
 
     static func tag(_ number: Int32, _ wireType: WireReader.WireType, into out: inout [UInt8]) {

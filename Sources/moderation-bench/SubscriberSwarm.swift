@@ -1,3 +1,4 @@
+import ByteCoding
 import ModerationMessages
 import ProtoBridge
 import RPCCore
@@ -142,17 +143,7 @@ final class SubscriberSwarm {
     /// The seq of a SubscribeResponse: field 1 (action) holds, first, field 1 (seq).
     private static func seq(_ payload: UnsafeRawBufferPointer) -> UInt64? {
         var index = payload.startIndex
-        func varint() -> UInt64? {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while index < payload.endIndex {
-                let byte = payload[index]
-                index += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-            return nil
-        }
+        func varint() -> UInt64? { try? Varint.read(from: payload, at: &index) }
         guard index < payload.endIndex, payload[index] == 0x0A else { return nil }
         index += 1
         guard varint() != nil, index < payload.endIndex, payload[index] == 0x08 else { return nil }

@@ -1,7 +1,10 @@
-/// The opaque paging cursors: base64url of a version byte, a tag naming the list, and the
-/// keyset position (varints and length-prefixed strings).
+import ByteCoding
+
+/// The opaque paging cursors: unpadded base64url of a version byte, a tag naming the list, and
+/// the keyset position (varints and length-prefixed strings).
 ///
-/// A cursor of another list, or anything that does not decode, is `ERR_INVALID_ARGUMENT`.
+/// A cursor of another list, or anything that does not decode, is `ERR_INVALID_ARGUMENT`; the
+/// base64 must be as the encoder writes it (no padding, no `+` or `/`, no stray bits).
 enum Cursor {
     private static let version: UInt8 = 1
     private enum Tag: UInt8 {
@@ -16,8 +19,8 @@ enum Cursor {
     static func encode(_ key: GroupKey) -> String { encode(.groups, key.createdAt, key.guid) }
     static func encode(afterSeq seq: UInt64) -> String {
         var bytes: [UInt8] = [version, Tag.actions.rawValue]
-        appendVarint(seq, to: &bytes)
-        return Base64URL.encode(bytes)
+        Varint.append(seq, to: &bytes)
+        return text(bytes)
     }
 
     static func memberKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
@@ -40,7 +43,7 @@ enum Cursor {
 
     static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? {
         guard !cursor.isEmpty else { return nil }
-        guard let bytes = Base64URL.decode(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.actions.rawValue else {
+        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.actions.rawValue else {
             throw bad
         }
         var reader = Reader(bytes: bytes, offset: 2)
@@ -52,14 +55,14 @@ enum Cursor {
 
     private static func encode(_ tag: Tag, _ time: Int64, _ id: String) -> String {
         var bytes: [UInt8] = [version, tag.rawValue]
-        appendVarint(UInt64(bitPattern: time), to: &bytes)
-        appendVarint(UInt64(id.utf8.count), to: &bytes)
+        Varint.append(UInt64(bitPattern: time), to: &bytes)
+        Varint.append(UInt64(id.utf8.count), to: &bytes)
         bytes += id.utf8
-        return Base64URL.encode(bytes)
+        return text(bytes)
     }
 
     private static func decode(_ tag: Tag, _ cursor: String) throws(ModerationError) -> (Int64, String) {
-        guard let bytes = Base64URL.decode(cursor), bytes.count >= 4, bytes[0] == version, bytes[1] == tag.rawValue else {
+        guard let bytes = Self.bytes(cursor), bytes.count >= 4, bytes[0] == version, bytes[1] == tag.rawValue else {
             throw bad
         }
         var reader = Reader(bytes: bytes, offset: 2)
@@ -71,13 +74,13 @@ enum Cursor {
         return (Int64(bitPattern: time), id)
     }
 
-    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
+    private static func text(_ bytes: [UInt8]) -> String {
+        Base64.encode(bytes, alphabet: .urlSafe, padded: false)
+    }
+
+    /// The bytes of `cursor`, or nil when it is not canonical unpadded base64url.
+    private static func bytes(_ cursor: String) -> [UInt8]? {
+        try? Base64.decode(cursor, accepting: .urlSafe, padding: .forbidden, canonical: true)
     }
 
     private struct Reader {
@@ -86,16 +89,7 @@ enum Cursor {
         var atEnd: Bool { offset == bytes.count }
 
         mutating func varint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < bytes.count, shift < 64 {
-                let byte = bytes[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-            return nil
+            try? Varint.read(from: bytes, at: &offset)
         }
 
         mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
