@@ -257,7 +257,7 @@ public final class ServerSession {
         }
         if let limiter = environment.rateLimiter, let retryAfterMs = limiter.retryAfter(app: appID, now: now) {
             reject(streamID, RPCError(
-                code: .resourceExhausted, errorCode: "ERR_RATE_LIMITED",
+                code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
                 message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
                 details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
             return
@@ -344,7 +344,7 @@ public final class ServerSession {
 
     /// Sends GOAWAY with `error` and closes after flushing.
     private func fail(_ error: RPCError) {
-        if error.errorCode == "ERR_PROTOCOL" || error.code == .resourceExhausted {
+        if error.errorCode == RuntimeErrorCode.protocolViolation || error.code == .resourceExhausted {
             logger.notice("protocol error; closing connection", [("error", error.description)])
         }
         FrameWriter.goaway(lastStreamID: lastStreamID, error: error, into: &outbound)

@@ -264,7 +264,7 @@ public final class ClientConnection: Sendable {
             }
             guard writer.pending.count - writer.written < Self.pendingOutputLimit else {
                 _ = state.withLock { $0.calls.removeValue(forKey: streamID) }
-                refusal = RPCError(code: .resourceExhausted, errorCode: "ERR_RESOURCE_EXHAUSTED",
+                refusal = RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
                                    message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading")
                 return 0
             }
