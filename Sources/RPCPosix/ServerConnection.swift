@@ -11,6 +11,8 @@ import Synchronization
 /// session during a loop turn and is written with one `write` at the end of the turn. When the
 /// peer does not read and unwritten output passes the limit, the connection stops reading until
 /// it drains (backpressure).
+///
+/// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
 final class ServerConnection: EventHandler, Flushable {
     let id: UInt64
     let fd: Int32
@@ -18,17 +20,21 @@ final class ServerConnection: EventHandler, Flushable {
     let port: ConnectionPort
     private unowned let loop: EventLoop
     private unowned let owner: ConnectionRegistry
-    private var registration: UInt32 = 0
+    /// The epoll registration; nil until `start` registered the socket.
+    private var registration: UInt32?
     private var partial: [UInt8] = []
     private var needed = 0
     private var written = 0
     private var reading = true
     private var writingBlocked = false
     private var isDirty = false
-    private var registeredEvents: UInt32 = 0
+    private var registeredEvents: EpollEvents = []
+    /// The one timer for the calls' deadlines, armed where the session asks.
+    private var deadlineTimer: TimerHandle?
     private var closed = false
     private let limits: ServerLimits
     private let observer: (any CallObserver)?
+    private let logger: Logger
 
     init(id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry, environment: ServerSession.Environment) {
         self.id = id
@@ -37,32 +43,38 @@ final class ServerConnection: EventHandler, Flushable {
         self.owner = owner
         limits = environment.limits
         observer = environment.observer
+        logger = environment.logger
         port = ConnectionPort(loop: loop)
         session = ServerSession(environment: environment, port: port, peer: peer)
-        session.scheduleDeadline = { [unowned loop, weak owner] deadline, _ in
-            loop.schedule(at: deadline) { owner?.connection(id)?.expireDeadlines() }
-        }
     }
 
     func start() {
+        loop.assertInEventLoop()
+        session.scheduleDeadline = { [unowned self] deadline, _ in armDeadlineTimer(at: deadline) }
         observer?.connectionOpened()
         port.attach(self)
-        registeredEvents = EpollEvents.input | EpollEvents.readHangUp
-        registration = loop.register(fd: fd, events: registeredEvents, handler: self)
+        registeredEvents = [.input, .readHangUp]
+        do throws(SystemError) {
+            registration = try loop.register(fd: fd, events: registeredEvents, handler: self)
+        } catch {
+            logger.warning("closing connection: cannot watch its socket", [("peer", session.peer), ("error", error.description)])
+            close()
+        }
     }
 
     // MARK: Events
 
-    func handleEvent(_ events: UInt32) {
-        if events & (EpollEvents.error | EpollEvents.hangUp) != 0 && events & EpollEvents.input == 0 {
+    func handleEvent(_ events: EpollEvents) {
+        loop.assertInEventLoop()
+        if !events.isDisjoint(with: [.error, .hangUp]) && !events.contains(.input) {
             close()
             return
         }
-        if events & EpollEvents.output != 0 {
+        if events.contains(.output) {
             writingBlocked = false
             markDirty()
         }
-        if events & (EpollEvents.input | EpollEvents.readHangUp) != 0 && reading {
+        if !events.isDisjoint(with: [.input, .readHangUp]) && reading {
             readAvailable()
         }
     }
@@ -134,7 +146,20 @@ final class ServerConnection: EventHandler, Flushable {
         if session.closeRequested { reading = false }
     }
 
+    /// Moves the deadline timer to `deadline`, cancelling the one armed: the session asks only
+    /// for a deadline earlier than the one armed, or for the next after the timer fired.
+    private func armDeadlineTimer(at deadline: UInt64) {
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        // Invariant: `close` cancels the timer, so it never fires for a closed connection.
+        deadlineTimer = loop.schedule(at: deadline) { [unowned self] in
+            self.deadlineTimer = nil
+            self.session.expireDeadlines(now: monotonicNow())
+            self.afterSessionActivity()
+        }
+    }
+
     func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
+        loop.assertInEventLoop()
         guard !closed else { return true }
         let written = session.deliverInline(streamID: streamID, final: final, write)
         afterSessionActivity()
@@ -142,30 +167,28 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
+        loop.assertInEventLoop()
         guard !closed else { return }
         session.deliver(streamID: streamID, frame: frame, final: final)
         afterSessionActivity()
     }
 
-    func expireDeadlines() {
-        guard !closed else { return }
-        session.expireDeadlines(now: monotonicNow())
-        afterSessionActivity()
-    }
-
     func tick(now: UInt64) {
+        loop.assertInEventLoop()
         guard !closed else { return }
         session.tick(now: now)
         afterSessionActivity()
     }
 
     func beginDrain() {
+        loop.assertInEventLoop()
         guard !closed else { return }
         session.beginDrain()
         afterSessionActivity()
     }
 
     func forceEndStreams() {
+        loop.assertInEventLoop()
         guard !closed else { return }
         session.forceEndStreams()
         afterSessionActivity()
@@ -180,6 +203,7 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     func flush() {
+        loop.assertInEventLoop()
         isDirty = false
         guard !closed else { return }
         if !writingBlocked && written < session.outbound.count {
@@ -219,6 +243,7 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     private func updateInterest(pending: Int) {
+        guard let registration else { return }
         let wasReading = reading
         if !session.closeRequested {
             if pending > limits.maxPendingOutputBytes { reading = false }
@@ -226,21 +251,39 @@ final class ServerConnection: EventHandler, Flushable {
         }
         // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
         // not being read from would wake the loop on every turn. EPOLLHUP/EPOLLERR still come.
-        var events: UInt32 = reading ? EpollEvents.input | EpollEvents.readHangUp : 0
-        if pending > 0 { events |= EpollEvents.output }
+        var events: EpollEvents = reading ? [.input, .readHangUp] : []
+        if pending > 0 { events.insert(.output) }
         if events != registeredEvents {
+            do throws(SystemError) {
+                try loop.modify(fd: fd, registration: registration, events: events)
+            } catch {
+                logger.warning("closing connection: cannot change what its socket is watched for", [("peer", session.peer), ("error", error.description)])
+                close()
+                return
+            }
             registeredEvents = events
-            loop.modify(fd: fd, registration: registration, events: events)
         }
         if reading && !wasReading { readAvailable() }
     }
 
     func close() {
+        loop.assertInEventLoop()
         guard !closed else { return }
         closed = true
+        if let deadlineTimer {
+            loop.cancel(deadlineTimer)
+            self.deadlineTimer = nil
+        }
         observer?.connectionClosed()
         port.detach()
-        loop.deregister(fd: fd, registration: registration)
+        if let registration {
+            do throws(SystemError) {
+                try loop.deregister(fd: fd, registration: registration)
+            } catch {
+                // Closing the fd below takes it out of the epoll set all the same.
+                logger.warning("cannot stop watching a connection's socket", [("peer", session.peer), ("error", error.description)])
+            }
+        }
         Glibc.close(fd)
         session.connectionClosed()
         owner.remove(self)
@@ -294,10 +337,14 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
     }
 
     /// Called once by the connection when it is set up (on the loop).
-    func attach(_ connection: ServerConnection) { self.connection = connection }
+    func attach(_ connection: ServerConnection) {
+        loop.assertInEventLoop()
+        self.connection = connection
+    }
 
     /// Called by the connection when it closes (on the loop).
     func detach() {
+        loop.assertInEventLoop()
         detached = true
         connection = nil
     }
