@@ -6,11 +6,13 @@ import Synchronization
 
 /// One accepted TCP connection: moves bytes between its socket and its `ServerSession`.
 ///
-/// Reads go into the loop's shared scratch buffer; only the tail of an incomplete frame is kept
-/// per connection, so an idle connection holds no buffer at all. Output accumulates in the
-/// session during a loop turn and is written with one `write` at the end of the turn. When the
-/// peer does not read and unwritten output passes the limit, the connection stops reading until
-/// it drains (backpressure).
+/// The I/O shell of the session: it hands the session every event (bytes read, completions,
+/// timers, shutdown) and carries out the `TransportActions` each returns, and decides nothing
+/// about the protocol itself. Reads go into the loop's shared scratch buffer; only the tail of an
+/// incomplete frame is kept per connection, so an idle connection holds no buffer at all. Output
+/// accumulates in the session during a loop turn and is written with one `write` at the end of
+/// the turn. When the peer does not read and unwritten output passes the limit, the connection
+/// stops reading until it drains (backpressure).
 ///
 /// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
 final class ServerConnection: EventHandler, Flushable {
@@ -28,6 +30,8 @@ final class ServerConnection: EventHandler, Flushable {
     private var reading = true
     private var writingBlocked = false
     private var isDirty = false
+    /// The session asked to close once its output is written.
+    private var closeWhenWritten = false
     private var registeredEvents: EpollEvents = []
     /// The one timer for the calls' deadlines, armed where the session asks.
     private var deadlineTimer: TimerHandle?
@@ -50,7 +54,6 @@ final class ServerConnection: EventHandler, Flushable {
 
     func start() {
         loop.assertInEventLoop()
-        session.scheduleDeadline = { [unowned self] deadline, _ in armDeadlineTimer(at: deadline) }
         observer?.connectionOpened()
         port.attach(self)
         registeredEvents = [.input, .readHangUp]
@@ -131,19 +134,24 @@ final class ServerConnection: EventHandler, Flushable {
     /// Feeds `bytes` to the session. With `keepingRest`, an incomplete tail is copied into
     /// `partial`. Returns the bytes consumed.
     private func consume(_ bytes: UnsafeRawBufferPointer, keepingRest: Bool) -> Int {
-        let (consumed, next) = session.receive(bytes)
+        let (consumed, next, actions) = session.receive(bytes)
         needed = next
         if keepingRest && consumed < bytes.count {
             partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
         }
-        afterSessionActivity()
+        carryOut(actions)
         return consumed
     }
 
-    /// Called after anything that may have given the session output or a reason to close.
-    func afterSessionActivity() {
-        if !session.outbound.isEmpty || session.closeRequested { markDirty() }
-        if session.closeRequested { reading = false }
+    /// Does what the session asked for after an event.
+    private func carryOut(_ actions: ServerSession.TransportActions) {
+        if actions.close {
+            closeWhenWritten = true
+            reading = false
+        } else if let timer = actions.armDeadlineTimer {
+            armDeadlineTimer(at: timer.deadline)
+        }
+        if actions.write || actions.close { markDirty() }
     }
 
     /// Moves the deadline timer to `deadline`, cancelling the one armed: the session asks only
@@ -153,45 +161,40 @@ final class ServerConnection: EventHandler, Flushable {
         // Invariant: `close` cancels the timer, so it never fires for a closed connection.
         deadlineTimer = loop.schedule(at: deadline) { [unowned self] in
             self.deadlineTimer = nil
-            self.session.expireDeadlines(now: monotonicNow())
-            self.afterSessionActivity()
+            self.carryOut(self.session.expireDeadlines(now: monotonicNow()))
         }
     }
 
     func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
         loop.assertInEventLoop()
         guard !closed else { return true }
-        let written = session.deliverInline(streamID: streamID, final: final, write)
-        afterSessionActivity()
-        return written
+        guard let actions = session.deliverInline(streamID: streamID, final: final, write) else { return false }
+        carryOut(actions)
+        return true
     }
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
         loop.assertInEventLoop()
         guard !closed else { return }
-        session.deliver(streamID: streamID, frame: frame, final: final)
-        afterSessionActivity()
+        carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
     }
 
     func tick(now: UInt64) {
         loop.assertInEventLoop()
         guard !closed else { return }
-        session.tick(now: now)
-        afterSessionActivity()
+        carryOut(session.tick(now: now))
     }
 
     func beginDrain() {
         loop.assertInEventLoop()
         guard !closed else { return }
-        session.beginDrain()
-        afterSessionActivity()
+        carryOut(session.beginDrain())
     }
 
     func forceEndStreams() {
         loop.assertInEventLoop()
         guard !closed else { return }
-        session.forceEndStreams()
-        afterSessionActivity()
+        carryOut(session.forceEndStreams())
     }
 
     // MARK: Writing
@@ -235,7 +238,7 @@ final class ServerConnection: EventHandler, Flushable {
         }
         let pending = session.outbound.count - written
         port.publishOutbound(pending)
-        if pending == 0 && session.closeRequested {
+        if pending == 0 && closeWhenWritten {
             close()
             return
         }
@@ -245,7 +248,7 @@ final class ServerConnection: EventHandler, Flushable {
     private func updateInterest(pending: Int) {
         guard let registration else { return }
         let wasReading = reading
-        if !session.closeRequested {
+        if !closeWhenWritten {
             if pending > limits.maxPendingOutputBytes { reading = false }
             else if pending <= limits.maxPendingOutputBytes / 2 { reading = true }
         }
