@@ -37,9 +37,9 @@ struct EpollEvents: OptionSet {
 /// The loop-thread API asserts it is called there (`assertInEventLoop`, debug builds only).
 /// Registrations carry an id next to the fd in `epoll_data`, so an event for a closed (and
 /// possibly reused) fd in the same batch is recognised as stale and skipped. A failed `epoll_ctl`
-/// is thrown to the caller, which closes what it could not watch. Timers are handles that can be
-/// cancelled, so a timer never fires for something that has gone. After each batch of events,
-/// every connection that produced output is flushed once.
+/// is thrown to the caller (a connection that cannot be watched is closed). Timers are handles
+/// that can be cancelled, so a timer never fires for something that has gone. After each batch
+/// of events, every connection that produced output is flushed once.
 public final class EventLoop: @unchecked Sendable {
     // Invariant: all mutable state except `inbox` and `wakePending` is touched only on the loop thread.
     public let index: Int
