@@ -62,47 +62,47 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 extension RPCError {
     /// The errors the runtime itself sends (their codes are `mrpc.v1.ErrorCode` names).
     public static func invalidArgument(_ message: String) -> RPCError {
-        RPCError(code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", message: message)
+        RPCError(code: .invalidArgument, errorCode: RuntimeErrorCode.invalidArgument, message: message)
     }
 
     public static func unimplemented(method: String) -> RPCError {
-        RPCError(code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", message: "no method \(method) on this server")
+        RPCError(code: .unimplemented, errorCode: RuntimeErrorCode.unimplemented, message: "no method \(method) on this server")
     }
 
     public static func deadlineExceeded(_ message: String) -> RPCError {
-        RPCError(code: .deadlineExceeded, errorCode: "ERR_DEADLINE_EXCEEDED", message: message)
+        RPCError(code: .deadlineExceeded, errorCode: RuntimeErrorCode.deadlineExceeded, message: message)
     }
 
     public static func messageTooLarge(_ message: String) -> RPCError {
-        RPCError(code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", message: message)
+        RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.messageTooLarge, message: message)
     }
 
     public static func tooManyCalls(limit: Int) -> RPCError {
-        RPCError(code: .resourceExhausted, errorCode: "ERR_TOO_MANY_CALLS",
+        RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyCalls,
                  message: "the connection already has \(limit) calls in flight (the limit in HELLO_ACK)")
     }
 
     public static func cancelled(_ message: String) -> RPCError {
-        RPCError(code: .cancelled, errorCode: "ERR_CANCELLED", message: message)
+        RPCError(code: .cancelled, errorCode: RuntimeErrorCode.cancelled, message: message)
     }
 
     public static func unavailable(_ message: String, details: [String: String] = [:]) -> RPCError {
-        RPCError(code: .unavailable, errorCode: "ERR_UNAVAILABLE", message: message, details: details)
+        RPCError(code: .unavailable, errorCode: RuntimeErrorCode.unavailable, message: message, details: details)
     }
 
     public static func unauthenticated(_ message: String) -> RPCError {
-        RPCError(code: .unauthenticated, errorCode: "ERR_UNAUTHENTICATED", message: message)
+        RPCError(code: .unauthenticated, errorCode: RuntimeErrorCode.unauthenticated, message: message)
     }
 
     public static func protocolViolation(_ message: String) -> RPCError {
-        RPCError(code: .invalidArgument, errorCode: "ERR_PROTOCOL", message: message)
+        RPCError(code: .invalidArgument, errorCode: RuntimeErrorCode.protocolViolation, message: message)
     }
 
     public static func badEncoding(_ message: String) -> RPCError {
-        RPCError(code: .invalidArgument, errorCode: "ERR_BAD_ENCODING", message: message)
+        RPCError(code: .invalidArgument, errorCode: RuntimeErrorCode.badEncoding, message: message)
     }
 
     public static func `internal`(_ message: String) -> RPCError {
-        RPCError(code: .internal, errorCode: "ERR_INTERNAL", message: message)
+        RPCError(code: .internal, errorCode: RuntimeErrorCode.internalError, message: message)
     }
 }

@@ -3,10 +3,13 @@ import RPCMessages
 
 /// The protocol state of one server connection: preface, handshake, calls, streams, drain.
 ///
-/// The session knows frames and calls, not sockets: the transport feeds it received bytes and
-/// writes what it leaves in `outbound`, so every protocol rule can be tested without a socket.
-/// It is confined to its connection's event loop; completions from other threads reach it through
-/// the `CallPort`, which brings them back to the loop.
+/// The session knows frames and calls, not sockets: the transport feeds it events (bytes
+/// received, completions, timers, shutdown) and carries out the `TransportActions` each returns
+/// — write what the session left in `outbound`, arm the deadline timer, close — so every protocol
+/// rule can be tested without a socket. Where the connection is in its life (handshake, open,
+/// draining, closing) is one value, the `StateMachine`; the session adds the calls in flight and
+/// the frames. It is confined to its connection's event loop; completions from other threads
+/// reach it through the `CallPort`, which brings them back to the loop.
 public final class ServerSession {
     /// What a session needs from the server it belongs to.
     public struct Environment: Sendable {
@@ -44,10 +47,6 @@ public final class ServerSession {
         }
     }
 
-    private enum Phase {
-        case awaitingPreface, awaitingHello, open, closed
-    }
-
     private struct LiveCall {
         let call: ServerCall
         let isStream: Bool
@@ -56,30 +55,25 @@ public final class ServerSession {
 
     /// Bytes to write to the peer, in order; the transport removes what it has written.
     public var outbound: [UInt8] = []
-    /// True once the connection should close after `outbound` is written.
-    public private(set) var closeRequested = false
-    /// Called when a call's deadline is earlier than any the connection has a timer for, so the
-    /// transport arms one timer that calls `expireDeadlines(now:)` (which re-arms for the next).
-    /// A connection holds at most a few timers, however many calls carry deadlines.
-    public var scheduleDeadline: ((_ deadline: UInt64, _ streamID: UInt32) -> Void)?
+    /// True once the connection should close after `outbound` is written (or has closed).
+    public var closeRequested: Bool { machine.closeRequested }
+    /// The deadline the transport's one deadline timer is armed for (`.max`: none asked for).
+    /// A call with an earlier deadline asks for the timer to move there; calls with later ones
+    /// need nothing until it fires, and `expireDeadlines(now:)` then asks for the next.
     private var armedDeadline: UInt64 = .max
+    /// A move of the deadline timer asked for during the current event, returned with its actions.
+    private var deadlineToArm: TransportActions.DeadlineTimer?
 
     private let environment: Environment
     private let limits: ServerLimits
     private let methods: MethodTable
     private let port: any CallPort
     private var logger: Logger
-    private var phase = Phase.awaitingPreface
+    private var machine: StateMachine
     private var calls: [UInt32: LiveCall] = [:]
     private var lastStreamID: UInt32 = 0
-    private var draining = false
     private var acceptsDeflate = false
     private var appID = ""
-    private let openedAt: UInt64
-    private var lastInbound: UInt64
-    /// When the last call in flight ended: a connection is idle only from then on.
-    private var lastCallEnded: UInt64
-    private var keepalivePingSentAt: UInt64?
     /// The monotonic time of the current batch of frames (read once per `receive`).
     private var now: UInt64 = 0
 
@@ -89,9 +83,7 @@ public final class ServerSession {
         methods = environment.methods
         self.port = port
         logger = environment.logger.with("peer", peer)
-        openedAt = environment.now()
-        lastInbound = openedAt
-        lastCallEnded = openedAt
+        machine = StateMachine(openedAt: environment.now(), limits: environment.limits)
         self.peer = peer
     }
 
@@ -105,12 +97,17 @@ public final class ServerSession {
     public var liveCallCount: Int { calls.count }
 
     /// Consumes every complete frame at the start of `bytes`.
-    /// - Returns: the bytes consumed, and how many bytes the next frame needs in all (header and
-    ///   payload) when known, so the transport can make room for it.
-    public func receive(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int) {
+    /// - Returns: the bytes consumed; how many bytes the next frame needs in all (header and
+    ///   payload) when known, so the transport can make room for it; and what the transport does.
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int, actions: TransportActions) {
+        let (consumed, needed) = consume(bytes)
+        return (consumed, needed, transportActions())
+    }
+
+    private func consume(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int) {
         var offset = 0
         now = environment.now()
-        if phase == .awaitingPreface {
+        if case .awaitingPreface = machine.state {
             guard bytes.count >= Preface.size else { return (0, Preface.size) }
             if let problem = Preface.problem(in: UnsafeRawBufferPointer(rebasing: bytes[0..<Preface.size])) {
                 logger.info("closing connection: \(problem)")
@@ -118,9 +115,9 @@ public final class ServerSession {
                 return (bytes.count, 0)
             }
             offset = Preface.size
-            phase = .awaitingHello
+            machine.prefaceReceived()
         }
-        while phase != .closed, !closeRequested {
+        while machine.isReading {
             let available = bytes.count - offset
             guard available >= FrameHeader.size else { return (offset, FrameHeader.size) }
             let (header, reserved) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
@@ -132,8 +129,7 @@ public final class ServerSession {
             guard available >= total else { return (offset, total) }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total])
             offset += total
-            lastInbound = now
-            keepalivePingSentAt = nil
+            machine.frameReceived(at: now)
             // An extension frame is ignored whole: its flags and reserved bits are the extension's.
             if header.type.isExtension { continue }
             if reserved != 0 || header.flags & ~FrameHeader.compressedFlag != 0 {
@@ -142,7 +138,7 @@ public final class ServerSession {
             }
             handle(header, payload)
         }
-        return (phase == .closed || closeRequested ? bytes.count : offset, 0)
+        return (machine.isReading ? offset : bytes.count, 0)
     }
 
     // MARK: Frames
@@ -152,7 +148,7 @@ public final class ServerSession {
             fail(.protocolViolation("unknown frame type \(header.type)"))
             return
         }
-        if phase == .awaitingHello {
+        if case .awaitingHello = machine.state {
             guard header.type == .hello, header.streamID == 0 else {
                 fail(.protocolViolation("the first frame must be HELLO on stream 0, got \(header.type) on stream \(header.streamID)"))
                 return
@@ -197,7 +193,7 @@ public final class ServerSession {
         }
         appID = app
         acceptsDeflate = hello.acceptEncodings.contains("deflate")
-        phase = .open
+        machine.helloAccepted(at: now)
         logger = logger.with("app", app)
         logger.debug("connection authenticated", [("client", hello.clientName)])
         let limits = environment.limits
@@ -243,7 +239,7 @@ public final class ServerSession {
             reject(streamID, .invalidArgument(error.description))
             return
         }
-        guard !draining else {
+        guard !machine.isDraining else {
             reject(streamID, .unavailable("the server is shutting down; the call was not run"), header: callHeader)
             return
         }
@@ -257,7 +253,7 @@ public final class ServerSession {
         }
         if let limiter = environment.rateLimiter, let retryAfterMs = limiter.retryAfter(app: appID, now: now) {
             reject(streamID, RPCError(
-                code: .resourceExhausted, errorCode: "ERR_RATE_LIMITED",
+                code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
                 message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
                 details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
             return
@@ -293,7 +289,7 @@ public final class ServerSession {
         calls[streamID] = LiveCall(call: call, isStream: isStream, deadline: deadline)
         if let deadline, deadline < armedDeadline {
             armedDeadline = deadline
-            scheduleDeadline?(deadline, streamID)
+            deadlineToArm = TransportActions.DeadlineTimer(deadline: deadline, streamID: streamID)
         }
         var offload: RegisteredMethod.Offload?
         if method.executor == .workerPool {
@@ -344,41 +340,39 @@ public final class ServerSession {
 
     /// Sends GOAWAY with `error` and closes after flushing.
     private func fail(_ error: RPCError) {
-        if error.errorCode == "ERR_PROTOCOL" || error.code == .resourceExhausted {
-            logger.notice("protocol error; closing connection", [("error", error.description)])
-        }
-        FrameWriter.goaway(lastStreamID: lastStreamID, error: error, into: &outbound)
-        closeRequested = true
-        endAllCalls(.connectionClosed)
+        perform(machine.failed(error))
     }
 
     // MARK: Events from the transport
 
-    /// Lets a handler completing on the loop append its frame straight into `outbound`;
-    /// false (and nothing written) when the call is no longer live.
-    public func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
-        guard phase != .closed, calls[streamID] != nil else { return false }
+    /// Lets a handler completing on the loop append its frame straight into `outbound`.
+    /// - Returns: what the transport does, or nil (and nothing written) when the call is no
+    ///   longer live.
+    public func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> TransportActions? {
+        // Invariant (StateMachine): no call is live once the connection is closing or closed.
+        guard calls[streamID] != nil else { return nil }
         write(&outbound)
         if final {
             calls.removeValue(forKey: streamID)
             callEnded()
         }
-        return true
+        return transportActions()
     }
 
     /// A frame completed by a handler (from the call's port, on the loop).
-    public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
-        guard phase != .closed, calls[streamID] != nil else { return }
+    public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> TransportActions {
+        guard calls[streamID] != nil else { return transportActions() }
         outbound.append(contentsOf: frame)
         if final {
             calls.removeValue(forKey: streamID)
             callEnded()
         }
+        return transportActions()
     }
 
-    /// A deadline timer fired: every call whose deadline has passed gets DEADLINE_EXCEEDED, and a
-    /// timer is asked for the earliest deadline left.
-    public func expireDeadlines(now: UInt64) {
+    /// The deadline timer fired: every call whose deadline has passed gets DEADLINE_EXCEEDED, and
+    /// the timer is asked for the earliest deadline left.
+    public func expireDeadlines(now: UInt64) -> TransportActions {
         armedDeadline = .max
         var expired: [UInt32] = []
         var next: (deadline: UInt64, streamID: UInt32)?
@@ -390,15 +384,21 @@ public final class ServerSession {
                 next = (deadline, streamID)
             }
         }
-        for streamID in expired.sorted() { deadlineExpired(streamID: streamID) }
+        for streamID in expired.sorted() { endExpired(streamID: streamID) }
         if let next {
             armedDeadline = next.deadline
-            scheduleDeadline?(next.deadline, next.streamID)
+            deadlineToArm = TransportActions.DeadlineTimer(deadline: next.deadline, streamID: next.streamID)
         }
+        return transportActions()
     }
 
     /// The deadline of `streamID` passed: it gets DEADLINE_EXCEEDED unless already complete.
-    public func deadlineExpired(streamID: UInt32) {
+    public func deadlineExpired(streamID: UInt32) -> TransportActions {
+        endExpired(streamID: streamID)
+        return transportActions()
+    }
+
+    private func endExpired(streamID: UInt32) {
         let error = RPCError.deadlineExceeded("the call's deadline passed")
         guard let live = calls[streamID], live.call.complete(error) else { return }
         calls.removeValue(forKey: streamID)
@@ -412,78 +412,84 @@ public final class ServerSession {
     }
 
     /// Periodic check of the handshake, idle and keepalive timers.
-    public func tick(now: UInt64) {
-        guard phase != .closed, !closeRequested else { return }
-        let limits = environment.limits
-        if phase != .open {
-            if now - openedAt >= UInt64(limits.handshakeTimeoutMs) * 1_000_000 {
-                logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
-                closeRequested = true
-                phase = .closed
-            }
-            return
-        }
-        let quiet = now - lastInbound
-        if calls.isEmpty {
-            let idle = now - max(lastInbound, lastCallEnded)
-            if limits.idleTimeoutMs > 0, idle >= UInt64(limits.idleTimeoutMs) * 1_000_000 {
-                logger.debug("closing idle connection")
-                fail(.unavailable("the connection was idle for \(limits.idleTimeoutMs) ms"))
-            }
-            return
-        }
-        if let sentAt = keepalivePingSentAt {
-            if now - sentAt >= UInt64(limits.keepaliveTimeoutMs) * 1_000_000 {
-                logger.info("closing connection: no answer to keepalive PING")
-                closeRequested = true
-                endAllCalls(.connectionClosed)
-            }
-        } else if quiet >= UInt64(limits.keepaliveIntervalMs) * 1_000_000 {
-            var token = [UInt8](repeating: 0, count: 8)
-            for i in 0..<8 { token[i] = UInt8(truncatingIfNeeded: now >> (8 * UInt64(i))) }
-            token.withUnsafeBytes { FrameWriter.ping(.ping, payload: $0, into: &outbound) }
-            keepalivePingSentAt = now
-        }
+    public func tick(now: UInt64) -> TransportActions {
+        perform(machine.tick(now: now, callsInFlight: !calls.isEmpty))
+        return transportActions()
     }
 
     /// Starts a graceful shutdown: GOAWAY naming the last stream the server will finish, streams
     /// told to end (their handlers finish them with UNAVAILABLE and where to resume), new calls
     /// refused. The connection closes once every call has completed.
-    public func beginDrain() {
-        guard !draining, phase != .closed else { return }
-        draining = true
-        if phase != .open {
-            closeRequested = true
-            return
-        }
-        FrameWriter.goaway(lastStreamID: lastStreamID, error: .unavailable("the server is shutting down"), into: &outbound)
-        for live in calls.values where live.isStream { live.call.terminate(.draining) }
-        if calls.isEmpty { closeRequested = true }
+    public func beginDrain() -> TransportActions {
+        perform(machine.beginDrain(callsInFlight: !calls.isEmpty))
+        return transportActions()
     }
 
     /// Ends every stream still open after the drain's grace period with UNAVAILABLE.
-    public func forceEndStreams() {
+    public func forceEndStreams() -> TransportActions {
         let error = RPCError.unavailable("the server is shutting down")
         for (streamID, live) in calls where live.isStream && live.call.complete(error) {
             FrameWriter.trailers(streamID: streamID, status: error.status, into: &outbound)
             calls.removeValue(forKey: streamID)
         }
-        if calls.isEmpty { closeRequested = true }
+        perform(machine.streamsForceEnded(callsInFlight: !calls.isEmpty))
+        return transportActions()
     }
 
-    /// The connection is gone: every live call ends.
+    /// The connection is gone: every live call ends. Nothing is left for the transport to do.
     public func connectionClosed() {
-        guard phase != .closed else { return }
-        phase = .closed
-        endAllCalls(.connectionClosed)
+        perform(machine.transportClosed())
+    }
+
+    // MARK: Carrying out the state machine's actions
+
+    private func perform(_ action: StateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .sendPing(let token):
+            withUnsafeBytes(of: token.littleEndian) { FrameWriter.ping(.ping, payload: $0, into: &outbound) }
+        case .sendGoawayAndDrain(let error):
+            FrameWriter.goaway(lastStreamID: lastStreamID, error: error, into: &outbound)
+            for live in calls.values where live.isStream { live.call.terminate(.draining) }
+        case .sendGoawayAndClose(let error, let reason):
+            log(closing: reason, error)
+            FrameWriter.goaway(lastStreamID: lastStreamID, error: error, into: &outbound)
+            endAllCalls(.connectionClosed)
+        case .close(let reason):
+            log(closing: reason, nil)
+            endAllCalls(.connectionClosed)
+        }
+    }
+
+    private func log(closing reason: StateMachine.CloseReason, _ error: RPCError?) {
+        switch reason {
+        case .failure:
+            if let error, error.errorCode == RuntimeErrorCode.protocolViolation || error.code == .resourceExhausted {
+                logger.notice("protocol error; closing connection", [("error", error.description)])
+            }
+        case .idle:
+            logger.debug("closing idle connection")
+        case .handshakeTimeout:
+            logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
+        case .keepaliveTimeout:
+            logger.info("closing connection: no answer to keepalive PING")
+        case .shutdown, .shutdownBeforeHello, .drained, .transportClosed:
+            break
+        }
+    }
+
+    /// What the transport does after the current event.
+    private func transportActions() -> TransportActions {
+        defer { deadlineToArm = nil }
+        return TransportActions(write: !outbound.isEmpty, close: machine.closeRequested, armDeadlineTimer: deadlineToArm)
     }
 
     /// After a call left `calls`: when it was the last one, the idle timer starts now, and a
     /// draining connection has nothing left to finish and closes.
     private func callEnded() {
         guard calls.isEmpty else { return }
-        lastCallEnded = environment.now()
-        if draining { closeRequested = true }
+        perform(machine.lastCallEnded(at: environment.now()))
     }
 
     private func endAllCalls(_ reason: CallTermination) {

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Something an event loop notifies when its file descriptor is ready.
 protocol EventHandler: AnyObject {
-    func handleEvent(_ events: UInt32)
+    func handleEvent(_ events: EpollEvents)
 }
 
 /// Something an event loop flushes once per turn, after handling every ready event.
@@ -12,23 +12,34 @@ protocol Flushable: AnyObject {
     func flush()
 }
 
-/// epoll event bits.
-enum EpollEvents {
-    static let input: UInt32 = 0x001
-    static let output: UInt32 = 0x004
-    static let error: UInt32 = 0x008
-    static let hangUp: UInt32 = 0x010
-    static let readHangUp: UInt32 = 0x2000
-    static let exclusive: UInt32 = 1 << 28
+/// epoll event bits (`EPOLLIN`, …): what a registration waits for, and what a wake-up reports.
+struct EpollEvents: OptionSet {
+    let rawValue: UInt32
+
+    /// `EPOLLIN`: readable (or, on a listener, a connection to accept).
+    static let input = EpollEvents(rawValue: 0x001)
+    /// `EPOLLOUT`: writable again.
+    static let output = EpollEvents(rawValue: 0x004)
+    /// `EPOLLERR`: always reported, never asked for.
+    static let error = EpollEvents(rawValue: 0x008)
+    /// `EPOLLHUP`: always reported, never asked for.
+    static let hangUp = EpollEvents(rawValue: 0x010)
+    /// `EPOLLRDHUP`: the peer shut down its writing side.
+    static let readHangUp = EpollEvents(rawValue: 0x2000)
+    /// `EPOLLEXCLUSIVE`: of the loops watching one fd, wake one.
+    static let exclusive = EpollEvents(rawValue: 1 << 28)
 }
 
 /// One thread running epoll over its sockets, an eventfd inbox and a timerfd of timers.
 ///
 /// Everything registered with a loop is confined to its thread. Other threads reach it only with
 /// `execute`, which appends to a locked inbox and writes the eventfd once per batch of tasks.
+/// The loop-thread API asserts it is called there (`assertInEventLoop`, debug builds only).
 /// Registrations carry an id next to the fd in `epoll_data`, so an event for a closed (and
-/// possibly reused) fd in the same batch is recognised as stale and skipped. After each batch of
-/// events, every connection that produced output is flushed once.
+/// possibly reused) fd in the same batch is recognised as stale and skipped. A failed `epoll_ctl`
+/// is thrown to the caller (a connection that cannot be watched is closed). Timers are handles
+/// that can be cancelled, so a timer never fires for something that has gone. After each batch
+/// of events, every connection that produced output is flushed once.
 public final class EventLoop: @unchecked Sendable {
     // Invariant: all mutable state except `inbox` and `wakePending` is touched only on the loop thread.
     public let index: Int
@@ -56,8 +67,9 @@ public final class EventLoop: @unchecked Sendable {
         wakeFD = cshim_eventfd()
         timerFD = cshim_timerfd()
         guard epollFD >= 0, wakeFD >= 0, timerFD >= 0 else { throw SystemError("create event loop", errno: errno) }
-        _ = cshim_epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, EpollEvents.input, Self.pack(Self.wakeRegistration, wakeFD))
-        _ = cshim_epoll_ctl(epollFD, EPOLL_CTL_ADD, timerFD, EpollEvents.input, Self.pack(Self.timerRegistration, timerFD))
+        // (A throw from here on still runs deinit, which closes the three descriptors.)
+        try Self.control(epollFD, EPOLL_CTL_ADD, wakeFD, .input, Self.pack(Self.wakeRegistration, wakeFD), "watch the loop's eventfd")
+        try Self.control(epollFD, EPOLL_CTL_ADD, timerFD, .input, Self.pack(Self.timerRegistration, timerFD), "watch the loop's timerfd")
     }
 
     deinit {
@@ -80,6 +92,13 @@ public final class EventLoop: @unchecked Sendable {
         loopThread.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
+    /// Traps in debug builds when called off the loop's thread; compiled out of release builds.
+    /// Loop-owned state (registrations, timers, connections) calls it on every entry point.
+    @inline(__always)
+    func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inEventLoop, "loop-owned state touched off the thread of event loop \(index)", file: file, line: line)
+    }
+
     /// Runs `task` on the loop thread, soon. Callable from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         inbox.withLock { $0.append(task) }
@@ -97,48 +116,72 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: Loop-thread API
 
     /// Registers `fd` for `events`; the returned id identifies this registration.
-    func register(fd: Int32, events: UInt32, handler: any EventHandler) -> UInt32 {
+    /// - Throws: `SystemError` when epoll refuses the fd (nothing is registered then).
+    func register(fd: Int32, events: EpollEvents, handler: any EventHandler) throws(SystemError) -> UInt32 {
+        assertInEventLoop()
         var id = nextRegistration
         nextRegistration = nextRegistration >= Self.wakeRegistration - 1 ? 1 : nextRegistration + 1
         while handlers[id] != nil { id += 1 }
+        try Self.control(epollFD, EPOLL_CTL_ADD, fd, events, Self.pack(id, fd), "watch fd \(fd)")
         handlers[id] = handler
-        _ = cshim_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, events, Self.pack(id, fd))
         return id
     }
 
     /// Changes the events of a registration.
-    func modify(fd: Int32, registration: UInt32, events: UInt32) {
-        _ = cshim_epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, events, Self.pack(registration, fd))
+    /// - Throws: `SystemError` when epoll refuses (the registration is unchanged).
+    func modify(fd: Int32, registration: UInt32, events: EpollEvents) throws(SystemError) {
+        assertInEventLoop()
+        try Self.control(epollFD, EPOLL_CTL_MOD, fd, events, Self.pack(registration, fd), "change the events of fd \(fd)")
     }
 
-    /// Removes a registration (before the fd is closed).
-    func deregister(fd: Int32, registration: UInt32) {
-        _ = cshim_epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, 0, 0)
+    /// Removes a registration (before the fd is closed). Its handler is dropped even when epoll
+    /// refuses, so no event reaches it any more.
+    /// - Throws: `SystemError` when epoll refuses: an fd another loop also watches (the listener)
+    ///   would then go on waking this one until it is closed.
+    func deregister(fd: Int32, registration: UInt32) throws(SystemError) {
+        assertInEventLoop()
         handlers[registration] = nil
+        try Self.control(epollFD, EPOLL_CTL_DEL, fd, [], 0, "stop watching fd \(fd)")
     }
 
-    /// Calls `callback` on the loop at monotonic time `deadline`.
-    func schedule(at deadline: UInt64, _ callback: @escaping () -> Void) {
-        timers.push(deadline: deadline, callback)
-        if deadline < armedDeadline {
-            armedDeadline = deadline
-            _ = cshim_timerfd_arm_at(timerFD, max(deadline, 1))
-        }
+    /// Calls `callback` on the loop at monotonic time `deadline`, unless cancelled first.
+    func schedule(at deadline: UInt64, _ callback: @escaping () -> Void) -> TimerHandle {
+        assertInEventLoop()
+        let timer = TimerHandle(deadline: deadline, work: .once(callback))
+        add(timer)
+        return timer
     }
 
-    /// Calls `callback` every `intervalNanoseconds` until it returns false.
-    func scheduleRepeating(every intervalNanoseconds: UInt64, _ callback: @escaping () -> Bool) {
-        func arm(_ at: UInt64) {
-            schedule(at: at) {
-                if callback() { arm(at + intervalNanoseconds) }
-            }
-        }
-        arm(monotonicNow() + intervalNanoseconds)
+    /// Calls `callback` every `intervalNanoseconds` until it returns false or is cancelled.
+    func scheduleRepeating(every intervalNanoseconds: UInt64, _ callback: @escaping () -> Bool) -> TimerHandle {
+        assertInEventLoop()
+        let timer = TimerHandle(deadline: monotonicNow() + intervalNanoseconds, work: .repeating(every: intervalNanoseconds, callback))
+        add(timer)
+        return timer
+    }
+
+    /// Stops `timer`: its callback never runs again and is released now. Nothing happens for a
+    /// timer that already fired (once) or was cancelled.
+    func cancel(_ timer: TimerHandle) {
+        assertInEventLoop()
+        timers.remove(timer)
+        timer.work = nil
+        // The timerfd may stay armed for the cancelled deadline: it then fires once with nothing
+        // due, and `runDueTimers` re-arms it for the next.
     }
 
     /// Asks the loop to flush `target` at the end of the current turn (once, however often asked).
     func markDirty(_ target: any Flushable) {
+        assertInEventLoop()
         dirty.append(target)
+    }
+
+    private func add(_ timer: TimerHandle) {
+        timers.push(timer)
+        if timer.deadline < armedDeadline {
+            armedDeadline = timer.deadline
+            _ = cshim_timerfd_arm_at(timerFD, max(timer.deadline, 1))
+        }
     }
 
     // MARK: Running
@@ -163,7 +206,7 @@ public final class EventLoop: @unchecked Sendable {
                     _ = cshim_timerfd_drain(timerFD)
                     runDueTimers()
                 default:
-                    handlers[registration]?.handleEvent(events[i])
+                    handlers[registration]?.handleEvent(EpollEvents(rawValue: events[i]))
                 }
             }
             flushDirty()
@@ -194,7 +237,22 @@ public final class EventLoop: @unchecked Sendable {
         let now = monotonicNow()
         armedDeadline = .max
         while let next = timers.peekDeadline, next <= now {
-            timers.pop()()
+            let timer = timers.popFirst()
+            switch timer.work {
+            case .once(let callback):
+                timer.work = nil
+                callback()
+            case .repeating(let interval, let callback):
+                // Rescheduled from its own deadline, not from now: a late turn catches up.
+                if callback(), timer.work != nil {
+                    timer.deadline += interval
+                    timers.push(timer)
+                } else {
+                    timer.work = nil
+                }
+            case nil:
+                break
+            }
         }
         if let next = timers.peekDeadline {
             armedDeadline = next
@@ -213,51 +271,113 @@ public final class EventLoop: @unchecked Sendable {
     private static func pack(_ registration: UInt32, _ fd: Int32) -> UInt64 {
         UInt64(registration) << 32 | UInt64(UInt32(bitPattern: fd))
     }
+
+    /// `epoll_ctl`, its failure thrown with its errno.
+    private static func control(
+        _ epollFD: Int32, _ operation: Int32, _ fd: Int32, _ events: EpollEvents, _ data: UInt64, _ what: @autoclosure () -> String
+    ) throws(SystemError) {
+        guard cshim_epoll_ctl(epollFD, operation, fd, events.rawValue, data) == 0 else {
+            throw SystemError(what(), errno: errno)
+        }
+    }
 }
 
-/// A binary min-heap of timers by deadline; equal deadlines run in scheduling order.
-struct TimerHeap {
-    private struct Entry {
-        let deadline: UInt64
-        let order: UInt64
-        let callback: () -> Void
+/// A timer scheduled on an event loop: `EventLoop.cancel` stops it.
+///
+/// Invariant: touched only on its loop's thread (it is not `Sendable`).
+final class TimerHandle {
+    enum Work {
+        case once(() -> Void)
+        case repeating(every: UInt64, () -> Bool)
     }
 
-    private var entries: [Entry] = []
+    fileprivate(set) var deadline: UInt64
+    /// What runs when it fires; nil once a one-shot timer fired or any timer was cancelled.
+    fileprivate(set) var work: Work?
+    /// Scheduling order among equal deadlines.
+    fileprivate var order: UInt64 = 0
+    /// Where the timer is in its loop's heap; -1 when it is not in it.
+    fileprivate var heapIndex = -1
+
+    fileprivate init(deadline: UInt64, work: Work) {
+        self.deadline = deadline
+        self.work = work
+    }
+
+    /// True while the timer will still fire.
+    var isPending: Bool { heapIndex >= 0 }
+}
+
+/// A binary min-heap of timers by deadline; equal deadlines run in scheduling order. Each timer
+/// knows its place in the heap, so a cancelled one is removed at once (its callback, and what
+/// the callback captured, released) rather than lingering until its deadline.
+struct TimerHeap {
+    private var entries: [TimerHandle] = []
     private var counter: UInt64 = 0
 
     var peekDeadline: UInt64? { entries.first?.deadline }
     var count: Int { entries.count }
 
-    mutating func push(deadline: UInt64, _ callback: @escaping () -> Void) {
+    mutating func push(_ timer: TimerHandle) {
+        precondition(timer.heapIndex < 0, "a timer is in the heap at most once")
         counter += 1
-        entries.append(Entry(deadline: deadline, order: counter, callback: callback))
-        var child = entries.count - 1
+        timer.order = counter
+        timer.heapIndex = entries.count
+        entries.append(timer)
+        siftUp(entries.count - 1)
+    }
+
+    /// Removes and returns the earliest timer; the heap must not be empty.
+    mutating func popFirst() -> TimerHandle {
+        let first = entries[0]
+        removeEntry(at: 0)
+        return first
+    }
+
+    /// Removes `timer` if it is in the heap.
+    mutating func remove(_ timer: TimerHandle) {
+        let index = timer.heapIndex
+        guard index >= 0, index < entries.count, entries[index] === timer else { return }
+        removeEntry(at: index)
+    }
+
+    private mutating func removeEntry(at index: Int) {
+        entries[index].heapIndex = -1
+        let last = entries.removeLast()
+        guard index < entries.count else { return }
+        entries[index] = last
+        last.heapIndex = index
+        siftDown(index)
+        siftUp(index)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
         while child > 0 {
             let parent = (child - 1) / 2
             guard less(child, parent) else { break }
-            entries.swapAt(child, parent)
+            swapEntries(child, parent)
             child = parent
         }
     }
 
-    mutating func pop() -> () -> Void {
-        let top = entries[0]
-        let last = entries.removeLast()
-        if !entries.isEmpty {
-            entries[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < entries.count && less(left, smallest) { smallest = left }
-                if right < entries.count && less(right, smallest) { smallest = right }
-                if smallest == parent { break }
-                entries.swapAt(parent, smallest)
-                parent = smallest
-            }
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < entries.count && less(left, smallest) { smallest = left }
+            if right < entries.count && less(right, smallest) { smallest = right }
+            if smallest == parent { break }
+            swapEntries(parent, smallest)
+            parent = smallest
         }
-        return top.callback
+    }
+
+    private mutating func swapEntries(_ a: Int, _ b: Int) {
+        entries.swapAt(a, b)
+        entries[a].heapIndex = a
+        entries[b].heapIndex = b
     }
 
     private func less(_ a: Int, _ b: Int) -> Bool {

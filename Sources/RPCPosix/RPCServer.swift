@@ -167,15 +167,19 @@ final class Listener: Sendable {
 
 /// One event loop of the server with its connections; it accepts from the shared listener.
 final class ServerLoop: EventHandler, @unchecked Sendable {
-    // Invariant: `registry`, `nextConnection` and `listenRegistration` are touched only on `loop`'s thread.
+    // Invariant: `registry`, `nextConnection`, `listenRegistration`, `accepting` and `tickTimer`
+    // are touched only on `loop`'s thread.
     let loop: EventLoop
     let counter: ConnectionCounter
     private let listener: Listener
     private let environment: ServerSession.Environment
     private let registry = ConnectionRegistry()
     private var nextConnection: UInt64 = 0
-    private var listenRegistration: UInt32 = 0
+    /// The listener's registration; nil when this loop does not watch it.
+    private var listenRegistration: UInt32?
     private var accepting = true
+    /// The once-a-second check of every connection's handshake, idle and keepalive timers.
+    private var tickTimer: TimerHandle?
 
     init(index: Int, listener: Listener, environment: ServerSession.Environment, counter: ConnectionCounter) throws(SystemError) {
         loop = try EventLoop(index: index)
@@ -188,8 +192,13 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
     func start(cpu: Int32?) {
         loop.start(name: "loop-\(loop.index)", cpu: cpu)
         loop.execute { [self] in
-            listenRegistration = loop.register(fd: listener.fd, events: EpollEvents.input | EpollEvents.exclusive, handler: self)
-            loop.scheduleRepeating(every: 1_000_000_000) { [self] in
+            do throws(SystemError) {
+                listenRegistration = try loop.register(fd: listener.fd, events: [.input, .exclusive], handler: self)
+            } catch {
+                // The other loops still accept; this one serves no connections.
+                environment.logger.error("event loop \(loop.index) cannot watch the listening socket", [("error", error.description)])
+            }
+            tickTimer = loop.scheduleRepeating(every: 1_000_000_000) { [self] in
                 let now = monotonicNow()
                 for connection in Array(registry.all) { connection.tick(now: now) }
                 return true
@@ -198,7 +207,8 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
     }
 
     /// The listener is readable: accept what is waiting.
-    func handleEvent(_ events: UInt32) {
+    func handleEvent(_ events: EpollEvents) {
+        loop.assertInEventLoop()
         for _ in 0..<64 {
             guard accepting else { return }
             let fd = cshim_accept(listener.fd)
@@ -244,6 +254,8 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
 
     func stop() {
         loop.execute { [self] in
+            if let tickTimer { loop.cancel(tickTimer) }
+            tickTimer = nil
             for connection in Array(registry.all) { connection.close() }
             stopAccepting()
         }
@@ -251,9 +263,17 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
     }
 
     private func stopAccepting() {
+        loop.assertInEventLoop()
         guard accepting else { return }
         accepting = false
-        loop.deregister(fd: listener.fd, registration: listenRegistration)
+        if let listenRegistration {
+            do throws(SystemError) {
+                try loop.deregister(fd: listener.fd, registration: listenRegistration)
+            } catch {
+                environment.logger.error("event loop \(loop.index) cannot stop watching the listening socket", [("error", error.description)])
+            }
+            self.listenRegistration = nil
+        }
         listener.release()
     }
 

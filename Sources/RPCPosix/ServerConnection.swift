@@ -6,11 +6,15 @@ import Synchronization
 
 /// One accepted TCP connection: moves bytes between its socket and its `ServerSession`.
 ///
-/// Reads go into the loop's shared scratch buffer; only the tail of an incomplete frame is kept
-/// per connection, so an idle connection holds no buffer at all. Output accumulates in the
-/// session during a loop turn and is written with one `write` at the end of the turn. When the
-/// peer does not read and unwritten output passes the limit, the connection stops reading until
-/// it drains (backpressure).
+/// The I/O shell of the session: it hands the session every event (bytes read, completions,
+/// timers, shutdown) and carries out the `TransportActions` each returns, and decides nothing
+/// about the protocol itself. Reads go into the loop's shared scratch buffer; only the tail of an
+/// incomplete frame is kept per connection, so an idle connection holds no buffer at all. Output
+/// accumulates in the session during a loop turn and is written with one `write` at the end of
+/// the turn. When the peer does not read and unwritten output passes the limit, the connection
+/// stops reading until it drains (backpressure).
+///
+/// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
 final class ServerConnection: EventHandler, Flushable {
     let id: UInt64
     let fd: Int32
@@ -18,17 +22,23 @@ final class ServerConnection: EventHandler, Flushable {
     let port: ConnectionPort
     private unowned let loop: EventLoop
     private unowned let owner: ConnectionRegistry
-    private var registration: UInt32 = 0
+    /// The epoll registration; nil until `start` registered the socket.
+    private var registration: UInt32?
     private var partial: [UInt8] = []
     private var needed = 0
     private var written = 0
     private var reading = true
     private var writingBlocked = false
     private var isDirty = false
-    private var registeredEvents: UInt32 = 0
+    /// The session asked to close once its output is written.
+    private var closeWhenWritten = false
+    private var registeredEvents: EpollEvents = []
+    /// The one timer for the calls' deadlines, armed where the session asks.
+    private var deadlineTimer: TimerHandle?
     private var closed = false
     private let limits: ServerLimits
     private let observer: (any CallObserver)?
+    private let logger: Logger
 
     init(id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry, environment: ServerSession.Environment) {
         self.id = id
@@ -37,32 +47,37 @@ final class ServerConnection: EventHandler, Flushable {
         self.owner = owner
         limits = environment.limits
         observer = environment.observer
+        logger = environment.logger
         port = ConnectionPort(loop: loop)
         session = ServerSession(environment: environment, port: port, peer: peer)
-        session.scheduleDeadline = { [unowned loop, weak owner] deadline, _ in
-            loop.schedule(at: deadline) { owner?.connection(id)?.expireDeadlines() }
-        }
     }
 
     func start() {
+        loop.assertInEventLoop()
         observer?.connectionOpened()
         port.attach(self)
-        registeredEvents = EpollEvents.input | EpollEvents.readHangUp
-        registration = loop.register(fd: fd, events: registeredEvents, handler: self)
+        registeredEvents = [.input, .readHangUp]
+        do throws(SystemError) {
+            registration = try loop.register(fd: fd, events: registeredEvents, handler: self)
+        } catch {
+            logger.warning("closing connection: cannot watch its socket", [("peer", session.peer), ("error", error.description)])
+            close()
+        }
     }
 
     // MARK: Events
 
-    func handleEvent(_ events: UInt32) {
-        if events & (EpollEvents.error | EpollEvents.hangUp) != 0 && events & EpollEvents.input == 0 {
+    func handleEvent(_ events: EpollEvents) {
+        loop.assertInEventLoop()
+        if !events.isDisjoint(with: [.error, .hangUp]) && !events.contains(.input) {
             close()
             return
         }
-        if events & EpollEvents.output != 0 {
+        if events.contains(.output) {
             writingBlocked = false
             markDirty()
         }
-        if events & (EpollEvents.input | EpollEvents.readHangUp) != 0 && reading {
+        if !events.isDisjoint(with: [.input, .readHangUp]) && reading {
             readAvailable()
         }
     }
@@ -119,56 +134,67 @@ final class ServerConnection: EventHandler, Flushable {
     /// Feeds `bytes` to the session. With `keepingRest`, an incomplete tail is copied into
     /// `partial`. Returns the bytes consumed.
     private func consume(_ bytes: UnsafeRawBufferPointer, keepingRest: Bool) -> Int {
-        let (consumed, next) = session.receive(bytes)
+        let (consumed, next, actions) = session.receive(bytes)
         needed = next
         if keepingRest && consumed < bytes.count {
             partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
         }
-        afterSessionActivity()
+        carryOut(actions)
         return consumed
     }
 
-    /// Called after anything that may have given the session output or a reason to close.
-    func afterSessionActivity() {
-        if !session.outbound.isEmpty || session.closeRequested { markDirty() }
-        if session.closeRequested { reading = false }
+    /// Does what the session asked for after an event.
+    private func carryOut(_ actions: ServerSession.TransportActions) {
+        if actions.close {
+            closeWhenWritten = true
+            reading = false
+        } else if let timer = actions.armDeadlineTimer {
+            armDeadlineTimer(at: timer.deadline)
+        }
+        if actions.write || actions.close { markDirty() }
+    }
+
+    /// Moves the deadline timer to `deadline`, cancelling the one armed: the session asks only
+    /// for a deadline earlier than the one armed, or for the next after the timer fired.
+    private func armDeadlineTimer(at deadline: UInt64) {
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        // Invariant: `close` cancels the timer, so it never fires for a closed connection.
+        deadlineTimer = loop.schedule(at: deadline) { [unowned self] in
+            self.deadlineTimer = nil
+            self.carryOut(self.session.expireDeadlines(now: monotonicNow()))
+        }
     }
 
     func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
+        loop.assertInEventLoop()
         guard !closed else { return true }
-        let written = session.deliverInline(streamID: streamID, final: final, write)
-        afterSessionActivity()
-        return written
+        guard let actions = session.deliverInline(streamID: streamID, final: final, write) else { return false }
+        carryOut(actions)
+        return true
     }
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
+        loop.assertInEventLoop()
         guard !closed else { return }
-        session.deliver(streamID: streamID, frame: frame, final: final)
-        afterSessionActivity()
-    }
-
-    func expireDeadlines() {
-        guard !closed else { return }
-        session.expireDeadlines(now: monotonicNow())
-        afterSessionActivity()
+        carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
     }
 
     func tick(now: UInt64) {
+        loop.assertInEventLoop()
         guard !closed else { return }
-        session.tick(now: now)
-        afterSessionActivity()
+        carryOut(session.tick(now: now))
     }
 
     func beginDrain() {
+        loop.assertInEventLoop()
         guard !closed else { return }
-        session.beginDrain()
-        afterSessionActivity()
+        carryOut(session.beginDrain())
     }
 
     func forceEndStreams() {
+        loop.assertInEventLoop()
         guard !closed else { return }
-        session.forceEndStreams()
-        afterSessionActivity()
+        carryOut(session.forceEndStreams())
     }
 
     // MARK: Writing
@@ -180,6 +206,7 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     func flush() {
+        loop.assertInEventLoop()
         isDirty = false
         guard !closed else { return }
         if !writingBlocked && written < session.outbound.count {
@@ -211,7 +238,7 @@ final class ServerConnection: EventHandler, Flushable {
         }
         let pending = session.outbound.count - written
         port.publishOutbound(pending)
-        if pending == 0 && session.closeRequested {
+        if pending == 0 && closeWhenWritten {
             close()
             return
         }
@@ -219,28 +246,47 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     private func updateInterest(pending: Int) {
+        guard let registration else { return }
         let wasReading = reading
-        if !session.closeRequested {
+        if !closeWhenWritten {
             if pending > limits.maxPendingOutputBytes { reading = false }
             else if pending <= limits.maxPendingOutputBytes / 2 { reading = true }
         }
         // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
         // not being read from would wake the loop on every turn. EPOLLHUP/EPOLLERR still come.
-        var events: UInt32 = reading ? EpollEvents.input | EpollEvents.readHangUp : 0
-        if pending > 0 { events |= EpollEvents.output }
+        var events: EpollEvents = reading ? [.input, .readHangUp] : []
+        if pending > 0 { events.insert(.output) }
         if events != registeredEvents {
+            do throws(SystemError) {
+                try loop.modify(fd: fd, registration: registration, events: events)
+            } catch {
+                logger.warning("closing connection: cannot change what its socket is watched for", [("peer", session.peer), ("error", error.description)])
+                close()
+                return
+            }
             registeredEvents = events
-            loop.modify(fd: fd, registration: registration, events: events)
         }
         if reading && !wasReading { readAvailable() }
     }
 
     func close() {
+        loop.assertInEventLoop()
         guard !closed else { return }
         closed = true
+        if let deadlineTimer {
+            loop.cancel(deadlineTimer)
+            self.deadlineTimer = nil
+        }
         observer?.connectionClosed()
         port.detach()
-        loop.deregister(fd: fd, registration: registration)
+        if let registration {
+            do throws(SystemError) {
+                try loop.deregister(fd: fd, registration: registration)
+            } catch {
+                // Closing the fd below takes it out of the epoll set all the same.
+                logger.warning("cannot stop watching a connection's socket", [("peer", session.peer), ("error", error.description)])
+            }
+        }
         Glibc.close(fd)
         session.connectionClosed()
         owner.remove(self)
@@ -294,10 +340,14 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
     }
 
     /// Called once by the connection when it is set up (on the loop).
-    func attach(_ connection: ServerConnection) { self.connection = connection }
+    func attach(_ connection: ServerConnection) {
+        loop.assertInEventLoop()
+        self.connection = connection
+    }
 
     /// Called by the connection when it closes (on the loop).
     func detach() {
+        loop.assertInEventLoop()
         detached = true
         connection = nil
     }

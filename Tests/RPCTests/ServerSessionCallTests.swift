@@ -161,14 +161,14 @@ struct ServerSessionCallTests {
         #expect(armed.deadline == start + 250_000_000)
         harness.runWorkers()
         harness.clock.advance(ms: 250)
-        harness.session.deadlineExpired(streamID: 1)
+        _ = harness.session.deadlineExpired(streamID: 1)
         let status = try harness.onlyFrame().reply().status
         #expect(StatusCode(rawValue: status.code) == .deadlineExceeded)
         #expect(status.errorCode == "ERR_DEADLINE_EXCEEDED")
         #expect(harness.service.termination(of: 1) == .deadlineExceeded)
         harness.service.releaseParked()
         harness.pump()
-        harness.session.deadlineExpired(streamID: 1)
+        _ = harness.session.deadlineExpired(streamID: 1)
         #expect(try harness.frames().isEmpty, "one reply per call")
     }
 
@@ -191,7 +191,7 @@ struct ServerSessionCallTests {
         let harness = SessionHarness()
         try harness.handshake()
         _ = try harness.reply(to: Frames.echo(streamID: 1, [1], timeoutMs: 100))
-        harness.session.deadlineExpired(streamID: 1)
+        _ = harness.session.deadlineExpired(streamID: 1)
         #expect(try harness.frames().isEmpty)
     }
 
@@ -201,7 +201,7 @@ struct ServerSessionCallTests {
         try harness.handshake()
         harness.receive(Frames.call(streamID: 1, TestService.follow, EchoRequest(), timeoutMs: 100))
         #expect(try harness.onlyFrame().type == .message)
-        harness.session.deadlineExpired(streamID: 1)
+        _ = harness.session.deadlineExpired(streamID: 1)
         let trailers = try harness.onlyFrame().trailers()
         #expect(StatusCode(rawValue: trailers.code) == .deadlineExceeded)
         #expect(harness.service.termination(of: 1) == .deadlineExceeded)

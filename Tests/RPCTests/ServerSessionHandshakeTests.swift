@@ -144,10 +144,10 @@ struct ServerSessionHandshakeTests {
         let harness = SessionHarness(limits: limits)
         harness.receive(Array(Preface.bytes.prefix(bytesSent)))
         harness.clock.advance(ms: 499)
-        harness.session.tick(now: harness.clock.now)
+        _ = harness.session.tick(now: harness.clock.now)
         #expect(!harness.session.closeRequested)
         harness.clock.advance(ms: 1)
-        harness.session.tick(now: harness.clock.now)
+        _ = harness.session.tick(now: harness.clock.now)
         #expect(harness.session.closeRequested)
         #expect(try harness.frames().isEmpty, "a silent peer is simply closed")
     }
@@ -160,7 +160,7 @@ struct ServerSessionHandshakeTests {
         let harness = SessionHarness(limits: limits)
         try harness.handshake()
         harness.clock.advance(ms: 10_000)
-        harness.session.tick(now: harness.clock.now)
+        _ = harness.session.tick(now: harness.clock.now)
         #expect(!harness.session.closeRequested)
         #expect(try harness.frames().isEmpty)
     }

@@ -28,7 +28,7 @@ struct ServerSessionLifecycleTests {
 
     private func tick(_ harness: SessionHarness, advancingMs ms: Int) {
         harness.clock.advance(ms: ms)
-        harness.session.tick(now: harness.clock.now)
+        _ = harness.session.tick(now: harness.clock.now)
     }
 
     // MARK: Idle
@@ -98,7 +98,7 @@ struct ServerSessionLifecycleTests {
         // The stream ends on the connection's own loop: its TRAILERS written straight into the output.
         let written = harness.session.deliverInline(streamID: 1, final: true) { output in
             FrameWriter.trailers(streamID: 1, status: Status(), into: &output)
-        }
+        } != nil
         #expect(written)
         #expect(try harness.onlyFrame().type == .trailers)
         tick(harness, advancingMs: 1)
@@ -143,7 +143,7 @@ struct ServerSessionLifecycleTests {
         harness.receive(Frames.call(streamID: 3, TestService.follow, EchoRequest()))
         #expect(try harness.onlyFrame().type == .message)
 
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         harness.pump()
         let frames = try harness.frames()
         let goaway = try #require(frames.first).goaway()
@@ -171,10 +171,10 @@ struct ServerSessionLifecycleTests {
     func drainIdle() throws {
         let harness = try Self.harness()
         _ = try harness.reply(to: Frames.echo(streamID: 4, [1]))
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         let goaway = try harness.expectGoawayAndClose()
         #expect(goaway.lastStreamID == 4)
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         #expect(try harness.frames().isEmpty, "a second drain sends nothing")
     }
 
@@ -182,7 +182,7 @@ struct ServerSessionLifecycleTests {
     func drainBeforeHello() throws {
         let harness = SessionHarness()
         harness.receive(Preface.bytes)
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         #expect(harness.session.closeRequested)
         #expect(try harness.frames().isEmpty)
     }
@@ -192,7 +192,7 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest()))
         harness.runWorkers()
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         _ = try harness.frames()
         harness.receive(Frames.cancel(streamID: 1))
         #expect(harness.session.liveCallCount == 0)
@@ -204,9 +204,9 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest(), timeoutMs: 100))
         harness.runWorkers()
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         _ = try harness.frames()
-        harness.session.deadlineExpired(streamID: 1)
+        _ = harness.session.deadlineExpired(streamID: 1)
         #expect(try harness.onlyFrame().reply().status.code == StatusCode.deadlineExceeded.rawValue)
         #expect(harness.session.closeRequested)
     }
@@ -216,10 +216,10 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, Self.deaf, EchoRequest()))
         _ = try harness.frames()
-        harness.session.beginDrain()
+        _ = harness.session.beginDrain()
         #expect(try harness.onlyFrame().type == .goaway)
         #expect(!harness.session.closeRequested)
-        harness.session.forceEndStreams()
+        _ = harness.session.forceEndStreams()
         let trailers = try harness.onlyFrame()
         #expect(trailers.streamID == 1)
         #expect(try trailers.trailers().code == StatusCode.unavailable.rawValue)

@@ -84,6 +84,8 @@ public final class SessionHarness {
     public let service = TestService()
     /// Deadlines the session asked the transport to arm, in order.
     public private(set) var deadlines: [(deadline: UInt64, streamID: UInt32)] = []
+    /// What the session asked of the transport after the last bytes or delivery the harness fed it.
+    public private(set) var lastActions = ServerSession.TransportActions()
     private var inbound: [UInt8] = []
     /// What the session said the next frame needs in all, after the last `receive`.
     public private(set) var needed = 0
@@ -102,7 +104,6 @@ public final class SessionHarness {
             serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
             authenticator: TestKeys(), logger: logger, offload: { offload.submit($0) }, now: { [clock] in clock.now })
         session = ServerSession(environment: environment, port: port, peer: "test-peer")
-        session.scheduleDeadline = { [unowned self] deadline, streamID in deadlines.append((deadline, streamID)) }
     }
 
     /// The harness plays the transport: when it goes, so does the connection, and calls still
@@ -114,17 +115,25 @@ public final class SessionHarness {
     /// Feeds bytes as the transport would, then delivers what handlers completed.
     public func receive(_ bytes: [UInt8]) {
         inbound += bytes
-        let (consumed, next) = inbound.withUnsafeBytes { session.receive($0) }
+        let (consumed, next, actions) = inbound.withUnsafeBytes { session.receive($0) }
         inbound.removeFirst(consumed)
         needed = next
+        record(actions)
         pump()
     }
 
     /// Hands the session every frame handlers delivered so far.
     public func pump() {
         for delivery in port.take() {
-            session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final)
+            record(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
         }
+    }
+
+    /// Keeps the deadline timers the session asks for; what it writes stays in `outbound`, and
+    /// whether it closes in `closeRequested`, for the test to look at.
+    private func record(_ actions: ServerSession.TransportActions) {
+        lastActions = actions
+        if let timer = actions.armDeadlineTimer { deadlines.append((timer.deadline, timer.streamID)) }
     }
 
     /// Runs the work offloaded to the "worker pool", then delivers its results.

@@ -33,23 +33,24 @@ final class SessionDriver {
     func feed(_ bytes: [UInt8]) {
         guard !session.closeRequested else { return }
         inbound += bytes
-        let (consumed, _) = inbound.withUnsafeBytes { session.receive($0) }
+        let (consumed, _, actions) = inbound.withUnsafeBytes { session.receive($0) }
         fuzzCheck(consumed >= 0 && consumed <= inbound.count, "consumed \(consumed) of \(inbound.count) bytes")
         inbound.removeFirst(consumed)
+        check(actions)
         runLoopTurn()
     }
 
     /// Time passes (deadlines, idle and keepalive timers), the server drains, the peer goes away.
     func finish() {
         clock.advance(ms: 30_000)
-        session.expireDeadlines(now: clock.now)
-        session.tick(now: clock.now)
+        check(session.expireDeadlines(now: clock.now))
+        check(session.tick(now: clock.now))
         runLoopTurn()
         clock.advance(ms: 400_000)
-        session.tick(now: clock.now)
-        session.beginDrain()
+        check(session.tick(now: clock.now))
+        check(session.beginDrain())
         runLoopTurn()
-        session.forceEndStreams()
+        check(session.forceEndStreams())
         runLoopTurn()
         session.connectionClosed()
         // Work still queued completes after the connection is gone, as on a real worker pool.
@@ -60,10 +61,20 @@ final class SessionDriver {
     private func runLoopTurn() {
         while offload.runAll() > 0 || port.hasDeliveries {
             for delivery in port.take() {
-                session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final)
+                check(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
             }
         }
         checkOutput(final: false)
+    }
+
+    /// What the session tells the transport agrees with its state: it asks to write exactly when
+    /// it has output, to close exactly when it will close, and for deadline timers in the future.
+    private func check(_ actions: ServerSession.TransportActions) {
+        fuzzCheck(actions.write == !session.outbound.isEmpty, "write \(actions.write) with \(session.outbound.count) bytes to write")
+        fuzzCheck(actions.close == session.closeRequested, "close \(actions.close) but closeRequested \(session.closeRequested)")
+        if let timer = actions.armDeadlineTimer {
+            fuzzCheck(timer.deadline > clock.now, "a deadline timer asked for \(timer.deadline), not after now (\(clock.now))")
+        }
     }
 
     /// The session's output, written to the "socket": a sequence of whole, well-formed frames.
