@@ -1,5 +1,5 @@
 internal import Glibc
-import Moderation
+import ThreadSupport
 
 /// The hub's own threads for starting subscriptions: authorizing and replaying block (store
 /// reads, and waiting for a subscriber's connection to drain), so they run here rather than on
