@@ -2,6 +2,7 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCPosix
+import ThreadSupport
 internal import Glibc
 
 /// `moderation-bench fanout`: the event stream over real sockets, against a release
@@ -194,36 +195,31 @@ enum FanoutBenchmark {
 }
 
 /// Calls in flight and the first failure among them.
-final class Collected: @unchecked Sendable {
-    // Invariant: every field is touched only with `mutex` held.
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var outstanding = 0
-    private(set) var firstFailure: String?
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+final class Collected: Sendable {
+    private struct State {
+        var outstanding = 0
+        var firstFailure: String?
     }
 
+    private let state = ConditionLock(State())
+
+    /// The first call that failed, if any.
+    var firstFailure: String? { state.withLock { $0.firstFailure } }
+
     func begin() {
-        pthread_mutex_lock(&mutex)
-        outstanding += 1
-        pthread_mutex_unlock(&mutex)
+        state.withLock { $0.outstanding += 1 }
     }
 
     func end<T>(_ result: Result<T, RPCError>) {
-        pthread_mutex_lock(&mutex)
-        outstanding -= 1
-        if case .failure(let error) = result, firstFailure == nil { firstFailure = error.description }
-        pthread_mutex_unlock(&mutex)
-        pthread_cond_broadcast(&condition)
+        state.withLock { state in
+            state.outstanding -= 1
+            if case .failure(let error) = result, state.firstFailure == nil { state.firstFailure = error.description }
+        }
+        state.broadcast()
     }
 
     func waitAll() {
-        pthread_mutex_lock(&mutex)
-        while outstanding > 0 { pthread_cond_wait(&condition, &mutex) }
-        pthread_mutex_unlock(&mutex)
+        state.withLock(when: { $0.outstanding <= 0 }) { _ in }
     }
 }
 
