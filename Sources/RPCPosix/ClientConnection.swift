@@ -317,9 +317,9 @@ public final class ClientConnection: Sendable {
     private func startReader() {
         // Nobody joins the reader (it ends on its own when the connection closes): detached, it
         // gives its stack back, instead of keeping it mapped for every connection ever opened.
-        detachThread(startThread(name: "mrpc-client") { [self] in
+        WorkerThread.detached(name: "mrpc-client") { [self] in
             readLoop()
-        })
+        }
     }
 
     private func readLoop() {

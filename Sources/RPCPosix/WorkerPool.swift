@@ -1,5 +1,3 @@
-internal import CSystemShims
-internal import Glibc
 import Synchronization
 import ThreadSupport
 
@@ -9,16 +7,16 @@ import ThreadSupport
 /// back to the connection's loop through the call's port.
 public final class WorkerPool: Sendable {
     private let queue: BlockingQueue<@Sendable () -> Void>
-    private let threads: Mutex<[pthread_t]>
+    private let threads: Mutex<[WorkerThread]>
 
     /// Starts `count` worker threads.
     public init(count: Int, name: String = "worker") {
         queue = BlockingQueue()
         threads = Mutex([])
         let queue = self.queue
-        var started: [pthread_t] = []
+        var started: [WorkerThread] = []
         for index in 0..<max(1, count) {
-            started.append(startThread(name: "\(name)-\(index)") {
+            started.append(WorkerThread(name: "\(name)-\(index)") {
                 while let task = queue.pop() { task() }
             })
         }
@@ -37,7 +35,7 @@ public final class WorkerPool: Sendable {
             defer { threads = [] }
             return threads
         }
-        for thread in threads { joinThread(thread) }
+        for thread in threads { thread.join() }
     }
 }
 

@@ -155,7 +155,7 @@ enum FanoutBenchmark {
 
     /// Updates from a second connection, several in flight, for `seconds`.
     private static func startUpdates(port: UInt16, seconds: Double) -> Background {
-        Background {
+        Background(name: "bench-updates") {
             guard let client = try? WireBenchmark.connect(port, name: "bench-fanout") else { return 0 }
             let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
             let done = Collected()
@@ -224,29 +224,21 @@ final class Collected: Sendable {
 }
 
 /// Work on its own thread whose result is waited for.
-final class Background: @unchecked Sendable {
-    // Invariant: `box.result` is written by the thread before it ends and read only after
-    // `pthread_join`.
-    private final class Box: @unchecked Sendable {
-        let work: @Sendable () -> Int
-        var result = 0
-        init(_ work: @escaping @Sendable () -> Int) { self.work = work }
-    }
+final class Background: Sendable {
+    private let result: ConditionLock<Int>
+    private let thread: WorkerThread
 
-    private let box: Box
-    private var thread = pthread_t()
-
-    init(_ work: @escaping @Sendable () -> Int) {
-        box = Box(work)
-        pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.result = box.work()
-            return nil
-        }, Unmanaged.passRetained(box).toOpaque())
+    init(name: String, _ work: @escaping @Sendable () -> Int) {
+        let result = ConditionLock(0)
+        self.result = result
+        thread = WorkerThread(name: name) {
+            let value = work()
+            result.withLock { $0 = value }
+        }
     }
 
     func wait() -> Int {
-        pthread_join(thread, nil)
-        return box.result
+        thread.join()
+        return result.withLock { $0 }
     }
 }
