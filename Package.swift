@@ -32,6 +32,9 @@ let package = Package(
         // Linux system calls Glibc does not expose (epoll, eventfd, timerfd, accept4, affinity).
         .target(name: "CSystemShims"),
 
+        // Threads and the locks they block on (condition lock, named joinable thread, semaphore).
+        .target(name: "ThreadSupport", dependencies: ["CSystemShims"], swiftSettings: swiftSettings),
+
         // The Swift bridge: runtime support, and the generated message types.
         .target(name: "ProtoBridge", dependencies: ["CProtobufC"], swiftSettings: swiftSettings),
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
@@ -47,13 +50,13 @@ let package = Package(
 
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
-        .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims"], swiftSettings: swiftSettings),
+        .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport"], swiftSettings: swiftSettings),
 
         // The moderation domain (rules, service façade, store protocols) and its SQLite store.
-        .target(name: "Moderation", dependencies: ["ByteCoding", "CSodium"], swiftSettings: swiftSettings),
-        .target(name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
+        .target(name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite", "ThreadSupport"], swiftSettings: swiftSettings),
         // The live event stream over the action log (no sockets).
-        .target(name: "ModerationEvents", dependencies: ["Moderation"], swiftSettings: swiftSettings),
+        .target(name: "ModerationEvents", dependencies: ["Moderation", "ThreadSupport"], swiftSettings: swiftSettings),
         // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
         .target(
             name: "ModerationRPC",
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "ServerApp",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
-                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport"],
+                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
@@ -78,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "moderation-bench",
             dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims",
-                           "CommandLineSupport", "ByteCoding"],
+                           "CommandLineSupport", "ByteCoding", "ThreadSupport"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
@@ -86,8 +89,10 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "RPCCore", "RPCPosix", "RPCMessages",
-                           "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto", "ServerApp"],
+                           "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto", "ServerApp",
+                           "ThreadSupport"],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
@@ -113,7 +118,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
-            dependencies: ["Moderation", "ModerationSQLite", "ModerationEvents", "TestSupport"],
+            dependencies: ["Moderation", "ModerationSQLite", "ModerationEvents", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
@@ -122,7 +127,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",
-            dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport"],
+            dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
     ],

@@ -1,6 +1,6 @@
 public import Moderation
-internal import Glibc
 import Synchronization
+import ThreadSupport
 
 /// Fans the action log out to live subscriptions without ever blocking the writer.
 ///
@@ -19,7 +19,7 @@ public final class EventHub: Sendable {
     private let registry = Mutex(Registry())
     private let queue = BatchQueue()
     private let nextID = Atomic<UInt64>(1)
-    private let dispatcher = Mutex<pthread_t?>(nil)
+    private let dispatcher = Mutex<WorkerThread?>(nil)
     private let replays: ReplayThreads
 
     /// Actions read per page while replaying.
@@ -37,7 +37,9 @@ public final class EventHub: Sendable {
         replays = ReplayThreads(count: replayThreads)
         let queue = self.queue
         service.addCommitListener { batch in queue.push(batch) }
-        let thread = startDispatcher { [self] batch in dispatch(batch) }
+        let thread = WorkerThread(name: "mod-events") { [self] in
+            while let batch = queue.pop() { dispatch(batch) }
+        }
         dispatcher.withLock { $0 = thread }
     }
 
@@ -111,7 +113,7 @@ public final class EventHub: Sendable {
         for subscription in all { subscription.endForShutdown { resumePoint(for: subscription) } }
         replays.shutdown()
         queue.close()
-        if let thread = dispatcher.withLock({ $0 }) { pthread_join(thread, nil) }
+        dispatcher.withLock { $0 }?.join()
     }
 
     /// Where a subscription that ends before it started resumes: its after_seq, or, for one
@@ -272,24 +274,5 @@ public final class EventHub: Sendable {
                 registry.track(action)
             }
         }
-    }
-
-    private func startDispatcher(_ handle: @escaping @Sendable ([ActionRecord]) -> Void) -> pthread_t {
-        final class Box: Sendable {
-            let queue: BatchQueue
-            let handle: @Sendable ([ActionRecord]) -> Void
-            init(queue: BatchQueue, handle: @escaping @Sendable ([ActionRecord]) -> Void) {
-                self.queue = queue
-                self.handle = handle
-            }
-        }
-        let box = Unmanaged.passRetained(Box(queue: queue, handle: handle)).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            while let batch = box.queue.pop() { box.handle(batch) }
-            return nil
-        }, box)
-        return thread
     }
 }

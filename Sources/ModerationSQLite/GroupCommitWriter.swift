@@ -1,6 +1,7 @@
 internal import Glibc
 internal import Moderation
 internal import Synchronization
+internal import ThreadSupport
 
 /// The store's one writer: a thread that owns the write connection and commits queued writes in
 /// batches (group commit), and a completer thread that reports them.

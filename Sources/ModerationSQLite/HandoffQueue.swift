@@ -1,5 +1,6 @@
 internal import Moderation
 internal import Synchronization
+internal import ThreadSupport
 
 /// A queue from many threads to one consumer thread, which takes everything queued at once.
 ///

@@ -4,6 +4,7 @@ public import RPCMessages
 internal import CSystemShims
 internal import Glibc
 import Synchronization
+import ThreadSupport
 
 /// One client connection: many concurrent calls and streams over one socket.
 ///
@@ -316,9 +317,9 @@ public final class ClientConnection: Sendable {
     private func startReader() {
         // Nobody joins the reader (it ends on its own when the connection closes): detached, it
         // gives its stack back, instead of keeping it mapped for every connection ever opened.
-        detachThread(startThread(name: "mrpc-client") { [self] in
+        WorkerThread.detached(name: "mrpc-client") { [self] in
             readLoop()
-        })
+        }
     }
 
     private func readLoop() {
@@ -607,33 +608,15 @@ private final class ReaderState: @unchecked Sendable {
 }
 
 /// A one-shot value a thread can wait for.
-final class Waiter<Value: Sendable>: @unchecked Sendable {
-    // Invariant: `value` is only touched with `mutex` held.
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var value: Value?
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(&condition)
-        pthread_mutex_destroy(&mutex)
-    }
+final class Waiter<Value: Sendable>: Sendable {
+    private let value = ConditionLock<Value?>(nil)
 
     func resolve(_ value: Value) {
-        pthread_mutex_lock(&mutex)
-        if self.value == nil { self.value = value }
-        pthread_mutex_unlock(&mutex)
-        pthread_cond_broadcast(&condition)
+        self.value.withLock { if $0 == nil { $0 = value } }
+        self.value.broadcast()
     }
 
     func wait() -> Value {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while value == nil { pthread_cond_wait(&condition, &mutex) }
-        return value!
+        value.withLock(when: { $0 != nil }) { $0! }
     }
 }

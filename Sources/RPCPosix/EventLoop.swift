@@ -1,6 +1,7 @@
 internal import CSystemShims
 internal import Glibc
 import Synchronization
+import ThreadSupport
 
 /// Something an event loop notifies when its file descriptor is ready.
 protocol EventHandler: AnyObject {
@@ -55,7 +56,7 @@ public final class EventLoop: @unchecked Sendable {
     private var armedDeadline: UInt64 = .max
     private var dirty: [any Flushable] = []
     private var running = true
-    private var thread: pthread_t?
+    private var thread: WorkerThread?
 
     private static let wakeRegistration: UInt32 = 0xFFFF_FFFE
     private static let timerRegistration: UInt32 = 0xFFFF_FFFF
@@ -80,7 +81,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop on a new thread, pinned to `cpu` when given.
     public func start(name: String, cpu: Int32? = nil) {
-        thread = startThread(name: name) { [self] in
+        thread = WorkerThread(name: name) { [self] in
             if let cpu { _ = cshim_pin_thread(cpu) }
             loopThread.store(UInt(pthread_self()), ordering: .releasing)
             run()
@@ -110,7 +111,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Stops the loop after its current turn and waits for its thread to end.
     public func stopAndWait() {
         execute { [self] in running = false }
-        if let thread, !inEventLoop { joinThread(thread) }
+        if let thread, !inEventLoop { thread.join() }
     }
 
     // MARK: Loop-thread API

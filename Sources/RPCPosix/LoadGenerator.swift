@@ -4,6 +4,7 @@ import RPCMessages
 internal import CSystemShims
 internal import Glibc
 import Synchronization
+import ThreadSupport
 
 /// What a load run does: which call, how many connections and calls in flight, for how long.
 public struct LoadConfiguration: Sendable {
@@ -83,16 +84,16 @@ public enum LoadGenerator {
         for (i, connection) in connections.enumerated() { groups[i % threadCount].append(connection) }
         let cpuBefore = processCPUNanoseconds()
         let results = Mutex<[ThreadResult]>([])
-        var threads: [pthread_t] = []
+        var threads: [WorkerThread] = []
         for (index, group) in groups.enumerated() {
             let worker = LoadThread(connections: group, payloads: payloads, depth: configuration.depth,
                                     interval: perConnectionInterval, shared: shared, bodyOffset: index)
-            threads.append(startThread(name: "load-\(index)") {
+            threads.append(WorkerThread(name: "load-\(index)") {
                 let result = worker.run()
                 results.withLock { $0.append(result) }
             })
         }
-        for thread in threads { joinThread(thread) }
+        for thread in threads { thread.join() }
         let cpu = processCPUNanoseconds() - cpuBefore
         var report = LoadReport()
         let measuredStart = shared.measureStart

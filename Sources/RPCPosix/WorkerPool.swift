@@ -1,6 +1,5 @@
-internal import CSystemShims
-internal import Glibc
 import Synchronization
+import ThreadSupport
 
 /// Threads for blocking work (storage), fed through one queue.
 ///
@@ -8,16 +7,16 @@ import Synchronization
 /// back to the connection's loop through the call's port.
 public final class WorkerPool: Sendable {
     private let queue: BlockingQueue<@Sendable () -> Void>
-    private let threads: Mutex<[pthread_t]>
+    private let threads: Mutex<[WorkerThread]>
 
     /// Starts `count` worker threads.
     public init(count: Int, name: String = "worker") {
         queue = BlockingQueue()
         threads = Mutex([])
         let queue = self.queue
-        var started: [pthread_t] = []
+        var started: [WorkerThread] = []
         for index in 0..<max(1, count) {
-            started.append(startThread(name: "\(name)-\(index)") {
+            started.append(WorkerThread(name: "\(name)-\(index)") {
                 while let task = queue.pop() { task() }
             })
         }
@@ -36,60 +35,44 @@ public final class WorkerPool: Sendable {
             defer { threads = [] }
             return threads
         }
-        for thread in threads { joinThread(thread) }
+        for thread in threads { thread.join() }
     }
 }
 
 /// A FIFO that blocks `pop` until an item arrives or the queue is closed.
-final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
-    // Invariant: `items` and `closed` are only touched with `mutex` held.
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var items: [Element] = []
-    private var head = 0
-    private var closed = false
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+final class BlockingQueue<Element: Sendable>: Sendable {
+    private struct State {
+        var items: [Element] = []
+        var head = 0
+        var closed = false
     }
 
-    deinit {
-        pthread_cond_destroy(&condition)
-        pthread_mutex_destroy(&mutex)
-    }
+    private let state = ConditionLock(State())
 
     func push(_ item: Element) {
-        pthread_mutex_lock(&mutex)
-        items.append(item)
-        pthread_mutex_unlock(&mutex)
-        pthread_cond_signal(&condition)
+        state.withLock { $0.items.append(item) }
+        state.signal()
     }
 
     /// The next item, or nil once the queue is closed and empty.
     func pop() -> Element? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while head == items.count && !closed {
-            pthread_cond_wait(&condition, &mutex)
+        state.withLock(when: { $0.head < $0.items.count || $0.closed }) { state in
+            guard state.head < state.items.count else { return nil }
+            let item = state.items[state.head]
+            state.head += 1
+            if state.head > 1024 && state.head * 2 > state.items.count {
+                state.items.removeFirst(state.head)
+                state.head = 0
+            } else if state.head == state.items.count {
+                state.items.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            return item
         }
-        guard head < items.count else { return nil }
-        let item = items[head]
-        head += 1
-        if head > 1024 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        } else if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return item
     }
 
     func close() {
-        pthread_mutex_lock(&mutex)
-        closed = true
-        pthread_mutex_unlock(&mutex)
-        pthread_cond_broadcast(&condition)
+        state.withLock { $0.closed = true }
+        state.broadcast()
     }
 }

@@ -1,7 +1,7 @@
 internal import CSystemShims
 internal import Glibc
-import Moderation
 import Synchronization
+import ThreadSupport
 
 /// Gives the malloc heap's free pages back to the system once a burst of work is over.
 ///

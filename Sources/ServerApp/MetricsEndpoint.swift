@@ -1,6 +1,7 @@
 internal import CSystemShims
 internal import Glibc
 import RPCPosix
+import ThreadSupport
 
 /// The optional HTTP listener (`--metrics-listen`) that serves `/metrics` in Prometheus' text
 /// format (and `/healthz` for simple probes).
@@ -18,13 +19,8 @@ final class MetricsEndpoint: Sendable {
         guard fd >= 0 else { throw SystemError("listen for metrics on \(host):\(port)", errno: -fd) }
         self.fd = fd
         self.port = bound
-        var thread = pthread_t()
-        final class Box: Sendable {
-            let work: @Sendable () -> Void
-            init(_ work: @escaping @Sendable () -> Void) { self.work = work }
-        }
-        let box = Unmanaged.passRetained(Box {
-            // Ends when `stop` shuts the socket down and accept fails.
+        // Ends when `stop` shuts the socket down and accept fails.
+        WorkerThread.detached(name: "metrics") {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 {
@@ -34,14 +30,7 @@ final class MetricsEndpoint: Sendable {
                 Self.serve(client, render: render, healthy: healthy)
                 close(client)
             }
-        }).toOpaque()
-        pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            cshim_set_thread_name("metrics")
-            box.work()
-            return nil
-        }, box)
-        pthread_detach(thread)
+        }
     }
 
     /// Stops accepting scrapes.

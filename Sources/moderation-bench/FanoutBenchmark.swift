@@ -3,6 +3,7 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCPosix
+import ThreadSupport
 internal import Glibc
 
 /// `moderation-bench fanout`: the event stream over real sockets, against a release
@@ -163,7 +164,7 @@ enum FanoutBenchmark {
 
     /// Updates from a second connection, several in flight, for `seconds`.
     private static func startUpdates(port: UInt16, seconds: Double) -> Background {
-        Background {
+        Background(name: "bench-updates") {
             guard let client = try? WireBenchmark.connect(port, name: "bench-fanout") else { return 0 }
             let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
             let done = Collected()
@@ -203,63 +204,50 @@ enum FanoutBenchmark {
 }
 
 /// Calls in flight and the first failure among them.
-final class Collected: @unchecked Sendable {
-    // Invariant: every field is touched only with `mutex` held.
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var outstanding = 0
-    private(set) var firstFailure: String?
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+final class Collected: Sendable {
+    private struct State {
+        var outstanding = 0
+        var firstFailure: String?
     }
 
+    private let state = ConditionLock(State())
+
+    /// The first call that failed, if any.
+    var firstFailure: String? { state.withLock { $0.firstFailure } }
+
     func begin() {
-        pthread_mutex_lock(&mutex)
-        outstanding += 1
-        pthread_mutex_unlock(&mutex)
+        state.withLock { $0.outstanding += 1 }
     }
 
     func end<T>(_ result: Result<T, RPCError>) {
-        pthread_mutex_lock(&mutex)
-        outstanding -= 1
-        if case .failure(let error) = result, firstFailure == nil { firstFailure = error.description }
-        pthread_mutex_unlock(&mutex)
-        pthread_cond_broadcast(&condition)
+        state.withLock { state in
+            state.outstanding -= 1
+            if case .failure(let error) = result, state.firstFailure == nil { state.firstFailure = error.description }
+        }
+        state.broadcast()
     }
 
     func waitAll() {
-        pthread_mutex_lock(&mutex)
-        while outstanding > 0 { pthread_cond_wait(&condition, &mutex) }
-        pthread_mutex_unlock(&mutex)
+        state.withLock(when: { $0.outstanding <= 0 }) { _ in }
     }
 }
 
 /// Work on its own thread whose result is waited for.
-final class Background: @unchecked Sendable {
-    // Invariant: `box.result` is written by the thread before it ends and read only after
-    // `pthread_join`.
-    private final class Box: @unchecked Sendable {
-        let work: @Sendable () -> Int
-        var result = 0
-        init(_ work: @escaping @Sendable () -> Int) { self.work = work }
-    }
+final class Background: Sendable {
+    private let result: ConditionLock<Int>
+    private let thread: WorkerThread
 
-    private let box: Box
-    private var thread = pthread_t()
-
-    init(_ work: @escaping @Sendable () -> Int) {
-        box = Box(work)
-        pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.result = box.work()
-            return nil
-        }, Unmanaged.passRetained(box).toOpaque())
+    init(name: String, _ work: @escaping @Sendable () -> Int) {
+        let result = ConditionLock(0)
+        self.result = result
+        thread = WorkerThread(name: name) {
+            let value = work()
+            result.withLock { $0 = value }
+        }
     }
 
     func wait() -> Int {
-        pthread_join(thread, nil)
-        return box.result
+        thread.join()
+        return result.withLock { $0 }
     }
 }

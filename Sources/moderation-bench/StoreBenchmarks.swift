@@ -2,6 +2,7 @@ internal import Glibc
 import Moderation
 import ModerationSQLite
 internal import Synchronization
+import ThreadSupport
 
 /// The moderation service on its SQLite store, in process: durable mutation throughput from many
 /// concurrent callers, read throughput, and list/search latency in a very large group.

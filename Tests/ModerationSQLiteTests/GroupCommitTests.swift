@@ -3,6 +3,7 @@ import ModerationSQLite
 import Synchronization
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// The group-commit writer: many writes per transaction, each atomic on its own, completions
 /// only after the commit, and reads that never wait for the writer.

@@ -1,6 +1,7 @@
 import Moderation
 import Synchronization
 import TestSupport
+import ThreadSupport
 
 /// A `StoreWrite` made of closures, for driving the store directly.
 final class ClosureWrite: StoreWrite, @unchecked Sendable {

@@ -2,6 +2,7 @@ import Moderation
 import Synchronization
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// Many threads issuing random mutations on a few groups. Afterwards the log's seqs are gapless,
 /// the listener saw exactly the log, replaying the log in seq order rebuilds the current state,

@@ -2,6 +2,7 @@ import Moderation
 import ModerationSQLite
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// Every error code of SERVICE.md provoked on purpose (ERR_UNAUTHENTICATED and ERR_RATE_LIMITED
 /// belong to the RPC layer), each with a message that names the uid or guid involved.

@@ -1,6 +1,7 @@
 import Moderation
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// Bans with a duration: they stop applying at `expires_at` exactly, on every read and in every
 /// rule; a write that meets an expired ban records its expiry first; the sweeper records the rest.

@@ -3,6 +3,7 @@ import ModerationSQLite
 import Synchronization
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// Idempotency keys: a retry with the same key (same app, same acting user, within 24 h) gets
 /// the first call's reply bytes and changes nothing — also after a restart.

@@ -2,6 +2,7 @@ import Moderation
 import Synchronization
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// Password groups: argon2id hashes verified away from the writer, re-checked in the write.
 @Suite("Password groups")

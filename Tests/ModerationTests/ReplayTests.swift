@@ -3,6 +3,7 @@ import ModerationEvents
 import Synchronization
 import TestSupport
 import Testing
+import ThreadSupport
 
 /// A replay reads the log a page at a time, each page in a snapshot of its own (so a replay
 /// waiting for a slow subscriber holds no snapshot): the pages must join up, and actions that

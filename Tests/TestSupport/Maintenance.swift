@@ -1,5 +1,6 @@
 public import Moderation
 import Synchronization
+import ThreadSupport
 
 extension ModerationService {
     /// Runs the maintenance pass (expired bans, retention, idempotency window) and waits for it.

@@ -1,5 +1,6 @@
 public import Moderation
 internal import Synchronization
+import ThreadSupport
 
 /// Blocks until a mutation's completion has been called and returns what it was given.
 public enum MutationWaiter {

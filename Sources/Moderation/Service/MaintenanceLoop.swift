@@ -1,4 +1,5 @@
 internal import Synchronization
+internal import ThreadSupport
 
 /// A thread that runs the service's maintenance every interval until stopped.
 final class MaintenanceLoop: Sendable {

@@ -1,4 +1,5 @@
 import Synchronization
+import ThreadSupport
 
 extension ModerationService {
     /// What one maintenance run did.

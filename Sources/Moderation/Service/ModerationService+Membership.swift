@@ -1,3 +1,5 @@
+import ThreadSupport
+
 extension ModerationService {
     /// Joins a public group, or a password group with its password (`JoinGroup`).
     ///

@@ -1,11 +1,13 @@
+internal import CSystemShims
 internal import Glibc
-internal import Synchronization
+import Synchronization
 
-/// A named POSIX thread running one closure, which can be joined.
+/// A named POSIX thread running one closure, which can be joined: every thread the project
+/// starts is one of these (event loops, workers, the store's writer, the event dispatcher, …).
 ///
 /// Foundation's `Thread` is not used here; a `@convention(c)` entry point cannot capture, so the
-/// closure travels through `Unmanaged` as swift-nio's threads do. The store's writer and the
-/// service's maintenance loop run on these.
+/// closure travels through `Unmanaged` as swift-nio's threads do. A joinable thread that ends
+/// unjoined keeps its stack mapped until the process exits: join it, or start it `detached`.
 public final class WorkerThread: Sendable {
     private final class Start {
         let name: String
@@ -25,7 +27,8 @@ public final class WorkerThread: Sendable {
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { argument in
             let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            WorkerThread.nameCurrentThread(start.name)
+            // pthread_setname_np (Glibc's module hides it without _GNU_SOURCE).
+            start.name.withCString { cshim_set_thread_name($0) }
             start.body()
             return nil
         }, start)
@@ -42,19 +45,11 @@ public final class WorkerThread: Sendable {
         if first { pthread_join(thread, nil) }
     }
 
-    /// Names the calling thread (Glibc's module hides `pthread_setname_np`; procfs does the same).
-    private static func nameCurrentThread(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY)
-        guard fd >= 0 else { return }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-    }
-
-    /// Runs `body` on a new thread nobody joins (for rare, short background work).
+    /// Runs `body` on a new thread nobody joins, which gives its stack back when it ends (for
+    /// threads that end on their own: a connection's reader, short background work).
     public static func detached(name: String, _ body: @escaping @Sendable () -> Void) {
         let worker = WorkerThread(name: name, body)
-        pthread_detach(worker.thread)
         worker.joined.withLock { $0 = true }
+        pthread_detach(worker.thread)
     }
 }
