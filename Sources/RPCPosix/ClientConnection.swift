@@ -20,7 +20,7 @@ public final class ClientConnection: Sendable {
     private let writer = Mutex(WriterState())
     private let wakeFD: Int32
     private let state = Mutex<State>(State())
-    private let reader: ReaderState
+    private let reader = ReaderState()
 
     /// Frames waiting for the socket, and the last stream id given out. Calls never block on the
     /// socket: what it does not take at once waits here and the reader thread writes it when the
@@ -70,55 +70,22 @@ public final class ClientConnection: Sendable {
 
     // MARK: Connecting
 
-    /// Connects, sends the preface and HELLO, and waits for HELLO_ACK.
+    /// Connects, sends the preface and HELLO, and waits for HELLO_ACK (`ClientHandshake`).
     /// - Throws: UNAVAILABLE when the server cannot be reached; the server's GOAWAY error
     ///   (e.g. UNAUTHENTICATED) when it refuses the handshake.
     public static func connect(_ options: ClientOptions) throws(RPCError) -> ClientConnection {
-        let fd = options.host.withCString { cshim_connect($0, options.port, Int32(options.connectTimeoutMs)) }
-        guard fd >= 0 else {
-            throw .unavailable("cannot connect to \(options.host):\(options.port): \(String(cString: strerror(-fd)))")
-        }
-        _ = cshim_set_nodelay(fd)
-        do throws(RPCError) {
-            var out = Preface.bytes
-            FrameWriter.hello(Hello(apiKey: options.apiKey, clientName: options.clientName,
-                                    acceptEncodings: options.acceptDeflate ? ["deflate"] : [], appID: options.appID), into: &out)
-            try Self.sendAll(fd, out)
-            var buffer: [UInt8] = []
-            let deadline = monotonicNow() + UInt64(options.connectTimeoutMs) * 1_000_000
-            while true {
-                if let (header, payload) = try Self.nextFrame(&buffer, limit: options.maxMessageBytes + 64 * 1024) {
-                    switch header.type {
-                    case .helloAck:
-                        let ack = try Self.decode(HelloAck.self, payload)
-                        let connection = ClientConnection(fd: fd, options: options, helloAck: ack, leftover: buffer)
-                        connection.startReader()
-                        return connection
-                    case .goaway:
-                        let goaway = try Self.decode(Goaway.self, payload)
-                        throw RPCError(status: goaway.status ?? RPCError.unavailable("the server went away").status)
-                    default:
-                        if header.type.isExtension { continue }
-                        throw RPCError.protocolViolation("expected HELLO_ACK, got \(header.type)")
-                    }
-                }
-                let now = monotonicNow()
-                guard now < deadline else { throw RPCError.unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms") }
-                try Self.readSome(fd, into: &buffer, timeoutMs: Int32((deadline - now) / 1_000_000) + 1)
-            }
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        let handshake = try ClientHandshake.connect(options)
+        let connection = ClientConnection(handshake, options: options)
+        connection.startReader(leftover: handshake.leftover)
+        return connection
     }
 
-    private init(fd: Int32, options: ClientOptions, helloAck: HelloAck, leftover: [UInt8]) {
-        self.fd = fd
+    private init(_ handshake: ClientHandshake, options: ClientOptions) {
+        fd = handshake.fd
         _ = cshim_set_nonblocking(fd, 1)
         wakeFD = cshim_eventfd()
         self.options = options
-        self.helloAck = helloAck
-        reader = ReaderState(buffer: leftover)
+        helloAck = handshake.helloAck
     }
 
     deinit {
@@ -155,7 +122,7 @@ public final class ClientConnection: Sendable {
         let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
         let pending = PendingCall.unary(deadline: deadline) { result in
             completion(result.flatMap { body in
-                Result { () throws(RPCError) in try Self.decode(Response.self, body) }
+                Result { () throws(RPCError) in try Response(fromServer: body) }
             })
         }
         start(path: method.path, options: options, pending: pending) { streamID, header, out in
@@ -215,7 +182,7 @@ public final class ClientConnection: Sendable {
     ) -> ClientStream {
         stream(path: method.path, body: request.serializedBytes(), options: options, onMessage: { [weak self] message in
             do throws(RPCError) {
-                onMessage(try Self.decode(Response.self, message.body))
+                onMessage(try Response(fromServer: message.body))
             } catch {
                 self?.failStream(message.streamID, error)
             }
@@ -314,71 +281,51 @@ public final class ClientConnection: Sendable {
 
     // MARK: Reading
 
-    private func startReader() {
+    private func startReader(leftover: [UInt8]) {
         // Nobody joins the reader (it ends on its own when the connection closes): detached, it
         // gives its stack back, instead of keeping it mapped for every connection ever opened.
         WorkerThread.detached(name: "mrpc-client") { [self] in
-            readLoop()
+            readLoop(ReceiveBuffer(leftover))
         }
     }
 
-    private func readLoop() {
-        var buffer = reader.takeBuffer()
-        let frameLimit = options.maxMessageBytes + 64 * 1024
-        var failure: RPCError?
-        outer: while true {
-            do throws(RPCError) {
-                while let (header, payload) = try Self.nextFrame(&buffer, limit: frameLimit) {
+    /// Dispatches every complete frame, then waits for more, until the connection fails; then
+    /// fails every call still pending with that error.
+    private func readLoop(_ leftover: ReceiveBuffer) {
+        var received = leftover
+        let failure: RPCError
+        do throws(RPCError) {
+            while true {
+                while let (header, payload) = try received.nextFrame(limit: options.frameLimit) {
                     handle(header, payload)
                 }
-            } catch {
-                failure = error
-                break outer
+                try waitAndRead(into: &received, timeoutMs: expireDeadlines())
             }
-            let timeout = expireDeadlines()
-            do throws(RPCError) {
-                try waitAndRead(into: &buffer, timeoutMs: timeout)
-            } catch {
-                failure = error
-                break outer
-            }
+        } catch {
+            failure = error
         }
-        let error = failure ?? .unavailable("the connection closed")
         let pending = state.withLock { state -> [PendingCall] in
-            state.closed = error
+            state.closed = failure
             defer { state.calls.removeAll() }
             return Array(state.calls.values)
         }
-        for call in pending { call.fail(error) }
+        for call in pending { call.fail(failure) }
     }
 
     /// Waits for the socket (readable, or writable while output waits) or a wake-up; writes what
     /// waits and appends what arrived.
-    private func waitAndRead(into buffer: inout [UInt8], timeoutMs: Int32) throws(RPCError) {
+    private func waitAndRead(into received: inout ReceiveBuffer, timeoutMs: Int32) throws(RPCError) {
         let wantsOutput = writer.withLock { $0.hasPending }
         var fds = [
             pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
-        let ready = poll(&fds, 2, timeoutMs)
-        if ready < 0 && errno == EINTR { return }
-        guard ready > 0 else { return }
+        guard poll(&fds, 2, timeoutMs) > 0 else { return }
         if fds[1].revents != 0 { _ = cshim_eventfd_drain(wakeFD) }
         if fds[0].revents & Int16(POLLOUT) != 0 { _ = writer.withLock { flush(&$0) } }
         guard fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 else { return }
-        while true {
-            let start = buffer.count
-            buffer.appendZeros(64 * 1024)
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, 64 * 1024) }
-            buffer.removeLast(64 * 1024 - max(n, 0))
-            if n == 0 { throw .unavailable("the server closed the connection") }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                throw .unavailable("cannot read from the server: \(String(cString: strerror(errno)))")
-            }
-            if n < 64 * 1024 { return }
-        }
+        // A read that fills its chunk may have left more behind; a shorter one drained the socket.
+        while try received.read(from: fd) == ReceiveBuffer.readSize {}
     }
 
     /// Fails calls past their deadline; returns the poll timeout until the next one (ms).
@@ -446,7 +393,7 @@ public final class ClientConnection: Sendable {
             guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }),
                   case .stream(_, _, let onEnd) = call else { return }
             do throws(RPCError) {
-                let status = try Self.decode(Status.self, payload)
+                let status = try Status(fromServer: payload)
                 onEnd(status.code == 0 ? nil : RPCError(status: status))
             } catch {
                 onEnd(error)
@@ -454,7 +401,7 @@ public final class ClientConnection: Sendable {
         case .ping:
             enqueue { out in payload.withUnsafeBytes { FrameWriter.ping(.pong, payload: $0, into: &out) } }
         case .goaway:
-            let goaway = (try? Self.decode(Goaway.self, payload)) ?? Goaway()
+            let goaway = (try? Goaway(fromServer: payload)) ?? Goaway()
             let error = RPCError(status: goaway.status ?? RPCError.unavailable("the server went away").status)
             let refused: [PendingCall] = state.withLock { state in
                 state.goawayLastStream = goaway.lastStreamID
@@ -481,7 +428,7 @@ public final class ClientConnection: Sendable {
         guard statusLength <= payload.count - 4 else { return .failure(.protocolViolation("REPLY status length beyond the frame")) }
         if statusLength > 0 {
             do throws(RPCError) {
-                let status = try Self.decode(Status.self, Array(payload[4..<4 + statusLength]))
+                let status = try Status(fromServer: Array(payload[4..<4 + statusLength]))
                 if status.code != 0 { return .failure(RPCError(status: status)) }
             } catch {
                 return .failure(error)
@@ -505,60 +452,6 @@ public final class ClientConnection: Sendable {
     private func tooLarge(_ count: Int) -> RPCError {
         .messageTooLarge("the server sent a body of \(count) bytes; this client accepts at most \(options.maxMessageBytes) (maxMessageBytes)")
     }
-
-    // MARK: Socket helpers
-
-    static func decode<M: ProtoMessage>(_ type: M.Type, _ bytes: [UInt8]) throws(RPCError) -> M {
-        do {
-            return try M(serializedBytes: bytes)
-        } catch {
-            throw RPCError.invalidArgument("the server sent an \(error.description)").caused(by: error)
-        }
-    }
-
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(RPCError) {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n > 0 {
-                sent += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                throw .unavailable("cannot write to the server: \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-
-    /// Waits up to `timeoutMs` for data and appends what arrives.
-    static func readSome(_ fd: Int32, into buffer: inout [UInt8], timeoutMs: Int32) throws(RPCError) {
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, timeoutMs)
-        if ready < 0 && errno == EINTR { return }
-        guard ready > 0 else { return }
-        let start = buffer.count
-        buffer.appendZeros(64 * 1024)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, 64 * 1024) }
-        buffer.removeLast(64 * 1024 - max(n, 0))
-        if n == 0 { throw .unavailable("the server closed the connection") }
-        if n < 0 && errno != EINTR && errno != EAGAIN {
-            throw .unavailable("cannot read from the server: \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// Removes and returns the first complete frame of `buffer`, if there is one.
-    static func nextFrame(_ buffer: inout [UInt8], limit: Int) throws(RPCError) -> (FrameHeader, [UInt8])? {
-        guard buffer.count >= FrameHeader.size else { return nil }
-        let header = buffer.withUnsafeBytes { FrameHeader.read(from: $0).header }
-        guard Int(header.length) <= limit else {
-            throw .messageTooLarge("the server sent a frame of \(header.length) bytes (limit \(limit))")
-        }
-        let total = FrameHeader.size + Int(header.length)
-        guard buffer.count >= total else { return nil }
-        let payload = Array(buffer[FrameHeader.size..<total])
-        buffer.removeFirst(total)
-        return (header, payload)
-    }
 }
 
 /// A server stream started on a `ClientConnection`.
@@ -579,17 +472,9 @@ public final class ClientStream: Sendable {
 
 /// State only the reader thread touches.
 private final class ReaderState: @unchecked Sendable {
-    // Invariant: used only on the connection's reader thread (after `takeBuffer`).
-    private var initial: [UInt8]
+    // Invariant: used only on the connection's reader thread.
     private var inflaters: [UInt32: RawInflater] = [:]
     let unaryInflater = RawInflater()
-
-    init(buffer: [UInt8]) { initial = buffer }
-
-    func takeBuffer() -> [UInt8] {
-        defer { initial = [] }
-        return initial
-    }
 
     func inflater(for streamID: UInt32) -> RawInflater {
         if let existing = inflaters[streamID] { return existing }

@@ -308,33 +308,13 @@ private final class LoadConnection: @unchecked Sendable {
 
     deinit { input.deallocate() }
 
-    /// Connects and completes the handshake (blocking).
+    /// Connects and completes the handshake (blocking). The HELLO asks for no compression: the
+    /// generator reads only the status of each reply.
     static func open(_ options: ClientOptions) throws(RPCError) -> LoadConnection {
-        let fd = options.host.withCString { cshim_connect($0, options.port, Int32(options.connectTimeoutMs)) }
-        guard fd >= 0 else { throw .unavailable("cannot connect to \(options.host):\(options.port): \(String(cString: strerror(-fd)))") }
-        _ = cshim_set_nodelay(fd)
-        var out = Preface.bytes
-        FrameWriter.hello(Hello(apiKey: options.apiKey, clientName: options.clientName, appID: options.appID), into: &out)
-        do throws(RPCError) {
-            try ClientConnection.sendAll(fd, out)
-            var buffer: [UInt8] = []
-            let deadline = monotonicNow() + UInt64(options.connectTimeoutMs) * 1_000_000
-            while monotonicNow() < deadline {
-                if let (header, payload) = try ClientConnection.nextFrame(&buffer, limit: 1 << 20) {
-                    if header.type == .helloAck { return LoadConnection(fd: fd, leftover: buffer) }
-                    if header.type == .goaway {
-                        let goaway = try ClientConnection.decode(Goaway.self, payload)
-                        throw RPCError(status: goaway.status ?? RPCError.unauthenticated("handshake refused").status)
-                    }
-                    continue
-                }
-                try ClientConnection.readSome(fd, into: &buffer, timeoutMs: 100)
-            }
-            throw .unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms")
-        } catch {
-            close(fd)
-            throw error
-        }
+        var options = options
+        options.acceptDeflate = false
+        let handshake = try ClientHandshake.connect(options)
+        return LoadConnection(fd: handshake.fd, leftover: handshake.leftover)
     }
 
     func appendCall(payload: [UInt8], now: UInt64) {
