@@ -51,6 +51,11 @@ let package = Package(
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport"], swiftSettings: swiftSettings),
+        // The load engine of `rpc-probe bench` and the wire benchmark: lean connections over the
+        // transport's handshake, calls pre-encoded once, latency histograms.
+        .target(
+            name: "LoadGeneration", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "CSystemShims", "ThreadSupport"],
+            swiftSettings: swiftSettings),
 
         // The moderation domain (rules, service façade, store protocols) and its SQLite store.
         .target(name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
@@ -72,7 +77,8 @@ let package = Package(
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
         .target(
-            name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
+            name: "ProbeKit",
+            dependencies: ["RPCCore", "RPCPosix", "LoadGeneration", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
             swiftSettings: swiftSettings),
 
         // Executables.
@@ -80,8 +86,8 @@ let package = Package(
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims",
-                           "CommandLineSupport", "ByteCoding", "ThreadSupport"],
+            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "LoadGeneration",
+                           "RPCMessages", "CSystemShims", "CommandLineSupport", "ByteCoding", "ThreadSupport"],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.

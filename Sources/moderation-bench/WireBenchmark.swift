@@ -1,4 +1,5 @@
 import CommandLineSupport
+import LoadGeneration
 import ModerationMessages
 import ProtoBridge
 import RPCCore
