@@ -38,7 +38,7 @@ final class LoadThread: @unchecked Sendable {
         let now = monotonicNow()
         for (index, connection) in connections.enumerated() {
             _ = cshim_set_nonblocking(connection.fd, 1)
-            _ = cshim_epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, 0x001, UInt64(index))
+            _ = cshim_epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, EpollEvents.input.rawValue, UInt64(index))
             connection.nextSend = now
             fill(connection, now: now)
             connection.flush()
@@ -49,6 +49,7 @@ final class LoadThread: @unchecked Sendable {
             events.deallocate()
             data.deallocate()
         }
+        let readable: EpollEvents = [.input, .error, .hangUp]
         var open = connections.count
         while open > 0 {
             if shared.isOver && connections.allSatisfy({ $0.inFlight == 0 || $0.closed }) { break }
@@ -59,7 +60,7 @@ final class LoadThread: @unchecked Sendable {
             for i in 0..<Int(max(count, 0)) {
                 let connection = connections[Int(data[i])]
                 guard !connection.closed else { continue }
-                if events[i] & 0x001 != 0 || events[i] & (0x008 | 0x010) != 0 {
+                if !EpollEvents(rawValue: events[i]).isDisjoint(with: readable) {
                     if !read(connection) {
                         connection.closed = true
                         open -= 1
@@ -74,8 +75,8 @@ final class LoadThread: @unchecked Sendable {
                 connection.flush()
                 if connection.writeBlocked != wasBlocked {
                     // Wait for writability only while a write is unfinished (level-triggered).
-                    let events: UInt32 = connection.writeBlocked ? 0x001 | 0x004 : 0x001
-                    _ = cshim_epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, events, UInt64(index))
+                    let events: EpollEvents = connection.writeBlocked ? [.input, .output] : .input
+                    _ = cshim_epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, events.rawValue, UInt64(index))
                 }
             }
         }
