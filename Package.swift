@@ -104,6 +104,9 @@ let package = Package(
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "LoadGenerationTests", dependencies: ["LoadGeneration", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "ProtoBridgeTests",
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "TestSupport"],
             swiftSettings: swiftSettings),
