@@ -19,6 +19,8 @@ public final class ClientConnection: Sendable {
     /// What the server said in HELLO_ACK.
     public let helloAck: HelloAck
     public let options: ClientOptions
+    // Internal rather than private only so the `ClientConnection+…` files reach them; nothing else
+    // in the module touches them.
     let fd: Int32
     /// Wakes the reader thread's `poll` when output waits for the socket to become writable.
     let wakeFD: Int32
