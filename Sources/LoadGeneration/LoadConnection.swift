@@ -1,6 +1,6 @@
+internal import Glibc
 import RPCCore
 import RPCPosix
-internal import Glibc
 
 /// One load connection: a socket after the handshake, its buffers and calls in flight.
 final class LoadConnection: @unchecked Sendable {
@@ -49,7 +49,9 @@ final class LoadConnection: @unchecked Sendable {
 
     func flush() {
         while written < output.count {
-            let n = output.withUnsafeBytes { send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL)) }
+            let n = output.withUnsafeBytes {
+                send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL))
+            }
             if n > 0 { written += n } else { break }
         }
         if written == output.count {
@@ -65,7 +67,10 @@ final class LoadConnection: @unchecked Sendable {
     func readAvailable() -> Int {
         if inputCount == input.count { return -1 }
         let n = Glibc.read(fd, input.baseAddress! + inputCount, input.count - inputCount)
-        if n > 0 { inputCount += n; return n }
+        if n > 0 {
+            inputCount += n
+            return n
+        }
         if n == 0 { return 0 }
         return -1
     }
@@ -75,10 +80,13 @@ final class LoadConnection: @unchecked Sendable {
         var offset = 0
         let bytes = UnsafeRawBufferPointer(input)
         while inputCount - offset >= FrameHeader.size {
-            let (header, _) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
+            let (header, _) = FrameHeader.read(
+                from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
             let total = FrameHeader.size + Int(header.length)
             guard inputCount - offset >= total else { break }
-            body(header.type.rawValue, header.streamID, UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total]))
+            body(
+                header.type.rawValue, header.streamID,
+                UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total]))
             offset += total
         }
         if offset > 0 {

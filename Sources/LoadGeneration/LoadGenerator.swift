@@ -1,5 +1,5 @@
-public import RPCCore
 import ProtoBridge
+public import RPCCore
 import RPCMessages
 import RPCPosix
 import Synchronization
@@ -38,19 +38,23 @@ public enum LoadGenerator {
             warmupEnd: warmupEnd,
             measureEnd: configuration.total == nil ? warmupEnd + UInt64(configuration.durationSeconds * 1e9) : .max,
             total: configuration.total)
-        let perConnectionInterval: UInt64? = configuration.rate.map { UInt64(1e9 * Double(configuration.connections) / max($0, 0.001)) }
+        let perConnectionInterval: UInt64? = configuration.rate.map {
+            UInt64(1e9 * Double(configuration.connections) / max($0, 0.001))
+        }
         var groups = [[LoadConnection]](repeating: [], count: threadCount)
         for (i, connection) in connections.enumerated() { groups[i % threadCount].append(connection) }
         let cpuBefore = processCPUNanoseconds()
         let results = Mutex<[LoadThread.Result]>([])
         var threads: [WorkerThread] = []
         for (index, group) in groups.enumerated() {
-            let worker = LoadThread(connections: group, payloads: payloads, depth: configuration.depth,
-                                    interval: perConnectionInterval, shared: shared, bodyOffset: index)
-            threads.append(WorkerThread(name: "load-\(index)") {
-                let result = worker.run()
-                results.withLock { $0.append(result) }
-            })
+            let worker = LoadThread(
+                connections: group, payloads: payloads, depth: configuration.depth,
+                interval: perConnectionInterval, shared: shared, bodyOffset: index)
+            threads.append(
+                WorkerThread(name: "load-\(index)") {
+                    let result = worker.run()
+                    results.withLock { $0.append(result) }
+                })
         }
         for thread in threads { thread.join() }
         let cpu = processCPUNanoseconds() - cpuBefore
@@ -63,7 +67,8 @@ public enum LoadGenerator {
             report.connectionErrors += result.errors
         }
         report.calls = report.latency.count
-        report.clientCPUNanosecondsPerCall = report.calls > 0 ? Double(cpu) / Double(report.calls + shared.warmupCalls) : 0
+        report.clientCPUNanosecondsPerCall =
+            report.calls > 0 ? Double(cpu) / Double(report.calls + shared.warmupCalls) : 0
         return report
     }
 }

@@ -1,9 +1,9 @@
-import RPCCore
-import ProtoBridge
-import RPCMessages
-import RPCPosix
 internal import CSystemShims
 internal import Glibc
+import ProtoBridge
+import RPCCore
+import RPCMessages
+import RPCPosix
 
 /// One client thread: its connections on one epoll.
 final class LoadThread: @unchecked Sendable {
@@ -23,7 +23,10 @@ final class LoadThread: @unchecked Sendable {
         var errors: [String] = []
     }
 
-    init(connections: [LoadConnection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun, bodyOffset: Int) {
+    init(
+        connections: [LoadConnection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun,
+        bodyOffset: Int
+    ) {
         self.connections = connections
         self.payloads = payloads
         self.depth = depth
@@ -56,7 +59,7 @@ final class LoadThread: @unchecked Sendable {
             let timeout: Int32 = interval == nil ? 100 : 1
             let count = cshim_epoll_wait(epoll, events, data, 64, timeout)
             let now = monotonicNow()
-            if shared.isOver && now > shared.measureStop + 2_000_000_000 { break }  // stragglers
+            if shared.isOver && now > shared.measureStop + 2_000_000_000 { break } // stragglers
             for i in 0..<Int(max(count, 0)) {
                 let connection = connections[Int(data[i])]
                 guard !connection.closed else { continue }
@@ -98,7 +101,8 @@ final class LoadThread: @unchecked Sendable {
             if n < 0 { return true }
             let now = monotonicNow()
             connection.parseFrames { type, streamID, payload in
-                guard type == FrameType.reply.rawValue, let sent = connection.sendTimes.removeValue(forKey: streamID) else {
+                guard type == FrameType.reply.rawValue, let sent = connection.sendTimes.removeValue(forKey: streamID)
+                else {
                     if type == FrameType.goaway.rawValue { result.errors.append("the server sent GOAWAY") }
                     return
                 }
@@ -134,7 +138,9 @@ final class LoadThread: @unchecked Sendable {
         guard payload.count >= 4 else { return "MALFORMED_REPLY" }
         let statusLength = Int(BigEndian.readUInt32(payload))
         guard statusLength > 0 else { return "OK" }
-        guard statusLength <= payload.count - 4, let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength])) else {
+        guard statusLength <= payload.count - 4,
+            let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength]))
+        else {
             return "MALFORMED_REPLY"
         }
         let code = StatusCode(rawValue: status.code).name

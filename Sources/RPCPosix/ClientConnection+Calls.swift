@@ -27,13 +27,15 @@ extension ClientConnection {
         completion: @escaping @Sendable (Result<Response, RPCError>) -> Void
     ) {
         let receiver = PendingCall.Receiver.unary { result in
-            completion(result.flatMap { body in
-                Result { () throws(RPCError) in try Response(fromServer: body) }
-            })
+            completion(
+                result.flatMap { body in
+                    Result { () throws(RPCError) in try Response(fromServer: body) }
+                })
         }
         // Encoded straight into the CALL frame (and deflated there when asked to).
         start(path: method.path, options: options, receiver: receiver) { streamID, header, out in
-            FrameWriter.call(streamID: streamID, header: header, request: request, compress: options.compressRequest, into: &out)
+            FrameWriter.call(
+                streamID: streamID, header: header, request: request, compress: options.compressRequest, into: &out)
         }
     }
 
@@ -48,7 +50,8 @@ extension ClientConnection {
     public func unary<Request, Response>(
         _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions()
     ) async throws(RPCError) -> Response {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, RPCError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Response, RPCError>, Never>) in
             unary(method, request, options: options) { continuation.resume(returning: $0) }
         }
         return try result.get()
@@ -61,14 +64,16 @@ extension ClientConnection {
         path: String, body: [UInt8], options: CallOptions = CallOptions(),
         onMessage: @escaping @Sendable (StreamMessage) -> Void, onEnd: @escaping @Sendable (RPCError?) -> Void
     ) -> ClientStream {
-        let streamID = start(path: path, body: body, options: options, receiver: .stream(onMessage: onMessage, onEnd: onEnd))
+        let streamID = start(
+            path: path, body: body, options: options, receiver: .stream(onMessage: onMessage, onEnd: onEnd))
         return ClientStream(connection: self, streamID: streamID)
     }
 
     /// Runs a server stream with an encoded request body to its end: `onMessage` gets each message
     /// as it arrives (on the reader thread); returns the final status (nil for OK).
     public func streamToEnd(
-        path: String, body: [UInt8], options: CallOptions = CallOptions(), onMessage: @escaping @Sendable (StreamMessage) -> Void
+        path: String, body: [UInt8], options: CallOptions = CallOptions(),
+        onMessage: @escaping @Sendable (StreamMessage) -> Void
     ) -> RPCError? {
         Waiter.wait { stream(path: path, body: body, options: options, onMessage: onMessage, onEnd: $0) }
     }
@@ -80,13 +85,15 @@ extension ClientConnection {
         _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions(),
         onMessage: @escaping @Sendable (Response) -> Void, onEnd: @escaping @Sendable (RPCError?) -> Void
     ) -> ClientStream {
-        stream(path: method.path, body: request.serializedBytes(), options: options, onMessage: { [weak self] message in
-            do throws(RPCError) {
-                onMessage(try Response(fromServer: message.body))
-            } catch {
-                self?.abandon(message.streamID, failing: error)
-            }
-        }, onEnd: onEnd)
+        stream(
+            path: method.path, body: request.serializedBytes(), options: options,
+            onMessage: { [weak self] message in
+                do throws(RPCError) {
+                    onMessage(try Response(fromServer: message.body))
+                } catch {
+                    self?.abandon(message.streamID, failing: error)
+                }
+            }, onEnd: onEnd)
     }
 
     /// Cancels a call: the server is sent CANCEL and the call fails locally with CANCELLED.
@@ -133,10 +140,14 @@ extension ClientConnection {
             let streamID = writer.lastStreamID + 1
             refusal = state.withLock { state -> RPCError? in
                 if let closed = state.closed { return closed }
-                if state.goawayLastStream != nil { return .unavailable("the server sent GOAWAY; open a new connection") }
+                if state.goawayLastStream != nil {
+                    return .unavailable("the server sent GOAWAY; open a new connection")
+                }
                 guard writer.unwritten < Self.pendingOutputLimit else {
-                    return RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
-                                    message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading")
+                    return RPCError(
+                        code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
+                        message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading"
+                    )
                 }
                 state.calls[streamID] = pending
                 return nil

@@ -23,27 +23,36 @@ extension ClientConnection {
             }
         case .message:
             guard let call = state.withLock({ $0.calls[header.streamID] }),
-                  case .stream(let onMessage, _) = call.receiver else { return }
+                case .stream(let onMessage, _) = call.receiver
+            else { return }
             if header.isCompressed {
                 var body: [UInt8] = []
                 do throws(RawInflater.Failure) {
-                    try inflaters.stream(header.streamID).inflateStreamMessage(payload, limit: options.maxMessageBytes, appendingTo: &body)
+                    try inflaters.stream(header.streamID).inflateStreamMessage(
+                        payload, limit: options.maxMessageBytes, appendingTo: &body)
                 } catch {
-                    abandon(header.streamID, failing: RPCError.badEncoding("a compressed stream message does not inflate: \(error)").caused(by: error))
+                    abandon(
+                        header.streamID,
+                        failing: RPCError.badEncoding("a compressed stream message does not inflate: \(error)").caused(
+                            by: error))
                     return
                 }
-                onMessage(StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
+                onMessage(
+                    StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
             } else {
                 guard payload.count <= options.maxMessageBytes else {
                     abandon(header.streamID, failing: tooLarge(payload.count))
                     return
                 }
-                onMessage(StreamMessage(streamID: header.streamID, body: payload, wireBytes: payload.count, compressed: false))
+                onMessage(
+                    StreamMessage(streamID: header.streamID, body: payload, wireBytes: payload.count, compressed: false)
+                )
             }
         case .trailers:
             inflaters.drop(streamID: header.streamID)
             guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }),
-                  case .stream(_, let onEnd) = call.receiver else { return }
+                case .stream(_, let onEnd) = call.receiver
+            else { return }
             do throws(RPCError) {
                 let status = try Status(fromServer: payload)
                 onEnd(status.code == 0 ? nil : RPCError(status: status))
@@ -60,8 +69,10 @@ extension ClientConnection {
                 let ids = state.calls.keys.filter { $0 > goaway.lastStreamID }
                 return ids.compactMap { state.calls.removeValue(forKey: $0) }
             }
-            let notRun = RPCError.unavailable("the server went away before running the call (\(error.message)); it may be retried")
-                .caused(by: error)
+            let notRun = RPCError.unavailable(
+                "the server went away before running the call (\(error.message)); it may be retried"
+            )
+            .caused(by: error)
             for call in refused { call.fail(notRun) }
         default:
             break
@@ -72,7 +83,9 @@ extension ClientConnection {
     private func parseReply(_ header: FrameHeader, _ payload: [UInt8]) -> Result<[UInt8], RPCError> {
         guard payload.count >= 4 else { return .failure(.protocolViolation("REPLY shorter than its status length")) }
         let statusLength = payload.withUnsafeBytes { Int(BigEndian.readUInt32($0)) }
-        guard statusLength <= payload.count - 4 else { return .failure(.protocolViolation("REPLY status length beyond the frame")) }
+        guard statusLength <= payload.count - 4 else {
+            return .failure(.protocolViolation("REPLY status length beyond the frame"))
+        }
         if statusLength > 0 {
             do throws(RPCError) {
                 let status = try Status(fromServer: Array(payload[4..<4 + statusLength]))
@@ -97,6 +110,8 @@ extension ClientConnection {
     /// The error for an uncompressed body over `maxMessageBytes` (compressed ones are capped
     /// while they inflate).
     private func tooLarge(_ count: Int) -> RPCError {
-        .messageTooLarge("the server sent a body of \(count) bytes; this client accepts at most \(options.maxMessageBytes) (maxMessageBytes)")
+        .messageTooLarge(
+            "the server sent a body of \(count) bytes; this client accepts at most \(options.maxMessageBytes) (maxMessageBytes)"
+        )
     }
 }

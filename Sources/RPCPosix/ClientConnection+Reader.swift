@@ -1,6 +1,6 @@
-import RPCCore
 internal import CSystemShims
 internal import Glibc
+import RPCCore
 import Synchronization
 import ThreadSupport
 

@@ -1,7 +1,7 @@
-public import RPCCore
-public import RPCMessages
 internal import CSystemShims
 internal import Glibc
+public import RPCCore
+public import RPCMessages
 import Synchronization
 
 /// One client connection: many concurrent calls and streams over one socket.

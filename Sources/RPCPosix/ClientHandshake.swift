@@ -1,7 +1,7 @@
-public import RPCCore
-public import RPCMessages
 internal import CSystemShims
 internal import Glibc
+public import RPCCore
+public import RPCMessages
 
 /// A socket that has completed the MRPC handshake: connected, preface and HELLO sent, HELLO_ACK
 /// received.
@@ -30,8 +30,10 @@ public struct ClientHandshake: Sendable {
         _ = cshim_set_nodelay(fd)
         do throws(RPCError) {
             var out = Preface.bytes
-            FrameWriter.hello(Hello(apiKey: options.apiKey, clientName: options.clientName,
-                                    acceptEncodings: options.acceptDeflate ? ["deflate"] : [], appID: options.appID), into: &out)
+            FrameWriter.hello(
+                Hello(
+                    apiKey: options.apiKey, clientName: options.clientName,
+                    acceptEncodings: options.acceptDeflate ? ["deflate"] : [], appID: options.appID), into: &out)
             try sendAll(fd, out)
             var received = ReceiveBuffer()
             let deadline = monotonicNow() + UInt64(options.connectTimeoutMs) * 1_000_000
@@ -39,7 +41,8 @@ public struct ClientHandshake: Sendable {
                 if let (header, payload) = try received.nextFrame(limit: options.frameLimit) {
                     switch header.type {
                     case .helloAck:
-                        return ClientHandshake(fd: fd, helloAck: try HelloAck(fromServer: payload), leftover: received.bytes)
+                        return ClientHandshake(
+                            fd: fd, helloAck: try HelloAck(fromServer: payload), leftover: received.bytes)
                     case .goaway:
                         let goaway = try Goaway(fromServer: payload)
                         throw RPCError(status: goaway.status ?? RPCError.unavailable("the server went away").status)
@@ -49,7 +52,9 @@ public struct ClientHandshake: Sendable {
                     }
                 }
                 let now = monotonicNow()
-                guard now < deadline else { throw RPCError.unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms") }
+                guard now < deadline else {
+                    throw RPCError.unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms")
+                }
                 try receive(fd, into: &received, timeoutMs: Int32((deadline - now) / 1_000_000) + 1)
             }
         } catch {

@@ -12,14 +12,16 @@ struct LatencyHistogramTests {
         var testDescription: String { "\(micros) µs ≤ \(upperMicros) µs" }
     }
 
-    @Test("each tier has its bucket width: 1 µs below 1 ms, 10 µs below 10 ms, … 10 ms up to 100 s, then one overflow bucket",
-          arguments: [
-              Bucketing(micros: 0, upperMicros: 1), Bucketing(micros: 999, upperMicros: 1_000),
-              Bucketing(micros: 1_000, upperMicros: 1_010), Bucketing(micros: 9_999, upperMicros: 10_000),
-              Bucketing(micros: 10_000, upperMicros: 10_100), Bucketing(micros: 123_456, upperMicros: 124_000),
-              Bucketing(micros: 1_000_000, upperMicros: 1_010_000), Bucketing(micros: 99_999_999, upperMicros: 100_000_000),
-              Bucketing(micros: 500_000_000, upperMicros: 100_000_000),
-          ])
+    @Test(
+        "each tier has its bucket width: 1 µs below 1 ms, 10 µs below 10 ms, … 10 ms up to 100 s, then one overflow bucket",
+        arguments: [
+            Bucketing(micros: 0, upperMicros: 1), Bucketing(micros: 999, upperMicros: 1_000),
+            Bucketing(micros: 1_000, upperMicros: 1_010), Bucketing(micros: 9_999, upperMicros: 10_000),
+            Bucketing(micros: 10_000, upperMicros: 10_100), Bucketing(micros: 123_456, upperMicros: 124_000),
+            Bucketing(micros: 1_000_000, upperMicros: 1_010_000),
+            Bucketing(micros: 99_999_999, upperMicros: 100_000_000),
+            Bucketing(micros: 500_000_000, upperMicros: 100_000_000),
+        ])
     func buckets(_ case: Bucketing) {
         var histogram = LatencyHistogram()
         histogram.record(nanoseconds: `case`.micros * 1_000)
@@ -43,8 +45,12 @@ struct LatencyHistogramTests {
 
     @Test("merging two histograms equals recording every value in one")
     func merge() {
-        var left = LatencyHistogram(), right = LatencyHistogram(), all = LatencyHistogram()
-        for (index, nanoseconds) in [3_000, 40_000_000, 999, 2_500_000, 7, 61_000_000_000].enumerated() as EnumeratedSequence<[UInt64]> {
+        var left = LatencyHistogram()
+        var right = LatencyHistogram()
+        var all = LatencyHistogram()
+        for (index, nanoseconds) in [3_000, 40_000_000, 999, 2_500_000, 7, 61_000_000_000].enumerated()
+            as EnumeratedSequence<[UInt64]>
+        {
             if index % 2 == 0 { left.record(nanoseconds: nanoseconds) } else { right.record(nanoseconds: nanoseconds) }
             all.record(nanoseconds: nanoseconds)
         }

@@ -3,8 +3,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// The load engine in process against a real `RPCServer`: exact counts for a `total` run spread
 /// over threads and connections, outcomes by status and error code, a refused handshake.
@@ -14,7 +14,9 @@ struct LoadGeneratorTests {
         var configuration = LoadConfiguration()
         configuration.client = server.clientOptions
         configuration.path = path
-        configuration.bodies = (0..<3).map { EchoRequest(payload: [UInt8](repeating: UInt8($0), count: $0 * 10)).serializedBytes() }
+        configuration.bodies = (0..<3).map {
+            EchoRequest(payload: [UInt8](repeating: UInt8($0), count: $0 * 10)).serializedBytes()
+        }
         configuration.callOptions = CallOptions(timeoutMs: 10_000)
         configuration.connections = 3
         configuration.depth = 4
