@@ -38,7 +38,8 @@ let package = Package(
         // The Swift bridge: runtime support, and the generated message types.
         .target(name: "ProtoBridge", dependencies: ["CProtobufC"], swiftSettings: swiftSettings),
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
-        .target(name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
+        .target(
+            name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
 
         // Command lines: the argument reader and typed value parsers of the server and rpc-probe.
         .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
@@ -50,11 +51,16 @@ let package = Package(
 
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
-        .target(name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport"], swiftSettings: swiftSettings),
+        .target(
+            name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport"],
+            swiftSettings: swiftSettings),
 
         // The moderation domain (rules, service façade, store protocols) and its SQLite store.
-        .target(name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
-        .target(name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite", "ThreadSupport"], swiftSettings: swiftSettings),
+        .target(
+            name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
+        .target(
+            name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite", "ThreadSupport"],
+            swiftSettings: swiftSettings),
         // The live event stream over the action log (no sockets).
         .target(name: "ModerationEvents", dependencies: ["Moderation", "ThreadSupport"], swiftSettings: swiftSettings),
         // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
@@ -66,31 +72,42 @@ let package = Package(
         // The server process: settings, API keys, wiring of services into the RPC server.
         .target(
             name: "ServerApp",
-            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
-                           "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport", "ThreadSupport"],
+            dependencies: [
+                "RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
+                "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport",
+                "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
         .target(
-            name: "ProbeKit", dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
+            name: "ProbeKit",
+            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
             swiftSettings: swiftSettings),
 
         // Executables.
-        .executableTarget(name: "moderation-server", dependencies: ["ServerApp", "RPCPosix"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "moderation-server", dependencies: ["ServerApp", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
-            dependencies: ["ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "RPCMessages", "CSystemShims",
-                           "CommandLineSupport", "ByteCoding", "ThreadSupport"],
+            dependencies: [
+                "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix",
+                "RPCMessages", "CSystemShims",
+                "CommandLineSupport", "ByteCoding", "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
             name: "TestSupport",
-            dependencies: ["ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "RPCCore", "RPCPosix", "RPCMessages",
-                           "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto", "ServerApp",
-                           "ThreadSupport"],
+            dependencies: [
+                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "RPCCore", "RPCPosix", "RPCMessages",
+                "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto",
+                "ServerApp",
+                "ThreadSupport",
+            ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
         .testTarget(
@@ -110,7 +127,9 @@ let package = Package(
         // (`swift build` builds them first).
         .testTarget(
             name: "ProbeTests",
-            dependencies: ["TestSupport", "ProtoSchema", "ProtoBridge", "RPCCore", "RPCMessages", "ModerationMessages"],
+            dependencies: [
+                "TestSupport", "ProtoSchema", "ProtoBridge", "RPCCore", "RPCMessages", "ModerationMessages",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServerAppTests",
@@ -122,14 +141,18 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["TestSupport", "ServerApp", "Moderation", "ModerationRPC", "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages",
-                           "ProtoBridge"],
+            dependencies: [
+                "TestSupport", "ServerApp", "Moderation", "ModerationRPC", "ModerationMessages", "RPCCore", "RPCPosix",
+                "RPCMessages",
+                "ProtoBridge",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",
             dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,10 +49,11 @@ public enum Base64 {
         let (groups, rest) = bytes.count.quotientAndRemainder(dividingBy: 3)
         let count = groups * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
         guard count > 0 else { return "" }
-        let characters: StaticString = switch alphabet {
-        case .standard: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-        case .urlSafe: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-        }
+        let characters: StaticString =
+            switch alphabet {
+            case .standard: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+            case .urlSafe: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+            }
         return String(unsafeUninitializedCapacity: count) { out in
             let table = characters.utf8Start
             var written = 0
@@ -91,7 +92,8 @@ public enum Base64 {
     ///   - canonical: refuse nonzero pad bits, so that each byte string has exactly one text.
     /// - Throws: the first failure, checking in the order of `Failure`'s cases.
     public static func decode(
-        _ text: String, accepting alphabets: Alphabets = .standard, padding: Padding = .required, canonical: Bool = false
+        _ text: String, accepting alphabets: Alphabets = .standard, padding: Padding = .required,
+        canonical: Bool = false
     ) throws(Failure) -> [UInt8] {
         var text = text
         return try text.withUTF8 { decode($0, alphabets: alphabets, padding: padding, canonical: canonical) }.get()
@@ -104,11 +106,12 @@ public enum Base64 {
         while count > 0, input[count - 1] == UInt8(ascii: "=") { count -= 1 }
         let pads = input.count - count
         let completesGroup = input.count % 4 == 0
-        let paddingFits = switch padding {
-        case .required: pads <= 2 && completesGroup
-        case .optional: pads == 0 || (pads <= 2 && completesGroup)
-        case .forbidden: pads == 0
-        }
+        let paddingFits =
+            switch padding {
+            case .required: pads <= 2 && completesGroup
+            case .optional: pads == 0 || (pads <= 2 && completesGroup)
+            case .forbidden: pads == 0
+            }
         guard paddingFits else { return .failure(.padding) }
         guard count % 4 != 1 else { return .failure(.length) }
 

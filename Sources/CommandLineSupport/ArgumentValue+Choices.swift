@@ -11,7 +11,9 @@ extension ArgumentValue {
 
     /// One of `choices` by its word; the error lists every word, in the order given.
     /// - Parameter ignoringCase: whether "INFO" is taken as "info" (the words are lowercase).
-    public func choice<Value>(_ choices: [(word: String, value: Value)], ignoringCase: Bool = false) throws(ArgumentError) -> Value {
+    public func choice<Value>(_ choices: [(word: String, value: Value)], ignoringCase: Bool = false)
+        throws(ArgumentError) -> Value
+    {
         let word = ignoringCase ? text.lowercased() : text
         guard let match = choices.first(where: { $0.word == word }) else {
             throw error("'\(text)' is not one of \(choices.map(\.word).joined(separator: ", "))")
@@ -20,7 +22,9 @@ extension ArgumentValue {
     }
 
     /// One case of a string enum by its raw value; the error lists every raw value.
-    public func choice<Value: CaseIterable & RawRepresentable<String>>(of type: Value.Type) throws(ArgumentError) -> Value {
+    public func choice<Value: CaseIterable & RawRepresentable<String>>(of type: Value.Type) throws(ArgumentError)
+        -> Value
+    {
         try choice(Value.allCases.map { ($0.rawValue, $0) })
     }
 }

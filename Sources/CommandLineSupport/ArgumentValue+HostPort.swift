@@ -6,8 +6,11 @@ extension ArgumentValue {
     ///   - ports: the ports accepted (a server may listen on 0, an ephemeral port; a client needs
     ///     a real one).
     ///   - defaultHost: the host when the text gives none (":7600"); nil refuses an empty host.
-    public func hostPort(ports: ClosedRange<UInt16> = 0...UInt16.max, defaultHost: String? = nil) throws(ArgumentError) -> HostPort {
-        var host: Substring, portText: Substring
+    public func hostPort(ports: ClosedRange<UInt16> = 0...UInt16.max, defaultHost: String? = nil) throws(ArgumentError)
+        -> HostPort
+    {
+        var host: Substring
+        var portText: Substring
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = text[text.index(after: text.startIndex)..<close]
             let rest = text[text.index(after: close)...]

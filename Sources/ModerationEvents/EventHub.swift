@@ -31,7 +31,9 @@ public final class EventHub: Sendable {
     ///   - replayThreads: threads that start subscriptions for `startSubscription`; as many
     ///     subscribers whose connections stall during their replay make later subscriptions wait
     ///     (up to the replay's drain timeout), nothing else.
-    public init(service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8], replayThreads: Int = 8) {
+    public init(
+        service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8], replayThreads: Int = 8
+    ) {
         self.service = service
         self.encode = encode
         replays = ReplayThreads(count: replayThreads)
@@ -74,7 +76,8 @@ public final class EventHub: Sendable {
         let target = try resolveTarget(request)
         let subscription = Subscription(
             id: nextID.add(1, ordering: .relaxed).oldValue, app: caller.app,
-            filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink, afterSeq: request.afterSeq)
+            filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink,
+            afterSeq: request.afterSeq)
         registry.withLock { $0.addReplaying(subscription) }
         sink.onClose { [weak self] closure in
             switch closure {
@@ -120,7 +123,9 @@ public final class EventHub: Sendable {
     /// that asked for live actions only, the log's head now (0 when the log cannot be read).
     private func resumePoint(for subscription: Subscription) -> UInt64 {
         if let afterSeq = subscription.afterSeq { return afterSeq }
-        return (try? service.withActionLog(app: subscription.app) { (log) throws(ModerationError) in try log.headSeq() }) ?? 0
+        return
+            (try? service.withActionLog(app: subscription.app) { (log) throws(ModerationError) in try log.headSeq() })
+            ?? 0
     }
 
     // MARK: Subscribing
@@ -144,7 +149,9 @@ public final class EventHub: Sendable {
         switch request.target {
         case nil:
             guard let actor else {
-                throw ModerationError(.invalidArgument, "a subscription needs a target: set user_uid, guids or whole_app, or on_behalf_of")
+                throw ModerationError(
+                    .invalidArgument, "a subscription needs a target: set user_uid, guids or whole_app, or on_behalf_of"
+                )
             }
             return .user(try Validation.identifier(actor, field: "on_behalf_of"))
         case .user(let uid)?:
@@ -162,7 +169,8 @@ public final class EventHub: Sendable {
             return .groups(normalized)
         case .app?:
             if let actor {
-                throw ModerationError(.permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
+                throw ModerationError(
+                    .permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
             }
             return .app
         }
@@ -176,7 +184,9 @@ public final class EventHub: Sendable {
             guard try log.userExists(uid) else { throw ModerationError(.uidNotFound, "user \(uid) not found") }
         case .groups(let guids):
             for guid in guids.sorted() {
-                guard let type = try log.groupType(guid) else { throw ModerationError(.groupNotFound, "group \(guid) not found") }
+                guard let type = try log.groupType(guid) else {
+                    throw ModerationError(.groupNotFound, "group \(guid) not found")
+                }
                 if let actor = caller.actor, try log.scope(of: actor, inGroup: guid) == nil {
                     // Visibility (step 2) before membership (step 3): a private group does not
                     // exist for a non-member.
@@ -210,7 +220,9 @@ public final class EventHub: Sendable {
         }
         let oldest = try log.oldestRetainedSeq()
         guard afterSeq + 1 >= oldest else {
-            throw ModerationError(.cursorExpired, "after_seq \(afterSeq) is older than the action log's retention (the oldest retained seq is \(oldest))")
+            throw ModerationError(
+                .cursorExpired,
+                "after_seq \(afterSeq) is older than the action log's retention (the oldest retained seq is \(oldest))")
         }
         if case .user(let uid) = target {
             // Membership at `afterSeq`: today's, with the user's changes since then undone.
@@ -225,7 +237,8 @@ public final class EventHub: Sendable {
                 cursor = last.seq
             }
             let now = Set(try log.groups(of: uid))
-            let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) { (guid, seq) throws(ModerationError) in
+            let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) {
+                (guid, seq) throws(ModerationError) in
                 try log.wasMember(uid, of: guid, before: seq)
             }
             filter.target = .user(uid: uid, memberOf: then)
@@ -239,14 +252,17 @@ public final class EventHub: Sendable {
     /// would keep SQLite from checkpointing its WAL, which then grows with every write. The log
     /// only grows at its head, so the pages join up; should retention drop actions not yet sent,
     /// the replay fails with `ERR_CURSOR_EXPIRED` rather than skip them.
-    private func replay(_ subscription: Subscription, app: String, from first: UInt64, through head: UInt64) throws(ModerationError) {
+    private func replay(_ subscription: Subscription, app: String, from first: UInt64, through head: UInt64)
+        throws(ModerationError)
+    {
         var next = first
         var open = true
         while next <= head && open {
             let page = try service.withActionLog(app: app) { (log) throws(ModerationError) -> [ActionRecord] in
                 let page = try log.actions(afterSeq: next - 1, limit: Self.replayPageSize)
                 if page.first?.seq != next, try next < log.oldestRetainedSeq() {
-                    throw ModerationError(.cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
+                    throw ModerationError(
+                        .cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
                 }
                 return page
             }

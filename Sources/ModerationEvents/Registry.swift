@@ -46,7 +46,9 @@ struct Registry {
 
     /// The replay is done: index the subscription by what it follows.
     mutating func promote(_ subscription: Subscription, memberOf: Set<String>) {
-        guard var app = apps[subscription.app], app.replaying.removeValue(forKey: subscription.id) != nil else { return }
+        guard var app = apps[subscription.app], app.replaying.removeValue(forKey: subscription.id) != nil else {
+            return
+        }
         if !subscription.isEnded {
             switch subscription.followed {
             case .app:
@@ -86,7 +88,9 @@ struct Registry {
         let guid = action.group.guid
         if let subscriptions = app.byGroup[guid] { found.merge(subscriptions) { a, _ in a } }
         if let subscriptions = app.byMemberGroup[guid] { found.merge(subscriptions) { a, _ in a } }
-        if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] { found.merge(subscriptions) { a, _ in a } }
+        if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] {
+            found.merge(subscriptions) { a, _ in a }
+        }
         if let subscriptions = app.byUser[action.actionBy.uid] { found.merge(subscriptions) { a, _ in a } }
         return found.sorted { $0.key < $1.key }.map(\.value)
     }
@@ -103,7 +107,8 @@ struct Registry {
         case .created, .joined, .added, .left, .kicked, .banned:
             guard let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] else { return }
             for (id, subscription) in subscriptions {
-                app.byMemberGroup.set(subscription.trackedGroups.contains(guid) ? subscription : nil, id: id, under: guid)
+                app.byMemberGroup.set(
+                    subscription.trackedGroups.contains(guid) ? subscription : nil, id: id, under: guid)
             }
         case .deleted:
             guard let subscriptions = app.byMemberGroup[guid] else { return }

@@ -126,7 +126,9 @@ final class Subscription: Sendable {
     func endForShutdown(unstartedResume: () -> UInt64) {
         let started = state.withLock { $0.started }
         let resume = started ? 0 : unstartedResume()
-        state.withLock { state in end(&state, .shuttingDown(lastSeq: state.started ? state.lastSent : max(state.lastSent, resume))) }
+        state.withLock { state in
+            end(&state, .shuttingDown(lastSeq: state.started ? state.lastSent : max(state.lastSent, resume)))
+        }
     }
 
     /// The stream is gone (cancel, connection closed): stop without sending anything.

@@ -4,13 +4,16 @@ import ModerationMessages
 /// Protobuf messages from domain values (responses and events).
 enum DomainToProto {
     static func user(_ user: Moderation.User) -> ModerationMessages.User {
-        ModerationMessages.User(uid: user.uid, name: user.name, avatar: user.avatar, metadata: user.metadata, createdAt: user.createdAt)
+        ModerationMessages.User(
+            uid: user.uid, name: user.name, avatar: user.avatar, metadata: user.metadata, createdAt: user.createdAt)
     }
 
     static func group(_ group: Moderation.Group) -> ModerationMessages.Group {
         ModerationMessages.Group(
-            guid: group.guid, name: group.name, icon: group.icon, description: group.description, type: groupType(group.type),
-            metadata: group.metadata, tags: group.tags, owner: group.owner, membersCount: UInt32(clamping: group.membersCount),
+            guid: group.guid, name: group.name, icon: group.icon, description: group.description,
+            type: groupType(group.type),
+            metadata: group.metadata, tags: group.tags, owner: group.owner,
+            membersCount: UInt32(clamping: group.membersCount),
             version: group.version, createdAt: group.createdAt, updatedAt: group.updatedAt)
     }
 
@@ -24,7 +27,9 @@ enum DomainToProto {
     }
 
     static func member(_ member: Member) -> GroupMember {
-        GroupMember(uid: member.uid, name: member.name, avatar: member.avatar, scope: scope(member.scope), joinedAt: member.joinedAt)
+        GroupMember(
+            uid: member.uid, name: member.name, avatar: member.avatar, scope: scope(member.scope),
+            joinedAt: member.joinedAt)
     }
 
     static func ban(_ ban: Ban) -> BannedMember {
@@ -35,7 +40,8 @@ enum DomainToProto {
 
     static func action(_ record: ActionRecord) -> Action {
         Action(
-            seq: record.seq, action: actionType(record.kind), actionBy: user(record.actionBy), actionOn: record.actionOn.map(user),
+            seq: record.seq, action: actionType(record.kind), actionBy: user(record.actionBy),
+            actionOn: record.actionOn.map(user),
             actionFor: group(record.group), oldScope: scope(record.oldScope), newScope: scope(record.newScope),
             reason: record.reason, expiresAt: record.expiresAt, timestamp: record.timestamp,
             idempotencyKey: record.idempotencyKey, requestID: record.requestID)

@@ -37,9 +37,10 @@ extension MethodTable {
     mutating func addMutation<Request, Response, Result: Sendable>(
         _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
         respond: @escaping @Sendable (Result) -> Response,
-        _ start: @escaping @Sendable (
-            Request, Caller, @escaping ReplayEncoder<Result>, @escaping @Sendable (MutationResult<Result>) -> Void
-        ) throws(ModerationError) -> Void
+        _ start:
+            @escaping @Sendable (
+                Request, Caller, @escaping ReplayEncoder<Result>, @escaping @Sendable (MutationResult<Result>) -> Void
+            ) throws(ModerationError) -> Void
     ) {
         addUnary(method, executor: executor) { request, context, responder in
             let replay: ReplayEncoder<Result> = { result in

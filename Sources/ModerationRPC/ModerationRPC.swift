@@ -27,134 +27,206 @@ public enum ModerationRPC {
     }
 
     private static func registerUsers(in table: inout MethodTable, _ service: ModerationService) {
-        table.addMutation(ModerationMethods.createUser, respond: { CreateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done in
-            service.createUser(caller, NewUser(uid: request.uid, name: request.name, avatar: request.avatar, metadata: request.metadata),
-                               replay: replay, completion: done)
+        table.addMutation(ModerationMethods.createUser, respond: { CreateUserResponse(user: DomainToProto.user($0)) }) {
+            request, caller, replay, done in
+            service.createUser(
+                caller,
+                NewUser(uid: request.uid, name: request.name, avatar: request.avatar, metadata: request.metadata),
+                replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.getUser, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.getUser, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
             GetUserResponse(user: DomainToProto.user(try service.getUser(caller, uid: request.uid)))
         }
-        table.addMutation(ModerationMethods.updateUser, respond: { UpdateUserResponse(user: DomainToProto.user($0)) }) { request, caller, replay, done throws(ModerationError) in
+        table.addMutation(ModerationMethods.updateUser, respond: { UpdateUserResponse(user: DomainToProto.user($0)) }) {
+            request, caller, replay, done throws(ModerationError) in
             service.updateUser(caller, try ProtoToDomain.userUpdate(request), replay: replay, completion: done)
         }
     }
 
     private static func registerGroups(in table: inout MethodTable, _ service: ModerationService) {
-        table.addMutation(ModerationMethods.createGroup, executor: .workerPool, respond: {
-            CreateGroupResponse(group: DomainToProto.group($0.group), results: DomainToProto.results($0.results))
-        }) { request, caller, replay, done throws(ModerationError) in
+        table.addMutation(
+            ModerationMethods.createGroup, executor: .workerPool,
+            respond: {
+                CreateGroupResponse(group: DomainToProto.group($0.group), results: DomainToProto.results($0.results))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
             service.createGroup(caller, try ProtoToDomain.newGroup(request), replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.getGroup, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.getGroup, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
             GetGroupResponse(group: DomainToProto.group(try service.getGroup(caller, guid: request.guid)))
         }
-        table.addMutation(ModerationMethods.updateGroup, executor: .workerPool, respond: { UpdateGroupResponse(group: DomainToProto.group($0)) }) {
+        table.addMutation(
+            ModerationMethods.updateGroup, executor: .workerPool,
+            respond: { UpdateGroupResponse(group: DomainToProto.group($0)) }
+        ) {
             request, caller, replay, done throws(ModerationError) in
             service.updateGroup(caller, try ProtoToDomain.groupUpdate(request), replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.deleteGroup, respond: { DeleteGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
+        table.addMutation(
+            ModerationMethods.deleteGroup, respond: { DeleteGroupResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
             service.deleteGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.listGroups, offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.listGroups, offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }) {
+            request, caller throws(ModerationError) in
             var types: Set<Moderation.GroupType> = []
             for type in request.types {
                 if let value = try ProtoToDomain.groupType(type, field: "types") { types.insert(value) }
             }
-            let page = try service.listGroups(caller, options: ListGroupsOptions(
-                limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search,
-                joinedOnly: request.joinedOnly, types: types, tags: request.tags))
+            let page = try service.listGroups(
+                caller,
+                options: ListGroupsOptions(
+                    limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search,
+                    joinedOnly: request.joinedOnly, types: types, tags: request.tags))
             return ListGroupsResponse(groups: page.items.map(DomainToProto.group), nextCursor: page.nextCursor)
         }
     }
 
     private static func registerMembership(in table: inout MethodTable, _ service: ModerationService) {
-        table.addMutation(ModerationMethods.joinGroup, executor: .workerPool, respond: {
-            JoinGroupResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
-        }) { request, caller, replay, done in
+        table.addMutation(
+            ModerationMethods.joinGroup, executor: .workerPool,
+            respond: {
+                JoinGroupResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done in
             service.joinGroup(caller, guid: request.guid, password: request.password, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.leaveGroup, respond: { LeaveGroupResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
+        table.addMutation(
+            ModerationMethods.leaveGroup, respond: { LeaveGroupResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
             service.leaveGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.listMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
+        table.addRead(ModerationMethods.listMembers, offloadWhen: { !$0.search.isEmpty }) {
+            request, caller throws(ModerationError) in
             var scopes: Set<Moderation.Scope> = []
             for scope in request.scopes {
                 if let value = try ProtoToDomain.scope(scope, field: "scopes") { scopes.insert(value) }
             }
-            let page = try service.listMembers(caller, guid: request.guid, options: ListMembersOptions(
-                limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, scopes: scopes, search: request.search))
+            let page = try service.listMembers(
+                caller, guid: request.guid,
+                options: ListMembersOptions(
+                    limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, scopes: scopes,
+                    search: request.search))
             return ListMembersResponse(members: page.items.map(DomainToProto.member), nextCursor: page.nextCursor)
         }
-        table.addMutation(ModerationMethods.addMembers, respond: {
-            AddMembersResponse(results: DomainToProto.results($0.results), group: DomainToProto.group($0.group))
-        }) { request, caller, replay, done throws(ModerationError) in
+        table.addMutation(
+            ModerationMethods.addMembers,
+            respond: {
+                AddMembersResponse(results: DomainToProto.results($0.results), group: DomainToProto.group($0.group))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
             var grants: [MemberGrant] = []
             for (index, member) in request.members.enumerated() {
-                grants.append(MemberGrant(uid: member.uid, scope: try ProtoToDomain.scope(member.scope, field: "members[\(index)].scope") ?? .participant))
+                grants.append(
+                    MemberGrant(
+                        uid: member.uid,
+                        scope: try ProtoToDomain.scope(member.scope, field: "members[\(index)].scope") ?? .participant))
             }
             service.addMembers(caller, guid: request.guid, members: grants, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) { request, caller throws(ModerationError) in
-            let state = try service.getMemberState(caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid)
+        table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let state = try service.getMemberState(
+                caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid)
             return GetMemberStateResponse(
-                isMember: state.isMember, scope: DomainToProto.scope(state.scope), joinedAt: state.joinedAt, isOwner: state.isOwner,
+                isMember: state.isMember, scope: DomainToProto.scope(state.scope), joinedAt: state.joinedAt,
+                isOwner: state.isOwner,
                 isBanned: state.isBanned, ban: state.ban.map(DomainToProto.ban), groupVersion: state.groupVersion)
         }
     }
 
     private static func registerModeration(in table: inout MethodTable, _ service: ModerationService) {
-        table.addMutation(ModerationMethods.kickMember, respond: { KickMemberResponse(action: DomainToProto.action($0)) }) { request, caller, replay, done in
+        table.addMutation(
+            ModerationMethods.kickMember, respond: { KickMemberResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
             service.kickMember(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.banMember, respond: {
-            BanMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action), ban: DomainToProto.ban($0.ban))
-        }) { request, caller, replay, done in
-            service.banMember(caller, guid: request.guid, uid: request.uid, reason: request.reason, durationMs: request.durationMs,
-                              ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
+        table.addMutation(
+            ModerationMethods.banMember,
+            respond: {
+                BanMemberResponse(
+                    changed: $0.changed, action: $0.action.map(DomainToProto.action), ban: DomainToProto.ban($0.ban))
+            }
+        ) { request, caller, replay, done in
+            service.banMember(
+                caller, guid: request.guid, uid: request.uid, reason: request.reason, durationMs: request.durationMs,
+                ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.unbanMember, respond: {
-            UnbanMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action))
-        }) { request, caller, replay, done in
-            service.unbanMember(caller, guid: request.guid, uid: request.uid, onlyIfBanned: request.onlyIfBanned, replay: replay, completion: done)
+        table.addMutation(
+            ModerationMethods.unbanMember,
+            respond: {
+                UnbanMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action))
+            }
+        ) { request, caller, replay, done in
+            service.unbanMember(
+                caller, guid: request.guid, uid: request.uid, onlyIfBanned: request.onlyIfBanned, replay: replay,
+                completion: done)
         }
-        table.addRead(ModerationMethods.listBannedMembers, offloadWhen: { !$0.search.isEmpty }) { request, caller throws(ModerationError) in
-            let page = try service.listBannedMembers(caller, guid: request.guid, options: ListBannedOptions(
-                limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search))
-            return ListBannedMembersResponse(bannedMembers: page.items.map(DomainToProto.ban), nextCursor: page.nextCursor)
+        table.addRead(ModerationMethods.listBannedMembers, offloadWhen: { !$0.search.isEmpty }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listBannedMembers(
+                caller, guid: request.guid,
+                options: ListBannedOptions(
+                    limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, search: request.search))
+            return ListBannedMembersResponse(
+                bannedMembers: page.items.map(DomainToProto.ban), nextCursor: page.nextCursor)
         }
-        table.addMutation(ModerationMethods.changeMemberScope, respond: {
-            ChangeMemberScopeResponse(action: DomainToProto.action($0.action), member: DomainToProto.member($0.member))
-        }) { request, caller, replay, done throws(ModerationError) in
+        table.addMutation(
+            ModerationMethods.changeMemberScope,
+            respond: {
+                ChangeMemberScopeResponse(
+                    action: DomainToProto.action($0.action), member: DomainToProto.member($0.member))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
             let scope = try ProtoToDomain.requiredScope(request.scope, field: "scope")
-            service.changeMemberScope(caller, guid: request.guid, uid: request.uid, scope: scope, replay: replay, completion: done)
+            service.changeMemberScope(
+                caller, guid: request.guid, uid: request.uid, scope: scope, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.transferOwnership, respond: {
-            TransferOwnershipResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
-        }) { request, caller, replay, done in
+        table.addMutation(
+            ModerationMethods.transferOwnership,
+            respond: {
+                TransferOwnershipResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
+            }
+        ) { request, caller, replay, done in
             service.transferOwnership(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.bulkKickMembers, respond: { BulkKickMembersResponse(results: DomainToProto.results($0)) }) {
+        table.addMutation(
+            ModerationMethods.bulkKickMembers, respond: { BulkKickMembersResponse(results: DomainToProto.results($0)) }
+        ) {
             request, caller, replay, done in
             service.bulkKickMembers(caller, guid: request.guid, uids: request.uids, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.bulkBanMembers, respond: { BulkBanMembersResponse(results: DomainToProto.results($0)) }) {
+        table.addMutation(
+            ModerationMethods.bulkBanMembers, respond: { BulkBanMembersResponse(results: DomainToProto.results($0)) }
+        ) {
             request, caller, replay, done in
-            service.bulkBanMembers(caller, guid: request.guid, uids: request.uids, reason: request.reason, durationMs: request.durationMs,
-                                   ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
+            service.bulkBanMembers(
+                caller, guid: request.guid, uids: request.uids, reason: request.reason, durationMs: request.durationMs,
+                ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
         }
-        table.addMutation(ModerationMethods.bulkUnbanMembers, respond: { BulkUnbanMembersResponse(results: DomainToProto.results($0)) }) {
+        table.addMutation(
+            ModerationMethods.bulkUnbanMembers,
+            respond: { BulkUnbanMembersResponse(results: DomainToProto.results($0)) }
+        ) {
             request, caller, replay, done in
-            service.bulkUnbanMembers(caller, guid: request.guid, uids: request.uids, onlyIfBanned: request.onlyIfBanned,
-                                     replay: replay, completion: done)
+            service.bulkUnbanMembers(
+                caller, guid: request.guid, uids: request.uids, onlyIfBanned: request.onlyIfBanned,
+                replay: replay, completion: done)
         }
     }
 
     private static func registerActionLog(in table: inout MethodTable, _ service: ModerationService, _ hub: EventHub) {
         table.addRead(ModerationMethods.listGroupActions) { request, caller throws(ModerationError) in
-            let page = try service.listGroupActions(caller, guid: request.guid, options: ListActionsOptions(
-                afterSeq: request.afterSeq, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor,
-                kinds: try ProtoToDomain.actionKinds(request.actions, field: "actions"), actor: request.actor, target: request.target))
-            return ListGroupActionsResponse(actions: page.actions.map(DomainToProto.action), nextCursor: page.nextCursor, lastSeq: page.lastSeq)
+            let page = try service.listGroupActions(
+                caller, guid: request.guid,
+                options: ListActionsOptions(
+                    afterSeq: request.afterSeq, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor,
+                    kinds: try ProtoToDomain.actionKinds(request.actions, field: "actions"), actor: request.actor,
+                    target: request.target))
+            return ListGroupActionsResponse(
+                actions: page.actions.map(DomainToProto.action), nextCursor: page.nextCursor, lastSeq: page.lastSeq)
         }
         // Started on the hub's own threads: a replay may wait for a subscriber that does not read,
         // and must not hold a shared worker (every read) meanwhile.
@@ -170,7 +242,8 @@ public enum ModerationRPC {
         }
     }
 
-    static func subscription(_ request: SubscribeRequest, caller: Caller) throws(ModerationError) -> SubscriptionRequest {
+    static func subscription(_ request: SubscribeRequest, caller: Caller) throws(ModerationError) -> SubscriptionRequest
+    {
         let chosen = [!request.userUID.isEmpty, !request.guids.isEmpty, request.wholeApp].filter { $0 }.count
         guard chosen <= 1 else {
             throw ModerationError(.invalidArgument, "user_uid, guids and whole_app are exclusive: set at most one")
@@ -182,6 +255,7 @@ public enum ModerationRPC {
         var afterSeq: UInt64?
         if case .afterSeq(let seq)? = request.start { afterSeq = seq }
         return SubscriptionRequest(
-            caller: caller, target: target, kinds: try ProtoToDomain.actionKinds(request.actions, field: "actions"), afterSeq: afterSeq)
+            caller: caller, target: target, kinds: try ProtoToDomain.actionKinds(request.actions, field: "actions"),
+            afterSeq: afterSeq)
     }
 }

@@ -13,14 +13,19 @@ enum ProtoToDomain {
         }
     }
 
-    static func requiredScope(_ scope: ModerationMessages.Scope, field: String) throws(ModerationError) -> Moderation.Scope {
+    static func requiredScope(_ scope: ModerationMessages.Scope, field: String) throws(ModerationError)
+        -> Moderation.Scope
+    {
         guard let value = try self.scope(scope, field: field) else {
-            throw ModerationError(.invalidArgument, "\(field): a scope is required (SCOPE_ADMIN, SCOPE_MODERATOR or SCOPE_PARTICIPANT)")
+            throw ModerationError(
+                .invalidArgument, "\(field): a scope is required (SCOPE_ADMIN, SCOPE_MODERATOR or SCOPE_PARTICIPANT)")
         }
         return value
     }
 
-    static func groupType(_ type: ModerationMessages.GroupType, field: String) throws(ModerationError) -> Moderation.GroupType? {
+    static func groupType(_ type: ModerationMessages.GroupType, field: String) throws(ModerationError) -> Moderation
+        .GroupType?
+    {
         switch type {
         case .unspecified: return nil
         case .public: return .public
@@ -46,7 +51,8 @@ enum ProtoToDomain {
             case .unbanned: kinds.insert(.unbanned)
             case .scopeChanged: kinds.insert(.scopeChanged)
             case .ownershipTransferred: kinds.insert(.ownershipTransferred)
-            case .unrecognized(let value): throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
+            case .unrecognized(let value):
+                throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }
         }
         return kinds
@@ -56,11 +62,15 @@ enum ProtoToDomain {
 
     static func newGroup(_ request: CreateGroupRequest) throws(ModerationError) -> NewGroup {
         guard let type = try groupType(request.type, field: "type") else {
-            throw ModerationError(.invalidArgument, "type: a group type is required (GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD or GROUP_TYPE_PRIVATE)")
+            throw ModerationError(
+                .invalidArgument,
+                "type: a group type is required (GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD or GROUP_TYPE_PRIVATE)")
         }
         var members: [MemberGrant] = []
         for (index, member) in request.members.enumerated() {
-            members.append(MemberGrant(uid: member.uid, scope: try scope(member.scope, field: "members[\(index)].scope") ?? .participant))
+            members.append(
+                MemberGrant(
+                    uid: member.uid, scope: try scope(member.scope, field: "members[\(index)].scope") ?? .participant))
         }
         return NewGroup(
             guid: request.guid, name: request.name, icon: request.icon, description: request.description, type: type,
@@ -78,7 +88,8 @@ enum ProtoToDomain {
     }
 
     static func groupUpdate(_ request: UpdateGroupRequest) throws(ModerationError) -> GroupUpdate {
-        let mask = try UpdateMask(request.updateMask, allowed: ["name", "icon", "description", "type", "password", "metadata", "tags"])
+        let mask = try UpdateMask(
+            request.updateMask, allowed: ["name", "icon", "description", "type", "password", "metadata", "tags"])
         var type: Moderation.GroupType?
         if mask.includes("type", isSet: request.type != .unspecified) {
             guard let value = try groupType(request.type, field: "type") else {
@@ -106,7 +117,8 @@ struct UpdateMask {
 
     init(_ names: [String], allowed: Set<String>) throws(ModerationError) {
         for name in names where !allowed.contains(name) {
-            throw ModerationError(.invalidArgument, "update_mask: '\(name)' is not one of \(allowed.sorted().joined(separator: ", "))")
+            throw ModerationError(
+                .invalidArgument, "update_mask: '\(name)' is not one of \(allowed.sorted().joined(separator: ", "))")
         }
         self.names = Set(names)
     }

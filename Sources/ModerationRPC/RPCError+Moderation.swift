@@ -7,7 +7,8 @@ extension RPCError {
     /// The domain error is kept as the cause.
     public init(_ error: ModerationError) {
         self.init(
-            code: StatusCode(error.code.status), errorCode: error.code.name, message: error.message, details: error.details,
+            code: StatusCode(error.code.status), errorCode: error.code.name, message: error.message,
+            details: error.details,
             cause: error)
     }
 }

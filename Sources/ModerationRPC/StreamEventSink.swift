@@ -1,7 +1,7 @@
+internal import Glibc
 import ModerationEvents
 import ModerationMessages
 import RPCCore
-internal import Glibc
 
 /// The event hub's sink over a `Subscribe` server stream.
 struct StreamEventSink: EventSink {
@@ -27,13 +27,19 @@ struct StreamEventSink: EventSink {
     func end(_ reason: SubscriptionEnd) {
         switch reason {
         case .slowConsumer(let lastSeq):
-            stream.finish(RPCError(
-                code: .resourceExhausted, errorCode: RuntimeErrorCode.slowConsumer,
-                message: "the subscriber did not keep up; resume with after_seq = \(lastSeq)", details: ["last_seq": String(lastSeq)]))
+            stream.finish(
+                RPCError(
+                    code: .resourceExhausted, errorCode: RuntimeErrorCode.slowConsumer,
+                    message: "the subscriber did not keep up; resume with after_seq = \(lastSeq)",
+                    details: ["last_seq": String(lastSeq)]))
         case .shuttingDown(let lastSeq):
-            stream.finish(.unavailable("the server is shutting down; resume with after_seq = \(lastSeq)", details: ["last_seq": String(lastSeq)]))
+            stream.finish(
+                .unavailable(
+                    "the server is shutting down; resume with after_seq = \(lastSeq)",
+                    details: ["last_seq": String(lastSeq)]))
         case .failed(let code, let message, let lastSeq):
-            stream.finish(RPCError(code: .internal, errorCode: code, message: message, details: ["last_seq": String(lastSeq)]))
+            stream.finish(
+                RPCError(code: .internal, errorCode: code, message: message, details: ["last_seq": String(lastSeq)]))
         }
     }
 

@@ -40,7 +40,9 @@ final class GroupCommitWriter: Sendable {
     /// - Parameter sync: flushes the WAL before batches are reported; nil when commits need not
     ///   survive a power loss (`Durability.normal`).
     init(session: SQLiteSession, maxBatchSize: Int, readers: ReaderPool, sync: WALSync?) {
-        let queue = queue, completions = completions, shared = shared
+        let queue = queue
+        let completions = completions
+        let shared = shared
         let loop = WriterLoop(session: session, shared: shared, readers: readers, completions: completions)
         thread = WorkerThread(name: "mod-sqlite-write") {
             while let batch = queue.take(max: max(1, maxBatchSize)) {

@@ -31,7 +31,8 @@ enum Query: Int, CaseIterable {
     private static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
 
     /// The columns `SQLiteSession.decodeBan` reads, in order.
-    private static let banColumns = "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
+    private static let banColumns =
+        "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
 
     /// One of a group's lists of users — its members or its bans — paged by a keyset and
     /// searchable by uid or name: three statements, one per search plan, built from one shape.
@@ -61,8 +62,10 @@ enum Query: Int, CaseIterable {
 
         /// ?2/?3 keyset (banned_at descending, uid), ?4 now (expired bans are left out).
         static let bans = UserList(
-            plain: .bansPage, scan: .bansPageScan, search: .bansPageSearch, table: "bans", alias: "b", columns: Query.banColumns,
-            filter: "b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)",
+            plain: .bansPage, scan: .bansPageScan, search: .bansPageSearch, table: "bans", alias: "b",
+            columns: Query.banColumns,
+            filter:
+                "b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)",
             order: "b.banned_at DESC, b.uid", searchHint: " INDEXED BY bans_by_uid")
 
         /// The statement that runs `plan`.
@@ -205,7 +208,8 @@ enum Query: Int, CaseIterable {
             WHERE u.app_id = ?1 AND u.uid = ?2 ORDER BY g.guid
             """
 
-        case .ban: "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = ?1 AND b.uid = ?2"
+        case .ban:
+            "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = ?1 AND b.uid = ?2"
         case .insertBan:
             """
             INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)
@@ -263,7 +267,8 @@ enum Query: Int, CaseIterable {
 
         case .idempotentReply:
             "SELECT reply FROM idempotency WHERE app_id = ?1 AND actor = ?2 AND key = ?3 AND created_at >= ?4"
-        case .saveReply: "INSERT OR REPLACE INTO idempotency (app_id, actor, key, created_at, reply) VALUES (?1, ?2, ?3, ?4, ?5)"
+        case .saveReply:
+            "INSERT OR REPLACE INTO idempotency (app_id, actor, key, created_at, reply) VALUES (?1, ?2, ?3, ?4, ?5)"
         case .purgeReplies:
             """
             DELETE FROM idempotency WHERE (app_id, actor, key) IN

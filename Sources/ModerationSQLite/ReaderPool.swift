@@ -37,7 +37,9 @@ final class ReaderPool: Sendable {
         for offset in 0..<slots.count {
             let index = (start + offset) % slots.count
             let slot = slots[index]
-            guard slot.taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { continue }
+            guard slot.taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+                continue
+            }
             if let session = slot.session { return Lease(session: session, slot: index) }
             do {
                 let session = try open()
@@ -62,7 +64,8 @@ final class ReaderPool: Sendable {
     /// Ends the read transactions of idle readers opened before `generation`, so that old
     /// snapshots do not hold WAL checkpoints back (the writer calls this after each commit).
     func releaseSnapshots(before generation: UInt64) {
-        for slot in slots where slot.taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+        for slot in slots
+        where slot.taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             if let session = slot.session, (session.readGeneration ?? generation) < generation {
                 session.endRead()
             }
@@ -73,7 +76,9 @@ final class ReaderPool: Sendable {
     /// Closes every reader's connection; the store is closed, nothing reads any more.
     func drain() {
         for slot in slots {
-            while !slot.taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged { sched_yield() }
+            while !slot.taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                sched_yield()
+            }
             slot.session = nil
         }
     }

@@ -28,7 +28,9 @@ extension SQLiteSession {
 
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError) {
         let seq = try headSeq(appID: appID) + 1
-        guard seq <= ActionID.maxSeq, appID <= ActionID.maxApp else { throw .storage("the action log of app \(appID) is full") }
+        guard seq <= ActionID.maxSeq, appID <= ActionID.maxApp else {
+            throw .storage("the action log of app \(appID) is full")
+        }
         let value = action
         try connection.run(.insertAction) { (statement) throws(ModerationError) in
             statement.bind(1, ActionID.id(appID: appID, seq: seq))
@@ -90,12 +92,15 @@ extension SQLiteSession {
             while try statement.step() {
                 rows.append(
                     ActionRow(
-                        seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1), revision: statement.uint64(2),
-                        kind: StorageCodes.kind(statement.int(3)), by: statement.string(4), on: statement.optionalString(5),
+                        seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1),
+                        revision: statement.uint64(2),
+                        kind: StorageCodes.kind(statement.int(3)), by: statement.string(4),
+                        on: statement.optionalString(5),
                         membersCount: statement.int(6), version: statement.uint64(7),
                         oldScope: statement.optionalInt(8).flatMap(StorageCodes.scope),
                         newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
-                        expiresAt: statement.int64(11), timestamp: statement.int64(12), idempotencyKey: statement.string(13),
+                        expiresAt: statement.int64(11), timestamp: statement.int64(12),
+                        idempotencyKey: statement.string(13),
                         requestID: statement.string(14)))
             }
             return rows
@@ -109,10 +114,13 @@ extension SQLiteSession {
             group.membersCount = row.membersCount
             group.version = row.version
             let by = try resolveUser(row.by, appID: appID, cache: &users)
-            let on = try row.on.map { (uid: String) throws(ModerationError) -> User in try resolveUser(uid, appID: appID, cache: &users) }
+            let on = try row.on.map { (uid: String) throws(ModerationError) -> User in
+                try resolveUser(uid, appID: appID, cache: &users)
+            }
             records.append(
                 ActionRecord(
-                    app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group, oldScope: row.oldScope,
+                    app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
+                    oldScope: row.oldScope,
                     newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt, timestamp: row.timestamp,
                     idempotencyKey: row.idempotencyKey, requestID: row.requestID))
         }
@@ -158,7 +166,8 @@ extension SQLiteSession {
     /// refer to nondecreasing revisions, so everything below the first retained action's
     /// revision is unreachable.
     private func pruneRevisions(before cutoff: Int64, limit: Int) throws(ModerationError) {
-        let candidates = try connection.run(.supersededRevisions) { (statement) throws(ModerationError) -> [(Int64, UInt64)] in
+        let candidates = try connection.run(.supersededRevisions) {
+            (statement) throws(ModerationError) -> [(Int64, UInt64)] in
             statement.bind(1, cutoff)
             statement.bind(2, limit)
             var rows: [(Int64, UInt64)] = []
@@ -198,11 +207,15 @@ extension SQLiteSession {
         let group = try connection.run(.revision) { (statement) throws(ModerationError) -> Group in
             statement.bind(1, key.groupID)
             statement.bind(2, key.revision)
-            guard try statement.step() else { throw .storage("group revision \(key.groupID)/\(key.revision) is missing") }
+            guard try statement.step() else {
+                throw .storage("group revision \(key.groupID)/\(key.revision) is missing")
+            }
             return Group(
-                guid: statement.string(0), name: statement.string(1), icon: statement.string(2), description: statement.string(3),
+                guid: statement.string(0), name: statement.string(1), icon: statement.string(2),
+                description: statement.string(3),
                 type: StorageCodes.groupType(statement.int(4)), metadata: try RecordCoding.metadata(statement.blob(5)),
-                tags: try RecordCoding.strings(statement.blob(6)), owner: statement.string(7), createdAt: statement.int64(8),
+                tags: try RecordCoding.strings(statement.blob(6)), owner: statement.string(7),
+                createdAt: statement.int64(8),
                 updatedAt: statement.int64(9))
         }
         cache[key] = group

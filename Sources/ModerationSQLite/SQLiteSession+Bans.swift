@@ -42,11 +42,13 @@ extension SQLiteSession {
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
-        try userListPage(.bans, groupID: groupID, search: query.search, limit: query.limit, bind: { statement in
-            statement.bind(2, query.after?.bannedAt ?? Int64.max)
-            statement.bind(3, query.after?.uid ?? "")
-            statement.bind(4, query.activeAt)
-        }, decode: decodeBan)
+        try userListPage(
+            .bans, groupID: groupID, search: query.search, limit: query.limit,
+            bind: { statement in
+                statement.bind(2, query.after?.bannedAt ?? Int64.max)
+                statement.bind(3, query.after?.uid ?? "")
+                statement.bind(4, query.activeAt)
+            }, decode: decodeBan)
     }
 
     func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {
@@ -55,7 +57,10 @@ extension SQLiteSession {
             statement.bind(2, limit)
             var rows: [ExpiredBan] = []
             while try statement.step() {
-                rows.append(ExpiredBan(appID: statement.int64(0), app: statement.string(1), guid: statement.string(2), uid: statement.string(3)))
+                rows.append(
+                    ExpiredBan(
+                        appID: statement.int64(0), app: statement.string(1), guid: statement.string(2),
+                        uid: statement.string(3)))
             }
             return rows
         }
@@ -66,6 +71,7 @@ extension SQLiteSession {
         Ban(
             uid: statement.string(0), name: statement.string(1), avatar: statement.string(2),
             scopeBefore: statement.optionalInt(3).flatMap(StorageCodes.scope), joinedAt: statement.int64(4),
-            bannedAt: statement.int64(5), bannedBy: statement.string(6), reason: statement.string(7), expiresAt: statement.int64(8))
+            bannedAt: statement.int64(5), bannedBy: statement.string(6), reason: statement.string(7),
+            expiresAt: statement.int64(8))
     }
 }

@@ -19,7 +19,8 @@ extension SQLiteSession {
     }
 
     func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup {
-        let id = try insertSearchable(.insertGroup, kind: .group, appID: appID, key: group.guid, name: group.name) { statement in
+        let id = try insertSearchable(.insertGroup, kind: .group, appID: appID, key: group.guid, name: group.name) {
+            statement in
             statement.bind(5, group.icon)
             statement.bind(6, group.description)
             statement.bind(7, StorageCodes.code(group.type))
@@ -105,7 +106,9 @@ extension SQLiteSession {
         cache.forgetEntries()
         try supersede(groupID: group.id, revision: group.revision, at: time)
         let appID = try appOfGroup(group.id)
-        try indexSearch(kind: .group, appID: appID, id: group.id, old: [group.group.guid, TextFolding.fold(group.group.name)], new: [])
+        try indexSearch(
+            kind: .group, appID: appID, id: group.id, old: [group.group.guid, TextFolding.fold(group.group.name)],
+            new: [])
         try connection.run(.deleteGroup) { (statement) throws(ModerationError) in
             statement.bind(1, group.id)
             try statement.execute()
@@ -124,9 +127,11 @@ extension SQLiteSession {
     func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing] {
         if query.joinedOnly && query.viewer == nil { return [] }
         // A viewer's own groups are few: filter them directly.
-        let plan: SearchPlan = query.joinedOnly ? .scan(keyword: query.search) : try searchPlan(query.search, kind: .group, appID: appID)
+        let plan: SearchPlan =
+            query.joinedOnly ? .scan(keyword: query.search) : try searchPlan(query.search, kind: .group, appID: appID)
         let statementQuery: Query
-        var keyword = "", candidates: String? = nil
+        var keyword = ""
+        var candidates: String? = nil
         switch plan {
         case .none: statementQuery = query.joinedOnly ? .groupsPageJoined : .groupsPage
         case .scan(let text): (statementQuery, keyword) = (query.joinedOnly ? .groupsPageJoined : .groupsPage, text)
@@ -160,11 +165,15 @@ extension SQLiteSession {
     /// A group row in the order of `Query.groupColumns`.
     func decodeGroup(_ statement: SQLiteStatement) throws(ModerationError) -> StoredGroup {
         let group = Group(
-            guid: statement.string(2), name: statement.string(3), icon: statement.string(4), description: statement.string(5),
+            guid: statement.string(2), name: statement.string(3), icon: statement.string(4),
+            description: statement.string(5),
             type: StorageCodes.groupType(statement.int(6)), metadata: try RecordCoding.metadata(statement.blob(8)),
-            tags: try RecordCoding.strings(statement.blob(9)), owner: statement.string(10), membersCount: statement.int(11),
+            tags: try RecordCoding.strings(statement.blob(9)), owner: statement.string(10),
+            membersCount: statement.int(11),
             version: statement.uint64(12), createdAt: statement.int64(13), updatedAt: statement.int64(14))
-        return StoredGroup(id: statement.int64(0), revision: statement.uint64(1), group: group, passwordHash: statement.optionalString(7))
+        return StoredGroup(
+            id: statement.int64(0), revision: statement.uint64(1), group: group,
+            passwordHash: statement.optionalString(7))
     }
 
     private func insertRevision(_ stored: StoredGroup) throws(ModerationError) {
@@ -193,7 +202,6 @@ extension SQLiteSession {
             try statement.execute()
         }
     }
-
 
     private func writeTags(groupID: Int64, _ tags: [String]) throws(ModerationError) {
         for tag in tags {

@@ -2,7 +2,8 @@ internal import CSQLite
 internal import Moderation
 
 extension SQLiteSession {
-    func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]? {
+    func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
+    {
         try connection.run(.idempotentReply) { (statement) throws(ModerationError) -> [UInt8]? in
             statement.bind(1, appID)
             statement.bind(2, actor)
@@ -12,7 +13,9 @@ extension SQLiteSession {
         }
     }
 
-    func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64) throws(ModerationError) {
+    func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64)
+        throws(ModerationError)
+    {
         try connection.run(.saveReply) { (statement) throws(ModerationError) in
             statement.bind(1, appID)
             statement.bind(2, actor)

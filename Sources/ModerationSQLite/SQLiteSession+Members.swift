@@ -50,11 +50,13 @@ extension SQLiteSession {
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
-        try userListPage(.members, groupID: groupID, search: query.search, limit: query.limit, bind: { statement in
-            statement.bind(2, query.after?.joinedAt ?? Int64.min)
-            statement.bind(3, query.after?.uid ?? "")
-            statement.bind(4, StorageCodes.mask(query.scopes))
-        }, decode: decodeMember)
+        try userListPage(
+            .members, groupID: groupID, search: query.search, limit: query.limit,
+            bind: { statement in
+                statement.bind(2, query.after?.joinedAt ?? Int64.min)
+                statement.bind(3, query.after?.uid ?? "")
+                statement.bind(4, StorageCodes.mask(query.scopes))
+            }, decode: decodeMember)
     }
 
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {

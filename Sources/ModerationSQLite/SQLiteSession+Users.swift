@@ -42,7 +42,8 @@ extension SQLiteSession {
     }
 
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
-        let id = try insertSearchable(.insertUser, kind: .user, appID: appID, key: user.uid, name: user.name) { statement in
+        let id = try insertSearchable(.insertUser, kind: .user, appID: appID, key: user.uid, name: user.name) {
+            statement in
             statement.bind(5, user.avatar)
             statement.bind(6, blob: RecordCoding.encode(user.metadata))
             statement.bind(7, user.createdAt)

@@ -128,7 +128,8 @@ final class SQLiteSession: @unchecked Sendable {
     }
 
     func mark() -> WriteMark {
-        WriteMark(state: writer, cacheMark: cache.mark, actionCount: batchActions.count, changes: connection.totalChanges)
+        WriteMark(
+            state: writer, cacheMark: cache.mark, actionCount: batchActions.count, changes: connection.totalChanges)
     }
 
     /// After a write failed: true when it changed no row, in which case the in-memory state is
@@ -186,4 +187,3 @@ final class SQLiteSession: @unchecked Sendable {
         try statement.execute()
     }
 }
-

@@ -57,7 +57,9 @@ final class SQLiteStatement {
         if blob.isEmpty {
             sqlite3_bind_zeroblob(handle, index, 0)
         } else {
-            _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
+            _ = blob.withUnsafeBytes {
+                sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient)
+            }
         }
     }
 

@@ -30,7 +30,9 @@ public final class SQLiteStore: ModerationStore {
             try Self.configureReader(connection, options)
             return SQLiteSession(connection: connection, options: options, isWriter: false)
         }
-        let sync = options.durability == .full ? try WALSync(databasePath: options.databasePath, directory: options.directory) : nil
+        let sync =
+            options.durability == .full
+            ? try WALSync(databasePath: options.databasePath, directory: options.directory) : nil
         writer = GroupCommitWriter(
             session: SQLiteSession(connection: connection, options: options, isWriter: true),
             maxBatchSize: options.maxBatchSize, readers: readers, sync: sync)
@@ -78,7 +80,9 @@ public final class SQLiteStore: ModerationStore {
         close()
     }
 
-    private static func configureWriter(_ connection: SQLiteConnection, _ options: SQLiteStoreOptions) throws(ModerationError) {
+    private static func configureWriter(_ connection: SQLiteConnection, _ options: SQLiteStoreOptions)
+        throws(ModerationError)
+    {
         // synchronous=NORMAL: commits do not fsync; `WALSync` flushes the WAL before writes are
         // reported (Durability.full). SQLite still syncs around checkpoints.
         try connection.exec(
@@ -99,7 +103,9 @@ public final class SQLiteStore: ModerationStore {
         guard mode == 1 else { throw .storage("\(options.databasePath) could not be switched to WAL mode") }
     }
 
-    private static func configureReader(_ connection: SQLiteConnection, _ options: SQLiteStoreOptions) throws(ModerationError) {
+    private static func configureReader(_ connection: SQLiteConnection, _ options: SQLiteStoreOptions)
+        throws(ModerationError)
+    {
         try connection.exec(
             """
             PRAGMA query_only = ON;

@@ -37,7 +37,8 @@ public struct SQLiteStoreOptions: Sendable, Equatable {
 
     public init(
         directory: String, durability: Durability = .full, maxBatchSize: Int = 1024, readers: Int = 16,
-        cacheSizeKiB: Int = defaultCacheSizeKiB, mmapSize: Int = 1 << 30, walAutocheckpointPages: Int = 4000, searchCandidateLimit: Int = 1000
+        cacheSizeKiB: Int = defaultCacheSizeKiB, mmapSize: Int = 1 << 30, walAutocheckpointPages: Int = 4000,
+        searchCandidateLimit: Int = 1000
     ) {
         self.directory = directory
         self.durability = durability

@@ -55,7 +55,8 @@ extension SQLiteSession {
         guard counted[0].count <= options.searchCandidateLimit else { return .scan(keyword: keyword) }
         let rarest = counted[0].gram
         let second = counted.count > 1 ? counted[1].gram : nil
-        let ids = try connection.run(second == nil ? .gramIDs : .gramIDsOfTwo) { (statement) throws(ModerationError) -> [Int64] in
+        let ids = try connection.run(second == nil ? .gramIDs : .gramIDsOfTwo) {
+            (statement) throws(ModerationError) -> [Int64] in
             statement.bind(1, kind.rawValue)
             statement.bind(2, appID)
             statement.bind(3, rarest)
@@ -105,14 +106,18 @@ extension SQLiteSession {
     }
 
     /// After a user or group was renamed from `old`: moves its index entries to the new texts.
-    func reindexSearch(kind: SearchPlan.Kind, id: Int64, old: SearchableRow, key: String, folded: String) throws(ModerationError) {
+    func reindexSearch(kind: SearchPlan.Kind, id: Int64, old: SearchableRow, key: String, folded: String)
+        throws(ModerationError)
+    {
         guard old.folded != folded else { return }
         try indexSearch(kind: kind, appID: old.appID, id: id, old: [old.key, old.folded], new: [key, folded])
     }
 
     /// Keeps the trigram index of one user or group in step with its searchable texts (nil
     /// `old` for a new entity, empty `new` for a deleted one).
-    func indexSearch(kind: SearchPlan.Kind, appID: Int64, id: Int64, old: [String]?, new: [String]) throws(ModerationError) {
+    func indexSearch(kind: SearchPlan.Kind, appID: Int64, id: Int64, old: [String]?, new: [String])
+        throws(ModerationError)
+    {
         let before = (old ?? []).reduce(into: Set<Int64>()) { $0.formUnion(SearchPlan.grams($1)) }
         let after = new.reduce(into: Set<Int64>()) { $0.formUnion(SearchPlan.grams($1)) }
         for gram in before.subtracting(after) {
@@ -123,7 +128,9 @@ extension SQLiteSession {
         }
     }
 
-    private func changeGram(_ query: Query, kind: SearchPlan.Kind, appID: Int64, id: Int64, gram: Int64, delta: Int) throws(ModerationError) {
+    private func changeGram(_ query: Query, kind: SearchPlan.Kind, appID: Int64, id: Int64, gram: Int64, delta: Int)
+        throws(ModerationError)
+    {
         try connection.run(query) { (statement) throws(ModerationError) in
             statement.bind(1, kind.rawValue)
             statement.bind(2, appID)

@@ -37,7 +37,8 @@ enum StorageCodes {
     }
 
     private static let kinds: [ActionKind] = [
-        .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred,
+        .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
+        .ownershipTransferred,
     ]
 
     static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }

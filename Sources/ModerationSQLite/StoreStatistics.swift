@@ -6,7 +6,9 @@ public struct StoreStatistics: Sendable, Equatable {
     /// Upper bounds of the batch-size histogram (writes per commit).
     public static let batchSizeBounds: [Int] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
     /// Upper bounds of the flush-latency histogram, in seconds.
-    public static let syncSecondsBounds: [Double] = [0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+    public static let syncSecondsBounds: [Double] = [
+        0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
+    ]
 
     /// Transactions committed.
     public var commits: UInt64 = 0
@@ -28,7 +30,8 @@ final class StoreStatisticsRecorder: Sendable {
     var snapshot: StoreStatistics { statistics.withLock { $0 } }
 
     func recordCommit(writes: Int) {
-        let bucket = StoreStatistics.batchSizeBounds.firstIndex(where: { writes <= $0 }) ?? StoreStatistics.batchSizeBounds.count
+        let bucket =
+            StoreStatistics.batchSizeBounds.firstIndex(where: { writes <= $0 }) ?? StoreStatistics.batchSizeBounds.count
         statistics.withLock { statistics in
             statistics.commits += 1
             statistics.committedWrites += UInt64(writes)
@@ -37,7 +40,9 @@ final class StoreStatisticsRecorder: Sendable {
     }
 
     func recordSync(seconds: Double) {
-        let bucket = StoreStatistics.syncSecondsBounds.firstIndex(where: { seconds <= $0 }) ?? StoreStatistics.syncSecondsBounds.count
+        let bucket =
+            StoreStatistics.syncSecondsBounds.firstIndex(where: { seconds <= $0 })
+            ?? StoreStatistics.syncSecondsBounds.count
         statistics.withLock { statistics in
             statistics.syncs += 1
             statistics.syncSeconds += seconds

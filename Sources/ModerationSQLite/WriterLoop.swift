@@ -10,7 +10,10 @@ final class WriterLoop: @unchecked Sendable {
     private let readers: ReaderPool
     private let completions: HandoffQueue<CompletedBatch>
 
-    init(session: SQLiteSession, shared: GroupCommitWriter.Shared, readers: ReaderPool, completions: HandoffQueue<CompletedBatch>) {
+    init(
+        session: SQLiteSession, shared: GroupCommitWriter.Shared, readers: ReaderPool,
+        completions: HandoffQueue<CompletedBatch>
+    ) {
         self.session = session
         self.shared = shared
         self.readers = readers

@@ -6,31 +6,31 @@ import RPCPosix
 /// `rpc-probe HOST:PORT bench METHOD`: a ghz-class load test of one unary method.
 enum BenchCommand {
     static let help = """
-    usage: rpc-probe [flags] HOST:PORT bench METHOD [bench flags]
+        usage: rpc-probe [flags] HOST:PORT bench METHOD [bench flags]
 
-    Calls the unary METHOD over --conns connections with --depth calls in flight on each, as fast
-    as replies come back (or at --rps), for --duration or --total calls, and reports the count,
-    duration, calls/s, fastest/slowest/mean latency, p50/p90/p99/p99.9, a latency histogram and
-    the distribution of status and ERR_ codes.
+        Calls the unary METHOD over --conns connections with --depth calls in flight on each, as fast
+        as replies come back (or at --rps), for --duration or --total calls, and reports the count,
+        duration, calls/s, fastest/slowest/mean latency, p50/p90/p99/p99.9, a latency histogram and
+        the distribution of status and ERR_ codes.
 
-    bench flags:
-      -d JSON | -d @FILE | -d @-   the request as JSON (default {}); every "{{n}}" in it is
-                                   replaced by the request's variant number (see --variants)
-      --variants N                 make N requests from -d, "{{n}}" = 0…N-1, sent round-robin
-                                   (default 1: "{{n}}" is 0)
-      --conns N                    connections (default 1)
-      --depth N                    calls in flight per connection (default 1)
-      --duration D                 how long to measure, e.g. 10s, 500ms, 2m (default 10s)
-      --total N                    measure N calls instead of a duration (not with --duration)
-      --warmup D                   load before measuring, not counted (default 0s)
-      --rps R                      at most R calls per second across all connections
-                                   (default: no limit)
-      --threads N                  client threads the connections are spread over (default 1)
-      --format text|json|csv       the report's format (default text)
+        bench flags:
+          -d JSON | -d @FILE | -d @-   the request as JSON (default {}); every "{{n}}" in it is
+                                       replaced by the request's variant number (see --variants)
+          --variants N                 make N requests from -d, "{{n}}" = 0…N-1, sent round-robin
+                                       (default 1: "{{n}}" is 0)
+          --conns N                    connections (default 1)
+          --depth N                    calls in flight per connection (default 1)
+          --duration D                 how long to measure, e.g. 10s, 500ms, 2m (default 10s)
+          --total N                    measure N calls instead of a duration (not with --duration)
+          --warmup D                   load before measuring, not counted (default 0s)
+          --rps R                      at most R calls per second across all connections
+                                       (default: no limit)
+          --threads N                  client threads the connections are spread over (default 1)
+          --format text|json|csv       the report's format (default text)
 
-    Exit code: 0 when every measured call was OK; 1 when some failed (the report says which);
-    64 + the status code when the load could not start (e.g. 78 when the server is unreachable).
-    """
+        Exit code: 0 when every measured call was OK; 1 when some failed (the report says which);
+        64 + the status code when the load could not start (e.g. 78 when the server is unreachable).
+        """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
         var configuration = LoadConfiguration()
@@ -38,35 +38,45 @@ enum BenchCommand {
         var variants = 1
         var format = "text"
         var durationGiven = false
-        guard let positionals = try reader.readVerb("bench", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
-            switch flag.name {
-            case "-d", "--data": dataArgument = try reader.value(for: flag).text
-            case "--variants": variants = try reader.value(for: flag).integer(in: 1...1_000_000)
-            case "--conns": configuration.connections = try reader.value(for: flag).integer(in: 1...10_000)
-            case "--depth": configuration.depth = try reader.value(for: flag).integer(in: 1...10_000)
-            case "--duration":
-                let value = try reader.value(for: flag)
-                configuration.durationSeconds = try value.duration()
-                guard configuration.durationSeconds > 0 else { throw value.error("must be more than 0") }
-                durationGiven = true
-            case "--total": configuration.total = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
-            case "--warmup": configuration.warmupSeconds = try reader.value(for: flag).duration()
-            case "--rps":
-                let value = try reader.value(for: flag)
-                let rate = try value.nonNegativeNumber()
-                guard rate > 0 else { throw value.error("must be more than 0") }
-                configuration.rate = rate
-            case "--threads": configuration.threads = try reader.value(for: flag).integer(in: 1...256)
-            case "--format":
-                let value = try reader.value(for: flag)
-                format = value.text
-                guard ["text", "json", "csv"].contains(format) else { throw value.error("expected text, json or csv, got '\(format)'") }
-            default: return false
-            }
-            return true
-        }) else { return 0 }
-        guard positionals.count == 1, let name = positionals.first else { throw .usage("bench: expected one METHOD (see rpc-probe bench --help)") }
-        guard !(durationGiven && configuration.total != nil) else { throw .usage("bench: give --duration or --total, not both") }
+        guard
+            let positionals = try reader.readVerb(
+                "bench", options: &options, help: help,
+                flag: { flag, reader throws(ArgumentError) in
+                    switch flag.name {
+                    case "-d", "--data": dataArgument = try reader.value(for: flag).text
+                    case "--variants": variants = try reader.value(for: flag).integer(in: 1...1_000_000)
+                    case "--conns": configuration.connections = try reader.value(for: flag).integer(in: 1...10_000)
+                    case "--depth": configuration.depth = try reader.value(for: flag).integer(in: 1...10_000)
+                    case "--duration":
+                        let value = try reader.value(for: flag)
+                        configuration.durationSeconds = try value.duration()
+                        guard configuration.durationSeconds > 0 else { throw value.error("must be more than 0") }
+                        durationGiven = true
+                    case "--total": configuration.total = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
+                    case "--warmup": configuration.warmupSeconds = try reader.value(for: flag).duration()
+                    case "--rps":
+                        let value = try reader.value(for: flag)
+                        let rate = try value.nonNegativeNumber()
+                        guard rate > 0 else { throw value.error("must be more than 0") }
+                        configuration.rate = rate
+                    case "--threads": configuration.threads = try reader.value(for: flag).integer(in: 1...256)
+                    case "--format":
+                        let value = try reader.value(for: flag)
+                        format = value.text
+                        guard ["text", "json", "csv"].contains(format) else {
+                            throw value.error("expected text, json or csv, got '\(format)'")
+                        }
+                    default: return false
+                    }
+                    return true
+                })
+        else { return 0 }
+        guard positionals.count == 1, let name = positionals.first else {
+            throw .usage("bench: expected one METHOD (see rpc-probe bench --help)")
+        }
+        guard !(durationGiven && configuration.total != nil) else {
+            throw .usage("bench: give --duration or --total, not both")
+        }
         let data = try dataArgument.map(RequestData.read) ?? "{}"
         configuration.client = try options.clientOptions()
         configuration.callOptions = options.callOptions()
@@ -84,12 +94,15 @@ enum BenchCommand {
             do throws(ProtoSchemaError) {
                 return try DynamicMessage(jsonString: json, as: method.inputType).serializedBytes()
             } catch {
-                throw .failure("invalid request for \(method.fullName)\(variants > 1 ? " (variant \(n))" : ""): \(error.message)")
+                throw .failure(
+                    "invalid request for \(method.fullName)\(variants > 1 ? " (variant \(n))" : ""): \(error.message)")
             }
         }
         if options.verbose {
-            printError("bench \(method.path): \(configuration.connections) connection(s) × \(configuration.depth) in flight, "
-                + (configuration.total.map { "\($0) calls" } ?? "\(BenchReport.fixed(configuration.durationSeconds, 3)) s"))
+            printError(
+                "bench \(method.path): \(configuration.connections) connection(s) × \(configuration.depth) in flight, "
+                    + (configuration.total.map { "\($0) calls" }
+                        ?? "\(BenchReport.fixed(configuration.durationSeconds, 3)) s"))
         }
         let report: LoadReport
         do throws(RPCError) {

@@ -17,7 +17,8 @@ enum BenchReport {
             "  Requests/sec: \(fixed(report.callsPerSecond, 1))",
             "  Load:         \(configuration.connections) connection(s) × \(configuration.depth) in flight"
                 + (configuration.rate.map { ", limited to \(fixed($0, 1)) calls/s" } ?? "")
-                + (configuration.warmupSeconds > 0 ? ", after \(fixed(configuration.warmupSeconds, 2)) s of warm-up" : ""),
+                + (configuration.warmupSeconds > 0
+                    ? ", after \(fixed(configuration.warmupSeconds, 2)) s of warm-up" : ""),
             "  Client CPU:   \(fixed(report.clientCPUNanosecondsPerCall / 1000, 2)) µs per call",
             "",
             "Latency distribution:",
@@ -29,7 +30,8 @@ enum BenchReport {
         let buckets = histogram(latency)
         let widest = buckets.map(\.count).max() ?? 1
         for bucket in buckets {
-            let bar = String(repeating: "∎", count: widest == 0 ? 0 : Int((Double(bucket.count) / Double(widest) * 40).rounded(.up)))
+            let bar = String(
+                repeating: "∎", count: widest == 0 ? 0 : Int((Double(bucket.count) / Double(widest) * 40).rounded(.up)))
             lines.append("  \(ms(bucket.upperMicros * 1000).padded(10)) [\(String(bucket.count).padded(9))] |\(bar)")
         }
         lines += ["", "Status code distribution:"]
@@ -62,7 +64,9 @@ enum BenchReport {
             "\"slowest\":\(ms(latency.maxNanoseconds))",
             "\"mean\":\(ms(latency.meanNanoseconds))",
         ]
-        for (label, fraction) in percentiles { latencyFields.append("\"\(label)\":\(ms(latency.percentile(fraction)))") }
+        for (label, fraction) in percentiles {
+            latencyFields.append("\"\(label)\":\(ms(latency.percentile(fraction)))")
+        }
         fields.append("\"latencyMs\":{\(latencyFields.joined(separator: ","))}")
         let buckets = histogram(latency).map { "{\"upToMs\":\(ms($0.upperMicros * 1000)),\"count\":\($0.count)}" }
         fields.append("\"histogram\":[\(buckets.joined(separator: ","))]")
@@ -95,10 +99,13 @@ enum BenchReport {
             ("latency_ms", "mean", ms(latency.meanNanoseconds)),
         ]
         for (label, fraction) in percentiles { rows.append(("latency_ms", label, ms(latency.percentile(fraction)))) }
-        for bucket in histogram(latency) { rows.append(("histogram_ms", ms(bucket.upperMicros * 1000), "\(bucket.count)")) }
+        for bucket in histogram(latency) {
+            rows.append(("histogram_ms", ms(bucket.upperMicros * 1000), "\(bucket.count)"))
+        }
         for outcome in outcomes(report) { rows.append(("status", outcome.label, "\(outcome.count)")) }
         for (error, count) in connectionErrors(report) { rows.append(("connection_error", error, "\(count)")) }
-        return (["section,name,value"] + rows.map { [$0.0, $0.1, $0.2].map(csvField).joined(separator: ",") }).joined(separator: "\n")
+        return (["section,name,value"] + rows.map { [$0.0, $0.1, $0.2].map(csvField).joined(separator: ",") }).joined(
+            separator: "\n")
     }
 
     /// Measured calls that did not end OK.
@@ -128,12 +135,15 @@ enum BenchReport {
     private static func outcomes(_ report: LoadReport) -> [Outcome] {
         report.outcomes.map { label, count in
             let parts = label.split(separator: " ", maxSplits: 1).map(String.init)
-            return Outcome(label: label, count: count, codeName: parts.first ?? label, errorCode: parts.count > 1 ? parts[1] : "")
+            return Outcome(
+                label: label, count: count, codeName: parts.first ?? label, errorCode: parts.count > 1 ? parts[1] : "")
         }.sorted { ($0.count, $1.label) > ($1.count, $0.label) }
     }
 
     private static func connectionErrors(_ report: LoadReport) -> [(error: String, count: Int)] {
-        Dictionary(grouping: report.connectionErrors, by: { $0 }).map { ($0.key, $0.value.count) }.sorted { $0.error < $1.error }
+        Dictionary(grouping: report.connectionErrors, by: { $0 }).map { ($0.key, $0.value.count) }.sorted {
+            $0.error < $1.error
+        }
     }
 
     /// About ten evenly spaced buckets between the fastest and slowest call: (upper bound in µs,
@@ -141,7 +151,8 @@ enum BenchReport {
     private static func histogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
         let fine = latency.nonEmptyBuckets
         guard let first = fine.first, let last = fine.last else { return [] }
-        let low = first.upperMicros, high = last.upperMicros
+        let low = first.upperMicros
+        let high = last.upperMicros
         let step = max(1, (high - low + 9) / 10)
         var coarse: [(upperMicros: UInt64, count: UInt64)] = []
         var edge = low

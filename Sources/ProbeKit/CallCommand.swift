@@ -7,47 +7,56 @@ import Synchronization
 /// `rpc-probe HOST:PORT call METHOD -d JSON`: one call, the response as JSON.
 enum CallCommand {
     static let help = """
-    usage: rpc-probe [flags] HOST:PORT call METHOD [call flags]
+        usage: rpc-probe [flags] HOST:PORT call METHOD [call flags]
 
-    Calls METHOD ("pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method") with the
-    request given as JSON and prints the response as JSON (proto3 JSON mapping: lowerCamelCase
-    names, enums by name, 64-bit integers as strings, bytes as base64; proto field names and enum
-    numbers are accepted on input). A server-streaming METHOD prints each message, one JSON object
-    a line, until the stream ends. Unknown fields and values of the wrong type are refused, naming
-    the field.
+        Calls METHOD ("pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method") with the
+        request given as JSON and prints the response as JSON (proto3 JSON mapping: lowerCamelCase
+        names, enums by name, 64-bit integers as strings, bytes as base64; proto field names and enum
+        numbers are accepted on input). A server-streaming METHOD prints each message, one JSON object
+        a line, until the stream ends. Unknown fields and values of the wrong type are refused, naming
+        the field.
 
-    call flags:
-      -d JSON | -d @FILE | -d @-   the request (default {}); @- reads standard input
-      --emit-defaults              print fields at their default values too ("", 0, false, [], {},
-                                   null for an unset message)
-      --emit-envelope              print one JSON object instead: method, status (code, codeName,
-                                   errorCode, message, details), response (or messages) and timing
-                                   (connectMs, schemaMs, callMs, totalMs), whatever the outcome
-      --idempotency-key KEY        CallHeader.idempotency_key
-      --request-id ID              CallHeader.request_id
-      --compress                   ask for a deflate-compressed response or stream
+        call flags:
+          -d JSON | -d @FILE | -d @-   the request (default {}); @- reads standard input
+          --emit-defaults              print fields at their default values too ("", 0, false, [], {},
+                                       null for an unset message)
+          --emit-envelope              print one JSON object instead: method, status (code, codeName,
+                                       errorCode, message, details), response (or messages) and timing
+                                       (connectMs, schemaMs, callMs, totalMs), whatever the outcome
+          --idempotency-key KEY        CallHeader.idempotency_key
+          --request-id ID              CallHeader.request_id
+          --compress                   ask for a deflate-compressed response or stream
 
-    A failed call prints its status (code, ERR_ code, message, details) on standard error and
-    exits 64 + the status code; a request that cannot be built (bad JSON, unknown method) exits 1.
-    """
+        A failed call prints its status (code, ERR_ code, message, details) on standard error and
+        exits 64 + the status code; a request that cannot be built (bad JSON, unknown method) exits 1.
+        """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
         var dataArgument: String?
-        var emitDefaults = false, emitEnvelope = false, compress = false
-        var idempotencyKey = "", requestID = ""
-        guard let positionals = try reader.readVerb("call", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
-            switch flag.name {
-            case "-d", "--data": dataArgument = try reader.value(for: flag).text
-            case "--emit-defaults": emitDefaults = try flag.booleanValue()
-            case "--emit-envelope": emitEnvelope = try flag.booleanValue()
-            case "--compress": compress = try flag.booleanValue()
-            case "--idempotency-key": idempotencyKey = try reader.value(for: flag).text
-            case "--request-id": requestID = try reader.value(for: flag).text
-            default: return false
-            }
-            return true
-        }) else { return 0 }
-        guard positionals.count == 1, let name = positionals.first else { throw .usage("call: expected one METHOD (see rpc-probe call --help)") }
+        var emitDefaults = false
+        var emitEnvelope = false
+        var compress = false
+        var idempotencyKey = ""
+        var requestID = ""
+        guard
+            let positionals = try reader.readVerb(
+                "call", options: &options, help: help,
+                flag: { flag, reader throws(ArgumentError) in
+                    switch flag.name {
+                    case "-d", "--data": dataArgument = try reader.value(for: flag).text
+                    case "--emit-defaults": emitDefaults = try flag.booleanValue()
+                    case "--emit-envelope": emitEnvelope = try flag.booleanValue()
+                    case "--compress": compress = try flag.booleanValue()
+                    case "--idempotency-key": idempotencyKey = try reader.value(for: flag).text
+                    case "--request-id": requestID = try reader.value(for: flag).text
+                    default: return false
+                    }
+                    return true
+                })
+        else { return 0 }
+        guard positionals.count == 1, let name = positionals.first else {
+            throw .usage("call: expected one METHOD (see rpc-probe call --help)")
+        }
         let data = try dataArgument.map(RequestData.read) ?? "{}"
 
         let session = ProbeSession(options: options)
@@ -57,7 +66,8 @@ enum CallCommand {
         defer {
             if emitEnvelope {
                 envelope.timing = Envelope.Timing(
-                    connectMs: session.connectNanoseconds.map(milliseconds), schemaMs: session.schemaNanoseconds.map(milliseconds),
+                    connectMs: session.connectNanoseconds.map(milliseconds),
+                    schemaMs: session.schemaNanoseconds.map(milliseconds),
                     callMs: callNanoseconds.map(milliseconds), totalMs: milliseconds(monotonicNow() - started))
                 ProbeOutput.standardOutput(envelope.json)
             }
@@ -73,15 +83,20 @@ enum CallCommand {
             callOptions.acceptDeflate = compress
             let connection = try session.connect()
             if options.verbose {
-                printError("calling \(method.path): request \(body.count) bytes, on behalf of "
-                    + (options.onBehalfOf.isEmpty ? "the app" : options.onBehalfOf))
+                printError(
+                    "calling \(method.path): request \(body.count) bytes, on behalf of "
+                        + (options.onBehalfOf.isEmpty ? "the app" : options.onBehalfOf))
             }
             // Pretty for one response; one compact object a line for streams and the envelope.
             let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: !emitEnvelope && !method.serverStreaming)
             let callStarted = monotonicNow()
-            let outcome = method.serverStreaming
-                ? stream(method, body: body, on: connection, options: callOptions, format: format, collect: emitEnvelope, verbose: options.verbose)
-                : unary(method, body: body, on: connection, options: callOptions, format: format, verbose: options.verbose)
+            let outcome =
+                method.serverStreaming
+                ? stream(
+                    method, body: body, on: connection, options: callOptions, format: format, collect: emitEnvelope,
+                    verbose: options.verbose)
+                : unary(
+                    method, body: body, on: connection, options: callOptions, format: format, verbose: options.verbose)
             callNanoseconds = monotonicNow() - callStarted
             envelope.responses = outcome.responses
             envelope.failure = outcome.failure
@@ -128,7 +143,9 @@ enum CallCommand {
             let text = render(message.body, as: output, format: format)
             if collect { lines.withLock { $0.append(text) } } else { ProbeOutput.standardOutput(text) }
             if verbose {
-                printError("message: \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated")
+                printError(
+                    "message: \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated"
+                )
             }
         }
         return (lines.withLock { $0 }, failure)
@@ -139,7 +156,8 @@ enum CallCommand {
         do throws(ProtoSchemaError) {
             return try DynamicMessage(serializedBytes: bytes, as: type).jsonString(options: format)
         } catch {
-            return "{\"error\":\(Logger.jsonString("the response does not decode as \(type.fullName): \(error.message)"))}"
+            return
+                "{\"error\":\(Logger.jsonString("the response does not decode as \(type.fullName): \(error.message)"))}"
         }
     }
 

@@ -35,16 +35,24 @@ struct Envelope {
     /// The envelope as one line of JSON.
     var json: String {
         let error = failure ?? RPCError(code: .ok, errorCode: "", message: "")
-        let details = error.details.keys.sorted().map { "\(Logger.jsonString($0)):\(Logger.jsonString(error.details[$0]!))" }
-        let status = "{\"code\":\(error.code.rawValue),\"codeName\":\(Logger.jsonString(error.code.name)),"
+        let details = error.details.keys.sorted().map {
+            "\(Logger.jsonString($0)):\(Logger.jsonString(error.details[$0]!))"
+        }
+        let status =
+            "{\"code\":\(error.code.rawValue),\"codeName\":\(Logger.jsonString(error.code.name)),"
             + "\"errorCode\":\(Logger.jsonString(error.errorCode)),\"message\":\(Logger.jsonString(error.message)),"
             + "\"details\":{\(details.joined(separator: ","))}}"
-        let body = streaming
+        let body =
+            streaming
             ? "\"messages\":[\(responses.joined(separator: ","))]"
             : "\"response\":\(responses.first ?? "null")"
-        let phases = [("connectMs", timing.connectMs), ("schemaMs", timing.schemaMs), ("callMs", timing.callMs), ("totalMs", timing.totalMs)]
-            .map { name, value in "\"\(name)\":" + (value.map { BenchReport.fixed($0, 3) } ?? "null") }
-        return "{\"method\":\(Logger.jsonString(method)),\"status\":\(status),\(body),\"timing\":{\(phases.joined(separator: ","))}}"
+        let phases = [
+            ("connectMs", timing.connectMs), ("schemaMs", timing.schemaMs), ("callMs", timing.callMs),
+            ("totalMs", timing.totalMs),
+        ]
+        .map { name, value in "\"\(name)\":" + (value.map { BenchReport.fixed($0, 3) } ?? "null") }
+        return
+            "{\"method\":\(Logger.jsonString(method)),\"status\":\(status),\(body),\"timing\":{\(phases.joined(separator: ","))}}"
     }
 
     /// A failed call for people, on standard error (grpcurl's layout, plus the `ERR_…` code and details).

@@ -43,7 +43,9 @@ struct ProbeOptions {
 
     /// Client options for the server address.
     func clientOptions() throws(ProbeError) -> ClientOptions {
-        guard let address else { throw .usage("missing HOST:PORT (only list and describe with --protoset work without a server)") }
+        guard let address else {
+            throw .usage("missing HOST:PORT (only list and describe with --protoset work without a server)")
+        }
         let server: HostPort
         do throws(ArgumentError) {
             server = try ArgumentValue(address, name: nil).hostPort(ports: 1...UInt16.max, defaultHost: "127.0.0.1")
@@ -59,19 +61,21 @@ struct ProbeOptions {
 
     /// Call options from the shared flags.
     func callOptions() -> CallOptions {
-        CallOptions(timeoutMs: UInt32(min(timeoutSeconds * 1000, Double(UInt32.max))), onBehalfOf: onBehalfOf, metadata: metadata)
+        CallOptions(
+            timeoutMs: UInt32(min(timeoutSeconds * 1000, Double(UInt32.max))), onBehalfOf: onBehalfOf,
+            metadata: metadata)
     }
 
     static let help = """
-    shared flags (before or after the verb):
-      --api-key KEY          API key, bare or APP_ID:KEY (default: $RPC_PROBE_API_KEY)
-      --as UID               act on behalf of this user (CallHeader.on_behalf_of; default: the app)
-      -H key=value           call metadata (CallHeader.metadata; repeatable)
-      --timeout D            deadline of each call, e.g. 2s, 500ms (default: none)
-      --connect-timeout D    connect and handshake timeout (default: 5s)
-      --max-msg-bytes N      largest response message accepted, in bytes (default: 4194304)
-      --protoset FILE        a FileDescriptorSet to use instead of the server's reflection
-                             (repeatable; with it, list and describe need no HOST:PORT)
-      -v                     verbose: server, sizes and timings on standard error
-    """
+        shared flags (before or after the verb):
+          --api-key KEY          API key, bare or APP_ID:KEY (default: $RPC_PROBE_API_KEY)
+          --as UID               act on behalf of this user (CallHeader.on_behalf_of; default: the app)
+          -H key=value           call metadata (CallHeader.metadata; repeatable)
+          --timeout D            deadline of each call, e.g. 2s, 500ms (default: none)
+          --connect-timeout D    connect and handshake timeout (default: 5s)
+          --max-msg-bytes N      largest response message accepted, in bytes (default: 4194304)
+          --protoset FILE        a FileDescriptorSet to use instead of the server's reflection
+                                 (repeatable; with it, list and describe need no HOST:PORT)
+          -v                     verbose: server, sizes and timings on standard error
+        """
 }

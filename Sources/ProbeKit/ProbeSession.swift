@@ -26,8 +26,10 @@ final class ProbeSession {
         let fresh = try ClientConnection.probeConnect(clientOptions)
         if options.verbose {
             let ack = fresh.helloAck
-            printError("connected to \(clientOptions.host):\(clientOptions.port): \(ack.serverName) \(ack.serverVersion), "
-                + "app \(ack.appID), max message \(ack.maxMessageBytes) bytes, \(ack.maxConcurrentCalls) calls in flight")
+            printError(
+                "connected to \(clientOptions.host):\(clientOptions.port): \(ack.serverName) \(ack.serverVersion), "
+                    + "app \(ack.appID), max message \(ack.maxMessageBytes) bytes, \(ack.maxConcurrentCalls) calls in flight"
+            )
         }
         connection = fresh
         return fresh

@@ -1,30 +1,36 @@
 import CommandLineSupport
-import ProtoSchema
 internal import Glibc
+import ProtoSchema
 
 /// `rpc-probe HOST:PORT protoset [-o FILE]`: saves the server's schema as a `FileDescriptorSet`,
 /// for `--protoset` when that server (or another build of it) is unreachable or has no reflection.
 enum ProtosetCommand {
     static let help = """
-    usage: rpc-probe [flags] HOST:PORT protoset [-o FILE]
+        usage: rpc-probe [flags] HOST:PORT protoset [-o FILE]
 
-    Fetches the server's schema through reflection (mrpc.reflection.v1.Reflection/
-    GetFileDescriptorSet), checks that it parses, and writes it as a binary FileDescriptorSet (the
-    format of protoc --descriptor_set_out) to FILE or to standard output, for later use as
-    --protoset FILE. Refuses to write binary to a terminal.
+        Fetches the server's schema through reflection (mrpc.reflection.v1.Reflection/
+        GetFileDescriptorSet), checks that it parses, and writes it as a binary FileDescriptorSet (the
+        format of protoc --descriptor_set_out) to FILE or to standard output, for later use as
+        --protoset FILE. Refuses to write binary to a terminal.
 
-    protoset flags:
-      -o FILE, --output FILE   write to FILE (created or replaced) instead of standard output
-    """
+        protoset flags:
+          -o FILE, --output FILE   write to FILE (created or replaced) instead of standard output
+        """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
         var output: String?
-        guard let positionals = try reader.readVerb("protoset", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
-            guard flag.name == "-o" || flag.name == "--output" else { return false }
-            output = try reader.value(for: flag).text
-            return true
-        }) else { return 0 }
-        guard positionals.isEmpty else { throw .usage("protoset: unexpected argument '\(positionals[0])' (see rpc-probe protoset --help)") }
+        guard
+            let positionals = try reader.readVerb(
+                "protoset", options: &options, help: help,
+                flag: { flag, reader throws(ArgumentError) in
+                    guard flag.name == "-o" || flag.name == "--output" else { return false }
+                    output = try reader.value(for: flag).text
+                    return true
+                })
+        else { return 0 }
+        guard positionals.isEmpty else {
+            throw .usage("protoset: unexpected argument '\(positionals[0])' (see rpc-probe protoset --help)")
+        }
         guard output != nil || !ProbeOutput.standardOutputIsTerminal else {
             throw .usage("protoset: standard output is a terminal; redirect it (> FILE) or use -o FILE")
         }
@@ -42,8 +48,9 @@ enum ProtosetCommand {
             ProbeOutput.standardOutputBytes(bytes)
         }
         if options.verbose {
-            printError("\(bytes.count) bytes: \(schema.fileNames.count) files, \(schema.services.count) services, "
-                + "\(schema.messages.count) message types")
+            printError(
+                "\(bytes.count) bytes: \(schema.fileNames.count) files, \(schema.services.count) services, "
+                    + "\(schema.messages.count) message types")
         }
         return 0
     }

@@ -3,35 +3,39 @@ import CommandLineSupport
 /// rpc-probe: poke, script and load an MRPC server (grpcurl and ghz in one tool).
 public enum RPCProbe {
     static let help = """
-    usage: rpc-probe [flags] HOST:PORT VERB [arguments]
-           rpc-probe [flags] --protoset FILE list|describe [arguments]
+        usage: rpc-probe [flags] HOST:PORT VERB [arguments]
+               rpc-probe [flags] --protoset FILE list|describe [arguments]
 
-    verbs (each has --help; rpc-probe help VERB prints it too):
-      list [SERVICE]    services, or a service's methods (from reflection or --protoset)
-      describe [SYMBOL] a service, method, message or enum as .proto text
-      call METHOD       call a method with a JSON request (-d); print the JSON response
-      watch             follow the event stream, one JSON object a line
-      bench METHOD      load-test a unary method (ghz-style report: text, json or csv)
-      health [SERVICE]  the server's serving status
-      protoset          save the server's schema as a FileDescriptorSet for --protoset
+        verbs (each has --help; rpc-probe help VERB prints it too):
+          list [SERVICE]    services, or a service's methods (from reflection or --protoset)
+          describe [SYMBOL] a service, method, message or enum as .proto text
+          call METHOD       call a method with a JSON request (-d); print the JSON response
+          watch             follow the event stream, one JSON object a line
+          bench METHOD      load-test a unary method (ghz-style report: text, json or csv)
+          health [SERVICE]  the server's serving status
+          protoset          save the server's schema as a FileDescriptorSet for --protoset
 
-    \(ProbeOptions.help)
+        \(ProbeOptions.help)
 
-    exit codes: 0 OK; 1 the probe failed without a status (bad JSON, unknown method, unreadable
-    file; bench: some calls failed); 2 usage error; 64 + the status code when a call failed
-    (e.g. 69 NOT_FOUND, 78 UNAVAILABLE: server unreachable, 80 UNAUTHENTICATED: bad API key).
-    """
+        exit codes: 0 OK; 1 the probe failed without a status (bad JSON, unknown method, unreadable
+        file; bench: some calls failed); 2 usage error; 64 + the status code when a call failed
+        (e.g. 69 NOT_FOUND, 78 UNAVAILABLE: server unreachable, 80 UNAUTHENTICATED: bad API key).
+        """
 
     /// Each verb's runner and help.
-    private static var verbs: [String: (run: (inout ArgumentReader, inout ProbeOptions) throws(ProbeError) -> Int32, help: String)] {[
-        "list": (ListCommand.run, ListCommand.help),
-        "describe": (DescribeCommand.run, DescribeCommand.help),
-        "call": (CallCommand.run, CallCommand.help),
-        "watch": (WatchCommand.run, WatchCommand.help),
-        "bench": (BenchCommand.run, BenchCommand.help),
-        "health": (HealthCommand.run, HealthCommand.help),
-        "protoset": (ProtosetCommand.run, ProtosetCommand.help),
-    ]}
+    private static var verbs:
+        [String: (run: (inout ArgumentReader, inout ProbeOptions) throws(ProbeError) -> Int32, help: String)]
+    {
+        [
+            "list": (ListCommand.run, ListCommand.help),
+            "describe": (DescribeCommand.run, DescribeCommand.help),
+            "call": (CallCommand.run, CallCommand.help),
+            "watch": (WatchCommand.run, WatchCommand.help),
+            "bench": (BenchCommand.run, BenchCommand.help),
+            "health": (HealthCommand.run, HealthCommand.help),
+            "protoset": (ProtosetCommand.run, ProtosetCommand.help),
+        ]
+    }
 
     /// Runs rpc-probe; returns the exit code.
     /// - Parameters:
@@ -63,7 +67,8 @@ public enum RPCProbe {
                         verb = positional
                     }
                 case nil:
-                    throw .usage(options.address == nil ? "missing HOST:PORT and VERB\n\n\(help)" : "missing VERB\n\n\(help)")
+                    throw .usage(
+                        options.address == nil ? "missing HOST:PORT and VERB\n\n\(help)" : "missing VERB\n\n\(help)")
                 }
             }
             if verb == "help" {
@@ -77,7 +82,9 @@ public enum RPCProbe {
                 return 0
             }
             guard let entry = verbs[verb!] else {
-                throw .usage("unknown verb '\(verb!)' (verbs: \(verbs.keys.sorted().joined(separator: ", ")); see rpc-probe --help)")
+                throw .usage(
+                    "unknown verb '\(verb!)' (verbs: \(verbs.keys.sorted().joined(separator: ", ")); see rpc-probe --help)"
+                )
             }
             return try entry.run(&reader, &options)
         } catch {

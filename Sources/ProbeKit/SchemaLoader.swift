@@ -1,20 +1,24 @@
+internal import Glibc
 import ProtoBridge
 import ProtoSchema
 import RPCCore
 import RPCMessages
 import RPCPosix
-internal import Glibc
 
 /// Where rpc-probe gets the schema: `--protoset` files, or the server's reflection service.
 enum SchemaLoader {
     /// The schema from `options.protosets` when there are any, else from `connection()`'s reflection.
-    static func load(_ options: ProbeOptions, connection: () throws(ProbeError) -> ClientConnection) throws(ProbeError) -> Schema {
+    static func load(_ options: ProbeOptions, connection: () throws(ProbeError) -> ClientConnection) throws(ProbeError)
+        -> Schema
+    {
         var sets: [[UInt8]] = []
         if options.protosets.isEmpty {
             sets = [try fetchDescriptorSet(from: try connection(), options: options)]
         } else {
             for path in options.protosets {
-                guard let data = readFile(path) else { throw .failure("cannot read --protoset \(path): \(errorText())") }
+                guard let data = readFile(path) else {
+                    throw .failure("cannot read --protoset \(path): \(errorText())")
+                }
                 sets.append(data)
             }
         }
@@ -29,14 +33,19 @@ enum SchemaLoader {
     /// The serialized `FileDescriptorSet` the server reflects.
     /// - Throws: the call's status; UNIMPLEMENTED says that the server has no reflection and how
     ///   to go on without it.
-    static func fetchDescriptorSet(from connection: ClientConnection, options: ProbeOptions) throws(ProbeError) -> [UInt8] {
+    static func fetchDescriptorSet(from connection: ClientConnection, options: ProbeOptions) throws(ProbeError)
+        -> [UInt8]
+    {
         do throws(RPCError) {
-            return try connection.unary(ReflectionMethods.getFileDescriptorSet, GetFileDescriptorSetRequest(),
-                                        options: options.callOptions()).fileDescriptorSet
+            return try connection.unary(
+                ReflectionMethods.getFileDescriptorSet, GetFileDescriptorSetRequest(),
+                options: options.callOptions()
+            ).fileDescriptorSet
         } catch {
             var failure = error
             if error.code == .unimplemented {
-                failure.message = "the server does not support reflection (\(ReflectionMethods.getFileDescriptorSet.path): "
+                failure.message =
+                    "the server does not support reflection (\(ReflectionMethods.getFileDescriptorSet.path): "
                     + "\(error.message)); give its schema with --protoset FILE, a FileDescriptorSet saved with "
                     + "'rpc-probe HOST:PORT protoset > FILE' from a server that has reflection, or made with "
                     + "'protoc --include_imports --descriptor_set_out=FILE'"

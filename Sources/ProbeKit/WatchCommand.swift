@@ -7,30 +7,30 @@ import Synchronization
 /// `rpc-probe HOST:PORT watch`: follow the event stream, one JSON object a line.
 enum WatchCommand {
     static let help = """
-    usage: rpc-probe [flags] HOST:PORT watch [watch flags]
+        usage: rpc-probe [flags] HOST:PORT watch [watch flags]
 
-    Subscribes to moderation.v1.Moderation/Subscribe and prints each event (a SubscribeResponse)
-    as one JSON object a line, as it arrives, until the stream ends, --count events have arrived,
-    the --timeout passes, or Ctrl-C. With no --user, --group or --app it follows the acting user
-    (--as UID).
+        Subscribes to moderation.v1.Moderation/Subscribe and prints each event (a SubscribeResponse)
+        as one JSON object a line, as it arrives, until the stream ends, --count events have arrived,
+        the --timeout passes, or Ctrl-C. With no --user, --group or --app it follows the acting user
+        (--as UID).
 
-    watch flags:
-      --user UID          follow a user: their groups' actions and actions on them (the acting
-                          user, unless the app subscribes)
-      --group GUID        follow a group (repeatable, or GUID,GUID,…); the acting user must be a member
-      --app               follow the whole app (API key only, no --as)
-      --after-seq N       replay every matching action after seq N first, then go live
-                          (default: live from now)
-      --kinds K1,K2       only these actions (kicked, banned, unbanned, joined, left, added,
-                          created, updated, deleted, scopeChanged, ownershipTransferred)
-      --count N           stop after N events (exit 0)
-      --compress          ask for a deflate-compressed stream; -v shows each event's bytes on
-                          the wire vs inflated, and the totals at the end
-      --emit-defaults     print fields at their default values too
+        watch flags:
+          --user UID          follow a user: their groups' actions and actions on them (the acting
+                              user, unless the app subscribes)
+          --group GUID        follow a group (repeatable, or GUID,GUID,…); the acting user must be a member
+          --app               follow the whole app (API key only, no --as)
+          --after-seq N       replay every matching action after seq N first, then go live
+                              (default: live from now)
+          --kinds K1,K2       only these actions (kicked, banned, unbanned, joined, left, added,
+                              created, updated, deleted, scopeChanged, ownershipTransferred)
+          --count N           stop after N events (exit 0)
+          --compress          ask for a deflate-compressed stream; -v shows each event's bytes on
+                              the wire vs inflated, and the totals at the end
+          --emit-defaults     print fields at their default values too
 
-    The stream ending with an error (e.g. PERMISSION_DENIED, or UNAVAILABLE with details.last_seq
-    when the server shuts down) prints the status on standard error and exits 64 + its code.
-    """
+        The stream ending with an error (e.g. PERMISSION_DENIED, or UNAVAILABLE with details.last_seq
+        when the server shuts down) prints the status on standard error and exits 64 + its code.
+        """
 
     static let method = "moderation.v1.Moderation/Subscribe"
 
@@ -39,33 +39,40 @@ enum WatchCommand {
         var guids: [String] = []
         var kinds: [String] = []
         var limit: Int?
-        var compress = false, emitDefaults = false
-        guard let positionals = try reader.readVerb("watch", options: &options, help: help, flag: { flag, reader throws(ArgumentError) in
-            switch flag.name {
-            case "--user": fields.append("\"userUid\":\(Logger.jsonString(try reader.value(for: flag).text))")
-            case "--group":
-                let value = try reader.value(for: flag)
-                let list = value.text.split(separator: ",").map(String.init)
-                guard !list.isEmpty else { throw value.error("expected a GUID") }
-                guids += list
-            case "--app": if try flag.booleanValue() { fields.append("\"wholeApp\":true") }
-            case "--after-seq":
-                let seq = try reader.value(for: flag)
-                guard UInt64(seq.text) != nil else { throw seq.error("'\(seq.text)' is not a seq number") }
-                fields.append("\"afterSeq\":\"\(seq.text)\"")
-            case "--kinds":
-                let value = try reader.value(for: flag)
-                for kind in value.text.split(separator: ",") {
-                    kinds.append(try actionTypeName(String(kind), in: value))
-                }
-            case "--count": limit = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
-            case "--compress": compress = try flag.booleanValue()
-            case "--emit-defaults": emitDefaults = try flag.booleanValue()
-            default: return false
-            }
-            return true
-        }) else { return 0 }
-        guard positionals.isEmpty else { throw .usage("watch: unexpected argument '\(positionals[0])' (see rpc-probe watch --help)") }
+        var compress = false
+        var emitDefaults = false
+        guard
+            let positionals = try reader.readVerb(
+                "watch", options: &options, help: help,
+                flag: { flag, reader throws(ArgumentError) in
+                    switch flag.name {
+                    case "--user": fields.append("\"userUid\":\(Logger.jsonString(try reader.value(for: flag).text))")
+                    case "--group":
+                        let value = try reader.value(for: flag)
+                        let list = value.text.split(separator: ",").map(String.init)
+                        guard !list.isEmpty else { throw value.error("expected a GUID") }
+                        guids += list
+                    case "--app": if try flag.booleanValue() { fields.append("\"wholeApp\":true") }
+                    case "--after-seq":
+                        let seq = try reader.value(for: flag)
+                        guard UInt64(seq.text) != nil else { throw seq.error("'\(seq.text)' is not a seq number") }
+                        fields.append("\"afterSeq\":\"\(seq.text)\"")
+                    case "--kinds":
+                        let value = try reader.value(for: flag)
+                        for kind in value.text.split(separator: ",") {
+                            kinds.append(try actionTypeName(String(kind), in: value))
+                        }
+                    case "--count": limit = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
+                    case "--compress": compress = try flag.booleanValue()
+                    case "--emit-defaults": emitDefaults = try flag.booleanValue()
+                    default: return false
+                    }
+                    return true
+                })
+        else { return 0 }
+        guard positionals.isEmpty else {
+            throw .usage("watch: unexpected argument '\(positionals[0])' (see rpc-probe watch --help)")
+        }
         if !guids.isEmpty { fields.append("\"guids\":[\(guids.map(Logger.jsonString).joined(separator: ","))]") }
         if !kinds.isEmpty { fields.append("\"actions\":[\(kinds.map { "\"\($0)\"" }.joined(separator: ","))]") }
 
@@ -92,7 +99,9 @@ enum WatchCommand {
             guard let number else { return }
             ProbeOutput.standardOutput(CallCommand.render(message.body, as: output, format: format))
             if verbose {
-                printError("event \(number): \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated")
+                printError(
+                    "event \(number): \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated"
+                )
             }
             if let maxEvents, number == maxEvents { connection.cancel(streamID: message.streamID) }
         }
@@ -115,10 +124,14 @@ enum WatchCommand {
     /// "kicked" → "ACTION_TYPE_KICKED"; full enum names pass through.
     /// - Parameter value: the `--kinds` list `kind` is one of, which an error names.
     static func actionTypeName(_ kind: String, in value: ArgumentValue) throws(ArgumentError) -> String {
-        let known = ["created", "updated", "deleted", "joined", "left", "added", "kicked", "banned", "unbanned",
-                     "scopeChanged", "ownershipTransferred"]
+        let known = [
+            "created", "updated", "deleted", "joined", "left", "added", "kicked", "banned", "unbanned",
+            "scopeChanged", "ownershipTransferred",
+        ]
         if kind.hasPrefix("ACTION_TYPE_") { return kind }
-        guard known.contains(kind) else { throw value.error("'\(kind)' is not one of \(known.joined(separator: ", "))") }
+        guard known.contains(kind) else {
+            throw value.error("'\(kind)' is not one of \(known.joined(separator: ", "))")
+        }
         var snake = ""
         for character in kind {
             if character.isUppercase { snake += "_" }

@@ -26,10 +26,13 @@ public final class ProtoArena {
         let chunk = State.newChunk(capacity: State.chunkSize, previous: nil)!
         state.initialize(to: State(chunk: chunk, offset: State.chunkHeader, capacity: State.chunkSize))
         allocator = .allocate(capacity: 1)
-        allocator.initialize(to: ProtobufCAllocator(
-            alloc: { data, size in data!.assumingMemoryBound(to: State.self).pointee.allocate(size, forDecoding: true) },
-            free: { _, _ in },
-            allocator_data: UnsafeMutableRawPointer(state)))
+        allocator.initialize(
+            to: ProtobufCAllocator(
+                alloc: { data, size in
+                    data!.assumingMemoryBound(to: State.self).pointee.allocate(size, forDecoding: true)
+                },
+                free: { _, _ in },
+                allocator_data: UnsafeMutableRawPointer(state)))
     }
 
     deinit {

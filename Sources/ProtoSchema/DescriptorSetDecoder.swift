@@ -92,13 +92,17 @@ enum DescriptorSetDecoder {
             case 3: file.dependencies.append(try string(&reader, wireType, "dependency"))
             case 4:
                 let body = try lengthDelimited(&reader, wireType, "message_type")
-                file.messages.append(try element("message", file.messages.count, body) { (b) throws(Failure) in try message(b, depth: 1) })
+                file.messages.append(
+                    try element("message", file.messages.count, body) { (b) throws(Failure) in try message(b, depth: 1)
+                    })
             case 5:
                 let body = try lengthDelimited(&reader, wireType, "enum_type")
-                file.enums.append(try element("enum", file.enums.count, body) { (b) throws(Failure) in try enumType(b) })
+                file.enums.append(
+                    try element("enum", file.enums.count, body) { (b) throws(Failure) in try enumType(b) })
             case 6:
                 let body = try lengthDelimited(&reader, wireType, "service")
-                file.services.append(try element("service", file.services.count, body) { (b) throws(Failure) in try service(b) })
+                file.services.append(
+                    try element("service", file.services.count, body) { (b) throws(Failure) in try service(b) })
             case 9:
                 file.locations = try sourceCodeInfo(lengthDelimited(&reader, wireType, "source_code_info"))
             case 12: file.syntax = try string(&reader, wireType, "syntax")
@@ -110,31 +114,38 @@ enum DescriptorSetDecoder {
     }
 
     private static func message(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(Failure) -> Message {
-        guard depth <= maximumDepth else { throw Failure(reason: "message types nested more than \(maximumDepth) deep") }
+        guard depth <= maximumDepth else {
+            throw Failure(reason: "message types nested more than \(maximumDepth) deep")
+        }
         var message = Message()
         try fields(of: bytes, depth: depth) { (number, wireType, reader) throws(Failure) in
             switch number {
             case 1: message.name = try string(&reader, wireType, "name")
             case 2:
                 let body = try lengthDelimited(&reader, wireType, "field")
-                message.fields.append(try element("field", message.fields.count, body) { (b) throws(Failure) in try field(b) })
+                message.fields.append(
+                    try element("field", message.fields.count, body) { (b) throws(Failure) in try field(b) })
             case 3:
                 let body = try lengthDelimited(&reader, wireType, "nested_type")
-                message.nested.append(try element("message", message.nested.count, body) { (b) throws(Failure) in
-                    try Self.message(b, depth: depth + 1)
-                })
+                message.nested.append(
+                    try element("message", message.nested.count, body) { (b) throws(Failure) in
+                        try Self.message(b, depth: depth + 1)
+                    })
             case 4:
                 let body = try lengthDelimited(&reader, wireType, "enum_type")
-                message.enums.append(try element("enum", message.enums.count, body) { (b) throws(Failure) in try enumType(b) })
+                message.enums.append(
+                    try element("enum", message.enums.count, body) { (b) throws(Failure) in try enumType(b) })
             case 7:
-                try fields(of: lengthDelimited(&reader, wireType, "options"), depth: depth) { (number, wireType, reader) throws(Failure) in
+                try fields(of: lengthDelimited(&reader, wireType, "options"), depth: depth) {
+                    (number, wireType, reader) throws(Failure) in
                     guard number == 7 else { return false }
                     message.isMapEntry = try bool(&reader, wireType, "map_entry")
                     return true
                 }
             case 8:
                 var name = ""
-                try fields(of: lengthDelimited(&reader, wireType, "oneof_decl"), depth: depth) { (number, wireType, reader) throws(Failure) in
+                try fields(of: lengthDelimited(&reader, wireType, "oneof_decl"), depth: depth) {
+                    (number, wireType, reader) throws(Failure) in
                     guard number == 1 else { return false }
                     name = try string(&reader, wireType, "name")
                     return true
@@ -157,7 +168,8 @@ enum DescriptorSetDecoder {
             case 5: field.type = try int32(&reader, wireType, "type")
             case 6: field.typeName = try string(&reader, wireType, "type_name")
             case 8:
-                try fields(of: lengthDelimited(&reader, wireType, "options"), depth: 0) { (number, wireType, reader) throws(Failure) in
+                try fields(of: lengthDelimited(&reader, wireType, "options"), depth: 0) {
+                    (number, wireType, reader) throws(Failure) in
                     guard number == 2 else { return false }
                     field.packed = try bool(&reader, wireType, "packed")
                     return true
@@ -179,7 +191,8 @@ enum DescriptorSetDecoder {
             case 1: result.name = try string(&reader, wireType, "name")
             case 2:
                 var value = (name: "", number: Int32(0))
-                try fields(of: lengthDelimited(&reader, wireType, "value"), depth: 0) { (number, wireType, reader) throws(Failure) in
+                try fields(of: lengthDelimited(&reader, wireType, "value"), depth: 0) {
+                    (number, wireType, reader) throws(Failure) in
                     switch number {
                     case 1: value.name = try string(&reader, wireType, "name")
                     case 2: value.number = try int32(&reader, wireType, "number")
@@ -202,7 +215,8 @@ enum DescriptorSetDecoder {
             case 1: service.name = try string(&reader, wireType, "name")
             case 2:
                 var method = Method()
-                try fields(of: lengthDelimited(&reader, wireType, "method"), depth: 0) { (number, wireType, reader) throws(Failure) in
+                try fields(of: lengthDelimited(&reader, wireType, "method"), depth: 0) {
+                    (number, wireType, reader) throws(Failure) in
                     switch number {
                     case 1: method.name = try string(&reader, wireType, "name")
                     case 2: method.inputType = try string(&reader, wireType, "input_type")
@@ -226,7 +240,8 @@ enum DescriptorSetDecoder {
         try fields(of: bytes, depth: 0) { (number, wireType, reader) throws(Failure) in
             guard number == 1 else { return false }
             var location = Location()
-            try fields(of: lengthDelimited(&reader, wireType, "location"), depth: 0) { (number, wireType, reader) throws(Failure) in
+            try fields(of: lengthDelimited(&reader, wireType, "location"), depth: 0) {
+                (number, wireType, reader) throws(Failure) in
                 switch number {
                 case 1:
                     if wireType == .lengthDelimited {
@@ -306,7 +321,9 @@ enum DescriptorSetDecoder {
         return try reader.lengthDelimited()
     }
 
-    private static func string(_ reader: inout WireReader, _ wireType: WireType, _ field: String) throws(Failure) -> String {
+    private static func string(_ reader: inout WireReader, _ wireType: WireType, _ field: String) throws(Failure)
+        -> String
+    {
         let body = try lengthDelimited(&reader, wireType, field)
         guard let string = String(validating: body, as: UTF8.self) else {
             throw Failure(reason: "field \(field) is not valid UTF-8")
@@ -314,12 +331,15 @@ enum DescriptorSetDecoder {
         return string
     }
 
-    private static func int32(_ reader: inout WireReader, _ wireType: WireType, _ field: String) throws(Failure) -> Int32 {
+    private static func int32(_ reader: inout WireReader, _ wireType: WireType, _ field: String) throws(Failure)
+        -> Int32
+    {
         try expect(wireType, .varint, field)
         return Int32(truncatingIfNeeded: try reader.varint())
     }
 
-    private static func bool(_ reader: inout WireReader, _ wireType: WireType, _ field: String) throws(Failure) -> Bool {
+    private static func bool(_ reader: inout WireReader, _ wireType: WireType, _ field: String) throws(Failure) -> Bool
+    {
         try expect(wireType, .varint, field)
         return try reader.varint() != 0
     }

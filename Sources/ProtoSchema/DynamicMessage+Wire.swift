@@ -10,14 +10,17 @@ extension DynamicMessage {
         serializedBytes bytes: [UInt8], as descriptor: MessageDescriptor, maximumDepth: Int = defaultMaximumDepth
     ) throws(ProtoSchemaError) {
         let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(ProtoSchemaError) in try DynamicMessage(serializedBytes: raw, as: descriptor, maximumDepth: maximumDepth) }
+            Result { () throws(ProtoSchemaError) in
+                try DynamicMessage(serializedBytes: raw, as: descriptor, maximumDepth: maximumDepth)
+            }
         }
         self = try result.get()
     }
 
     /// Decodes a message from untrusted bytes; see `init(serializedBytes:as:maximumDepth:)`.
     public init(
-        serializedBytes bytes: UnsafeRawBufferPointer, as descriptor: MessageDescriptor, maximumDepth: Int = defaultMaximumDepth
+        serializedBytes bytes: UnsafeRawBufferPointer, as descriptor: MessageDescriptor,
+        maximumDepth: Int = defaultMaximumDepth
     ) throws(ProtoSchemaError) {
         self.init(descriptor)
         do throws(WireDecodingFailure) {
@@ -68,7 +71,9 @@ extension DynamicMessage {
                     WireWriter.tag(field.number, .lengthDelimited, into: &out)
                     WireWriter.lengthDelimited(payload, into: &out)
                 } else {
-                    for element in elements { Self.encodeSingle(element, number: field.number, type: field.type, into: &out) }
+                    for element in elements {
+                        Self.encodeSingle(element, number: field.number, type: field.type, into: &out)
+                    }
                 }
             default:
                 Self.encodeSingle(value, number: field.number, type: field.type, into: &out)
@@ -126,7 +131,8 @@ extension DynamicMessage {
     mutating func merge(_ bytes: UnsafeRawBufferPointer, depth: Int, maximumDepth: Int) throws(WireDecodingFailure) {
         let info = descriptor.info
         guard depth <= maximumDepth else {
-            throw WireDecodingFailure(messageName: info.fullName, reason: "messages nested more than \(maximumDepth) deep")
+            throw WireDecodingFailure(
+                messageName: info.fullName, reason: "messages nested more than \(maximumDepth) deep")
         }
         var reader = WireReader(bytes)
         while !reader.isAtEnd {
@@ -141,7 +147,8 @@ extension DynamicMessage {
                 do throws(WireReader.Failure) {
                     try reader.skip(wireType, number: number, depth: maximumDepth - depth)
                 } catch {
-                    throw WireDecodingFailure(messageName: info.fullName, reason: "unknown field \(number): \(error.reason)")
+                    throw WireDecodingFailure(
+                        messageName: info.fullName, reason: "unknown field \(number): \(error.reason)")
                 }
                 continue
             }
@@ -155,7 +162,8 @@ extension DynamicMessage {
         let field = descriptor.info.fields[index]
         let storage = descriptor.storage
         func fail(_ reason: String) -> WireDecodingFailure {
-            WireDecodingFailure(messageName: descriptor.info.fullName, path: [field.name], fieldNumber: field.number, reason: reason)
+            WireDecodingFailure(
+                messageName: descriptor.info.fullName, path: [field.name], fieldNumber: field.number, reason: reason)
         }
         func expect(_ expected: WireReader.WireType) throws(WireDecodingFailure) {
             guard wireType == expected else {
@@ -175,27 +183,32 @@ extension DynamicMessage {
             guard let key = MapKey(entry.value(of: keyField)) else { throw fail("map entry without a valid key") }
             var map: [MapKey: ProtoValue] = [:]
             if case .map(let existing)? = values[index] { map = existing }
-            values[index] = nil  // so `map` is the only reference and grows in place
+            values[index] = nil // so `map` is the only reference and grows in place
             map[key] = entry.value(of: valueField)
             values[index] = .map(map)
         } else if field.isRepeated {
             var list: [ProtoValue] = []
             if case .list(let existing)? = values[index] { list = existing }
-            values[index] = nil  // so `list` is the only reference and grows in place
+            values[index] = nil // so `list` is the only reference and grows in place
             if wireType == .lengthDelimited && field.type.isPackable {
                 let body = try Self.attempt(fail) { () throws(WireReader.Failure) in try reader.lengthDelimited() }
                 var packed = WireReader(body)
                 while !packed.isAtEnd {
-                    list.append(try readValue(field, from: &packed, existing: nil, depth: depth, maximumDepth: maximumDepth, fail: fail))
+                    list.append(
+                        try readValue(
+                            field, from: &packed, existing: nil, depth: depth, maximumDepth: maximumDepth, fail: fail))
                 }
             } else {
                 try expect(field.type.wireType)
-                list.append(try readValue(field, from: &reader, existing: nil, depth: depth, maximumDepth: maximumDepth, fail: fail))
+                list.append(
+                    try readValue(
+                        field, from: &reader, existing: nil, depth: depth, maximumDepth: maximumDepth, fail: fail))
             }
             values[index] = list.isEmpty ? nil : .list(list)
         } else {
             try expect(field.type.wireType)
-            let value = try readValue(field, from: &reader, existing: values[index], depth: depth, maximumDepth: maximumDepth, fail: fail)
+            let value = try readValue(
+                field, from: &reader, existing: values[index], depth: depth, maximumDepth: maximumDepth, fail: fail)
             store(value, at: index)
         }
     }
@@ -221,12 +234,16 @@ extension DynamicMessage {
             try message.merge(body, depth: depth + 1, maximumDepth: maximumDepth, within: field.name)
             return .message(message)
         default:
-            return try Self.attempt(fail) { () throws(WireReader.Failure) in try Self.readScalar(field.type, from: &reader) }
+            return try Self.attempt(fail) { () throws(WireReader.Failure) in
+                try Self.readScalar(field.type, from: &reader)
+            }
         }
     }
 
     /// Reads one numeric, bool, enum or bytes value.
-    private static func readScalar(_ type: FieldType, from reader: inout WireReader) throws(WireReader.Failure) -> ProtoValue {
+    private static func readScalar(_ type: FieldType, from reader: inout WireReader) throws(WireReader.Failure)
+        -> ProtoValue
+    {
         switch type {
         case .bool: return .bool(try reader.varint() != 0)
         case .int32: return .int32(Int32(truncatingIfNeeded: try reader.varint()))

@@ -73,10 +73,12 @@ public struct DynamicMessage: Sendable, Equatable, CustomStringConvertible {
     ///   type or the value is of the wrong kind.
     public mutating func set(_ field: FieldDescriptor, to value: ProtoValue) throws(ProtoSchemaError) {
         guard field.containingMessage == descriptor else {
-            throw ProtoSchemaError(code: .invalidValue, message: "\(field.fullName) is not a field of \(descriptor.fullName)")
+            throw ProtoSchemaError(
+                code: .invalidValue, message: "\(field.fullName) is not a field of \(descriptor.fullName)")
         }
         if let problem = Self.problem(with: value, for: field.info, storage: descriptor.storage) {
-            throw ProtoSchemaError(code: .invalidValue, message: "field \"\(field.name)\" of \(descriptor.fullName): \(problem)")
+            throw ProtoSchemaError(
+                code: .invalidValue, message: "field \"\(field.name)\" of \(descriptor.fullName): \(problem)")
         }
         store(value, at: field.index)
     }
@@ -84,7 +86,8 @@ public struct DynamicMessage: Sendable, Equatable, CustomStringConvertible {
     /// Sets the field named `name` (proto or JSON name); see `set(_:to:)`.
     public mutating func set(_ name: String, to value: ProtoValue) throws(ProtoSchemaError) {
         guard let field = descriptor.field(named: name) else {
-            throw ProtoSchemaError(code: .invalidValue, message: "\(descriptor.fullName) has no field named \"\(name)\"")
+            throw ProtoSchemaError(
+                code: .invalidValue, message: "\(descriptor.fullName) has no field named \"\(name)\"")
         }
         try set(field, to: value)
     }
@@ -146,12 +149,17 @@ public struct DynamicMessage: Sendable, Equatable, CustomStringConvertible {
         return singleProblem(with: value, for: field, storage: storage)
     }
 
-    private static func singleProblem(with value: ProtoValue, for field: SchemaStorage.FieldInfo, storage: SchemaStorage) -> String? {
+    private static func singleProblem(
+        with value: ProtoValue, for field: SchemaStorage.FieldInfo, storage: SchemaStorage
+    ) -> String? {
         guard value.fits(field.type) else {
-            let expected = field.type == .message || field.type == .enum ? "\(field.type) \(field.typeName)" : "\(field.type)"
+            let expected =
+                field.type == .message || field.type == .enum ? "\(field.type) \(field.typeName)" : "\(field.type)"
             return "expected a value of type \(expected), got \(value.kindDescription)"
         }
-        if case .message(let message) = value, message.descriptor.storage !== storage || message.descriptor.index != field.messageIndex {
+        if case .message(let message) = value,
+            message.descriptor.storage !== storage || message.descriptor.index != field.messageIndex
+        {
             return "expected a \(field.typeName) message, got a \(message.descriptor.fullName) message"
         }
         return nil

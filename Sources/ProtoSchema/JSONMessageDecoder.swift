@@ -27,7 +27,9 @@ struct JSONMessageDecoder {
 
     // MARK: - Messages
 
-    private mutating func message(_ json: JSONValue, descriptor: MessageDescriptor, depth: Int) throws(ProtoSchemaError) -> DynamicMessage {
+    private mutating func message(_ json: JSONValue, descriptor: MessageDescriptor, depth: Int) throws(ProtoSchemaError)
+        -> DynamicMessage
+    {
         guard case .object(let members) = json else {
             throw error("expected an object for \(descriptor.fullName), got \(json.summary)")
         }
@@ -50,7 +52,7 @@ struct JSONMessageDecoder {
                     message: "field \"\(pathText(path + [key]))\" of \(topLevel) is given twice\(also)")
             }
             keyOfField[index] = key
-            if case .null = value { continue }  // null: the field keeps its default
+            if case .null = value { continue } // null: the field keeps its default
             let field = info.fields[index]
             if let oneof = field.oneofIndex, !info.oneofs[oneof].isSynthetic {
                 if let other = keyOfOneof[oneof] {
@@ -83,7 +85,9 @@ struct JSONMessageDecoder {
         _ json: JSONValue, field: SchemaStorage.FieldInfo, storage: SchemaStorage, depth: Int
     ) throws(ProtoSchemaError) -> ProtoValue {
         if field.isMap {
-            guard case .object(let members) = json else { throw error("expected an object (a map), got \(json.summary)") }
+            guard case .object(let members) = json else {
+                throw error("expected an object (a map), got \(json.summary)")
+            }
             let entry = storage.messages[field.messageIndex!]
             let keyField = entry.fields[entry.fieldByNumber[1]!]
             let valueField = entry.fields[entry.fieldByNumber[2]!]
@@ -150,7 +154,10 @@ struct JSONMessageDecoder {
         switch json {
         case .string(let name):
             if let index = info.valueByName[name] { return .enumNumber(info.values[index].number) }
-            let hint = Suggestion.closest(to: name, among: info.values.map(\.name)).map { " (did you mean \(JSONWriter.quoted($0))?)" } ?? ""
+            let hint =
+                Suggestion.closest(to: name, among: info.values.map(\.name)).map {
+                    " (did you mean \(JSONWriter.quoted($0))?)"
+                } ?? ""
             throw error("\(JSONWriter.quoted(name)) is not a value of enum \(info.fullName)\(hint)")
         case .number(let literal):
             guard case .int32(let number) = try integer(literal, type: .int32, found: json) else {
@@ -214,13 +221,14 @@ struct JSONMessageDecoder {
         do throws(Base64.Failure) {
             return try Base64.decode(text, accepting: [.standard, .urlSafe], padding: .optional)
         } catch {
-            let reason = switch error {
-            case .padding: "wrong padding"
-            case .length: "length \(text.utf8.count) is not a whole number of base64 groups"
-            case .character(let byte, let offset):
-                "character \(JSONWriter.quoted(String(decoding: [byte], as: UTF8.self))) at position \(offset + 1)"
-            case .nonzeroPadBits: "nonzero pad bits"  // only refused with `canonical: true`, not asked for here
-            }
+            let reason =
+                switch error {
+                case .padding: "wrong padding"
+                case .length: "length \(text.utf8.count) is not a whole number of base64 groups"
+                case .character(let byte, let offset):
+                    "character \(JSONWriter.quoted(String(decoding: [byte], as: UTF8.self))) at position \(offset + 1)"
+                case .nonzeroPadBits: "nonzero pad bits" // only refused with `canonical: true`, not asked for here
+                }
             throw self.error("invalid base64: \(reason)")
         }
     }
@@ -235,7 +243,9 @@ struct JSONMessageDecoder {
         case .string(let text) where JSONParser.isNumberLiteral(text): literal = text
         default: throw error("expected a number, got \(json.summary)")
         }
-        guard let double = Double(literal), double.isFinite else { throw error("\(literal) is out of range for \(type)") }
+        guard let double = Double(literal), double.isFinite else {
+            throw error("\(literal) is out of range for \(type)")
+        }
         if type == .double { return .double(double) }
         // Float's own parse rounds correctly (via Double it could round twice); a value that
         // rounds beyond the largest float comes back infinite.

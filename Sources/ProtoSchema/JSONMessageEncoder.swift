@@ -30,7 +30,7 @@ struct JSONMessageEncoder {
                 writer.key(name)
                 self.value(value, of: field, storage: storage)
             } else if options.emitDefaults {
-                if field.oneofIndex != nil { continue }  // oneof members and `optional` fields: only when set
+                if field.oneofIndex != nil { continue } // oneof members and `optional` fields: only when set
                 writer.key(name)
                 if field.isMap {
                     writer.beginObject()

@@ -35,7 +35,8 @@ struct JSONParser {
             return value
         } catch {
             let (line, column) = position(of: error.offset, in: bytes)
-            throw ProtoSchemaError(code: .invalidJSON, message: "invalid JSON at line \(line) column \(column): \(error.reason)")
+            throw ProtoSchemaError(
+                code: .invalidJSON, message: "invalid JSON at line \(line) column \(column): \(error.reason)")
         }
     }
 
@@ -57,14 +58,22 @@ struct JSONParser {
     // MARK: - Values
 
     private mutating func value() throws(Failure) -> JSONValue {
-        guard offset < bytes.count else { throw Failure(offset: offset, reason: "expected a value, got the end of the input") }
+        guard offset < bytes.count else {
+            throw Failure(offset: offset, reason: "expected a value, got the end of the input")
+        }
         switch bytes[offset] {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw Failure(offset: offset, reason: "expected a value, got \(found())")
         }
@@ -72,7 +81,7 @@ struct JSONParser {
 
     private mutating func object() throws(Failure) -> JSONValue {
         try enterNesting()
-        offset += 1  // {
+        offset += 1 // {
         var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
@@ -88,7 +97,9 @@ struct JSONParser {
             let key = try string()
             skipWhitespace()
             guard peek(UInt8(ascii: ":")) else {
-                throw Failure(offset: offset, reason: "expected ':' after the member name \(JSONWriter.quoted(key)), got \(found())")
+                throw Failure(
+                    offset: offset,
+                    reason: "expected ':' after the member name \(JSONWriter.quoted(key)), got \(found())")
             }
             offset += 1
             skipWhitespace()
@@ -109,7 +120,7 @@ struct JSONParser {
 
     private mutating func array() throws(Failure) -> JSONValue {
         try enterNesting()
-        offset += 1  // [
+        offset += 1 // [
         var elements: [JSONValue] = []
         skipWhitespace()
         if peek(UInt8(ascii: "]")) {
@@ -158,7 +169,9 @@ struct JSONParser {
         guard let end = Self.numberEnd(bytes, from: start) else {
             var bad = start
             while bad < bytes.count, Self.isNumberByte(bytes[bad]) { bad += 1 }
-            throw Failure(offset: start, reason: "invalid number \(JSONWriter.quoted(String(decoding: bytes[start..<bad], as: UTF8.self)))")
+            throw Failure(
+                offset: start,
+                reason: "invalid number \(JSONWriter.quoted(String(decoding: bytes[start..<bad], as: UTF8.self)))")
         }
         offset = end
         return String(decoding: bytes[start..<end], as: UTF8.self)
@@ -167,7 +180,7 @@ struct JSONParser {
     private static func isNumberByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-             UInt8(ascii: "e"), UInt8(ascii: "E"):
+            UInt8(ascii: "e"), UInt8(ascii: "E"):
             true
         default: false
         }
@@ -199,7 +212,7 @@ struct JSONParser {
             if i < array.endIndex, array[i] == UInt8(ascii: "+") || array[i] == UInt8(ascii: "-") { i += 1 }
             guard digits() > 0 else { return nil }
         }
-        if i < array.endIndex, isNumberByte(array[i]) { return nil }  // "01", "1.2.3", "1e5e"
+        if i < array.endIndex, isNumberByte(array[i]) { return nil } // "01", "1.2.3", "1e5e"
         return i
     }
 
@@ -226,7 +239,9 @@ struct JSONParser {
             case UInt8(ascii: "\\"):
                 try escape(into: &utf8)
             case 0..<0x20:
-                throw Failure(offset: offset, reason: "control character U+\(Self.hex(UInt32(byte), width: 4)) in a string must be escaped")
+                throw Failure(
+                    offset: offset,
+                    reason: "control character U+\(Self.hex(UInt32(byte), width: 4)) in a string must be escaped")
             default:
                 utf8.append(byte)
                 offset += 1
@@ -236,7 +251,7 @@ struct JSONParser {
 
     private mutating func escape(into utf8: inout [UInt8]) throws(Failure) {
         let start = offset
-        offset += 1  // backslash
+        offset += 1 // backslash
         guard offset < bytes.count else { throw Failure(offset: start, reason: "string is not closed") }
         let byte = bytes[offset]
         offset += 1
@@ -250,22 +265,32 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             var scalar = try hexQuad(escapeStart: start)
             if (0xD800...0xDBFF).contains(scalar) {
-                guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
-                    throw Failure(offset: start, reason: "\\u\(Self.hex(scalar, width: 4)) is a high surrogate without a low surrogate after it")
+                guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                    bytes[offset + 1] == UInt8(ascii: "u")
+                else {
+                    throw Failure(
+                        offset: start,
+                        reason: "\\u\(Self.hex(scalar, width: 4)) is a high surrogate without a low surrogate after it")
                 }
                 let lowStart = offset
                 offset += 2
                 let low = try hexQuad(escapeStart: lowStart)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw Failure(offset: lowStart, reason: "\\u\(Self.hex(low, width: 4)) after a high surrogate is not a low surrogate")
+                    throw Failure(
+                        offset: lowStart,
+                        reason: "\\u\(Self.hex(low, width: 4)) after a high surrogate is not a low surrogate")
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw Failure(offset: start, reason: "\\u\(Self.hex(scalar, width: 4)) is a low surrogate without a high surrogate before it")
+                throw Failure(
+                    offset: start,
+                    reason: "\\u\(Self.hex(scalar, width: 4)) is a low surrogate without a high surrogate before it")
             }
             utf8.append(contentsOf: Unicode.UTF8.encode(Unicode.Scalar(scalar)!)!)
         default:
-            throw Failure(offset: start, reason: "invalid escape sequence \(JSONWriter.quoted("\\" + String(decoding: [byte], as: UTF8.self)))")
+            throw Failure(
+                offset: start,
+                reason: "invalid escape sequence \(JSONWriter.quoted("\\" + String(decoding: [byte], as: UTF8.self)))")
         }
     }
 

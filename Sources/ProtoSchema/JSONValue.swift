@@ -19,7 +19,8 @@ indirect enum JSONValue {
         case .bool(let value): value ? "true" : "false"
         case .number(let literal): "a number \(literal)"
         case .string(let string):
-            string.count > 40 ? "a string \(JSONWriter.quoted(String(string.prefix(40))))…" : "a string \(JSONWriter.quoted(string))"
+            string.count > 40
+                ? "a string \(JSONWriter.quoted(String(string.prefix(40))))…" : "a string \(JSONWriter.quoted(string))"
         case .array: "an array"
         case .object: "an object"
         }

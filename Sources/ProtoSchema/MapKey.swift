@@ -62,12 +62,12 @@ public enum MapKey: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static func == (lhs: MapKey, rhs: MapKey) -> Bool {
         switch (lhs, rhs) {
-        case let (.bool(a), .bool(b)): a == b
-        case let (.int32(a), .int32(b)): a == b
-        case let (.int64(a), .int64(b)): a == b
-        case let (.uint32(a), .uint32(b)): a == b
-        case let (.uint64(a), .uint64(b)): a == b
-        case let (.string(a), .string(b)): a.utf8.elementsEqual(b.utf8)
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int32(let a), .int32(let b)): a == b
+        case (.int64(let a), .int64(let b)): a == b
+        case (.uint32(let a), .uint32(let b)): a == b
+        case (.uint64(let a), .uint64(let b)): a == b
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
         default: false
         }
     }
@@ -82,18 +82,18 @@ public enum MapKey: Sendable, Hashable, Comparable, CustomStringConvertible {
         case .uint64(let v): hasher.combine(v)
         case .string(let v):
             for byte in v.utf8 { hasher.combine(byte) }
-            hasher.combine(0xFF as UInt16)  // terminator: "ab" + "" hashes unlike "a" + "b"
+            hasher.combine(0xFF as UInt16) // terminator: "ab" + "" hashes unlike "a" + "b"
         }
     }
 
     public static func < (lhs: MapKey, rhs: MapKey) -> Bool {
         switch (lhs, rhs) {
-        case let (.bool(a), .bool(b)): !a && b
-        case let (.int32(a), .int32(b)): a < b
-        case let (.int64(a), .int64(b)): a < b
-        case let (.uint32(a), .uint32(b)): a < b
-        case let (.uint64(a), .uint64(b)): a < b
-        case let (.string(a), .string(b)): a.utf8.lexicographicallyPrecedes(b.utf8)
+        case (.bool(let a), .bool(let b)): !a && b
+        case (.int32(let a), .int32(let b)): a < b
+        case (.int64(let a), .int64(let b)): a < b
+        case (.uint32(let a), .uint32(let b)): a < b
+        case (.uint64(let a), .uint64(let b)): a < b
+        case (.string(let a), .string(let b)): a.utf8.lexicographicallyPrecedes(b.utf8)
         default: lhs.rank < rhs.rank
         }
     }

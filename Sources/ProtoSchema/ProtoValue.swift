@@ -24,19 +24,19 @@ public enum ProtoValue: Sendable, Equatable {
 
     public static func == (lhs: ProtoValue, rhs: ProtoValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.bool(a), .bool(b)): a == b
-        case let (.int32(a), .int32(b)): a == b
-        case let (.int64(a), .int64(b)): a == b
-        case let (.uint32(a), .uint32(b)): a == b
-        case let (.uint64(a), .uint64(b)): a == b
-        case let (.float(a), .float(b)): a.bitPattern == b.bitPattern
-        case let (.double(a), .double(b)): a.bitPattern == b.bitPattern
-        case let (.string(a), .string(b)): a.utf8.elementsEqual(b.utf8)
-        case let (.bytes(a), .bytes(b)): a == b
-        case let (.enumNumber(a), .enumNumber(b)): a == b
-        case let (.message(a), .message(b)): a == b
-        case let (.list(a), .list(b)): a == b
-        case let (.map(a), .map(b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int32(let a), .int32(let b)): a == b
+        case (.int64(let a), .int64(let b)): a == b
+        case (.uint32(let a), .uint32(let b)): a == b
+        case (.uint64(let a), .uint64(let b)): a == b
+        case (.float(let a), .float(let b)): a.bitPattern == b.bitPattern
+        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.enumNumber(let a), .enumNumber(let b)): a == b
+        case (.message(let a), .message(let b)): a == b
+        case (.list(let a), .list(let b)): a == b
+        case (.map(let a), .map(let b)): a == b
         default: false
         }
     }

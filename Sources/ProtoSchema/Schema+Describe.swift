@@ -23,10 +23,13 @@ extension Schema {
             return "\(enumType.fullName) is an enum:\n" + ProtoPrinter.text { $0.enumType(enumType) }
         }
         if let dot = name.lastIndex(of: "."), let message = message(named: String(name[..<dot])),
-           let field = message.field(named: String(name[name.index(after: dot)...])) {
+            let field = message.field(named: String(name[name.index(after: dot)...]))
+        {
             return "\(field.fullName) is a field:\n" + ProtoPrinter.text { $0.field(field) }
         }
-        let hint = Suggestion.closest(to: name, among: storage.symbols.keys.sorted()).map { " (did you mean \"\($0)\"?)" } ?? ""
+        let hint =
+            Suggestion.closest(to: name, among: storage.symbols.keys.sorted()).map { " (did you mean \"\($0)\"?)" }
+            ?? ""
         throw ProtoSchemaError(
             code: .unknownSymbol,
             message: "no service, method, message, enum or field named \"\(name)\" in the schema\(hint)")

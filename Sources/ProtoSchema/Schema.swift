@@ -100,7 +100,9 @@ public struct Schema: Sendable {
     /// Like `message(named:)`, but an unknown name is an error that says so.
     public func requireMessage(named name: String) throws(ProtoSchemaError) -> MessageDescriptor {
         guard let message = message(named: name) else {
-            throw ProtoSchemaError(code: .unknownSymbol, message: "no message type named \"\(Self.withoutLeadingDot(name))\" in the schema")
+            throw ProtoSchemaError(
+                code: .unknownSymbol, message: "no message type named \"\(Self.withoutLeadingDot(name))\" in the schema"
+            )
         }
         return message
     }
@@ -110,16 +112,22 @@ public struct Schema: Sendable {
     public func requireMethod(named name: String) throws(ProtoSchemaError) -> MethodDescriptor {
         guard let method = method(named: name) else {
             let methods = services.flatMap(\.methods)
-            let bare = Self.withoutLeadingDot(name).split(whereSeparator: { $0 == "/" || $0 == "." }).last.map(String.init) ?? name
+            let bare =
+                Self.withoutLeadingDot(name).split(whereSeparator: { $0 == "/" || $0 == "." }).last.map(String.init)
+                ?? name
             let sameName = methods.filter { $0.name == bare }
-            let closest = sameName.count == 1
+            let closest =
+                sameName.count == 1
                 ? sameName[0]
-                : Suggestion.closest(to: Self.withoutLeadingDot(name).replacingSlashes(), among: methods.map(\.fullName))
-                    .flatMap { fullName in methods.first { $0.fullName == fullName } }
+                : Suggestion.closest(
+                    to: Self.withoutLeadingDot(name).replacingSlashes(), among: methods.map(\.fullName)
+                )
+                .flatMap { fullName in methods.first { $0.fullName == fullName } }
             let hint = closest.map { String($0.path.dropFirst()) }
             throw ProtoSchemaError(
                 code: .unknownSymbol,
-                message: "no method named \"\(name)\" in the schema" + (hint.map { " (did you mean \"\($0)\"?)" } ?? ""))
+                message: "no method named \"\(name)\" in the schema" + (hint.map { " (did you mean \"\($0)\"?)" } ?? "")
+            )
         }
         return method
     }

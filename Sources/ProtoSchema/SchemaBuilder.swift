@@ -78,10 +78,14 @@ struct SchemaBuilder {
         let index = messages.count
         try register(fullName, as: .message(index), file: fileName)
         // Reserve the index; nested types come after their parent.
-        messages.append(PendingMessage(raw: message, fullName: fullName, fileIndex: fileIndex, path: path, nestedMessages: [], nestedEnums: []))
+        messages.append(
+            PendingMessage(
+                raw: message, fullName: fullName, fileIndex: fileIndex, path: path, nestedMessages: [], nestedEnums: [])
+        )
         var nestedMessages: [Int] = []
         for (i, nested) in message.nested.enumerated() {
-            nestedMessages.append(try declare(nested, scope: fullName, fileIndex: fileIndex, path: path + [3, Int32(i)]))
+            nestedMessages.append(
+                try declare(nested, scope: fullName, fileIndex: fileIndex, path: path + [3, Int32(i)]))
         }
         var nestedEnums: [Int] = []
         for (i, nested) in message.enums.enumerated() {
@@ -104,14 +108,17 @@ struct SchemaBuilder {
         return index
     }
 
-    private func qualified(_ name: String, in scope: String, kind: String, file: String) throws(ProtoSchemaError) -> String {
+    private func qualified(_ name: String, in scope: String, kind: String, file: String) throws(ProtoSchemaError)
+        -> String
+    {
         guard !name.isEmpty, !name.contains(".") else {
             throw Self.error("a \(kind) in \(file) has \(name.isEmpty ? "no name" : "the invalid name \"\(name)\"")")
         }
         return scope.isEmpty ? name : "\(scope).\(name)"
     }
 
-    private mutating func register(_ fullName: String, as symbol: Storage.Symbol, file: String) throws(ProtoSchemaError) {
+    private mutating func register(_ fullName: String, as symbol: Storage.Symbol, file: String) throws(ProtoSchemaError)
+    {
         if let other = symbolFiles[fullName] {
             throw Self.error("\(fullName) is defined twice (in \(other) and in \(file))")
         }
@@ -144,7 +151,8 @@ struct SchemaBuilder {
         let fileInfos = files.map {
             Storage.FileInfo(name: $0.name, package: $0.package, dependencies: $0.dependencies, syntax: $0.syntax)
         }
-        return SchemaStorage(files: fileInfos, messages: messageInfos, enums: enumInfos, services: serviceInfos, symbols: allSymbols)
+        return SchemaStorage(
+            files: fileInfos, messages: messageInfos, enums: enumInfos, services: serviceInfos, symbols: allSymbols)
     }
 
     private func messageInfo(_ pending: PendingMessage) throws(ProtoSchemaError) -> Storage.MessageInfo {
@@ -176,12 +184,13 @@ struct SchemaBuilder {
                 }
                 type = known
             } else {
-                type = .message  // decided by what the type name refers to, below
+                type = .message // decided by what the type name refers to, below
                 guard !field.typeName.isEmpty else { throw Self.error("\(subject) has no type") }
             }
             if type == .message || type == .enum || type == .group {
                 guard let symbol = lookUp(field.typeName, scope: pending.fullName) else {
-                    throw Self.error("\(subject) has the type \(field.typeName), which the descriptor set does not define")
+                    throw Self.error(
+                        "\(subject) has the type \(field.typeName), which the descriptor set does not define")
                 }
                 switch symbol {
                 case .message(let index) where type != .enum:
@@ -204,25 +213,29 @@ struct SchemaBuilder {
                 oneofIndex = Int(index)
                 oneofMembers[Int(index)].append(i)
             }
-            let isMap = label == .repeated && type == .message && messageIndex.map { messages[$0].raw.isMapEntry } == true
-            let isPacked = label == .repeated && type.isPackable && (field.packed ?? (syntax == "proto3" || syntax == "editions"))
-            let hasPresence = label != .repeated
+            let isMap =
+                label == .repeated && type == .message && messageIndex.map { messages[$0].raw.isMapEntry } == true
+            let isPacked =
+                label == .repeated && type.isPackable && (field.packed ?? (syntax == "proto3" || syntax == "editions"))
+            let hasPresence =
+                label != .repeated
                 && (type == .message || type == .group || oneofIndex != nil || field.proto3Optional || !isProto3)
-            fields.append(Storage.FieldInfo(
-                name: field.name,
-                jsonName: field.jsonName ?? Self.jsonName(field.name),
-                number: field.number,
-                label: label,
-                type: type,
-                typeName: typeName,
-                messageIndex: messageIndex,
-                enumIndex: enumIndex,
-                oneofIndex: oneofIndex,
-                proto3Optional: field.proto3Optional,
-                isPacked: isPacked,
-                isMap: isMap,
-                hasPresence: hasPresence,
-                comments: comment(pending.fileIndex, pending.path + [2, Int32(i)])))
+            fields.append(
+                Storage.FieldInfo(
+                    name: field.name,
+                    jsonName: field.jsonName ?? Self.jsonName(field.name),
+                    number: field.number,
+                    label: label,
+                    type: type,
+                    typeName: typeName,
+                    messageIndex: messageIndex,
+                    enumIndex: enumIndex,
+                    oneofIndex: oneofIndex,
+                    proto3Optional: field.proto3Optional,
+                    isPacked: isPacked,
+                    isMap: isMap,
+                    hasPresence: hasPresence,
+                    comments: comment(pending.fileIndex, pending.path + [2, Int32(i)])))
         }
         let oneofs = raw.oneofs.enumerated().map { i, name in
             let members = oneofMembers[i]
@@ -236,8 +249,10 @@ struct SchemaBuilder {
             let key = fields.first { $0.number == 1 }
             let value = fields.first { $0.number == 2 }
             guard fields.count == 2, let key, let value, key.name == "key", value.name == "value",
-                  key.label != .repeated, value.label != .repeated, key.type.isValidMapKey, value.type != .group else {
-                throw Self.error("\(pending.fullName) is marked as a map entry but is not a valid one (key = 1, value = 2)")
+                key.label != .repeated, value.label != .repeated, key.type.isValidMapKey, value.type != .group
+            else {
+                throw Self.error(
+                    "\(pending.fullName) is marked as a map entry but is not a valid one (key = 1, value = 2)")
             }
         }
         return Storage.MessageInfo(
@@ -249,14 +264,18 @@ struct SchemaBuilder {
     private func enumInfo(_ pending: PendingEnum) throws(ProtoSchemaError) -> Storage.EnumInfo {
         guard !pending.raw.values.isEmpty else { throw Self.error("enum \(pending.fullName) has no values") }
         let values = pending.raw.values.enumerated().map { i, value in
-            Storage.EnumValueInfo(name: value.name, number: value.number, comments: comment(pending.fileIndex, pending.path + [2, Int32(i)]))
+            Storage.EnumValueInfo(
+                name: value.name, number: value.number,
+                comments: comment(pending.fileIndex, pending.path + [2, Int32(i)]))
         }
         return Storage.EnumInfo(
             fullName: pending.fullName, name: pending.raw.name, fileIndex: pending.fileIndex, values: values,
             comments: comment(pending.fileIndex, pending.path))
     }
 
-    private func serviceInfo(_ service: Raw.Service, fileIndex: Int, path: [Int32]) throws(ProtoSchemaError) -> Storage.ServiceInfo {
+    private func serviceInfo(_ service: Raw.Service, fileIndex: Int, path: [Int32]) throws(ProtoSchemaError)
+        -> Storage.ServiceInfo
+    {
         let package = files[fileIndex].package
         let fullName = package.isEmpty ? service.name : "\(package).\(service.name)"
         var methods: [Storage.MethodInfo] = []
@@ -266,18 +285,24 @@ struct SchemaBuilder {
             guard !method.name.isEmpty else { throw Self.error("method #\(i + 1) of \(fullName) has no name") }
             guard names.insert(method.name).inserted else { throw Self.error("\(subject) is declared twice") }
             guard case .message(let input)? = lookUp(method.inputType, scope: package) else {
-                throw Self.error("\(subject) has the input type \(method.inputType), which the descriptor set does not define as a message")
+                throw Self.error(
+                    "\(subject) has the input type \(method.inputType), which the descriptor set does not define as a message"
+                )
             }
             guard case .message(let output)? = lookUp(method.outputType, scope: package) else {
-                throw Self.error("\(subject) has the output type \(method.outputType), which the descriptor set does not define as a message")
+                throw Self.error(
+                    "\(subject) has the output type \(method.outputType), which the descriptor set does not define as a message"
+                )
             }
-            methods.append(Storage.MethodInfo(
-                name: method.name, inputIndex: input, outputIndex: output,
-                clientStreaming: method.clientStreaming, serverStreaming: method.serverStreaming,
-                comments: comment(fileIndex, path + [2, Int32(i)])))
+            methods.append(
+                Storage.MethodInfo(
+                    name: method.name, inputIndex: input, outputIndex: output,
+                    clientStreaming: method.clientStreaming, serverStreaming: method.serverStreaming,
+                    comments: comment(fileIndex, path + [2, Int32(i)])))
         }
         return Storage.ServiceInfo(
-            fullName: fullName, name: service.name, fileIndex: fileIndex, methods: methods, comments: comment(fileIndex, path))
+            fullName: fullName, name: service.name, fileIndex: fileIndex, methods: methods,
+            comments: comment(fileIndex, path))
     }
 
     /// Resolves a type reference like protoc: ".a.b.C" is absolute; "b.C" is looked up in the

@@ -148,7 +148,10 @@ final class SchemaStorage: Sendable {
     let services: [ServiceInfo]
     let symbols: [String: Symbol]
 
-    init(files: [FileInfo], messages: [MessageInfo], enums: [EnumInfo], services: [ServiceInfo], symbols: [String: Symbol]) {
+    init(
+        files: [FileInfo], messages: [MessageInfo], enums: [EnumInfo], services: [ServiceInfo],
+        symbols: [String: Symbol]
+    ) {
         self.files = files
         self.messages = messages
         self.enums = enums

@@ -92,7 +92,8 @@ struct WireReader {
     mutating func lengthDelimited() throws(Failure) -> UnsafeRawBufferPointer {
         let length = try varint()
         guard length <= UInt64(bytes.count - offset) else {
-            throw Failure(reason: "length \(length) runs past the end of the input (\(bytes.count - offset) bytes left)")
+            throw Failure(
+                reason: "length \(length) runs past the end of the input (\(bytes.count - offset) bytes left)")
         }
         let start = offset
         offset += Int(length)

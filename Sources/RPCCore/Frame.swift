@@ -22,7 +22,9 @@ public struct FrameType: Hashable, Sendable, CustomStringConvertible {
     public var isKnown: Bool { rawValue >= 1 && rawValue <= 10 }
 
     public var description: String {
-        let names = ["", "HELLO", "HELLO_ACK", "CALL", "REPLY", "MESSAGE", "TRAILERS", "CANCEL", "PING", "PONG", "GOAWAY"]
+        let names = [
+            "", "HELLO", "HELLO_ACK", "CALL", "REPLY", "MESSAGE", "TRAILERS", "CANCEL", "PING", "PONG", "GOAWAY",
+        ]
         return isKnown ? names[Int(rawValue)] : "0x" + String(rawValue, radix: 16)
     }
 }
@@ -54,7 +56,10 @@ public struct FrameHeader: Equatable, Sendable {
         let length = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
         let reserved = UInt16(bytes[6]) << 8 | UInt16(bytes[7])
         let stream = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
-        return (FrameHeader(length: length, type: FrameType(rawValue: bytes[4]), flags: bytes[5], streamID: stream), reserved)
+        return (
+            FrameHeader(length: length, type: FrameType(rawValue: bytes[4]), flags: bytes[5], streamID: stream),
+            reserved
+        )
     }
 
     /// Appends the 12 header bytes to `buffer`.
@@ -86,7 +91,9 @@ public enum Preface {
             return "the connection does not start with the MRPC preface"
         }
         let version = UInt16(bytes[4]) << 8 | UInt16(bytes[5])
-        guard version == Self.version else { return "protocol version \(version) is not supported (this server speaks 1)" }
+        guard version == Self.version else {
+            return "protocol version \(version) is not supported (this server speaks 1)"
+        }
         guard bytes[6] == 0, bytes[7] == 0 else { return "the preface's reserved bytes are not zero" }
         return nil
     }
@@ -102,7 +109,8 @@ public enum BigEndian {
     }
 
     public static func readUInt32(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
     }
 
     /// Overwrites 4 bytes at `offset` of `buffer`.

@@ -68,7 +68,7 @@ public enum FrameWriter {
         streamID: UInt32, response: Response, compress: Bool, into buffer: inout [UInt8]
     ) {
         let start = beginFrame(.reply, streamID: streamID, into: &buffer)
-        BigEndian.append(0, to: &buffer)  // an OK Status encodes to zero bytes
+        BigEndian.append(0, to: &buffer) // an OK Status encodes to zero bytes
         let compressed = appendBody(response, compress: compress, into: &buffer)
         endFrame(start, compressed: compressed, into: &buffer)
     }
@@ -127,7 +127,9 @@ public enum FrameWriter {
     }
 
     /// MESSAGE of a server stream from an encoded message.
-    public static func streamMessage(streamID: UInt32, encoded body: [UInt8], deflater: RawDeflater?, into buffer: inout [UInt8]) {
+    public static func streamMessage(
+        streamID: UInt32, encoded body: [UInt8], deflater: RawDeflater?, into buffer: inout [UInt8]
+    ) {
         let start = beginFrame(.message, streamID: streamID, into: &buffer)
         var compressed = false
         if let deflater, body.count >= streamCompressionThreshold {
@@ -149,7 +151,9 @@ public enum FrameWriter {
 
     // MARK: Helpers
 
-    private static func message<M: ProtoMessage>(_ message: M, type: FrameType, streamID: UInt32, into buffer: inout [UInt8]) {
+    private static func message<M: ProtoMessage>(
+        _ message: M, type: FrameType, streamID: UInt32, into buffer: inout [UInt8]
+    ) {
         let start = beginFrame(type, streamID: streamID, into: &buffer)
         message.encode(appendingTo: &buffer)
         endFrame(start, compressed: false, into: &buffer)

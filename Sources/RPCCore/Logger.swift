@@ -66,18 +66,32 @@ public struct Logger: Sendable {
         return level >= self.level
     }
 
-    public func log(_ level: Level, _ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+    public func log(
+        _ level: Level, _ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []
+    ) {
         guard isEnabled(level) else { return }
         let line = render(level, message(), fields + extra())
         sink.write(line)
     }
 
-    public func trace(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) { log(.trace, message(), extra()) }
-    public func debug(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) { log(.debug, message(), extra()) }
-    public func info(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) { log(.info, message(), extra()) }
-    public func notice(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) { log(.notice, message(), extra()) }
-    public func warning(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) { log(.warning, message(), extra()) }
-    public func error(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) { log(.error, message(), extra()) }
+    public func trace(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+        log(.trace, message(), extra())
+    }
+    public func debug(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+        log(.debug, message(), extra())
+    }
+    public func info(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+        log(.info, message(), extra())
+    }
+    public func notice(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+        log(.notice, message(), extra())
+    }
+    public func warning(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+        log(.warning, message(), extra())
+    }
+    public func error(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> [(String, String)] = []) {
+        log(.error, message(), extra())
+    }
 
     private func render(_ level: Level, _ message: String, _ fields: [(String, String)]) -> String {
         let time = Self.timestamp()

@@ -30,14 +30,16 @@ public struct MethodTable: Sendable {
         _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
     ) {
         precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
-        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, _, offload) throws(RPCError) in
-            let request = try RegisteredMethod.decode(Request.self, body)
-            if let offload, offloadWhen?(request) ?? true {
-                offload { handler(request, context, UnaryResponder(call: call)) }
-            } else {
-                handler(request, context, UnaryResponder(call: call))
-            }
-        })
+        add(
+            RegisteredMethod(description: method, executor: executor) {
+                (body, context, call, _, offload) throws(RPCError) in
+                let request = try RegisteredMethod.decode(Request.self, body)
+                if let offload, offloadWhen?(request) ?? true {
+                    offload { handler(request, context, UnaryResponder(call: call)) }
+                } else {
+                    handler(request, context, UnaryResponder(call: call))
+                }
+            })
     }
 
     /// Registers a server-streaming method.
@@ -46,14 +48,16 @@ public struct MethodTable: Sendable {
         _ handler: @escaping @Sendable (Request, CallContext, ServerStream<Response>) -> Void
     ) {
         precondition(method.serverStreaming, "\(method.path) is a unary method")
-        add(RegisteredMethod(description: method, executor: executor) { (body, context, call, pendingLimit, offload) throws(RPCError) in
-            let request = try RegisteredMethod.decode(Request.self, body)
-            if let offload {
-                offload { handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit)) }
-            } else {
-                handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit))
-            }
-        })
+        add(
+            RegisteredMethod(description: method, executor: executor) {
+                (body, context, call, pendingLimit, offload) throws(RPCError) in
+                let request = try RegisteredMethod.decode(Request.self, body)
+                if let offload {
+                    offload { handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit)) }
+                } else {
+                    handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit))
+                }
+            })
     }
 
     private mutating func add(_ method: RegisteredMethod) {
@@ -87,7 +91,9 @@ public struct RegisteredMethod: Sendable {
 
     init(
         description: any ProtoMethodDescription, executor: HandlerExecutor,
-        start: @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Offload?) throws(RPCError) -> Void
+        start:
+            @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Offload?) throws(RPCError) ->
+            Void
     ) {
         self.description = description
         self.executor = executor

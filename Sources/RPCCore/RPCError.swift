@@ -27,8 +27,9 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The error carried by a non-OK `Status`.
     public init(status: Status) {
-        self.init(code: StatusCode(rawValue: status.code), errorCode: status.errorCode,
-                  message: status.message, details: status.details)
+        self.init(
+            code: StatusCode(rawValue: status.code), errorCode: status.errorCode,
+            message: status.message, details: status.details)
     }
 
     /// The `Status` that carries this error.
@@ -45,7 +46,8 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Equal when what the peer sees is equal; `cause` stays on this side.
     public static func == (lhs: RPCError, rhs: RPCError) -> Bool {
-        lhs.code == rhs.code && lhs.errorCode == rhs.errorCode && lhs.message == rhs.message && lhs.details == rhs.details
+        lhs.code == rhs.code && lhs.errorCode == rhs.errorCode && lhs.message == rhs.message
+            && lhs.details == rhs.details
     }
 
     public var description: String {
@@ -66,7 +68,9 @@ extension RPCError {
     }
 
     public static func unimplemented(method: String) -> RPCError {
-        RPCError(code: .unimplemented, errorCode: RuntimeErrorCode.unimplemented, message: "no method \(method) on this server")
+        RPCError(
+            code: .unimplemented, errorCode: RuntimeErrorCode.unimplemented,
+            message: "no method \(method) on this server")
     }
 
     public static func deadlineExceeded(_ message: String) -> RPCError {
@@ -78,8 +82,9 @@ extension RPCError {
     }
 
     public static func tooManyCalls(limit: Int) -> RPCError {
-        RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyCalls,
-                 message: "the connection already has \(limit) calls in flight (the limit in HELLO_ACK)")
+        RPCError(
+            code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyCalls,
+            message: "the connection already has \(limit) calls in flight (the limit in HELLO_ACK)")
     }
 
     public static func cancelled(_ message: String) -> RPCError {

@@ -1,5 +1,5 @@
-import ProtoBridge
 internal import CZlib
+import ProtoBridge
 
 /// One raw-deflate (RFC 1951) compression context, for a compressed stream or unary bodies.
 ///

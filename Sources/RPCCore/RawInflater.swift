@@ -1,5 +1,5 @@
-import ProtoBridge
 internal import CZlib
+import ProtoBridge
 
 /// One raw-inflate context that never produces more than the caller's limit.
 ///

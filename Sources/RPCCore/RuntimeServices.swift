@@ -47,10 +47,13 @@ public enum RuntimeServices {
         }
         let reflected = table.methods + [ReflectionMethods.listServices]
         let listing = Dictionary(grouping: reflected, by: \.service).map { name, methods in
-            ServiceInfo(name: name, methods: methods.map {
-                MethodInfo(name: $0.name, path: $0.path, requestType: $0.requestType, responseType: $0.responseType,
-                           clientStreaming: false, serverStreaming: $0.serverStreaming)
-            })
+            ServiceInfo(
+                name: name,
+                methods: methods.map {
+                    MethodInfo(
+                        name: $0.name, path: $0.path, requestType: $0.requestType, responseType: $0.responseType,
+                        clientStreaming: false, serverStreaming: $0.serverStreaming)
+                })
         }.sorted { $0.name < $1.name }
         table.addUnary(ReflectionMethods.listServices) { request, _, responder in
             let services = request.service.isEmpty ? listing : listing.filter { $0.name == request.service }

@@ -35,14 +35,18 @@ public final class ServerCall: Sendable {
     /// Claims the call's one completion: true for the first caller only (later completions must
     /// send nothing), who also reports to the observer how the call ended.
     public func complete(_ code: StatusCode, errorCode: String = "") -> Bool {
-        guard completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+        guard completed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else {
             return false
         }
         if let observer {
-            observer.callEnded(CallRecord(
-                methodIndex: methodIndex, method: context.method, appID: context.appID, onBehalfOf: context.onBehalfOf,
-                requestID: context.requestID, peer: context.peer, streamID: streamID, code: code, errorCode: errorCode,
-                durationNanoseconds: clock() - startedAt))
+            observer.callEnded(
+                CallRecord(
+                    methodIndex: methodIndex, method: context.method, appID: context.appID,
+                    onBehalfOf: context.onBehalfOf,
+                    requestID: context.requestID, peer: context.peer, streamID: streamID, code: code,
+                    errorCode: errorCode,
+                    durationNanoseconds: clock() - startedAt))
         }
         return true
     }
@@ -65,7 +69,9 @@ public final class ServerCall: Sendable {
     }
 
     /// `completeByHandler` with an error's status.
-    public func completeByHandler(_ error: RPCError) -> Bool { completeByHandler(error.code, errorCode: error.errorCode) }
+    public func completeByHandler(_ error: RPCError) -> Bool {
+        completeByHandler(error.code, errorCode: error.errorCode)
+    }
 
     /// Ends the call with `error` (a REPLY, or TRAILERS for a stream) unless it already completed.
     public func end(_ error: RPCError, isStream: Bool) {

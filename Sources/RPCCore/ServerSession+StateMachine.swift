@@ -154,7 +154,8 @@ extension ServerSession {
                     let idle = now - max(open.lastInbound, open.lastCallEnded)
                     guard limits.idleTimeoutMs > 0, idle >= Self.nanoseconds(limits.idleTimeoutMs) else { return .none }
                     state = .closing
-                    return .sendGoawayAndClose(.unavailable("the connection was idle for \(limits.idleTimeoutMs) ms"), .idle)
+                    return .sendGoawayAndClose(
+                        .unavailable("the connection was idle for \(limits.idleTimeoutMs) ms"), .idle)
                 }
                 let action = keepalive(now: now, &open)
                 if case .open = state { state = .open(open) }

@@ -32,7 +32,8 @@ public final class ServerSession {
             serverName: String, serverVersion: String, limits: ServerLimits, methods: MethodTable,
             authenticator: any Authenticator, logger: Logger,
             offload: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-            now: @escaping @Sendable () -> UInt64, observer: (any CallObserver)? = nil, rateLimiter: (any RateLimiter)? = nil
+            now: @escaping @Sendable () -> UInt64, observer: (any CallObserver)? = nil,
+            rateLimiter: (any RateLimiter)? = nil
         ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
@@ -120,9 +121,12 @@ public final class ServerSession {
         while machine.isReading {
             let available = bytes.count - offset
             guard available >= FrameHeader.size else { return (offset, FrameHeader.size) }
-            let (header, reserved) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
+            let (header, reserved) = FrameHeader.read(
+                from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
             guard Int(header.length) <= limits.maxFramePayload else {
-                fail(.messageTooLarge("frame of \(header.length) bytes exceeds the limit of \(limits.maxFramePayload) bytes"))
+                fail(
+                    .messageTooLarge(
+                        "frame of \(header.length) bytes exceeds the limit of \(limits.maxFramePayload) bytes"))
                 return (bytes.count, 0)
             }
             let total = FrameHeader.size + Int(header.length)
@@ -150,7 +154,9 @@ public final class ServerSession {
         }
         if case .awaitingHello = machine.state {
             guard header.type == .hello, header.streamID == 0 else {
-                fail(.protocolViolation("the first frame must be HELLO on stream 0, got \(header.type) on stream \(header.streamID)"))
+                fail(
+                    .protocolViolation(
+                        "the first frame must be HELLO on stream 0, got \(header.type) on stream \(header.streamID)"))
                 return
             }
             handleHello(header, payload)
@@ -197,12 +203,13 @@ public final class ServerSession {
         logger = logger.with("app", app)
         logger.debug("connection authenticated", [("client", hello.clientName)])
         let limits = environment.limits
-        FrameWriter.helloAck(HelloAck(
-            serverName: environment.serverName, serverVersion: environment.serverVersion, protocolVersion: 1,
-            maxMessageBytes: UInt32(limits.maxMessageBytes), maxCallHeaderBytes: UInt32(limits.maxCallHeaderBytes),
-            maxConcurrentCalls: UInt32(limits.maxConcurrentCalls),
-            acceptEncodings: acceptsDeflate ? ["deflate"] : [], appID: app,
-            idleTimeoutMs: UInt32(limits.idleTimeoutMs)), into: &outbound)
+        FrameWriter.helloAck(
+            HelloAck(
+                serverName: environment.serverName, serverVersion: environment.serverVersion, protocolVersion: 1,
+                maxMessageBytes: UInt32(limits.maxMessageBytes), maxCallHeaderBytes: UInt32(limits.maxCallHeaderBytes),
+                maxConcurrentCalls: UInt32(limits.maxConcurrentCalls),
+                acceptEncodings: acceptsDeflate ? ["deflate"] : [], appID: app,
+                idleTimeoutMs: UInt32(limits.idleTimeoutMs)), into: &outbound)
     }
 
     private func handleCall(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
@@ -212,7 +219,8 @@ public final class ServerSession {
             return
         }
         guard streamID > lastStreamID else {
-            let reason = calls[streamID] != nil
+            let reason =
+                calls[streamID] != nil
                 ? "stream id \(streamID) is already in use"
                 : "stream id \(streamID) is not greater than the previous one (\(lastStreamID))"
             fail(.protocolViolation(reason))
@@ -224,17 +232,24 @@ public final class ServerSession {
         }
         let headerLength = Int(BigEndian.readUInt32(payload))
         guard headerLength <= payload.count - 4 else {
-            fail(.protocolViolation("CALL on stream \(streamID) declares a header of \(headerLength) bytes but carries \(payload.count - 4)"))
+            fail(
+                .protocolViolation(
+                    "CALL on stream \(streamID) declares a header of \(headerLength) bytes but carries \(payload.count - 4)"
+                ))
             return
         }
         lastStreamID = streamID
         guard headerLength <= limits.maxCallHeaderBytes else {
-            reject(streamID, .messageTooLarge("call header of \(headerLength) bytes exceeds the limit of \(limits.maxCallHeaderBytes)"))
+            reject(
+                streamID,
+                .messageTooLarge(
+                    "call header of \(headerLength) bytes exceeds the limit of \(limits.maxCallHeaderBytes)"))
             return
         }
         let callHeader: CallHeader
         do {
-            callHeader = try CallHeader(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + headerLength]))
+            callHeader = try CallHeader(
+                serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + headerLength]))
         } catch {
             reject(streamID, .invalidArgument(error.description))
             return
@@ -248,32 +263,45 @@ public final class ServerSession {
             return
         }
         guard let method = methods[callHeader.method] else {
-            reject(streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method), header: callHeader)
+            reject(
+                streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method),
+                header: callHeader)
             return
         }
         if let limiter = environment.rateLimiter, let retryAfterMs = limiter.retryAfter(app: appID, now: now) {
-            reject(streamID, RPCError(
-                code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
-                message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
-                details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
+            reject(
+                streamID,
+                RPCError(
+                    code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
+                    message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
+                    details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
             return
         }
         let rawBody = UnsafeRawBufferPointer(rebasing: payload[(4 + headerLength)...])
         var inflated: [UInt8] = []
         if header.isCompressed {
             do throws(RawInflater.Failure) {
-                try CompressionScratch.inflater.value.inflateIndependent(rawBody, limit: limits.maxMessageBytes, appendingTo: &inflated)
+                try CompressionScratch.inflater.value.inflateIndependent(
+                    rawBody, limit: limits.maxMessageBytes, appendingTo: &inflated)
             } catch {
                 switch error {
                 case .tooLarge(let limit):
-                    reject(streamID, .messageTooLarge("the request body inflates to more than \(limit) bytes"), header: callHeader, methodIndex: method.index)
+                    reject(
+                        streamID, .messageTooLarge("the request body inflates to more than \(limit) bytes"),
+                        header: callHeader, methodIndex: method.index)
                 case .corrupt(let reason):
-                    reject(streamID, .badEncoding("the compressed request body is not valid raw deflate data: \(reason)"), header: callHeader, methodIndex: method.index)
+                    reject(
+                        streamID, .badEncoding("the compressed request body is not valid raw deflate data: \(reason)"),
+                        header: callHeader, methodIndex: method.index)
                 }
                 return
             }
         } else if rawBody.count > limits.maxMessageBytes {
-            reject(streamID, .messageTooLarge("the request body of \(rawBody.count) bytes exceeds the limit of \(limits.maxMessageBytes)"), header: callHeader, methodIndex: method.index)
+            reject(
+                streamID,
+                .messageTooLarge(
+                    "the request body of \(rawBody.count) bytes exceeds the limit of \(limits.maxMessageBytes)"),
+                header: callHeader, methodIndex: method.index)
             return
         }
         let deadline: UInt64? = callHeader.timeoutMs > 0 ? now + UInt64(callHeader.timeoutMs) * 1_000_000 : nil
@@ -282,7 +310,8 @@ public final class ServerSession {
             idempotencyKey: callHeader.idempotencyKey, requestID: callHeader.requestID, metadata: callHeader.metadata,
             deadline: deadline, peer: peer)
         let call = ServerCall(
-            context: context, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"), port: port,
+            context: context, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"),
+            port: port,
             methodIndex: method.index, observer: environment.observer, clock: environment.now)
         let isStream = method.description.serverStreaming
         // Registered before the handler runs: an inline handler may complete it at once.
@@ -293,7 +322,8 @@ public final class ServerSession {
         }
         var offload: RegisteredMethod.Offload?
         if method.executor == .workerPool {
-            let clock = environment.now, submit = environment.offload
+            let clock = environment.now
+            let submit = environment.offload
             offload = { work in
                 submit {
                     if context.isExpired(now: clock()) {
@@ -330,12 +360,17 @@ public final class ServerSession {
 
     /// Replies to a call that will not run.
     private func reject(_ streamID: UInt32, _ error: RPCError, header: CallHeader? = nil, methodIndex: Int? = nil) {
-        logger.debug("call refused", [("stream", String(streamID)), ("request_id", header?.requestID ?? ""), ("error", error.description)])
+        logger.debug(
+            "call refused",
+            [("stream", String(streamID)), ("request_id", header?.requestID ?? ""), ("error", error.description)])
         FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
-        environment.observer?.callEnded(CallRecord(
-            methodIndex: methodIndex, method: header?.method ?? "", appID: appID, onBehalfOf: header?.onBehalfOf ?? "",
-            requestID: header?.requestID ?? "", peer: peer, streamID: streamID, code: error.code, errorCode: error.errorCode,
-            durationNanoseconds: 0))
+        environment.observer?.callEnded(
+            CallRecord(
+                methodIndex: methodIndex, method: header?.method ?? "", appID: appID,
+                onBehalfOf: header?.onBehalfOf ?? "",
+                requestID: header?.requestID ?? "", peer: peer, streamID: streamID, code: error.code,
+                errorCode: error.errorCode,
+                durationNanoseconds: 0))
     }
 
     /// Sends GOAWAY with `error` and closes after flushing.
@@ -482,7 +517,8 @@ public final class ServerSession {
     /// What the transport does after the current event.
     private func transportActions() -> TransportActions {
         defer { deadlineToArm = nil }
-        return TransportActions(write: !outbound.isEmpty, close: machine.closeRequested, armDeadlineTimer: deadlineToArm)
+        return TransportActions(
+            write: !outbound.isEmpty, close: machine.closeRequested, armDeadlineTimer: deadlineToArm)
     }
 
     /// After a call left `calls`: when it was the last one, the idle timer starts now, and a

@@ -14,8 +14,12 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     /// Replies with status OK and `response`.
     public func succeed(_ response: Response) {
         guard call.completeByHandler(.ok) else { return }
-        let streamID = call.streamID, compress = call.acceptsDeflate
-        if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, response: response, compress: compress, into: &$0) }) {
+        let streamID = call.streamID
+        let compress = call.acceptsDeflate
+        if call.port.writeOnLoop(
+            streamID: streamID, final: true,
+            { FrameWriter.reply(streamID: streamID, response: response, compress: compress, into: &$0) })
+        {
             return
         }
         var frame: [UInt8] = []
@@ -27,7 +31,9 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     public func fail(_ error: RPCError) {
         guard call.completeByHandler(error) else { return }
         let streamID = call.streamID
-        if call.port.writeOnLoop(streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, error: error, into: &$0) }) {
+        if call.port.writeOnLoop(
+            streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, error: error, into: &$0) })
+        {
             return
         }
         var frame: [UInt8] = []

@@ -1,8 +1,8 @@
+internal import CSystemShims
+internal import Glibc
 public import ProtoBridge
 public import RPCCore
 public import RPCMessages
-internal import CSystemShims
-internal import Glibc
 import Synchronization
 import ThreadSupport
 
@@ -52,7 +52,8 @@ public final class ClientConnection: Sendable {
 
     private enum PendingCall {
         case unary(deadline: UInt64?, completion: @Sendable (Result<[UInt8], RPCError>) -> Void)
-        case stream(deadline: UInt64?, onMessage: @Sendable (StreamMessage) -> Void, onEnd: @Sendable (RPCError?) -> Void)
+        case stream(
+            deadline: UInt64?, onMessage: @Sendable (StreamMessage) -> Void, onEnd: @Sendable (RPCError?) -> Void)
 
         var deadline: UInt64? {
             switch self {
@@ -81,8 +82,10 @@ public final class ClientConnection: Sendable {
         _ = cshim_set_nodelay(fd)
         do throws(RPCError) {
             var out = Preface.bytes
-            FrameWriter.hello(Hello(apiKey: options.apiKey, clientName: options.clientName,
-                                    acceptEncodings: options.acceptDeflate ? ["deflate"] : [], appID: options.appID), into: &out)
+            FrameWriter.hello(
+                Hello(
+                    apiKey: options.apiKey, clientName: options.clientName,
+                    acceptEncodings: options.acceptDeflate ? ["deflate"] : [], appID: options.appID), into: &out)
             try Self.sendAll(fd, out)
             var buffer: [UInt8] = []
             let deadline = monotonicNow() + UInt64(options.connectTimeoutMs) * 1_000_000
@@ -103,7 +106,9 @@ public final class ClientConnection: Sendable {
                     }
                 }
                 let now = monotonicNow()
-                guard now < deadline else { throw RPCError.unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms") }
+                guard now < deadline else {
+                    throw RPCError.unavailable("no HELLO_ACK within \(options.connectTimeoutMs) ms")
+                }
                 try Self.readSome(fd, into: &buffer, timeoutMs: Int32((deadline - now) / 1_000_000) + 1)
             }
         } catch {
@@ -135,7 +140,8 @@ public final class ClientConnection: Sendable {
         completion: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void
     ) {
         let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
-        start(path: path, options: options, pending: .unary(deadline: deadline, completion: completion)) { streamID, header, out in
+        start(path: path, options: options, pending: .unary(deadline: deadline, completion: completion)) {
+            streamID, header, out in
             body.withUnsafeBytes { FrameWriter.call(streamID: streamID, header: header, body: $0, into: &out) }
         }
     }
@@ -154,12 +160,14 @@ public final class ClientConnection: Sendable {
     ) {
         let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
         let pending = PendingCall.unary(deadline: deadline) { result in
-            completion(result.flatMap { body in
-                Result { () throws(RPCError) in try Self.decode(Response.self, body) }
-            })
+            completion(
+                result.flatMap { body in
+                    Result { () throws(RPCError) in try Self.decode(Response.self, body) }
+                })
         }
         start(path: method.path, options: options, pending: pending) { streamID, header, out in
-            FrameWriter.call(streamID: streamID, header: header, request: request, compress: options.compressRequest, into: &out)
+            FrameWriter.call(
+                streamID: streamID, header: header, request: request, compress: options.compressRequest, into: &out)
         }
     }
 
@@ -176,7 +184,8 @@ public final class ClientConnection: Sendable {
     public func unary<Request, Response>(
         _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions()
     ) async throws(RPCError) -> Response {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, RPCError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Response, RPCError>, Never>) in
             unary(method, request, options: options) { continuation.resume(returning: $0) }
         }
         return try result.get()
@@ -190,7 +199,9 @@ public final class ClientConnection: Sendable {
         onMessage: @escaping @Sendable (StreamMessage) -> Void, onEnd: @escaping @Sendable (RPCError?) -> Void
     ) -> ClientStream {
         let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
-        let streamID = start(path: path, options: options, pending: .stream(deadline: deadline, onMessage: onMessage, onEnd: onEnd)) { streamID, header, out in
+        let streamID = start(
+            path: path, options: options, pending: .stream(deadline: deadline, onMessage: onMessage, onEnd: onEnd)
+        ) { streamID, header, out in
             body.withUnsafeBytes { FrameWriter.call(streamID: streamID, header: header, body: $0, into: &out) }
         }
         return ClientStream(connection: self, streamID: streamID)
@@ -199,7 +210,8 @@ public final class ClientConnection: Sendable {
     /// Runs a server stream with an encoded request body to its end: `onMessage` gets each message
     /// as it arrives (on the reader thread); returns the final status (nil for OK).
     public func streamToEnd(
-        path: String, body: [UInt8], options: CallOptions = CallOptions(), onMessage: @escaping @Sendable (StreamMessage) -> Void
+        path: String, body: [UInt8], options: CallOptions = CallOptions(),
+        onMessage: @escaping @Sendable (StreamMessage) -> Void
     ) -> RPCError? {
         let waiter = Waiter<RPCError?>()
         stream(path: path, body: body, options: options, onMessage: onMessage) { waiter.resolve($0) }
@@ -213,13 +225,15 @@ public final class ClientConnection: Sendable {
         _ method: ProtoMethod<Request, Response>, _ request: Request, options: CallOptions = CallOptions(),
         onMessage: @escaping @Sendable (Response) -> Void, onEnd: @escaping @Sendable (RPCError?) -> Void
     ) -> ClientStream {
-        stream(path: method.path, body: request.serializedBytes(), options: options, onMessage: { [weak self] message in
-            do throws(RPCError) {
-                onMessage(try Self.decode(Response.self, message.body))
-            } catch {
-                self?.failStream(message.streamID, error)
-            }
-        }, onEnd: onEnd)
+        stream(
+            path: method.path, body: request.serializedBytes(), options: options,
+            onMessage: { [weak self] message in
+                do throws(RPCError) {
+                    onMessage(try Self.decode(Response.self, message.body))
+                } catch {
+                    self?.failStream(message.streamID, error)
+                }
+            }, onEnd: onEnd)
     }
 
     /// Cancels a call: the server is sent CANCEL and the call fails locally with CANCELLED.
@@ -255,7 +269,9 @@ public final class ClientConnection: Sendable {
             let streamID = writer.lastStreamID + 1
             let registered: RPCError? = state.withLock { state in
                 if let closed = state.closed { return closed }
-                if state.goawayLastStream != nil { return .unavailable("the server sent GOAWAY; open a new connection") }
+                if state.goawayLastStream != nil {
+                    return .unavailable("the server sent GOAWAY; open a new connection")
+                }
                 state.calls[streamID] = pending
                 return nil
             }
@@ -265,8 +281,9 @@ public final class ClientConnection: Sendable {
             }
             guard writer.pending.count - writer.written < Self.pendingOutputLimit else {
                 _ = state.withLock { $0.calls.removeValue(forKey: streamID) }
-                refusal = RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
-                                   message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading")
+                refusal = RPCError(
+                    code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
+                    message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading")
                 return 0
             }
             writer.lastStreamID = streamID
@@ -424,27 +441,36 @@ public final class ClientConnection: Sendable {
             }
         case .message:
             guard let call = state.withLock({ $0.calls[header.streamID] }),
-                  case .stream(_, let onMessage, _) = call else { return }
+                case .stream(_, let onMessage, _) = call
+            else { return }
             if header.isCompressed {
                 var body: [UInt8] = []
                 do throws(RawInflater.Failure) {
-                    try reader.inflater(for: header.streamID).inflateStreamMessage(payload, limit: options.maxMessageBytes, appendingTo: &body)
+                    try reader.inflater(for: header.streamID).inflateStreamMessage(
+                        payload, limit: options.maxMessageBytes, appendingTo: &body)
                 } catch {
-                    failStream(header.streamID, RPCError.badEncoding("a compressed stream message does not inflate: \(error)").caused(by: error))
+                    failStream(
+                        header.streamID,
+                        RPCError.badEncoding("a compressed stream message does not inflate: \(error)").caused(by: error)
+                    )
                     return
                 }
-                onMessage(StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
+                onMessage(
+                    StreamMessage(streamID: header.streamID, body: body, wireBytes: payload.count, compressed: true))
             } else {
                 guard payload.count <= options.maxMessageBytes else {
                     failStream(header.streamID, tooLarge(payload.count))
                     return
                 }
-                onMessage(StreamMessage(streamID: header.streamID, body: payload, wireBytes: payload.count, compressed: false))
+                onMessage(
+                    StreamMessage(streamID: header.streamID, body: payload, wireBytes: payload.count, compressed: false)
+                )
             }
         case .trailers:
             reader.dropInflater(for: header.streamID)
             guard let call = state.withLock({ $0.calls.removeValue(forKey: header.streamID) }),
-                  case .stream(_, _, let onEnd) = call else { return }
+                case .stream(_, _, let onEnd) = call
+            else { return }
             do throws(RPCError) {
                 let status = try Self.decode(Status.self, payload)
                 onEnd(status.code == 0 ? nil : RPCError(status: status))
@@ -461,8 +487,10 @@ public final class ClientConnection: Sendable {
                 let ids = state.calls.keys.filter { $0 > goaway.lastStreamID }
                 return ids.compactMap { state.calls.removeValue(forKey: $0) }
             }
-            let notRun = RPCError.unavailable("the server went away before running the call (\(error.message)); it may be retried")
-                .caused(by: error)
+            let notRun = RPCError.unavailable(
+                "the server went away before running the call (\(error.message)); it may be retried"
+            )
+            .caused(by: error)
             for call in refused { call.fail(notRun) }
         default:
             break
@@ -478,7 +506,9 @@ public final class ClientConnection: Sendable {
     private func parseReply(_ header: FrameHeader, _ payload: [UInt8]) -> Result<[UInt8], RPCError> {
         guard payload.count >= 4 else { return .failure(.protocolViolation("REPLY shorter than its status length")) }
         let statusLength = payload.withUnsafeBytes { Int(BigEndian.readUInt32($0)) }
-        guard statusLength <= payload.count - 4 else { return .failure(.protocolViolation("REPLY status length beyond the frame")) }
+        guard statusLength <= payload.count - 4 else {
+            return .failure(.protocolViolation("REPLY status length beyond the frame"))
+        }
         if statusLength > 0 {
             do throws(RPCError) {
                 let status = try Self.decode(Status.self, Array(payload[4..<4 + statusLength]))
@@ -503,7 +533,9 @@ public final class ClientConnection: Sendable {
     /// The error for an uncompressed body over `maxMessageBytes` (compressed ones are capped
     /// while they inflate).
     private func tooLarge(_ count: Int) -> RPCError {
-        .messageTooLarge("the server sent a body of \(count) bytes; this client accepts at most \(options.maxMessageBytes) (maxMessageBytes)")
+        .messageTooLarge(
+            "the server sent a body of \(count) bytes; this client accepts at most \(options.maxMessageBytes) (maxMessageBytes)"
+        )
     }
 
     // MARK: Socket helpers

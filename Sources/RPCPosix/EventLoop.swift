@@ -69,8 +69,12 @@ public final class EventLoop: @unchecked Sendable {
         timerFD = cshim_timerfd()
         guard epollFD >= 0, wakeFD >= 0, timerFD >= 0 else { throw SystemError("create event loop", errno: errno) }
         // (A throw from here on still runs deinit, which closes the three descriptors.)
-        try Self.control(epollFD, EPOLL_CTL_ADD, wakeFD, .input, Self.pack(Self.wakeRegistration, wakeFD), "watch the loop's eventfd")
-        try Self.control(epollFD, EPOLL_CTL_ADD, timerFD, .input, Self.pack(Self.timerRegistration, timerFD), "watch the loop's timerfd")
+        try Self.control(
+            epollFD, EPOLL_CTL_ADD, wakeFD, .input, Self.pack(Self.wakeRegistration, wakeFD), "watch the loop's eventfd"
+        )
+        try Self.control(
+            epollFD, EPOLL_CTL_ADD, timerFD, .input, Self.pack(Self.timerRegistration, timerFD),
+            "watch the loop's timerfd")
     }
 
     deinit {
@@ -132,7 +136,8 @@ public final class EventLoop: @unchecked Sendable {
     /// - Throws: `SystemError` when epoll refuses (the registration is unchanged).
     func modify(fd: Int32, registration: UInt32, events: EpollEvents) throws(SystemError) {
         assertInEventLoop()
-        try Self.control(epollFD, EPOLL_CTL_MOD, fd, events, Self.pack(registration, fd), "change the events of fd \(fd)")
+        try Self.control(
+            epollFD, EPOLL_CTL_MOD, fd, events, Self.pack(registration, fd), "change the events of fd \(fd)")
     }
 
     /// Removes a registration (before the fd is closed). Its handler is dropped even when epoll
@@ -156,7 +161,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Calls `callback` every `intervalNanoseconds` until it returns false or is cancelled.
     func scheduleRepeating(every intervalNanoseconds: UInt64, _ callback: @escaping () -> Bool) -> TimerHandle {
         assertInEventLoop()
-        let timer = TimerHandle(deadline: monotonicNow() + intervalNanoseconds, work: .repeating(every: intervalNanoseconds, callback))
+        let timer = TimerHandle(
+            deadline: monotonicNow() + intervalNanoseconds, work: .repeating(every: intervalNanoseconds, callback))
         add(timer)
         return timer
     }
@@ -275,7 +281,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// `epoll_ctl`, its failure thrown with its errno.
     private static func control(
-        _ epollFD: Int32, _ operation: Int32, _ fd: Int32, _ events: EpollEvents, _ data: UInt64, _ what: @autoclosure () -> String
+        _ epollFD: Int32, _ operation: Int32, _ fd: Int32, _ events: EpollEvents, _ data: UInt64,
+        _ what: @autoclosure () -> String
     ) throws(SystemError) {
         guard cshim_epoll_ctl(epollFD, operation, fd, events.rawValue, data) == 0 else {
             throw SystemError(what(), errno: errno)
@@ -365,7 +372,8 @@ struct TimerHeap {
     private mutating func siftDown(_ start: Int) {
         var parent = start
         while true {
-            let left = 2 * parent + 1, right = left + 1
+            let left = 2 * parent + 1
+            let right = left + 1
             var smallest = parent
             if left < entries.count && less(left, smallest) { smallest = left }
             if right < entries.count && less(right, smallest) { smallest = right }

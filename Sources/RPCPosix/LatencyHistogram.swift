@@ -7,7 +7,8 @@ public struct LatencyHistogram: Sendable, Equatable {
         (1_000, 1), (10_000, 10), (100_000, 100), (1_000_000, 1_000), (100_000_000, 10_000),
     ]
     private static let bucketCount: Int = {
-        var count = 0, lower: UInt64 = 0
+        var count = 0
+        var lower: UInt64 = 0
         for tier in tiers {
             count += Int((tier.limitMicros - lower) / tier.step)
             lower = tier.limitMicros
@@ -63,7 +64,8 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 
     private static func index(micros: UInt64) -> Int {
-        var offset = 0, lower: UInt64 = 0
+        var offset = 0
+        var lower: UInt64 = 0
         for tier in tiers {
             if micros < tier.limitMicros { return offset + Int((micros - lower) / tier.step) }
             offset += Int((tier.limitMicros - lower) / tier.step)
@@ -73,7 +75,8 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 
     private static func upperMicros(_ index: Int) -> UInt64 {
-        var offset = 0, lower: UInt64 = 0
+        var offset = 0
+        var lower: UInt64 = 0
         for tier in tiers {
             let width = Int((tier.limitMicros - lower) / tier.step)
             if index < offset + width { return lower + UInt64(index - offset + 1) * tier.step }

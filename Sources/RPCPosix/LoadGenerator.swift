@@ -1,8 +1,8 @@
-public import RPCCore
-import ProtoBridge
-import RPCMessages
 internal import CSystemShims
 internal import Glibc
+import ProtoBridge
+public import RPCCore
+import RPCMessages
 import Synchronization
 import ThreadSupport
 
@@ -79,19 +79,23 @@ public enum LoadGenerator {
             warmupEnd: warmupEnd,
             measureEnd: configuration.total == nil ? warmupEnd + UInt64(configuration.durationSeconds * 1e9) : .max,
             total: configuration.total)
-        let perConnectionInterval: UInt64? = configuration.rate.map { UInt64(1e9 * Double(configuration.connections) / max($0, 0.001)) }
+        let perConnectionInterval: UInt64? = configuration.rate.map {
+            UInt64(1e9 * Double(configuration.connections) / max($0, 0.001))
+        }
         var groups = [[LoadConnection]](repeating: [], count: threadCount)
         for (i, connection) in connections.enumerated() { groups[i % threadCount].append(connection) }
         let cpuBefore = processCPUNanoseconds()
         let results = Mutex<[ThreadResult]>([])
         var threads: [WorkerThread] = []
         for (index, group) in groups.enumerated() {
-            let worker = LoadThread(connections: group, payloads: payloads, depth: configuration.depth,
-                                    interval: perConnectionInterval, shared: shared, bodyOffset: index)
-            threads.append(WorkerThread(name: "load-\(index)") {
-                let result = worker.run()
-                results.withLock { $0.append(result) }
-            })
+            let worker = LoadThread(
+                connections: group, payloads: payloads, depth: configuration.depth,
+                interval: perConnectionInterval, shared: shared, bodyOffset: index)
+            threads.append(
+                WorkerThread(name: "load-\(index)") {
+                    let result = worker.run()
+                    results.withLock { $0.append(result) }
+                })
         }
         for thread in threads { thread.join() }
         let cpu = processCPUNanoseconds() - cpuBefore
@@ -104,7 +108,8 @@ public enum LoadGenerator {
             report.connectionErrors += result.errors
         }
         report.calls = report.latency.count
-        report.clientCPUNanosecondsPerCall = report.calls > 0 ? Double(cpu) / Double(report.calls + shared.warmupCalls) : 0
+        report.clientCPUNanosecondsPerCall =
+            report.calls > 0 ? Double(cpu) / Double(report.calls + shared.warmupCalls) : 0
         return report
     }
 }
@@ -166,7 +171,10 @@ private final class LoadThread: @unchecked Sendable {
     private var bodyIndex: Int
     private var result = ThreadResult()
 
-    init(connections: [LoadConnection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun, bodyOffset: Int) {
+    init(
+        connections: [LoadConnection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun,
+        bodyOffset: Int
+    ) {
         self.connections = connections
         self.payloads = payloads
         self.depth = depth
@@ -198,7 +206,7 @@ private final class LoadThread: @unchecked Sendable {
             let timeout: Int32 = interval == nil ? 100 : 1
             let count = cshim_epoll_wait(epoll, events, data, 64, timeout)
             let now = monotonicNow()
-            if shared.isOver && now > shared.measureStop + 2_000_000_000 { break }  // stragglers
+            if shared.isOver && now > shared.measureStop + 2_000_000_000 { break } // stragglers
             for i in 0..<Int(max(count, 0)) {
                 let connection = connections[Int(data[i])]
                 guard !connection.closed else { continue }
@@ -240,7 +248,8 @@ private final class LoadThread: @unchecked Sendable {
             if n < 0 { return true }
             let now = monotonicNow()
             connection.parseFrames { type, streamID, payload in
-                guard type == FrameType.reply.rawValue, let sent = connection.sendTimes.removeValue(forKey: streamID) else {
+                guard type == FrameType.reply.rawValue, let sent = connection.sendTimes.removeValue(forKey: streamID)
+                else {
                     if type == FrameType.goaway.rawValue { result.errors.append("the server sent GOAWAY") }
                     return
                 }
@@ -276,7 +285,9 @@ private final class LoadThread: @unchecked Sendable {
         guard payload.count >= 4 else { return "MALFORMED_REPLY" }
         let statusLength = Int(BigEndian.readUInt32(payload))
         guard statusLength > 0 else { return "OK" }
-        guard statusLength <= payload.count - 4, let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength])) else {
+        guard statusLength <= payload.count - 4,
+            let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength]))
+        else {
             return "MALFORMED_REPLY"
         }
         let code = StatusCode(rawValue: status.code).name
@@ -311,10 +322,13 @@ private final class LoadConnection: @unchecked Sendable {
     /// Connects and completes the handshake (blocking).
     static func open(_ options: ClientOptions) throws(RPCError) -> LoadConnection {
         let fd = options.host.withCString { cshim_connect($0, options.port, Int32(options.connectTimeoutMs)) }
-        guard fd >= 0 else { throw .unavailable("cannot connect to \(options.host):\(options.port): \(String(cString: strerror(-fd)))") }
+        guard fd >= 0 else {
+            throw .unavailable("cannot connect to \(options.host):\(options.port): \(String(cString: strerror(-fd)))")
+        }
         _ = cshim_set_nodelay(fd)
         var out = Preface.bytes
-        FrameWriter.hello(Hello(apiKey: options.apiKey, clientName: options.clientName, appID: options.appID), into: &out)
+        FrameWriter.hello(
+            Hello(apiKey: options.apiKey, clientName: options.clientName, appID: options.appID), into: &out)
         do throws(RPCError) {
             try ClientConnection.sendAll(fd, out)
             var buffer: [UInt8] = []
@@ -351,7 +365,9 @@ private final class LoadConnection: @unchecked Sendable {
 
     func flush() {
         while written < output.count {
-            let n = output.withUnsafeBytes { send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL)) }
+            let n = output.withUnsafeBytes {
+                send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL))
+            }
             if n > 0 { written += n } else { break }
         }
         if written == output.count {
@@ -367,7 +383,10 @@ private final class LoadConnection: @unchecked Sendable {
     func readAvailable() -> Int {
         if inputCount == input.count { return -1 }
         let n = Glibc.read(fd, input.baseAddress! + inputCount, input.count - inputCount)
-        if n > 0 { inputCount += n; return n }
+        if n > 0 {
+            inputCount += n
+            return n
+        }
         if n == 0 { return 0 }
         return -1
     }
@@ -377,10 +396,13 @@ private final class LoadConnection: @unchecked Sendable {
         var offset = 0
         let bytes = UnsafeRawBufferPointer(input)
         while inputCount - offset >= FrameHeader.size {
-            let (header, _) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
+            let (header, _) = FrameHeader.read(
+                from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
             let total = FrameHeader.size + Int(header.length)
             guard inputCount - offset >= total else { break }
-            body(header.type.rawValue, header.streamID, UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total]))
+            body(
+                header.type.rawValue, header.streamID,
+                UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total]))
             offset += total
         }
         if offset > 0 {

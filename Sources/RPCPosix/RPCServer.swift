@@ -1,6 +1,6 @@
-public import RPCCore
 internal import CSystemShims
 internal import Glibc
+public import RPCCore
 import Synchronization
 
 /// The RPC server: event loops (one per usable core), their listeners, and a worker pool.
@@ -77,7 +77,9 @@ public final class RPCServer: Sendable {
         let connectionCount = ConnectionCounter(limit: configuration.maxConnections)
         for index in 0..<loopCount {
             do {
-                loops.append(try ServerLoop(index: index, listener: listener, environment: environment, counter: connectionCount))
+                loops.append(
+                    try ServerLoop(index: index, listener: listener, environment: environment, counter: connectionCount)
+                )
             } catch {
                 for loop in loops { loop.stop() }
                 workers.shutdown()
@@ -181,7 +183,9 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
     /// The once-a-second check of every connection's handshake, idle and keepalive timers.
     private var tickTimer: TimerHandle?
 
-    init(index: Int, listener: Listener, environment: ServerSession.Environment, counter: ConnectionCounter) throws(SystemError) {
+    init(index: Int, listener: Listener, environment: ServerSession.Environment, counter: ConnectionCounter)
+        throws(SystemError)
+    {
         loop = try EventLoop(index: index)
         self.listener = listener
         self.environment = environment
@@ -196,7 +200,8 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
                 listenRegistration = try loop.register(fd: listener.fd, events: [.input, .exclusive], handler: self)
             } catch {
                 // The other loops still accept; this one serves no connections.
-                environment.logger.error("event loop \(loop.index) cannot watch the listening socket", [("error", error.description)])
+                environment.logger.error(
+                    "event loop \(loop.index) cannot watch the listening socket", [("error", error.description)])
             }
             tickTimer = loop.scheduleRepeating(every: 1_000_000_000) { [self] in
                 let now = monotonicNow()
@@ -270,7 +275,9 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
             do throws(SystemError) {
                 try loop.deregister(fd: listener.fd, registration: listenRegistration)
             } catch {
-                environment.logger.error("event loop \(loop.index) cannot stop watching the listening socket", [("error", error.description)])
+                environment.logger.error(
+                    "event loop \(loop.index) cannot stop watching the listening socket", [("error", error.description)]
+                )
             }
             self.listenRegistration = nil
         }
@@ -288,7 +295,9 @@ final class ServerLoop: EventHandler, @unchecked Sendable {
         var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+                getnameinfo(
+                    $0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
+                    NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
         guard status == 0 else { return "unknown" }

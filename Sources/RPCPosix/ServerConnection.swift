@@ -1,7 +1,7 @@
-import ProtoBridge
-import RPCCore
 internal import CSystemShims
 internal import Glibc
+import ProtoBridge
+import RPCCore
 import Synchronization
 
 /// One accepted TCP connection: moves bytes between its socket and its `ServerSession`.
@@ -40,7 +40,10 @@ final class ServerConnection: EventHandler, Flushable {
     private let observer: (any CallObserver)?
     private let logger: Logger
 
-    init(id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry, environment: ServerSession.Environment) {
+    init(
+        id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry,
+        environment: ServerSession.Environment
+    ) {
         self.id = id
         self.fd = fd
         self.loop = loop
@@ -60,7 +63,8 @@ final class ServerConnection: EventHandler, Flushable {
         do throws(SystemError) {
             registration = try loop.register(fd: fd, events: registeredEvents, handler: self)
         } catch {
-            logger.warning("closing connection: cannot watch its socket", [("peer", session.peer), ("error", error.description)])
+            logger.warning(
+                "closing connection: cannot watch its socket", [("peer", session.peer), ("error", error.description)])
             close()
         }
     }
@@ -249,8 +253,11 @@ final class ServerConnection: EventHandler, Flushable {
         guard let registration else { return }
         let wasReading = reading
         if !closeWhenWritten {
-            if pending > limits.maxPendingOutputBytes { reading = false }
-            else if pending <= limits.maxPendingOutputBytes / 2 { reading = true }
+            if pending > limits.maxPendingOutputBytes {
+                reading = false
+            } else if pending <= limits.maxPendingOutputBytes / 2 {
+                reading = true
+            }
         }
         // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
         // not being read from would wake the loop on every turn. EPOLLHUP/EPOLLERR still come.
@@ -260,7 +267,9 @@ final class ServerConnection: EventHandler, Flushable {
             do throws(SystemError) {
                 try loop.modify(fd: fd, registration: registration, events: events)
             } catch {
-                logger.warning("closing connection: cannot change what its socket is watched for", [("peer", session.peer), ("error", error.description)])
+                logger.warning(
+                    "closing connection: cannot change what its socket is watched for",
+                    [("peer", session.peer), ("error", error.description)])
                 close()
                 return
             }
@@ -284,7 +293,9 @@ final class ServerConnection: EventHandler, Flushable {
                 try loop.deregister(fd: fd, registration: registration)
             } catch {
                 // Closing the fd below takes it out of the epoll set all the same.
-                logger.warning("cannot stop watching a connection's socket", [("peer", session.peer), ("error", error.description)])
+                logger.warning(
+                    "cannot stop watching a connection's socket",
+                    [("peer", session.peer), ("error", error.description)])
             }
         }
         Glibc.close(fd)
@@ -358,7 +369,7 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
 
     func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
         guard loop.inEventLoop else { return false }
-        guard !detached, let connection else { return true }  // gone: nothing more to send
+        guard !detached, let connection else { return true } // gone: nothing more to send
         return connection.deliverInline(streamID: streamID, final: final, write)
     }
 

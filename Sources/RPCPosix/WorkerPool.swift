@@ -16,9 +16,10 @@ public final class WorkerPool: Sendable {
         let queue = self.queue
         var started: [WorkerThread] = []
         for index in 0..<max(1, count) {
-            started.append(WorkerThread(name: "\(name)-\(index)") {
-                while let task = queue.pop() { task() }
-            })
+            started.append(
+                WorkerThread(name: "\(name)-\(index)") {
+                    while let task = queue.pop() { task() }
+                })
         }
         threads.withLock { $0 = started }
     }

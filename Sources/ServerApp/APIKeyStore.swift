@@ -1,5 +1,5 @@
-public import RPCCore
 internal import CSodium
+public import RPCCore
 import Synchronization
 
 /// The API keys the server accepts, by app, checked in constant time.
@@ -67,16 +67,19 @@ public final class APIKeyStore: Authenticator {
     /// Parses "APP_ID:KEY" (the app id is everything before the first colon).
     public static func parseEntry(_ text: String) -> Entry? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
-        let app = String(text[..<colon]), key = String(text[text.index(after: colon)...])
+        let app = String(text[..<colon])
+        let key = String(text[text.index(after: colon)...])
         guard isValidAppID(app), key.count >= 8, !key.contains(where: { $0.isWhitespace }) else { return nil }
         return Entry(appID: app, key: key)
     }
 
     /// App ids: 1–64 characters of [A-Za-z0-9_.-].
     public static func isValidAppID(_ app: String) -> Bool {
-        !app.isEmpty && app.count <= 64 && app.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "."
-        }
+        !app.isEmpty && app.count <= 64
+            && app.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                    || $0 == "-" || $0 == "."
+            }
     }
 
     /// A new random key: 32 bytes as 64 hex characters.

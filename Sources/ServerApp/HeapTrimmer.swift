@@ -35,7 +35,7 @@ final class HeapTrimmer: Sendable {
             while !stopped.value.load(ordering: .acquiring) {
                 usleep(200_000)
                 ticks += 1
-                guard ticks % 5 == 0 else { continue }  // one look a second; stop within 0.2 s
+                guard ticks % 5 == 0 else { continue } // one look a second; stop within 0.2 s
                 if policy.secondElapsed(&state, activity: activity()) {
                     _ = cshim_heap_trim()
                 }
@@ -76,7 +76,8 @@ struct TrimPolicy: Sendable {
         state.secondsQuiet = worked ? 0 : state.secondsQuiet + 1
         if worked { state.workedSinceTrim = true }
         guard state.workedSinceTrim,
-              state.secondsQuiet >= quietSeconds || state.secondsSinceTrim >= busyIntervalSeconds else { return false }
+            state.secondsQuiet >= quietSeconds || state.secondsSinceTrim >= busyIntervalSeconds
+        else { return false }
         state.workedSinceTrim = worked
         state.secondsSinceTrim = 0
         return true

@@ -13,7 +13,9 @@ final class MetricsEndpoint: Sendable {
     let port: UInt16
 
     /// Binds `host:port`; `render` produces the metrics text and `healthy` the /healthz answer.
-    init(host: String, port: UInt16, render: @escaping @Sendable () -> String, healthy: @escaping @Sendable () -> Bool) throws(SystemError) {
+    init(host: String, port: UInt16, render: @escaping @Sendable () -> String, healthy: @escaping @Sendable () -> Bool)
+        throws(SystemError)
+    {
         var bound: UInt16 = 0
         let fd = host.withCString { cshim_listen($0, port, 64, 0, 0, &bound) }
         guard fd >= 0 else { throw SystemError("listen for metrics on \(host):\(port)", errno: -fd) }
@@ -59,11 +61,13 @@ final class MetricsEndpoint: Sendable {
         } else if path == "/metrics" {
             (status, type, body) = ("200 OK", "text/plain; version=0.0.4; charset=utf-8", render())
         } else if path == "/healthz" {
-            (status, type, body) = healthy() ? ("200 OK", "text/plain", "ok\n") : ("503 Service Unavailable", "text/plain", "draining\n")
+            (status, type, body) =
+                healthy() ? ("200 OK", "text/plain", "ok\n") : ("503 Service Unavailable", "text/plain", "draining\n")
         } else {
             (status, type, body) = ("404 Not Found", "text/plain", "try /metrics\n")
         }
-        var response = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        var response =
+            "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         response.withUTF8 { bytes in
             var sent = 0
             while sent < bytes.count {

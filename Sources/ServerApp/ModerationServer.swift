@@ -1,12 +1,12 @@
 public import Moderation
 public import ModerationEvents
-public import ModerationSQLite
-public import RPCCore
-public import RPCPosix
 import ModerationMessages
 import ModerationRPC
+public import ModerationSQLite
 import ProtoBridge
+public import RPCCore
 import RPCMessages
+public import RPCPosix
 import Synchronization
 
 /// The moderation service on the RPC runtime, assembled from settings: the SQLite store under the
@@ -56,16 +56,20 @@ public final class ModerationServer: Sendable {
         apps: @escaping @Sendable () -> [String] = { [] }
     ) throws(ServerStartupError) {
         do throws(ModerationError) {
-            store = try SQLiteStore(options: SQLiteStoreOptions(
-                directory: settings.dataDirectory, durability: settings.durability,
-                cacheSizeKiB: settings.sqliteCacheMiB * 1024))
+            store = try SQLiteStore(
+                options: SQLiteStoreOptions(
+                    directory: settings.dataDirectory, durability: settings.durability,
+                    cacheSizeKiB: settings.sqliteCacheMiB * 1024))
         } catch {
-            throw ServerStartupError("cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
+            throw ServerStartupError(
+                "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
         }
-        service = ModerationService(store: store, now: tuning.clock, configuration: ModerationService.Configuration(
-            passwordHasher: tuning.passwordHasher,
-            actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
-            maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
+        service = ModerationService(
+            store: store, now: tuning.clock,
+            configuration: ModerationService.Configuration(
+                passwordHasher: tuning.passwordHasher,
+                actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
+                maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
         hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
         listenAddress = settings.listenAddress
         health = HealthStatus()
@@ -73,9 +77,12 @@ public final class ModerationServer: Sendable {
         var methods = MethodTable()
         ModerationRPC.register(in: &methods, service: service, hub: hub)
         RuntimeServices.register(
-            in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
+            in: &methods, health: health,
+            fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
 
-        let store = self.store, service = self.service, hub = self.hub
+        let store = self.store
+        let service = self.service
+        let hub = self.hub
         metrics = ServerMetrics(
             methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
             gauges: { ServerGauges.sample(hub: hub, service: service, store: store, apps: apps()) })
@@ -91,7 +98,8 @@ public final class ModerationServer: Sendable {
         configuration.observer = metrics
         if settings.rateLimit > 0 {
             configuration.rateLimiter = TokenBucketLimiter(
-                callsPerSecond: Double(settings.rateLimit), burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
+                callsPerSecond: Double(settings.rateLimit),
+                burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
         }
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version

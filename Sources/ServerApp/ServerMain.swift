@@ -1,9 +1,9 @@
 import CommandLineSupport
+internal import Glibc
 import Moderation
 import ModerationSQLite
 import RPCCore
 import RPCPosix
-internal import Glibc
 
 /// The moderation server's process: settings, keys, services, the RPC server, signals.
 ///
@@ -67,7 +67,8 @@ public enum ServerMain {
         let moderation: ModerationServer
         let port: UInt16
         do throws(ServerStartupError) {
-            moderation = try ModerationServer(settings: settings, authenticator: keyStore, logger: logger, apps: { keyStore.appIDs })
+            moderation = try ModerationServer(
+                settings: settings, authenticator: keyStore, logger: logger, apps: { keyStore.appIDs })
             port = try moderation.start()
         } catch {
             printError("moderation-server: \(error.message)")
@@ -77,11 +78,15 @@ public enum ServerMain {
         if let metricsListen = settings.metricsListen {
             let host = metricsListen.host
             do throws(SystemError) {
-                let metrics = moderation.metrics, health = moderation.health
-                endpoint = try MetricsEndpoint(host: host, port: metricsListen.port, render: metrics.render, healthy: { health.isServing })
+                let metrics = moderation.metrics
+                let health = moderation.health
+                endpoint = try MetricsEndpoint(
+                    host: host, port: metricsListen.port, render: metrics.render, healthy: { health.isServing })
                 logger.info("metrics served", [("listen", "http://\(host):\(endpoint!.port)/metrics")])
             } catch {
-                printError("moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsListen.port): \(error)")
+                printError(
+                    "moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsListen.port): \(error)"
+                )
                 moderation.shutdown(gracePeriodMs: 0)
                 return 1
             }
@@ -89,7 +94,8 @@ public enum ServerMain {
         var bound = settings
         bound.port = port
         writeLine("listening on \(bound.listenAddress)", to: 1)
-        logger.info("server started", [("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ","))])
+        logger.info(
+            "server started", [("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ","))])
 
         while true {
             var received: Int32 = 0
@@ -103,7 +109,8 @@ public enum ServerMain {
                 }
                 continue
             }
-            logger.notice("shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
+            logger.notice(
+                "shutting down: draining connections", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
             endpoint?.stop()
             moderation.shutdown(gracePeriodMs: settings.shutdownGraceSeconds * 1000)
             logger.notice("shutdown complete")
@@ -120,16 +127,18 @@ public enum ServerMain {
             while let token = reader.next() {
                 switch token {
                 case .flag(let flag) where flag.name == "--help" || flag.name == "-h":
-                    print("""
-                    usage: moderation-server backup --output FILE [--data-dir DIR]
+                    print(
+                        """
+                        usage: moderation-server backup --output FILE [--data-dir DIR]
 
-                    Copies the store in DIR (default ./data, or MODERATION_DATA_DIR) to FILE with SQLite's
-                    online backup API, while the server keeps running. Restore: stop the server, remove
-                    DIR/moderation.sqlite3-wal and -shm, and copy FILE to DIR/moderation.sqlite3.
-                    """)
+                        Copies the store in DIR (default ./data, or MODERATION_DATA_DIR) to FILE with SQLite's
+                        online backup API, while the server keeps running. Restore: stop the server, remove
+                        DIR/moderation.sqlite3-wal and -shm, and copy FILE to DIR/moderation.sqlite3.
+                        """)
                     return 0
                 case .flag(let flag) where flag.name == "--data-dir": directory = try reader.value(for: flag).text
-                case .flag(let flag) where flag.name == "--output" || flag.name == "-o": output = try reader.value(for: flag).text
+                case .flag(let flag) where flag.name == "--output" || flag.name == "-o":
+                    output = try reader.value(for: flag).text
                 default: throw ArgumentError("unknown argument '\(token.argument)' (see backup --help)")
                 }
             }
@@ -161,9 +170,12 @@ public enum ServerMain {
         if keys.isEmpty {
             let path = settings.dataDirectory + "/api-keys"
             if !FileSystem.exists(path) {
-                let status = FileSystem.createPrivateFile(path, text: "# API keys of this server, one APP_ID:KEY a line.\ndefault:\(APIKeyStore.randomKey())\n")
+                let status = FileSystem.createPrivateFile(
+                    path,
+                    text: "# API keys of this server, one APP_ID:KEY a line.\ndefault:\(APIKeyStore.randomKey())\n")
                 guard status == 0 else {
-                    throw ConfigurationError("cannot create the default API key file \(path): \(FileSystem.describe(errno: status))")
+                    throw ConfigurationError(
+                        "cannot create the default API key file \(path): \(FileSystem.describe(errno: status))")
                 }
                 logger.notice("no API key configured; created one for app 'default' in \(path)")
             } else {

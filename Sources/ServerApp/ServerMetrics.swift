@@ -9,15 +9,17 @@ import RPCCore
 /// the store's commits) come from `gauges`, sampled at each scrape.
 final class ServerMetrics: CallObserver {
     /// Upper bounds of the call-duration histogram buckets, in seconds.
-    static let durationBuckets: [Double] = [0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    private static let codes = 18  // 0–16, and one slot for any other
+    static let durationBuckets: [Double] = [
+        0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+    private static let codes = 18 // 0–16, and one slot for any other
 
     private let methods: [String]
-    private let calls: Counters        // [method][code]
-    private let histogram: Counters    // [method][bucket]: counts per bucket (not cumulative)
-    private let durationSum: Counters  // [method]: nanoseconds
-    private let connection: Counters   // opened, closed
-    private let traffic: Counters      // received, sent, stream messages, stream encoded, stream wire
+    private let calls: Counters // [method][code]
+    private let histogram: Counters // [method][bucket]: counts per bucket (not cumulative)
+    private let durationSum: Counters // [method]: nanoseconds
+    private let connection: Counters // opened, closed
+    private let traffic: Counters // received, sent, stream messages, stream encoded, stream wire
     private let accessLog: Logger?
     private let gauges: @Sendable () -> [Sample]
 
@@ -70,11 +72,15 @@ final class ServerMetrics: CallObserver {
         histogram.add(method * (Self.durationBuckets.count + 1) + bucket)
         durationSum.add(method, call.durationNanoseconds)
         guard let accessLog, accessLog.isEnabled(.info) else { return }
-        accessLog.info("call", [
-            ("method", call.method.isEmpty ? "(none)" : call.method), ("status", call.code.name), ("error_code", call.errorCode),
-            ("duration_ms", Self.milliseconds(call.durationNanoseconds)), ("app", call.appID), ("on_behalf_of", call.onBehalfOf),
-            ("request_id", call.requestID), ("peer", call.peer), ("stream", String(call.streamID)),
-        ])
+        accessLog.info(
+            "call",
+            [
+                ("method", call.method.isEmpty ? "(none)" : call.method), ("status", call.code.name),
+                ("error_code", call.errorCode),
+                ("duration_ms", Self.milliseconds(call.durationNanoseconds)), ("app", call.appID),
+                ("on_behalf_of", call.onBehalfOf),
+                ("request_id", call.requestID), ("peer", call.peer), ("stream", String(call.streamID)),
+            ])
     }
 
     /// Bytes received and sent on every connection so far: a count that moves while the server works.
@@ -126,7 +132,9 @@ final class ServerMetrics: CallObserver {
         out += "mrpc_stream_messages_total \(traffic[2])\n"
         header("mrpc_stream_encoded_bytes_total", "counter", "Server-stream message bytes before compression.")
         out += "mrpc_stream_encoded_bytes_total \(traffic[3])\n"
-        header("mrpc_stream_wire_bytes_total", "counter", "Server-stream message bytes on the wire (after compression, where used).")
+        header(
+            "mrpc_stream_wire_bytes_total", "counter",
+            "Server-stream message bytes on the wire (after compression, where used).")
         out += "mrpc_stream_wire_bytes_total \(traffic[4])\n"
         var described: Set<String> = []
         for sample in gauges() {
@@ -136,7 +144,9 @@ final class ServerMetrics: CallObserver {
             let family = isHistogram ? sample.name.removingSuffix("_sum").removingSuffix("_count") : sample.name
             if described.insert(family).inserted { header(family, sample.type, sample.help) }
             let name = isHistogram && family == sample.name ? sample.name + "_bucket" : sample.name
-            let labels = sample.labels.isEmpty ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
+            let labels =
+                sample.labels.isEmpty
+                ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
             out += "\(name)\(labels) \(Self.number(sample.value))\n"
         }
         return out

@@ -20,7 +20,8 @@ public enum ServerSettingsParser {
         let apply: @Sendable (inout ServerSettings, ArgumentValue) throws(ArgumentError) -> Void
 
         init(
-            _ flag: String, _ argument: String, help: String, clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)? = nil,
+            _ flag: String, _ argument: String, help: String,
+            clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)? = nil,
             apply: @escaping @Sendable (inout ServerSettings, ArgumentValue) throws(ArgumentError) -> Void
         ) {
             self.flag = flag
@@ -36,11 +37,13 @@ public enum ServerSettingsParser {
     }
 
     static let options: [Option] = [
-        Option("--listen", "HOST:PORT", help: "address to listen on (default 127.0.0.1:7600)") { settings, value throws(ArgumentError) in
+        Option("--listen", "HOST:PORT", help: "address to listen on (default 127.0.0.1:7600)") {
+            settings, value throws(ArgumentError) in
             let address = try value.hostPort()
             (settings.host, settings.port) = (address.host, address.port)
         },
-        Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") { settings, value throws(ArgumentError) in
+        Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") {
+            settings, value throws(ArgumentError) in
             guard !value.text.isEmpty else { throw value.error("the path is empty") }
             settings.dataDirectory = value.text
         },
@@ -50,65 +53,85 @@ public enum ServerSettingsParser {
         ) { settings, value throws(ArgumentError) in
             for item in value.text.split(separator: ",").map(String.init) where !item.isEmpty {
                 guard let entry = APIKeyStore.parseEntry(item) else {
-                    throw value.error("expected APP_ID:KEY with an app id of [A-Za-z0-9_.-] and a key of at least 8 characters without spaces")
+                    throw value.error(
+                        "expected APP_ID:KEY with an app id of [A-Za-z0-9_.-] and a key of at least 8 characters without spaces"
+                    )
                 }
                 settings.apiKeys.append(entry)
             }
         },
-        Option("--api-keys-file", "PATH", help: "file of API keys, one APP_ID:KEY a line (# comments)") { settings, value throws(ArgumentError) in
+        Option("--api-keys-file", "PATH", help: "file of API keys, one APP_ID:KEY a line (# comments)") {
+            settings, value throws(ArgumentError) in
             settings.apiKeysFile = value.text
         },
-        Option("--threads", "N", help: "event loops (default: one per usable core)") { settings, value throws(ArgumentError) in
+        Option("--threads", "N", help: "event loops (default: one per usable core)") {
+            settings, value throws(ArgumentError) in
             settings.threads = try value.integer(in: 1...256)
         },
-        Option("--max-message-bytes", "N", help: "largest message body accepted or sent (default 4194304)") { settings, value throws(ArgumentError) in
+        Option("--max-message-bytes", "N", help: "largest message body accepted or sent (default 4194304)") {
+            settings, value throws(ArgumentError) in
             settings.maxMessageBytes = try value.integer(in: 1024...(256 * 1024 * 1024))
         },
-        Option("--log-level", "LEVEL", help: "trace, debug, info, notice, warning or error (default info)") { settings, value throws(ArgumentError) in
+        Option("--log-level", "LEVEL", help: "trace, debug, info, notice, warning or error (default info)") {
+            settings, value throws(ArgumentError) in
             settings.logLevel = try value.choice(Logger.Level.allCases.map { ($0.name, $0) }, ignoringCase: true)
         },
         Option("--log-format", "FORMAT", help: "text or json (default text)") { settings, value throws(ArgumentError) in
             settings.logFormat = try value.choice(of: Logger.Format.self)
         },
-        Option("--durability", "MODE", help: "full (fsync before OK, default) or normal (no fsync per commit)") { settings, value throws(ArgumentError) in
+        Option("--durability", "MODE", help: "full (fsync before OK, default) or normal (no fsync per commit)") {
+            settings, value throws(ArgumentError) in
             settings.durability = try value.choice(of: SQLiteStoreOptions.Durability.self)
         },
-        Option("--sqlite-cache-mib", "MIB", help: "SQLite page cache per connection, 17 connections (default 2)") { settings, value throws(ArgumentError) in
+        Option("--sqlite-cache-mib", "MIB", help: "SQLite page cache per connection, 17 connections (default 2)") {
+            settings, value throws(ArgumentError) in
             settings.sqliteCacheMiB = try value.integer(in: 1...65_536)
         },
-        Option("--retention-hours", "HOURS", help: "how long the action log keeps actions (default 168)") { settings, value throws(ArgumentError) in
+        Option("--retention-hours", "HOURS", help: "how long the action log keeps actions (default 168)") {
+            settings, value throws(ArgumentError) in
             settings.retentionHours = try value.integer(in: 1...(24 * 3650))
         },
-        Option("--metrics-listen", "HOST:PORT", help: "serve Prometheus metrics on http://HOST:PORT/metrics (default off)") { settings, value throws(ArgumentError) in
+        Option(
+            "--metrics-listen", "HOST:PORT", help: "serve Prometheus metrics on http://HOST:PORT/metrics (default off)"
+        ) { settings, value throws(ArgumentError) in
             settings.metricsListen = try value.hostPort()
         },
-        Option("--access-log", "on|off", help: "one info line per call (default on)") { settings, value throws(ArgumentError) in
+        Option("--access-log", "on|off", help: "one info line per call (default on)") {
+            settings, value throws(ArgumentError) in
             settings.accessLog = try value.onOff()
         },
-        Option("--max-connections", "N", help: "connections beyond N are closed at once (default 100000)") { settings, value throws(ArgumentError) in
+        Option("--max-connections", "N", help: "connections beyond N are closed at once (default 100000)") {
+            settings, value throws(ArgumentError) in
             settings.maxConnections = try value.integer(in: 1...10_000_000)
         },
-        Option("--max-concurrent-calls", "N", help: "calls in flight per connection (default 1024)") { settings, value throws(ArgumentError) in
+        Option("--max-concurrent-calls", "N", help: "calls in flight per connection (default 1024)") {
+            settings, value throws(ArgumentError) in
             settings.maxConcurrentCalls = try value.integer(in: 1...1_000_000)
         },
-        Option("--rate-limit", "N", help: "calls per second each app may make (default 0: no limit)") { settings, value throws(ArgumentError) in
+        Option("--rate-limit", "N", help: "calls per second each app may make (default 0: no limit)") {
+            settings, value throws(ArgumentError) in
             settings.rateLimit = try value.integer(in: 0...100_000_000)
         },
-        Option("--rate-burst", "N", help: "calls an app may make at once above its rate (default: the rate)") { settings, value throws(ArgumentError) in
+        Option("--rate-burst", "N", help: "calls an app may make at once above its rate (default: the rate)") {
+            settings, value throws(ArgumentError) in
             settings.rateBurst = try value.integer(in: 0...100_000_000)
         },
         Option(
-            "--wrong-password-limit", "N", help: "wrong group passwords per user and group in 15 min before joins are refused (default 5; 0: no limit)"
+            "--wrong-password-limit", "N",
+            help: "wrong group passwords per user and group in 15 min before joins are refused (default 5; 0: no limit)"
         ) { settings, value throws(ArgumentError) in
             settings.wrongPasswordLimit = try value.integer(in: 0...1_000_000)
         },
-        Option("--shutdown-grace", "SECONDS", help: "how long a SIGTERM drain may take (default 10)") { settings, value throws(ArgumentError) in
+        Option("--shutdown-grace", "SECONDS", help: "how long a SIGTERM drain may take (default 10)") {
+            settings, value throws(ArgumentError) in
             settings.shutdownGraceSeconds = try value.integer(in: 0...3600)
         },
     ]
 
     /// Parses `arguments` (without the program name) over `environment`.
-    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> ServerCommand {
+    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError)
+        -> ServerCommand
+    {
         // The whole command line first: --help and --version need nothing else, and the config
         // file it names is applied before the variables and the flags are applied over it.
         var reader = ArgumentReader(arguments)
@@ -125,7 +148,9 @@ public enum ServerSettingsParser {
                     let path = try reader.value(for: flag, placeholder: "FILE").text
                     configPath = configPath ?? path
                 default:
-                    guard let option = options.first(where: { $0.flag == flag.name }) else { throw unknownOption(token) }
+                    guard let option = options.first(where: { $0.flag == flag.name }) else {
+                        throw unknownOption(token)
+                    }
                     flags.append((option, try reader.value(for: flag, placeholder: option.argument)))
                 }
             }
@@ -140,7 +165,8 @@ public enum ServerSettingsParser {
         }
         for option in options {
             guard let text = environment[option.environmentName] else { continue }
-            try apply(option, ArgumentValue(text, name: option.flag), to: &settings, source: option.environmentName + ": ")
+            try apply(
+                option, ArgumentValue(text, name: option.flag), to: &settings, source: option.environmentName + ": ")
         }
         var cleared: Set<String> = []
         for (option, value) in flags {
@@ -173,10 +199,14 @@ public enum ServerSettingsParser {
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let source = "--config \(path), line \(number + 1): "
-            guard let equals = line.firstIndex(of: "=") else { throw ConfigurationError(source + "expected name = value") }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError(source + "expected name = value")
+            }
             let name = line[..<equals].trimmingWhitespace()
             var value = line[line.index(after: equals)...].trimmingWhitespace()
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
             guard let option = options.first(where: { $0.flag == "--" + name }) else {
                 throw ConfigurationError(source + "unknown setting '\(name)'")
             }

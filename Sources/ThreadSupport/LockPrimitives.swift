@@ -56,7 +56,8 @@ struct LockPrimitives {
     @usableFromInline
     static func wait(_ primitives: UnsafeMutablePointer<LockPrimitives>, until deadline: UInt64) -> Bool {
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        let status = pthread_cond_timedwait(primitives.pointer(to: \.condition)!, primitives.pointer(to: \.mutex)!, &time)
+        let status = pthread_cond_timedwait(
+            primitives.pointer(to: \.condition)!, primitives.pointer(to: \.mutex)!, &time)
         precondition(status == 0 || status == ETIMEDOUT, "pthread_cond_timedwait failed with \(status)")
         return status == 0
     }

@@ -25,13 +25,15 @@ public final class WorkerThread: Sendable {
     public init(name: String, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            // pthread_setname_np (Glibc's module hides it without _GNU_SOURCE).
-            start.name.withCString { cshim_set_thread_name($0) }
-            start.body()
-            return nil
-        }, start)
+        let status = pthread_create(
+            &thread, nil,
+            { argument in
+                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                // pthread_setname_np (Glibc's module hides it without _GNU_SOURCE).
+                start.name.withCString { cshim_set_thread_name($0) }
+                start.body()
+                return nil
+            }, start)
         precondition(status == 0, "pthread_create failed with \(status)")
         self.thread = thread
     }

@@ -22,7 +22,7 @@ struct Benchmark {
             for _ in 0..<iterations { checksum &+= body() }
             samples.append(Double(monotonicNanoseconds() - start) / Double(iterations * operationsPerIteration))
         }
-        if checksum == 42 { print("") }  // keep the checksum alive
+        if checksum == 42 { print("") } // keep the checksum alive
         return samples.sorted()
     }
 }
@@ -35,7 +35,7 @@ func monotonicNanoseconds() -> UInt64 {
 
 func warnIfDebugBuild() {
     #if DEBUG
-    print("WARNING: this is a debug build; measure with `swift build -c release`.")
+        print("WARNING: this is a debug build; measure with `swift build -c release`.")
     #endif
 }
 

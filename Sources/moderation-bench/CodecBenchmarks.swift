@@ -8,8 +8,9 @@ enum CodecBenchmarks {
         let kickBytes = kick.serializedBytes()
         let members = ListMembersResponse(
             members: (0..<100).map {
-                GroupMember(uid: "user-\($0)", name: "Member Number \($0)", avatar: "https://example.com/avatars/\($0).png",
-                            scope: $0 == 0 ? .admin : .participant, joinedAt: 1_700_000_000_000 + Int64($0))
+                GroupMember(
+                    uid: "user-\($0)", name: "Member Number \($0)", avatar: "https://example.com/avatars/\($0).png",
+                    scope: $0 == 0 ? .admin : .participant, joinedAt: 1_700_000_000_000 + Int64($0))
             },
             nextCursor: "eyJqIjoxNzAwMDAwMDAwMDk5LCJ1IjoidXNlci05OSJ9")
         let membersBytes = members.serializedBytes()

@@ -18,8 +18,12 @@ final class ServerProcess {
         metricsPort = UInt16(20_000 + getpid() % 10_000)
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { throw BenchError("pipe failed") }
-        let arguments = [executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data", "--api-key", "bench:\(Self.apiKey)",
-                         "--log-level", "warning", "--access-log", "off", "--metrics-listen", "127.0.0.1:\(metricsPort)"] + extraArguments
+        let arguments =
+            [
+                executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data", "--api-key",
+                "bench:\(Self.apiKey)",
+                "--log-level", "warning", "--access-log", "off", "--metrics-listen", "127.0.0.1:\(metricsPort)",
+            ] + extraArguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
@@ -37,7 +41,9 @@ final class ServerProcess {
         while read(pipeFDs[0], &byte, 1) == 1, byte != 10 { line.append(byte) }
         close(pipeFDs[0])
         let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"),
+            let port = UInt16(text[text.index(after: colon)...])
+        else {
             kill(child, SIGKILL)
             throw BenchError("the server did not start: '\(text)'")
         }

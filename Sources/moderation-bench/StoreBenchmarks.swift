@@ -46,11 +46,17 @@ enum StoreBenchmarks {
     private static func mutationBenchmarks() -> [Benchmark] {
         let fixture = Fixture(name: "mutations")
         let app = fixture.client(nil)
-        let groups = 32, threads = 8, pairsPerThread = 512
+        let groups = 32
+        let threads = 8
+        let pairsPerThread = 512
         fixture.createUsers((0..<groups).map { "owner-\($0)" })
         fixture.createUsers((0..<threads * pairsPerThread).map { "user-\($0)" })
         for group in 0..<groups {
-            fixture.wait { app.service.createGroup(app.caller, NewGroup(guid: "g\(group)", name: "Group \(group)", owner: "owner-\(group)"), replay: { _ in [] }, completion: $0) }
+            fixture.wait {
+                app.service.createGroup(
+                    app.caller, NewGroup(guid: "g\(group)", name: "Group \(group)", owner: "owner-\(group)"),
+                    replay: { _ in [] }, completion: $0)
+            }
         }
         // Each thread cycles its own (group, user) pairs through join → kick → join → ban → unban,
         // round-robin: with fewer mutations in flight than pairs, a pair's previous mutation is
@@ -68,7 +74,9 @@ enum StoreBenchmarks {
                         let pair = step % pairsPerThread
                         let phase = (step / pairsPerThread) % 5
                         let index = thread * pairsPerThread + pair
-                        let user = "user-\(index)", guid = "g\(index % groups)", owner = Caller(app: "bench", actor: "owner-\(index % groups)")
+                        let user = "user-\(index)"
+                        let guid = "g\(index % groups)"
+                        let owner = Caller(app: "bench", actor: "owner-\(index % groups)")
                         let done: @Sendable (Bool) -> Void = { ok in
                             if !ok { failures.wrappingAdd(1, ordering: .relaxed) }
                             inFlight.signal()
@@ -76,13 +84,19 @@ enum StoreBenchmarks {
                         let service = fixture.service
                         switch phase {
                         case 0, 2:
-                            service.joinGroup(Caller(app: "bench", actor: user), guid: guid, replay: { _ in [] }) { done($0.succeeded) }
+                            service.joinGroup(Caller(app: "bench", actor: user), guid: guid, replay: { _ in [] }) {
+                                done($0.succeeded)
+                            }
                         case 1:
                             service.kickMember(owner, guid: guid, uid: user, replay: { _ in [] }) { done($0.succeeded) }
                         case 3:
-                            service.banMember(owner, guid: guid, uid: user, reason: "bench", replay: { _ in [] }) { done($0.succeeded) }
+                            service.banMember(owner, guid: guid, uid: user, reason: "bench", replay: { _ in [] }) {
+                                done($0.succeeded)
+                            }
                         default:
-                            service.unbanMember(owner, guid: guid, uid: user, replay: { _ in [] }) { done($0.succeeded) }
+                            service.unbanMember(owner, guid: guid, uid: user, replay: { _ in [] }) {
+                                done($0.succeeded)
+                            }
                         }
                         step += 1
                     }
@@ -96,7 +110,8 @@ enum StoreBenchmarks {
         let operations = 100_000
         return [64, 1024].map { inFlight in
             Benchmark(
-                name: "mutation kick/ban/unban/join, fsync, \(inFlight) in flight", iterations: 1, operationsPerIteration: operations
+                name: "mutation kick/ban/unban/join, fsync, \(inFlight) in flight", iterations: 1,
+                operationsPerIteration: operations
             ) {
                 let done = burst(window: inFlight / threads, operations: operations)
                 let failed = failures.exchange(0, ordering: .relaxed)
@@ -111,23 +126,39 @@ enum StoreBenchmarks {
     private static func readBenchmarks() -> [Benchmark] {
         let fixture = Fixture(name: "reads")
         let app = fixture.client(nil)
-        let groups = 50, members = 1000
+        let groups = 50
+        let members = 1000
         fixture.createUsers((0..<members).map { "reader-\($0)" })
         for group in 0..<groups {
             let guid = "r\(group)"
-            fixture.wait { app.service.createGroup(app.caller, NewGroup(guid: guid, name: "Readers \(group)", owner: "reader-0"), replay: { _ in [] }, completion: $0) }
+            fixture.wait {
+                app.service.createGroup(
+                    app.caller, NewGroup(guid: guid, name: "Readers \(group)", owner: "reader-0"), replay: { _ in [] },
+                    completion: $0)
+            }
             for start in stride(from: 1, to: members, by: 100) {
                 let grants = (start..<min(start + 100, members)).map { MemberGrant(uid: "reader-\($0)") }
-                fixture.wait { app.service.addMembers(app.caller, guid: guid, members: grants, replay: { _ in [] }, completion: $0) }
+                fixture.wait {
+                    app.service.addMembers(app.caller, guid: guid, members: grants, replay: { _ in [] }, completion: $0)
+                }
             }
         }
-        enum Mix: String { case alternating = "GetGroup + ListMembers(30) alternating", getGroup = "GetGroup", firstPage = "ListMembers(30) page 1", secondPage = "ListMembers(30) page 2" }
+        enum Mix: String {
+            case alternating = "GetGroup + ListMembers(30) alternating"
+            case getGroup = "GetGroup"
+            case firstPage = "ListMembers(30) page 1"
+            case secondPage = "ListMembers(30) page 2"
+        }
         // A cursor to the second page of every group, as its members would get it.
         let secondPage = (0..<groups).map { group in
-            (try? fixture.service.listMembers(Caller(app: "bench"), guid: "r\(group)", options: ListMembersOptions(limit: 30)).nextCursor) ?? ""
+            (try? fixture.service.listMembers(
+                Caller(app: "bench"), guid: "r\(group)", options: ListMembersOptions(limit: 30)
+            ).nextCursor) ?? ""
         }
         let operations = 200_000
-        let runs: [(Mix, Int)] = [(.alternating, 2), (.alternating, 4), (.getGroup, 2), (.firstPage, 2), (.secondPage, 2)]
+        let runs: [(Mix, Int)] = [
+            (.alternating, 2), (.alternating, 4), (.getGroup, 2), (.firstPage, 2), (.secondPage, 2),
+        ]
         return runs.map { mix, threads in
             Benchmark(name: "\(mix.rawValue), \(threads) threads", iterations: 1, operationsPerIteration: operations) {
                 let checksum = Atomic<Int>(0)
@@ -146,17 +177,24 @@ enum StoreBenchmarks {
                             case .firstPage, .secondPage: listing = true
                             }
                             if !listing {
-                                sum &+= (try? fixture.service.getGroup(caller, guid: guid).group.membersCount == members ? 1 : 0) ?? 0
+                                sum &+=
+                                    (try? fixture.service.getGroup(caller, guid: guid).group.membersCount == members
+                                        ? 1 : 0) ?? 0
                             } else {
-                                let options = ListMembersOptions(limit: 30, cursor: mix == .secondPage ? secondPage[group] : "")
-                                sum &+= (try? fixture.service.listMembers(caller, guid: guid, options: options).items.count == 30 ? 1 : 0) ?? 0
+                                let options = ListMembersOptions(
+                                    limit: 30, cursor: mix == .secondPage ? secondPage[group] : "")
+                                sum &+=
+                                    (try? fixture.service.listMembers(caller, guid: guid, options: options).items.count
+                                        == 30 ? 1 : 0) ?? 0
                             }
                         }
                         checksum.wrappingAdd(sum, ordering: .relaxed)
                     }
                 }
                 for worker in workers { worker.join() }
-                if checksum.load(ordering: .relaxed) != operations / threads * threads { print("  warning: some reads failed") }
+                if checksum.load(ordering: .relaxed) != operations / threads * threads {
+                    print("  warning: some reads failed")
+                }
                 return checksum.load(ordering: .relaxed)
             }
         }
@@ -170,36 +208,54 @@ enum StoreBenchmarks {
         let count = 100_000
         fixture.createUsers((0..<count).map { "m-\($0)" }, name: { "Member Person \($0.dropFirst(2))" })
         fixture.createUsers((0..<count).map { "b-\($0)" }, name: { "Banned Person \($0.dropFirst(2))" })
-        fixture.wait { app.service.createGroup(app.caller, NewGroup(guid: "big", name: "Big", owner: "m-0"), replay: { _ in [] }, completion: $0) }
+        fixture.wait {
+            app.service.createGroup(
+                app.caller, NewGroup(guid: "big", name: "Big", owner: "m-0"), replay: { _ in [] }, completion: $0)
+        }
         fixture.pipeline(Array(stride(from: 1, to: count, by: 100))) { start, completion in
             let grants = (start..<min(start + 100, count)).map { MemberGrant(uid: "m-\($0)") }
-            app.service.addMembers(app.caller, guid: "big", members: grants, replay: { _ in [] }) { completion($0.succeeded) }
+            app.service.addMembers(app.caller, guid: "big", members: grants, replay: { _ in [] }) {
+                completion($0.succeeded)
+            }
         }
         fixture.pipeline(Array(stride(from: 0, to: count, by: 100))) { start, completion in
             let uids = (start..<min(start + 100, count)).map { "b-\($0)" }
-            app.service.bulkBanMembers(app.caller, guid: "big", uids: uids, reason: "bench", replay: { _ in [] }) { completion($0.succeeded) }
+            app.service.bulkBanMembers(app.caller, guid: "big", uids: uids, reason: "bench", replay: { _ in [] }) {
+                completion($0.succeeded)
+            }
         }
         let caller = Caller(app: "bench")
         let service = fixture.service
         func members(_ search: String) -> Int {
-            (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30, search: search)).items.count) ?? -1
+            (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30, search: search)).items
+                .count) ?? -1
         }
-        let memberPage2 = (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30)).nextCursor) ?? ""
-        let banPage2 = (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30)).nextCursor) ?? ""
+        let memberPage2 =
+            (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30)).nextCursor) ?? ""
+        let banPage2 =
+            (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30)).nextCursor)
+            ?? ""
         func bans(_ search: String) -> Int {
-            (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30, search: search)).items.count) ?? -1
+            (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30, search: search))
+                .items.count) ?? -1
         }
         return [
             Benchmark(name: "100k members + 100k bans: ListBannedMembers page 1", iterations: 2000) { bans("") },
             Benchmark(name: "100k members + 100k bans: ListBannedMembers page 2", iterations: 2000) {
-                (try? service.listBannedMembers(caller, guid: "big", options: ListBannedOptions(limit: 30, cursor: banPage2)).items.count) ?? -1
+                (try? service.listBannedMembers(
+                    caller, guid: "big", options: ListBannedOptions(limit: 30, cursor: banPage2)
+                ).items.count) ?? -1
             },
             Benchmark(name: "100k members + 100k bans: ListMembers page 1 (cached)", iterations: 2000) { members("") },
             Benchmark(name: "100k members + 100k bans: ListMembers page 2", iterations: 2000) {
-                (try? service.listMembers(caller, guid: "big", options: ListMembersOptions(limit: 30, cursor: memberPage2)).items.count) ?? -1
+                (try? service.listMembers(
+                    caller, guid: "big", options: ListMembersOptions(limit: 30, cursor: memberPage2)
+                ).items.count) ?? -1
             },
             Benchmark(name: "100k: banned search by name (1 match)", iterations: 2000) { bans("banned person 77777") },
-            Benchmark(name: "100k: member search by name (1 match)", iterations: 2000) { members("member person 54321") },
+            Benchmark(name: "100k: member search by name (1 match)", iterations: 2000) {
+                members("member person 54321")
+            },
             Benchmark(name: "100k: member search, common word (scan)", iterations: 2000) { members("person") },
             Benchmark(name: "100k: member search, 2 characters (scan)", iterations: 2000) { members("77") },
             Benchmark(name: "100k: GetGroup", iterations: 20000) {
@@ -255,14 +311,19 @@ enum StoreBenchmarks {
         func createUsers(_ uids: [String], name: (String) -> String = { "User \($0)" }) {
             let caller = Caller(app: "bench")
             pipeline(uids) { uid, completion in
-                service.createUser(caller, NewUser(uid: uid, name: name(uid)), replay: { _ in [] }) { completion($0.succeeded) }
+                service.createUser(caller, NewUser(uid: uid, name: name(uid)), replay: { _ in [] }) {
+                    completion($0.succeeded)
+                }
             }
         }
 
         func close() {
             service.shutdown()
             store.close()
-            var paths = [directory + "/moderation.sqlite3-wal", directory + "/moderation.sqlite3-shm", directory + "/moderation.sqlite3"]
+            var paths = [
+                directory + "/moderation.sqlite3-wal", directory + "/moderation.sqlite3-shm",
+                directory + "/moderation.sqlite3",
+            ]
             paths.removeAll { unlink($0) == 0 }
             rmdir(directory)
         }

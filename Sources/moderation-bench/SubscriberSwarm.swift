@@ -1,10 +1,10 @@
 import ByteCoding
+internal import CSystemShims
+internal import Glibc
 import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCMessages
-internal import CSystemShims
-internal import Glibc
 
 /// Many `Subscribe` streams on raw sockets, read by one epoll loop: the receiving side of the
 /// fan-out benchmark. It only frames and counts, and reads each event's seq without decoding the
@@ -37,11 +37,17 @@ final class SubscriberSwarm {
         let body = SubscribeRequest().serializedBytes()
         for index in 0..<count {
             let fd = "127.0.0.1".withCString { cshim_connect($0, port, 5_000) }
-            guard fd >= 0 else { throw BenchError("connect failed after \(index) subscribers: \(String(cString: strerror(-fd)))") }
+            guard fd >= 0 else {
+                throw BenchError("connect failed after \(index) subscribers: \(String(cString: strerror(-fd)))")
+            }
             var out = Preface.bytes
-            FrameWriter.hello(Hello(apiKey: ServerProcess.apiKey, clientName: "bench-swarm", acceptEncodings: compressed ? ["deflate"] : []), into: &out)
-            let header = CallHeader(method: ModerationMethods.subscribe.path, onBehalfOf: uid(index),
-                                    acceptEncodings: compressed ? ["deflate"] : [])
+            FrameWriter.hello(
+                Hello(
+                    apiKey: ServerProcess.apiKey, clientName: "bench-swarm",
+                    acceptEncodings: compressed ? ["deflate"] : []), into: &out)
+            let header = CallHeader(
+                method: ModerationMethods.subscribe.path, onBehalfOf: uid(index),
+                acceptEncodings: compressed ? ["deflate"] : [])
             body.withUnsafeBytes { FrameWriter.call(streamID: 1, header: header, body: $0, into: &out) }
             guard send(fd, out, out.count, Int32(MSG_NOSIGNAL)) == out.count else { throw BenchError("send failed") }
             _ = cshim_set_nonblocking(fd, 1)
@@ -61,7 +67,8 @@ final class SubscriberSwarm {
     func wait(forSeq seq: UInt64, timeoutMs: Int) -> (first: UInt64, last: UInt64, reached: Int) {
         for i in arrivals.indices { arrivals[i] = subscribers[i].lastSeq >= seq ? 1 : 0 }
         let deadline = monotonicNanoseconds() + UInt64(timeoutMs) * 1_000_000
-        var first: UInt64 = .max, last: UInt64 = 0
+        var first: UInt64 = .max
+        var last: UInt64 = 0
         var waiting = subscribers.indices.filter { subscribers[$0].lastSeq < seq && subscribers[$0].ended == nil }.count
         pump(until: { waiting == 0 || monotonicNanoseconds() >= deadline }) { index, now in
             guard self.arrivals[index] == 0, self.subscribers[index].lastSeq >= seq else { return }
@@ -120,7 +127,9 @@ final class SubscriberSwarm {
     private func parse(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         while bytes.count - offset >= FrameHeader.size {
-            let header = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size])).header
+            let header = FrameHeader.read(
+                from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size])
+            ).header
             let total = FrameHeader.size + Int(header.length)
             guard bytes.count - offset >= total else { break }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + FrameHeader.size)..<(offset + total)])
@@ -151,4 +160,3 @@ final class SubscriberSwarm {
         return varint()
     }
 }
-

@@ -1,11 +1,11 @@
 import CommandLineSupport
+import Dispatch
+internal import Glibc
 import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCPosix
 import Synchronization
-import Dispatch
-internal import Glibc
 
 /// `moderation-bench wire`: the moderation service over real sockets, against a release
 /// `moderation-server` child process (fsync on: `--durability full`).
@@ -18,13 +18,18 @@ internal import Glibc
 ///   first page of ListBannedMembers and of a search by name (one match).
 enum WireBenchmark {
     static func run(arguments: [String]) -> Int32 {
-        var seconds = 5.0, connections = 16, depth = 8, bigMembers = 100_000
+        var seconds = 5.0
+        var connections = 16
+        var depth = 8
+        var bigMembers = 100_000
         var executable = ".build/release/moderation-server"
         var suites: Set<String> = ["mutations", "reads", "big"]
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
             while let token = reader.next() {
-                guard case .flag(let flag) = token else { throw ArgumentError("unexpected argument '\(token.argument)'") }
+                guard case .flag(let flag) = token else {
+                    throw ArgumentError("unexpected argument '\(token.argument)'")
+                }
                 switch flag.name {
                 case "--seconds":
                     let value = try reader.value(for: flag)
@@ -38,7 +43,9 @@ enum WireBenchmark {
                     let value = try reader.value(for: flag)
                     let known = ["mutations", "reads", "big"].map { ($0, $0) }
                     suites = []
-                    for name in value.text.split(separator: ",") { suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known)) }
+                    for name in value.text.split(separator: ",") {
+                        suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known))
+                    }
                 default: throw ArgumentError("unknown flag \(flag.argument)")
                 }
             }
@@ -73,13 +80,19 @@ enum WireBenchmark {
 
     // MARK: Suites
 
-    private static func mutations(server: ServerProcess, connections: Int, depth: Int, seconds: Double) throws(BenchError) {
+    private static func mutations(server: ServerProcess, connections: Int, depth: Int, seconds: Double)
+        throws(BenchError)
+    {
         let slots = connections * depth
-        let counter = Atomic<Int>(0), failures = Mutex<[String]>([])
+        let counter = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
         let cpuBefore = server.cpuSeconds
-        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) { slot, step, connection, done in
+        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) {
+            slot, step, connection, done in
             // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
-            let group = "g\(slot % 32)", user = "g\(slot % 32)-u\(slot / 32)", owner = "owner"
+            let group = "g\(slot % 32)"
+            let user = "g\(slot % 32)-u\(slot / 32)"
+            let owner = "owner"
             let record: @Sendable (RPCError?) -> Void = { error in
                 if let error { failures.withLock { if $0.count < 5 { $0.append(error.description) } } }
                 counter.add(1, ordering: .relaxed)
@@ -87,22 +100,41 @@ enum WireBenchmark {
             }
             switch step % 5 {
             case 0, 2:
-                connection.unary(ModerationMethods.joinGroup, JoinGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)) { record($0.error) }
+                connection.unary(
+                    ModerationMethods.joinGroup, JoinGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)
+                ) { record($0.error) }
             case 1:
-                connection.unary(ModerationMethods.kickMember, KickMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+                connection.unary(
+                    ModerationMethods.kickMember, KickMemberRequest(guid: group, uid: user),
+                    options: CallOptions(onBehalfOf: owner)
+                ) { record($0.error) }
             case 3:
-                connection.unary(ModerationMethods.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+                connection.unary(
+                    ModerationMethods.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"),
+                    options: CallOptions(onBehalfOf: owner)
+                ) { record($0.error) }
             default:
-                connection.unary(ModerationMethods.unbanMember, UnbanMemberRequest(guid: group, uid: user), options: CallOptions(onBehalfOf: owner)) { record($0.error) }
+                connection.unary(
+                    ModerationMethods.unbanMember, UnbanMemberRequest(guid: group, uid: user),
+                    options: CallOptions(onBehalfOf: owner)
+                ) { record($0.error) }
             }
         }
         let count = counter.load(ordering: .relaxed)
         let cpu = server.cpuSeconds - cpuBefore
-        print("durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots):")
-        print("  \(Int(Double(count) / elapsed)) mutations/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / Double(count) * 1e6)) µs per mutation")
-        let commits = server.metric("moderation_store_commits_total") ?? 0, writes = server.metric("moderation_store_commit_batch_size_sum") ?? 0
-        let syncs = server.metric("moderation_store_fsync_seconds_count") ?? 0, syncTime = server.metric("moderation_store_fsync_seconds_sum") ?? 0
-        print("  \(Int(commits)) commits, \(fixed(writes / max(commits, 1))) writes per commit; \(Int(syncs)) fsyncs, \(fixed(syncTime / max(syncs, 1) * 1000)) ms each on average")
+        print(
+            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots):"
+        )
+        print(
+            "  \(Int(Double(count) / elapsed)) mutations/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / Double(count) * 1e6)) µs per mutation"
+        )
+        let commits = server.metric("moderation_store_commits_total") ?? 0
+        let writes = server.metric("moderation_store_commit_batch_size_sum") ?? 0
+        let syncs = server.metric("moderation_store_fsync_seconds_count") ?? 0
+        let syncTime = server.metric("moderation_store_fsync_seconds_sum") ?? 0
+        print(
+            "  \(Int(commits)) commits, \(fixed(writes / max(commits, 1))) writes per commit; \(Int(syncs)) fsyncs, \(fixed(syncTime / max(syncs, 1) * 1000)) ms each on average"
+        )
         let errors = failures.withLock { $0 }
         if !errors.isEmpty { print("  failures (first \(errors.count)): \(errors.joined(separator: "; "))") }
     }
@@ -124,8 +156,10 @@ enum WireBenchmark {
             configuration.warmupSeconds = 0.5
             return configuration
         }
-        let getGroup = configuration(ModerationMethods.getGroup.path, (0..<32).map { encoded(GetGroupRequest(guid: "r\($0)")) })
-        let listMembers = configuration(ModerationMethods.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
+        let getGroup = configuration(
+            ModerationMethods.getGroup.path, (0..<32).map { encoded(GetGroupRequest(guid: "r\($0)")) })
+        let listMembers = configuration(
+            ModerationMethods.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
         let reports = Mutex<[String: Result<LoadReport, RPCError>]>([:])
         let cpuBefore = server.cpuSeconds
         let started = monotonicNanoseconds()
@@ -137,44 +171,61 @@ enum WireBenchmark {
         }
         let cpu = server.cpuSeconds - cpuBefore
         let elapsed = Double(monotonicNanoseconds() - started) / 1e9
-        print("reads (GetGroup and ListMembers(30) at once, as the groups' owner), \(connections) connections × \(depth) in flight:")
-        var total = 0.0, calls = 0.0
+        print(
+            "reads (GetGroup and ListMembers(30) at once, as the groups' owner), \(connections) connections × \(depth) in flight:"
+        )
+        var total = 0.0
+        var calls = 0.0
         for name in ["GetGroup", "ListMembers"] {
             switch reports.withLock({ $0[name] }) {
             case .success(let report)?:
                 total += report.callsPerSecond
                 calls += Double(report.calls)
                 let failed = report.outcomes.filter { $0.key != "OK" }
-                print("  \(name): \(Int(report.callsPerSecond)) calls/s, p50 \(milliseconds(Double(report.latency.percentile(0.5)) / 1e6)) ms"
-                      + (failed.isEmpty ? "" : ", failures \(failed)"))
+                print(
+                    "  \(name): \(Int(report.callsPerSecond)) calls/s, p50 \(milliseconds(Double(report.latency.percentile(0.5)) / 1e6)) ms"
+                        + (failed.isEmpty ? "" : ", failures \(failed)"))
             case .failure(let error)?: throw BenchError("\(name): \(error)")
             case nil: throw BenchError("\(name): no report")
             }
         }
-        print("  together \(Int(total)) reads/s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / elapsed / total * 1e6)) µs per read")
+        print(
+            "  together \(Int(total)) reads/s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / elapsed / total * 1e6)) µs per read"
+        )
     }
 
     private static func bigGroup(server: ServerProcess, members: Int) throws(BenchError) {
         let client = try connect(server.port)
         print("setting up one group with \(members) members and \(members) bans…")
         _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
-        _ = try call(client, ModerationMethods.createGroup, CreateGroupRequest(guid: "big", name: "Big", type: .public), as: "owner")
+        _ = try call(
+            client, ModerationMethods.createGroup, CreateGroupRequest(guid: "big", name: "Big", type: .public),
+            as: "owner")
         let pending = Collected()
         for start in stride(from: 0, to: 2 * members, by: 100) {
             let uids = (start..<min(start + 100, 2 * members)).map { "user-\($0)" }
             for uid in uids {
                 pending.begin()
-                client.unary(ModerationMethods.createUser, CreateUserRequest(uid: uid, name: "Member \(uid.dropFirst(5)) \(uid.hasSuffix("7") ? "Seventh" : "Plain")")) { pending.end($0) }
+                client.unary(
+                    ModerationMethods.createUser,
+                    CreateUserRequest(
+                        uid: uid, name: "Member \(uid.dropFirst(5)) \(uid.hasSuffix("7") ? "Seventh" : "Plain")")
+                ) { pending.end($0) }
             }
             pending.waitAll()
             if start < members {
                 pending.begin()
-                client.unary(ModerationMethods.addMembers, AddMembersRequest(guid: "big", members: uids.map { MemberToAdd(uid: $0) }),
-                             options: CallOptions(onBehalfOf: "owner")) { pending.end($0) }
+                client.unary(
+                    ModerationMethods.addMembers,
+                    AddMembersRequest(guid: "big", members: uids.map { MemberToAdd(uid: $0) }),
+                    options: CallOptions(onBehalfOf: "owner")
+                ) { pending.end($0) }
             } else {
                 pending.begin()
-                client.unary(ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: "big", uids: uids, reason: "bulk"),
-                             options: CallOptions(onBehalfOf: "owner")) { pending.end($0) }
+                client.unary(
+                    ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: "big", uids: uids, reason: "bulk"),
+                    options: CallOptions(onBehalfOf: "owner")
+                ) { pending.end($0) }
             }
         }
         pending.waitAll()
@@ -188,17 +239,32 @@ enum WireBenchmark {
             }
             return samples.sorted()
         }
-        let banned = try latency { () throws(BenchError) in _ = try call(client, ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30), as: "owner") }
+        let banned = try latency { () throws(BenchError) in
+            _ = try call(
+                client, ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30),
+                as: "owner")
+        }
         let unique = "user-\(members / 2 + 1)"
         let search = try latency { () throws(BenchError) in
-            let page = try call(client, ModerationMethods.listMembers, ListMembersRequest(guid: "big", limit: 30, search: unique), as: "owner")
+            let page = try call(
+                client, ModerationMethods.listMembers, ListMembersRequest(guid: "big", limit: 30, search: unique),
+                as: "owner")
             guard page.members.count == 1 else { throw BenchError("search found \(page.members.count) members") }
         }
-        let bannedSearch = try latency { () throws(BenchError) in _ = try call(client, ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: "big", limit: 30, search: "user-\(members + 12_345)"), as: "owner") }
-        print("group of \(members) members and \(members) bans, one call at a time over the socket (median of 50; p90):")
-        print("  ListBannedMembers, first page of 30:   \(milliseconds(banned[25])) ms (p90 \(milliseconds(banned[45])))")
-        print("  ListMembers, search by name, 1 match:  \(milliseconds(search[25])) ms (p90 \(milliseconds(search[45])))")
-        print("  ListBannedMembers, search, 1 match:    \(milliseconds(bannedSearch[25])) ms (p90 \(milliseconds(bannedSearch[45])))")
+        let bannedSearch = try latency { () throws(BenchError) in
+            _ = try call(
+                client, ModerationMethods.listBannedMembers,
+                ListBannedMembersRequest(guid: "big", limit: 30, search: "user-\(members + 12_345)"), as: "owner")
+        }
+        print(
+            "group of \(members) members and \(members) bans, one call at a time over the socket (median of 50; p90):")
+        print(
+            "  ListBannedMembers, first page of 30:   \(milliseconds(banned[25])) ms (p90 \(milliseconds(banned[45])))")
+        print(
+            "  ListMembers, search by name, 1 match:  \(milliseconds(search[25])) ms (p90 \(milliseconds(search[45])))")
+        print(
+            "  ListBannedMembers, search, 1 match:    \(milliseconds(bannedSearch[25])) ms (p90 \(milliseconds(bannedSearch[45])))"
+        )
     }
 
     // MARK: Helpers
@@ -231,7 +297,9 @@ enum WireBenchmark {
             for d in 0..<depth {
                 let slot = c * depth + d
                 running.begin()
-                Loop(slot: slot, client: client, deadline: deadline, issue: issue) { running.end(Result<Void, RPCError>.success(())) }.next(step: 0)
+                Loop(slot: slot, client: client, deadline: deadline, issue: issue) {
+                    running.end(Result<Void, RPCError>.success(()))
+                }.next(step: 0)
             }
         }
         running.waitAll()
@@ -264,17 +332,27 @@ enum WireBenchmark {
         _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
         let pending = Collected()
         for g in 0..<groups {
-            _ = try call(client, ModerationMethods.createGroup, CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
-            _ = try call(client, ModerationMethods.createGroup, CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            _ = try call(
+                client, ModerationMethods.createGroup,
+                CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
+            _ = try call(
+                client, ModerationMethods.createGroup,
+                CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
             for u in 0..<usersPerGroup {
                 for prefix in ["g", "r"] {
                     pending.begin()
-                    client.unary(ModerationMethods.createUser, CreateUserRequest(uid: "\(prefix)\(g)-u\(u)", name: "User \(u) of \(prefix)\(g)")) { pending.end($0) }
+                    client.unary(
+                        ModerationMethods.createUser,
+                        CreateUserRequest(uid: "\(prefix)\(g)-u\(u)", name: "User \(u) of \(prefix)\(g)")
+                    ) { pending.end($0) }
                 }
             }
             pending.waitAll()
-            _ = try call(client, ModerationMethods.addMembers, AddMembersRequest(
-                guid: "r\(g)", members: (0..<min(usersPerGroup, 100)).map { MemberToAdd(uid: "r\(g)-u\($0)") }), as: "owner")
+            _ = try call(
+                client, ModerationMethods.addMembers,
+                AddMembersRequest(
+                    guid: "r\(g)", members: (0..<min(usersPerGroup, 100)).map { MemberToAdd(uid: "r\(g)-u\($0)") }),
+                as: "owner")
         }
         if let failure = pending.firstFailure { throw BenchError("setup: \(failure)") }
     }
@@ -292,7 +370,8 @@ enum WireBenchmark {
 
     /// One unary call, a failure thrown as a `BenchError` naming the method.
     static func call<Request, Response>(
-        _ client: ClientConnection, timeoutMs: UInt32 = 120_000, _ method: ProtoMethod<Request, Response>, _ request: Request,
+        _ client: ClientConnection, timeoutMs: UInt32 = 120_000, _ method: ProtoMethod<Request, Response>,
+        _ request: Request,
         as user: String = ""
     ) throws(BenchError) -> Response {
         do throws(RPCError) {

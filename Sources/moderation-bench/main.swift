@@ -30,7 +30,8 @@ var reader = ArgumentReader(arguments)
 do throws(ArgumentError) {
     while let token = reader.next() {
         switch token {
-        case .flag(let flag) where flag.name == "--runs": runs = try reader.value(for: flag, placeholder: "N").integer(in: 1...1000)
+        case .flag(let flag) where flag.name == "--runs":
+            runs = try reader.value(for: flag, placeholder: "N").integer(in: 1...1000)
         case .flag(let flag): throw ArgumentError("unknown flag \(flag.argument)")
         case .positional(let name): chosen.append(name)
         }

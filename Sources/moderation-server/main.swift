@@ -1,6 +1,6 @@
+internal import Glibc
 // moderation-server: parses its settings and runs the service (see ServerApp.ServerMain).
 import RPCPosix
 import ServerApp
-internal import Glibc
 
 exit(ServerMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current()))

@@ -66,15 +66,18 @@ struct VarintTests {
         var testDescription: String { name }
     }
 
-    @Test("truncated and overlong input is refused", arguments: [
-        Refusal(name: "empty", bytes: [], failure: .truncated),
-        Refusal(name: "a continuation byte alone", bytes: [0x80], failure: .truncated),
-        Refusal(name: "nine continuation bytes", bytes: Array(repeating: 0xFF, count: 9), failure: .truncated),
-        Refusal(name: "a 65th bit", bytes: Array(repeating: 0xFF, count: 9) + [0x02], failure: .overflow),
-        Refusal(name: "the tenth byte continues", bytes: Array(repeating: 0xFF, count: 9) + [0x81], failure: .overflow),
-        Refusal(name: "an eleventh byte", bytes: Array(repeating: 0x80, count: 10) + [0x00], failure: .overflow),
-        Refusal(name: "twelve bytes of 0xFF", bytes: Array(repeating: 0xFF, count: 12), failure: .overflow),
-    ])
+    @Test(
+        "truncated and overlong input is refused",
+        arguments: [
+            Refusal(name: "empty", bytes: [], failure: .truncated),
+            Refusal(name: "a continuation byte alone", bytes: [0x80], failure: .truncated),
+            Refusal(name: "nine continuation bytes", bytes: Array(repeating: 0xFF, count: 9), failure: .truncated),
+            Refusal(name: "a 65th bit", bytes: Array(repeating: 0xFF, count: 9) + [0x02], failure: .overflow),
+            Refusal(
+                name: "the tenth byte continues", bytes: Array(repeating: 0xFF, count: 9) + [0x81], failure: .overflow),
+            Refusal(name: "an eleventh byte", bytes: Array(repeating: 0x80, count: 10) + [0x00], failure: .overflow),
+            Refusal(name: "twelve bytes of 0xFF", bytes: Array(repeating: 0xFF, count: 12), failure: .overflow),
+        ])
     func refused(_ refusal: Refusal) {
         var index = 0
         #expect(throws: refusal.failure) { try Varint.read(from: refusal.bytes, at: &index) }
@@ -118,7 +121,8 @@ struct VarintTests {
         for value in values {
             var bytes: [UInt8] = []
             Varint.append(value, to: &bytes)
-            #expect(bytes.count == max(1, (64 - value.leadingZeroBitCount + 6) / 7), "\(value) takes its minimal length")
+            #expect(
+                bytes.count == max(1, (64 - value.leadingZeroBitCount + 6) / 7), "\(value) takes its minimal length")
             var index = 0
             #expect(try Varint.read(from: bytes, at: &index) == value)
             if let narrow = UInt32(exactly: value) {

@@ -9,7 +9,8 @@ struct ArgumentReaderTests {
         var seen: [String] = []
         while let token = reader.next() {
             switch token {
-            case .flag(let flag) where valued.contains(flag.name): seen.append("\(flag.name)=\(try reader.value(for: flag).text)")
+            case .flag(let flag) where valued.contains(flag.name):
+                seen.append("\(flag.name)=\(try reader.value(for: flag).text)")
             case .flag(let flag): seen.append("\(flag.name)!")
             case .positional(let text): seen.append("<\(text)>")
             }
@@ -17,28 +18,32 @@ struct ArgumentReaderTests {
         return seen
     }
 
-    @Test("tokens", arguments: [
-        ([String](), [String]()),
-        (["a", "b"], ["<a>", "<b>"]),
-        (["--threads", "3"], ["--threads=3"]),
-        (["--threads=3"], ["--threads=3"]),
-        (["--threads="], ["--threads="]),
-        (["--threads", "-1"], ["--threads=-1"]),
-        (["--header=k=v"], ["--header=k=v"]),
-        (["-d", "{}", "x"], ["-d={}", "<x>"]),
-        (["-v", "--compress", "-"], ["-v!", "--compress!", "<->"]),
-        (["-plaintext", "host:1"], ["-plaintext!", "<host:1>"]),
-        (["-x=1"], ["-x=1!"]),
-    ])
+    @Test(
+        "tokens",
+        arguments: [
+            ([String](), [String]()),
+            (["a", "b"], ["<a>", "<b>"]),
+            (["--threads", "3"], ["--threads=3"]),
+            (["--threads=3"], ["--threads=3"]),
+            (["--threads="], ["--threads="]),
+            (["--threads", "-1"], ["--threads=-1"]),
+            (["--header=k=v"], ["--header=k=v"]),
+            (["-d", "{}", "x"], ["-d={}", "<x>"]),
+            (["-v", "--compress", "-"], ["-v!", "--compress!", "<->"]),
+            (["-plaintext", "host:1"], ["-plaintext!", "<host:1>"]),
+            (["-x=1"], ["-x=1!"]),
+        ])
     func tokens(_ arguments: [String], _ expected: [String]) throws {
         #expect(try read(arguments, valued: ["--threads", "--header", "-d"]) == expected)
     }
 
-    @Test("a missing value names the flag, and what it looks like when the caller says", arguments: [
-        (["--threads"], nil, "--threads needs a value"),
-        (["--threads"], "N", "--threads needs a value: --threads N"),
-        (["-d"], nil, "-d needs a value"),
-    ] as [([String], String?, String)])
+    @Test(
+        "a missing value names the flag, and what it looks like when the caller says",
+        arguments: [
+            (["--threads"], nil, "--threads needs a value"),
+            (["--threads"], "N", "--threads needs a value: --threads N"),
+            (["-d"], nil, "-d needs a value"),
+        ] as [([String], String?, String)])
     func missingValue(_ arguments: [String], _ placeholder: String?, _ message: String) {
         var reader = ArgumentReader(arguments)
         guard case .flag(let flag) = reader.next() else {
@@ -65,14 +70,19 @@ struct ArgumentReaderTests {
         #expect(ArgumentReader.Token.flag(flag).argument == "--bogus=1")
     }
 
-    @Test("a switch is on when bare; an inline value is read as on or off", arguments: [
-        ("--compress", true), ("--compress=on", true), ("--compress=off", false), ("--compress=FALSE", false), ("-v", true),
-    ])
+    @Test(
+        "a switch is on when bare; an inline value is read as on or off",
+        arguments: [
+            ("--compress", true), ("--compress=on", true), ("--compress=off", false), ("--compress=FALSE", false),
+            ("-v", true),
+        ])
     func switches(_ argument: String, _ expected: Bool) throws {
         #expect(try ArgumentReader.Flag(argument).booleanValue() == expected)
     }
 
     @Test func aSwitchRefusesAnotherValue() {
-        #expect(throws: ArgumentError("--compress: 'maybe' is not on or off")) { try ArgumentReader.Flag("--compress=maybe").booleanValue() }
+        #expect(throws: ArgumentError("--compress: 'maybe' is not on or off")) {
+            try ArgumentReader.Flag("--compress=maybe").booleanValue()
+        }
     }
 }

@@ -6,16 +6,20 @@ import Testing
 struct ArgumentValueTests {
     private static func value(_ text: String) -> ArgumentValue { ArgumentValue(text, name: "--flag") }
 
-    @Test("integer(in:)", arguments: [
-        ("1", 1), ("256", 256), ("+7", 7),
-    ])
+    @Test(
+        "integer(in:)",
+        arguments: [
+            ("1", 1), ("256", 256), ("+7", 7),
+        ])
     func integer(_ text: String, _ expected: Int) throws {
         #expect(try Self.value(text).integer(in: 1...256) == expected)
     }
 
     @Test("integer(in:) refuses", arguments: ["0", "257", "-1", "zero", "", "1.5", " 2"])
     func integerRefuses(_ text: String) {
-        #expect(throws: ArgumentError("--flag: '\(text)' is not a whole number in 1...256")) { try Self.value(text).integer(in: 1...256) }
+        #expect(throws: ArgumentError("--flag: '\(text)' is not a whole number in 1...256")) {
+            try Self.value(text).integer(in: 1...256)
+        }
     }
 
     @Test("nonNegativeNumber()", arguments: [("0", 0.0), ("2.5", 2.5), ("40", 40)])
@@ -25,24 +29,33 @@ struct ArgumentValueTests {
 
     @Test("nonNegativeNumber() refuses", arguments: ["-1", "fast", "", "nan"])
     func numberRefuses(_ text: String) {
-        #expect(throws: ArgumentError("--flag: '\(text)' is not a non-negative number")) { try Self.value(text).nonNegativeNumber() }
+        #expect(throws: ArgumentError("--flag: '\(text)' is not a non-negative number")) {
+            try Self.value(text).nonNegativeNumber()
+        }
     }
 
-    @Test("duration() in seconds", arguments: [
-        ("10s", 10.0), ("500ms", 0.5), ("2m", 120), ("1h", 3600), ("1.5", 1.5), ("0", 0), ("0.25s", 0.25),
-    ])
+    @Test(
+        "duration() in seconds",
+        arguments: [
+            ("10s", 10.0), ("500ms", 0.5), ("2m", 120), ("1h", 3600), ("1.5", 1.5), ("0", 0), ("0.25s", 0.25),
+        ])
     func duration(_ text: String, _ seconds: Double) throws {
         #expect(try Self.value(text).duration() == seconds)
     }
 
     @Test("duration() refuses", arguments: ["soon", "-1s", "10x", "", "ms", "1d"])
     func durationRefuses(_ text: String) {
-        #expect(throws: ArgumentError("--flag: '\(text)' is not a duration (e.g. 10s, 500ms, 2m)")) { try Self.value(text).duration() }
+        #expect(throws: ArgumentError("--flag: '\(text)' is not a duration (e.g. 10s, 500ms, 2m)")) {
+            try Self.value(text).duration()
+        }
     }
 
-    @Test("onOff()", arguments: [
-        ("on", true), ("TRUE", true), ("yes", true), ("1", true), ("off", false), ("False", false), ("no", false), ("0", false),
-    ])
+    @Test(
+        "onOff()",
+        arguments: [
+            ("on", true), ("TRUE", true), ("yes", true), ("1", true), ("off", false), ("False", false), ("no", false),
+            ("0", false),
+        ])
     func onOff(_ text: String, _ expected: Bool) throws {
         #expect(try Self.value(text).onOff() == expected)
     }
@@ -55,7 +68,9 @@ struct ArgumentValueTests {
 
     @Test func choiceOfAStringEnum() throws {
         #expect(try Self.value("normal").choice(of: Mode.self) == .normal)
-        #expect(throws: ArgumentError("--flag: 'maybe' is not one of full, normal")) { try Self.value("maybe").choice(of: Mode.self) }
+        #expect(throws: ArgumentError("--flag: 'maybe' is not one of full, normal")) {
+            try Self.value("maybe").choice(of: Mode.self)
+        }
         #expect(throws: ArgumentError("--flag: 'FULL' is not one of full, normal"), "raw values match exactly") {
             try Self.value("FULL").choice(of: Mode.self)
         }
@@ -64,37 +79,46 @@ struct ArgumentValueTests {
     @Test func choiceFromWords() throws {
         let levels = [("trace", 0), ("info", 2), ("error", 5)]
         #expect(try Self.value("INFO").choice(levels, ignoringCase: true) == 2)
-        #expect(throws: ArgumentError("--flag: 'INFO' is not one of trace, info, error")) { try Self.value("INFO").choice(levels) }
-        #expect(throws: ArgumentError("--flag: 'loud' is not one of trace, info, error")) { try Self.value("loud").choice(levels, ignoringCase: true) }
+        #expect(throws: ArgumentError("--flag: 'INFO' is not one of trace, info, error")) {
+            try Self.value("INFO").choice(levels)
+        }
+        #expect(throws: ArgumentError("--flag: 'loud' is not one of trace, info, error")) {
+            try Self.value("loud").choice(levels, ignoringCase: true)
+        }
     }
 
-    @Test("hostPort()", arguments: [
-        ("127.0.0.1:7600", HostPort(host: "127.0.0.1", port: 7600)),
-        ("localhost:0", HostPort(host: "localhost", port: 0)),
-        ("[::1]:7600", HostPort(host: "::1", port: 7600)),
-        ("::1:7600", HostPort(host: "::1", port: 7600)),
-        ("[fe80::1%eth0]:1", HostPort(host: "fe80::1%eth0", port: 1)),
-    ])
+    @Test(
+        "hostPort()",
+        arguments: [
+            ("127.0.0.1:7600", HostPort(host: "127.0.0.1", port: 7600)),
+            ("localhost:0", HostPort(host: "localhost", port: 0)),
+            ("[::1]:7600", HostPort(host: "::1", port: 7600)),
+            ("::1:7600", HostPort(host: "::1", port: 7600)),
+            ("[fe80::1%eth0]:1", HostPort(host: "fe80::1%eth0", port: 1)),
+        ])
     func hostPort(_ text: String, _ expected: HostPort) throws {
         #expect(try Self.value(text).hostPort() == expected)
     }
 
-    @Test("hostPort() refuses, saying why", arguments: [
-        ("nohost", "'nohost' is not HOST:PORT"),
-        ("[::1]7600", "'[::1]7600' is not [HOST]:PORT"),
-        (":9", "the host is empty in ':9'"),
-        ("[]:9", "the host is empty in '[]:9'"),
-        ("h:99999", "'99999' in 'h:99999' is not a port (0–65535)"),
-        ("h:", "'' in 'h:' is not a port (0–65535)"),
-        ("h:http", "'http' in 'h:http' is not a port (0–65535)"),
-    ])
+    @Test(
+        "hostPort() refuses, saying why",
+        arguments: [
+            ("nohost", "'nohost' is not HOST:PORT"),
+            ("[::1]7600", "'[::1]7600' is not [HOST]:PORT"),
+            (":9", "the host is empty in ':9'"),
+            ("[]:9", "the host is empty in '[]:9'"),
+            ("h:99999", "'99999' in 'h:99999' is not a port (0–65535)"),
+            ("h:", "'' in 'h:' is not a port (0–65535)"),
+            ("h:http", "'http' in 'h:http' is not a port (0–65535)"),
+        ])
     func hostPortRefuses(_ text: String, _ problem: String) {
         #expect(throws: ArgumentError("--flag: " + problem)) { try Self.value(text).hostPort() }
     }
 
     @Test func hostPortForAClient() throws {
         let address = ArgumentValue(":7600", name: nil)
-        #expect(try address.hostPort(ports: 1...65535, defaultHost: "127.0.0.1") == HostPort(host: "127.0.0.1", port: 7600))
+        #expect(
+            try address.hostPort(ports: 1...65535, defaultHost: "127.0.0.1") == HostPort(host: "127.0.0.1", port: 7600))
         #expect(throws: ArgumentError("'0' in 'h:0' is not a port (1–65535)")) {
             try ArgumentValue("h:0", name: nil).hostPort(ports: 1...65535, defaultHost: "127.0.0.1")
         }
@@ -103,9 +127,11 @@ struct ArgumentValueTests {
         }
     }
 
-    @Test("HostPort prints as HOST:PORT, an IPv6 host in brackets", arguments: [
-        (HostPort(host: "127.0.0.1", port: 7600), "127.0.0.1:7600"), (HostPort(host: "::1", port: 80), "[::1]:80"),
-    ])
+    @Test(
+        "HostPort prints as HOST:PORT, an IPv6 host in brackets",
+        arguments: [
+            (HostPort(host: "127.0.0.1", port: 7600), "127.0.0.1:7600"), (HostPort(host: "::1", port: 80), "[::1]:80"),
+        ])
     func hostPortDescription(_ address: HostPort, _ text: String) {
         #expect(address.description == text)
     }

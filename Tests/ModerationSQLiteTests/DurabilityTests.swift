@@ -12,7 +12,10 @@ struct DurabilityTests {
         defer { harness.tearDown() }
         let app = harness.client()
         for uid in ["o", "p", "q"] { try app.createUser(uid, metadata: ["k": uid]) }
-        try app.createGroup(NewGroup(guid: "g", name: "Group", type: .password, password: "pw", metadata: ["m": "1"], tags: ["t"], owner: "o"))
+        try app.createGroup(
+            NewGroup(
+                guid: "g", name: "Group", type: .password, password: "pw", metadata: ["m": "1"], tags: ["t"], owner: "o"
+            ))
         try app.addMembers("g", [MemberGrant(uid: "p", scope: .moderator)])
         try app.ban("g", "q", reason: "r", durationMs: 1_000_000)
         let before = try app.getGroup("g")
@@ -26,7 +29,9 @@ struct DurabilityTests {
         #expect(ModerationClient.code { try harness.client("q").join("g", password: "pw") } == .bannedGroupMember)
         try app2.unban("g", "q")
         try harness.client("q").join("g", password: "pw")
-        #expect(try app2.actions("g").actions.map(\.seq) == Array(1...UInt64(logBefore.count + 2)), "seqs continue after the reopen")
+        #expect(
+            try app2.actions("g").actions.map(\.seq) == Array(1...UInt64(logBefore.count + 2)),
+            "seqs continue after the reopen")
         #expect(Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: "g").isEmpty)
     }
 }

@@ -12,7 +12,8 @@ struct GroupCommitTests {
     /// Fills one batch behind a gate: the gate write blocks the writer until released, so every
     /// write submitted meanwhile is committed in the next batch, together.
     static func batch(_ store: SQLiteStore, _ writes: [ClosureWrite]) {
-        let release = BlockingSemaphore(), entered = BlockingSemaphore()
+        let release = BlockingSemaphore()
+        let entered = BlockingSemaphore()
         let gate = ClosureWrite { _ throws(ModerationError) in
             entered.signal()
             release.wait()
@@ -37,7 +38,9 @@ struct GroupCommitTests {
                 let appID = try tx.createApp(named: "app")
                 let user = try tx.insertUser(appID: appID, User(uid: uid, name: uid))
                 if withAction, let group = try tx.groupForUpdate(appID: appID, guid: "g") {
-                    var action = ActionRecord(app: "app", kind: .updated, actionBy: .app, actionOn: user.user, group: group.group, timestamp: 1)
+                    var action = ActionRecord(
+                        app: "app", kind: .updated, actionBy: .app, actionOn: user.user, group: group.group,
+                        timestamp: 1)
                     try tx.appendAction(&action, appID: appID, group: group)
                 }
                 if let thenFail { throw thenFail }
@@ -53,7 +56,9 @@ struct GroupCommitTests {
         Self.batch(store, writes)
         let outcomes = writes.map { $0.wait() }
         #expect(outcomes.map { $0?.code } == [nil, .permissionDenied, nil, .notAMember, nil])
-        #expect(store.commitCount - commitsBefore <= 3, "the writes shared a transaction (the gate's, a rollback, the batch's)")
+        #expect(
+            store.commitCount - commitsBefore <= 3,
+            "the writes shared a transaction (the gate's, a rollback, the batch's)")
         #expect(try StoreProbe.user(store, app: "app", uid: "w2") == nil, "the failing write left nothing")
         for uid in ["w1", "w3", "w4"] { #expect(try StoreProbe.user(store, app: "app", uid: uid) != nil) }
         let log = try StoreProbe.log(store, app: "app")
@@ -83,7 +88,8 @@ struct GroupCommitTests {
         try app.createUser("o")
         try app.createGroup("g", owner: "o")
         let store = harness.store
-        let release = BlockingSemaphore(), entered = BlockingSemaphore()
+        let release = BlockingSemaphore()
+        let entered = BlockingSemaphore()
         // A write that has changed the group and then holds the write transaction open.
         let holder = ClosureWrite { (tx) throws(ModerationError) in
             let appID = try tx.createApp(named: "app")
@@ -96,7 +102,8 @@ struct GroupCommitTests {
         #expect(try StoreProbe.user(store, app: "app", uid: "pending") == nil, "the uncommitted user is not visible")
         #expect(try app.getGroup("g").group.membersCount == 1, "a read completes while the writer is busy")
         // One read closure sees one snapshot, even when a commit lands in the middle of it.
-        let seen = try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> (StoredUser?, StoredUser?) in
+        let seen = try store.read {
+            (snapshot: any StoreSnapshot) throws(ModerationError) -> (StoredUser?, StoredUser?) in
             let appID = try snapshot.appID(named: "app")!
             let before = try snapshot.user(appID: appID, uid: "pending")
             release.signal()
@@ -125,11 +132,14 @@ struct GroupCommitTests {
         let app = harness.client()
         for index in 0..<40 { try app.createUser("u\(index)") }
         try app.createGroup("g", owner: "u0")
-        let stop = Atomic<Bool>(false), problems = Atomic<Int>(0), reads = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let problems = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
         let readers = (0..<3).map { _ in
             WorkerThread(name: "reader") {
                 while !stop.load(ordering: .relaxed) {
-                    let consistent = try? harness.store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> Bool in
+                    let consistent = try? harness.store.read {
+                        (snapshot: any StoreSnapshot) throws(ModerationError) -> Bool in
                         let appID = try snapshot.appID(named: "app")!
                         let group = try snapshot.group(appID: appID, guid: "g")!
                         let members = try snapshot.members(groupID: group.id, query: MemberPageQuery(limit: 100))
@@ -178,9 +188,12 @@ struct GroupCommitTests {
             _ = try app.kick("g", "u")
         }
         let recorded = depths.withLock { $0 }
-        let first = try #require(recorded.first), last = try #require(recorded.last)
+        let first = try #require(recorded.first)
+        let last = try #require(recorded.last)
         #expect(recorded.count >= 3_000)
         // Same thread, same path: the same depth, give or take a frame.
-        #expect(first >= last && first - last < 4096, "the handler ran \(Int(first) - Int(last)) bytes deeper after \(recorded.count) commits")
+        #expect(
+            first >= last && first - last < 4096,
+            "the handler ran \(Int(first) - Int(last)) bytes deeper after \(recorded.count) commits")
     }
 }

@@ -30,11 +30,17 @@ struct MigrationTests {
         let store = try SQLiteStore(options: options)
         store.close()
         let schema = try Self.schema(options.databasePath)
-        for table in ["apps", "users", "groups", "group_tags", "group_revisions", "members", "bans", "actions", "idempotency", "search_grams", "search_gram_counts"] {
+        for table in [
+            "apps", "users", "groups", "group_tags", "group_revisions", "members", "bans", "actions", "idempotency",
+            "search_grams", "search_gram_counts",
+        ] {
             let definition = try #require(schema.first { $0.hasPrefix("table \(table) ") }, "table \(table) missing")
             #expect(definition.contains("STRICT"), "table \(table) is not STRICT")
         }
-        for index in ["members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group", "groups_by_created", "idempotency_by_age"] {
+        for index in [
+            "members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group",
+            "groups_by_created", "idempotency_by_age",
+        ] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
         #expect(try Self.text(options.databasePath, "PRAGMA journal_mode") == "wal")
@@ -54,7 +60,9 @@ struct MigrationTests {
 
     static func withDatabase<T>(_ path: String, _ body: (OpaquePointer) throws -> T) throws -> T {
         var handle: OpaquePointer?
-        guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw ModerationError(.internal, "cannot open \(path)") }
+        guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else {
+            throw ModerationError(.internal, "cannot open \(path)")
+        }
         defer { sqlite3_close(handle) }
         return try body(handle)
     }
@@ -68,9 +76,10 @@ struct MigrationTests {
             defer { sqlite3_finalize(statement) }
             var rows: [[String]] = []
             while sqlite3_step(statement) == SQLITE_ROW {
-                rows.append((0..<sqlite3_column_count(statement)).map { column in
-                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
-                })
+                rows.append(
+                    (0..<sqlite3_column_count(statement)).map { column in
+                        sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
+                    })
             }
             return rows
         }
@@ -78,7 +87,9 @@ struct MigrationTests {
 
     static func execute(_ path: String, _ sql: String) throws {
         try withDatabase(path) { db in
-            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw ModerationError(.internal, String(cString: sqlite3_errmsg(db))) }
+            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+                throw ModerationError(.internal, String(cString: sqlite3_errmsg(db)))
+            }
         }
     }
 
@@ -87,7 +98,8 @@ struct MigrationTests {
     }
 
     static func schema(_ path: String) throws -> [String] {
-        try rows(path, "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY type, name").map { $0[0] }
+        try rows(path, "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY type, name")
+            .map { $0[0] }
     }
 
     static func userVersion(_ path: String) throws -> Int {

@@ -8,7 +8,8 @@ import Testing
 @Suite("Search")
 struct SearchTests {
     static let names = [
-        "Alice Cooper", "ALICE Smith", "Bob Builder", "Ünal Özdemir", "Zoë Kravitz", "Carol \"Quote\" King", "Dave 100%", "Émile Zola",
+        "Alice Cooper", "ALICE Smith", "Bob Builder", "Ünal Özdemir", "Zoë Kravitz", "Carol \"Quote\" King",
+        "Dave 100%", "Émile Zola",
     ]
 
     /// Users s0… with `names`, all members (and, for odd indexes, banned from group "b").
@@ -24,7 +25,8 @@ struct SearchTests {
     }
 
     static let queries: [(String, Set<String>)] = [
-        ("alice", ["s0", "s1"]), ("ALI", ["s0", "s1"]), ("ice c", ["s0"]), ("ünal", ["s3"]), ("ÖZDEM", ["s3"]), ("zoë", ["s4"]),
+        ("alice", ["s0", "s1"]), ("ALI", ["s0", "s1"]), ("ice c", ["s0"]), ("ünal", ["s3"]), ("ÖZDEM", ["s3"]),
+        ("zoë", ["s4"]),
         ("\"quote\"", ["s5"]), ("100%", ["s6"]), ("s1", ["s1"]), ("er", ["s0", "s2"]), ("zz", []), ("nobody here", []),
         ("émile", ["s7"]), ("o", ["s0", "s2", "s4", "s5", "s7"]), ("ö", ["s3"]),
     ]
@@ -60,10 +62,15 @@ struct SearchTests {
         defer { harness.tearDown() }
         let app = harness.client()
         try app.createUser("o")
-        for (guid, name) in [("cats", "Cat Lovers"), ("dogs", "Dog People"), ("catalog", "Library"), ("x1", "Concatenation")] {
+        for (guid, name) in [
+            ("cats", "Cat Lovers"), ("dogs", "Dog People"), ("catalog", "Library"), ("x1", "Concatenation"),
+        ] {
             try app.createGroup(NewGroup(guid: guid, name: name, owner: "o"))
         }
-        #expect(Set(try app.listGroups(ListGroupsOptions(search: "CAT")).items.map(\.group.guid)) == ["cats", "catalog", "x1"])
+        #expect(
+            Set(try app.listGroups(ListGroupsOptions(search: "CAT")).items.map(\.group.guid)) == [
+                "cats", "catalog", "x1",
+            ])
         #expect(try app.listGroups(ListGroupsOptions(search: "people")).items.map(\.group.guid) == ["dogs"])
         try app.updateGroup(GroupUpdate(guid: "dogs", name: "Canine Club"))
         #expect(try app.listGroups(ListGroupsOptions(search: "people")).items.isEmpty)

@@ -1,8 +1,9 @@
 import Moderation
-@testable import ModerationSQLite
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import ModerationSQLite
 
 /// A write that fails leaves no trace, whatever its store methods forgot to do: the writer learns
 /// what a write changed from SQLite and from its own undo log, not from the methods themselves.
@@ -21,9 +22,12 @@ struct WriteIsolationTests {
             self.runs += 1
             let appID = try tx.createApp(named: "app")
             let user = try tx.insertUser(appID: appID, User(uid: self.uid, name: self.uid))
-            guard let group = try tx.groupForUpdate(appID: appID, guid: "g") else { throw .storage("group g is missing") }
+            guard let group = try tx.groupForUpdate(appID: appID, guid: "g") else {
+                throw .storage("group g is missing")
+            }
             self.seenCount = group.group.membersCount
-            var action = ActionRecord(app: "app", kind: .updated, actionBy: .app, actionOn: user.user, group: group.group, timestamp: 1)
+            var action = ActionRecord(
+                app: "app", kind: .updated, actionBy: .app, actionOn: user.user, group: group.group, timestamp: 1)
             try tx.appendAction(&action, appID: appID, group: group)
         }
         let uid: String
@@ -44,8 +48,11 @@ struct WriteIsolationTests {
 
     /// Runs `failing` between two neighbours in one batch and checks that they committed, that it
     /// failed, and that the log has no gap.
-    static func runBetweenNeighbours(_ harness: ServiceHarness, _ failing: ClosureWrite) throws -> (Neighbour, Neighbour) {
-        let first = Neighbour("w1"), second = Neighbour("w2")
+    static func runBetweenNeighbours(_ harness: ServiceHarness, _ failing: ClosureWrite) throws -> (
+        Neighbour, Neighbour
+    ) {
+        let first = Neighbour("w1")
+        let second = Neighbour("w2")
         GroupCommitTests.batch(harness.store, [first.write, failing, second.write])
         #expect([first.write, failing, second.write].map { $0.wait()?.code } == [nil, .permissionDenied, nil])
         for uid in ["w1", "w2"] { #expect(try StoreProbe.user(harness.store, app: "app", uid: uid) != nil) }
@@ -70,7 +77,9 @@ struct WriteIsolationTests {
             throw Self.refused
         }
         _ = try Self.runBetweenNeighbours(harness, forgetful)
-        #expect(try StoreProbe.user(harness.store, app: "app", uid: "o")?.user.name == "Olive", "the rename was rolled back")
+        #expect(
+            try StoreProbe.user(harness.store, app: "app", uid: "o")?.user.name == "Olive", "the rename was rolled back"
+        )
     }
 
     @Test("a mutation that leaves its statement running, then fails, leaves no trace")
@@ -83,7 +92,9 @@ struct WriteIsolationTests {
             throw Self.refused
         }
         _ = try Self.runBetweenNeighbours(harness, forgetful)
-        #expect(try StoreProbe.user(harness.store, app: "app", uid: "o")?.user.name == "Olive", "the rename was rolled back")
+        #expect(
+            try StoreProbe.user(harness.store, app: "app", uid: "o")?.user.name == "Olive", "the rename was rolled back"
+        )
     }
 
     @Test("changes held only in the writer's memory are undone without running the batch again")
@@ -93,7 +104,9 @@ struct WriteIsolationTests {
         let forgetful = ClosureWrite { (tx) throws(ModerationError) in
             let session = try Self.session(tx)
             let appID = try tx.createApp(named: "app")
-            guard var group = try tx.groupForUpdate(appID: appID, guid: "g") else { throw .storage("group g is missing") }
+            guard var group = try tx.groupForUpdate(appID: appID, guid: "g") else {
+                throw .storage("group g is missing")
+            }
             // Counters are written when the batch commits: for now the change is in the cache.
             group.group.membersCount = 99
             try tx.updateGroup(&group, descriptive: false)

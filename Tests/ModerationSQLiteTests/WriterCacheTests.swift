@@ -1,12 +1,14 @@
 import Moderation
-@testable import ModerationSQLite
 import Testing
+
+@testable import ModerationSQLite
 
 /// The writer's cache forgets what cannot be asked for again.
 @Suite("Writer cache")
 struct WriterCacheTests {
     static func group(_ id: Int64) -> StoredGroup {
-        StoredGroup(id: id, revision: 1, group: Group(guid: "g\(id)", name: "g", type: .public, owner: "o"), passwordHash: nil)
+        StoredGroup(
+            id: id, revision: 1, group: Group(guid: "g\(id)", name: "g", type: .public, owner: "o"), passwordHash: nil)
     }
 
     @Test("A deleted group leaves nothing behind; rolling the deletion back restores it")

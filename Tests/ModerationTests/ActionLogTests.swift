@@ -20,7 +20,8 @@ struct ActionLogTests {
         harness.service.addCommitListener(recorder.record)
         let app = harness.client()
         for uid in ["o", "a", "b", "c"] { try app.createUser(uid, name: "Name \(uid)") }
-        let withRequest = ModerationClient(service: harness.service, caller: Caller(app: "app", actor: "o", requestID: "req-42"))
+        let withRequest = ModerationClient(
+            service: harness.service, caller: Caller(app: "app", actor: "o", requestID: "req-42"))
         try withRequest.createGroup("g", members: [MemberGrant(uid: "a", scope: .admin)])
         try harness.client("b").join("g")
         try harness.client("o").updateGroup(GroupUpdate(guid: "g", description: "new"))
@@ -35,12 +36,18 @@ struct ActionLogTests {
         let log = try harness.service.withActionLog(app: "app") { (log: ActionLogSnapshot) throws(ModerationError) in
             try log.actions(afterSeq: 0, limit: 100)
         }
-        #expect(log.map(\.kind) == [.created, .added, .joined, .updated, .scopeChanged, .kicked, .banned, .unbanned, .ownershipTransferred, .left, .deleted])
+        #expect(
+            log.map(\.kind) == [
+                .created, .added, .joined, .updated, .scopeChanged, .kicked, .banned, .unbanned, .ownershipTransferred,
+                .left, .deleted,
+            ])
         #expect(log.map(\.seq) == Array(1...11))
         #expect(log.map { $0.actionOn?.uid } == ["o", "a", "b", nil, "b", "b", "c", "c", "a", "o", nil])
         #expect(log.map(\.actionBy.uid) == ["o", "o", "b", "o", "a", "a", "a", "a", "o", "o", "a"])
         #expect(log.map(\.group.membersCount) == [1, 2, 3, 3, 3, 2, 2, 2, 2, 1, 1])
-        #expect(log.map(\.group.version) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10], "one bump per change; deleted shows the group as it was")
+        #expect(
+            log.map(\.group.version) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10],
+            "one bump per change; deleted shows the group as it was")
         #expect(log[0].newScope == .admin && log[1].newScope == .admin && log[2].newScope == .participant)
         #expect(log[4].oldScope == .participant && log[4].newScope == .moderator && log[5].oldScope == .moderator)
         #expect(log[6].reason == "spam" && log[6].expiresAt == log[6].timestamp + 5_000 && log[6].oldScope == nil)
@@ -62,8 +69,12 @@ struct ActionLogTests {
         try app.createGroup("g2", owner: "o")
         try app.createGroup("g3", owner: "p")
         let view = try harness.service.withActionLog(app: "app") { (log: ActionLogSnapshot) throws(ModerationError) in
-            (try log.headSeq(), try log.oldestRetainedSeq(), try log.groups(of: "p"), try log.scope(of: "p", inGroup: "g1"),
-             try log.scope(of: "p", inGroup: "g2"), try log.actions(afterSeq: 2, limit: 2, kinds: [.created]).map(\.seq))
+            (
+                try log.headSeq(), try log.oldestRetainedSeq(), try log.groups(of: "p"),
+                try log.scope(of: "p", inGroup: "g1"),
+                try log.scope(of: "p", inGroup: "g2"),
+                try log.actions(afterSeq: 2, limit: 2, kinds: [.created]).map(\.seq)
+            )
         }
         #expect(view.0 == 4 && view.1 == 1)
         #expect(view.2 == ["g1", "g3"] && view.3 == .moderator && view.4 == nil)

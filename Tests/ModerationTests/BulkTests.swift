@@ -12,7 +12,8 @@ struct BulkTests {
         for uid in ["o", "adm", "mod", "p1", "p2", "p3", "out"] { try app.createUser(uid) }
         try app.createGroup(
             "g", owner: "o",
-            members: [MemberGrant(uid: "adm", scope: .admin), MemberGrant(uid: "mod", scope: .moderator)] + ["p1", "p2", "p3"].map { MemberGrant(uid: $0) })
+            members: [MemberGrant(uid: "adm", scope: .admin), MemberGrant(uid: "mod", scope: .moderator)]
+                + ["p1", "p2", "p3"].map { MemberGrant(uid: $0) })
         return harness
     }
 
@@ -36,11 +37,13 @@ struct BulkTests {
         #expect(Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: "g").isEmpty)
     }
 
-    @Test("steps 1–4 fail the whole call", arguments: [
-        (["p1", "p1"], "mod", ErrorCode.invalidArgument), ([], "mod", .invalidArgument),
-        ((0..<101).map { "u\($0)" }, "mod", .invalidArgument), (["p1", "bad uid"], "mod", .invalidArgument),
-        (["p1"], "p2", .permissionDenied), (["p1"], "out", .groupNotJoined),
-    ])
+    @Test(
+        "steps 1–4 fail the whole call",
+        arguments: [
+            (["p1", "p1"], "mod", ErrorCode.invalidArgument), ([], "mod", .invalidArgument),
+            ((0..<101).map { "u\($0)" }, "mod", .invalidArgument), (["p1", "bad uid"], "mod", .invalidArgument),
+            (["p1"], "p2", .permissionDenied), (["p1"], "out", .groupNotJoined),
+        ])
     func wholeCallFailures(_ uids: [String], _ actor: String, _ code: ErrorCode) throws {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
@@ -60,7 +63,9 @@ struct BulkTests {
         #expect(banned["p1"]?.changed == true && banned["out"]?.changed == true && banned["mod"]?.changed == true)
         #expect(banned["p3"]?.error?.code == .alreadyBanned && banned["o"]?.error?.code == .cannotBanOwner)
         let again = try admin.bulkBan("g", ["p1", "p3", "p2"], ifNotBanned: true)
-        #expect(again["p1"] == UserResult(ok: true, changed: false) && again["p3"]?.changed == false && again["p2"]?.changed == true)
+        #expect(
+            again["p1"] == UserResult(ok: true, changed: false) && again["p3"]?.changed == false
+                && again["p2"]?.changed == true)
         let list = try admin.listBanned("g", ListBannedOptions(limit: 100)).items
         #expect(Set(list.map(\.uid)) == ["p1", "p2", "p3", "out", "mod"])
         #expect(list.first { $0.uid == "p1" }?.reason == "raid")
@@ -69,7 +74,9 @@ struct BulkTests {
         #expect(unbanned["o"]?.error?.code == .userNotBanned && unbanned["ghost"]?.error?.code == .uidNotFound)
         let lenient = try admin.bulkUnban("g", ["p1", "out"], onlyIfBanned: true)
         #expect(lenient["p1"]?.changed == false && lenient["p1"]?.ok == true && lenient["out"]?.changed == true)
-        #expect(ModerationClient.code { try harness.client("mod").getGroup("g") } == .bannedGroupMember, "an admin outranks a moderator")
+        #expect(
+            ModerationClient.code { try harness.client("mod").getGroup("g") } == .bannedGroupMember,
+            "an admin outranks a moderator")
         #expect(Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: "g").isEmpty)
     }
 }

@@ -25,7 +25,8 @@ struct ConcurrencyTests {
         for uid in users { try app.createUser(uid) }
         let guids = ["g0", "g1", "g2"]
         for (index, guid) in guids.enumerated() {
-            try app.createGroup(guid, owner: users[index], members: users[3..<10].map { MemberGrant(uid: $0, scope: .moderator) })
+            try app.createGroup(
+                guid, owner: users[index], members: users[3..<10].map { MemberGrant(uid: $0, scope: .moderator) })
         }
         let threads = (0..<6).map { thread in
             WorkerThread(name: "random") {
@@ -41,17 +42,24 @@ struct ConcurrencyTests {
                     case 2: _ = try? client.kick(guid, target)
                     case 3: _ = try? client.ban(guid, target)
                     case 4: _ = try? client.unban(guid, target)
-                    case 5: _ = try? client.changeScope(guid, target, to: [.admin, .moderator, .participant][Int(random.next() % 3)])
-                    case 6: _ = try? client.addMembers(guid, [MemberGrant(uid: target, scope: random.next() % 2 == 0 ? .moderator : .participant)])
+                    case 5:
+                        _ = try? client.changeScope(
+                            guid, target, to: [.admin, .moderator, .participant][Int(random.next() % 3)])
+                    case 6:
+                        _ = try? client.addMembers(
+                            guid, [MemberGrant(uid: target, scope: random.next() % 2 == 0 ? .moderator : .participant)])
                     case 7: _ = try? client.transfer(guid, to: target)
-                    default: _ = try? client.bulkKick(guid, Array(Set([target, users[Int(random.next() % UInt64(users.count))]])))
+                    default:
+                        _ = try? client.bulkKick(
+                            guid, Array(Set([target, users[Int(random.next() % UInt64(users.count))]])))
                     }
                 }
             }
         }
         for thread in threads { thread.join() }
 
-        let log = try harness.service.withActionLog(app: "app") { (log: ActionLogSnapshot) throws(ModerationError) -> [ActionRecord] in
+        let log = try harness.service.withActionLog(app: "app") {
+            (log: ActionLogSnapshot) throws(ModerationError) -> [ActionRecord] in
             var all: [ActionRecord] = []
             while true {
                 let page = try log.actions(afterSeq: all.last?.seq ?? 0, limit: 500)
@@ -95,9 +103,11 @@ struct ConcurrencyTests {
             let bans = try app.listBanned(guid, ListBannedOptions(limit: 100)).items
             let actual = GroupState(
                 owner: try app.getGroup(guid).group.owner,
-                members: Dictionary(uniqueKeysWithValues: members.map { ($0.uid, $0.scope) }), bans: Set(bans.map(\.uid)))
+                members: Dictionary(uniqueKeysWithValues: members.map { ($0.uid, $0.scope) }),
+                bans: Set(bans.map(\.uid)))
             #expect(replayed[guid] == actual, "\(guid): the log replays to the current state")
-            #expect(Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid).isEmpty)
+            #expect(
+                Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid).isEmpty)
         }
     }
 }

@@ -30,12 +30,18 @@ struct ErrorCodeTests {
         for uid in ["owner", "admin", "mod", "part", "outsider"] { try app.createUser(uid) }
         try app.createGroup(
             "g", owner: "owner",
-            members: [MemberGrant(uid: "admin", scope: .admin), MemberGrant(uid: "mod", scope: .moderator), MemberGrant(uid: "part")])
+            members: [
+                MemberGrant(uid: "admin", scope: .admin), MemberGrant(uid: "mod", scope: .moderator),
+                MemberGrant(uid: "part"),
+            ])
         try app.createGroup("pw", type: .password, password: "secret", owner: "owner")
         try app.createGroup("priv", type: .private, owner: "owner")
-        let owner = harness.client("owner"), part = harness.client("part"), outsider = harness.client("outsider")
+        let owner = harness.client("owner")
+        let part = harness.client("part")
+        let outsider = harness.client("outsider")
 
-        let (error, mentions) = Self.failure(of: code, harness: harness, clock: clock, app: app, owner: owner, part: part, outsider: outsider)
+        let (error, mentions) = Self.failure(
+            of: code, harness: harness, clock: clock, app: app, owner: owner, part: part, outsider: outsider)
         let failure = try #require(error, "\(code) was not provoked")
         #expect(failure.code == code)
         #expect(failure.message.contains(mentions), "message \"\(failure.message)\" does not name \(mentions)")
@@ -80,7 +86,8 @@ struct ErrorCodeTests {
         case .guidAlreadyExists: return (error { try app.createGroup("g", owner: "owner") }, "g")
         case .uidAlreadyExists: return (error { try app.createUser("part") }, "part")
         case .invalidArgument: return (error { try owner.kick("g", "Not Valid!") }, "uid")
-        case .versionConflict: return (error { try owner.updateGroup(GroupUpdate(guid: "g", name: "x", ifVersion: 999)) }, "g")
+        case .versionConflict:
+            return (error { try owner.updateGroup(GroupUpdate(guid: "g", name: "x", ifVersion: 999)) }, "g")
         case .cursorExpired:
             // Age the log past the retention, prune it, then ask for a seq that is gone.
             clock.advance(by: harness.configuration.actionRetentionMs + 1000)
@@ -91,7 +98,8 @@ struct ErrorCodeTests {
             return (error { try owner.actions("g", ListActionsOptions(afterSeq: 1)) }, "g")
         case .internal:
             harness.store.close()
-            let unchecked = ModerationClient(service: harness.service, caller: owner.caller)  // no invariant check: the store is closed
+            // No invariant check: the store is closed.
+            let unchecked = ModerationClient(service: harness.service, caller: owner.caller)
             return (error { try unchecked.kick("g", "part") }, "closed")
         default:
             return (nil, "")

@@ -1,6 +1,7 @@
 import Moderation
-@testable import ModerationEvents
 import Testing
+
+@testable import ModerationEvents
 
 /// The event registry's indexes follow subscriptions and memberships, and forget groups and users
 /// that no subscription follows any more: a server that sees thousands of groups created and
@@ -20,8 +21,9 @@ struct EventRegistryTests {
     }
 
     static func action(_ kind: ActionKind, on uid: String, in guid: String) -> ActionRecord {
-        ActionRecord(app: "app", kind: kind, actionBy: User(uid: "owner"), actionOn: User(uid: uid),
-                     group: Group(guid: guid, name: guid, type: .public, owner: "owner"), timestamp: 0)
+        ActionRecord(
+            app: "app", kind: kind, actionBy: User(uid: "owner"), actionOn: User(uid: uid),
+            group: Group(guid: guid, name: guid, type: .public, owner: "owner"), timestamp: 0)
     }
 
     @Test("Group and user subscriptions leave no index entry behind once removed")
@@ -29,7 +31,8 @@ struct EventRegistryTests {
         var registry = Registry()
         var subscriptions: [Subscription] = []
         for id in 0..<200 as Range<UInt64> {
-            let subscription = id % 2 == 0
+            let subscription =
+                id % 2 == 0
                 ? Self.subscription(id, .groups(["g\(id)", "shared"]))
                 : Self.subscription(id, .user(uid: "u\(id)", memberOf: ["g\(id)", "shared"]))
             registry.addReplaying(subscription)
@@ -83,14 +86,19 @@ struct EventRegistryTests {
 
     @Test("A shutdown before a subscription knows where it starts tells it to resume where it asked to start")
     func shutdownBeforeTheStart() {
-        let live = EndRecordingSink(), resuming = EndRecordingSink(), started = EndRecordingSink()
+        let live = EndRecordingSink()
+        let resuming = EndRecordingSink()
+        let started = EndRecordingSink()
         Subscription(id: 1, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: live)
-            .endForShutdown { 7 }  // the head now: a live subscription was owed nothing before it
-        Subscription(id: 2, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: resuming, afterSeq: 3)
-            .endForShutdown { 3 }
-        let running = Subscription(id: 3, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: started)
+            .endForShutdown { 7 } // the head now: a live subscription was owed nothing before it
+        Subscription(
+            id: 2, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: resuming, afterSeq: 3
+        )
+        .endForShutdown { 3 }
+        let running = Subscription(
+            id: 3, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: started)
         running.start(at: 5)
-        running.endForShutdown { 99 }  // started: where it stands counts, not the fallback
+        running.endForShutdown { 99 } // started: where it stands counts, not the fallback
         #expect(live.ended == .shuttingDown(lastSeq: 7))
         #expect(resuming.ended == .shuttingDown(lastSeq: 3))
         #expect(started.ended == .shuttingDown(lastSeq: 5))

@@ -11,7 +11,8 @@ struct ExpiringBanTests {
         let harness = try ServiceHarness(clock: clock)
         let app = harness.client()
         for uid in ["o", "m", "x", "y"] { try app.createUser(uid) }
-        try app.createGroup("g", owner: "o", members: [MemberGrant(uid: "m", scope: .moderator), MemberGrant(uid: "x")])
+        try app.createGroup(
+            "g", owner: "o", members: [MemberGrant(uid: "m", scope: .moderator), MemberGrant(uid: "x")])
         return harness
     }
 
@@ -20,7 +21,8 @@ struct ExpiringBanTests {
         let clock = ManualClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
-        let moderator = harness.client("m"), x = harness.client("x")
+        let moderator = harness.client("m")
+        let x = harness.client("x")
         let ban = try moderator.ban("g", "x", reason: "cool down", durationMs: 10_000).ban
         #expect(ban.expiresAt == ban.bannedAt + 10_000)
         clock.advance(by: 9_999)
@@ -102,14 +104,17 @@ struct ExpiringBanTests {
         }
         done.wait()
         #expect(box.value == 3, "three expired bans, swept in steps of two")
-        let expiries = try app.actions("g", ListActionsOptions(kinds: [.unbanned])).actions + app.actions("h", ListActionsOptions(kinds: [.unbanned])).actions
+        let expiries =
+            try app.actions("g", ListActionsOptions(kinds: [.unbanned])).actions
+            + app.actions("h", ListActionsOptions(kinds: [.unbanned])).actions
         #expect(Set(expiries.compactMap { $0.actionOn?.uid }) == ["u1", "u2", "u4"])
         #expect(expiries.allSatisfy { $0.reason == "expired" && $0.actionBy.uid == User.appUID })
         #expect(try app.getGroup("g").group.version == versionBefore + 2)
         #expect(try app.listBanned("g").items.map(\.uid) == ["u3"])
         #expect(try app.listBanned("h").items.map(\.uid) == ["u5"])
         for guid in ["g", "h"] {
-            #expect(Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid).isEmpty)
+            #expect(
+                Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid).isEmpty)
         }
     }
 

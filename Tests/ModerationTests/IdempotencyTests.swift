@@ -20,7 +20,9 @@ struct IdempotencyTests {
         }
     }
 
-    static func kick(_ harness: ServiceHarness, key: String, actor: String = "o", uid: String = "p", encoder: Encoder = Encoder()) -> MutationResult<ActionRecord> {
+    static func kick(
+        _ harness: ServiceHarness, key: String, actor: String = "o", uid: String = "p", encoder: Encoder = Encoder()
+    ) -> MutationResult<ActionRecord> {
         MutationWaiter.wait { completion in
             harness.service.kickMember(
                 Caller(app: "app", actor: actor, idempotencyKey: key, requestID: "req-\(key)"), guid: "g", uid: uid,
@@ -32,7 +34,9 @@ struct IdempotencyTests {
         let harness = try ServiceHarness(clock: clock)
         let app = harness.client()
         for uid in ["o", "a", "p", "q"] { try app.createUser(uid) }
-        try app.createGroup("g", owner: "o", members: [MemberGrant(uid: "a", scope: .admin), MemberGrant(uid: "p"), MemberGrant(uid: "q")])
+        try app.createGroup(
+            "g", owner: "o",
+            members: [MemberGrant(uid: "a", scope: .admin), MemberGrant(uid: "p"), MemberGrant(uid: "q")])
         return harness
     }
 
@@ -45,12 +49,18 @@ struct IdempotencyTests {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
         let first = Self.kick(harness, key: "k1")
-        guard case .done(.success(let action)) = first else { Issue.record("first call: \(first)"); return }
+        guard case .done(.success(let action)) = first else {
+            Issue.record("first call: \(first)")
+            return
+        }
         #expect(action.idempotencyKey == "k1" && action.requestID == "req-k1")
         let count = try Self.logCount(harness)
-        try harness.client("p").join("g")  // the state changes, the retry still replays
+        try harness.client("p").join("g") // the state changes, the retry still replays
         let second = Self.kick(harness, key: "k1")
-        guard case .replayed(let bytes) = second else { Issue.record("second call: \(second)"); return }
+        guard case .replayed(let bytes) = second else {
+            Issue.record("second call: \(second)")
+            return
+        }
         #expect(bytes == MutationWaiter.describe(Result<ActionRecord, ModerationError>.success(action)))
         #expect(try Self.logCount(harness) == count + 1, "only the join was recorded")
         #expect(try harness.client().memberState("g", "p").isMember, "the retry changed nothing")
@@ -61,28 +71,49 @@ struct IdempotencyTests {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
         let first = Self.kick(harness, key: "k2", uid: "ghost")
-        guard case .done(.failure(let error)) = first else { Issue.record("\(first)"); return }
+        guard case .done(.failure(let error)) = first else {
+            Issue.record("\(first)")
+            return
+        }
         #expect(error.code == .uidNotFound)
         try harness.client().createUser("ghost")
         try harness.client().addMembers("g", [MemberGrant(uid: "ghost")])
-        guard case .replayed(let bytes) = Self.kick(harness, key: "k2", uid: "ghost") else { Issue.record("not replayed"); return }
+        guard case .replayed(let bytes) = Self.kick(harness, key: "k2", uid: "ghost") else {
+            Issue.record("not replayed")
+            return
+        }
         #expect(bytes == MutationWaiter.describe(Result<ActionRecord, ModerationError>.failure(error)))
         #expect(try harness.client().memberState("g", "ghost").isMember)
         // Invalid arguments with a key are stored too; without a key they never reach the store.
-        guard case .done(.failure(let invalid)) = Self.kick(harness, key: "k3", uid: "Bad Uid") else { Issue.record("invalid"); return }
+        guard case .done(.failure(let invalid)) = Self.kick(harness, key: "k3", uid: "Bad Uid") else {
+            Issue.record("invalid")
+            return
+        }
         #expect(invalid.code == .invalidArgument)
-        guard case .replayed = Self.kick(harness, key: "k3", uid: "p") else { Issue.record("invalid not replayed"); return }
+        guard case .replayed = Self.kick(harness, key: "k3", uid: "p") else {
+            Issue.record("invalid not replayed")
+            return
+        }
     }
 
     @Test("replies survive closing and reopening the store")
     func survivesRestart() throws {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
-        guard case .done(.success) = Self.kick(harness, key: "durable") else { Issue.record("first"); return }
+        guard case .done(.success) = Self.kick(harness, key: "durable") else {
+            Issue.record("first")
+            return
+        }
         try harness.reopen()
-        guard case .replayed = Self.kick(harness, key: "durable") else { Issue.record("not replayed after reopen"); return }
+        guard case .replayed = Self.kick(harness, key: "durable") else {
+            Issue.record("not replayed after reopen")
+            return
+        }
         try harness.client("p").join("g")
-        guard case .replayed = Self.kick(harness, key: "durable") else { Issue.record("not replayed"); return }
+        guard case .replayed = Self.kick(harness, key: "durable") else {
+            Issue.record("not replayed")
+            return
+        }
         #expect(try harness.client().memberState("g", "p").isMember)
     }
 
@@ -90,8 +121,14 @@ struct IdempotencyTests {
     func scopes() throws {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
-        guard case .done(.success) = Self.kick(harness, key: "same", actor: "o", uid: "p") else { Issue.record("o"); return }
-        guard case .done(.success) = Self.kick(harness, key: "same", actor: "a", uid: "q") else { Issue.record("a ran again"); return }
+        guard case .done(.success) = Self.kick(harness, key: "same", actor: "o", uid: "p") else {
+            Issue.record("o")
+            return
+        }
+        guard case .done(.success) = Self.kick(harness, key: "same", actor: "a", uid: "q") else {
+            Issue.record("a ran again")
+            return
+        }
         let app = ModerationClient(service: harness.service, caller: Caller(app: "app", idempotencyKey: "same"))
         try app.createUser("z")
         let other = ModerationClient(service: harness.service, caller: Caller(app: "other-app", idempotencyKey: "same"))
@@ -104,10 +141,16 @@ struct IdempotencyTests {
         let clock = ManualClock()
         let harness = try Self.setUp(clock: clock)
         defer { harness.tearDown() }
-        guard case .done(.success) = Self.kick(harness, key: "old") else { Issue.record("first"); return }
+        guard case .done(.success) = Self.kick(harness, key: "old") else {
+            Issue.record("first")
+            return
+        }
         try harness.client("p").join("g")
         clock.advance(by: 24 * 3_600_000 + 1)
-        guard case .done(.success) = Self.kick(harness, key: "old") else { Issue.record("the old key still replayed"); return }
+        guard case .done(.success) = Self.kick(harness, key: "old") else {
+            Issue.record("the old key still replayed")
+            return
+        }
         clock.advance(by: 24 * 3_600_000 + 1)
         let done = BlockingSemaphore()
         let purged = Atomic<Int>(0)
@@ -124,8 +167,14 @@ struct IdempotencyTests {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
         let encoder = Encoder()
-        guard case .done(.success) = Self.kick(harness, key: "", encoder: encoder) else { Issue.record("kick"); return }
-        guard case .done(.failure) = Self.kick(harness, key: "", uid: "Bad Uid", encoder: encoder) else { Issue.record("bad"); return }
+        guard case .done(.success) = Self.kick(harness, key: "", encoder: encoder) else {
+            Issue.record("kick")
+            return
+        }
+        guard case .done(.failure) = Self.kick(harness, key: "", uid: "Bad Uid", encoder: encoder) else {
+            Issue.record("bad")
+            return
+        }
         #expect(encoder.calls.load(ordering: .relaxed) == 0)
         let keyed = Encoder()
         _ = Self.kick(harness, key: "x", uid: "q", encoder: keyed)

@@ -24,7 +24,8 @@ struct MemberPageCacheTests {
             case 1: _ = try? app.kick("g", target)
             case 2: _ = try? app.ban("g", target)
             case 3: _ = try? app.unban("g", target)
-            case 4: _ = try? app.changeScope("g", target, to: [.admin, .moderator, .participant][Int(random.next() % 3)])
+            case 4:
+                _ = try? app.changeScope("g", target, to: [.admin, .moderator, .participant][Int(random.next() % 3)])
             case 5: _ = try? app.transfer("g", to: target)
             default: _ = try? app.updateUser(UserUpdate(uid: target, name: "Name \(step)", avatar: "https://a/\(step)"))
             }

@@ -6,7 +6,9 @@ import Testing
 /// or removed between pages.
 @Suite("Paging")
 struct PagingTests {
-    @Test("limits: 0 is 30, 1–100 allowed, anything else refused", arguments: [(0, true), (1, true), (100, true), (101, false), (-1, false)])
+    @Test(
+        "limits: 0 is 30, 1–100 allowed, anything else refused",
+        arguments: [(0, true), (1, true), (100, true), (101, false), (-1, false)])
     func limits(_ limit: Int, _ allowed: Bool) throws {
         let harness = try ServiceHarness()
         defer { harness.tearDown() }
@@ -29,12 +31,20 @@ struct PagingTests {
         let page = try app.listMembers("g", ListMembersOptions(limit: 2))
         #expect(!page.nextCursor.isEmpty)
         for cursor in ["garbage!", "AAAA", String(page.nextCursor.dropLast()), page.nextCursor + "A"] {
-            #expect(ModerationClient.code { try app.listMembers("g", ListMembersOptions(cursor: cursor)) } == .invalidArgument, "\(cursor)")
+            #expect(
+                ModerationClient.code { try app.listMembers("g", ListMembersOptions(cursor: cursor)) }
+                    == .invalidArgument, "\(cursor)")
         }
-        #expect(ModerationClient.code { try app.listBanned("g", ListBannedOptions(cursor: page.nextCursor)) } == .invalidArgument,
+        #expect(
+            ModerationClient.code { try app.listBanned("g", ListBannedOptions(cursor: page.nextCursor)) }
+                == .invalidArgument,
             "a cursor of another list")
-        #expect(ModerationClient.code { try app.listGroups(ListGroupsOptions(cursor: page.nextCursor)) } == .invalidArgument)
-        #expect(ModerationClient.code { try app.actions("g", ListActionsOptions(cursor: page.nextCursor)) } == .invalidArgument)
+        #expect(
+            ModerationClient.code { try app.listGroups(ListGroupsOptions(cursor: page.nextCursor)) } == .invalidArgument
+        )
+        #expect(
+            ModerationClient.code { try app.actions("g", ListActionsOptions(cursor: page.nextCursor)) }
+                == .invalidArgument)
     }
 
     @Test("next_cursor is empty exactly when nothing is left")
@@ -85,7 +95,7 @@ struct PagingTests {
         for index in 0..<70 { try app.createUser("u\(index)") }
         try app.createGroup("g", owner: "u0")
         for index in 1..<41 { try app.ban("g", "u\(index)") }
-        try app.bulkBan("g", (41..<51).map { "u\($0)" })  // ten bans with the same banned_at
+        try app.bulkBan("g", (41..<51).map { "u\($0)" }) // ten bans with the same banned_at
         let stayers = Set((1..<51).filter { $0 % 5 != 0 }.map { "u\($0)" })
         var seen: [Ban] = []
         var cursor = ""
@@ -102,7 +112,9 @@ struct PagingTests {
         #expect(uids.count == Set(uids).count)
         #expect(stayers.isSubset(of: Set(uids)), "vanished: \(stayers.subtracting(uids))")
         let keys = seen.map { ($0.bannedAt, $0.uid) }
-        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0.0 > $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }, "order is (banned_at desc, uid)")
+        #expect(
+            zip(keys, keys.dropFirst()).allSatisfy { $0.0 > $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) },
+            "order is (banned_at desc, uid)")
     }
 
     @Test("groups: sorted by creation, filters apply before the limit")
@@ -113,7 +125,9 @@ struct PagingTests {
         for uid in ["o", "viewer", "stranger"] { try app.createUser(uid) }
         for index in 0..<25 {
             let type: GroupType = index % 5 == 0 ? .private : (index % 5 == 1 ? .password : .public)
-            try app.createGroup("g\(index)", type: type, password: type == .password ? "pw" : "", owner: "o", tags: index % 2 == 0 ? ["even"] : ["odd"])
+            try app.createGroup(
+                "g\(index)", type: type, password: type == .password ? "pw" : "", owner: "o",
+                tags: index % 2 == 0 ? ["even"] : ["odd"])
         }
         try app.addMembers("g0", [MemberGrant(uid: "viewer")])
         try app.addMembers("g3", [MemberGrant(uid: "viewer")])
@@ -131,10 +145,19 @@ struct PagingTests {
         #expect(try viewer.listGroups(ListGroupsOptions(joinedOnly: true)).items.map(\.group.guid) == ["g0", "g3"])
         let joined = try viewer.listGroups(ListGroupsOptions(joinedOnly: true)).items
         #expect(joined.allSatisfy { $0.hasJoined && $0.scope == .participant })
-        #expect(try viewer.listGroups(ListGroupsOptions(types: [.password])).items.map(\.group.guid) == ["g1", "g6", "g11", "g16", "g21"])
-        #expect(try viewer.listGroups(ListGroupsOptions(limit: 2, tags: ["odd"])).items.map(\.group.guid) == ["g1", "g3"])
-        #expect(try viewer.listGroups(ListGroupsOptions(search: "G1")).items.map(\.group.guid) == ["g1", "g11", "g12", "g13", "g14", "g16", "g17", "g18", "g19"])
-        #expect(try harness.client("stranger").listGroups(ListGroupsOptions(search: "g0")).items.isEmpty, "a private group stays hidden")
+        #expect(
+            try viewer.listGroups(ListGroupsOptions(types: [.password])).items.map(\.group.guid) == [
+                "g1", "g6", "g11", "g16", "g21",
+            ])
+        #expect(
+            try viewer.listGroups(ListGroupsOptions(limit: 2, tags: ["odd"])).items.map(\.group.guid) == ["g1", "g3"])
+        #expect(
+            try viewer.listGroups(ListGroupsOptions(search: "G1")).items.map(\.group.guid) == [
+                "g1", "g11", "g12", "g13", "g14", "g16", "g17", "g18", "g19",
+            ])
+        #expect(
+            try harness.client("stranger").listGroups(ListGroupsOptions(search: "g0")).items.isEmpty,
+            "a private group stays hidden")
         #expect(try app.listGroups(ListGroupsOptions(limit: 100)).items.count == 25, "the app sees everything")
     }
 
@@ -144,7 +167,8 @@ struct PagingTests {
         defer { harness.tearDown() }
         let app = harness.client()
         for uid in ["o", "a", "b", "c"] { try app.createUser(uid) }
-        try app.createGroup("g", owner: "o", members: [MemberGrant(uid: "a", scope: .moderator), MemberGrant(uid: "b")])
+        try app.createGroup(
+            "g", owner: "o", members: [MemberGrant(uid: "a", scope: .moderator), MemberGrant(uid: "b")])
         let moderator = harness.client("a")
         try moderator.kick("g", "b")
         try harness.client("b").join("g")
@@ -159,7 +183,8 @@ struct PagingTests {
         #expect(next.actions.map(\.seq) == [4, 5, 6], "the cursor replaces after_seq")
         #expect(try moderator.actions("g", ListActionsOptions(afterSeq: 5)).actions.map(\.seq) == [6, 7])
         #expect(try moderator.actions("g", ListActionsOptions(afterSeq: 99)).lastSeq == 99)
-        #expect(try moderator.actions("g", ListActionsOptions(kinds: [.banned, .kicked])).actions.map(\.seq) == [4, 6, 7])
+        #expect(
+            try moderator.actions("g", ListActionsOptions(kinds: [.banned, .kicked])).actions.map(\.seq) == [4, 6, 7])
         #expect(try moderator.actions("g", ListActionsOptions(actor: "a")).actions.map(\.seq) == [4, 6, 7])
         #expect(try moderator.actions("g", ListActionsOptions(actor: "@app")).actions.map(\.seq) == [1, 2, 3])
         #expect(try moderator.actions("g", ListActionsOptions(target: "b")).actions.map(\.seq) == [3, 4, 5, 6])
@@ -178,12 +203,12 @@ struct PagingTests {
         let crowd = (0..<100).map { "c\($0)" }
         for uid in ["o", "target"] + crowd { try app.createUser(uid) }
         try app.createGroup("g", owner: "o", members: [MemberGrant(uid: "target")])
-        try app.kick("g", "target")  // an early action on target
-        for _ in 0..<60 {  // 12 000 actions on others
+        try app.kick("g", "target") // an early action on target
+        for _ in 0..<60 { // 12 000 actions on others
             try app.bulkBan("g", crowd)
             try app.bulkUnban("g", crowd)
         }
-        try app.ban("g", "target")  // a late one
+        try app.ban("g", "target") // a late one
         let viewer = harness.client("target")
         var found: [UInt64] = []
         var cursor = ""
@@ -200,6 +225,8 @@ struct PagingTests {
         #expect(found == found.sorted() && Set(found).count == found.count)
         #expect(calls >= 2, "the scan was split into windows")
         let kinds = try app.actions("g", ListActionsOptions(limit: 100, kinds: [.kicked]))
-        #expect(kinds.actions.count == 1 && !kinds.nextCursor.isEmpty, "a short page with a cursor to the end of the window")
+        #expect(
+            kinds.actions.count == 1 && !kinds.nextCursor.isEmpty, "a short page with a cursor to the end of the window"
+        )
     }
 }

@@ -38,8 +38,9 @@ struct PasswordTests {
 
     @Test("too many wrong passwords from one user refuse that user's joins to that group for a while")
     func wrongPasswordLimit() throws {
-        let harness = try ServiceHarness(configuration: ModerationService.Configuration(
-            passwordHasher: .fastForTests, wrongPasswordLimit: 3, wrongPasswordWindowMs: 60_000))
+        let harness = try ServiceHarness(
+            configuration: ModerationService.Configuration(
+                passwordHasher: .fastForTests, wrongPasswordLimit: 3, wrongPasswordWindowMs: 60_000))
         defer { harness.tearDown() }
         let app = harness.client()
         for uid in ["o", "x", "y"] { try app.createUser(uid) }
@@ -49,7 +50,8 @@ struct PasswordTests {
         for _ in 0..<3 { #expect(ModerationClient.code { try x.join("g", password: "guess") } == .wrongGroupPass) }
         // Refused now, even with the right password, before any hash is checked.
         let refused = Result { try x.join("g", password: "s3cret") }
-        let error = try #require(refused.failure as? ModerationError, "a join after too many wrong passwords must be refused")
+        let error = try #require(
+            refused.failure as? ModerationError, "a join after too many wrong passwords must be refused")
         #expect(error.code == .rateLimited)
         #expect(error.message.contains("g") && error.message.contains("x"))
         #expect(Int(error.details["retry_after_ms"] ?? "") ?? 0 > 0)
@@ -72,7 +74,9 @@ struct PasswordTests {
         try app.createGroup("g", type: .password, password: "pw-0", owner: "o")
         let outcomes = Mutex<[String: Bool]>([:])
         let changer = WorkerThread(name: "changer") {
-            for round in 1...30 { _ = try? harness.client("o").updateGroup(GroupUpdate(guid: "g", password: "pw-\(round % 2)")) }
+            for round in 1...30 {
+                _ = try? harness.client("o").updateGroup(GroupUpdate(guid: "g", password: "pw-\(round % 2)"))
+            }
         }
         let workers = (0..<4).map { worker in
             WorkerThread(name: "joiner") {
@@ -86,7 +90,9 @@ struct PasswordTests {
         changer.join()
         for worker in workers { worker.join() }
         // Replay the log: the password in force is pw-0 at first, then alternates with each update.
-        let log = try app.actions("g", ListActionsOptions(limit: 100)).actions + app.actions("g", ListActionsOptions(afterSeq: 100, limit: 100)).actions
+        let log =
+            try app.actions("g", ListActionsOptions(limit: 100)).actions
+            + app.actions("g", ListActionsOptions(afterSeq: 100, limit: 100)).actions
         var updates = 0
         var joinedWhileCorrect: Set<String> = []
         for action in log {

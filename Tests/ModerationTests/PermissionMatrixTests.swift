@@ -17,7 +17,8 @@ import Testing
 struct PermissionMatrixTests {
     enum Action: String, CaseIterable, Sendable {
         // Actions without a target.
-        case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned, listActions
+        case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned,
+            listActions
         // Actions on a target user.
         case addParticipant, addModerator, addAdmin, kick, ban, unban
         case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
@@ -67,7 +68,8 @@ struct PermissionMatrixTests {
             "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
         ],
         .kick: [
-            "SELF OK OK OK NAM NAM SELF", "CKO PD OK OK NAM NAM SELF", "CKO PD PD OK NAM NAM SELF", "PD PD PD PD PD PD PD",
+            "SELF OK OK OK NAM NAM SELF", "CKO PD OK OK NAM NAM SELF", "CKO PD PD OK NAM NAM SELF",
+            "PD PD PD PD PD PD PD",
             "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CKO OK OK OK NAM NAM -",
         ],
         .ban: [
@@ -119,7 +121,8 @@ struct PermissionMatrixTests {
 
     static let privateOutsiderRow = "NF NF NF NF NF NF NF"
 
-    static func expected(_ action: Action, _ type: GroupType, _ actor: Roster.Actor, _ target: Roster.Target?) -> String {
+    static func expected(_ action: Action, _ type: GroupType, _ actor: Roster.Actor, _ target: Roster.Target?) -> String
+    {
         let actorIndex = Roster.Actor.allCases.firstIndex(of: actor)!
         guard let target else {
             let row = (type == .private ? privateUntargeted : publicUntargeted)[action]!
@@ -132,7 +135,8 @@ struct PermissionMatrixTests {
 
     // MARK: The test
 
-    @Test("every actor and target standing gets the exact code", arguments: Action.allCases, [GroupType.public, .private])
+    @Test(
+        "every actor and target standing gets the exact code", arguments: Action.allCases, [GroupType.public, .private])
     func matrix(_ action: Action, _ type: GroupType) throws {
         let harness = try ServiceHarness()
         defer { harness.tearDown() }
@@ -145,12 +149,15 @@ struct PermissionMatrixTests {
                 cell += 1
                 let guid = "g\(cell)"
                 try Roster.createGroup(harness, guid: guid, type: type)
-                let outcome = Self.perform(action, on: guid, by: harness.client(actor.uid), target: target?.uid(for: actor))
+                let outcome = Self.perform(
+                    action, on: guid, by: harness.client(actor.uid), target: target?.uid(for: actor))
                 let expected = try #require(Self.codes[expectedCode], "unknown code \(expectedCode)")
                 #expect(
                     outcome == expected,
-                    "\(action) on a \(type) group by \(actor) on \(target.map(\.description) ?? "-"): got \(outcome?.name ?? "OK"), expected \(expected?.name ?? "OK")")
-                let broken = Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid)
+                    "\(action) on a \(type) group by \(actor) on \(target.map(\.description) ?? "-"): got \(outcome?.name ?? "OK"), expected \(expected?.name ?? "OK")"
+                )
+                let broken = Invariants.violations(
+                    service: harness.service, store: harness.store, app: "app", guid: guid)
                 #expect(broken.isEmpty, "\(action) by \(actor): \(broken)")
             }
         }
@@ -169,9 +176,12 @@ struct PermissionMatrixTests {
         }
         switch action {
         case .getGroup: return ModerationClient.code { try client.getGroup(guid) }
-        case .updateGroup: return ModerationClient.code { try client.updateGroup(GroupUpdate(guid: guid, name: "Renamed")) }
+        case .updateGroup:
+            return ModerationClient.code { try client.updateGroup(GroupUpdate(guid: guid, name: "Renamed")) }
         case .updateTypeAndPassword:
-            return ModerationClient.code { try client.updateGroup(GroupUpdate(guid: guid, type: .password, password: "new-pass")) }
+            return ModerationClient.code {
+                try client.updateGroup(GroupUpdate(guid: guid, type: .password, password: "new-pass"))
+            }
         case .deleteGroup: return ModerationClient.code { try client.deleteGroup(guid) }
         case .join: return ModerationClient.code { try client.join(guid) }
         case .leave: return ModerationClient.code { try client.leave(guid) }

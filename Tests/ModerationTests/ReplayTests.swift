@@ -51,10 +51,12 @@ struct ReplayTests {
     }
 
     /// Starts a whole-app replay from seq 0 on its own thread; returns once it waits for the sink.
-    static func stalledReplay(_ harness: ServiceHarness, hub: EventHub, sink: GatedSink) -> Background<ModerationError?> {
+    static func stalledReplay(_ harness: ServiceHarness, hub: EventHub, sink: GatedSink) -> Background<ModerationError?>
+    {
         let replay = Background { () -> ModerationError? in
             do throws(ModerationError) {
-                try hub.subscribe(SubscriptionRequest(caller: Caller(app: "app"), target: .app, afterSeq: 0), sink: sink)
+                try hub.subscribe(
+                    SubscriptionRequest(caller: Caller(app: "app"), target: .app, afterSeq: 0), sink: sink)
                 return nil
             } catch {
                 return error
@@ -66,13 +68,13 @@ struct ReplayTests {
 
     @Test("a replay that waited goes on with the next page: every action once, in order")
     func pagesJoinUp() throws {
-        let harness = try Self.harness(updates: 1_200)  // seqs 1...1 201: three pages of 500
+        let harness = try Self.harness(updates: 1_200) // seqs 1...1 201: three pages of 500
         defer { harness.tearDown() }
         let hub = EventHub(service: harness.service, encode: { action in Array(String(action.seq).utf8) })
         defer { hub.shutdown() }
         let sink = GatedSink()
         let replay = Self.stalledReplay(harness, hub: hub, sink: sink)
-        _ = try harness.client().updateGroup(GroupUpdate(guid: "g", name: "after the replay's head"))  // 1 202, live
+        _ = try harness.client().updateGroup(GroupUpdate(guid: "g", name: "after the replay's head")) // 1 202, live
         sink.drain.signal()
         #expect(try replay.wait(timeoutMs: 10_000) == nil)
         #expect(waitUntil { sink.seqs.count >= 1_202 }, "sent \(sink.seqs.count) of 1 202 actions")
@@ -81,14 +83,14 @@ struct ReplayTests {
 
     @Test("actions retention drops while a replay waits end it with ERR_CURSOR_EXPIRED, not a gap")
     func retentionDuringReplay() throws {
-        let harness = try Self.harness(updates: 700)  // seqs 1...701: two pages
+        let harness = try Self.harness(updates: 700) // seqs 1...701: two pages
         defer { harness.tearDown() }
         let hub = EventHub(service: harness.service, encode: { action in Array(String(action.seq).utf8) })
         defer { hub.shutdown() }
         let sink = GatedSink()
         let replay = Self.stalledReplay(harness, hub: hub, sink: sink)
         harness.clock.advance(by: 60_001)
-        _ = try harness.client().updateGroup(GroupUpdate(guid: "g", name: "recent"))  // 702, kept
+        _ = try harness.client().updateGroup(GroupUpdate(guid: "g", name: "recent")) // 702, kept
         #expect(try harness.service.runMaintenanceAndWait().prunedActions == 701)
         sink.drain.signal()
         let error = try replay.wait(timeoutMs: 10_000)

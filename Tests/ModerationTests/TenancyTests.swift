@@ -9,7 +9,8 @@ struct TenancyTests {
     @Test func appsAreIsolated() throws {
         let harness = try ServiceHarness()
         defer { harness.tearDown() }
-        let appA = harness.client(app: "a"), appB = harness.client(app: "b")
+        let appA = harness.client(app: "a")
+        let appB = harness.client(app: "b")
         for uid in ["owner", "p"] { try appA.createUser(uid) }
         try appA.createGroup("shared-name", owner: "owner", members: [MemberGrant(uid: "p")])
         try appB.createUser("stranger")
@@ -21,7 +22,9 @@ struct TenancyTests {
         #expect(ModerationClient.code { try appB.actions("shared-name") } == .groupNotFound)
         #expect(try appB.listGroups().items.isEmpty)
         let bOwner = harness.client("owner", app: "b")
-        #expect(ModerationClient.code { try bOwner.getGroup("shared-name") } == .groupNotFound, "A's uid means nothing in B")
+        #expect(
+            ModerationClient.code { try bOwner.getGroup("shared-name") } == .groupNotFound, "A's uid means nothing in B"
+        )
         #expect(ModerationClient.code { try appB.createGroup("x", owner: "owner") } == .uidNotFound)
         // The same uid and guid in B are independent, with their own log starting at seq 1.
         try appB.createUser("owner")
@@ -34,6 +37,9 @@ struct TenancyTests {
             (try log.headSeq(), try log.actions(afterSeq: 0, limit: 10).map(\.app))
         }
         #expect(logB.0 == 1 && logB.1 == ["b"])
-        #expect(try harness.service.withActionLog(app: "nobody") { (log: ActionLogSnapshot) throws(ModerationError) in try log.headSeq() } == 0)
+        #expect(
+            try harness.service.withActionLog(app: "nobody") { (log: ActionLogSnapshot) throws(ModerationError) in
+                try log.headSeq()
+            } == 0)
     }
 }

@@ -1,5 +1,6 @@
-@testable import ProtoSchema
 import TestSupport
+
+@testable import ProtoSchema
 
 /// rpc-probe's JSON output (envelopes, bench reports, events), read with the project's own strict
 /// parser and walked with subscripts; a missing member or element reads as absent, not a crash.
@@ -12,7 +13,8 @@ struct JSON: CustomStringConvertible {
     /// - Throws: `TestFailure` naming the text when it is not JSON.
     init(parsing text: String) throws {
         let bytes = Array(text.utf8)
-        let parsed = bytes.withUnsafeBytes { raw in Result { () throws(ProtoSchemaError) in try JSONParser.parse(raw) } }
+        let parsed = bytes.withUnsafeBytes { raw in Result { () throws(ProtoSchemaError) in try JSONParser.parse(raw) }
+        }
         guard case .success(let value) = parsed else { throw TestFailure("not JSON: \(text)") }
         self.value = value
     }

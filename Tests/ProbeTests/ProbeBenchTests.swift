@@ -1,7 +1,7 @@
 import ModerationMessages
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// `rpc-probe bench`: short `--total` runs against the real server, the report in all three
 /// formats with the same figures, `{{n}}` templating, the rate limit, and the status
@@ -17,14 +17,19 @@ struct ProbeBenchTests {
         let outcome = try ProbeRunner(server).run("bench", Self.echo, "-d", #"{"payload":"AAEC"}"#, "--total", "40")
         #expect(outcome.isCleanSuccess, "\(outcome)")
         let text = outcome.standardOutput
-        for line in ["Summary:", "  Method:       /mrpc.diagnostics.v1.Diagnostics/Echo", "  Count:        40", "  Requests/sec: ",
-                     "  Load:         1 connection(s) × 1 in flight", "Latency distribution:", "  p50    in ", "  p90    in ",
-                     "  p99    in ", "  p99.9  in ", "Response time histogram", "Status code distribution:", "  [OK]   40 responses"] {
+        for line in [
+            "Summary:", "  Method:       /mrpc.diagnostics.v1.Diagnostics/Echo", "  Count:        40",
+            "  Requests/sec: ",
+            "  Load:         1 connection(s) × 1 in flight", "Latency distribution:", "  p50    in ", "  p90    in ",
+            "  p99    in ", "  p99.9  in ", "Response time histogram", "Status code distribution:",
+            "  [OK]   40 responses",
+        ] {
             #expect(text.contains(line), "\(line) in:\n\(text)")
         }
         let bars = outcome.lines.drop { !$0.hasPrefix("Response time histogram") }.dropFirst().prefix { !$0.isEmpty }
-        let counts = bars.compactMap { line in line.split(separator: "[").dropFirst().first?.split(separator: "]").first }
-            .compactMap { Int($0.filter { $0 != " " }) }
+        let counts = bars.compactMap { line in line.split(separator: "[").dropFirst().first?.split(separator: "]").first
+        }
+        .compactMap { Int($0.filter { $0 != " " }) }
         #expect(counts.reduce(0, +) == 40, "the histogram holds every call: \(bars)")
     }
 
@@ -32,12 +37,16 @@ struct ProbeBenchTests {
     func json() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
-        let outcome = try ProbeRunner(server).run("bench", Self.echo, "--total", "60", "--conns", "2", "--depth", "3", "--threads", "2", "--format", "json")
+        let outcome = try ProbeRunner(server).run(
+            "bench", Self.echo, "--total", "60", "--conns", "2", "--depth", "3", "--threads", "2", "--format", "json")
         #expect(outcome.isCleanSuccess, "\(outcome)")
         #expect(outcome.lines.count == 1)
         let report = try JSON(parsing: outcome.standardOutput)
-        #expect(report.keys == ["method", "count", "errors", "durationSeconds", "callsPerSecond", "connections", "depth", "rps",
-                                "warmupSeconds", "clientCpuMicrosPerCall", "latencyMs", "histogram", "statuses", "connectionErrors"])
+        #expect(
+            report.keys == [
+                "method", "count", "errors", "durationSeconds", "callsPerSecond", "connections", "depth", "rps",
+                "warmupSeconds", "clientCpuMicrosPerCall", "latencyMs", "histogram", "statuses", "connectionErrors",
+            ])
         #expect(report["method"].string == "/mrpc.diagnostics.v1.Diagnostics/Echo")
         #expect(report["count"].int == 60)
         #expect(report["errors"].int == 0)
@@ -51,7 +60,8 @@ struct ProbeBenchTests {
         #expect(latency.keys == ["fastest", "slowest", "mean", "p50", "p90", "p99", "p99.9"])
         let figures = latency.keys.compactMap { latency[$0].double }
         #expect(figures.count == 7)
-        let fastest = figures[0], slowest = figures[1]
+        let fastest = figures[0]
+        let slowest = figures[1]
         #expect(fastest > 0 && fastest <= slowest)
         for percentile in figures[3...] { #expect(percentile >= fastest && percentile <= slowest) }
         #expect(figures[3] <= figures[4] && figures[4] <= figures[5] && figures[5] <= figures[6])
@@ -76,7 +86,9 @@ struct ProbeBenchTests {
         let rows = outcome.lines.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.first == ["section", "name", "value"])
         #expect(rows.dropFirst().allSatisfy { $0.count == 3 }, "\(outcome.standardOutput)")
-        func value(_ section: String, _ name: String) -> String? { rows.first { $0[0] == section && $0[1] == name }?[2] }
+        func value(_ section: String, _ name: String) -> String? {
+            rows.first { $0[0] == section && $0[1] == name }?[2]
+        }
         #expect(value("summary", "method") == "/mrpc.diagnostics.v1.Diagnostics/Echo")
         #expect(value("summary", "count") == "30")
         #expect(value("summary", "errors") == "0")
@@ -95,8 +107,9 @@ struct ProbeBenchTests {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
-        let created = try probe.run("bench", moderation("CreateUser"), "-d", #"{"uid":"user{{n}}","name":"User {{n}}"}"#,
-                                    "--variants", "5", "--total", "5", "--format", "json")
+        let created = try probe.run(
+            "bench", moderation("CreateUser"), "-d", #"{"uid":"user{{n}}","name":"User {{n}}"}"#,
+            "--variants", "5", "--total", "5", "--format", "json")
         #expect(created.isCleanSuccess, "five distinct users, each created once: \(created)")
         let first = try JSON(parsing: created.standardOutput)
         #expect(first["statuses"][0]["codeName"].string == "OK" && first["statuses"][0]["count"].int == 5)
@@ -104,7 +117,9 @@ struct ProbeBenchTests {
         #expect(try message(GetUserResponse.self, fromJSON: last.standardOutput).user?.name == "User 4")
         #expect(try probe.run("call", moderation("GetUser"), "-d", #"{"uid":"user5"}"#).exitCode == 64 + 5)
 
-        let again = try probe.run("bench", moderation("CreateUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "5", "--total", "10", "--format", "json")
+        let again = try probe.run(
+            "bench", moderation("CreateUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "5", "--total", "10",
+            "--format", "json")
         #expect(again.exitCode == 1, "every call failed: \(again)")
         let report = try JSON(parsing: again.standardOutput)
         #expect(report["count"].int == 10)
@@ -114,15 +129,19 @@ struct ProbeBenchTests {
         #expect(report["statuses"][0]["errorCode"].string == "ERR_UID_ALREADY_EXISTS")
         #expect(report["statuses"][0]["count"].int == 10)
 
-        let text = try probe.run("bench", moderation("GetUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "10", "--total", "10")
+        let text = try probe.run(
+            "bench", moderation("GetUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "10", "--total", "10")
         #expect(text.exitCode == 1)
         #expect(text.standardOutput.contains("  [OK]   5 responses"), "\(text)")
         #expect(text.standardOutput.contains("  [NOT_FOUND ERR_UID_NOT_FOUND]   5 responses"), "\(text)")
-        let csv = try probe.run("bench", moderation("GetUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "10", "--total", "10", "--format", "csv")
+        let csv = try probe.run(
+            "bench", moderation("GetUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "10", "--total", "10",
+            "--format", "csv")
         #expect(csv.standardOutput.contains("\nstatus,NOT_FOUND ERR_UID_NOT_FOUND,5"), "\(csv)")
         #expect(csv.standardOutput.contains("\nsummary,errors,5"), "\(csv)")
 
-        let bad = try probe.run("bench", moderation("GetUser"), "-d", #"{"uid":{{n}}}"#, "--variants", "2", "--total", "2")
+        let bad = try probe.run(
+            "bench", moderation("GetUser"), "-d", #"{"uid":{{n}}}"#, "--variants", "2", "--total", "2")
         #expect(bad.exitCode == 1)
         #expect(bad.standardError.contains("(variant 0)"), "\(bad)")
     }
@@ -132,7 +151,8 @@ struct ProbeBenchTests {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
-        let limited = try probe.run("bench", Self.echo, "--rps", "40", "--total", "10", "--warmup", "100ms", "--format", "json")
+        let limited = try probe.run(
+            "bench", Self.echo, "--rps", "40", "--total", "10", "--warmup", "100ms", "--format", "json")
         #expect(limited.isCleanSuccess, "\(limited)")
         let report = try JSON(parsing: limited.standardOutput)
         #expect(report["rps"].double == 40)
@@ -149,7 +169,9 @@ struct ProbeBenchTests {
         #expect(try #require(measured["count"].int) <= 40)
     }
 
-    @Test("usage errors exit 2: --duration with --total, a streaming method, a bad --format or --rps; an unreachable server 78")
+    @Test(
+        "usage errors exit 2: --duration with --total, a streaming method, a bad --format or --rps; an unreachable server 78"
+    )
     func usageErrors() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
@@ -166,7 +188,9 @@ struct ProbeBenchTests {
             #expect(outcome.standardError.contains(message), "\(arguments): \(outcome)")
         }
         let unreachable = try ProbeRunner(address: "127.0.0.1:\(try UnusedPort.find())", apiKey: "key")
-            .run("--protoset", try server.dataDirectory.write(RPCSchema.fileDescriptorSet, to: "set.pb"), "bench", Self.echo, "--total", "1")
+            .run(
+                "--protoset", try server.dataDirectory.write(RPCSchema.fileDescriptorSet, to: "set.pb"), "bench",
+                Self.echo, "--total", "1")
         #expect(unreachable.exitCode == 64 + 14, "\(unreachable)")
     }
 }

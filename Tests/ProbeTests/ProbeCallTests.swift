@@ -1,7 +1,7 @@
 import ModerationMessages
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// `rpc-probe call` against the real moderation-server: JSON in and out under the proto3 mapping,
 /// the request from an argument, a file or standard input, the envelope, and every way a call
@@ -13,14 +13,17 @@ struct ProbeCallTests {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
-        let created = try probe.run("call", moderation("CreateUser"), "-d", #"{"uid":"alice","name":"Alice","metadata":{"team":"blue"}}"#)
+        let created = try probe.run(
+            "call", moderation("CreateUser"), "-d", #"{"uid":"alice","name":"Alice","metadata":{"team":"blue"}}"#)
         #expect(created.isCleanSuccess, "\(created)")
         let user = try message(CreateUserResponse.self, fromJSON: created.standardOutput).user
         #expect(user?.uid == "alice")
         #expect(user?.name == "Alice")
         #expect(user?.metadata == ["team": "blue"])
         let createdAt = try #require(user?.createdAt)
-        #expect(created.standardOutput.contains(#""createdAt": "\#(createdAt)""#), "int64 is a JSON string: \(created.standardOutput)")
+        #expect(
+            created.standardOutput.contains(#""createdAt": "\#(createdAt)""#),
+            "int64 is a JSON string: \(created.standardOutput)")
         #expect(created.standardOutput.hasPrefix("{\n  \"user\": {\n"), "one response is pretty-printed")
         #expect(!created.standardOutput.contains("avatar"), "default values are left out without --emit-defaults")
 
@@ -32,14 +35,17 @@ struct ProbeCallTests {
         #expect(fields["createdAt"].string == String(createdAt))
     }
 
-    @Test("enums are read and printed by name (numbers accepted on input), proto field names accepted, --as acts for the user")
+    @Test(
+        "enums are read and printed by name (numbers accepted on input), proto field names accepted, --as acts for the user"
+    )
     func enumsAndActingUser() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
         #expect(try probe.run("call", moderation("CreateUser"), "-d", #"{"uid":"alice"}"#).exitCode == 0)
-        let group = try probe.run("--as", "alice", "call", moderation("CreateGroup"),
-                                  "-d", #"{"guid":"hiking","name":"Hiking","type":"GROUP_TYPE_PUBLIC","tags":["outdoor"]}"#)
+        let group = try probe.run(
+            "--as", "alice", "call", moderation("CreateGroup"),
+            "-d", #"{"guid":"hiking","name":"Hiking","type":"GROUP_TYPE_PUBLIC","tags":["outdoor"]}"#)
         #expect(group.isCleanSuccess, "\(group)")
         let created = try message(CreateGroupResponse.self, fromJSON: group.standardOutput).group
         #expect(created?.owner == "alice", "--as reached the server as on_behalf_of")
@@ -47,9 +53,12 @@ struct ProbeCallTests {
         #expect(group.standardOutput.contains(#""type": "GROUP_TYPE_PUBLIC""#))
         #expect(group.standardOutput.contains(#""scope": "SCOPE_ADMIN""#))
 
-        let byNumber = try probe.run("call", moderation("CreateGroup"), "-d", #"{"guid":"second","name":"Second","type":1,"owner":"alice"}"#)
+        let byNumber = try probe.run(
+            "call", moderation("CreateGroup"), "-d", #"{"guid":"second","name":"Second","type":1,"owner":"alice"}"#)
         #expect(byNumber.exitCode == 0, "\(byNumber)")
-        let listed = try probe.run("--as", "alice", "call", moderation("ListGroups"), "-d", #"{"joined_only":true,"types":["GROUP_TYPE_PUBLIC"]}"#)
+        let listed = try probe.run(
+            "--as", "alice", "call", moderation("ListGroups"), "-d",
+            #"{"joined_only":true,"types":["GROUP_TYPE_PUBLIC"]}"#)
         #expect(listed.exitCode == 0, "\(listed)")
         let guids = try message(ListGroupsResponse.self, fromJSON: listed.standardOutput).groups.map(\.guid)
         #expect(Set(guids) == ["hiking", "second"])
@@ -65,7 +74,8 @@ struct ProbeCallTests {
         #expect(try JSON(parsing: inline.standardOutput)["payload"].string == "AAH/")
 
         let file = server.dataDirectory.path + "/request.json"
-        let written = try ChildProcess.run(executable: "/bin/sh", arguments: ["-c", #"printf '{"payload":"aGVsbG8="}' > "$0""#, file])
+        let written = try ChildProcess.run(
+            executable: "/bin/sh", arguments: ["-c", #"printf '{"payload":"aGVsbG8="}' > "$0""#, file])
         #expect(written.exitCode == 0)
         let fromFile = try probe.run("call", "mrpc.diagnostics.v1.Diagnostics/Echo", "-d", "@" + file)
         #expect(fromFile.isCleanSuccess, "\(fromFile)")
@@ -74,7 +84,8 @@ struct ProbeCallTests {
         let fromStandardInput = try probe.run(
             "call", moderation("CreateUser"), "-d", "@-", standardInput: Array(#"{"uid": "stdin-user"}"#.utf8))
         #expect(fromStandardInput.isCleanSuccess, "\(fromStandardInput)")
-        #expect(try message(CreateUserResponse.self, fromJSON: fromStandardInput.standardOutput).user?.uid == "stdin-user")
+        #expect(
+            try message(CreateUserResponse.self, fromJSON: fromStandardInput.standardOutput).user?.uid == "stdin-user")
 
         let missing = try probe.run("call", "mrpc.diagnostics.v1.Diagnostics/Echo", "-d", "@/nonexistent/request.json")
         #expect(missing.exitCode == 1)
@@ -134,20 +145,29 @@ struct ProbeCallTests {
         #expect(failure["response"].isNull)
     }
 
-    @Test("a streaming method through call: one JSON object a line; in the envelope, every message and the status ending the stream")
+    @Test(
+        "a streaming method through call: one JSON object a line; in the envelope, every message and the status ending the stream"
+    )
     func streamingCall() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
         #expect(try probe.run("call", moderation("CreateUser"), "-d", #"{"uid":"alice"}"#).exitCode == 0)
-        #expect(try probe.run("--as", "alice", "call", moderation("CreateGroup"), "-d", #"{"guid":"g1","name":"G","type":"GROUP_TYPE_PUBLIC"}"#).exitCode == 0)
-        let lines = try probe.run("--as", "alice", "--timeout", "1s", "call", moderation("Subscribe"), "-d", #"{"afterSeq":"0"}"#)
+        #expect(
+            try probe.run(
+                "--as", "alice", "call", moderation("CreateGroup"), "-d",
+                #"{"guid":"g1","name":"G","type":"GROUP_TYPE_PUBLIC"}"#
+            ).exitCode == 0)
+        let lines = try probe.run(
+            "--as", "alice", "--timeout", "1s", "call", moderation("Subscribe"), "-d", #"{"afterSeq":"0"}"#)
         #expect(lines.exitCode == 64 + 4, "the deadline ends the stream: \(lines)")
         #expect(lines.lines.count == 1)
         #expect(try message(SubscribeResponse.self, fromJSON: lines.lines[0]).action?.action == .created)
         #expect(lines.standardError.contains("DEADLINE_EXCEEDED"))
 
-        let enveloped = try probe.run("--as", "alice", "--timeout", "500ms", "call", moderation("Subscribe"), "-d", #"{"afterSeq":"0"}"#, "--emit-envelope")
+        let enveloped = try probe.run(
+            "--as", "alice", "--timeout", "500ms", "call", moderation("Subscribe"), "-d", #"{"afterSeq":"0"}"#,
+            "--emit-envelope")
         #expect(enveloped.exitCode == 64 + 4, "\(enveloped)")
         let envelope = try JSON(parsing: enveloped.standardOutput)
         #expect(envelope.keys == ["method", "status", "messages", "timing"])
@@ -157,14 +177,19 @@ struct ProbeCallTests {
         #expect(try #require(envelope["timing"]["callMs"].double) >= 450)
     }
 
-    @Test("malformed JSON, unknown fields and wrong types are refused before any call, naming the place (exit 1)", arguments: [
-        (#"{"uid":"#, "invalid JSON at line 1 column 8"),
-        (#"{"uid":"alice",}"#, "invalid JSON at line 1 column 16"),
-        (#"{"uidd":"alice"}"#, #"unknown field "uidd" in moderation.v1.CreateUserRequest (did you mean "uid"?)"#),
-        (#"{"uid":5}"#, #"field "uid" of moderation.v1.CreateUserRequest: expected a string, got a number 5"#),
-        (#"{"metadata":{"k":1}}"#, #"field "metadata["k"]" of moderation.v1.CreateUserRequest: expected a string, got a number 1"#),
-        (#"[]"#, "expected an object for moderation.v1.CreateUserRequest, got an array"),
-    ])
+    @Test(
+        "malformed JSON, unknown fields and wrong types are refused before any call, naming the place (exit 1)",
+        arguments: [
+            (#"{"uid":"#, "invalid JSON at line 1 column 8"),
+            (#"{"uid":"alice",}"#, "invalid JSON at line 1 column 16"),
+            (#"{"uidd":"alice"}"#, #"unknown field "uidd" in moderation.v1.CreateUserRequest (did you mean "uid"?)"#),
+            (#"{"uid":5}"#, #"field "uid" of moderation.v1.CreateUserRequest: expected a string, got a number 5"#),
+            (
+                #"{"metadata":{"k":1}}"#,
+                #"field "metadata["k"]" of moderation.v1.CreateUserRequest: expected a string, got a number 1"#
+            ),
+            (#"[]"#, "expected an object for moderation.v1.CreateUserRequest, got an array"),
+        ])
     func badRequests(json: String, expected: String) throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
@@ -182,13 +207,19 @@ struct ProbeCallTests {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
-        let nested = try probe.run("call", moderation("AddMembers"), "-d", #"{"guid":"g","members":[{"uid":"a","scope":true}]}"#)
+        let nested = try probe.run(
+            "call", moderation("AddMembers"), "-d", #"{"guid":"g","members":[{"uid":"a","scope":true}]}"#)
         #expect(nested.exitCode == 1)
-        #expect(nested.standardError.contains(#"field "members[0].scope" of moderation.v1.AddMembersRequest"#), "\(nested)")
+        #expect(
+            nested.standardError.contains(#"field "members[0].scope" of moderation.v1.AddMembersRequest"#), "\(nested)")
         #expect(nested.standardError.contains("moderation.v1.Scope value, got true"), "\(nested)")
-        let badEnum = try probe.run("call", moderation("CreateGroup"), "-d", #"{"guid":"g","type":"GROUP_TYPE_SECRET"}"#)
+        let badEnum = try probe.run(
+            "call", moderation("CreateGroup"), "-d", #"{"guid":"g","type":"GROUP_TYPE_SECRET"}"#)
         #expect(badEnum.exitCode == 1)
-        #expect(badEnum.standardError.contains(#"field "type" of moderation.v1.CreateGroupRequest: "GROUP_TYPE_SECRET" is not a value of enum moderation.v1.GroupType"#), "\(badEnum)")
+        #expect(
+            badEnum.standardError.contains(
+                #"field "type" of moderation.v1.CreateGroupRequest: "GROUP_TYPE_SECRET" is not a value of enum moderation.v1.GroupType"#
+            ), "\(badEnum)")
     }
 
     @Test("an unknown method is refused with the closest one (exit 1)")
@@ -231,14 +262,17 @@ struct ProbeCallTests {
         let wrong = try ProbeRunner(address: server.address, apiKey: "not-the-key").run("call", moderation("GetUser"))
         #expect(wrong.exitCode == 64 + 16, "\(wrong)")
         #expect(wrong.standardError.contains("Error code: ERR_UNAUTHENTICATED"), "\(wrong)")
-        let none = try ProbeRunner(address: server.address, apiKey: nil).run("call", moderation("GetUser"), "--emit-envelope")
+        let none = try ProbeRunner(address: server.address, apiKey: nil).run(
+            "call", moderation("GetUser"), "--emit-envelope")
         #expect(none.exitCode == 64 + 16, "\(none)")
         #expect(try JSON(parsing: none.standardOutput)["status"]["errorCode"].string == "ERR_UNAUTHENTICATED")
         let flag = try ProbeRunner(address: server.address, apiKey: "not-the-key")
             .run("--api-key", ModerationServerProcess.apiKey, "call", moderation("GetUser"), "-d", #"{"uid":"nobody"}"#)
         #expect(flag.exitCode == 64 + 5, "the flag's key got through to NOT_FOUND: \(flag)")
-        let qualified = try ProbeRunner(address: server.address, apiKey: "\(ModerationServerProcess.appID):\(ModerationServerProcess.apiKey)")
-            .run("call", moderation("GetUser"), "-d", #"{"uid":"nobody"}"#)
+        let qualified = try ProbeRunner(
+            address: server.address, apiKey: "\(ModerationServerProcess.appID):\(ModerationServerProcess.apiKey)"
+        )
+        .run("call", moderation("GetUser"), "-d", #"{"uid":"nobody"}"#)
         #expect(qualified.exitCode == 64 + 5, "APP_ID:KEY is accepted: \(qualified)")
     }
 
@@ -246,13 +280,16 @@ struct ProbeCallTests {
     func compressedAndVerbose() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
-        let payload = String(repeating: "QUJD", count: 2_000)  // 6000 bytes of "ABC…", compressible
-        let outcome = try ProbeRunner(server).run("-v", "call", "mrpc.diagnostics.v1.Diagnostics/Echo", "--compress", "-d", #"{"payload":"\#(payload)"}"#)
+        let payload = String(repeating: "QUJD", count: 2_000) // 6000 bytes of "ABC…", compressible
+        let outcome = try ProbeRunner(server).run(
+            "-v", "call", "mrpc.diagnostics.v1.Diagnostics/Echo", "--compress", "-d", #"{"payload":"\#(payload)"}"#)
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(try JSON(parsing: outcome.standardOutput)["payload"].string == payload)
         #expect(outcome.standardError.contains("connected to \(server.address): moderation-server"), "\(outcome)")
         #expect(outcome.standardError.contains("app \(ModerationServerProcess.appID)"))
-        #expect(outcome.standardError.contains("calling /mrpc.diagnostics.v1.Diagnostics/Echo: request 6003 bytes, on behalf of the app"))
+        #expect(
+            outcome.standardError.contains(
+                "calling /mrpc.diagnostics.v1.Diagnostics/Echo: request 6003 bytes, on behalf of the app"))
         #expect(outcome.standardError.contains("response: 6003 bytes"))
         #expect(outcome.standardError.contains("call took "))
     }

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// The command line itself: --help for rpc-probe and every verb, `help VERB`, usage errors (exit
 /// 2), and `health`.
@@ -15,14 +15,19 @@ struct ProbeUsageTests {
             #expect(outcome.isCleanSuccess, "\(outcome)")
             #expect(outcome.standardOutput.hasPrefix("usage: rpc-probe [flags] HOST:PORT VERB [arguments]"))
             for verb in Self.verbs { #expect(outcome.standardOutput.contains("\n  \(verb) "), "\(verb) in --help") }
-            for flag in ["--api-key", "--as", "-H key=value", "--timeout", "--connect-timeout", "--max-msg-bytes", "--protoset", "-v"] {
+            for flag in [
+                "--api-key", "--as", "-H key=value", "--timeout", "--connect-timeout", "--max-msg-bytes", "--protoset",
+                "-v",
+            ] {
                 #expect(outcome.standardOutput.contains(flag), "\(flag) in --help")
             }
             #expect(outcome.standardOutput.contains("64 + the status code"))
         }
     }
 
-    @Test("every verb has --help (with or without an address) and help VERB, each with the shared flags", arguments: verbs)
+    @Test(
+        "every verb has --help (with or without an address) and help VERB, each with the shared flags", arguments: verbs
+    )
     func verbHelp(_ verb: String) throws {
         let withAddress = try ProbeRunner(address: "127.0.0.1:1", apiKey: nil).run(verb, "--help")
         #expect(withAddress.isCleanSuccess, "nothing is contacted for --help: \(withAddress)")
@@ -33,26 +38,28 @@ struct ProbeUsageTests {
         #expect(try offline.run("help", verb).standardOutput == withAddress.standardOutput)
     }
 
-    @Test("usage errors exit 2 and say what is wrong", arguments: [
-        ([String](), "missing HOST:PORT and VERB"),
-        (["127.0.0.1:7600"], "missing VERB"),
-        (["127.0.0.1:7600", "fly"], "unknown verb 'fly'"),
-        (["--nope", "127.0.0.1:7600", "list"], "unknown flag --nope"),
-        (["127.0.0.1:7600", "call", "--nope"], "call: unknown flag --nope (see rpc-probe call --help)"),
-        (["127.0.0.1:7600", "call"], "call: expected one METHOD"),
-        (["127.0.0.1:7600", "call", "a", "b"], "call: expected one METHOD"),
-        (["127.0.0.1:7600", "call", "x.Y/Z", "-d"], "-d needs a value"),
-        (["127.0.0.1:7600", "--timeout", "soon", "health"], "--timeout: 'soon' is not a duration"),
-        (["127.0.0.1:7600", "-H", "novalue", "health"], "-H: expected key=value, got 'novalue'"),
-        (["127.0.0.1:7600", "--connect-timeout", "0", "health"], "--connect-timeout: must be at least 1ms"),
-        (["localhost", "health"], "'localhost' is not HOST:PORT"),
-        (["127.0.0.1:7600", "watch", "--after-seq", "-1"], "--after-seq: '-1' is not a seq number"),
-        (["127.0.0.1:7600", "watch", "--kinds", "exploded"], "--kinds: 'exploded' is not one of"),
-        (["127.0.0.1:7600", "watch", "extra"], "watch: unexpected argument 'extra'"),
-        (["127.0.0.1:7600", "list", "a", "b"], "list: expected at most one SERVICE"),
-        (["127.0.0.1:7600", "protoset", "extra"], "protoset: unexpected argument 'extra'"),
-        (["help", "fly"], "help: no verb 'fly'"),
-    ])
+    @Test(
+        "usage errors exit 2 and say what is wrong",
+        arguments: [
+            ([String](), "missing HOST:PORT and VERB"),
+            (["127.0.0.1:7600"], "missing VERB"),
+            (["127.0.0.1:7600", "fly"], "unknown verb 'fly'"),
+            (["--nope", "127.0.0.1:7600", "list"], "unknown flag --nope"),
+            (["127.0.0.1:7600", "call", "--nope"], "call: unknown flag --nope (see rpc-probe call --help)"),
+            (["127.0.0.1:7600", "call"], "call: expected one METHOD"),
+            (["127.0.0.1:7600", "call", "a", "b"], "call: expected one METHOD"),
+            (["127.0.0.1:7600", "call", "x.Y/Z", "-d"], "-d needs a value"),
+            (["127.0.0.1:7600", "--timeout", "soon", "health"], "--timeout: 'soon' is not a duration"),
+            (["127.0.0.1:7600", "-H", "novalue", "health"], "-H: expected key=value, got 'novalue'"),
+            (["127.0.0.1:7600", "--connect-timeout", "0", "health"], "--connect-timeout: must be at least 1ms"),
+            (["localhost", "health"], "'localhost' is not HOST:PORT"),
+            (["127.0.0.1:7600", "watch", "--after-seq", "-1"], "--after-seq: '-1' is not a seq number"),
+            (["127.0.0.1:7600", "watch", "--kinds", "exploded"], "--kinds: 'exploded' is not one of"),
+            (["127.0.0.1:7600", "watch", "extra"], "watch: unexpected argument 'extra'"),
+            (["127.0.0.1:7600", "list", "a", "b"], "list: expected at most one SERVICE"),
+            (["127.0.0.1:7600", "protoset", "extra"], "protoset: unexpected argument 'extra'"),
+            (["help", "fly"], "help: no verb 'fly'"),
+        ])
     func usageErrors(arguments: [String], message: String) throws {
         let outcome = try ProbeRunner(address: nil, apiKey: nil).run(arguments)
         #expect(outcome.exitCode == 2, "\(outcome)")

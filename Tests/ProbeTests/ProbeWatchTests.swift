@@ -1,6 +1,6 @@
 import ModerationMessages
-import Testing
 import TestSupport
+import Testing
 
 /// `rpc-probe watch` receiving the events that `rpc-probe call`s produce: the walkthrough of
 /// docs/RPC-PROBE.md (users, a group, join, kick, ban), replay with --after-seq, filters,
@@ -13,7 +13,9 @@ struct ProbeWatchTests {
             let created = try probe.run("call", moderation("CreateUser"), "-d", #"{"uid":"\#(uid)"}"#)
             #expect(created.exitCode == 0, "\(created)")
         }
-        let group = try probe.run("--as", "alice", "call", moderation("CreateGroup"), "-d", #"{"guid":"hiking","name":"Hiking","type":"GROUP_TYPE_PUBLIC"}"#)
+        let group = try probe.run(
+            "--as", "alice", "call", moderation("CreateGroup"), "-d",
+            #"{"guid":"hiking","name":"Hiking","type":"GROUP_TYPE_PUBLIC"}"#)
         #expect(group.exitCode == 0, "\(group)")
         for uid in ["bob", "carol"] {
             let joined = try probe.run("--as", uid, "call", moderation("JoinGroup"), "-d", #"{"guid":"hiking"}"#)
@@ -21,7 +23,8 @@ struct ProbeWatchTests {
         }
     }
 
-    @Test("a running watch prints, one JSON object a line, the events of calls made while it runs, then stops at --count")
+    @Test(
+        "a running watch prints, one JSON object a line, the events of calls made while it runs, then stops at --count")
     func eventsFromCalls() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
@@ -32,14 +35,17 @@ struct ProbeWatchTests {
         let first = try watch.readLine(timeoutMs: 15_000)
         #expect(try message(SubscribeResponse.self, fromJSON: first).action?.action == .joined)
 
-        let kicked = try probe.run("--as", "alice", "call", moderation("KickMember"), "-d", #"{"guid":"hiking","uid":"bob"}"#)
+        let kicked = try probe.run(
+            "--as", "alice", "call", moderation("KickMember"), "-d", #"{"guid":"hiking","uid":"bob"}"#)
         #expect(kicked.exitCode == 0, "\(kicked)")
         let second = try message(SubscribeResponse.self, fromJSON: try watch.readLine(timeoutMs: 15_000))
         #expect(second.action?.action == .kicked)
         #expect(second.action?.actionOn?.uid == "bob")
         #expect(second.action?.actionBy?.uid == "alice")
 
-        let banned = try probe.run("--as", "alice", "call", moderation("BanMember"), "-d", #"{"guid":"hiking","uid":"carol","reason":"spam","durationMs":"60000"}"#)
+        let banned = try probe.run(
+            "--as", "alice", "call", moderation("BanMember"), "-d",
+            #"{"guid":"hiking","uid":"carol","reason":"spam","durationMs":"60000"}"#)
         #expect(banned.exitCode == 0, "\(banned)")
         let third = try message(SubscribeResponse.self, fromJSON: try watch.readLine(timeoutMs: 15_000))
         #expect(third.action?.action == .banned)
@@ -60,7 +66,8 @@ struct ProbeWatchTests {
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
         try seed(probe)
-        let everything = try probe.run("--as", "carol", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3")
+        let everything = try probe.run(
+            "--as", "carol", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3")
         #expect(everything.isCleanSuccess, "\(everything)")
         let kinds = try everything.lines.map { try message(SubscribeResponse.self, fromJSON: $0).action?.action }
         #expect(kinds == [.created, .joined, .joined])
@@ -70,8 +77,14 @@ struct ProbeWatchTests {
         let joiners = try joins.lines.map { try message(SubscribeResponse.self, fromJSON: $0).action?.actionBy?.uid }
         #expect(joiners == ["bob", "carol"])
 
-        #expect(try probe.run("--as", "alice", "call", moderation("CreateGroup"), "-d", #"{"guid":"chess","name":"Chess","type":"GROUP_TYPE_PUBLIC"}"#).exitCode == 0)
-        let both = try probe.run("--as", "alice", "watch", "--group", "hiking,chess", "--after-seq", "0", "--kinds", "ACTION_TYPE_CREATED", "--count", "2")
+        #expect(
+            try probe.run(
+                "--as", "alice", "call", moderation("CreateGroup"), "-d",
+                #"{"guid":"chess","name":"Chess","type":"GROUP_TYPE_PUBLIC"}"#
+            ).exitCode == 0)
+        let both = try probe.run(
+            "--as", "alice", "watch", "--group", "hiking,chess", "--after-seq", "0", "--kinds", "ACTION_TYPE_CREATED",
+            "--count", "2")
         #expect(both.isCleanSuccess, "\(both)")
         let groups = try both.lines.map { try message(SubscribeResponse.self, fromJSON: $0).action?.actionFor?.guid }
         #expect(groups == ["hiking", "chess"])
@@ -83,7 +96,8 @@ struct ProbeWatchTests {
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
         try seed(probe)
-        let outcome = try probe.run("-v", "--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3", "--compress")
+        let outcome = try probe.run(
+            "-v", "--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3", "--compress")
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.lines.count == 3)
         let events = outcome.standardError.split(separator: "\n").filter { $0.hasPrefix("event ") }
@@ -93,7 +107,8 @@ struct ProbeWatchTests {
         let numbers = total.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         #expect(numbers.count == 3 && numbers[1] < numbers[2], "fewer bytes on the wire than inflated: \(total)")
 
-        let plain = try probe.run("-v", "--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3")
+        let plain = try probe.run(
+            "-v", "--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3")
         #expect(plain.lines == outcome.lines, "compression changes nothing printed on standard output")
         #expect(!plain.standardError.contains("deflate"))
     }
@@ -105,23 +120,30 @@ struct ProbeWatchTests {
         let probe = ProbeRunner(server)
         try seed(probe)
         let terse = try probe.run("--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "1")
-        let full = try probe.run("--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "1", "--emit-defaults")
+        let full = try probe.run(
+            "--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "1", "--emit-defaults")
         #expect(full.isCleanSuccess, "\(full)")
         let action = try JSON(parsing: full.standardOutput)["action"]
         #expect(action["reason"].string == "")
         #expect(action["expiresAt"].string == "0")
         #expect(action["actionFor"]["tags"].array.isEmpty && action["actionFor"]["tags"].exists)
         #expect(!(try JSON(parsing: terse.standardOutput)["action"]["reason"].exists))
-        #expect(try message(SubscribeResponse.self, fromJSON: full.standardOutput) == message(SubscribeResponse.self, fromJSON: terse.standardOutput))
+        #expect(
+            try message(SubscribeResponse.self, fromJSON: full.standardOutput)
+                == message(SubscribeResponse.self, fromJSON: terse.standardOutput))
     }
 
-    @Test("a refused subscription exits 64 + its code with the ERR_ code; a deadline ends a watch with 68 after its events")
+    @Test(
+        "a refused subscription exits 64 + its code with the ERR_ code; a deadline ends a watch with 68 after its events"
+    )
     func streamErrors() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
         let probe = ProbeRunner(server)
         try seed(probe)
-        #expect(try probe.run("--as", "alice", "call", moderation("KickMember"), "-d", #"{"guid":"hiking","uid":"bob"}"#).exitCode == 0)
+        #expect(
+            try probe.run("--as", "alice", "call", moderation("KickMember"), "-d", #"{"guid":"hiking","uid":"bob"}"#)
+                .exitCode == 0)
         let notMember = try probe.run("--as", "bob", "watch", "--group", "hiking")
         #expect(notMember.exitCode == 64 + 7, "\(notMember)")
         #expect(notMember.standardError.contains("Error code: ERR_GROUP_NOT_JOINED"), "\(notMember)")
@@ -131,7 +153,8 @@ struct ProbeWatchTests {
         let noTarget = try probe.run("watch")
         #expect(noTarget.exitCode == 64 + 3, "the app must name a target: \(noTarget)")
 
-        let timed = try probe.run("--as", "alice", "--timeout", "400ms", "watch", "--group", "hiking", "--after-seq", "0")
+        let timed = try probe.run(
+            "--as", "alice", "--timeout", "400ms", "watch", "--group", "hiking", "--after-seq", "0")
         #expect(timed.exitCode == 64 + 4, "\(timed)")
         #expect(timed.lines.count == 4, "every event before the deadline: \(timed)")
         #expect(timed.standardError.contains("Code: DEADLINE_EXCEEDED (4)"))

@@ -27,7 +27,10 @@ struct MalformedInputTests {
                     if Bool.random(using: &rng) {
                         bytes.removeLast(Int.random(in: 1...bytes.count, using: &rng))
                     } else {
-                        for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng) }
+                        for _ in 0..<3 {
+                            bytes[Int.random(in: 0..<bytes.count, using: &rng)] ^= UInt8.random(
+                                in: 1...255, using: &rng)
+                        }
                     }
                 }
             }
@@ -52,15 +55,21 @@ struct MalformedInputTests {
     }
 
     @Test func invalidUTF8InAStringIsRefusedNamingTheField() {
-        let bytes = Wire.field(2, [0x61, 0xC3, 0x28])  // KickMemberRequest.uid = "a" + invalid sequence
-        #expect(throws: ProtoDecodingError(messageName: "moderation.v1.KickMemberRequest", reason: "field uid is not valid UTF-8")) {
+        let bytes = Wire.field(2, [0x61, 0xC3, 0x28]) // KickMemberRequest.uid = "a" + invalid sequence
+        #expect(
+            throws: ProtoDecodingError(
+                messageName: "moderation.v1.KickMemberRequest", reason: "field uid is not valid UTF-8")
+        ) {
             try KickMemberRequest(serializedBytes: bytes)
         }
     }
 
     @Test func embeddedNULInAStringIsRefusedNamingTheField() {
         let bytes = Wire.field(1, Array("bob".utf8) + [0] + Array("evil".utf8))
-        #expect(throws: ProtoDecodingError(messageName: "moderation.v1.KickMemberRequest", reason: "field guid contains a NUL character")) {
+        #expect(
+            throws: ProtoDecodingError(
+                messageName: "moderation.v1.KickMemberRequest", reason: "field guid contains a NUL character")
+        ) {
             try KickMemberRequest(serializedBytes: bytes)
         }
         let leadingNUL = Wire.field(1, [0])
@@ -73,7 +82,7 @@ struct MalformedInputTests {
 
     @Test func wrongWireTypeIsAnError() {
         var bytes: [UInt8] = []
-        Wire.tag(1, wireType: 0, into: &bytes)  // guid is a string; send a varint
+        Wire.tag(1, wireType: 0, into: &bytes) // guid is a string; send a varint
         Wire.varint(5, into: &bytes)
         #expect(throws: ProtoDecodingError.self) { try KickMemberRequest(serializedBytes: bytes) }
     }

@@ -20,7 +20,8 @@ struct RoundTripTests {
         var random = RandomMessages(seed: UInt64(truncatingIfNeeded: M.protoName.hashValue & 0xFFFF) + 1)
         for _ in 0..<200 {
             let input = random.encoding(of: type)
-            let canonical = try #require(ProtoDescriptors.canonical(input, as: type), "protobuf-c refused a valid \(M.protoName)")
+            let canonical = try #require(
+                ProtoDescriptors.canonical(input, as: type), "protobuf-c refused a valid \(M.protoName)")
             let decoded = try M(serializedBytes: input)
             let encoded = decoded.serializedBytes()
             #expect(encoded == canonical, "\(M.protoName): re-encoding differs from protobuf-c's")
@@ -77,11 +78,14 @@ struct RoundTripTests {
 
     @Test func nestedMessagesAndRepeatedFields() throws {
         let response = ListMembersResponse(
-            members: (0..<100).map { GroupMember(uid: "user-\($0)", name: "User \($0)", scope: .participant, joinedAt: Int64($0)) },
+            members: (0..<100).map {
+                GroupMember(uid: "user-\($0)", name: "User \($0)", scope: .participant, joinedAt: Int64($0))
+            },
             nextCursor: "abc")
         #expect(try ListMembersResponse(serializedBytes: response.serializedBytes()) == response)
-        let action = Action(seq: 9, action: .kicked, actionBy: User(uid: "a"), actionOn: User(uid: "b"),
-                            actionFor: Group(guid: "g", tags: ["t1", "t2"], membersCount: 3), oldScope: .moderator)
+        let action = Action(
+            seq: 9, action: .kicked, actionBy: User(uid: "a"), actionOn: User(uid: "b"),
+            actionFor: Group(guid: "g", tags: ["t1", "t2"], membersCount: 3), oldScope: .moderator)
         #expect(try Action(serializedBytes: action.serializedBytes()) == action)
     }
 }

@@ -48,8 +48,24 @@ func stableSeed(_ name: String) -> UInt64 {
 /// Builders of serialized descriptor protos, for schemas the generated modules do not have.
 enum TestDescriptors {
     enum Kind: UInt64 {
-        case double = 1, float, int64, uint64, int32, fixed64, fixed32, bool, string, group, message, bytes
-        case uint32, enumType, sfixed32, sfixed64, sint32, sint64
+        case double = 1
+        case float
+        case int64
+        case uint64
+        case int32
+        case fixed64
+        case fixed32
+        case bool
+        case string
+        case group
+        case message
+        case bytes
+        case uint32
+        case enumType
+        case sfixed32
+        case sfixed64
+        case sint32
+        case sint64
     }
 
     static func string(_ number: UInt32, _ value: String) -> [UInt8] {
@@ -90,7 +106,8 @@ enum TestDescriptors {
     }
 
     static func mapEntry(_ name: String, key: Kind, value: Kind, valueTypeName: String? = nil) -> [UInt8] {
-        message(name, fields: [field("key", 1, key), field("value", 2, value, typeName: valueTypeName)], mapEntry: true)
+        message(
+            name, fields: [field("key", 1, key), field("value", 2, value, typeName: valueTypeName)], mapEntry: true)
     }
 
     static func enumType(_ name: String, _ values: [(String, Int32)]) -> [UInt8] {
@@ -101,7 +118,9 @@ enum TestDescriptors {
         return out
     }
 
-    static func method(_ name: String, input: String, output: String, clientStreaming: Bool = false, serverStreaming: Bool = false) -> [UInt8] {
+    static func method(
+        _ name: String, input: String, output: String, clientStreaming: Bool = false, serverStreaming: Bool = false
+    ) -> [UInt8] {
         string(1, name) + string(2, input) + string(3, output)
             + (clientStreaming ? varint(5, 1) : []) + (serverStreaming ? varint(6, 1) : [])
     }
@@ -124,7 +143,8 @@ enum TestDescriptors {
 
     /// `test/v1/scalars.proto`, as protoc would describe it.
     static let scalarsSet: [UInt8] = {
-        let color = enumType("Color", [("COLOR_UNSPECIFIED", 0), ("COLOR_RED", 1), ("COLOR_GREEN", 2), ("COLOR_NEGATIVE", -1)])
+        let color = enumType(
+            "Color", [("COLOR_UNSPECIFIED", 0), ("COLOR_RED", 1), ("COLOR_GREEN", 2), ("COLOR_NEGATIVE", -1)])
         let scalars = message(
             "Scalars",
             fields: [
@@ -134,7 +154,8 @@ enum TestDescriptors {
                 field("color", 14, .enumType, typeName: ".test.v1.Color"), field("sf32", 15, .sfixed32),
                 field("sf64", 16, .sfixed64), field("s32", 17, .sint32), field("s64", 18, .sint64),
                 field("packed_s32", 20, .sint32, repeated: true), field("doubles", 21, .double, repeated: true),
-                field("strings", 22, .string, repeated: true), field("unpacked", 23, .int32, repeated: true, packed: false),
+                field("strings", 22, .string, repeated: true),
+                field("unpacked", 23, .int32, repeated: true, packed: false),
                 field("colors", 24, .enumType, repeated: true, typeName: "Color"),
                 field("by_int", 30, .message, repeated: true, typeName: ".test.v1.Scalars.ByIntEntry"),
                 field("by_bool", 31, .message, repeated: true, typeName: ".test.v1.Scalars.ByBoolEntry"),
@@ -152,11 +173,20 @@ enum TestDescriptors {
                 mapEntry("ByBoolEntry", key: .bool, value: .enumType, valueTypeName: ".test.v1.Color"),
                 mapEntry("ByU64Entry", key: .uint64, value: .message, valueTypeName: ".test.v1.Scalars"),
                 mapEntry("BySintEntry", key: .sint64, value: .bytes),
-                message("Inner", fields: [field("level", 1, .enumType, typeName: "Level")], enums: [enumType("Level", [("LEVEL_LOW", 0), ("LEVEL_HIGH", 1)])]),
+                message(
+                    "Inner", fields: [field("level", 1, .enumType, typeName: "Level")],
+                    enums: [enumType("Level", [("LEVEL_LOW", 0), ("LEVEL_HIGH", 1)])]),
             ],
             oneofs: ["choice", "_maybe"])
-        let service = string(1, "Echo")
-            + Wire.field(2, method("Both", input: ".test.v1.Scalars", output: ".test.v1.Scalars", clientStreaming: true, serverStreaming: true))
-        return set([file("test/v1/scalars.proto", package: "test.v1", messages: [scalars], enums: [color], services: [service])])
+        let service =
+            string(1, "Echo")
+            + Wire.field(
+                2,
+                method(
+                    "Both", input: ".test.v1.Scalars", output: ".test.v1.Scalars", clientStreaming: true,
+                    serverStreaming: true))
+        return set([
+            file("test/v1/scalars.proto", package: "test.v1", messages: [scalars], enums: [color], services: [service])
+        ])
     }()
 }

@@ -24,7 +24,9 @@ struct JSONRoundTripTests {
         #expect(declared.contains("mrpc.v1.CallHeader") && declared.contains("moderation.v1.SubscribeResponse"))
     }
 
-    @Test("message → JSON → message → JSON is stable for every type", arguments: allMessageTypes.map(MessageTypeCase.init))
+    @Test(
+        "message → JSON → message → JSON is stable for every type", arguments: allMessageTypes.map(MessageTypeCase.init)
+    )
     func stable(_ type: MessageTypeCase) throws {
         try Self.roundTrip(type.type)
     }

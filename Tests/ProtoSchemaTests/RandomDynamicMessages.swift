@@ -18,7 +18,9 @@ struct RandomDynamicMessages {
             if field.isMap {
                 var entries: [MapKey: ProtoValue] = [:]
                 for _ in 0..<Int.random(in: 0...3, using: &rng) {
-                    guard let keyValue = single(field.mapKey!, depth: depth), let key = MapKey(keyValue), let entry = single(field.mapValue!, depth: depth) else { continue }
+                    guard let keyValue = single(field.mapKey!, depth: depth), let key = MapKey(keyValue),
+                        let entry = single(field.mapValue!, depth: depth)
+                    else { continue }
                     entries[key] = entry
                 }
                 value = .map(entries)
@@ -48,13 +50,22 @@ struct RandomDynamicMessages {
         case .uint32, .fixed32: return .uint32(pick([0, 1, .max, UInt32.random(in: 0 ... .max, using: &rng)]))
         case .uint64, .fixed64: return .uint64(pick([0, 1, .max, UInt64.random(in: 0 ... .max, using: &rng)]))
         case .float:
-            return .float(pick([0, -0.0, 1.5, -1e-7, .nan, .infinity, -.infinity, .greatestFiniteMagnitude,
-                                .leastNonzeroMagnitude, 16_777_216, randomFloat()]))
+            return .float(
+                pick([
+                    0, -0.0, 1.5, -1e-7, .nan, .infinity, -.infinity, .greatestFiniteMagnitude,
+                    .leastNonzeroMagnitude, 16_777_216, randomFloat(),
+                ]))
         case .double:
-            return .double(pick([0, -0.0, 0.1, 1e300, -1e-300, .nan, .infinity, -.infinity, 123_456_789_012_345,
-                                 .leastNonzeroMagnitude, randomDouble()]))
-        case .string: return .string(pick(["", "a", "Ünïcödé 日本語 🙂", "quote \" backslash \\ slash /", "\n\t\u{0}\u{1F}", "\u{2028}"]))
-        case .bytes: return .bytes((0..<Int.random(in: 0...7, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            return .double(
+                pick([
+                    0, -0.0, 0.1, 1e300, -1e-300, .nan, .infinity, -.infinity, 123_456_789_012_345,
+                    .leastNonzeroMagnitude, randomDouble(),
+                ]))
+        case .string:
+            return .string(
+                pick(["", "a", "Ünïcödé 日本語 🙂", "quote \" backslash \\ slash /", "\n\t\u{0}\u{1F}", "\u{2028}"]))
+        case .bytes:
+            return .bytes((0..<Int.random(in: 0...7, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
         case .enum:
             let numbers = field.enumType!.values.map(\.number) + [99]
             return .enumNumber(pick(numbers))

@@ -33,12 +33,14 @@ struct SchemaTests {
         }
     }
 
-    @Test("An unknown method names the closest one: a typo, or a bare method name", arguments: [
-        ("moderation.v1.Moderation/KickMembr", "moderation.v1.Moderation/KickMember"),
-        ("/moderation.v1.Moderation/Subscrbe", "moderation.v1.Moderation/Subscribe"),
-        ("moderation.v1.Moderaton.BanMember", "moderation.v1.Moderation/BanMember"),
-        ("GetFileDescriptorSet", "mrpc.reflection.v1.Reflection/GetFileDescriptorSet"),
-    ])
+    @Test(
+        "An unknown method names the closest one: a typo, or a bare method name",
+        arguments: [
+            ("moderation.v1.Moderation/KickMembr", "moderation.v1.Moderation/KickMember"),
+            ("/moderation.v1.Moderation/Subscrbe", "moderation.v1.Moderation/Subscribe"),
+            ("moderation.v1.Moderaton.BanMember", "moderation.v1.Moderation/BanMember"),
+            ("GetFileDescriptorSet", "mrpc.reflection.v1.Reflection/GetFileDescriptorSet"),
+        ])
     func unknownMethodSuggestion(_ name: String, _ suggestion: String) throws {
         let schema = try schema()
         #expect {
@@ -55,10 +57,12 @@ struct SchemaTests {
         }
     }
 
-    @Test("Methods are found by path and by symbol", arguments: [
-        "/moderation.v1.Moderation/Subscribe", "moderation.v1.Moderation/Subscribe",
-        "moderation.v1.Moderation.Subscribe", ".moderation.v1.Moderation.Subscribe",
-    ])
+    @Test(
+        "Methods are found by path and by symbol",
+        arguments: [
+            "/moderation.v1.Moderation/Subscribe", "moderation.v1.Moderation/Subscribe",
+            "moderation.v1.Moderation.Subscribe", ".moderation.v1.Moderation.Subscribe",
+        ])
     func methodLookUp(_ name: String) throws {
         let method = try #require(try schema().method(named: name))
         #expect(method.fullName == "moderation.v1.Moderation.Subscribe")
@@ -71,10 +75,10 @@ struct SchemaTests {
     @Test func unknownNamesAreNil() throws {
         let schema = try schema()
         #expect(schema.message(named: "moderation.v1.Nope") == nil)
-        #expect(schema.message(named: "moderation.v1.Moderation") == nil)  // a service, not a message
+        #expect(schema.message(named: "moderation.v1.Moderation") == nil) // a service, not a message
         #expect(schema.service(named: "moderation.v1.User") == nil)
         #expect(schema.method(named: "/moderation.v1.Moderation/Nope") == nil)
-        #expect(schema.method(path: "moderation.v1.Moderation.Subscribe") == nil)  // not a path
+        #expect(schema.method(path: "moderation.v1.Moderation.Subscribe") == nil) // not a path
         #expect(schema.enumType(named: "moderation.v1.User") == nil)
         #expect(throws: ProtoSchemaError.self) { try schema.requireMessage(named: "x.Y") }
         #expect(throws: ProtoSchemaError.self) { try schema.requireMethod(named: "/x.Y/Z") }
@@ -82,10 +86,11 @@ struct SchemaTests {
 
     @Test func servicesOfBothSetsAreListed() throws {
         let names = try schema().services.map(\.fullName)
-        #expect(names == [
-            "mrpc.diagnostics.v1.Diagnostics", "mrpc.health.v1.Health", "mrpc.reflection.v1.Reflection",
-            "moderation.v1.Moderation",
-        ])
+        #expect(
+            names == [
+                "mrpc.diagnostics.v1.Diagnostics", "mrpc.health.v1.Health", "mrpc.reflection.v1.Reflection",
+                "moderation.v1.Moderation",
+            ])
         let moderation = try #require(try schema().service(named: ".moderation.v1.Moderation"))
         #expect(moderation.methods.count == 24)
         #expect(moderation.method(named: "KickMember")?.path == "/moderation.v1.Moderation/KickMember")
@@ -94,10 +99,11 @@ struct SchemaTests {
 
     @Test func fieldsAreResolved() throws {
         let action = try messageType("moderation.v1.Action")
-        #expect(action.fields.map(\.name) == [
-            "seq", "action", "action_by", "action_on", "action_for", "old_scope", "new_scope", "reason",
-            "expires_at", "timestamp", "idempotency_key", "request_id",
-        ])
+        #expect(
+            action.fields.map(\.name) == [
+                "seq", "action", "action_by", "action_on", "action_for", "old_scope", "new_scope", "reason",
+                "expires_at", "timestamp", "idempotency_key", "request_id",
+            ])
         let actionBy = try #require(action.field(named: "actionBy"))
         #expect(actionBy.name == "action_by")
         #expect(actionBy.jsonName == "actionBy")
@@ -139,10 +145,12 @@ struct SchemaTests {
         let scalars = try scalars()
         #expect(scalars.field(named: "colors")?.enumType?.fullName == "test.v1.Color")
         #expect(scalars.field(named: "nested")?.messageType == scalars)
-        #expect(scalars.field(named: "inner")?.messageType?.field(named: "level")?.enumType?.fullName == "test.v1.Scalars.Inner.Level")
+        #expect(
+            scalars.field(named: "inner")?.messageType?.field(named: "level")?.enumType?.fullName
+                == "test.v1.Scalars.Inner.Level")
         let maybe = try #require(scalars.field(named: "maybe"))
         #expect(maybe.isProto3Optional && maybe.hasPresence && maybe.containingOneof == nil)
-        #expect(scalars.oneofs.map(\.name) == ["choice"])  // the synthetic "_maybe" is not a oneof to users
+        #expect(scalars.oneofs.map(\.name) == ["choice"]) // the synthetic "_maybe" is not a oneof to users
         #expect(scalars.field(named: "custom")?.name == "json_named")
         #expect(scalars.field(named: "jsonNamed") == nil)
         #expect(scalars.field(named: "packed_s32")?.isPacked == true)
@@ -153,10 +161,13 @@ struct SchemaTests {
 
     @Test func concatenatedSetsWithTheSameFilesKeepOneCopy() throws {
         let once = try Schema(fileDescriptorSet: ModerationSchema.fileDescriptorSet)
-        let twice = try Schema(fileDescriptorSet: ModerationSchema.fileDescriptorSet + ModerationSchema.fileDescriptorSet)
+        let twice = try Schema(
+            fileDescriptorSet: ModerationSchema.fileDescriptorSet + ModerationSchema.fileDescriptorSet)
         #expect(twice.fileNames == once.fileNames)
         #expect(twice.messages.map(\.fullName) == once.messages.map(\.fullName))
-        let merged = try Schema(fileDescriptorSet: RPCSchema.fileDescriptorSet + ModerationSchema.fileDescriptorSet + RPCSchema.fileDescriptorSet)
+        let merged = try Schema(
+            fileDescriptorSet: RPCSchema.fileDescriptorSet + ModerationSchema.fileDescriptorSet
+                + RPCSchema.fileDescriptorSet)
         #expect(merged.fileNames == (try schema().fileNames))
         #expect(merged.message(named: "mrpc.v1.CallHeader") != nil)
         #expect(merged.message(named: "moderation.v1.Group") != nil)
@@ -173,21 +184,24 @@ struct SchemaTests {
 
 @Suite("Malformed descriptor sets")
 struct MalformedDescriptorTests {
-    @Test("Garbage and truncated descriptor bytes are errors", arguments: [
-        [0xFF, 0xFF, 0xFF],  // invalid field number / wire type
-        [0x0A, 0x05, 0x0A],  // a file whose length runs past the end
-        [0x0A],  // truncated length
-        [0x08, 0x01],  // file as a varint
-        [0x0A, 0x02, 0x0A, 0x80],  // truncated name length inside the file
-        [0x0A, 0x03, 0x0A, 0x01, 0xC3],  // name is not UTF-8
-        [0x0B],  // start-group without end
-    ] as [[UInt8]])
+    @Test(
+        "Garbage and truncated descriptor bytes are errors",
+        arguments: [
+            [0xFF, 0xFF, 0xFF], // invalid field number / wire type
+            [0x0A, 0x05, 0x0A], // a file whose length runs past the end
+            [0x0A], // truncated length
+            [0x08, 0x01], // file as a varint
+            [0x0A, 0x02, 0x0A, 0x80], // truncated name length inside the file
+            [0x0A, 0x03, 0x0A, 0x01, 0xC3], // name is not UTF-8
+            [0x0B], // start-group without end
+        ] as [[UInt8]])
     func garbage(_ bytes: [UInt8]) {
         #expect {
             try Schema(fileDescriptorSet: bytes)
         } throws: { error in
             let error = error as? ProtoSchemaError
-            return error?.code == .invalidDescriptor && error?.message.hasPrefix("invalid descriptor set: not a valid FileDescriptorSet") == true
+            return error?.code == .invalidDescriptor
+                && error?.message.hasPrefix("invalid descriptor set: not a valid FileDescriptorSet") == true
         }
     }
 
@@ -212,7 +226,9 @@ struct MalformedDescriptorTests {
                 accepted += 1
                 // Whatever was accepted is usable.
                 for message in schema.messages { _ = message.fields.map(\.jsonName) }
-                for service in schema.services { for method in service.methods { _ = try schema.describe(method.fullName) } }
+                for service in schema.services {
+                    for method in service.methods { _ = try schema.describe(method.fullName) }
+                }
             } catch {
                 #expect(error.code == .invalidDescriptor)
                 #expect(!error.message.isEmpty)
@@ -222,12 +238,20 @@ struct MalformedDescriptorTests {
     }
 
     @Test func anUnresolvedTypeNameNamesTheField() {
-        let broken = TestDescriptors.set([TestDescriptors.file(
-            "a.proto", package: "a",
-            messages: [TestDescriptors.message("M", fields: [TestDescriptors.field("other", 1, .message, typeName: ".a.Missing")])])])
-        #expect(throws: ProtoSchemaError(
-            code: .invalidDescriptor,
-            message: "invalid descriptor set: field \"other\" of a.M has the type .a.Missing, which the descriptor set does not define")
+        let broken = TestDescriptors.set([
+            TestDescriptors.file(
+                "a.proto", package: "a",
+                messages: [
+                    TestDescriptors.message(
+                        "M", fields: [TestDescriptors.field("other", 1, .message, typeName: ".a.Missing")])
+                ])
+        ])
+        #expect(
+            throws: ProtoSchemaError(
+                code: .invalidDescriptor,
+                message:
+                    "invalid descriptor set: field \"other\" of a.M has the type .a.Missing, which the descriptor set does not define"
+            )
         ) {
             try Schema(fileDescriptorSet: broken)
         }
@@ -239,27 +263,50 @@ struct MalformedDescriptorTests {
             TestDescriptors.file("a.proto", package: "p", messages: [m]),
             TestDescriptors.file("b.proto", package: "p", messages: [m]),
         ])
-        #expect(throws: ProtoSchemaError(code: .invalidDescriptor, message: "invalid descriptor set: p.M is defined twice (in a.proto and in b.proto)")) {
+        #expect(
+            throws: ProtoSchemaError(
+                code: .invalidDescriptor,
+                message: "invalid descriptor set: p.M is defined twice (in a.proto and in b.proto)")
+        ) {
             try Schema(fileDescriptorSet: bytes)
         }
     }
 
     @Test func badFieldNumbersAndMapEntriesAreErrors() {
-        let zero = TestDescriptors.set([TestDescriptors.file("a.proto", package: "a", messages: [
-            TestDescriptors.message("M", fields: [TestDescriptors.field("x", 0, .int32)]),
-        ])])
+        let zero = TestDescriptors.set([
+            TestDescriptors.file(
+                "a.proto", package: "a",
+                messages: [
+                    TestDescriptors.message("M", fields: [TestDescriptors.field("x", 0, .int32)])
+                ])
+        ])
         #expect(throws: ProtoSchemaError.self) { try Schema(fileDescriptorSet: zero) }
-        let duplicate = TestDescriptors.set([TestDescriptors.file("a.proto", package: "a", messages: [
-            TestDescriptors.message("M", fields: [TestDescriptors.field("x", 1, .int32), TestDescriptors.field("y", 1, .int32)]),
-        ])])
+        let duplicate = TestDescriptors.set([
+            TestDescriptors.file(
+                "a.proto", package: "a",
+                messages: [
+                    TestDescriptors.message(
+                        "M", fields: [TestDescriptors.field("x", 1, .int32), TestDescriptors.field("y", 1, .int32)])
+                ])
+        ])
         #expect(throws: ProtoSchemaError.self) { try Schema(fileDescriptorSet: duplicate) }
-        let badEntry = TestDescriptors.set([TestDescriptors.file("a.proto", package: "a", messages: [
-            TestDescriptors.message("M", fields: [], nested: [TestDescriptors.mapEntry("E", key: .double, value: .string)]),
-        ])])
+        let badEntry = TestDescriptors.set([
+            TestDescriptors.file(
+                "a.proto", package: "a",
+                messages: [
+                    TestDescriptors.message(
+                        "M", fields: [], nested: [TestDescriptors.mapEntry("E", key: .double, value: .string)])
+                ])
+        ])
         #expect(throws: ProtoSchemaError.self) { try Schema(fileDescriptorSet: badEntry) }
-        let badMethod = TestDescriptors.set([TestDescriptors.file("a.proto", package: "a", services: [
-            TestDescriptors.string(1, "S") + Wire.field(2, TestDescriptors.method("M", input: ".a.Nope", output: ".a.Nope")),
-        ])])
+        let badMethod = TestDescriptors.set([
+            TestDescriptors.file(
+                "a.proto", package: "a",
+                services: [
+                    TestDescriptors.string(1, "S")
+                        + Wire.field(2, TestDescriptors.method("M", input: ".a.Nope", output: ".a.Nope"))
+                ])
+        ])
         #expect(throws: ProtoSchemaError.self) { try Schema(fileDescriptorSet: badMethod) }
     }
 
@@ -276,7 +323,10 @@ struct MalformedDescriptorTests {
         var shallow = TestDescriptors.message("M", fields: [])
         for _ in 0..<50 { shallow = TestDescriptors.message("M", fields: [], nested: [shallow]) }
         #expect(throws: Never.self) {
-            try Schema(fileDescriptorSet: TestDescriptors.set([TestDescriptors.file("ok.proto", package: "d", messages: [shallow])]))
+            try Schema(
+                fileDescriptorSet: TestDescriptors.set([
+                    TestDescriptors.file("ok.proto", package: "d", messages: [shallow])
+                ]))
         }
     }
 }

@@ -34,13 +34,14 @@ struct WireRoundTripTests {
         let user = try messageType("moderation.v1.User")
         var actionBy = DynamicMessage(user)
         try actionBy.set("uid", to: .string("a"))
-        try actionBy.set("metadata", to: .map([.string("z"): .string("1"), .string("b"): .string(""), .string(""): .string("v")]))
+        try actionBy.set(
+            "metadata", to: .map([.string("z"): .string("1"), .string("b"): .string(""), .string(""): .string("v")]))
         var action = DynamicMessage(descriptor)
         try action.set("seq", to: .uint64(9))
         try action.set("action", to: .enumNumber(7))
         try action.set("actionBy", to: .message(actionBy))
         try action.set("expires_at", to: .int64(-1))
-        try action.set("reason", to: .string(""))  // zero: not set, not encoded
+        try action.set("reason", to: .string("")) // zero: not set, not encoded
         let generated = Action(
             seq: 9, action: .kicked, actionBy: User(uid: "a", metadata: ["z": "1", "b": "", "": "v"]), expiresAt: -1)
         #expect(action.serializedBytes() == generated.serializedBytes())
@@ -58,7 +59,7 @@ struct WireRoundTripTests {
         Wire.fixed(7, bytes: 4, into: &bytes)
         Wire.tag(102, wireType: 1, into: &bytes)
         Wire.fixed(7, bytes: 8, into: &bytes)
-        Wire.tag(103, wireType: 3, into: &bytes)  // a group, with a field inside
+        Wire.tag(103, wireType: 3, into: &bytes) // a group, with a field inside
         Wire.tag(1, wireType: 0, into: &bytes)
         Wire.varint(1, into: &bytes)
         Wire.tag(103, wireType: 4, into: &bytes)
@@ -94,7 +95,9 @@ struct WireRoundTripTests {
         let second = Wire.field(1, Wire.field(2, Array("name".utf8)))
         let decoded = try DynamicMessage(serializedBytes: first + second, as: descriptor)
         #expect(decoded.jsonString() == #"{"user":{"uid":"uid","name":"name"}}"#)
-        #expect(try GetUserResponse(serializedBytes: first + second) == GetUserResponse(user: User(uid: "uid", name: "name")))
+        #expect(
+            try GetUserResponse(serializedBytes: first + second)
+                == GetUserResponse(user: User(uid: "uid", name: "name")))
     }
 
     @Test func everyScalarTypeHasItsWireForm() throws {
@@ -111,16 +114,16 @@ struct WireRoundTripTests {
         try message.set("unpacked", to: .list([.int32(1), .int32(2)]))
         try message.set("packed_s32", to: .list([.int32(-1), .int32(1)]))
         var expected: [UInt8] = []
-        expected += [0x09] + [0, 0, 0, 0, 0, 0, 0, 0x80]  // d = -0.0 (not zero: its bits are not)
-        expected += [0x15] + [0, 0, 0xC0, 0x3F]  // f = 1.5
-        expected += [0x28] + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]  // i32 = -1, sign-extended
-        expected += [0x3D] + [4, 3, 2, 1]  // f32
-        expected += [0x40, 0x01]  // b
-        expected += [0x81, 0x01] + [UInt8](repeating: 0xFF, count: 8)  // sf64 = -1
-        expected += [0x88, 0x01, 0x01]  // s32 = -1 → zigzag 1
-        expected += [0x90, 0x01, 0x03]  // s64 = -2 → zigzag 3
-        expected += [0xA2, 0x01, 0x02, 0x01, 0x02]  // packed_s32 = [-1, 1] → zigzag [1, 2]
-        expected += [0xB8, 0x01, 0x01, 0xB8, 0x01, 0x02]  // unpacked = [1, 2] with [packed = false]
+        expected += [0x09] + [0, 0, 0, 0, 0, 0, 0, 0x80] // d = -0.0 (not zero: its bits are not)
+        expected += [0x15] + [0, 0, 0xC0, 0x3F] // f = 1.5
+        expected += [0x28] + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] // i32 = -1, sign-extended
+        expected += [0x3D] + [4, 3, 2, 1] // f32
+        expected += [0x40, 0x01] // b
+        expected += [0x81, 0x01] + [UInt8](repeating: 0xFF, count: 8) // sf64 = -1
+        expected += [0x88, 0x01, 0x01] // s32 = -1 → zigzag 1
+        expected += [0x90, 0x01, 0x03] // s64 = -2 → zigzag 3
+        expected += [0xA2, 0x01, 0x02, 0x01, 0x02] // packed_s32 = [-1, 1] → zigzag [1, 2]
+        expected += [0xB8, 0x01, 0x01, 0xB8, 0x01, 0x02] // unpacked = [1, 2] with [packed = false]
         #expect(message.serializedBytes() == expected)
         #expect(try DynamicMessage(serializedBytes: expected, as: scalars) == message)
     }
@@ -143,16 +146,22 @@ struct WireRoundTripTests {
 
     @Test func settingAValueOfTheWrongKindIsAnError() throws {
         var message = DynamicMessage(try scalars())
-        #expect(throws: ProtoSchemaError(
-            code: .invalidValue, message: "field \"i64\" of test.v1.Scalars: expected a value of type int64, got a string")
+        #expect(
+            throws: ProtoSchemaError(
+                code: .invalidValue,
+                message: "field \"i64\" of test.v1.Scalars: expected a value of type int64, got a string")
         ) {
             try message.set("i64", to: .string("1"))
         }
         #expect(throws: ProtoSchemaError.self) { try message.set("strings", to: .string("x")) }
         #expect(throws: ProtoSchemaError.self) { try message.set("strings", to: .list([.int32(1)])) }
         #expect(throws: ProtoSchemaError.self) { try message.set("by_int", to: .map([.string("k"): .string("v")])) }
-        #expect(throws: ProtoSchemaError.self) { try message.set("child", to: .message(DynamicMessage(try messageType("moderation.v1.User")))) }
+        #expect(throws: ProtoSchemaError.self) {
+            try message.set("child", to: .message(DynamicMessage(try messageType("moderation.v1.User"))))
+        }
         #expect(throws: ProtoSchemaError.self) { try message.set("nope", to: .bool(true)) }
-        #expect(throws: ProtoSchemaError.self) { try message.set(try messageType("moderation.v1.User").fields[0], to: .string("x")) }
+        #expect(throws: ProtoSchemaError.self) {
+            try message.set(try messageType("moderation.v1.User").fields[0], to: .string("x"))
+        }
     }
 }

@@ -2,8 +2,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// Calls over real sockets, seen frame by frame: statuses for bad calls on a connection that stays
 /// usable, limits, deadlines, CANCEL, PING, extensions and server streams.
@@ -18,18 +18,27 @@ struct CallProtocolTests {
         var testDescription: String { name }
     }
 
-    @Test("a bad call gets a REPLY with a status naming the problem; the same connection then serves calls", arguments: [
-        BadCall(name: "garbage CallHeader", frame: Frames.call(streamID: 1, headerBytes: Frames.garbageProtobuf, body: []),
+    @Test(
+        "a bad call gets a REPLY with a status naming the problem; the same connection then serves calls",
+        arguments: [
+            BadCall(
+                name: "garbage CallHeader",
+                frame: Frames.call(streamID: 1, headerBytes: Frames.garbageProtobuf, body: []),
                 code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.v1.CallHeader"),
-        BadCall(name: "garbage body", frame: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: Frames.garbageProtobuf),
+            BadCall(
+                name: "garbage body",
+                frame: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: Frames.garbageProtobuf),
                 code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.diagnostics.v1.EchoRequest"),
-        BadCall(name: "unknown method", frame: Frames.call(streamID: 1, method: "/mrpc.test.v1.Test/Nope"),
+            BadCall(
+                name: "unknown method", frame: Frames.call(streamID: 1, method: "/mrpc.test.v1.Test/Nope"),
                 code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "/mrpc.test.v1.Test/Nope"),
-        BadCall(name: "deflate bomb as body (64 MiB of zeros)",
-                frame: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: DeflateSamples.zeros(count: 64 << 20),
-                                   compressed: true),
+            BadCall(
+                name: "deflate bomb as body (64 MiB of zeros)",
+                frame: Frames.call(
+                    streamID: 1, method: DiagnosticsMethods.echo.path, body: DeflateSamples.zeros(count: 64 << 20),
+                    compressed: true),
                 code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "inflates"),
-    ])
+        ])
     func badCall(_ bad: BadCall) throws {
         var limits = ServerLimits()
         limits.maxMessageBytes = 1 << 20
@@ -96,7 +105,9 @@ struct CallProtocolTests {
             answered.append(reply.streamID)
         }
         #expect(answered.sorted() == [1, 3, 5, 7])
-        #expect(try raw.roundTrip(Frames.echo(streamID: 11, [1]), streamID: 11).replyError() == nil, "the slots are free again")
+        #expect(
+            try raw.roundTrip(Frames.echo(streamID: 11, [1]), streamID: 11).replyError() == nil,
+            "the slots are free again")
         try server.checkServing()
     }
 
@@ -128,15 +139,21 @@ struct CallProtocolTests {
         let server = try TestServer(workers: 1)
         defer { server.stop() }
         let (raw, _) = try server.rawOpen()
-        try raw.send(Frames.call(streamID: 1, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 600)))
-            + Frames.call(streamID: 3, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0)), timeoutMs: 100))
+        try raw.send(
+            Frames.call(streamID: 1, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 600)))
+                + Frames.call(
+                    streamID: 3, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0)),
+                    timeoutMs: 100))
         let first = try raw.expectFrame(timeoutMs: 3_000)
         #expect(first.streamID == 3, "the waiting call's deadline fires while the worker is busy")
         #expect(try first.replyError()?.code == .deadlineExceeded)
         #expect(try raw.expectFrame(timeoutMs: 3_000).streamID == 1)
         // One worker, first in first out: once call 5 is answered, call 3's turn has come and gone.
-        #expect(try raw.roundTrip(Frames.call(streamID: 5, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0))),
-                                  streamID: 5).replyError() == nil)
+        #expect(
+            try raw.roundTrip(
+                Frames.call(streamID: 5, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0))),
+                streamID: 5
+            ).replyError() == nil)
         #expect(server.service.sleepRunCount == 2, "the expired call must not have run")
         try server.checkServing()
     }
@@ -210,17 +227,19 @@ struct CallProtocolTests {
         defer { connection.close() }
         let received = Collector<[UInt8]>()
         let end = Collector<RPCError?>()
-        connection.serverStream(TestService.count, EchoRequest(payload: [25]), options: CallOptions(acceptDeflate: compressed),
-                                onMessage: { received.append($0.payload) }, onEnd: { end.append($0) })
+        connection.serverStream(
+            TestService.count, EchoRequest(payload: [25]), options: CallOptions(acceptDeflate: compressed),
+            onMessage: { received.append($0.payload) }, onEnd: { end.append($0) })
         #expect(end.waitForCount(1))
         #expect(end.items == [nil])
         #expect(received.items == (1...25).map { TestService.streamPayload(seq: $0) })
 
         let raw = Collector<Bool>()
         let rawEnd = Collector<RPCError?>()
-        connection.stream(path: TestService.count.path, body: EchoRequest(payload: [3]).serializedBytes(),
-                          options: CallOptions(acceptDeflate: compressed),
-                          onMessage: { raw.append($0.compressed) }, onEnd: { rawEnd.append($0) })
+        connection.stream(
+            path: TestService.count.path, body: EchoRequest(payload: [3]).serializedBytes(),
+            options: CallOptions(acceptDeflate: compressed),
+            onMessage: { raw.append($0.compressed) }, onEnd: { rawEnd.append($0) })
         #expect(rawEnd.waitForCount(1))
         #expect(raw.items == [compressed, compressed, compressed])
         try server.checkServing()

@@ -3,8 +3,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// The client library: concurrency on one connection, replies matched by stream id, the async
 /// API, reconnection, GOAWAY, its own deadlines, cancellation — against the real server, or a fake
@@ -13,7 +13,8 @@ import TestSupport
 struct ClientConnectionTests {
     /// A payload that names its thread and call, so a reply matched to the wrong call shows.
     static func payload(thread: Int, call: Int) -> [UInt8] {
-        Array("thread \(thread) call \(call)".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: call), count: call % 200)
+        Array("thread \(thread) call \(call)".utf8)
+            + [UInt8](repeating: UInt8(truncatingIfNeeded: call), count: call % 200)
     }
 
     @Test("many threads calling at once on one connection each get their own replies")
@@ -26,7 +27,8 @@ struct ClientConnectionTests {
             var wrong = 0
             for call in 0..<100 {
                 let sent = Self.payload(thread: thread, call: call)
-                let reply = try? connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: sent), options: CallOptions(timeoutMs: 10_000))
+                let reply = try? connection.unary(
+                    DiagnosticsMethods.echo, EchoRequest(payload: sent), options: CallOptions(timeoutMs: 10_000))
                 if reply?.payload != sent { wrong += 1 }
             }
             return wrong
@@ -41,20 +43,25 @@ struct ClientConnectionTests {
         defer { server.stop() }
         func connectCallClose() throws {
             let connection = try server.connect()
-            _ = try connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 10_000))
+            _ = try connection.unary(
+                DiagnosticsMethods.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 10_000))
             connection.close()
         }
-        for _ in 0..<8 { try connectCallClose() }  // warm-up: glibc keeps a cache of freed stacks
+        for _ in 0..<8 { try connectCallClose() } // warm-up: glibc keeps a cache of freed stacks
         usleep(200_000)
         let before = Memory.virtualSize
         for _ in 0..<128 { try connectCallClose() }
-        usleep(500_000)  // the readers see the close and end
+        usleep(500_000) // the readers see the close and end
         let grown = Memory.virtualSize - before
         let stack = Memory.defaultThreadStack
-        print("128 client connections opened and closed: address space grew \(grown >> 20) MiB (thread stack \(stack >> 20) MiB)")
+        print(
+            "128 client connections opened and closed: address space grew \(grown >> 20) MiB (thread stack \(stack >> 20) MiB)"
+        )
         // A joinable reader nobody joins would keep 128 stacks mapped; other suites' threads
         // running meanwhile account for the allowance.
-        #expect(grown < 32 * stack, "address space grew \(grown >> 20) MiB: the reader threads kept their \(stack >> 20) MiB stacks")
+        #expect(
+            grown < 32 * stack,
+            "address space grew \(grown >> 20) MiB: the reader threads kept their \(stack >> 20) MiB stacks")
     }
 
     @Test("1 000 calls in flight at once on one connection complete with their own replies")
@@ -66,14 +73,18 @@ struct ClientConnectionTests {
         #expect(connection.helloAck.maxConcurrentCalls >= 1_000)
         let results = Collector<(Int, Result<EchoResponse, RPCError>)>()
         for call in 0..<1_000 {
-            connection.unary(TestService.park, EchoRequest(payload: Self.payload(thread: 0, call: call))) { results.append((call, $0)) }
+            connection.unary(TestService.park, EchoRequest(payload: Self.payload(thread: 0, call: call))) {
+                results.append((call, $0))
+            }
         }
         #expect(server.service.waitForParked(1_000, timeoutMs: 20_000))
         #expect(connection.pendingCallCount == 1_000)
         #expect(results.count == 0)
         #expect(server.service.releaseParked() == 1_000)
         #expect(results.waitForCount(1_000, timeoutMs: 20_000))
-        let wrong = results.items.filter { call, result in (try? result.get().payload) != Self.payload(thread: 0, call: call) }
+        let wrong = results.items.filter { call, result in
+            (try? result.get().payload) != Self.payload(thread: 0, call: call)
+        }
         #expect(wrong.isEmpty, "\(wrong.count) calls got another call's reply or an error")
     }
 
@@ -92,7 +103,9 @@ struct ClientConnectionTests {
             calls.append((frame.streamID, try EchoRequest(serializedBytes: frame.call().body).payload))
         }
         #expect(calls.map(\.0) == calls.map(\.0).sorted(), "stream ids go out increasing")
-        for (streamID, payload) in calls.reversed() { try server.send(Frames.reply(streamID: streamID, EchoResponse(payload: payload))) }
+        for (streamID, payload) in calls.reversed() {
+            try server.send(Frames.reply(streamID: streamID, EchoResponse(payload: payload)))
+        }
         #expect(results.waitForCount(5))
         for (call, result) in results.items { #expect(try result.get().payload == [UInt8(call)]) }
     }
@@ -102,21 +115,29 @@ struct ClientConnectionTests {
         let listener = try RawListener()
         let (client, server) = try listener.connectClient()
         defer { client.close() }
-        _ = server  // accepted and handshaken, then never read again
+        _ = server // accepted and handshaken, then never read again
         let big = EchoRequest(payload: [UInt8](repeating: 1, count: 1 << 20))
         let results = Collector<(Int, Result<EchoResponse, RPCError>)>()
         let started = monotonicNow()
         // Far more than the socket buffers hold: the calls must queue, not block this thread.
         for call in 0..<32 {
-            client.unary(DiagnosticsMethods.echo, big, options: CallOptions(timeoutMs: 300)) { results.append((call, $0)) }
+            client.unary(DiagnosticsMethods.echo, big, options: CallOptions(timeoutMs: 300)) {
+                results.append((call, $0))
+            }
         }
         // Blocked on the socket, the calls past what the buffers hold would each take a deadline
         // (all 32: 9.6 s). Queuing them takes ~50 ms; the limit leaves room for a loaded 2-core
         // machine (634 ms seen beside a soak) and a sanitizer's slowdown (32 MiB are encoded here).
-        #expect(Double(monotonicNow() - started) / 1e6 < 2_000 * Sanitizer.timeScale, "starting calls does not wait for the socket")
+        #expect(
+            Double(monotonicNow() - started) / 1e6 < 2_000 * Sanitizer.timeScale,
+            "starting calls does not wait for the socket")
         #expect(results.waitForCount(32, timeoutMs: 5_000), "every call ends at its deadline")
         for (_, result) in results.items {
-            if case .failure(let error) = result { #expect(error.code == .deadlineExceeded) } else { Issue.record("a call succeeded") }
+            if case .failure(let error) = result {
+                #expect(error.code == .deadlineExceeded)
+            } else {
+                Issue.record("a call succeeded")
+            }
         }
     }
 
@@ -130,7 +151,8 @@ struct ClientConnectionTests {
             for call in 0..<100 {
                 group.addTask {
                     let sent = Self.payload(thread: 1, call: call)
-                    return try await connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: sent)).payload == sent
+                    return try await connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: sent)).payload
+                        == sent
                 }
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -201,7 +223,8 @@ struct ClientConnectionTests {
         #expect {
             try client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1]), options: CallOptions(timeoutMs: 200))
         } throws: { error in
-            (error as? RPCError)?.code == .deadlineExceeded && (error as? RPCError)?.message.contains("client side") == true
+            (error as? RPCError)?.code == .deadlineExceeded
+                && (error as? RPCError)?.message.contains("client side") == true
         }
         let waited = Clock.nowMs - started
         #expect(waited >= 190 && waited < 2_000, "the call failed after \(waited) ms for a 200 ms deadline")
@@ -240,8 +263,9 @@ struct ClientConnectionTests {
         defer { connection.close() }
         let messages = Collector<[UInt8]>()
         let end = Collector<RPCError?>()
-        let stream = connection.serverStream(TestService.follow, EchoRequest(), onMessage: { messages.append($0.payload) },
-                                             onEnd: { end.append($0) })
+        let stream = connection.serverStream(
+            TestService.follow, EchoRequest(), onMessage: { messages.append($0.payload) },
+            onEnd: { end.append($0) })
         #expect(messages.waitForCount(1))
         #expect(server.service.send(on: stream.streamID, seq: 2) == .sent)
         #expect(messages.waitForCount(2))

@@ -2,8 +2,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// The client library's side of two protocol rules, against a fake server: a streaming call
 /// refused before it runs gets one REPLY (not TRAILERS), and a body over the client's own
@@ -17,7 +17,8 @@ struct ClientRefusalTests {
         defer { client.close() }
         let ends = Collector<RPCError?>()
         let messages = Collector<ClientConnection.StreamMessage>()
-        client.stream(path: "/x.v1.Nowhere/Follow", body: [], onMessage: { messages.append($0) }, onEnd: { ends.append($0) })
+        client.stream(
+            path: "/x.v1.Nowhere/Follow", body: [], onMessage: { messages.append($0) }, onEnd: { ends.append($0) })
         let call = try server.expectFrame()
         #expect(call.type == .call)
         try server.send(Frames.reply(streamID: call.streamID, error: .unimplemented(method: "/x.v1.Nowhere/Follow")))
@@ -63,7 +64,8 @@ struct ClientRefusalTests {
         defer { client.close() }
         let ends = Collector<RPCError?>()
         let messages = Collector<ClientConnection.StreamMessage>()
-        client.stream(path: "/x.v1.Nowhere/Follow", body: [], onMessage: { messages.append($0) }, onEnd: { ends.append($0) })
+        client.stream(
+            path: "/x.v1.Nowhere/Follow", body: [], onMessage: { messages.append($0) }, onEnd: { ends.append($0) })
         let call = try server.expectFrame()
         try server.send(Frames.frame(.message, streamID: call.streamID, payload: [UInt8](repeating: 1, count: 1024)))
         try server.send(Frames.frame(.message, streamID: call.streamID, payload: [UInt8](repeating: 2, count: 1025)))

@@ -1,8 +1,8 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// RawDeflater and RawInflater: per-stream context takeover, independent bodies, the inflate cap,
 /// corrupt input, and agreement with an independent zlib (Python's).
@@ -13,10 +13,12 @@ struct CompressionTests {
         var rng = SeededGenerator(seed: seed)
         return (0..<count).map { index in
             switch index % 7 {
-            case 3: return (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            case 3:
+                return (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             case 5: return [UInt8(index & 0xFF)]
             default:
-                let event = "{\"seq\":\(index),\"group\":\"g-\(index % 13)\",\"uid\":\"u-\(Int.random(in: 0...99, using: &rng))\","
+                let event =
+                    "{\"seq\":\(index),\"group\":\"g-\(index % 13)\",\"uid\":\"u-\(Int.random(in: 0...99, using: &rng))\","
                     + "\"action\":\"member.kicked\",\"reason\":\"spam in the group chat\"}"
                 return Array(event.utf8)
             }
@@ -47,7 +49,9 @@ struct CompressionTests {
         #expect(wire * 2 < plain, "context takeover must pay on similar events: \(wire) of \(plain) bytes")
     }
 
-    static let withEmptyMessages: [[UInt8]] = [Array("first event".utf8), [], [], Array("after two empty ones".utf8), [], [7]]
+    static let withEmptyMessages: [[UInt8]] = [
+        Array("first event".utf8), [], [], Array("after two empty ones".utf8), [], [7],
+    ]
 
     @Test("empty messages in a stream compress to a block the receiver can finish with the tail (RFC 7692 §7.2.3.6)")
     func emptyMessages() throws {
@@ -82,7 +86,8 @@ struct CompressionTests {
             index % 4 == 1 ? [UInt8(index & 0xFF)] : TestService.streamPayload(seq: index)
         }
         for payload in payloads {
-            FrameWriter.streamMessage(streamID: 9, message: EchoResponse(payload: payload), deflater: deflater, into: &frames)
+            FrameWriter.streamMessage(
+                streamID: 9, message: EchoResponse(payload: payload), deflater: deflater, into: &frames)
         }
         let parsed = try FrameParser.frames(in: frames)
         #expect(parsed.contains { $0.header.isCompressed })
@@ -127,8 +132,9 @@ struct CompressionTests {
         }
     }
 
-    @Test("a deflate bomb (64 MiB of zeros) is refused at the limit, with bounded memory",
-          arguments: [false, true])
+    @Test(
+        "a deflate bomb (64 MiB of zeros) is refused at the limit, with bounded memory",
+        arguments: [false, true])
     func bomb(asStreamMessage: Bool) throws {
         let bomb = DeflateSamples.zeros(count: 64 << 20)
         #expect(bomb.count < 128 * 1024, "the bomb is small on the wire: \(bomb.count) bytes")
@@ -157,11 +163,16 @@ struct CompressionTests {
         var testDescription: String { name }
     }
 
-    @Test("data that is not raw deflate is reported corrupt", arguments: [
-        Corrupt(name: "reserved block type 3", bytes: [0xFF, 0xFF, 0xFF, 0xFF]),
-        Corrupt(name: "stored block with mismatched LEN/NLEN", bytes: [0x01, 0x05, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5]),
-        Corrupt(name: "dynamic block with impossible code lengths", bytes: [0x05, 0xE0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
-    ])
+    @Test(
+        "data that is not raw deflate is reported corrupt",
+        arguments: [
+            Corrupt(name: "reserved block type 3", bytes: [0xFF, 0xFF, 0xFF, 0xFF]),
+            Corrupt(
+                name: "stored block with mismatched LEN/NLEN", bytes: [0x01, 0x05, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5]),
+            Corrupt(
+                name: "dynamic block with impossible code lengths",
+                bytes: [0x05, 0xE0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+        ])
     func corrupt(_ sample: Corrupt) {
         var out: [UInt8] = []
         #expect {
@@ -189,8 +200,9 @@ struct CompressionTests {
         }
     }
 
-    @Test("Python's zlib inflates a stream made by compressStreamMessage, tail appended to each message",
-          .enabled(if: Python.isAvailable, "python3 is not installed: the independent-inflater check is skipped"))
+    @Test(
+        "Python's zlib inflates a stream made by compressStreamMessage, tail appended to each message",
+        .enabled(if: Python.isAvailable, "python3 is not installed: the independent-inflater check is skipped"))
     func pythonInflatesOurStream() throws {
         let messages = Self.sampleMessages(count: 500, seed: 11)
         let compressed = Self.compressStream(messages)
@@ -199,16 +211,18 @@ struct CompressionTests {
         #expect(inflated == messages)
     }
 
-    @Test("Python's zlib inflates a stream with empty messages in it",
-          .enabled(if: Python.isAvailable, "python3 is not installed: the independent-inflater check is skipped"))
+    @Test(
+        "Python's zlib inflates a stream with empty messages in it",
+        .enabled(if: Python.isAvailable, "python3 is not installed: the independent-inflater check is skipped"))
     func pythonInflatesEmptyMessages() throws {
         let compressed = Self.compressStream(Self.withEmptyMessages)
         let inflated = try PythonZlib.inflateStream(compressed.map { (true, $0) })
         #expect(inflated == Self.withEmptyMessages)
     }
 
-    @Test("RawInflater inflates a stream made by Python's zlib (window 2^15) the same way",
-          .enabled(if: Python.isAvailable, "python3 is not installed: the independent-deflater check is skipped"))
+    @Test(
+        "RawInflater inflates a stream made by Python's zlib (window 2^15) the same way",
+        .enabled(if: Python.isAvailable, "python3 is not installed: the independent-deflater check is skipped"))
     func weInflatePythonStream() throws {
         let messages = Self.sampleMessages(count: 500, seed: 13)
         let compressed = try PythonZlib.deflateStream(messages)

@@ -2,8 +2,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// Bad input that ends a connection, over real sockets: a wrong preface or key, frames out of
 /// place, an oversized or truncated frame, a silent client. Each test then proves the server still
@@ -48,10 +48,12 @@ struct ConnectionErrorTests {
         var testDescription: String { name }
     }
 
-    @Test("any frame before HELLO is a protocol error", arguments: [
-        Named(name: "PING", bytes: Frames.ping()), Named(name: "CALL", bytes: Frames.echo(streamID: 1, [1])),
-        Named(name: "CANCEL", bytes: Frames.cancel(streamID: 1)),
-    ])
+    @Test(
+        "any frame before HELLO is a protocol error",
+        arguments: [
+            Named(name: "PING", bytes: Frames.ping()), Named(name: "CALL", bytes: Frames.echo(streamID: 1, [1])),
+            Named(name: "CANCEL", bytes: Frames.cancel(streamID: 1)),
+        ])
     func frameBeforeHello(frame: Named) throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -83,8 +85,9 @@ struct ConnectionErrorTests {
         try server.checkServing()
     }
 
-    @Test("a frame longer than the maximum is refused from its 12-byte header, the payload never sent",
-          arguments: [false, true])
+    @Test(
+        "a frame longer than the maximum is refused from its 12-byte header, the payload never sent",
+        arguments: [false, true])
     func oversizedHeaderOnly(afterHello: Bool) throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -148,8 +151,9 @@ struct ConnectionErrorTests {
         try server.checkServing()
     }
 
-    @Test("a client that never finishes the handshake is closed after the handshake timeout",
-          arguments: [0, Preface.size, Preface.size + 5])
+    @Test(
+        "a client that never finishes the handshake is closed after the handshake timeout",
+        arguments: [0, Preface.size, Preface.size + 5])
     func handshakeTimeout(bytesSent: Int) throws {
         var limits = ServerLimits()
         limits.handshakeTimeoutMs = 300

@@ -1,7 +1,7 @@
 import RPCPosix
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The event loop's cross-thread inbox: `execute` from any thread must always wake the loop.
 @Suite("EventLoop: the cross-thread inbox")
@@ -22,12 +22,15 @@ struct EventLoopTests {
         let completed = try Background<Int>.all(threads) { thread in
             for round in 0..<rounds {
                 loop.execute { counters[thread].value.add(1, ordering: .relaxed) }
-                let ran = waitUntil(timeoutMs: 2_000, pollMs: 0) { counters[thread].value.load(ordering: .relaxed) > round }
+                let ran = waitUntil(timeoutMs: 2_000, pollMs: 0) {
+                    counters[thread].value.load(ordering: .relaxed) > round
+                }
                 if !ran { return round }
             }
             return rounds
         }
-        #expect(completed == [Int](repeating: rounds, count: threads), "a task waited 2 s for the loop: a wake-up was lost")
+        #expect(
+            completed == [Int](repeating: rounds, count: threads), "a task waited 2 s for the loop: a wake-up was lost")
         let stopped = Background { loop.stopAndWait() }
         #expect(throws: Never.self) { try stopped.wait(timeoutMs: 5_000) }
     }

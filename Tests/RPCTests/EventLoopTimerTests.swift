@@ -1,8 +1,9 @@
 import Glibc
-@testable import RPCPosix
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import RPCPosix
 
 /// The event loop's timers (order, cancellation, repetition), its checked `epoll_ctl`, and the
 /// debug check that loop-owned state is touched only on the loop's thread.
@@ -39,7 +40,9 @@ struct EventLoopTimerTests {
         defer { loop.stopAndWait() }
         let record = Record()
         loop.execute { body(loop, record) }
-        #expect(waitUntil(timeoutMs: 5_000, pollMs: 1) { record.done.load(ordering: .acquiring) }, "the loop did not finish the test")
+        #expect(
+            waitUntil(timeoutMs: 5_000, pollMs: 1) { record.done.load(ordering: .acquiring) },
+            "the loop did not finish the test")
         return record
     }
 
@@ -79,10 +82,10 @@ struct EventLoopTimerTests {
             loop.cancel(first)
             record.check(!first.isPending, "a cancelled timer is still pending")
             record.check(watched == nil, "the cancelled callback still holds what it captured")
-            loop.cancel(first)  // a second cancel does nothing
+            loop.cancel(first) // a second cancel does nothing
             _ = loop.schedule(at: start + 30 * Self.millisecond) {
                 record.check(!third.isPending, "a fired timer is still pending")
-                loop.cancel(third)  // cancelling a fired timer does nothing
+                loop.cancel(third) // cancelling a fired timer does nothing
                 record.done.store(true, ordering: .releasing)
             }
         }
@@ -174,12 +177,12 @@ struct EventLoopTimerTests {
     }
 
     #if DEBUG
-    @Test("loop-owned state touched off the loop's thread traps in a debug build")
-    func offLoopTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let loop = try EventLoop(index: 0)
-            _ = loop.schedule(at: 0) {}
+        @Test("loop-owned state touched off the loop's thread traps in a debug build")
+        func offLoopTraps() async {
+            await #expect(processExitsWith: .failure) {
+                let loop = try EventLoop(index: 0)
+                _ = loop.schedule(at: 0) {}
+            }
         }
-    }
     #endif
 }

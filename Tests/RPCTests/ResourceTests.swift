@@ -2,8 +2,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// What hostile or careless peers cost the server in memory and CPU: a client that never reads,
 /// one that half-closes while not reading, peers that announce huge frames, and 10 000 idle
@@ -11,7 +11,8 @@ import TestSupport
 @Suite("Real sockets: memory and CPU under hostile and idle peers", .serialized)
 struct ResourceTests {
     /// Unary: a 1 MiB reply (recorded once) for any request — output far larger than input.
-    static let large = ProtoMethod<EchoRequest, EchoResponse>(service: "mrpc.test.v1.Large", name: "Get", serverStreaming: false)
+    static let large = ProtoMethod<EchoRequest, EchoResponse>(
+        service: "mrpc.test.v1.Large", name: "Get", serverStreaming: false)
     @Test("a client that pipelines large calls and never reads is stopped by backpressure; others are still served")
     func clientThatNeverReads() throws {
         var limits = ServerLimits()
@@ -32,7 +33,8 @@ struct ResourceTests {
         var lastProgress = Clock.nowMs
         let giveUp = Clock.nowMs + 60_000
         while Clock.nowMs - lastProgress < 1_000 {
-            try #require(Clock.nowMs < giveUp && calls < 2_000, "the server kept reading from a client that never reads")
+            try #require(
+                Clock.nowMs < giveUp && calls < 2_000, "the server kept reading from a client that never reads")
             let n = try raw.trySend(frame[offset...])
             if n == 0 {
                 raw.waitWritable(timeoutMs: 50)
@@ -51,7 +53,9 @@ struct ResourceTests {
         print("backpressure: the server stopped reading after \(calls) calls of 64 KiB; RSS grew by \(grown >> 20) MiB")
         #expect(calls < 1_000)
         // Under AddressSanitizer RSS holds its quarantine of freed blocks: the bound is checked without it.
-        #expect(Sanitizer.address || grown < 64 << 20, "RSS grew by \(grown >> 20) MiB although the server should buffer about 2 MiB")
+        #expect(
+            Sanitizer.address || grown < 64 << 20,
+            "RSS grew by \(grown >> 20) MiB although the server should buffer about 2 MiB")
         try server.checkServing()
 
         // Once the client reads, every call it started is answered.
@@ -72,8 +76,9 @@ struct ResourceTests {
     func halfClosedWhileBackpressured() throws {
         var limits = ServerLimits()
         limits.maxPendingOutputBytes = 256 * 1024
-        let reply = FrameWriter.replyPayload(for: Result<EchoResponse, RPCError>.success(
-            EchoResponse(payload: [UInt8](repeating: 1, count: 1 << 20))))
+        let reply = FrameWriter.replyPayload(
+            for: Result<EchoResponse, RPCError>.success(
+                EchoResponse(payload: [UInt8](repeating: 1, count: 1 << 20))))
         // The handler runs on the connection's loop: it tells which thread to watch.
         let loopThreads = Collector<Int32?>()
         let server = try TestServer(limits: limits, eventLoops: 1) { table in
@@ -110,8 +115,9 @@ struct ResourceTests {
         #expect(server.waitForConnections(0))
     }
 
-    @Test("a peer announcing a large frame holds only the memory it has sent, before or after HELLO",
-          arguments: [false, true])
+    @Test(
+        "a peer announcing a large frame holds only the memory it has sent, before or after HELLO",
+        arguments: [false, true])
     func announcedFrameCostsWhatIsSent(afterHello: Bool) throws {
         let server = try TestServer(eventLoops: 1)
         defer { server.stop() }
@@ -124,8 +130,9 @@ struct ResourceTests {
             let raw = try server.raw()
             if afterHello { try raw.handshake() } else { try raw.send(Preface.bytes) }
             let type = afterHello ? FrameType.call : FrameType.hello
-            try raw.send(Frames.raw(type: type.rawValue, streamID: afterHello ? 1 : 0, length: UInt32(limits.maxFramePayload))
-                + [UInt8](repeating: 0, count: 100))
+            try raw.send(
+                Frames.raw(type: type.rawValue, streamID: afterHello ? 1 : 0, length: UInt32(limits.maxFramePayload))
+                    + [UInt8](repeating: 0, count: 100))
             connections.append(raw)
         }
         // A round trip on the same (single) loop after each step: the loop has read what came before.
@@ -139,10 +146,14 @@ struct ResourceTests {
         #expect(server.waitForConnections(0))
     }
 
-    @Test("10 000 authenticated idle connections: all get HELLO_ACK, Echo still works, the count returns to 0",
-          .enabled(if: Python.isAvailable, "python3 is not installed: it holds the 10 000 client sockets; the test is skipped"),
-          .enabled(if: FileLimits.raise(to: ResourceTests.swarmSize + 1_024),
-                   "RLIMIT_NOFILE cannot be raised to \(ResourceTests.swarmSize + 1_024): the 10 000-connection test is skipped"))
+    @Test(
+        "10 000 authenticated idle connections: all get HELLO_ACK, Echo still works, the count returns to 0",
+        .enabled(
+            if: Python.isAvailable, "python3 is not installed: it holds the 10 000 client sockets; the test is skipped"),
+        .enabled(
+            if: FileLimits.raise(to: ResourceTests.swarmSize + 1_024),
+            "RLIMIT_NOFILE cannot be raised to \(ResourceTests.swarmSize + 1_024): the 10 000-connection test is skipped"
+        ))
     func tenThousandConnections() throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -157,8 +168,10 @@ struct ResourceTests {
         #expect(server.waitForConnections(Self.swarmSize, timeoutMs: 10_000))
         let resident = (Memory.resident - residentBefore) / Self.swarmSize
         let heap = (Memory.heapInUse - heapBefore) / Self.swarmSize
-        print("10 000 connections: opened and acknowledged in \(opened) ms; per idle connection the server's RSS "
-            + "grew \(resident) bytes and its heap in use \(heap) bytes (clients in another process; kernel socket memory not counted)")
+        print(
+            "10 000 connections: opened and acknowledged in \(opened) ms; per idle connection the server's RSS "
+                + "grew \(resident) bytes and its heap in use \(heap) bytes (clients in another process; kernel socket memory not counted)"
+        )
         #expect(resident < 64 * 1024)
         #expect(heap < 16 * 1024)
         try server.checkServing()

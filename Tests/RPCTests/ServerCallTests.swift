@@ -1,8 +1,8 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// A call's termination handlers: run for ends from outside, and let go of once the call
 /// completes by itself, since a handler usually captures the stream or responder (and so the call).
@@ -19,7 +19,7 @@ struct ServerCallTests {
             let call = Self.makeCall()
             released = call
             let responder = UnaryResponder<EchoResponse>(call: call)
-            call.onTermination { _ in _ = responder }  // captures the responder, and so the call
+            call.onTermination { _ in _ = responder } // captures the responder, and so the call
             responder.succeed(EchoResponse(payload: [1]))
         }
         #expect(released == nil, "the call is kept alive by its own termination handler")
@@ -47,7 +47,7 @@ struct ServerCallTests {
             released = call
             let stream = ServerStream<EchoResponse>(call: call, pendingLimit: 1 << 20)
             releasedStream = stream
-            stream.onTermination { _ in stream.finish(.unavailable("draining")) }  // as a subscription does
+            stream.onTermination { _ in stream.finish(.unavailable("draining")) } // as a subscription does
             _ = stream.send(EchoResponse(payload: [1]))
             stream.finish()
         }
@@ -64,14 +64,15 @@ struct ServerCallTests {
         #expect(ran.items.isEmpty)
     }
 
-    @Test("ends from outside still run every handler once, after the completion is claimed",
-          arguments: [CallTermination.cancelled, .deadlineExceeded, .connectionClosed, .draining])
+    @Test(
+        "ends from outside still run every handler once, after the completion is claimed",
+        arguments: [CallTermination.cancelled, .deadlineExceeded, .connectionClosed, .draining])
     func outsideEndsRunHandlers(reason: CallTermination) {
         let call = Self.makeCall()
         let ran = Collector<CallTermination>()
         call.onTermination { ran.append($0) }
         call.onTermination { ran.append($0) }
-        _ = call.complete(.cancelled("outside"))  // as the session does before terminating
+        _ = call.complete(.cancelled("outside")) // as the session does before terminating
         call.terminate(reason)
         call.terminate(reason)
         #expect(ran.items == [reason, reason])

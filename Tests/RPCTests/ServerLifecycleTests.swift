@@ -2,8 +2,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 /// How a real server ends connections on its own: graceful shutdown and the idle timeout.
 @Suite("Real sockets: graceful shutdown and idle timeout")

@@ -1,8 +1,8 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// Calls on an open session: replies and their statuses, limits, PING, extensions, CANCEL,
 /// deadlines, streams and compression — with no socket.
@@ -37,32 +37,49 @@ struct ServerSessionCallTests {
     }
 
     static let rejections: [Rejection] = [
-        Rejection(name: "unknown method", call: Frames.call(streamID: 1, method: "/no.Such/Method"),
-                  code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "/no.Such/Method"),
-        Rejection(name: "empty method", call: Frames.call(streamID: 1, method: ""),
-                  code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "empty method"),
-        Rejection(name: "garbage CallHeader", call: Frames.call(streamID: 1, headerBytes: Frames.garbageProtobuf, body: []),
-                  code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.v1.CallHeader"),
-        Rejection(name: "garbage body", call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: Frames.garbageProtobuf),
-                  code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.diagnostics.v1.EchoRequest"),
-        Rejection(name: "CallHeader over 8 KiB",
-                  call: Frames.call(streamID: 1, headerBytes: CallHeader(method: DiagnosticsMethods.echo.path,
-                                                                          metadata: ["pad": String(repeating: "x", count: 9_000)]).serializedBytes(),
-                                    body: []),
-                  code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "header"),
-        Rejection(name: "body over the message limit",
-                  call: Frames.echo(streamID: 1, [UInt8](repeating: 1, count: 70_000)),
-                  code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "65536"),
-        Rejection(name: "compressed body inflating past the limit (a bomb)",
-                  call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: DeflateSamples.zeros(count: 1 << 20),
-                                    compressed: true),
-                  code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "inflates"),
-        Rejection(name: "compressed body that is not deflate data",
-                  call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: [0xFF, 0xFF, 0xFF, 0xFF], compressed: true),
-                  code: .invalidArgument, errorCode: "ERR_BAD_ENCODING", mentions: "deflate"),
+        Rejection(
+            name: "unknown method", call: Frames.call(streamID: 1, method: "/no.Such/Method"),
+            code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "/no.Such/Method"),
+        Rejection(
+            name: "empty method", call: Frames.call(streamID: 1, method: ""),
+            code: .unimplemented, errorCode: "ERR_UNIMPLEMENTED", mentions: "empty method"),
+        Rejection(
+            name: "garbage CallHeader", call: Frames.call(streamID: 1, headerBytes: Frames.garbageProtobuf, body: []),
+            code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.v1.CallHeader"),
+        Rejection(
+            name: "garbage body",
+            call: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: Frames.garbageProtobuf),
+            code: .invalidArgument, errorCode: "ERR_INVALID_ARGUMENT", mentions: "mrpc.diagnostics.v1.EchoRequest"),
+        Rejection(
+            name: "CallHeader over 8 KiB",
+            call: Frames.call(
+                streamID: 1,
+                headerBytes: CallHeader(
+                    method: DiagnosticsMethods.echo.path,
+                    metadata: ["pad": String(repeating: "x", count: 9_000)]
+                ).serializedBytes(),
+                body: []),
+            code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "header"),
+        Rejection(
+            name: "body over the message limit",
+            call: Frames.echo(streamID: 1, [UInt8](repeating: 1, count: 70_000)),
+            code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "65536"),
+        Rejection(
+            name: "compressed body inflating past the limit (a bomb)",
+            call: Frames.call(
+                streamID: 1, method: DiagnosticsMethods.echo.path, body: DeflateSamples.zeros(count: 1 << 20),
+                compressed: true),
+            code: .resourceExhausted, errorCode: "ERR_MESSAGE_TOO_LARGE", mentions: "inflates"),
+        Rejection(
+            name: "compressed body that is not deflate data",
+            call: Frames.call(
+                streamID: 1, method: DiagnosticsMethods.echo.path, body: [0xFF, 0xFF, 0xFF, 0xFF], compressed: true),
+            code: .invalidArgument, errorCode: "ERR_BAD_ENCODING", mentions: "deflate"),
     ]
 
-    @Test("a call the server cannot run gets a REPLY with a clear status, and the connection stays usable", arguments: rejections)
+    @Test(
+        "a call the server cannot run gets a REPLY with a clear status, and the connection stays usable",
+        arguments: rejections)
     func rejected(_ rejection: Rejection) throws {
         let harness = SessionHarness(limits: Self.smallLimits)
         try harness.handshake()
@@ -85,7 +102,8 @@ struct ServerSessionCallTests {
         try harness.handshake()
         let payload = [UInt8](repeating: 0x61, count: 5_000)
         let body = DeflateSamples.independent(EchoRequest(payload: payload).serializedBytes())
-        let reply = try harness.reply(to: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: body, compressed: true))
+        let reply = try harness.reply(
+            to: Frames.call(streamID: 1, method: DiagnosticsMethods.echo.path, body: body, compressed: true))
         #expect(try EchoResponse(serializedBytes: reply.reply().body).payload == payload)
     }
 
@@ -126,7 +144,9 @@ struct ServerSessionCallTests {
     func extensionFramesIgnored(type: UInt8) throws {
         let harness = SessionHarness()
         try harness.handshake()
-        harness.receive(Frames.raw(type: type, flags: 0xFF, reserved: 0xBEEF, streamID: 77, payload: [UInt8](repeating: 0xEE, count: 100)))
+        harness.receive(
+            Frames.raw(
+                type: type, flags: 0xFF, reserved: 0xBEEF, streamID: 77, payload: [UInt8](repeating: 0xEE, count: 100)))
         #expect(try harness.frames().isEmpty)
         #expect(!harness.session.closeRequested)
         #expect(try harness.reply(to: Frames.echo(streamID: 1, [1])).reply().status.code == 0)
@@ -176,7 +196,9 @@ struct ServerSessionCallTests {
     func deadlinePassedBeforeRunning() throws {
         let harness = SessionHarness()
         try harness.handshake()
-        harness.receive(Frames.call(streamID: 1, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0)), timeoutMs: 10))
+        harness.receive(
+            Frames.call(
+                streamID: 1, TestService.sleep, EchoRequest(payload: TestService.sleepPayload(ms: 0)), timeoutMs: 10))
         harness.clock.advance(ms: 11)
         #expect(harness.runWorkers() == 1)
         let status = try harness.onlyFrame().reply().status
@@ -217,18 +239,21 @@ struct ServerSessionCallTests {
         #expect(frames.map(\.type) == [.message, .message, .message, .message, .message, .trailers])
         #expect(frames.allSatisfy { $0.streamID == 3 && !$0.header.isCompressed })
         for (index, frame) in frames.dropLast().enumerated() {
-            #expect(try EchoResponse(serializedBytes: frame.payload).payload == TestService.streamPayload(seq: index + 1))
+            #expect(
+                try EchoResponse(serializedBytes: frame.payload).payload == TestService.streamPayload(seq: index + 1))
         }
         #expect(try frames.last?.trailers().code == 0)
         #expect(harness.session.liveCallCount == 0)
     }
 
-    @Test("a stream is compressed only when HELLO and the call both accept deflate; one context per stream",
-          arguments: [(true, true), (true, false), (false, true)])
+    @Test(
+        "a stream is compressed only when HELLO and the call both accept deflate; one context per stream",
+        arguments: [(true, true), (true, false), (false, true)])
     func compressedStream(helloAccepts: Bool, callAccepts: Bool) throws {
         let harness = SessionHarness()
         try harness.handshake(acceptDeflate: helloAccepts)
-        harness.receive(Frames.call(streamID: 1, TestService.count, EchoRequest(payload: [20]), acceptDeflate: callAccepts))
+        harness.receive(
+            Frames.call(streamID: 1, TestService.count, EchoRequest(payload: [20]), acceptDeflate: callAccepts))
         let frames = try harness.frames()
         let messages = frames.filter { $0.type == .message }
         #expect(messages.count == 20)
@@ -248,16 +273,20 @@ struct ServerSessionCallTests {
             wire += message.payload.count
             plain += body.count
         }
-        if compressed { #expect(wire * 2 < plain, "context takeover should at least halve similar events (\(wire) vs \(plain))") }
+        if compressed {
+            #expect(wire * 2 < plain, "context takeover should at least halve similar events (\(wire) vs \(plain))")
+        }
     }
 
-    @Test("a large unary reply is deflated only when HELLO and the call both accept it",
-          arguments: [(true, true), (true, false), (false, true)])
+    @Test(
+        "a large unary reply is deflated only when HELLO and the call both accept it",
+        arguments: [(true, true), (true, false), (false, true)])
     func compressedReply(helloAccepts: Bool, callAccepts: Bool) throws {
         let harness = SessionHarness()
         try harness.handshake(acceptDeflate: helloAccepts)
         let payload = [UInt8](repeating: 0x62, count: 10_000)
-        let call = Frames.call(streamID: 1, DiagnosticsMethods.echo, EchoRequest(payload: payload), acceptDeflate: callAccepts)
+        let call = Frames.call(
+            streamID: 1, DiagnosticsMethods.echo, EchoRequest(payload: payload), acceptDeflate: callAccepts)
         let reply = try harness.reply(to: call)
         let compressed = helloAccepts && callAccepts
         #expect(reply.header.isCompressed == compressed)

@@ -1,8 +1,8 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// The preface, HELLO and HELLO_ACK, and the handshake timeout, on a session with no socket.
 @Suite("ServerSession: preface and handshake")
@@ -15,7 +15,9 @@ struct ServerSessionHandshakeTests {
             #expect(try harness.frames().isEmpty, "nothing may be answered before the HELLO is complete")
             harness.receive([byte])
             if index < Preface.size - 1 { #expect(harness.needed == Preface.size) }
-            if index >= Preface.size && index < Preface.size + FrameHeader.size - 1 { #expect(harness.needed == FrameHeader.size) }
+            if index >= Preface.size && index < Preface.size + FrameHeader.size - 1 {
+                #expect(harness.needed == FrameHeader.size)
+            }
             if index >= Preface.size + FrameHeader.size - 1 && index < opening.count - 1 {
                 #expect(harness.needed == opening.count - Preface.size)
             }
@@ -63,7 +65,9 @@ struct ServerSessionHandshakeTests {
         #expect(goaway.status?.errorCode == "ERR_UNAUTHENTICATED")
     }
 
-    @Test("a wrong or missing API key gets GOAWAY UNAUTHENTICATED and the connection closes", arguments: ["wrong-key", ""])
+    @Test(
+        "a wrong or missing API key gets GOAWAY UNAUTHENTICATED and the connection closes",
+        arguments: ["wrong-key", ""])
     func badKey(key: String) throws {
         let harness = SessionHarness()
         harness.receive(Frames.opening(apiKey: key))
@@ -95,12 +99,18 @@ struct ServerSessionHandshakeTests {
         var testDescription: String { name }
     }
 
-    @Test("a wrong preface gets GOAWAY ERR_PROTOCOL and the connection closes", arguments: [
-        BadPreface(name: "wrong magic", bytes: Array("GET / HT".utf8), mentions: "preface"),
-        BadPreface(name: "version 2", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x02, 0x00, 0x00], mentions: "version 2"),
-        BadPreface(name: "version 0", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x00, 0x00, 0x00], mentions: "version 0"),
-        BadPreface(name: "reserved bytes set", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x01, 0x00, 0x01], mentions: "reserved"),
-    ])
+    @Test(
+        "a wrong preface gets GOAWAY ERR_PROTOCOL and the connection closes",
+        arguments: [
+            BadPreface(name: "wrong magic", bytes: Array("GET / HT".utf8), mentions: "preface"),
+            BadPreface(
+                name: "version 2", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x02, 0x00, 0x00], mentions: "version 2"),
+            BadPreface(
+                name: "version 0", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x00, 0x00, 0x00], mentions: "version 0"),
+            BadPreface(
+                name: "reserved bytes set", bytes: [0x4D, 0x52, 0x50, 0x43, 0x00, 0x01, 0x00, 0x01],
+                mentions: "reserved"),
+        ])
     func wrongPreface(_ preface: BadPreface) throws {
         let harness = SessionHarness()
         harness.receive(preface.bytes + Frames.hello())
@@ -112,14 +122,17 @@ struct ServerSessionHandshakeTests {
         #expect(harness.unconsumed == 0)
     }
 
-    @Test("a frame longer than the limit is refused from its header alone, before or after HELLO", arguments: [false, true])
+    @Test(
+        "a frame longer than the limit is refused from its header alone, before or after HELLO",
+        arguments: [false, true])
     func oversizedFrameHeader(afterHello: Bool) throws {
         var limits = ServerLimits()
         limits.maxMessageBytes = 64 * 1024
         let harness = SessionHarness(limits: limits)
         if afterHello { try harness.handshake() } else { harness.receive(Preface.bytes) }
         // Only the 12 header bytes: the payload never comes.
-        harness.receive(Frames.raw(type: FrameType.call.rawValue, streamID: 1, length: UInt32(limits.maxFramePayload + 1)))
+        harness.receive(
+            Frames.raw(type: FrameType.call.rawValue, streamID: 1, length: UInt32(limits.maxFramePayload + 1)))
         let status = try #require(try harness.expectGoawayAndClose().status)
         #expect(status.code == StatusCode.resourceExhausted.rawValue)
         #expect(status.errorCode == "ERR_MESSAGE_TOO_LARGE")

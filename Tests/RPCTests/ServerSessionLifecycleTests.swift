@@ -1,16 +1,19 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// The timers (idle, keepalive) driven by `tick(now:)` on a fake clock, and graceful drain.
 @Suite("ServerSession: idle, keepalive and drain")
 struct ServerSessionLifecycleTests {
     /// A stream that sends one message and ignores everything, drain included.
-    static let deaf = ProtoMethod<EchoRequest, EchoResponse>(service: "mrpc.test.v1.Deaf", name: "Ignore", serverStreaming: true)
+    static let deaf = ProtoMethod<EchoRequest, EchoResponse>(
+        service: "mrpc.test.v1.Deaf", name: "Ignore", serverStreaming: true)
 
-    static func limits(idleMs: Int = 1_000, keepaliveMs: Int = 600_000, keepaliveTimeoutMs: Int = 20_000) -> ServerLimits {
+    static func limits(idleMs: Int = 1_000, keepaliveMs: Int = 600_000, keepaliveTimeoutMs: Int = 20_000)
+        -> ServerLimits
+    {
         var limits = ServerLimits()
         limits.idleTimeoutMs = idleMs
         limits.keepaliveIntervalMs = keepaliveMs
@@ -79,12 +82,14 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest(payload: [1])))
         harness.runWorkers()
-        tick(harness, advancingMs: 5_000)  // a call longer than the idle timeout
+        tick(harness, advancingMs: 5_000) // a call longer than the idle timeout
         harness.service.releaseParked()
         harness.pump()
         #expect(try harness.onlyFrame().type == .reply)
         tick(harness, advancingMs: 1)
-        #expect(!harness.session.closeRequested, "closed 1 ms after the reply: the client had no chance to use the connection")
+        #expect(
+            !harness.session.closeRequested,
+            "closed 1 ms after the reply: the client had no chance to use the connection")
         tick(harness, advancingMs: 999)
         _ = try harness.expectGoawayAndClose()
     }
@@ -94,15 +99,18 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, Self.deaf, EchoRequest()))
         _ = try harness.frames()
-        tick(harness, advancingMs: 5_000)  // a stream longer than the idle timeout, the client silent
+        tick(harness, advancingMs: 5_000) // a stream longer than the idle timeout, the client silent
         // The stream ends on the connection's own loop: its TRAILERS written straight into the output.
-        let written = harness.session.deliverInline(streamID: 1, final: true) { output in
-            FrameWriter.trailers(streamID: 1, status: Status(), into: &output)
-        } != nil
+        let written =
+            harness.session.deliverInline(streamID: 1, final: true) { output in
+                FrameWriter.trailers(streamID: 1, status: Status(), into: &output)
+            } != nil
         #expect(written)
         #expect(try harness.onlyFrame().type == .trailers)
         tick(harness, advancingMs: 1)
-        #expect(!harness.session.closeRequested, "closed 1 ms after the stream ended: the client had no chance to use the connection")
+        #expect(
+            !harness.session.closeRequested,
+            "closed 1 ms after the stream ended: the client had no chance to use the connection")
         tick(harness, advancingMs: 999)
         _ = try harness.expectGoawayAndClose()
     }
@@ -135,7 +143,9 @@ struct ServerSessionLifecycleTests {
 
     // MARK: Drain
 
-    @Test("drain: GOAWAY names the last stream, streams are told to end, new calls are refused, close after the last call")
+    @Test(
+        "drain: GOAWAY names the last stream, streams are told to end, new calls are refused, close after the last call"
+    )
     func drain() throws {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest(payload: [1])))

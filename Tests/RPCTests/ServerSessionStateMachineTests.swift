@@ -1,5 +1,6 @@
-@testable import RPCCore
 import Testing
+
+@testable import RPCCore
 
 /// The connection lifecycle as a table: state × event → next state + action, with no session,
 /// no bytes and no clock — the transitions alone, as grpc-swift 2 tests its connection state
@@ -112,89 +113,123 @@ struct ServerSessionStateMachineTests {
     static let transitions: [Transition] = [
         // Handshake.
         Transition(from: .awaitingPreface, event: .prefaceReceived, to: .awaitingHello),
-        Transition(from: .awaitingHello, event: .helloAccepted(at: ms(1_200)),
-                   to: .open(Open(lastInbound: ms(1_200), lastCallEnded: openedAt, pingSentAt: nil))),
-        Transition(from: .awaitingPreface, event: .helloAccepted(at: ms(1_200)), to: .awaitingPreface,
-                   note: "forbidden: open without a preface"),
-        Transition(from: .awaitingHello, event: .frameReceived(at: ms(1_200)), to: .awaitingHello,
-                   note: "forbidden: keepalive state before HELLO"),
+        Transition(
+            from: .awaitingHello, event: .helloAccepted(at: ms(1_200)),
+            to: .open(Open(lastInbound: ms(1_200), lastCallEnded: openedAt, pingSentAt: nil))),
+        Transition(
+            from: .awaitingPreface, event: .helloAccepted(at: ms(1_200)), to: .awaitingPreface,
+            note: "forbidden: open without a preface"),
+        Transition(
+            from: .awaitingHello, event: .frameReceived(at: ms(1_200)), to: .awaitingHello,
+            note: "forbidden: keepalive state before HELLO"),
         Transition(from: .awaitingPreface, event: .tick(now: ms(1_499), callsInFlight: false), to: .awaitingPreface),
-        Transition(from: .awaitingPreface, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
-                   action: .close(.handshakeTimeout), note: "handshake timeout"),
-        Transition(from: .awaitingHello, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
-                   action: .close(.handshakeTimeout), note: "handshake timeout"),
-        Transition(from: .awaitingHello, event: .beginDrain(callsInFlight: false), to: .closing,
-                   action: .close(.shutdownBeforeHello), note: "no GOAWAY before HELLO"),
-        Transition(from: .awaitingPreface, event: .failed(violation), to: .closing,
-                   action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
-        Transition(from: .awaitingHello, event: .failed(violation), to: .closing,
-                   action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
+        Transition(
+            from: .awaitingPreface, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
+            action: .close(.handshakeTimeout), note: "handshake timeout"),
+        Transition(
+            from: .awaitingHello, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
+            action: .close(.handshakeTimeout), note: "handshake timeout"),
+        Transition(
+            from: .awaitingHello, event: .beginDrain(callsInFlight: false), to: .closing,
+            action: .close(.shutdownBeforeHello), note: "no GOAWAY before HELLO"),
+        Transition(
+            from: .awaitingPreface, event: .failed(violation), to: .closing,
+            action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
+        Transition(
+            from: .awaitingHello, event: .failed(violation), to: .closing,
+            action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
         Transition(from: .awaitingHello, event: .transportClosed, to: .closed, action: .close(.transportClosed)),
 
         // Established.
-        Transition(from: .open(quiet), event: .frameReceived(at: ms(2_500)),
-                   to: .open(Open(lastInbound: ms(2_500), lastCallEnded: openedAt, pingSentAt: nil))),
-        Transition(from: .open(quiet), event: .helloAccepted(at: ms(2_500)), to: .open(quiet), note: "a second HELLO opens nothing"),
+        Transition(
+            from: .open(quiet), event: .frameReceived(at: ms(2_500)),
+            to: .open(Open(lastInbound: ms(2_500), lastCallEnded: openedAt, pingSentAt: nil))),
+        Transition(
+            from: .open(quiet), event: .helloAccepted(at: ms(2_500)), to: .open(quiet),
+            note: "a second HELLO opens nothing"),
         Transition(from: .open(quiet), event: .prefaceReceived, to: .open(quiet)),
         Transition(from: .open(quiet), event: .tick(now: ms(2_999), callsInFlight: false), to: .open(quiet)),
-        Transition(from: .open(quiet), event: .tick(now: ms(3_000), callsInFlight: false), to: .closing,
-                   action: .sendGoawayAndClose(idle, .idle), note: "idle timeout"),
-        Transition(from: .open(Open(lastInbound: ms(2_000), lastCallEnded: ms(2_600), pingSentAt: nil)),
-                   event: .tick(now: ms(3_000), callsInFlight: false),
-                   to: .open(Open(lastInbound: ms(2_000), lastCallEnded: ms(2_600), pingSentAt: nil)),
-                   note: "idle counts from the last call's end"),
-        Transition(from: .open(quiet), event: .tick(now: ms(3_999), callsInFlight: true), to: .open(quiet),
-                   note: "a connection with calls is never idle"),
-        Transition(from: .open(quiet), event: .tick(now: ms(4_000), callsInFlight: true),
-                   to: .open(Open(lastInbound: ms(2_000), lastCallEnded: openedAt, pingSentAt: ms(4_000))),
-                   action: .sendPing(token: ms(4_000)), note: "keepalive PING sent"),
-        Transition(from: .open(pinged), event: .tick(now: ms(5_499), callsInFlight: true), to: .open(pinged),
-                   note: "one PING at a time"),
-        Transition(from: .open(pinged), event: .frameReceived(at: ms(5_200)),
-                   to: .open(Open(lastInbound: ms(5_200), lastCallEnded: openedAt, pingSentAt: nil)),
-                   note: "PONG (any frame) received"),
-        Transition(from: .open(pinged), event: .tick(now: ms(5_500), callsInFlight: true), to: .closing,
-                   action: .close(.keepaliveTimeout), note: "PING timeout"),
-        Transition(from: .open(quiet), event: .lastCallEnded(at: ms(2_600)),
-                   to: .open(Open(lastInbound: ms(2_000), lastCallEnded: ms(2_600), pingSentAt: nil))),
-        Transition(from: .open(quiet), event: .beginDrain(callsInFlight: true), to: .draining(quiet),
-                   action: .sendGoawayAndDrain(shuttingDown), note: "drain with calls in flight"),
-        Transition(from: .open(quiet), event: .beginDrain(callsInFlight: false), to: .closing,
-                   action: .sendGoawayAndClose(shuttingDown, .shutdown), note: "drain with nothing in flight"),
-        Transition(from: .open(quiet), event: .failed(violation), to: .closing,
-                   action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
+        Transition(
+            from: .open(quiet), event: .tick(now: ms(3_000), callsInFlight: false), to: .closing,
+            action: .sendGoawayAndClose(idle, .idle), note: "idle timeout"),
+        Transition(
+            from: .open(Open(lastInbound: ms(2_000), lastCallEnded: ms(2_600), pingSentAt: nil)),
+            event: .tick(now: ms(3_000), callsInFlight: false),
+            to: .open(Open(lastInbound: ms(2_000), lastCallEnded: ms(2_600), pingSentAt: nil)),
+            note: "idle counts from the last call's end"),
+        Transition(
+            from: .open(quiet), event: .tick(now: ms(3_999), callsInFlight: true), to: .open(quiet),
+            note: "a connection with calls is never idle"),
+        Transition(
+            from: .open(quiet), event: .tick(now: ms(4_000), callsInFlight: true),
+            to: .open(Open(lastInbound: ms(2_000), lastCallEnded: openedAt, pingSentAt: ms(4_000))),
+            action: .sendPing(token: ms(4_000)), note: "keepalive PING sent"),
+        Transition(
+            from: .open(pinged), event: .tick(now: ms(5_499), callsInFlight: true), to: .open(pinged),
+            note: "one PING at a time"),
+        Transition(
+            from: .open(pinged), event: .frameReceived(at: ms(5_200)),
+            to: .open(Open(lastInbound: ms(5_200), lastCallEnded: openedAt, pingSentAt: nil)),
+            note: "PONG (any frame) received"),
+        Transition(
+            from: .open(pinged), event: .tick(now: ms(5_500), callsInFlight: true), to: .closing,
+            action: .close(.keepaliveTimeout), note: "PING timeout"),
+        Transition(
+            from: .open(quiet), event: .lastCallEnded(at: ms(2_600)),
+            to: .open(Open(lastInbound: ms(2_000), lastCallEnded: ms(2_600), pingSentAt: nil))),
+        Transition(
+            from: .open(quiet), event: .beginDrain(callsInFlight: true), to: .draining(quiet),
+            action: .sendGoawayAndDrain(shuttingDown), note: "drain with calls in flight"),
+        Transition(
+            from: .open(quiet), event: .beginDrain(callsInFlight: false), to: .closing,
+            action: .sendGoawayAndClose(shuttingDown, .shutdown), note: "drain with nothing in flight"),
+        Transition(
+            from: .open(quiet), event: .failed(violation), to: .closing,
+            action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
         Transition(from: .open(quiet), event: .streamsForceEnded(callsInFlight: true), to: .open(quiet)),
-        Transition(from: .open(quiet), event: .streamsForceEnded(callsInFlight: false), to: .closing, action: .close(.drained)),
+        Transition(
+            from: .open(quiet), event: .streamsForceEnded(callsInFlight: false), to: .closing, action: .close(.drained)),
         Transition(from: .open(pinged), event: .transportClosed, to: .closed, action: .close(.transportClosed)),
 
         // Draining.
-        Transition(from: .draining(quiet), event: .lastCallEnded(at: ms(2_600)), to: .closing,
-                   action: .close(.drained), note: "draining finished"),
-        Transition(from: .draining(quiet), event: .beginDrain(callsInFlight: true), to: .draining(quiet),
-                   note: "forbidden: a second GOAWAY"),
-        Transition(from: .draining(quiet), event: .frameReceived(at: ms(2_500)),
-                   to: .draining(Open(lastInbound: ms(2_500), lastCallEnded: openedAt, pingSentAt: nil))),
-        Transition(from: .draining(quiet), event: .tick(now: ms(4_000), callsInFlight: true),
-                   to: .draining(Open(lastInbound: ms(2_000), lastCallEnded: openedAt, pingSentAt: ms(4_000))),
-                   action: .sendPing(token: ms(4_000)), note: "keepalive goes on while draining"),
-        Transition(from: .draining(pinged), event: .tick(now: ms(5_500), callsInFlight: true), to: .closing,
-                   action: .close(.keepaliveTimeout), note: "PING timeout"),
-        Transition(from: .draining(quiet), event: .tick(now: ms(3_000), callsInFlight: false), to: .closing,
-                   action: .close(.drained), note: "a drain with nothing in flight is over, never idle"),
-        Transition(from: .draining(quiet), event: .streamsForceEnded(callsInFlight: true), to: .draining(quiet),
-                   note: "unary calls still finish"),
-        Transition(from: .draining(quiet), event: .streamsForceEnded(callsInFlight: false), to: .closing,
-                   action: .close(.drained), note: "grace period over"),
-        Transition(from: .draining(quiet), event: .failed(violation), to: .closing,
-                   action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
+        Transition(
+            from: .draining(quiet), event: .lastCallEnded(at: ms(2_600)), to: .closing,
+            action: .close(.drained), note: "draining finished"),
+        Transition(
+            from: .draining(quiet), event: .beginDrain(callsInFlight: true), to: .draining(quiet),
+            note: "forbidden: a second GOAWAY"),
+        Transition(
+            from: .draining(quiet), event: .frameReceived(at: ms(2_500)),
+            to: .draining(Open(lastInbound: ms(2_500), lastCallEnded: openedAt, pingSentAt: nil))),
+        Transition(
+            from: .draining(quiet), event: .tick(now: ms(4_000), callsInFlight: true),
+            to: .draining(Open(lastInbound: ms(2_000), lastCallEnded: openedAt, pingSentAt: ms(4_000))),
+            action: .sendPing(token: ms(4_000)), note: "keepalive goes on while draining"),
+        Transition(
+            from: .draining(pinged), event: .tick(now: ms(5_500), callsInFlight: true), to: .closing,
+            action: .close(.keepaliveTimeout), note: "PING timeout"),
+        Transition(
+            from: .draining(quiet), event: .tick(now: ms(3_000), callsInFlight: false), to: .closing,
+            action: .close(.drained), note: "a drain with nothing in flight is over, never idle"),
+        Transition(
+            from: .draining(quiet), event: .streamsForceEnded(callsInFlight: true), to: .draining(quiet),
+            note: "unary calls still finish"),
+        Transition(
+            from: .draining(quiet), event: .streamsForceEnded(callsInFlight: false), to: .closing,
+            action: .close(.drained), note: "grace period over"),
+        Transition(
+            from: .draining(quiet), event: .failed(violation), to: .closing,
+            action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
         Transition(from: .draining(quiet), event: .transportClosed, to: .closed, action: .close(.transportClosed)),
 
         // Close requested: the output is flushed, nothing else happens.
-        Transition(from: .closing, event: .beginDrain(callsInFlight: false), to: .closing,
-                   note: "forbidden: a drain's GOAWAY after the closing one"),
+        Transition(
+            from: .closing, event: .beginDrain(callsInFlight: false), to: .closing,
+            note: "forbidden: a drain's GOAWAY after the closing one"),
         Transition(from: .closing, event: .failed(violation), to: .closing, note: "forbidden: a second GOAWAY"),
-        Transition(from: .closing, event: .tick(now: ms(100_000), callsInFlight: false), to: .closing,
-                   note: "forbidden: idle GOAWAY or PING on a closing connection"),
+        Transition(
+            from: .closing, event: .tick(now: ms(100_000), callsInFlight: false), to: .closing,
+            note: "forbidden: idle GOAWAY or PING on a closing connection"),
         Transition(from: .closing, event: .frameReceived(at: ms(2_500)), to: .closing),
         Transition(from: .closing, event: .lastCallEnded(at: ms(2_500)), to: .closing),
         Transition(from: .closing, event: .streamsForceEnded(callsInFlight: false), to: .closing),
@@ -224,14 +259,16 @@ struct ServerSessionStateMachineTests {
         var testDescription: String { Transition.name(state) }
     }
 
-    @Test("what each state reads, closes and refuses", arguments: [
-        Query(state: .awaitingPreface, isReading: true, closeRequested: false, isDraining: false),
-        Query(state: .awaitingHello, isReading: true, closeRequested: false, isDraining: false),
-        Query(state: .open(quiet), isReading: true, closeRequested: false, isDraining: false),
-        Query(state: .draining(quiet), isReading: true, closeRequested: false, isDraining: true),
-        Query(state: .closing, isReading: false, closeRequested: true, isDraining: false),
-        Query(state: .closed, isReading: false, closeRequested: true, isDraining: false),
-    ])
+    @Test(
+        "what each state reads, closes and refuses",
+        arguments: [
+            Query(state: .awaitingPreface, isReading: true, closeRequested: false, isDraining: false),
+            Query(state: .awaitingHello, isReading: true, closeRequested: false, isDraining: false),
+            Query(state: .open(quiet), isReading: true, closeRequested: false, isDraining: false),
+            Query(state: .draining(quiet), isReading: true, closeRequested: false, isDraining: true),
+            Query(state: .closing, isReading: false, closeRequested: true, isDraining: false),
+            Query(state: .closed, isReading: false, closeRequested: true, isDraining: false),
+        ])
     func queries(_ query: Query) {
         let machine = Machine(openedAt: Self.openedAt, limits: Self.limits, state: query.state)
         #expect(machine.isReading == query.isReading)

@@ -1,8 +1,8 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
-import Testing
 import TestSupport
+import Testing
 
 /// What the session asks of its transport after each event: write, close, move the deadline
 /// timer. The connection does nothing else, so these are the whole contract between them.

@@ -2,8 +2,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Smoke: the runtime services over a real socket")
 struct SmokeTests {

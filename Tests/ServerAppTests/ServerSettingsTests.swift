@@ -1,14 +1,16 @@
+internal import Glibc
 import ModerationSQLite
 import RPCCore
-@testable import ServerApp
 import TestSupport
 import Testing
-internal import Glibc
+
+@testable import ServerApp
 
 @Suite("Server settings: flags, MODERATION_… variables, the config file")
 struct ServerSettingsTests {
     private func settings(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings {
-        guard case .run(let settings) = try ServerSettingsParser.parse(arguments: arguments, environment: environment) else {
+        guard case .run(let settings) = try ServerSettingsParser.parse(arguments: arguments, environment: environment)
+        else {
             throw ConfigurationError("not a run command")
         }
         return settings
@@ -35,18 +37,25 @@ struct ServerSettingsTests {
     @Test func precedenceIsFlagsThenEnvironmentThenFileThenDefaults() throws {
         let directory = TemporaryDirectory()
         let file = directory.path + "/moderation.conf"
-        try #require(write(file, """
-            # a comment
-            listen = 0.0.0.0:7000
-            threads = 3
-            log-format = "json"
-            max-concurrent-calls = 64
-            """))
+        try #require(
+            write(
+                file,
+                """
+                # a comment
+                listen = 0.0.0.0:7000
+                threads = 3
+                log-format = "json"
+                max-concurrent-calls = 64
+                """))
         let fromFile = try settings(["--config", file])
         #expect(fromFile.listenAddress == "0.0.0.0:7000" && fromFile.threads == 3 && fromFile.logFormat == .json)
-        let fromEnvironment = try settings(["--config", file], ["MODERATION_THREADS": "5", "MODERATION_LISTEN": "127.0.0.1:7100"])
-        #expect(fromEnvironment.threads == 5 && fromEnvironment.listenAddress == "127.0.0.1:7100" && fromEnvironment.maxConcurrentCalls == 64)
-        let fromFlags = try settings(["--config", file, "--threads", "7"], ["MODERATION_THREADS": "5", "MODERATION_CONFIG": "/nonexistent"])
+        let fromEnvironment = try settings(
+            ["--config", file], ["MODERATION_THREADS": "5", "MODERATION_LISTEN": "127.0.0.1:7100"])
+        #expect(
+            fromEnvironment.threads == 5 && fromEnvironment.listenAddress == "127.0.0.1:7100"
+                && fromEnvironment.maxConcurrentCalls == 64)
+        let fromFlags = try settings(
+            ["--config", file, "--threads", "7"], ["MODERATION_THREADS": "5", "MODERATION_CONFIG": "/nonexistent"])
         #expect(fromFlags.threads == 7, "a flag wins over the variable; --config wins over MODERATION_CONFIG")
         let viaVariable = try settings([], ["MODERATION_CONFIG": file])
         #expect(viaVariable.threads == 3)
@@ -59,22 +68,24 @@ struct ServerSettingsTests {
         #expect(environmentOnly.apiKeys.map(\.appID) == ["b", "c"])
     }
 
-    @Test("invalid settings are refused with a message naming the setting", arguments: [
-        (["--threads", "zero"], "--threads"),
-        (["--listen", "nohost"], "--listen"),
-        (["--listen", "127.0.0.1:99999"], "--listen"),
-        (["--log-level", "loud"], "--log-level"),
-        (["--durability", "maybe"], "--durability"),
-        (["--sqlite-cache-mib", "0"], "--sqlite-cache-mib"),
-        (["--api-key", "no-colon"], "--api-key"),
-        (["--metrics-listen", ":9"], "--metrics-listen"),
-        (["--access-log", "perhaps"], "--access-log"),
-        (["--bogus"], "unknown option '--bogus'"),
-        (["--threads"], "--threads needs a value"),
-        (["--bogus=1"], "unknown option '--bogus=1'"),
-        (["stray"], "unknown option 'stray'"),
-        (["--config"], "--config needs a value: --config FILE"),
-    ])
+    @Test(
+        "invalid settings are refused with a message naming the setting",
+        arguments: [
+            (["--threads", "zero"], "--threads"),
+            (["--listen", "nohost"], "--listen"),
+            (["--listen", "127.0.0.1:99999"], "--listen"),
+            (["--log-level", "loud"], "--log-level"),
+            (["--durability", "maybe"], "--durability"),
+            (["--sqlite-cache-mib", "0"], "--sqlite-cache-mib"),
+            (["--api-key", "no-colon"], "--api-key"),
+            (["--metrics-listen", ":9"], "--metrics-listen"),
+            (["--access-log", "perhaps"], "--access-log"),
+            (["--bogus"], "unknown option '--bogus'"),
+            (["--threads"], "--threads needs a value"),
+            (["--bogus=1"], "unknown option '--bogus=1'"),
+            (["stray"], "unknown option 'stray'"),
+            (["--config"], "--config needs a value: --config FILE"),
+        ])
     func invalid(_ arguments: [String], _ named: String) {
         let message = error(arguments)
         #expect(message?.contains(named) == true, "\(message ?? "accepted")")
@@ -102,16 +113,23 @@ struct ServerSettingsTests {
         let spaced = try settings(["--durability", "normal", "--metrics-listen", "[::1]:9100"])
         #expect(try spaced == settings(["--durability=normal", "--metrics-listen=[::1]:9100"]))
         #expect(spaced.durability == .normal)
-        #expect(try settings(["--metrics-listen", "127.0.0.1:9100"]) != settings(["--metrics-listen", "127.0.0.1:9101"]))
+        #expect(
+            try settings(["--metrics-listen", "127.0.0.1:9100"]) != settings(["--metrics-listen", "127.0.0.1:9101"]))
     }
 
     @Test("--help and --version answer even when a setting is bad")
     func helpBeforeSettings() throws {
-        guard case .help = try ServerSettingsParser.parse(arguments: ["--threads", "0", "--help"], environment: ["MODERATION_THREADS": "x"]) else {
+        guard
+            case .help = try ServerSettingsParser.parse(
+                arguments: ["--threads", "0", "--help"], environment: ["MODERATION_THREADS": "x"])
+        else {
             Issue.record("--help must print the help")
             return
         }
-        guard case .version = try ServerSettingsParser.parse(arguments: ["--version", "--config", "/nonexistent"], environment: [:]) else {
+        guard
+            case .version = try ServerSettingsParser.parse(
+                arguments: ["--version", "--config", "/nonexistent"], environment: [:])
+        else {
             Issue.record("--version must print the version")
             return
         }
@@ -122,11 +140,14 @@ struct ServerSettingsTests {
             Issue.record("--help must print the help")
             return
         }
-        for flag in ["--listen", "--data-dir", "--api-key", "--api-keys-file", "--threads", "--max-message-bytes", "--log-level",
-                     "--log-format", "--metrics-listen", "--config", "MODERATION_LISTEN"] {
+        for flag in [
+            "--listen", "--data-dir", "--api-key", "--api-keys-file", "--threads", "--max-message-bytes", "--log-level",
+            "--log-format", "--metrics-listen", "--config", "MODERATION_LISTEN",
+        ] {
             #expect(text.contains(flag), "help mentions \(flag)")
         }
-        guard case .version(let version) = try ServerSettingsParser.parse(arguments: ["--version"], environment: [:]) else {
+        guard case .version(let version) = try ServerSettingsParser.parse(arguments: ["--version"], environment: [:])
+        else {
             Issue.record("--version must print the version")
             return
         }
@@ -170,6 +191,8 @@ struct TokenBucketLimiterTests {
         #expect(limiter.retryAfter(app: "a", now: start + 100_000_000) == nil, "a whole token after 100 ms")
         #expect(limiter.retryAfter(app: "a", now: start + 10_000_000_000) == nil)
         for _ in 0..<2 { #expect(limiter.retryAfter(app: "a", now: start + 10_000_000_000) == nil) }
-        #expect(limiter.retryAfter(app: "a", now: start + 10_000_000_000) != nil, "the bucket never holds more than the burst")
+        #expect(
+            limiter.retryAfter(app: "a", now: start + 10_000_000_000) != nil,
+            "the bucket never holds more than the burst")
     }
 }

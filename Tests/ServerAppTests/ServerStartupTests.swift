@@ -23,7 +23,8 @@ struct ServerStartupTests {
         defer { directory.remove() }
         let unusable = try directory.write([], to: "a-file") + "/data"
         do throws(ServerStartupError) {
-            let server = try ModerationServer(settings: Self.settings(unusable), authenticator: TestKeys(), logger: .disabled)
+            let server = try ModerationServer(
+                settings: Self.settings(unusable), authenticator: TestKeys(), logger: .disabled)
             server.shutdown(gracePeriodMs: 0)
             Issue.record("the server opened a store under a regular file")
         } catch {
@@ -34,7 +35,8 @@ struct ServerStartupTests {
 
     @Test("an address in use: the address in the message, the system error as the cause")
     func addressInUse() throws {
-        let firstDirectory = TemporaryDirectory(prefix: "startup"), secondDirectory = TemporaryDirectory(prefix: "startup")
+        let firstDirectory = TemporaryDirectory(prefix: "startup")
+        let secondDirectory = TemporaryDirectory(prefix: "startup")
         defer {
             firstDirectory.remove()
             secondDirectory.remove()
@@ -46,7 +48,8 @@ struct ServerStartupTests {
         let port = try first.start()
         defer { first.shutdown(gracePeriodMs: 0) }
         let second = try ModerationServer(
-            settings: Self.settings(secondDirectory.path, port: port), authenticator: TestKeys(), logger: .disabled, tuning: tuning)
+            settings: Self.settings(secondDirectory.path, port: port), authenticator: TestKeys(), logger: .disabled,
+            tuning: tuning)
         do throws(ServerStartupError) {
             try second.start()
             second.shutdown(gracePeriodMs: 0)

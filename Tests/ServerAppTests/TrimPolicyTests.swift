@@ -1,5 +1,6 @@
-@testable import ServerApp
 import Testing
+
+@testable import ServerApp
 
 /// When the heap trimmer trims: after a burst, every 30 s of steady work, never twice while idle.
 @Suite("Heap trim policy")

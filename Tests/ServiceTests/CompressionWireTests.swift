@@ -20,15 +20,21 @@ extension EndToEnd {
             var users: [String] = []
             for index in 0..<30 {
                 let uid = "user-\(1000 + index)"
-                try app.createUser(uid, name: "\(first[index % 10]) \(last[index % 5])", avatar: "https://cdn.example.com/avatars/\(uid).png")
+                try app.createUser(
+                    uid, name: "\(first[index % 10]) \(last[index % 5])",
+                    avatar: "https://cdn.example.com/avatars/\(uid).png")
                 users.append(uid)
             }
             for (index, guid) in groups.enumerated() {
-                _ = try app.call(ModerationMethods.createGroup, CreateGroupRequest(
-                    guid: guid, name: guid.prefix(1).uppercased() + guid.dropFirst(), icon: "https://cdn.example.com/icons/\(guid).svg",
-                    description: "The \(guid) channel of the workspace: be kind, stay on topic.", type: .public,
-                    metadata: ["team": "platform", "region": index % 2 == 0 ? "eu-west" : "us-east"], tags: ["chat", guid],
-                    owner: users[index], members: users[10..<16].map { MemberToAdd(uid: $0, scope: .participant) }))
+                _ = try app.call(
+                    ModerationMethods.createGroup,
+                    CreateGroupRequest(
+                        guid: guid, name: guid.prefix(1).uppercased() + guid.dropFirst(),
+                        icon: "https://cdn.example.com/icons/\(guid).svg",
+                        description: "The \(guid) channel of the workspace: be kind, stay on topic.", type: .public,
+                        metadata: ["team": "platform", "region": index % 2 == 0 ? "eu-west" : "us-east"],
+                        tags: ["chat", guid],
+                        owner: users[index], members: users[10..<16].map { MemberToAdd(uid: $0, scope: .participant) }))
             }
             return users
         }
@@ -50,14 +56,17 @@ extension EndToEnd {
             while out.count < count {
                 let frame = try connection.expectFrame(timeoutMs: max(1, deadline - Clock.nowMs))
                 guard frame.streamID == 1 else { continue }
-                guard frame.type == .message else { throw TestFailure("stream 1 sent \(frame) after \(out.count) messages") }
+                guard frame.type == .message else {
+                    throw TestFailure("stream 1 sent \(frame) after \(out.count) messages")
+                }
                 out.append((frame.header.isCompressed, frame.payload))
             }
             return out
         }
 
-        @Test("Python's zlib inflates the compressed stream to the uncompressed stream's bytes",
-              .enabled(if: Python.isAvailable, "python3 is not installed: the independent-inflater check is skipped"))
+        @Test(
+            "Python's zlib inflates the compressed stream to the uncompressed stream's bytes",
+            .enabled(if: Python.isAvailable, "python3 is not installed: the independent-inflater check is skipped"))
         func independentInflater() throws {
             let server = try ModerationTestServer()
             defer { server.tearDown() }
@@ -70,7 +79,8 @@ extension EndToEnd {
             let compressed = try server.rawOpen(acceptDeflate: true)
             let plain = try server.rawOpen(acceptDeflate: false)
             let request = SubscribeRequest(wholeApp: true, start: .afterSeq(0)).serializedBytes()
-            try compressed.send(Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request, acceptDeflate: true))
+            try compressed.send(
+                Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request, acceptDeflate: true))
             try plain.send(Frames.call(streamID: 1, method: ModerationMethods.subscribe.path, body: request))
             try Self.churn(server, users: users, calls: 300, seed: 8)
             let head = try app.markHead(owner: users[1])
@@ -78,19 +88,24 @@ extension EndToEnd {
 
             let zipped = try Self.messages(compressed, count: Int(head))
             let clear = try Self.messages(plain, count: Int(head))
-            #expect(clear.allSatisfy { !$0.compressed }, "a subscription that did not accept deflate gets no compressed frame")
+            #expect(
+                clear.allSatisfy { !$0.compressed },
+                "a subscription that did not accept deflate gets no compressed frame")
             #expect(zipped.filter(\.compressed).count > zipped.count * 9 / 10, "nearly every message is compressed")
 
             let inflated = try PythonZlib.inflateStream(zipped)
             #expect(inflated.count == clear.count)
-            #expect(inflated == clear.map(\.payload), "byte for byte the uncompressed stream's SubscribeResponse messages")
+            #expect(
+                inflated == clear.map(\.payload), "byte for byte the uncompressed stream's SubscribeResponse messages")
             let seqs = try clear.map { try SubscribeResponse(serializedBytes: $0.payload).action?.seq ?? 0 }
             #expect(seqs == Array(1...head))
 
             let wire = zipped.reduce(0) { $0 + $1.payload.count }
             let raw = clear.reduce(0) { $0 + $1.payload.count }
             let ratio = Double(wire) / Double(raw)
-            print("compression: \(head) events, \(raw) bytes uncompressed, \(wire) bytes compressed on the wire, ratio \(Int(ratio * 1000)) / 1000 (\(raw / Int(head)) → \(wire / Int(head)) bytes per event)")
+            print(
+                "compression: \(head) events, \(raw) bytes uncompressed, \(wire) bytes compressed on the wire, ratio \(Int(ratio * 1000)) / 1000 (\(raw / Int(head)) → \(wire / Int(head)) bytes per event)"
+            )
             #expect(ratio < 0.5, "context takeover should at least halve a stream of similar events")
         }
 
@@ -100,10 +115,14 @@ extension EndToEnd {
             defer { cast.tearDown() }
             let zipped = cast.app.subscribe(SubscribeRequest(wholeApp: true, start: .afterSeq(0)), acceptDeflate: true)
             let clear = cast.app.subscribe(SubscribeRequest(wholeApp: true, start: .afterSeq(0)))
-            defer { zipped.cancel(); clear.cancel() }
+            defer {
+                zipped.cancel()
+                clear.cancel()
+            }
             let alice = try cast.user("alice")
             for round in 0..<20 {
-                try alice.updateGroup(UpdateGroupRequest(guid: "g", description: "round \(round) of a long description that repeats"))
+                try alice.updateGroup(
+                    UpdateGroupRequest(guid: "g", description: "round \(round) of a long description that repeats"))
             }
             let head = try alice.kick("g", "carol").seq
             #expect(zipped.waitForSeq(head) && clear.waitForSeq(head))

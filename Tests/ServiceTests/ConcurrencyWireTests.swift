@@ -17,7 +17,11 @@ extension EndToEnd {
             let app = try server.client()
             for uid in users { try app.createUser(uid) }
             for (index, guid) in groups.enumerated() {
-                try app.createGroup(guid, owner: users[index], members: [(users[index + 3], .admin), (users[index + 6], .moderator), (users[index + 9], .participant)])
+                try app.createGroup(
+                    guid, owner: users[index],
+                    members: [
+                        (users[index + 3], .admin), (users[index + 6], .moderator), (users[index + 9], .participant),
+                    ])
             }
             return (server, app)
         }
@@ -35,14 +39,17 @@ extension EndToEnd {
         func replayEqualsState() throws {
             let (server, app) = try Self.setUp()
             defer { server.tearDown() }
-            let load = WriteLoad(threads: 6, groups: Self.groups, users: Self.users, seed: 0xC0FFEE) { try server.connect() }
+            let load = WriteLoad(threads: 6, groups: Self.groups, users: Self.users, seed: 0xC0FFEE) {
+                try server.connect()
+            }
             load.start()
             let enough = waitUntil(timeoutMs: 30_000) { load.callCount >= 2_000 }
             try load.stop()
             #expect(enough, "only \(load.callCount) calls in 30 s")
             let acks = load.acks
             #expect(acks.count > 400, "most calls should succeed; failures: \(load.failures)")
-            #expect(load.failures["NOT_AN_RPC_ERROR"] == nil && load.failures["ERR_INTERNAL"] == nil, "\(load.failures)")
+            #expect(
+                load.failures["NOT_AN_RPC_ERROR"] == nil && load.failures["ERR_INTERNAL"] == nil, "\(load.failures)")
 
             let head = try app.markHead(owner: "u0")
             let log = try app.replayLog(through: head)
@@ -53,8 +60,12 @@ extension EndToEnd {
             // Every change bumps its group's version: along the log, each group's versions rise.
             var versions: [String: UInt64] = [:]
             for action in log {
-                let guid = action.actionFor?.guid ?? "", version = action.actionFor?.version ?? 0
-                #expect(version > versions[guid, default: 0], "seq \(action.seq) \(action.action) of \(guid) has version \(version) after \(versions[guid, default: 0])")
+                let guid = action.actionFor?.guid ?? ""
+                let version = action.actionFor?.version ?? 0
+                #expect(
+                    version > versions[guid, default: 0],
+                    "seq \(action.seq) \(action.action) of \(guid) has version \(version) after \(versions[guid, default: 0])"
+                )
                 versions[guid] = version
             }
 
@@ -63,16 +74,23 @@ extension EndToEnd {
             for ack in acks {
                 for (seq, kind) in ack.actions {
                     let action = bySeq[seq]
-                    #expect(action?.action == kind && action?.actionFor?.guid == ack.guid, "\(ack): the log has \(String(describing: action?.action))")
+                    #expect(
+                        action?.action == kind && action?.actionFor?.guid == ack.guid,
+                        "\(ack): the log has \(String(describing: action?.action))")
                 }
             }
             for guid in Self.groups {
                 let state = try Self.apiState(app, guid)
-                #expect(state == model.groups[guid], "\(guid): the API shows \(String(describing: state)), the log says \(String(describing: model.groups[guid]))")
+                #expect(
+                    state == model.groups[guid],
+                    "\(guid): the API shows \(String(describing: state)), the log says \(String(describing: model.groups[guid]))"
+                )
                 let broken = WireInvariants.violations(app, guid: guid)
                 #expect(broken.isEmpty, "\(broken)")
             }
-            print("concurrency: \(load.callCount) calls, \(acks.count) acknowledged, \(log.count) actions; failures \(load.failures.sorted { $0.key < $1.key })")
+            print(
+                "concurrency: \(load.callCount) calls, \(acks.count) acknowledged, \(log.count) actions; failures \(load.failures.sorted { $0.key < $1.key })"
+            )
         }
     }
 }

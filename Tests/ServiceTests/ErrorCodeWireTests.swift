@@ -1,10 +1,10 @@
+internal import Glibc
 import ModerationMessages
 import RPCCore
 import RPCPosix
 import ServerApp
 import TestSupport
 import Testing
-internal import Glibc
 
 extension EndToEnd {
     /// Every error code of SERVICE.md provoked on purpose over the wire: the exact gRPC status, the
@@ -67,7 +67,10 @@ extension EndToEnd {
         /// The error of a call made to fail with `code`.
         static func provoked(_ code: String, _ cast: Cast) throws -> RPCError? {
             let app = cast.app
-            let owner = try cast.user("owner"), alice = try cast.user("alice"), carol = try cast.user("carol"), dave = try cast.user("dave")
+            let owner = try cast.user("owner")
+            let alice = try cast.user("alice")
+            let carol = try cast.user("carol")
+            let dave = try cast.user("dave")
             switch code {
             case "ERR_GROUP_NOT_FOUND": return failure { try dave.getGroup("missing") }
             case "ERR_UID_NOT_FOUND": return failure { try owner.kick("g", "ghost") }
@@ -102,7 +105,9 @@ extension EndToEnd {
             case "ERR_INVALID_ARGUMENT": return failure { try owner.kick("g", "Not Valid!") }
             case "ERR_VERSION_CONFLICT":
                 let version = try app.getGroup("g").version
-                return failure { try owner.updateGroup(UpdateGroupRequest(guid: "g", name: "Renamed", ifVersion: version + 7)) }
+                return failure {
+                    try owner.updateGroup(UpdateGroupRequest(guid: "g", name: "Renamed", ifVersion: version + 7))
+                }
             case "ERR_CURSOR_EXPIRED":
                 // Age every action past the retention, record a fresh one, prune: seq 1 is gone.
                 cast.server.clock.advance(by: Self.retentionMs * 2)
@@ -110,7 +115,8 @@ extension EndToEnd {
                 let report = try cast.server.runMaintenance()
                 #expect(report.prunedActions > 0)
                 // ListGroupActions refuses the same expired cursor, and accepts the fresh part.
-                expectFailure(failure { try owner.actions("g", afterSeq: 1) }, .outOfRange, "ERR_CURSOR_EXPIRED", mentions: "g")
+                expectFailure(
+                    failure { try owner.actions("g", afterSeq: 1) }, .outOfRange, "ERR_CURSOR_EXPIRED", mentions: "g")
                 #expect(try owner.actions("g", afterSeq: fresh - 1).actions.map(\.seq) == [fresh])
                 let live = owner.subscribe(after: fresh - 1)
                 defer { live.cancel() }
@@ -137,7 +143,8 @@ extension EndToEnd {
             for line in text.split(separator: "\n").map({ $0.drop { $0 == " " } }) {
                 if line.hasPrefix("// "), let colon = line.firstIndex(of: ":") {
                     lastStatus = String(line[line.index(line.startIndex, offsetBy: 3)..<colon])
-                } else if line.hasPrefix("ERR_"), let name = line.split(separator: " ").first, name != "ERR_UNSPECIFIED" {
+                } else if line.hasPrefix("ERR_"), let name = line.split(separator: " ").first, name != "ERR_UNSPECIFIED"
+                {
                     fromProto[String(name)] = lastStatus
                 }
             }
@@ -145,7 +152,9 @@ extension EndToEnd {
             let skipped: Set<String> = ["ERR_INTERNAL"]
             #expect(Set(Self.table.map(\.code)) == Set(fromProto.keys).subtracting(skipped))
             for row in Self.table {
-                #expect(fromProto[row.code] == row.status.name, "\(row.code): table \(row.status.name), errors.proto \(fromProto[row.code] ?? "none")")
+                #expect(
+                    fromProto[row.code] == row.status.name,
+                    "\(row.code): table \(row.status.name), errors.proto \(fromProto[row.code] ?? "none")")
             }
             #expect(fromProto["ERR_RATE_LIMITED"] == "RESOURCE_EXHAUSTED" && fromProto["ERR_INTERNAL"] == "INTERNAL")
         }

@@ -20,34 +20,43 @@ extension EndToEnd {
             let wholeApp = cast.app.subscribe(after: start)
             let groupStream = cast.app.subscribe(SubscribeRequest(guids: ["g"], start: .afterSeq(start)))
             defer { for stream in Array(streams.values) + [wholeApp, groupStream] { stream.cancel() } }
-            let owner = try cast.user("owner"), alice = try cast.user("alice"), bob = try cast.user("bob")
-            let carol = try cast.user("carol"), dave = try cast.user("dave")
+            let owner = try cast.user("owner")
+            let alice = try cast.user("alice")
+            let bob = try cast.user("bob")
+            let carol = try cast.user("carol")
+            let dave = try cast.user("dave")
 
-            try alice.updateGroup(UpdateGroupRequest(guid: "g", name: "The G"))            // updated
-            try owner.changeScope("g", "carol", to: .moderator)                           // scopeChanged
-            try alice.addMembers("g", [("dave", .participant)])                           // added
-            try bob.kick("g", "dave")                                                     // kicked
-            try dave.join("g")                                                            // joined
-            try dave.leave("g")                                                           // left
-            try alice.ban("g", "dave", reason: "pre-emptive")                             // banned (not a member)
-            try alice.unban("g", "dave")                                                  // unbanned
-            try owner.transfer("g", to: "alice")                                          // ownershipTransferred
+            try alice.updateGroup(UpdateGroupRequest(guid: "g", name: "The G")) // updated
+            try owner.changeScope("g", "carol", to: .moderator) // scopeChanged
+            try alice.addMembers("g", [("dave", .participant)]) // added
+            try bob.kick("g", "dave") // kicked
+            try dave.join("g") // joined
+            try dave.leave("g") // left
+            try alice.ban("g", "dave", reason: "pre-emptive") // banned (not a member)
+            try alice.unban("g", "dave") // unbanned
+            try owner.transfer("g", to: "alice") // ownershipTransferred
             try cast.app.createGroup("h", owner: "dave", members: [("carol", .participant)]) // created, added
-            try alice.kick("g", "carol")                                                  // carol leaves g's audience
+            try alice.kick("g", "carol") // carol leaves g's audience
             try alice.updateGroup(UpdateGroupRequest(guid: "g", description: "after carol")) // carol must not get this
-            try carol.leave("h")                                                          // left h
-            let last = try dave.deleteGroup("h").seq                                      // deleted
+            try carol.leave("h") // left h
+            let last = try dave.deleteGroup("h").seq // deleted
 
             let log = try cast.app.replayLog(after: 0, through: last)
             let kinds = Set(log.filter { $0.seq > start }.map(\.action))
-            #expect(kinds == [.updated, .scopeChanged, .added, .kicked, .joined, .left, .banned, .unbanned, .ownershipTransferred, .created, .deleted])
+            #expect(
+                kinds == [
+                    .updated, .scopeChanged, .added, .kicked, .joined, .left, .banned, .unbanned, .ownershipTransferred,
+                    .created, .deleted,
+                ])
 
             // What each subscription must have received, from the log and the membership it implies.
             var model = LogModel()
             var expected: [String: [UInt64]] = [:]
             for action in log {
                 if action.seq > start {
-                    for uid in everyone where model.delivers(action, to: uid) { expected[uid, default: []].append(action.seq) }
+                    for uid in everyone where model.delivers(action, to: uid) {
+                        expected[uid, default: []].append(action.seq)
+                    }
                 }
                 model.apply(action)
             }
@@ -64,26 +73,40 @@ extension EndToEnd {
 
             // The facts the model encodes, spelled out.
             let daveGot = try #require(streams["dave"]).actions
-            #expect(daveGot.contains { $0.action == .kicked && $0.actionOn?.uid == "dave" }, "the kicked user gets their own kick")
-            #expect(daveGot.contains { $0.action == .banned && $0.actionOn?.uid == "dave" }, "the banned user gets their own ban")
-            #expect(!daveGot.contains { $0.action == .scopeChanged }, "dave was not a member when carol's scope changed")
+            #expect(
+                daveGot.contains { $0.action == .kicked && $0.actionOn?.uid == "dave" },
+                "the kicked user gets their own kick")
+            #expect(
+                daveGot.contains { $0.action == .banned && $0.actionOn?.uid == "dave" },
+                "the banned user gets their own ban")
+            #expect(
+                !daveGot.contains { $0.action == .scopeChanged }, "dave was not a member when carol's scope changed")
             #expect(!daveGot.contains { $0.action == .ownershipTransferred }, "nor when ownership moved")
             let carolGot = try #require(streams["carol"]).actions
             #expect(carolGot.contains { $0.action == .kicked && $0.actionOn?.uid == "carol" })
-            #expect(!carolGot.contains { $0.action == .updated && $0.actionFor?.description == "after carol" },
-                    "a kicked user no longer gets the group's events")
-            #expect(!carolGot.contains { $0.action == .created && $0.actionFor?.guid == "h" }, "h's creation precedes carol's membership")
-            #expect(carolGot.contains { $0.action == .added && $0.actionFor?.guid == "h" && $0.actionOn?.uid == "carol" }, "carol was added to h at its creation")
+            #expect(
+                !carolGot.contains { $0.action == .updated && $0.actionFor?.description == "after carol" },
+                "a kicked user no longer gets the group's events")
+            #expect(
+                !carolGot.contains { $0.action == .created && $0.actionFor?.guid == "h" },
+                "h's creation precedes carol's membership")
+            #expect(
+                carolGot.contains { $0.action == .added && $0.actionFor?.guid == "h" && $0.actionOn?.uid == "carol" },
+                "carol was added to h at its creation")
             #expect(carolGot.contains { $0.action == .deleted } == false, "carol had left h before it was deleted")
-            #expect(try #require(streams["bob"]).actions.contains { $0.action == .joined && $0.actionOn?.uid == "dave" })
-            #expect(!(try #require(streams["bob"]).actions.contains { $0.actionFor?.guid == "h" }), "bob has nothing to do with h")
+            #expect(
+                try #require(streams["bob"]).actions.contains { $0.action == .joined && $0.actionOn?.uid == "dave" })
+            #expect(
+                !(try #require(streams["bob"]).actions.contains { $0.actionFor?.guid == "h" }),
+                "bob has nothing to do with h")
         }
 
         @Test("a user subscription follows joins and leaves: nothing of a group while outside it")
         func followsMembership() throws {
             let cast = try Cast()
             defer { cast.tearDown() }
-            let dave = try cast.user("dave"), alice = try cast.user("alice")
+            let dave = try cast.user("dave")
+            let alice = try cast.user("alice")
             let stream = dave.subscribe(after: cast.headSeq)
             defer { stream.cancel() }
             try alice.updateGroup(UpdateGroupRequest(guid: "g", description: "before"))
@@ -96,7 +119,8 @@ extension EndToEnd {
             #expect(stream.waitForSeq(last))
             let got = stream.actions
             #expect(got.map(\.action) == [.joined, .updated, .left, .joined, .kicked])
-            #expect(got.map(\.seq).first == joined && got.map(\.seq).contains(left) && got.map(\.seq).contains(rejoined))
+            #expect(
+                got.map(\.seq).first == joined && got.map(\.seq).contains(left) && got.map(\.seq).contains(rejoined))
             #expect(got.first { $0.action == .updated }?.actionFor?.version == inside)
         }
 
@@ -105,7 +129,8 @@ extension EndToEnd {
             let cast = try Cast()
             defer { cast.tearDown() }
             try cast.app.createGroup("priv", type: .private, owner: "owner")
-            let dave = try cast.user("dave"), carol = try cast.user("carol")
+            let dave = try cast.user("dave")
+            let carol = try cast.user("carol")
             func refusal(_ client: ModerationWireClient, _ guids: [String]) throws -> RPCError? {
                 try client.subscribe(SubscribeRequest(guids: guids, start: .afterSeq(cast.headSeq))).waitForEnd()
             }
@@ -120,7 +145,8 @@ extension EndToEnd {
             try cast.user("owner").kick("g", "bob")
             let last = try cast.user("alice").updateGroup(UpdateGroupRequest(guid: "g", name: "G")).version
             #expect(stream.waitForCount(2))
-            #expect(stream.actions.map(\.action) == [.kicked, .updated] && stream.actions.last?.actionFor?.version == last)
+            #expect(
+                stream.actions.map(\.action) == [.kicked, .updated] && stream.actions.last?.actionFor?.version == last)
             #expect(!stream.hasEnded)
         }
 
@@ -129,32 +155,50 @@ extension EndToEnd {
             let cast = try Cast()
             defer { cast.tearDown() }
             let carol = try cast.user("carol")
-            expectFailure(try carol.subscribe(SubscribeRequest(wholeApp: true)).waitForEnd(), .permissionDenied, "ERR_PERMISSION_DENIED", mentions: "carol")
-            expectFailure(try carol.subscribe(SubscribeRequest(userUID: "bob")).waitForEnd(), .permissionDenied, "ERR_PERMISSION_DENIED", mentions: "bob")
-            expectFailure(try cast.app.subscribe(SubscribeRequest(userUID: "ghost")).waitForEnd(), .notFound, "ERR_UID_NOT_FOUND", mentions: "ghost")
-            expectFailure(try cast.app.subscribe(SubscribeRequest(userUID: "carol", wholeApp: true)).waitForEnd(), .invalidArgument, "ERR_INVALID_ARGUMENT")
-            expectFailure(try cast.app.subscribe(SubscribeRequest()).waitForEnd(), .invalidArgument, "ERR_INVALID_ARGUMENT")
+            expectFailure(
+                try carol.subscribe(SubscribeRequest(wholeApp: true)).waitForEnd(), .permissionDenied,
+                "ERR_PERMISSION_DENIED", mentions: "carol")
+            expectFailure(
+                try carol.subscribe(SubscribeRequest(userUID: "bob")).waitForEnd(), .permissionDenied,
+                "ERR_PERMISSION_DENIED", mentions: "bob")
+            expectFailure(
+                try cast.app.subscribe(SubscribeRequest(userUID: "ghost")).waitForEnd(), .notFound, "ERR_UID_NOT_FOUND",
+                mentions: "ghost")
+            expectFailure(
+                try cast.app.subscribe(SubscribeRequest(userUID: "carol", wholeApp: true)).waitForEnd(),
+                .invalidArgument, "ERR_INVALID_ARGUMENT")
+            expectFailure(
+                try cast.app.subscribe(SubscribeRequest()).waitForEnd(), .invalidArgument, "ERR_INVALID_ARGUMENT")
 
             // The app may follow any user; it gets what that user would.
             let forCarol = cast.app.subscribe(SubscribeRequest(userUID: "carol", start: .afterSeq(cast.headSeq)))
             let asCarol = carol.subscribe(SubscribeRequest(userUID: "carol", start: .afterSeq(cast.headSeq)))
-            defer { forCarol.cancel(); asCarol.cancel() }
+            defer {
+                forCarol.cancel()
+                asCarol.cancel()
+            }
             try cast.app.createGroup("elsewhere", owner: "dave")
             let last = try cast.user("bob").kick("g", "carol").seq
             #expect(forCarol.waitForSeq(last) && asCarol.waitForSeq(last))
             #expect(forCarol.seqs == [last] && asCarol.seqs == [last])
         }
 
-        @Test("kind filters deliver only the kinds asked for", arguments: [
-            [ActionType.kicked], [.banned, .unbanned], [.joined, .left, .added],
-        ])
+        @Test(
+            "kind filters deliver only the kinds asked for",
+            arguments: [
+                [ActionType.kicked], [.banned, .unbanned], [.joined, .left, .added],
+            ])
         func kindFilter(_ kinds: [ActionType]) throws {
             let cast = try Cast()
             defer { cast.tearDown() }
-            let alice = try cast.user("alice"), dave = try cast.user("dave")
+            let alice = try cast.user("alice")
+            let dave = try cast.user("dave")
             let filtered = cast.app.subscribe(after: cast.headSeq, kinds: kinds)
             let asMember = try cast.user("bob").subscribe(after: cast.headSeq, kinds: kinds)
-            defer { filtered.cancel(); asMember.cancel() }
+            defer {
+                filtered.cancel()
+                asMember.cancel()
+            }
             try dave.join("g")
             try alice.kick("g", "dave")
             try alice.ban("g", "dave")
@@ -170,19 +214,25 @@ extension EndToEnd {
             #expect(filtered.seqs == want && asMember.seqs == want)
         }
 
-        @Test("a ban that expires: reads stop applying it at once; the sweeper's unbanned (reason expired, by @app) reaches the user")
+        @Test(
+            "a ban that expires: reads stop applying it at once; the sweeper's unbanned (reason expired, by @app) reaches the user"
+        )
         func expiredBan() throws {
             let cast = try Cast()
             defer { cast.tearDown() }
-            let carol = try cast.user("carol"), alice = try cast.user("alice")
+            let carol = try cast.user("carol")
+            let alice = try cast.user("alice")
             let stream = carol.subscribe(after: cast.headSeq)
             defer { stream.cancel() }
             let banned = try alice.ban("g", "carol", reason: "cool off", durationMs: 60_000)
             let ban = try #require(banned.ban)
             #expect(ban.expiresAt == ban.bannedAt + 60_000 && banned.action?.expiresAt == ban.expiresAt)
-            expectFailure(failure { try carol.join("g") }, .permissionDenied, "ERR_BANNED_GROUPMEMBER", mentions: "carol")
+            expectFailure(
+                failure { try carol.join("g") }, .permissionDenied, "ERR_BANNED_GROUPMEMBER", mentions: "carol")
             cast.server.clock.advance(by: 61_000)
-            #expect(try alice.memberState("g", "carol").isBanned == false, "an expired ban stops applying on reads, before the sweeper runs")
+            #expect(
+                try alice.memberState("g", "carol").isBanned == false,
+                "an expired ban stops applying on reads, before the sweeper runs")
             #expect(try alice.banned("g").bannedMembers.isEmpty)
             #expect(try cast.server.runMaintenance().expiredBans == 1)
             let expired = try #require(try cast.app.actions("g", kinds: [.unbanned]).actions.last)

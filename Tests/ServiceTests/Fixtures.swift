@@ -19,7 +19,8 @@ struct Cast {
         server = try ModerationTestServer(configure: configure)
         app = try server.client()
         for uid in Self.users { try app.createUser(uid, name: uid.prefix(1).uppercased() + uid.dropFirst()) }
-        let created = try app.createGroup("g", owner: "owner", members: [("alice", .admin), ("bob", .moderator), ("carol", .participant)])
+        let created = try app.createGroup(
+            "g", owner: "owner", members: [("alice", .admin), ("bob", .moderator), ("carol", .participant)])
         headSeq = created.results.values.map(\.seq).max() ?? 0
     }
 
@@ -47,10 +48,13 @@ func expectFailure(
         Issue.record("expected \(status) \(errorCode), but the call succeeded", sourceLocation: sourceLocation)
         return
     }
-    #expect(error.code == status && error.errorCode == errorCode, "expected \(status) \(errorCode), got \(error)",
-            sourceLocation: sourceLocation)
+    #expect(
+        error.code == status && error.errorCode == errorCode, "expected \(status) \(errorCode), got \(error)",
+        sourceLocation: sourceLocation)
     if let mentions {
-        #expect(error.message.contains(mentions), "message \"\(error.message)\" does not name \(mentions)", sourceLocation: sourceLocation)
+        #expect(
+            error.message.contains(mentions), "message \"\(error.message)\" does not name \(mentions)",
+            sourceLocation: sourceLocation)
     }
 }
 

@@ -20,7 +20,10 @@ extension EndToEnd {
             /// Whether the first call records an action.
             let recordsAction: Bool
 
-            init<Request, Response>(_ name: String, as actor: String, _ method: ProtoMethod<Request, Response>, _ request: Request, recordsAction: Bool = true) {
+            init<Request, Response>(
+                _ name: String, as actor: String, _ method: ProtoMethod<Request, Response>, _ request: Request,
+                recordsAction: Bool = true
+            ) {
                 self.name = name
                 self.actor = actor
                 path = method.path
@@ -32,27 +35,50 @@ extension EndToEnd {
         }
 
         static let mutations: [Mutation] = [
-            Mutation("KickMember", as: "alice", ModerationMethods.kickMember, KickMemberRequest(guid: "g", uid: "carol")),
-            Mutation("BanMember", as: "alice", ModerationMethods.banMember, BanMemberRequest(guid: "g", uid: "carol", reason: "spam", durationMs: 3_600_000)),
-            Mutation("UnbanMember", as: "owner", ModerationMethods.unbanMember, UnbanMemberRequest(guid: "g", uid: "eve")),
+            Mutation(
+                "KickMember", as: "alice", ModerationMethods.kickMember, KickMemberRequest(guid: "g", uid: "carol")),
+            Mutation(
+                "BanMember", as: "alice", ModerationMethods.banMember,
+                BanMemberRequest(guid: "g", uid: "carol", reason: "spam", durationMs: 3_600_000)),
+            Mutation(
+                "UnbanMember", as: "owner", ModerationMethods.unbanMember, UnbanMemberRequest(guid: "g", uid: "eve")),
             Mutation("JoinGroup", as: "dave", ModerationMethods.joinGroup, JoinGroupRequest(guid: "g")),
             Mutation("LeaveGroup", as: "carol", ModerationMethods.leaveGroup, LeaveGroupRequest(guid: "g")),
-            Mutation("ChangeMemberScope", as: "owner", ModerationMethods.changeMemberScope, ChangeMemberScopeRequest(guid: "g", uid: "carol", scope: .moderator)),
-            Mutation("TransferOwnership", as: "owner", ModerationMethods.transferOwnership, TransferOwnershipRequest(guid: "g", uid: "alice")),
-            Mutation("AddMembers", as: "bob", ModerationMethods.addMembers, AddMembersRequest(guid: "g", members: [MemberToAdd(uid: "dave", scope: .participant)])),
-            Mutation("BulkBanMembers", as: "alice", ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: "g", uids: ["carol", "dave"])),
-            Mutation("UpdateGroup", as: "alice", ModerationMethods.updateGroup, UpdateGroupRequest(guid: "g", description: "retried")),
-            Mutation("CreateGroup", as: "dave", ModerationMethods.createGroup, CreateGroupRequest(guid: "h", name: "H", type: .public)),
+            Mutation(
+                "ChangeMemberScope", as: "owner", ModerationMethods.changeMemberScope,
+                ChangeMemberScopeRequest(guid: "g", uid: "carol", scope: .moderator)),
+            Mutation(
+                "TransferOwnership", as: "owner", ModerationMethods.transferOwnership,
+                TransferOwnershipRequest(guid: "g", uid: "alice")),
+            Mutation(
+                "AddMembers", as: "bob", ModerationMethods.addMembers,
+                AddMembersRequest(guid: "g", members: [MemberToAdd(uid: "dave", scope: .participant)])),
+            Mutation(
+                "BulkBanMembers", as: "alice", ModerationMethods.bulkBanMembers,
+                BulkBanMembersRequest(guid: "g", uids: ["carol", "dave"])),
+            Mutation(
+                "UpdateGroup", as: "alice", ModerationMethods.updateGroup,
+                UpdateGroupRequest(guid: "g", description: "retried")),
+            Mutation(
+                "CreateGroup", as: "dave", ModerationMethods.createGroup,
+                CreateGroupRequest(guid: "h", name: "H", type: .public)),
             Mutation("DeleteGroup", as: "owner", ModerationMethods.deleteGroup, DeleteGroupRequest(guid: "g")),
-            Mutation("CreateUser", as: "", ModerationMethods.createUser, CreateUserRequest(uid: "frank", name: "Frank"), recordsAction: false),
+            Mutation(
+                "CreateUser", as: "", ModerationMethods.createUser, CreateUserRequest(uid: "frank", name: "Frank"),
+                recordsAction: false),
             // A call that fails: the retry answers the same failure, even once it would succeed.
-            Mutation("KickMember refused", as: "alice", ModerationMethods.kickMember, KickMemberRequest(guid: "g", uid: "dave"), recordsAction: false),
+            Mutation(
+                "KickMember refused", as: "alice", ModerationMethods.kickMember,
+                KickMemberRequest(guid: "g", uid: "dave"), recordsAction: false),
         ]
 
         /// The whole REPLY payload (status and response) of `mutation` made with `key` as stream
         /// `streamID` on a raw connection.
-        static func reply(_ mutation: Mutation, key: String, on connection: RawConnection, streamID: UInt32) throws -> [UInt8] {
-            let header = CallHeader(method: mutation.path, timeoutMs: 10_000, onBehalfOf: mutation.actor, idempotencyKey: key)
+        static func reply(_ mutation: Mutation, key: String, on connection: RawConnection, streamID: UInt32) throws
+            -> [UInt8]
+        {
+            let header = CallHeader(
+                method: mutation.path, timeoutMs: 10_000, onBehalfOf: mutation.actor, idempotencyKey: key)
             let frame = Frames.call(streamID: streamID, headerBytes: header.serializedBytes(), body: mutation.body)
             return try connection.roundTrip(frame, streamID: streamID).payload
         }
@@ -74,7 +100,9 @@ extension EndToEnd {
             let first = try Self.reply(mutation, key: key, on: connection, streamID: 1)
             let afterFirst = try cast.app.markHead(owner: "owner")
             #expect(afterFirst - before > 1 || !mutation.recordsAction, "the first call recorded an action")
-            #expect(Self.isOK(first) == (mutation.name != "KickMember refused"), "the first call's status: \(first.prefix(64))")
+            #expect(
+                Self.isOK(first) == (mutation.name != "KickMember refused"),
+                "the first call's status: \(first.prefix(64))")
 
             // Let the state move on so that running the call again would give another answer.
             if mutation.name == "KickMember refused" { try cast.user("dave").join("g") }
@@ -83,8 +111,10 @@ extension EndToEnd {
             let again = try Self.reply(mutation, key: key, on: connection, streamID: 3)
             #expect(again == first, "the retry's REPLY payload differs from the first")
             let afterRetry = try cast.app.markHead(owner: "owner")
-            #expect(afterRetry - afterFirst == 1 + (["KickMember refused", "KickMember", "LeaveGroup"].contains(mutation.name) ? 1 : 0),
-                    "the retry recorded an action")
+            #expect(
+                afterRetry - afterFirst == 1
+                    + (["KickMember refused", "KickMember", "LeaveGroup"].contains(mutation.name) ? 1 : 0),
+                "the retry recorded an action")
 
             // A clean restart on the same data: the key is remembered.
             cast.server.stop()
@@ -102,7 +132,8 @@ extension EndToEnd {
         func keyScope() throws {
             let cast = try Cast()
             defer { cast.tearDown() }
-            let alice = try cast.user("alice").withKey("shared-key"), bob = try cast.user("bob").withKey("shared-key")
+            let alice = try cast.user("alice").withKey("shared-key")
+            let bob = try cast.user("bob").withKey("shared-key")
             let kicked = try alice.kick("g", "carol")
             #expect(kicked.idempotencyKey == "shared-key")
             #expect(try cast.app.actions("g", afterSeq: kicked.seq - 1).actions.first?.idempotencyKey == "shared-key")

@@ -1,9 +1,9 @@
+internal import Glibc
 import ModerationMessages
 import RPCCore
 import RPCPosix
 import TestSupport
 import Testing
-internal import Glibc
 
 extension EndToEnd {
     /// The real `moderation-server` executable killed with SIGKILL in the middle of a write load,
@@ -22,7 +22,10 @@ extension EndToEnd {
         func killAndRestart() throws {
             let directory = TemporaryDirectory(prefix: "moderation-kill")
             defer { directory.remove() }
-            let arguments = ["--data-dir", directory.path + "/data", "--api-key", "\(TestApp.one.rawValue):\(TestApp.one.apiKey)", "--log-level", "warning"]
+            let arguments = [
+                "--data-dir", directory.path + "/data", "--api-key", "\(TestApp.one.rawValue):\(TestApp.one.apiKey)",
+                "--log-level", "warning",
+            ]
             let logPath = directory.path + "/server.log"
             @Sendable func connect(_ port: UInt16) throws -> ClientConnection {
                 var options = ClientOptions(port: port, apiKey: TestApp.one.apiKey)
@@ -35,20 +38,27 @@ extension EndToEnd {
             var app = ModerationWireClient(connection: connection, actor: "")
             for uid in Self.users { try app.createUser(uid) }
             for (index, guid) in Self.groups.enumerated() {
-                try app.createGroup(guid, owner: Self.users[index], members: [(Self.users[index + 4], .admin), (Self.users[index + 8], .participant)])
+                try app.createGroup(
+                    guid, owner: Self.users[index],
+                    members: [(Self.users[index + 4], .admin), (Self.users[index + 8], .participant)])
             }
             var acknowledged: [WriteLoad.Ack] = []
             for round in 1...Self.kills {
                 let port = server.port
-                let load = WriteLoad(threads: 4, groups: Self.groups, users: Self.users, seed: UInt64(round) * 7919, creates: true) {
+                let load = WriteLoad(
+                    threads: 4, groups: Self.groups, users: Self.users, seed: UInt64(round) * 7919, creates: true
+                ) {
                     try connect(port)
                 }
                 load.start()
                 let loaded = waitUntil(timeoutMs: 30_000) { load.acks.count >= 250 }
                 let status = try server.kill(SIGKILL)
                 #expect(loaded, "round \(round): only \(load.acks.count) acknowledged writes before the kill")
-                #expect(status & 0x7F == SIGKILL, "round \(round): the server ended with wait status \(status), not by SIGKILL")
-                #expect(waitUntil(timeoutMs: 15_000) { load.isFinished }, "the load's calls fail once the server is gone")
+                #expect(
+                    status & 0x7F == SIGKILL,
+                    "round \(round): the server ended with wait status \(status), not by SIGKILL")
+                #expect(
+                    waitUntil(timeoutMs: 15_000) { load.isFinished }, "the load's calls fail once the server is gone")
                 try load.stop()
                 acknowledged += load.acks
                 connection.close()
@@ -57,7 +67,9 @@ extension EndToEnd {
                 connection = try connect(server.port)
                 app = ModerationWireClient(connection: connection, actor: "")
                 let report = try Self.check(app, acknowledged: acknowledged)
-                print("durability round \(round): \(load.callCount) calls, \(load.acks.count) acknowledged before SIGKILL; after restart \(report)")
+                print(
+                    "durability round \(round): \(load.callCount) calls, \(load.acks.count) acknowledged before SIGKILL; after restart \(report)"
+                )
             }
             connection.close()
             try server.kill(SIGTERM)
@@ -76,22 +88,28 @@ extension EndToEnd {
             var bySeq: [UInt64: Action] = [:]
             for guid in model.groups.keys {
                 let actions = try app.allActions(guid)
-                #expect(actions == log.filter { $0.actionFor?.guid == guid }, "\(guid): ListGroupActions disagrees with the whole log")
+                #expect(
+                    actions == log.filter { $0.actionFor?.guid == guid },
+                    "\(guid): ListGroupActions disagrees with the whole log")
                 for action in actions { bySeq[action.seq] = action }
             }
             var checked = 0
             for ack in acknowledged {
                 for (seq, kind) in ack.actions {
                     let action = bySeq[seq]
-                    #expect(action?.action == kind && action?.actionFor?.guid == ack.guid && action?.actionOn?.uid == ack.uid,
-                            "acknowledged \(ack) is missing: the log has \(String(describing: action?.action)) at \(seq)")
+                    #expect(
+                        action?.action == kind && action?.actionFor?.guid == ack.guid
+                            && action?.actionOn?.uid == ack.uid,
+                        "acknowledged \(ack) is missing: the log has \(String(describing: action?.action)) at \(seq)")
                     checked += 1
                 }
                 switch ack.operation {
                 case "createUser":
                     #expect(failure { try app.getUser(ack.uid) } == nil, "acknowledged user \(ack.uid) is missing")
                 case "createGroup":
-                    #expect(log.contains { $0.action == .created && $0.actionFor?.guid == ack.guid }, "acknowledged group \(ack.guid) has no created action")
+                    #expect(
+                        log.contains { $0.action == .created && $0.actionFor?.guid == ack.guid },
+                        "acknowledged group \(ack.guid) has no created action")
                     #expect(model.groups[ack.guid] != nil, "acknowledged group \(ack.guid) is missing")
                 default:
                     break

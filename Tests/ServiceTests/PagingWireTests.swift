@@ -30,7 +30,8 @@ extension EndToEnd {
         func membersUnderChurn() throws {
             let cast = try Self.populated(members: 80, bans: 0)
             defer { cast.tearDown() }
-            let app = cast.app, owner = try cast.user("owner")
+            let app = cast.app
+            let owner = try cast.user("owner")
             for index in 0..<30 { try app.createUser("late\(index)") }
             let initial = try app.allMembers("g").map(\.uid)
             #expect(initial.count == 84)
@@ -51,7 +52,9 @@ extension EndToEnd {
                     removed.insert(seenVictim)
                 }
                 let seenUIDs = Set(seen.map(\.uid))
-                if let unseenVictim = initial.last(where: { $0.hasPrefix("m") && !seenUIDs.contains($0) && !removed.contains($0) }) {
+                if let unseenVictim = initial.last(where: {
+                    $0.hasPrefix("m") && !seenUIDs.contains($0) && !removed.contains($0)
+                }) {
                     try owner.ban("g", unseenVictim)
                     removed.insert(unseenVictim)
                 }
@@ -64,7 +67,9 @@ extension EndToEnd {
             let rows = seen.map { "\($0.uid)@\($0.joinedAt)" }
             #expect(Set(rows).count == rows.count, "no row repeats: \(rows)")
             for uid in initial where !removed.contains(uid) {
-                #expect(seen.filter { $0.uid == uid }.count == 1, "\(uid) was a member throughout but appears \(seen.filter { $0.uid == uid }.count) times")
+                #expect(
+                    seen.filter { $0.uid == uid }.count == 1,
+                    "\(uid) was a member throughout but appears \(seen.filter { $0.uid == uid }.count) times")
             }
             let ordered = seen.sorted { ($0.joinedAt, $0.uid) < ($1.joinedAt, $1.uid) }
             #expect(seen.map(\.uid) == ordered.map(\.uid), "pages follow (joined_at, uid)")
@@ -75,7 +80,8 @@ extension EndToEnd {
         func bansUnderChurn() throws {
             let cast = try Self.populated(members: 0, bans: 90)
             defer { cast.tearDown() }
-            let app = cast.app, alice = try cast.user("alice")
+            let app = cast.app
+            let alice = try cast.user("alice")
             for index in 0..<30 { try app.createUser("new\(index)") }
             let initial = try alice.allBanned("g").map(\.uid)
             #expect(initial.count == 90)
@@ -105,7 +111,9 @@ extension EndToEnd {
             let rows = seen.map { "\($0.uid)@\($0.bannedAt)" }
             #expect(Set(rows).count == rows.count, "no row repeats")
             for uid in initial where !lifted.contains(uid) {
-                #expect(seen.filter { $0.uid == uid }.count == 1, "\(uid) was banned throughout but appears \(seen.filter { $0.uid == uid }.count) times")
+                #expect(
+                    seen.filter { $0.uid == uid }.count == 1,
+                    "\(uid) was banned throughout but appears \(seen.filter { $0.uid == uid }.count) times")
             }
             let ordered = seen.sorted { ($0.bannedAt, $1.uid) > ($1.bannedAt, $0.uid) }
             #expect(seen.map(\.uid) == ordered.map(\.uid), "pages follow (banned_at descending, uid)")
@@ -147,7 +155,9 @@ extension EndToEnd {
             case members, banned, actions
         }
 
-        @Test("limit 0 means 30, 100 is the most, 101 and garbage cursors are INVALID_ARGUMENT", arguments: ListKind.allCases)
+        @Test(
+            "limit 0 means 30, 100 is the most, 101 and garbage cursors are INVALID_ARGUMENT",
+            arguments: ListKind.allCases)
         func limitsAndCursors(_ kind: ListKind) throws {
             let cast = try Self.populated(members: 40, bans: 40)
             defer { cast.tearDown() }
@@ -171,11 +181,17 @@ extension EndToEnd {
             #expect(most.count > 30 && most.count <= 100 && most.next.isEmpty)
             expectFailure(failure { try list(limit: 101) }, .invalidArgument, "ERR_INVALID_ARGUMENT", mentions: "limit")
             for garbage in ["garbage", "!!!", String(repeating: "A", count: 300), "eyJ4IjoxfQ"] {
-                expectFailure(failure { try list(limit: 10, cursor: garbage) }, .invalidArgument, "ERR_INVALID_ARGUMENT", mentions: "cursor")
+                expectFailure(
+                    failure { try list(limit: 10, cursor: garbage) }, .invalidArgument, "ERR_INVALID_ARGUMENT",
+                    mentions: "cursor")
             }
             // A cursor of another list is not a cursor of this one.
-            let foreign = kind == .members ? try owner.banned("g", limit: 5).nextCursor : try owner.members("g", limit: 5).nextCursor
-            expectFailure(failure { try list(limit: 10, cursor: foreign) }, .invalidArgument, "ERR_INVALID_ARGUMENT", mentions: "cursor")
+            let foreign =
+                kind == .members
+                ? try owner.banned("g", limit: 5).nextCursor : try owner.members("g", limit: 5).nextCursor
+            expectFailure(
+                failure { try list(limit: 10, cursor: foreign) }, .invalidArgument, "ERR_INVALID_ARGUMENT",
+                mentions: "cursor")
         }
     }
 }

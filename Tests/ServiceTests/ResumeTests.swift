@@ -32,7 +32,9 @@ extension EndToEnd {
                 let connection = try server.connect()
                 let client = ModerationWireClient(connection: connection, actor: uid ?? "")
                 let stream = client.subscribe(after: cursor)
-                waitUntil(timeoutMs: 5_000, pollMs: 1) { stream.actions.count >= chunk || (done().map { stream.lastSeq >= $0 || cursor >= $0 } ?? false) }
+                waitUntil(timeoutMs: 5_000, pollMs: 1) {
+                    stream.actions.count >= chunk || (done().map { stream.lastSeq >= $0 || cursor >= $0 } ?? false)
+                }
                 switch disconnect {
                 case .cancel:
                     stream.cancel()
@@ -55,12 +57,16 @@ extension EndToEnd {
             return (received, sessions)
         }
 
-        @Test("disconnect mid-stream under writes, resume after the last seq: every action once, in order", arguments: Disconnect.allCases)
+        @Test(
+            "disconnect mid-stream under writes, resume after the last seq: every action once, in order",
+            arguments: Disconnect.allCases)
         func resumeUnderLoad(_ disconnect: Disconnect) throws {
             let (server, app) = try ConcurrencyWireTests.setUp()
             defer { server.tearDown() }
             let start = try app.markHead(owner: "u0")
-            let load = WriteLoad(threads: 3, groups: ConcurrencyWireTests.groups, users: ConcurrencyWireTests.users, seed: 0xFEED) {
+            let load = WriteLoad(
+                threads: 3, groups: ConcurrencyWireTests.groups, users: ConcurrencyWireTests.users, seed: 0xFEED
+            ) {
                 try server.connect()
             }
             load.start()
@@ -73,16 +79,28 @@ extension EndToEnd {
                 return last
             }
             // Two readers at once: the whole app, and one user whose groups change under the load.
-            let user = Background { Result { try Self.readInSessions(server, as: "u4", from: start, chunk: 25, disconnect: disconnect) { head.value } } }
-            let whole = try Self.readInSessions(server, as: nil, from: start, chunk: 60, disconnect: disconnect) { head.value }
+            let user = Background {
+                Result {
+                    try Self.readInSessions(server, as: "u4", from: start, chunk: 25, disconnect: disconnect) {
+                        head.value
+                    }
+                }
+            }
+            let whole = try Self.readInSessions(server, as: nil, from: start, chunk: 60, disconnect: disconnect) {
+                head.value
+            }
             let last = try stopper.wait(timeoutMs: 60_000)
             let forUser = try user.wait(timeoutMs: 60_000).get()
             #expect(last > start)
 
             let log = try app.replayLog(through: last)
             let wantAll = log.filter { $0.seq > start }.map(\.seq)
-            #expect(whole.actions.map(\.seq) == wantAll, "whole app: \(whole.actions.count) received, \(wantAll.count) in the log")
-            #expect(whole.actions == log.filter { $0.seq > start }, "the replayed and live actions are the log's, field for field")
+            #expect(
+                whole.actions.map(\.seq) == wantAll,
+                "whole app: \(whole.actions.count) received, \(wantAll.count) in the log")
+            #expect(
+                whole.actions == log.filter { $0.seq > start },
+                "the replayed and live actions are the log's, field for field")
             #expect(whole.sessions > 3, "the stream was resumed several times (\(whole.sessions) sessions)")
 
             var model = LogModel()
@@ -91,8 +109,12 @@ extension EndToEnd {
                 if action.seq > start && model.delivers(action, to: "u4") { wantUser.append(action.seq) }
                 model.apply(action)
             }
-            #expect(forUser.actions.map(\.seq) == wantUser, "u4: \(forUser.actions.count) received, \(wantUser.count) expected")
-            print("resume (\(disconnect)): \(wantAll.count) actions in \(whole.sessions) sessions (whole app), \(wantUser.count) in \(forUser.sessions) (u4)")
+            #expect(
+                forUser.actions.map(\.seq) == wantUser,
+                "u4: \(forUser.actions.count) received, \(wantUser.count) expected")
+            print(
+                "resume (\(disconnect)): \(wantAll.count) actions in \(whole.sessions) sessions (whole app), \(wantUser.count) in \(forUser.sessions) (u4)"
+            )
         }
     }
 }
@@ -102,7 +124,10 @@ extension EndToEnd.ResumeTests {
     func resumeFromEverySeq() throws {
         let cast = try Cast()
         defer { cast.tearDown() }
-        let app = cast.app, owner = try cast.user("owner"), carol = try cast.user("carol"), dave = try cast.user("dave")
+        let app = cast.app
+        let owner = try cast.user("owner")
+        let carol = try cast.user("carol")
+        let dave = try cast.user("dave")
         // A history in which dave's groups change in every way, deletions and re-creations included.
         try dave.createGroup("x")
         try carol.join("x")

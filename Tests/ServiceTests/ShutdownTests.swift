@@ -22,7 +22,7 @@ extension EndToEnd {
             // who may follow g as a member, is kicked.
             #expect(waitUntil { cast.server.subscriptionCount == 4 })
             let owner = try cast.user("owner")
-            try owner.kick("g", "bob")  // ends nothing: bob's group stream is not tied to his membership
+            try owner.kick("g", "bob") // ends nothing: bob's group stream is not tied to his membership
             try owner.changeScope("g", "carol", to: .moderator)
             let last = try owner.ban("g", "alice").action?.seq ?? 0
             #expect(whole.waitForSeq(last) && carol.waitForSeq(last) && group.waitForSeq(last))
@@ -37,8 +37,12 @@ extension EndToEnd {
             ]
             for (name, stream, resumeAt) in expected {
                 let error = try stream.waitForEnd()
-                #expect(error?.code == .unavailable && error?.errorCode == "ERR_UNAVAILABLE", "\(name): \(String(describing: error))")
-                #expect(error?.details["last_seq"] == String(resumeAt), "\(name): last_seq \(error?.details["last_seq"] ?? "none"), expected \(resumeAt)")
+                #expect(
+                    error?.code == .unavailable && error?.errorCode == "ERR_UNAVAILABLE",
+                    "\(name): \(String(describing: error))")
+                #expect(
+                    error?.details["last_seq"] == String(resumeAt),
+                    "\(name): last_seq \(error?.details["last_seq"] ?? "none"), expected \(resumeAt)")
             }
             #expect(carol.seqs.last == last, "carol got her own scope change and the group's ban")
 
@@ -53,7 +57,8 @@ extension EndToEnd {
                 case "carol": request = SubscribeRequest(userUID: "carol", start: .afterSeq(at))
                 case "group": request = SubscribeRequest(guids: ["g"], start: .afterSeq(at))
                 case "dave (sent nothing)": request = SubscribeRequest(userUID: "dave", start: .afterSeq(at))
-                case "live (sent nothing)": request = SubscribeRequest(wholeApp: true, actions: [.deleted], start: .afterSeq(at))
+                case "live (sent nothing)":
+                    request = SubscribeRequest(wholeApp: true, actions: [.deleted], start: .afterSeq(at))
                 default: request = SubscribeRequest(wholeApp: true, start: .afterSeq(at))
                 }
                 return (name, app.subscribe(request), stream.seqs)

@@ -29,9 +29,15 @@ extension EndToEnd {
                     var ban = true
                     while !stopping.load(ordering: .acquiring) {
                         do {
-                            let results = ban ? try client.bulkBan("big", SlowSubscriberTests.bulk) : try client.bulkUnban("big", SlowSubscriberTests.bulk)
+                            let results =
+                                ban
+                                ? try client.bulkBan("big", SlowSubscriberTests.bulk)
+                                : try client.bulkUnban("big", SlowSubscriberTests.bulk)
                             let seq = results.values.map(\.seq).max() ?? 0
-                            state.withLock { $0.completions.append(Clock.nowMs); $0.lastSeq = max($0.lastSeq, seq) }
+                            state.withLock {
+                                $0.completions.append(Clock.nowMs)
+                                $0.lastSeq = max($0.lastSeq, seq)
+                            }
                         } catch {
                             state.withLock { $0.errors.append("\(error)") }
                             return
@@ -54,7 +60,9 @@ extension EndToEnd {
         }
 
         /// A server with the 100 bulk users and group "big" (owned by "owner").
-        static func setUp(_ configure: (inout ModerationServer.Tuning) -> Void = { _ in }) throws -> (ModerationTestServer, ModerationWireClient, UInt64) {
+        static func setUp(_ configure: (inout ModerationServer.Tuning) -> Void = { _ in }) throws -> (
+            ModerationTestServer, ModerationWireClient, UInt64
+        ) {
             let server = try ModerationTestServer(configure: configure)
             let app = try server.client()
             try app.createUser("owner")
@@ -119,13 +127,16 @@ extension EndToEnd {
                 }
             }
             let status = try #require(trailers)
-            #expect(status.code == StatusCode.resourceExhausted.rawValue && status.errorCode == "ERR_SLOW_CONSUMER", "\(status)")
+            #expect(
+                status.code == StatusCode.resourceExhausted.rawValue && status.errorCode == "ERR_SLOW_CONSUMER",
+                "\(status)")
             let lastSeq = try #require(status.details["last_seq"].flatMap(UInt64.init), "details: \(status.details)")
             #expect(lastSeq == (slowSeqs.last ?? slowStart), "last_seq is the last event sent")
             #expect(slowSeqs == Array((slowStart + 1)...lastSeq), "no gap before the cut")
 
             // Resume from last_seq: the rest, without a gap or duplicate.
-            let resumed = app.subscribe(SubscribeRequest(wholeApp: true, start: .afterSeq(lastSeq)), keepsMessages: false)
+            let resumed = app.subscribe(
+                SubscribeRequest(wholeApp: true, start: .afterSeq(lastSeq)), keepsMessages: false)
             defer { resumed.cancel() }
             #expect(resumed.waitForSeq(head, timeoutMs: 20_000))
             #expect(slowSeqs + resumed.seqs == Array((slowStart + 1)...head))
@@ -134,13 +145,16 @@ extension EndToEnd {
             let before = Self.rate(completions, from: completions.first ?? 0, to: baselineEnd)
             let during = Self.rate(completions, from: baselineEnd, to: cutAt)
             let gaps = zip(completions.dropFirst(), completions).map { $0 - $1 }
-            print("""
+            print(
+                """
                 slow subscriber: cut after \(cutAt - baselineEnd) ms with \(slowSeqs.count) events sent to it \
                 (last_seq \(lastSeq), head then \(head)); writer \(Int(before * 100)) actions/s before, \
                 \(Int(during * 100)) actions/s while it was stuck; longest gap between writes \(gaps.max() ?? 0) ms; \
                 heap +\((heapAtCut - heapBefore) / 1024) KiB until the cut, \((heapAfter - heapBefore) / 1024) KiB after 20 more writes
                 """)
-            #expect((gaps.max() ?? 0) < 5_000, "a write waited \(gaps.max() ?? 0) ms: writers must never wait for a subscriber")
+            #expect(
+                (gaps.max() ?? 0) < 5_000,
+                "a write waited \(gaps.max() ?? 0) ms: writers must never wait for a subscriber")
             #expect(heapAtCut - heapBefore < 32 << 20, "the server's memory grew by \(heapAtCut - heapBefore) bytes")
         }
 
@@ -184,11 +198,14 @@ extension EndToEnd {
             #expect(restarted, "a stalled replay holds a read snapshot: the WAL cannot be checkpointed and restarted")
 
             let began = Clock.nowMs
-            let replay = app.subscribe(SubscribeRequest(wholeApp: true, start: .afterSeq(head - 100)), keepsMessages: false)
+            let replay = app.subscribe(
+                SubscribeRequest(wholeApp: true, start: .afterSeq(head - 100)), keepsMessages: false)
             defer { replay.cancel() }
             #expect(replay.waitForSeq(head, timeoutMs: 20_000))
             let replayMs = Clock.nowMs - began
-            print("slow replays: GetGroup took \(latencies) ms, a 100-action replay \(replayMs) ms, while 2 subscribers replaying \(head) actions did not read")
+            print(
+                "slow replays: GetGroup took \(latencies) ms, a 100-action replay \(replayMs) ms, while 2 subscribers replaying \(head) actions did not read"
+            )
             #expect(latencies.max()! < 2_000 && replayMs < 2_000, "calls waited for the slow subscribers' replays")
 
             // The first one starts reading within the replay's patience: its replay simply goes on,
@@ -197,7 +214,9 @@ extension EndToEnd {
             while seen < head {
                 let frame = try slow[0].expectFrame(timeoutMs: 10_000)
                 guard frame.streamID == 1 else { continue }
-                guard frame.type == .message else { throw TestFailure("the reading subscriber was ended: \(try frame.trailers())") }
+                guard frame.type == .message else {
+                    throw TestFailure("the reading subscriber was ended: \(try frame.trailers())")
+                }
                 let seq = try SubscribeResponse(serializedBytes: frame.payload).action?.seq ?? 0
                 #expect(seq == seen + 1)
                 seen = seq
@@ -222,7 +241,9 @@ extension EndToEnd {
                 }
             }
             #expect(last < head)
-            #expect(trailers?.errorCode == "ERR_SLOW_CONSUMER" && trailers?.details["last_seq"] == String(last), "\(String(describing: trailers))")
+            #expect(
+                trailers?.errorCode == "ERR_SLOW_CONSUMER" && trailers?.details["last_seq"] == String(last),
+                "\(String(describing: trailers))")
         }
     }
 }

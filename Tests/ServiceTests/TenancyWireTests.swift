@@ -34,15 +34,21 @@ extension EndToEnd {
             Probe(name: "JoinGroup") { b, existing in try b.acting(as: "carol").join(existing ? "g" : "nowhere") },
             Probe(name: "KickMember") { b, existing in try b.kick(existing ? "g" : "nowhere", "carol") },
             Probe(name: "BanMember") { b, existing in try b.ban(existing ? "g" : "nowhere", "carol") },
-            Probe(name: "UpdateGroup") { b, existing in try b.updateGroup(UpdateGroupRequest(guid: existing ? "g" : "nowhere", name: "Mine")) },
+            Probe(name: "UpdateGroup") { b, existing in
+                try b.updateGroup(UpdateGroupRequest(guid: existing ? "g" : "nowhere", name: "Mine"))
+            },
             Probe(name: "DeleteGroup") { b, existing in try b.deleteGroup(existing ? "g" : "nowhere") },
-            Probe(name: "AddMembers") { b, existing in try b.addMembers(existing ? "g" : "nowhere", [("carol", .participant)]) },
+            Probe(name: "AddMembers") { b, existing in
+                try b.addMembers(existing ? "g" : "nowhere", [("carol", .participant)])
+            },
             Probe(name: "GetMemberState") { b, existing in try b.memberState(existing ? "g" : "nowhere", "carol") },
             Probe(name: "Subscribe to groups") { b, existing in
-                try b.subscribe(SubscribeRequest(guids: [existing ? "g" : "nowhere"], start: .afterSeq(0))).waitForEnd() as Any
+                try b.subscribe(SubscribeRequest(guids: [existing ? "g" : "nowhere"], start: .afterSeq(0))).waitForEnd()
+                    as Any
             },
             Probe(name: "Subscribe to a user") { b, existing in
-                try b.subscribe(SubscribeRequest(userUID: existing ? "alice" : "zed", start: .afterSeq(0))).waitForEnd() as Any
+                try b.subscribe(SubscribeRequest(userUID: existing ? "alice" : "zed", start: .afterSeq(0))).waitForEnd()
+                    as Any
             },
         ]
 
@@ -54,8 +60,9 @@ extension EndToEnd {
             let onA = Self.error { try probe.call(b, true) }
             let onNothing = Self.error { try probe.call(b, false) }
             #expect(onA != nil, "app B reached app A's data")
-            #expect(onA?.code == onNothing?.code && onA?.errorCode == onNothing?.errorCode,
-                    "app A's thing: \(String(describing: onA)); nothing: \(String(describing: onNothing))")
+            #expect(
+                onA?.code == onNothing?.code && onA?.errorCode == onNothing?.errorCode,
+                "app A's thing: \(String(describing: onA)); nothing: \(String(describing: onNothing))")
             #expect(onA?.code == .notFound, "\(String(describing: onA))")
             // Nothing of app A changed.
             #expect(try cast.app.markHead(owner: "owner") == before + 1, "app A's log has no new action but the mark")
@@ -81,7 +88,10 @@ extension EndToEnd {
             defer { cast.tearDown() }
             let wholeA = cast.app.subscribe(after: try cast.app.markHead(owner: "owner"))
             let wholeB = b.subscribe(after: 0)
-            defer { wholeA.cancel(); wholeB.cancel() }
+            defer {
+                wholeA.cancel()
+                wholeB.cancel()
+            }
 
             for uid in ["alice", "carol"] { try b.createUser(uid, name: "B's \(uid)") }
             let created = try b.createGroup("g", owner: "carol", members: [("alice", .moderator)], name: "B's g")
@@ -103,7 +113,8 @@ extension EndToEnd {
 
             // And only its own events.
             #expect(wholeB.waitForSeq(kicked.seq) && wholeA.waitForSeq(bannedInA))
-            #expect(wholeB.actions.map(\.seq) == [1, 2, 3] && wholeB.actions.allSatisfy { $0.actionFor?.name == "B's g" })
+            #expect(
+                wholeB.actions.map(\.seq) == [1, 2, 3] && wholeB.actions.allSatisfy { $0.actionFor?.name == "B's g" })
             #expect(wholeA.actions.map(\.seq) == [bannedInA] && wholeA.actions.first?.actionOn?.name == "Carol")
             cast.checkInvariants()
             #expect(WireInvariants.violations(b, guid: "g").isEmpty)

@@ -28,7 +28,9 @@ public final class Background<Value: Sendable>: Sendable {
     }
 
     /// Runs `body(index)` on `count` threads at once and returns their results in index order.
-    public static func all(_ count: Int, timeoutMs: Int = 30_000, _ body: @escaping @Sendable (Int) -> Value) throws -> [Value] {
+    public static func all(_ count: Int, timeoutMs: Int = 30_000, _ body: @escaping @Sendable (Int) -> Value) throws
+        -> [Value]
+    {
         let threads = (0..<count).map { index in Background { body(index) } }
         return try threads.map { try $0.wait(timeoutMs: timeoutMs) }
     }

@@ -19,12 +19,15 @@ public enum BuiltProducts {
     /// The path of executable `product`.
     /// - Throws: `TestFailure` saying how to build it when it is not there.
     public static func path(of product: String) throws -> String {
-        let candidates = [testBinaryDirectory, packageRoot + "/.build/debug"].compactMap { $0 }.map { $0 + "/" + product }
+        let candidates = [testBinaryDirectory, packageRoot + "/.build/debug"].compactMap { $0 }.map {
+            $0 + "/" + product
+        }
         for candidate in candidates where access(candidate, X_OK) == 0 {
             return candidate
         }
-        throw TestFailure("\(product) is not built (looked for \(candidates.joined(separator: ", "))): "
-            + "run `swift build` (tools/test does) before the tests")
+        throw TestFailure(
+            "\(product) is not built (looked for \(candidates.joined(separator: ", "))): "
+                + "run `swift build` (tools/test does) before the tests")
     }
 
     /// The directory of the running test executable.

@@ -57,7 +57,8 @@ public final class ChildProcess {
         var fromChild: [Int32] = [-1, -1]
         var errorsFromChild: [Int32] = [-1, -1]
         guard pipe(&fromChild) == 0, standardErrorPath != nil || pipe(&errorsFromChild) == 0,
-              standardInput == nil || pipe(&toChild) == 0 else {
+            standardInput == nil || pipe(&toChild) == 0
+        else {
             throw TestFailure("pipe: \(String(cString: strerror(errno)))")
         }
         // Close-on-exec, so no other child inherits them (dup2 clears it on the child's 0, 1 and 2).
@@ -79,7 +80,8 @@ public final class ChildProcess {
         let all = [executable] + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        var envp: [UnsafeMutablePointer<CChar>?] = (environment ?? ProcessEnvironment.current())
+        var envp: [UnsafeMutablePointer<CChar>?] =
+            (environment ?? ProcessEnvironment.current())
             .sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var pid = pid_t()
@@ -115,8 +117,10 @@ public final class ChildProcess {
         executable: String, arguments: [String], environment: [String: String]? = nil, standardInput: [UInt8]? = nil,
         timeoutMs: Int = 30_000
     ) throws -> Outcome {
-        try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardInput: standardInput)
-            .finish(timeoutMs: timeoutMs)
+        try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment, standardInput: standardInput
+        )
+        .finish(timeoutMs: timeoutMs)
     }
 
     /// The next line the child prints on standard output, without its newline.
@@ -130,7 +134,9 @@ public final class ChildProcess {
                 return line
             }
             guard output != nil else {
-                throw TestFailure("the child's output ended without another line; stderr:\n\(String(decoding: errorBytes, as: UTF8.self))")
+                throw TestFailure(
+                    "the child's output ended without another line; stderr:\n\(String(decoding: errorBytes, as: UTF8.self))"
+                )
             }
             let left = deadline - Clock.nowMs
             guard left > 0 else { throw TestFailure("the child printed no line within \(timeoutMs) ms") }
@@ -159,8 +165,9 @@ public final class ChildProcess {
             guard left > 0 else {
                 kill(pid, SIGKILL)
                 let partial = String(decoding: outputBytes, as: UTF8.self)
-                throw TestFailure("the child was still running after \(timeoutMs) ms (killed); stdout so far:\n\(partial)"
-                    + "\nstderr so far:\n\(String(decoding: errorBytes, as: UTF8.self))")
+                throw TestFailure(
+                    "the child was still running after \(timeoutMs) ms (killed); stdout so far:\n\(partial)"
+                        + "\nstderr so far:\n\(String(decoding: errorBytes, as: UTF8.self))")
             }
             if output == nil && error == nil {
                 usleep(2_000)

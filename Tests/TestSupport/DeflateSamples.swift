@@ -24,7 +24,11 @@ public enum DeflateSamples {
         repeat {
             let n = min(left, chunk.count)
             left -= n
-            chunk.withUnsafeBytes { zlib.deflate(UnsafeRawBufferPointer(rebasing: $0[0..<n]), flush: left == 0 ? Z_SYNC_FLUSH : Z_NO_FLUSH, into: &out) }
+            chunk.withUnsafeBytes {
+                zlib.deflate(
+                    UnsafeRawBufferPointer(rebasing: $0[0..<n]), flush: left == 0 ? Z_SYNC_FLUSH : Z_NO_FLUSH,
+                    into: &out)
+            }
         } while left > 0
         return out
     }
@@ -45,7 +49,8 @@ public enum DeflateSamples {
 
         /// Compresses `input`, appending everything zlib writes for `flush`.
         func deflate(_ input: UnsafeRawBufferPointer, flush: Int32, into out: inout [UInt8]) {
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.next_in = UnsafeMutablePointer(
+                mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.pointee.avail_in = uInt(input.count)
             // Output space from Array(repeating:), not append(repeatElement): the latter is
             // ~1 000× slower in a debug build.

@@ -1,7 +1,7 @@
 public import ModerationMessages
+import ProtoBridge
 public import RPCCore
 import RPCPosix
-import ProtoBridge
 import Synchronization
 
 /// A `Subscribe` stream on a client connection, recording every action it delivers (decoded) and
@@ -101,7 +101,9 @@ public final class EventRecorder: Sendable {
             end = self.end
             return end != nil
         }
-        guard let end else { throw TestFailure("the stream is still open after \(timeoutMs) ms (\(actions.count) actions)") }
+        guard let end else {
+            throw TestFailure("the stream is still open after \(timeoutMs) ms (\(actions.count) actions)")
+        }
         return end
     }
 

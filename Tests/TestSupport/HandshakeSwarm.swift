@@ -1,5 +1,5 @@
-import RPCCore
 internal import Glibc
+import RPCCore
 
 /// Many authenticated idle connections, held by a python3 child process: plain sockets that send
 /// the preface and HELLO, read HELLO_ACK and then stay open until `closeAll()`.
@@ -19,7 +19,8 @@ public final class HandshakeSwarm {
     /// - Throws: `TestFailure` when python3 is missing, or a connection fails or gets no HELLO_ACK.
     public init(port: UInt16, count: Int, batch: Int = 500, timeoutMs: Int = 60_000) throws {
         let opening = Frames.opening().map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        process = try PythonProcess(script: Self.script, arguments: [String(port), String(count), String(batch), opening])
+        process = try PythonProcess(
+            script: Self.script, arguments: [String(port), String(count), String(batch), opening])
         let line = try process.readLine(timeoutMs: timeoutMs)
         guard line.hasPrefix("ready "), let acknowledged = Int(line.dropFirst(6)) else {
             throw TestFailure("the swarm said: \(line)")

@@ -22,11 +22,13 @@ public final class HeaderEchoServer: Sendable {
                 responder.succeed(EchoResponse(payload: request.payload))
                 return
             }
-            let left = context.deadline.map { deadline in
-                UInt32(clamping: (deadline > monotonicNow() ? deadline - monotonicNow() : 0) / 1_000_000)
-            } ?? 0
+            let left =
+                context.deadline.map { deadline in
+                    UInt32(clamping: (deadline > monotonicNow() ? deadline - monotonicNow() : 0) / 1_000_000)
+                } ?? 0
             let seen = CallHeader(
-                method: context.method, timeoutMs: left, onBehalfOf: context.onBehalfOf, idempotencyKey: context.idempotencyKey,
+                method: context.method, timeoutMs: left, onBehalfOf: context.onBehalfOf,
+                idempotencyKey: context.idempotencyKey,
                 requestID: context.requestID, metadata: context.metadata)
             responder.succeed(EchoResponse(payload: seen.serializedBytes()))
         }

@@ -42,7 +42,9 @@ public struct LogModel: Sendable {
         seqs.append(action.seq)
         let guid = action.actionFor?.guid ?? ""
         let target = action.actionOn?.uid ?? ""
-        func note(_ what: String) { contradictions.append("seq \(action.seq) \(action.action) \(guid) \(target): \(what)") }
+        func note(_ what: String) {
+            contradictions.append("seq \(action.seq) \(action.action) \(guid) \(target): \(what)")
+        }
         if action.action != .created && groups[guid] == nil {
             note("no such group")
             return
@@ -65,7 +67,9 @@ public struct LogModel: Sendable {
         case .unbanned:
             if groups[guid]?.banned.remove(target) == nil { note("not banned") }
         case .scopeChanged:
-            if groups[guid]?.members[target] != action.oldScope { note("old scope \(action.oldScope) is not the member's") }
+            if groups[guid]?.members[target] != action.oldScope {
+                note("old scope \(action.oldScope) is not the member's")
+            }
             groups[guid]?.members[target] = action.newScope
         case .ownershipTransferred:
             if groups[guid]?.members[target] == nil { note("the new owner is not a member") }

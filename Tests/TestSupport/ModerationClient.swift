@@ -15,10 +15,13 @@ public struct ModerationClient: Sendable {
     }
 
     /// Checks the invariants of `guid` after a mutation, whatever its outcome.
-    private func checked<T>(_ guid: String, _ what: String, _ body: () throws(ModerationError) -> T) throws(ModerationError) -> T {
+    private func checked<T>(_ guid: String, _ what: String, _ body: () throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
         defer {
             if let store {
-                Invariants.expectHeld(store: store, app: caller.app, guid: guid.lowercased(), after: "\(what) on \(guid)")
+                Invariants.expectHeld(
+                    store: store, app: caller.app, guid: guid.lowercased(), after: "\(what) on \(guid)")
             }
         }
         return try body()
@@ -31,7 +34,9 @@ public struct ModerationClient: Sendable {
         return copy
     }
 
-    private func run<T: Sendable>(_ start: (Caller, @escaping ReplayEncoder<T>, @escaping @Sendable (MutationResult<T>) -> Void) -> Void) throws(ModerationError) -> T {
+    private func run<T: Sendable>(
+        _ start: (Caller, @escaping ReplayEncoder<T>, @escaping @Sendable (MutationResult<T>) -> Void) -> Void
+    ) throws(ModerationError) -> T {
         let caller = caller
         return try MutationWaiter.wait { completion in start(caller, MutationWaiter.describe, completion) }.get()
     }
@@ -39,8 +44,14 @@ public struct ModerationClient: Sendable {
     // MARK: Users
 
     @discardableResult
-    public func createUser(_ uid: String, name: String? = nil, avatar: String = "", metadata: [String: String] = [:]) throws(ModerationError) -> User {
-        try run { service.createUser($0, NewUser(uid: uid, name: name ?? "User \(uid)", avatar: avatar, metadata: metadata), replay: $1, completion: $2) }
+    public func createUser(_ uid: String, name: String? = nil, avatar: String = "", metadata: [String: String] = [:])
+        throws(ModerationError) -> User
+    {
+        try run {
+            service.createUser(
+                $0, NewUser(uid: uid, name: name ?? "User \(uid)", avatar: avatar, metadata: metadata), replay: $1,
+                completion: $2)
+        }
     }
 
     @discardableResult
@@ -63,11 +74,14 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func createGroup(
-        _ guid: String, type: GroupType = .public, password: String = "", owner: String? = nil, members: [MemberGrant] = [],
+        _ guid: String, type: GroupType = .public, password: String = "", owner: String? = nil,
+        members: [MemberGrant] = [],
         bans: [String] = [], tags: [String] = []
     ) throws(ModerationError) -> CreateGroupResult {
         try createGroup(
-            NewGroup(guid: guid, name: "Group \(guid)", type: type, password: password, tags: tags, owner: owner, members: members, bannedUIDs: bans))
+            NewGroup(
+                guid: guid, name: "Group \(guid)", type: type, password: password, tags: tags, owner: owner,
+                members: members, bannedUIDs: bans))
     }
 
     public func getGroup(_ guid: String) throws(ModerationError) -> GroupView {
@@ -88,7 +102,9 @@ public struct ModerationClient: Sendable {
         }
     }
 
-    public func listGroups(_ options: ListGroupsOptions = ListGroupsOptions()) throws(ModerationError) -> Page<GroupView> {
+    public func listGroups(_ options: ListGroupsOptions = ListGroupsOptions()) throws(ModerationError) -> Page<
+        GroupView
+    > {
         try service.listGroups(caller, options: options)
     }
 
@@ -115,7 +131,9 @@ public struct ModerationClient: Sendable {
         }
     }
 
-    public func listMembers(_ guid: String, _ options: ListMembersOptions = ListMembersOptions()) throws(ModerationError) -> Page<Member> {
+    public func listMembers(_ guid: String, _ options: ListMembersOptions = ListMembersOptions())
+        throws(ModerationError) -> Page<Member>
+    {
         try service.listMembers(caller, guid: guid, options: options)
     }
 
@@ -133,27 +151,37 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func ban(_ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false) throws(ModerationError) -> BanResult {
+    public func ban(
+        _ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false
+    ) throws(ModerationError) -> BanResult {
         try checked(guid, "ban") { () throws(ModerationError) in
             try run {
-                service.banMember($0, guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+                service.banMember(
+                    $0, guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned,
+                    replay: $1, completion: $2)
             }
         }
     }
 
     @discardableResult
-    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(ModerationError) -> UnbanResult {
+    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(ModerationError) -> UnbanResult
+    {
         try checked(guid, "unban") { () throws(ModerationError) in
-            try run { service.unbanMember($0, guid: guid, uid: uid, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+            try run {
+                service.unbanMember($0, guid: guid, uid: uid, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2)
+            }
         }
     }
 
-    public func listBanned(_ guid: String, _ options: ListBannedOptions = ListBannedOptions()) throws(ModerationError) -> Page<Ban> {
+    public func listBanned(_ guid: String, _ options: ListBannedOptions = ListBannedOptions()) throws(ModerationError)
+        -> Page<Ban>
+    {
         try service.listBannedMembers(caller, guid: guid, options: options)
     }
 
     @discardableResult
-    public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(ModerationError) -> ScopeChangeResult {
+    public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(ModerationError) -> ScopeChangeResult
+    {
         try checked(guid, "changeScope") { () throws(ModerationError) in
             try run { service.changeMemberScope($0, guid: guid, uid: uid, scope: scope, replay: $1, completion: $2) }
         }
@@ -174,22 +202,33 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func bulkBan(_ guid: String, _ uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false) throws(ModerationError) -> [String: UserResult] {
+    public func bulkBan(
+        _ guid: String, _ uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false
+    ) throws(ModerationError) -> [String: UserResult] {
         try checked(guid, "bulkBan") { () throws(ModerationError) in
             try run {
-                service.bulkBanMembers($0, guid: guid, uids: uids, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned, replay: $1, completion: $2)
+                service.bulkBanMembers(
+                    $0, guid: guid, uids: uids, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned,
+                    replay: $1, completion: $2)
             }
         }
     }
 
     @discardableResult
-    public func bulkUnban(_ guid: String, _ uids: [String], onlyIfBanned: Bool = false) throws(ModerationError) -> [String: UserResult] {
+    public func bulkUnban(_ guid: String, _ uids: [String], onlyIfBanned: Bool = false) throws(ModerationError)
+        -> [String: UserResult]
+    {
         try checked(guid, "bulkUnban") { () throws(ModerationError) in
-            try run { service.bulkUnbanMembers($0, guid: guid, uids: uids, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2) }
+            try run {
+                service.bulkUnbanMembers(
+                    $0, guid: guid, uids: uids, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2)
+            }
         }
     }
 
-    public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError) -> ActionPage {
+    public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError)
+        -> ActionPage
+    {
         try service.listGroupActions(caller, guid: guid, options: options)
     }
 

@@ -23,11 +23,15 @@ public final class ModerationServerProcess {
     public init(arguments: [String] = []) throws {
         let executable = try BuiltProducts.path(of: "moderation-server")
         let directory = TemporaryDirectory(prefix: "probe-server")
-        let all = ["--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0",
-                   "--api-key", "\(Self.appID):\(Self.apiKey)", "--threads", "1", "--durability", "normal"] + arguments
+        let all =
+            [
+                "--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0",
+                "--api-key", "\(Self.appID):\(Self.apiKey)", "--threads", "1", "--durability", "normal",
+            ] + arguments
         let process: ChildProcess
         do {
-            process = try ChildProcess(executable: executable, arguments: all, standardErrorPath: directory.path + "/server.log")
+            process = try ChildProcess(
+                executable: executable, arguments: all, standardErrorPath: directory.path + "/server.log")
         } catch {
             directory.remove()
             throw error
@@ -41,7 +45,8 @@ public final class ModerationServerProcess {
             throw TestFailure("moderation-server did not start: \(error); its log:\n\(log)")
         }
         guard line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":"),
-              let port = UInt16(line[line.index(after: colon)...]) else {
+            let port = UInt16(line[line.index(after: colon)...])
+        else {
             directory.remove()
             throw TestFailure("moderation-server printed '\(line)' instead of 'listening on HOST:PORT'")
         }

@@ -1,8 +1,8 @@
 public import Moderation
+import ModerationEvents
 public import RPCCore
 public import RPCPosix
 public import ServerApp
-import ModerationEvents
 import Synchronization
 
 /// The two apps `TestKeys` knows, as a test names them.
@@ -39,7 +39,8 @@ public final class ModerationTestServer: Sendable {
     ///   - directory: the data directory (a new one by default; `restart` passes the old one).
     ///   - configure: changes to the tuning (retention, limits, workers) on top of the test defaults.
     public convenience init(
-        directory: TemporaryDirectory = TemporaryDirectory(prefix: "moderation-e2e"), clock: OffsetClock = OffsetClock(),
+        directory: TemporaryDirectory = TemporaryDirectory(prefix: "moderation-e2e"),
+        clock: OffsetClock = OffsetClock(),
         configure: (inout ModerationServer.Tuning) -> Void = { _ in }
     ) throws {
         var tuning = ModerationServer.Tuning()
@@ -60,7 +61,8 @@ public final class ModerationTestServer: Sendable {
         self.directory = directory
         self.clock = clock
         self.tuning = tuning
-        moderation = try ModerationServer(settings: settings, authenticator: TestKeys(), logger: .disabled, tuning: tuning)
+        moderation = try ModerationServer(
+            settings: settings, authenticator: TestKeys(), logger: .disabled, tuning: tuning)
         port = try moderation.start()
     }
 

@@ -36,12 +36,16 @@ public struct ModerationWireClient: Sendable {
     }
 
     /// Makes a typed call with this client's options.
-    public func call<Request, Response>(_ method: ProtoMethod<Request, Response>, _ request: Request) throws(RPCError) -> Response {
+    public func call<Request, Response>(_ method: ProtoMethod<Request, Response>, _ request: Request) throws(RPCError)
+        -> Response
+    {
         try connection.unary(method, request, options: options)
     }
 
     /// Makes a call with an encoded body; returns the encoded response body exactly as received.
-    public func rawCall<Request, Response>(_ method: ProtoMethod<Request, Response>, _ request: Request) throws(RPCError) -> [UInt8] {
+    public func rawCall<Request, Response>(_ method: ProtoMethod<Request, Response>, _ request: Request)
+        throws(RPCError) -> [UInt8]
+    {
         try connection.call(path: method.path, body: request.serializedBytes(), options: options)
     }
 
@@ -62,7 +66,8 @@ public struct ModerationWireClient: Sendable {
 
     @discardableResult
     public func createUser(_ uid: String, name: String? = nil, avatar: String = "") throws(RPCError) -> User {
-        try call(ModerationMethods.createUser, CreateUserRequest(uid: uid, name: name ?? "User \(uid)", avatar: avatar)).user ?? User()
+        try call(ModerationMethods.createUser, CreateUserRequest(uid: uid, name: name ?? "User \(uid)", avatar: avatar))
+            .user ?? User()
     }
 
     public func getUser(_ uid: String) throws(RPCError) -> User {
@@ -76,9 +81,11 @@ public struct ModerationWireClient: Sendable {
         _ guid: String, type: GroupType = .public, password: String = "", owner: String = "",
         members: [(String, Scope)] = [], bans: [String] = [], name: String? = nil
     ) throws(RPCError) -> CreateGroupResponse {
-        try call(ModerationMethods.createGroup, CreateGroupRequest(
-            guid: guid, name: name ?? "Group \(guid)", type: type, password: password, owner: owner,
-            members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }, bannedUids: bans))
+        try call(
+            ModerationMethods.createGroup,
+            CreateGroupRequest(
+                guid: guid, name: name ?? "Group \(guid)", type: type, password: password, owner: owner,
+                members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }, bannedUids: bans))
     }
 
     public func getGroup(_ guid: String) throws(RPCError) -> Group {
@@ -110,7 +117,9 @@ public struct ModerationWireClient: Sendable {
     public func members(
         _ guid: String, limit: UInt32 = 0, cursor: String = "", scopes: [Scope] = [], search: String = ""
     ) throws(RPCError) -> ListMembersResponse {
-        try call(ModerationMethods.listMembers, ListMembersRequest(guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search))
+        try call(
+            ModerationMethods.listMembers,
+            ListMembersRequest(guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search))
     }
 
     /// Every member, page by page (100 a page).
@@ -127,7 +136,9 @@ public struct ModerationWireClient: Sendable {
 
     @discardableResult
     public func addMembers(_ guid: String, _ members: [(String, Scope)]) throws(RPCError) -> AddMembersResponse {
-        try call(ModerationMethods.addMembers, AddMembersRequest(guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }))
+        try call(
+            ModerationMethods.addMembers,
+            AddMembersRequest(guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }))
     }
 
     public func memberState(_ guid: String, _ uid: String = "") throws(RPCError) -> GetMemberStateResponse {
@@ -145,16 +156,23 @@ public struct ModerationWireClient: Sendable {
     public func ban(
         _ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false
     ) throws(RPCError) -> BanMemberResponse {
-        try call(ModerationMethods.banMember, BanMemberRequest(guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned))
+        try call(
+            ModerationMethods.banMember,
+            BanMemberRequest(guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned))
     }
 
     @discardableResult
-    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(RPCError) -> UnbanMemberResponse {
+    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(RPCError) -> UnbanMemberResponse
+    {
         try call(ModerationMethods.unbanMember, UnbanMemberRequest(guid: guid, uid: uid, onlyIfBanned: onlyIfBanned))
     }
 
-    public func banned(_ guid: String, limit: UInt32 = 0, cursor: String = "", search: String = "") throws(RPCError) -> ListBannedMembersResponse {
-        try call(ModerationMethods.listBannedMembers, ListBannedMembersRequest(guid: guid, limit: limit, cursor: cursor, search: search))
+    public func banned(_ guid: String, limit: UInt32 = 0, cursor: String = "", search: String = "") throws(RPCError)
+        -> ListBannedMembersResponse
+    {
+        try call(
+            ModerationMethods.listBannedMembers,
+            ListBannedMembersRequest(guid: guid, limit: limit, cursor: cursor, search: search))
     }
 
     /// Every banned member, page by page (100 a page).
@@ -170,7 +188,9 @@ public struct ModerationWireClient: Sendable {
     }
 
     @discardableResult
-    public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(RPCError) -> ChangeMemberScopeResponse {
+    public func changeScope(_ guid: String, _ uid: String, to scope: Scope) throws(RPCError)
+        -> ChangeMemberScopeResponse
+    {
         try call(ModerationMethods.changeMemberScope, ChangeMemberScopeRequest(guid: guid, uid: uid, scope: scope))
     }
 
@@ -185,8 +205,10 @@ public struct ModerationWireClient: Sendable {
     }
 
     @discardableResult
-    public func bulkBan(_ guid: String, _ uids: [String], reason: String = "") throws(RPCError) -> [String: UserResult] {
-        try call(ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: guid, uids: uids, reason: reason)).results
+    public func bulkBan(_ guid: String, _ uids: [String], reason: String = "") throws(RPCError) -> [String: UserResult]
+    {
+        try call(ModerationMethods.bulkBanMembers, BulkBanMembersRequest(guid: guid, uids: uids, reason: reason))
+            .results
     }
 
     @discardableResult
@@ -200,8 +222,11 @@ public struct ModerationWireClient: Sendable {
         _ guid: String, afterSeq: UInt64 = 0, limit: UInt32 = 0, cursor: String = "", kinds: [ActionType] = [],
         actor: String = "", target: String = ""
     ) throws(RPCError) -> ListGroupActionsResponse {
-        try call(ModerationMethods.listGroupActions, ListGroupActionsRequest(
-            guid: guid, afterSeq: afterSeq, limit: limit, cursor: cursor, actions: kinds, actor: actor, target: target))
+        try call(
+            ModerationMethods.listGroupActions,
+            ListGroupActionsRequest(
+                guid: guid, afterSeq: afterSeq, limit: limit, cursor: cursor, actions: kinds, actor: actor,
+                target: target))
     }
 
     /// Every action of a group after `afterSeq` this client may see, page by page.
@@ -217,7 +242,9 @@ public struct ModerationWireClient: Sendable {
     }
 
     /// Starts a `Subscribe` stream whose actions are recorded as they arrive.
-    public func subscribe(_ request: SubscribeRequest, acceptDeflate: Bool = false, keepsMessages: Bool = true) -> EventRecorder {
+    public func subscribe(_ request: SubscribeRequest, acceptDeflate: Bool = false, keepsMessages: Bool = true)
+        -> EventRecorder
+    {
         var options = options
         options.timeoutMs = 0
         options.acceptDeflate = acceptDeflate
@@ -231,7 +258,9 @@ public struct ModerationWireClient: Sendable {
         let stream = subscribe(after: afterSeq)
         defer { stream.cancel() }
         guard stream.waitForSeq(seq, timeoutMs: timeoutMs) else {
-            throw TestFailure("the whole-app replay reached seq \(stream.lastSeq), not \(seq), in \(timeoutMs) ms (end: \(String(describing: stream.end)))")
+            throw TestFailure(
+                "the whole-app replay reached seq \(stream.lastSeq), not \(seq), in \(timeoutMs) ms (end: \(String(describing: stream.end)))"
+            )
         }
         return stream.actions.filter { $0.seq <= seq }
     }

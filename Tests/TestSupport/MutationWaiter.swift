@@ -4,7 +4,9 @@ import ThreadSupport
 
 /// Blocks until a mutation's completion has been called and returns what it was given.
 public enum MutationWaiter {
-    public static func wait<T: Sendable>(_ start: (@escaping @Sendable (MutationResult<T>) -> Void) -> Void) -> MutationResult<T> {
+    public static func wait<T: Sendable>(_ start: (@escaping @Sendable (MutationResult<T>) -> Void) -> Void)
+        -> MutationResult<T>
+    {
         let box = ResultBox<T>()
         start { result in box.set(result) }
         return box.get()

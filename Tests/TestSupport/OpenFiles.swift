@@ -10,7 +10,9 @@ public enum OpenFiles {
         var count = 0
         var target = [CChar](repeating: 0, count: 256)
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard Int(name) != nil else { continue }
             let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
             guard n > 0 else { continue }

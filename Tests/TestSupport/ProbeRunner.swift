@@ -20,12 +20,16 @@ public struct ProbeRunner: Sendable {
     }
 
     /// `rpc-probe [ADDRESS] arguments…` run to its end.
-    public func run(_ arguments: [String], standardInput: [UInt8]? = nil, timeoutMs: Int = 30_000) throws -> ChildProcess.Outcome {
+    public func run(_ arguments: [String], standardInput: [UInt8]? = nil, timeoutMs: Int = 30_000) throws
+        -> ChildProcess.Outcome
+    {
         try start(arguments, standardInput: standardInput).finish(timeoutMs: timeoutMs)
     }
 
     /// `rpc-probe [ADDRESS] arguments…` run to its end.
-    public func run(_ arguments: String..., standardInput: [UInt8]? = nil, timeoutMs: Int = 30_000) throws -> ChildProcess.Outcome {
+    public func run(_ arguments: String..., standardInput: [UInt8]? = nil, timeoutMs: Int = 30_000) throws
+        -> ChildProcess.Outcome
+    {
         try run(arguments, standardInput: standardInput, timeoutMs: timeoutMs)
     }
 

@@ -89,9 +89,13 @@ public enum LengthPrefixed {
         var offset = 0
         while offset < bytes.count {
             guard offset + 4 <= bytes.count else { throw TestFailure("a length prefix is cut at byte \(offset)") }
-            let count = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let count =
+                Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
             offset += 4
-            guard offset + count <= bytes.count else { throw TestFailure("a message of \(count) bytes is cut at byte \(offset)") }
+            guard offset + count <= bytes.count else {
+                throw TestFailure("a message of \(count) bytes is cut at byte \(offset)")
+            }
             messages.append(Array(bytes[offset..<offset + count]))
             offset += count
         }

@@ -1,8 +1,8 @@
-public import ProtoBridge
-internal import CProtobufC
 // protobuf-c's header is included textually by the generated C targets too; with
 // CModerationProto in this module's graph its constants resolve to that module's copy.
 internal import CModerationProto
+internal import CProtobufC
+public import ProtoBridge
 
 /// Random, valid protobuf encodings of any message type, made by walking protobuf-c's own
 /// descriptors — so every message of `proto/` can be exercised without a hand-written sample.
@@ -36,7 +36,8 @@ public struct RandomMessages {
             }
             if field.label == PROTOBUF_C_LABEL_REPEATED {
                 if field.type == PROTOBUF_C_TYPE_MESSAGE,
-                   let entry = ProtoDescriptors.mapEntry(field) {
+                    let entry = ProtoDescriptors.mapEntry(field)
+                {
                     mapEntries(field, entry: entry, depth: depth, into: &out)
                 } else {
                     repeated(field, depth: depth, into: &out)
@@ -86,7 +87,9 @@ public struct RandomMessages {
             Wire.bytes(Array(randomString().utf8), into: &out)
         case PROTOBUF_C_TYPE_BYTES:
             Wire.tag(field.id, wireType: 2, into: &out)
-            Wire.bytes((0..<Int.random(in: 0...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, into: &out)
+            Wire.bytes(
+                (0..<Int.random(in: 0...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, into: &out
+            )
         case PROTOBUF_C_TYPE_MESSAGE:
             guard depth > 0 else { return }
             let sub = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
@@ -154,8 +157,9 @@ public enum ProtoDescriptors {
     static func mapEntry(_ field: ProtobufCFieldDescriptor) -> UnsafePointer<ProtobufCMessageDescriptor>? {
         let entry = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
         guard entry.pointee.n_fields == 2, String(cString: entry.pointee.short_name).hasSuffix("Entry"),
-              String(cString: entry.pointee.fields[0].name) == "key",
-              String(cString: entry.pointee.fields[1].name) == "value" else { return nil }
+            String(cString: entry.pointee.fields[0].name) == "key",
+            String(cString: entry.pointee.fields[1].name) == "value"
+        else { return nil }
         return entry
     }
 

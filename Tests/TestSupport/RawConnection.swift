@@ -1,7 +1,7 @@
+internal import Glibc
 import ProtoBridge
 public import RPCCore
 public import RPCMessages
-internal import Glibc
 
 /// A raw TCP socket speaking bytes, not calls: a test writes anything (valid frames or not) and
 /// reads exactly what the peer sends — frames, then the close — with timeouts.
@@ -24,7 +24,9 @@ public final class RawConnection {
         guard fd >= 0 else { throw TestFailure("socket: \(Self.errorText())") }
         var address = Self.loopback(port: port)
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard status == 0 else {
             let text = Self.errorText()
@@ -71,7 +73,9 @@ public final class RawConnection {
         let deadline = Clock.nowMs + timeoutMs
         var sent = 0
         while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if n > 0 {
                 sent += n
                 continue
@@ -80,7 +84,9 @@ public final class RawConnection {
                 throw TestFailure("send failed after \(sent) of \(bytes.count) bytes: \(Self.errorText())")
             }
             let left = deadline - Clock.nowMs
-            guard left > 0 else { throw TestFailure("send stalled after \(sent) of \(bytes.count) bytes for \(timeoutMs) ms") }
+            guard left > 0 else {
+                throw TestFailure("send stalled after \(sent) of \(bytes.count) bytes for \(timeoutMs) ms")
+            }
             var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             _ = poll(&poller, 1, Int32(left))
         }
@@ -144,7 +150,8 @@ public final class RawConnection {
     }
 
     /// The next frame of `type`, skipping and returning the frames before it.
-    public func expectFrame(_ type: FrameType, timeoutMs: Int = 5_000) throws -> (frame: RawFrame, skipped: [RawFrame]) {
+    public func expectFrame(_ type: FrameType, timeoutMs: Int = 5_000) throws -> (frame: RawFrame, skipped: [RawFrame])
+    {
         var skipped: [RawFrame] = []
         let deadline = Clock.nowMs + timeoutMs
         while true {
@@ -186,7 +193,9 @@ public final class RawConnection {
         while parser.bufferedCount < count {
             guard !sawEOF else { throw TestFailure("the peer closed after \(parser.bufferedCount) of \(count) bytes") }
             let left = deadline - Clock.nowMs
-            guard left > 0 else { throw TestFailure("\(parser.bufferedCount) of \(count) bytes within \(timeoutMs) ms") }
+            guard left > 0 else {
+                throw TestFailure("\(parser.bufferedCount) of \(count) bytes within \(timeoutMs) ms")
+            }
             try readSome(timeoutMs: left)
         }
         return parser.take(count)
@@ -257,7 +266,9 @@ public final class RawListener {
         guard fd >= 0 else { throw TestFailure("socket: \(RawConnection.errorText())") }
         var address = RawConnection.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 64) == 0 else {
             let text = RawConnection.errorText()
@@ -297,9 +308,10 @@ public final class RawListener {
         let frame = try connection.expectFrame(timeoutMs: timeoutMs)
         guard frame.type == .hello else { throw TestFailure("the client's first frame is \(frame)") }
         let hello = try Hello(serializedBytes: frame.payload)
-        let ack = HelloAck(serverName: "raw-test-server", serverVersion: "0", protocolVersion: 1,
-                           maxMessageBytes: 4 << 20, maxCallHeaderBytes: 8 << 10, maxConcurrentCalls: maxConcurrentCalls,
-                           acceptEncodings: hello.acceptEncodings.filter { $0 == "deflate" }, appID: Frames.appID)
+        let ack = HelloAck(
+            serverName: "raw-test-server", serverVersion: "0", protocolVersion: 1,
+            maxMessageBytes: 4 << 20, maxCallHeaderBytes: 8 << 10, maxConcurrentCalls: maxConcurrentCalls,
+            acceptEncodings: hello.acceptEncodings.filter { $0 == "deflate" }, appID: Frames.appID)
         try connection.send(Frames.frame(.helloAck, payload: ack.serializedBytes()))
         return (connection, hello)
     }

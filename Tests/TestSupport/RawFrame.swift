@@ -48,7 +48,9 @@ public struct RawFrame: Equatable, Sendable, CustomStringConvertible {
         try expectType(.reply)
         guard payload.count >= 4 else { throw TestFailure("REPLY of \(payload.count) bytes has no status length") }
         let length = payload.withUnsafeBytes { Int(BigEndian.readUInt32($0)) }
-        guard length <= payload.count - 4 else { throw TestFailure("REPLY status length \(length) runs past the frame") }
+        guard length <= payload.count - 4 else {
+            throw TestFailure("REPLY status length \(length) runs past the frame")
+        }
         let status = try Status(serializedBytes: payload[4..<4 + length])
         return (status, Array(payload[(4 + length)...]))
     }
@@ -112,7 +114,9 @@ public struct FrameParser: Sendable {
         var parser = FrameParser()
         parser.append(bytes)
         let frames = parser.all()
-        guard parser.bufferedCount == 0 else { throw TestFailure("\(parser.bufferedCount) bytes after the last whole frame") }
+        guard parser.bufferedCount == 0 else {
+            throw TestFailure("\(parser.bufferedCount) bytes after the last whole frame")
+        }
         return frames
     }
 }
@@ -139,14 +143,17 @@ public enum Frames {
     }
 
     /// A frame of a known type.
-    public static func frame(_ type: FrameType, flags: UInt8 = 0, streamID: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+    public static func frame(_ type: FrameType, flags: UInt8 = 0, streamID: UInt32 = 0, payload: [UInt8] = [])
+        -> [UInt8]
+    {
         raw(type: type.rawValue, flags: flags, streamID: streamID, payload: payload)
     }
 
     /// HELLO on stream 0.
     public static func hello(apiKey: String = apiKey, appID: String = "", acceptDeflate: Bool = false) -> [UInt8] {
-        let hello = Hello(apiKey: apiKey, clientName: "raw-test-client",
-                          acceptEncodings: acceptDeflate ? ["deflate"] : [], appID: appID)
+        let hello = Hello(
+            apiKey: apiKey, clientName: "raw-test-client",
+            acceptEncodings: acceptDeflate ? ["deflate"] : [], appID: appID)
         return frame(.hello, payload: hello.serializedBytes())
     }
 
@@ -156,7 +163,8 @@ public enum Frames {
     }
 
     /// A CALL whose header and body are given as bytes (either may be garbage).
-    public static func call(streamID: UInt32, headerBytes: [UInt8], body: [UInt8], compressed: Bool = false) -> [UInt8] {
+    public static func call(streamID: UInt32, headerBytes: [UInt8], body: [UInt8], compressed: Bool = false) -> [UInt8]
+    {
         var payload: [UInt8] = []
         BigEndian.append(UInt32(headerBytes.count), to: &payload)
         payload += headerBytes
@@ -178,8 +186,9 @@ public enum Frames {
         streamID: UInt32, _ method: ProtoMethod<Request, Response>, _ request: Request, timeoutMs: UInt32 = 0,
         acceptDeflate: Bool = false
     ) -> [UInt8] {
-        call(streamID: streamID, method: method.path, body: request.serializedBytes(), timeoutMs: timeoutMs,
-             acceptDeflate: acceptDeflate)
+        call(
+            streamID: streamID, method: method.path, body: request.serializedBytes(), timeoutMs: timeoutMs,
+            acceptDeflate: acceptDeflate)
     }
 
     /// A CALL of Echo.

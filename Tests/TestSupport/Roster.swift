@@ -55,14 +55,16 @@ public enum Roster {
     }
 
     /// Creates group `guid` of `type` with the roster's members and bans.
-    public static func createGroup(_ harness: ServiceHarness, guid: String, type: GroupType, app: String = "app") throws {
+    public static func createGroup(_ harness: ServiceHarness, guid: String, type: GroupType, app: String = "app") throws
+    {
         let client = harness.client(app: app)
         let members: [MemberGrant] = [
             MemberGrant(uid: "a1", scope: .admin), MemberGrant(uid: "a2", scope: .admin),
             MemberGrant(uid: "m1", scope: .moderator), MemberGrant(uid: "m2", scope: .moderator),
             MemberGrant(uid: "p1"), MemberGrant(uid: "p2"), MemberGrant(uid: "b1"), MemberGrant(uid: "b2"),
         ]
-        try client.createGroup(guid, type: type, password: type == .password ? "secret" : "", owner: "o", members: members)
+        try client.createGroup(
+            guid, type: type, password: type == .password ? "secret" : "", owner: "o", members: members)
         let banned = try client.bulkBan(guid, ["b1", "b2"], reason: "roster")
         precondition(banned.values.allSatisfy(\.changed), "roster bans failed: \(banned)")
     }

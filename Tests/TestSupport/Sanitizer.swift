@@ -12,6 +12,6 @@ public enum Sanitizer {
     public static let timeScale: Double = thread ? 8 : address ? 3 : 1
 
     private static func hasSymbol(_ name: String) -> Bool {
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil  // RTLD_DEFAULT
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil // RTLD_DEFAULT
     }
 }

@@ -21,7 +21,10 @@ public final class ServerProcess {
     /// Starts `executable` with `arguments` plus `--listen 127.0.0.1:0`, its standard error
     /// appended to `logPath`, and waits for the "listening on HOST:PORT" line.
     /// - Throws: `TestFailure` when the executable is missing or does not start listening in time.
-    public init(executable: String = ServerProcess.debugExecutable, arguments: [String], logPath: String, timeoutMs: Int = 15_000) throws {
+    public init(
+        executable: String = ServerProcess.debugExecutable, arguments: [String], logPath: String,
+        timeoutMs: Int = 15_000
+    ) throws {
         guard access(executable, X_OK) == 0 else {
             throw TestFailure("\(executable) is missing: build it first (swift build)")
         }
@@ -65,7 +68,9 @@ public final class ServerProcess {
             line += chunk[0..<n]
         }
         let text = String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"),
+            let port = UInt16(text[text.index(after: colon)...])
+        else {
             Glibc.kill(pid, SIGKILL)
             throw TestFailure("moderation-server printed \"\(text)\" instead of its address")
         }
@@ -88,7 +93,9 @@ public final class ServerProcess {
                 exited = true
                 return status
             }
-            guard Clock.nowMs < deadline else { throw TestFailure("moderation-server still running \(timeoutMs) ms after signal \(signal)") }
+            guard Clock.nowMs < deadline else {
+                throw TestFailure("moderation-server still running \(timeoutMs) ms after signal \(signal)")
+            }
             usleep(2_000)
         }
     }

@@ -20,7 +20,8 @@ public final class ServiceHarness: @unchecked Sendable {
     ) throws {
         directory = TemporaryDirectory()
         self.clock = clock
-        var options = SQLiteStoreOptions(directory: directory.path + "/data", durability: durability, cacheSizeKiB: 4096, mmapSize: 0)
+        var options = SQLiteStoreOptions(
+            directory: directory.path + "/data", durability: durability, cacheSizeKiB: 4096, mmapSize: 0)
         tweak(&options)
         storeOptions = options
         self.configuration = configuration

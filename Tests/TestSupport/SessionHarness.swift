@@ -98,7 +98,8 @@ public final class SessionHarness {
         var methods = MethodTable()
         service.register(in: &methods)
         register(&methods)
-        RuntimeServices.register(in: &methods, health: HealthStatus(), fileDescriptorSets: [RPCSchema.fileDescriptorSet])
+        RuntimeServices.register(
+            in: &methods, health: HealthStatus(), fileDescriptorSets: [RPCSchema.fileDescriptorSet])
         let offload = self.offload
         let environment = ServerSession.Environment(
             serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,

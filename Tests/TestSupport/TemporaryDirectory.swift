@@ -36,7 +36,9 @@ public final class TemporaryDirectory: Sendable {
     private static func removeTree(_ path: String) {
         if let directory = opendir(path) {
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+                }
                 if name == "." || name == ".." { continue }
                 let child = path + "/" + name
                 if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }

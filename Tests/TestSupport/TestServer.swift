@@ -88,9 +88,11 @@ public final class TestServer: Sendable {
         let connection = try connect()
         defer { connection.close() }
         let payload = (0..<64).map { _ in UInt8.random(in: 0...255) }
-        let reply = try connection.unary(DiagnosticsMethods.echo, EchoRequest(payload: payload), options: CallOptions(timeoutMs: 5_000))
+        let reply = try connection.unary(
+            DiagnosticsMethods.echo, EchoRequest(payload: payload), options: CallOptions(timeoutMs: 5_000))
         guard reply.payload == payload else { throw TestFailure("Echo answered \(reply.payload.count) other bytes") }
-        let health = try connection.unary(HealthMethods.check, HealthCheckRequest(), options: CallOptions(timeoutMs: 5_000))
+        let health = try connection.unary(
+            HealthMethods.check, HealthCheckRequest(), options: CallOptions(timeoutMs: 5_000))
         guard health.status == .serving else { throw TestFailure("health is \(health.status)") }
     }
 }

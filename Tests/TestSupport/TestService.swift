@@ -1,7 +1,7 @@
+internal import Glibc
 public import ProtoBridge
 public import RPCCore
 public import RPCMessages
-internal import Glibc
 import Synchronization
 
 /// Methods that exist only for tests, with handles to steer them: calls that stay in flight until
@@ -14,15 +14,19 @@ public final class TestService: Sendable {
     public static let park = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Park", serverStreaming: false)
     /// Unary, on the worker pool: blocks its worker for the number of milliseconds in the first two
     /// payload bytes (big-endian), then echoes.
-    public static let sleep = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Sleep", serverStreaming: false)
+    public static let sleep = ProtoMethod<EchoRequest, EchoResponse>(
+        service: name, name: "Sleep", serverStreaming: false)
     /// Unary, on the worker pool only for a non-empty payload (`offloadWhen`): answers with the
     /// name of the thread it ran on.
-    public static let threadName = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "ThreadName", serverStreaming: false)
+    public static let threadName = ProtoMethod<EchoRequest, EchoResponse>(
+        service: name, name: "ThreadName", serverStreaming: false)
     /// Stream, on the loop: sends `payload[0]` compressible messages, then OK trailers.
-    public static let count = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Count", serverStreaming: true)
+    public static let count = ProtoMethod<EchoRequest, EchoResponse>(
+        service: name, name: "Count", serverStreaming: true)
     /// Stream, on the loop: sends one message and stays open until the test ends it or the call is
     /// terminated; on `.draining` it finishes with UNAVAILABLE and `last_seq`.
-    public static let follow = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Follow", serverStreaming: true)
+    public static let follow = ProtoMethod<EchoRequest, EchoResponse>(
+        service: name, name: "Follow", serverStreaming: true)
 
     private let state = Mutex<State>(State())
     private let sleepRuns = Atomic<Int>(0)
@@ -49,7 +53,8 @@ public final class TestService: Sendable {
             usleep(useconds_t(ms * 1_000))
             responder.succeed(EchoResponse(payload: request.payload))
         }
-        table.addUnary(Self.threadName, executor: .workerPool, offloadWhen: { !$0.payload.isEmpty }) { _, _, responder in
+        table.addUnary(Self.threadName, executor: .workerPool, offloadWhen: { !$0.payload.isEmpty }) {
+            _, _, responder in
             // The thread's name as the kernel knows it (Glibc's module lacks pthread_getname_np).
             var name = [UInt8](repeating: 0, count: 32)
             let fd = open("/proc/thread-self/comm", O_RDONLY)
@@ -70,7 +75,8 @@ public final class TestService: Sendable {
             stream.onTermination { [self] reason in
                 record(reason, for: id)
                 if reason == .draining {
-                    stream.finish(.unavailable("the server is shutting down", details: ["last_seq": String(stream.sentCount)]))
+                    stream.finish(
+                        .unavailable("the server is shutting down", details: ["last_seq": String(stream.sentCount)]))
                 }
             }
             send(on: id, seq: 1)

@@ -11,7 +11,9 @@ public enum ThreadCPU {
         defer { closedir(directory) }
         var threads: [Int32: String] = [:]
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard let tid = Int32(name), let comm = read("/proc/self/task/\(tid)/comm") else { continue }
             threads[tid] = comm.hasSuffix("\n") ? String(comm.dropLast()) : comm
         }
@@ -33,7 +35,7 @@ public enum ThreadCPU {
         var target = [CChar](repeating: 0, count: 64)
         let n = readlink("/proc/thread-self", &target, target.count - 1)
         guard n > 0 else { return nil }
-        let text = String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)  // "<pid>/task/<tid>"
+        let text = String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) // "<pid>/task/<tid>"
         return text.split(separator: "/").last.flatMap { Int32($0) }
     }
 

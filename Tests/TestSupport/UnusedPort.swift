@@ -9,7 +9,9 @@ public enum UnusedPort {
         defer { close(fd) }
         var address = RawConnection.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw TestFailure("bind: \(RawConnection.errorText())") }
         var actual = sockaddr_in()

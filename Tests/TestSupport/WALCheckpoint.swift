@@ -18,7 +18,8 @@ public enum WALCheckpoint {
         guard sqlite3_exec(handle, "SELECT count(*) FROM sqlite_schema", nil, nil, nil) == SQLITE_OK else {
             throw TestFailure("cannot read \(databasePath): \(String(cString: sqlite3_errmsg(handle)))")
         }
-        var logFrames: Int32 = 0, checkpointed: Int32 = 0
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
         let status = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_RESTART, &logFrames, &checkpointed)
         guard logFrames >= 0 else { throw TestFailure("\(databasePath) is not in WAL mode") }
         return status == SQLITE_OK

@@ -13,7 +13,8 @@ public enum WireInvariants {
         } catch {
             return error.errorCode == "ERR_GROUP_NOT_FOUND" ? [] : ["cannot read group \(guid): \(error)"]
         }
-        let members: [GroupMember], banned: [BannedMember]
+        let members: [GroupMember]
+        let banned: [BannedMember]
         do {
             members = try app.allMembers(guid)
             banned = try app.allBanned(guid)
@@ -26,8 +27,12 @@ public enum WireInvariants {
         }
         if Set(members.map(\.uid)).count != members.count { problems.append("\(guid): a member is listed twice") }
         let owners = members.filter { $0.uid == group.owner }
-        if owners.count != 1 { problems.append("\(guid): owner \(group.owner) is listed \(owners.count) times among the members") }
-        if let owner = owners.first, owner.scope != .admin { problems.append("\(guid): owner \(owner.uid) has scope \(owner.scope)") }
+        if owners.count != 1 {
+            problems.append("\(guid): owner \(group.owner) is listed \(owners.count) times among the members")
+        }
+        if let owner = owners.first, owner.scope != .admin {
+            problems.append("\(guid): owner \(owner.uid) has scope \(owner.scope)")
+        }
         let both = Set(members.map(\.uid)).intersection(banned.map(\.uid))
         if !both.isEmpty { problems.append("\(guid): both member and banned: \(both.sorted())") }
         return problems

@@ -115,36 +115,54 @@ public final class WriteLoad: Sendable {
                 outcome = Self.actions { try [app.changeScope(guid, uid, to: scope).action].compactMap { $0 } }
             case 74..<82:
                 operation = "add"
-                outcome = Self.actions { _ = try app.addMembers(guid, [(uid, .participant)]); return [] }
+                outcome = Self.actions {
+                    _ = try app.addMembers(guid, [(uid, .participant)])
+                    return []
+                }
             case 82..<86:
                 operation = "transfer"
                 outcome = Self.actions { try [app.transfer(guid, to: uid).action].compactMap { $0 } }
             case 86..<90:
                 operation = "update"
                 let name = "Group \(guid) \(Int.random(in: 0..<1000, using: &rng))"
-                outcome = Self.actions { _ = try app.updateGroup(UpdateGroupRequest(guid: guid, name: name)); return [] }
+                outcome = Self.actions {
+                    _ = try app.updateGroup(UpdateGroupRequest(guid: guid, name: name))
+                    return []
+                }
             default:
                 guard creates else { continue }
                 created += 1
                 let name = "t\(thread)-\(created)"
                 if roll < 95 {
                     operation = "createUser"
-                    outcome = Self.actions { _ = try app.createUser(name); return [] }
+                    outcome = Self.actions {
+                        _ = try app.createUser(name)
+                        return []
+                    }
                     record(operation, guid: "", uid: name, outcome)
                 } else {
                     operation = "createGroup"
-                    outcome = Self.actions { _ = try app.createGroup(name, owner: uid); return [] }
+                    outcome = Self.actions {
+                        _ = try app.createGroup(name, owner: uid)
+                        return []
+                    }
                     record(operation, guid: name, uid: uid, outcome)
                 }
-                if case .failure(let error) = outcome, error.code == .unavailable || error.code == .deadlineExceeded { return }
+                if case .failure(let error) = outcome, error.code == .unavailable || error.code == .deadlineExceeded {
+                    return
+                }
                 continue
             }
             record(operation, guid: guid, uid: uid, outcome)
-            if case .failure(let error) = outcome, error.code == .unavailable || error.code == .deadlineExceeded { return }
+            if case .failure(let error) = outcome, error.code == .unavailable || error.code == .deadlineExceeded {
+                return
+            }
         }
     }
 
-    private func record(_ operation: String, guid: String, uid: String, _ outcome: Result<[(UInt64, ActionType)], RPCError>) {
+    private func record(
+        _ operation: String, guid: String, uid: String, _ outcome: Result<[(UInt64, ActionType)], RPCError>
+    ) {
         log.calls.add(1, ordering: .relaxed)
         switch outcome {
         case .success(let actions):

@@ -17,7 +17,8 @@ struct BlockingSemaphoreTests {
 
     @Test("A waiter wakes when another thread signals")
     func wakesWaiter() {
-        let request = BlockingSemaphore(), reply = BlockingSemaphore()
+        let request = BlockingSemaphore()
+        let reply = BlockingSemaphore()
         let thread = WorkerThread(name: "ts-signal") {
             request.wait()
             reply.signal()

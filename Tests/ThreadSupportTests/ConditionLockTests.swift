@@ -120,6 +120,10 @@ struct ConditionLockTests {
         #expect(throws: Refused.self) {
             try lock.withLock { (_: inout Int) throws(Refused) in throw Refused() }
         }
-        #expect(lock.withLock { $0 += 1; return $0 } == 1)
+        #expect(
+            lock.withLock {
+                $0 += 1
+                return $0
+            } == 1)
     }
 }

@@ -16,10 +16,12 @@ struct WorkerThreadTests {
         return String(decoding: name[0..<count].prefix { $0 != 10 }, as: UTF8.self)
     }
 
-    @Test("The thread is named, and its name is cut to the kernel's 15 bytes", arguments: [
-        ("ts-named", "ts-named"),
-        ("a-thread-name-longer-than-15", "a-thread-name-l"),
-    ])
+    @Test(
+        "The thread is named, and its name is cut to the kernel's 15 bytes",
+        arguments: [
+            ("ts-named", "ts-named"),
+            ("a-thread-name-longer-than-15", "a-thread-name-l"),
+        ])
     func named(name: String, expected: String) {
         let seen = ConditionLock<String?>(nil)
         let thread = WorkerThread(name: name) {

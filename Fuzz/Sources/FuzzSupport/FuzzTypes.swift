@@ -1,5 +1,5 @@
-public import ProtoBridge
 import ModerationMessages
+public import ProtoBridge
 import RPCMessages
 
 /// The message types the fuzzers choose from with an input's first byte.

@@ -48,7 +48,9 @@ private let uncapped = 128 * 1024
 nonisolated(unsafe) private let sharedInflater = RawInflater()
 nonisolated(unsafe) private let sharedDeflater = RawDeflater()
 
-private func inflateIndependent(_ body: [UInt8], cap: Int, with inflater: RawInflater) -> Result<[UInt8], RawInflater.Failure> {
+private func inflateIndependent(_ body: [UInt8], cap: Int, with inflater: RawInflater) -> Result<
+    [UInt8], RawInflater.Failure
+> {
     var output: [UInt8] = []
     do throws(RawInflater.Failure) {
         try inflater.inflateIndependent(body, limit: cap, appendingTo: &output)
@@ -86,8 +88,9 @@ private func checkStream(_ messages: [[UInt8]], cap: Int) {
         if case .success(let bytes) = cappedResult {
             fuzzCheck(bytes.count <= cap, "stream message \(index): \(bytes.count) bytes inflated, cap \(cap)")
         } else {
-            fuzzCheck(cappedOutput.count <= cap + 1,
-                      "stream message \(index): failed having appended \(cappedOutput.count) bytes, cap \(cap)")
+            fuzzCheck(
+                cappedOutput.count <= cap + 1,
+                "stream message \(index): failed having appended \(cappedOutput.count) bytes, cap \(cap)")
         }
         compare(cappedResult, fullResult, cap: cap, what: "stream message \(index)")
         // After a failure the connection is closed: the stream's state no longer matters.

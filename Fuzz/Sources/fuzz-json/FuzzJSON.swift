@@ -54,19 +54,27 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         do {
             reparsed = try DynamicMessage(jsonUTF8: printed, as: descriptor)
         } catch {
-            fuzzCheck(false, "\(descriptor.fullName): printed JSON does not parse (\(error)):\n\(String(decoding: printed, as: UTF8.self))")
+            fuzzCheck(
+                false,
+                "\(descriptor.fullName): printed JSON does not parse (\(error)):\n\(String(decoding: printed, as: UTF8.self))"
+            )
             return 0
         }
-        fuzzCheck(reparsed == message, "\(descriptor.fullName): JSON round trip changed the message:\n\(message)\n\(reparsed)")
+        fuzzCheck(
+            reparsed == message, "\(descriptor.fullName): JSON round trip changed the message:\n\(message)\n\(reparsed)"
+        )
         let reprinted = reparsed.jsonUTF8(options: options)
-        fuzzCheck(reprinted == printed,
-                  "\(descriptor.fullName): printing is not stable:\n\(String(decoding: printed, as: UTF8.self))\n\(String(decoding: reprinted, as: UTF8.self))")
+        fuzzCheck(
+            reprinted == printed,
+            "\(descriptor.fullName): printing is not stable:\n\(String(decoding: printed, as: UTF8.self))\n\(String(decoding: reprinted, as: UTF8.self))"
+        )
     }
 
     let wire = message.serializedBytes()
     do {
         let decoded = try DynamicMessage(serializedBytes: wire, as: descriptor)
-        fuzzCheck(decoded == message, "\(descriptor.fullName): wire round trip changed the message:\n\(message)\n\(decoded)")
+        fuzzCheck(
+            decoded == message, "\(descriptor.fullName): wire round trip changed the message:\n\(message)\n\(decoded)")
     } catch {
         fuzzCheck(false, "\(descriptor.fullName): its own wire encoding does not decode: \(error)")
     }
@@ -82,8 +90,10 @@ private func agreeWithGenerated<Message: ProtoMessage>(_ type: Message.Type, wir
     let back = generated.serializedBytes()
     do {
         let decoded = try DynamicMessage(serializedBytes: back, as: message.descriptor)
-        fuzzCheck(decoded == message,
-                  "\(Message.protoName): the generated decoder read the transcoder's encoding differently:\n\(message)\n\(decoded)")
+        fuzzCheck(
+            decoded == message,
+            "\(Message.protoName): the generated decoder read the transcoder's encoding differently:\n\(message)\n\(decoded)"
+        )
     } catch {
         fuzzCheck(false, "\(Message.protoName): the generated encoding does not decode descriptor-driven: \(error)")
     }

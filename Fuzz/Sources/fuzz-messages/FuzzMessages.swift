@@ -24,8 +24,9 @@ public func fuzzMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 private func roundTrip<Message: ProtoMessage>(_ type: Message.Type, _ bytes: UnsafeRawBufferPointer) {
     guard let message = try? Message(serializedBytes: bytes) else { return }
     let encoded = message.serializedBytes()
-    fuzzCheck(encoded.count == message.serializedSize(),
-              "\(Message.protoName): encoded \(encoded.count) bytes, serializedSize said \(message.serializedSize())")
+    fuzzCheck(
+        encoded.count == message.serializedSize(),
+        "\(Message.protoName): encoded \(encoded.count) bytes, serializedSize said \(message.serializedSize())")
     let again: Message
     do {
         again = try Message(serializedBytes: encoded)

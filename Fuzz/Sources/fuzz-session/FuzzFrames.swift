@@ -9,7 +9,8 @@ enum FuzzFrames {
     /// The preface followed by a valid HELLO.
     static func opening(acceptDeflate: Bool) -> [UInt8] {
         var bytes = Preface.bytes
-        let hello = Hello(apiKey: apiKey, clientName: "fuzzer", acceptEncodings: acceptDeflate ? ["deflate"] : [], appID: "")
+        let hello = Hello(
+            apiKey: apiKey, clientName: "fuzzer", acceptEncodings: acceptDeflate ? ["deflate"] : [], appID: "")
         FrameWriter.hello(hello, into: &bytes)
         return bytes
     }

@@ -21,7 +21,7 @@ private let methods: MethodTable = {
         for seq in 0..<count {
             _ = stream.send(EchoResponse(payload: Array("fuzz event \(seq): the same words again and again".utf8)))
         }
-        if request.payload.count < 2 { stream.finish() }  // otherwise left open until the session ends it
+        if request.payload.count < 2 { stream.finish() } // otherwise left open until the session ends it
     }
     RuntimeServices.register(in: &table, health: HealthStatus(), fileDescriptorSets: [RPCSchema.fileDescriptorSet])
     return table

@@ -15,7 +15,8 @@ struct OutputChecker {
     mutating func check() {
         bytes.withUnsafeBytes { raw in
             while raw.count - consumed >= FrameHeader.size {
-                let (header, reserved) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: raw[consumed..<consumed + FrameHeader.size]))
+                let (header, reserved) = FrameHeader.read(
+                    from: UnsafeRawBufferPointer(rebasing: raw[consumed..<consumed + FrameHeader.size]))
                 let total = FrameHeader.size + Int(header.length)
                 guard raw.count - consumed >= total else { return }
                 fuzzCheck(reserved == 0, "server frame \(header.type) has reserved bits \(reserved)")
@@ -44,17 +45,24 @@ struct OutputChecker {
         case .message:
             fuzzCheck(header.streamID != 0, "MESSAGE on stream 0")
         case .ping, .pong:
-            fuzzCheck(payload.count == 8 && header.streamID == 0, "\(header.type) of \(payload.count) bytes on stream \(header.streamID)")
+            fuzzCheck(
+                payload.count == 8 && header.streamID == 0,
+                "\(header.type) of \(payload.count) bytes on stream \(header.streamID)")
         default:
             fuzzCheck(false, "the server wrote a \(header.type) frame")
         }
     }
 
-    private func decodes<Message: ProtoMessage>(_ type: Message.Type, _ payload: UnsafeRawBufferPointer, _ header: FrameHeader) {
+    private func decodes<Message: ProtoMessage>(
+        _ type: Message.Type, _ payload: UnsafeRawBufferPointer, _ header: FrameHeader
+    ) {
         do {
             _ = try Message(serializedBytes: payload)
         } catch {
-            fuzzCheck(false, "server frame \(header.type) on stream \(header.streamID) carries an invalid \(Message.protoName): \(error)")
+            fuzzCheck(
+                false,
+                "server frame \(header.type) on stream \(header.streamID) carries an invalid \(Message.protoName): \(error)"
+            )
         }
     }
 }

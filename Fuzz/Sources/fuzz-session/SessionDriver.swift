@@ -21,7 +21,8 @@ final class SessionDriver {
         limits.maxCallHeaderBytes = 1024
         limits.maxConcurrentCalls = 16
         limits.streamPendingLimitBytes = 4096
-        let offload = self.offload, clock = self.clock
+        let offload = self.offload
+        let clock = self.clock
         let environment = ServerSession.Environment(
             serverName: "fuzz-server", serverVersion: "0", limits: limits, methods: methods,
             authenticator: FuzzAuthenticator(), logger: .disabled,
@@ -70,10 +71,16 @@ final class SessionDriver {
     /// What the session tells the transport agrees with its state: it asks to write exactly when
     /// it has output, to close exactly when it will close, and for deadline timers in the future.
     private func check(_ actions: ServerSession.TransportActions) {
-        fuzzCheck(actions.write == !session.outbound.isEmpty, "write \(actions.write) with \(session.outbound.count) bytes to write")
-        fuzzCheck(actions.close == session.closeRequested, "close \(actions.close) but closeRequested \(session.closeRequested)")
+        fuzzCheck(
+            actions.write == !session.outbound.isEmpty,
+            "write \(actions.write) with \(session.outbound.count) bytes to write")
+        fuzzCheck(
+            actions.close == session.closeRequested,
+            "close \(actions.close) but closeRequested \(session.closeRequested)")
         if let timer = actions.armDeadlineTimer {
-            fuzzCheck(timer.deadline > clock.now, "a deadline timer asked for \(timer.deadline), not after now (\(clock.now))")
+            fuzzCheck(
+                timer.deadline > clock.now, "a deadline timer asked for \(timer.deadline), not after now (\(clock.now))"
+            )
         }
     }
 

@@ -11,7 +11,8 @@ public struct GroupView: Sendable, Equatable {
     /// True when the acting user is banned from the group now.
     public var isBanned: Bool
 
-    public init(group: Group, hasJoined: Bool = false, scope: Scope? = nil, joinedAt: Int64 = 0, isBanned: Bool = false) {
+    public init(group: Group, hasJoined: Bool = false, scope: Scope? = nil, joinedAt: Int64 = 0, isBanned: Bool = false)
+    {
         self.group = group
         self.hasJoined = hasJoined
         self.scope = scope

@@ -13,7 +13,9 @@ public struct MemberState: Sendable, Equatable {
     /// The group's current version.
     public var groupVersion: UInt64
 
-    public init(isMember: Bool, scope: Scope?, joinedAt: Int64, isOwner: Bool, isBanned: Bool, ban: Ban?, groupVersion: UInt64) {
+    public init(
+        isMember: Bool, scope: Scope?, joinedAt: Int64, isOwner: Bool, isBanned: Bool, ban: Ban?, groupVersion: UInt64
+    ) {
         self.isMember = isMember
         self.scope = scope
         self.joinedAt = joinedAt

@@ -18,7 +18,9 @@ public struct User: Sendable, Equatable {
     /// Creation time, Unix milliseconds.
     public var createdAt: Int64
 
-    public init(uid: String, name: String = "", avatar: String = "", metadata: [String: String] = [:], createdAt: Int64 = 0) {
+    public init(
+        uid: String, name: String = "", avatar: String = "", metadata: [String: String] = [:], createdAt: Int64 = 0
+    ) {
         self.uid = uid
         self.name = name
         self.avatar = avatar

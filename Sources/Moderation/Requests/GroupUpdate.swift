@@ -35,6 +35,7 @@ public struct GroupUpdate: Sendable, Equatable {
 
     /// True when it changes nothing at all.
     var isEmpty: Bool {
-        name == nil && icon == nil && description == nil && type == nil && password == nil && metadata == nil && tags == nil
+        name == nil && icon == nil && description == nil && type == nil && password == nil && metadata == nil
+            && tags == nil
     }
 }

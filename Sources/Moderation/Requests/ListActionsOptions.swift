@@ -13,7 +13,10 @@ public struct ListActionsOptions: Sendable, Equatable {
     /// Only actions on this uid; empty means all.
     public var target: String
 
-    public init(afterSeq: UInt64 = 0, limit: Int = 0, cursor: String = "", kinds: Set<ActionKind> = [], actor: String = "", target: String = "") {
+    public init(
+        afterSeq: UInt64 = 0, limit: Int = 0, cursor: String = "", kinds: Set<ActionKind> = [], actor: String = "",
+        target: String = ""
+    ) {
         self.afterSeq = afterSeq
         self.limit = limit
         self.cursor = cursor

@@ -13,7 +13,10 @@ public struct ListGroupsOptions: Sendable, Equatable {
     /// Only groups carrying at least one of these tags; empty means all.
     public var tags: [String]
 
-    public init(limit: Int = 0, cursor: String = "", search: String = "", joinedOnly: Bool = false, types: Set<GroupType> = [], tags: [String] = []) {
+    public init(
+        limit: Int = 0, cursor: String = "", search: String = "", joinedOnly: Bool = false, types: Set<GroupType> = [],
+        tags: [String] = []
+    ) {
         self.limit = limit
         self.cursor = cursor
         self.search = search

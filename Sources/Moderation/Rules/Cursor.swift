@@ -8,10 +8,10 @@ import ByteCoding
 enum Cursor {
     private static let version: UInt8 = 1
     private enum Tag: UInt8 {
-        case members = 0x6D  // "m"
-        case bans = 0x62  // "b"
-        case groups = 0x67  // "g"
-        case actions = 0x61  // "a"
+        case members = 0x6D // "m"
+        case bans = 0x62 // "b"
+        case groups = 0x67 // "g"
+        case actions = 0x61 // "a"
     }
 
     static func encode(_ key: MemberKey) -> String { encode(.members, key.joinedAt, key.uid) }
@@ -43,7 +43,8 @@ enum Cursor {
 
     static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? {
         guard !cursor.isEmpty else { return nil }
-        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.actions.rawValue else {
+        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.actions.rawValue
+        else {
             throw bad
         }
         var reader = Reader(bytes: bytes, offset: 2)
@@ -67,7 +68,7 @@ enum Cursor {
         }
         var reader = Reader(bytes: bytes, offset: 2)
         guard let time = reader.varint(), let length = reader.varint(), length <= UInt64(Validation.maxIdentifier),
-              let idBytes = reader.take(Int(length)), reader.atEnd
+            let idBytes = reader.take(Int(length)), reader.atEnd
         else { throw bad }
         let id = String(decoding: idBytes, as: UTF8.self)
         guard (try? Validation.identifier(id, field: "cursor")) == id else { throw bad }

@@ -13,7 +13,8 @@ struct GroupAccess {
     /// when there is no such group in the caller's app. With `lock`, the group is locked for the
     /// rest of the change.
     static func load(
-        _ snapshot: any StoreSnapshot, appID: Int64?, guid: String, caller: ValidatedCaller, lock: (any StoreTransaction)? = nil
+        _ snapshot: any StoreSnapshot, appID: Int64?, guid: String, caller: ValidatedCaller,
+        lock: (any StoreTransaction)? = nil
     ) throws(ModerationError) -> GroupAccess {
         guard let appID else { throw .groupNotFound(guid) }
         let found: StoredGroup?

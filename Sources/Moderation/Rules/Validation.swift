@@ -22,7 +22,8 @@ public enum Validation {
         for byte in raw.utf8 {
             count += 1
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"),
+                UInt8(ascii: "-"):
                 continue
             case UInt8(ascii: "A")...UInt8(ascii: "Z"):
                 needsLowering = true
@@ -38,7 +39,9 @@ public enum Validation {
     }
 
     /// A list of distinct identifiers, 1–`maxBatch` long (after lower-casing).
-    static func identifiers(_ raw: [String], field: String, allowEmpty: Bool = false) throws(ModerationError) -> [String] {
+    static func identifiers(_ raw: [String], field: String, allowEmpty: Bool = false) throws(ModerationError)
+        -> [String]
+    {
         guard raw.count <= maxBatch, allowEmpty || !raw.isEmpty else {
             throw .invalid(field, "give \(allowEmpty ? 0 : 1)–\(maxBatch) uids (got \(raw.count))")
         }
@@ -56,7 +59,7 @@ public enum Validation {
     /// Text of at most `max` characters (and at least `min`).
     static func text(_ value: String, field: String, max: Int, min: Int = 0) throws(ModerationError) {
         let bytes = value.utf8.count
-        if bytes >= min && bytes <= max { return }  // fast path: byte count bounds the scalar count
+        if bytes >= min && bytes <= max { return } // fast path: byte count bounds the scalar count
         let scalars = value.unicodeScalars.count
         guard scalars >= min && scalars <= max else {
             throw .invalid(field, min > 0 ? "must be \(min)–\(max) characters" : "must be at most \(max) characters")
@@ -70,7 +73,9 @@ public enum Validation {
             guard !key.isEmpty else { throw .invalid(field, "keys must not be empty") }
             total += key.utf8.count + value.utf8.count
         }
-        guard total <= maxMetadataBytes else { throw .invalid(field, "is \(total) bytes; at most \(maxMetadataBytes) allowed") }
+        guard total <= maxMetadataBytes else {
+            throw .invalid(field, "is \(total) bytes; at most \(maxMetadataBytes) allowed")
+        }
     }
 
     /// Tags: at most 25, each 1–100 characters, no duplicates.
@@ -86,7 +91,9 @@ public enum Validation {
     /// A page size: 0 means the default of 30, else 1–100.
     static func limit(_ limit: Int) throws(ModerationError) -> Int {
         if limit == 0 { return defaultLimit }
-        guard (1...maxBatch).contains(limit) else { throw .invalid("limit", "must be 1–\(maxBatch), or 0 for \(defaultLimit) (got \(limit))") }
+        guard (1...maxBatch).contains(limit) else {
+            throw .invalid("limit", "must be 1–\(maxBatch), or 0 for \(defaultLimit) (got \(limit))")
+        }
         return limit
     }
 
@@ -98,8 +105,10 @@ public enum Validation {
 
     /// `value` safe to quote in a message: control characters replaced, at most 100 characters.
     static func printable(_ value: String) -> String {
-        String(String.UnicodeScalarView(value.unicodeScalars.prefix(maxIdentifier).map {
-            $0.properties.generalCategory == .control ? "?" : $0
-        }))
+        String(
+            String.UnicodeScalarView(
+                value.unicodeScalars.prefix(maxIdentifier).map {
+                    $0.properties.generalCategory == .control ? "?" : $0
+                }))
     }
 }

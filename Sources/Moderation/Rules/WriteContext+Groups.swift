@@ -1,6 +1,8 @@
 extension WriteContext {
     /// The writer's part of `CreateGroup`.
-    mutating func createGroup(_ plan: CreateGroupPlan, passwordHash: String?) throws(ModerationError) -> CreateGroupResult {
+    mutating func createGroup(_ plan: CreateGroupPlan, passwordHash: String?) throws(ModerationError)
+        -> CreateGroupResult
+    {
         if let appID = try appID(), try tx.group(appID: appID, guid: plan.guid) != nil {
             throw ModerationError(.guidAlreadyExists, "group \(plan.guid) already exists")
         }
@@ -8,7 +10,8 @@ extension WriteContext {
         let appID = try ensureAppID()
         let request = plan.group
         let group = Group(
-            guid: plan.guid, name: request.name, icon: request.icon, description: request.description, type: request.type,
+            guid: plan.guid, name: request.name, icon: request.icon, description: request.description,
+            type: request.type,
             metadata: request.metadata, tags: request.tags, owner: owner.user.uid, membersCount: 1, version: 1,
             createdAt: now, updatedAt: now)
         var stored = try tx.insertGroup(appID: appID, group, passwordHash: passwordHash)
@@ -21,7 +24,8 @@ extension WriteContext {
             results[grant.uid] = try perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
                 let user = try context.requireUser(grant.uid)
                 if grant.uid == owner.user.uid { throw .alreadyJoined(grant.uid, plan.guid) }
-                try context.tx.insertMember(groupID: stored.id, user: user, membership: Membership(scope: grant.scope, joinedAt: context.now))
+                try context.tx.insertMember(
+                    groupID: stored.id, user: user, membership: Membership(scope: grant.scope, joinedAt: context.now))
                 stored.group.membersCount += 1
                 stored.group.version += 1
                 let action = try context.record(.added, on: user.user, group: stored, newScope: grant.scope)
@@ -31,7 +35,8 @@ extension WriteContext {
         for uid in plan.bans {
             results[uid] = try perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
                 let user = try context.requireUser(uid)
-                let ban = Ban(uid: uid, scopeBefore: nil, joinedAt: 0, bannedAt: context.now, bannedBy: context.caller.actionUID)
+                let ban = Ban(
+                    uid: uid, scopeBefore: nil, joinedAt: 0, bannedAt: context.now, bannedBy: context.caller.actionUID)
                 try context.tx.insertBan(groupID: stored.id, user: user, ban: ban)
                 stored.group.version += 1
                 let action = try context.record(.banned, on: user.user, group: stored)
@@ -40,21 +45,26 @@ extension WriteContext {
         }
         try tx.updateGroup(&stored, descriptive: false)
         let creatorMembership: Membership? = caller.actor == owner.user.uid ? ownerMembership : nil
-        return CreateGroupResult(group: GroupAccess(stored: stored, caller: caller, membership: creatorMembership).view(), results: results)
+        return CreateGroupResult(
+            group: GroupAccess(stored: stored, caller: caller, membership: creatorMembership).view(), results: results)
     }
 
     /// Runs one user's part of a many-user operation: a domain error becomes that user's result,
     /// a storage error fails the whole operation.
-    mutating func perUser(_ body: (inout WriteContext) throws(ModerationError) -> UserResult) throws(ModerationError) -> UserResult {
+    mutating func perUser(_ body: (inout WriteContext) throws(ModerationError) -> UserResult) throws(ModerationError)
+        -> UserResult
+    {
         do {
             return try body(&self)
-        } catch where error.code != .internal {
+        } catch  where error.code != .internal {
             return .failed(error)
         }
     }
 
     /// The writer's part of `UpdateGroup`.
-    mutating func updateGroup(guid: String, _ update: GroupUpdate, newPasswordHash: String?) throws(ModerationError) -> GroupView {
+    mutating func updateGroup(guid: String, _ update: GroupUpdate, newPasswordHash: String?) throws(ModerationError)
+        -> GroupView
+    {
         var access = try access(guid)
         try access.requireVisible()
         try access.requireMember()

@@ -14,17 +14,23 @@ extension WriteContext {
         let target = try requireUser(uid)
         try access.requireNotSelf(uid)
         if uid == access.stored.group.owner { throw ownerError() }
-        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else { throw .notAMember(uid, guid) }
+        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
+            throw .notAMember(uid, guid)
+        }
         return MemberChange(access: access, target: target, membership: membership)
     }
 
     /// The writer's part of `ChangeMemberScope`: after the shared opening, the actor outranks the
     /// member (only the owner or the app grants or revokes admin), then the scope must change.
-    mutating func changeMemberScope(guid: String, uid: String, to scope: Scope) throws(ModerationError) -> ScopeChangeResult {
+    mutating func changeMemberScope(guid: String, uid: String, to scope: Scope) throws(ModerationError)
+        -> ScopeChangeResult
+    {
         var change = try memberChange(
             guid, uid: uid, actorAtLeast: .admin, toDo: "change scopes",
-            ifOwner: ModerationError(.cannotChangeOwnerScope, "\(uid) owns group \(guid); the owner's scope is always admin"))
-        let old = change.membership.scope, actorRank = change.access.actorRank
+            ifOwner: ModerationError(
+                .cannotChangeOwnerScope, "\(uid) owns group \(guid); the owner's scope is always admin"))
+        let old = change.membership.scope
+        let actorRank = change.access.actorRank
         let touchesAdmin = scope == .admin || old == .admin
         guard actorRank.outranks(old.rank), !touchesAdmin || actorRank.isOwnerOrApp else {
             throw .permissionDenied(caller.name, "make \(uid) \(scope.rawValue)", guid)
@@ -37,7 +43,8 @@ extension WriteContext {
         let user = change.target.user
         let action = try record(.scopeChanged, on: user, group: change.access.stored, oldScope: old, newScope: scope)
         try saveCounters(&change.access)
-        let member = Member(uid: uid, name: user.name, avatar: user.avatar, scope: scope, joinedAt: change.membership.joinedAt)
+        let member = Member(
+            uid: uid, name: user.name, avatar: user.avatar, scope: scope, joinedAt: change.membership.joinedAt)
         return ScopeChangeResult(action: action, member: member)
     }
 
@@ -56,9 +63,11 @@ extension WriteContext {
         change.access.stored.group.version += 1
         try tx.updateGroup(&change.access.stored, descriptive: true)
         let action = try record(
-            .ownershipTransferred, on: change.target.user, group: change.access.stored, oldScope: change.membership.scope,
+            .ownershipTransferred, on: change.target.user, group: change.access.stored,
+            oldScope: change.membership.scope,
             newScope: .admin)
-        let view = GroupAccess(stored: change.access.stored, caller: caller, membership: change.access.actorMembership).view()
+        let view = GroupAccess(stored: change.access.stored, caller: caller, membership: change.access.actorMembership)
+            .view()
         return TransferResult(action: action, group: view)
     }
 }

@@ -16,7 +16,9 @@ extension WriteContext {
     /// Adds `grant.uid` with `grant.scope` (steps 5, 8, 9).
     mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
         let user = try requireUser(grant.uid)
-        if try tx.membership(groupID: access.groupID, uid: grant.uid) != nil { throw .alreadyJoined(grant.uid, access.guid) }
+        if try tx.membership(groupID: access.groupID, uid: grant.uid) != nil {
+            throw .alreadyJoined(grant.uid, access.guid)
+        }
         let banned = try banState(access, uid: grant.uid)
         if banned.active != nil { throw .bannedGroupMember(grant.uid, access.guid) }
         let allowed: Bool
@@ -25,9 +27,12 @@ extension WriteContext {
         case .admin: allowed = grant.scope != .admin
         default: allowed = grant.scope == .participant
         }
-        guard allowed else { throw .permissionDenied(caller.name, "add \(grant.uid) as \(grant.scope.rawValue)", access.guid) }
+        guard allowed else {
+            throw .permissionDenied(caller.name, "add \(grant.uid) as \(grant.scope.rawValue)", access.guid)
+        }
         try expire(banned, in: &access)
-        try tx.insertMember(groupID: access.groupID, user: user, membership: Membership(scope: grant.scope, joinedAt: now))
+        try tx.insertMember(
+            groupID: access.groupID, user: user, membership: Membership(scope: grant.scope, joinedAt: now))
         access.stored.group.membersCount += 1
         access.stored.group.version += 1
         let action = try record(.added, on: user.user, group: access.stored, newScope: grant.scope)
@@ -41,7 +46,9 @@ extension WriteContext {
         if uid == access.stored.group.owner {
             throw ModerationError(.cannotKickOwner, "\(uid) owns group \(access.guid) and cannot be kicked")
         }
-        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else { throw .notAMember(uid, access.guid) }
+        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
+            throw .notAMember(uid, access.guid)
+        }
         guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
             throw .permissionDenied(caller.name, "kick \(uid)", access.guid)
         }
@@ -82,14 +89,17 @@ extension WriteContext {
         try tx.insertBan(groupID: access.groupID, user: target, ban: ban)
         access.stored.group.version += 1
         let action = try record(
-            .banned, on: target.user, group: access.stored, oldScope: membership?.scope, reason: reason, expiresAt: ban.expiresAt)
+            .banned, on: target.user, group: access.stored, oldScope: membership?.scope, reason: reason,
+            expiresAt: ban.expiresAt)
         return BanResult(changed: true, action: action, ban: ban)
     }
 
     /// Lifts the ban of `uid` (steps 5–9); the rank check is against the scope the user had
     /// before the ban (a pre-emptive ban: a non-member). With `onlyIfBanned`, no ban is a success
     /// with `changed == false`.
-    mutating func unbanOne(_ access: inout GroupAccess, uid: String, onlyIfBanned: Bool) throws(ModerationError) -> UnbanResult {
+    mutating func unbanOne(_ access: inout GroupAccess, uid: String, onlyIfBanned: Bool) throws(ModerationError)
+        -> UnbanResult
+    {
         let target = try requireUser(uid)
         try access.requireNotSelf(uid)
         let banned = try banState(access, uid: uid)

@@ -103,6 +103,7 @@ struct WriteContext {
         access.stored.group.version += 1
         var target = User(uid: ban.uid)
         if let appID = try appID(), let stored = try tx.user(appID: appID, uid: ban.uid) { target = stored.user }
-        _ = try record(.unbanned, on: target, group: access.stored, by: .app, oldScope: ban.scopeBefore, reason: "expired")
+        _ = try record(
+            .unbanned, on: target, group: access.stored, by: .app, oldScope: ban.scopeBefore, reason: "expired")
     }
 }

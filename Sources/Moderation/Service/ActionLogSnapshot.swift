@@ -20,7 +20,9 @@ public struct ActionLogSnapshot {
     }
 
     /// Up to `limit` actions of the whole app with a greater seq, in seq order.
-    public func actions(afterSeq: UInt64, limit: Int, kinds: Set<ActionKind> = []) throws(ModerationError) -> [ActionRecord] {
+    public func actions(afterSeq: UInt64, limit: Int, kinds: Set<ActionKind> = []) throws(ModerationError)
+        -> [ActionRecord]
+    {
         guard let appID else { return [] }
         return try snapshot.actions(appID: appID, query: ActionLogQuery(afterSeq: afterSeq, limit: limit, kinds: kinds))
     }
@@ -65,7 +67,9 @@ public struct ActionLogSnapshot {
         var member = false
         while cursor + 1 < seq {
             let window = min(cursor + Self.scanWindow, seq - 1)
-            let page = try snapshot.actions(appID: appID, query: ActionLogQuery(afterSeq: cursor, limit: Self.scanPage, kinds: kinds, throughSeq: window))
+            let page = try snapshot.actions(
+                appID: appID,
+                query: ActionLogQuery(afterSeq: cursor, limit: Self.scanPage, kinds: kinds, throughSeq: window))
             for action in page where action.group.guid == guid {
                 if action.kind == .deleted {
                     member = false

@@ -49,7 +49,9 @@ final class MemberPageCache: Sendable {
     func page(groupID: Int64, version: UInt64, epoch: UInt64, limit: Int) -> Page<Member>? {
         guard isEnabled else { return nil }
         return shard(groupID).entries.withLock { entries in
-            guard let entry = entries[Key(groupID: groupID, limit: limit)], entry.version == version, entry.epoch == epoch else { return nil }
+            guard let entry = entries[Key(groupID: groupID, limit: limit)], entry.version == version,
+                entry.epoch == epoch
+            else { return nil }
             return entry.page
         }
     }
@@ -59,7 +61,11 @@ final class MemberPageCache: Sendable {
         let key = Key(groupID: groupID, limit: limit)
         let entry = Entry(version: version, epoch: epoch, page: page)
         shard(groupID).entries.withLock { entries in
-            if let current = entries[key], current.version > version || (current.version == version && current.epoch > epoch) { return }
+            if let current = entries[key],
+                current.version > version || (current.version == version && current.epoch > epoch)
+            {
+                return
+            }
             if entries.count >= perShard && entries[key] == nil { entries.removeAll(keepingCapacity: true) }
             entries[key] = entry
         }

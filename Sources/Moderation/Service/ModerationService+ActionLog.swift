@@ -7,7 +7,9 @@ extension ModerationService {
     /// `ERR_CURSOR_EXPIRED`; 0 starts at the oldest retained action. With filters (kinds, actor,
     /// target — a non-member's view is a target filter) one call looks through at most 10 000
     /// seqs, so a page may be short, or empty, and still carry a cursor.
-    public func listGroupActions(_ caller: Caller, guid: String, options: ListActionsOptions = ListActionsOptions()) throws(ModerationError) -> ActionPage {
+    public func listGroupActions(_ caller: Caller, guid: String, options: ListActionsOptions = ListActionsOptions())
+        throws(ModerationError) -> ActionPage
+    {
         let guid = try Validation.identifier(guid, field: "guid")
         let limit = try Validation.limit(options.limit)
         let start = try Cursor.afterSeq(options.cursor) ?? options.afterSeq
@@ -23,17 +25,23 @@ extension ModerationService {
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> ActionPage in
             let access = try context.access(guid)
             if access.actorRank == .nonMember, let actor = context.caller.actor {
-                if access.stored.group.type == .private, try !context.snapshot.hasActions(groupID: access.groupID, on: actor) {
+                if access.stored.group.type == .private,
+                    try !context.snapshot.hasActions(groupID: access.groupID, on: actor)
+                {
                     throw .groupNotFound(guid)
                 }
-                if let target = targetFilter, target != actor { return ActionPage(actions: [], nextCursor: "", lastSeq: start) }
+                if let target = targetFilter, target != actor {
+                    return ActionPage(actions: [], nextCursor: "", lastSeq: start)
+                }
                 targetFilter = actor
             }
             guard let appID = try context.appID() else { throw .groupNotFound(guid) }
             let bounds = try context.snapshot.logBounds(appID: appID)
             if start > 0 && start < bounds.prunedThrough {
                 throw ModerationError(
-                    .cursorExpired, "actions after seq \(start) of group \(guid) are past retention; the oldest kept is \(bounds.oldestRetainedSeq)")
+                    .cursorExpired,
+                    "actions after seq \(start) of group \(guid) are past retention; the oldest kept is \(bounds.oldestRetainedSeq)"
+                )
             }
             // A filtered read scans at most a window of seqs, so rare matches cannot make one call
             // walk the whole log; a short page then carries a cursor to the end of the window.
@@ -59,7 +67,9 @@ extension ModerationService {
 
     /// Runs `body` with a consistent snapshot of an app's action log and memberships: what the
     /// event stream needs to replay from a seq and then continue live without a gap.
-    public func withActionLog<T>(app: String, _ body: (ActionLogSnapshot) throws(ModerationError) -> T) throws(ModerationError) -> T {
+    public func withActionLog<T>(app: String, _ body: (ActionLogSnapshot) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
         try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
             try body(ActionLogSnapshot(snapshot: snapshot, appID: snapshot.appID(named: app)))
         }

@@ -4,7 +4,9 @@ extension ModerationService {
     ///
     /// Order: arguments → group visible → actor member → actor admin/moderator. A ban past its
     /// expiry is never listed, whether or not the sweeper has recorded it.
-    public func listBannedMembers(_ caller: Caller, guid: String, options: ListBannedOptions = ListBannedOptions()) throws(ModerationError) -> Page<Ban> {
+    public func listBannedMembers(_ caller: Caller, guid: String, options: ListBannedOptions = ListBannedOptions())
+        throws(ModerationError) -> Page<Ban>
+    {
         let guid = try Validation.identifier(guid, field: "guid")
         let limit = try Validation.limit(options.limit)
         let after = try Cursor.banKey(options.cursor)
@@ -17,7 +19,8 @@ extension ModerationService {
             let query = BanPageQuery(after: after, search: search, limit: limit + 1, activeAt: context.now)
             let rows = try context.snapshot.bans(groupID: access.groupID, query: query)
             let page = Array(rows.prefix(limit))
-            let next = rows.count > limit ? page.last.map { Cursor.encode(BanKey(bannedAt: $0.bannedAt, uid: $0.uid)) } : nil
+            let next =
+                rows.count > limit ? page.last.map { Cursor.encode(BanKey(bannedAt: $0.bannedAt, uid: $0.uid)) } : nil
             return Page(items: page, nextCursor: next ?? "")
         }
     }

@@ -22,7 +22,8 @@ extension ModerationService {
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
-            idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0, maintenanceBatchSize: Int = 500,
+            idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0,
+            maintenanceBatchSize: Int = 500,
             memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5, wrongPasswordWindowMs: Int64 = 15 * 60_000
         ) {
             self.passwordHasher = passwordHasher

@@ -11,7 +11,8 @@ extension ModerationService {
         completion: @escaping @Sendable (MutationResult<CreateGroupResult>) -> Void
     ) {
         let hasher = configuration.passwordHasher
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<CreateGroupResult> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<CreateGroupResult> in
             let plan = try CreateGroupPlan(request, actor: ValidatedCaller(caller).actor)
             let passwordHash = request.type == .password ? try hasher.hash(request.password) : nil
             return { (context: inout WriteContext) throws(ModerationError) -> CreateGroupResult in
@@ -30,7 +31,7 @@ extension ModerationService {
             let access = try context.access(guid)
             // A member is never banned (an invariant), so only non-members need the ban lookup.
             if let actor = context.caller.actor, access.actorMembership == nil,
-               try context.activeBan(groupID: access.groupID, uid: actor) != nil
+                try context.activeBan(groupID: access.groupID, uid: actor) != nil
             {
                 throw .bannedGroupMember(actor, guid)
             }
@@ -60,7 +61,9 @@ extension ModerationService {
             }
             if let metadata = update.metadata { try Validation.metadata(metadata) }
             if let tags = update.tags { try Validation.tags(tags) }
-            if let password = update.password { try Validation.text(password, field: "password", max: Validation.maxName * 10) }
+            if let password = update.password {
+                try Validation.text(password, field: "password", max: Validation.maxName * 10)
+            }
             if let type = update.type, type != .password, let password = update.password, !password.isEmpty {
                 throw .invalid("password", "only password groups have a password")
             }
@@ -80,7 +83,8 @@ extension ModerationService {
         _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ActionRecord> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<ActionRecord> in
             let guid = try Validation.identifier(guid, field: "guid")
             return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
                 let access = try context.access(guid)
@@ -98,12 +102,16 @@ extension ModerationService {
     ///
     /// Visible: public and password groups, and private groups the user is a member of; groups
     /// the user is banned from now are left out. The app sees every group.
-    public func listGroups(_ caller: Caller, options: ListGroupsOptions = ListGroupsOptions()) throws(ModerationError) -> Page<GroupView> {
+    public func listGroups(_ caller: Caller, options: ListGroupsOptions = ListGroupsOptions()) throws(ModerationError)
+        -> Page<GroupView>
+    {
         let limit = try Validation.limit(options.limit)
         let after = try Cursor.groupKey(options.cursor)
         let search = try Validation.search(options.search)
         for tag in options.tags { try Validation.text(tag, field: "tags", max: Validation.maxTag, min: 1) }
-        guard options.tags.count <= Validation.maxBatch else { throw .invalid("tags", "at most \(Validation.maxBatch) tags") }
+        guard options.tags.count <= Validation.maxBatch else {
+            throw .invalid("tags", "at most \(Validation.maxBatch) tags")
+        }
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<GroupView> in
             guard let appID = try context.appID() else { return Page(items: [], nextCursor: "") }
             let query = GroupPageQuery(
@@ -115,7 +123,9 @@ extension ModerationService {
                     group: listing.group.group, hasJoined: listing.membership != nil, scope: listing.membership?.scope,
                     joinedAt: listing.membership?.joinedAt ?? 0)
             }
-            let next = rows.count > limit ? page.last.map { Cursor.encode(GroupKey(createdAt: $0.group.createdAt, guid: $0.group.guid)) } : nil
+            let next =
+                rows.count > limit
+                ? page.last.map { Cursor.encode(GroupKey(createdAt: $0.group.createdAt, guid: $0.group.guid)) } : nil
             return Page(items: Array(page), nextCursor: next ?? "")
         }
     }

@@ -26,7 +26,9 @@ extension ModerationService {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let expired):
-                self.pruneStep(report: MaintenanceReport(expiredBans: expired, prunedActions: 0, purgedReplies: 0), completion: completion)
+                self.pruneStep(
+                    report: MaintenanceReport(expiredBans: expired, prunedActions: 0, purgedReplies: 0),
+                    completion: completion)
             }
         }
     }
@@ -45,7 +47,9 @@ extension ModerationService {
             for entry in expired {
                 var appContext = WriteContext(tx: context.tx, caller: ValidatedCaller(app: entry.app), now: context.now)
                 var access = try appContext.access(entry.guid)
-                guard let ban = try context.tx.ban(groupID: access.groupID, uid: entry.uid), !ban.isActive(at: context.now) else {
+                guard let ban = try context.tx.ban(groupID: access.groupID, uid: entry.uid),
+                    !ban.isActive(at: context.now)
+                else {
                     continue
                 }
                 try appContext.expire(ban, in: &access)
@@ -65,7 +69,9 @@ extension ModerationService {
         }
     }
 
-    private func pruneStep(report: MaintenanceReport, completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void) {
+    private func pruneStep(
+        report: MaintenanceReport, completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void
+    ) {
         let batch = configuration.maintenanceBatchSize
         let retention = configuration.actionRetentionMs
         let window = configuration.idempotencyWindowMs

@@ -23,12 +23,17 @@ extension ModerationService {
         }
         let now = clock()
         if let waitMs = passwordAttempts.retryAfter(app: caller.app, uid: uid, guid: normalized, now: now) {
-            completion(.done(.failure(ModerationError(
-                .rateLimited, "too many wrong passwords for group \(normalized) from \(uid); retry after \((waitMs + 999) / 1000) s",
-                details: ["retry_after_ms": String(waitMs)]))))
+            completion(
+                .done(
+                    .failure(
+                        ModerationError(
+                            .rateLimited,
+                            "too many wrong passwords for group \(normalized) from \(uid); retry after \((waitMs + 999) / 1000) s",
+                            details: ["retry_after_ms": String(waitMs)]))))
             return
         }
-        let attempts = passwordAttempts, clock = self.clock
+        let attempts = passwordAttempts
+        let clock = self.clock
         join(caller, guid: guid, password: password, attempt: 0, replay: replay) { outcome in
             if case .done(let result) = outcome {
                 switch result {
@@ -45,16 +50,20 @@ extension ModerationService {
     }
 
     private func join(
-        _ caller: Caller, guid rawGUID: String, password: String, attempt: Int, replay: @escaping ReplayEncoder<JoinResult>,
+        _ caller: Caller, guid rawGUID: String, password: String, attempt: Int,
+        replay: @escaping ReplayEncoder<JoinResult>,
         completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
     ) {
         let hasher = configuration.passwordHasher
         let retry: @Sendable () -> Void = { [self] in
             WorkerThread.detached(name: "mod-join-retry") {
-                self.join(caller, guid: rawGUID, password: password, attempt: attempt + 1, replay: replay, completion: completion)
+                self.join(
+                    caller, guid: rawGUID, password: password, attempt: attempt + 1, replay: replay,
+                    completion: completion)
             }
         }
-        submit(caller, replay: replay, completion: completion, retry: retry) { () throws(ModerationError) -> WriteBody<JoinResult> in
+        submit(caller, replay: replay, completion: completion, retry: retry) {
+            () throws(ModerationError) -> WriteBody<JoinResult> in
             let actor = try ValidatedCaller(caller).requireUser()
             let guid = try Validation.identifier(rawGUID, field: "guid")
             try Validation.text(password, field: "password", max: Validation.maxName * 10)
@@ -72,9 +81,12 @@ extension ModerationService {
                 case .public:
                     break
                 case .private:
-                    throw ModerationError(.groupJoinNotAllowed, "group \(guid) is private; members are added by its admins")
+                    throw ModerationError(
+                        .groupJoinNotAllowed, "group \(guid) is private; members are added by its admins")
                 case .password:
-                    guard !password.isEmpty else { throw ModerationError(.emptyGroupPass, "group \(guid) needs a password") }
+                    guard !password.isEmpty else {
+                        throw ModerationError(.emptyGroupPass, "group \(guid) needs a password")
+                    }
                     let current = access.stored.passwordHash ?? ""
                     let matches: Bool
                     if verifyOnWriter {
@@ -93,14 +105,17 @@ extension ModerationService {
                 access.stored.group.version += 1
                 let action = try context.record(.joined, on: user.user, group: access.stored, newScope: .participant)
                 try context.saveCounters(&access)
-                let view = GroupView(group: access.stored.group, hasJoined: true, scope: .participant, joinedAt: context.now)
+                let view = GroupView(
+                    group: access.stored.group, hasJoined: true, scope: .participant, joinedAt: context.now)
                 return JoinResult(group: view, action: action)
             }
         }
     }
 
     /// The password verified against the group's hash in a snapshot, on the calling thread.
-    private func passwordProof(_ caller: Caller, guid: String, password: String, hasher: PasswordHasher) -> PasswordProof? {
+    private func passwordProof(_ caller: Caller, guid: String, password: String, hasher: PasswordHasher)
+        -> PasswordProof?
+    {
         guard !password.isEmpty else { return nil }
         let hash = try? store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> String? in
             guard let appID = try snapshot.appID(named: caller.app) else { return nil }
@@ -118,7 +133,8 @@ extension ModerationService {
         _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ActionRecord> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<ActionRecord> in
             let actor = try ValidatedCaller(caller).requireUser()
             let guid = try Validation.identifier(guid, field: "guid")
             return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
@@ -148,7 +164,8 @@ extension ModerationService {
         _ caller: Caller, guid: String, members: [MemberGrant], replay: @escaping ReplayEncoder<AddMembersResult>,
         completion: @escaping @Sendable (MutationResult<AddMembersResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<AddMembersResult> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<AddMembersResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(members.map(\.uid), field: "members")
             let grants = zip(uids, members).map { MemberGrant(uid: $0, scope: $1.scope) }
@@ -156,7 +173,8 @@ extension ModerationService {
                 var access = try context.moderatorAccess(guid, toDo: "add members to the group")
                 var results: [String: UserResult] = [:]
                 for grant in grants {
-                    results[grant.uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                    results[grant.uid] = try context.perUser {
+                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
                         try context.addOne(&access, grant)
                     }
                 }
@@ -167,27 +185,36 @@ extension ModerationService {
     }
 
     /// Lists a group's members (`ListMembers`), sorted by (joinedAt, uid): members and the app.
-    public func listMembers(_ caller: Caller, guid: String, options: ListMembersOptions = ListMembersOptions()) throws(ModerationError) -> Page<Member> {
+    public func listMembers(_ caller: Caller, guid: String, options: ListMembersOptions = ListMembersOptions())
+        throws(ModerationError) -> Page<Member>
+    {
         let guid = try Validation.identifier(guid, field: "guid")
         let limit = try Validation.limit(options.limit)
         let after = try Cursor.memberKey(options.cursor)
         let search = try Validation.search(options.search)
-        let cacheable = after == nil && search.isEmpty && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
-        let epoch = memberPages.profileEpoch  // before the snapshot: see MemberPageCache
+        let cacheable =
+            after == nil && search.isEmpty && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
+        let epoch = memberPages.profileEpoch // before the snapshot: see MemberPageCache
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Member> in
             let access = try context.access(guid)
             try access.requireVisible()
             try access.requireMember()
             let version = access.stored.group.version
-            if cacheable, let cached = memberPages.page(groupID: access.groupID, version: version, epoch: epoch, limit: limit) {
+            if cacheable,
+                let cached = memberPages.page(groupID: access.groupID, version: version, epoch: epoch, limit: limit)
+            {
                 return cached
             }
             let query = MemberPageQuery(after: after, scopes: options.scopes, search: search, limit: limit + 1)
             let rows = try context.snapshot.members(groupID: access.groupID, query: query)
             let items = Array(rows.prefix(limit))
-            let next = rows.count > limit ? items.last.map { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) } : nil
+            let next =
+                rows.count > limit
+                ? items.last.map { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) } : nil
             let page = Page(items: items, nextCursor: next ?? "")
-            if cacheable { memberPages.store(page, groupID: access.groupID, version: version, epoch: epoch, limit: limit) }
+            if cacheable {
+                memberPages.store(page, groupID: access.groupID, version: version, epoch: epoch, limit: limit)
+            }
             return page
         }
     }
@@ -197,13 +224,17 @@ extension ModerationService {
     ///
     /// Order: arguments → group visible → (for another user) actor member → actor admin or
     /// moderator → user exists.
-    public func getMemberState(_ caller: Caller, guid: String, uid: String? = nil) throws(ModerationError) -> MemberState {
+    public func getMemberState(_ caller: Caller, guid: String, uid: String? = nil) throws(ModerationError)
+        -> MemberState
+    {
         let guid = try Validation.identifier(guid, field: "guid")
         let named = try uid.flatMap { (uid: String) throws(ModerationError) -> String? in
             uid.isEmpty ? nil : try Validation.identifier(uid, field: "uid")
         }
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> MemberState in
-            guard let target = named ?? context.caller.actor else { throw .invalid("uid", "is required when the app asks") }
+            guard let target = named ?? context.caller.actor else {
+                throw .invalid("uid", "is required when the app asks")
+            }
             let access = try context.access(guid)
             try access.requireVisible()
             if target != context.caller.actor {

@@ -8,7 +8,8 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ActionRecord> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<ActionRecord> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
@@ -28,7 +29,8 @@ extension ModerationService {
     /// `changed == false` with `ifNotBanned`) → actor outranks target. `durationMs` 0 is
     /// permanent.
     public func banMember(
-        _ caller: Caller, guid: String, uid: String, reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false,
+        _ caller: Caller, guid: String, uid: String, reason: String = "", durationMs: Int64 = 0,
+        ifNotBanned: Bool = false,
         replay: @escaping ReplayEncoder<BanResult>, completion: @escaping @Sendable (MutationResult<BanResult>) -> Void
     ) {
         submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<BanResult> in
@@ -37,7 +39,8 @@ extension ModerationService {
             try Self.validateBan(reason: reason, durationMs: durationMs)
             return { (context: inout WriteContext) throws(ModerationError) -> BanResult in
                 var access = try context.moderatorAccess(guid, toDo: "ban members")
-                let result = try context.banOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
+                let result = try context.banOne(
+                    &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
                 try context.saveCounters(&access)
                 return result
             }
@@ -51,7 +54,8 @@ extension ModerationService {
     /// not self → banned (`ERR_USER_NOT_BANNED`, or `changed == false` with `onlyIfBanned`) →
     /// actor outranks the former scope.
     public func unbanMember(
-        _ caller: Caller, guid: String, uid: String, onlyIfBanned: Bool = false, replay: @escaping ReplayEncoder<UnbanResult>,
+        _ caller: Caller, guid: String, uid: String, onlyIfBanned: Bool = false,
+        replay: @escaping ReplayEncoder<UnbanResult>,
         completion: @escaping @Sendable (MutationResult<UnbanResult>) -> Void
     ) {
         submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<UnbanResult> in
@@ -76,7 +80,8 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, scope: Scope, replay: @escaping ReplayEncoder<ScopeChangeResult>,
         completion: @escaping @Sendable (MutationResult<ScopeChangeResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<ScopeChangeResult> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<ScopeChangeResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> ScopeChangeResult in
@@ -94,7 +99,8 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<TransferResult>,
         completion: @escaping @Sendable (MutationResult<TransferResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<TransferResult> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<TransferResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> TransferResult in
@@ -109,14 +115,16 @@ extension ModerationService {
         _ caller: Caller, guid: String, uids: [String], replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
                 var access = try context.moderatorAccess(guid, toDo: "kick members")
                 var results: [String: UserResult] = [:]
                 for uid in uids {
-                    results[uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                    results[uid] = try context.perUser {
+                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
                         .changed(seq: try context.kickOne(&access, uid: uid).seq)
                     }
                 }
@@ -128,11 +136,13 @@ extension ModerationService {
 
     /// Bans up to 100 users (`BulkBanMembers`) with one reason and duration.
     public func bulkBanMembers(
-        _ caller: Caller, guid: String, uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotBanned: Bool = false,
+        _ caller: Caller, guid: String, uids: [String], reason: String = "", durationMs: Int64 = 0,
+        ifNotBanned: Bool = false,
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
             try Self.validateBan(reason: reason, durationMs: durationMs)
@@ -140,8 +150,10 @@ extension ModerationService {
                 var access = try context.moderatorAccess(guid, toDo: "ban members")
                 var results: [String: UserResult] = [:]
                 for uid in uids {
-                    results[uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        let result = try context.banOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
+                    results[uid] = try context.perUser {
+                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        let result = try context.banOne(
+                            &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
                         return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
                     }
                 }
@@ -157,14 +169,16 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
                 var access = try context.moderatorAccess(guid, toDo: "unban members")
                 var results: [String: UserResult] = [:]
                 for uid in uids {
-                    results[uid] = try context.perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                    results[uid] = try context.perUser {
+                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
                         let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
                         return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
                     }

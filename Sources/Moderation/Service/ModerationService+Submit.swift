@@ -9,7 +9,8 @@ extension ModerationService {
     /// change anything; with a key it still goes through the writer, so a retry of an earlier
     /// call with the same key replays that call's reply.
     func submit<Value: Sendable>(
-        _ caller: Caller, replay: ReplayEncoder<Value>?, completion: @escaping @Sendable (MutationResult<Value>) -> Void,
+        _ caller: Caller, replay: ReplayEncoder<Value>?,
+        completion: @escaping @Sendable (MutationResult<Value>) -> Void,
         retry: (@Sendable () -> Void)? = nil, prepare: () throws(ModerationError) -> WriteBody<Value>
     ) {
         let validated: ValidatedCaller

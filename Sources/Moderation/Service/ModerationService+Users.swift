@@ -16,7 +16,8 @@ extension ModerationService {
                 guard try context.tx.user(appID: appID, uid: uid) == nil else {
                     throw ModerationError(.uidAlreadyExists, "user \(uid) already exists")
                 }
-                let created = User(uid: uid, name: user.name, avatar: user.avatar, metadata: user.metadata, createdAt: context.now)
+                let created = User(
+                    uid: uid, name: user.name, avatar: user.avatar, metadata: user.metadata, createdAt: context.now)
                 return try context.tx.insertUser(appID: appID, created).user
             }
         }

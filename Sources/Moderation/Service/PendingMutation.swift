@@ -45,8 +45,8 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         }
         let actor = caller.actor ?? ""
         if let appID = try transaction.appID(named: caller.app),
-           let stored = try transaction.idempotentReply(
-               appID: appID, actor: actor, key: caller.idempotencyKey, notBefore: now - idempotencyWindowMs)
+            let stored = try transaction.idempotentReply(
+                appID: appID, actor: actor, key: caller.idempotencyKey, notBefore: now - idempotencyWindowMs)
         {
             outcome = .replayed(stored)
             return
@@ -54,12 +54,13 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         let result: Result<Value, ModerationError>
         do {
             result = .success(try transaction.savepoint { () throws(ModerationError) -> Value in try body(&context) })
-        } catch where error.code != .internal && error.code != .passwordChanged {
+        } catch  where error.code != .internal && error.code != .passwordChanged {
             result = .failure(error)
         }
         let bytes = replay(result)
         let appID = try context.ensureAppID()
-        try transaction.saveIdempotentReply(appID: appID, actor: actor, key: caller.idempotencyKey, reply: bytes, at: now)
+        try transaction.saveIdempotentReply(
+            appID: appID, actor: actor, key: caller.idempotencyKey, reply: bytes, at: now)
         outcome = .done(result)
     }
 

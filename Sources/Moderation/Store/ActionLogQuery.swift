@@ -16,7 +16,8 @@ public struct ActionLogQuery: Sendable, Equatable {
     public var throughSeq: UInt64?
 
     public init(
-        afterSeq: UInt64, limit: Int, groupID: Int64? = nil, kinds: Set<ActionKind> = [], actor: String? = nil, target: String? = nil,
+        afterSeq: UInt64, limit: Int, groupID: Int64? = nil, kinds: Set<ActionKind> = [], actor: String? = nil,
+        target: String? = nil,
         throughSeq: UInt64? = nil
     ) {
         self.afterSeq = afterSeq

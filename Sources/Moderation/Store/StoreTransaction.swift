@@ -47,7 +47,8 @@ public protocol StoreTransaction: StoreSnapshot {
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError)
 
     /// Stores the reply of an idempotent call (replacing an older one under the same key).
-    func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64) throws(ModerationError)
+    func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64)
+        throws(ModerationError)
 
     /// Removes up to `limit` of the oldest actions (per app, a prefix of its log) older than
     /// `cutoff`, and group revisions no retained action can refer to; returns how many actions.

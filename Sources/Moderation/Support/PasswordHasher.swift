@@ -52,7 +52,8 @@ public struct PasswordHasher: Sendable, Equatable {
 
     /// True when two hash strings are equal, compared in constant time for equal lengths.
     static func sameHash(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8), right = Array(b.utf8)
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
         guard left.count == right.count, Self.ready else { return false }
         return sodium_memcmp(left, right, left.count) == 0
     }
