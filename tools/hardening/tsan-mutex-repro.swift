@@ -15,10 +15,12 @@ let lock = Mutex<Void>(())
 var threads: [pthread_t] = []
 for _ in 0..<2 {
     var thread = pthread_t()
-    pthread_create(&thread, nil, { _ in
-        for _ in 0..<200_000 { lock.withLock { _ in counter.value += 1 } }
-        return nil
-    }, nil)
+    pthread_create(
+        &thread, nil,
+        { _ in
+            for _ in 0..<200_000 { lock.withLock { _ in counter.value += 1 } }
+            return nil
+        }, nil)
     threads.append(thread)
 }
 for thread in threads { pthread_join(thread, nil) }
