@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
-            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
+            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "LoadGenerationTests",

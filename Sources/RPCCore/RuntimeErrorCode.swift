@@ -32,6 +32,10 @@ public enum RuntimeErrorCode {
     public static let rateLimited = "ERR_RATE_LIMITED"
     /// INVALID_ARGUMENT: a body marked compressed is not valid raw deflate data.
     public static let badEncoding = "ERR_BAD_ENCODING"
+    /// RESOURCE_EXHAUSTED: the server's memory budget is spent; the work is refused, retry later.
+    public static let overloaded = "ERR_OVERLOADED"
+    /// RESOURCE_EXHAUSTED (in GOAWAY): the app, or the server, has its maximum of connections.
+    public static let tooManyConnections = "ERR_TOO_MANY_CONNECTIONS"
     /// RESOURCE_EXHAUSTED, client side only: the server does not read and the client's output
     /// buffer is full, so the call is refused before it is sent.
     public static let resourceExhausted = "ERR_RESOURCE_EXHAUSTED"

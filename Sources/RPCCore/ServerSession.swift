@@ -27,13 +27,16 @@ public final class ServerSession {
         public var observer: (any CallObserver)?
         /// Refuses calls over an app's request rate; nil for no limit.
         public var rateLimiter: (any RateLimiter)?
+        /// What clients make the server hold, counted against the operator's limit; shared by
+        /// every connection of the server.
+        public var memoryBudget: MemoryBudget
 
         public init(
             serverName: String, serverVersion: String, limits: ServerLimits, methods: MethodTable,
             authenticator: any Authenticator, logger: Logger,
             offload: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
             now: @escaping @Sendable () -> UInt64, observer: (any CallObserver)? = nil,
-            rateLimiter: (any RateLimiter)? = nil
+            rateLimiter: (any RateLimiter)? = nil, memoryBudget: MemoryBudget = .unlimited()
         ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
@@ -45,6 +48,7 @@ public final class ServerSession {
             self.now = now
             self.observer = observer
             self.rateLimiter = rateLimiter
+            self.memoryBudget = memoryBudget
         }
     }
 

@@ -29,6 +29,8 @@ public final class RPCServer: Sendable {
         public var observer: (any CallObserver)?
         /// Per-app request rate limit; nil for none.
         public var rateLimiter: (any RateLimiter)?
+        /// What clients make the server hold, against the operator's limit (`--memory-budget`).
+        public var memoryBudget = MemoryBudget.unlimited()
 
         public init() {}
     }
@@ -63,7 +65,8 @@ public final class RPCServer: Sendable {
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
             limits: configuration.limits, methods: methods, authenticator: authenticator,
             logger: configuration.logger, offload: { workers.submit($0) }, now: { monotonicNow() },
-            observer: configuration.observer, rateLimiter: configuration.rateLimiter)
+            observer: configuration.observer, rateLimiter: configuration.rateLimiter,
+            memoryBudget: configuration.memoryBudget)
         // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
         // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
         var port: UInt16 = 0

@@ -37,6 +37,9 @@ public final class ModerationServer: Sendable {
     public let store: SQLiteStore
     public let service: ModerationService
     public let hub: EventHub
+    /// What clients make this server hold (buffers, compression state, subscriptions), against
+    /// the operator's limit; shared by the RPC server and the event hub.
+    public let memoryBudget: MemoryBudget
     public let health: HealthStatus
     public let server: RPCServer
     /// Calls, connections, traffic and the store's commits, for `/metrics`; also the access log.
@@ -70,6 +73,7 @@ public final class ModerationServer: Sendable {
                 passwordHasher: tuning.passwordHasher,
                 actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
                 maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
+        memoryBudget = MemoryBudget(limit: nil)
         hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
         listenAddress = settings.listenAddress
         health = HealthStatus()
@@ -96,6 +100,7 @@ public final class ModerationServer: Sendable {
         configuration.limits.maxConcurrentCalls = settings.maxConcurrentCalls
         configuration.maxConnections = settings.maxConnections
         configuration.observer = metrics
+        configuration.memoryBudget = memoryBudget
         if settings.rateLimit > 0 {
             configuration.rateLimiter = TokenBucketLimiter(
                 callsPerSecond: Double(settings.rateLimit),

@@ -144,8 +144,10 @@ enum StoreBenchmarks {
             }
         }
         enum Mix: String {
-            case alternating = "GetGroup + ListMembers(30) alternating", getGroup = "GetGroup", firstPage =
-                "ListMembers(30) page 1", secondPage = "ListMembers(30) page 2"
+            case alternating = "GetGroup + ListMembers(30) alternating"
+            case getGroup = "GetGroup"
+            case firstPage = "ListMembers(30) page 1"
+            case secondPage = "ListMembers(30) page 2"
         }
         // A cursor to the second page of every group, as its members would get it.
         let secondPage = (0..<groups).map { group in

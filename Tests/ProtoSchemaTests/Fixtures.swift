@@ -48,8 +48,24 @@ func stableSeed(_ name: String) -> UInt64 {
 /// Builders of serialized descriptor protos, for schemas the generated modules do not have.
 enum TestDescriptors {
     enum Kind: UInt64 {
-        case double = 1, float, int64, uint64, int32, fixed64, fixed32, bool, string, group, message, bytes
-        case uint32, enumType, sfixed32, sfixed64, sint32, sint64
+        case double = 1
+        case float
+        case int64
+        case uint64
+        case int32
+        case fixed64
+        case fixed32
+        case bool
+        case string
+        case group
+        case message
+        case bytes
+        case uint32
+        case enumType
+        case sfixed32
+        case sfixed64
+        case sint32
+        case sint64
     }
 
     static func string(_ number: UInt32, _ value: String) -> [UInt8] {

@@ -21,6 +21,8 @@ struct RuntimeErrorCodeTests {
         (RuntimeErrorCode.internalError, .errInternal),
         (RuntimeErrorCode.rateLimited, .errRateLimited),
         (RuntimeErrorCode.badEncoding, .errBadEncoding),
+        (RuntimeErrorCode.overloaded, .errOverloaded),
+        (RuntimeErrorCode.tooManyConnections, .errTooManyConnections),
     ]
 
     @Test("each constant is the name of its mrpc.v1.ErrorCode value")

@@ -44,6 +44,7 @@ struct ErrorCodeStatusTests {
         Row(code: .unauthenticated, status: .unauthenticated),
         Row(code: .rateLimited, status: .resourceExhausted),
         Row(code: .internal, status: .internal),
+        Row(code: .tooManySubscriptions, status: .resourceExhausted),
     ]
 
     @Test("the table lists every code once")

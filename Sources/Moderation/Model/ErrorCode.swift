@@ -52,14 +52,15 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let unauthenticated = ErrorCode("ERR_UNAUTHENTICATED", status: .unauthenticated)
     public static let rateLimited = ErrorCode("ERR_RATE_LIMITED", status: .resourceExhausted)
     public static let `internal` = ErrorCode("ERR_INTERNAL", status: .internal)
+    public static let tooManySubscriptions = ErrorCode("ERR_TOO_MANY_SUBSCRIPTIONS", status: .resourceExhausted)
 
-    /// The 26 codes of the service, in the order of `errors.proto`.
+    /// The 27 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
         .bannedGroupMember, .groupJoinNotAllowed, .wrongGroupPass, .emptyGroupPass, .ownerCannotLeave,
         .sameScope, .groupNoSelfAction, .guidAlreadyExists, .uidAlreadyExists, .invalidArgument,
-        .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal,
+        .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
     ]
 
     /// Never leaves the service: a join whose password was verified against a hash that changed

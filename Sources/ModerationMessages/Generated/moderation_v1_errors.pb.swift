@@ -60,13 +60,15 @@ public enum ErrorCode: ProtoEnum {
     case errRateLimited
     /// INTERNAL: the server failed; nothing was changed.
     case errInternal
+    /// RESOURCE_EXHAUSTED: the app already has its maximum number of open subscriptions.
+    case errTooManySubscriptions
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -97,6 +99,7 @@ public enum ErrorCode: ProtoEnum {
         case 24: self = .errUnauthenticated
         case 25: self = .errRateLimited
         case 26: self = .errInternal
+        case 27: self = .errTooManySubscriptions
         default: self = .unrecognized(rawValue)
         }
     }
@@ -130,6 +133,7 @@ public enum ErrorCode: ProtoEnum {
         case .errUnauthenticated: 24
         case .errRateLimited: 25
         case .errInternal: 26
+        case .errTooManySubscriptions: 27
         case .unrecognized(let value): value
         }
     }
@@ -164,6 +168,7 @@ public enum ErrorCode: ProtoEnum {
         case .errUnauthenticated: "ERR_UNAUTHENTICATED"
         case .errRateLimited: "ERR_RATE_LIMITED"
         case .errInternal: "ERR_INTERNAL"
+        case .errTooManySubscriptions: "ERR_TOO_MANY_SUBSCRIPTIONS"
         case .unrecognized: nil
         }
     }

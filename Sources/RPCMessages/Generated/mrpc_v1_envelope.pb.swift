@@ -34,13 +34,19 @@ public enum ErrorCode: ProtoEnum {
     case errRateLimited
     /// INVALID_ARGUMENT: a body marked COMPRESSED is not valid raw deflate data.
     case errBadEncoding
+    /// RESOURCE_EXHAUSTED: the server's memory budget is spent; the call or stream is refused (or a
+    /// slow stream cut) rather than the server running out of memory. Retrying later may succeed.
+    case errOverloaded
+    /// RESOURCE_EXHAUSTED (in GOAWAY): the app, or the server, already has its maximum number of
+    /// connections.
+    case errTooManyConnections
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "mrpc.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errUnauthenticated, .errInvalidArgument, .errUnimplemented, .errDeadlineExceeded, .errMessageTooLarge, .errTooManyCalls, .errSlowConsumer, .errCancelled, .errUnavailable, .errProtocol, .errInternal, .errRateLimited, .errBadEncoding]
+    public static let allKnown: [Self] = [.errUnspecified, .errUnauthenticated, .errInvalidArgument, .errUnimplemented, .errDeadlineExceeded, .errMessageTooLarge, .errTooManyCalls, .errSlowConsumer, .errCancelled, .errUnavailable, .errProtocol, .errInternal, .errRateLimited, .errBadEncoding, .errOverloaded, .errTooManyConnections]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -58,6 +64,8 @@ public enum ErrorCode: ProtoEnum {
         case 11: self = .errInternal
         case 12: self = .errRateLimited
         case 13: self = .errBadEncoding
+        case 14: self = .errOverloaded
+        case 15: self = .errTooManyConnections
         default: self = .unrecognized(rawValue)
         }
     }
@@ -78,6 +86,8 @@ public enum ErrorCode: ProtoEnum {
         case .errInternal: 11
         case .errRateLimited: 12
         case .errBadEncoding: 13
+        case .errOverloaded: 14
+        case .errTooManyConnections: 15
         case .unrecognized(let value): value
         }
     }
@@ -99,6 +109,8 @@ public enum ErrorCode: ProtoEnum {
         case .errInternal: "ERR_INTERNAL"
         case .errRateLimited: "ERR_RATE_LIMITED"
         case .errBadEncoding: "ERR_BAD_ENCODING"
+        case .errOverloaded: "ERR_OVERLOADED"
+        case .errTooManyConnections: "ERR_TOO_MANY_CONNECTIONS"
         case .unrecognized: nil
         }
     }

@@ -809,7 +809,7 @@ const ProtobufCMessageDescriptor mrpc__v1__goaway__descriptor =
   (ProtobufCMessageInit) mrpc__v1__goaway__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue mrpc__v1__error_code__enum_values_by_number[14] =
+static const ProtobufCEnumValue mrpc__v1__error_code__enum_values_by_number[16] =
 {
   { "ERR_UNSPECIFIED", "MRPC__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_UNAUTHENTICATED", "MRPC__V1__ERROR_CODE__ERR_UNAUTHENTICATED", 1 },
@@ -825,11 +825,13 @@ static const ProtobufCEnumValue mrpc__v1__error_code__enum_values_by_number[14] 
   { "ERR_INTERNAL", "MRPC__V1__ERROR_CODE__ERR_INTERNAL", 11 },
   { "ERR_RATE_LIMITED", "MRPC__V1__ERROR_CODE__ERR_RATE_LIMITED", 12 },
   { "ERR_BAD_ENCODING", "MRPC__V1__ERROR_CODE__ERR_BAD_ENCODING", 13 },
+  { "ERR_OVERLOADED", "MRPC__V1__ERROR_CODE__ERR_OVERLOADED", 14 },
+  { "ERR_TOO_MANY_CONNECTIONS", "MRPC__V1__ERROR_CODE__ERR_TOO_MANY_CONNECTIONS", 15 },
 };
 static const ProtobufCIntRange mrpc__v1__error_code__value_ranges[] = {
-{0, 0},{0, 14}
+{0, 0},{0, 16}
 };
-static const ProtobufCEnumValueIndex mrpc__v1__error_code__enum_values_by_name[14] =
+static const ProtobufCEnumValueIndex mrpc__v1__error_code__enum_values_by_name[16] =
 {
   { "ERR_BAD_ENCODING", 13 },
   { "ERR_CANCELLED", 8 },
@@ -837,10 +839,12 @@ static const ProtobufCEnumValueIndex mrpc__v1__error_code__enum_values_by_name[1
   { "ERR_INTERNAL", 11 },
   { "ERR_INVALID_ARGUMENT", 2 },
   { "ERR_MESSAGE_TOO_LARGE", 5 },
+  { "ERR_OVERLOADED", 14 },
   { "ERR_PROTOCOL", 10 },
   { "ERR_RATE_LIMITED", 12 },
   { "ERR_SLOW_CONSUMER", 7 },
   { "ERR_TOO_MANY_CALLS", 6 },
+  { "ERR_TOO_MANY_CONNECTIONS", 15 },
   { "ERR_UNAUTHENTICATED", 1 },
   { "ERR_UNAVAILABLE", 9 },
   { "ERR_UNIMPLEMENTED", 3 },
@@ -853,9 +857,9 @@ const ProtobufCEnumDescriptor mrpc__v1__error_code__descriptor =
   "ErrorCode",
   "Mrpc__V1__ErrorCode",
   "mrpc.v1",
-  14,
+  16,
   mrpc__v1__error_code__enum_values_by_number,
-  14,
+  16,
   mrpc__v1__error_code__enum_values_by_name,
   1,
   mrpc__v1__error_code__value_ranges,

@@ -21,7 +21,7 @@ from .methods import MethodSpec
 from .status import StatusCode
 
 #: Replies that say the server did not run the call (safe to retry).
-NOT_RUN_ERROR_CODES = frozenset(("ERR_TOO_MANY_CALLS", "ERR_UNAVAILABLE", "ERR_RATE_LIMITED"))
+NOT_RUN_ERROR_CODES = frozenset(("ERR_TOO_MANY_CALLS", "ERR_UNAVAILABLE", "ERR_RATE_LIMITED", "ERR_OVERLOADED"))
 
 
 def _bad_reply(spec: MethodSpec[Any, Any], what: str) -> RpcError:

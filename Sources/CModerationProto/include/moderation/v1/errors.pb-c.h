@@ -131,7 +131,11 @@ typedef enum _Moderation__V1__ErrorCode {
   /*
    * INTERNAL: the server failed; nothing was changed.
    */
-  MODERATION__V1__ERROR_CODE__ERR_INTERNAL = 26
+  MODERATION__V1__ERROR_CODE__ERR_INTERNAL = 26,
+  /*
+   * RESOURCE_EXHAUSTED: the app already has its maximum number of open subscriptions.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_TOO_MANY_SUBSCRIPTIONS = 27
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

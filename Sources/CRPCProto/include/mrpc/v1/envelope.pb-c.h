@@ -86,7 +86,17 @@ typedef enum _Mrpc__V1__ErrorCode {
   /*
    * INVALID_ARGUMENT: a body marked COMPRESSED is not valid raw deflate data.
    */
-  MRPC__V1__ERROR_CODE__ERR_BAD_ENCODING = 13
+  MRPC__V1__ERROR_CODE__ERR_BAD_ENCODING = 13,
+  /*
+   * RESOURCE_EXHAUSTED: the server's memory budget is spent; the call or stream is refused (or a
+   * slow stream cut) rather than the server running out of memory. Retrying later may succeed.
+   */
+  MRPC__V1__ERROR_CODE__ERR_OVERLOADED = 14,
+  /*
+   * RESOURCE_EXHAUSTED (in GOAWAY): the app, or the server, already has its maximum number of
+   * connections.
+   */
+  MRPC__V1__ERROR_CODE__ERR_TOO_MANY_CONNECTIONS = 15
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MRPC__V1__ERROR_CODE)
 } Mrpc__V1__ErrorCode;
 
