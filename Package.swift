@@ -54,6 +54,12 @@ let package = Package(
         .target(
             name: "RPCPosix", dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport"],
             swiftSettings: swiftSettings),
+        // The load engine of `rpc-probe bench` and the wire benchmark: lean connections over the
+        // transport's handshake, calls pre-encoded once, latency histograms.
+        .target(
+            name: "LoadGeneration",
+            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "CSystemShims", "ThreadSupport"],
+            swiftSettings: swiftSettings),
 
         // The moderation domain (rules, service façade, store protocols) and its SQLite store.
         .target(
@@ -82,7 +88,10 @@ let package = Package(
         // rpc-probe's verbs, over the client library and descriptor-driven JSON.
         .target(
             name: "ProbeKit",
-            dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoSchema", "ProtoBridge", "CommandLineSupport"],
+            dependencies: [
+                "RPCCore", "RPCPosix", "LoadGeneration", "RPCMessages", "ProtoSchema", "ProtoBridge",
+                "CommandLineSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // Executables.
@@ -93,8 +102,8 @@ let package = Package(
             name: "moderation-bench",
             dependencies: [
                 "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "RPCMessages", "CSystemShims",
-                "CommandLineSupport", "ByteCoding", "ThreadSupport",
+                "LoadGeneration",
+                "RPCMessages", "CSystemShims", "CommandLineSupport", "ByteCoding", "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
 
@@ -113,6 +122,10 @@ let package = Package(
         .testTarget(
             name: "RPCTests",
             dependencies: ["RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LoadGenerationTests",
+            dependencies: ["LoadGeneration", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ProtoBridgeTests",

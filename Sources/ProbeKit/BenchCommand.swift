@@ -1,4 +1,5 @@
 import CommandLineSupport
+import LoadGeneration
 import ProtoSchema
 import RPCCore
 import RPCPosix

@@ -1,5 +1,5 @@
+import LoadGeneration
 import RPCCore
-import RPCPosix
 
 /// The three renderings of a load report: text for people (ghz's layout), JSON and CSV for
 /// machines. All three carry the same figures.

@@ -47,3 +47,8 @@ public struct CallOptions: Sendable {
         self.compressRequest = compressRequest
     }
 }
+
+extension ClientOptions {
+    /// The largest frame the client reads: a body at `maxMessageBytes` plus room for its status.
+    var frameLimit: Int { maxMessageBytes + 64 * 1024 }
+}

@@ -14,21 +14,24 @@ protocol Flushable: AnyObject {
 }
 
 /// epoll event bits (`EPOLLIN`, …): what a registration waits for, and what a wake-up reports.
-struct EpollEvents: OptionSet {
-    let rawValue: UInt32
+/// Public for the other epoll user, the load generator.
+public struct EpollEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// `EPOLLIN`: readable (or, on a listener, a connection to accept).
-    static let input = EpollEvents(rawValue: 0x001)
+    public static let input = EpollEvents(rawValue: 0x001)
     /// `EPOLLOUT`: writable again.
-    static let output = EpollEvents(rawValue: 0x004)
+    public static let output = EpollEvents(rawValue: 0x004)
     /// `EPOLLERR`: always reported, never asked for.
-    static let error = EpollEvents(rawValue: 0x008)
+    public static let error = EpollEvents(rawValue: 0x008)
     /// `EPOLLHUP`: always reported, never asked for.
-    static let hangUp = EpollEvents(rawValue: 0x010)
+    public static let hangUp = EpollEvents(rawValue: 0x010)
     /// `EPOLLRDHUP`: the peer shut down its writing side.
-    static let readHangUp = EpollEvents(rawValue: 0x2000)
+    public static let readHangUp = EpollEvents(rawValue: 0x2000)
     /// `EPOLLEXCLUSIVE`: of the loops watching one fd, wake one.
-    static let exclusive = EpollEvents(rawValue: 1 << 28)
+    public static let exclusive = EpollEvents(rawValue: 1 << 28)
 }
 
 /// One thread running epoll over its sockets, an eventfd inbox and a timerfd of timers.

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Dispatch
 internal import Glibc
+import LoadGeneration
 import ModerationMessages
 import ProtoBridge
 import RPCCore

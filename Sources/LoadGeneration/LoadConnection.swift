@@ -1,0 +1,98 @@
+internal import Glibc
+import RPCCore
+import RPCPosix
+
+/// One load connection: a socket after the handshake, its buffers and calls in flight.
+final class LoadConnection: @unchecked Sendable {
+    // Invariant: used by one thread at a time (opened by the caller, then owned by a LoadThread).
+    let fd: Int32
+    var inFlight = 0
+    var closed = false
+    var nextSend: UInt64 = 0
+    var sendTimes: [UInt32: UInt64] = [:]
+    private var nextStreamID: UInt32 = 1
+    private var output: [UInt8] = []
+    private var written = 0
+    private let input: UnsafeMutableRawBufferPointer
+    private var inputCount = 0
+
+    private init(fd: Int32, leftover: [UInt8]) {
+        self.fd = fd
+        input = .allocate(byteCount: 8 * 1024 * 1024, alignment: 16)
+        leftover.withUnsafeBytes { input.copyMemory(from: $0) }
+        inputCount = leftover.count
+        output.reserveCapacity(256 * 1024)
+    }
+
+    deinit { input.deallocate() }
+
+    /// Connects and completes the handshake (blocking). The HELLO asks for no compression: the
+    /// generator reads only the status of each reply.
+    static func open(_ options: ClientOptions) throws(RPCError) -> LoadConnection {
+        var options = options
+        options.acceptDeflate = false
+        let handshake = try ClientHandshake.connect(options)
+        return LoadConnection(fd: handshake.fd, leftover: handshake.leftover)
+    }
+
+    func appendCall(payload: [UInt8], now: UInt64) {
+        let streamID = nextStreamID
+        nextStreamID &+= 1
+        FrameHeader(length: UInt32(payload.count), type: .call, streamID: streamID).write(to: &output)
+        output.append(contentsOf: payload)
+        sendTimes[streamID] = now
+        inFlight += 1
+    }
+
+    /// True while output is waiting for the socket to accept it.
+    var writeBlocked: Bool { written < output.count }
+
+    func flush() {
+        while written < output.count {
+            let n = output.withUnsafeBytes {
+                send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 { written += n } else { break }
+        }
+        if written == output.count {
+            output.removeAll(keepingCapacity: true)
+            written = 0
+        }
+    }
+
+    /// Free bytes at the end of the input buffer.
+    var inputRoom: Int { input.count - inputCount }
+
+    /// Reads into the input buffer: bytes read, 0 at EOF, -1 when nothing is available.
+    func readAvailable() -> Int {
+        if inputCount == input.count { return -1 }
+        let n = Glibc.read(fd, input.baseAddress! + inputCount, input.count - inputCount)
+        if n > 0 {
+            inputCount += n
+            return n
+        }
+        if n == 0 { return 0 }
+        return -1
+    }
+
+    /// Calls `body` for each complete frame in the input buffer, then keeps the incomplete rest.
+    func parseFrames(_ body: (UInt8, UInt32, UnsafeRawBufferPointer) -> Void) {
+        var offset = 0
+        let bytes = UnsafeRawBufferPointer(input)
+        while inputCount - offset >= FrameHeader.size {
+            let (header, _) = FrameHeader.read(
+                from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
+            let total = FrameHeader.size + Int(header.length)
+            guard inputCount - offset >= total else { break }
+            body(
+                header.type.rawValue, header.streamID,
+                UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total]))
+            offset += total
+        }
+        if offset > 0 {
+            let rest = inputCount - offset
+            if rest > 0 { input.baseAddress!.copyMemory(from: input.baseAddress! + offset, byteCount: rest) }
+            inputCount = rest
+        }
+    }
+}

@@ -1,0 +1,149 @@
+internal import CSystemShims
+internal import Glibc
+import ProtoBridge
+import RPCCore
+import RPCMessages
+import RPCPosix
+
+/// One client thread: its connections on one epoll.
+final class LoadThread: @unchecked Sendable {
+    // Invariant: used by exactly one thread after construction.
+    private let connections: [LoadConnection]
+    private let payloads: [[UInt8]]
+    private let depth: Int
+    private let interval: UInt64?
+    private let shared: SharedRun
+    private var bodyIndex: Int
+    private var result = Result()
+
+    /// What one thread measured, merged into the report after the run.
+    struct Result: Sendable {
+        var latency = LatencyHistogram()
+        var outcomes: [String: UInt64] = [:]
+        var errors: [String] = []
+    }
+
+    init(
+        connections: [LoadConnection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun,
+        bodyOffset: Int
+    ) {
+        self.connections = connections
+        self.payloads = payloads
+        self.depth = depth
+        self.interval = interval
+        self.shared = shared
+        bodyIndex = bodyOffset
+    }
+
+    func run() -> Result {
+        let epoll = cshim_epoll_create()
+        defer { close(epoll) }
+        let now = monotonicNow()
+        for (index, connection) in connections.enumerated() {
+            _ = cshim_set_nonblocking(connection.fd, 1)
+            _ = cshim_epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, EpollEvents.input.rawValue, UInt64(index))
+            connection.nextSend = now
+            fill(connection, now: now)
+            connection.flush()
+        }
+        let events = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
+        let data = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
+        defer {
+            events.deallocate()
+            data.deallocate()
+        }
+        let readable: EpollEvents = [.input, .error, .hangUp]
+        var open = connections.count
+        while open > 0 {
+            if shared.isOver && connections.allSatisfy({ $0.inFlight == 0 || $0.closed }) { break }
+            let timeout: Int32 = interval == nil ? 100 : 1
+            let count = cshim_epoll_wait(epoll, events, data, 64, timeout)
+            let now = monotonicNow()
+            if shared.isOver && now > shared.measureStop + 2_000_000_000 { break } // stragglers
+            for i in 0..<Int(max(count, 0)) {
+                let connection = connections[Int(data[i])]
+                guard !connection.closed else { continue }
+                if !EpollEvents(rawValue: events[i]).isDisjoint(with: readable) {
+                    if !read(connection) {
+                        connection.closed = true
+                        open -= 1
+                        _ = cshim_epoll_ctl(epoll, EPOLL_CTL_DEL, connection.fd, 0, 0)
+                        continue
+                    }
+                }
+            }
+            for (index, connection) in connections.enumerated() where !connection.closed {
+                if interval != nil { fill(connection, now: now) }
+                let wasBlocked = connection.writeBlocked
+                connection.flush()
+                if connection.writeBlocked != wasBlocked {
+                    // Wait for writability only while a write is unfinished (level-triggered).
+                    let events: EpollEvents = connection.writeBlocked ? [.input, .output] : .input
+                    _ = cshim_epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, events.rawValue, UInt64(index))
+                }
+            }
+        }
+        for connection in connections { close(connection.fd) }
+        return result
+    }
+
+    /// Reads everything available and answers each reply; false when the connection is gone.
+    /// The registration is level-triggered, so a read that leaves room in the buffer has drained
+    /// the socket for now and ends the turn (no extra read only to see `EAGAIN`).
+    private func read(_ connection: LoadConnection) -> Bool {
+        while true {
+            let room = connection.inputRoom
+            let n = connection.readAvailable()
+            if n == 0 {
+                if !shared.isOver { result.errors.append("the server closed a connection") }
+                return false
+            }
+            if n < 0 { return true }
+            let now = monotonicNow()
+            connection.parseFrames { type, streamID, payload in
+                guard type == FrameType.reply.rawValue, let sent = connection.sendTimes.removeValue(forKey: streamID)
+                else {
+                    if type == FrameType.goaway.rawValue { result.errors.append("the server sent GOAWAY") }
+                    return
+                }
+                connection.inFlight -= 1
+                let (measured, _) = shared.complete(at: now)
+                if measured {
+                    result.latency.record(nanoseconds: now - sent)
+                    result.outcomes[Self.outcome(payload), default: 0] += 1
+                }
+                if !shared.isOver && interval == nil { issue(connection, now: now) }
+            }
+            if n < room { return true }
+        }
+    }
+
+    private func fill(_ connection: LoadConnection, now: UInt64) {
+        while connection.inFlight < depth && !shared.isOver {
+            if let interval {
+                guard now >= connection.nextSend else { return }
+                connection.nextSend += interval
+            }
+            issue(connection, now: now)
+        }
+    }
+
+    private func issue(_ connection: LoadConnection, now: UInt64) {
+        let payload = payloads[bodyIndex % payloads.count]
+        bodyIndex &+= 1
+        connection.appendCall(payload: payload, now: now)
+    }
+
+    private static func outcome(_ payload: UnsafeRawBufferPointer) -> String {
+        guard payload.count >= 4 else { return "MALFORMED_REPLY" }
+        let statusLength = Int(BigEndian.readUInt32(payload))
+        guard statusLength > 0 else { return "OK" }
+        guard statusLength <= payload.count - 4,
+            let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength]))
+        else {
+            return "MALFORMED_REPLY"
+        }
+        let code = StatusCode(rawValue: status.code).name
+        return status.errorCode.isEmpty ? code : "\(code) \(status.errorCode)"
+    }
+}

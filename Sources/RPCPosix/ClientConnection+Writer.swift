@@ -1,0 +1,60 @@
+internal import CSystemShims
+internal import Glibc
+import Synchronization
+
+/// The output side. Calls never block on the socket: what it does not take at once waits in
+/// `WriterState.output`, and the reader thread, woken through `wakeFD`, writes the rest when
+/// `poll` says the socket is writable again.
+extension ClientConnection {
+    /// Frames waiting for the socket, and the last stream id given out.
+    struct WriterState {
+        var lastStreamID: UInt32 = 0
+        var output: [UInt8] = []
+        /// Bytes of `output` the socket has taken.
+        var written = 0
+
+        var hasPending: Bool { written < output.count }
+        var unwritten: Int { output.count - written }
+    }
+
+    /// Unwritten bytes above which new calls fail at once (the server is not reading).
+    static let pendingOutputLimit = 64 * 1024 * 1024
+
+    /// Appends a frame to the output and writes what the socket takes now.
+    func enqueue(_ encode: (inout [UInt8]) -> Void) {
+        let wake = writer.withLock { writer in
+            encode(&writer.output)
+            return !flush(&writer)
+        }
+        if wake { wakeReader() }
+    }
+
+    /// Writes waiting output until the socket would block; true when nothing is left.
+    func flush(_ writer: inout WriterState) -> Bool {
+        while writer.written < writer.output.count {
+            let n = writer.output.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + writer.written, bytes.count - writer.written, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                writer.written += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return false
+            } else {
+                // The connection is broken; the reader sees it and fails every call.
+                writer.output.removeAll()
+                writer.written = 0
+                return true
+            }
+        }
+        writer.output.removeAll(keepingCapacity: writer.output.capacity <= 1024 * 1024)
+        writer.written = 0
+        return true
+    }
+
+    /// Makes the reader thread's `poll` return, so it also waits for the socket to be writable.
+    func wakeReader() {
+        _ = cshim_eventfd_signal(wakeFD)
+    }
+}

@@ -1,0 +1,64 @@
+import LoadGeneration
+import ProtoBridge
+import RPCCore
+import RPCMessages
+import RPCPosix
+import TestSupport
+import Testing
+
+/// The load engine in process against a real `RPCServer`: exact counts for a `total` run spread
+/// over threads and connections, outcomes by status and error code, a refused handshake.
+@Suite("LoadGenerator")
+struct LoadGeneratorTests {
+    static func configuration(_ server: TestServer, path: String = DiagnosticsMethods.echo.path) -> LoadConfiguration {
+        var configuration = LoadConfiguration()
+        configuration.client = server.clientOptions
+        configuration.path = path
+        configuration.bodies = (0..<3).map {
+            EchoRequest(payload: [UInt8](repeating: UInt8($0), count: $0 * 10)).serializedBytes()
+        }
+        configuration.callOptions = CallOptions(timeoutMs: 10_000)
+        configuration.connections = 3
+        configuration.depth = 4
+        configuration.threads = 2
+        configuration.total = 300
+        return configuration
+    }
+
+    @Test("a total run over 3 connections on 2 threads measures exactly that many calls, every one OK")
+    func totalRun() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let report = try LoadGenerator.run(Self.configuration(server))
+        #expect(report.calls == 300)
+        #expect(report.latency.count == 300)
+        #expect(report.outcomes == ["OK": 300])
+        #expect(report.connectionErrors.isEmpty)
+        #expect(report.durationSeconds > 0 && report.callsPerSecond > 0)
+        #expect(report.latency.minNanoseconds <= report.latency.percentile(0.5))
+        #expect(report.latency.percentile(0.5) <= report.latency.maxNanoseconds)
+    }
+
+    @Test("failed calls are counted by status name and ERR_ code")
+    func failedCalls() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var configuration = Self.configuration(server, path: "/no.such.Service/Method")
+        configuration.total = 40
+        let report = try LoadGenerator.run(configuration)
+        #expect(report.outcomes == ["UNIMPLEMENTED \(RuntimeErrorCode.unimplemented)": 40])
+    }
+
+    @Test("a HELLO the server refuses fails the run with the server's error")
+    func refusedHello() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var configuration = Self.configuration(server)
+        configuration.client.apiKey = "not-a-key"
+        #expect {
+            _ = try LoadGenerator.run(configuration)
+        } throws: { error in
+            (error as? RPCError)?.code == .unauthenticated
+        }
+    }
+}
