@@ -12,16 +12,26 @@ internal import Synchronization
 ///   is reused by the next read on the same connection only while no commit has been published
 ///   in between, so every read sees everything acknowledged before it started.
 /// - Schema: versioned migrations run at open (`Schema`).
+/// - One store per directory: the store holds `DataDirectoryLock` from before it opens the database
+///   until it closes, so a second store on the same directory, in this process or another, is
+///   refused at open instead of corrupting the first one's caches and seqs.
 public final class SQLiteStore: ModerationStore {
     public let options: SQLiteStoreOptions
+    /// Invariant: taken before the database is opened, released only after the writer has
+    /// finished and the readers are closed.
+    private let lock: DataDirectoryLock
     private let writer: GroupCommitWriter
     private let readers: ReaderPool
     private let closed = Atomic<Bool>(false)
 
     /// Opens (creating when needed) the database in `options.directory` and migrates it.
+    /// - Throws: `ModerationError` (`ERR_INTERNAL`) when the directory or the database cannot be
+    ///   opened, the schema is newer than this build, or another store has the directory open (the
+    ///   message names its pid, also in `details[DataDirectoryLock.holderDetail]`).
     public init(options: SQLiteStoreOptions) throws(ModerationError) {
         self.options = options
         try Self.createDirectory(options.directory)
+        lock = try DataDirectoryLock(directory: options.directory)
         let connection = try SQLiteConnection(path: options.databasePath, readOnly: false)
         try Self.configureWriter(connection, options)
         try Schema.migrate(connection)
@@ -74,6 +84,7 @@ public final class SQLiteStore: ModerationStore {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         writer.close()
         readers.drain()
+        lock.release()
     }
 
     deinit {

@@ -52,7 +52,8 @@ public final class ModerationServer: Sendable {
     /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
     /// does not listen until `start()`.
     /// - Throws: `ServerStartupError` with the store's error as its cause when the store cannot be
-    ///   opened.
+    ///   opened, among others when another process has it open (the message names that process's
+    ///   pid: one store, one process; see `DataDirectoryLock`).
     /// - Parameter apps: the apps with keys now, for the per-app metrics.
     public init(
         settings: ServerSettings, authenticator: any Authenticator, logger: Logger, tuning: Tuning = Tuning(),
@@ -64,8 +65,13 @@ public final class ModerationServer: Sendable {
                     directory: settings.dataDirectory, durability: settings.durability,
                     cacheSizeKiB: settings.sqliteCacheMiB * 1024))
         } catch {
+            // Another server (or any process with the store open) holds the directory's lock.
+            let advice =
+                error.details[DataDirectoryLock.holderDetail] != nil
+                ? "; stop that process first, or give this server a --data-dir of its own" : ""
             throw ServerStartupError(
-                "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
+                "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)\(advice)", cause: error
+            )
         }
         service = ModerationService(
             store: store, now: tuning.clock,

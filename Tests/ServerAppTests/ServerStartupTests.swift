@@ -1,4 +1,6 @@
+internal import Glibc
 import Moderation
+import ModerationSQLite
 import RPCCore
 import RPCPosix
 import ServerApp
@@ -58,5 +60,69 @@ struct ServerStartupTests {
             #expect(error.message.hasPrefix("cannot listen on 127.0.0.1:\(port): "))
             #expect(error.cause is SystemError)
         }
+    }
+
+    @Test("a second server on a data directory in use exits 1 naming the holder's pid; backup still reads")
+    func dataDirectoryInUse() throws {
+        let directory = TemporaryDirectory(prefix: "startup")
+        defer { directory.remove() }
+        let executable = try BuiltProducts.path(of: "moderation-server")
+        let data = directory.path + "/data"
+        let arguments = ["--data-dir", data, "--api-key", "app1:key-of-app-one", "--durability", "normal"]
+        let first = try ServerProcess(
+            executable: executable, arguments: arguments, logPath: directory.path + "/first.log")
+
+        let second = try ChildProcess(executable: executable, arguments: ["--listen", "127.0.0.1:0"] + arguments)
+        let outcome = try second.finish(timeoutMs: 15_000)
+        #expect(outcome.exitCode == 1, "\(outcome)")
+        #expect(!outcome.standardOutput.contains("listening on"), "\(outcome)")
+        #expect(
+            outcome.standardError.contains(
+                "cannot open the store in --data-dir \(data): the store is open in process \(first.pid) "
+                    + "(moderation-server), which holds the lock \(data)/\(DataDirectoryLock.fileName); "
+                    + "stop that process first"), "\(outcome)")
+
+        do throws(ServerStartupError) {
+            let server = try ModerationServer(
+                settings: Self.settings(data), authenticator: TestKeys(), logger: .disabled)
+            server.shutdown(gracePeriodMs: 0)
+            Issue.record("an in-process server opened \(data) while process \(first.pid) had it open")
+        } catch {
+            #expect(error.message.hasPrefix("cannot open the store in --data-dir \(data): "))
+            #expect(error.message.contains("process \(first.pid)"))
+            #expect((error.cause as? ModerationError)?.details[DataDirectoryLock.holderDetail] == "\(first.pid)")
+        }
+
+        let backup = try ChildProcess(
+            executable: executable, arguments: ["backup", "--data-dir", data, "--output", directory.path + "/copy"])
+        let backedUp = try backup.finish(timeoutMs: 15_000)
+        #expect(backedUp.exitCode == 0, "\(backedUp)")
+    }
+
+    @Test("the lock is free again once its holder is SIGKILLed, or stops, or closes the store")
+    func dataDirectoryFreed() throws {
+        let directory = TemporaryDirectory(prefix: "startup")
+        defer { directory.remove() }
+        let executable = try BuiltProducts.path(of: "moderation-server")
+        let data = directory.path + "/data"
+        let arguments = ["--data-dir", data, "--api-key", "app1:key-of-app-one", "--durability", "normal"]
+        let lockFile = "data/" + DataDirectoryLock.fileName
+
+        let killed = try ServerProcess(
+            executable: executable, arguments: arguments, logPath: directory.path + "/server.log")
+        let status = try killed.kill(SIGKILL)
+        #expect(status & 0x7F == SIGKILL)
+        // The file outlives its holder; only the flock went with it.
+        #expect(try directory.read(lockFile) == "\(killed.pid)\n")
+        let inProcess = try ModerationServer(
+            settings: Self.settings(data), authenticator: TestKeys(), logger: .disabled)
+        #expect(try directory.read(lockFile) == "\(getpid())\n")
+        inProcess.shutdown(gracePeriodMs: 0)
+
+        let stopped = try ServerProcess(
+            executable: executable, arguments: arguments, logPath: directory.path + "/server.log")
+        #expect(try stopped.kill(SIGTERM) == 0)
+        let again = try ModerationServer(settings: Self.settings(data), authenticator: TestKeys(), logger: .disabled)
+        again.shutdown(gracePeriodMs: 0)
     }
 }

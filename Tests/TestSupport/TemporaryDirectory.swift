@@ -28,6 +28,23 @@ public final class TemporaryDirectory: Sendable {
         return file
     }
 
+    /// The text of the file `name` in the directory.
+    /// - Throws: `TestFailure` when the file cannot be read.
+    public func read(_ name: String) throws -> String {
+        let file = path + "/" + name
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TestFailure("cannot open \(file): errno \(errno)") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            guard n >= 0 else { throw TestFailure("cannot read \(file): errno \(errno)") }
+            if n == 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes += chunk[0..<n]
+        }
+    }
+
     /// Deletes the directory and its contents (one level of subdirectories is enough here).
     public func remove() {
         Self.removeTree(path)
