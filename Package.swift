@@ -62,7 +62,10 @@ let package = Package(
             name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite", "ThreadSupport"],
             swiftSettings: swiftSettings),
         // The live event stream over the action log (no sockets).
-        .target(name: "ModerationEvents", dependencies: ["Moderation", "ThreadSupport"], swiftSettings: swiftSettings),
+        // (RPCCore for its `MemoryBudget` only: subscriptions count against the server's budget.)
+        .target(
+            name: "ModerationEvents", dependencies: ["Moderation", "RPCCore", "ThreadSupport"],
+            swiftSettings: swiftSettings),
         // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
         .target(
             name: "ModerationRPC",
@@ -137,7 +140,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
-            dependencies: ["Moderation", "ModerationSQLite", "ModerationEvents", "TestSupport", "ThreadSupport"],
+            dependencies: [
+                "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
