@@ -95,8 +95,8 @@ let package = Package(
         .executableTarget(
             name: "moderation-bench",
             dependencies: [
-                "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "RPCMessages", "CSystemShims",
+                "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore",
+                "RPCPosix", "RPCMessages", "CSystemShims",
                 "CommandLineSupport", "ByteCoding", "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
