@@ -68,7 +68,10 @@ let package = Package(
             name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite", "ThreadSupport"],
             swiftSettings: swiftSettings),
         // The live event stream over the action log (no sockets).
-        .target(name: "ModerationEvents", dependencies: ["Moderation", "ThreadSupport"], swiftSettings: swiftSettings),
+        // (RPCCore for its `MemoryBudget` only: subscriptions count against the server's budget.)
+        .target(
+            name: "ModerationEvents", dependencies: ["Moderation", "RPCCore", "ThreadSupport"],
+            swiftSettings: swiftSettings),
         // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
         .target(
             name: "ModerationRPC",
@@ -101,9 +104,9 @@ let package = Package(
         .executableTarget(
             name: "moderation-bench",
             dependencies: [
-                "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "LoadGeneration",
-                "RPCMessages", "CSystemShims", "CommandLineSupport", "ByteCoding", "ThreadSupport",
+                "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore",
+                "RPCPosix", "LoadGeneration", "RPCMessages", "CSystemShims", "CommandLineSupport", "ByteCoding",
+                "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
 
@@ -150,7 +153,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
-            dependencies: ["Moderation", "ModerationSQLite", "ModerationEvents", "TestSupport", "ThreadSupport"],
+            dependencies: [
+                "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",

@@ -1,4 +1,5 @@
 public import Moderation
+public import RPCCore
 import Synchronization
 import ThreadSupport
 
@@ -11,13 +12,23 @@ import ThreadSupport
 /// bytes to its sink, which compresses per stream and queues for its connection's loop. A sink
 /// whose connection does not keep up is ended with its last seq instead of queueing more.
 ///
+/// The indexes (`Registry`) belong to the dispatcher thread alone. Event loops (a stream that
+/// ends) and replay threads (a subscription that starts or goes live) only queue a command in
+/// the dispatcher's inbox, which the dispatcher applies between batches: no lock is ever held
+/// for work that grows with the number of subscriptions, and one tenant's thousands of
+/// subscriptions closing at once cost every other connection nothing.
+///
 /// `subscribe` replays from the log first when asked to (`afterSeq`), buffering live actions
 /// meanwhile, then goes live: no gap and no duplicate across the switch.
+///
+/// Each app may have at most `maxSubscriptionsPerApp` subscriptions open
+/// (`ERR_TOO_MANY_SUBSCRIPTIONS` past it), and each subscription reserves an estimate of what it
+/// holds in the memory budget (kind `.subscriptions`) until it ends.
 public final class EventHub: Sendable {
-    private let service: ModerationService
-    private let encode: @Sendable (ActionRecord) -> [UInt8]
-    private let registry = Mutex(Registry())
-    private let queue = BatchQueue()
+    let service: ModerationService
+    let encode: @Sendable (ActionRecord) -> [UInt8]
+    private let inbox = DispatcherInbox()
+    private let quota: SubscriptionQuota
     private let nextID = Atomic<UInt64>(1)
     private let dispatcher = Mutex<WorkerThread?>(nil)
     private let replays: ReplayThreads
@@ -25,43 +36,88 @@ public final class EventHub: Sendable {
     /// Actions read per page while replaying.
     static let replayPageSize = 500
 
+    /// Subscriptions an app may have open at once unless told otherwise: the fan-out benchmark
+    /// runs 10 000 of one app, and each costs about 1 KiB before any event.
+    public static let defaultMaxSubscriptionsPerApp = 100_000
+
     /// - Parameters:
     ///   - encode: the wire encoding of one event (the RPC adapter's message), made once per
     ///     action and shared by every subscriber.
     ///   - replayThreads: threads that start subscriptions for `startSubscription`; as many
     ///     subscribers whose connections stall during their replay make later subscriptions wait
     ///     (up to the replay's drain timeout), nothing else.
+    ///   - maxSubscriptionsPerApp: subscriptions one app may have open at once.
+    ///   - memoryBudget: what the server's clients may make it hold; subscriptions reserve their
+    ///     share (kind `.subscriptions`), and `startSubscription` refuses one it has no room for.
     public init(
-        service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8], replayThreads: Int = 8
+        service: ModerationService, encode: @escaping @Sendable (ActionRecord) -> [UInt8], replayThreads: Int = 8,
+        maxSubscriptionsPerApp: Int = EventHub.defaultMaxSubscriptionsPerApp,
+        memoryBudget: MemoryBudget = .unlimited()
     ) {
         self.service = service
         self.encode = encode
+        quota = SubscriptionQuota(maxPerApp: maxSubscriptionsPerApp, budget: memoryBudget)
         replays = ReplayThreads(count: replayThreads)
-        let queue = self.queue
-        service.addCommitListener { batch in queue.push(batch) }
+        let inbox = self.inbox
+        service.addCommitListener { batch in inbox.push(batch) }
         let thread = WorkerThread(name: "mod-events") { [self] in
-            while let batch = queue.pop() { dispatch(batch) }
+            // Made here, used here only: the registry is confined to this thread.
+            let registry = Registry()
+            while let work = inbox.next() {
+                for command in work.commands { apply(command, to: registry) }
+                dispatch(work.batch, registry)
+            }
+            // Closed: what subscribed after the last `endAll` ends too.
+            endAll(registry)
         }
         dispatcher.withLock { $0 = thread }
     }
 
-    /// Live subscriptions.
-    public var subscriptionCount: Int { registry.withLock { $0.count } }
+    /// Subscriptions open now (replaying or live), of every app.
+    public var subscriptionCount: Int { quota.openCount }
+
+    /// Subscriptions of `app` open now.
+    public func subscriptionCount(app: String) -> Int { quota.openCount(app: app) }
+
+    /// Subscriptions one app may have open at once.
+    public var maxSubscriptionsPerApp: Int { quota.maxPerApp }
 
     /// Queues a committed batch for delivery (normally called by the service's commit listener).
-    public func publish(_ batch: [ActionRecord]) { queue.push(batch) }
+    public func publish(_ batch: [ActionRecord]) { inbox.push(batch) }
+
+    /// Returns once the dispatcher has applied every subscription change queued before the call
+    /// (starts, ends) and delivered every batch published before it: for tests and benchmarks
+    /// that measure or check the registry. Returns at once after `shutdown`.
+    public func settle() {
+        let done = BlockingSemaphore()
+        if inbox.send(.barrier(done)) { done.wait() }
+    }
 
     /// Starts a subscription on one of the hub's replay threads (see `subscribe`); returns at once.
-    /// `refused` gets the error when the subscription is not allowed or the cursor has expired
-    /// (nothing was sent then).
+    /// `refused` gets why when the subscription is not allowed, is over its app's cap, has no
+    /// room in the memory budget, or its cursor has expired (nothing was sent then). The first
+    /// three are decided before this returns, on the caller's thread.
     public func startSubscription(
-        _ request: SubscriptionRequest, sink: any EventSink, refused: @escaping @Sendable (ModerationError) -> Void
+        _ request: SubscriptionRequest, sink: any EventSink, refused: @escaping @Sendable (SubscriptionRefusal) -> Void
     ) {
+        let target: ResolvedTarget
+        let reserved: Int
+        do throws(SubscriptionRefusal) {
+            do throws(ModerationError) {
+                target = try resolveTarget(request)
+            } catch {
+                throw .rejected(error)
+            }
+            reserved = try admit(request.caller.app, target: target, force: false)
+        } catch {
+            refused(error)
+            return
+        }
         replays.submit { [self] in
             do throws(ModerationError) {
-                try subscribe(request, sink: sink)
+                try run(request, target: target, reserved: reserved, sink: sink)
             } catch {
-                refused(error)
+                refused(.rejected(error))
             }
         }
     }
@@ -69,22 +125,80 @@ public final class EventHub: Sendable {
     /// Starts a subscription: checks what the caller may follow, replays from the log when
     /// `afterSeq` is set, then goes live. Blocks while replaying, up to 10 s at a time while the
     /// subscriber's connection is full (`startSubscription` runs it on the hub's own threads).
-    /// - Throws: `ModerationError` when the request is not allowed or the cursor has expired;
-    ///   nothing was sent then.
+    /// The subscription counts against the memory budget, but is not refused for it.
+    /// - Throws: `ModerationError` when the request is not allowed, over its app's cap, or the
+    ///   cursor has expired; nothing was sent then.
     public func subscribe(_ request: SubscriptionRequest, sink: any EventSink) throws(ModerationError) {
-        let caller = request.caller
         let target = try resolveTarget(request)
+        let reserved: Int
+        do throws(SubscriptionRefusal) {
+            reserved = try admit(request.caller.app, target: target, force: true)
+        } catch {
+            guard case .rejected(let error) = error else { preconditionFailure("a forced admission has room") }
+            throw error
+        }
+        try run(request, target: target, reserved: reserved, sink: sink)
+    }
+
+    /// Ends every subscription with UNAVAILABLE and where to resume, and stops the dispatcher.
+    public func shutdown() {
+        inbox.send(.endAll)
+        replays.shutdown()
+        inbox.close()
+        dispatcher.withLock { $0 }?.join()
+    }
+
+    /// Takes a place under `app`'s cap and the subscription's first reservation of the budget
+    /// (its record and the filter known so far); returns the bytes reserved.
+    private func admit(_ app: String, target: ResolvedTarget, force: Bool) throws(SubscriptionRefusal) -> Int {
+        let bytes = Subscription.recordBytes + Subscription.filterBytes(target.filterTarget)
+        do throws(SubscriptionQuota.Refusal) {
+            try quota.admit(app: app, bytes: bytes, force: force)
+        } catch {
+            switch error {
+            case .tooMany:
+                let cap = quota.maxPerApp
+                throw .rejected(
+                    ModerationError(
+                        .tooManySubscriptions,
+                        "app \(app) already has \(cap) open subscription\(cap == 1 ? "" : "s"), the most the server "
+                            + "allows an app; end one before starting another",
+                        details: ["max_subscriptions_per_app": String(cap)]))
+            case .overBudget:
+                throw .overloaded(
+                    "the server's memory budget has no room for another subscription (app \(app)); retry later")
+            }
+        }
+        return bytes
+    }
+
+    /// Registers, authorizes, replays and hands the subscription over to the dispatcher.
+    private func run(_ request: SubscriptionRequest, target: ResolvedTarget, reserved: Int, sink: any EventSink)
+        throws(ModerationError)
+    {
+        let caller = request.caller
         let subscription = Subscription(
             id: nextID.add(1, ordering: .relaxed).oldValue, app: caller.app,
             filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink,
-            afterSeq: request.afterSeq)
-        registry.withLock { $0.addReplaying(subscription) }
+            afterSeq: request.afterSeq, quota: quota, reserved: reserved)
+        // Invariant (no gap between the replay and the live stream): the subscription is in the
+        // inbox before the log's snapshot is read below, so every batch committed after that
+        // snapshot — every action after the replay's head — is queued after it, and the
+        // dispatcher, which applies commands before the batches it takes with them, offers each
+        // such action to the subscription (buffered while it replays). `promote` is applied on
+        // the dispatcher too, between two batches: going live (sending the buffer) and joining
+        // the indexes happen with no offer in between, so no live action falls between the
+        // buffer and the indexes; actions the replay already sent are skipped by seq.
+        guard inbox.send(.add(subscription)) else {
+            subscription.endForShutdown { resumePoint(for: subscription) }
+            return
+        }
         sink.onClose { [weak self] closure in
             switch closure {
             case .gone: subscription.abandon()
             case .shuttingDown: subscription.endForShutdown { self?.resumePoint(for: subscription) ?? 0 }
             }
-            self?.registry.withLock { $0.remove(subscription) }
+            self?.inbox.send(.remove(subscription))
         }
         let head: UInt64
         do throws(ModerationError) {
@@ -95,28 +209,11 @@ public final class EventHub: Sendable {
             if let first = plan.firstSeq { try replay(subscription, app: caller.app, from: first, through: plan.head) }
             head = plan.head
         } catch {
-            registry.withLock { $0.remove(subscription) }
             subscription.abandon()
+            inbox.send(.remove(subscription))
             throw error
         }
-        registry.withLock { registry in
-            // Under the registry lock the dispatcher is not between candidates and offers, so
-            // no live action falls between the buffer being drained and the indexes taking over.
-            subscription.goLive(after: head)
-            registry.promote(subscription, memberOf: subscription.trackedGroups)
-        }
-    }
-
-    /// Ends every subscription with UNAVAILABLE and where to resume, and stops the dispatcher.
-    public func shutdown() {
-        let all = registry.withLock { registry in
-            defer { registry = Registry() }
-            return registry.all
-        }
-        for subscription in all { subscription.endForShutdown { resumePoint(for: subscription) } }
-        replays.shutdown()
-        queue.close()
-        dispatcher.withLock { $0 }?.join()
+        inbox.send(.promote(subscription, head: head))
     }
 
     /// Where a subscription that ends before it started resumes: its after_seq, or, for one
@@ -128,167 +225,42 @@ public final class EventHub: Sendable {
             ?? 0
     }
 
-    // MARK: Subscribing
+    // MARK: Dispatching (on the dispatcher thread only)
 
-    private enum ResolvedTarget {
-        case user(String)
-        case groups(Set<String>)
-        case app
-
-        var filterTarget: SubscriptionFilter.Target {
-            switch self {
-            case .user(let uid): .user(uid: uid, memberOf: [])
-            case .groups(let guids): .groups(guids)
-            case .app: .app
-            }
+    private func apply(_ command: DispatcherInbox.Command, to registry: Registry) {
+        switch command {
+        case .add(let subscription):
+            registry.addReplaying(subscription)
+        case .promote(let subscription, let head):
+            subscription.goLive(after: head)
+            registry.promote(subscription, memberOf: subscription.trackedGroups)
+        case .remove(let subscription):
+            registry.remove(subscription)
+        case .endAll:
+            endAll(registry)
+        case .barrier(let done):
+            done.signal()
         }
     }
 
-    private func resolveTarget(_ request: SubscriptionRequest) throws(ModerationError) -> ResolvedTarget {
-        let actor = request.caller.actor
-        switch request.target {
-        case nil:
-            guard let actor else {
-                throw ModerationError(
-                    .invalidArgument, "a subscription needs a target: set user_uid, guids or whole_app, or on_behalf_of"
-                )
-            }
-            return .user(try Validation.identifier(actor, field: "on_behalf_of"))
-        case .user(let uid)?:
-            let uid = try Validation.identifier(uid, field: "user_uid")
-            if let actor, try Validation.identifier(actor, field: "on_behalf_of") != uid {
-                throw ModerationError(.permissionDenied, "\(actor) may not subscribe to the events of user \(uid)")
-            }
-            return .user(uid)
-        case .groups(let guids)?:
-            guard !guids.isEmpty, guids.count <= 100 else {
-                throw ModerationError(.invalidArgument, "guids: give 1 to 100 groups")
-            }
-            var normalized: Set<String> = []
-            for guid in guids { normalized.insert(try Validation.identifier(guid, field: "guids")) }
-            return .groups(normalized)
-        case .app?:
-            if let actor {
-                throw ModerationError(
-                    .permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
-            }
-            return .app
-        }
+    private func endAll(_ registry: Registry) {
+        let all = registry.all
+        registry.removeAll()
+        for subscription in all { subscription.endForShutdown { resumePoint(for: subscription) } }
     }
 
-    private func authorize(_ target: ResolvedTarget, caller: Caller, log: ActionLogSnapshot) throws(ModerationError) {
-        switch target {
-        case .app:
-            break
-        case .user(let uid):
-            guard try log.userExists(uid) else { throw ModerationError(.uidNotFound, "user \(uid) not found") }
-        case .groups(let guids):
-            for guid in guids.sorted() {
-                guard let type = try log.groupType(guid) else {
-                    throw ModerationError(.groupNotFound, "group \(guid) not found")
-                }
-                if let actor = caller.actor, try log.scope(of: actor, inGroup: guid) == nil {
-                    // Visibility (step 2) before membership (step 3): a private group does not
-                    // exist for a non-member.
-                    if type == .private { throw ModerationError(.groupNotFound, "group \(guid) not found") }
-                    throw ModerationError(.groupNotJoined, "user \(actor) is not a member of group \(guid)")
-                }
+    private func dispatch(_ batch: [ActionRecord], _ registry: Registry) {
+        var ended: [Subscription] = []
+        for action in batch {
+            var encoded: [UInt8]?
+            registry.forEachCandidate(of: action) { subscription in
+                let bytes = encoded ?? encode(action)
+                encoded = bytes
+                if !subscription.offer(action, encoded: bytes) { ended.append(subscription) }
             }
-        }
-    }
-
-    /// Where a subscription's replay runs: from `firstSeq` (nil: no replay) through `head`, the
-    /// seq the live stream continues from.
-    private struct ReplayPlan {
-        var firstSeq: UInt64?
-        var head: UInt64
-    }
-
-    /// Sets where `subscription` starts and what it admits, from one snapshot of the log: its
-    /// head, and for a user's subscription the groups the user was in at `request.afterSeq`.
-    private func start(
-        _ subscription: Subscription, target: ResolvedTarget, request: SubscriptionRequest, log: ActionLogSnapshot
-    ) throws(ModerationError) -> ReplayPlan {
-        let head = try log.headSeq()
-        var filter = SubscriptionFilter(target: target.filterTarget, kinds: request.kinds)
-        guard let afterSeq = request.afterSeq, afterSeq < head else {
-            if case .user(let uid) = target {
-                filter.target = .user(uid: uid, memberOf: Set(try log.groups(of: uid)))
-            }
-            subscription.start(at: max(head, request.afterSeq ?? 0), filter: filter)
-            return ReplayPlan(firstSeq: nil, head: head)
-        }
-        let oldest = try log.oldestRetainedSeq()
-        guard afterSeq + 1 >= oldest else {
-            throw ModerationError(
-                .cursorExpired,
-                "after_seq \(afterSeq) is older than the action log's retention (the oldest retained seq is \(oldest))")
-        }
-        if case .user(let uid) = target {
-            // Membership at `afterSeq`: today's, with the user's changes since then undone.
-            var changes: [ActionRecord] = []
-            var cursor = afterSeq
-            while cursor < head {
-                let page = try log.actions(afterSeq: cursor, limit: Self.replayPageSize)
-                for action in page where action.seq <= head && SubscriptionFilter.changesMembership(action, of: uid) {
-                    changes.append(action)
-                }
-                guard let last = page.last, last.seq > cursor else { break }
-                cursor = last.seq
-            }
-            let now = Set(try log.groups(of: uid))
-            let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) {
-                (guid, seq) throws(ModerationError) in
-                try log.wasMember(uid, of: guid, before: seq)
-            }
-            filter.target = .user(uid: uid, memberOf: then)
-        }
-        subscription.start(at: afterSeq, filter: filter)
-        return ReplayPlan(firstSeq: afterSeq + 1, head: head)
-    }
-
-    /// Sends the log's actions `first...head` to `subscription`, one page per read snapshot: a
-    /// replay waits for a slow subscriber (up to 10 s at a time), and a snapshot held that long
-    /// would keep SQLite from checkpointing its WAL, which then grows with every write. The log
-    /// only grows at its head, so the pages join up; should retention drop actions not yet sent,
-    /// the replay fails with `ERR_CURSOR_EXPIRED` rather than skip them.
-    private func replay(_ subscription: Subscription, app: String, from first: UInt64, through head: UInt64)
-        throws(ModerationError)
-    {
-        var next = first
-        var open = true
-        while next <= head && open {
-            let page = try service.withActionLog(app: app) { (log) throws(ModerationError) -> [ActionRecord] in
-                let page = try log.actions(afterSeq: next - 1, limit: Self.replayPageSize)
-                if page.first?.seq != next, try next < log.oldestRetainedSeq() {
-                    throw ModerationError(
-                        .cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
-                }
-                return page
-            }
-            guard let last = page.last else { return }
-            for action in page where action.seq <= head && open {
-                open = subscription.replay(action, encoded: encode(action))
-            }
-            next = last.seq + 1
-        }
-    }
-
-    // MARK: Dispatching
-
-    private func dispatch(_ batch: [ActionRecord]) {
-        registry.withLock { registry in
-            for action in batch {
-                let candidates = registry.candidates(for: action)
-                guard !candidates.isEmpty else { continue }
-                let encoded = encode(action)
-                var ended: [Subscription] = []
-                for subscription in candidates where !subscription.offer(action, encoded: encoded) {
-                    ended.append(subscription)
-                }
-                for subscription in ended { registry.remove(subscription) }
-                registry.track(action)
-            }
+            for subscription in ended { registry.remove(subscription) }
+            ended.removeAll(keepingCapacity: true)
+            registry.track(action)
         }
     }
 }

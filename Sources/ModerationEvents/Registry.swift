@@ -2,25 +2,53 @@ import Moderation
 
 /// The hub's subscriptions, indexed so an action reaches only those it may concern.
 ///
-/// Confined to the hub's lock. A user subscription is indexed under its user and under the
-/// groups the user belongs to; the index follows the log (`track`) exactly as each
-/// subscription's own filter does, and the filter has the last word.
-struct Registry {
+/// Confined to the hub's dispatcher thread: it takes no lock, and event loops and replay
+/// threads change it only through the dispatcher's inbox. A change costs O(1) amortised plus
+/// the index keys of the one subscription it concerns (its groups, its user, the groups its
+/// user belongs to), never the number of subscriptions: indexes are classes and dictionaries
+/// changed in place, never copied, and each subscription's entry records the keys it sits
+/// under, so removing it touches only those.
+///
+/// A user subscription is indexed under its user and under the groups the user belongs to; the
+/// index follows the log (`track`) exactly as each subscription's own filter does, and the
+/// filter has the last word.
+final class Registry {
     private var apps: [String: AppSubscriptions] = [:]
+    /// Every subscription held, with where it is indexed.
+    private var entries: [UInt64: Entry] = [:]
 
-    private struct AppSubscriptions {
+    /// Where one subscription sits in its app's indexes.
+    private final class Entry {
+        enum Place {
+            case replaying
+            case app
+            case groups
+            case user(String)
+        }
+
+        let subscription: Subscription
+        var place = Place.replaying
+        /// The group keys it is indexed under: the groups it follows (`.groups`), or the groups
+        /// its user belongs to (`.user`).
+        var groups: Set<String> = []
+
+        init(_ subscription: Subscription) { self.subscription = subscription }
+    }
+
+    /// One app's indexes: a class, so that changing one of them copies none of them.
+    private final class AppSubscriptions {
+        var replaying: [UInt64: Subscription] = [:]
         var everything: [UInt64: Subscription] = [:]
         var byGroup: [String: [UInt64: Subscription]] = [:]
         var byUser: [String: [UInt64: Subscription]] = [:]
         var byMemberGroup: [String: [UInt64: Subscription]] = [:]
-        var replaying: [UInt64: Subscription] = [:]
-        var users: [UInt64: String] = [:]
-        var groups: [UInt64: Set<String>] = [:]
+
+        var isEmpty: Bool {
+            replaying.isEmpty && everything.isEmpty && byGroup.isEmpty && byUser.isEmpty && byMemberGroup.isEmpty
+        }
     }
 
-    var count: Int {
-        apps.values.reduce(0) { $0 + $1.everything.count + $1.users.count + $1.groups.count + $1.replaying.count }
-    }
+    var count: Int { entries.count }
 
     /// Keys of the group, user and member-group indexes over every app: bounded by the
     /// subscriptions open (and what they follow), however many groups and users have come and gone.
@@ -28,71 +56,99 @@ struct Registry {
         apps.values.reduce(0) { $0 + $1.byGroup.count + $1.byUser.count + $1.byMemberGroup.count }
     }
 
-    var all: [Subscription] {
-        var result: [Subscription] = []
-        for app in apps.values {
-            result += app.everything.values
-            result += app.replaying.values
-            for subscriptions in app.byUser.values { result += subscriptions.values }
-            for subscriptions in app.byGroup.values { result += subscriptions.values }
-        }
-        return result
+    var all: [Subscription] { entries.values.map(\.subscription) }
+
+    /// Forgets every subscription.
+    func removeAll() {
+        apps = [:]
+        entries = [:]
     }
 
     /// A subscription whose replay is running: it gets every action of its app (and buffers them).
-    mutating func addReplaying(_ subscription: Subscription) {
-        apps[subscription.app, default: AppSubscriptions()].replaying[subscription.id] = subscription
+    func addReplaying(_ subscription: Subscription) {
+        guard entries[subscription.id] == nil else { return }
+        entries[subscription.id] = Entry(subscription)
+        app(subscription.app).replaying[subscription.id] = subscription
     }
 
-    /// The replay is done: index the subscription by what it follows.
-    mutating func promote(_ subscription: Subscription, memberOf: Set<String>) {
-        guard var app = apps[subscription.app], app.replaying.removeValue(forKey: subscription.id) != nil else {
+    /// The replay is done: index the subscription by what it follows (`memberOf`: its user's
+    /// groups as its filter has tracked them). One that has ended meanwhile is dropped.
+    func promote(_ subscription: Subscription, memberOf: Set<String>) {
+        let id = subscription.id
+        guard let entry = entries[id], case .replaying = entry.place, let app = apps[subscription.app] else { return }
+        guard !subscription.isEnded else {
+            remove(subscription)
             return
         }
-        if !subscription.isEnded {
-            switch subscription.followed {
-            case .app:
-                app.everything[subscription.id] = subscription
-            case .groups(let guids):
-                app.groups[subscription.id] = guids
-                for guid in guids { app.byGroup.set(subscription, id: subscription.id, under: guid) }
-            case .user(let uid, _):
-                app.users[subscription.id] = uid
-                app.byUser.set(subscription, id: subscription.id, under: uid)
-                for guid in memberOf { app.byMemberGroup.set(subscription, id: subscription.id, under: guid) }
-            }
-        }
-        apps[subscription.app] = app
-    }
-
-    mutating func remove(_ subscription: Subscription) {
-        guard var app = apps[subscription.app] else { return }
-        let id = subscription.id
         app.replaying[id] = nil
-        app.everything[id] = nil
-        if let guids = app.groups.removeValue(forKey: id) {
-            for guid in guids { app.byGroup.set(nil, id: id, under: guid) }
+        switch subscription.followed {
+        case .app:
+            entry.place = .app
+            app.everything[id] = subscription
+        case .groups(let guids):
+            entry.place = .groups
+            entry.groups = guids
+            for guid in guids { app.byGroup.set(subscription, id: id, under: guid) }
+        case .user(let uid, _):
+            entry.place = .user(uid)
+            entry.groups = memberOf
+            app.byUser.set(subscription, id: id, under: uid)
+            for guid in memberOf { app.byMemberGroup.set(subscription, id: id, under: guid) }
         }
-        if let uid = app.users.removeValue(forKey: id) {
-            app.byUser.set(nil, id: id, under: uid)
-            for guid in app.byMemberGroup.keys { app.byMemberGroup.set(nil, id: id, under: guid) }
-        }
-        apps[subscription.app] = app
     }
 
-    /// Every subscription `action` may concern (each once).
-    func candidates(for action: ActionRecord) -> [Subscription] {
-        guard let app = apps[action.app] else { return [] }
-        var found: [UInt64: Subscription] = app.replaying
-        found.merge(app.everything) { a, _ in a }
-        let guid = action.group.guid
-        if let subscriptions = app.byGroup[guid] { found.merge(subscriptions) { a, _ in a } }
-        if let subscriptions = app.byMemberGroup[guid] { found.merge(subscriptions) { a, _ in a } }
-        if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] {
-            found.merge(subscriptions) { a, _ in a }
+    /// Drops a subscription from every index it sits under (nothing when it is not held).
+    func remove(_ subscription: Subscription) {
+        let id = subscription.id
+        guard let entry = entries.removeValue(forKey: id), let app = apps[subscription.app] else { return }
+        switch entry.place {
+        case .replaying:
+            app.replaying[id] = nil
+        case .app:
+            app.everything[id] = nil
+        case .groups:
+            for guid in entry.groups { app.byGroup.set(nil, id: id, under: guid) }
+        case .user(let uid):
+            app.byUser.set(nil, id: id, under: uid)
+            for guid in entry.groups { app.byMemberGroup.set(nil, id: id, under: guid) }
         }
-        if let subscriptions = app.byUser[action.actionBy.uid] { found.merge(subscriptions) { a, _ in a } }
-        return found.sorted { $0.key < $1.key }.map(\.value)
+        if app.isEmpty { apps[subscription.app] = nil }
+    }
+
+    /// Calls `body` with every subscription `action` may concern, each once (in no set order).
+    /// `body` must not change the registry.
+    func forEachCandidate(of action: ActionRecord, _ body: (Subscription) -> Void) {
+        guard let app = apps[action.app] else { return }
+        for subscription in app.replaying.values { body(subscription) }
+        for subscription in app.everything.values { body(subscription) }
+        let guid = action.group.guid
+        // A group subscription sits once under each of its groups, and an action has one group.
+        if let subscriptions = app.byGroup[guid] {
+            for subscription in subscriptions.values { body(subscription) }
+        }
+        // A user subscription may sit under several of these: its user is the action's target
+        // or actor, and belongs to the action's group.
+        var userIndexes: [[UInt64: Subscription]] = []
+        if let subscriptions = app.byMemberGroup[guid] { userIndexes.append(subscriptions) }
+        if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] { userIndexes.append(subscriptions) }
+        if action.actionBy.uid != action.actionOn?.uid, let subscriptions = app.byUser[action.actionBy.uid] {
+            userIndexes.append(subscriptions)
+        }
+        if userIndexes.count == 1 {
+            for subscription in userIndexes[0].values { body(subscription) }
+            return
+        }
+        var seen: Set<UInt64> = []
+        for subscriptions in userIndexes {
+            for (id, subscription) in subscriptions where seen.insert(id).inserted { body(subscription) }
+        }
+    }
+
+    /// Every subscription `action` may concern (each once, in no set order).
+    func candidates(for action: ActionRecord) -> [Subscription] {
+        var found: [Subscription] = []
+        forEachCandidate(of: action) { found.append($0) }
+        return found
     }
 
     /// Moves user subscriptions between groups as `action` changes who belongs where.
@@ -100,32 +156,52 @@ struct Registry {
     /// The index is set from each subscription's own tracked membership (after it was offered
     /// `action`), not from the action: an action a subscription already had from its replay may
     /// still reach the dispatcher afterwards, and must not move the index back in time.
-    mutating func track(_ action: ActionRecord) {
-        guard var app = apps[action.app] else { return }
+    func track(_ action: ActionRecord) {
+        guard let app = apps[action.app] else { return }
         let guid = action.group.guid
         switch action.kind {
         case .created, .joined, .added, .left, .kicked, .banned:
-            guard let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] else { return }
-            for (id, subscription) in subscriptions {
-                app.byMemberGroup.set(
-                    subscription.trackedGroups.contains(guid) ? subscription : nil, id: id, under: guid)
+            guard let uid = action.actionOn?.uid else { return }
+            // Read first, changed after: the index is not iterated while it changes.
+            let concerned = app.byUser[uid].map { Array($0.values) } ?? []
+            for subscription in concerned {
+                guard let entry = entries[subscription.id] else { continue }
+                if subscription.trackedGroups.contains(guid) {
+                    if entry.groups.insert(guid).inserted {
+                        app.byMemberGroup.set(subscription, id: subscription.id, under: guid)
+                    }
+                } else if entry.groups.remove(guid) != nil {
+                    app.byMemberGroup.set(nil, id: subscription.id, under: guid)
+                }
             }
         case .deleted:
-            guard let subscriptions = app.byMemberGroup[guid] else { return }
-            for (id, subscription) in subscriptions where !subscription.trackedGroups.contains(guid) {
-                app.byMemberGroup.set(nil, id: id, under: guid)
+            let leaving =
+                app.byMemberGroup[guid].map { members in
+                    members.values.filter { !$0.trackedGroups.contains(guid) }
+                } ?? []
+            for subscription in leaving {
+                entries[subscription.id]?.groups.remove(guid)
+                app.byMemberGroup.set(nil, id: subscription.id, under: guid)
             }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
             return
         }
-        apps[action.app] = app
+    }
+
+    /// The indexes of `app`, made on first use.
+    private func app(_ app: String) -> AppSubscriptions {
+        if let existing = apps[app] { return existing }
+        let made = AppSubscriptions()
+        apps[app] = made
+        return made
     }
 }
 
 extension Dictionary where Value == [UInt64: Subscription] {
     /// Sets (or, with nil, clears) one subscription under `key`, and drops the key once nothing is
     /// left under it: groups and users come and go by the thousand, and an index that kept an
-    /// empty entry for each would grow without end.
+    /// empty entry for each would grow without end. The inner dictionary is taken out and put
+    /// back, so it is changed in place, never copied.
     fileprivate mutating func set(_ subscription: Subscription?, id: UInt64, under key: Key) {
         if let subscription {
             self[key, default: [:]][id] = subscription

@@ -6,16 +6,43 @@ import Synchronization
 /// While its replay runs, live actions are buffered (bounded); afterwards they pass straight
 /// through. Every state change happens under the subscription's own lock, so the dispatcher and
 /// the replaying worker never interleave deliveries.
+///
+/// A subscription the hub admitted holds a place under its app's cap and bytes of the memory
+/// budget (`quota`): an estimate of its record and filter, plus what it buffers while
+/// replaying. Invariant: all of it is given back exactly once, when the subscription ends —
+/// `close(_:)` is the only place `ended` is set — or, should it never end, when it is freed.
 final class Subscription: Sendable {
     let id: UInt64
     let app: String
     let sink: any EventSink
     /// The request's after_seq; nil for a subscription that asked for live actions only.
     let afterSeq: UInt64?
+    /// The hub's limits the subscription counts against; nil for one made outside the hub.
+    private let quota: SubscriptionQuota?
     private let state: Mutex<State>
 
     /// Live actions a replaying subscription may buffer before it is cut off as too slow.
     static let replayBufferLimit = 100_000
+
+    /// Bytes charged for a subscription's record: the subscription and its lock, its registry
+    /// entry and index slots, its queued commands, and its stream's call and sink.
+    static let recordBytes = 1_024
+
+    /// Bytes charged for a filter's groups and user beyond the record.
+    static func filterBytes(_ target: SubscriptionFilter.Target) -> Int {
+        switch target {
+        case .app: 0
+        case .groups(let guids): guids.reduce(0) { $0 + 64 + $1.utf8.count }
+        case .user(let uid, let memberOf): memberOf.reduce(64 + uid.utf8.count) { $0 + 64 + $1.utf8.count }
+        }
+    }
+
+    /// Bytes charged for one buffered action: its slot, and the action and its encoding, which
+    /// the buffer keeps alive (shared with other subscribers, but counted for each, as any of
+    /// them may be the last to let go).
+    static func bufferedBytes(_ encoded: [UInt8]) -> Int {
+        MemoryLayout<(ActionRecord, [UInt8])>.stride + 2 * encoded.count
+    }
 
     private struct State {
         var filter: SubscriptionFilter
@@ -32,14 +59,28 @@ final class Subscription: Sendable {
         var through: UInt64 = 0
         /// Set once the subscription knows where it starts (`start(at:)`).
         var started = false
+        /// Bytes of the budget held now (0 once ended), of which `bufferedBytes` for the buffer.
+        var reserved: Int
+        var bufferedBytes = 0
     }
 
-    init(id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink, afterSeq: UInt64? = nil) {
+    /// - Parameters:
+    ///   - quota: the hub's limits, which admitted the subscription with `reserved` bytes; nil
+    ///     for a subscription that counts against nothing.
+    init(
+        id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink, afterSeq: UInt64? = nil,
+        quota: SubscriptionQuota? = nil, reserved: Int = 0
+    ) {
         self.id = id
         self.app = app
         self.afterSeq = afterSeq
         self.sink = sink
-        state = Mutex(State(filter: filter))
+        self.quota = quota
+        state = Mutex(State(filter: filter, reserved: reserved))
+    }
+
+    deinit {
+        state.withLock { _ = close(&$0) }
     }
 
     var isEnded: Bool { state.withLock { $0.ended } }
@@ -60,11 +101,17 @@ final class Subscription: Sendable {
         state.withLock { state in
             guard !state.ended else { return false }
             if state.replaying {
-                state.buffer.append((action, encoded))
-                if state.buffer.count > Self.replayBufferLimit {
+                let cost = Self.bufferedBytes(encoded)
+                guard state.buffer.count < Self.replayBufferLimit, quota?.hold(cost) ?? true else {
+                    // Too far behind, or the server's memory budget has no room for more.
                     end(&state, .slowConsumer(lastSeq: state.lastSent))
                     return false
                 }
+                if quota != nil {
+                    state.reserved += cost
+                    state.bufferedBytes += cost
+                }
+                state.buffer.append((action, encoded))
                 return true
             }
             return deliver(action, encoded, &state)
@@ -92,12 +139,20 @@ final class Subscription: Sendable {
     }
 
     /// Sets where the subscription starts (the replay's end, or the head for a live one).
+    /// A new filter's groups (a user's memberships, known from the log only now) are charged
+    /// on top of what the subscription was admitted with.
     func start(at seq: UInt64, filter: SubscriptionFilter? = nil) {
         state.withLock { state in
             state.lastSent = max(state.lastSent, seq)
             state.through = max(state.through, seq)
             state.started = true
-            if let filter { state.filter = filter }
+            guard let filter else { return }
+            let growth = Self.filterBytes(filter.target) - Self.filterBytes(state.filter.target)
+            state.filter = filter
+            if let quota, growth > 0, !state.ended {
+                quota.holdAnyway(growth)
+                state.reserved += growth
+            }
         }
     }
 
@@ -109,6 +164,11 @@ final class Subscription: Sendable {
             state.buffer = []
             state.replaying = false
             state.through = max(state.through, head)
+            if let quota, state.bufferedBytes > 0 {
+                quota.letGo(state.bufferedBytes)
+                state.reserved -= state.bufferedBytes
+                state.bufferedBytes = 0
+            }
             for (action, encoded) in buffered {
                 guard deliver(action, encoded, &state) else { return }
             }
@@ -133,10 +193,7 @@ final class Subscription: Sendable {
 
     /// The stream is gone (cancel, connection closed): stop without sending anything.
     func abandon() {
-        state.withLock { state in
-            state.ended = true
-            state.buffer = []
-        }
+        state.withLock { _ = close(&$0) }
     }
 
     private func deliver(_ action: ActionRecord, _ encoded: [UInt8], _ state: inout State) -> Bool {
@@ -155,16 +212,25 @@ final class Subscription: Sendable {
             end(&state, .slowConsumer(lastSeq: state.lastSent))
             return false
         case .closed:
-            state.ended = true
-            state.buffer = []
+            close(&state)
             return false
         }
     }
 
     private func end(_ state: inout State, _ reason: SubscriptionEnd) {
-        guard !state.ended else { return }
+        if close(&state) { sink.end(reason) }
+    }
+
+    /// Marks the subscription ended, drops its buffer and gives back everything it held of the
+    /// quota; false when it had already ended.
+    @discardableResult
+    private func close(_ state: inout State) -> Bool {
+        guard !state.ended else { return false }
         state.ended = true
         state.buffer = []
-        sink.end(reason)
+        quota?.release(app: app, bytes: state.reserved)
+        state.reserved = 0
+        state.bufferedBytes = 0
+        return true
     }
 }

@@ -233,8 +233,8 @@ public enum ModerationRPC {
         table.addServerStream(ModerationMethods.subscribe, executor: .eventLoop) { request, context, stream in
             let sink = StreamEventSink(stream: stream)
             do throws(ModerationError) {
-                hub.startSubscription(try subscription(request, caller: Caller(context)), sink: sink) { error in
-                    stream.finish(RPCError(error))
+                hub.startSubscription(try subscription(request, caller: Caller(context)), sink: sink) { refusal in
+                    stream.finish(RPCError(refusal))
                 }
             } catch {
                 stream.finish(RPCError(error))

@@ -1,4 +1,5 @@
 public import Moderation
+public import ModerationEvents
 public import RPCCore
 
 extension RPCError {
@@ -10,6 +11,19 @@ extension RPCError {
             code: StatusCode(error.code.status), errorCode: error.code.name, message: error.message,
             details: error.details,
             cause: error)
+    }
+}
+
+extension RPCError {
+    /// The wire error of a subscription the event hub refused: the domain's error, or
+    /// RESOURCE_EXHAUSTED / `ERR_OVERLOADED` when the server's memory budget had no room for it.
+    public init(_ refusal: SubscriptionRefusal) {
+        switch refusal {
+        case .rejected(let error):
+            self.init(error)
+        case .overloaded(let message):
+            self.init(code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded, message: message)
+        }
     }
 }
 

@@ -15,12 +15,16 @@ public final class ServerCall: Sendable {
     let startedAt: UInt64
     let observer: (any CallObserver)?
     let clock: @Sendable () -> UInt64
+    /// The server's memory budget, for what the call's stream holds (its deflate state); nil
+    /// for a call made outside a server (tests), which counts nothing.
+    let memoryBudget: MemoryBudget?
     private let completed = Atomic<Bool>(false)
     private let termination = Mutex<TerminationState>(TerminationState())
 
     public init(
         context: CallContext, acceptsDeflate: Bool, port: any CallPort, methodIndex: Int? = nil,
-        observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 }
+        observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 },
+        memoryBudget: MemoryBudget? = nil
     ) {
         self.streamID = context.streamID
         self.acceptsDeflate = acceptsDeflate
@@ -29,6 +33,7 @@ public final class ServerCall: Sendable {
         self.methodIndex = methodIndex
         self.observer = observer
         self.clock = clock
+        self.memoryBudget = memoryBudget
         startedAt = clock()
     }
 

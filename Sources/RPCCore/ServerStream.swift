@@ -8,6 +8,13 @@ import Synchronization
 /// raw-deflate context) on the sending thread, under the stream's lock so that compression order
 /// and delivery order agree. `send` reports a reader that does not keep up instead of queueing
 /// without bound; the producer then ends the stream (with RESOURCE_EXHAUSTED and where to resume).
+///
+/// The deflate context (24 KiB, `RawDeflater`) is made on the first message worth compressing,
+/// not with the stream: a subscription that waits for events holds none. It is counted in the
+/// server's memory budget (kind `.compression`) while it exists; when the budget has no room,
+/// messages go uncompressed (the COMPRESSED flag is per frame, so the client reads either) until
+/// it has. The context is freed, and its bytes given back, when the stream ends: by `finish`, at
+/// the first `send` after the call ended from outside, or when the stream itself is freed.
 public final class ServerStream<Message: ProtoMessage>: Sendable {
     public let call: ServerCall
     /// Bytes the connection may hold unwritten before `send` reports `.overloaded`.
@@ -16,14 +23,25 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
 
     private struct State {
         var deflater: RawDeflater?
+        /// Bytes of the budget `deflater` holds.
+        var deflaterBytes = 0
         var finished = false
         var sent = 0
+    }
+
+    /// Bytes a stream's deflate context is counted for in the memory budget.
+    public static var deflaterBytes: Int {
+        RawDeflater.estimatedBytes(windowBits: RawDeflater.streamWindowBits, memoryLevel: RawDeflater.streamMemoryLevel)
     }
 
     public init(call: ServerCall, pendingLimit: Int) {
         self.call = call
         self.pendingLimit = pendingLimit
-        state = Mutex(State(deflater: call.acceptsDeflate ? RawDeflater() : nil))
+        state = Mutex(State())
+    }
+
+    deinit {
+        state.withLock { releaseDeflater(&$0) }
     }
 
     /// The outcome of `send`.
@@ -47,10 +65,14 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
     @discardableResult
     public func send(encoded body: [UInt8]) -> SendResult {
         state.withLock { state in
-            guard !state.finished, !call.isCompleted else { return .closed }
+            guard !state.finished, !call.isCompleted else {
+                releaseDeflater(&state)
+                return .closed
+            }
             guard call.port.pendingBytes <= pendingLimit else { return .overloaded }
+            let deflater = body.count >= FrameWriter.streamCompressionThreshold ? deflater(&state) : nil
             var frame: [UInt8] = []
-            FrameWriter.streamMessage(streamID: call.streamID, encoded: body, deflater: state.deflater, into: &frame)
+            FrameWriter.streamMessage(streamID: call.streamID, encoded: body, deflater: deflater, into: &frame)
             call.observer?.streamMessage(encodedBytes: body.count, wireBytes: frame.count - FrameHeader.size)
             call.port.deliver(streamID: call.streamID, frame: frame, final: false)
             state.sent += 1
@@ -64,12 +86,15 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
     /// Messages sent so far.
     public var sentCount: Int { state.withLock { $0.sent } }
 
+    /// True while the stream holds a deflate context.
+    public var holdsDeflater: Bool { state.withLock { $0.deflater != nil } }
+
     /// Ends the stream with TRAILERS: OK when `error` is nil.
     public func finish(_ error: RPCError? = nil) {
         state.withLock { state in
             guard !state.finished else { return }
             state.finished = true
-            state.deflater = nil
+            releaseDeflater(&state)
             guard call.completeByHandler(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
             var frame: [UInt8] = []
             FrameWriter.trailers(streamID: call.streamID, status: error?.status ?? Status(), into: &frame)
@@ -81,5 +106,28 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
     /// closed, server draining); see `ServerCall.onTermination`.
     public func onTermination(_ handler: @escaping @Sendable (CallTermination) -> Void) {
         call.onTermination(handler)
+    }
+
+    /// The stream's deflate context, made now if the client accepts deflate and the budget has
+    /// room for it; nil means "send uncompressed".
+    private func deflater(_ state: inout State) -> RawDeflater? {
+        if let deflater = state.deflater { return deflater }
+        guard call.acceptsDeflate else { return nil }
+        let bytes = Self.deflaterBytes
+        if let budget = call.memoryBudget {
+            guard budget.tryReserve(bytes, for: .compression) else { return nil }
+            state.deflaterBytes = bytes
+        }
+        let deflater = RawDeflater()
+        state.deflater = deflater
+        return deflater
+    }
+
+    private func releaseDeflater(_ state: inout State) {
+        state.deflater = nil
+        if state.deflaterBytes > 0, let budget = call.memoryBudget {
+            budget.release(state.deflaterBytes, for: .compression)
+        }
+        state.deflaterBytes = 0
     }
 }

@@ -80,7 +80,9 @@ public final class ModerationServer: Sendable {
                 actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
                 maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
         memoryBudget = MemoryBudget(limit: nil)
-        hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
+        hub = EventHub(
+            service: service, encode: ModerationRPC.encodeEvent,
+            maxSubscriptionsPerApp: settings.maxSubscriptionsPerApp, memoryBudget: memoryBudget)
         listenAddress = settings.listenAddress
         health = HealthStatus()
 

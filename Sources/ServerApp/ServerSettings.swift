@@ -33,6 +33,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxConnections = 100_000
     /// Calls in flight per connection (advertised in HELLO_ACK).
     public var maxConcurrentCalls = 1024
+    /// Event-stream subscriptions one app may have open at once (`ERR_TOO_MANY_SUBSCRIPTIONS` past it).
+    public var maxSubscriptionsPerApp = 100_000
     /// Calls per second each app may make on average (0: no limit), and the burst above it.
     public var rateLimit = 0
     public var rateBurst = 0

@@ -108,6 +108,12 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.maxConcurrentCalls = try value.integer(in: 1...1_000_000)
         },
+        Option(
+            "--max-subscriptions-per-app", "N",
+            help: "event-stream subscriptions one app may have open at once (default 100000)"
+        ) { settings, value throws(ArgumentError) in
+            settings.maxSubscriptionsPerApp = try value.integer(in: 1...100_000_000)
+        },
         Option("--rate-limit", "N", help: "calls per second each app may make (default 0: no limit)") {
             settings, value throws(ArgumentError) in
             settings.rateLimit = try value.integer(in: 0...100_000_000)

@@ -1,5 +1,7 @@
 // moderation-bench: in-process benchmarks (no sockets).
 // Usage: moderation-bench [codec] [store | store.mutations | store.reads | store.big] [--runs N]
+//        moderation-bench registry [--runs N] [--sizes 1000,10000,100000]
+//          (subscribe and unsubscribe through the event hub in process, per operation, by size)
 //        moderation-bench fanout [--subscribers N] [--rounds N] [--seconds S] [--server PATH]
 //          (the event stream over sockets, against a release moderation-server child process)
 //        moderation-bench wire [--only mutations,reads,big] [--seconds S] [--conns N] [--depth N] [--big-members N]
@@ -20,6 +22,9 @@ let suites: [String: () -> [Benchmark]] = [
 ]
 if arguments.first == "fanout" {
     exit(FanoutBenchmark.run(arguments: Array(arguments.dropFirst())))
+}
+if arguments.first == "registry" {
+    exit(RegistryBenchmark.run(arguments: Array(arguments.dropFirst())))
 }
 if arguments.first == "wire" {
     exit(WireBenchmark.run(arguments: Array(arguments.dropFirst())))

@@ -1,17 +1,16 @@
 import Moderation
+import ModerationEvents
 import ModerationSQLite
 import TestSupport
 import Testing
 import ThreadSupport
 
 /// Every error code of SERVICE.md provoked on purpose (ERR_UNAUTHENTICATED and ERR_RATE_LIMITED
-/// belong to the RPC layer; ERR_TOO_MANY_SUBSCRIPTIONS to the event hub, whose tests provoke it),
-/// each with a message that names the uid or guid involved.
+/// belong to the RPC layer; ERR_TOO_MANY_SUBSCRIPTIONS comes from an event hub over the same
+/// service), each with a message that names the uid, guid or app involved.
 @Suite("Error codes")
 struct ErrorCodeTests {
-    static let provoked = ErrorCode.allCases.filter {
-        $0 != .unauthenticated && $0 != .rateLimited && $0 != .tooManySubscriptions
-    }
+    static let provoked = ErrorCode.allCases.filter { $0 != .unauthenticated && $0 != .rateLimited }
 
     @Test("the 27 codes have their wire names and gRPC statuses")
     func names() {
@@ -99,6 +98,13 @@ struct ErrorCodeTests {
             harness.service.runMaintenance { _ in done.signal() }
             done.wait()
             return (error { try owner.actions("g", ListActionsOptions(afterSeq: 1)) }, "g")
+        case .tooManySubscriptions:
+            // An event hub over the service that lets an app have one subscription open.
+            let hub = EventHub(service: harness.service, encode: { _ in [] }, maxSubscriptionsPerApp: 1)
+            defer { hub.shutdown() }
+            let request = SubscriptionRequest(caller: app.caller, target: .app)
+            _ = error { try hub.subscribe(request, sink: EventRegistryTests.AcceptingSink()) }
+            return (error { try hub.subscribe(request, sink: EventRegistryTests.AcceptingSink()) }, "app app")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

@@ -28,7 +28,7 @@ struct EventRegistryTests {
 
     @Test("Group and user subscriptions leave no index entry behind once removed")
     func removedSubscriptionsLeaveNothing() {
-        var registry = Registry()
+        let registry = Registry()
         var subscriptions: [Subscription] = []
         for id in 0..<200 as Range<UInt64> {
             let subscription =
@@ -51,7 +51,7 @@ struct EventRegistryTests {
 
     @Test("A user subscription's member-group index forgets groups the user left or that were deleted")
     func trackedGroupsComeAndGo() {
-        var registry = Registry()
+        let registry = Registry()
         let subscription = Self.subscription(1, .user(uid: "u", memberOf: []))
         registry.addReplaying(subscription)
         registry.promote(subscription, memberOf: [])
@@ -72,6 +72,56 @@ struct EventRegistryTests {
         #expect(registry.indexKeys == 1)
         registry.remove(subscription)
         #expect(registry.indexKeys == 0)
+    }
+
+    @Test("Removing a user subscription takes it from its own keys only; the others stay where they are")
+    func removalTouchesOnlyItsKeys() {
+        let registry = Registry()
+        let leaving = Self.subscription(1, .user(uid: "u1", memberOf: ["a", "b", "shared"]))
+        let staying = Self.subscription(2, .user(uid: "u2", memberOf: ["b", "shared"]))
+        let group = Self.subscription(3, .groups(["a", "shared"]))
+        for subscription in [leaving, staying, group] {
+            registry.addReplaying(subscription)
+            registry.promote(subscription, memberOf: subscription.trackedGroups)
+        }
+        #expect(registry.indexKeys == 2 + 3 + 2) // users u1, u2; member groups a, b, shared; groups a, shared
+        registry.remove(leaving)
+        registry.remove(leaving) // twice: nothing more happens
+        #expect(registry.count == 2)
+        #expect(registry.indexKeys == 1 + 2 + 2) // u2; b, shared; a, shared
+        let inShared = Self.action(.updated, on: "nobody", in: "shared")
+        #expect(Set(registry.candidates(for: inShared).map(\.id)) == [2, 3])
+        let inA = Self.action(.updated, on: "nobody", in: "a")
+        #expect(registry.candidates(for: inA).map(\.id) == [3])
+    }
+
+    @Test("An action reaches a user subscription once, however many of its keys it matches")
+    func candidatesOnce() {
+        let registry = Registry()
+        let user = Self.subscription(1, .user(uid: "u", memberOf: ["g"]))
+        let replaying = Self.subscription(2, .app)
+        registry.addReplaying(user)
+        registry.promote(user, memberOf: ["g"])
+        registry.addReplaying(replaying)
+        // u is the target, and a member of the action's group.
+        let action = Self.action(.kicked, on: "u", in: "g")
+        #expect(registry.candidates(for: action).map(\.id).sorted() == [1, 2])
+    }
+
+    @Test("A subscription removed before its replay ends is not indexed when the promotion comes")
+    func promoteAfterRemove() {
+        let registry = Registry()
+        let subscription = Self.subscription(1, .groups(["g"]))
+        registry.addReplaying(subscription)
+        registry.remove(subscription)
+        registry.promote(subscription, memberOf: [])
+        #expect(registry.count == 0 && registry.indexKeys == 0)
+        // Ended while replaying: dropped at its promotion.
+        let ended = Self.subscription(2, .groups(["g"]))
+        registry.addReplaying(ended)
+        ended.abandon()
+        registry.promote(ended, memberOf: [])
+        #expect(registry.count == 0 && registry.indexKeys == 0)
     }
 
     /// A sink that remembers how its stream ended.

@@ -31,6 +31,7 @@ public final class ModerationTestServer: Sendable {
     public let moderation: ModerationServer
     public let port: UInt16
     private let tuning: ModerationServer.Tuning
+    private let configureSettings: @Sendable (inout ServerSettings) -> Void
     private let connections = Mutex<[TestApp: ClientConnection]>([:])
     private let stopped = Atomic<Bool>(false)
 
@@ -38,10 +39,13 @@ public final class ModerationTestServer: Sendable {
     /// - Parameters:
     ///   - directory: the data directory (a new one by default; `restart` passes the old one).
     ///   - configure: changes to the tuning (retention, limits, workers) on top of the test defaults.
+    ///   - settings: changes to the settings (caps, limits) on top of the test defaults; the
+    ///     address and data directory are the server's own.
     public convenience init(
         directory: TemporaryDirectory = TemporaryDirectory(prefix: "moderation-e2e"),
         clock: OffsetClock = OffsetClock(),
-        configure: (inout ModerationServer.Tuning) -> Void = { _ in }
+        configure: (inout ModerationServer.Tuning) -> Void = { _ in },
+        settings: @escaping @Sendable (inout ServerSettings) -> Void = { _ in }
     ) throws {
         var tuning = ModerationServer.Tuning()
         tuning.clock = clock.function
@@ -49,18 +53,23 @@ public final class ModerationTestServer: Sendable {
         tuning.maintenanceIntervalMs = 0
         tuning.workers = 4
         configure(&tuning)
-        try self.init(directory: directory, clock: clock, tuning: tuning)
+        try self.init(directory: directory, clock: clock, tuning: tuning, configureSettings: settings)
     }
 
-    private init(directory: TemporaryDirectory, clock: OffsetClock, tuning: ModerationServer.Tuning) throws {
+    private init(
+        directory: TemporaryDirectory, clock: OffsetClock, tuning: ModerationServer.Tuning,
+        configureSettings: @escaping @Sendable (inout ServerSettings) -> Void
+    ) throws {
         var settings = ServerSettings()
+        settings.threads = 2
+        configureSettings(&settings)
         settings.host = "127.0.0.1"
         settings.port = 0
-        settings.threads = 2
         settings.dataDirectory = directory.path + "/data"
         self.directory = directory
         self.clock = clock
         self.tuning = tuning
+        self.configureSettings = configureSettings
         moderation = try ModerationServer(
             settings: settings, authenticator: TestKeys(), logger: .disabled, tuning: tuning)
         port = try moderation.start()
@@ -74,6 +83,13 @@ public final class ModerationTestServer: Sendable {
 
     /// Subscriptions the event hub holds now (replaying or live).
     public var subscriptionCount: Int { moderation.hub.subscriptionCount }
+
+    /// What clients make the server hold, by kind.
+    public var memoryBudget: MemoryBudget { moderation.memoryBudget }
+
+    /// Returns once the event hub's dispatcher has applied every subscription start and end
+    /// queued so far.
+    public func settleEvents() { moderation.hub.settle() }
 
     /// A new connection with `app`'s key.
     public func connect(_ app: TestApp = .one, acceptDeflate: Bool = true) throws(RPCError) -> ClientConnection {
@@ -121,7 +137,8 @@ public final class ModerationTestServer: Sendable {
     /// Stops this server and starts a new one on the same directory, clock and tuning.
     public func restart() throws -> ModerationTestServer {
         stop()
-        return try ModerationTestServer(directory: directory, clock: clock, tuning: tuning)
+        return try ModerationTestServer(
+            directory: directory, clock: clock, tuning: tuning, configureSettings: configureSettings)
     }
 
     /// Stops the server and removes its directory.

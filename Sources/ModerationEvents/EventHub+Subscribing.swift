@@ -1,0 +1,150 @@
+import Moderation
+
+/// Starting a subscription: what it may follow, where it starts, and its replay from the log.
+extension EventHub {
+    /// What a request follows, validated.
+    enum ResolvedTarget {
+        case user(String)
+        case groups(Set<String>)
+        case app
+
+        var filterTarget: SubscriptionFilter.Target {
+            switch self {
+            case .user(let uid): .user(uid: uid, memberOf: [])
+            case .groups(let guids): .groups(guids)
+            case .app: .app
+            }
+        }
+    }
+
+    /// Validates what the request asks to follow (no store read: cheap enough for an event loop).
+    func resolveTarget(_ request: SubscriptionRequest) throws(ModerationError) -> ResolvedTarget {
+        let actor = request.caller.actor
+        switch request.target {
+        case nil:
+            guard let actor else {
+                throw ModerationError(
+                    .invalidArgument, "a subscription needs a target: set user_uid, guids or whole_app, or on_behalf_of"
+                )
+            }
+            return .user(try Validation.identifier(actor, field: "on_behalf_of"))
+        case .user(let uid)?:
+            let uid = try Validation.identifier(uid, field: "user_uid")
+            if let actor, try Validation.identifier(actor, field: "on_behalf_of") != uid {
+                throw ModerationError(.permissionDenied, "\(actor) may not subscribe to the events of user \(uid)")
+            }
+            return .user(uid)
+        case .groups(let guids)?:
+            guard !guids.isEmpty, guids.count <= 100 else {
+                throw ModerationError(.invalidArgument, "guids: give 1 to 100 groups")
+            }
+            var normalized: Set<String> = []
+            for guid in guids { normalized.insert(try Validation.identifier(guid, field: "guids")) }
+            return .groups(normalized)
+        case .app?:
+            if let actor {
+                throw ModerationError(
+                    .permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
+            }
+            return .app
+        }
+    }
+
+    func authorize(_ target: ResolvedTarget, caller: Caller, log: ActionLogSnapshot) throws(ModerationError) {
+        switch target {
+        case .app:
+            break
+        case .user(let uid):
+            guard try log.userExists(uid) else { throw ModerationError(.uidNotFound, "user \(uid) not found") }
+        case .groups(let guids):
+            for guid in guids.sorted() {
+                guard let type = try log.groupType(guid) else {
+                    throw ModerationError(.groupNotFound, "group \(guid) not found")
+                }
+                if let actor = caller.actor, try log.scope(of: actor, inGroup: guid) == nil {
+                    // Visibility (step 2) before membership (step 3): a private group does not
+                    // exist for a non-member.
+                    if type == .private { throw ModerationError(.groupNotFound, "group \(guid) not found") }
+                    throw ModerationError(.groupNotJoined, "user \(actor) is not a member of group \(guid)")
+                }
+            }
+        }
+    }
+
+    /// Where a subscription's replay runs: from `firstSeq` (nil: no replay) through `head`, the
+    /// seq the live stream continues from.
+    struct ReplayPlan {
+        var firstSeq: UInt64?
+        var head: UInt64
+    }
+
+    /// Sets where `subscription` starts and what it admits, from one snapshot of the log: its
+    /// head, and for a user's subscription the groups the user was in at `request.afterSeq`.
+    func start(
+        _ subscription: Subscription, target: ResolvedTarget, request: SubscriptionRequest, log: ActionLogSnapshot
+    ) throws(ModerationError) -> ReplayPlan {
+        let head = try log.headSeq()
+        var filter = SubscriptionFilter(target: target.filterTarget, kinds: request.kinds)
+        guard let afterSeq = request.afterSeq, afterSeq < head else {
+            if case .user(let uid) = target {
+                filter.target = .user(uid: uid, memberOf: Set(try log.groups(of: uid)))
+            }
+            subscription.start(at: max(head, request.afterSeq ?? 0), filter: filter)
+            return ReplayPlan(firstSeq: nil, head: head)
+        }
+        let oldest = try log.oldestRetainedSeq()
+        guard afterSeq + 1 >= oldest else {
+            throw ModerationError(
+                .cursorExpired,
+                "after_seq \(afterSeq) is older than the action log's retention (the oldest retained seq is \(oldest))")
+        }
+        if case .user(let uid) = target {
+            // Membership at `afterSeq`: today's, with the user's changes since then undone.
+            var changes: [ActionRecord] = []
+            var cursor = afterSeq
+            while cursor < head {
+                let page = try log.actions(afterSeq: cursor, limit: Self.replayPageSize)
+                for action in page where action.seq <= head && SubscriptionFilter.changesMembership(action, of: uid) {
+                    changes.append(action)
+                }
+                guard let last = page.last, last.seq > cursor else { break }
+                cursor = last.seq
+            }
+            let now = Set(try log.groups(of: uid))
+            let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) {
+                (guid, seq) throws(ModerationError) in
+                try log.wasMember(uid, of: guid, before: seq)
+            }
+            filter.target = .user(uid: uid, memberOf: then)
+        }
+        subscription.start(at: afterSeq, filter: filter)
+        return ReplayPlan(firstSeq: afterSeq + 1, head: head)
+    }
+
+    /// Sends the log's actions `first...head` to `subscription`, one page per read snapshot: a
+    /// replay waits for a slow subscriber (up to 10 s at a time), and a snapshot held that long
+    /// would keep SQLite from checkpointing its WAL, which then grows with every write. The log
+    /// only grows at its head, so the pages join up; should retention drop actions not yet sent,
+    /// the replay fails with `ERR_CURSOR_EXPIRED` rather than skip them.
+    func replay(_ subscription: Subscription, app: String, from first: UInt64, through head: UInt64)
+        throws(ModerationError)
+    {
+        var next = first
+        var open = true
+        while next <= head && open {
+            let page = try service.withActionLog(app: app) { (log) throws(ModerationError) -> [ActionRecord] in
+                let page = try log.actions(afterSeq: next - 1, limit: Self.replayPageSize)
+                if page.first?.seq != next, try next < log.oldestRetainedSeq() {
+                    throw ModerationError(
+                        .cursorExpired, "the action log's retention dropped seq \(next) while it was being replayed")
+                }
+                return page
+            }
+            guard let last = page.last else { return }
+            for action in page where action.seq <= head && open {
+                open = subscription.replay(action, encoded: encode(action))
+            }
+            next = last.seq + 1
+        }
+    }
+}
