@@ -14,6 +14,14 @@ public protocol CallObserver: Sendable {
     func streamMessage(encodedBytes: Int, wireBytes: Int)
     /// A call ended: with which status, after how long.
     func callEnded(_ call: CallRecord)
+    /// Something happened to the transport outside any call (accept failed, a connection refused
+    /// or cut, a wrong API key).
+    func transportEvent(_ event: TransportEvent)
+}
+
+extension CallObserver {
+    /// Observers that count only calls and traffic ignore transport events.
+    public func transportEvent(_ event: TransportEvent) {}
 }
 
 /// One ended call, as the access log and metrics see it.

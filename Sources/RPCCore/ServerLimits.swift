@@ -8,6 +8,13 @@ public struct ServerLimits: Sendable {
     public var maxConcurrentCalls = 1024
     /// Time allowed between accepting a connection and receiving its HELLO.
     public var handshakeTimeoutMs = 10_000
+    /// Largest HELLO payload (and largest frame of any kind before HELLO): a HELLO carries a key,
+    /// a client name and a few words, so an unauthenticated peer never makes the server buffer more.
+    public var maxHelloBytes = 4 * 1024
+    /// Once a frame has begun to arrive, the rest must arrive within this time or the connection
+    /// gets GOAWAY and closes: a peer cannot hold a partial frame (up to the largest CALL) in the
+    /// server's memory for the whole idle timeout. Before HELLO the handshake timeout applies.
+    public var frameTimeoutMs = 30_000
     /// A connection with no calls and no frame for this long is closed (0 = never).
     public var idleTimeoutMs = 300_000
     /// A connection with open streams and no inbound frame for this long gets a PING.

@@ -36,6 +36,9 @@ extension ServerSession {
             var lastCallEnded: UInt64
             /// When the keepalive PING awaiting an answer was sent (any frame answers it).
             var pingSentAt: UInt64?
+            /// When the frame the session is waiting to complete began to arrive (nil: none is
+            /// incomplete): the rest must come within the frame timeout.
+            var partialFrameSince: UInt64? = nil
         }
 
         /// Why the connection closes: the session logs by it.
@@ -52,6 +55,8 @@ extension ServerSession {
             case handshakeTimeout
             /// No frame answered the keepalive PING in time.
             case keepaliveTimeout
+            /// A frame began to arrive and its rest did not come within the frame timeout.
+            case frameTimeout
             /// The drain ended: its last call completed, or the grace period cut its streams.
             case drained
             /// The transport closed the connection (the peer went, or the server cut it).
@@ -119,16 +124,39 @@ extension ServerSession {
             state = .open(Open(lastInbound: now, lastCallEnded: openedAt, pingSentAt: nil))
         }
 
-        /// A whole frame arrived at `now`: the peer is alive, whatever the frame.
+        /// A whole frame arrived at `now`: the peer is alive, whatever the frame, and no frame is
+        /// partial until `inputLeft` says so.
         mutating func frameReceived(at now: UInt64) {
             switch state {
             case .open(var open):
                 open.lastInbound = now
                 open.pingSentAt = nil
+                open.partialFrameSince = nil
                 state = .open(open)
             case .draining(var open):
                 open.lastInbound = now
                 open.pingSentAt = nil
+                open.partialFrameSince = nil
+                state = .draining(open)
+            case .awaitingPreface, .awaitingHello, .closing, .closed:
+                break
+            }
+        }
+
+        /// After the bytes received so far: `incomplete` when they end in part of a frame, which
+        /// then has the frame timeout to complete from `now` (or from when it began, if it began
+        /// before); false when nothing waits (every byte consumed, or the transport holds the rest
+        /// back itself). Only an open or draining connection keeps the time; before HELLO the
+        /// handshake timeout bounds a partial frame.
+        mutating func inputLeft(incomplete: Bool, at now: UInt64) {
+            switch state {
+            case .open(var open):
+                guard (open.partialFrameSince != nil) != incomplete else { return }
+                open.partialFrameSince = incomplete ? now : nil
+                state = .open(open)
+            case .draining(var open):
+                guard (open.partialFrameSince != nil) != incomplete else { return }
+                open.partialFrameSince = incomplete ? now : nil
                 state = .draining(open)
             case .awaitingPreface, .awaitingHello, .closing, .closed:
                 break
@@ -150,6 +178,7 @@ extension ServerSession {
                 state = .closing
                 return .close(.handshakeTimeout)
             case .open(var open):
+                if let action = frameTimeout(now: now, open) { return action }
                 guard callsInFlight else {
                     let idle = now - max(open.lastInbound, open.lastCallEnded)
                     guard limits.idleTimeoutMs > 0, idle >= Self.nanoseconds(limits.idleTimeoutMs) else { return .none }
@@ -161,6 +190,7 @@ extension ServerSession {
                 if case .open = state { state = .open(open) }
                 return action
             case .draining(var open):
+                if let action = frameTimeout(now: now, open) { return action }
                 guard callsInFlight else {
                     state = .closing
                     return .close(.drained)
@@ -171,6 +201,17 @@ extension ServerSession {
             case .closing, .closed:
                 return .none
             }
+        }
+
+        /// A frame begun longer ago than the frame timeout: GOAWAY and close.
+        private mutating func frameTimeout(now: UInt64, _ open: Open) -> Action? {
+            guard let since = open.partialFrameSince, now - since >= Self.nanoseconds(limits.frameTimeoutMs) else {
+                return nil
+            }
+            state = .closing
+            return .sendGoawayAndClose(
+                .deadlineExceeded("the rest of a frame did not arrive within \(limits.frameTimeoutMs) ms"),
+                .frameTimeout)
         }
 
         /// With calls in flight and a quiet peer: a PING, or the close when one went unanswered.

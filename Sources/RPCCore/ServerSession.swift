@@ -28,15 +28,21 @@ public final class ServerSession {
         /// Refuses calls over an app's request rate; nil for no limit.
         public var rateLimiter: (any RateLimiter)?
         /// What clients make the server hold, counted against the operator's limit; shared by
-        /// every connection of the server.
+        /// every connection of the server. Past its limit, new calls are refused (ERR_OVERLOADED).
         public var memoryBudget: MemoryBudget
+        /// Open connections per app against the per-app cap, checked at HELLO; nil for no cap.
+        public var appConnections: AppConnections?
+        /// Keeps a flood of wrong API keys out of the log (one summary instead of a line each);
+        /// nil logs every failure.
+        public var authenticationThrottle: AuthenticationThrottle?
 
         public init(
             serverName: String, serverVersion: String, limits: ServerLimits, methods: MethodTable,
             authenticator: any Authenticator, logger: Logger,
             offload: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
             now: @escaping @Sendable () -> UInt64, observer: (any CallObserver)? = nil,
-            rateLimiter: (any RateLimiter)? = nil, memoryBudget: MemoryBudget = .unlimited()
+            rateLimiter: (any RateLimiter)? = nil, memoryBudget: MemoryBudget = .unlimited(),
+            appConnections: AppConnections? = nil, authenticationThrottle: AuthenticationThrottle? = nil
         ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
@@ -49,6 +55,8 @@ public final class ServerSession {
             self.observer = observer
             self.rateLimiter = rateLimiter
             self.memoryBudget = memoryBudget
+            self.appConnections = appConnections
+            self.authenticationThrottle = authenticationThrottle
         }
     }
 
@@ -79,6 +87,8 @@ public final class ServerSession {
     private var lastStreamID: UInt32 = 0
     private var acceptsDeflate = false
     private var appID = ""
+    /// True once the app's connection count includes this connection (released when it closes).
+    private var countedInApp = false
     /// The monotonic time of the current batch of frames (read once per `receive`).
     private var now: UInt64 = 0
 
@@ -95,27 +105,39 @@ public final class ServerSession {
     /// The peer's address.
     public let peer: String
 
+    /// The peer's address without its port: what failed handshakes are counted by.
+    private var peerAddress: String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
+    }
+
     /// The app the connection authenticated as (empty before HELLO).
     public var authenticatedApp: String { appID }
 
     /// Calls and streams in flight.
     public var liveCallCount: Int { calls.count }
 
-    /// Consumes every complete frame at the start of `bytes`.
+    /// Consumes every complete frame at the start of `bytes`, stopping early once `outbound`
+    /// holds more than `outboundLimit` bytes: the transport's backpressure, checked before each
+    /// frame, so a peer that pipelines calls with large replies cannot make one batch of input
+    /// hold more than the limit and one reply. The bytes not consumed then stay with the
+    /// transport until it feeds them again.
     /// - Returns: the bytes consumed; how many bytes the next frame needs in all (header and
-    ///   payload) when known, so the transport can make room for it; and what the transport does.
-    public func receive(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int, actions: TransportActions) {
-        let (consumed, needed) = consume(bytes)
+    ///   payload) when known (0 when unknown, or when the session stopped early), so the
+    ///   transport can make room for it; and what the transport does.
+    public func receive(
+        _ bytes: UnsafeRawBufferPointer, outboundLimit: Int = .max
+    ) -> (consumed: Int, needed: Int, actions: TransportActions) {
+        let (consumed, needed) = consume(bytes, outboundLimit: outboundLimit)
         return (consumed, needed, transportActions())
     }
 
-    private func consume(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, needed: Int) {
+    private func consume(_ bytes: UnsafeRawBufferPointer, outboundLimit: Int) -> (consumed: Int, needed: Int) {
         var offset = 0
         now = environment.now()
         if case .awaitingPreface = machine.state {
             guard bytes.count >= Preface.size else { return (0, Preface.size) }
             if let problem = Preface.problem(in: UnsafeRawBufferPointer(rebasing: bytes[0..<Preface.size])) {
-                logger.info("closing connection: \(problem)")
                 fail(.protocolViolation(problem))
                 return (bytes.count, 0)
             }
@@ -123,10 +145,24 @@ public final class ServerSession {
             machine.prefaceReceived()
         }
         while machine.isReading {
+            guard outbound.count <= outboundLimit else {
+                // Held back, not late: the frame timeout does not run for what the server holds.
+                machine.inputLeft(incomplete: false, at: now)
+                return (offset, 0)
+            }
             let available = bytes.count - offset
-            guard available >= FrameHeader.size else { return (offset, FrameHeader.size) }
+            guard available >= FrameHeader.size else {
+                machine.inputLeft(incomplete: available > 0, at: now)
+                return (offset, FrameHeader.size)
+            }
             let (header, reserved) = FrameHeader.read(
                 from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + FrameHeader.size]))
+            if case .awaitingHello = machine.state, let problem = handshakeProblem(header) {
+                // Refused from the header alone: an unauthenticated peer never makes the server
+                // wait for (and buffer) a large payload.
+                fail(problem)
+                return (bytes.count, 0)
+            }
             guard Int(header.length) <= limits.maxFramePayload else {
                 fail(
                     .messageTooLarge(
@@ -134,7 +170,10 @@ public final class ServerSession {
                 return (bytes.count, 0)
             }
             let total = FrameHeader.size + Int(header.length)
-            guard available >= total else { return (offset, total) }
+            guard available >= total else {
+                machine.inputLeft(incomplete: true, at: now)
+                return (offset, total)
+            }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total])
             offset += total
             machine.frameReceived(at: now)
@@ -149,6 +188,24 @@ public final class ServerSession {
         return (machine.isReading ? offset : bytes.count, 0)
     }
 
+    /// Before HELLO, what is wrong with a frame from its header alone: more than
+    /// `maxHelloBytes` of payload (whatever its type), a type other than HELLO, or HELLO off
+    /// stream 0. Extension frames may come first, within the same size.
+    private func handshakeProblem(_ header: FrameHeader) -> RPCError? {
+        guard Int(header.length) <= limits.maxHelloBytes else {
+            let what = header.type == .hello ? "HELLO" : "a frame before HELLO (\(header.type))"
+            return .messageTooLarge(
+                "\(what) of \(header.length) bytes exceeds the limit of \(limits.maxHelloBytes) bytes")
+        }
+        guard !header.type.isExtension else { return nil }
+        guard header.type.isKnown else { return .protocolViolation("unknown frame type \(header.type)") }
+        guard header.type == .hello, header.streamID == 0 else {
+            return .protocolViolation(
+                "the first frame must be HELLO on stream 0, got \(header.type) on stream \(header.streamID)")
+        }
+        return nil
+    }
+
     // MARK: Frames
 
     private func handle(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
@@ -157,12 +214,7 @@ public final class ServerSession {
             return
         }
         if case .awaitingHello = machine.state {
-            guard header.type == .hello, header.streamID == 0 else {
-                fail(
-                    .protocolViolation(
-                        "the first frame must be HELLO on stream 0, got \(header.type) on stream \(header.streamID)"))
-                return
-            }
+            // `handshakeProblem` has checked it is HELLO on stream 0.
             handleHello(header, payload)
             return
         }
@@ -197,9 +249,25 @@ public final class ServerSession {
             return
         }
         guard let app = environment.authenticator.authenticate(apiKey: hello.apiKey, appID: hello.appID) else {
-            logger.notice("handshake refused: bad API key", [("client", hello.clientName)])
+            // A correct key never gets here, so the throttle never slows one down.
+            let logged = handshakeFailureLogged()
+            environment.observer?.transportEvent(.authenticationFailed(logged: logged))
+            if logged { logger.notice("handshake refused: bad API key", [("client", hello.clientName)]) }
             fail(.unauthenticated(hello.apiKey.isEmpty ? "the HELLO carries no API key" : "the API key is not valid"))
             return
+        }
+        if let appConnections = environment.appConnections {
+            guard appConnections.open(app: app) else {
+                environment.observer?.transportEvent(.connectionRefused(.appFull))
+                logger.debug("handshake refused: the app has its maximum of connections", [("app", app)])
+                fail(
+                    RPCError(
+                        code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyConnections,
+                        message: "app \(app) already has its maximum of \(appConnections.limit) connections",
+                        details: ["app_id": app, "limit": String(appConnections.limit)]))
+                return
+            }
+            countedInApp = true
         }
         appID = app
         acceptsDeflate = hello.acceptEncodings.contains("deflate")
@@ -279,6 +347,15 @@ public final class ServerSession {
                     code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
                     message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
                     details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
+            return
+        }
+        if environment.memoryBudget.isSpent {
+            reject(
+                streamID,
+                RPCError(
+                    code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded,
+                    message: "the server's memory budget is spent; the call was not run, retry later"),
+                header: callHeader, methodIndex: method.index)
             return
         }
         let rawBody = UnsafeRawBufferPointer(rebasing: payload[(4 + headerLength)...])
@@ -453,6 +530,7 @@ public final class ServerSession {
 
     /// Periodic check of the handshake, idle and keepalive timers.
     public func tick(now: UInt64) -> TransportActions {
+        self.now = now
         perform(machine.tick(now: now, callsInFlight: !calls.isEmpty))
         return transportActions()
     }
@@ -476,9 +554,14 @@ public final class ServerSession {
         return transportActions()
     }
 
-    /// The connection is gone: every live call ends. Nothing is left for the transport to do.
+    /// The connection is gone: every live call ends, and the app's count of connections drops.
+    /// Nothing is left for the transport to do.
     public func connectionClosed() {
         perform(machine.transportClosed())
+        if countedInApp {
+            countedInApp = false
+            environment.appConnections?.close(app: appID)
+        }
     }
 
     // MARK: Carrying out the state machine's actions
@@ -505,18 +588,33 @@ public final class ServerSession {
     private func log(closing reason: StateMachine.CloseReason, _ error: RPCError?) {
         switch reason {
         case .failure:
-            if let error, error.errorCode == RuntimeErrorCode.protocolViolation || error.code == .resourceExhausted {
+            // A refusal for the app's connection cap is counted on /metrics, not logged: a tenant
+            // over its cap would otherwise log a line per attempt.
+            guard let error, error.errorCode != RuntimeErrorCode.tooManyConnections else { break }
+            if error.errorCode == RuntimeErrorCode.protocolViolation || error.code == .resourceExhausted {
+                if appID.isEmpty && !handshakeFailureLogged() { break }
                 logger.notice("protocol error; closing connection", [("error", error.description)])
             }
         case .idle:
             logger.debug("closing idle connection")
         case .handshakeTimeout:
-            logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
+            if handshakeFailureLogged() {
+                logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
+            }
         case .keepaliveTimeout:
             logger.info("closing connection: no answer to keepalive PING")
+        case .frameTimeout:
+            environment.observer?.transportEvent(.connectionCut(.frameTimeout))
+            logger.info("closing connection: a frame's rest did not arrive within \(limits.frameTimeoutMs) ms")
         case .shutdown, .shutdownBeforeHello, .drained, .transportClosed:
             break
         }
+    }
+
+    /// Counts a failed handshake of this peer's address: true when it gets its own log line,
+    /// false when the address has had its share (the throttle reports it in a summary).
+    private func handshakeFailureLogged() -> Bool {
+        environment.authenticationThrottle?.failed(address: peerAddress, now: now) ?? true
     }
 
     /// What the transport does after the current event.

@@ -22,8 +22,14 @@ public final class RPCServer: Sendable {
         public var limits = ServerLimits()
         public var serverName = "mrpc-server"
         public var serverVersion = "0.0.0"
-        /// Connections above this count are closed at once on accept.
+        /// Connections above this count get GOAWAY `ERR_TOO_MANY_CONNECTIONS` and are closed at
+        /// once on accept.
         public var maxConnections = 100_000
+        /// Connections one app may hold; one more gets GOAWAY `ERR_TOO_MANY_CONNECTIONS` at HELLO.
+        /// nil for no cap (the process's setting, `--max-connections-per-app`, has one).
+        public var maxConnectionsPerApp: Int?
+        /// How many failed handshakes of one address (and of all) are logged one by one.
+        public var authenticationThrottle = AuthenticationThrottle.Configuration()
         public var logger = Logger()
         /// Told of connections, traffic and every call's end (metrics, access log).
         public var observer: (any CallObserver)?
@@ -61,12 +67,15 @@ public final class RPCServer: Sendable {
         let cores = usableCPUCount()
         let loopCount = configuration.eventLoops > 0 ? configuration.eventLoops : cores
         let workers = WorkerPool(count: configuration.workers > 0 ? configuration.workers : max(2, cores))
+        let throttle = AuthenticationThrottle(configuration: configuration.authenticationThrottle)
         let environment = ServerSession.Environment(
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
             limits: configuration.limits, methods: methods, authenticator: authenticator,
             logger: configuration.logger, offload: { workers.submit($0) }, now: { monotonicNow() },
             observer: configuration.observer, rateLimiter: configuration.rateLimiter,
-            memoryBudget: configuration.memoryBudget)
+            memoryBudget: configuration.memoryBudget,
+            appConnections: configuration.maxConnectionsPerApp.map { AppConnections(limit: $0) },
+            authenticationThrottle: throttle)
         // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
         // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
         var port: UInt16 = 0
@@ -77,12 +86,13 @@ public final class RPCServer: Sendable {
         }
         let listener = Listener(fd: listenFD, loops: loopCount)
         var loops: [ServerLoop] = []
-        let connectionCount = ConnectionCounter(limit: configuration.maxConnections)
+        let shared = ServerLoop.Shared(
+            counter: ConnectionCounter(limit: configuration.maxConnections), throttle: throttle,
+            holdings: HoldingBoard(loops: loopCount), acceptFailures: LogSummary(intervalNanoseconds: 10_000_000_000),
+            refusals: LogSummary(intervalNanoseconds: 10_000_000_000))
         for index in 0..<loopCount {
             do {
-                loops.append(
-                    try ServerLoop(index: index, listener: listener, environment: environment, counter: connectionCount)
-                )
+                loops.append(try ServerLoop(index: index, listener: listener, environment: environment, shared: shared))
             } catch {
                 for loop in loops { loop.stop() }
                 workers.shutdown()
@@ -105,7 +115,7 @@ public final class RPCServer: Sendable {
     public var boundPort: UInt16 { state.withLock { $0.boundPort } }
 
     /// Open connections across all loops.
-    public var connectionCount: Int { state.withLock { $0.loops.first?.counter.value ?? 0 } }
+    public var connectionCount: Int { state.withLock { $0.loops.first?.shared.counter.value ?? 0 } }
 
     /// Graceful shutdown: stop accepting, send GOAWAY on every connection, let in-flight calls
     /// finish and streams end, then close. After `gracePeriodMs`, streams still open are ended
@@ -118,7 +128,7 @@ public final class RPCServer: Sendable {
         for loop in loops { loop.beginDrain() }
         let deadline = monotonicNow() + UInt64(max(0, gracePeriodMs)) * 1_000_000
         var forced = false
-        while loops.contains(where: { $0.counter.value > 0 }) {
+        while loops.contains(where: { $0.shared.counter.value > 0 }) {
             if monotonicNow() >= deadline {
                 if forced { break }
                 forced = true
@@ -153,160 +163,4 @@ final class ConnectionCounter: Sendable {
     }
 
     func release() { count.subtract(1, ordering: .relaxed) }
-}
-
-/// The listening socket shared by the loops; closed when the last loop lets go of it.
-final class Listener: Sendable {
-    let fd: Int32
-    private let holders: Atomic<Int>
-
-    init(fd: Int32, loops: Int) {
-        self.fd = fd
-        holders = Atomic(loops)
-    }
-
-    func release() {
-        if holders.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { Glibc.close(fd) }
-    }
-}
-
-/// One event loop of the server with its connections; it accepts from the shared listener.
-final class ServerLoop: EventHandler, @unchecked Sendable {
-    // Invariant: `registry`, `nextConnection`, `listenRegistration`, `accepting` and `tickTimer`
-    // are touched only on `loop`'s thread.
-    let loop: EventLoop
-    let counter: ConnectionCounter
-    private let listener: Listener
-    private let environment: ServerSession.Environment
-    private let registry = ConnectionRegistry()
-    private var nextConnection: UInt64 = 0
-    /// The listener's registration; nil when this loop does not watch it.
-    private var listenRegistration: UInt32?
-    private var accepting = true
-    /// The once-a-second check of every connection's handshake, idle and keepalive timers.
-    private var tickTimer: TimerHandle?
-
-    init(index: Int, listener: Listener, environment: ServerSession.Environment, counter: ConnectionCounter)
-        throws(SystemError)
-    {
-        loop = try EventLoop(index: index)
-        self.listener = listener
-        self.environment = environment
-        self.counter = counter
-        registry.onRemove = { [counter] _ in counter.release() }
-    }
-
-    func start(cpu: Int32?) {
-        loop.start(name: "loop-\(loop.index)", cpu: cpu)
-        loop.execute { [self] in
-            do throws(SystemError) {
-                listenRegistration = try loop.register(fd: listener.fd, events: [.input, .exclusive], handler: self)
-            } catch {
-                // The other loops still accept; this one serves no connections.
-                environment.logger.error(
-                    "event loop \(loop.index) cannot watch the listening socket", [("error", error.description)])
-            }
-            tickTimer = loop.scheduleRepeating(every: 1_000_000_000) { [self] in
-                let now = monotonicNow()
-                for connection in Array(registry.all) { connection.tick(now: now) }
-                return true
-            }
-        }
-    }
-
-    /// The listener is readable: accept what is waiting.
-    func handleEvent(_ events: EpollEvents) {
-        loop.assertInEventLoop()
-        for _ in 0..<64 {
-            guard accepting else { return }
-            let fd = cshim_accept(listener.fd)
-            if fd < 0 {
-                if errno == EMFILE || errno == ENFILE {
-                    environment.logger.warning("cannot accept: out of file descriptors")
-                }
-                return
-            }
-            guard counter.admit() else {
-                environment.logger.warning("connection refused: the server already has \(counter.limit) connections")
-                Glibc.close(fd)
-                continue
-            }
-            _ = cshim_set_nodelay(fd)
-            nextConnection += 1
-            let connection = ServerConnection(
-                id: UInt64(loop.index) << 48 | nextConnection, fd: fd, peer: Self.peerName(fd),
-                loop: loop, owner: registry, environment: environment)
-            registry.add(connection)
-            connection.start()
-        }
-    }
-
-    func beginDrain() {
-        loop.execute { [self] in
-            stopAccepting()
-            for connection in Array(registry.all) { connection.beginDrain() }
-        }
-    }
-
-    func forceEndStreams() {
-        loop.execute { [self] in
-            for connection in Array(registry.all) { connection.forceEndStreams() }
-        }
-    }
-
-    func closeAll() {
-        loop.execute { [self] in
-            for connection in Array(registry.all) { connection.close() }
-        }
-    }
-
-    func stop() {
-        loop.execute { [self] in
-            if let tickTimer { loop.cancel(tickTimer) }
-            tickTimer = nil
-            for connection in Array(registry.all) { connection.close() }
-            stopAccepting()
-        }
-        loop.stopAndWait()
-    }
-
-    private func stopAccepting() {
-        loop.assertInEventLoop()
-        guard accepting else { return }
-        accepting = false
-        if let listenRegistration {
-            do throws(SystemError) {
-                try loop.deregister(fd: listener.fd, registration: listenRegistration)
-            } catch {
-                environment.logger.error(
-                    "event loop \(loop.index) cannot stop watching the listening socket", [("error", error.description)]
-                )
-            }
-            self.listenRegistration = nil
-        }
-        listener.release()
-    }
-
-    private static func peerName(_ fd: Int32) -> String {
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
-        }
-        guard ok else { return "unknown" }
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo(
-                    $0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
-                    NI_NUMERICHOST | NI_NUMERICSERV)
-            }
-        }
-        guard status == 0 else { return "unknown" }
-        func text(_ chars: [CChar]) -> String {
-            String(decoding: chars.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        return text(host) + ":" + text(service)
-    }
 }

@@ -11,8 +11,14 @@ import Synchronization
 /// about the protocol itself. Reads go into the loop's shared scratch buffer; only the tail of an
 /// incomplete frame is kept per connection, so an idle connection holds no buffer at all. Output
 /// accumulates in the session during a loop turn and is written with one `write` at the end of
-/// the turn. When the peer does not read and unwritten output passes the limit, the connection
-/// stops reading until it drains (backpressure).
+/// the turn.
+///
+/// Backpressure holds a peer to its allowance of unwritten output (`maxPendingOutputBytes`, less
+/// when the memory budget is short): the session stops consuming frames as soon as its output
+/// passes it, mid-buffer if need be — what it did not consume stays here as held-back input —
+/// and the socket is not read until the output drains to half of it. What the connection holds
+/// (unwritten output, partial input) is reserved in the memory budget (`MemoryAccount`), settled
+/// at each flush and, when it grows by more than `MemoryBudget.smallHolding`, mid-turn.
 ///
 /// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
 final class ServerConnection: EventHandler, Flushable {
@@ -24,10 +30,19 @@ final class ServerConnection: EventHandler, Flushable {
     private unowned let owner: ConnectionRegistry
     /// The epoll registration; nil until `start` registered the socket.
     private var registration: UInt32?
+    /// Input not consumed yet: the tail of an incomplete frame, or frames held back by backpressure.
     private var partial: [UInt8] = []
     private var needed = 0
     private var written = 0
-    private var reading = true
+    /// Unwritten output passed the allowance: no frame is consumed and the socket is not read
+    /// until the output drains to half of it.
+    private var outputBlocked = false
+    /// The budget is under pressure and the partial frame would have to grow: not read until the
+    /// loop resumes it (`resumeInput`).
+    private(set) var inputBlocked = false
+    /// `partial` may hold whole frames the session did not consume because output was over the
+    /// allowance: they are consumed before the socket is read again.
+    private var heldBack = false
     private var writingBlocked = false
     private var isDirty = false
     /// The session asked to close once its output is written.
@@ -36,9 +51,18 @@ final class ServerConnection: EventHandler, Flushable {
     /// The one timer for the calls' deadlines, armed where the session asks.
     private var deadlineTimer: TimerHandle?
     private var closed = false
+    /// What this connection holds, reserved in the memory budget.
+    private var account: MemoryAccount
+    /// Since when the connection has held anything (nil: nothing); among equal holdings the
+    /// older holder is cut first.
+    private(set) var holdingSince: UInt64?
     private let limits: ServerLimits
     private let observer: (any CallObserver)?
     private let logger: Logger
+
+    /// Reads when the budget is under pressure are this small, so that the tail of a frame a read
+    /// leaves behind (which the connection must keep) stays small too.
+    static let pressureReadSize = 4 * 1024
 
     init(
         id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry,
@@ -51,9 +75,16 @@ final class ServerConnection: EventHandler, Flushable {
         limits = environment.limits
         observer = environment.observer
         logger = environment.logger
+        account = MemoryAccount(budget: environment.memoryBudget)
         port = ConnectionPort(loop: loop)
         session = ServerSession(environment: environment, port: port, peer: peer)
     }
+
+    /// True while the socket is read.
+    private var reading: Bool { !closed && !closeWhenWritten && !outputBlocked && !inputBlocked }
+
+    /// Bytes this connection holds (unwritten output and partial input), as reserved in the budget.
+    var held: Int { account.held }
 
     func start() {
         loop.assertInEventLoop()
@@ -89,16 +120,20 @@ final class ServerConnection: EventHandler, Flushable {
     /// Reads what the socket holds, up to four reads a turn. The registration is level-triggered,
     /// so a read that did not fill its buffer ends the turn: the socket is drained for now, and
     /// anything that arrives later is reported by the next `epoll_wait` (this saves the read that
-    /// would only return `EAGAIN`, one system call per request at one call in flight).
+    /// would only return `EAGAIN`, one system call per request at one call in flight). Frames held
+    /// back by backpressure are consumed first.
     private func readAvailable() {
+        if heldBack { consumeHeldBack() }
         for _ in 0..<4 {
-            guard !closed, reading else { return }
+            guard reading else { return }
             let result: Int
             let asked: Int
             if partial.isEmpty {
-                asked = owner.scratch.readBufferSize
+                asked =
+                    account.budget.isUnderPressure
+                    ? min(Self.pressureReadSize, owner.scratch.readBufferSize) : owner.scratch.readBufferSize
                 result = owner.scratch.withReadBuffer { buffer in
-                    let n = read(fd, buffer.baseAddress, buffer.count)
+                    let n = read(fd, buffer.baseAddress, asked)
                     if n > 0 { _ = consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), keepingRest: true) }
                     return n
                 }
@@ -107,6 +142,15 @@ final class ServerConnection: EventHandler, Flushable {
                 // that announces a large frame must send it before the server holds it.
                 let want = min(max(needed, partial.count + 16 * 1024), partial.count + 64 * 1024)
                 let start = partial.count
+                if account.budget.isUnderPressure && want > partial.capacity
+                    && account.held + want - partial.capacity > MemoryBudget.smallHolding
+                {
+                    // The budget is short: the partial frame does not grow until the loop says so.
+                    inputBlocked = true
+                    owner.inputBlocked(self)
+                    updateInterest(pending: session.outbound.count - written)
+                    return
+                }
                 asked = want - start
                 partial.appendZeros(want - start)
                 let n = partial.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want - start) }
@@ -114,8 +158,8 @@ final class ServerConnection: EventHandler, Flushable {
                 if n > 0 {
                     let consumed = partial.withUnsafeBytes { bytes in consume(bytes, keepingRest: false) }
                     partial.removeFirst(consumed)
-                    if partial.isEmpty && partial.capacity > 64 * 1024 { partial = [] }
                 }
+                settleInbound()
                 result = n
             }
             if result > 0 {
@@ -135,23 +179,65 @@ final class ServerConnection: EventHandler, Flushable {
         }
     }
 
-    /// Feeds `bytes` to the session. With `keepingRest`, an incomplete tail is copied into
-    /// `partial`. Returns the bytes consumed.
+    /// Feeds `bytes` to the session, which stops once the output passes the allowance. With
+    /// `keepingRest`, what it did not consume is copied into `partial`. Returns the bytes consumed.
     private func consume(_ bytes: UnsafeRawBufferPointer, keepingRest: Bool) -> Int {
-        let (consumed, next, actions) = session.receive(bytes)
+        let limit =
+            written
+            + account.budget.outputAllowance(
+                holding: account.held, perConnection: limits.maxPendingOutputBytes, sharers: owner.loops)
+        let (consumed, next, actions) = session.receive(bytes, outboundLimit: limit)
         needed = next
         if keepingRest && consumed < bytes.count {
             partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
+            settleInbound()
+        }
+        if session.outbound.count > limit && !session.closeRequested {
+            // Backpressure mid-batch: the rest waits in `partial` until the output drains.
+            outputBlocked = true
+            heldBack = consumed < bytes.count
         }
         carryOut(actions)
+        // Output that grew by more than a small holding is reserved now, not at the flush: the
+        // next connection this turn (on any loop) sees the budget as it is.
+        if session.outbound.count - written - account.outbound > MemoryBudget.smallHolding {
+            account.settle(outbound: session.outbound.count - written)
+            noteHolding()
+        }
         return consumed
+    }
+
+    /// Consumes the frames backpressure held back in `partial`.
+    private func consumeHeldBack() {
+        heldBack = false
+        let consumed = partial.withUnsafeBytes { bytes in consume(bytes, keepingRest: false) }
+        partial.removeFirst(consumed)
+        settleInbound()
+    }
+
+    /// Frees an emptied input buffer and settles what the partial input holds with the budget.
+    private func settleInbound() {
+        if partial.isEmpty && partial.capacity > 0 { partial = [] }
+        guard partial.capacity != account.inbound else { return }
+        account.settle(inbound: partial.capacity)
+        noteHolding()
+    }
+
+    /// Keeps the loop's list of holders (the candidates for a cut) and tells it when the budget is
+    /// under pressure.
+    private func noteHolding() {
+        let holds = account.held > 0
+        if holds != (holdingSince != nil) {
+            holdingSince = holds ? monotonicNow() : nil
+            owner.setHolding(self, holds)
+        }
+        if holds && account.budget.isUnderPressure { owner.budgetUnderPressure() }
     }
 
     /// Does what the session asked for after an event.
     private func carryOut(_ actions: ServerSession.TransportActions) {
         if actions.close {
             closeWhenWritten = true
-            reading = false
         } else if let timer = actions.armDeadlineTimer {
             armDeadlineTimer(at: timer.deadline)
         }
@@ -201,6 +287,32 @@ final class ServerConnection: EventHandler, Flushable {
         carryOut(session.forceEndStreams())
     }
 
+    /// The budget has room again: a connection whose partial frame was not allowed to grow is
+    /// read again.
+    func resumeInput() {
+        loop.assertInEventLoop()
+        guard inputBlocked, !closed else { return }
+        inputBlocked = false
+        updateInterest(pending: session.outbound.count - written)
+    }
+
+    /// Closes at once a connection that holds the most while the memory budget is under pressure:
+    /// its unwritten output is dropped (a GOAWAY could only go behind it, to a peer that does not
+    /// read) and its calls end as on any close.
+    func cut() {
+        loop.assertInEventLoop()
+        guard !closed else { return }
+        observer?.transportEvent(.connectionCut(.memoryBudget))
+        logger.notice(
+            "closing connection: the memory budget is spent and it holds the most",
+            [
+                ("peer", session.peer), ("app", session.authenticatedApp),
+                ("unwritten_bytes", String(session.outbound.count - written)),
+                ("partial_input_bytes", String(partial.count)),
+            ])
+        close()
+    }
+
     // MARK: Writing
 
     private func markDirty() {
@@ -246,17 +358,23 @@ final class ServerConnection: EventHandler, Flushable {
             close()
             return
         }
+        if pending != account.outbound {
+            account.settle(outbound: pending)
+            noteHolding()
+        }
         updateInterest(pending: pending)
     }
 
     private func updateInterest(pending: Int) {
-        guard let registration else { return }
+        guard let registration, !closed else { return }
         let wasReading = reading
         if !closeWhenWritten {
-            if pending > limits.maxPendingOutputBytes {
-                reading = false
-            } else if pending <= limits.maxPendingOutputBytes / 2 {
-                reading = true
+            let allowance = account.budget.outputAllowance(
+                holding: account.held, perConnection: limits.maxPendingOutputBytes, sharers: owner.loops)
+            if pending > allowance {
+                outputBlocked = true
+            } else if pending <= allowance / 2 {
+                outputBlocked = false
             }
         }
         // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
@@ -300,15 +418,36 @@ final class ServerConnection: EventHandler, Flushable {
         }
         Glibc.close(fd)
         session.connectionClosed()
+        // What it held goes back to the budget now; the buffers go with the connection.
+        account.releaseAll()
+        session.outbound = []
+        partial = []
+        if holdingSince != nil {
+            holdingSince = nil
+            owner.setHolding(self, false)
+        }
         owner.remove(self)
     }
 }
 
-/// The loop's connections by id, and the scratch buffer they read into.
+/// The loop's connections by id, the scratch buffer they read into, and what the memory budget
+/// needs of them: which hold anything (the candidates for a cut), which wait for room to read.
 final class ConnectionRegistry {
+    /// The server's event loops: the room under the budget's soft limit is granted in shares.
+    let loops: Int
     private var connections: [UInt64: ServerConnection] = [:]
+    /// Connections holding unwritten output or partial input.
+    private(set) var holders: [UInt64: ServerConnection] = [:]
+    /// Connections not read until the budget has room again.
+    private var blockedInput: [UInt64: ServerConnection] = [:]
     let scratch = ReadScratch(capacity: 64 * 1024)
     var onRemove: ((ServerConnection) -> Void)?
+    /// Called (at most once a turn, by the loop) when a connection sees the budget under pressure.
+    var onPressure: (() -> Void)?
+
+    init(loops: Int) {
+        self.loops = loops
+    }
 
     var count: Int { connections.count }
     var all: Dictionary<UInt64, ServerConnection>.Values { connections.values }
@@ -317,8 +456,25 @@ final class ConnectionRegistry {
     func connection(_ id: UInt64) -> ServerConnection? { connections[id] }
     func remove(_ connection: ServerConnection) {
         connections[connection.id] = nil
+        blockedInput[connection.id] = nil
         onRemove?(connection)
     }
+
+    func setHolding(_ connection: ServerConnection, _ holding: Bool) {
+        holders[connection.id] = holding ? connection : nil
+    }
+
+    func inputBlocked(_ connection: ServerConnection) { blockedInput[connection.id] = connection }
+
+    func budgetUnderPressure() { onPressure?() }
+
+    /// The connections waiting for room to read, emptied.
+    func takeBlockedInput() -> [ServerConnection] {
+        defer { blockedInput.removeAll() }
+        return Array(blockedInput.values)
+    }
+
+    var hasBlockedInput: Bool { !blockedInput.isEmpty }
 }
 
 /// A reusable read buffer, one per loop.

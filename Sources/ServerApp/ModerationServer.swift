@@ -79,7 +79,7 @@ public final class ModerationServer: Sendable {
                 passwordHasher: tuning.passwordHasher,
                 actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
                 maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
-        memoryBudget = MemoryBudget(limit: nil)
+        memoryBudget = MemoryBudget(limit: settings.memoryBudget.limit(available: AvailableMemory.bytes()))
         hub = EventHub(
             service: service, encode: ModerationRPC.encodeEvent,
             maxSubscriptionsPerApp: settings.maxSubscriptionsPerApp, memoryBudget: memoryBudget)
@@ -95,9 +95,13 @@ public final class ModerationServer: Sendable {
         let store = self.store
         let service = self.service
         let hub = self.hub
+        let budget = memoryBudget
         metrics = ServerMetrics(
             methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
-            gauges: { ServerGauges.sample(hub: hub, service: service, store: store, apps: apps()) })
+            gauges: {
+                ServerGauges.sample(hub: hub, service: service, store: store, apps: apps())
+                    + ServerGauges.budgetSamples(budget)
+            })
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -107,6 +111,8 @@ public final class ModerationServer: Sendable {
         configuration.limits.maxMessageBytes = settings.maxMessageBytes
         configuration.limits.maxConcurrentCalls = settings.maxConcurrentCalls
         configuration.maxConnections = settings.maxConnections
+        configuration.maxConnectionsPerApp = settings.maxConnectionsPerApp
+        configuration.limits.frameTimeoutMs = settings.frameTimeoutMs
         configuration.observer = metrics
         configuration.memoryBudget = memoryBudget
         if settings.rateLimit > 0 {

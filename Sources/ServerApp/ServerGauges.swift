@@ -2,6 +2,7 @@ internal import CSystemShims
 import Moderation
 import ModerationEvents
 import ModerationSQLite
+import RPCCore
 
 /// The values `/metrics` samples at scrape time rather than counts call by call.
 enum ServerGauges {
@@ -30,6 +31,35 @@ enum ServerGauges {
         samples += storeSamples(store.statistics)
         samples += processSamples()
         return samples
+    }
+
+    /// The memory budget: its limit (when there is one) and what it counts, by kind.
+    static func budgetSamples(_ budget: MemoryBudget) -> [ServerMetrics.Sample] {
+        var samples: [ServerMetrics.Sample] = []
+        if budget.isLimited {
+            samples.append(
+                ServerMetrics.Sample(
+                    name: "mrpc_memory_budget_bytes",
+                    help: "What clients may make the server hold (--memory-budget).", type: "gauge",
+                    value: Double(budget.limit)))
+        }
+        for kind in MemoryBudget.Kind.allCases {
+            samples.append(
+                ServerMetrics.Sample(
+                    name: "mrpc_memory_budget_used_bytes",
+                    help: "What clients make the server hold now, counted against the memory budget, by kind.",
+                    type: "gauge", labels: [("kind", Self.name(of: kind))], value: Double(budget.inUse(kind))))
+        }
+        return samples
+    }
+
+    static func name(of kind: MemoryBudget.Kind) -> String {
+        switch kind {
+        case .outbound: "outbound"
+        case .inbound: "inbound"
+        case .compression: "compression"
+        case .subscriptions: "subscriptions"
+        }
     }
 
     /// The process's memory: resident set, and the malloc heap in use vs held from the system

@@ -94,8 +94,13 @@ public enum ServerMain {
         var bound = settings
         bound.port = port
         writeLine("listening on \(bound.listenAddress)", to: 1)
+        let budget = moderation.memoryBudget
         logger.info(
-            "server started", [("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ","))])
+            "server started",
+            [
+                ("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ",")),
+                ("memory_budget", budget.isLimited ? "\(budget.limit >> 20) MiB" : "off"),
+            ])
 
         while true {
             var received: Int32 = 0

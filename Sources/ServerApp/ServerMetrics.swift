@@ -20,6 +20,7 @@ final class ServerMetrics: CallObserver {
     private let durationSum: Counters // [method]: nanoseconds
     private let connection: Counters // opened, closed
     private let traffic: Counters // received, sent, stream messages, stream encoded, stream wire
+    private let transport: Counters // see `slot(of:)`
     private let accessLog: Logger?
     private let gauges: @Sendable () -> [Sample]
 
@@ -43,6 +44,7 @@ final class ServerMetrics: CallObserver {
         durationSum = Counters(count: slots)
         connection = Counters(count: 2)
         traffic = Counters(count: 5)
+        transport = Counters(count: Self.transportSlots)
         self.accessLog = accessLog
         self.gauges = gauges
     }
@@ -81,6 +83,47 @@ final class ServerMetrics: CallObserver {
                 ("on_behalf_of", call.onBehalfOf),
                 ("request_id", call.requestID), ("peer", call.peer), ("stream", String(call.streamID)),
             ])
+    }
+
+    func transportEvent(_ event: TransportEvent) { transport.add(Self.slot(of: event)) }
+
+    private static let acceptFailures = TransportEvent.AcceptFailure.allCases
+    private static let refusals = TransportEvent.Refusal.allCases
+    private static let cuts = TransportEvent.Cut.allCases
+    private static let transportSlots = acceptFailures.count + refusals.count + 2 + cuts.count
+
+    /// Where each transport event is counted: accept failures, refusals, failed handshakes
+    /// (logged, throttled), cuts — in that order.
+    private static func slot(of event: TransportEvent) -> Int {
+        switch event {
+        case .acceptFailed(let failure): acceptFailures.firstIndex(of: failure)!
+        case .connectionRefused(let refusal): acceptFailures.count + refusals.firstIndex(of: refusal)!
+        case .authenticationFailed(let logged): acceptFailures.count + refusals.count + (logged ? 0 : 1)
+        case .connectionCut(let cut): acceptFailures.count + refusals.count + 2 + cuts.firstIndex(of: cut)!
+        }
+    }
+
+    static func label(_ failure: TransportEvent.AcceptFailure) -> String {
+        switch failure {
+        case .processDescriptors: "emfile"
+        case .systemDescriptors: "enfile"
+        case .kernelMemory: "kernel_memory"
+        }
+    }
+
+    static func label(_ refusal: TransportEvent.Refusal) -> String {
+        switch refusal {
+        case .serverFull: "max_connections"
+        case .appFull: "max_connections_per_app"
+        case .outOfDescriptors: "out_of_descriptors"
+        }
+    }
+
+    static func label(_ cut: TransportEvent.Cut) -> String {
+        switch cut {
+        case .memoryBudget: "memory_budget"
+        case .frameTimeout: "frame_timeout"
+        }
     }
 
     /// Bytes received and sent on every connection so far: a count that moves while the server works.
@@ -136,6 +179,31 @@ final class ServerMetrics: CallObserver {
             "mrpc_stream_wire_bytes_total", "counter",
             "Server-stream message bytes on the wire (after compression, where used).")
         out += "mrpc_stream_wire_bytes_total \(traffic[4])\n"
+        header("mrpc_accept_errors_total", "counter", "Failed accept calls on the RPC listener, by reason.")
+        for failure in Self.acceptFailures {
+            out +=
+                "mrpc_accept_errors_total{reason=\"\(Self.label(failure))\"} \(transport[Self.slot(of: .acceptFailed(failure))])\n"
+        }
+        header(
+            "mrpc_connections_refused_total", "counter",
+            "Connections refused with GOAWAY ERR_TOO_MANY_CONNECTIONS, by reason.")
+        for refusal in Self.refusals {
+            out +=
+                "mrpc_connections_refused_total{reason=\"\(Self.label(refusal))\"} \(transport[Self.slot(of: .connectionRefused(refusal))])\n"
+        }
+        header("mrpc_connections_cut_total", "counter", "Connections the server closed while serving them, by reason.")
+        for cut in Self.cuts {
+            out +=
+                "mrpc_connections_cut_total{reason=\"\(Self.label(cut))\"} \(transport[Self.slot(of: .connectionCut(cut))])\n"
+        }
+        let logged = transport[Self.slot(of: .authenticationFailed(logged: true))]
+        let throttled = transport[Self.slot(of: .authenticationFailed(logged: false))]
+        header("mrpc_auth_failures_total", "counter", "HELLOs refused for a wrong or missing API key.")
+        out += "mrpc_auth_failures_total \(logged &+ throttled)\n"
+        header(
+            "mrpc_auth_failures_throttled_total", "counter",
+            "Of those, the ones not logged one by one (over their address's share; summarised instead).")
+        out += "mrpc_auth_failures_throttled_total \(throttled)\n"
         var described: Set<String> = []
         for sample in gauges() {
             // A histogram's samples share one family: `name` for buckets (written `name_bucket`),

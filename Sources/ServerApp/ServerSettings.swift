@@ -29,8 +29,15 @@ public struct ServerSettings: Sendable, Equatable {
     public var metricsListen: HostPort?
     /// One info line per call (method, status, duration, app, acting user, request id).
     public var accessLog = true
-    /// Connections beyond this are closed at once.
+    /// Connections beyond this get GOAWAY `ERR_TOO_MANY_CONNECTIONS` and are closed at once.
     public var maxConnections = 100_000
+    /// Connections one app may hold; one more gets GOAWAY `ERR_TOO_MANY_CONNECTIONS` at HELLO.
+    public var maxConnectionsPerApp = 10_000
+    /// What clients may make the server hold (unwritten output, partial frames, compression
+    /// state, subscriptions) before new work is refused and slow consumers are cut.
+    public var memoryBudget = MemoryBudgetSetting.automatic
+    /// Once a frame has begun to arrive, the rest must arrive within this many milliseconds.
+    public var frameTimeoutMs = 30_000
     /// Calls in flight per connection (advertised in HELLO_ACK).
     public var maxConcurrentCalls = 1024
     /// Event-stream subscriptions one app may have open at once (`ERR_TOO_MANY_SUBSCRIPTIONS` past it).
@@ -47,6 +54,26 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// "HOST:PORT" as given to `--listen`.
     public var listenAddress: String { HostPort(host: host, port: port).description }
+}
+
+/// `--memory-budget`: a size, the default, or none.
+public enum MemoryBudgetSetting: Sendable, Equatable {
+    /// Half of the memory the process may use (the machine's, or its cgroup's limit if lower):
+    /// the budget counts only what clients make the server hold, and the other half leaves room
+    /// for the server's own fixed costs, the allocator's slack and the kernel's socket buffers.
+    case automatic
+    /// No limit (the counts are still kept for `/metrics`).
+    case off
+    case bytes(Int)
+
+    /// The limit in bytes, nil for none; `available` is the memory the process may use.
+    public func limit(available: Int) -> Int? {
+        switch self {
+        case .automatic: max(available / 2, 64 << 20)
+        case .off: nil
+        case .bytes(let bytes): bytes
+        }
+    }
 }
 
 /// A setting that could not be used; the message names it.

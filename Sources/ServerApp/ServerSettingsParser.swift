@@ -100,9 +100,30 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.accessLog = try value.onOff()
         },
-        Option("--max-connections", "N", help: "connections beyond N are closed at once (default 100000)") {
+        Option("--max-connections", "N", help: "connections beyond N are refused at once (default 100000)") {
             settings, value throws(ArgumentError) in
             settings.maxConnections = try value.integer(in: 1...10_000_000)
+        },
+        // Issue 13, hostile clients: the per-app connection cap, the memory budget, the frame timeout.
+        Option("--max-connections-per-app", "N", help: "connections one app may hold (default 10000)") {
+            settings, value throws(ArgumentError) in
+            settings.maxConnectionsPerApp = try value.integer(in: 1...10_000_000)
+        },
+        Option(
+            "--memory-budget", "SIZE",
+            help: "what clients may make the server hold: 512MiB, 2GiB, bytes, off (default: half the memory)"
+        ) { settings, value throws(ArgumentError) in
+            switch value.text.lowercased() {
+            case "off": settings.memoryBudget = .off
+            case "auto": settings.memoryBudget = .automatic
+            default: settings.memoryBudget = .bytes(try value.byteSize(in: (1 << 20)...(1 << 50)))
+            }
+        },
+        Option("--frame-timeout", "DURATION", help: "time for the rest of a frame once it began (default 30s)") {
+            settings, value throws(ArgumentError) in
+            let seconds = try value.duration()
+            guard seconds >= 0.1, seconds <= 3600 else { throw value.error("'\(value.text)' is not from 100ms to 1h") }
+            settings.frameTimeoutMs = Int((seconds * 1000).rounded())
         },
         Option("--max-concurrent-calls", "N", help: "calls in flight per connection (default 1024)") {
             settings, value throws(ArgumentError) in

@@ -51,6 +51,37 @@ struct ArgumentValueTests {
     }
 
     @Test(
+        "byteSize(in:)",
+        arguments: [
+            ("1048576", 1 << 20), ("0", 0), ("512MiB", 512 << 20), ("2GiB", 2 << 30), ("2gib", 2 << 30),
+            ("64KiB", 64 << 10), ("1TiB", 1 << 40), ("64k", 64 << 10), ("512M", 512 << 20), ("2G", 2 << 30),
+            ("100MB", 100_000_000), ("1kB", 1_000), ("1GB", 1_000_000_000), ("1.5GiB", 3 << 29),
+            ("1.5 GiB", 3 << 29), ("0.5K", 512), ("1.0001KiB", 1024), ("4096B", 4096), ("4096 b", 4096),
+        ] as [(String, Int)])
+    func byteSize(_ text: String, _ expected: Int) throws {
+        #expect(try Self.value(text).byteSize(in: 0...(1 << 50)) == expected)
+    }
+
+    @Test(
+        "byteSize(in:) refuses what is not a size",
+        arguments: ["", "MiB", "lots", "-1MiB", "1.2.3GiB", "0x10", "1e6", "12 Mibs", "5PiB", "nan", " 5", "1,5GiB"])
+    func byteSizeRefuses(_ text: String) {
+        #expect(
+            throws: ArgumentError(
+                "--flag: '\(text)' is not a size (bytes, or a number with a unit: 64KiB, 512MiB, 2GiB)")
+        ) {
+            try Self.value(text).byteSize(in: 0...(1 << 50))
+        }
+    }
+
+    @Test("byteSize(in:) refuses a size out of range", arguments: ["1023", "0.5KiB", "2GiB"])
+    func byteSizeOutOfRange(_ text: String) {
+        #expect(throws: ArgumentError("--flag: '\(text)' is not a size from 1024 to 1073741824 bytes")) {
+            try Self.value(text).byteSize(in: 1024...(1 << 30))
+        }
+    }
+
+    @Test(
         "onOff()",
         arguments: [
             ("on", true), ("TRUE", true), ("yes", true), ("1", true), ("off", false), ("False", false), ("no", false),

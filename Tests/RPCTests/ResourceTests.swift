@@ -75,7 +75,10 @@ struct ResourceTests {
     @Test("a client that half-closes while the server is not reading from it does not make the loop spin")
     func halfClosedWhileBackpressured() throws {
         var limits = ServerLimits()
-        limits.maxPendingOutputBytes = 256 * 1024
+        // The session stops taking frames once the output passes the limit (after the reply that
+        // crosses it), so a limit between 11 and 12 MiB makes exactly the 12 calls run before the
+        // server stops reading; the kernel takes far less than the half it would need to resume.
+        limits.maxPendingOutputBytes = 11 * 1024 * 1024 + 512 * 1024
         let reply = FrameWriter.replyPayload(
             for: Result<EchoResponse, RPCError>.success(
                 EchoResponse(payload: [UInt8](repeating: 1, count: 1 << 20))))

@@ -90,9 +90,13 @@ public final class SessionHarness {
     /// What the session said the next frame needs in all, after the last `receive`.
     public private(set) var needed = 0
 
+    /// - Parameters:
+    ///   - peer: the peer's address as the transport names it ("HOST:PORT").
+    ///   - configure: changes to the session's environment (memory budget, per-app cap, throttle).
     public init(
         limits: ServerLimits = ServerLimits(), clock: FakeClock = FakeClock(), logger: Logger = .disabled,
-        register: (inout MethodTable) -> Void = { _ in }
+        peer: String = "test-peer", register: (inout MethodTable) -> Void = { _ in },
+        configure: (inout ServerSession.Environment) -> Void = { _ in }
     ) {
         self.clock = clock
         var methods = MethodTable()
@@ -101,10 +105,11 @@ public final class SessionHarness {
         RuntimeServices.register(
             in: &methods, health: HealthStatus(), fileDescriptorSets: [RPCSchema.fileDescriptorSet])
         let offload = self.offload
-        let environment = ServerSession.Environment(
+        var environment = ServerSession.Environment(
             serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
             authenticator: TestKeys(), logger: logger, offload: { offload.submit($0) }, now: { [clock] in clock.now })
-        session = ServerSession(environment: environment, port: port, peer: "test-peer")
+        configure(&environment)
+        session = ServerSession(environment: environment, port: port, peer: peer)
     }
 
     /// The harness plays the transport: when it goes, so does the connection, and calls still
@@ -114,9 +119,10 @@ public final class SessionHarness {
     }
 
     /// Feeds bytes as the transport would, then delivers what handlers completed.
-    public func receive(_ bytes: [UInt8]) {
+    /// - Parameter outboundLimit: the transport's backpressure (see `ServerSession.receive`).
+    public func receive(_ bytes: [UInt8], outboundLimit: Int = .max) {
         inbound += bytes
-        let (consumed, next, actions) = inbound.withUnsafeBytes { session.receive($0) }
+        let (consumed, next, actions) = inbound.withUnsafeBytes { session.receive($0, outboundLimit: outboundLimit) }
         inbound.removeFirst(consumed)
         needed = next
         record(actions)

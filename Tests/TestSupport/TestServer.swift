@@ -19,9 +19,10 @@ public final class TestServer: Sendable {
     ///   - eventLoops: loops; the default 2 gives two connections a chance to land on different loops.
     ///   - workers: worker threads for `.workerPool` methods.
     ///   - register: adds methods beyond the runtime services and `TestService`.
+    ///   - configure: changes to the server's configuration (memory budget, connection caps).
     public init(
         limits: ServerLimits = ServerLimits(), eventLoops: Int = 2, workers: Int = 2, logger: Logger = .disabled,
-        register: (inout MethodTable) -> Void = { _ in }
+        register: (inout MethodTable) -> Void = { _ in }, configure: (inout RPCServer.Configuration) -> Void = { _ in }
     ) throws {
         let service = TestService()
         let health = HealthStatus()
@@ -37,6 +38,7 @@ public final class TestServer: Sendable {
         configuration.serverName = "test-server"
         configuration.serverVersion = "9.9.9"
         configuration.logger = logger
+        configure(&configuration)
         server = RPCServer(configuration: configuration, methods: methods, authenticator: TestKeys())
         port = try server.start()
         self.service = service

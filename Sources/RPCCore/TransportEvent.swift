@@ -1,0 +1,40 @@
+/// What the transport reports besides calls: failures to accept, connections refused or cut,
+/// failed handshakes. Each is a counter on `/metrics`; none is logged line by line, since a
+/// hostile peer can cause any of them as fast as it can connect.
+public enum TransportEvent: Sendable, Equatable {
+    /// Why `accept` failed.
+    public enum AcceptFailure: Sendable, Equatable, CaseIterable {
+        /// EMFILE: the process has as many descriptors open as its limit allows.
+        case processDescriptors
+        /// ENFILE: the system's table of open files is full.
+        case systemDescriptors
+        /// ENOBUFS, ENOMEM: the kernel is short of memory for the socket.
+        case kernelMemory
+    }
+
+    /// Why a connection was refused.
+    public enum Refusal: Sendable, Equatable, CaseIterable {
+        /// The server already had its maximum of connections (`maxConnections`).
+        case serverFull
+        /// The connection's app already had its maximum (`AppConnections`).
+        case appFull
+        /// Accepted with the descriptor kept in reserve, then closed at once: the process was out
+        /// of descriptors.
+        case outOfDescriptors
+    }
+
+    /// Why the server closed a connection it had served.
+    public enum Cut: Sendable, Equatable, CaseIterable {
+        /// The memory budget was spent and this connection held the most unwritten output or the
+        /// largest partial frame: a slow consumer.
+        case memoryBudget
+        /// A frame began and its rest did not arrive within the frame timeout.
+        case frameTimeout
+    }
+
+    case acceptFailed(AcceptFailure)
+    case connectionRefused(Refusal)
+    /// A HELLO with a wrong API key; `logged` is false when the throttle kept it out of the log.
+    case authenticationFailed(logged: Bool)
+    case connectionCut(Cut)
+}
