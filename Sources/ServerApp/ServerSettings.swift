@@ -32,7 +32,7 @@ public struct ServerSettings: Sendable, Equatable {
     /// Connections beyond this get GOAWAY `ERR_TOO_MANY_CONNECTIONS` and are closed at once.
     public var maxConnections = 100_000
     /// Connections one app may hold; one more gets GOAWAY `ERR_TOO_MANY_CONNECTIONS` at HELLO.
-    public var maxConnectionsPerApp = 10_000
+    public var maxConnectionsPerApp = 50_000
     /// What clients may make the server hold (unwritten output, partial frames, compression
     /// state, subscriptions) before new work is refused and slow consumers are cut.
     public var memoryBudget = MemoryBudgetSetting.automatic

@@ -105,7 +105,7 @@ public enum ServerSettingsParser {
             settings.maxConnections = try value.integer(in: 1...10_000_000)
         },
         // Issue 13, hostile clients: the per-app connection cap, the memory budget, the frame timeout.
-        Option("--max-connections-per-app", "N", help: "connections one app may hold (default 10000)") {
+        Option("--max-connections-per-app", "N", help: "connections one app may hold (default 50000)") {
             settings, value throws(ArgumentError) in
             settings.maxConnectionsPerApp = try value.integer(in: 1...10_000_000)
         },

@@ -29,7 +29,7 @@ struct HostileClientSettingsTests {
     @Test func defaults() throws {
         let defaults = try settings([])
         #expect(defaults.memoryBudget == .automatic)
-        #expect(defaults.maxConnectionsPerApp == 10_000)
+        #expect(defaults.maxConnectionsPerApp == 50_000)
         #expect(defaults.frameTimeoutMs == 30_000)
     }
 
