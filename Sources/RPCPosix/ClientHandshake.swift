@@ -150,7 +150,8 @@ public struct ClientHandshake: Sendable {
                         fd: fd, events: result == .wantRead ? Int16(POLLIN) : Int16(POLLOUT), revents: 0)
                     _ = poll(&poller, 1, Int32((deadline - now) / 1_000_000) + 1)
                 case .closed, .failed:
-                    throw .unavailable("cannot write to the server: \(tls.failure?.message ?? "the connection closed")")
+                    throw refusal(tls)
+                        ?? .unavailable("cannot write to the server: \(tls.failure?.message ?? "closed")")
                 }
                 continue
             }
@@ -165,6 +166,22 @@ public struct ClientHandshake: Sendable {
         }
     }
 
+    /// The alert a TLS 1.3 server sends after the client's side of the handshake completed (a
+    /// client certificate missing or refused), read from what arrived, as a user reads it; nil
+    /// when there is none.
+    private static func refusal(_ tls: TLSSession) -> RPCError? {
+        if tls.failure == nil {
+            var scratch = [UInt8](repeating: 0, count: 512)
+            _ = scratch.withUnsafeMutableBytes { tls.read(into: $0.baseAddress!, count: $0.count) }
+        }
+        guard let failure = tls.failure, failure.message.contains("alert") else { return nil }
+        var message = "the server refused the TLS connection: " + failure.message
+        if failure.message.contains("certificate required") {
+            message += " (it asks for a client certificate: give one with its key)"
+        }
+        return .unavailable(message)
+    }
+
     /// Waits up to `timeoutMs` for data and appends what arrives.
     private static func receive(_ fd: Int32, _ tls: TLSSession?, into received: inout ReceiveBuffer, timeoutMs: Int32)
         throws(RPCError)
@@ -176,7 +193,13 @@ public struct ClientHandshake: Sendable {
             }
             // A TLS read that must write first (rare: an answer TLS owes) waits for the socket to
             // be writable, then the next round reads on.
-            if try received.read(from: tls).needsOutput {
+            let needsOutput: Bool
+            do throws(RPCError) {
+                needsOutput = try received.read(from: tls).needsOutput
+            } catch {
+                throw refusal(tls) ?? error
+            }
+            if needsOutput {
                 var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&poller, 1, timeoutMs)
             }

@@ -194,13 +194,16 @@ public final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
             throw TLSError.fromQueue("cannot load the certificate chain of \(settings.certificate) \(certificate)")
         }
+        let mismatch = TLSError(
+            "the private key of \(settings.key) \(key) does not belong to the certificate of "
+                + "\(settings.certificate) \(certificate)")
         guard SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1 else {
-            throw TLSError.fromQueue("cannot load the private key of \(settings.key) \(key)")
+            let error = TLSError.fromQueue("cannot load the private key of \(settings.key) \(key)")
+            throw error.message.contains("key values mismatch") ? mismatch : error
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw TLSError.fromQueue(
-                "the private key of \(settings.key) \(key) does not belong to the certificate of "
-                    + "\(settings.certificate) \(certificate)")
+            OpenSSLErrorQueue.drain()
+            throw mismatch
         }
     }
 

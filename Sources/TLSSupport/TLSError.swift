@@ -30,6 +30,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
 /// The thread's OpenSSL error queue, read as text.
 enum OpenSSLErrorQueue {
     /// The reasons queued on this thread, oldest first, without repeats; the queue is emptied.
+    @discardableResult
     static func drain() -> [String] {
         var reasons: [String] = []
         while true {
