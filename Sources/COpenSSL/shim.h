@@ -27,6 +27,8 @@ static inline int cssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) {
 
 static inline long cssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 
+static inline void cssl_ctx_set_read_ahead(SSL_CTX *ctx, int on) { SSL_CTX_set_read_ahead(ctx, on); }
+
 static inline long cssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
 }

@@ -4,6 +4,7 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
+import TLSSupport
 
 /// One client thread: its connections on one epoll.
 final class LoadThread: @unchecked Sendable {
@@ -97,7 +98,7 @@ final class LoadThread: @unchecked Sendable {
     /// Reads everything available and answers each reply; false when the connection is gone.
     /// The registration is level-triggered, so a read that leaves room in the buffer has drained
     /// the socket for now and ends the turn (no extra read only to see `EAGAIN`). Over TLS a
-    /// read returns one record at most, so reads go on until OpenSSL needs the socket.
+    /// read returns one record at most, so reads go on while OpenSSL holds input.
     private func read(_ connection: LoadConnection) -> Bool {
         while true {
             let room = connection.inputRoom
@@ -122,7 +123,7 @@ final class LoadThread: @unchecked Sendable {
                 }
                 if !shared.isOver && interval == nil { issue(connection, now: now) }
             }
-            if n < room && connection.tls == nil { return true }
+            if n < room && !(connection.tls?.hasBufferedInput ?? false) { return true }
         }
     }
 

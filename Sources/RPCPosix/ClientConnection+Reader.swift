@@ -61,9 +61,9 @@ extension ClientConnection {
     }
 
     /// `waitAndRead` over TLS: the socket is polled without the lock, the session is used under
-    /// it. Reads go on until OpenSSL needs the socket (or 64 records, 1 MiB, have arrived: their
-    /// frames are handled first), and input OpenSSL already holds is read without a `poll`,
-    /// which could not see it.
+    /// it. Reads go on while OpenSSL holds input (it reads ahead what the socket has; a `poll`
+    /// could not see it) or a read filled its buffer, up to 64 records (1 MiB: their frames are
+    /// handled first); input OpenSSL still holds then is read without a `poll`.
     private func waitAndRead(through tls: TLSSession, into received: inout ReceiveBuffer, timeoutMs: Int32)
         throws(RPCError)
     {
@@ -89,16 +89,16 @@ extension ClientConnection {
             guard readable else { return }
         }
         for _ in 0..<64 {
-            let count = try writer.withLock { state throws(RPCError) -> Int in
+            let (count, buffered) = try writer.withLock { state throws(RPCError) -> (Int, Bool) in
                 let (count, needsOutput) = try received.read(from: tls)
                 state.readNeedsOutput = needsOutput
                 if state.writeNeedsInput {
                     state.writeNeedsInput = false
                     _ = flush(&state)
                 }
-                return count
+                return (count, tls.hasBufferedInput)
             }
-            if count == 0 { return }
+            if count < ReceiveBuffer.tlsReadSize && !buffered { return }
         }
     }
 

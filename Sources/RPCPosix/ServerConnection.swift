@@ -158,10 +158,11 @@ final class ServerConnection: EventHandler, Flushable {
     /// would only return `EAGAIN`, one system call per request at one call in flight). Frames held
     /// back by backpressure are consumed first.
     ///
-    /// Over TLS a read returns at most one record (16 KiB), so a short read says nothing about
-    /// the socket: reads go on until OpenSSL wants the socket, up to sixteen a turn; one that
-    /// stops there with input already inside OpenSSL (where `epoll` cannot see it) comes back
-    /// next turn on a timer due at once.
+    /// Over TLS a read returns at most one record (16 KiB) and OpenSSL reads ahead what the
+    /// socket holds: a short read ends the turn only when OpenSSL holds nothing more (what is
+    /// still in the socket, `epoll` reports); else reads go on, up to sixteen a turn, and input
+    /// left inside OpenSSL then (where `epoll` cannot see it) comes back next turn on a timer due
+    /// at once.
     private func readAvailable() {
         if heldBack { consumeHeldBack() }
         let isTLS = io.session != nil
@@ -209,7 +210,7 @@ final class ServerConnection: EventHandler, Flushable {
             switch outcome {
             case .bytes(let n):
                 observer?.transferred(received: n, sent: 0)
-                if n < asked && !isTLS { return }
+                if n < asked && !(io.session?.hasBufferedInput ?? false) { return }
             case .wouldBlock:
                 return
             case .needsOtherDirection:

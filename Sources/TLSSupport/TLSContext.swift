@@ -186,6 +186,8 @@ public final class TLSContext: @unchecked Sendable {
         _ = cssl_ctx_set_mode(
             context,
             CSSL_MODE_ENABLE_PARTIAL_WRITE | CSSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | CSSL_MODE_RELEASE_BUFFERS)
+        // One `recv` for what the socket holds rather than one per record header and body.
+        cssl_ctx_set_read_ahead(context, 1)
     }
 
     private static func loadIdentity(
