@@ -8,7 +8,12 @@ runs --runs times; the report gives the median and the spread. Server CPU per ca
 A raw TCP ping-pong (bench/tcp-pingpong.c) on the same two cores gives the floor under the
 one-call-in-flight latency.
 
-Usage: bench/echo.py --build-dir .build/release [--runs 5] [--seconds 5]
+TLS: a second server, the same but with --tls-cert (an EC P-256 certificate made for the run
+with the openssl command line), gets the same scenarios over TLS in the same runs, interleaved
+with the plaintext ones; and `openssl s_time -new` (full handshakes, no resumption) on core 1
+gives the server's CPU per TLS handshake. --no-tls skips both.
+
+Usage: bench/echo.py --build-dir .build/release [--runs 5] [--seconds 5] [--no-tls]
 """
 
 import argparse
@@ -52,10 +57,54 @@ def wait_listening(process: subprocess.Popen, port: int) -> None:
     sys.exit("bench/echo.py: the server did not listen on port %d" % port)
 
 
-def bench(build: str, port: int, pid: int, conns: int, depth: int, seconds: float) -> dict:
+def make_certificate(directory: str) -> dict:
+    """A CA and a server certificate for 127.0.0.1, EC P-256, valid for a day."""
+    def openssl(*arguments: str) -> None:
+        subprocess.run(["openssl", *arguments], cwd=directory, check=True, capture_output=True)
+    with open(os.path.join(directory, "ca.cnf"), "w") as config:
+        config.write("[req]\ndistinguished_name = dn\nx509_extensions = ca\nprompt = no\n[dn]\nCN = bench CA\n"
+                     "[ca]\nbasicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign\n")
+    with open(os.path.join(directory, "server.cnf"), "w") as config:
+        config.write("[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = localhost\n")
+    with open(os.path.join(directory, "server.ext"), "w") as ext:
+        ext.write("subjectAltName = DNS:localhost, IP:127.0.0.1\nextendedKeyUsage = serverAuth\n")
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+            "-config", "ca.cnf", "-keyout", "ca.key", "-out", "ca.pem")
+    openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-config", "server.cnf",
+            "-keyout", "server.key", "-out", "server.csr")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "1", "-days", "1",
+            "-extfile", "server.ext", "-out", "server.pem")
+    return {name: os.path.join(directory, name + ".pem") for name in ("ca", "server")} | {
+        "key": os.path.join(directory, "server.key")}
+
+
+def start_server(build: str, data: str, extra: list) -> tuple:
+    port = free_port()
+    server = subprocess.Popen(
+        ["taskset", "-c", "0", os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
+         "--data-dir", data, "--api-key", API_KEY, "--threads", "1", "--access-log", "off", "--log-level", "warning"]
+        + extra, stdout=subprocess.DEVNULL)
+    wait_listening(server, port)
+    return server, port
+
+
+def handshakes(port: int, pid: int, ca: str, seconds: float) -> dict:
+    """Full TLS handshakes by `openssl s_time -new` on core 1: the rate and the server's CPU each."""
+    before = cpu_seconds(pid)
+    out = subprocess.run(["taskset", "-c", "1", "openssl", "s_time", "-connect", "127.0.0.1:%d" % port, "-new",
+                          "-time", "%d" % max(1, round(seconds)), "-CAfile", ca],
+                         check=True, capture_output=True, text=True).stdout
+    server_cpu = cpu_seconds(pid) - before
+    line = next(line for line in out.splitlines() if "connections in" in line and "real seconds" in line)
+    count, real = int(line.split()[0]), float(line.split(" in ")[1].split()[0])
+    return {"per_s": count / real, "server_us_per_handshake": server_cpu * 1e6 / count}
+
+
+def bench(build: str, port: int, pid: int, conns: int, depth: int, seconds: float, client_flags: list = ()) -> dict:
     before = cpu_seconds(pid)
     out = subprocess.run(
-        ["taskset", "-c", "1", os.path.join(build, "rpc-probe"), "--api-key", API_KEY, "127.0.0.1:%d" % port,
+        ["taskset", "-c", "1", os.path.join(build, "rpc-probe"), "--api-key", API_KEY, "127.0.0.1:%d" % port]
+        + list(client_flags) + [
          "bench", "/mrpc.diagnostics.v1.Diagnostics/Echo", "-d", json.dumps({"payload": PAYLOAD}),
          "--conns", str(conns), "--depth", str(depth), "--duration", "%gs" % seconds,
          "--format", "json"], check=True, capture_output=True, text=True).stdout
@@ -90,38 +139,54 @@ def main() -> int:
     parser.add_argument("--build-dir", default=".build/release")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--no-tls", action="store_true", help="plaintext only (no TLS server, no handshakes)")
     args = parser.parse_args()
     if shutil.which("taskset") is None:
         sys.exit("bench/echo.py: taskset (util-linux) is missing")
+    if not args.no_tls and shutil.which("openssl") is None:
+        sys.exit("bench/echo.py: the openssl command line is missing (or pass --no-tls)")
     pingpong = os.path.join(args.build_dir, "tcp-pingpong")
-    data = tempfile.mkdtemp(prefix="moderation-echo-bench-")
-    port = free_port()
-    server = subprocess.Popen(
-        ["taskset", "-c", "0", os.path.join(args.build_dir, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
-         "--data-dir", data, "--api-key", API_KEY, "--threads", "1", "--access-log", "off", "--log-level", "warning"],
-        stdout=subprocess.DEVNULL)
+    work = tempfile.mkdtemp(prefix="moderation-echo-bench-")
+    servers = []
     try:
-        wait_listening(server, port)
+        plain, plain_port = start_server(args.build_dir, os.path.join(work, "plain"), [])
+        servers.append(plain)
+        # (label, port, pid, rpc-probe's flags)
+        transports = [("", plain_port, plain.pid, [])]
+        if not args.no_tls:
+            pem = make_certificate(work)
+            tls, tls_port = start_server(args.build_dir, os.path.join(work, "tls"),
+                                         ["--tls-cert", pem["server"], "--tls-key", pem["key"]])
+            servers.append(tls)
+            transports.append(("TLS, ", tls_port, tls.pid, ["--cacert", pem["ca"]]))
         scenarios = {"4 connections × 32 in flight": (4, 32), "1 connection × 1 in flight": (1, 1)}
-        results = {name: [] for name in scenarios}
-        floors = []
-        for conns, depth in scenarios.values():  # warm-up, not reported
-            bench(args.build_dir, port, server.pid, conns, depth, 1)
+        results = {(label, name): [] for label, *_ in transports for name in scenarios}
+        floors, handshake_rows = [], []
+        for _, port, pid, flags in transports:  # warm-up, not reported
+            for conns, depth in scenarios.values():
+                bench(args.build_dir, port, pid, conns, depth, 1, flags)
         for _ in range(args.runs):
             for name, (conns, depth) in scenarios.items():
-                results[name].append(bench(args.build_dir, port, server.pid, conns, depth, args.seconds))
+                for label, port, pid, flags in transports:
+                    results[(label, name)].append(bench(args.build_dir, port, pid, conns, depth, args.seconds, flags))
             floors.append(tcp_floor(pingpong))
+            if not args.no_tls:
+                handshake_rows.append(handshakes(tls_port, tls.pid, pem["ca"], min(args.seconds, 3)))
     finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(data, ignore_errors=True)
+        for server in servers:
+            server.terminate()
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
     print("Echo, 16-byte payload; server on core 0 (one loop), rpc-probe bench on core 1; median (min–max) of %d runs of %g s"
           % (args.runs, args.seconds))
-    for name, rows in results.items():
-        print("  %s: calls/s %s; p50 %s µs; p99 %s µs; server CPU %s µs/call; client CPU %s µs/call" % (
-            name, summary(rows, "calls_per_s"), summary(rows, "p50_us"), summary(rows, "p99_us"),
+    for (label, name), rows in results.items():
+        print("  %s%s: calls/s %s; p50 %s µs; p99 %s µs; server CPU %s µs/call; client CPU %s µs/call" % (
+            label, name, summary(rows, "calls_per_s"), summary(rows, "p50_us"), summary(rows, "p99_us"),
             summary(rows, "server_us_per_call"), summary(rows, "client_us_per_call")))
     print("  raw TCP ping-pong, 32 bytes (the floor): p50 %s µs; p99 %s µs" % (summary(floors, "p50_us"), summary(floors, "p99_us")))
+    if handshake_rows:
+        print("  TLS handshakes (openssl s_time -new, EC P-256, TLS 1.3): %s/s; server CPU %s µs/handshake" % (
+            summary(handshake_rows, "per_s"), summary(handshake_rows, "server_us_per_handshake")))
     return 0
 
 

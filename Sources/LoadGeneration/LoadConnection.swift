@@ -1,11 +1,18 @@
 internal import Glibc
 import RPCCore
 import RPCPosix
+import TLSSupport
 
 /// One load connection: a socket after the handshake, its buffers and calls in flight.
+///
+/// Over TLS its bytes go through its `TLSSession`: one thread owns the connection, so the
+/// session needs no lock.
 final class LoadConnection: @unchecked Sendable {
     // Invariant: used by one thread at a time (opened by the caller, then owned by a LoadThread).
     let fd: Int32
+    let tls: TLSSession?
+    /// TLS: the last read needs the socket writable first.
+    private(set) var readNeedsOutput = false
     var inFlight = 0
     var closed = false
     var nextSend: UInt64 = 0
@@ -16,8 +23,9 @@ final class LoadConnection: @unchecked Sendable {
     private let input: UnsafeMutableRawBufferPointer
     private var inputCount = 0
 
-    private init(fd: Int32, leftover: [UInt8]) {
+    private init(fd: Int32, tls: TLSSession?, leftover: [UInt8]) {
         self.fd = fd
+        self.tls = tls
         input = .allocate(byteCount: 8 * 1024 * 1024, alignment: 16)
         leftover.withUnsafeBytes { input.copyMemory(from: $0) }
         inputCount = leftover.count
@@ -28,11 +36,11 @@ final class LoadConnection: @unchecked Sendable {
 
     /// Connects and completes the handshake (blocking). The HELLO asks for no compression: the
     /// generator reads only the status of each reply.
-    static func open(_ options: ClientOptions) throws(RPCError) -> LoadConnection {
+    static func open(_ options: ClientOptions, tlsContext: TLSContext?) throws(RPCError) -> LoadConnection {
         var options = options
         options.acceptDeflate = false
-        let handshake = try ClientHandshake.connect(options)
-        return LoadConnection(fd: handshake.fd, leftover: handshake.leftover)
+        let handshake = try ClientHandshake.connect(options, tlsContext: tlsContext)
+        return LoadConnection(fd: handshake.fd, tls: handshake.tls, leftover: handshake.leftover)
     }
 
     func appendCall(payload: [UInt8], now: UInt64) {
@@ -49,8 +57,17 @@ final class LoadConnection: @unchecked Sendable {
 
     func flush() {
         while written < output.count {
-            let n = output.withUnsafeBytes {
-                send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL))
+            let n: Int
+            if let tls {
+                let result = output.withUnsafeBytes {
+                    tls.write(from: $0.baseAddress! + written, count: output.count - written)
+                }
+                guard case .bytes(let count) = result else { break }
+                n = count
+            } else {
+                n = output.withUnsafeBytes {
+                    send(fd, $0.baseAddress! + written, output.count - written, Int32(MSG_NOSIGNAL))
+                }
             }
             if n > 0 { written += n } else { break }
         }
@@ -66,6 +83,19 @@ final class LoadConnection: @unchecked Sendable {
     /// Reads into the input buffer: bytes read, 0 at EOF, -1 when nothing is available.
     func readAvailable() -> Int {
         if inputCount == input.count { return -1 }
+        if let tls {
+            readNeedsOutput = false
+            switch tls.read(into: input.baseAddress! + inputCount, count: input.count - inputCount) {
+            case .bytes(let n):
+                inputCount += n
+                return n
+            case .wantRead: return -1
+            case .wantWrite:
+                readNeedsOutput = true
+                return -1
+            case .closed, .failed: return 0
+            }
+        }
         let n = Glibc.read(fd, input.baseAddress! + inputCount, input.count - inputCount)
         if n > 0 {
             inputCount += n

@@ -3,6 +3,7 @@ public import RPCCore
 import RPCMessages
 import RPCPosix
 import Synchronization
+import TLSSupport
 import ThreadSupport
 
 /// A ghz-class load generator over the MRPC protocol.
@@ -27,9 +28,18 @@ public enum LoadGenerator {
             payload += body
             return payload
         }
+        // One TLS context for every connection (its CA file read once).
+        var tlsContext: TLSContext?
+        if let tls = configuration.client.tls {
+            do throws(TLSError) {
+                tlsContext = try TLSContext.client(tls)
+            } catch {
+                throw .invalidArgument(error.message)
+            }
+        }
         var connections: [LoadConnection] = []
         for _ in 0..<configuration.connections {
-            connections.append(try LoadConnection.open(configuration.client))
+            connections.append(try LoadConnection.open(configuration.client, tlsContext: tlsContext))
         }
         let threadCount = max(1, min(configuration.threads, connections.count))
         let start = monotonicNow()

@@ -4,6 +4,7 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
+import TLSSupport
 
 /// One client thread: its connections on one epoll.
 final class LoadThread: @unchecked Sendable {
@@ -74,11 +75,18 @@ final class LoadThread: @unchecked Sendable {
             }
             for (index, connection) in connections.enumerated() where !connection.closed {
                 if interval != nil { fill(connection, now: now) }
-                let wasBlocked = connection.writeBlocked
+                let wasBlocked = connection.writeBlocked || connection.readNeedsOutput
                 connection.flush()
-                if connection.writeBlocked != wasBlocked {
+                if connection.readNeedsOutput, !read(connection) {
+                    connection.closed = true
+                    open -= 1
+                    _ = cshim_epoll_ctl(epoll, EPOLL_CTL_DEL, connection.fd, 0, 0)
+                    continue
+                }
+                let blocked = connection.writeBlocked || connection.readNeedsOutput
+                if blocked != wasBlocked {
                     // Wait for writability only while a write is unfinished (level-triggered).
-                    let events: EpollEvents = connection.writeBlocked ? [.input, .output] : .input
+                    let events: EpollEvents = blocked ? [.input, .output] : .input
                     _ = cshim_epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, events.rawValue, UInt64(index))
                 }
             }
@@ -89,7 +97,8 @@ final class LoadThread: @unchecked Sendable {
 
     /// Reads everything available and answers each reply; false when the connection is gone.
     /// The registration is level-triggered, so a read that leaves room in the buffer has drained
-    /// the socket for now and ends the turn (no extra read only to see `EAGAIN`).
+    /// the socket for now and ends the turn (no extra read only to see `EAGAIN`). Over TLS a
+    /// read returns one record at most, so reads go on while OpenSSL holds input.
     private func read(_ connection: LoadConnection) -> Bool {
         while true {
             let room = connection.inputRoom
@@ -114,7 +123,7 @@ final class LoadThread: @unchecked Sendable {
                 }
                 if !shared.isOver && interval == nil { issue(connection, now: now) }
             }
-            if n < room { return true }
+            if n < room && !(connection.tls?.hasBufferedInput ?? false) { return true }
         }
     }
 

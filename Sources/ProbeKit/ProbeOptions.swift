@@ -1,5 +1,6 @@
 import CommandLineSupport
 import RPCPosix
+import TLSSupport
 
 /// The flags every verb shares: how to reach and authenticate with the server, how to fill the
 /// CallHeader, and where the schema comes from.
@@ -16,6 +17,8 @@ struct ProbeOptions {
     var verbose = false
     /// `FileDescriptorSet` files used instead of the server's reflection (read as one set).
     var protosets: [String] = []
+    /// TLS, asked for with `--tls` or any of the other TLS flags; nil speaks plaintext.
+    var tls: TLSClientConfiguration?
 
     /// Consumes a shared flag; returns false when `name` is not one.
     mutating func accept(_ flag: ArgumentReader.Flag, from reader: inout ArgumentReader) throws(ArgumentError) -> Bool {
@@ -36,6 +39,30 @@ struct ProbeOptions {
         case "--max-msg-bytes": maxMessageBytes = try reader.value(for: flag).integer(in: 1024...(1 << 30))
         case "--protoset": protosets.append(try reader.value(for: flag).text)
         case "-v", "--verbose": verbose = try flag.booleanValue()
+        // Every TLS flag asks for TLS: a CA file given for a plaintext connection is surely a slip.
+        case "--tls":
+            if try flag.booleanValue() { tls = tls ?? TLSClientConfiguration() } else { tls = nil }
+        case "--cacert":
+            let file = try reader.value(for: flag).text
+            tls = tls ?? TLSClientConfiguration()
+            tls?.caFile = file
+        case "--cert":
+            let file = try reader.value(for: flag).text
+            tls = tls ?? TLSClientConfiguration()
+            tls?.certificateChainFile = file
+        case "--key":
+            let file = try reader.value(for: flag).text
+            tls = tls ?? TLSClientConfiguration()
+            tls?.privateKeyFile = file
+        case "--servername":
+            let name = try reader.value(for: flag).text
+            tls = tls ?? TLSClientConfiguration()
+            tls?.serverName = name
+        case "--tls-insecure-skip-verify":
+            if try flag.booleanValue() {
+                tls = tls ?? TLSClientConfiguration()
+                tls?.verifiesPeer = false
+            }
         default: return false
         }
         return true
@@ -56,6 +83,10 @@ struct ProbeOptions {
         options.clientName = "rpc-probe"
         options.connectTimeoutMs = max(1, Int(connectTimeoutSeconds * 1000))
         options.maxMessageBytes = maxMessageBytes
+        if let tls, (tls.certificateChainFile == nil) != (tls.privateKeyFile == nil) {
+            throw .usage(tls.certificateChainFile == nil ? "--key needs --cert" : "--cert needs --key")
+        }
+        options.tls = tls
         return options
     }
 
@@ -77,5 +108,17 @@ struct ProbeOptions {
           --protoset FILE        a FileDescriptorSet to use instead of the server's reflection
                                  (repeatable; with it, list and describe need no HOST:PORT)
           -v                     verbose: server, sizes and timings on standard error
+
+        TLS (the server's --tls-cert; without these flags rpc-probe speaks plaintext):
+          --tls                  connect with TLS, checking the server's certificate against the
+                                 system's CAs and its name against HOST (or --servername)
+          --cacert FILE          trust the CA certificates in FILE (PEM) instead; implies --tls
+          --cert FILE --key FILE a client certificate and its key (PEM), for a server that asks
+                                 for one (--tls-client-ca); implies --tls
+          --servername NAME      the name the server's certificate must carry (and SNI), when it
+                                 is not HOST; implies --tls
+          --tls-insecure-skip-verify
+                                 check nothing about the server's certificate: FOR TESTS ONLY,
+                                 anyone on the path can read the traffic, API key included
         """
 }

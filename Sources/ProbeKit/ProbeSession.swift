@@ -29,6 +29,7 @@ final class ProbeSession {
             printError(
                 "connected to \(clientOptions.host):\(clientOptions.port): \(ack.serverName) \(ack.serverVersion), "
                     + "app \(ack.appID), max message \(ack.maxMessageBytes) bytes, \(ack.maxConcurrentCalls) calls in flight"
+                    + (fresh.tlsDescription.map { ", \($0)" } ?? ", plaintext")
             )
         }
         connection = fresh

@@ -36,5 +36,8 @@ public enum TransportEvent: Sendable, Equatable {
     case connectionRefused(Refusal)
     /// A HELLO with a wrong API key; `logged` is false when the throttle kept it out of the log.
     case authenticationFailed(logged: Bool)
+    /// The transport's own handshake beneath the protocol (TLS) failed, or a client spoke
+    /// plaintext to a listener that wants it; `logged` as for `authenticationFailed`.
+    case transportHandshakeFailed(logged: Bool)
     case connectionCut(Cut)
 }

@@ -2,6 +2,7 @@ internal import CSystemShims
 internal import Glibc
 import RPCCore
 import Synchronization
+import TLSSupport
 import ThreadSupport
 
 /// The reader thread: it waits on the socket and the wake-up eventfd, writes output the socket
@@ -42,6 +43,10 @@ extension ClientConnection {
     /// Waits for the socket (readable, or writable while output waits) or a wake-up; writes what
     /// waits and appends what arrived.
     private func waitAndRead(into received: inout ReceiveBuffer, timeoutMs: Int32) throws(RPCError) {
+        if let tls {
+            try waitAndRead(through: tls, into: &received, timeoutMs: timeoutMs)
+            return
+        }
         let wantsOutput = writer.withLock { $0.hasPending }
         var fds = [
             pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
@@ -53,6 +58,48 @@ extension ClientConnection {
         guard fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 else { return }
         // A read that fills its chunk may have left more behind; a shorter one drained the socket.
         while try received.read(from: fd) == ReceiveBuffer.readSize {}
+    }
+
+    /// `waitAndRead` over TLS: the socket is polled without the lock, the session is used under
+    /// it. Reads go on while OpenSSL holds input (it reads ahead what the socket has; a `poll`
+    /// could not see it) or a read filled its buffer, up to 64 records (1 MiB: their frames are
+    /// handled first); input OpenSSL still holds then is read without a `poll`.
+    private func waitAndRead(through tls: TLSSession, into received: inout ReceiveBuffer, timeoutMs: Int32)
+        throws(RPCError)
+    {
+        let (wantsOutput, buffered) = writer.withLock { state in
+            ((state.hasPending && !state.writeNeedsInput) || state.readNeedsOutput, tls.hasBufferedInput)
+        }
+        if !buffered {
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+            ]
+            guard poll(&fds, 2, timeoutMs) > 0 else { return }
+            if fds[1].revents != 0 { _ = cshim_eventfd_drain(wakeFD) }
+            var readable = fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
+            if fds[0].revents & Int16(POLLOUT) != 0 {
+                let readWaited = writer.withLock { state in
+                    defer { state.readNeedsOutput = false }
+                    if !state.writeNeedsInput { _ = flush(&state) }
+                    return state.readNeedsOutput
+                }
+                readable = readable || readWaited
+            }
+            guard readable else { return }
+        }
+        for _ in 0..<64 {
+            let (count, buffered) = try writer.withLock { state throws(RPCError) -> (Int, Bool) in
+                let (count, needsOutput) = try received.read(from: tls)
+                state.readNeedsOutput = needsOutput
+                if state.writeNeedsInput {
+                    state.writeNeedsInput = false
+                    _ = flush(&state)
+                }
+                return (count, tls.hasBufferedInput)
+            }
+            if count < ReceiveBuffer.tlsReadSize && !buffered { return }
+        }
     }
 
     /// Fails calls past their deadline (the server is sent CANCEL); returns the poll timeout

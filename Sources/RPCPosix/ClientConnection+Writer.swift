@@ -1,17 +1,23 @@
 internal import CSystemShims
 internal import Glibc
 import Synchronization
+import TLSSupport
 
 /// The output side. Calls never block on the socket: what it does not take at once waits in
 /// `WriterState.output`, and the reader thread, woken through `wakeFD`, writes the rest when
 /// `poll` says the socket is writable again.
 extension ClientConnection {
-    /// Frames waiting for the socket, and the last stream id given out.
+    /// Frames waiting for the socket, and the last stream id given out; over TLS, also what the
+    /// session waits for (its lock is this state's).
     struct WriterState {
         var lastStreamID: UInt32 = 0
         var output: [UInt8] = []
         /// Bytes of `output` the socket has taken.
         var written = 0
+        /// TLS: the last write needs input first (it goes on after the next read).
+        var writeNeedsInput = false
+        /// TLS: the last read needs the socket writable first.
+        var readNeedsOutput = false
 
         var hasPending: Bool { written < output.count }
         var unwritten: Int { output.count - written }
@@ -31,6 +37,7 @@ extension ClientConnection {
 
     /// Writes waiting output until the socket would block; true when nothing is left.
     func flush(_ writer: inout WriterState) -> Bool {
+        if let tls { return flush(&writer, through: tls) }
         while writer.written < writer.output.count {
             let n = writer.output.withUnsafeBytes { bytes in
                 send(fd, bytes.baseAddress! + writer.written, bytes.count - writer.written, Int32(MSG_NOSIGNAL))
@@ -43,6 +50,31 @@ extension ClientConnection {
                 return false
             } else {
                 // The connection is broken; the reader sees it and fails every call.
+                writer.output.removeAll()
+                writer.written = 0
+                return true
+            }
+        }
+        writer.output.removeAll(keepingCapacity: writer.output.capacity <= 1024 * 1024)
+        writer.written = 0
+        return true
+    }
+
+    /// `flush` over TLS (called under the writer's lock, like every use of the session).
+    private func flush(_ writer: inout WriterState, through tls: TLSSession) -> Bool {
+        while writer.written < writer.output.count {
+            let result = writer.output.withUnsafeBytes { bytes in
+                tls.write(from: bytes.baseAddress! + writer.written, count: bytes.count - writer.written)
+            }
+            switch result {
+            case .bytes(let n):
+                writer.written += n
+            case .wantWrite:
+                return false
+            case .wantRead:
+                writer.writeNeedsInput = true
+                return false
+            case .closed, .failed:
                 writer.output.removeAll()
                 writer.written = 0
                 return true

@@ -3,6 +3,7 @@ internal import Glibc
 public import RPCCore
 public import RPCMessages
 import Synchronization
+import TLSSupport
 
 /// One client connection: many concurrent calls and streams over one socket.
 ///
@@ -15,6 +16,12 @@ import Synchronization
 /// all over one core (`start`); `+PendingCall` what is kept per call; `+Writer` the output that
 /// calls leave for the socket; `+Reader` the reader thread and deadlines; `+Frames` what each
 /// frame from the server does to its call; `+Inflaters` the reader's inflate contexts.
+///
+/// Over TLS, the one `TLSSession` is used by the reader thread and by the callers that write,
+/// and OpenSSL forbids two threads in one session at once: every TLS read and write happens
+/// under the writer's lock (a read never blocks — the socket is non-blocking and the reader
+/// polls it first — so the lock is held for one record's work at a time). The plaintext path
+/// reads without the lock, as before.
 public final class ClientConnection: Sendable {
     /// What the server said in HELLO_ACK.
     public let helloAck: HelloAck
@@ -22,6 +29,8 @@ public final class ClientConnection: Sendable {
     // Internal rather than private only so the `ClientConnection+…` files reach them; nothing else
     // in the module touches them.
     let fd: Int32
+    /// The TLS session over `fd`, nil for plaintext. Invariant: used only under `writer`'s lock.
+    let tls: TLSSession?
     /// Wakes the reader thread's `poll` when output waits for the socket to become writable.
     let wakeFD: Int32
     let writer = Mutex(WriterState())
@@ -57,6 +66,7 @@ public final class ClientConnection: Sendable {
 
     private init(_ handshake: ClientHandshake, options: ClientOptions) {
         fd = handshake.fd
+        tls = handshake.tls
         _ = cshim_set_nonblocking(fd, 1)
         wakeFD = cshim_eventfd()
         self.options = options
@@ -76,6 +86,17 @@ public final class ClientConnection: Sendable {
 
     /// Closes the connection; pending calls fail with UNAVAILABLE.
     public func close() {
+        if let tls { writer.withLock { _ in tls.shutdown() } }
         shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// The TLS version, cipher suite and ALPN protocol negotiated ("TLSv1.3 TLS_AES_128_GCM_SHA256
+    /// mrpc/1"), nil for plaintext.
+    public var tlsDescription: String? {
+        guard let tls else { return nil }
+        return writer.withLock { _ in
+            [tls.protocolVersion, tls.cipherSuite, tls.applicationProtocol ?? ""].filter { !$0.isEmpty }
+                .joined(separator: " ")
+        }
     }
 }

@@ -1,3 +1,5 @@
+public import TLSSupport
+
 /// Where and how a client connects.
 public struct ClientOptions: Sendable {
     public var host = "127.0.0.1"
@@ -12,6 +14,8 @@ public struct ClientOptions: Sendable {
     public var acceptDeflate = true
     /// Largest body the client accepts (after inflation).
     public var maxMessageBytes = 4 * 1024 * 1024
+    /// TLS: whom to trust, what to present, which name to check; nil speaks plaintext.
+    public var tls: TLSClientConfiguration?
 
     public init(host: String = "127.0.0.1", port: UInt16 = 7600, apiKey: String = "") {
         self.host = host

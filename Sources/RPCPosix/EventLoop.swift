@@ -60,6 +60,9 @@ public final class EventLoop: @unchecked Sendable {
     private var dirty: [any Flushable] = []
     private var running = true
     private var thread: WorkerThread?
+    /// Turns of the loop so far (one `epoll_wait` and what it reported): lets handlers share out
+    /// work per turn (the TLS handshakes a loop advances in one turn).
+    private(set) var turn: UInt64 = 0
 
     private static let wakeRegistration: UInt32 = 0xFFFF_FFFE
     private static let timerRegistration: UInt32 = 0xFFFF_FFFF
@@ -207,6 +210,7 @@ public final class EventLoop: @unchecked Sendable {
         while running {
             let count = cshim_epoll_wait(epollFD, events, data, Int32(capacity), -1)
             if count < 0 { continue }
+            turn &+= 1
             for i in 0..<Int(count) {
                 let registration = UInt32(truncatingIfNeeded: data[i] >> 32)
                 switch registration {

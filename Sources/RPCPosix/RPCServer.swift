@@ -2,6 +2,7 @@ internal import CSystemShims
 internal import Glibc
 public import RPCCore
 import Synchronization
+public import TLSSupport
 
 /// The RPC server: event loops (one per usable core), their listeners, and a worker pool.
 ///
@@ -37,6 +38,10 @@ public final class RPCServer: Sendable {
         public var rateLimiter: (any RateLimiter)?
         /// What clients make the server hold, against the operator's limit (`--memory-budget`).
         public var memoryBudget = MemoryBudget.unlimited()
+        /// TLS on the listener: every connection must complete a TLS handshake first (a plaintext
+        /// client is refused). nil: plaintext only. A reload of the context applies to the
+        /// connections accepted after it.
+        public var tls: ReloadableTLSContext?
 
         public init() {}
     }
@@ -89,7 +94,7 @@ public final class RPCServer: Sendable {
         let shared = ServerLoop.Shared(
             counter: ConnectionCounter(limit: configuration.maxConnections), throttle: throttle,
             holdings: HoldingBoard(loops: loopCount), acceptFailures: LogSummary(intervalNanoseconds: 10_000_000_000),
-            refusals: LogSummary(intervalNanoseconds: 10_000_000_000))
+            refusals: LogSummary(intervalNanoseconds: 10_000_000_000), tls: configuration.tls)
         for index in 0..<loopCount {
             do {
                 loops.append(try ServerLoop(index: index, listener: listener, environment: environment, shared: shared))

@@ -1,6 +1,7 @@
 internal import Glibc
 import ProtoBridge
 import RPCCore
+import TLSSupport
 
 /// Bytes received from the server and not yet cut into frames.
 ///
@@ -9,6 +10,8 @@ import RPCCore
 struct ReceiveBuffer {
     /// The bytes of one read. A read that fills it may have left more in the socket.
     static let readSize = 64 * 1024
+    /// The most one TLS read returns: a record's plaintext.
+    static let tlsReadSize = 16 * 1024
 
     private(set) var bytes: [UInt8]
 
@@ -31,6 +34,29 @@ struct ReceiveBuffer {
             throw .unavailable("cannot read from the server: \(String(cString: strerror(failure)))")
         }
         return n
+    }
+
+    /// Reads once through `session` (decrypted bytes: at most one TLS record) and appends them.
+    /// - Returns: the number of bytes read, and whether OpenSSL needs the socket writable before
+    ///   it can read on; (0, false) when it needs more from the socket.
+    /// - Throws: UNAVAILABLE when the server closed the connection or TLS failed.
+    mutating func read(from session: TLSSession) throws(RPCError) -> (count: Int, needsOutput: Bool) {
+        let start = bytes.count
+        bytes.appendZeros(Self.tlsReadSize)
+        let result = bytes.withUnsafeMutableBytes {
+            session.read(into: $0.baseAddress! + start, count: Self.tlsReadSize)
+        }
+        var n = 0
+        if case .bytes(let count) = result { n = count }
+        bytes.removeLast(Self.tlsReadSize - n)
+        switch result {
+        case .bytes: return (n, false)
+        case .wantRead: return (0, false)
+        case .wantWrite: return (0, true)
+        case .closed: throw .unavailable("the server closed the connection")
+        case .failed:
+            throw .unavailable("cannot read from the server: \(session.failure?.message ?? "TLS failed")")
+        }
     }
 
     /// Removes and returns the first complete frame, if there is one.

@@ -3,6 +3,7 @@ internal import Glibc
 import ProtoBridge
 import RPCCore
 import Synchronization
+import TLSSupport
 
 /// One accepted TCP connection: moves bytes between its socket and its `ServerSession`.
 ///
@@ -20,12 +21,22 @@ import Synchronization
 /// (unwritten output, partial input) is reserved in the memory budget (`MemoryAccount`), settled
 /// at each flush and, when it grows by more than `MemoryBudget.smallHolding`, mid-turn.
 ///
+/// On a TLS listener the bytes cross the socket through the connection's `TLSSession`
+/// (`ConnectionIO`); the session above sees the same plaintext frames either way. The TLS
+/// handshake comes first, before the preface, and counts toward the session's handshake timeout
+/// (the session's clock starts at accept); each loop advances at most
+/// `ConnectionRegistry.handshakeStepsPerTurn` handshakes per turn, so a flood of handshakes
+/// (each a signature) delays its other connections by a bounded amount. What OpenSSL holds (at
+/// most a record in each direction, released when idle) is not counted in the budget.
+///
 /// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
 final class ServerConnection: EventHandler, Flushable {
     let id: UInt64
     let fd: Int32
     let session: ServerSession
     let port: ConnectionPort
+    /// Plaintext, or the TLS session bytes go through.
+    private let io: ConnectionIO
     private unowned let loop: EventLoop
     private unowned let owner: ConnectionRegistry
     /// The epoll registration; nil until `start` registered the socket.
@@ -44,6 +55,12 @@ final class ServerConnection: EventHandler, Flushable {
     /// allowance: they are consumed before the socket is read again.
     private var heldBack = false
     private var writingBlocked = false
+    /// TLS: what the handshake waits for (nil once it completed, and always for plaintext).
+    private var handshakeInterest: EpollEvents?
+    /// TLS: the last read needs the socket writable first.
+    private var readNeedsOutput = false
+    /// TLS: the last write needs the socket readable first.
+    private var writeNeedsInput = false
     private var isDirty = false
     /// The session asked to close once its output is written.
     private var closeWhenWritten = false
@@ -59,17 +76,22 @@ final class ServerConnection: EventHandler, Flushable {
     private let limits: ServerLimits
     private let observer: (any CallObserver)?
     private let logger: Logger
+    /// Keeps failed TLS handshakes of one address to a few log lines, like failed HELLOs.
+    private let throttle: AuthenticationThrottle?
 
     /// Reads when the budget is under pressure are this small, so that the tail of a frame a read
     /// leaves behind (which the connection must keep) stays small too.
     static let pressureReadSize = 4 * 1024
 
     init(
-        id: UInt64, fd: Int32, peer: String, loop: EventLoop, owner: ConnectionRegistry,
+        id: UInt64, fd: Int32, io: ConnectionIO, peer: String, loop: EventLoop, owner: ConnectionRegistry,
         environment: ServerSession.Environment
     ) {
         self.id = id
         self.fd = fd
+        self.io = io
+        if io.session != nil { handshakeInterest = [.input, .readHangUp] }
+        throttle = environment.authenticationThrottle
         self.loop = loop
         self.owner = owner
         limits = environment.limits
@@ -90,7 +112,7 @@ final class ServerConnection: EventHandler, Flushable {
         loop.assertInEventLoop()
         observer?.connectionOpened()
         port.attach(self)
-        registeredEvents = [.input, .readHangUp]
+        registeredEvents = handshakeInterest ?? [.input, .readHangUp]
         do throws(SystemError) {
             registration = try loop.register(fd: fd, events: registeredEvents, handler: self)
         } catch {
@@ -108,11 +130,24 @@ final class ServerConnection: EventHandler, Flushable {
             close()
             return
         }
+        if handshakeInterest != nil {
+            continueHandshake()
+            return
+        }
         if events.contains(.output) {
             writingBlocked = false
             markDirty()
         }
-        if !events.isDisjoint(with: [.input, .readHangUp]) && reading {
+        if !events.isDisjoint(with: [.input, .readHangUp]) && writeNeedsInput {
+            writeNeedsInput = false
+            writingBlocked = false
+            markDirty()
+        }
+        if readNeedsOutput {
+            guard events.contains(.output) else { return }
+            readNeedsOutput = false
+            if reading { readAvailable() }
+        } else if !events.isDisjoint(with: [.input, .readHangUp]) && reading {
             readAvailable()
         }
     }
@@ -122,20 +157,29 @@ final class ServerConnection: EventHandler, Flushable {
     /// anything that arrives later is reported by the next `epoll_wait` (this saves the read that
     /// would only return `EAGAIN`, one system call per request at one call in flight). Frames held
     /// back by backpressure are consumed first.
+    ///
+    /// Over TLS a read returns at most one record (16 KiB) and OpenSSL reads ahead what the
+    /// socket holds: a short read ends the turn only when OpenSSL holds nothing more (what is
+    /// still in the socket, `epoll` reports); else reads go on, up to sixteen a turn, and input
+    /// left inside OpenSSL then (where `epoll` cannot see it) comes back next turn on a timer due
+    /// at once.
     private func readAvailable() {
         if heldBack { consumeHeldBack() }
-        for _ in 0..<4 {
+        let isTLS = io.session != nil
+        for _ in 0..<(isTLS ? 16 : 4) {
             guard reading else { return }
-            let result: Int
+            let outcome: ConnectionIO.Outcome
             let asked: Int
             if partial.isEmpty {
                 asked =
                     account.budget.isUnderPressure
                     ? min(Self.pressureReadSize, owner.scratch.readBufferSize) : owner.scratch.readBufferSize
-                result = owner.scratch.withReadBuffer { buffer in
-                    let n = read(fd, buffer.baseAddress, asked)
-                    if n > 0 { _ = consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), keepingRest: true) }
-                    return n
+                outcome = owner.scratch.withReadBuffer { buffer in
+                    let outcome = io.read(into: buffer.baseAddress!, count: asked)
+                    if case .bytes(let n) = outcome {
+                        _ = consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), keepingRest: true)
+                    }
+                    return outcome
                 }
             } else {
                 // Room for the rest of the frame, but at most 64 KiB past what has arrived: a peer
@@ -153,30 +197,133 @@ final class ServerConnection: EventHandler, Flushable {
                 }
                 asked = want - start
                 partial.appendZeros(want - start)
-                let n = partial.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, want - start) }
-                partial.removeLast(want - start - max(n, 0))
+                outcome = partial.withUnsafeMutableBytes { io.read(into: $0.baseAddress! + start, count: want - start) }
+                var n = 0
+                if case .bytes(let count) = outcome { n = count }
+                partial.removeLast(want - start - n)
                 if n > 0 {
                     let consumed = partial.withUnsafeBytes { bytes in consume(bytes, keepingRest: false) }
                     partial.removeFirst(consumed)
                 }
                 settleInbound()
-                result = n
             }
-            if result > 0 {
-                observer?.transferred(received: result, sent: 0)
-                if result < asked { return }
-            }
-            if result == 0 {
-                close()
+            switch outcome {
+            case .bytes(let n):
+                observer?.transferred(received: n, sent: 0)
+                if n < asked && !(io.session?.hasBufferedInput ?? false) { return }
+            case .wouldBlock:
                 return
-            }
-            if result < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                if errno == EINTR { continue }
+            case .needsOtherDirection:
+                readNeedsOutput = true
+                updateInterest(pending: session.outbound.count - written)
+                return
+            case .closed, .failed:
                 close()
                 return
             }
         }
+        if let tls = io.session, tls.hasBufferedInput {
+            // Due at once: it runs in the loop's next turn, after the events already waiting.
+            _ = loop.schedule(at: monotonicNow()) { [weak self] in self?.readBufferedInput() }
+        }
+    }
+
+    /// Input left inside OpenSSL at the end of a turn's reads.
+    private func readBufferedInput() {
+        loop.assertInEventLoop()
+        guard reading, handshakeInterest == nil, !readNeedsOutput else { return }
+        readAvailable()
+    }
+
+    // MARK: TLS handshake
+
+    /// Advances the TLS handshake (within the loop's share of handshake work this turn); once it
+    /// completes, the connection reads like any other. A failure is logged (throttled per address,
+    /// like failed HELLOs) and closes the connection.
+    private func continueHandshake() {
+        guard let tls = io.session else { return }
+        if tls.bytesReceived == 0 && refusedPlaintextPeer() { return }
+        // Over this turn's share, the connection waits: its registration is level-triggered, so
+        // the next turn reports it again.
+        guard owner.takeHandshakeStep(turn: loop.turn) else { return }
+        switch tls.handshake() {
+        case .complete:
+            handshakeInterest = nil
+            logger.debug(
+                "TLS handshake complete",
+                [
+                    ("peer", session.peer), ("version", tls.protocolVersion), ("cipher", tls.cipherSuite),
+                    ("alpn", tls.applicationProtocol ?? "-"), ("client_certificate", tls.peerSubject ?? "-"),
+                ])
+            updateInterest(pending: 0)
+            // The client's first frames may have come with its last handshake message.
+            if reading { readAvailable() }
+        case .wantRead:
+            setHandshakeInterest([.input, .readHangUp])
+        case .wantWrite:
+            setHandshakeInterest([.output])
+        case .failed(let error):
+            handshakeFailed(error, tls: tls)
+        }
+    }
+
+    private func setHandshakeInterest(_ events: EpollEvents) {
+        handshakeInterest = events
+        guard let registration, events != registeredEvents else { return }
+        do throws(SystemError) {
+            try loop.modify(fd: fd, registration: registration, events: events)
+            registeredEvents = events
+        } catch {
+            logger.warning(
+                "closing connection: cannot change what its socket is watched for",
+                [("peer", session.peer), ("error", error.description)])
+            close()
+        }
+    }
+
+    private func handshakeFailed(_ error: TLSError, tls: TLSSession) {
+        if tls.bytesReceived == 0 {
+            // Connected and went without a byte: a port check, not a TLS client.
+            logger.debug("connection closed before a TLS handshake began", [("peer", session.peer)])
+        } else {
+            let logged = throttle?.failed(address: peerAddress, now: monotonicNow()) ?? true
+            observer?.transportEvent(.transportHandshakeFailed(logged: logged))
+            if logged { logger.notice("closing connection: \(error.message)", [("peer", session.peer)]) }
+        }
+        close()
+    }
+
+    /// A plaintext MRPC client on the TLS listener (its first bytes are the preface, not a TLS
+    /// record): it gets a GOAWAY it can read, saying why, instead of a TLS alert it cannot, and
+    /// the connection closes. Costs one peek per TLS connection, before OpenSSL reads anything.
+    private func refusedPlaintextPeer() -> Bool {
+        var first: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        let n = withUnsafeMutableBytes(of: &first) { recv(fd, $0.baseAddress, 4, Int32(MSG_PEEK)) }
+        guard n == 4, first == (Preface.bytes[0], Preface.bytes[1], Preface.bytes[2], Preface.bytes[3]) else {
+            return false
+        }
+        var frame: [UInt8] = []
+        FrameWriter.goaway(
+            lastStreamID: 0,
+            error: .protocolViolation(
+                "this listener speaks TLS only: connect with TLS (rpc-probe --tls, the Python client's tls=True)"),
+            into: &frame)
+        // A fresh socket's send buffer always takes a few dozen bytes.
+        _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let logged = throttle?.failed(address: peerAddress, now: monotonicNow()) ?? true
+        observer?.transportEvent(.transportHandshakeFailed(logged: logged))
+        if logged {
+            logger.notice("closing connection: a plaintext client on the TLS listener", [("peer", session.peer)])
+        }
+        close()
+        return true
+    }
+
+    /// The peer's address without its port, as failed handshakes are counted.
+    private var peerAddress: String {
+        let peer = session.peer
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
     }
 
     /// Feeds `bytes` to the session, which stops once the output passes the allowance. With
@@ -325,21 +472,30 @@ final class ServerConnection: EventHandler, Flushable {
         loop.assertInEventLoop()
         isDirty = false
         guard !closed else { return }
+        if handshakeInterest != nil {
+            // Nothing is written before the TLS handshake completes; a session that gives up on
+            // the connection before then (the handshake timeout, a drain) closes it at once.
+            if closeWhenWritten { close() }
+            return
+        }
         if !writingBlocked && written < session.outbound.count {
             let total = session.outbound.count
-            while written < total {
-                let n = session.outbound.withUnsafeBytes { bytes in
-                    send(fd, bytes.baseAddress! + written, total - written, Int32(MSG_NOSIGNAL))
+            writing: while written < total {
+                let outcome = session.outbound.withUnsafeBytes { bytes in
+                    io.send(from: bytes.baseAddress! + written, count: total - written)
                 }
-                if n > 0 {
+                switch outcome {
+                case .bytes(let n):
                     written += n
                     observer?.transferred(received: 0, sent: n)
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                case .wouldBlock:
                     writingBlocked = true
-                    break
-                } else {
+                    break writing
+                case .needsOtherDirection:
+                    writingBlocked = true
+                    writeNeedsInput = true
+                    break writing
+                case .closed, .failed:
                     close()
                     return
                 }
@@ -379,8 +535,11 @@ final class ServerConnection: EventHandler, Flushable {
         }
         // Read hang-up only while reading: it is level-triggered, so a half-closed peer that is
         // not being read from would wake the loop on every turn. EPOLLHUP/EPOLLERR still come.
-        var events: EpollEvents = reading ? [.input, .readHangUp] : []
-        if pending > 0 { events.insert(.output) }
+        // A read waiting for the socket to be writable does not watch input meanwhile (it would
+        // wake the loop for nothing on every turn).
+        var events: EpollEvents = reading && !readNeedsOutput ? [.input, .readHangUp] : []
+        if pending > 0 || readNeedsOutput { events.insert(.output) }
+        if writeNeedsInput { events.insert(.input) }
         if events != registeredEvents {
             do throws(SystemError) {
                 try loop.modify(fd: fd, registration: registration, events: events)
@@ -406,6 +565,8 @@ final class ServerConnection: EventHandler, Flushable {
         }
         observer?.connectionClosed()
         port.detach()
+        // close_notify, so a TLS peer can tell the end from a cut (nothing waits for its answer).
+        io.session?.shutdown()
         if let registration {
             do throws(SystemError) {
                 try loop.deregister(fd: fd, registration: registration)
@@ -444,6 +605,12 @@ final class ConnectionRegistry {
     var onRemove: ((ServerConnection) -> Void)?
     /// Called (at most once a turn, by the loop) when a connection sees the budget under pressure.
     var onPressure: (() -> Void)?
+    /// TLS handshake steps a loop runs in one turn. A step that completes a ClientHello costs a
+    /// key exchange and a signature (about 0.1 ms with an ECDSA key, 1 ms with RSA-2048), so a
+    /// flood of handshakes holds up the loop's other connections by at most this many per turn.
+    static let handshakeStepsPerTurn = 16
+    private var handshakeTurn: UInt64 = 0
+    private var handshakeSteps = 0
 
     init(loops: Int) {
         self.loops = loops
@@ -465,6 +632,17 @@ final class ConnectionRegistry {
     }
 
     func inputBlocked(_ connection: ServerConnection) { blockedInput[connection.id] = connection }
+
+    /// True when a TLS handshake may take a step in loop turn `turn` (and counts it).
+    func takeHandshakeStep(turn: UInt64) -> Bool {
+        if turn != handshakeTurn {
+            handshakeTurn = turn
+            handshakeSteps = 0
+        }
+        guard handshakeSteps < Self.handshakeStepsPerTurn else { return false }
+        handshakeSteps += 1
+        return true
+    }
 
     func budgetUnderPressure() { onPressure?() }
 

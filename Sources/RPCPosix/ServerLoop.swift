@@ -2,6 +2,7 @@ internal import CSystemShims
 internal import Glibc
 import RPCCore
 import Synchronization
+import TLSSupport
 
 /// One event loop of the server with its connections; it accepts from the shared listener.
 ///
@@ -24,6 +25,9 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         let acceptFailures: LogSummary
         /// One warning line per interval when connections are refused for `maxConnections`.
         let refusals: LogSummary
+        /// The listener's TLS context (each connection starts with the current one); nil for
+        /// plaintext.
+        let tls: ReloadableTLSContext?
     }
 
     /// How long the listener is not watched after `accept` ran out of descriptors.
@@ -112,9 +116,19 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
                 continue
             }
             _ = cshim_set_nodelay(fd)
+            var io = ConnectionIO.plain(fd)
+            if let tls = shared.tls {
+                guard let session = tls.current.makeServerSession(fd: fd) else {
+                    environment.logger.warning("closing connection: OpenSSL cannot make a TLS session (out of memory?)")
+                    Glibc.close(fd)
+                    shared.counter.release()
+                    continue
+                }
+                io = .tls(session)
+            }
             nextConnection += 1
             let connection = ServerConnection(
-                id: UInt64(loop.index) << 48 | nextConnection, fd: fd, peer: Self.peerName(fd),
+                id: UInt64(loop.index) << 48 | nextConnection, fd: fd, io: io, peer: Self.peerName(fd),
                 loop: loop, owner: registry, environment: environment)
             registry.add(connection)
             connection.start()

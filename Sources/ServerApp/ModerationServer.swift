@@ -8,6 +8,7 @@ public import RPCCore
 import RPCMessages
 public import RPCPosix
 import Synchronization
+public import TLSSupport
 
 /// The moderation service on the RPC runtime, assembled from settings: the SQLite store under the
 /// data directory, the domain service, the event hub, the method table (`moderation.v1` and the
@@ -42,6 +43,8 @@ public final class ModerationServer: Sendable {
     public let memoryBudget: MemoryBudget
     public let health: HealthStatus
     public let server: RPCServer
+    /// The listener's TLS context (`--tls-cert`), which SIGHUP reloads; nil for plaintext.
+    public let tls: ReloadableTLSContext?
     /// Calls, connections, traffic and the store's commits, for `/metrics`; also the access log.
     let metrics: ServerMetrics
     /// Returns the heap's free pages to the system after bursts of work while the server runs.
@@ -59,6 +62,8 @@ public final class ModerationServer: Sendable {
         settings: ServerSettings, authenticator: any Authenticator, logger: Logger, tuning: Tuning = Tuning(),
         apps: @escaping @Sendable () -> [String] = { [] }
     ) throws(ServerStartupError) {
+        // TLS first: a certificate that does not load stops the start before the store opens.
+        tls = try Self.loadTLS(settings.tls)
         do throws(ModerationError) {
             store = try SQLiteStore(
                 options: SQLiteStoreOptions(
@@ -120,10 +125,23 @@ public final class ModerationServer: Sendable {
                 callsPerSecond: Double(settings.rateLimit),
                 burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
         }
+        configuration.tls = tls
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
         configuration.logger = logger
         server = RPCServer(configuration: configuration, methods: methods, authenticator: authenticator)
+    }
+
+    /// The listener's TLS context from `--tls-cert`, `--tls-key` and `--tls-client-ca`.
+    private static func loadTLS(_ settings: TLSSettings?) throws(ServerStartupError) -> ReloadableTLSContext? {
+        guard let settings else { return nil }
+        do {
+            return try ReloadableTLSContext(try settings.configuration())
+        } catch let error as TLSError {
+            throw ServerStartupError("cannot set up TLS: \(error.message)", cause: error)
+        } catch {
+            throw ServerStartupError("cannot set up TLS: \(error)", cause: error)
+        }
     }
 
     /// Starts listening; returns the bound port.

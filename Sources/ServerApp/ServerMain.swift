@@ -4,6 +4,7 @@ import Moderation
 import ModerationSQLite
 import RPCCore
 import RPCPosix
+import TLSSupport
 
 /// The moderation server's process: settings, keys, services, the RPC server, signals.
 ///
@@ -100,7 +101,13 @@ public enum ServerMain {
             [
                 ("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ",")),
                 ("memory_budget", budget.isLimited ? "\(budget.limit >> 20) MiB" : "off"),
+                ("tls", tlsDescription(moderation.tls)),
             ])
+        if moderation.tls == nil && !isLoopback(settings.host) {
+            logger.warning(
+                "listening on \(bound.listenAddress) in plaintext: API keys and data cross the network in clear; "
+                    + "give --tls-cert and --tls-key, or listen on a loopback address")
+        }
 
         while true {
             var received: Int32 = 0
@@ -112,6 +119,7 @@ public enum ServerMain {
                 } catch {
                     logger.error("API keys not reloaded: \(error.message); the previous keys stay in use")
                 }
+                reloadTLS(moderation.tls, logger: logger)
                 continue
             }
             logger.notice(
@@ -121,6 +129,31 @@ public enum ServerMain {
             logger.notice("shutdown complete")
             return 0
         }
+    }
+
+    /// SIGHUP: the listener's certificate, key and client CA are read again; connections accepted
+    /// from now on get them, open ones keep theirs. Files that do not load leave the previous
+    /// ones in use.
+    static func reloadTLS(_ tls: ReloadableTLSContext?, logger: Logger) {
+        guard let tls else { return }
+        do throws(TLSError) {
+            let context = try tls.reload()
+            logger.notice("TLS certificate reloaded", [("certificate", context.certificateSummary ?? "-")])
+        } catch {
+            logger.error("TLS certificate not reloaded: \(error.message); the previous certificate stays in use")
+        }
+    }
+
+    /// "off", or what the listener presents and asks for.
+    static func tlsDescription(_ tls: ReloadableTLSContext?) -> String {
+        guard let tls else { return "off" }
+        let certificate = tls.current.certificateSummary ?? tls.configuration.certificateChainFile
+        return certificate + (tls.configuration.clientCAFile != nil ? "; client certificates required" : "")
+    }
+
+    /// True for 127.0.0.0/8, ::1 and localhost: the addresses no other machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// `moderation-server backup --output FILE [--data-dir DIR]`: an online copy of the store.

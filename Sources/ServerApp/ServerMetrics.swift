@@ -90,16 +90,18 @@ final class ServerMetrics: CallObserver {
     private static let acceptFailures = TransportEvent.AcceptFailure.allCases
     private static let refusals = TransportEvent.Refusal.allCases
     private static let cuts = TransportEvent.Cut.allCases
-    private static let transportSlots = acceptFailures.count + refusals.count + 2 + cuts.count
+    private static let transportSlots = acceptFailures.count + refusals.count + 2 + cuts.count + 2
 
     /// Where each transport event is counted: accept failures, refusals, failed handshakes
-    /// (logged, throttled), cuts — in that order.
+    /// (logged, throttled), cuts, failed TLS handshakes (logged, throttled) — in that order.
     private static func slot(of event: TransportEvent) -> Int {
         switch event {
         case .acceptFailed(let failure): acceptFailures.firstIndex(of: failure)!
         case .connectionRefused(let refusal): acceptFailures.count + refusals.firstIndex(of: refusal)!
         case .authenticationFailed(let logged): acceptFailures.count + refusals.count + (logged ? 0 : 1)
         case .connectionCut(let cut): acceptFailures.count + refusals.count + 2 + cuts.firstIndex(of: cut)!
+        case .transportHandshakeFailed(let logged):
+            acceptFailures.count + refusals.count + 2 + cuts.count + (logged ? 0 : 1)
         }
     }
 
@@ -204,6 +206,14 @@ final class ServerMetrics: CallObserver {
             "mrpc_auth_failures_throttled_total", "counter",
             "Of those, the ones not logged one by one (over their address's share; summarised instead).")
         out += "mrpc_auth_failures_throttled_total \(throttled)\n"
+        let tlsFailures =
+            transport[Self.slot(of: .transportHandshakeFailed(logged: true))]
+            &+ transport[Self.slot(of: .transportHandshakeFailed(logged: false))]
+        header(
+            "mrpc_tls_handshake_failures_total", "counter",
+            "Connections to the TLS listener closed before TLS was established (a failed handshake, a plaintext client)."
+        )
+        out += "mrpc_tls_handshake_failures_total \(tlsFailures)\n"
         var described: Set<String> = []
         for sample in gauges() {
             // A histogram's samples share one family: `name` for buckets (written `name_bucket`),

@@ -49,6 +49,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var configFile: String?
     /// Wrong passwords a user may try on one group in 15 minutes before its joins are refused.
     public var wrongPasswordLimit = 5
+    /// TLS on the listener (`--tls-cert`, `--tls-key`, `--tls-client-ca`); nil speaks plaintext.
+    public var tls: TLSSettings?
 
     public init() {}
 

@@ -153,6 +153,25 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.shutdownGraceSeconds = try value.integer(in: 0...3600)
         },
+        // Issue 13, TLS on the listener: all three are files, read again on SIGHUP.
+        Option("--tls-cert", "FILE", help: "serve TLS only, with this certificate chain (PEM; needs --tls-key)") {
+            settings, value throws(ArgumentError) in
+            guard !value.text.isEmpty else { throw value.error("the path is empty") }
+            settings.tls = settings.tls ?? TLSSettings()
+            settings.tls?.certificateFile = value.text
+        },
+        Option("--tls-key", "FILE", help: "the private key of --tls-cert (PEM)") {
+            settings, value throws(ArgumentError) in
+            guard !value.text.isEmpty else { throw value.error("the path is empty") }
+            settings.tls = settings.tls ?? TLSSettings()
+            settings.tls?.keyFile = value.text
+        },
+        Option("--tls-client-ca", "FILE", help: "require client certificates issued by these CAs (PEM): mutual TLS") {
+            settings, value throws(ArgumentError) in
+            guard !value.text.isEmpty else { throw value.error("the path is empty") }
+            settings.tls = settings.tls ?? TLSSettings()
+            settings.tls?.clientCAFile = value.text
+        },
     ]
 
     /// Parses `arguments` (without the program name) over `environment`.
@@ -200,6 +219,7 @@ public enum ServerSettingsParser {
             if let clear = option.clearBeforeFlags, cleared.insert(option.flag).inserted { clear(&settings) }
             try apply(option, value, to: &settings, source: "")
         }
+        _ = try settings.tls?.configuration()
         return .run(settings)
     }
 
@@ -264,7 +284,8 @@ public enum ServerSettingsParser {
             "",
             "With no API key configured, the server creates one for app 'default' in",
             "DATA_DIR/api-keys (the key is never logged). SIGTERM or SIGINT drains and exits 0;",
-            "SIGHUP reloads the API keys.",
+            "SIGHUP reloads the API keys and the TLS certificate. Without --tls-cert the listener speaks",
+            "plaintext: keep it on loopback, or API keys cross the network in clear.",
         ]
         return lines.joined(separator: "\n")
     }

@@ -61,6 +61,11 @@ public final class ModerationServerProcess {
         dataDirectory.remove()
     }
 
+    /// Sends `signal` (SIGHUP: reload the API keys and the TLS certificate).
+    public func send(signal: Int32) {
+        process.send(signal: signal)
+    }
+
     /// Stops the server with SIGTERM and waits for it.
     /// - Returns: its exit code (0 after a clean drain).
     @discardableResult

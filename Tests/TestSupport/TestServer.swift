@@ -1,6 +1,7 @@
 public import RPCCore
 public import RPCMessages
 public import RPCPosix
+public import TLSSupport
 
 /// A real `RPCServer` on 127.0.0.1, port chosen by the kernel, with the runtime services, the
 /// `TestService` methods, any extra methods, and `TestKeys` as authenticator.
@@ -12,6 +13,8 @@ public final class TestServer: Sendable {
     public let port: UInt16
     public let service: TestService
     public let health: HealthStatus
+    /// How `clientOptions` speak TLS to a TLS server (nil: plaintext).
+    public let clientTLS: TLSClientConfiguration?
 
     /// Starts a server.
     /// - Parameters:
@@ -19,10 +22,12 @@ public final class TestServer: Sendable {
     ///   - eventLoops: loops; the default 2 gives two connections a chance to land on different loops.
     ///   - workers: worker threads for `.workerPool` methods.
     ///   - register: adds methods beyond the runtime services and `TestService`.
-    ///   - configure: changes to the server's configuration (memory budget, connection caps).
+    ///   - configure: changes to the server's configuration (memory budget, connection caps, TLS).
+    ///   - clientTLS: how `clientOptions` (and so `connect` and `checkServing`) speak TLS.
     public init(
         limits: ServerLimits = ServerLimits(), eventLoops: Int = 2, workers: Int = 2, logger: Logger = .disabled,
-        register: (inout MethodTable) -> Void = { _ in }, configure: (inout RPCServer.Configuration) -> Void = { _ in }
+        register: (inout MethodTable) -> Void = { _ in }, configure: (inout RPCServer.Configuration) -> Void = { _ in },
+        clientTLS: TLSClientConfiguration? = nil
     ) throws {
         let service = TestService()
         let health = HealthStatus()
@@ -43,6 +48,7 @@ public final class TestServer: Sendable {
         port = try server.start()
         self.service = service
         self.health = health
+        self.clientTLS = clientTLS
     }
 
     /// Shuts the server down gracefully (see `RPCServer.shutdown`).
@@ -54,6 +60,7 @@ public final class TestServer: Sendable {
     public var clientOptions: ClientOptions {
         var options = ClientOptions(port: port, apiKey: Frames.apiKey)
         options.clientName = "test-client"
+        options.tls = clientTLS
         return options
     }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from concurrent.futures import Future
@@ -20,6 +21,7 @@ from .options import CallSettings
 from .resume import RESUMABLE_STREAMS
 from .status import StatusCode
 from .stream import ServerStream
+from .tls import make_context
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -59,11 +61,19 @@ class Client(ServiceStubs):
     ``concurrent.futures.Future``), ``client.stream(...)`` (an iterator) — or the stubs' typed
     methods, which forward to these. ``method`` is a ``MethodSpec`` from
     ``mrpc_client.gen.services`` or a path (``"/moderation.v1.Moderation/KickMember"``).
+
+    TLS, for a server started with ``--tls-cert``: ``tls=True`` checks its certificate against the
+    system's CAs, ``cafile=`` against a CA file of your own (and implies ``tls``); the name checked
+    is the address's host unless ``server_hostname=`` says otherwise; ``certfile=``/``keyfile=``
+    present a client certificate to a server that asks for one (``--tls-client-ca``);
+    ``ssl_context=`` replaces all of these. Without them the client speaks plaintext.
     """
 
     def __init__(self, address: str, api_key: str, *, client_name: str = "mrpc-client-python", app_id: str = "",
                  accept_encodings: Sequence[str] = ("deflate",), connect_timeout: float = 10.0,
-                 connect: bool = True) -> None:
+                 connect: bool = True, tls: bool = False, cafile: Optional[str] = None,
+                 certfile: Optional[str] = None, keyfile: Optional[str] = None,
+                 server_hostname: Optional[str] = None, ssl_context: Optional[ssl.SSLContext] = None) -> None:
         self.host, self.port = parse_address(address)
         self.address = address
         self._api_key = api_key
@@ -71,6 +81,11 @@ class Client(ServiceStubs):
         self._app_id = app_id
         self._accept_encodings = tuple(accept_encodings)
         self._connect_timeout = connect_timeout
+        # One context for every connection (the CA file read once; a bad file fails here).
+        if ssl_context is None and (tls or cafile is not None or certfile is not None):
+            ssl_context = make_context(cafile, certfile, keyfile)
+        self._ssl_context = ssl_context
+        self._server_hostname = server_hostname
         self._lock = threading.Lock()
         self._connection: Optional[Connection] = None
         self._retired: List[Connection] = []
@@ -102,7 +117,8 @@ class Client(ServiceStubs):
                                                "the deadline passed before a connection to %s was open" % self.address,
                                                not_run=True)
             conn = Connection.open(self.host, self.port, self._api_key, client_name=self._client_name,
-                                   app_id=self._app_id, accept_encodings=self._accept_encodings, timeout=timeout)
+                                   app_id=self._app_id, accept_encodings=self._accept_encodings, timeout=timeout,
+                                   ssl_context=self._ssl_context, server_hostname=self._server_hostname)
             self._connection = conn
             return conn
 

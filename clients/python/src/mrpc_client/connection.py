@@ -16,6 +16,9 @@ Callers on any number of threads start calls: under the connection's lock a call
 stream id, enters the table of live calls and queues its CALL frame, so ids increase in the order
 frames are sent. Futures' callbacks run on the reader or timer thread (or the cancelling caller's)
 and must not block.
+
+Over TLS the socket is a ``TLSSocket`` (``tls.py``), which lets the reader and the writer use one
+TLS connection from their two threads.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import heapq
 import itertools
 import os
 import socket
+import ssl
 import threading
 import time
 from concurrent.futures import Future
@@ -44,6 +48,7 @@ from .gen.mrpc.v1 import envelope_pb2
 from .methods import MethodSpec
 from .options import CallSettings
 from .status import StatusCode, code_name
+from .tls import TLSSocket, make_context
 
 #: Before HELLO_ACK states the limits, frames up to this size are read.
 HANDSHAKE_MAX_PAYLOAD = 1 << 20
@@ -80,9 +85,13 @@ class Connection:
     going away; use a ``Connection`` directly only to control exactly which socket calls use.
     """
 
-    def __init__(self, sock: socket.socket, reader: FrameReader, hello_ack: envelope_pb2.HelloAck,
+    def __init__(self, sock: Any, reader: FrameReader, hello_ack: envelope_pb2.HelloAck,
                  address: str) -> None:
         self._sock = sock
+        #: "TLSv1.3 mrpc/1" over TLS (the version and the ALPN protocol), None for plaintext.
+        self.tls: Optional[str] = None
+        if isinstance(sock, TLSSocket):
+            self.tls = " ".join(p for p in (sock.version, sock.alpn_protocol) if p)
         self._reader = reader
         #: The server's HELLO_ACK: name, version and the limits it enforces.
         self.hello_ack = hello_ack
@@ -126,22 +135,39 @@ class Connection:
     @classmethod
     def open(cls, host: str, port: int, api_key: str, *, client_name: str = "mrpc-client-python",
              app_id: str = "", accept_encodings: Sequence[str] = ("deflate",),
-             timeout: float = 10.0) -> "Connection":
-        """Connects, sends the preface and HELLO, and waits for HELLO_ACK.
+             timeout: float = 10.0, tls: bool = False, cafile: Optional[str] = None,
+             certfile: Optional[str] = None, keyfile: Optional[str] = None,
+             server_hostname: Optional[str] = None, ssl_context: Optional[ssl.SSLContext] = None) -> "Connection":
+        """Connects, establishes TLS when asked for, sends the preface and HELLO, and waits for
+        HELLO_ACK.
+
+        TLS (``tls=True``, implied by ``cafile``, ``certfile`` or ``ssl_context``): the server's
+        certificate is checked against ``cafile`` (default: the system's CAs) and its name against
+        ``server_hostname`` (default: ``host``); ``certfile``/``keyfile`` are a client certificate
+        for a server that asks for one. ``ssl_context`` replaces all of these with a context of
+        the caller's (it should offer ALPN "mrpc/1", though the server does not require it).
 
         Raises ``RpcError``: the server's status when it answers GOAWAY (UNAUTHENTICATED /
-        ERR_UNAUTHENTICATED for a bad key), UNAVAILABLE when it cannot be reached or closes,
+        ERR_UNAUTHENTICATED for a bad key; INVALID_ARGUMENT / ERR_PROTOCOL from a TLS-only server
+        to a plaintext client), UNAVAILABLE when it cannot be reached, closes, or TLS fails (the
+        message says why: an unknown CA, another name, a missing client certificate),
         DEADLINE_EXCEEDED when no answer comes within ``timeout`` seconds.
         """
         address = "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
         deadline = time.monotonic() + timeout
+        tls = tls or cafile is not None or certfile is not None or ssl_context is not None
+        context: Optional[ssl.SSLContext] = None
+        if tls:
+            context = ssl_context or make_context(cafile, certfile, keyfile)
         try:
-            sock = socket.create_connection((host, port), timeout=timeout)
+            sock: Any = socket.create_connection((host, port), timeout=timeout)
         except OSError as error:
             raise RpcError.client_side(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
                                        "cannot connect to %s: %s" % (address, error), not_run=True) from None
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if context is not None:
+                sock = cls._establish_tls(sock, context, server_hostname or host, address)
             hello = envelope_pb2.Hello(api_key=api_key, client_name=client_name, app_id=app_id,
                                        accept_encodings=list(accept_encodings))
             sock.sendall(PREFACE + encode_frame(FrameType.HELLO, 0, hello.SerializeToString()))
@@ -154,7 +180,30 @@ class Connection:
         return cls(sock, reader, ack, address)
 
     @staticmethod
-    def _await_hello_ack(sock: socket.socket, reader: FrameReader, address: str,
+    def _establish_tls(sock: socket.socket, context: ssl.SSLContext, server_hostname: str,
+                       address: str) -> TLSSocket:
+        tls = TLSSocket(sock, context, server_hostname)
+        try:
+            tls.handshake()
+        except socket.timeout:
+            raise RpcError.client_side(StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
+                                       "TLS handshake with %s: no answer in time" % address, not_run=True) from None
+        except ssl.SSLCertVerificationError as error:
+            raise RpcError.client_side(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
+                                       "TLS handshake with %s failed: the server's certificate is refused: %s"
+                                       % (address, error.verify_message or error), not_run=True) from None
+        except (ssl.SSLError, OSError) as error:
+            reason = getattr(error, "reason", None) or str(error)
+            hint = ""
+            if reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"):
+                hint = " (does the server speak TLS on this port?)"
+            raise RpcError.client_side(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
+                                       "TLS handshake with %s failed: %s%s" % (address, error, hint),
+                                       not_run=True) from None
+        return tls
+
+    @staticmethod
+    def _await_hello_ack(sock: Any, reader: FrameReader, address: str,
                          deadline: float) -> envelope_pb2.HelloAck:
         def failure(code: StatusCode, error_code: str, text: str) -> RpcError:
             return RpcError.client_side(code, error_code, "handshake with %s: %s" % (address, text), not_run=True)
@@ -170,6 +219,12 @@ class Connection:
                 raise failure(StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED", "no HELLO_ACK in time") from None
             except ProtocolViolation as violation:
                 raise failure(StatusCode.INTERNAL, "ERR_PROTOCOL", str(violation)) from None
+            except ssl.SSLError as error:
+                # TLS 1.3: a server that wants a client certificate says so after the handshake.
+                hint = " (it asks for a client certificate: certfile=, keyfile=)" \
+                    if "CERTIFICATE_REQUIRED" in str(error) else ""
+                raise failure(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
+                              "the server refused the TLS connection: %s%s" % (error, hint)) from None
             except OSError as error:
                 raise failure(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE", "connection lost: %s" % error) from None
             if frame is None:
