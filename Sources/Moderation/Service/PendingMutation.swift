@@ -64,6 +64,9 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         outcome = .done(result)
     }
 
+    /// The caller's app; none for maintenance, which runs as the app "" over every app.
+    var affinity: String? { caller.app.isEmpty ? nil : caller.app }
+
     func finish(_ failure: ModerationError?) {
         guard let failure else {
             completion(outcome ?? .done(.failure(.storage("the write finished without an outcome"))))

@@ -12,4 +12,13 @@ public protocol StoreWrite: AnyObject, Sendable {
     /// the error `apply` threw; or `.internal` when the batch could not be committed (then
     /// nothing of this write was kept).
     func finish(_ failure: ModerationError?)
+
+    /// The app whose data the write changes, when it is a single one: a store with several
+    /// writers keeps one app's writes on one of them, so they commit in the order they were
+    /// submitted. nil (the default): any writer.
+    var affinity: String? { get }
+}
+
+extension StoreWrite {
+    public var affinity: String? { nil }
 }
