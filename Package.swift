@@ -85,8 +85,8 @@ let package = Package(
             name: "ServerApp",
             dependencies: [
                 "RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
-                "ModerationSQLite", "ModerationEvents", "ModerationRPC", "ModerationMessages", "CommandLineSupport",
-                "ThreadSupport",
+                "ModerationSQLite", "ModerationPostgres", "ModerationEvents", "ModerationRPC", "ModerationMessages",
+                "CommandLineSupport", "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
 

@@ -1,17 +1,18 @@
 public import Moderation
 public import ModerationEvents
 import ModerationMessages
+import ModerationPostgres
 import ModerationRPC
-public import ModerationSQLite
+import ModerationSQLite
 import ProtoBridge
 public import RPCCore
 import RPCMessages
 public import RPCPosix
 import Synchronization
 
-/// The moderation service on the RPC runtime, assembled from settings: the SQLite store under the
-/// data directory, the domain service, the event hub, the method table (`moderation.v1` and the
-/// runtime services) and the RPC server.
+/// The moderation service on the RPC runtime, assembled from settings: the store (SQLite under
+/// the data directory, or PostgreSQL at `--postgres-url`), the domain service, the event hub, the
+/// method table (`moderation.v1` and the runtime services) and the RPC server.
 ///
 /// `ServerMain` builds the process's server with it; tests build an in-process one the same way,
 /// so what they exercise is what the executable serves.
@@ -34,7 +35,9 @@ public final class ModerationServer: Sendable {
         public init() {}
     }
 
-    public let store: SQLiteStore
+    /// The chosen store, behind the domain's protocol; what only one kind has (statistics) is
+    /// captured in `storeSamples` when it is opened.
+    public let store: any ModerationStore
     public let service: ModerationService
     public let hub: EventHub
     /// What clients make this server hold (buffers, compression state, subscriptions), against
@@ -49,24 +52,17 @@ public final class ModerationServer: Sendable {
     /// `--listen` as given, for the error when it cannot be bound.
     private let listenAddress: String
 
-    /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
-    /// does not listen until `start()`.
+    /// Opens the store — SQLite in `settings.dataDirectory` (which must exist), or PostgreSQL at
+    /// `settings.postgresURL` — and builds the server; it does not listen until `start()`.
     /// - Throws: `ServerStartupError` with the store's error as its cause when the store cannot be
-    ///   opened.
+    ///   opened (its message names the URL without its password).
     /// - Parameter apps: the apps with keys now, for the per-app metrics.
     public init(
         settings: ServerSettings, authenticator: any Authenticator, logger: Logger, tuning: Tuning = Tuning(),
         apps: @escaping @Sendable () -> [String] = { [] }
     ) throws(ServerStartupError) {
-        do throws(ModerationError) {
-            store = try SQLiteStore(
-                options: SQLiteStoreOptions(
-                    directory: settings.dataDirectory, durability: settings.durability,
-                    cacheSizeKiB: settings.sqliteCacheMiB * 1024))
-        } catch {
-            throw ServerStartupError(
-                "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
-        }
+        let storeSamples: @Sendable () -> [ServerMetrics.Sample]
+        (store, storeSamples) = try Self.openStore(settings)
         service = ModerationService(
             store: store, now: tuning.clock,
             configuration: ModerationService.Configuration(
@@ -84,12 +80,11 @@ public final class ModerationServer: Sendable {
             in: &methods, health: health,
             fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
 
-        let store = self.store
         let service = self.service
         let hub = self.hub
         metrics = ServerMetrics(
             methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
-            gauges: { ServerGauges.sample(hub: hub, service: service, store: store, apps: apps()) })
+            gauges: { ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps()) })
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -110,6 +105,41 @@ public final class ModerationServer: Sendable {
         configuration.serverVersion = ServerInfo.version
         configuration.logger = logger
         server = RPCServer(configuration: configuration, methods: methods, authenticator: authenticator)
+    }
+
+    /// The store `settings` choose, opened, with what `/metrics` samples of it.
+    private static func openStore(_ settings: ServerSettings) throws(ServerStartupError) -> (
+        any ModerationStore, @Sendable () -> [ServerMetrics.Sample]
+    ) {
+        switch settings.store {
+        case .sqlite:
+            do throws(ModerationError) {
+                let store = try SQLiteStore(
+                    options: SQLiteStoreOptions(
+                        directory: settings.dataDirectory, durability: settings.durability,
+                        cacheSizeKiB: settings.sqliteCacheMiB * 1024))
+                return (store, { ServerGauges.storeSamples(store.statistics) })
+            } catch {
+                throw ServerStartupError(
+                    "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)", cause: error)
+            }
+        case .postgres:
+            guard let url = settings.postgresURL else {
+                let message = "--store postgres needs --postgres-url"
+                throw ServerStartupError(message, cause: ConfigurationError(message))
+            }
+            do throws(ModerationError) {
+                let store = try PostgresStore(
+                    options: PostgresStoreOptions(
+                        url: url, schema: settings.postgresSchema, writers: settings.postgresWriters,
+                        readers: settings.postgresReaders))
+                return (store, { ServerGauges.storeSamples(store.statistics) })
+            } catch {
+                throw ServerStartupError(
+                    "cannot open the PostgreSQL store at \(PostgresURL.redacted(url)) (schema \(settings.postgresSchema)): "
+                        + error.message, cause: error)
+            }
+        }
     }
 
     /// Starts listening; returns the bound port.
