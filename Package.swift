@@ -117,10 +117,9 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "RPCCore", "RPCPosix", "RPCMessages",
-                "Moderation", "ModerationSQLite", "ModerationEvents", "ModerationMessages", "CModerationProto",
-                "ServerApp",
-                "ThreadSupport",
+                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "CLibPQ", "RPCCore", "RPCPosix",
+                "RPCMessages", "Moderation", "ModerationSQLite", "ModerationPostgres", "ModerationEvents",
+                "ModerationMessages", "CModerationProto", "ServerApp", "ThreadSupport",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
@@ -168,6 +167,10 @@ let package = Package(
         .testTarget(
             name: "ModerationSQLiteTests",
             dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport", "ThreadSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ModerationPostgresTests",
+            dependencies: ["Moderation", "ModerationPostgres", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
