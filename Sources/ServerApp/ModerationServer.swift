@@ -63,12 +63,17 @@ public final class ModerationServer: Sendable {
     ) throws(ServerStartupError) {
         let storeSamples: @Sendable () -> [ServerMetrics.Sample]
         (store, storeSamples) = try Self.openStore(settings)
-        service = ModerationService(
-            store: store, now: tuning.clock,
-            configuration: ModerationService.Configuration(
-                passwordHasher: tuning.passwordHasher,
-                actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
-                maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
+        var serviceConfiguration = ModerationService.Configuration(
+            passwordHasher: tuning.passwordHasher,
+            actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
+            maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit)
+        if settings.store == .postgres {
+            // The member-page cache learns of profile changes from this process's UpdateUser
+            // calls only; with other instances writing the same database it could show a name
+            // another instance changed. Off until profile changes travel between instances.
+            serviceConfiguration.memberPageCacheGroups = 0
+        }
+        service = ModerationService(store: store, now: tuning.clock, configuration: serviceConfiguration)
         memoryBudget = MemoryBudget(limit: nil)
         hub = EventHub(service: service, encode: ModerationRPC.encodeEvent)
         listenAddress = settings.listenAddress
