@@ -19,6 +19,8 @@ enum Migrations {
 
     /// Brings `schema` up to the latest version (creating it and `pg_trgm` when missing).
     static func migrate(_ connection: PGConnection, schema: String) throws(ModerationError) {
+        // Another instance's migration may take its time: wait for its lock as long as it runs.
+        try connection.exec("SET lock_timeout TO 0")
         let trigramSchema = try ensureTrigramExtension(connection)
         let literal = "'" + schema.replacing("'", with: "''") + "'"
         let migrations = all(trigramSchema: trigramSchema)

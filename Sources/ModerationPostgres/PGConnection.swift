@@ -43,13 +43,27 @@ final class PGConnection {
     /// True once the connection is lost: it must be thrown away.
     private(set) var isBroken = false
 
-    /// Connects, sets the session up (schema, `synchronous_commit=on`, UTC) and, with
+    /// Connects, sets the session up (schema, `synchronous_commit=on`, UTC, timeouts) and, with
     /// `pipeline`, enters pipeline mode (without it, only `exec` may be used: migrations).
+    ///
+    /// The timeouts bound what another instance can make this one wait for: a lock held longer
+    /// than `lock_timeout` fails the waiting write (it is run again, as for a deadlock), and a
+    /// transaction left idle by a client that stopped answering is ended by the server after
+    /// `idle_in_transaction_session_timeout`, releasing its app's lock. A batch never waits on
+    /// its client for anywhere near that long.
     /// - Throws: `ERR_STORE_UNAVAILABLE` when PostgreSQL cannot be reached.
     init(_ options: Options, pipeline: Bool) throws(ModerationError) {
         url = options.url
-        let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = [String(options.connectTimeoutSeconds), options.applicationName, options.url]
+        // Defaults first: the URL's own settings, expanded from `dbname`, come later and win.
+        // Keepalives and a TCP user timeout let a statement waiting on a vanished server fail
+        // within a minute instead of the system's two hours.
+        let keywords = [
+            "connect_timeout", "application_name", "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "tcp_user_timeout", "dbname",
+        ]
+        let values = [
+            String(options.connectTimeoutSeconds), options.applicationName, "15", "5", "3", "30000", options.url,
+        ]
         let connection = withCStrings(keywords) { keywords in
             withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
@@ -68,7 +82,9 @@ final class PGConnection {
                 """
                 SET search_path TO \(Self.quoteIdentifier(options.schema));
                 SET synchronous_commit TO on;
-                SET TIME ZONE 'UTC'
+                SET TIME ZONE 'UTC';
+                SET lock_timeout TO '10s';
+                SET idle_in_transaction_session_timeout TO '60s'
                 """)
             if pipeline, PQenterPipelineMode(handle) != 1 {
                 throw ModerationError.storage("libpq refused pipeline mode: \(lastMessage)")

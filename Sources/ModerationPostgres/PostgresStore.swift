@@ -45,8 +45,9 @@ public final class PostgresStore: ModerationStore {
             for row in 0..<rows.rowCount { heads[rows.string(row, 0)] = rows.uint64(row, 1) }
         }
         let connectionOptions = options.connectionOptions
+        let gate = ConnectionGate()
         let readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> PostgresSession in
-            PostgresSession(connection: try PGConnection(connectionOptions, pipeline: true), isWriter: false)
+            PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
         }
         self.readers = readers
         let completer = Completer(heads: heads, statistics: recorder) {
@@ -59,8 +60,7 @@ public final class PostgresStore: ModerationStore {
         }
         self.completer = completer
         writers = (0..<max(1, options.writers)).map { index in
-            PostgresWriter(
-                index: index, options: options, connection: nil, completer: completer, statistics: recorder)
+            PostgresWriter(index: index, options: options, gate: gate, completer: completer, statistics: recorder)
         }
     }
 

@@ -9,12 +9,12 @@ final class PostgresWriter: Sendable {
     private let thread: WorkerThread
 
     init(
-        index: Int, options: PostgresStoreOptions, connection: PGConnection?, completer: Completer,
+        index: Int, options: PostgresStoreOptions, gate: ConnectionGate, completer: Completer,
         statistics: PostgresStatisticsRecorder
     ) {
         let queue = queue
         let loop = WriterLoop(
-            options: options, connection: connection, queue: queue, completer: completer, statistics: statistics)
+            options: options, gate: gate, queue: queue, completer: completer, statistics: statistics)
         thread = WorkerThread(name: "mod-pg-write-\(index)") {
             while let batch = queue.take(max: max(1, options.maxBatchSize)) {
                 loop.run(batch)
@@ -35,9 +35,10 @@ final class WriterLoop: @unchecked Sendable {
     // Invariant: created before the writer thread starts and used only on it afterwards, so
     // `session` has one user.
     private let options: PostgresStoreOptions
+    private let gate: ConnectionGate
     private var session: PostgresSession?
     /// A connection was open before: opening one now is a reconnection (for the statistics).
-    private var connectedBefore: Bool
+    private var connectedBefore = false
     private let queue: WriteQueue
     private let completer: Completer
     private let statistics: PostgresStatisticsRecorder
@@ -45,12 +46,11 @@ final class WriterLoop: @unchecked Sendable {
     private static let transientRetries = 3
 
     init(
-        options: PostgresStoreOptions, connection: PGConnection?, queue: WriteQueue, completer: Completer,
+        options: PostgresStoreOptions, gate: ConnectionGate, queue: WriteQueue, completer: Completer,
         statistics: PostgresStatisticsRecorder
     ) {
         self.options = options
-        self.session = connection.map { PostgresSession(connection: $0, isWriter: true) }
-        connectedBefore = connection != nil
+        self.gate = gate
         self.queue = queue
         self.completer = completer
         self.statistics = statistics
@@ -190,7 +190,7 @@ final class WriterLoop: @unchecked Sendable {
     private func connectedSession() throws(ModerationError) -> PostgresSession {
         if let session, !session.connection.isBroken { return session }
         session = nil
-        let connection = try PGConnection(options.connectionOptions, pipeline: true)
+        let connection = try gate.connect(options.connectionOptions, pipeline: true)
         if connectedBefore { statistics.record { $0.reconnects += 1 } }
         connectedBefore = true
         let fresh = PostgresSession(connection: connection, isWriter: true)
