@@ -1,8 +1,9 @@
 public import Moderation
 public import ModerationEvents
 import ModerationMessages
+import ModerationPostgres
 import ModerationRPC
-public import ModerationSQLite
+import ModerationSQLite
 import ProtoBridge
 public import RPCCore
 import RPCMessages
@@ -10,9 +11,9 @@ public import RPCPosix
 import Synchronization
 public import TLSSupport
 
-/// The moderation service on the RPC runtime, assembled from settings: the SQLite store under the
-/// data directory, the domain service, the event hub, the method table (`moderation.v1` and the
-/// runtime services) and the RPC server.
+/// The moderation service on the RPC runtime, assembled from settings: the store (SQLite under
+/// the data directory, or PostgreSQL at `--postgres-url`), the domain service, the event hub, the
+/// method table (`moderation.v1` and the runtime services) and the RPC server.
 ///
 /// `ServerMain` builds the process's server with it; tests build an in-process one the same way,
 /// so what they exercise is what the executable serves.
@@ -35,7 +36,9 @@ public final class ModerationServer: Sendable {
         public init() {}
     }
 
-    public let store: SQLiteStore
+    /// The chosen store, behind the domain's protocol; what only one kind has (statistics) is
+    /// captured in `storeSamples` when it is opened.
+    public let store: any ModerationStore
     public let service: ModerationService
     public let hub: EventHub
     /// What clients make this server hold (buffers, compression state, subscriptions), against
@@ -52,11 +55,11 @@ public final class ModerationServer: Sendable {
     /// `--listen` as given, for the error when it cannot be bound.
     private let listenAddress: String
 
-    /// Opens the store in `settings.dataDirectory` (which must exist) and builds the server; it
-    /// does not listen until `start()`.
+    /// Opens the store — SQLite in `settings.dataDirectory` (which must exist), or PostgreSQL at
+    /// `settings.postgresURL` — and builds the server; it does not listen until `start()`.
     /// - Throws: `ServerStartupError` with the store's error as its cause when the store cannot be
-    ///   opened, among others when another process has it open (the message names that process's
-    ///   pid: one store, one process; see `DataDirectoryLock`).
+    ///   opened: its message names the URL without its password, or, for SQLite, the process that
+    ///   holds the data directory (one store, one process; see `DataDirectoryLock`).
     /// - Parameter apps: the apps with keys now, for the per-app metrics.
     public init(
         settings: ServerSettings, authenticator: any Authenticator, logger: Logger, tuning: Tuning = Tuning(),
@@ -64,26 +67,19 @@ public final class ModerationServer: Sendable {
     ) throws(ServerStartupError) {
         // TLS first: a certificate that does not load stops the start before the store opens.
         tls = try Self.loadTLS(settings.tls)
-        do throws(ModerationError) {
-            store = try SQLiteStore(
-                options: SQLiteStoreOptions(
-                    directory: settings.dataDirectory, durability: settings.durability,
-                    cacheSizeKiB: settings.sqliteCacheMiB * 1024))
-        } catch {
-            // Another server (or any process with the store open) holds the directory's lock.
-            let advice =
-                error.details[DataDirectoryLock.holderDetail] != nil
-                ? "; stop that process first, or give this server a --data-dir of its own" : ""
-            throw ServerStartupError(
-                "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)\(advice)", cause: error
-            )
+        let storeSamples: @Sendable () -> [ServerMetrics.Sample]
+        (store, storeSamples) = try Self.openStore(settings)
+        var serviceConfiguration = ModerationService.Configuration(
+            passwordHasher: tuning.passwordHasher,
+            actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
+            maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit)
+        if settings.store == .postgres {
+            // The member-page cache learns of profile changes from this process's UpdateUser
+            // calls only; with other instances writing the same database it could show a name
+            // another instance changed. Off until profile changes travel between instances.
+            serviceConfiguration.memberPageCacheGroups = 0
         }
-        service = ModerationService(
-            store: store, now: tuning.clock,
-            configuration: ModerationService.Configuration(
-                passwordHasher: tuning.passwordHasher,
-                actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
-                maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit))
+        service = ModerationService(store: store, now: tuning.clock, configuration: serviceConfiguration)
         memoryBudget = MemoryBudget(limit: settings.memoryBudget.limit(available: AvailableMemory.bytes()))
         hub = EventHub(
             service: service, encode: ModerationRPC.encodeEvent,
@@ -97,14 +93,13 @@ public final class ModerationServer: Sendable {
             in: &methods, health: health,
             fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
 
-        let store = self.store
         let service = self.service
         let hub = self.hub
         let budget = memoryBudget
         metrics = ServerMetrics(
             methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
             gauges: {
-                ServerGauges.sample(hub: hub, service: service, store: store, apps: apps())
+                ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
                     + ServerGauges.budgetSamples(budget)
             })
         var configuration = RPCServer.Configuration()
@@ -141,6 +136,46 @@ public final class ModerationServer: Sendable {
             throw ServerStartupError("cannot set up TLS: \(error.message)", cause: error)
         } catch {
             throw ServerStartupError("cannot set up TLS: \(error)", cause: error)
+        }
+    }
+
+    /// The store `settings` choose, opened, with what `/metrics` samples of it.
+    private static func openStore(_ settings: ServerSettings) throws(ServerStartupError) -> (
+        any ModerationStore, @Sendable () -> [ServerMetrics.Sample]
+    ) {
+        switch settings.store {
+        case .sqlite:
+            do throws(ModerationError) {
+                let store = try SQLiteStore(
+                    options: SQLiteStoreOptions(
+                        directory: settings.dataDirectory, durability: settings.durability,
+                        cacheSizeKiB: settings.sqliteCacheMiB * 1024))
+                return (store, { ServerGauges.storeSamples(store.statistics) })
+            } catch {
+                // Another server (or any process with the store open) holds the directory's lock.
+                let advice =
+                    error.details[DataDirectoryLock.holderDetail] != nil
+                    ? "; stop that process first, or give this server a --data-dir of its own" : ""
+                throw ServerStartupError(
+                    "cannot open the store in --data-dir \(settings.dataDirectory): \(error.message)\(advice)",
+                    cause: error)
+            }
+        case .postgres:
+            guard let url = settings.postgresURL else {
+                let message = "--store postgres needs --postgres-url"
+                throw ServerStartupError(message, cause: ConfigurationError(message))
+            }
+            do throws(ModerationError) {
+                let store = try PostgresStore(
+                    options: PostgresStoreOptions(
+                        url: url, schema: settings.postgresSchema, writers: settings.postgresWriters,
+                        readers: settings.postgresReaders))
+                return (store, { ServerGauges.storeSamples(store.statistics) })
+            } catch {
+                throw ServerStartupError(
+                    "cannot open the PostgreSQL store at \(PostgresURL.redacted(url)) (schema \(settings.postgresSchema)): "
+                        + error.message, cause: error)
+            }
         }
     }
 

@@ -1,14 +1,16 @@
 internal import CSystemShims
 import Moderation
 import ModerationEvents
+import ModerationPostgres
 import ModerationSQLite
 import RPCCore
 
 /// The values `/metrics` samples at scrape time rather than counts call by call.
 enum ServerGauges {
-    static func sample(hub: EventHub, service: ModerationService, store: SQLiteStore, apps: [String]) -> [ServerMetrics
-        .Sample]
-    {
+    /// - Parameter store: the store's own samples (`storeSamples` of its statistics).
+    static func sample(
+        hub: EventHub, service: ModerationService, store: [ServerMetrics.Sample], apps: [String]
+    ) -> [ServerMetrics.Sample] {
         var samples = [
             ServerMetrics.Sample(
                 name: "moderation_subscriptions_open", help: "Live event-stream subscriptions.", type: "gauge",
@@ -28,7 +30,7 @@ enum ServerGauges {
                     type: "gauge",
                     labels: [("app", app)], value: Double(head)))
         }
-        samples += storeSamples(store.statistics)
+        samples += store
         samples += processSamples()
         return samples
     }
@@ -82,7 +84,7 @@ enum ServerGauges {
         ]
     }
 
-    /// The store's commits, batch sizes (writes per transaction) and WAL flush latency.
+    /// The SQLite store's commits, batch sizes (writes per transaction) and WAL flush latency.
     static func storeSamples(_ statistics: StoreStatistics) -> [ServerMetrics.Sample] {
         var samples = [
             ServerMetrics.Sample(
@@ -90,50 +92,78 @@ enum ServerGauges {
                 type: "counter",
                 value: Double(statistics.commits))
         ]
+        samples += histogram(
+            "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",
+            bounds: StoreStatistics.batchSizeBounds.map { String($0) }, counts: statistics.batchSizes,
+            sum: Double(statistics.committedWrites))
+        samples += histogram(
+            "moderation_store_fsync_seconds", help: "Time to flush the WAL to disk before acknowledging commits.",
+            bounds: StoreStatistics.syncSecondsBounds.map { String($0) }, counts: statistics.syncLatencies,
+            sum: statistics.syncSeconds)
+        return samples
+    }
+
+    /// The PostgreSQL store's commits, batch sizes, COMMIT latency (the WAL flush included), and
+    /// what sharing the database with other writers costs (deferred writes, retried batches,
+    /// reconnections, actions of other instances read to fill a gap).
+    static func storeSamples(_ statistics: PostgresStoreStatistics) -> [ServerMetrics.Sample] {
+        var samples = [
+            ServerMetrics.Sample(
+                name: "moderation_store_commits_total", help: "Transactions the store's writers committed.",
+                type: "counter",
+                value: Double(statistics.commits))
+        ]
+        samples += histogram(
+            "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",
+            bounds: PostgresStoreStatistics.batchSizeBounds.map { String($0) }, counts: statistics.batchSizes,
+            sum: Double(statistics.committedWrites))
+        samples += histogram(
+            "moderation_store_commit_seconds",
+            help: "Time from COMMIT sent to its answer (synchronous_commit=on: the WAL flush included).",
+            bounds: PostgresStoreStatistics.commitSecondsBounds.map { String($0) },
+            counts: statistics.commitLatencies, sum: statistics.commitSeconds)
+        let counters: [(String, String, UInt64)] = [
+            (
+                "moderation_store_deferred_writes_total",
+                "Writes put off to the next batch because another writer held their app.", statistics.deferredWrites
+            ),
+            (
+                "moderation_store_retried_batches_total",
+                "Transactions rolled back and run again without a failed write.", statistics.retries
+            ),
+            ("moderation_store_reconnects_total", "Connections to PostgreSQL opened again.", statistics.reconnects),
+            (
+                "moderation_store_gap_actions_read_total",
+                "Actions other instances committed, read from the log before a local batch's events.",
+                statistics.actionsReadForGaps
+            ),
+        ]
+        for (name, help, value) in counters {
+            samples.append(ServerMetrics.Sample(name: name, help: help, type: "counter", value: Double(value)))
+        }
+        return samples
+    }
+
+    /// A Prometheus histogram from per-bucket (not cumulative) counts, one more than `bounds`.
+    private static func histogram(_ name: String, help: String, bounds: [String], counts: [UInt64], sum: Double)
+        -> [ServerMetrics.Sample]
+    {
+        var samples: [ServerMetrics.Sample] = []
         var cumulative: UInt64 = 0
-        for (index, bound) in StoreStatistics.batchSizeBounds.enumerated() {
-            cumulative += statistics.batchSizes[index]
+        for (index, bound) in bounds.enumerated() {
+            cumulative += counts[index]
             samples.append(
                 ServerMetrics.Sample(
-                    name: "moderation_store_commit_batch_size",
-                    help: "Writes per committed transaction (group commit).", type: "histogram",
-                    labels: [("le", String(bound))], value: Double(cumulative)))
+                    name: name, help: index == 0 ? help : "", type: "histogram", labels: [("le", bound)],
+                    value: Double(cumulative)))
         }
-        cumulative += statistics.batchSizes.last ?? 0
+        cumulative += counts.last ?? 0
         samples.append(
             ServerMetrics.Sample(
-                name: "moderation_store_commit_batch_size", help: "", type: "histogram",
-                labels: [("le", "+Inf")], value: Double(cumulative)))
+                name: name, help: "", type: "histogram", labels: [("le", "+Inf")], value: Double(cumulative)))
+        samples.append(ServerMetrics.Sample(name: name + "_sum", help: "", type: "histogram", value: sum))
         samples.append(
-            ServerMetrics.Sample(
-                name: "moderation_store_commit_batch_size_sum", help: "", type: "histogram",
-                value: Double(statistics.committedWrites)))
-        samples.append(
-            ServerMetrics.Sample(
-                name: "moderation_store_commit_batch_size_count", help: "", type: "histogram",
-                value: Double(statistics.commits)))
-        cumulative = 0
-        for (index, bound) in StoreStatistics.syncSecondsBounds.enumerated() {
-            cumulative += statistics.syncLatencies[index]
-            samples.append(
-                ServerMetrics.Sample(
-                    name: "moderation_store_fsync_seconds",
-                    help: "Time to flush the WAL to disk before acknowledging commits.",
-                    type: "histogram", labels: [("le", String(bound))], value: Double(cumulative)))
-        }
-        cumulative += statistics.syncLatencies.last ?? 0
-        samples.append(
-            ServerMetrics.Sample(
-                name: "moderation_store_fsync_seconds", help: "", type: "histogram",
-                labels: [("le", "+Inf")], value: Double(cumulative)))
-        samples.append(
-            ServerMetrics.Sample(
-                name: "moderation_store_fsync_seconds_sum", help: "", type: "histogram",
-                value: statistics.syncSeconds))
-        samples.append(
-            ServerMetrics.Sample(
-                name: "moderation_store_fsync_seconds_count", help: "", type: "histogram",
-                value: Double(statistics.syncs)))
+            ServerMetrics.Sample(name: name + "_count", help: "", type: "histogram", value: Double(cumulative)))
         return samples
     }
 }

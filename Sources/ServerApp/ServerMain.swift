@@ -159,6 +159,7 @@ public enum ServerMain {
     /// `moderation-server backup --output FILE [--data-dir DIR]`: an online copy of the store.
     static func backup(arguments: [String], environment: [String: String]) -> Int32 {
         var directory = environment["MODERATION_DATA_DIR"] ?? "./data"
+        var store = environment["MODERATION_STORE"] ?? StoreKind.sqlite.rawValue
         var output: String?
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
@@ -175,6 +176,7 @@ public enum ServerMain {
                         """)
                     return 0
                 case .flag(let flag) where flag.name == "--data-dir": directory = try reader.value(for: flag).text
+                case .flag(let flag) where flag.name == "--store": store = try reader.value(for: flag).text
                 case .flag(let flag) where flag.name == "--output" || flag.name == "-o":
                     output = try reader.value(for: flag).text
                 default: throw ArgumentError("unknown argument '\(token.argument)' (see backup --help)")
@@ -182,6 +184,12 @@ public enum ServerMain {
             }
         } catch {
             printError("moderation-server backup: \(error.message)")
+            return 2
+        }
+        guard store == StoreKind.sqlite.rawValue else {
+            printError(
+                "moderation-server backup: copies the SQLite store only; back up the PostgreSQL store with "
+                    + "PostgreSQL's own tools (pg_dump, or base backups with WAL archiving: docs/OPERATIONS.md)")
             return 2
         }
         guard let output else {

@@ -7,7 +7,20 @@ public import RPCCore
 public struct ServerSettings: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port: UInt16 = 7600
+    /// Where the data lives: the embedded SQLite file under `dataDirectory` (the default), or a
+    /// PostgreSQL database that many instances share.
+    public var store = StoreKind.sqlite
+    /// The data directory: the SQLite store, and the default API key file with either store.
     public var dataDirectory = "./data"
+    /// libpq's URL of the database for `--store postgres`; it may hold a password, which no log
+    /// line or error repeats (`PostgresURL.redacted`).
+    public var postgresURL: String?
+    /// The schema of the store's tables in that database.
+    public var postgresSchema = "public"
+    /// Reader connections of the PostgreSQL store.
+    public var postgresReaders = 16
+    /// Writer connections of the PostgreSQL store (an app's writes all go to one).
+    public var postgresWriters = 2
     public var apiKeys: [APIKeyStore.Entry] = []
     public var apiKeysFile: String?
     /// Event loops; 0 means one per usable core.
@@ -76,6 +89,14 @@ public enum MemoryBudgetSetting: Sendable, Equatable {
         case .bytes(let bytes): bytes
         }
     }
+}
+
+/// Which store the server keeps its data in.
+public enum StoreKind: String, Sendable, CaseIterable {
+    /// One SQLite file under the data directory: one instance, nothing to run beside it.
+    case sqlite
+    /// A PostgreSQL database (`--postgres-url`), shared by any number of instances.
+    case postgres
 }
 
 /// A setting that could not be used; the message names it.

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import ModerationPostgres
 import ModerationSQLite
 import RPCCore
 
@@ -41,6 +42,36 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             let address = try value.hostPort()
             (settings.host, settings.port) = (address.host, address.port)
+        },
+        Option("--store", "KIND", help: "sqlite (embedded, the default) or postgres (shared; needs --postgres-url)") {
+            settings, value throws(ArgumentError) in
+            settings.store = try value.choice(of: StoreKind.self)
+        },
+        Option(
+            "--postgres-url", "URL",
+            help: "the database of --store postgres: postgresql://USER@HOST:PORT/DB (its password is never logged)"
+        ) { settings, value throws(ArgumentError) in
+            // The value is never repeated in an error: it may hold a password.
+            let text = value.text
+            guard text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") || text.contains("=") else {
+                throw value.error("expected postgresql://USER@HOST:PORT/DB (or libpq's key=value form)")
+            }
+            settings.postgresURL = text
+        },
+        Option("--postgres-schema", "NAME", help: "schema of the tables in that database (default public)") {
+            settings, value throws(ArgumentError) in
+            guard PostgresStoreOptions.isValidSchema(value.text) else {
+                throw value.error("expected a lowercase name of letters, digits and _ (at most 63)")
+            }
+            settings.postgresSchema = value.text
+        },
+        Option("--postgres-readers", "N", help: "reader connections to PostgreSQL (default 16)") {
+            settings, value throws(ArgumentError) in
+            settings.postgresReaders = try value.integer(in: 1...1024)
+        },
+        Option("--postgres-writers", "N", help: "writer connections to PostgreSQL, each its own batches (default 2)") {
+            settings, value throws(ArgumentError) in
+            settings.postgresWriters = try value.integer(in: 1...64)
         },
         Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") {
             settings, value throws(ArgumentError) in
@@ -219,6 +250,9 @@ public enum ServerSettingsParser {
             if let clear = option.clearBeforeFlags, cleared.insert(option.flag).inserted { clear(&settings) }
             try apply(option, value, to: &settings, source: "")
         }
+        if settings.store == .postgres && settings.postgresURL == nil {
+            throw ConfigurationError("--store postgres needs --postgres-url URL (or MODERATION_POSTGRES_URL)")
+        }
         _ = try settings.tls?.configuration()
         return .run(settings)
     }
@@ -280,7 +314,8 @@ public enum ServerSettingsParser {
             "  --help                          this text",
             "  --version                       the version",
             "",
-            "Subcommand: moderation-server backup --output FILE [--data-dir DIR] (online copy of the store).",
+            "Subcommand: moderation-server backup --output FILE [--data-dir DIR] (online copy of the SQLite store;",
+            "the PostgreSQL store is backed up with PostgreSQL's tools: docs/OPERATIONS.md).",
             "",
             "With no API key configured, the server creates one for app 'default' in",
             "DATA_DIR/api-keys (the key is never logged). SIGTERM or SIGINT drains and exits 0;",

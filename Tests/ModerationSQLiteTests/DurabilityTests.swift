@@ -8,7 +8,7 @@ import Testing
 struct DurabilityTests {
     @Test("everything committed is there after a reopen", arguments: [SQLiteStoreOptions.Durability.full, .normal])
     func reopen(_ durability: SQLiteStoreOptions.Durability) throws {
-        let harness = try ServiceHarness(durability: durability)
+        let harness = try ServiceHarness(durability: durability, backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         for uid in ["o", "p", "q"] { try app.createUser(uid, metadata: ["k": uid]) }

@@ -27,12 +27,12 @@ struct GroupCommitTests {
 
     @Test("one failing write in a batch rolls back alone, and its seqs are handed out again")
     func isolation() throws {
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         try app.createUser("o")
         try app.createGroup("g", owner: "o")
-        let store = harness.store
+        let store = harness.sqliteStore
         func addUser(_ uid: String, thenFail: ModerationError? = nil, withAction: Bool = true) -> ClosureWrite {
             ClosureWrite { (tx) throws(ModerationError) in
                 let appID = try tx.createApp(named: "app")
@@ -68,7 +68,7 @@ struct GroupCommitTests {
 
     @Test("a completion comes after the commit: a read started then sees the change")
     func readYourWrites() throws {
-        let harness = try ServiceHarness(durability: .full)
+        let harness = try ServiceHarness(durability: .full, backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         try app.createUser("o")
@@ -82,12 +82,12 @@ struct GroupCommitTests {
 
     @Test("reads never wait for the writer, and see one snapshot")
     func readsDoNotWait() throws {
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         try app.createUser("o")
         try app.createGroup("g", owner: "o")
-        let store = harness.store
+        let store = harness.sqliteStore
         let release = BlockingSemaphore()
         let entered = BlockingSemaphore()
         // A write that has changed the group and then holds the write transaction open.
@@ -116,7 +116,7 @@ struct GroupCommitTests {
 
     @Test("writes after close fail with ERR_INTERNAL; reads too")
     func closed() throws {
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(backend: .sqlite)
         defer { harness.tearDown() }
         harness.store.close()
         let write = ClosureWrite { _ throws(ModerationError) in }
@@ -127,7 +127,7 @@ struct GroupCommitTests {
 
     @Test("many threads reading while others write: every read is consistent")
     func concurrentReadsAndWrites() throws {
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         for index in 0..<40 { try app.createUser("u\(index)") }
@@ -171,7 +171,7 @@ struct GroupCommitTests {
         // write-back, a closure stored in a generic Mutex was re-wrapped in two reabstraction
         // thunks every round: calls went through ever more frames, and releasing a chain of
         // ~100 000 (a ten-minute soak) overflowed the stack when the server shut down.
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         try app.createUser("o")

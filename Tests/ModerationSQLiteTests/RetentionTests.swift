@@ -12,7 +12,7 @@ struct RetentionTests {
         let retention: Int64 = 60_000
         let configuration = ModerationService.Configuration(
             passwordHasher: .fastForTests, actionRetentionMs: retention, maintenanceBatchSize: 3)
-        let harness = try ServiceHarness(clock: clock, configuration: configuration)
+        let harness = try ServiceHarness(clock: clock, configuration: configuration, backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         for uid in ["o", "p", "q"] { try app.createUser(uid) }

@@ -10,7 +10,7 @@ struct StorePagingTests {
     @Test("members and bans sharing a timestamp page by uid, without repeats or gaps")
     func ties() throws {
         let clock = ManualClock(ticking: false)
-        let harness = try ServiceHarness(clock: clock)
+        let harness = try ServiceHarness(clock: clock, backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()
         let uids = (0..<23).map { "u\($0)" }

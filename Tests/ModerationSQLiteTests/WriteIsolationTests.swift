@@ -39,7 +39,7 @@ struct WriteIsolationTests {
 
     /// A harness with user "o" (named "Olive") owning group "g".
     static func harness() throws -> ServiceHarness {
-        let harness = try ServiceHarness()
+        let harness = try ServiceHarness(backend: .sqlite)
         let app = harness.client()
         try app.createUser("o", name: "Olive")
         try app.createGroup("g", owner: "o")
@@ -53,7 +53,7 @@ struct WriteIsolationTests {
     ) {
         let first = Neighbour("w1")
         let second = Neighbour("w2")
-        GroupCommitTests.batch(harness.store, [first.write, failing, second.write])
+        GroupCommitTests.batch(harness.sqliteStore, [first.write, failing, second.write])
         #expect([first.write, failing, second.write].map { $0.wait()?.code } == [nil, .permissionDenied, nil])
         for uid in ["w1", "w2"] { #expect(try StoreProbe.user(harness.store, app: "app", uid: uid) != nil) }
         let log = try StoreProbe.log(harness.store, app: "app")

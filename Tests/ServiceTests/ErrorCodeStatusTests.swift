@@ -45,6 +45,7 @@ struct ErrorCodeStatusTests {
         Row(code: .rateLimited, status: .resourceExhausted),
         Row(code: .internal, status: .internal),
         Row(code: .tooManySubscriptions, status: .resourceExhausted),
+        Row(code: .storeUnavailable, status: .unavailable),
     ]
 
     @Test("the table lists every code once")
@@ -71,7 +72,7 @@ struct ErrorCodeStatusTests {
             .invalidArgument: "INVALID_ARGUMENT", .notFound: "NOT_FOUND", .alreadyExists: "ALREADY_EXISTS",
             .permissionDenied: "PERMISSION_DENIED", .resourceExhausted: "RESOURCE_EXHAUSTED",
             .failedPrecondition: "FAILED_PRECONDITION", .aborted: "ABORTED", .outOfRange: "OUT_OF_RANGE",
-            .internal: "INTERNAL", .unauthenticated: "UNAUTHENTICATED",
+            .internal: "INTERNAL", .unavailable: "UNAVAILABLE", .unauthenticated: "UNAUTHENTICATED",
         ]
         #expect(names.count == CanonicalStatus.allCases.count)
         for status in CanonicalStatus.allCases {

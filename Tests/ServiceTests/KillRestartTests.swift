@@ -22,10 +22,17 @@ extension EndToEnd {
         func killAndRestart() throws {
             let directory = TemporaryDirectory(prefix: "moderation-kill")
             defer { directory.remove() }
-            let arguments = [
+            var arguments = [
                 "--data-dir", directory.path + "/data", "--api-key", "\(TestApp.one.rawValue):\(TestApp.one.apiKey)",
                 "--log-level", "warning",
             ]
+            // On PostgreSQL the killed server's data is its schema, which the restarted one opens.
+            var postgres: (url: String, schema: String)?
+            if case .postgres(let url) = TestBackend.current {
+                postgres = (url, PostgresCluster.uniqueSchema("kill"))
+                arguments += ["--store", "postgres", "--postgres-url", url, "--postgres-schema", postgres!.schema]
+            }
+            defer { if let postgres { PostgresCluster.dropSchema(postgres.schema, url: postgres.url) } }
             let logPath = directory.path + "/server.log"
             @Sendable func connect(_ port: UInt16) throws -> ClientConnection {
                 var options = ClientOptions(port: port, apiKey: TestApp.one.apiKey)

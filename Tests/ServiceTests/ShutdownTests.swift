@@ -19,9 +19,13 @@ extension EndToEnd {
             let group = try cast.user("bob").subscribe(SubscribeRequest(guids: ["g"], start: .afterSeq(start)))
             let quiet = cast.app.subscribe(SubscribeRequest(userUID: "dave", start: .afterSeq(start)))
             // Subscriptions are authorized when the server starts them: let them start before bob,
-            // who may follow g as a member, is kicked.
+            // who may follow g as a member, is kicked. They count as soon as they are registered,
+            // before the check has read the store (a network round trip on PostgreSQL): bob's
+            // stream receiving an action shows his check is done.
             #expect(waitUntil { cast.server.subscriptionCount == 4 })
             let owner = try cast.user("owner")
+            let settled = try owner.updateGroup(UpdateGroupRequest(guid: "g", description: "subscribed")).version
+            #expect(settled > 0 && group.waitForSeq(start + 1) && whole.waitForSeq(start + 1))
             try owner.kick("g", "bob") // ends nothing: bob's group stream is not tied to his membership
             try owner.changeScope("g", "carol", to: .moderator)
             let last = try owner.ban("g", "alice").action?.seq ?? 0

@@ -189,13 +189,27 @@ extension EndToEnd {
             // Nor do they hold a read snapshot while they wait: SQLite can checkpoint its WAL and
             // start it over (a held snapshot would keep it growing with every write). A write
             // before each try, after which the idle pooled readers let go of their snapshots too.
-            var writes = 0
-            let restarted = waitUntil(timeoutMs: 3_000, pollMs: 50) {
-                writes += 1
-                _ = try? app.createUser("after-the-stall-\(writes)")
-                return (try? WALCheckpoint.restartSucceeds(databasePath: server.databasePath)) == true
+            if case .postgres(let url) = server.backend {
+                // On PostgreSQL the same promise reads: no connection sits in a transaction while a
+                // replay waits (its snapshot would hold back VACUUM for every table).
+                let query = """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE state LIKE 'idle in transaction%' AND now() - state_change > interval '1 second'
+                    """
+                let released = waitUntil(timeoutMs: 3_000, pollMs: 50) {
+                    (try? PostgresCluster.value(query, url: url)) == "0"
+                }
+                #expect(released, "a stalled replay holds a transaction (and its snapshot) open")
+            } else {
+                var writes = 0
+                let restarted = waitUntil(timeoutMs: 3_000, pollMs: 50) {
+                    writes += 1
+                    _ = try? app.createUser("after-the-stall-\(writes)")
+                    return (try? WALCheckpoint.restartSucceeds(databasePath: server.databasePath)) == true
+                }
+                #expect(
+                    restarted, "a stalled replay holds a read snapshot: the WAL cannot be checkpointed and restarted")
             }
-            #expect(restarted, "a stalled replay holds a read snapshot: the WAL cannot be checkpointed and restarted")
 
             let began = Clock.nowMs
             let replay = app.subscribe(

@@ -1,3 +1,4 @@
+internal import Glibc
 public import Moderation
 import ModerationEvents
 public import RPCCore
@@ -21,15 +22,20 @@ public enum TestApp: String, Sendable, CaseIterable {
 
 /// The real moderation server in-process — built by `ModerationServer`, as `moderation-server`
 /// builds it — on 127.0.0.1 (port chosen by the kernel) with a fresh data directory, `TestKeys`
-/// as keys, a clock tests can move forward, and fast password hashing.
+/// as keys, a clock tests can move forward, and fast password hashing. Its store is SQLite in the
+/// data directory, or, when the suites run on PostgreSQL (`TestBackend.current`), the PostgreSQL
+/// store in a schema of its own.
 ///
-/// `restart()` stops it and opens a new one on the same directory (a clean restart);
-/// `tearDown()` stops it and removes the directory.
+/// `restart()` stops it and opens a new one on the same data (a clean restart); `tearDown()`
+/// stops it and removes the data.
 public final class ModerationTestServer: Sendable {
     public let directory: TemporaryDirectory
     public let clock: OffsetClock
     public let moderation: ModerationServer
     public let port: UInt16
+    public let backend: TestBackend
+    /// The PostgreSQL schema of its store (nil on SQLite).
+    public let postgresSchema: String?
     private let tuning: ModerationServer.Tuning
     private let configureSettings: @Sendable (inout ServerSettings) -> Void
     private let connections = Mutex<[TestApp: ClientConnection]>([:])
@@ -53,12 +59,32 @@ public final class ModerationTestServer: Sendable {
         tuning.maintenanceIntervalMs = 0
         tuning.workers = 4
         configure(&tuning)
-        try self.init(directory: directory, clock: clock, tuning: tuning, configureSettings: settings)
+        let backend = TestBackend.current
+        try self.init(
+            directory: directory, clock: clock, tuning: tuning, configureSettings: settings, backend: backend,
+            postgresSchema: backend.isPostgres ? try Self.schema(of: directory) : nil)
+    }
+
+    /// The PostgreSQL schema that goes with a data directory: made up and written into it the
+    /// first time, read back by a server started again on the same directory, so "the same
+    /// data" means the same on both stores.
+    private static func schema(of directory: TemporaryDirectory) throws -> String {
+        let file = directory.path + "/postgres-schema"
+        if let fd = Optional(open(file, O_RDONLY)), fd >= 0 {
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 128)
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count > 0 { return String(decoding: bytes[0..<count], as: UTF8.self) }
+        }
+        let schema = PostgresCluster.uniqueSchema("s")
+        try directory.write(Array(schema.utf8), to: "postgres-schema")
+        return schema
     }
 
     private init(
         directory: TemporaryDirectory, clock: OffsetClock, tuning: ModerationServer.Tuning,
-        configureSettings: @escaping @Sendable (inout ServerSettings) -> Void
+        configureSettings: @escaping @Sendable (inout ServerSettings) -> Void, backend: TestBackend,
+        postgresSchema: String?
     ) throws {
         var settings = ServerSettings()
         settings.threads = 2
@@ -66,10 +92,18 @@ public final class ModerationTestServer: Sendable {
         settings.host = "127.0.0.1"
         settings.port = 0
         settings.dataDirectory = directory.path + "/data"
+        if case .postgres(let url) = backend, let postgresSchema {
+            settings.store = .postgres
+            settings.postgresURL = url
+            settings.postgresSchema = postgresSchema
+            settings.postgresReaders = 8
+        }
         self.directory = directory
         self.clock = clock
         self.tuning = tuning
         self.configureSettings = configureSettings
+        self.backend = backend
+        self.postgresSchema = postgresSchema
         moderation = try ModerationServer(
             settings: settings, authenticator: TestKeys(), logger: .disabled, tuning: tuning)
         port = try moderation.start()
@@ -78,7 +112,7 @@ public final class ModerationTestServer: Sendable {
     /// The domain service behind the server (maintenance, hub statistics).
     public var service: ModerationService { moderation.service }
 
-    /// The store's SQLite database file.
+    /// The store's SQLite database file (SQLite only).
     public var databasePath: String { directory.path + "/data/moderation.sqlite3" }
 
     /// Subscriptions the event hub holds now (replaying or live).
@@ -138,12 +172,16 @@ public final class ModerationTestServer: Sendable {
     public func restart() throws -> ModerationTestServer {
         stop()
         return try ModerationTestServer(
-            directory: directory, clock: clock, tuning: tuning, configureSettings: configureSettings)
+            directory: directory, clock: clock, tuning: tuning, configureSettings: configureSettings, backend: backend,
+            postgresSchema: postgresSchema)
     }
 
-    /// Stops the server and removes its directory.
+    /// Stops the server and removes its data (the directory, and the schema on PostgreSQL).
     public func tearDown() {
         stop()
         directory.remove()
+        if case .postgres(let url) = backend, let postgresSchema {
+            PostgresCluster.dropSchema(postgresSchema, url: url)
+        }
     }
 }

@@ -1,32 +1,56 @@
 public import Moderation
+public import ModerationPostgres
 public import ModerationSQLite
 
-/// A `ModerationService` on a `SQLiteStore` in a temporary directory, with a manual clock —
-/// what every domain test starts from. Reopening keeps the directory (durability tests).
+/// A `ModerationService` on a fresh store with a manual clock — what every domain test starts
+/// from: SQLite in a temporary directory, or, when the suites run on PostgreSQL
+/// (`TestBackend.current`), the PostgreSQL store in a schema of its own. Reopening keeps the
+/// data (durability tests).
 public final class ServiceHarness: @unchecked Sendable {
     // Invariant: `store` and `service` are replaced only by `reopen()`, which tests call from the
     // thread that owns the harness while no other thread uses it.
     public let directory: TemporaryDirectory
     public let clock: ManualClock
+    public let backend: TestBackend
+    /// The SQLite store's options (used only on `.sqlite`).
     public let storeOptions: SQLiteStoreOptions
+    /// The PostgreSQL store's options, its schema included (nil on `.sqlite`).
+    public let postgresOptions: PostgresStoreOptions?
     public let configuration: ModerationService.Configuration
-    public private(set) var store: SQLiteStore
+    public private(set) var store: any ModerationStore
     public private(set) var service: ModerationService
 
+    /// - Parameters:
+    ///   - durability, tweak: the SQLite store's settings (ignored on PostgreSQL).
+    ///   - backend: the store; tests of one store's own behaviour name it.
     public init(
         clock: ManualClock = ManualClock(), durability: SQLiteStoreOptions.Durability = .normal,
         configuration: ModerationService.Configuration = ModerationService.Configuration(passwordHasher: .fastForTests),
-        tweak: (inout SQLiteStoreOptions) -> Void = { _ in }
+        backend: TestBackend = .current, tweak: (inout SQLiteStoreOptions) -> Void = { _ in }
     ) throws {
         directory = TemporaryDirectory()
         self.clock = clock
+        self.backend = backend
         var options = SQLiteStoreOptions(
             directory: directory.path + "/data", durability: durability, cacheSizeKiB: 4096, mmapSize: 0)
         tweak(&options)
         storeOptions = options
         self.configuration = configuration
-        store = try SQLiteStore(options: options)
+        switch backend {
+        case .sqlite:
+            postgresOptions = nil
+        case .postgres(let url):
+            postgresOptions = PostgresStoreOptions(
+                url: url, schema: PostgresCluster.uniqueSchema(), writers: 2, readers: 4)
+        }
+        store = try Self.open(storeOptions, postgresOptions)
         service = ModerationService(store: store, now: clock.function, configuration: configuration)
+    }
+
+    /// The SQLite store (tests of it make their harness with `backend: .sqlite`).
+    public var sqliteStore: SQLiteStore {
+        guard let store = store as? SQLiteStore else { preconditionFailure("the harness runs on \(backend)") }
+        return store
     }
 
     /// A caller of `app` acting as `actor` (nil: the app itself).
@@ -34,18 +58,26 @@ public final class ServiceHarness: @unchecked Sendable {
         ModerationClient(service: service, caller: Caller(app: app, actor: actor), store: store)
     }
 
-    /// Closes the store and opens it again from disk with a new service.
+    /// Closes the store and opens it again with a new service (from disk, or the same schema).
     public func reopen() throws {
         service.shutdown()
         store.close()
-        store = try SQLiteStore(options: storeOptions)
+        store = try Self.open(storeOptions, postgresOptions)
         service = ModerationService(store: store, now: clock.function, configuration: configuration)
     }
 
-    /// Closes everything and deletes the directory.
+    /// Closes everything and deletes the data (the directory, or the schema).
     public func tearDown() {
         service.shutdown()
         store.close()
         directory.remove()
+        if let postgresOptions { PostgresCluster.dropSchema(postgresOptions.schema, url: postgresOptions.url) }
+    }
+
+    private static func open(_ sqlite: SQLiteStoreOptions, _ postgres: PostgresStoreOptions?) throws
+        -> any ModerationStore
+    {
+        if let postgres { return try PostgresStore(options: postgres) }
+        return try SQLiteStore(options: sqlite)
     }
 }

@@ -15,5 +15,6 @@ public enum CanonicalStatus: Int, Sendable, CaseIterable {
     case aborted = 10
     case outOfRange = 11
     case `internal` = 13
+    case unavailable = 14
     case unauthenticated = 16
 }

@@ -53,15 +53,24 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let rateLimited = ErrorCode("ERR_RATE_LIMITED", status: .resourceExhausted)
     public static let `internal` = ErrorCode("ERR_INTERNAL", status: .internal)
     public static let tooManySubscriptions = ErrorCode("ERR_TOO_MANY_SUBSCRIPTIONS", status: .resourceExhausted)
+    /// The store cannot be reached (PostgreSQL down, the connection lost): nothing of the call
+    /// was kept, or — for a commit cut off midway — its outcome is unknown. Retry later.
+    public static let storeUnavailable = ErrorCode("ERR_STORE_UNAVAILABLE", status: .unavailable)
 
-    /// The 27 codes of the service, in the order of `errors.proto`.
+    /// The 28 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
         .bannedGroupMember, .groupJoinNotAllowed, .wrongGroupPass, .emptyGroupPass, .ownerCannotLeave,
         .sameScope, .groupNoSelfAction, .guidAlreadyExists, .uidAlreadyExists, .invalidArgument,
         .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
+        .storeUnavailable,
     ]
+
+    /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,
+    /// `ERR_STORE_UNAVAILABLE`), as opposed to a rule refusing the call: such a failure is never
+    /// recorded as a call's outcome (an idempotent reply, one user's result of a bulk call).
+    public var isStoreFailure: Bool { self == .internal || self == .storeUnavailable }
 
     /// Never leaves the service: a join whose password was verified against a hash that changed
     /// before the write ran; the service verifies again and retries.

@@ -41,4 +41,9 @@ extension ModerationError {
     public static func storage(_ detail: String) -> ModerationError {
         ModerationError(.internal, "storage failure: \(detail)")
     }
+    /// The store cannot be reached (`ERR_STORE_UNAVAILABLE`): a clear, retryable failure. For
+    /// store implementations whose storage is a server (PostgreSQL).
+    public static func storeUnavailable(_ detail: String) -> ModerationError {
+        ModerationError(.storeUnavailable, "the store is unavailable: \(detail)")
+    }
 }

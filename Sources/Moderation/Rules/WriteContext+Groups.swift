@@ -56,7 +56,7 @@ extension WriteContext {
     {
         do {
             return try body(&self)
-        } catch  where error.code != .internal {
+        } catch  where !error.code.isStoreFailure {
             return .failed(error)
         }
     }

@@ -4,7 +4,7 @@
 /// With an idempotency key: a reply stored under (app, actor, key) within the window is replayed
 /// and nothing changes; otherwise the change runs in a nested savepoint (a domain failure rolls
 /// back the change but keeps the stored reply), `replay` turns the result into bytes, and those
-/// are stored in the same transaction. Storage failures (`.internal`) store nothing, so a retry
+/// are stored in the same transaction. Storage failures (`isStoreFailure`) store nothing, so a retry
 /// runs again.
 final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
     // Invariant: `outcome` is written by `apply` (on the store's writer, possibly more than once
@@ -54,7 +54,7 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         let result: Result<Value, ModerationError>
         do {
             result = .success(try transaction.savepoint { () throws(ModerationError) -> Value in try body(&context) })
-        } catch  where error.code != .internal && error.code != .passwordChanged {
+        } catch  where !error.code.isStoreFailure && error.code != .passwordChanged {
             result = .failure(error)
         }
         let bytes = replay(result)
@@ -63,6 +63,9 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
             appID: appID, actor: actor, key: caller.idempotencyKey, reply: bytes, at: now)
         outcome = .done(result)
     }
+
+    /// The caller's app; none for maintenance, which runs as the app "" over every app.
+    var affinity: String? { caller.app.isEmpty ? nil : caller.app }
 
     func finish(_ failure: ModerationError?) {
         guard let failure else {

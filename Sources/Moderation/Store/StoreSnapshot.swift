@@ -3,7 +3,8 @@
 /// A snapshot is handed to a closure by `ModerationStore.read` (or is the transaction itself on
 /// the writer) and must not escape it. Every method is keyed by the app's store key, so one
 /// tenant's data is never reachable with another's. Failures of the storage itself are thrown as
-/// `ModerationError` with code `.internal`.
+/// `ModerationError` with code `.internal`, or `.storeUnavailable` when a store on a server cannot
+/// reach it.
 public protocol StoreSnapshot {
     /// The store's key of an app, or nil when the app has no data yet.
     func appID(named app: String) throws(ModerationError) -> Int64?

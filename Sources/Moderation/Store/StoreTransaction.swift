@@ -1,14 +1,15 @@
 /// Reads and writes inside one atomic change, on the store's writer.
 ///
-/// What a store must guarantee (the SQLite store does it with one writer thread; a PostgreSQL
-/// store would with row locks in a serializable-enough transaction):
+/// What a store must guarantee (the SQLite store does it with one writer thread; the PostgreSQL
+/// store with the app's row lock, taken by each write's first step, in a `READ COMMITTED`
+/// transaction):
 /// - **Atomicity**: everything a `StoreWrite` does is kept or dropped together; `savepoint`
 ///   nests a smaller unit that can be dropped alone.
 /// - **Per-group serialization**: after `groupForUpdate`, no other change to that group can
-///   interleave until this one commits or rolls back (PostgreSQL: `SELECT … FOR UPDATE`).
+///   interleave until this one commits or rolls back (PostgreSQL: `SELECT … FOR NO KEY UPDATE`).
 /// - **Gapless seqs**: `appendAction` allocates the app's next seq inside the change, so a
-///   rolled-back change burns none and readers never see a gap (PostgreSQL: `UPDATE apps SET
-///   head_seq = head_seq + 1 … RETURNING`, which also orders the app's commits).
+///   rolled-back change burns none and readers never see a gap (PostgreSQL: counted from the
+///   head read under the app's row lock, which also orders the app's commits).
 public protocol StoreTransaction: StoreSnapshot {
     /// Runs `body` in a nested savepoint: when it throws, what it wrote is rolled back and the
     /// error is rethrown; the enclosing change goes on.

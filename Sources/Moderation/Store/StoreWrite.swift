@@ -9,7 +9,18 @@ public protocol StoreWrite: AnyObject, Sendable {
     func apply(_ transaction: any StoreTransaction) throws(ModerationError)
 
     /// Called once the outcome is final: nil when `apply` returned and the batch is durable;
-    /// the error `apply` threw; or `.internal` when the batch could not be committed (then
-    /// nothing of this write was kept).
+    /// the error `apply` threw; or `.internal` (`.storeUnavailable` for a store that lost its
+    /// server) when the batch could not be committed (then nothing of this write was kept —
+    /// unless the connection was lost during COMMIT, which the message says: then the outcome is
+    /// unknown).
     func finish(_ failure: ModerationError?)
+
+    /// The app whose data the write changes, when it is a single one: a store with several
+    /// writers keeps one app's writes on one of them, so they commit in the order they were
+    /// submitted. nil (the default): any writer.
+    var affinity: String? { get }
+}
+
+extension StoreWrite {
+    public var affinity: String? { nil }
 }

@@ -62,13 +62,16 @@ public enum ErrorCode: ProtoEnum {
     case errInternal
     /// RESOURCE_EXHAUSTED: the app already has its maximum number of open subscriptions.
     case errTooManySubscriptions
+    /// UNAVAILABLE: the store cannot be reached (PostgreSQL down or the connection lost); nothing
+    /// was changed, or for a commit cut off midway the outcome is unknown. Retry later.
+    case errStoreUnavailable
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -100,6 +103,7 @@ public enum ErrorCode: ProtoEnum {
         case 25: self = .errRateLimited
         case 26: self = .errInternal
         case 27: self = .errTooManySubscriptions
+        case 28: self = .errStoreUnavailable
         default: self = .unrecognized(rawValue)
         }
     }
@@ -134,6 +138,7 @@ public enum ErrorCode: ProtoEnum {
         case .errRateLimited: 25
         case .errInternal: 26
         case .errTooManySubscriptions: 27
+        case .errStoreUnavailable: 28
         case .unrecognized(let value): value
         }
     }
@@ -169,6 +174,7 @@ public enum ErrorCode: ProtoEnum {
         case .errRateLimited: "ERR_RATE_LIMITED"
         case .errInternal: "ERR_INTERNAL"
         case .errTooManySubscriptions: "ERR_TOO_MANY_SUBSCRIPTIONS"
+        case .errStoreUnavailable: "ERR_STORE_UNAVAILABLE"
         case .unrecognized: nil
         }
     }

@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[28] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[29] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -37,11 +37,12 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_RATE_LIMITED", "MODERATION__V1__ERROR_CODE__ERR_RATE_LIMITED", 25 },
   { "ERR_INTERNAL", "MODERATION__V1__ERROR_CODE__ERR_INTERNAL", 26 },
   { "ERR_TOO_MANY_SUBSCRIPTIONS", "MODERATION__V1__ERROR_CODE__ERR_TOO_MANY_SUBSCRIPTIONS", 27 },
+  { "ERR_STORE_UNAVAILABLE", "MODERATION__V1__ERROR_CODE__ERR_STORE_UNAVAILABLE", 28 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 28}
+{0, 0},{0, 29}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[28] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[29] =
 {
   { "ERR_ALREADY_BANNED", 11 },
   { "ERR_ALREADY_JOINED", 10 },
@@ -63,6 +64,7 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_PERMISSION_DENIED", 5 },
   { "ERR_RATE_LIMITED", 25 },
   { "ERR_SAME_SCOPE", 17 },
+  { "ERR_STORE_UNAVAILABLE", 28 },
   { "ERR_TOO_MANY_SUBSCRIPTIONS", 27 },
   { "ERR_UID_ALREADY_EXISTS", 20 },
   { "ERR_UID_NOT_FOUND", 2 },
@@ -79,9 +81,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  28,
+  29,
   moderation__v1__error_code__enum_values_by_number,
-  28,
+  29,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

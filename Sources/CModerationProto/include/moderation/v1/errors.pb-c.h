@@ -135,7 +135,12 @@ typedef enum _Moderation__V1__ErrorCode {
   /*
    * RESOURCE_EXHAUSTED: the app already has its maximum number of open subscriptions.
    */
-  MODERATION__V1__ERROR_CODE__ERR_TOO_MANY_SUBSCRIPTIONS = 27
+  MODERATION__V1__ERROR_CODE__ERR_TOO_MANY_SUBSCRIPTIONS = 27,
+  /*
+   * UNAVAILABLE: the store cannot be reached (PostgreSQL down or the connection lost); nothing
+   * was changed, or for a commit cut off midway the outcome is unknown. Retry later.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_STORE_UNAVAILABLE = 28
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

@@ -1,0 +1,241 @@
+internal import Moderation
+
+/// The versioned schema: an ordered list of migrations, applied at start, one transaction each,
+/// recorded in `schema_migrations`; a database newer than the build is refused.
+///
+/// Instances that start together do not race: each migration runs under a transaction-scoped
+/// advisory lock of the schema (`pg_advisory_xact_lock`), and re-reads the version once it holds
+/// the lock, so the second instance finds the work done. Creating `pg_trgm` (once per database)
+/// has a lock of its own. Never edit a released migration; append a new one.
+enum Migrations {
+    /// The migrations, given the schema `pg_trgm` lives in (its operator classes are named
+    /// with it, so the store's `search_path` needs only the store's own schema).
+    static func all(trigramSchema: String) -> [String] {
+        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema))]
+    }
+
+    /// Advisory lock keys: (class, object) pairs of `pg_advisory_xact_lock(int, int)`.
+    static let lockClass = "hashtext('moderation.schema')"
+
+    /// Brings `schema` up to the latest version (creating it and `pg_trgm` when missing).
+    static func migrate(_ connection: PGConnection, schema: String) throws(ModerationError) {
+        // Another instance's migration may take its time: wait for its lock as long as it runs.
+        try connection.exec("SET lock_timeout TO 0")
+        let trigramSchema = try ensureTrigramExtension(connection)
+        let literal = "'" + schema.replacing("'", with: "''") + "'"
+        let migrations = all(trigramSchema: trigramSchema)
+        var version = 0
+        repeat {
+            try inTransaction(connection) { () throws(ModerationError) in
+                try connection.exec("SELECT pg_advisory_xact_lock(\(lockClass), hashtext(\(literal)))")
+                // Checked first: CREATE SCHEMA needs a privilege on the database even when the
+                // schema exists, and an operator may have created it for a user without one.
+                let existing = try connection.exec("SELECT 1 FROM pg_namespace WHERE nspname = \(literal)")
+                if existing?.rowCount == 0 {
+                    try connection.exec("CREATE SCHEMA \(PGConnection.quoteIdentifier(schema))")
+                }
+                try connection.exec(
+                    """
+                    CREATE TABLE IF NOT EXISTS schema_migrations (
+                        version integer PRIMARY KEY,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    )
+                    """)
+                version = Int(
+                    try connection.exec("SELECT coalesce(max(version), 0) FROM schema_migrations")!.int64(0, 0))
+                guard version <= migrations.count else {
+                    throw .storage(
+                        "the database schema \(schema) has version \(version), newer than this build's \(migrations.count)"
+                    )
+                }
+                guard version < migrations.count else { return }
+                try connection.exec(migrations[version])
+                try connection.exec("INSERT INTO schema_migrations (version) VALUES (\(version + 1))")
+                version += 1
+            }
+        } while version < migrations.count
+    }
+
+    /// The schema `pg_trgm` is installed in, creating the extension (in `public`) when missing.
+    private static func ensureTrigramExtension(_ connection: PGConnection) throws(ModerationError) -> String {
+        let query = """
+            SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+            WHERE e.extname = 'pg_trgm'
+            """
+        if let found = try connection.exec(query), found.rowCount > 0 { return found.string(0, 0) }
+        try inTransaction(connection) { () throws(ModerationError) in
+            try connection.exec("SELECT pg_advisory_xact_lock(\(lockClass), hashtext('pg_trgm'))")
+            try connection.exec("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public")
+        }
+        guard let found = try connection.exec(query), found.rowCount > 0 else {
+            throw .storage("the pg_trgm extension could not be created")
+        }
+        return found.string(0, 0)
+    }
+
+    private static func inTransaction(_ connection: PGConnection, _ body: () throws(ModerationError) -> Void)
+        throws(ModerationError)
+    {
+        try connection.exec("BEGIN")
+        do {
+            try body()
+            try connection.exec("COMMIT")
+        } catch {
+            _ = try? connection.exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func version1(trigram: String) -> String {
+        """
+        -- Tenants. head_seq: the app's last action seq. The row is also the app's write lock:
+        -- every write of the app locks it first (FOR NO KEY UPDATE) and holds it to COMMIT, so
+        -- the app's seqs are allocated in commit order and never leave a gap.
+        -- pruned_through: every seq up to it was removed by retention.
+        CREATE TABLE apps (
+            id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            name text COLLATE "C" NOT NULL UNIQUE,
+            head_seq bigint NOT NULL DEFAULT 0,
+            pruned_through bigint NOT NULL DEFAULT 0
+        );
+
+        -- Metadata is a text[] of keys and values in turn (keys sorted), tags a text[]: rows
+        -- read plainly in psql.
+        -- Users are never deleted. name_folded: TextFolding.fold(name), for search. Text that
+        -- is compared or ordered is COLLATE "C": byte order, as in the SQLite store, so pages
+        -- come in the same order on both.
+        CREATE TABLE users (
+            id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            app_id bigint NOT NULL REFERENCES apps (id),
+            uid text COLLATE "C" NOT NULL,
+            name text NOT NULL,
+            name_folded text COLLATE "C" NOT NULL,
+            avatar text NOT NULL,
+            metadata text[] NOT NULL,
+            created_at bigint NOT NULL,
+            UNIQUE (app_id, uid)
+        );
+        -- Substring search (LIKE '%keyword%') on the uid and the folded name.
+        CREATE INDEX users_uid_trigrams ON users USING gin (uid \(trigram).gin_trgm_ops);
+        CREATE INDEX users_name_trigrams ON users USING gin (name_folded \(trigram).gin_trgm_ops);
+
+        -- An identity never hands out an id twice, so (id, revision) names one descriptive state
+        -- forever (the action log refers to it).
+        CREATE TABLE groups (
+            id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            app_id bigint NOT NULL REFERENCES apps (id),
+            guid text COLLATE "C" NOT NULL,
+            name text NOT NULL,
+            name_folded text COLLATE "C" NOT NULL,
+            icon text NOT NULL,
+            description text NOT NULL,
+            type integer NOT NULL,
+            password_hash text,
+            metadata text[] NOT NULL,
+            tags text[] NOT NULL,
+            owner text COLLATE "C" NOT NULL,
+            members_count bigint NOT NULL,
+            version bigint NOT NULL,
+            revision bigint NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            UNIQUE (app_id, guid)
+        );
+        CREATE INDEX groups_by_created ON groups (app_id, created_at, guid);
+        CREATE INDEX groups_guid_trigrams ON groups USING gin (guid \(trigram).gin_trgm_ops);
+        CREATE INDEX groups_name_trigrams ON groups USING gin (name_folded \(trigram).gin_trgm_ops);
+
+        CREATE TABLE group_tags (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            tag text COLLATE "C" NOT NULL,
+            PRIMARY KEY (group_id, tag)
+        );
+
+        -- Every descriptive state a group had, for the action log's group snapshots; kept after
+        -- the group is deleted until no retained action refers to it.
+        CREATE TABLE group_revisions (
+            group_id bigint NOT NULL,
+            revision bigint NOT NULL,
+            guid text COLLATE "C" NOT NULL,
+            name text NOT NULL,
+            icon text NOT NULL,
+            description text NOT NULL,
+            type integer NOT NULL,
+            metadata text[] NOT NULL,
+            tags text[] NOT NULL,
+            owner text COLLATE "C" NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            superseded_at bigint,
+            PRIMARY KEY (group_id, revision)
+        );
+        CREATE INDEX group_revisions_by_superseded ON group_revisions (superseded_at) WHERE superseded_at IS NOT NULL;
+
+        -- Scopes: 1 admin, 2 moderator, 3 participant (the proto numbers).
+        CREATE TABLE members (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            scope integer NOT NULL,
+            joined_at bigint NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        );
+        CREATE INDEX members_by_joined ON members (group_id, joined_at, uid) INCLUDE (user_id, scope);
+        CREATE INDEX members_by_user ON members (user_id, group_id);
+
+        -- Bans in force (and expired ones the sweeper has not recorded yet). scope_before NULL:
+        -- a pre-emptive ban. expires_at 0: permanent.
+        CREATE TABLE bans (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            scope_before integer,
+            joined_at bigint NOT NULL,
+            banned_at bigint NOT NULL,
+            banned_by text COLLATE "C" NOT NULL,
+            reason text NOT NULL,
+            expires_at bigint NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        );
+        CREATE INDEX bans_by_banned ON bans (group_id, banned_at DESC, uid);
+        CREATE INDEX bans_by_expiry ON bans (expires_at) WHERE expires_at > 0;
+
+        -- The action log, one row per action, an app's log in (app_id, seq) order: what any
+        -- instance reads to follow the log by seq. A group snapshot is (group_id, revision) plus
+        -- the counters here. Kinds: the proto ActionType numbers. by_uid "@app" for the app.
+        CREATE TABLE actions (
+            app_id bigint NOT NULL,
+            seq bigint NOT NULL,
+            group_id bigint NOT NULL,
+            revision bigint NOT NULL,
+            kind integer NOT NULL,
+            by_uid text COLLATE "C" NOT NULL,
+            on_uid text COLLATE "C",
+            members_count bigint NOT NULL,
+            version bigint NOT NULL,
+            old_scope integer,
+            new_scope integer,
+            reason text NOT NULL,
+            expires_at bigint NOT NULL,
+            timestamp bigint NOT NULL,
+            idempotency_key text NOT NULL,
+            request_id text NOT NULL,
+            PRIMARY KEY (app_id, seq)
+        );
+        -- A group's actions in seq order. No index by target (as in the SQLite store: target
+        -- filters scan the group's log in bounded windows).
+        CREATE INDEX actions_by_group ON actions (group_id, seq);
+
+        -- Replies of idempotent calls. actor '' for the app.
+        CREATE TABLE idempotency (
+            app_id bigint NOT NULL,
+            actor text COLLATE "C" NOT NULL,
+            key text COLLATE "C" NOT NULL,
+            created_at bigint NOT NULL,
+            reply bytea NOT NULL,
+            PRIMARY KEY (app_id, actor, key)
+        );
+        CREATE INDEX idempotency_by_age ON idempotency (created_at);
+        """
+    }
+}

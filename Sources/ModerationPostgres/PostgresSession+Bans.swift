@@ -1,0 +1,75 @@
+internal import Moderation
+
+extension PostgresSession {
+    func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
+        let key = TransactionCache.EntryKey(groupID: groupID, uid: uid)
+        if isWriter, let known = cache.ban(key) { return known }
+        let row = try connection.query(.ban, [.int(groupID), .text(uid)])
+        let found = row.rowCount > 0 ? decodeBan(row, 0) : nil
+        if isWriter { cache.set(key, ban: found) }
+        return found
+    }
+
+    func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
+        try connection.send(
+            .insertBan,
+            [
+                .int(groupID), .text(user.user.uid), .int(user.id),
+                .optional(ban.scopeBefore.map { StorageCodes.code($0) }), .int(ban.joinedAt), .int(ban.bannedAt),
+                .text(ban.bannedBy), .text(ban.reason), .int(ban.expiresAt),
+            ])
+        var stored = ban
+        stored.name = user.user.name
+        stored.avatar = user.user.avatar
+        cache.set(TransactionCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+    }
+
+    func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
+        try connection.send(.deleteBan, [.int(groupID), .text(uid)])
+        cache.set(TransactionCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
+    }
+
+    func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
+        var parameters: [PGValue] = [
+            .int(groupID), .int(query.after?.bannedAt ?? Int64.max), .text(query.after?.uid ?? ""),
+            .int(query.activeAt), .int(query.limit),
+        ]
+        let rows: PGResult
+        if query.search.isEmpty {
+            rows = try connection.query(.bansPage, parameters)
+        } else {
+            parameters.append(SearchSQL.pattern(query.search))
+            rows = try connection.query(sql: SearchSQL.bans, parameters)
+        }
+        return (0..<rows.rowCount).map { decodeBan(rows, $0) }
+    }
+
+    /// Expired bans whose app this transaction holds or could lock now: the statement locks the
+    /// apps of the bans it returns and skips bans of apps another writer holds (they are swept
+    /// in a later run, or expire on contact). The sweeper then rechecks each ban under the lock,
+    /// so however many instances sweep, each expiry is recorded once.
+    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {
+        let rows = try connection.query(.expiredBans, [.int(now), .int(limit)])
+        var expired: [ExpiredBan] = []
+        expired.reserveCapacity(rows.rowCount)
+        for row in 0..<rows.rowCount {
+            let appID = rows.int64(row, 0)
+            let app = rows.string(row, 1)
+            if writer.heads[appID] == nil {
+                writer.appIDs[app] = appID
+                hold(appID: appID, head: rows.uint64(row, 4))
+            }
+            expired.append(ExpiredBan(appID: appID, app: app, guid: rows.string(row, 2), uid: rows.string(row, 3)))
+        }
+        return expired
+    }
+
+    /// A ban row in the order of `Statement.banColumns`.
+    private func decodeBan(_ rows: PGResult, _ row: Int) -> Ban {
+        Ban(
+            uid: rows.string(row, 0), name: rows.string(row, 1), avatar: rows.string(row, 2),
+            scopeBefore: rows.optionalInt(row, 3).flatMap(StorageCodes.scope), joinedAt: rows.int64(row, 4),
+            bannedAt: rows.int64(row, 5), bannedBy: rows.string(row, 6), reason: rows.string(row, 7),
+            expiresAt: rows.int64(row, 8))
+    }
+}

@@ -1,0 +1,159 @@
+internal import Moderation
+
+extension PostgresSession {
+    func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
+        let key = TransactionCache.GroupKey(appID: appID, guid: guid)
+        if isWriter, let cached = cache.group(key) { return cached }
+        let row = try connection.query(.groupByGUID, [.int(appID), .text(guid)])
+        guard row.rowCount > 0 else { return nil }
+        let found = decodeGroup(row, 0)
+        if isWriter { cache.set(key, found) }
+        return found
+    }
+
+    /// `SELECT … FOR NO KEY UPDATE`, under the app's lock (taken first when not yet held).
+    func groupForUpdate(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
+        try lockApp(id: appID)
+        let key = TransactionCache.GroupKey(appID: appID, guid: guid)
+        if let cached = cache.group(key) {
+            // Read in this transaction: the copy is current (its counters may be newer than the
+            // row's); only the row lock is missing.
+            if !writer.lockedGroups.contains(cached.id) {
+                try connection.send(.groupForUpdate, [.int(appID), .text(guid)])
+                writer.lockedGroups.insert(cached.id)
+            }
+            return cached
+        }
+        let row = try connection.query(.groupForUpdate, [.int(appID), .text(guid)])
+        guard row.rowCount > 0 else { return nil }
+        let found = decodeGroup(row, 0)
+        cache.set(key, found)
+        writer.lockedGroups.insert(found.id)
+        return found
+    }
+
+    func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup {
+        try lockApp(id: appID)
+        let row = try connection.query(
+            .insertGroup,
+            [
+                .int(appID), .text(group.guid), .text(group.name), .text(TextFolding.fold(group.name)),
+                .text(group.icon), .text(group.description), .int(StorageCodes.code(group.type)),
+                .optional(passwordHash), RecordCoding.encode(group.metadata), RecordCoding.encode(group.tags),
+                .text(group.owner), .int(group.membersCount), .int(group.version), .int(Int64(1)),
+                .int(group.createdAt), .int(group.updatedAt),
+            ])
+        let stored = StoredGroup(id: row.int64(0, 0), revision: 1, group: group, passwordHash: passwordHash)
+        cache.set(TransactionCache.GroupKey(appID: appID, guid: group.guid), stored)
+        writer.lockedGroups.insert(stored.id)
+        try insertRevision(stored)
+        try connection.send(.insertTags, [.int(stored.id), RecordCoding.encode(group.tags)])
+        return stored
+    }
+
+    func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
+        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
+        guard descriptive else {
+            // Counters change with nearly every write: keep them in the cache and write each
+            // changed group's row once, before the batch commits.
+            if let key {
+                cache.set(key, group)
+                cache.setDirty(key, true)
+            } else {
+                try writeCounters(group)
+            }
+            return
+        }
+        try supersede(groupID: group.id, revision: group.revision, at: group.group.updatedAt)
+        group.revision += 1
+        let value = group
+        try connection.send(
+            .updateGroupAll,
+            [
+                .int(value.id), .text(value.group.name), .text(TextFolding.fold(value.group.name)),
+                .text(value.group.icon), .text(value.group.description), .int(StorageCodes.code(value.group.type)),
+                .optional(value.passwordHash), RecordCoding.encode(value.group.metadata),
+                RecordCoding.encode(value.group.tags), .text(value.group.owner), .int(value.group.membersCount),
+                .int(value.group.version), .int(value.revision), .int(value.group.updatedAt),
+            ])
+        try insertRevision(value)
+        try connection.send(.deleteTags, [.int(value.id)])
+        try connection.send(.insertTags, [.int(value.id), RecordCoding.encode(value.group.tags)])
+        if let key {
+            // The row now holds every field, the counters included.
+            cache.set(key, value)
+            cache.setDirty(key, false)
+        }
+    }
+
+    /// Writes a group's members_count and version.
+    func writeCounters(_ group: StoredGroup) throws(ModerationError) {
+        try connection.send(
+            .updateGroupCounters, [.int(group.id), .int(group.group.membersCount), .int(group.group.version)])
+    }
+
+    func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
+        if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
+            cache.set(key, nil)
+            cache.setDirty(key, false)
+        }
+        cache.forgetEntries()
+        try supersede(groupID: group.id, revision: group.revision, at: time)
+        try connection.send(.deleteGroup, [.int(group.id)])
+    }
+
+    func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing] {
+        if query.joinedOnly && query.viewer == nil { return [] }
+        var parameters: [PGValue] = [
+            .int(appID), .text(query.viewer ?? ""), .bool(query.viewer == nil),
+            .int(query.after?.createdAt ?? Int64.min), .text(query.after?.guid ?? ""),
+            .int(StorageCodes.mask(query.types)), query.tags.isEmpty ? .null : .textArray(query.tags), .int(query.now),
+            .int(query.limit),
+        ]
+        let rows: PGResult
+        if query.search.isEmpty {
+            rows = try connection.query(query.joinedOnly ? .groupsPageJoined : .groupsPage, parameters)
+        } else {
+            parameters.append(SearchSQL.pattern(query.search))
+            rows = try connection.query(sql: query.joinedOnly ? SearchSQL.groupsJoined : SearchSQL.groups, parameters)
+        }
+        var listings: [GroupListing] = []
+        listings.reserveCapacity(rows.rowCount)
+        for row in 0..<rows.rowCount {
+            var membership: Membership? = nil
+            if !rows.isNull(row, 15), let scope = StorageCodes.scope(rows.int(row, 15)) {
+                membership = Membership(scope: scope, joinedAt: rows.int64(row, 16))
+            }
+            listings.append(GroupListing(group: decodeGroup(rows, row), membership: membership))
+        }
+        return listings
+    }
+
+    /// A group row in the order of `Statement.groupColumns`.
+    func decodeGroup(_ rows: PGResult, _ row: Int) -> StoredGroup {
+        let group = Group(
+            guid: rows.string(row, 2), name: rows.string(row, 3), icon: rows.string(row, 4),
+            description: rows.string(row, 5), type: StorageCodes.groupType(rows.int(row, 6)),
+            metadata: RecordCoding.metadata(rows.strings(row, 8)), tags: rows.strings(row, 9),
+            owner: rows.string(row, 10), membersCount: rows.int(row, 11), version: rows.uint64(row, 12),
+            createdAt: rows.int64(row, 13), updatedAt: rows.int64(row, 14))
+        return StoredGroup(
+            id: rows.int64(row, 0), revision: rows.uint64(row, 1), group: group,
+            passwordHash: rows.optionalString(row, 7))
+    }
+
+    private func insertRevision(_ stored: StoredGroup) throws(ModerationError) {
+        try connection.send(
+            .insertRevision,
+            [
+                .int(stored.id), .int(stored.revision), .text(stored.group.guid), .text(stored.group.name),
+                .text(stored.group.icon), .text(stored.group.description), .int(StorageCodes.code(stored.group.type)),
+                RecordCoding.encode(stored.group.metadata), RecordCoding.encode(stored.group.tags),
+                .text(stored.group.owner), .int(stored.group.createdAt), .int(stored.group.updatedAt),
+            ])
+    }
+
+    private func supersede(groupID: Int64, revision: UInt64, at time: Int64) throws(ModerationError) {
+        try connection.send(.supersedeRevision, [.int(groupID), .int(revision), .int(time)])
+    }
+}

@@ -1,0 +1,136 @@
+public import Moderation
+internal import Synchronization
+
+/// The moderation data in a PostgreSQL database, shared by any number of server instances.
+///
+/// - Writes: `writers` threads, each with its connection and queue, commit queued writes in
+///   batches (group commit), each write atomic on its own (`WriterLoop.run`); an app's writes
+///   go to one writer, and every write takes its app's row lock first, which orders an app's
+///   commits across writers and instances (see `PostgresSession`). `synchronous_commit=on`: a
+///   write is finished only after its COMMIT returned.
+/// - Reads: `REPEATABLE READ READ ONLY` transactions on a pool of reader connections, so a read
+///   sees one snapshot, never waits for writers, and sees every commit acknowledged before it
+///   started (by this instance or any other).
+/// - Schema: versioned migrations at open (`Migrations`), serialized between instances by an
+///   advisory lock.
+/// - Commit handler: called with every committed batch's actions, per app in seq order and
+///   without gaps — actions other writers committed in between are read from the log first
+///   (`CommitFeed`) — before the batch's writes are finished.
+///
+/// When PostgreSQL cannot be reached, calls fail at once with `ERR_STORE_UNAVAILABLE`; lost
+/// connections are opened again by the next read or batch, so the store recovers by itself.
+public final class PostgresStore: ModerationStore {
+    public let options: PostgresStoreOptions
+    private let writers: [PostgresWriter]
+    private let readers: ReaderPool
+    private let completer: Completer
+    private let recorder: PostgresStatisticsRecorder
+    private let closed = Atomic<Bool>(false)
+    private let nextWriter = Atomic<Int>(0)
+
+    /// Connects, creates or migrates the schema, and starts the writers.
+    /// - Throws: `ERR_STORE_UNAVAILABLE` when PostgreSQL cannot be reached; `ERR_INTERNAL` when
+    ///   the schema is newer than this build or cannot be migrated.
+    public init(options: PostgresStoreOptions) throws(ModerationError) {
+        guard PostgresStoreOptions.isValidSchema(options.schema) else {
+            throw .storage("the schema name '\(options.schema)' is not a lowercase SQL identifier")
+        }
+        self.options = options
+        let recorder = PostgresStatisticsRecorder()
+        self.recorder = recorder
+        let migration = try PGConnection(options.connectionOptions, pipeline: false)
+        try Migrations.migrate(migration, schema: options.schema)
+        var heads: [String: UInt64] = [:]
+        if let rows = try migration.exec("SELECT name, head_seq FROM apps") {
+            for row in 0..<rows.rowCount { heads[rows.string(row, 0)] = rows.uint64(row, 1) }
+        }
+        let connectionOptions = options.connectionOptions
+        let gate = ConnectionGate()
+        let readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> PostgresSession in
+            PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
+        }
+        self.readers = readers
+        let completer = Completer(heads: heads, statistics: recorder) {
+            (app, after, through) throws(ModerationError) -> [ActionRecord] in
+            try Self.read(readers) { (snapshot) throws(ModerationError) -> [ActionRecord] in
+                guard let appID = try snapshot.appID(named: app) else { return [] }
+                return try snapshot.actions(
+                    appID: appID, query: ActionLogQuery(afterSeq: after, limit: 500, throughSeq: through))
+            }
+        }
+        self.completer = completer
+        writers = (0..<max(1, options.writers)).map { index in
+            PostgresWriter(index: index, options: options, gate: gate, completer: completer, statistics: recorder)
+        }
+    }
+
+    public func read<T>(_ body: (any StoreSnapshot) throws(ModerationError) -> T) throws(ModerationError) -> T {
+        guard !closed.load(ordering: .acquiring) else { throw .storage("the store is closed") }
+        return try Self.read(readers, body)
+    }
+
+    /// A read on a pooled connection, run once more on a new connection when the pooled one
+    /// turns out to have died while idle (PostgreSQL restarted since): a read changes nothing,
+    /// so running it again is safe.
+    private static func read<T>(_ readers: ReaderPool, _ body: (any StoreSnapshot) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
+        var retried = false
+        while true {
+            let (session, reused) = try readers.checkout()
+            do {
+                try session.beginRead()
+                let value = try body(session)
+                session.endRead()
+                readers.checkin(session)
+                return value
+            } catch {
+                session.endRead()
+                readers.checkin(session)
+                if reused && session.connection.isBroken && !retried {
+                    retried = true
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    public func submit(_ write: any StoreWrite) {
+        let index: Int
+        if let app = write.affinity {
+            index = Int(Self.hash(app) % UInt64(writers.count))
+        } else {
+            index = nextWriter.wrappingAdd(1, ordering: .relaxed).oldValue % writers.count
+        }
+        if !writers[index].queue.push(write) { write.finish(.storage("the store is closed")) }
+    }
+
+    public func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void) {
+        completer.box.handler.withLock { $0 = Completer.CommitHandler(call: handler) }
+    }
+
+    /// Commits, batch sizes, commit latencies, deferrals and reconnections so far.
+    public var statistics: PostgresStoreStatistics { recorder.snapshot }
+
+    /// How many batches the writers have committed since the store opened.
+    public var commitCount: UInt64 { recorder.snapshot.commits }
+
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for writer in writers { writer.close() }
+        completer.close()
+        readers.drain()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// FNV-1a of the app's name: which writer its writes go to.
+    private static func hash(_ app: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in app.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+}

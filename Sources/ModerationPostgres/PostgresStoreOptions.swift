@@ -1,0 +1,49 @@
+/// Settings of the PostgreSQL store.
+public struct PostgresStoreOptions: Sendable, Equatable {
+    /// libpq's connection URL (`postgresql://USER@HOST:PORT/DB`) or key/value string. It may carry
+    /// a password: the store never puts it in a message (`PostgresURL.redacted`).
+    public var url: String
+    /// The schema of the store's tables (created at start when missing). Several deployments,
+    /// or the tests, can share a database with a schema each.
+    public var schema: String
+    /// Writer connections, each with its thread and its own batches. One app's writes all go to
+    /// the same writer (they take the app's lock anyway); more writers let different apps
+    /// commit side by side.
+    public var writers: Int
+    /// Reader connections kept open; a read waits for one when all are busy.
+    public var readers: Int
+    /// At most this many writes per transaction (group commit).
+    public var maxBatchSize: Int
+    /// How long opening a connection may take before the store reports it unavailable.
+    public var connectTimeoutSeconds: Int
+    /// `application_name` of the connections (shown in `pg_stat_activity`).
+    public var applicationName: String
+
+    public init(
+        url: String, schema: String = "public", writers: Int = 2, readers: Int = 16, maxBatchSize: Int = 512,
+        connectTimeoutSeconds: Int = 5, applicationName: String = "moderation-server"
+    ) {
+        self.url = url
+        self.schema = schema
+        self.writers = writers
+        self.readers = readers
+        self.maxBatchSize = maxBatchSize
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+        self.applicationName = applicationName
+    }
+
+    /// A schema name the store accepts: lowercase letters, digits and `_`, starting with a
+    /// letter or `_`, at most 63 bytes (so it needs no quoting anywhere an operator types it).
+    public static func isValidSchema(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 63 else { return false }
+        let lower = UInt8(ascii: "a")...UInt8(ascii: "z")
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard lower.contains(first) || first == UInt8(ascii: "_") else { return false }
+        return name.utf8.allSatisfy { lower.contains($0) || digits.contains($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    var connectionOptions: PGConnection.Options {
+        PGConnection.Options(
+            url: url, schema: schema, applicationName: applicationName, connectTimeoutSeconds: connectTimeoutSeconds)
+    }
+}

@@ -1,0 +1,60 @@
+internal import Synchronization
+
+/// What the store's writers have done, for the server's metrics: commits, their batch sizes,
+/// how long COMMIT took (its WAL flush included, as `synchronous_commit=on` waits for it), and
+/// the events particular to a store shared by many instances.
+public struct PostgresStoreStatistics: Sendable, Equatable {
+    /// Upper bounds of the batch-size histogram (writes per commit).
+    public static let batchSizeBounds: [Int] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    /// Upper bounds of the commit-latency histogram, in seconds.
+    public static let commitSecondsBounds: [Double] = [
+        0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
+    ]
+
+    /// Transactions committed.
+    public var commits: UInt64 = 0
+    /// Writes committed in them.
+    public var committedWrites: UInt64 = 0
+    /// Commits per batch-size bucket (not cumulative; one more bucket for larger batches).
+    public var batchSizes = [UInt64](repeating: 0, count: batchSizeBounds.count + 1)
+    /// COMMIT round trips and their total time.
+    public var commitSeconds = 0.0
+    /// Commits per latency bucket (not cumulative; one more bucket for slower ones).
+    public var commitLatencies = [UInt64](repeating: 0, count: commitSecondsBounds.count + 1)
+    /// Writes put off to the next batch because another writer held their app.
+    public var deferredWrites: UInt64 = 0
+    /// Batches rolled back and run again without a failed write (or after a transient failure).
+    public var retries: UInt64 = 0
+    /// Connections opened again after one was lost.
+    public var reconnects: UInt64 = 0
+    /// Actions committed by other writers (other instances) and read from the log to fill a gap
+    /// before a batch was handed to the commit handler.
+    public var actionsReadForGaps: UInt64 = 0
+}
+
+/// The counters behind `PostgresStoreStatistics`.
+final class PostgresStatisticsRecorder: Sendable {
+    private let statistics = Mutex(PostgresStoreStatistics())
+
+    var snapshot: PostgresStoreStatistics { statistics.withLock { $0 } }
+
+    func recordCommit(writes: Int, seconds: Double) {
+        let size =
+            PostgresStoreStatistics.batchSizeBounds.firstIndex(where: { writes <= $0 })
+            ?? PostgresStoreStatistics.batchSizeBounds.count
+        let latency =
+            PostgresStoreStatistics.commitSecondsBounds.firstIndex(where: { seconds <= $0 })
+            ?? PostgresStoreStatistics.commitSecondsBounds.count
+        statistics.withLock { statistics in
+            statistics.commits += 1
+            statistics.committedWrites += UInt64(writes)
+            statistics.batchSizes[size] += 1
+            statistics.commitSeconds += seconds
+            statistics.commitLatencies[latency] += 1
+        }
+    }
+
+    func record(_ change: (inout PostgresStoreStatistics) -> Void) {
+        statistics.withLock { change(&$0) }
+    }
+}

@@ -1,0 +1,212 @@
+internal import Glibc
+internal import Moderation
+internal import ThreadSupport
+
+/// One of the store's writers: a thread with its own connection and queue, committing queued
+/// writes in batches (group commit) and handing each committed batch to the completer.
+final class PostgresWriter: Sendable {
+    let queue = WriteQueue()
+    private let thread: WorkerThread
+
+    init(
+        index: Int, options: PostgresStoreOptions, gate: ConnectionGate, completer: Completer,
+        statistics: PostgresStatisticsRecorder
+    ) {
+        let queue = queue
+        let loop = WriterLoop(
+            options: options, gate: gate, queue: queue, completer: completer, statistics: statistics)
+        thread = WorkerThread(name: "mod-pg-write-\(index)") {
+            while let batch = queue.take(max: max(1, options.maxBatchSize)) {
+                loop.run(batch)
+            }
+            loop.close()
+        }
+    }
+
+    /// Finishes what is queued, then stops the thread.
+    func close() {
+        queue.close()
+        thread.join()
+    }
+}
+
+/// What a writer's thread runs for each batch.
+final class WriterLoop: @unchecked Sendable {
+    // Invariant: created before the writer thread starts and used only on it afterwards, so
+    // `session` has one user.
+    private let options: PostgresStoreOptions
+    private let gate: ConnectionGate
+    private var session: PostgresSession?
+    /// A connection was open before: opening one now is a reconnection (for the statistics).
+    private var connectedBefore = false
+    private let queue: WriteQueue
+    private let completer: Completer
+    private let statistics: PostgresStatisticsRecorder
+    /// How often a write may meet a transient failure (deadlock, serialization) before it fails.
+    private static let transientRetries = 3
+
+    init(
+        options: PostgresStoreOptions, gate: ConnectionGate, queue: WriteQueue, completer: Completer,
+        statistics: PostgresStatisticsRecorder
+    ) {
+        self.options = options
+        self.gate = gate
+        self.queue = queue
+        self.completer = completer
+        self.statistics = statistics
+    }
+
+    /// Runs one batch: every write in one transaction, one COMMIT, then the completions.
+    ///
+    /// Writes run without a savepoint each (a savepoint per write would give every write a
+    /// subtransaction, and past 64 in one transaction PostgreSQL's snapshots slow down for
+    /// everyone): a rule of the domain is that a mutation checks everything before it writes, so
+    /// a failing one usually sent nothing and only the writer's memory needs putting back. When
+    /// a failing write did send a change, or a statement failed (which aborts the transaction),
+    /// the transaction is rolled back and the batch runs again without that write. A write
+    /// refused because another writer holds its app is put off to the front of the next batch;
+    /// a lost connection is opened again once (the transaction never committed, so the batch
+    /// simply runs again), and if that fails every write fails with `ERR_STORE_UNAVAILABLE`.
+    func run(_ batch: [any StoreWrite]) {
+        var failures = [ModerationError?](repeating: nil, count: batch.count)
+        var deferred = [Bool](repeating: false, count: batch.count)
+        var retries = [Int](repeating: 0, count: batch.count)
+        var deferredApps = Set<String>()
+        var applied: [Int] = []
+        var actions: [ActionRecord] = []
+        var reconnected = false
+
+        /// Fails every write still open (the deferred ones excepted) with `error`.
+        func failRemaining(_ error: ModerationError) {
+            for index in batch.indices where failures[index] == nil && !deferred[index] { failures[index] = error }
+            applied.removeAll()
+        }
+
+        attempt: while true {
+            applied.removeAll()
+            let session: PostgresSession
+            do {
+                session = try connectedSession()
+                try session.beginWrite()
+            } catch {
+                self.session = nil
+                failRemaining(error)
+                break attempt
+            }
+            for index in batch.indices where failures[index] == nil && !deferred[index] {
+                if let app = batch[index].affinity, deferredApps.contains(app) {
+                    deferred[index] = true
+                    continue
+                }
+                let mark = session.mark(tag: index)
+                do {
+                    try batch[index].apply(session)
+                    applied.append(index)
+                } catch {
+                    if session.isDeferred {
+                        deferred[index] = true
+                        if let app = batch[index].affinity { deferredApps.insert(app) }
+                        if session.restoreIfUnchanged(mark) { continue }
+                        session.abandonWrite()
+                        statistics.record { $0.retries += 1 }
+                        continue attempt
+                    }
+                    if let failure = session.connection.failure {
+                        session.abandonWrite()
+                        if failure.isUnavailable {
+                            self.session = nil
+                            if !reconnected {
+                                reconnected = true
+                                continue attempt
+                            }
+                            failRemaining(failure.error)
+                            break attempt
+                        }
+                        blame(failure, defaultIndex: index, failures: &failures, retries: &retries)
+                        continue attempt
+                    }
+                    failures[index] = error
+                    if !session.restoreIfUnchanged(mark) {
+                        session.abandonWrite()
+                        statistics.record { $0.retries += 1 }
+                        continue attempt
+                    }
+                }
+            }
+            guard !applied.isEmpty else {
+                session.abandonWrite()
+                break attempt
+            }
+            let started = monotonicSeconds()
+            do {
+                actions = try session.commitWrite()
+                statistics.recordCommit(writes: applied.count, seconds: monotonicSeconds() - started)
+            } catch {
+                let failure = session.connection.failure
+                if let failure, !failure.isUnavailable, batch.indices.contains(failure.tag) {
+                    // A change a write sent failed when the pipeline was read at COMMIT.
+                    blame(failure, defaultIndex: failure.tag, failures: &failures, retries: &retries)
+                    continue attempt
+                }
+                if failure?.isUnavailable == true {
+                    self.session = nil
+                    let unknown = ModerationError.storeUnavailable(
+                        "the connection to PostgreSQL was lost while committing; the outcome is unknown")
+                    for index in applied { failures[index] = unknown }
+                } else {
+                    for index in applied { failures[index] = error }
+                }
+                applied.removeAll()
+            }
+            break attempt
+        }
+
+        let putOff = batch.indices.filter { deferred[$0] }
+        if !putOff.isEmpty {
+            statistics.record { $0.deferredWrites += UInt64(putOff.count) }
+            queue.pushFront(putOff.map { batch[$0] })
+        }
+        let done = batch.indices.filter { !deferred[$0] }
+        guard !done.isEmpty else { return }
+        completer.push(
+            CompletedBatch(writes: done.map { batch[$0] }, failures: done.map { failures[$0] }, actions: actions))
+    }
+
+    /// Records a failed statement against the write that sent it: a transient failure lets the
+    /// write run again (a few times), any other fails it.
+    private func blame(
+        _ failure: PGFailure, defaultIndex: Int, failures: inout [ModerationError?], retries: inout [Int]
+    ) {
+        statistics.record { $0.retries += 1 }
+        let culprit = failures.indices.contains(failure.tag) ? failure.tag : defaultIndex
+        if failure.isTransient && retries[culprit] < Self.transientRetries {
+            retries[culprit] += 1
+        } else {
+            failures[culprit] = failure.error
+        }
+    }
+
+    /// The writer's session, connecting (again) when it has none or its connection broke.
+    private func connectedSession() throws(ModerationError) -> PostgresSession {
+        if let session, !session.connection.isBroken { return session }
+        session = nil
+        let connection = try gate.connect(options.connectionOptions, pipeline: true)
+        if connectedBefore { statistics.record { $0.reconnects += 1 } }
+        connectedBefore = true
+        let fresh = PostgresSession(connection: connection, isWriter: true)
+        session = fresh
+        return fresh
+    }
+
+    /// The store is closing: the connection goes with the session.
+    func close() {
+        session = nil
+    }
+}
+
+/// The monotonic clock in seconds, for timing commits.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

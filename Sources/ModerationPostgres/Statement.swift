@@ -1,0 +1,254 @@
+/// Every SQL statement the store prepares, once per connection (named `s<raw value>`).
+///
+/// Parameters are `$n`; where PostgreSQL cannot infer a parameter's type from its use, the
+/// statement casts it. Searches are not here: their plan depends on the keyword, so they run
+/// unprepared (`SearchSQL`), planned for each keyword.
+enum Statement: Int, CaseIterable {
+    case beginWrite, beginRead, commit, rollback
+
+    case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead
+    case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
+
+    case userByUID, insertUser, updateUser
+
+    case groupByGUID, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup, deleteGroup
+    case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
+    case deleteTags, insertTags
+    case groupsPage, groupsPageJoined
+
+    case membership, insertMember, deleteMember, setScope, membersPage, groupsOfUser
+
+    case ban, insertBan, deleteBan, bansPage, expiredBans
+
+    case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
+
+    case idempotentReply, saveReply, purgeReplies
+
+    /// The prepared statement's name on the server.
+    var name: String { "s\(rawValue)" }
+
+    /// True for statements that change rows: a write that sent one cannot be undone without
+    /// rolling the transaction back (see `PostgresSession.restoreIfUnchanged`).
+    var changesRows: Bool {
+        switch self {
+        case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .insertGroup,
+            .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
+            .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .insertBan, .deleteBan, .insertAction,
+            .pruneDelete, .saveReply, .purgeReplies:
+            true
+        default:
+            false
+        }
+    }
+
+    /// The columns `PostgresSession.decodeGroup` reads, in order, from a `groups` row named `g`.
+    static let groupColumns = """
+        g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
+        g.members_count, g.version, g.created_at, g.updated_at
+        """
+
+    /// The columns `PostgresSession.decodeMember` reads, in order.
+    static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
+
+    /// The columns `PostgresSession.decodeBan` reads, in order.
+    static let banColumns =
+        "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
+
+    /// The columns `PostgresSession.actions` reads, in order.
+    static let actionColumns = """
+        a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope,
+        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
+        """
+
+    /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask; $5 limit.
+    static let membersFrom = """
+        FROM members m JOIN users u ON u.id = m.user_id
+        WHERE m.group_id = $1 AND (m.joined_at, m.uid) > ($2::bigint, $3::text)
+          AND ((1::bigint << m.scope) & $4::bigint) <> 0
+        """
+    static let membersOrder = "ORDER BY m.joined_at, m.uid LIMIT $5"
+
+    /// The banned list's filter: $1 group, $2/$3 keyset (banned_at descending, uid), $4 now
+    /// (expired bans are left out); $5 limit.
+    static let bansFrom = """
+        FROM bans b JOIN users u ON u.id = b.user_id
+        WHERE b.group_id = $1 AND b.banned_at <= $2::bigint AND (b.banned_at < $2::bigint OR b.uid > $3::text)
+          AND (b.expires_at = 0 OR b.expires_at > $4::bigint)
+        """
+    static let bansOrder = "ORDER BY b.banned_at DESC, b.uid LIMIT $5"
+
+    /// The group list's filter: $1 app, $2 viewer uid ('' for the app), $3 true when the app
+    /// asks, $4/$5 keyset, $6 type mask, $7 tags (text[], NULL for any), $8 now; $9 limit. `m`
+    /// is the viewer's membership row (NULL when none).
+    static let groupsFilter = """
+        (g.created_at, g.guid) > ($4::bigint, $5::text)
+        AND ((1::bigint << g.type) & $6::bigint) <> 0
+        AND ($7::text[] IS NULL OR EXISTS (SELECT 1 FROM group_tags t WHERE t.group_id = g.id AND t.tag = ANY ($7::text[])))
+        AND ($3::boolean OR g.type <> 3 OR m.uid IS NOT NULL)
+        AND ($3::boolean OR NOT EXISTS (SELECT 1 FROM bans b WHERE b.group_id = g.id AND b.uid = $2::text
+                                          AND (b.expires_at = 0 OR b.expires_at > $8::bigint)))
+        """
+    static let groupsFrom = """
+        FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $2::text
+        WHERE g.app_id = $1 AND \(groupsFilter)
+        """
+    /// The viewer's own groups, found through their memberships.
+    static let groupsJoinedFrom = """
+        FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
+        WHERE u.app_id = $1 AND u.uid = $2::text AND \(groupsFilter)
+        """
+    static let groupsOrder = "ORDER BY g.created_at, g.guid LIMIT $9"
+
+    var sql: String {
+        switch self {
+        case .beginWrite: "BEGIN ISOLATION LEVEL READ COMMITTED"
+        case .beginRead: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        case .commit: "COMMIT"
+        case .rollback: "ROLLBACK"
+
+        case .appByName: "SELECT id FROM apps WHERE name = $1"
+        // The app's lock: every write of an app takes it first (see PostgresSession+Apps).
+        case .lockApp: "SELECT id, head_seq FROM apps WHERE name = $1 FOR NO KEY UPDATE"
+        case .lockAppSkipping: "SELECT id, head_seq FROM apps WHERE name = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        case .lockAppByID: "SELECT name, head_seq FROM apps WHERE id = $1 FOR NO KEY UPDATE"
+        case .lockAppByIDSkipping: "SELECT name, head_seq FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        case .insertApp: "INSERT INTO apps (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id"
+        case .appLog: "SELECT name, head_seq, pruned_through FROM apps WHERE id = $1"
+        case .setAppHead: "UPDATE apps SET head_seq = $2 WHERE id = $1"
+        case .appHeads: "SELECT name, head_seq FROM apps"
+        case .appsForPruning: "SELECT id, pruned_through FROM apps ORDER BY id"
+        case .lockAppForPruning: "SELECT pruned_through FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        case .setPrunedThrough: "UPDATE apps SET pruned_through = $2 WHERE id = $1"
+
+        case .userByUID: "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = $1 AND uid = $2"
+        case .insertUser:
+            """
+            INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """
+        case .updateUser: "UPDATE users SET name = $2, name_folded = $3, avatar = $4, metadata = $5 WHERE id = $1"
+
+        case .groupByGUID: "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = $1 AND g.guid = $2"
+        case .groupForUpdate:
+            "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = $1 AND g.guid = $2 FOR NO KEY UPDATE"
+        case .insertGroup:
+            """
+            INSERT INTO groups (app_id, guid, name, name_folded, icon, description, type, password_hash, metadata, tags,
+                                owner, members_count, version, revision, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id
+            """
+        case .updateGroupCounters: "UPDATE groups SET members_count = $2, version = $3 WHERE id = $1"
+        case .updateGroupAll:
+            """
+            UPDATE groups SET name = $2, name_folded = $3, icon = $4, description = $5, type = $6, password_hash = $7,
+                metadata = $8, tags = $9, owner = $10, members_count = $11, version = $12, revision = $13, updated_at = $14
+            WHERE id = $1
+            """
+        case .appOfGroup: "SELECT app_id FROM groups WHERE id = $1"
+        case .deleteGroup: "DELETE FROM groups WHERE id = $1"
+        case .insertRevision:
+            """
+            INSERT INTO group_revisions (group_id, revision, guid, name, icon, description, type, metadata, tags, owner,
+                                         created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            """
+        case .supersedeRevision:
+            "UPDATE group_revisions SET superseded_at = $3 WHERE group_id = $1 AND revision = $2"
+        case .revision:
+            """
+            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at
+            FROM group_revisions WHERE group_id = $1 AND revision = $2
+            """
+        case .supersededRevisions:
+            """
+            SELECT group_id, revision FROM group_revisions
+            WHERE superseded_at IS NOT NULL AND superseded_at < $1 ORDER BY superseded_at LIMIT $2
+            """
+        case .firstRetainedRevision: "SELECT revision FROM actions WHERE group_id = $1 ORDER BY seq LIMIT 1"
+        case .deleteRevision: "DELETE FROM group_revisions WHERE group_id = $1 AND revision = $2"
+        case .deleteTags: "DELETE FROM group_tags WHERE group_id = $1"
+        case .insertTags:
+            """
+            INSERT INTO group_tags (group_id, tag) SELECT $1, tag FROM unnest($2::text[]) AS tag
+            ON CONFLICT DO NOTHING
+            """
+        case .groupsPage: "SELECT \(Self.groupColumns), m.scope, m.joined_at \(Self.groupsFrom) \(Self.groupsOrder)"
+        case .groupsPageJoined:
+            "SELECT \(Self.groupColumns), m.scope, m.joined_at \(Self.groupsJoinedFrom) \(Self.groupsOrder)"
+
+        case .membership: "SELECT scope, joined_at FROM members WHERE group_id = $1 AND uid = $2"
+        case .insertMember:
+            "INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES ($1, $2, $3, $4, $5)"
+        case .deleteMember: "DELETE FROM members WHERE group_id = $1 AND uid = $2"
+        case .setScope: "UPDATE members SET scope = $3 WHERE group_id = $1 AND uid = $2"
+        case .membersPage: "SELECT \(Self.memberColumns) \(Self.membersFrom) \(Self.membersOrder)"
+        case .groupsOfUser:
+            """
+            SELECT g.guid FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
+            WHERE u.app_id = $1 AND u.uid = $2 ORDER BY g.guid
+            """
+
+        case .ban:
+            "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = $1 AND b.uid = $2"
+        case .insertBan:
+            """
+            INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            """
+        case .deleteBan: "DELETE FROM bans WHERE group_id = $1 AND uid = $2"
+        case .bansPage: "SELECT \(Self.banColumns) \(Self.bansFrom) \(Self.bansOrder)"
+        case .expiredBans:
+            // Locks the apps of the bans it returns, skipping those another writer holds: the
+            // sweeper then handles only bans it can change now (see PostgresSession+Bans).
+            """
+            SELECT a.id, a.name, g.guid, b.uid, a.head_seq
+            FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id
+            WHERE b.expires_at > 0 AND b.expires_at <= $1
+            ORDER BY b.expires_at LIMIT $2
+            FOR NO KEY UPDATE OF a SKIP LOCKED
+            """
+
+        case .insertAction:
+            """
+            INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
+                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+            """
+        case .actionsOfApp:
+            // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,
+            // $6 target or NULL, $7 limit.
+            """
+            SELECT \(Self.actionColumns) FROM actions a
+            WHERE a.app_id = $1 AND a.seq > $2 AND a.seq <= $3 AND ((1::bigint << a.kind) & $4::bigint) <> 0
+              AND ($5::text IS NULL OR a.by_uid = $5::text) AND ($6::text IS NULL OR a.on_uid = $6::text)
+            ORDER BY a.seq LIMIT $7
+            """
+        case .actionsOfGroup:
+            // $8 group; the rest as actionsOfApp.
+            """
+            SELECT \(Self.actionColumns) FROM actions a
+            WHERE a.group_id = $8 AND a.app_id = $1 AND a.seq > $2 AND a.seq <= $3
+              AND ((1::bigint << a.kind) & $4::bigint) <> 0
+              AND ($5::text IS NULL OR a.by_uid = $5::text) AND ($6::text IS NULL OR a.on_uid = $6::text)
+            ORDER BY a.seq LIMIT $7
+            """
+        case .hasActionsOn: "SELECT 1 FROM actions WHERE group_id = $1 AND on_uid = $2 LIMIT 1"
+        case .pruneScan: "SELECT seq, timestamp FROM actions WHERE app_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+        case .pruneDelete: "DELETE FROM actions WHERE app_id = $1 AND seq > $2 AND seq <= $3"
+
+        case .idempotentReply:
+            "SELECT reply FROM idempotency WHERE app_id = $1 AND actor = $2 AND key = $3 AND created_at >= $4"
+        case .saveReply:
+            """
+            INSERT INTO idempotency (app_id, actor, key, created_at, reply) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (app_id, actor, key) DO UPDATE SET created_at = excluded.created_at, reply = excluded.reply
+            """
+        case .purgeReplies:
+            // Rows another writer holds (replacing a reply) are left for the next run.
+            """
+            DELETE FROM idempotency WHERE ctid = ANY (ARRAY (
+                SELECT ctid FROM idempotency WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+            """
+        }
+    }
+}

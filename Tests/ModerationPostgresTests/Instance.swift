@@ -1,0 +1,61 @@
+import Moderation
+import ModerationPostgres
+import Synchronization
+import TestSupport
+
+/// One server instance as the store sees it: a `PostgresStore` on a schema, a service over it,
+/// and what its commit handler was given. Several on one schema stand for several servers on one
+/// database.
+final class Instance: Sendable {
+    let store: PostgresStore
+    let service: ModerationService
+    /// Every action the commit handler (through the service's listeners) was given, in order.
+    let delivered = Delivered()
+
+    final class Delivered: Sendable {
+        private let actions = Mutex<[ActionRecord]>([])
+        func append(_ batch: [ActionRecord]) { actions.withLock { $0 += batch } }
+        var all: [ActionRecord] { actions.withLock { $0 } }
+    }
+
+    init(url: String, schema: String, clock: ManualClock, writers: Int = 2, maxBatchSize: Int = 512) throws {
+        store = try PostgresStore(
+            options: PostgresStoreOptions(
+                url: url, schema: schema, writers: writers, readers: 4, maxBatchSize: maxBatchSize))
+        service = ModerationService(
+            store: store, now: clock.function,
+            configuration: ModerationService.Configuration(passwordHasher: .fastForTests))
+        let delivered = delivered
+        service.addCommitListener { actions in delivered.append(actions) }
+    }
+
+    /// A caller of app "app" acting as `actor` (nil: the app).
+    func client(_ actor: String? = nil) -> ModerationClient {
+        ModerationClient(service: service, caller: Caller(app: "app", actor: actor))
+    }
+
+    func close() {
+        service.shutdown()
+        store.close()
+    }
+}
+
+/// A fresh schema on the shared test cluster, dropped by `drop()`.
+struct TestSchema {
+    let url: String
+    let name: String
+
+    init() throws {
+        url = try PostgresCluster.shared().url
+        name = PostgresCluster.uniqueSchema("store")
+    }
+
+    func drop() {
+        PostgresCluster.dropSchema(name, url: url)
+    }
+
+    /// A query's first value, with the schema's tables in reach.
+    func value(_ sql: String) throws -> String? {
+        try PostgresCluster.value("SET search_path TO \(name); " + sql, url: url)
+    }
+}
