@@ -73,12 +73,16 @@ let package = Package(
         // The moderation domain (rules, service façade, store protocols) and its stores.
         .target(
             name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
+        // What both stores share: how enums are stored, the writer's row cache.
+        .target(name: "ModerationStoreSupport", dependencies: ["Moderation"], swiftSettings: swiftSettings),
         .target(
-            name: "ModerationSQLite", dependencies: ["Moderation", "ByteCoding", "CSQLite", "ThreadSupport"],
+            name: "ModerationSQLite",
+            dependencies: ["Moderation", "ModerationStoreSupport", "ByteCoding", "CSQLite", "ThreadSupport"],
             swiftSettings: swiftSettings),
         // The same protocols on PostgreSQL, for many server instances on one database.
         .target(
-            name: "ModerationPostgres", dependencies: ["Moderation", "CLibPQ", "ThreadSupport"],
+            name: "ModerationPostgres",
+            dependencies: ["Moderation", "ModerationStoreSupport", "CLibPQ", "ThreadSupport"],
             swiftSettings: swiftSettings),
         // The live event stream over the action log (no sockets).
         // (RPCCore for its `MemoryBudget` only: subscriptions count against the server's budget.)
@@ -183,7 +187,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",
-            dependencies: ["Moderation", "ModerationSQLite", "CSQLite", "TestSupport", "ThreadSupport"],
+            dependencies: [
+                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "TestSupport", "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationPostgresTests",

@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension PostgresSession {
     /// An action row before its users and group snapshot are resolved.

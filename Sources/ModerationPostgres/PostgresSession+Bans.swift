@@ -1,8 +1,9 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension PostgresSession {
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
-        let key = TransactionCache.EntryKey(groupID: groupID, uid: uid)
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.ban(key) { return known }
         let row = try connection.query(.ban, [.int(groupID), .text(uid)])
         let found = row.rowCount > 0 ? decodeBan(row, 0) : nil
@@ -21,12 +22,12 @@ extension PostgresSession {
         var stored = ban
         stored.name = user.user.name
         stored.avatar = user.user.avatar
-        cache.set(TransactionCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
         try connection.send(.deleteBan, [.int(groupID), .text(uid)])
-        cache.set(TransactionCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {

@@ -1,8 +1,9 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension PostgresSession {
     func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
-        let key = TransactionCache.GroupKey(appID: appID, guid: guid)
+        let key = WriterCache.GroupKey(appID: appID, guid: guid)
         if isWriter, let cached = cache.group(key) { return cached }
         let row = try connection.query(.groupByGUID, [.int(appID), .text(guid)])
         guard row.rowCount > 0 else { return nil }
@@ -14,7 +15,7 @@ extension PostgresSession {
     /// `SELECT … FOR NO KEY UPDATE`, under the app's lock (taken first when not yet held).
     func groupForUpdate(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
         try lockApp(id: appID)
-        let key = TransactionCache.GroupKey(appID: appID, guid: guid)
+        let key = WriterCache.GroupKey(appID: appID, guid: guid)
         if let cached = cache.group(key) {
             // Read in this transaction: the copy is current (its counters may be newer than the
             // row's); only the row lock is missing.
@@ -44,7 +45,7 @@ extension PostgresSession {
                 .int(group.createdAt), .int(group.updatedAt),
             ])
         let stored = StoredGroup(id: row.int64(0, 0), revision: 1, group: group, passwordHash: passwordHash)
-        cache.set(TransactionCache.GroupKey(appID: appID, guid: group.guid), stored)
+        cache.set(WriterCache.GroupKey(appID: appID, guid: group.guid), stored)
         writer.lockedGroups.insert(stored.id)
         try insertRevision(stored)
         try connection.send(.insertTags, [.int(stored.id), RecordCoding.encode(group.tags)])

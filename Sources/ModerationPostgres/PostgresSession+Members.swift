@@ -1,8 +1,9 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension PostgresSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
-        let key = TransactionCache.EntryKey(groupID: groupID, uid: uid)
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.membership(key) { return known }
         let row = try connection.query(.membership, [.int(groupID), .text(uid)])
         var found: Membership? = nil
@@ -20,17 +21,17 @@ extension PostgresSession {
                 .int(groupID), .text(user.user.uid), .int(user.id), .int(StorageCodes.code(membership.scope)),
                 .int(membership.joinedAt),
             ])
-        cache.set(TransactionCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: membership)
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: membership)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
         try connection.send(.deleteMember, [.int(groupID), .text(uid)])
-        cache.set(TransactionCache.EntryKey(groupID: groupID, uid: uid), membership: nil)
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), membership: nil)
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
         try connection.send(.setScope, [.int(groupID), .text(uid), .int(StorageCodes.code(scope))])
-        let key = TransactionCache.EntryKey(groupID: groupID, uid: uid)
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if let known = cache.membership(key), var membership = known {
             membership.scope = scope
             cache.set(key, membership: membership)

@@ -1,8 +1,9 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension PostgresSession {
     func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
-        let key = TransactionCache.UserKey(appID: appID, uid: uid)
+        let key = WriterCache.UserKey(appID: appID, uid: uid)
         if isWriter, let cached = cache.user(key) { return cached }
         let row = try connection.query(.userByUID, [.int(appID), .text(uid)])
         guard row.rowCount > 0 else { return nil }
@@ -23,7 +24,7 @@ extension PostgresSession {
                 RecordCoding.encode(user.metadata), .int(user.createdAt),
             ])
         let stored = StoredUser(id: row.int64(0, 0), user: user)
-        cache.set(TransactionCache.UserKey(appID: appID, uid: user.uid), stored)
+        cache.set(WriterCache.UserKey(appID: appID, uid: user.uid), stored)
         return stored
     }
 
@@ -35,7 +36,7 @@ extension PostgresSession {
                 RecordCoding.encode(user.user.metadata),
             ])
         if let appID = cache.appOfUser(user.id) {
-            cache.set(TransactionCache.UserKey(appID: appID, uid: user.user.uid), user)
+            cache.set(WriterCache.UserKey(appID: appID, uid: user.user.uid), user)
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 /// One connection's view of the moderation data: `StoreSnapshot` for readers (each read in a
 /// `REPEATABLE READ READ ONLY` transaction of its own) and `StoreTransaction` for a writer (every
@@ -42,7 +43,7 @@ final class PostgresSession: @unchecked Sendable {
     // open transaction, and `WriteMark` covers all three: that is what lets a failed write be
     // undone without rolling back.
     var writer = WriterState()
-    var cache = TransactionCache()
+    var cache = WriterCache()
     var batchActions: [ActionRecord] = []
     /// The transaction holds a lock (an app's row, or rows it changed): from now on it must not
     /// wait for another lock. Set on the first one and cleared only when the transaction ends —

@@ -1,5 +1,6 @@
 internal import CSQLite
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension SQLiteSession {
     /// An action row before its users and group snapshot are resolved.

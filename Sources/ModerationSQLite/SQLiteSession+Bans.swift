@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {

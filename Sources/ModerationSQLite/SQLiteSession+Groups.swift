@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {

@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {

@@ -1,5 +1,6 @@
 internal import CSQLite
 internal import Moderation
+internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func appID(named app: String) throws(ModerationError) -> Int64? {

@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 internal import Synchronization
 
 /// One connection's view of the moderation data: implements `StoreSnapshot` for readers (each

@@ -1,7 +1,6 @@
 import Moderation
+import ModerationStoreSupport
 import Testing
-
-@testable import ModerationSQLite
 
 /// The writer's cache forgets what cannot be asked for again.
 @Suite("Writer cache")

@@ -1,9 +1,9 @@
-internal import Moderation
+public import Moderation
 
-/// How enums are stored: the numbers of their proto enums, so a row reads the same in `sqlite3`
-/// as on the wire.
-enum StorageCodes {
-    static func code(_ scope: Scope) -> Int {
+/// How enums are stored, by both stores: the numbers of their proto enums, so a row reads the same
+/// in `sqlite3` or `psql` as on the wire.
+public enum StorageCodes {
+    public static func code(_ scope: Scope) -> Int {
         switch scope {
         case .admin: 1
         case .moderator: 2
@@ -11,7 +11,7 @@ enum StorageCodes {
         }
     }
 
-    static func scope(_ code: Int) -> Scope? {
+    public static func scope(_ code: Int) -> Scope? {
         switch code {
         case 1: .admin
         case 2: .moderator
@@ -20,7 +20,7 @@ enum StorageCodes {
         }
     }
 
-    static func code(_ type: GroupType) -> Int {
+    public static func code(_ type: GroupType) -> Int {
         switch type {
         case .public: 1
         case .password: 2
@@ -28,7 +28,7 @@ enum StorageCodes {
         }
     }
 
-    static func groupType(_ code: Int) -> GroupType {
+    public static func groupType(_ code: Int) -> GroupType {
         switch code {
         case 2: .password
         case 3: .private
@@ -41,22 +41,22 @@ enum StorageCodes {
         .ownershipTransferred,
     ]
 
-    static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }
+    public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }
 
-    static func kind(_ code: Int) -> ActionKind { kinds.indices.contains(code - 1) ? kinds[code - 1] : .updated }
+    public static func kind(_ code: Int) -> ActionKind { kinds.indices.contains(code - 1) ? kinds[code - 1] : .updated }
 
     /// A bit mask of kinds for `((1 << kind) & mask) != 0`; every kind when `kinds` is empty.
-    static func mask(_ kinds: Set<ActionKind>) -> Int64 {
+    public static func mask(_ kinds: Set<ActionKind>) -> Int64 {
         let chosen = kinds.isEmpty ? Set(ActionKind.allCases) : kinds
         return chosen.reduce(0) { $0 | (1 << Int64(code($1))) }
     }
 
-    static func mask(_ scopes: Set<Scope>) -> Int64 {
+    public static func mask(_ scopes: Set<Scope>) -> Int64 {
         let chosen = scopes.isEmpty ? Set(Scope.allCases) : scopes
         return chosen.reduce(0) { $0 | (1 << Int64(code($1))) }
     }
 
-    static func mask(_ types: Set<GroupType>) -> Int64 {
+    public static func mask(_ types: Set<GroupType>) -> Int64 {
         let chosen = types.isEmpty ? Set(GroupType.allCases) : types
         return chosen.reduce(0) { $0 | (1 << Int64(code($1))) }
     }

@@ -1,0 +1,163 @@
+public import Moderation
+
+/// What a store's writer remembers between statements: users, groups, memberships and bans it
+/// has read or written, and which groups' counters still have to be written before the
+/// transaction commits. One type for both stores: the SQLite writer keeps it across transactions
+/// (`committed()`: it is the only writer), the PostgreSQL writer empties it when a transaction
+/// ends (`reset()`: another instance may write the app next).
+///
+/// It may hold data of the open transaction, so every change is logged (`undo`); undoing a
+/// failed write or a nested savepoint replays the log back to the mark taken before it, and a
+/// failed transaction clears everything. Readers never see it: they read committed rows.
+public struct WriterCache {
+    // Invariant: every stored property is private or private(set), and every mutating method
+    // but `committed()` and `reset()` (which end the transaction) logs what it replaces, so
+    // `rollback(to:)` undoes any change made after a mark — the group counters kept here until
+    // commit included.
+    public struct UserKey: Hashable {
+        public let appID: Int64
+        public let uid: String
+
+        public init(appID: Int64, uid: String) {
+            self.appID = appID
+            self.uid = uid
+        }
+    }
+
+    public struct GroupKey: Hashable {
+        public let appID: Int64
+        public let guid: String
+
+        public init(appID: Int64, guid: String) {
+            self.appID = appID
+            self.guid = guid
+        }
+    }
+
+    /// A user in a group (memberships and bans).
+    public struct EntryKey: Hashable {
+        public let groupID: Int64
+        public let uid: String
+
+        public init(groupID: Int64, uid: String) {
+            self.groupID = groupID
+            self.uid = uid
+        }
+    }
+
+    /// A cached lookup: `.some(nil)` records that there is no row.
+    public typealias Known<Value> = Value??
+
+    private enum Undo {
+        case user(UserKey, StoredUser?)
+        case group(GroupKey, StoredGroup?)
+        case dirty(GroupKey, Bool)
+        case membership(EntryKey, Known<Membership>)
+        case ban(EntryKey, Known<Ban>)
+    }
+
+    /// Above this many entries the cache is emptied at the next commit.
+    public static let limit = 100_000
+
+    private var users: [UserKey: StoredUser] = [:]
+    private var memberships: [EntryKey: Membership?] = [:]
+    private var bans: [EntryKey: Ban?] = [:]
+    private var groups: [GroupKey: StoredGroup] = [:]
+    /// The app of every group and user held, by row id: a deleted one's entry goes with it.
+    public private(set) var appOfGroup: [Int64: Int64] = [:]
+    private var appOfUserID: [Int64: Int64] = [:]
+    /// Groups whose counters changed in the cache but not yet in their row.
+    public private(set) var dirty: Set<GroupKey> = []
+    private var undo: [Undo] = []
+
+    public init() {}
+
+    public var mark: Int { undo.count }
+
+    public func user(_ key: UserKey) -> StoredUser? { users[key] }
+    public func membership(_ key: EntryKey) -> Known<Membership> { memberships[key] }
+    public func ban(_ key: EntryKey) -> Known<Ban> { bans[key] }
+
+    /// The app of a user the writer holds (nil when it holds no user with that id).
+    public func appOfUser(_ id: Int64) -> Int64? { appOfUserID[id] }
+
+    public mutating func set(_ key: EntryKey, membership: Membership?) {
+        undo.append(.membership(key, memberships[key]))
+        memberships[key] = .some(membership)
+    }
+
+    public mutating func set(_ key: EntryKey, ban: Ban?) {
+        undo.append(.ban(key, bans[key]))
+        bans[key] = .some(ban)
+    }
+
+    /// Forgets every membership and ban (a group was deleted with all of its rows).
+    public mutating func forgetEntries() {
+        for (key, value) in memberships { undo.append(.membership(key, .some(value))) }
+        for (key, value) in bans { undo.append(.ban(key, .some(value))) }
+        memberships.removeAll()
+        bans.removeAll()
+    }
+
+    public func group(_ key: GroupKey) -> StoredGroup? { groups[key] }
+
+    /// The cache key of a group the writer holds (nil when it holds no group with that id).
+    public func key(ofGroup id: Int64, guid: String) -> GroupKey? {
+        guard let appID = appOfGroup[id] else { return nil }
+        let key = GroupKey(appID: appID, guid: guid)
+        return groups[key]?.id == id ? key : nil
+    }
+
+    public mutating func set(_ key: UserKey, _ user: StoredUser?) {
+        undo.append(.user(key, users[key]))
+        if user == nil, let previous = users[key] { appOfUserID[previous.id] = nil }
+        users[key] = user
+        if let user { appOfUserID[user.id] = key.appID }
+    }
+
+    public mutating func set(_ key: GroupKey, _ group: StoredGroup?) {
+        undo.append(.group(key, groups[key]))
+        // A deleted group's id is never used again: forget it, or every group ever deleted
+        // would stay in `appOfGroup` (which the size limit does not count).
+        if group == nil, let previous = groups[key] { appOfGroup[previous.id] = nil }
+        groups[key] = group
+        if let group { appOfGroup[group.id] = key.appID }
+    }
+
+    public mutating func setDirty(_ key: GroupKey, _ isDirty: Bool) {
+        undo.append(.dirty(key, dirty.contains(key)))
+        if isDirty { dirty.insert(key) } else { dirty.remove(key) }
+    }
+
+    /// Undoes every change made after `mark`.
+    public mutating func rollback(to mark: Int) {
+        while undo.count > mark {
+            switch undo.removeLast() {
+            case .user(let key, let previous):
+                users[key] = previous
+                if let previous { appOfUserID[previous.id] = key.appID }
+            case .group(let key, let previous):
+                groups[key] = previous
+                if let previous { appOfGroup[previous.id] = key.appID }
+            case .dirty(let key, let wasDirty):
+                if wasDirty { dirty.insert(key) } else { dirty.remove(key) }
+            case .membership(let key, let previous): memberships[key] = previous
+            case .ban(let key, let previous): bans[key] = previous
+            }
+        }
+    }
+
+    /// After a commit, for a writer that is its store's only one (SQLite): the rows stay true,
+    /// the log is no longer needed; a cache grown too big is emptied.
+    public mutating func committed() {
+        undo.removeAll(keepingCapacity: true)
+        dirty.removeAll()
+        if users.count + groups.count + memberships.count + bans.count > Self.limit { self = WriterCache() }
+    }
+
+    /// The transaction ended, for a writer whose rows others may change next (PostgreSQL): nothing
+    /// here may be trusted any more.
+    public mutating func reset() {
+        self = WriterCache()
+    }
+}
