@@ -17,6 +17,14 @@ import Synchronization
 /// - reads: 16 × 8 in flight, GetGroup and ListMembers(limit 30) alternating, as random members.
 /// - big group: one group with 100 000 members and 100 000 bans; single-call latency of the
 ///   first page of ListBannedMembers and of a search by name (one match).
+///
+/// With `--postgres-url` the servers keep their data in that PostgreSQL database
+/// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`), so a run never
+/// meets an earlier run's data; `--instances N` spreads the mutations' connections round-robin
+/// over N servers on the same schema (the setup and the reads use the first). `--snapshot-command
+/// CMD` runs `CMD before PHASE` and `CMD after PHASE` around each measured phase (`mutations`,
+/// `reads`), for figures the benchmark cannot see, such as the database's own CPU and WAL
+/// counters (`bench/postgres.py` uses it).
 enum WireBenchmark {
     static func run(arguments: [String]) -> Int32 {
         var seconds = 5.0
@@ -25,6 +33,10 @@ enum WireBenchmark {
         var bigMembers = 100_000
         var executable = ".build/release/moderation-server"
         var suites: Set<String> = ["mutations", "reads", "big"]
+        var postgresURL: String?
+        var postgresWriters: Int?
+        var instances = 1
+        var snapshotCommand: String?
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
             while let token = reader.next() {
@@ -40,6 +52,10 @@ enum WireBenchmark {
                 case "--depth": depth = try reader.value(for: flag).integer(in: 1...10_000)
                 case "--big-members": bigMembers = try reader.value(for: flag).integer(in: 1...10_000_000)
                 case "--server": executable = try reader.value(for: flag).text
+                case "--postgres-url": postgresURL = try reader.value(for: flag, placeholder: "URL").text
+                case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
+                case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
+                case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
                 case "--only":
                     let value = try reader.value(for: flag)
                     let known = ["mutations", "reads", "big"].map { ($0, $0) }
@@ -54,21 +70,42 @@ enum WireBenchmark {
             print("wire: \(error.message)")
             return 2
         }
+        if postgresURL == nil && (instances > 1 || postgresWriters != nil) {
+            print("wire: --instances and --postgres-writers need --postgres-url")
+            return 2
+        }
+        /// The store arguments of a server set: SQLite in its own data directory, or PostgreSQL in
+        /// a schema named after this process and `set`.
+        func storeArguments(_ set: String) -> [String] {
+            guard let postgresURL else { return [] }
+            return [
+                "--store", "postgres", "--postgres-url", postgresURL, "--postgres-schema", "bench_\(getpid())_\(set)",
+            ]
+                + (postgresWriters.map { ["--postgres-writers", String($0)] } ?? [])
+        }
+        let snapshot = Snapshot(command: snapshotCommand)
         do throws(BenchError) {
             if suites.contains("mutations") || suites.contains("reads") {
-                let server = try ServerProcess(executable: executable)
-                defer { server.stop() }
-                let setup = try connect(server.port)
+                var servers = [try ServerProcess(executable: executable, extraArguments: storeArguments("w"))]
+                defer { for server in servers { server.stop() } }
+                let setup = try connect(servers[0].port)
                 try createGroups(setup, groups: 32, usersPerGroup: max(100, (connections * depth + 31) / 32))
                 if suites.contains("mutations") {
-                    try mutations(server: server, connections: connections, depth: depth, seconds: seconds)
+                    for _ in 1..<instances {
+                        servers.append(try ServerProcess(executable: executable, extraArguments: storeArguments("w")))
+                    }
+                    try mutations(
+                        servers: servers, postgres: postgresURL != nil, connections: connections, depth: depth,
+                        seconds: seconds, snapshot: snapshot)
                 }
                 if suites.contains("reads") {
-                    try reads(server: server, connections: connections, depth: depth, seconds: seconds)
+                    try reads(
+                        server: servers[0], connections: connections, depth: depth, seconds: seconds, snapshot: snapshot
+                    )
                 }
             }
             if suites.contains("big") {
-                let server = try ServerProcess(executable: executable)
+                let server = try ServerProcess(executable: executable, extraArguments: storeArguments("big"))
                 defer { server.stop() }
                 try bigGroup(server: server, members: bigMembers)
             }
@@ -81,14 +118,30 @@ enum WireBenchmark {
 
     // MARK: Suites
 
-    private static func mutations(server: ServerProcess, connections: Int, depth: Int, seconds: Double)
-        throws(BenchError)
-    {
+    private static func mutations(
+        servers: [ServerProcess], postgres: Bool, connections: Int, depth: Int, seconds: Double, snapshot: Snapshot
+    ) throws(BenchError) {
         let slots = connections * depth
         let counter = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
-        let cpuBefore = server.cpuSeconds
-        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) {
+        /// A metric summed over the servers.
+        func metric(_ name: String) -> Double { servers.reduce(0) { $0 + ($1.metric(name) ?? 0) } }
+        let storeMetrics =
+            postgres
+            ? [
+                "moderation_store_commits_total", "moderation_store_commit_batch_size_sum",
+                "moderation_store_commit_seconds_sum", "moderation_store_commit_seconds_count",
+                "moderation_store_deferred_writes_total", "moderation_store_retried_batches_total",
+            ]
+            : [
+                "moderation_store_commits_total", "moderation_store_commit_batch_size_sum",
+                "moderation_store_fsync_seconds_count", "moderation_store_fsync_seconds_sum",
+            ]
+        let metricsBefore = storeMetrics.map(metric)
+        snapshot.take("before", "mutations")
+        let cpuBefore = servers.reduce(0) { $0 + $1.cpuSeconds }
+        let ports = servers.map(\.port)
+        let elapsed = try drive(ports: ports, connections: connections, depth: depth, seconds: seconds) {
             slot, step, connection, done in
             // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
             let group = "g\(slot % 32)"
@@ -122,20 +175,27 @@ enum WireBenchmark {
             }
         }
         let count = counter.load(ordering: .relaxed)
-        let cpu = server.cpuSeconds - cpuBefore
+        let cpu = servers.reduce(0) { $0 + $1.cpuSeconds } - cpuBefore
+        snapshot.take("after", "mutations")
+        let delta = zip(storeMetrics.map(metric), metricsBefore).map { $0 - $1 }
+        let place =
+            (postgres ? " on PostgreSQL" : "") + (servers.count > 1 ? ", spread over \(servers.count) instances" : "")
         print(
-            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots):"
+            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots)\(place):"
         )
         print(
             "  \(Int(Double(count) / elapsed)) mutations/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / Double(count) * 1e6)) µs per mutation"
         )
-        let commits = server.metric("moderation_store_commits_total") ?? 0
-        let writes = server.metric("moderation_store_commit_batch_size_sum") ?? 0
-        let syncs = server.metric("moderation_store_fsync_seconds_count") ?? 0
-        let syncTime = server.metric("moderation_store_fsync_seconds_sum") ?? 0
-        print(
-            "  \(Int(commits)) commits, \(fixed(writes / max(commits, 1))) writes per commit; \(Int(syncs)) fsyncs, \(fixed(syncTime / max(syncs, 1) * 1000)) ms each on average"
-        )
+        let commits = max(delta[0], 1)
+        if postgres {
+            print(
+                "  \(Int(delta[0])) commits, \(fixed(delta[1] / commits)) writes per commit; COMMIT \(fixed(delta[2] / max(delta[3], 1) * 1000)) ms each on average (WAL flush included); \(Int(delta[4])) writes deferred, \(Int(delta[5])) batches retried"
+            )
+        } else {
+            print(
+                "  \(Int(delta[0])) commits, \(fixed(delta[1] / commits)) writes per commit; \(Int(delta[2])) fsyncs, \(fixed(delta[3] / max(delta[2], 1) * 1000)) ms each on average"
+            )
+        }
         let errors = failures.withLock { $0 }
         if !errors.isEmpty { print("  failures (first \(errors.count)): \(errors.joined(separator: "; "))") }
     }
@@ -144,7 +204,9 @@ enum WireBenchmark {
     /// pre-encoded, so the client costs less CPU per call than the server and the figure is the
     /// server's. Two generators run at once, each on half the connections: one calls GetGroup,
     /// the other ListMembers(limit 30), both round-robin over the 32 groups, as their owner.
-    private static func reads(server: ServerProcess, connections: Int, depth: Int, seconds: Double) throws(BenchError) {
+    private static func reads(
+        server: ServerProcess, connections: Int, depth: Int, seconds: Double, snapshot: Snapshot
+    ) throws(BenchError) {
         func configuration(_ path: String, _ bodies: [[UInt8]]) -> LoadConfiguration {
             var configuration = LoadConfiguration()
             configuration.client = ClientOptions(port: server.port, apiKey: ServerProcess.apiKey)
@@ -162,6 +224,7 @@ enum WireBenchmark {
         let listMembers = configuration(
             ModerationMethods.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
         let reports = Mutex<[String: Result<LoadReport, RPCError>]>([:])
+        snapshot.take("before", "reads")
         let cpuBefore = server.cpuSeconds
         let started = monotonicNanoseconds()
         let runs = [("GetGroup", getGroup), ("ListMembers", listMembers)]
@@ -172,6 +235,7 @@ enum WireBenchmark {
         }
         let cpu = server.cpuSeconds - cpuBefore
         let elapsed = Double(monotonicNanoseconds() - started) / 1e9
+        snapshot.take("after", "reads")
         print(
             "reads (GetGroup and ListMembers(30) at once, as the groups' owner), \(connections) connections × \(depth) in flight:"
         )
@@ -283,14 +347,15 @@ enum WireBenchmark {
         return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`; `issue`
-    /// starts call number `step` of a slot and calls `done` when it ends. Returns the elapsed time.
+    /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`, the
+    /// connections spread round-robin over the servers at `ports`; `issue` starts call number
+    /// `step` of a slot and calls `done` when it ends. Returns the elapsed time.
     private static func drive(
-        server: ServerProcess, connections: Int, depth: Int, seconds: Double,
+        ports: [UInt16], connections: Int, depth: Int, seconds: Double,
         issue: @escaping @Sendable (_ slot: Int, _ step: Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
     ) throws(BenchError) -> Double {
         var clients: [ClientConnection] = []
-        for _ in 0..<connections { clients.append(try connect(server.port)) }
+        for c in 0..<connections { clients.append(try connect(ports[c % ports.count])) }
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         let running = Collected()
         let start = monotonicNanoseconds()
