@@ -14,8 +14,13 @@ machine hits every figure alike):
      own (group, user) through JoinGroup, KickMember, JoinGroup, BanMember, UnbanMember (one app,
      32 groups);
   3. the same load spread round-robin over 3 instances on the same database (--instances 3);
-  4. reads (GetGroup and ListMembers(30) at once, 16 x 8 in flight) on SQLite;
-  5. the same reads on PostgreSQL.
+  4. and 5. the same two with the connections spread over 8 apps (--apps 8): one app's writes all
+     take the app's lock, whichever instance or writer runs them (gapless seqs); different apps'
+     writes commit side by side;
+  6. pgbench -S (the built-in select-only script: one primary-key SELECT per transaction),
+     16 clients, --read-seconds long: what PostgreSQL alone serves of the simplest read here;
+  7. reads (GetGroup and ListMembers(30) at once, 16 x 8 in flight) on SQLite;
+  8. the same reads on PostgreSQL.
 
 Each service run gets a fresh schema (`bench_<pid>_w`), so every round starts from the same data.
 Around each measured window (`--snapshot-command`), this script records PostgreSQL's CPU time
@@ -25,6 +30,7 @@ commits), so the report says where the time goes. The report gives every round's
 medians with the spread (min-max) and the ratios the issue sets targets for.
 
 Usage: bench/postgres.py --build-dir .build/release [--runs 3] [--seconds 10] [--read-seconds 5]
+                         [--instances 3] [--apps 8]
 """
 
 import argparse
@@ -190,6 +196,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10, help="each pgbench and mutation run")
     parser.add_argument("--read-seconds", type=int, default=5)
     parser.add_argument("--instances", type=int, default=3)
+    parser.add_argument("--apps", type=int, default=8)
     arguments = parser.parse_args()
     bench = os.path.join(arguments.build_dir, "moderation-bench")
     server = os.path.join(arguments.build_dir, "moderation-server")
@@ -219,7 +226,13 @@ def main() -> None:
         subprocess.run([os.path.join(bindir, "pgbench"), "-i", "-s", "1", "-q", pgbench_url], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         hook_file = os.path.join(tempfile.gettempdir(), "moderation-bench-pg-%d.jsonl" % os.getpid())
         hook = "python3 %s snapshot %s %s %s" % (os.path.abspath(__file__), hook_file, cluster, url)
-        results = {"pgbench": [], "one": [], "many": [], "sqlite_reads": [], "pg_reads": []}
+        services = [
+            ("one", 1, 1),
+            ("many", arguments.instances, 1),
+            ("one_apps", 1, arguments.apps),
+            ("many_apps", arguments.instances, arguments.apps),
+        ]
+        results = {key: [] for key in ["pgbench", "pgbench_select", "sqlite_reads", "pg_reads"] + [s[0] for s in services]}
         for round_number in range(1, arguments.runs + 1):
             print("\n## round %d of %d (load average %s)" % (round_number, arguments.runs, " ".join(open("/proc/loadavg").read().split()[:3])), flush=True)
 
@@ -242,17 +255,30 @@ def main() -> None:
             print(describe(stats), flush=True)
 
             # the service: one instance, then several
-            for key, instances in (("one", 1), ("many", arguments.instances)):
+            for key, instances, apps in services:
                 open(hook_file, "w").close()
                 command = [bench, "wire", "--only", "mutations", "--seconds", str(arguments.seconds), "--server", server, "--postgres-url", url, "--snapshot-command", hook]
-                if instances > 1:
-                    command += ["--instances", str(instances)]
+                command += ["--instances", str(instances), "--apps", str(apps)]
                 output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
                 print(output.strip())
                 parsed = parse_mutations(output)
                 stats = per_op(window(hook_file, "mutations"), parsed["rate"] * parsed["elapsed"])
                 results[key].append(dict(parsed, **stats))
                 print(describe(stats), flush=True)
+
+            # pgbench -S: PostgreSQL's own reads
+            before = snapshot(cluster, url)
+            command = [os.path.join(bindir, "pgbench"), "-S", "-n", "-c", "16", "-j", "2", "-T", str(arguments.read_seconds), pgbench_url]
+            output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            after = snapshot(cluster, url)
+            found = re.search(r"tps = ([\d.]+) \(without initial connection time\)", output)
+            transactions = re.search(r"number of transactions actually processed: (\d+)", output)
+            if not found or not transactions:
+                raise RuntimeError("unexpected output of pgbench:\n" + output)
+            stats = per_op(delta(before, after), float(transactions.group(1)))
+            results["pgbench_select"].append(dict(stats, rate=float(found.group(1))))
+            print("pgbench -S -c 16 -j 2 -T %d: %.0f transactions/s" % (arguments.read_seconds, float(found.group(1))))
+            print(describe(stats), flush=True)
 
             # reads, SQLite then PostgreSQL
             for key, extra in (("sqlite_reads", []), ("pg_reads", ["--postgres-url", url, "--snapshot-command", hook])):
@@ -284,20 +310,33 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     print("pgbench -N, 16 clients:                     %s transactions/s" % median_spread(column("pgbench", "rate")))
     print("service on PostgreSQL, 1 instance, 16 x 8:  %s durable mutations/s" % median_spread(column("one", "rate")))
     print("service on PostgreSQL, %d instances:         %s durable mutations/s (total)" % (arguments.instances, median_spread(column("many", "rate"))))
-    ratios = [one["rate"] / pg["rate"] for one, pg in zip(results["one"], results["pgbench"])]
-    print("  1 instance / pgbench -N, per round:       %s  (target >= 2.00)" % median_spread(ratios, 2))
-    ratios = [many["rate"] / pg["rate"] for many, pg in zip(results["many"], results["pgbench"])]
-    print("  %d instances / pgbench -N, per round:      %s" % (arguments.instances, median_spread(ratios, 2)))
-    ratios = [many["rate"] / one["rate"] for many, one in zip(results["many"], results["one"])]
-    print("  %d instances / 1 instance, per round:      %s  (target >= 1.00)" % (arguments.instances, median_spread(ratios, 2)))
+    print("  the same over %d apps, 1 instance:          %s durable mutations/s" % (arguments.apps, median_spread(column("one_apps", "rate"))))
+    print("  the same over %d apps, %d instances:        %s durable mutations/s (total)" % (arguments.apps, arguments.instances, median_spread(column("many_apps", "rate"))))
+
+    def ratio(label: str, top: str, bottom: str, target: str = "") -> None:
+        values = [a["rate"] / b["rate"] for a, b in zip(results[top], results[bottom])]
+        print("  %-40s %s%s" % (label + ", per round:", median_spread(values, 2), "  (target >= %s)" % target if target else ""))
+
+    ratio("1 instance / pgbench -N", "one", "pgbench", "2.00")
+    ratio("%d apps, 1 instance / pgbench -N" % arguments.apps, "one_apps", "pgbench", "2.00")
+    ratio("%d apps, %d instances / pgbench -N" % (arguments.apps, arguments.instances), "many_apps", "pgbench", "2.00")
+    ratio("%d instances / 1 instance" % arguments.instances, "many", "one", "1.00")
+    ratio("%d apps: %d instances / 1 instance" % (arguments.apps, arguments.instances), "many_apps", "one_apps", "1.00")
     print("reads on SQLite:                            %s reads/s" % median_spread(column("sqlite_reads", "rate")))
     print("reads on PostgreSQL:                        %s reads/s" % median_spread(column("pg_reads", "rate")))
-    ratios = [pg["rate"] / lite["rate"] for pg, lite in zip(results["pg_reads"], results["sqlite_reads"])]
-    print("  PostgreSQL / SQLite, per round:           %s  (target >= 0.50)" % median_spread(ratios, 2))
+    ratio("PostgreSQL / SQLite", "pg_reads", "sqlite_reads", "0.50")
+    print("pgbench -S, 16 clients:                     %s transactions/s (PostgreSQL alone, one SELECT each)" % median_spread(column("pgbench_select", "rate")))
     print("\nwhere the time goes (medians):")
-    for key, label in (("pgbench", "pgbench -N"), ("one", "1 instance"), ("many", "%d instances" % arguments.instances)):
+    labels = [
+        ("pgbench", "pgbench -N"),
+        ("one", "1 instance"),
+        ("many", "%d instances" % arguments.instances),
+        ("one_apps", "%d apps, 1 instance" % arguments.apps),
+        ("many_apps", "%d apps, %d instances" % (arguments.apps, arguments.instances)),
+    ]
+    for key, label in labels:
         rows = results[key]
-        line = "  %-12s PostgreSQL %s µs CPU/op (%s cores); WAL %s bytes/op; %s WAL flushes/s, %s ops per flush, %s ms per flush" % (
+        line = "  %-22s PostgreSQL %s µs CPU/op (%s cores); WAL %s bytes/op; %s WAL flushes/s, %s ops per flush, %s ms per flush" % (
             label,
             median_spread(column(key, "pg_cpu_us"), 1),
             median_spread(column(key, "pg_cores"), 2),
@@ -318,12 +357,16 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
             )
         print(line)
     print(
-        "  reads on PostgreSQL: server %s µs CPU/read, PostgreSQL %s µs CPU/read (%s cores); on SQLite: server %s µs CPU/read"
+        "  reads on PostgreSQL: server %s µs CPU/read, PostgreSQL %s µs CPU/read (%s cores), %s commits/s;"
+        " on SQLite: server %s µs CPU/read; pgbench -S: PostgreSQL %s µs CPU/transaction (%s cores)"
         % (
             median_spread(column("pg_reads", "server_cpu_us"), 1),
             median_spread(column("pg_reads", "pg_cpu_us"), 1),
             median_spread(column("pg_reads", "pg_cores"), 2),
+            median_spread(column("pg_reads", "pg_commits_per_s")),
             median_spread(column("sqlite_reads", "server_cpu_us"), 1),
+            median_spread(column("pgbench_select", "pg_cpu_us"), 1),
+            median_spread(column("pgbench_select", "pg_cores"), 2),
         )
     )
 

@@ -11,7 +11,14 @@ final class ServerProcess {
 
     static let apiKey = "benchkey-0123456789"
 
-    init(executable: String, extraArguments: [String] = []) throws(BenchError) {
+    /// App `index`'s ID: app 0 is `bench`, the one every benchmark uses; others are `bench<index>`.
+    static func app(_ index: Int) -> String { index == 0 ? "bench" : "bench\(index)" }
+
+    /// App `index`'s API key.
+    static func apiKey(app index: Int) -> String { index == 0 ? apiKey : "\(apiKey)-\(index)" }
+
+    /// - Parameter apps: how many apps get a key (`app(_:)`, `apiKey(app:)`).
+    init(executable: String, apps: Int = 1, extraArguments: [String] = []) throws(BenchError) {
         var template = Array("/tmp/moderation-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot make a temporary directory") }
         directory = String(cString: made)
@@ -20,10 +27,9 @@ final class ServerProcess {
         guard pipe(&pipeFDs) == 0 else { throw BenchError("pipe failed") }
         let arguments =
             [
-                executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data", "--api-key",
-                "bench:\(Self.apiKey)",
+                executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data",
                 "--log-level", "warning", "--access-log", "off", "--metrics-listen", "127.0.0.1:\(metricsPort)",
-            ] + extraArguments
+            ] + (0..<apps).flatMap { ["--api-key", "\(Self.app($0)):\(Self.apiKey(app: $0))"] } + extraArguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)

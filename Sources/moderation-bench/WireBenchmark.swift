@@ -21,10 +21,12 @@ import Synchronization
 /// With `--postgres-url` the servers keep their data in that PostgreSQL database
 /// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`), so a run never
 /// meets an earlier run's data; `--instances N` spreads the mutations' connections round-robin
-/// over N servers on the same schema (the setup and the reads use the first). `--snapshot-command
-/// CMD` runs `CMD before PHASE` and `CMD after PHASE` around each measured phase (`mutations`,
-/// `reads`), for figures the benchmark cannot see, such as the database's own CPU and WAL
-/// counters (`bench/postgres.py` uses it).
+/// over N servers on the same schema (the setup and the reads use the first). `--apps N` spreads
+/// them over N apps, each with the same groups and users: one app's writes all take its lock
+/// (gapless seqs), different apps' writes commit side by side. `--snapshot-command CMD` runs
+/// `CMD before PHASE` and `CMD after PHASE` around each measured phase (`mutations`, `reads`),
+/// for figures the benchmark cannot see, such as the database's own CPU and WAL counters
+/// (`bench/postgres.py` uses it).
 enum WireBenchmark {
     static func run(arguments: [String]) -> Int32 {
         var seconds = 5.0
@@ -36,6 +38,7 @@ enum WireBenchmark {
         var postgresURL: String?
         var postgresWriters: Int?
         var instances = 1
+        var apps = 1
         var snapshotCommand: String?
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
@@ -55,6 +58,7 @@ enum WireBenchmark {
                 case "--postgres-url": postgresURL = try reader.value(for: flag, placeholder: "URL").text
                 case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
                 case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
+                case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
                 case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
                 case "--only":
                     let value = try reader.value(for: flag)
@@ -86,17 +90,27 @@ enum WireBenchmark {
         let snapshot = Snapshot(command: snapshotCommand)
         do throws(BenchError) {
             if suites.contains("mutations") || suites.contains("reads") {
-                var servers = [try ServerProcess(executable: executable, extraArguments: storeArguments("w"))]
+                var servers = [
+                    try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w"))
+                ]
                 defer { for server in servers { server.stop() } }
-                let setup = try connect(servers[0].port)
-                try createGroups(setup, groups: 32, usersPerGroup: max(100, (connections * depth + 31) / 32))
+                let slotUsers = (connections * depth + 31) / 32
+                for app in 0..<apps {
+                    // Without the reads, only the users the mutation slots need (a faster setup).
+                    let setup = try connect(servers[0].port, app: app)
+                    try createGroups(
+                        setup, groups: 32, usersPerGroup: suites.contains("reads") ? max(100, slotUsers) : slotUsers,
+                        readers: suites.contains("reads"))
+                    setup.close()
+                }
                 if suites.contains("mutations") {
                     for _ in 1..<instances {
-                        servers.append(try ServerProcess(executable: executable, extraArguments: storeArguments("w")))
+                        servers.append(
+                            try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w")))
                     }
                     try mutations(
-                        servers: servers, postgres: postgresURL != nil, connections: connections, depth: depth,
-                        seconds: seconds, snapshot: snapshot)
+                        servers: servers, apps: apps, postgres: postgresURL != nil, connections: connections,
+                        depth: depth, seconds: seconds, snapshot: snapshot)
                 }
                 if suites.contains("reads") {
                     try reads(
@@ -119,7 +133,8 @@ enum WireBenchmark {
     // MARK: Suites
 
     private static func mutations(
-        servers: [ServerProcess], postgres: Bool, connections: Int, depth: Int, seconds: Double, snapshot: Snapshot
+        servers: [ServerProcess], apps: Int, postgres: Bool, connections: Int, depth: Int, seconds: Double,
+        snapshot: Snapshot
     ) throws(BenchError) {
         let slots = connections * depth
         let counter = Atomic<Int>(0)
@@ -141,7 +156,7 @@ enum WireBenchmark {
         snapshot.take("before", "mutations")
         let cpuBefore = servers.reduce(0) { $0 + $1.cpuSeconds }
         let ports = servers.map(\.port)
-        let elapsed = try drive(ports: ports, connections: connections, depth: depth, seconds: seconds) {
+        let elapsed = try drive(ports: ports, apps: apps, connections: connections, depth: depth, seconds: seconds) {
             slot, step, connection, done in
             // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
             let group = "g\(slot % 32)"
@@ -180,6 +195,7 @@ enum WireBenchmark {
         let delta = zip(storeMetrics.map(metric), metricsBefore).map { $0 - $1 }
         let place =
             (postgres ? " on PostgreSQL" : "") + (servers.count > 1 ? ", spread over \(servers.count) instances" : "")
+            + (apps > 1 ? ", \(apps) apps" : "")
         print(
             "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots)\(place):"
         )
@@ -348,14 +364,17 @@ enum WireBenchmark {
     }
 
     /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`, the
-    /// connections spread round-robin over the servers at `ports`; `issue` starts call number
-    /// `step` of a slot and calls `done` when it ends. Returns the elapsed time.
+    /// connections spread round-robin over the servers at `ports` and, across those, over `apps`
+    /// apps; `issue` starts call number `step` of a slot and calls `done` when it ends. Returns
+    /// the elapsed time.
     private static func drive(
-        ports: [UInt16], connections: Int, depth: Int, seconds: Double,
+        ports: [UInt16], apps: Int = 1, connections: Int, depth: Int, seconds: Double,
         issue: @escaping @Sendable (_ slot: Int, _ step: Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
     ) throws(BenchError) -> Double {
         var clients: [ClientConnection] = []
-        for c in 0..<connections { clients.append(try connect(ports[c % ports.count])) }
+        for c in 0..<connections {
+            clients.append(try connect(ports[c % ports.count], app: (c / ports.count) % apps))
+        }
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         let running = Collected()
         let start = monotonicNanoseconds()
@@ -393,19 +412,23 @@ enum WireBenchmark {
     }
 
     /// The owner; groups g0…g31 (no members but the owner) with users g<i>-u<j> for the
-    /// mutation slots; groups r0…r31 with 100 members each for the reads.
-    private static func createGroups(_ client: ClientConnection, groups: Int, usersPerGroup: Int) throws(BenchError) {
+    /// mutation slots; with `readers`, groups r0…r31 with 100 members each for the reads.
+    private static func createGroups(
+        _ client: ClientConnection, groups: Int, usersPerGroup: Int, readers: Bool = true
+    ) throws(BenchError) {
         _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
         let pending = Collected()
         for g in 0..<groups {
             _ = try call(
                 client, ModerationMethods.createGroup,
                 CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
-            _ = try call(
-                client, ModerationMethods.createGroup,
-                CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            if readers {
+                _ = try call(
+                    client, ModerationMethods.createGroup,
+                    CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            }
             for u in 0..<usersPerGroup {
-                for prefix in ["g", "r"] {
+                for prefix in readers ? ["g", "r"] : ["g"] {
                     pending.begin()
                     client.unary(
                         ModerationMethods.createUser,
@@ -414,6 +437,7 @@ enum WireBenchmark {
                 }
             }
             pending.waitAll()
+            guard readers else { continue }
             _ = try call(
                 client, ModerationMethods.addMembers,
                 AddMembersRequest(
@@ -424,8 +448,10 @@ enum WireBenchmark {
     }
 
     /// A client connection to the bench's server child process, named in its logs.
-    static func connect(_ port: UInt16, name: String = "bench-wire") throws(BenchError) -> ClientConnection {
-        var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey)
+    static func connect(_ port: UInt16, app: Int = 0, name: String = "bench-wire") throws(BenchError)
+        -> ClientConnection
+    {
+        var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey(app: app))
         options.clientName = name
         do throws(RPCError) {
             return try ClientConnection.connect(options)
