@@ -14,22 +14,26 @@ machine hits every figure alike):
      own (group, user) through JoinGroup, KickMember, JoinGroup, BanMember, UnbanMember (one app,
      32 groups);
   3. the same load spread round-robin over 3 instances on the same database (--instances 3);
-  4. and 5. the same two with the connections spread over 8 apps (--apps 8): one app's writes all
-     take the app's lock, whichever instance or writer runs them (gapless seqs); different apps'
-     writes commit side by side;
-  6. pgbench -S (the built-in select-only script: one primary-key SELECT per transaction),
+  4. the same as 2 with the connections spread over 8 apps (--apps 8): one app's writes all take
+     the app's lock, whichever instance or writer runs them (gapless seqs); different apps' writes
+     commit side by side;
+  5. 8 apps over 3 instances, every instance serving every app;
+  6. 8 apps over 3 instances, each app's connections all on one instance (--route-by-app), as a
+     load balancer routing by API key would do;
+  7. pgbench -S (the built-in select-only script: one primary-key SELECT per transaction),
      16 clients, --read-seconds long: what PostgreSQL alone serves of the simplest read here;
-  7. reads (GetGroup and ListMembers(30) at once, 16 x 8 in flight) on SQLite;
-  8. the same reads on PostgreSQL.
+  8. reads (GetGroup and ListMembers(30) at once, 16 x 8 in flight) on SQLite;
+  9. the same reads on PostgreSQL.
 
 Each service run gets a fresh schema (`bench_<pid>_w`), so every round starts from the same data.
 Around each measured window (`--snapshot-command`), this script records PostgreSQL's CPU time
 (the postmaster, its live children, and the children it reaped: /proc/PID/stat utime, stime,
 cutime, cstime) and its WAL counters (pg_stat_wal, with track_wal_io_timing on; pg_stat_database's
-commits), so the report says where the time goes. The report gives every round's raw output, then
+commits; backends publish those counters at most once a second, so over a 10 s window they are
+within about 10 %), so the report says where the time goes. The report gives every round's raw output, then
 medians with the spread (min-max) and the ratios the issue sets targets for.
 
-Usage: bench/postgres.py --build-dir .build/release [--runs 3] [--seconds 10] [--read-seconds 5]
+Usage: bench/postgres.py --build-dir .build/release [--runs 5] [--seconds 10] [--read-seconds 5]
                          [--instances 3] [--apps 8]
 """
 
@@ -192,7 +196,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", default=".build/release")
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=10, help="each pgbench and mutation run")
     parser.add_argument("--read-seconds", type=int, default=5)
     parser.add_argument("--instances", type=int, default=3)
@@ -227,10 +231,11 @@ def main() -> None:
         hook_file = os.path.join(tempfile.gettempdir(), "moderation-bench-pg-%d.jsonl" % os.getpid())
         hook = "python3 %s snapshot %s %s %s" % (os.path.abspath(__file__), hook_file, cluster, url)
         services = [
-            ("one", 1, 1),
-            ("many", arguments.instances, 1),
-            ("one_apps", 1, arguments.apps),
-            ("many_apps", arguments.instances, arguments.apps),
+            ("one", 1, 1, []),
+            ("many", arguments.instances, 1, []),
+            ("one_apps", 1, arguments.apps, []),
+            ("many_apps", arguments.instances, arguments.apps, []),
+            ("routed_apps", arguments.instances, arguments.apps, ["--route-by-app"]),
         ]
         results = {key: [] for key in ["pgbench", "pgbench_select", "sqlite_reads", "pg_reads"] + [s[0] for s in services]}
         for round_number in range(1, arguments.runs + 1):
@@ -255,10 +260,10 @@ def main() -> None:
             print(describe(stats), flush=True)
 
             # the service: one instance, then several
-            for key, instances, apps in services:
+            for key, instances, apps, extra in services:
                 open(hook_file, "w").close()
                 command = [bench, "wire", "--only", "mutations", "--seconds", str(arguments.seconds), "--server", server, "--postgres-url", url, "--snapshot-command", hook]
-                command += ["--instances", str(instances), "--apps", str(apps)]
+                command += ["--instances", str(instances), "--apps", str(apps)] + extra
                 output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
                 print(output.strip())
                 parsed = parse_mutations(output)
@@ -312,6 +317,7 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     print("service on PostgreSQL, %d instances:         %s durable mutations/s (total)" % (arguments.instances, median_spread(column("many", "rate"))))
     print("  the same over %d apps, 1 instance:          %s durable mutations/s" % (arguments.apps, median_spread(column("one_apps", "rate"))))
     print("  the same over %d apps, %d instances:        %s durable mutations/s (total)" % (arguments.apps, arguments.instances, median_spread(column("many_apps", "rate"))))
+    print("  the same, each app on one instance:        %s durable mutations/s (total)" % median_spread(column("routed_apps", "rate")))
 
     def ratio(label: str, top: str, bottom: str, target: str = "") -> None:
         values = [a["rate"] / b["rate"] for a, b in zip(results[top], results[bottom])]
@@ -322,6 +328,7 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     ratio("%d apps, %d instances / pgbench -N" % (arguments.apps, arguments.instances), "many_apps", "pgbench", "2.00")
     ratio("%d instances / 1 instance" % arguments.instances, "many", "one", "1.00")
     ratio("%d apps: %d instances / 1 instance" % (arguments.apps, arguments.instances), "many_apps", "one_apps", "1.00")
+    ratio("%d apps routed by app: %d instances / 1" % (arguments.apps, arguments.instances), "routed_apps", "one_apps", "1.00")
     print("reads on SQLite:                            %s reads/s" % median_spread(column("sqlite_reads", "rate")))
     print("reads on PostgreSQL:                        %s reads/s" % median_spread(column("pg_reads", "rate")))
     ratio("PostgreSQL / SQLite", "pg_reads", "sqlite_reads", "0.50")
@@ -333,6 +340,7 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
         ("many", "%d instances" % arguments.instances),
         ("one_apps", "%d apps, 1 instance" % arguments.apps),
         ("many_apps", "%d apps, %d instances" % (arguments.apps, arguments.instances)),
+        ("routed_apps", "%d apps, routed by app" % arguments.apps),
     ]
     for key, label in labels:
         rows = results[key]

@@ -23,7 +23,10 @@ import Synchronization
 /// meets an earlier run's data; `--instances N` spreads the mutations' connections round-robin
 /// over N servers on the same schema (the setup and the reads use the first). `--apps N` spreads
 /// them over N apps, each with the same groups and users: one app's writes all take its lock
-/// (gapless seqs), different apps' writes commit side by side. `--snapshot-command CMD` runs
+/// (gapless seqs), different apps' writes commit side by side. With `--route-by-app`, every
+/// connection of an app goes to the same instance (app i to instance i mod N), as a load
+/// balancer routing by API key would, so no two instances take turns at one app's lock.
+/// `--snapshot-command CMD` runs
 /// `CMD before PHASE` and `CMD after PHASE` around each measured phase (`mutations`, `reads`),
 /// for figures the benchmark cannot see, such as the database's own CPU and WAL counters
 /// (`bench/postgres.py` uses it).
@@ -39,6 +42,7 @@ enum WireBenchmark {
         var postgresWriters: Int?
         var instances = 1
         var apps = 1
+        var routeByApp = false
         var snapshotCommand: String?
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
@@ -59,6 +63,7 @@ enum WireBenchmark {
                 case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
                 case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
                 case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
+                case "--route-by-app": routeByApp = true
                 case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
                 case "--only":
                     let value = try reader.value(for: flag)
@@ -109,7 +114,8 @@ enum WireBenchmark {
                             try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w")))
                     }
                     try mutations(
-                        servers: servers, apps: apps, postgres: postgresURL != nil, connections: connections,
+                        servers: servers, apps: apps, routeByApp: routeByApp, postgres: postgresURL != nil,
+                        connections: connections,
                         depth: depth, seconds: seconds, snapshot: snapshot)
                 }
                 if suites.contains("reads") {
@@ -133,7 +139,8 @@ enum WireBenchmark {
     // MARK: Suites
 
     private static func mutations(
-        servers: [ServerProcess], apps: Int, postgres: Bool, connections: Int, depth: Int, seconds: Double,
+        servers: [ServerProcess], apps: Int, routeByApp: Bool, postgres: Bool, connections: Int, depth: Int,
+        seconds: Double,
         snapshot: Snapshot
     ) throws(BenchError) {
         let slots = connections * depth
@@ -156,7 +163,9 @@ enum WireBenchmark {
         snapshot.take("before", "mutations")
         let cpuBefore = servers.reduce(0) { $0 + $1.cpuSeconds }
         let ports = servers.map(\.port)
-        let elapsed = try drive(ports: ports, apps: apps, connections: connections, depth: depth, seconds: seconds) {
+        let elapsed = try drive(
+            ports: ports, apps: apps, routeByApp: routeByApp, connections: connections, depth: depth, seconds: seconds
+        ) {
             slot, step, connection, done in
             // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
             let group = "g\(slot % 32)"
@@ -195,7 +204,7 @@ enum WireBenchmark {
         let delta = zip(storeMetrics.map(metric), metricsBefore).map { $0 - $1 }
         let place =
             (postgres ? " on PostgreSQL" : "") + (servers.count > 1 ? ", spread over \(servers.count) instances" : "")
-            + (apps > 1 ? ", \(apps) apps" : "")
+            + (apps > 1 ? ", \(apps) apps" : "") + (routeByApp && servers.count > 1 ? " routed by app" : "")
         print(
             "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots)\(place):"
         )
@@ -365,15 +374,19 @@ enum WireBenchmark {
 
     /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`, the
     /// connections spread round-robin over the servers at `ports` and, across those, over `apps`
-    /// apps; `issue` starts call number `step` of a slot and calls `done` when it ends. Returns
-    /// the elapsed time.
+    /// apps (or, `routeByApp`, round-robin over the apps, each app's on one server); `issue`
+    /// starts call number `step` of a slot and calls `done` when it ends. Returns the elapsed time.
     private static func drive(
-        ports: [UInt16], apps: Int = 1, connections: Int, depth: Int, seconds: Double,
+        ports: [UInt16], apps: Int = 1, routeByApp: Bool = false, connections: Int, depth: Int, seconds: Double,
         issue: @escaping @Sendable (_ slot: Int, _ step: Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
     ) throws(BenchError) -> Double {
         var clients: [ClientConnection] = []
         for c in 0..<connections {
-            clients.append(try connect(ports[c % ports.count], app: (c / ports.count) % apps))
+            if routeByApp {
+                clients.append(try connect(ports[(c % apps) % ports.count], app: c % apps))
+            } else {
+                clients.append(try connect(ports[c % ports.count], app: (c / ports.count) % apps))
+            }
         }
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         let running = Collected()
