@@ -11,19 +11,25 @@ final class ServerProcess {
 
     static let apiKey = "benchkey-0123456789"
 
-    init(executable: String, extraArguments: [String] = []) throws(BenchError) {
+    /// App `index`'s ID: app 0 is `bench`, the one every benchmark uses; others are `bench<index>`.
+    static func app(_ index: Int) -> String { index == 0 ? "bench" : "bench\(index)" }
+
+    /// App `index`'s API key.
+    static func apiKey(app index: Int) -> String { index == 0 ? apiKey : "\(apiKey)-\(index)" }
+
+    /// - Parameter apps: how many apps get a key (`app(_:)`, `apiKey(app:)`).
+    init(executable: String, apps: Int = 1, extraArguments: [String] = []) throws(BenchError) {
         var template = Array("/tmp/moderation-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot make a temporary directory") }
         directory = String(cString: made)
-        metricsPort = UInt16(20_000 + getpid() % 10_000)
+        metricsPort = try Self.freePort()
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { throw BenchError("pipe failed") }
         let arguments =
             [
-                executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data", "--api-key",
-                "bench:\(Self.apiKey)",
+                executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data",
                 "--log-level", "warning", "--access-log", "off", "--metrics-listen", "127.0.0.1:\(metricsPort)",
-            ] + extraArguments
+            ] + (0..<apps).flatMap { ["--api-key", "\(Self.app($0)):\(Self.apiKey(app: $0))"] } + extraArguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
@@ -48,6 +54,25 @@ final class ServerProcess {
             throw BenchError("the server did not start: '\(text)'")
         }
         self.port = port
+    }
+
+    /// A loopback port nothing listens on now (the kernel's pick), so that several servers of
+    /// one benchmark get a metrics port each.
+    private static func freePort() throws(BenchError) -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
+            }
+        }
+        guard bound else { throw BenchError("cannot pick a free port") }
+        return UInt16(bigEndian: address.sin_port)
     }
 
     /// Resident memory of the server process, in bytes.

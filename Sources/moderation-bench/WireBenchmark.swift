@@ -17,6 +17,19 @@ import Synchronization
 /// - reads: 16 × 8 in flight, GetGroup and ListMembers(limit 30) alternating, as random members.
 /// - big group: one group with 100 000 members and 100 000 bans; single-call latency of the
 ///   first page of ListBannedMembers and of a search by name (one match).
+///
+/// With `--postgres-url` the servers keep their data in that PostgreSQL database
+/// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`), so a run never
+/// meets an earlier run's data; `--instances N` spreads the mutations' connections round-robin
+/// over N servers on the same schema (the setup and the reads use the first). `--apps N` spreads
+/// them over N apps, each with the same groups and users: one app's writes all take its lock
+/// (gapless seqs), different apps' writes commit side by side. With `--route-by-app`, every
+/// connection of an app goes to the same instance (app i to instance i mod N), as a load
+/// balancer routing by API key would, so no two instances take turns at one app's lock.
+/// `--snapshot-command CMD` runs
+/// `CMD before PHASE` and `CMD after PHASE` around each measured phase (`mutations`, `reads`),
+/// for figures the benchmark cannot see, such as the database's own CPU and WAL counters
+/// (`bench/postgres.py` uses it).
 enum WireBenchmark {
     static func run(arguments: [String]) -> Int32 {
         var seconds = 5.0
@@ -25,6 +38,12 @@ enum WireBenchmark {
         var bigMembers = 100_000
         var executable = ".build/release/moderation-server"
         var suites: Set<String> = ["mutations", "reads", "big"]
+        var postgresURL: String?
+        var postgresWriters: Int?
+        var instances = 1
+        var apps = 1
+        var routeByApp = false
+        var snapshotCommand: String?
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
             while let token = reader.next() {
@@ -40,6 +59,12 @@ enum WireBenchmark {
                 case "--depth": depth = try reader.value(for: flag).integer(in: 1...10_000)
                 case "--big-members": bigMembers = try reader.value(for: flag).integer(in: 1...10_000_000)
                 case "--server": executable = try reader.value(for: flag).text
+                case "--postgres-url": postgresURL = try reader.value(for: flag, placeholder: "URL").text
+                case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
+                case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
+                case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
+                case "--route-by-app": routeByApp = true
+                case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
                 case "--only":
                     let value = try reader.value(for: flag)
                     let known = ["mutations", "reads", "big"].map { ($0, $0) }
@@ -54,21 +79,53 @@ enum WireBenchmark {
             print("wire: \(error.message)")
             return 2
         }
+        if postgresURL == nil && (instances > 1 || postgresWriters != nil) {
+            print("wire: --instances and --postgres-writers need --postgres-url")
+            return 2
+        }
+        /// The store arguments of a server set: SQLite in its own data directory, or PostgreSQL in
+        /// a schema named after this process and `set`.
+        func storeArguments(_ set: String) -> [String] {
+            guard let postgresURL else { return [] }
+            return [
+                "--store", "postgres", "--postgres-url", postgresURL, "--postgres-schema", "bench_\(getpid())_\(set)",
+            ]
+                + (postgresWriters.map { ["--postgres-writers", String($0)] } ?? [])
+        }
+        let snapshot = Snapshot(command: snapshotCommand)
         do throws(BenchError) {
             if suites.contains("mutations") || suites.contains("reads") {
-                let server = try ServerProcess(executable: executable)
-                defer { server.stop() }
-                let setup = try connect(server.port)
-                try createGroups(setup, groups: 32, usersPerGroup: max(100, (connections * depth + 31) / 32))
+                var servers = [
+                    try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w"))
+                ]
+                defer { for server in servers { server.stop() } }
+                let slotUsers = (connections * depth + 31) / 32
+                for app in 0..<apps {
+                    // Without the reads, only the users the mutation slots need (a faster setup).
+                    let setup = try connect(servers[0].port, app: app)
+                    try createGroups(
+                        setup, groups: 32, usersPerGroup: suites.contains("reads") ? max(100, slotUsers) : slotUsers,
+                        readers: suites.contains("reads"))
+                    setup.close()
+                }
                 if suites.contains("mutations") {
-                    try mutations(server: server, connections: connections, depth: depth, seconds: seconds)
+                    for _ in 1..<instances {
+                        servers.append(
+                            try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w")))
+                    }
+                    try mutations(
+                        servers: servers, apps: apps, routeByApp: routeByApp, postgres: postgresURL != nil,
+                        connections: connections,
+                        depth: depth, seconds: seconds, snapshot: snapshot)
                 }
                 if suites.contains("reads") {
-                    try reads(server: server, connections: connections, depth: depth, seconds: seconds)
+                    try reads(
+                        server: servers[0], connections: connections, depth: depth, seconds: seconds, snapshot: snapshot
+                    )
                 }
             }
             if suites.contains("big") {
-                let server = try ServerProcess(executable: executable)
+                let server = try ServerProcess(executable: executable, extraArguments: storeArguments("big"))
                 defer { server.stop() }
                 try bigGroup(server: server, members: bigMembers)
             }
@@ -81,14 +138,34 @@ enum WireBenchmark {
 
     // MARK: Suites
 
-    private static func mutations(server: ServerProcess, connections: Int, depth: Int, seconds: Double)
-        throws(BenchError)
-    {
+    private static func mutations(
+        servers: [ServerProcess], apps: Int, routeByApp: Bool, postgres: Bool, connections: Int, depth: Int,
+        seconds: Double,
+        snapshot: Snapshot
+    ) throws(BenchError) {
         let slots = connections * depth
         let counter = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
-        let cpuBefore = server.cpuSeconds
-        let elapsed = try drive(server: server, connections: connections, depth: depth, seconds: seconds) {
+        /// A metric summed over the servers.
+        func metric(_ name: String) -> Double { servers.reduce(0) { $0 + ($1.metric(name) ?? 0) } }
+        let storeMetrics =
+            postgres
+            ? [
+                "moderation_store_commits_total", "moderation_store_commit_batch_size_sum",
+                "moderation_store_commit_seconds_sum", "moderation_store_commit_seconds_count",
+                "moderation_store_deferred_writes_total", "moderation_store_retried_batches_total",
+            ]
+            : [
+                "moderation_store_commits_total", "moderation_store_commit_batch_size_sum",
+                "moderation_store_fsync_seconds_count", "moderation_store_fsync_seconds_sum",
+            ]
+        let metricsBefore = storeMetrics.map(metric)
+        snapshot.take("before", "mutations")
+        let cpuBefore = servers.reduce(0) { $0 + $1.cpuSeconds }
+        let ports = servers.map(\.port)
+        let elapsed = try drive(
+            ports: ports, apps: apps, routeByApp: routeByApp, connections: connections, depth: depth, seconds: seconds
+        ) {
             slot, step, connection, done in
             // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
             let group = "g\(slot % 32)"
@@ -122,20 +199,28 @@ enum WireBenchmark {
             }
         }
         let count = counter.load(ordering: .relaxed)
-        let cpu = server.cpuSeconds - cpuBefore
+        let cpu = servers.reduce(0) { $0 + $1.cpuSeconds } - cpuBefore
+        snapshot.take("after", "mutations")
+        let delta = zip(storeMetrics.map(metric), metricsBefore).map { $0 - $1 }
+        let place =
+            (postgres ? " on PostgreSQL" : "") + (servers.count > 1 ? ", spread over \(servers.count) instances" : "")
+            + (apps > 1 ? ", \(apps) apps" : "") + (routeByApp && servers.count > 1 ? " routed by app" : "")
         print(
-            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots):"
+            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots)\(place):"
         )
         print(
             "  \(Int(Double(count) / elapsed)) mutations/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / Double(count) * 1e6)) µs per mutation"
         )
-        let commits = server.metric("moderation_store_commits_total") ?? 0
-        let writes = server.metric("moderation_store_commit_batch_size_sum") ?? 0
-        let syncs = server.metric("moderation_store_fsync_seconds_count") ?? 0
-        let syncTime = server.metric("moderation_store_fsync_seconds_sum") ?? 0
-        print(
-            "  \(Int(commits)) commits, \(fixed(writes / max(commits, 1))) writes per commit; \(Int(syncs)) fsyncs, \(fixed(syncTime / max(syncs, 1) * 1000)) ms each on average"
-        )
+        let commits = max(delta[0], 1)
+        if postgres {
+            print(
+                "  \(Int(delta[0])) commits, \(fixed(delta[1] / commits)) writes per commit; COMMIT \(fixed(delta[2] / max(delta[3], 1) * 1000)) ms each on average (WAL flush included); \(Int(delta[4])) writes deferred, \(Int(delta[5])) batches retried"
+            )
+        } else {
+            print(
+                "  \(Int(delta[0])) commits, \(fixed(delta[1] / commits)) writes per commit; \(Int(delta[2])) fsyncs, \(fixed(delta[3] / max(delta[2], 1) * 1000)) ms each on average"
+            )
+        }
         let errors = failures.withLock { $0 }
         if !errors.isEmpty { print("  failures (first \(errors.count)): \(errors.joined(separator: "; "))") }
     }
@@ -144,7 +229,9 @@ enum WireBenchmark {
     /// pre-encoded, so the client costs less CPU per call than the server and the figure is the
     /// server's. Two generators run at once, each on half the connections: one calls GetGroup,
     /// the other ListMembers(limit 30), both round-robin over the 32 groups, as their owner.
-    private static func reads(server: ServerProcess, connections: Int, depth: Int, seconds: Double) throws(BenchError) {
+    private static func reads(
+        server: ServerProcess, connections: Int, depth: Int, seconds: Double, snapshot: Snapshot
+    ) throws(BenchError) {
         func configuration(_ path: String, _ bodies: [[UInt8]]) -> LoadConfiguration {
             var configuration = LoadConfiguration()
             configuration.client = ClientOptions(port: server.port, apiKey: ServerProcess.apiKey)
@@ -162,6 +249,7 @@ enum WireBenchmark {
         let listMembers = configuration(
             ModerationMethods.listMembers.path, (0..<32).map { encoded(ListMembersRequest(guid: "r\($0)", limit: 30)) })
         let reports = Mutex<[String: Result<LoadReport, RPCError>]>([:])
+        snapshot.take("before", "reads")
         let cpuBefore = server.cpuSeconds
         let started = monotonicNanoseconds()
         let runs = [("GetGroup", getGroup), ("ListMembers", listMembers)]
@@ -172,6 +260,7 @@ enum WireBenchmark {
         }
         let cpu = server.cpuSeconds - cpuBefore
         let elapsed = Double(monotonicNanoseconds() - started) / 1e9
+        snapshot.take("after", "reads")
         print(
             "reads (GetGroup and ListMembers(30) at once, as the groups' owner), \(connections) connections × \(depth) in flight:"
         )
@@ -283,14 +372,22 @@ enum WireBenchmark {
         return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`; `issue`
+    /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`, the
+    /// connections spread round-robin over the servers at `ports` and, across those, over `apps`
+    /// apps (or, `routeByApp`, round-robin over the apps, each app's on one server); `issue`
     /// starts call number `step` of a slot and calls `done` when it ends. Returns the elapsed time.
     private static func drive(
-        server: ServerProcess, connections: Int, depth: Int, seconds: Double,
+        ports: [UInt16], apps: Int = 1, routeByApp: Bool = false, connections: Int, depth: Int, seconds: Double,
         issue: @escaping @Sendable (_ slot: Int, _ step: Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
     ) throws(BenchError) -> Double {
         var clients: [ClientConnection] = []
-        for _ in 0..<connections { clients.append(try connect(server.port)) }
+        for c in 0..<connections {
+            if routeByApp {
+                clients.append(try connect(ports[(c % apps) % ports.count], app: c % apps))
+            } else {
+                clients.append(try connect(ports[c % ports.count], app: (c / ports.count) % apps))
+            }
+        }
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         let running = Collected()
         let start = monotonicNanoseconds()
@@ -328,19 +425,23 @@ enum WireBenchmark {
     }
 
     /// The owner; groups g0…g31 (no members but the owner) with users g<i>-u<j> for the
-    /// mutation slots; groups r0…r31 with 100 members each for the reads.
-    private static func createGroups(_ client: ClientConnection, groups: Int, usersPerGroup: Int) throws(BenchError) {
+    /// mutation slots; with `readers`, groups r0…r31 with 100 members each for the reads.
+    private static func createGroups(
+        _ client: ClientConnection, groups: Int, usersPerGroup: Int, readers: Bool = true
+    ) throws(BenchError) {
         _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))
         let pending = Collected()
         for g in 0..<groups {
             _ = try call(
                 client, ModerationMethods.createGroup,
                 CreateGroupRequest(guid: "g\(g)", name: "Group \(g)", type: .public), as: "owner")
-            _ = try call(
-                client, ModerationMethods.createGroup,
-                CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            if readers {
+                _ = try call(
+                    client, ModerationMethods.createGroup,
+                    CreateGroupRequest(guid: "r\(g)", name: "Readers \(g)", type: .public), as: "owner")
+            }
             for u in 0..<usersPerGroup {
-                for prefix in ["g", "r"] {
+                for prefix in readers ? ["g", "r"] : ["g"] {
                     pending.begin()
                     client.unary(
                         ModerationMethods.createUser,
@@ -349,6 +450,7 @@ enum WireBenchmark {
                 }
             }
             pending.waitAll()
+            guard readers else { continue }
             _ = try call(
                 client, ModerationMethods.addMembers,
                 AddMembersRequest(
@@ -359,8 +461,10 @@ enum WireBenchmark {
     }
 
     /// A client connection to the bench's server child process, named in its logs.
-    static func connect(_ port: UInt16, name: String = "bench-wire") throws(BenchError) -> ClientConnection {
-        var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey)
+    static func connect(_ port: UInt16, app: Int = 0, name: String = "bench-wire") throws(BenchError)
+        -> ClientConnection
+    {
+        var options = ClientOptions(port: port, apiKey: ServerProcess.apiKey(app: app))
         options.clientName = name
         do throws(RPCError) {
             return try ClientConnection.connect(options)

@@ -6,6 +6,8 @@
 //          (the event stream over sockets, against a release moderation-server child process)
 //        moderation-bench wire [--only mutations,reads,big] [--seconds S] [--conns N] [--depth N] [--big-members N]
 //          (the moderation service over sockets, against a release moderation-server child process)
+//          [--postgres-url URL [--instances N] [--apps N [--route-by-app]] [--postgres-writers N]] [--snapshot-command CMD]
+//          (the same on PostgreSQL, over N instances; bench/postgres.py drives it beside pgbench)
 // Build with `swift build -c release`; every figure is the median of N runs (default 5).
 
 import CommandLineSupport
