@@ -5,7 +5,11 @@ internal import ThreadSupport
 /// The thread that reports committed batches, in the order the writers hand them over: the
 /// commit handler first (through the `CommitFeed`, so it sees each app's actions in seq order
 /// once, gaps filled from the log), then every write's `finish`. The writers go on with their
-/// next batches meanwhile.
+/// next batches meanwhile. Between batches it catches the feed up with the heads the
+/// `CommitWatcher` reports (other instances' commits).
+///
+/// Invariant: the feed lives on this thread alone (made and used inside its closure), so
+/// batches and catch-ups reach the handler one at a time, in one order.
 final class Completer: Sendable {
     /// What the store calls with each committed batch's actions (a struct, not a bare closure in
     /// the Mutex: see the SQLite store's `GroupCommitWriter.CommitHandler`).
@@ -15,6 +19,10 @@ final class Completer: Sendable {
 
     private struct State: Sendable {
         var batches: [CompletedBatch] = []
+        /// Apps' committed head seqs reported by the watcher, not yet looked at.
+        var heads: [String: UInt64] = [:]
+        /// The watcher polled: look again at apps whose catch-up failed.
+        var retry = false
         var closed = false
     }
 
@@ -39,13 +47,17 @@ final class Completer: Sendable {
         let worker = WorkerThread(name: "mod-pg-done") {
             var feed = CommitFeed(delivered: heads)
             while true {
-                let batches = state.withLock(when: { !$0.batches.isEmpty || $0.closed }) {
-                    state -> [CompletedBatch]? in
-                    if state.batches.isEmpty { return nil }
-                    defer { state.batches.removeAll(keepingCapacity: true) }
-                    return state.batches
+                let work = state.withLock(when: { !$0.batches.isEmpty || !$0.heads.isEmpty || $0.retry || $0.closed }) {
+                    state -> (batches: [CompletedBatch], heads: [String: UInt64], retry: Bool)? in
+                    if state.batches.isEmpty && state.closed { return nil }
+                    defer {
+                        state.batches.removeAll(keepingCapacity: true)
+                        state.heads.removeAll(keepingCapacity: true)
+                        state.retry = false
+                    }
+                    return (state.batches, state.heads, state.retry)
                 }
-                guard let batches else { break }
+                guard let (batches, heads, retry) = work else { break }
                 for batch in batches {
                     if let call = box.handler.withLock({ $0 })?.call {
                         let (actions, filled) = feed.deliverable(batch.actions, read: read)
@@ -55,6 +67,16 @@ final class Completer: Sendable {
                         feed.skip(batch.actions)
                     }
                     batch.finish()
+                }
+                guard let call = box.handler.withLock({ $0 })?.call else { continue }
+                var caughtUp: [ActionRecord] = []
+                for (app, head) in heads where head > (feed.delivered[app] ?? 0) {
+                    caughtUp += feed.catchUp(app: app, through: head, read: read)
+                }
+                if retry { caughtUp += feed.retryBehind(read: read) }
+                if !caughtUp.isEmpty {
+                    statistics.record { $0.actionsReadForGaps += UInt64(caughtUp.count) }
+                    call(caughtUp)
                 }
             }
         }
@@ -72,6 +94,17 @@ final class Completer: Sendable {
         } else {
             batch.finish()
         }
+    }
+
+    /// Asks for the feed to catch up with `heads` (apps' committed head seqs, from another
+    /// instance's notification or a poll); `retry` also retries apps whose last catch-up failed.
+    func report(heads: [String: UInt64], retry: Bool) {
+        guard !heads.isEmpty || retry else { return }
+        state.withLock { state in
+            for (app, head) in heads { state.heads[app] = max(state.heads[app] ?? 0, head) }
+            state.retry = state.retry || retry
+        }
+        state.signal()
     }
 
     /// Reports what is queued, then stops the thread (the writers must be stopped first).

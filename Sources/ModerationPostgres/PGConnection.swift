@@ -18,6 +18,10 @@ final class PGConnection {
     private enum Pending {
         case prepare(Statement)
         case command(tag: Int, keep: Bool)
+        /// A statement whose outcome does not matter (a wake-up sent after COMMIT), or its
+        /// preparation (`prepares`): its failure, and a connection lost from there to the
+        /// synchronization point, are not reported.
+        case optional(prepares: Statement?)
         case sync
     }
 
@@ -120,6 +124,24 @@ final class PGConnection {
         if statement.changesRows { writesSent += 1 }
     }
 
+    /// Queues `statement` whose outcome nobody waits for and no failure is reported for: sent
+    /// after a COMMIT, it must not make a committed batch look failed. A lost connection is still
+    /// noticed (`isBroken`) at the next use.
+    func sendOptional(_ statement: Statement, _ parameters: [PGValue]) {
+        guard !isBroken, PQstatus(handle) == CONNECTION_OK else { return }
+        if !prepared.contains(statement) {
+            guard PQsendPrepare(handle, statement.name, statement.sql, 0, nil) == 1 else { return markBroken() }
+            prepared.insert(statement)
+            pending.append(.optional(prepares: statement))
+        }
+        let handle = handle
+        let sent = parameters.withLibPQParameters { count, values, lengths, formats in
+            PQsendQueryPrepared(handle, statement.name, count, values, lengths, formats, 1)
+        }
+        guard sent == 1 else { return markBroken() }
+        pending.append(.optional(prepares: nil))
+    }
+
     /// Queues SQL text as an unnamed statement (planned for these parameters).
     /// - Parameter changesRows: the statement writes (counts in `writesSent`).
     func send(sql: String, _ parameters: [PGValue], keep: Bool = false, changesRows: Bool = false)
@@ -190,10 +212,18 @@ final class PGConnection {
     private func drain() -> (PGResult?, PGFailure?) {
         var kept: PGResult?
         var first: PGFailure?
+        // Past an optional statement, a failure no longer concerns what came before it.
+        var optionalReached = false
         defer { pending.removeAll(keepingCapacity: true) }
         for entry in pending {
             if isBroken { break }
             switch entry {
+            case .optional(let statement):
+                optionalReached = true
+                var ignored: PGResult?
+                if readResult(tag: tag, keep: false, into: &ignored) != nil, let statement {
+                    prepared.remove(statement)
+                }
             case .sync:
                 guard let result = PQgetResult(handle) else {
                     markBroken()
@@ -211,7 +241,7 @@ final class PGConnection {
                 if let failure = readResult(tag: tag, keep: keep, into: &kept) { first = first ?? failure }
             }
         }
-        if isBroken {
+        if isBroken && !optionalReached {
             let lost = PGFailure(sqlstate: "", message: lastMessage, tag: tag, connectionLost: true)
             first = first.map { $0.connectionLost ? $0 : lost } ?? lost
         }
@@ -272,6 +302,28 @@ final class PGConnection {
             throw failure.error
         }
         return PGResult(result)
+    }
+
+    // MARK: Notifications
+
+    /// The connection's socket, to wait on for notifications (`poll`).
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Reads what arrived on the socket and returns the notifications received, as
+    /// (channel, payload); only outside pipeline mode (the watcher's connection).
+    /// - Throws: `ERR_STORE_UNAVAILABLE` when the connection is lost.
+    func notifications() throws(ModerationError) -> [(channel: String, payload: String)] {
+        guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
+            markBroken()
+            throw ModerationError.storeUnavailable("the connection was lost (\(lastMessage))")
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notification = PQnotifies(handle) {
+            received.append(
+                (String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return received
     }
 
     // MARK: Helpers

@@ -53,6 +53,8 @@ final class PostgresSession: @unchecked Sendable {
     /// comment); the writer runs it again in its next batch.
     var isDeferred = false
     private var transactionWrites = 0
+    /// Where a writer announces its commits to the other instances (nil: it does not).
+    var notifier: CommitNotifier?
     private var savepoints: [WriteMark] = []
 
     init(connection: PGConnection, isWriter: Bool) {
@@ -94,7 +96,8 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// Writes the counters of the groups changed in the batch and the apps' new head seqs, then
-    /// commits, in one round trip; returns the actions the batch appended, in seq order per app.
+    /// commits and notifies the other instances (`CommitNotifier`), in one round trip; returns the
+    /// actions the batch appended, in seq order per app.
     /// On failure the transaction is rolled back and the writer's state forgotten
     /// (`connection.failure` says what failed, and whose statement it was).
     func commitWrite() throws(ModerationError) -> [ActionRecord] {
@@ -110,6 +113,14 @@ final class PostgresSession: @unchecked Sendable {
                 try connection.send(.setAppHead, [.int(appID), .int(writer.heads[appID] ?? 0)])
             }
             try connection.send(.commit, [])
+            if let notifier, !writer.dirtyHeads.isEmpty {
+                // In the same round trip as COMMIT: the watchers of other instances wake up.
+                for (app, appID) in writer.appIDs where writer.dirtyHeads.contains(appID) {
+                    connection.sendOptional(
+                        .notifyCommit,
+                        [.text(notifier.channel), .text(notifier.payload(app: app, head: writer.heads[appID] ?? 0))])
+                }
+            }
             try connection.sync()
             // A COMMIT of a transaction an earlier failure aborted answers ROLLBACK, not an error.
             if let failure = connection.failure { throw failure.error }

@@ -15,7 +15,9 @@ internal import Synchronization
 ///   advisory lock.
 /// - Commit handler: called with every committed batch's actions, per app in seq order and
 ///   without gaps — actions other writers committed in between are read from the log first
-///   (`CommitFeed`) — before the batch's writes are finished.
+///   (`CommitFeed`) — before the batch's writes are finished; and, once a handler is set, with
+///   the actions other instances commit, which a `CommitWatcher` learns of (`NOTIFY` after each
+///   commit, and a poll of the apps' heads) and the feed reads from the log by seq.
 ///
 /// When PostgreSQL cannot be reached, calls fail at once with `ERR_STORE_UNAVAILABLE`; lost
 /// connections are opened again by the next read or batch, so the store recovers by itself.
@@ -24,6 +26,8 @@ public final class PostgresStore: ModerationStore {
     private let writers: [PostgresWriter]
     private let readers: ReaderPool
     private let completer: Completer
+    private let notifier: CommitNotifier
+    private let watcher = Mutex<CommitWatcher?>(nil)
     private let recorder: PostgresStatisticsRecorder
     private let closed = Atomic<Bool>(false)
     private let nextWriter = Atomic<Int>(0)
@@ -59,8 +63,13 @@ public final class PostgresStore: ModerationStore {
             }
         }
         self.completer = completer
+        let notifier = CommitNotifier(
+            schema: options.schema, instance: String(UInt64.random(in: 1...UInt64.max), radix: 36))
+        self.notifier = notifier
         writers = (0..<max(1, options.writers)).map { index in
-            PostgresWriter(index: index, options: options, gate: gate, completer: completer, statistics: recorder)
+            PostgresWriter(
+                index: index, options: options, gate: gate, notifier: notifier, completer: completer,
+                statistics: recorder)
         }
     }
 
@@ -106,8 +115,19 @@ public final class PostgresStore: ModerationStore {
         if !writers[index].queue.push(write) { write.finish(.storage("the store is closed")) }
     }
 
+    /// Sets the handler, and starts following other instances' commits for it (the watcher runs
+    /// only for a store with a handler: without one there is nobody to deliver to).
     public func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void) {
         completer.box.handler.withLock { $0 = Completer.CommitHandler(call: handler) }
+        let completer = completer
+        watcher.withLock { watcher in
+            guard watcher == nil, !closed.load(ordering: .acquiring) else { return }
+            watcher = CommitWatcher(
+                options: options.connectionOptions, notifier: notifier, listens: options.listensForCommits,
+                pollIntervalMs: options.pollIntervalMs,
+                statistics: recorder
+            ) { heads, retry in completer.report(heads: heads, retry: retry) }
+        }
     }
 
     /// Commits, batch sizes, commit latencies, deferrals and reconnections so far.
@@ -119,6 +139,7 @@ public final class PostgresStore: ModerationStore {
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for writer in writers { writer.close() }
+        watcher.withLock { $0 }?.close()
         completer.close()
         readers.drain()
     }

@@ -18,10 +18,20 @@ public struct PostgresStoreOptions: Sendable, Equatable {
     public var connectTimeoutSeconds: Int
     /// `application_name` of the connections (shown in `pg_stat_activity`).
     public var applicationName: String
+    /// How often, in milliseconds, the commit watcher reads every app's head to catch up with
+    /// other instances' commits whose notification was lost: the longest an event stream can
+    /// lag behind another instance's commit.
+    public var pollIntervalMs: Int
+    /// Whether the commit watcher `LISTEN`s for other instances' commit notifications. Without
+    /// it, their actions reach this instance's subscribers by the poll alone (within
+    /// `pollIntervalMs`): for a connection pooler that does not pass `LISTEN` through
+    /// (transaction pooling), and for the tests of the poll path.
+    public var listensForCommits: Bool
 
     public init(
         url: String, schema: String = "public", writers: Int = 2, readers: Int = 16, maxBatchSize: Int = 512,
-        connectTimeoutSeconds: Int = 5, applicationName: String = "moderation-server"
+        connectTimeoutSeconds: Int = 5, applicationName: String = "moderation-server", pollIntervalMs: Int = 250,
+        listensForCommits: Bool = true
     ) {
         self.url = url
         self.schema = schema
@@ -30,6 +40,8 @@ public struct PostgresStoreOptions: Sendable, Equatable {
         self.maxBatchSize = maxBatchSize
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.applicationName = applicationName
+        self.pollIntervalMs = pollIntervalMs
+        self.listensForCommits = listensForCommits
     }
 
     /// A schema name the store accepts: lowercase letters, digits and `_`, starting with a

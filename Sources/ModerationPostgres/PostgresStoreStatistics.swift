@@ -27,9 +27,13 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     public var retries: UInt64 = 0
     /// Connections opened again after one was lost.
     public var reconnects: UInt64 = 0
-    /// Actions committed by other writers (other instances) and read from the log to fill a gap
-    /// before a batch was handed to the commit handler.
+    /// Actions committed by other writers (other instances) and read from the log for the
+    /// commit handler: to fill a gap before a batch, or woken by a notification or a poll.
     public var actionsReadForGaps: UInt64 = 0
+    /// Notifications of other instances' commits received (`LISTEN`), this instance's own included.
+    public var notifications: UInt64 = 0
+    /// Times the commit watcher's connection was opened again after it was lost.
+    public var watcherReconnects: UInt64 = 0
 }
 
 /// The counters behind `PostgresStoreStatistics`.

@@ -9,12 +9,13 @@ final class PostgresWriter: Sendable {
     private let thread: WorkerThread
 
     init(
-        index: Int, options: PostgresStoreOptions, gate: ConnectionGate, completer: Completer,
-        statistics: PostgresStatisticsRecorder
+        index: Int, options: PostgresStoreOptions, gate: ConnectionGate, notifier: CommitNotifier,
+        completer: Completer, statistics: PostgresStatisticsRecorder
     ) {
         let queue = queue
         let loop = WriterLoop(
-            options: options, gate: gate, queue: queue, completer: completer, statistics: statistics)
+            options: options, gate: gate, notifier: notifier, queue: queue, completer: completer,
+            statistics: statistics)
         thread = WorkerThread(name: "mod-pg-write-\(index)") {
             while let batch = queue.take(max: max(1, options.maxBatchSize)) {
                 loop.run(batch)
@@ -36,6 +37,7 @@ final class WriterLoop: @unchecked Sendable {
     // `session` has one user.
     private let options: PostgresStoreOptions
     private let gate: ConnectionGate
+    private let notifier: CommitNotifier
     private var session: PostgresSession?
     /// A connection was open before: opening one now is a reconnection (for the statistics).
     private var connectedBefore = false
@@ -46,11 +48,12 @@ final class WriterLoop: @unchecked Sendable {
     private static let transientRetries = 3
 
     init(
-        options: PostgresStoreOptions, gate: ConnectionGate, queue: WriteQueue, completer: Completer,
-        statistics: PostgresStatisticsRecorder
+        options: PostgresStoreOptions, gate: ConnectionGate, notifier: CommitNotifier, queue: WriteQueue,
+        completer: Completer, statistics: PostgresStatisticsRecorder
     ) {
         self.options = options
         self.gate = gate
+        self.notifier = notifier
         self.queue = queue
         self.completer = completer
         self.statistics = statistics
@@ -194,6 +197,7 @@ final class WriterLoop: @unchecked Sendable {
         if connectedBefore { statistics.record { $0.reconnects += 1 } }
         connectedBefore = true
         let fresh = PostgresSession(connection: connection, isWriter: true)
+        fresh.notifier = notifier
         session = fresh
         return fresh
     }

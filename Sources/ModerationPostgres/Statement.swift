@@ -4,7 +4,7 @@
 /// statement casts it. Searches are not here: their plan depends on the keyword, so they run
 /// unprepared (`SearchSQL`), planned for each keyword.
 enum Statement: Int, CaseIterable {
-    case beginWrite, beginRead, commit, rollback
+    case beginWrite, beginRead, commit, rollback, notifyCommit
 
     case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead
     case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
@@ -105,6 +105,11 @@ enum Statement: Int, CaseIterable {
         case .beginRead: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
         case .commit: "COMMIT"
         case .rollback: "ROLLBACK"
+        // Sent after COMMIT, so in a transaction of its own: NOTIFY takes a database-wide lock
+        // held through its transaction's commit, which inside the batch's transaction would
+        // serialize every instance's commits and their WAL flushes. Its own commit need not wait
+        // for the flush: a lost notification costs one poll period.
+        case .notifyCommit: "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
 
         case .appByName: "SELECT id FROM apps WHERE name = $1"
         // The app's lock: every write of an app takes it first (see PostgresSession+Apps).

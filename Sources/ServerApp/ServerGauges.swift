@@ -134,8 +134,18 @@ enum ServerGauges {
             ("moderation_store_reconnects_total", "Connections to PostgreSQL opened again.", statistics.reconnects),
             (
                 "moderation_store_gap_actions_read_total",
-                "Actions other instances committed, read from the log before a local batch's events.",
+                "Actions other instances committed, read from the log for this instance's event streams.",
                 statistics.actionsReadForGaps
+            ),
+            (
+                "moderation_store_notifications_total",
+                "Commit notifications (LISTEN) received from the instances sharing the database.",
+                statistics.notifications
+            ),
+            (
+                "moderation_store_watcher_reconnects_total",
+                "Times the connection following other instances' commits was opened again.",
+                statistics.watcherReconnects
             ),
         ]
         for (name, help, value) in counters {

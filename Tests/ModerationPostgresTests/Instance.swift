@@ -18,10 +18,15 @@ final class Instance: Sendable {
         var all: [ActionRecord] { actions.withLock { $0 } }
     }
 
-    init(url: String, schema: String, clock: ManualClock, writers: Int = 2, maxBatchSize: Int = 512) throws {
-        store = try PostgresStore(
-            options: PostgresStoreOptions(
-                url: url, schema: schema, writers: writers, readers: 4, maxBatchSize: maxBatchSize))
+    /// - Parameter tweak: changes the store's options before it opens.
+    init(
+        url: String, schema: String, clock: ManualClock, writers: Int = 2, maxBatchSize: Int = 512,
+        tweak: (inout PostgresStoreOptions) -> Void = { _ in }
+    ) throws {
+        var options = PostgresStoreOptions(
+            url: url, schema: schema, writers: writers, readers: 4, maxBatchSize: maxBatchSize)
+        tweak(&options)
+        store = try PostgresStore(options: options)
         service = ModerationService(
             store: store, now: clock.function,
             configuration: ModerationService.Configuration(passwordHasher: .fastForTests))
