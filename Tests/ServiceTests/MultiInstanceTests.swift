@@ -1,0 +1,157 @@
+internal import Glibc
+import ModerationMessages
+import RPCCore
+import RPCPosix
+import Synchronization
+import TestSupport
+import Testing
+
+extension EndToEnd {
+    /// Three real `moderation-server --store postgres` processes on one schema, as a deployment
+    /// behind a load balancer: random mutations through all three at once leave one gapless log
+    /// whose replay is the state every instance reads, a subscriber on each instance sees that log
+    /// action for action, and an instance killed with SIGKILL loses nothing it acknowledged while
+    /// the others keep serving. Only when the suites run on PostgreSQL (`tools/test`'s PostgreSQL
+    /// stage); skipped on SQLite.
+    @Suite("Three server instances on one PostgreSQL schema", .enabled(if: TestBackend.isPostgres))
+    struct MultiInstanceTests {
+        /// The durability test's users and groups, as its `check` expects them.
+        static let users = KillRestartTests.users
+        static let groups = KillRestartTests.groups
+
+        @Test(
+            "mutations through three instances: one gapless log, its replay the state on each, the same events on each")
+        func threeInstances() throws {
+            let trio = try Trio()
+            defer { trio.tearDown() }
+            try trio.seed()
+            // Live subscribers, one per instance, whole app from the start of the log.
+            let subscribers = try (0..<3).map { try trio.app($0) }
+            let streams = subscribers.map { $0.subscribe(after: 0) }
+            let loads = (0..<3).map { index in trio.load(index, seed: UInt64(index + 1) * 104_729) }
+            for load in loads { load.start() }
+            let loaded = waitUntil(timeoutMs: 30_000) { loads.allSatisfy { $0.acks.count >= 150 } }
+            for load in loads { try load.stop() }
+            #expect(loaded, "acknowledged: \(loads.map(\.acks.count))")
+            let acknowledged = loads.flatMap(\.acks)
+            let head = try subscribers[0].markHead(owner: Self.users[0])
+            var reference: [Action]?
+            for (index, stream) in streams.enumerated() {
+                #expect(
+                    stream.waitForSeq(head, timeoutMs: 15_000),
+                    "instance \(index)'s subscriber reached \(stream.lastSeq) of \(head)")
+                let seen = stream.actions.filter { $0.seq <= head }
+                #expect(
+                    seen.map(\.seq) == Array(1...head), "instance \(index): the events are 1…\(head), in order, once")
+                if let reference {
+                    #expect(seen == reference, "instance \(index) delivered other actions than instance 0")
+                } else {
+                    reference = seen
+                }
+                stream.cancel()
+            }
+            for index in 0..<3 {
+                let report = try KillRestartTests.check(trio.app(index), acknowledged: acknowledged)
+                print("three instances, read through instance \(index): \(report)")
+            }
+        }
+
+        @Test("SIGKILL of one instance during a write burst: every acknowledged mutation is there, the others serve on")
+        func killOne() throws {
+            let trio = try Trio()
+            defer { trio.tearDown() }
+            try trio.seed()
+            let loads = (0..<3).map { index in trio.load(index, seed: UInt64(index + 1) * 7_919) }
+            for load in loads { load.start() }
+            let loaded = waitUntil(timeoutMs: 30_000) { loads.allSatisfy { $0.acks.count >= 100 } }
+            let status = try trio.servers[2].kill(SIGKILL)
+            #expect(loaded, "acknowledged before the kill: \(loads.map(\.acks.count))")
+            #expect(status & 0x7F == SIGKILL, "the server ended with wait status \(status), not by SIGKILL")
+            #expect(waitUntil(timeoutMs: 15_000) { loads[2].isFinished }, "the killed instance's calls fail")
+            // The two others go on acknowledging writes, the killed one's apps' locks released.
+            let before = loads[0].acks.count + loads[1].acks.count
+            let servedOn = waitUntil(timeoutMs: 20_000) { loads[0].acks.count + loads[1].acks.count >= before + 60 }
+            for load in loads { try load.stop() }
+            #expect(servedOn, "after the kill: \(loads[0].acks.count + loads[1].acks.count - before) more acknowledged")
+            let acknowledged = loads.flatMap(\.acks)
+            for index in 0..<2 {
+                let report = try KillRestartTests.check(trio.app(index), acknowledged: acknowledged)
+                print("after SIGKILL of instance 2, read through instance \(index): \(report)")
+            }
+        }
+    }
+
+    /// Three server processes on a fresh schema of the suites' PostgreSQL database.
+    final class Trio {
+        let directory = TemporaryDirectory(prefix: "moderation-trio")
+        let url: String
+        let schema = PostgresCluster.uniqueSchema("trio")
+        private(set) var servers: [ServerProcess] = []
+
+        init() throws {
+            guard case .postgres(let url) = TestBackend.current else {
+                throw TestFailure("the instances need the suites' PostgreSQL (MODERATION_TEST_POSTGRES_URL)")
+            }
+            self.url = url
+            do {
+                for index in 0..<3 {
+                    let arguments = [
+                        "--data-dir", directory.path + "/data\(index)", "--api-key",
+                        "\(TestApp.one.rawValue):\(TestApp.one.apiKey)", "--log-level", "warning", "--store",
+                        "postgres", "--postgres-url", url, "--postgres-schema", schema,
+                    ]
+                    servers.append(
+                        try ServerProcess(arguments: arguments, logPath: directory.path + "/server\(index).log"))
+                }
+            } catch {
+                tearDown()
+                throw error
+            }
+        }
+
+        /// A new connection to instance `index`, as the app.
+        func connect(_ index: Int) throws -> ClientConnection {
+            var options = ClientOptions(port: servers[index].port, apiKey: TestApp.one.apiKey)
+            options.clientName = "multi-instance-test"
+            return try ClientConnection.connect(options)
+        }
+
+        /// The app on a new connection to instance `index`.
+        func app(_ index: Int) throws -> ModerationWireClient {
+            ModerationWireClient(connection: try connect(index), actor: "")
+        }
+
+        /// The users and the groups (an owner, an admin and a participant each), through instance 0.
+        func seed() throws {
+            let app = try app(0)
+            defer { app.connection.close() }
+            let users = EndToEnd.MultiInstanceTests.users
+            for uid in users { try app.createUser(uid) }
+            for (index, guid) in EndToEnd.MultiInstanceTests.groups.enumerated() {
+                try app.createGroup(
+                    guid, owner: users[index], members: [(users[index + 4], .admin), (users[index + 8], .participant)])
+            }
+        }
+
+        /// Random mutations through instance `index` (two connections).
+        func load(_ index: Int, seed: UInt64) -> WriteLoad {
+            let port = servers[index].port
+            return WriteLoad(
+                threads: 2, groups: EndToEnd.MultiInstanceTests.groups, users: EndToEnd.MultiInstanceTests.users,
+                seed: seed
+            ) {
+                var options = ClientOptions(port: port, apiKey: TestApp.one.apiKey)
+                options.clientName = "multi-instance-load"
+                return try ClientConnection.connect(options)
+            }
+        }
+
+        /// Stops the servers (SIGKILL: their data is in PostgreSQL) and drops the schema.
+        func tearDown() {
+            for server in servers { _ = try? server.kill(SIGKILL) }
+            servers.removeAll()
+            PostgresCluster.dropSchema(schema, url: url)
+            directory.remove()
+        }
+    }
+}
