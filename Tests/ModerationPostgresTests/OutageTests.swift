@@ -59,6 +59,40 @@ struct OutageTests {
         #expect(instance.store.statistics.reconnects >= 1)
     }
 
+    @Test("the commit watcher reconnects after a restart and catches up: nothing another instance committed is missed")
+    func watcherAcrossRestart() throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.tearDown() }
+        let clock = ManualClock()
+        let writer = try Instance(url: cluster.url, schema: "watch", clock: clock)
+        defer { writer.close() }
+        let follower = try Instance(url: cluster.url, schema: "watch", clock: clock) { $0.pollIntervalMs = 100 }
+        defer { follower.close() }
+        let app = writer.client()
+        try app.createUser("o")
+        try app.createGroup("g", owner: "o")
+        for index in 0..<5 { try app.createUser("u\(index)") }
+        _ = try writer.client("u0").join("g")
+        let first = try StoreProbe.log(writer.store, app: "app").count
+        #expect(waitUntil(timeoutMs: 10_000, pollMs: 10) { follower.delivered.all.count == first })
+
+        try cluster.stop()
+        // Both sides fail while it is down; the follower's watcher keeps trying meanwhile.
+        #expect(ModerationClient.code { _ = try writer.client("u0").leave("g") } == .storeUnavailable)
+        usleep(300_000)
+        try cluster.restart()
+        let recovered = waitUntil(timeoutMs: 15_000, pollMs: 100) {
+            (try? writer.client("u1").join("g")) != nil
+        }
+        #expect(recovered, "writes recover")
+        for index in 2..<5 { _ = try writer.client("u\(index)").join("g") }
+        let log = try StoreProbe.log(writer.store, app: "app")
+        let caughtUp = waitUntil(timeoutMs: 15_000, pollMs: 10) { follower.delivered.all.count >= log.count }
+        #expect(caughtUp, "the follower saw \(follower.delivered.all.count) of \(log.count) actions")
+        #expect(follower.delivered.all.map(\.seq) == log.map(\.seq), "in seq order, gapless, each once")
+        #expect(follower.store.statistics.watcherReconnects >= 1)
+    }
+
     @Test("a store that cannot reach PostgreSQL at start says so, without the URL's password")
     func unreachableAtStart() throws {
         let port = try UnusedPort.find()

@@ -79,6 +79,78 @@ extension EndToEnd {
                 print("after SIGKILL of instance 2, read through instance \(index): \(report)")
             }
         }
+        @Test(
+            "PostgreSQL restarted under load: UNAVAILABLE with ERR_STORE_UNAVAILABLE, recovery without restarting the instances, nothing acknowledged lost"
+        )
+        func databaseRestart() throws {
+            // A cluster of its own: the test stops and starts it.
+            let cluster = try PostgresCluster.start()
+            defer { cluster.tearDown() }
+            let trio = try Trio(url: cluster.url)
+            defer { trio.tearDown() }
+            try trio.seed()
+            let subscribers = try (0..<3).map { try trio.app($0) }
+            let streams = subscribers.map { $0.subscribe(after: 0) }
+            let before = (0..<3).map { index in trio.load(index, seed: UInt64(index + 1) * 31) }
+            for load in before { load.start() }
+            let loaded = waitUntil(timeoutMs: 30_000) { before.allSatisfy { $0.acks.count >= 50 } }
+            #expect(loaded, "acknowledged before the restart: \(before.map(\.acks.count))")
+
+            try cluster.stop()
+            // Each load thread ends at its first UNAVAILABLE; every instance answers fast and plainly.
+            #expect(waitUntil(timeoutMs: 15_000) { before.allSatisfy(\.isFinished) }, "the calls fail")
+            for load in before { try load.stop() }
+            for load in before {
+                let unexpected = load.failures.keys.filter { $0 == "ERR_INTERNAL" || $0 == "NOT_AN_RPC_ERROR" }
+                #expect(unexpected.isEmpty, "failures during the outage: \(load.failures)")
+                #expect(load.failures["ERR_STORE_UNAVAILABLE", default: 0] >= 1, "\(load.failures)")
+            }
+            for index in 0..<3 {
+                let started = Clock.nowMs
+                let error = ModerationWireClient.error { try subscribers[index].getGroup("k0") }
+                #expect(
+                    error?.code == .unavailable && error?.errorCode == "ERR_STORE_UNAVAILABLE",
+                    "\(String(describing: error))")
+                #expect(Clock.nowMs - started < 3_000, "instance \(index) took \(Clock.nowMs - started) ms to fail")
+            }
+
+            try cluster.restart()
+            let after = (0..<3).map { index in trio.load(index, seed: UInt64(index + 1) * 37) }
+            let recovered = waitUntil(timeoutMs: 20_000, pollMs: 100) {
+                (0..<3).allSatisfy { (try? subscribers[$0].getGroup("k0")) != nil }
+            }
+            #expect(recovered, "every instance serves again without a restart")
+            for load in after { load.start() }
+            let reloaded = waitUntil(timeoutMs: 30_000) { after.allSatisfy { $0.acks.count >= 50 } }
+            for load in after { try load.stop() }
+            #expect(reloaded, "acknowledged after the restart: \(after.map(\.acks.count))")
+            let acknowledged = (before + after).flatMap(\.acks)
+            let head = try subscribers[0].markHead(owner: Self.users[0])
+            // A subscriber either went on through the outage, or ended with the seq it reached and
+            // resumes from there.
+            for (index, stream) in streams.enumerated() {
+                var seqs = stream.seqs
+                print(
+                    "instance \(index)'s subscriber through the restart: \(stream.hasEnded ? "ended at \(stream.lastSeq) (\(String(describing: stream.end)))" : "went on")"
+                )
+                if stream.hasEnded {
+                    let resumed = subscribers[index].subscribe(after: stream.lastSeq)
+                    #expect(
+                        resumed.waitForSeq(head, timeoutMs: 15_000), "instance \(index) resumed to \(resumed.lastSeq)")
+                    seqs += resumed.seqs
+                    resumed.cancel()
+                } else {
+                    #expect(stream.waitForSeq(head, timeoutMs: 15_000), "instance \(index) reached \(stream.lastSeq)")
+                    seqs = stream.seqs
+                }
+                stream.cancel()
+                #expect(seqs.filter { $0 <= head } == Array(1...head), "instance \(index): 1…\(head) once each")
+            }
+            for index in 0..<3 {
+                let report = try KillRestartTests.check(trio.app(index), acknowledged: acknowledged)
+                print("after the PostgreSQL restart, read through instance \(index): \(report)")
+            }
+        }
     }
 
     /// Three server processes on a fresh schema of the suites' PostgreSQL database.
@@ -88,8 +160,9 @@ extension EndToEnd {
         let schema = PostgresCluster.uniqueSchema("trio")
         private(set) var servers: [ServerProcess] = []
 
-        init() throws {
-            guard case .postgres(let url) = TestBackend.current else {
+        /// - Parameter url: the database; nil for the suites' (`MODERATION_TEST_POSTGRES_URL`).
+        init(url: String? = nil) throws {
+            guard let url = url ?? PostgresCluster.configuredURL else {
                 throw TestFailure("the instances need the suites' PostgreSQL (MODERATION_TEST_POSTGRES_URL)")
             }
             self.url = url
