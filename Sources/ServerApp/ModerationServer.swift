@@ -169,7 +169,7 @@ public final class ModerationServer: Sendable {
                 let store = try PostgresStore(
                     options: PostgresStoreOptions(
                         url: url, schema: settings.postgresSchema, writers: settings.postgresWriters,
-                        readers: settings.postgresReaders))
+                        readers: settings.postgresReaders, pollIntervalMs: settings.postgresPollMs))
                 return (store, { ServerGauges.storeSamples(store.statistics) })
             } catch {
                 throw ServerStartupError(

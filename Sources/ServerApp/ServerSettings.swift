@@ -21,6 +21,9 @@ public struct ServerSettings: Sendable, Equatable {
     public var postgresReaders = 16
     /// Writer connections of the PostgreSQL store (an app's writes all go to one).
     public var postgresWriters = 2
+    /// How often, in milliseconds, the PostgreSQL store polls the apps' heads for other instances'
+    /// commits (besides their notifications): the longest their events can be late here.
+    public var postgresPollMs = 250
     public var apiKeys: [APIKeyStore.Entry] = []
     public var apiKeysFile: String?
     /// Event loops; 0 means one per usable core.

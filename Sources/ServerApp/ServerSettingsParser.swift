@@ -73,6 +73,12 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.postgresWriters = try value.integer(in: 1...64)
         },
+        Option(
+            "--postgres-poll-ms", "MS",
+            help: "how often other instances' commits are polled for, besides LISTEN (default 250)"
+        ) { settings, value throws(ArgumentError) in
+            settings.postgresPollMs = try value.integer(in: 10...60_000)
+        },
         Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") {
             settings, value throws(ArgumentError) in
             guard !value.text.isEmpty else { throw value.error("the path is empty") }

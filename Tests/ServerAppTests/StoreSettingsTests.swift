@@ -36,11 +36,11 @@ struct StoreSettingsTests {
             [
                 "--store", "postgres", "--postgres-url", url, "--postgres-schema", "moderation", "--postgres-readers",
                 "4",
-                "--postgres-writers", "3",
+                "--postgres-writers", "3", "--postgres-poll-ms", "500",
             ])
         #expect(fromFlags.store == .postgres && fromFlags.postgresURL == url)
         #expect(fromFlags.postgresSchema == "moderation" && fromFlags.postgresReaders == 4)
-        #expect(fromFlags.postgresWriters == 3)
+        #expect(fromFlags.postgresWriters == 3 && fromFlags.postgresPollMs == 500)
         let fromEnvironment = try parse([], ["MODERATION_STORE": "postgres", "MODERATION_POSTGRES_URL": url])
         #expect(fromEnvironment.store == .postgres && fromEnvironment.postgresURL == url)
         #expect(fromEnvironment.postgresSchema == "public")
@@ -61,6 +61,7 @@ struct StoreSettingsTests {
         #expect(refused?.contains("s3cret") == false)
         #expect(error(["--postgres-schema", "Public"])?.hasPrefix("--postgres-schema: expected a lowercase") == true)
         #expect(error(["--postgres-readers", "0"]) != nil)
+        #expect(error(["--postgres-poll-ms", "5"]) != nil)
     }
 
     @Test("a PostgreSQL store that cannot be reached: the URL without its password, the store's error as the cause")
