@@ -25,6 +25,7 @@ public final class PostgresStore: ModerationStore {
     private let readers: ReaderPool
     private let completer: Completer
     private let recorder: PostgresStatisticsRecorder
+    private let attempts: PostgresPasswordAttempts
     private let closed = Atomic<Bool>(false)
     private let nextWriter = Atomic<Int>(0)
 
@@ -50,6 +51,7 @@ public final class PostgresStore: ModerationStore {
             PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
         }
         self.readers = readers
+        attempts = PostgresPasswordAttempts(readers: readers)
         let completer = Completer(heads: heads, statistics: recorder) {
             (app, after, through) throws(ModerationError) -> [ActionRecord] in
             try Self.read(readers) { (snapshot) throws(ModerationError) -> [ActionRecord] in
@@ -96,6 +98,35 @@ public final class PostgresStore: ModerationStore {
         }
     }
 
+    /// Runs `body` on a pooled connection outside any transaction (each statement commits on its
+    /// own), once more on a new connection when the pooled one turns out to have died while idle.
+    /// For statements that are safe to repeat.
+    static func autocommit<T>(_ readers: ReaderPool, _ body: (PGConnection) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
+        var retried = false
+        while true {
+            let (session, reused) = try readers.checkout()
+            session.connection.settle()
+            session.connection.clearFailure()
+            do {
+                let value = try body(session.connection)
+                readers.checkin(session)
+                return value
+            } catch {
+                readers.checkin(session)
+                if reused && session.connection.isBroken && !retried {
+                    retried = true
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The wrong-password limit's count, in the database: shared by every instance.
+    public var passwordAttempts: (any PasswordAttemptLedger)? { attempts }
+
     public func submit(_ write: any StoreWrite) {
         let index: Int
         if let app = write.affinity {
@@ -120,6 +151,7 @@ public final class PostgresStore: ModerationStore {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for writer in writers { writer.close() }
         completer.close()
+        attempts.close()
         readers.drain()
     }
 

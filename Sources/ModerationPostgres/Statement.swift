@@ -24,6 +24,8 @@ enum Statement: Int, CaseIterable {
 
     case idempotentReply, saveReply, purgeReplies
 
+    case passwordFailures, recordPasswordFailure, clearPasswordFailures, purgePasswordFailures
+
     /// The prepared statement's name on the server.
     var name: String { "s\(rawValue)" }
 
@@ -34,7 +36,8 @@ enum Statement: Int, CaseIterable {
         case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .insertGroup,
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .insertBan, .deleteBan, .insertAction,
-            .pruneDelete, .saveReply, .purgeReplies:
+            .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
+            .purgePasswordFailures:
             true
         default:
             false
@@ -249,6 +252,27 @@ enum Statement: Int, CaseIterable {
             DELETE FROM idempotency WHERE ctid = ANY (ARRAY (
                 SELECT ctid FROM idempotency WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
             """
+
+        case .passwordFailures:
+            // How many after the cutoff, and the first of them in recorded order.
+            """
+            SELECT count(*), (array_agg(u.t ORDER BY u.i))[1]
+            FROM password_attempts p CROSS JOIN LATERAL unnest(p.failures) WITH ORDINALITY AS u (t, i)
+            WHERE p.app = $1 AND p.guid = $2 AND p.uid = $3 AND u.t > $4
+            """
+        case .recordPasswordFailure:
+            // One statement, atomic against every instance's: the row's lock orders them.
+            """
+            INSERT INTO password_attempts AS p (app, guid, uid, failures, last_at)
+            VALUES ($1, $2, $3, ARRAY[$4::bigint], $4::bigint)
+            ON CONFLICT (app, guid, uid) DO UPDATE SET
+                failures = array_append(
+                    ARRAY (SELECT u.t FROM unnest(p.failures) WITH ORDINALITY AS u (t, i) WHERE u.t > $5 ORDER BY u.i),
+                    $4::bigint),
+                last_at = greatest(p.last_at, $4::bigint)
+            """
+        case .clearPasswordFailures: "DELETE FROM password_attempts WHERE app = $1 AND guid = $2 AND uid = $3"
+        case .purgePasswordFailures: "DELETE FROM password_attempts WHERE last_at <= $1"
         }
     }
 }
