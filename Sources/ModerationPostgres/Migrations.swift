@@ -239,7 +239,8 @@ enum Migrations {
         """
     }
 
-    /// The wrong-password limit's ledger (`PostgresPasswordAttempts`), shared by every instance.
+    /// The limits every instance shares: the wrong-password limit's ledger
+    /// (`PostgresPasswordAttempts`) and the per-app rate limit's buckets (`leaseRateTokens`).
     private static let version2 = """
         -- Wrong group passwords per (app, group, user): the times (Unix ms) in the order they
         -- were recorded, those older than the window trimmed when one is added. last_at: the
@@ -253,5 +254,14 @@ enum Migrations {
             PRIMARY KEY (app, guid, uid)
         );
         CREATE INDEX password_attempts_by_age ON password_attempts (last_at);
+
+        -- The per-app rate limit's token bucket, shared by every instance: each leases chunks of
+        -- it (tokens as of updated_at, PostgreSQL's clock; granted: the last lease's size).
+        CREATE TABLE rate_buckets (
+            app text COLLATE "C" PRIMARY KEY,
+            tokens double precision NOT NULL,
+            updated_at timestamptz NOT NULL,
+            granted double precision NOT NULL
+        );
         """
 }

@@ -22,7 +22,7 @@ internal import Synchronization
 public final class PostgresStore: ModerationStore {
     public let options: PostgresStoreOptions
     private let writers: [PostgresWriter]
-    private let readers: ReaderPool
+    let readers: ReaderPool
     private let completer: Completer
     private let recorder: PostgresStatisticsRecorder
     private let attempts: PostgresPasswordAttempts

@@ -26,6 +26,8 @@ enum Statement: Int, CaseIterable {
 
     case passwordFailures, recordPasswordFailure, clearPasswordFailures, purgePasswordFailures
 
+    case leaseRateTokens
+
     /// The prepared statement's name on the server.
     var name: String { "s\(rawValue)" }
 
@@ -37,7 +39,7 @@ enum Statement: Int, CaseIterable {
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .insertBan, .deleteBan, .insertAction,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
-            .purgePasswordFailures:
+            .purgePasswordFailures, .leaseRateTokens:
             true
         default:
             false
@@ -49,6 +51,10 @@ enum Statement: Int, CaseIterable {
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
         g.members_count, g.version, g.created_at, g.updated_at
         """
+
+    /// The tokens in an app's rate bucket now (`leaseRateTokens`).
+    static let rateAvailable =
+        "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch FROM now() - b.updated_at)::float8))"
 
     /// The columns `PostgresSession.decodeMember` reads, in order.
     static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
@@ -273,6 +279,19 @@ enum Statement: Int, CaseIterable {
             """
         case .clearPasswordFailures: "DELETE FROM password_attempts WHERE app = $1 AND guid = $2 AND uid = $3"
         case .purgePasswordFailures: "DELETE FROM password_attempts WHERE last_at <= $1"
+        case .leaseRateTokens:
+            // $1 app, $2 tokens wanted, $3 rate per second, $4 burst. The bucket refills by the
+            // time since its last lease (PostgreSQL's clock, never backwards) up to the burst;
+            // a new bucket starts full. Grants whole tokens, as many as are there, up to $2.
+            """
+            INSERT INTO rate_buckets AS b (app, tokens, updated_at, granted)
+            VALUES ($1, $4::float8 - least($2::float8, floor($4::float8)), now(), least($2::float8, floor($4::float8)))
+            ON CONFLICT (app) DO UPDATE SET
+                tokens = \(Self.rateAvailable) - least($2::float8, floor(\(Self.rateAvailable))),
+                granted = least($2::float8, floor(\(Self.rateAvailable))),
+                updated_at = greatest(b.updated_at, now())
+            RETURNING granted::bigint
+            """
         }
     }
 }
