@@ -19,8 +19,6 @@ struct ClusterToolTests {
         defer { parent.remove() }
         chmod(parent.path, 0o755) // the postgres OS user (when run as root) must reach DIR/pg
         let dir = parent.path + "/cluster"
-        let port = Int(try UnusedPort.find())
-        let metricsPort = Int(try UnusedPort.find())
         let server = try BuiltProducts.path(of: "moderation-server")
         let bin = String(server[..<server.lastIndex(of: "/")!])
         var environment = ProcessEnvironment.current()
@@ -31,10 +29,21 @@ struct ClusterToolTests {
                 executable: script, arguments: arguments + ["--dir", dir], environment: environment,
                 timeoutMs: 90_000)
         }
-        let up = try cluster(["up", "--port", "\(port)", "--metrics-port", "\(metricsPort)", "--bin", bin])
+        // Consecutive ports below the ephemeral range, where the other tests' servers (port 0)
+        // and clients get theirs; another attempt if one is taken all the same.
+        var port = 0
+        var up: ChildProcess.Outcome?
+        for _ in 0..<3 {
+            port = Int.random(in: 20_000..<32_000)
+            let attempt = try cluster(["up", "--port", "\(port)", "--metrics-port", "\(port + 3)", "--bin", bin])
+            up = attempt
+            if attempt.exitCode == 0 || !attempt.standardError.contains("Address already in use") { break }
+            _ = try? cluster(["down"])
+        }
         defer { _ = try? cluster(["down"]) }
-        try #require(up.exitCode == 0, "\(up)")
-        let keyLine = try #require(up.lines.first { $0.contains("API key (app demo): ") })
+        let started = try #require(up)
+        try #require(started.exitCode == 0, "\(started)")
+        let keyLine = try #require(started.lines.first { $0.contains("API key (app demo): ") })
         let key = String(keyLine.split(separator: " ").last!)
         var probeEnvironment = environment
         probeEnvironment["RPC_PROBE_API_KEY"] = key
