@@ -100,7 +100,9 @@ public final class PostgresStore: ModerationStore {
 
     /// Runs `body` on a pooled connection outside any transaction (each statement commits on its
     /// own), once more on a new connection when the pooled one turns out to have died while idle.
-    /// For statements that are safe to repeat.
+    /// For statements whose repetition is harmless or errs on the safe side (a statement that
+    /// committed just before its connection died may run twice: a wrong password counted twice,
+    /// rate tokens leased and lost).
     static func autocommit<T>(_ readers: ReaderPool, _ body: (PGConnection) throws(ModerationError) -> T)
         throws(ModerationError) -> T
     {

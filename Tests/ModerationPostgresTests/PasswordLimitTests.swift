@@ -37,7 +37,6 @@ struct PasswordLimitTests {
         try second.client("y").join("g", password: "s3cret")
         clock.advance(by: ModerationService.Configuration().wrongPasswordWindowMs + 1_000)
         try third.client("x").join("g", password: "s3cret")
-        #expect(try schema.value("SELECT count(*) FROM password_attempts WHERE uid = 'x'") == "0", "a join clears")
     }
 
     @Test("a successful join through one instance clears the count the other one sees")
@@ -56,6 +55,7 @@ struct PasswordLimitTests {
         }
         #expect(try schema.value("SELECT cardinality(failures) FROM password_attempts") == "\(Self.limit - 1)")
         try second.client("x").join("g", password: "s3cret")
+        #expect(try schema.value("SELECT count(*) FROM password_attempts") == "0", "the join cleared the record")
         _ = try first.client("x").leave("g")
         for _ in 0..<Self.limit {
             #expect(ModerationClient.code { try first.client("x").join("g", password: "guess") } == .wrongGroupPass)

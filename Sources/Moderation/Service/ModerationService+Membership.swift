@@ -23,14 +23,14 @@ extension ModerationService {
         }
         let now = clock()
         let attemptKey = PasswordAttemptKey(app: caller.app, guid: normalized, uid: uid)
-        let waitMs: Int64?
+        let seen: PasswordFailures
         do throws(ModerationError) {
-            waitMs = try passwordAttempts.retryAfter(attemptKey, now: now)
+            seen = try passwordAttempts.failures(attemptKey, now: now)
         } catch {
             completion(.done(.failure(error)))
             return
         }
-        if let waitMs {
+        if let waitMs = passwordAttempts.retryAfter(seen, now: now) {
             completion(
                 .done(
                     .failure(
@@ -50,7 +50,7 @@ extension ModerationService {
                 case .failure(let error) where error.code == .wrongGroupPass:
                     return attempts.recordFailure(attemptKey, now: clock()) { completion(outcome) }
                 case .success:
-                    return attempts.recordSuccess(attemptKey) { completion(outcome) }
+                    return attempts.recordSuccess(attemptKey, seen: seen) { completion(outcome) }
                 default:
                     break
                 }

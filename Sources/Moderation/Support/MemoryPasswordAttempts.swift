@@ -33,7 +33,8 @@ final class MemoryPasswordAttempts: PasswordAttemptLedger {
         done()
     }
 
-    func clear(_ key: PasswordAttemptKey, then done: @escaping @Sendable () -> Void) {
+    /// Always clears, whatever was `seen` (in memory it costs nothing).
+    func clear(_ key: PasswordAttemptKey, seen: PasswordFailures, then done: @escaping @Sendable () -> Void) {
         _ = attempts.withLock { $0.removeValue(forKey: key) }
         done()
     }

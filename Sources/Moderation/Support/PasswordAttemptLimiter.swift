@@ -21,12 +21,17 @@ final class PasswordAttemptLimiter: Sendable {
         self.ledger = ledger
     }
 
-    /// Milliseconds until the next attempt is allowed, or nil when one is allowed now.
+    /// The key's wrong passwords in the window at `now` (none when the limiter is off).
     /// - Throws: the ledger's error when it cannot be read (a shared ledger's server is down).
-    func retryAfter(_ key: PasswordAttemptKey, now: Int64) throws(ModerationError) -> Int64? {
-        guard limit > 0 else { return nil }
-        let failures = try ledger.failures(key, after: now - windowMs)
-        guard failures.count >= limit, let first = failures.first else { return nil }
+    func failures(_ key: PasswordAttemptKey, now: Int64) throws(ModerationError) -> PasswordFailures {
+        guard limit > 0 else { return PasswordFailures(count: 0, first: nil) }
+        return try ledger.failures(key, after: now - windowMs)
+    }
+
+    /// Milliseconds until the next attempt is allowed, given the key's `failures` at `now`, or
+    /// nil when one is allowed now.
+    func retryAfter(_ failures: PasswordFailures, now: Int64) -> Int64? {
+        guard limit > 0, failures.count >= limit, let first = failures.first else { return nil }
         return max(1, first + windowMs - now)
     }
 
@@ -36,9 +41,10 @@ final class PasswordAttemptLimiter: Sendable {
         ledger.recordFailure(key, at: now, cutoff: now - windowMs, then: done)
     }
 
-    /// A successful join clears the user's record for the group, then calls `done`.
-    func recordSuccess(_ key: PasswordAttemptKey, then done: @escaping @Sendable () -> Void) {
+    /// A successful join clears the user's record for the group, then calls `done`; `seen` is
+    /// what the check before the join found.
+    func recordSuccess(_ key: PasswordAttemptKey, seen: PasswordFailures, then done: @escaping @Sendable () -> Void) {
         guard limit > 0 else { return done() }
-        ledger.clear(key, then: done)
+        ledger.clear(key, seen: seen, then: done)
     }
 }
