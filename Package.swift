@@ -168,7 +168,9 @@ let package = Package(
         .testTarget(
             name: "ServerAppTests",
             dependencies: [
-                "ServerApp", "Moderation", "ModerationSQLite", "RPCCore", "RPCPosix", "TestSupport", "TLSSupport",
+                "ServerApp", "Moderation", "ModerationPostgres", "ModerationSQLite", "RPCCore", "RPCPosix",
+                "TestSupport",
+                "ThreadSupport", "TLSSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

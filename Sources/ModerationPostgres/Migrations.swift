@@ -11,7 +11,7 @@ enum Migrations {
     /// The migrations, given the schema `pg_trgm` lives in (its operator classes are named
     /// with it, so the store's `search_path` needs only the store's own schema).
     static func all(trigramSchema: String) -> [String] {
-        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema))]
+        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2]
     }
 
     /// Advisory lock keys: (class, object) pairs of `pg_advisory_xact_lock(int, int)`.
@@ -238,4 +238,30 @@ enum Migrations {
         CREATE INDEX idempotency_by_age ON idempotency (created_at);
         """
     }
+
+    /// The limits every instance shares: the wrong-password limit's ledger
+    /// (`PostgresPasswordAttempts`) and the per-app rate limit's buckets (`leaseRateTokens`).
+    private static let version2 = """
+        -- Wrong group passwords per (app, group, user): the times (Unix ms) in the order they
+        -- were recorded, those older than the window trimmed when one is added. last_at: the
+        -- newest, for purging keys whose window has passed.
+        CREATE TABLE password_attempts (
+            app text COLLATE "C" NOT NULL,
+            guid text COLLATE "C" NOT NULL,
+            uid text COLLATE "C" NOT NULL,
+            failures bigint[] NOT NULL,
+            last_at bigint NOT NULL,
+            PRIMARY KEY (app, guid, uid)
+        );
+        CREATE INDEX password_attempts_by_age ON password_attempts (last_at);
+
+        -- The per-app rate limit's token bucket, shared by every instance: each leases chunks of
+        -- it (tokens as of updated_at, PostgreSQL's clock; granted: the last lease's size).
+        CREATE TABLE rate_buckets (
+            app text COLLATE "C" PRIMARY KEY,
+            tokens double precision NOT NULL,
+            updated_at timestamptz NOT NULL,
+            granted double precision NOT NULL
+        );
+        """
 }

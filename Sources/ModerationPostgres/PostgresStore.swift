@@ -24,11 +24,12 @@ internal import Synchronization
 public final class PostgresStore: ModerationStore {
     public let options: PostgresStoreOptions
     private let writers: [PostgresWriter]
-    private let readers: ReaderPool
+    let readers: ReaderPool
     private let completer: Completer
     private let notifier: CommitNotifier
     private let watcher = Mutex<CommitWatcher?>(nil)
     private let recorder: PostgresStatisticsRecorder
+    private let attempts: PostgresPasswordAttempts
     private let closed = Atomic<Bool>(false)
     private let nextWriter = Atomic<Int>(0)
 
@@ -54,6 +55,7 @@ public final class PostgresStore: ModerationStore {
             PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
         }
         self.readers = readers
+        attempts = PostgresPasswordAttempts(readers: readers)
         let completer = Completer(heads: heads, statistics: recorder) {
             (app, after, through) throws(ModerationError) -> [ActionRecord] in
             try Self.read(readers) { (snapshot) throws(ModerationError) -> [ActionRecord] in
@@ -105,6 +107,37 @@ public final class PostgresStore: ModerationStore {
         }
     }
 
+    /// Runs `body` on a pooled connection outside any transaction (each statement commits on its
+    /// own), once more on a new connection when the pooled one turns out to have died while idle.
+    /// For statements whose repetition is harmless or errs on the safe side (a statement that
+    /// committed just before its connection died may run twice: a wrong password counted twice,
+    /// rate tokens leased and lost).
+    static func autocommit<T>(_ readers: ReaderPool, _ body: (PGConnection) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
+        var retried = false
+        while true {
+            let (session, reused) = try readers.checkout()
+            session.connection.settle()
+            session.connection.clearFailure()
+            do {
+                let value = try body(session.connection)
+                readers.checkin(session)
+                return value
+            } catch {
+                readers.checkin(session)
+                if reused && session.connection.isBroken && !retried {
+                    retried = true
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The wrong-password limit's count, in the database: shared by every instance.
+    public var passwordAttempts: (any PasswordAttemptLedger)? { attempts }
+
     public func submit(_ write: any StoreWrite) {
         let index: Int
         if let app = write.affinity {
@@ -141,6 +174,7 @@ public final class PostgresStore: ModerationStore {
         for writer in writers { writer.close() }
         watcher.withLock { $0 }?.close()
         completer.close()
+        attempts.close()
         readers.drain()
     }
 

@@ -24,6 +24,10 @@ enum Statement: Int, CaseIterable {
 
     case idempotentReply, saveReply, purgeReplies
 
+    case passwordFailures, recordPasswordFailure, clearPasswordFailures, purgePasswordFailures
+
+    case leaseRateTokens
+
     /// The prepared statement's name on the server.
     var name: String { "s\(rawValue)" }
 
@@ -34,7 +38,8 @@ enum Statement: Int, CaseIterable {
         case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .insertGroup,
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .insertBan, .deleteBan, .insertAction,
-            .pruneDelete, .saveReply, .purgeReplies:
+            .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
+            .purgePasswordFailures, .leaseRateTokens:
             true
         default:
             false
@@ -46,6 +51,10 @@ enum Statement: Int, CaseIterable {
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
         g.members_count, g.version, g.created_at, g.updated_at
         """
+
+    /// The tokens in an app's rate bucket now (`leaseRateTokens`).
+    static let rateAvailable =
+        "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch FROM now() - b.updated_at)::float8))"
 
     /// The columns `PostgresSession.decodeMember` reads, in order.
     static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
@@ -253,6 +262,40 @@ enum Statement: Int, CaseIterable {
             """
             DELETE FROM idempotency WHERE ctid = ANY (ARRAY (
                 SELECT ctid FROM idempotency WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+            """
+
+        case .passwordFailures:
+            // How many after the cutoff, and the first of them in recorded order.
+            """
+            SELECT count(*), (array_agg(u.t ORDER BY u.i))[1]
+            FROM password_attempts p CROSS JOIN LATERAL unnest(p.failures) WITH ORDINALITY AS u (t, i)
+            WHERE p.app = $1 AND p.guid = $2 AND p.uid = $3 AND u.t > $4
+            """
+        case .recordPasswordFailure:
+            // One statement, atomic against every instance's: the row's lock orders them.
+            """
+            INSERT INTO password_attempts AS p (app, guid, uid, failures, last_at)
+            VALUES ($1, $2, $3, ARRAY[$4::bigint], $4::bigint)
+            ON CONFLICT (app, guid, uid) DO UPDATE SET
+                failures = array_append(
+                    ARRAY (SELECT u.t FROM unnest(p.failures) WITH ORDINALITY AS u (t, i) WHERE u.t > $5 ORDER BY u.i),
+                    $4::bigint),
+                last_at = greatest(p.last_at, $4::bigint)
+            """
+        case .clearPasswordFailures: "DELETE FROM password_attempts WHERE app = $1 AND guid = $2 AND uid = $3"
+        case .purgePasswordFailures: "DELETE FROM password_attempts WHERE last_at <= $1"
+        case .leaseRateTokens:
+            // $1 app, $2 tokens wanted, $3 rate per second, $4 burst. The bucket refills by the
+            // time since its last lease (PostgreSQL's clock, never backwards) up to the burst;
+            // a new bucket starts full. Grants whole tokens, as many as are there, up to $2.
+            """
+            INSERT INTO rate_buckets AS b (app, tokens, updated_at, granted)
+            VALUES ($1, $4::float8 - least($2::float8, floor($4::float8)), now(), least($2::float8, floor($4::float8)))
+            ON CONFLICT (app) DO UPDATE SET
+                tokens = \(Self.rateAvailable) - least($2::float8, floor(\(Self.rateAvailable))),
+                granted = least($2::float8, floor(\(Self.rateAvailable))),
+                updated_at = greatest(b.updated_at, now())
+            RETURNING granted::bigint
             """
         }
     }

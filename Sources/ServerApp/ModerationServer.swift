@@ -54,6 +54,8 @@ public final class ModerationServer: Sendable {
     private let heapTrimmer = Mutex<HeapTrimmer?>(nil)
     /// `--listen` as given, for the error when it cannot be bound.
     private let listenAddress: String
+    /// The per-app rate limit's lease thread, on PostgreSQL (stopped with the store).
+    private let rateLeases: LeasedRateLimiter?
 
     /// Opens the store — SQLite in `settings.dataDirectory` (which must exist), or PostgreSQL at
     /// `settings.postgresURL` — and builds the server; it does not listen until `start()`.
@@ -115,10 +117,20 @@ public final class ModerationServer: Sendable {
         configuration.limits.frameTimeoutMs = settings.frameTimeoutMs
         configuration.observer = metrics
         configuration.memoryBudget = memoryBudget
-        if settings.rateLimit > 0 {
-            configuration.rateLimiter = TokenBucketLimiter(
-                callsPerSecond: Double(settings.rateLimit),
-                burst: Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit))
+        let rate = Double(settings.rateLimit)
+        let burst = Double(settings.rateBurst > 0 ? settings.rateBurst : settings.rateLimit)
+        if settings.rateLimit > 0, let postgres = store as? PostgresStore {
+            // Instances share the database: each leases its calls from the app's bucket there.
+            let leased = LeasedRateLimiter(
+                callsPerSecond: rate, burst: burst,
+                source: PostgresRateTokens(store: postgres, rate: rate, burst: burst))
+            rateLeases = leased
+            configuration.rateLimiter = leased
+        } else {
+            rateLeases = nil
+            if settings.rateLimit > 0 {
+                configuration.rateLimiter = TokenBucketLimiter(callsPerSecond: rate, burst: burst)
+            }
         }
         configuration.tls = tls
         configuration.serverName = ServerInfo.name
@@ -211,6 +223,7 @@ public final class ModerationServer: Sendable {
         }
         hub.shutdown()
         service.shutdown()
+        rateLeases?.close()
         store.close()
     }
 }

@@ -16,11 +16,11 @@ struct MigrationTests {
         defer { schema.drop() }
         let first = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         first.close()
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "1")
-        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == "1")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
+        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == "2")
         let again = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         again.close()
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
         #expect(try schema.value("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == "pg_trgm")
     }
 
@@ -36,7 +36,7 @@ struct MigrationTests {
             Issue.record("a schema at version 99 was opened")
         } catch {
             #expect(error.code == .internal)
-            #expect(error.message.contains("version 99, newer than this build's 1"), "\(error.message)")
+            #expect(error.message.contains("version 99, newer than this build's 2"), "\(error.message)")
         }
     }
 
@@ -56,7 +56,7 @@ struct MigrationTests {
         }
         for thread in threads { thread.join() }
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
     }
 
     @Test("a migration waits for the advisory lock another instance holds")
@@ -81,6 +81,6 @@ struct MigrationTests {
         #expect(opened.wait(milliseconds: 30_000), "the store did not open once the lock was released")
         opener.join()
         #expect(outcome.withLock { $0 } == nil)
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
     }
 }

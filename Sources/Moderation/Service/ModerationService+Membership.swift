@@ -22,7 +22,15 @@ extension ModerationService {
             return
         }
         let now = clock()
-        if let waitMs = passwordAttempts.retryAfter(app: caller.app, uid: uid, guid: normalized, now: now) {
+        let attemptKey = PasswordAttemptKey(app: caller.app, guid: normalized, uid: uid)
+        let seen: PasswordFailures
+        do throws(ModerationError) {
+            seen = try passwordAttempts.failures(attemptKey, now: now)
+        } catch {
+            completion(.done(.failure(error)))
+            return
+        }
+        if let waitMs = passwordAttempts.retryAfter(seen, now: now) {
             completion(
                 .done(
                     .failure(
@@ -35,12 +43,14 @@ extension ModerationService {
         let attempts = passwordAttempts
         let clock = self.clock
         join(caller, guid: guid, password: password, attempt: 0, replay: replay) { outcome in
+            // The reply waits for the record, so a retry made on receiving it (through any
+            // instance) already counts this wrong password.
             if case .done(let result) = outcome {
                 switch result {
                 case .failure(let error) where error.code == .wrongGroupPass:
-                    attempts.recordFailure(app: caller.app, uid: uid, guid: normalized, now: clock())
+                    return attempts.recordFailure(attemptKey, now: clock()) { completion(outcome) }
                 case .success:
-                    attempts.recordSuccess(app: caller.app, uid: uid, guid: normalized)
+                    return attempts.recordSuccess(attemptKey, seen: seen) { completion(outcome) }
                 default:
                     break
                 }

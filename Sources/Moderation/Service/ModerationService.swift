@@ -17,7 +17,8 @@ public final class ModerationService: Sendable {
     private let maintenance: Mutex<MaintenanceLoop?>
     /// Expired bans the sweeper has recorded as `unbanned` since start (for metrics).
     let expiredBansSwept = Atomic<UInt64>(0)
-    /// Wrong group passwords per (app, user, group), to stop brute force through JoinGroup.
+    /// Wrong group passwords per (app, group, user), to stop brute force through JoinGroup: in the
+    /// store's shared ledger when it has one, else in memory.
     let passwordAttempts: PasswordAttemptLimiter
 
     /// - Parameters:
@@ -35,7 +36,8 @@ public final class ModerationService: Sendable {
         self.listeners = listeners
         memberPages = MemberPageCache(capacity: configuration.memberPageCacheGroups)
         passwordAttempts = PasswordAttemptLimiter(
-            limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs)
+            limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs,
+            ledger: store.passwordAttempts ?? MemoryPasswordAttempts())
         store.setCommitHandler { actions in listeners.deliver(actions) }
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {

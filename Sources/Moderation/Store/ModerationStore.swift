@@ -17,4 +17,13 @@ public protocol ModerationStore: AnyObject, Sendable {
 
     /// Finishes the queued writes, stops the writer and closes the storage.
     func close()
+
+    /// Where the wrong-password limit keeps its count when several server processes share the
+    /// store, so that they count together; nil (the default): each service counts its own, in
+    /// memory.
+    var passwordAttempts: (any PasswordAttemptLedger)? { get }
+}
+
+extension ModerationStore {
+    public var passwordAttempts: (any PasswordAttemptLedger)? { nil }
 }

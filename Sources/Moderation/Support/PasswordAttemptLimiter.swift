@@ -1,60 +1,50 @@
-import Synchronization
-
-/// Counts wrong group passwords per (app, user, group) and refuses further joins for a while
-/// after too many, so a password group cannot be brute-forced through `JoinGroup`.
+/// The wrong-password rule: after `limit` wrong passwords per (app, group, user) within the
+/// window, that user's joins of that group are refused until the first of them is a window old,
+/// so a password group cannot be brute-forced through `JoinGroup`.
 ///
 /// The check runs before the (deliberately slow) password hash is verified, so refused attempts
-/// cost the server nothing. State is in memory: a restart forgets it, which only restarts the
-/// window.
+/// cost the server nothing. The wrong passwords are kept in a ledger: the store's when several
+/// processes share it (PostgreSQL: then N instances together allow `limit`, not N × `limit`),
+/// else in memory.
 final class PasswordAttemptLimiter: Sendable {
     private let limit: Int
     private let windowMs: Int64
-    private let attempts = Mutex<[Key: Attempts]>([:])
-
-    private struct Key: Hashable {
-        let app: String
-        let uid: String
-        let guid: String
-    }
-
-    private struct Attempts {
-        var failures: [Int64] = []
-    }
+    private let ledger: any PasswordAttemptLedger
 
     /// - Parameters:
     ///   - limit: wrong passwords allowed within the window; 0 turns the limiter off.
     ///   - windowMs: the window, in milliseconds.
-    init(limit: Int, windowMs: Int64) {
+    ///   - ledger: where the wrong passwords are kept.
+    init(limit: Int, windowMs: Int64, ledger: any PasswordAttemptLedger) {
         self.limit = limit
         self.windowMs = windowMs
+        self.ledger = ledger
     }
 
-    /// Milliseconds until the next attempt is allowed, or nil when one is allowed now.
-    func retryAfter(app: String, uid: String, guid: String, now: Int64) -> Int64? {
-        guard limit > 0 else { return nil }
-        return attempts.withLock { attempts in
-            guard var entry = attempts[Key(app: app, uid: uid, guid: guid)] else { return nil }
-            entry.failures.removeAll { $0 <= now - windowMs }
-            attempts[Key(app: app, uid: uid, guid: guid)] = entry.failures.isEmpty ? nil : entry
-            guard entry.failures.count >= limit, let oldest = entry.failures.first else { return nil }
-            return max(1, oldest + windowMs - now)
-        }
+    /// The key's wrong passwords in the window at `now` (none when the limiter is off).
+    /// - Throws: the ledger's error when it cannot be read (a shared ledger's server is down).
+    func failures(_ key: PasswordAttemptKey, now: Int64) throws(ModerationError) -> PasswordFailures {
+        guard limit > 0 else { return PasswordFailures(count: 0, first: nil) }
+        return try ledger.failures(key, after: now - windowMs)
     }
 
-    /// Records a wrong password.
-    func recordFailure(app: String, uid: String, guid: String, now: Int64) {
-        guard limit > 0 else { return }
-        attempts.withLock { attempts in
-            attempts[Key(app: app, uid: uid, guid: guid), default: Attempts()].failures.append(now)
-            if attempts.count > 100_000 {
-                attempts = attempts.filter { $0.value.failures.contains { $0 > now - windowMs } }
-            }
-        }
+    /// Milliseconds until the next attempt is allowed, given the key's `failures` at `now`, or
+    /// nil when one is allowed now.
+    func retryAfter(_ failures: PasswordFailures, now: Int64) -> Int64? {
+        guard limit > 0, failures.count >= limit, let first = failures.first else { return nil }
+        return max(1, first + windowMs - now)
     }
 
-    /// A successful join clears the user's record for the group.
-    func recordSuccess(app: String, uid: String, guid: String) {
-        guard limit > 0 else { return }
-        _ = attempts.withLock { $0.removeValue(forKey: Key(app: app, uid: uid, guid: guid)) }
+    /// Records a wrong password, then calls `done`.
+    func recordFailure(_ key: PasswordAttemptKey, now: Int64, then done: @escaping @Sendable () -> Void) {
+        guard limit > 0 else { return done() }
+        ledger.recordFailure(key, at: now, cutoff: now - windowMs, then: done)
+    }
+
+    /// A successful join clears the user's record for the group, then calls `done`; `seen` is
+    /// what the check before the join found.
+    func recordSuccess(_ key: PasswordAttemptKey, seen: PasswordFailures, then done: @escaping @Sendable () -> Void) {
+        guard limit > 0 else { return done() }
+        ledger.clear(key, seen: seen, then: done)
     }
 }
