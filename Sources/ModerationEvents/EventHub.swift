@@ -101,21 +101,21 @@ public final class EventHub: Sendable {
         _ request: SubscriptionRequest, sink: any EventSink, refused: @escaping @Sendable (SubscriptionRefusal) -> Void
     ) {
         let target: ResolvedTarget
-        let reserved: Int
+        let admission: SubscriptionQuota.Admission
         do throws(SubscriptionRefusal) {
             do throws(ModerationError) {
                 target = try resolveTarget(request)
             } catch {
                 throw .rejected(error)
             }
-            reserved = try admit(request.caller.app, target: target, force: false)
+            admission = try admit(request.caller.app, target: target, force: false)
         } catch {
             refused(error)
             return
         }
         replays.submit { [self] in
             do throws(ModerationError) {
-                try run(request, target: target, reserved: reserved, sink: sink)
+                try run(request, target: target, admission: admission, sink: sink)
             } catch {
                 refused(.rejected(error))
             }
@@ -130,14 +130,14 @@ public final class EventHub: Sendable {
     ///   cursor has expired; nothing was sent then.
     public func subscribe(_ request: SubscriptionRequest, sink: any EventSink) throws(ModerationError) {
         let target = try resolveTarget(request)
-        let reserved: Int
+        let admission: SubscriptionQuota.Admission
         do throws(SubscriptionRefusal) {
-            reserved = try admit(request.caller.app, target: target, force: true)
+            admission = try admit(request.caller.app, target: target, force: true)
         } catch {
             guard case .rejected(let error) = error else { preconditionFailure("a forced admission has room") }
             throw error
         }
-        try run(request, target: target, reserved: reserved, sink: sink)
+        try run(request, target: target, admission: admission, sink: sink)
     }
 
     /// Ends every subscription with UNAVAILABLE and where to resume, and stops the dispatcher.
@@ -149,11 +149,13 @@ public final class EventHub: Sendable {
     }
 
     /// Takes a place under `app`'s cap and the subscription's first reservation of the budget
-    /// (its record and the filter known so far); returns the bytes reserved.
-    private func admit(_ app: String, target: ResolvedTarget, force: Bool) throws(SubscriptionRefusal) -> Int {
+    /// (its record and the filter known so far).
+    private func admit(_ app: String, target: ResolvedTarget, force: Bool) throws(SubscriptionRefusal)
+        -> SubscriptionQuota.Admission
+    {
         let bytes = Subscription.recordBytes + Subscription.filterBytes(target.filterTarget)
         do throws(SubscriptionQuota.Refusal) {
-            try quota.admit(app: app, bytes: bytes, force: force)
+            return try quota.admit(app: app, bytes: bytes, force: force)
         } catch {
             switch error {
             case .tooMany:
@@ -169,18 +171,20 @@ public final class EventHub: Sendable {
                     "the server's memory budget has no room for another subscription (app \(app)); retry later")
             }
         }
-        return bytes
     }
 
     /// Registers, authorizes, replays and hands the subscription over to the dispatcher.
-    private func run(_ request: SubscriptionRequest, target: ResolvedTarget, reserved: Int, sink: any EventSink)
+    private func run(
+        _ request: SubscriptionRequest, target: ResolvedTarget, admission: SubscriptionQuota.Admission,
+        sink: any EventSink
+    )
         throws(ModerationError)
     {
         let caller = request.caller
         let subscription = Subscription(
             id: nextID.add(1, ordering: .relaxed).oldValue, app: caller.app,
             filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink,
-            afterSeq: request.afterSeq, quota: quota, reserved: reserved)
+            afterSeq: request.afterSeq, admission: admission)
         // Invariant (no gap between the replay and the live stream): the subscription is in the
         // inbox before the log's snapshot is read below, so every batch committed after that
         // snapshot — every action after the replay's head — is queued after it, and the
@@ -200,6 +204,11 @@ public final class EventHub: Sendable {
             }
             self?.inbox.send(.remove(subscription))
         }
+        // A stream that ended while this start waited for a replay thread (its connection closed
+        // with thousands of starts queued) has just been abandoned and removed by the handler
+        // above: reading the log for it would only keep the threads, and on PostgreSQL the
+        // database, busy for nothing.
+        guard !subscription.isEnded else { return }
         let head: UInt64
         do throws(ModerationError) {
             let plan = try service.withActionLog(app: caller.app) { (log) throws(ModerationError) -> ReplayPlan in

@@ -8,7 +8,7 @@ import Synchronization
 /// the replaying worker never interleave deliveries.
 ///
 /// A subscription the hub admitted holds a place under its app's cap and bytes of the memory
-/// budget (`quota`): an estimate of its record and filter, plus what it buffers while
+/// budget (`admission`): an estimate of its record and filter, plus what it buffers while
 /// replaying. Invariant: all of it is given back exactly once, when the subscription ends —
 /// `close(_:)` is the only place `ended` is set — or, should it never end, when it is freed.
 final class Subscription: Sendable {
@@ -17,8 +17,9 @@ final class Subscription: Sendable {
     let sink: any EventSink
     /// The request's after_seq; nil for a subscription that asked for live actions only.
     let afterSeq: UInt64?
-    /// The hub's limits the subscription counts against; nil for one made outside the hub.
-    private let quota: SubscriptionQuota?
+    /// Its place under the hub's limits; nil for a subscription made outside the hub.
+    private let admission: SubscriptionQuota.Admission?
+    private var quota: SubscriptionQuota? { admission?.quota }
     private let state: Mutex<State>
 
     /// Live actions a replaying subscription may buffer before it is cut off as too slow.
@@ -65,18 +66,18 @@ final class Subscription: Sendable {
     }
 
     /// - Parameters:
-    ///   - quota: the hub's limits, which admitted the subscription with `reserved` bytes; nil
+    ///   - admission: its place under the hub's limits, with the bytes reserved so far; nil
     ///     for a subscription that counts against nothing.
     init(
         id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink, afterSeq: UInt64? = nil,
-        quota: SubscriptionQuota? = nil, reserved: Int = 0
+        admission: SubscriptionQuota.Admission? = nil
     ) {
         self.id = id
         self.app = app
         self.afterSeq = afterSeq
         self.sink = sink
-        self.quota = quota
-        state = Mutex(State(filter: filter, reserved: reserved))
+        self.admission = admission
+        state = Mutex(State(filter: filter, reserved: admission?.reserved ?? 0))
     }
 
     deinit {
@@ -228,7 +229,7 @@ final class Subscription: Sendable {
         guard !state.ended else { return false }
         state.ended = true
         state.buffer = []
-        quota?.release(app: app, bytes: state.reserved)
+        if let admission { admission.quota.release(admission, bytes: state.reserved) }
         state.reserved = 0
         state.bufferedBytes = 0
         return true
