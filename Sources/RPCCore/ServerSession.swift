@@ -84,6 +84,8 @@ public final class ServerSession {
     private var logger: Logger
     private var machine: StateMachine
     private var calls: [UInt32: LiveCall] = [:]
+    /// Calls of the closed connection not yet ended (`endClosedCalls`).
+    private var callsToEnd: [LiveCall] = []
     private var lastStreamID: UInt32 = 0
     private var acceptsDeflate = false
     private var appID = ""
@@ -554,8 +556,8 @@ public final class ServerSession {
         return transportActions()
     }
 
-    /// The connection is gone: every live call ends, and the app's count of connections drops.
-    /// Nothing is left for the transport to do.
+    /// The connection is gone: its live calls end (the first `callsEndedAtOnce` now, the rest
+    /// through `endClosedCalls` while `hasCallsToEnd`), and the app's count of connections drops.
     public func connectionClosed() {
         perform(machine.transportClosed())
         if countedInApp {
@@ -578,10 +580,10 @@ public final class ServerSession {
         case .sendGoawayAndClose(let error, let reason):
             log(closing: reason, error)
             FrameWriter.goaway(lastStreamID: lastStreamID, error: error, into: &outbound)
-            endAllCalls(.connectionClosed)
+            endAllCalls()
         case .close(let reason):
             log(closing: reason, nil)
-            endAllCalls(.connectionClosed)
+            endAllCalls()
         }
     }
 
@@ -631,13 +633,32 @@ public final class ServerSession {
         perform(machine.lastCallEnded(at: environment.now()))
     }
 
-    private func endAllCalls(_ reason: CallTermination) {
-        let live = calls
-        calls.removeAll()
-        for entry in live.values {
-            _ = entry.call.complete(.cancelled("the connection closed before the call completed"))
-            entry.call.terminate(reason)
+    /// Calls a closing connection ends at once; the rest wait for `endClosedCalls`. Ending a call
+    /// runs its termination handlers (a subscription's release, say): a connection closing with
+    /// thousands of streams would hold its event loop, and every other connection on it, for as
+    /// long as all of them take, so the transport ends them a slice per loop turn.
+    public static let callsEndedAtOnce = 32
+
+    /// A closed connection still has calls to end (`endClosedCalls`).
+    public var hasCallsToEnd: Bool { !callsToEnd.isEmpty }
+
+    /// Ends up to `limit` more of a closed connection's calls; returns how many it ended.
+    @discardableResult
+    public func endClosedCalls(limit: Int) -> Int {
+        let count = min(limit, callsToEnd.count)
+        let error = RPCError.cancelled("the connection closed before the call completed")
+        for _ in 0..<count {
+            let entry = callsToEnd.removeLast()
+            _ = entry.call.complete(error)
+            entry.call.terminate(.connectionClosed)
         }
+        return count
+    }
+
+    private func endAllCalls() {
+        callsToEnd.append(contentsOf: calls.values)
+        calls.removeAll()
+        endClosedCalls(limit: Self.callsEndedAtOnce)
     }
 }
 

@@ -579,6 +579,7 @@ final class ServerConnection: EventHandler, Flushable {
         }
         Glibc.close(fd)
         session.connectionClosed()
+        if session.hasCallsToEnd { owner.endCallsLater(of: session, on: loop) }
         // What it held goes back to the budget now; the buffers go with the connection.
         account.releaseAll()
         session.outbound = []
@@ -645,6 +646,35 @@ final class ConnectionRegistry {
     }
 
     func budgetUnderPressure() { onPressure?() }
+
+    /// Calls of closed connections a loop turn ends, all connections together: what a turn spends
+    /// on connections that are gone stays bounded however many close at once (60 connections of
+    /// 1 024 subscriptions each held a fresh connection's HELLO for a second in one turn).
+    static let closedCallsEndedPerTurn = 256
+    /// Sessions of closed connections with calls still to end, oldest first.
+    private var closing: [ServerSession] = []
+
+    /// Ends the rest of `session`'s calls over the next turns of `loop`.
+    func endCallsLater(of session: ServerSession, on loop: EventLoop) {
+        closing.append(session)
+        if closing.count == 1 { scheduleClosedCalls(on: loop) }
+    }
+
+    /// Ends every call still to end now (the loop is stopping: no later turn).
+    func endClosedCallsNow() {
+        for session in closing { while session.hasCallsToEnd { session.endClosedCalls(limit: .max) } }
+        closing.removeAll()
+    }
+
+    private func scheduleClosedCalls(on loop: EventLoop) {
+        // Due at once: it runs in the loop's next turn, after the events already waiting.
+        _ = loop.schedule(at: monotonicNow()) { [self] in
+            var left = Self.closedCallsEndedPerTurn
+            for session in closing where left > 0 { left -= session.endClosedCalls(limit: left) }
+            closing.removeAll { !$0.hasCallsToEnd }
+            if !closing.isEmpty { scheduleClosedCalls(on: loop) }
+        }
+    }
 
     /// The connections waiting for room to read, emptied.
     func takeBlockedInput() -> [ServerConnection] {

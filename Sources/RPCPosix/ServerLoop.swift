@@ -270,6 +270,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
             if let tickTimer { loop.cancel(tickTimer) }
             tickTimer = nil
             for connection in Array(registry.all) { connection.close() }
+            registry.endClosedCallsNow()
             stopAccepting()
         }
         loop.stopAndWait()

@@ -253,4 +253,28 @@ struct ServerSessionLifecycleTests {
         tick(harness, advancingMs: 10_000)
         #expect(try harness.frames().isEmpty)
     }
+
+    @Test("a closed connection's calls end a slice at a time, every one of them exactly once")
+    func closedCallsEndInSlices() throws {
+        let harness = try Self.harness()
+        let streams = 2 * ServerSession.callsEndedAtOnce + 5
+        for index in 0..<streams {
+            harness.receive(Frames.call(streamID: UInt32(2 * index + 1), TestService.follow, EchoRequest()))
+        }
+        harness.runWorkers()
+        _ = try harness.frames()
+        func ended() -> Int {
+            (0..<streams).filter { harness.service.termination(of: UInt32(2 * $0 + 1)) == .connectionClosed }.count
+        }
+        harness.session.connectionClosed()
+        #expect(harness.session.liveCallCount == 0)
+        #expect(ended() == ServerSession.callsEndedAtOnce)
+        #expect(harness.session.hasCallsToEnd)
+        #expect(harness.session.endClosedCalls(limit: ServerSession.callsEndedAtOnce) == ServerSession.callsEndedAtOnce)
+        #expect(ended() == 2 * ServerSession.callsEndedAtOnce)
+        #expect(harness.session.endClosedCalls(limit: 100) == 5)
+        #expect(!harness.session.hasCallsToEnd)
+        #expect(harness.session.endClosedCalls(limit: 100) == 0)
+        #expect(ended() == streams)
+    }
 }
