@@ -8,9 +8,14 @@ nonisolated(unsafe) private let zeroChunk: UnsafeBufferPointer<UInt8> = {
 
 extension Array where Element == UInt8 {
     /// Appends `count` zero bytes (room that a C call then fills in place).
+    ///
+    /// Grows geometrically, as `append` does: `reserveCapacity` reallocates to exactly what it is
+    /// asked for, so reserving `count + n` on every call copied the whole array each time — a
+    /// 4 MiB frame arriving 64 KiB at a time was copied (into a fresh mapping) 64 times, 10–30 ms
+    /// of a loop turn per read under the partial-frames attack.
     public mutating func appendZeros(_ count: Int) {
         guard count > 0 else { return }
-        reserveCapacity(self.count + count)
+        if capacity < self.count + count { reserveCapacity(Swift.max(self.count + count, 2 * capacity)) }
         var left = count
         while left > 0 {
             let n = Swift.min(left, zeroChunk.count)

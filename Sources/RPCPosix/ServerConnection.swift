@@ -186,8 +186,12 @@ final class ServerConnection: EventHandler, Flushable {
                 // that announces a large frame must send it before the server holds it.
                 let want = min(max(needed, partial.count + 16 * 1024), partial.count + 64 * 1024)
                 let start = partial.count
-                if account.budget.isUnderPressure && want > partial.capacity
-                    && account.held + want - partial.capacity > MemoryBudget.smallHolding
+                // Growth doubles (a frame is not copied whole per read) but stops at the frame's end.
+                let capacity =
+                    want <= partial.capacity
+                    ? partial.capacity : max(want, min(2 * partial.capacity, max(needed, want)))
+                if account.budget.isUnderPressure && capacity > partial.capacity
+                    && account.held + capacity - partial.capacity > MemoryBudget.smallHolding
                 {
                     // The budget is short: the partial frame does not grow until the loop says so.
                     inputBlocked = true
@@ -196,6 +200,7 @@ final class ServerConnection: EventHandler, Flushable {
                     return
                 }
                 asked = want - start
+                if capacity > partial.capacity { partial.reserveCapacity(capacity) }
                 partial.appendZeros(want - start)
                 outcome = partial.withUnsafeMutableBytes { io.read(into: $0.baseAddress! + start, count: want - start) }
                 var n = 0
