@@ -123,19 +123,23 @@ public final class ServerSession {
     /// holds more than `outboundLimit` bytes: the transport's backpressure, checked before each
     /// frame, so a peer that pipelines calls with large replies cannot make one batch of input
     /// hold more than the limit and one reply. The bytes not consumed then stay with the
-    /// transport until it feeds them again.
+    /// transport until it feeds them again. It also stops after `frameLimit` frames, so that the
+    /// transport can share its thread out among connections.
     /// - Returns: the bytes consumed; how many bytes the next frame needs in all (header and
     ///   payload) when known (0 when unknown, or when the session stopped early), so the
     ///   transport can make room for it; and what the transport does.
     public func receive(
-        _ bytes: UnsafeRawBufferPointer, outboundLimit: Int = .max
+        _ bytes: UnsafeRawBufferPointer, outboundLimit: Int = .max, frameLimit: Int = .max
     ) -> (consumed: Int, needed: Int, actions: TransportActions) {
-        let (consumed, needed) = consume(bytes, outboundLimit: outboundLimit)
+        let (consumed, needed) = consume(bytes, outboundLimit: outboundLimit, frameLimit: frameLimit)
         return (consumed, needed, transportActions())
     }
 
-    private func consume(_ bytes: UnsafeRawBufferPointer, outboundLimit: Int) -> (consumed: Int, needed: Int) {
+    private func consume(
+        _ bytes: UnsafeRawBufferPointer, outboundLimit: Int, frameLimit: Int
+    ) -> (consumed: Int, needed: Int) {
         var offset = 0
+        var frames = 0
         now = environment.now()
         if case .awaitingPreface = machine.state {
             guard bytes.count >= Preface.size else { return (0, Preface.size) }
@@ -147,7 +151,7 @@ public final class ServerSession {
             machine.prefaceReceived()
         }
         while machine.isReading {
-            guard outbound.count <= outboundLimit else {
+            guard outbound.count <= outboundLimit && frames < frameLimit else {
                 // Held back, not late: the frame timeout does not run for what the server holds.
                 machine.inputLeft(incomplete: false, at: now)
                 return (offset, 0)
@@ -178,6 +182,7 @@ public final class ServerSession {
             }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[offset + FrameHeader.size..<offset + total])
             offset += total
+            frames += 1
             machine.frameReceived(at: now)
             // An extension frame is ignored whole: its flags and reserved bits are the extension's.
             if header.type.isExtension { continue }

@@ -153,6 +153,7 @@ public final class EventLoop: @unchecked Sendable {
     func deregister(fd: Int32, registration: UInt32) throws(SystemError) {
         assertInEventLoop()
         handlers[registration] = nil
+        standings[registration] = nil
         try Self.control(epollFD, EPOLL_CTL_DEL, fd, [], 0, "stop watching fd \(fd)")
     }
 
@@ -207,11 +208,18 @@ public final class EventLoop: @unchecked Sendable {
             events.deallocate()
             data.deallocate()
         }
+        var order: [Int] = []
+        var costs: [UInt64] = []
         while running {
-            let count = cshim_epoll_wait(epollFD, events, data, Int32(capacity), -1)
+            let count = Int(cshim_epoll_wait(epollFD, events, data, Int32(capacity), -1))
             if count < 0 { continue }
             turn &+= 1
-            for i in 0..<Int(count) {
+            arrange(&order, count: count, data: data)
+            let began = monotonicNow()
+            turnBegan = began
+            var last = began
+            costs.removeAll(keepingCapacity: true)
+            for i in order {
                 let registration = UInt32(truncatingIfNeeded: data[i] >> 32)
                 switch registration {
                 case Self.wakeRegistration:
@@ -222,7 +230,12 @@ public final class EventLoop: @unchecked Sendable {
                 default:
                     handlers[registration]?.handleEvent(EpollEvents(rawValue: events[i]))
                 }
+                let now = monotonicNow()
+                costs.append(now - last)
+                last = now
+                if costs.count < count && now - began > Self.turnBudgetNanoseconds { break }
             }
+            noteTurn(order, costs: costs, data: data)
             flushDirty()
         }
         // Tasks that arrived during the last turn still run (they may release resources).
@@ -232,6 +245,73 @@ public final class EventLoop: @unchecked Sendable {
         // owner (and so the loop, its epoll, eventfd and timerfd) in a cycle.
         timers = TimerHeap()
         handlers.removeAll()
+    }
+
+    /// How long a turn runs handlers before it leaves its other events to the next turn. Every
+    /// registration is level-triggered, so an event left over is reported again. After a turn
+    /// over budget the loop orders each turn's events until a turn stays within budget again:
+    /// first the cheap ones (whose last event took under `heavyEventNanoseconds`, or never seen
+    /// before: a new connection, a HELLO, a call) in the kernel's order, then the heavy ones —
+    /// and those left over unmeasured — by the turn they were last handled in, oldest first (a
+    /// round robin). A few connections with heavy input (each event bounded by
+    /// `ServerConnection.outputPerEvent`) thus hold a fresh connection's accept, HELLO or call for
+    /// about this long plus one event, and none of them waits while another runs twice.
+    static let turnBudgetNanoseconds: UInt64 = 10_000_000
+    /// An event that took longer marks its registration heavy (see `turnBudgetNanoseconds`).
+    static let heavyEventNanoseconds: UInt64 = 1_000_000
+
+    /// Where a registration stands while the loop orders its turns.
+    private enum Standing {
+        case cheap
+        /// Its last event was heavy, or it was left over before it was ever measured; `turn`
+        /// is when it was last handled (0: never).
+        case heavy(turn: UInt64)
+    }
+    /// When the current turn began.
+    private var turnBegan: UInt64 = 0
+
+    /// The current turn has run past `turnBudgetNanoseconds`: work that can wait for the next
+    /// turn should.
+    var turnOverBudget: Bool {
+        assertInEventLoop()
+        return monotonicNow() - turnBegan > Self.turnBudgetNanoseconds
+    }
+
+    /// Empty unless the last turn ran over budget (no ordering work otherwise).
+    private var standings: [UInt32: Standing] = [:]
+
+    /// The order to handle a turn's `count` events in: as reported, unless the last turn ran
+    /// over its budget (see `turnBudgetNanoseconds`).
+    private func arrange(_ order: inout [Int], count: Int, data: UnsafeMutablePointer<UInt64>) {
+        order.removeAll(keepingCapacity: true)
+        order.append(contentsOf: 0..<count)
+        guard !standings.isEmpty else { return }
+        func key(_ i: Int) -> UInt64 {
+            let registration = UInt32(truncatingIfNeeded: data[i] >> 32)
+            guard case .heavy(let turn)? = standings[registration] else { return 0 }
+            return turn + 1
+        }
+        // Stable: equal keys keep the kernel's order.
+        order = order.enumerated().sorted { (key($0.element), $0.offset) < (key($1.element), $1.offset) }.map(\.element)
+    }
+
+    /// Notes, when this turn or the last ran over budget, what each event handled cost
+    /// (`costs[k]` for `order[k]`) and what was left over (the events after `costs.count`).
+    private func noteTurn(_ order: [Int], costs: [UInt64], data: UnsafeMutablePointer<UInt64>) {
+        let overBudget = costs.count < order.count
+        guard overBudget || !standings.isEmpty else { return }
+        guard overBudget else {
+            standings.removeAll()
+            return
+        }
+        for (position, i) in order.enumerated() {
+            let registration = UInt32(truncatingIfNeeded: data[i] >> 32)
+            if position < costs.count {
+                standings[registration] = costs[position] > Self.heavyEventNanoseconds ? .heavy(turn: turn) : .cheap
+            } else if standings[registration] == nil {
+                standings[registration] = .heavy(turn: 0)
+            }
+        }
     }
 
     private func drainInbox() {

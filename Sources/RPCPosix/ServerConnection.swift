@@ -54,6 +54,8 @@ final class ServerConnection: EventHandler, Flushable {
     /// `partial` may hold whole frames the session did not consume because output was over the
     /// allowance: they are consumed before the socket is read again.
     private var heldBack = false
+    /// This event's share of output is spent: no more is read or consumed until the next turn.
+    private var yielded = false
     private var writingBlocked = false
     /// TLS: what the handshake waits for (nil once it completed, and always for plaintext).
     private var handshakeInterest: EpollEvents?
@@ -156,7 +158,8 @@ final class ServerConnection: EventHandler, Flushable {
     /// so a read that did not fill its buffer ends the turn: the socket is drained for now, and
     /// anything that arrives later is reported by the next `epoll_wait` (this saves the read that
     /// would only return `EAGAIN`, one system call per request at one call in flight). Frames held
-    /// back by backpressure are consumed first.
+    /// back by backpressure, or by the last event's share of output (`outputPerEvent`), are
+    /// consumed first; nothing is read once this event's share is spent.
     ///
     /// Over TLS a read returns at most one record (16 KiB) and OpenSSL reads ahead what the
     /// socket holds: a short read ends the turn only when OpenSSL holds nothing more (what is
@@ -164,10 +167,10 @@ final class ServerConnection: EventHandler, Flushable {
     /// left inside OpenSSL then (where `epoll` cannot see it) comes back next turn on a timer due
     /// at once.
     private func readAvailable() {
-        if heldBack { consumeHeldBack() }
+        if heldBack && !yielded { consumeHeldBack() }
         let isTLS = io.session != nil
         for _ in 0..<(isTLS ? 16 : 4) {
-            guard reading else { return }
+            guard reading, !yielded else { return }
             let outcome: ConnectionIO.Outcome
             let asked: Int
             if partial.isEmpty {
@@ -331,14 +334,28 @@ final class ServerConnection: EventHandler, Flushable {
         return String(peer[..<colon])
     }
 
-    /// Feeds `bytes` to the session, which stops once the output passes the allowance. With
-    /// `keepingRest`, what it did not consume is copied into `partial`. Returns the bytes consumed.
+    /// Output one event of a connection may produce before the rest of its input waits for the
+    /// next loop turn (plus the reply of the frame that passes it). Pipelined calls with large
+    /// replies — compressed Echo calls that inflate to 4 MiB, reflection — made up to the 8 MiB
+    /// allowance of output per event, ~95 ms each, and one turn over forty such connections held
+    /// a fresh connection for seconds.
+    static let outputPerEvent = 1 << 20
+    /// Frames one event of a connection consumes before the rest waits for the next loop turn:
+    /// what bounds an event of many small calls with costly replies (reflection). Above the
+    /// calls a client usually keeps in flight, so an ordinary pipeline never waits.
+    static let framesPerEvent = 128
+
+    /// Feeds `bytes` to the session, which stops once the output passes the allowance, or this
+    /// event's share of it (`outputPerEvent`). With `keepingRest`, what it did not consume is
+    /// copied into `partial`. Returns the bytes consumed.
     private func consume(_ bytes: UnsafeRawBufferPointer, keepingRest: Bool) -> Int {
         let limit =
             written
             + account.budget.outputAllowance(
                 holding: account.held, perConnection: limits.maxPendingOutputBytes, sharers: owner.loops)
-        let (consumed, next, actions) = session.receive(bytes, outboundLimit: limit)
+        let share = session.outbound.count + Self.outputPerEvent
+        let (consumed, next, actions) = session.receive(
+            bytes, outboundLimit: min(limit, share), frameLimit: Self.framesPerEvent)
         needed = next
         if keepingRest && consumed < bytes.count {
             partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
@@ -348,6 +365,11 @@ final class ServerConnection: EventHandler, Flushable {
             // Backpressure mid-batch: the rest waits in `partial` until the output drains.
             outputBlocked = true
             heldBack = consumed < bytes.count
+        } else if next == 0 && consumed < bytes.count && !session.closeRequested {
+            // This event's share of output or frames is spent: the rest waits in `partial` for
+            // the next turn.
+            heldBack = true
+            yield()
         }
         carryOut(actions)
         // Output that grew by more than a small holding is reserved now, not at the flush: the
@@ -357,6 +379,26 @@ final class ServerConnection: EventHandler, Flushable {
             noteHolding()
         }
         return consumed
+    }
+
+    /// Ends this event's reading and comes back to the held-back input in the loop's next turn
+    /// (due at once: after the events already waiting). Input still in the socket is reported
+    /// again by the level-triggered registration meanwhile; `readAvailable` takes what is held
+    /// back first either way, so frames keep their order.
+    private func yield() {
+        guard !yielded else { return }
+        yielded = true
+        resumeNextTurn()
+    }
+
+    private func resumeNextTurn() {
+        _ = loop.schedule(at: monotonicNow()) { [weak self] in
+            guard let self else { return }
+            // Resumes run together in the timer's event: past the turn's budget, wait one more.
+            guard !loop.turnOverBudget else { return resumeNextTurn() }
+            yielded = false
+            if reading { readAvailable() }
+        }
     }
 
     /// Consumes the frames backpressure held back in `partial`.

@@ -66,6 +66,30 @@ struct HostileClientTests {
         return last
     }
 
+    @Test(
+        "pipelined calls whose replies pass an event's share of output are all answered, in order, over several turns")
+    func pipelinedRepliesAcrossTurns() throws {
+        let server = try TestServer(eventLoops: 1, register: Self.registerLarge())
+        defer { server.stop() }
+        let (raw, _) = try server.rawOpen()
+        let calls = 64
+        // One read holds every call; each event may answer about ServerConnection.outputPerEvent
+        // of them, and the rest waits in the connection for the next turns (no more input comes).
+        try raw.send(Self.largeCalls(calls))
+        var streams: [UInt32] = []
+        let deadline = Clock.nowMs + 30_000
+        while streams.count < calls {
+            try #require(Clock.nowMs < deadline, "\(streams.count) of \(calls) replies after 30 s")
+            if let reply = try raw.availableFrame(waitMs: 5) {
+                let error = try reply.replyError()
+                #expect(reply.type == .reply && error == nil)
+                streams.append(reply.streamID)
+            }
+        }
+        #expect(streams == (0..<UInt32(calls)).map { 1 + 2 * $0 }, "replies out of order: \(streams)")
+        try server.checkServing()
+    }
+
     @Test("pipelined calls with large replies and a peer that never reads: the server holds its limit and one reply")
     func pipelinedLargeReplies() throws {
         var limits = ServerLimits()
