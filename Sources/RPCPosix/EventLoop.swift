@@ -165,6 +165,12 @@ public final class EventLoop: @unchecked Sendable {
         return timer
     }
 
+    /// Calls `callback` in the loop's next turn, after the events already waiting: work that
+    /// continues later so that one connection does not hold the turn (a timer due at once).
+    func scheduleNextTurn(_ callback: @escaping () -> Void) {
+        _ = schedule(at: monotonicNow(), callback)
+    }
+
     /// Calls `callback` every `intervalNanoseconds` until it returns false or is cancelled.
     func scheduleRepeating(every intervalNanoseconds: UInt64, _ callback: @escaping () -> Bool) -> TimerHandle {
         assertInEventLoop()

@@ -231,8 +231,7 @@ final class ServerConnection: EventHandler, Flushable {
             }
         }
         if let tls = io.session, tls.hasBufferedInput {
-            // Due at once: it runs in the loop's next turn, after the events already waiting.
-            _ = loop.schedule(at: monotonicNow()) { [weak self] in self?.readBufferedInput() }
+            loop.scheduleNextTurn { [weak self] in self?.readBufferedInput() }
         }
     }
 
@@ -392,7 +391,7 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     private func resumeNextTurn() {
-        _ = loop.schedule(at: monotonicNow()) { [weak self] in
+        loop.scheduleNextTurn { [weak self] in
             guard let self else { return }
             // Resumes run together in the timer's event: past the turn's budget, wait one more.
             guard !loop.turnOverBudget else { return resumeNextTurn() }
@@ -709,13 +708,12 @@ final class ConnectionRegistry {
 
     /// Ends every call still to end now (the loop is stopping: no later turn).
     func endClosedCallsNow() {
-        for session in closing { while session.hasCallsToEnd { session.endClosedCalls(limit: .max) } }
+        for session in closing { session.endClosedCalls(limit: .max) }
         closing.removeAll()
     }
 
     private func scheduleClosedCalls(on loop: EventLoop) {
-        // Due at once: it runs in the loop's next turn, after the events already waiting.
-        _ = loop.schedule(at: monotonicNow()) { [self] in
+        loop.scheduleNextTurn { [self] in
             var left = Self.closedCallsEndedPerTurn
             for session in closing where left > 0 { left -= session.endClosedCalls(limit: left) }
             closing.removeAll { !$0.hasCallsToEnd }
