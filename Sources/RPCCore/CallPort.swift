@@ -12,4 +12,8 @@ public protocol CallPort: Sendable {
     /// frame straight into the connection's output (no intermediate buffer) and returns true;
     /// otherwise returns false without calling `write`.
     func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool
+    /// Tells the connection, on its loop, that the large request its session handed to the
+    /// large-request pool has been taken in (inflated, decoded, its handler started, or refused),
+    /// so that it consumes frames again (`ServerSession.largeRequestTakenIn`).
+    func largeRequestTakenIn()
 }

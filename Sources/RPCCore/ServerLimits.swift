@@ -2,6 +2,9 @@
 public struct ServerLimits: Sendable {
     /// Largest message body in bytes, after inflation.
     public var maxMessageBytes = 4 * 1024 * 1024
+    /// A compressed request body that inflates to more than this is inflated, decoded and started
+    /// on the large-request pool rather than on the event loop, one at a time per connection.
+    public var inlineInflateBytes = 64 * 1024
     /// Largest CallHeader in bytes.
     public var maxCallHeaderBytes = 8 * 1024
     /// Calls in flight at once per connection.

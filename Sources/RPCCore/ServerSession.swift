@@ -21,6 +21,10 @@ public final class ServerSession {
         public var logger: Logger
         /// Runs blocking work on a worker thread.
         public var offload: @Sendable (@escaping @Sendable () -> Void) -> Void
+        /// Runs the work of a request too large for the loop (a compressed body that inflates past
+        /// `ServerLimits.inlineInflateBytes`): inflating, decoding and starting its handler. A pool
+        /// of its own, so such requests never hold the workers every storage read waits for.
+        public var offloadLargeRequest: @Sendable (@escaping @Sendable () -> Void) -> Void
         /// The monotonic clock, in nanoseconds.
         public var now: @Sendable () -> UInt64
         /// Told of every call's end (metrics, access log); nil for none.
@@ -42,7 +46,8 @@ public final class ServerSession {
             offload: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
             now: @escaping @Sendable () -> UInt64, observer: (any CallObserver)? = nil,
             rateLimiter: (any RateLimiter)? = nil, memoryBudget: MemoryBudget = .unlimited(),
-            appConnections: AppConnections? = nil, authenticationThrottle: AuthenticationThrottle? = nil
+            appConnections: AppConnections? = nil, authenticationThrottle: AuthenticationThrottle? = nil,
+            offloadLargeRequest: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
         ) {
             self.serverName = serverName
             self.serverVersion = serverVersion
@@ -51,6 +56,7 @@ public final class ServerSession {
             self.authenticator = authenticator
             self.logger = logger
             self.offload = offload
+            self.offloadLargeRequest = offloadLargeRequest ?? offload
             self.now = now
             self.observer = observer
             self.rateLimiter = rateLimiter
@@ -93,6 +99,10 @@ public final class ServerSession {
     private var countedInApp = false
     /// The monotonic time of the current batch of frames (read once per `receive`).
     private var now: UInt64 = 0
+    /// A request of this connection is being taken in on the large-request pool: no further
+    /// frame is consumed until it has been (`largeRequestTakenIn`), so one connection has at most
+    /// one such request, and its inflated body, off the loop at a time.
+    public private(set) var awaitsLargeRequest = false
 
     public init(environment: Environment, port: any CallPort, peer: String) {
         self.environment = environment
@@ -124,7 +134,8 @@ public final class ServerSession {
     /// frame, so a peer that pipelines calls with large replies cannot make one batch of input
     /// hold more than the limit and one reply. The bytes not consumed then stay with the
     /// transport until it feeds them again. It also stops after `frameLimit` frames, so that the
-    /// transport can share its thread out among connections.
+    /// transport can share its thread out among connections, and while a large request of the
+    /// connection is taken in off the loop (`awaitsLargeRequest`).
     /// - Returns: the bytes consumed; how many bytes the next frame needs in all (header and
     ///   payload) when known (0 when unknown, or when the session stopped early), so the
     ///   transport can make room for it; and what the transport does.
@@ -151,7 +162,7 @@ public final class ServerSession {
             machine.prefaceReceived()
         }
         while machine.isReading {
-            guard outbound.count <= outboundLimit && frames < frameLimit else {
+            guard outbound.count <= outboundLimit && frames < frameLimit && !awaitsLargeRequest else {
                 // Held back, not late: the frame timeout does not run for what the server holds.
                 machine.inputLeft(incomplete: false, at: now)
                 return (offset, 0)
@@ -367,21 +378,19 @@ public final class ServerSession {
         }
         let rawBody = UnsafeRawBufferPointer(rebasing: payload[(4 + headerLength)...])
         var inflated: [UInt8] = []
+        var isLarge = false
         if header.isCompressed {
+            // Inflated here up to the inline limit; a body that inflates past it is taken in on
+            // the large-request pool instead (inflating 4 MiB and decoding and answering it held
+            // a loop, and every connection on it, for tens of milliseconds).
+            let inlineLimit = min(limits.maxMessageBytes, limits.inlineInflateBytes)
             do throws(RawInflater.Failure) {
                 try CompressionScratch.inflater.value.inflateIndependent(
-                    rawBody, limit: limits.maxMessageBytes, appendingTo: &inflated)
+                    rawBody, limit: inlineLimit, appendingTo: &inflated)
+            } catch .tooLarge where inlineLimit < limits.maxMessageBytes {
+                isLarge = true
             } catch {
-                switch error {
-                case .tooLarge(let limit):
-                    reject(
-                        streamID, .messageTooLarge("the request body inflates to more than \(limit) bytes"),
-                        header: callHeader, methodIndex: method.index)
-                case .corrupt(let reason):
-                    reject(
-                        streamID, .badEncoding("the compressed request body is not valid raw deflate data: \(reason)"),
-                        header: callHeader, methodIndex: method.index)
-                }
+                reject(streamID, Self.inflateError(error), header: callHeader, methodIndex: method.index)
                 return
             }
         } else if rawBody.count > limits.maxMessageBytes {
@@ -424,6 +433,10 @@ public final class ServerSession {
                 }
             }
         }
+        if isLarge {
+            takeInLarge(body: [UInt8](rawBody), method: method, context: context, call: call, isStream: isStream)
+            return
+        }
         do throws(RPCError) {
             if header.isCompressed {
                 let limit = limits.streamPendingLimitBytes
@@ -438,6 +451,68 @@ public final class ServerSession {
                 FrameWriter.reply(streamID: streamID, error: error, into: &outbound)
             }
         }
+    }
+
+    /// The error a compressed request body that cannot be inflated gets.
+    private static func inflateError(_ failure: RawInflater.Failure) -> RPCError {
+        switch failure {
+        case .tooLarge(let limit):
+            .messageTooLarge("the request body inflates to more than \(limit) bytes")
+        case .corrupt(let reason):
+            .badEncoding("the compressed request body is not valid raw deflate data: \(reason)")
+        }
+    }
+
+    /// Inflates `body`, decodes it and starts the call's handler on the large-request pool (the
+    /// handler runs there too, whatever its executor: every handler is `@Sendable`, and replies
+    /// from any thread reach the loop through the port). The connection consumes no further frame
+    /// until the port reports the request taken in, and the compressed body, copied off the
+    /// connection's input, is counted in the memory budget meanwhile. Refusals answer as they
+    /// would on the loop: a REPLY, or for a stream whose deadline passed while it waited, TRAILERS.
+    private func takeInLarge(
+        body: [UInt8], method: RegisteredMethod, context: CallContext, call: ServerCall, isStream: Bool
+    ) {
+        awaitsLargeRequest = true
+        let budget = environment.memoryBudget
+        budget.reserve(body.count, for: .inbound)
+        let clock = environment.now
+        let port = self.port
+        let maxMessageBytes = limits.maxMessageBytes
+        let pendingLimit = limits.streamPendingLimitBytes
+        environment.offloadLargeRequest {
+            defer { port.largeRequestTakenIn() }
+            var inflated: [UInt8] = []
+            do throws(RawInflater.Failure) {
+                defer { budget.release(body.count, for: .inbound) }
+                guard !context.isExpired(now: clock()) else {
+                    call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
+                    return
+                }
+                try body.withUnsafeBytes { raw in
+                    Result { () throws(RawInflater.Failure) in
+                        try CompressionScratch.inflater.value.inflateIndependent(
+                            raw, limit: maxMessageBytes, appendingTo: &inflated)
+                    }
+                }.get()
+            } catch {
+                call.end(Self.inflateError(error), isStream: false)
+                return
+            }
+            do throws(RPCError) {
+                try inflated.withUnsafeBytes { raw in
+                    Result { () throws(RPCError) in try method.start(raw, context, call, pendingLimit, nil) }
+                }.get()
+            } catch {
+                call.end(error, isStream: false)
+            }
+        }
+    }
+
+    /// The connection's large request has been taken in (on the loop, from the port): frames are
+    /// consumed again.
+    public func largeRequestTakenIn() -> TransportActions {
+        awaitsLargeRequest = false
+        return transportActions()
     }
 
     private func handleCancel(streamID: UInt32) {
@@ -486,13 +561,21 @@ public final class ServerSession {
     /// A frame completed by a handler (from the call's port, on the loop).
     public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> TransportActions {
         guard calls[streamID] != nil else { return transportActions() }
-        outbound.append(contentsOf: frame)
+        if outbound.isEmpty && frame.count > Self.frameTakenWhole {
+            outbound = frame
+        } else {
+            outbound.append(contentsOf: frame)
+        }
         if final {
             calls.removeValue(forKey: streamID)
             callEnded()
         }
         return transportActions()
     }
+
+    /// A delivered frame larger than this becomes the output itself when nothing else waits to be
+    /// written, instead of being copied into it (a 4 MiB reply is a millisecond of the loop's time).
+    static let frameTakenWhole = 64 * 1024
 
     /// The deadline timer fired: every call whose deadline has passed gets DEADLINE_EXCEEDED, and
     /// the timer is asked for the earliest deadline left.

@@ -54,6 +54,7 @@ public final class RPCServer: Sendable {
     private struct State {
         var loops: [ServerLoop] = []
         var workers: WorkerPool?
+        var largeRequests: WorkerPool?
         var boundPort: UInt16 = 0
         var draining = false
     }
@@ -72,6 +73,9 @@ public final class RPCServer: Sendable {
         let cores = usableCPUCount()
         let loopCount = configuration.eventLoops > 0 ? configuration.eventLoops : cores
         let workers = WorkerPool(count: configuration.workers > 0 ? configuration.workers : max(2, cores))
+        // Large compressed requests (ServerLimits.inlineInflateBytes): half a thread per loop, so
+        // a flood of them takes at most half the loops' cores and never a storage worker.
+        let largeRequests = WorkerPool(count: max(1, loopCount / 2), name: "large-request")
         let throttle = AuthenticationThrottle(configuration: configuration.authenticationThrottle)
         let environment = ServerSession.Environment(
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
@@ -80,13 +84,14 @@ public final class RPCServer: Sendable {
             observer: configuration.observer, rateLimiter: configuration.rateLimiter,
             memoryBudget: configuration.memoryBudget,
             appConnections: configuration.maxConnectionsPerApp.map { AppConnections(limit: $0) },
-            authenticationThrottle: throttle)
+            authenticationThrottle: throttle, offloadLargeRequest: { largeRequests.submit($0) })
         // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
         // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
         var port: UInt16 = 0
         let listenFD = configuration.host.withCString { cshim_listen($0, configuration.port, 4096, 0, 1, &port) }
         guard listenFD >= 0 else {
             workers.shutdown()
+            largeRequests.shutdown()
             throw SystemError("listen on \(configuration.host):\(configuration.port)", errno: -listenFD)
         }
         let listener = Listener(fd: listenFD, loops: loopCount)
@@ -101,6 +106,7 @@ public final class RPCServer: Sendable {
             } catch {
                 for loop in loops { loop.stop() }
                 workers.shutdown()
+                largeRequests.shutdown()
                 throw error
             }
         }
@@ -111,6 +117,7 @@ public final class RPCServer: Sendable {
         state.withLock { state in
             state.loops = loops
             state.workers = workers
+            state.largeRequests = largeRequests
             state.boundPort = port
         }
         return port
@@ -126,9 +133,9 @@ public final class RPCServer: Sendable {
     /// finish and streams end, then close. After `gracePeriodMs`, streams still open are ended
     /// with UNAVAILABLE and remaining connections are closed. Returns when everything stopped.
     public func shutdown(gracePeriodMs: Int = 10_000) {
-        let (loops, workers) = state.withLock { state -> ([ServerLoop], WorkerPool?) in
+        let (loops, pools) = state.withLock { state -> ([ServerLoop], [WorkerPool]) in
             state.draining = true
-            return (state.loops, state.workers)
+            return (state.loops, [state.workers, state.largeRequests].compactMap { $0 })
         }
         for loop in loops { loop.beginDrain() }
         let deadline = monotonicNow() + UInt64(max(0, gracePeriodMs)) * 1_000_000
@@ -144,7 +151,7 @@ public final class RPCServer: Sendable {
             usleep(5_000)
         }
         for loop in loops { loop.stop() }
-        workers?.shutdown()
+        for pool in pools { pool.shutdown() }
         state.withLock { $0.loops = [] }
     }
 }

@@ -56,6 +56,9 @@ final class ServerConnection: EventHandler, Flushable {
     private var heldBack = false
     /// This event's share of output is spent: no more is read or consumed until the next turn.
     private var yielded = false
+    /// The session handed a large request to the large-request pool: no frame is consumed and the
+    /// socket is not read until the pool has taken it in (`largeRequestTakenIn`).
+    private var awaitingLargeRequest = false
     private var writingBlocked = false
     /// TLS: what the handshake waits for (nil once it completed, and always for plaintext).
     private var handshakeInterest: EpollEvents?
@@ -105,7 +108,9 @@ final class ServerConnection: EventHandler, Flushable {
     }
 
     /// True while the socket is read.
-    private var reading: Bool { !closed && !closeWhenWritten && !outputBlocked && !inputBlocked }
+    private var reading: Bool {
+        !closed && !closeWhenWritten && !outputBlocked && !inputBlocked && !awaitingLargeRequest
+    }
 
     /// Bytes this connection holds (unwritten output and partial input), as reserved in the budget.
     var held: Int { account.held }
@@ -360,7 +365,11 @@ final class ServerConnection: EventHandler, Flushable {
             partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
             settleInbound()
         }
-        if session.outbound.count > limit && !session.closeRequested {
+        if session.awaitsLargeRequest && !session.closeRequested {
+            // The rest waits in `partial` until the large-request pool has taken the request in.
+            awaitingLargeRequest = true
+            heldBack = consumed < bytes.count
+        } else if session.outbound.count > limit && !session.closeRequested {
             // Backpressure mid-batch: the rest waits in `partial` until the output drains.
             outputBlocked = true
             heldBack = consumed < bytes.count
@@ -478,6 +487,18 @@ final class ServerConnection: EventHandler, Flushable {
         loop.assertInEventLoop()
         guard !closed else { return }
         carryOut(session.forceEndStreams())
+    }
+
+    /// The large-request pool has taken in the session's large request: the connection reads
+    /// again, the frames held back meanwhile first (in the loop's next turn, like a yield).
+    func largeRequestTakenIn() {
+        loop.assertInEventLoop()
+        guard !closed else { return }
+        carryOut(session.largeRequestTakenIn())
+        guard awaitingLargeRequest else { return }
+        awaitingLargeRequest = false
+        updateInterest(pending: session.outbound.count - written)
+        if heldBack { yield() }
     }
 
     /// The budget has room again: a connection whose partial frame was not allowed to grow is
@@ -780,6 +801,16 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
         guard loop.inEventLoop else { return false }
         guard !detached, let connection else { return true } // gone: nothing more to send
         return connection.deliverInline(streamID: streamID, final: final, write)
+    }
+
+    func largeRequestTakenIn() {
+        if loop.inEventLoop {
+            if !detached { connection?.largeRequestTakenIn() }
+            return
+        }
+        loop.execute { [self] in
+            if !detached { connection?.largeRequestTakenIn() }
+        }
     }
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {

@@ -90,6 +90,49 @@ struct HostileClientTests {
         try server.checkServing()
     }
 
+    @Test(
+        "pipelined compressed Echo calls inflating to 1 MiB: taken in off the loop one at a time, answered in order, held to the limit until read"
+    )
+    func pipelinedCompressedEcho() throws {
+        var limits = ServerLimits()
+        limits.maxPendingOutputBytes = 2 << 20
+        let budget = MemoryBudget.unlimited()
+        let server = try TestServer(limits: limits, eventLoops: 1, configure: { $0.memoryBudget = budget })
+        defer { server.stop() }
+        let (raw, _) = try server.rawOpen()
+        raw.setReceiveBuffer(16 * 1024)
+        let payload = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: ($0 / 4_096) % 7) }
+        let body = DeflateSamples.independent(EchoRequest(payload: payload).serializedBytes())
+        let calls = 40
+        var pipeline: [UInt8] = []
+        for index in 0..<calls {
+            pipeline += Frames.call(
+                streamID: 1 + 2 * UInt32(index), method: DiagnosticsMethods.echo.path, body: body, compressed: true)
+        }
+        try raw.send(pipeline)
+        _ = Self.settled({ budget.inUse(.outbound) })
+        let held = budget.inUse(.outbound)
+        #expect(held <= limits.maxPendingOutputBytes + payload.count + 1_024, "\(held >> 10) KiB held unwritten")
+        // A fresh connection is served meanwhile (the loop is not the one inflating).
+        let (probe, _) = try server.rawOpen()
+        try probe.send(Frames.echo(streamID: 1, [9]))
+        let echo = try probe.expectFrame(timeoutMs: 5_000)
+        let echoError = try echo.replyError()
+        #expect(echo.type == .reply && echoError == nil)
+
+        var streams: [UInt32] = []
+        let deadline = Clock.nowMs + 60_000
+        while streams.count < calls {
+            try #require(Clock.nowMs < deadline, "\(streams.count) of \(calls) replies after 60 s")
+            if let reply = try raw.availableFrame(waitMs: 5) {
+                #expect(try EchoResponse(serializedBytes: reply.reply().body).payload == payload)
+                streams.append(reply.streamID)
+            }
+        }
+        #expect(streams == (0..<UInt32(calls)).map { 1 + 2 * $0 }, "replies out of order: \(streams)")
+        #expect(waitUntil { budget.inUse == 0 }, "everything written and taken in: nothing held")
+    }
+
     @Test("pipelined calls with large replies and a peer that never reads: the server holds its limit and one reply")
     func pipelinedLargeReplies() throws {
         var limits = ServerLimits()

@@ -24,6 +24,7 @@ public final class FakeCallPort: CallPort {
 
     private let queue = Mutex<[Delivery]>([])
     private let pending = Atomic<Int>(0)
+    private let takenIn = Atomic<Int>(0)
 
     public init() {}
 
@@ -35,6 +36,12 @@ public final class FakeCallPort: CallPort {
 
     /// Never "on the loop": every completion goes through `deliver`, where the test sees it.
     public func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool { false }
+
+    public func largeRequestTakenIn() { takenIn.add(1, ordering: .relaxed) }
+
+    /// How many large requests were reported taken in since the last call (the harness hands
+    /// each to the session after the deliveries, as the loop's inbox would).
+    public func takeLargeRequestsTakenIn() -> Int { takenIn.exchange(0, ordering: .relaxed) }
 
     /// Sets what `pendingBytes` reports (a connection whose peer does not read).
     public func setPendingBytes(_ bytes: Int) { pending.store(bytes, ordering: .relaxed) }
@@ -134,6 +141,7 @@ public final class SessionHarness {
         for delivery in port.take() {
             record(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
         }
+        for _ in 0..<port.takeLargeRequestsTakenIn() { record(session.largeRequestTakenIn()) }
     }
 
     /// Keeps the deadline timers the session asks for; what it writes stays in `outbound`, and
