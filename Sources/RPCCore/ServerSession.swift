@@ -352,28 +352,11 @@ public final class ServerSession {
             reject(streamID, .tooManyCalls(limit: limits.maxConcurrentCalls), header: callHeader)
             return
         }
-        guard let method = methods[callHeader.method] else {
-            reject(
-                streamID, .unimplemented(method: callHeader.method.isEmpty ? "(empty method)" : callHeader.method),
-                header: callHeader)
-            return
-        }
-        if let limiter = environment.rateLimiter, let retryAfterMs = limiter.retryAfter(app: appID, now: now) {
-            reject(
-                streamID,
-                RPCError(
-                    code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
-                    message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
-                    details: ["retry_after_ms": String(retryAfterMs)]), header: callHeader, methodIndex: method.index)
-            return
-        }
-        if environment.memoryBudget.isSpent {
-            reject(
-                streamID,
-                RPCError(
-                    code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded,
-                    message: "the server's memory budget is spent; the call was not run, retry later"),
-                header: callHeader, methodIndex: method.index)
+        let method: RegisteredMethod
+        do throws(RPCError) {
+            method = try environment.admit(path: callHeader.method, appID: appID, now: now)
+        } catch {
+            reject(streamID, error, header: callHeader, methodIndex: methods[callHeader.method]?.index)
             return
         }
         let rawBody = UnsafeRawBufferPointer(rebasing: payload[(4 + headerLength)...])
@@ -418,33 +401,19 @@ public final class ServerSession {
             armedDeadline = deadline
             deadlineToArm = TransportActions.DeadlineTimer(deadline: deadline, streamID: streamID)
         }
-        var offload: RegisteredMethod.Offload?
-        if method.executor == .workerPool {
-            let clock = environment.now
-            let submit = environment.offload
-            offload = { work in
-                submit {
-                    if context.isExpired(now: clock()) {
-                        // Not run: the deadline passed while the call waited for a worker.
-                        call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
-                        return
-                    }
-                    work()
-                }
-            }
-        }
         if isLarge {
             takeInLarge(body: [UInt8](rawBody), method: method, context: context, call: call, isStream: isStream)
             return
         }
         do throws(RPCError) {
             if header.isCompressed {
-                let limit = limits.streamPendingLimitBytes
                 try inflated.withUnsafeBytes { body in
-                    Result { () throws(RPCError) in try method.start(body, context, call, limit, offload) }
+                    Result { () throws(RPCError) in
+                        try environment.start(method, body: body, context: context, call: call)
+                    }
                 }.get()
             } else {
-                try method.start(rawBody, context, call, limits.streamPendingLimitBytes, offload)
+                try environment.start(method, body: rawBody, context: context, call: call)
             }
         } catch {
             if calls.removeValue(forKey: streamID) != nil, call.complete(error) {
