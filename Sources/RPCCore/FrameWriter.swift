@@ -9,7 +9,7 @@ public enum FrameWriter {
     /// Unary bodies at least this large are deflated when the peer accepts deflate.
     public static let compressionThreshold = 1024
 
-    private static let unaryDeflater = ThreadLocal { RawDeflater(windowBits: 15, memoryLevel: 8) }
+    private static let unaryDeflater = ThreadLocal { Deflater(windowBits: 15, memoryLevel: 8) }
 
     /// HELLO (client → server).
     public static func hello(_ hello: Hello, into buffer: inout [UInt8]) {
@@ -115,7 +115,7 @@ public enum FrameWriter {
     /// MESSAGE of a server stream; deflated with the stream's own context when `deflater` is set
     /// (tiny messages go uncompressed, which does not disturb the context).
     public static func streamMessage<Message: ProtoMessage>(
-        streamID: UInt32, message: Message, deflater: RawDeflater?, into buffer: inout [UInt8]
+        streamID: UInt32, message: Message, deflater: Deflater?, into buffer: inout [UInt8]
     ) {
         guard let deflater else {
             let start = beginFrame(.message, streamID: streamID, into: &buffer)
@@ -128,7 +128,7 @@ public enum FrameWriter {
 
     /// MESSAGE of a server stream from an encoded message.
     public static func streamMessage(
-        streamID: UInt32, encoded body: [UInt8], deflater: RawDeflater?, into buffer: inout [UInt8]
+        streamID: UInt32, encoded body: [UInt8], deflater: Deflater?, into buffer: inout [UInt8]
     ) {
         let start = beginFrame(.message, streamID: streamID, into: &buffer)
         var compressed = false

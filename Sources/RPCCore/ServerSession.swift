@@ -367,7 +367,7 @@ public final class ServerSession {
             // the large-request pool instead (inflating 4 MiB and decoding and answering it held
             // a loop, and every connection on it, for tens of milliseconds).
             let inlineLimit = min(limits.maxMessageBytes, limits.inlineInflateBytes)
-            do throws(RawInflater.Failure) {
+            do throws(Inflater.Failure) {
                 try CompressionScratch.inflater.value.inflateIndependent(
                     rawBody, limit: inlineLimit, appendingTo: &inflated)
             } catch .tooLarge where inlineLimit < limits.maxMessageBytes {
@@ -423,7 +423,7 @@ public final class ServerSession {
     }
 
     /// The error a compressed request body that cannot be inflated gets.
-    private static func inflateError(_ failure: RawInflater.Failure) -> RPCError {
+    private static func inflateError(_ failure: Inflater.Failure) -> RPCError {
         switch failure {
         case .tooLarge(let limit):
             .messageTooLarge("the request body inflates to more than \(limit) bytes")
@@ -451,14 +451,14 @@ public final class ServerSession {
         environment.offloadLargeRequest {
             defer { port.largeRequestTakenIn() }
             var inflated: [UInt8] = []
-            do throws(RawInflater.Failure) {
+            do throws(Inflater.Failure) {
                 defer { budget.release(body.count, for: .inbound) }
                 guard !context.isExpired(now: clock()) else {
                     call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
                     return
                 }
                 try body.withUnsafeBytes { raw in
-                    Result { () throws(RawInflater.Failure) in
+                    Result { () throws(Inflater.Failure) in
                         try CompressionScratch.inflater.value.inflateIndependent(
                             raw, limit: maxMessageBytes, appendingTo: &inflated)
                     }
@@ -721,5 +721,5 @@ public final class ServerSession {
 
 /// Per-thread inflate context for compressed request bodies.
 enum CompressionScratch {
-    static let inflater = ThreadLocal { RawInflater() }
+    static let inflater = ThreadLocal { Inflater() }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// and delivery order agree. `send` reports a reader that does not keep up instead of queueing
 /// without bound; the producer then ends the stream (with RESOURCE_EXHAUSTED and where to resume).
 ///
-/// The deflate context (24 KiB, `RawDeflater`) is made on the first message worth compressing,
+/// The deflate context (24 KiB, `Deflater`) is made on the first message worth compressing,
 /// not with the stream: a subscription that waits for events holds none. It is counted in the
 /// server's memory budget (kind `.compression`) while it exists; when the budget has no room,
 /// messages go uncompressed (the COMPRESSED flag is per frame, so the client reads either) until
@@ -22,7 +22,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        var deflater: RawDeflater?
+        var deflater: Deflater?
         /// Bytes of the budget `deflater` holds.
         var deflaterBytes = 0
         var finished = false
@@ -31,7 +31,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
 
     /// Bytes a stream's deflate context is counted for in the memory budget.
     public static var deflaterBytes: Int {
-        RawDeflater.estimatedBytes(windowBits: RawDeflater.streamWindowBits, memoryLevel: RawDeflater.streamMemoryLevel)
+        Deflater.estimatedBytes(windowBits: Deflater.streamWindowBits, memoryLevel: Deflater.streamMemoryLevel)
     }
 
     public init(call: ServerCall, pendingLimit: Int) {
@@ -110,7 +110,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
 
     /// The stream's deflate context, made now if the client accepts deflate and the budget has
     /// room for it; nil means "send uncompressed".
-    private func deflater(_ state: inout State) -> RawDeflater? {
+    private func deflater(_ state: inout State) -> Deflater? {
         if let deflater = state.deflater { return deflater }
         guard call.acceptsDeflate else { return nil }
         let bytes = Self.deflaterBytes
@@ -118,7 +118,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
             guard budget.tryReserve(bytes, for: .compression) else { return nil }
             state.deflaterBytes = bytes
         }
-        let deflater = RawDeflater()
+        let deflater = Deflater()
         state.deflater = deflater
         return deflater
     }

@@ -27,7 +27,7 @@ extension ClientConnection {
             else { return }
             if header.isCompressed {
                 var body: [UInt8] = []
-                do throws(RawInflater.Failure) {
+                do throws(Inflater.Failure) {
                     try inflaters.stream(header.streamID).inflateStreamMessage(
                         payload, limit: options.maxMessageBytes, appendingTo: &body)
                 } catch {
@@ -99,7 +99,7 @@ extension ClientConnection {
             return body.count <= options.maxMessageBytes ? .success(body) : .failure(tooLarge(body.count))
         }
         var inflated: [UInt8] = []
-        do throws(RawInflater.Failure) {
+        do throws(Inflater.Failure) {
             try inflaters.unary.inflateIndependent(body, limit: options.maxMessageBytes, appendingTo: &inflated)
         } catch {
             return .failure(RPCError.badEncoding("the compressed reply does not inflate: \(error)").caused(by: error))

@@ -5,13 +5,13 @@ extension ClientConnection {
     /// one deflate context), one for every compressed REPLY (each inflated on its own).
     final class Inflaters: @unchecked Sendable {
         // Invariant: used only on the connection's reader thread.
-        private var streams: [UInt32: RawInflater] = [:]
-        let unary = RawInflater()
+        private var streams: [UInt32: Inflater] = [:]
+        let unary = Inflater()
 
         /// The inflater of a stream, made at its first compressed message.
-        func stream(_ streamID: UInt32) -> RawInflater {
+        func stream(_ streamID: UInt32) -> Inflater {
             if let existing = streams[streamID] { return existing }
-            let inflater = RawInflater()
+            let inflater = Inflater()
             streams[streamID] = inflater
             return inflater
         }

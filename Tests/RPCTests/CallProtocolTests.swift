@@ -202,7 +202,7 @@ struct CallProtocolTests {
         let (raw, ack) = try server.rawOpen(acceptDeflate: true)
         #expect(ack.acceptEncodings == ["deflate"])
         try raw.send(Frames.call(streamID: 1, TestService.count, EchoRequest(payload: [100]), acceptDeflate: true))
-        let inflater = RawInflater()
+        let inflater = Inflater()
         var wire = 0
         var plain = 0
         for seq in 1...100 {

@@ -4,7 +4,7 @@ import RPCMessages
 import TestSupport
 import Testing
 
-/// RawDeflater and RawInflater: per-stream context takeover, independent bodies, the inflate cap,
+/// Deflater and Inflater: per-stream context takeover, independent bodies, the inflate cap,
 /// corrupt input, and agreement with an independent zlib (Python's).
 @Suite("Compression: raw deflate and inflate")
 struct CompressionTests {
@@ -25,7 +25,7 @@ struct CompressionTests {
         }
     }
 
-    static func compressStream(_ messages: [[UInt8]], deflater: RawDeflater = RawDeflater()) -> [[UInt8]] {
+    static func compressStream(_ messages: [[UInt8]], deflater: Deflater = Deflater()) -> [[UInt8]] {
         messages.map { message in
             var out: [UInt8] = []
             message.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &out) }
@@ -37,9 +37,9 @@ struct CompressionTests {
     func streamRoundTrip() throws {
         let messages = Self.sampleMessages(count: 2_000)
         let compressed = Self.compressStream(messages)
-        let inflater = RawInflater()
+        let inflater = Inflater()
         for (message, wire) in zip(messages, compressed) {
-            #expect(wire.suffix(4) != RawDeflater.syncFlushTail[...], "the tail must be stripped")
+            #expect(wire.suffix(4) != Deflater.syncFlushTail[...], "the tail must be stripped")
             var out: [UInt8] = []
             try inflater.inflateStreamMessage(wire, limit: 1 << 20, appendingTo: &out)
             #expect(out == message)
@@ -57,7 +57,7 @@ struct CompressionTests {
     func emptyMessages() throws {
         let compressed = Self.compressStream(Self.withEmptyMessages)
         #expect(compressed.allSatisfy { !$0.isEmpty }, "an empty message still needs its block header byte")
-        let inflater = RawInflater()
+        let inflater = Inflater()
         for (wire, message) in zip(compressed, Self.withEmptyMessages) {
             var out: [UInt8] = []
             try inflater.inflateStreamMessage(wire, limit: 1 << 20, appendingTo: &out)
@@ -67,19 +67,19 @@ struct CompressionTests {
 
     @Test("the tail is looked for only in the bytes this message produced, not in the caller's buffer")
     func tailOnlyInOwnOutput() {
-        let deflater = RawDeflater()
+        let deflater = Deflater()
         var first: [UInt8] = []
         [1, 2, 3].withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &first) }
-        var buffer = RawDeflater.syncFlushTail
+        var buffer = Deflater.syncFlushTail
         [UInt8]().withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &buffer) }
-        #expect(buffer.starts(with: RawDeflater.syncFlushTail), "bytes before the message must be left alone")
+        #expect(buffer.starts(with: Deflater.syncFlushTail), "bytes before the message must be left alone")
         #expect(buffer.count == 5)
     }
 
     @Test("messages sent uncompressed in the middle of a stream do not disturb either context")
     func uncompressedInTheMiddle() throws {
-        let deflater = RawDeflater()
-        let inflater = RawInflater()
+        let deflater = Deflater()
+        let inflater = Inflater()
         var frames: [UInt8] = []
         let payloads = (0..<300).map { index -> [UInt8] in
             // Small ones (under FrameWriter's 32-byte threshold) go uncompressed.
@@ -104,8 +104,8 @@ struct CompressionTests {
 
     @Test("independent bodies round-trip through one reused inflater, finished or sync-flushed")
     func independentBodies() throws {
-        let inflater = RawInflater()
-        let deflater = RawDeflater(windowBits: 15, memoryLevel: 8)
+        let inflater = Inflater()
+        let deflater = Deflater(windowBits: 15, memoryLevel: 8)
         for message in Self.sampleMessages(count: 100, seed: 3) {
             var finished: [UInt8] = []
             message.withUnsafeBytes { deflater.compressIndependent($0, appendingTo: &finished) }
@@ -113,7 +113,7 @@ struct CompressionTests {
             try inflater.inflateIndependent(finished, limit: 1 << 20, appendingTo: &out)
             #expect(out == message)
 
-            let flushed = Self.compressStream([message], deflater: RawDeflater())[0]
+            let flushed = Self.compressStream([message], deflater: Deflater())[0]
             out = []
             try inflater.inflateIndependent(flushed, limit: 1 << 20, appendingTo: &out)
             #expect(out == message)
@@ -124,11 +124,11 @@ struct CompressionTests {
     func limitBoundary() throws {
         let body = DeflateSamples.zeros(count: 100_000)
         var out: [UInt8] = []
-        try RawInflater().inflateIndependent(body, limit: 100_000, appendingTo: &out)
+        try Inflater().inflateIndependent(body, limit: 100_000, appendingTo: &out)
         #expect(out.count == 100_000)
         out = []
-        #expect(throws: RawInflater.Failure.tooLarge(limit: 99_999)) {
-            try RawInflater().inflateIndependent(body, limit: 99_999, appendingTo: &out)
+        #expect(throws: Inflater.Failure.tooLarge(limit: 99_999)) {
+            try Inflater().inflateIndependent(body, limit: 99_999, appendingTo: &out)
         }
     }
 
@@ -142,8 +142,8 @@ struct CompressionTests {
         Memory.trim()
         let before = Memory.resident
         var out: [UInt8] = []
-        let inflater = RawInflater()
-        #expect(throws: RawInflater.Failure.tooLarge(limit: limit)) {
+        let inflater = Inflater()
+        #expect(throws: Inflater.Failure.tooLarge(limit: limit)) {
             if asStreamMessage {
                 try inflater.inflateStreamMessage(bomb, limit: limit, appendingTo: &out)
             } else {
@@ -176,26 +176,26 @@ struct CompressionTests {
     func corrupt(_ sample: Corrupt) {
         var out: [UInt8] = []
         #expect {
-            try RawInflater().inflateIndependent(sample.bytes, limit: 1 << 20, appendingTo: &out)
+            try Inflater().inflateIndependent(sample.bytes, limit: 1 << 20, appendingTo: &out)
         } throws: { error in
-            guard case .corrupt = error as? RawInflater.Failure else { return false }
+            guard case .corrupt = error as? Inflater.Failure else { return false }
             return true
         }
         #expect {
-            try RawInflater().inflateStreamMessage(sample.bytes, limit: 1 << 20, appendingTo: &out)
+            try Inflater().inflateStreamMessage(sample.bytes, limit: 1 << 20, appendingTo: &out)
         } throws: { error in
-            guard case .corrupt = error as? RawInflater.Failure else { return false }
+            guard case .corrupt = error as? Inflater.Failure else { return false }
             return true
         }
     }
 
     @Test("a stream message after the stream's final block is corrupt")
     func dataAfterFinalBlock() throws {
-        let inflater = RawInflater()
+        let inflater = Inflater()
         var out: [UInt8] = []
         try inflater.inflateStreamMessage(DeflateSamples.independent([1, 2, 3]), limit: 1 << 20, appendingTo: &out)
         #expect(out == [1, 2, 3])
-        #expect(throws: RawInflater.Failure.self) {
+        #expect(throws: Inflater.Failure.self) {
             try inflater.inflateStreamMessage(Self.compressStream([[4]])[0], limit: 1 << 20, appendingTo: &out)
         }
     }
@@ -221,17 +221,44 @@ struct CompressionTests {
     }
 
     @Test(
-        "RawInflater inflates a stream made by Python's zlib (window 2^15) the same way",
+        "Inflater inflates a stream made by Python's zlib (window 2^15) the same way",
         .enabled(if: Python.isAvailable, "python3 is not installed: the independent-deflater check is skipped"))
     func weInflatePythonStream() throws {
         let messages = Self.sampleMessages(count: 500, seed: 13)
         let compressed = try PythonZlib.deflateStream(messages)
         #expect(compressed.count == messages.count)
-        let inflater = RawInflater()
+        let inflater = Inflater()
         for (wire, message) in zip(compressed, messages) {
             var out: [UInt8] = []
             try inflater.inflateStreamMessage(wire, limit: 1 << 20, appendingTo: &out)
             #expect(out == message)
+        }
+    }
+
+    @Test(
+        "gzip and zlib messages (gRPC's encodings) agree with Python's gzip and zlib both ways; a truncated one is refused",
+        arguments: [CompressionFormat.gzip, .zlib])
+    func wrappedFormats(_ format: CompressionFormat) throws {
+        let messages = Self.sampleMessages(count: 20)
+        let gzip = format == .gzip
+        let deflater = Deflater(windowBits: 15, memoryLevel: 8, format: format)
+        let ours = messages.map { message in
+            var out: [UInt8] = []
+            message.withUnsafeBytes { deflater.compressIndependent($0, appendingTo: &out) }
+            return out
+        }
+        #expect(try PythonZlib.decompressWhole(ours, gzip: gzip) == messages)
+        let theirs = try PythonZlib.compressWhole(messages, gzip: gzip)
+        let inflater = Inflater(format: format)
+        for (wire, message) in zip(theirs, messages) {
+            var out: [UInt8] = []
+            try inflater.inflateIndependent(wire, limit: 1 << 20, appendingTo: &out)
+            #expect(out == message)
+        }
+        var out: [UInt8] = []
+        let truncated = Array(theirs[0].dropLast(4))
+        #expect(throws: Inflater.Failure.self) {
+            try inflater.inflateIndependent(truncated, limit: 1 << 20, appendingTo: &out)
         }
     }
 }

@@ -259,7 +259,7 @@ struct ServerSessionCallTests {
         #expect(messages.count == 20)
         let compressed = helloAccepts && callAccepts
         #expect(messages.allSatisfy { $0.header.isCompressed == compressed })
-        let inflater = RawInflater()
+        let inflater = Inflater()
         var wire = 0
         var plain = 0
         for (index, message) in messages.enumerated() {
@@ -293,7 +293,7 @@ struct ServerSessionCallTests {
         var body = try reply.reply().body
         if compressed {
             var inflated: [UInt8] = []
-            try RawInflater().inflateIndependent(body, limit: 1 << 20, appendingTo: &inflated)
+            try Inflater().inflateIndependent(body, limit: 1 << 20, appendingTo: &inflated)
             #expect(body.count < 1_000)
             body = inflated
         }

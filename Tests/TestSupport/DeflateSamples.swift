@@ -1,7 +1,7 @@
 internal import CZlib
 
 /// Compressed inputs for tests: bodies and bombs, made with zlib directly (not with the runtime's
-/// `RawDeflater`, so they also check that the runtime reads what plain zlib writes).
+/// `Deflater`, so they also check that the runtime reads what plain zlib writes).
 public enum DeflateSamples {
     /// `bytes` as one complete raw-deflate stream (window 2^15), as a client compresses a unary body.
     public static func independent(_ bytes: [UInt8]) -> [UInt8] {

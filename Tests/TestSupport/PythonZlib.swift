@@ -16,6 +16,37 @@ public enum PythonZlib {
         try LengthPrefixed.decode(Python.run(deflateScript, input: LengthPrefixed.encode(messages)))
     }
 
+    /// Each message compressed whole by Python's `gzip.compress` or `zlib.compress` (gRPC's
+    /// `gzip` and `deflate` message encodings).
+    public static func compressWhole(_ messages: [[UInt8]], gzip: Bool) throws -> [[UInt8]] {
+        let script = """
+            import sys, zlib, gzip
+            data = open(sys.argv[1], 'rb').read()
+            out = open(sys.argv[2], 'wb')
+            i = 0
+            while i < len(data):
+                n = int.from_bytes(data[i:i + 4], 'big'); i += 4
+                m = \(gzip ? "gzip.compress" : "zlib.compress")(data[i:i + n]); i += n
+                out.write(len(m).to_bytes(4, 'big') + m)
+            """
+        return try LengthPrefixed.decode(Python.run(script, input: LengthPrefixed.encode(messages)))
+    }
+
+    /// Each message decompressed whole by Python's `gzip.decompress` or `zlib.decompress`.
+    public static func decompressWhole(_ messages: [[UInt8]], gzip: Bool) throws -> [[UInt8]] {
+        let script = """
+            import sys, zlib, gzip
+            data = open(sys.argv[1], 'rb').read()
+            out = open(sys.argv[2], 'wb')
+            i = 0
+            while i < len(data):
+                n = int.from_bytes(data[i:i + 4], 'big'); i += 4
+                m = \(gzip ? "gzip.decompress" : "zlib.decompress")(data[i:i + n]); i += n
+                out.write(len(m).to_bytes(4, 'big') + m)
+            """
+        return try LengthPrefixed.decode(Python.run(script, input: LengthPrefixed.encode(messages)))
+    }
+
     /// Reads `u32 length, flag byte, payload` records; writes `u32 length, message` records.
     private static let inflateScript = """
         import sys, zlib

@@ -15,7 +15,7 @@ enum Main {
 /// - the cap changes only whether inflating succeeds, never what it produces: a capped success
 ///   equals the uncapped result, and a `.tooLarge` failure means the data really inflates past
 ///   the cap;
-/// - deflating the input with `RawDeflater` and inflating it gives the input back.
+/// - deflating the input with `Deflater` and inflating it gives the input back.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzInflate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
@@ -45,14 +45,14 @@ private let uncapped = 128 * 1024
 
 /// Contexts kept across inputs, as the server keeps one inflater per thread for request bodies
 /// (libFuzzer calls the entry point on one thread only, hence `nonisolated(unsafe)`).
-nonisolated(unsafe) private let sharedInflater = RawInflater()
-nonisolated(unsafe) private let sharedDeflater = RawDeflater()
+nonisolated(unsafe) private let sharedInflater = Inflater()
+nonisolated(unsafe) private let sharedDeflater = Deflater()
 
-private func inflateIndependent(_ body: [UInt8], cap: Int, with inflater: RawInflater) -> Result<
-    [UInt8], RawInflater.Failure
+private func inflateIndependent(_ body: [UInt8], cap: Int, with inflater: Inflater) -> Result<
+    [UInt8], Inflater.Failure
 > {
     var output: [UInt8] = []
-    do throws(RawInflater.Failure) {
+    do throws(Inflater.Failure) {
         try inflater.inflateIndependent(body, limit: cap, appendingTo: &output)
         fuzzCheck(output.count <= cap, "independent: \(output.count) bytes inflated, cap \(cap)")
         return .success(output)
@@ -63,7 +63,7 @@ private func inflateIndependent(_ body: [UInt8], cap: Int, with inflater: RawInf
 }
 
 private func checkIndependent(_ body: [UInt8], cap: Int) {
-    let capped = inflateIndependent(body, cap: cap, with: RawInflater())
+    let capped = inflateIndependent(body, cap: cap, with: Inflater())
     let full = inflateIndependent(body, cap: uncapped, with: sharedInflater)
     compare(capped, full, cap: cap, what: "independent")
     // A reused inflater (reset between bodies, whatever came before) behaves like a fresh one.
@@ -72,16 +72,16 @@ private func checkIndependent(_ body: [UInt8], cap: Int) {
 }
 
 private func checkStream(_ messages: [[UInt8]], cap: Int) {
-    let capped = RawInflater()
-    let full = RawInflater()
+    let capped = Inflater()
+    let full = Inflater()
     for (index, message) in messages.enumerated() {
         var cappedOutput: [UInt8] = []
         var fullOutput: [UInt8] = []
-        let cappedResult = Result { () throws(RawInflater.Failure) in
+        let cappedResult = Result { () throws(Inflater.Failure) in
             try capped.inflateStreamMessage(message, limit: cap, appendingTo: &cappedOutput)
             return cappedOutput
         }
-        let fullResult = Result { () throws(RawInflater.Failure) in
+        let fullResult = Result { () throws(Inflater.Failure) in
             try full.inflateStreamMessage(message, limit: uncapped, appendingTo: &fullOutput)
             return fullOutput
         }
@@ -100,7 +100,7 @@ private func checkStream(_ messages: [[UInt8]], cap: Int) {
 
 /// The cap decides only success or failure, never the bytes.
 private func compare(
-    _ capped: Result<[UInt8], RawInflater.Failure>, _ full: Result<[UInt8], RawInflater.Failure>, cap: Int, what: String
+    _ capped: Result<[UInt8], Inflater.Failure>, _ full: Result<[UInt8], Inflater.Failure>, cap: Int, what: String
 ) {
     switch (capped, full) {
     case (.success(let a), .success(let b)):
@@ -116,7 +116,7 @@ private func compare(
     }
 }
 
-private func sameOutcome(_ a: Result<[UInt8], RawInflater.Failure>, _ b: Result<[UInt8], RawInflater.Failure>) -> Bool {
+private func sameOutcome(_ a: Result<[UInt8], Inflater.Failure>, _ b: Result<[UInt8], Inflater.Failure>) -> Bool {
     switch (a, b) {
     case (.success(let x), .success(let y)): sameBytes(x, y)
     case (.failure(let x), .failure(let y)): x == y
@@ -126,13 +126,13 @@ private func sameOutcome(_ a: Result<[UInt8], RawInflater.Failure>, _ b: Result<
 
 /// What our deflater writes as a stream (context takeover), our inflater reads back unchanged.
 private func checkStreamRoundTrip(_ messages: [[UInt8]]) {
-    let deflater = RawDeflater()
-    let inflater = RawInflater()
+    let deflater = Deflater()
+    let inflater = Inflater()
     for message in messages {
         var compressed: [UInt8] = []
         message.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &compressed) }
         var output: [UInt8] = []
-        do throws(RawInflater.Failure) {
+        do throws(Inflater.Failure) {
             try inflater.inflateStreamMessage(compressed, limit: message.count, appendingTo: &output)
         } catch {
             fuzzCheck(false, "stream round trip of \(message.count) bytes failed: \(error)")
@@ -146,7 +146,7 @@ private func checkIndependentRoundTrip(_ body: [UInt8]) {
     var compressed: [UInt8] = []
     body.withUnsafeBytes { sharedDeflater.compressIndependent($0, appendingTo: &compressed) }
     var output: [UInt8] = []
-    do throws(RawInflater.Failure) {
+    do throws(Inflater.Failure) {
         try sharedInflater.inflateIndependent(compressed, limit: body.count, appendingTo: &output)
     } catch {
         fuzzCheck(false, "independent round trip of \(body.count) bytes failed: \(error)")

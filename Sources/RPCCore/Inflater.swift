@@ -1,20 +1,26 @@
 internal import CZlib
 import ProtoBridge
 
-/// One raw-inflate context that never produces more than the caller's limit.
+/// One inflate context that never produces more than the caller's limit.
 ///
 /// The cap is enforced while inflating, in bounded output steps: a compression bomb (deflate can
 /// expand ~1030:1) is refused after at most `limit` bytes, never allocated in full. A stream keeps
 /// one inflater (context takeover); unary bodies use `inflateIndependent`, which resets first.
-public final class RawInflater {
+/// Our protocol sends raw deflate (`.raw`); gRPC's message encodings wrap it (`.zlib` for
+/// `deflate`, `.gzip`), and a wrapped message must end its stream.
+public final class Inflater {
     private let stream: UnsafeMutablePointer<z_stream>
+    private let format: CompressionFormat
     private var finished = false
 
-    /// - Parameter windowBits: log2 of the window, 9–15; 15 accepts a sender with any window.
-    public init(windowBits: Int32 = 15) {
+    /// - Parameters:
+    ///   - windowBits: log2 of the window, 9–15; 15 accepts a sender with any window.
+    ///   - format: raw deflate, or deflate in a zlib or gzip wrapper.
+    public init(windowBits: Int32 = 15, format: CompressionFormat = .raw) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = czlib_inflate_init2(stream, -windowBits)
+        self.format = format
+        let status = czlib_inflate_init2(stream, format.zlibWindowBits(windowBits))
         precondition(status == Z_OK, "inflateInit2 failed with \(status): out of memory")
     }
 
@@ -71,8 +77,13 @@ public final class RawInflater {
     private func run(_ input: UnsafeRawBufferPointer, limit: Int, appendingTo output: inout [UInt8]) throws(Failure) {
         let start = output.count
         try feed(input, limit: limit, start: start, output: &output)
+        guard format == .raw else {
+            // A zlib or gzip message is a whole stream, its checksum included.
+            if !finished { throw .corrupt("the compressed message ends before its \(format) stream does") }
+            return
+        }
         if !finished {
-            let result = RawDeflater.syncFlushTail.withUnsafeBytes { tail in
+            let result = Deflater.syncFlushTail.withUnsafeBytes { tail in
                 Result { () throws(Failure) in try feed(tail, limit: limit, start: start, output: &output) }
             }
             try result.get()
@@ -123,6 +134,31 @@ public final class RawInflater {
                 throw .corrupt(reason)
             }
             more = stream.pointee.avail_in > 0 || outputFull
+        }
+    }
+}
+
+/// How deflate data is wrapped: bare (RFC 1951, our protocol), in a zlib stream (RFC 1950, gRPC's
+/// `deflate`) or in a gzip member (RFC 1952, gRPC's `gzip`).
+public enum CompressionFormat: Sendable, Equatable, CustomStringConvertible {
+    case raw
+    case zlib
+    case gzip
+
+    /// zlib's `windowBits` argument for this format: negative for raw, +16 for gzip.
+    func zlibWindowBits(_ bits: Int32) -> Int32 {
+        switch self {
+        case .raw: -bits
+        case .zlib: bits
+        case .gzip: bits + 16
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .raw: "raw deflate"
+        case .zlib: "zlib"
+        case .gzip: "gzip"
         }
     }
 }

@@ -1,7 +1,7 @@
 internal import CZlib
 import ProtoBridge
 
-/// One raw-deflate (RFC 1951) compression context, for a compressed stream or unary bodies.
+/// One deflate (RFC 1951) compression context, for a compressed stream or unary bodies.
 ///
 /// A stream keeps one deflater for its whole life (context takeover): each message is ended with
 /// `Z_SYNC_FLUSH` and its `00 00 FF FF` tail removed, as WebSocket permessage-deflate does, so the
@@ -10,7 +10,7 @@ import ProtoBridge
 /// allocations, measured) instead of 262 KiB at its defaults. On a mixed event stream the 2^12
 /// window compresses 8.6× where 2^15 does 12.6× and 2^11 only 6.2×; memory level 2 compresses
 /// as well as 4 did (30 KiB) on those short messages, for a few percent more CPU.
-public final class RawDeflater {
+public final class Deflater {
     /// The trailing bytes of a sync flush, removed from each message and appended back by the receiver.
     public static let syncFlushTail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
 
@@ -33,13 +33,15 @@ public final class RawDeflater {
     ///   - windowBits: log2 of the window, 9–15.
     ///   - memoryLevel: zlib's memLevel, 1–9.
     ///   - level: compression level, 0–9.
+    ///   - format: raw deflate (our protocol), or deflate in a zlib or gzip wrapper (gRPC's
+    ///     message encodings, written whole by `compressIndependent`).
     public init(
-        windowBits: Int32 = RawDeflater.streamWindowBits, memoryLevel: Int32 = RawDeflater.streamMemoryLevel,
-        level: Int32 = 6
+        windowBits: Int32 = Deflater.streamWindowBits, memoryLevel: Int32 = Deflater.streamMemoryLevel,
+        level: Int32 = 6, format: CompressionFormat = .raw
     ) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = czlib_deflate_init2(stream, level, -windowBits, memoryLevel)
+        let status = czlib_deflate_init2(stream, level, format.zlibWindowBits(windowBits), memoryLevel)
         precondition(status == Z_OK, "deflateInit2 failed with \(status): out of memory or bad parameters")
     }
 
