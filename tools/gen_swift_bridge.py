@@ -8,13 +8,20 @@ Reads a FileDescriptorSet (made by `protoc --include_imports --include_source_in
   two conversions the `ProtoMessage` protocol of `ProtoBridge` asks for: building the protobuf-c
   struct in a `ProtoArena` (for packing) and reading one that protobuf-c unpacked into the arena;
 - a Swift enum per proto enum, keeping unknown values (`unrecognized(Int32)`);
-- a `ProtoMethod` table per service, with each method's streaming flag, named `<Service>Methods`
-  (e.g. `ModerationMethods`) so it does not take the name a Swift type implementing the service
-  would have (the domain's `ModerationService`);
+- a `ProtoMethod` table per service, with each method's streaming flags (client and server),
+  named `<Service>Methods` (e.g. `ModerationMethods`) so it does not take the name a Swift type
+  implementing the service would have (the domain's `ModerationService`);
 - an accessor for the embedded FileDescriptorSet bytes.
 
+Top-level names are the proto names (`KickMemberRequest`), or with `--names=qualified` the names
+prefixed by the package as SwiftProtobuf spells them (`google.rpc.Status` -> `Google_Rpc_Status`,
+method table `Grpc_Health_V1_HealthMethods`): for vendored protos whose names would clash with each
+other (two versions of one service) or with Swift's (`google.protobuf.Any`). Nested types keep their
+own names inside their parent (`Google_Rpc_QuotaFailure.Violation`).
+
 Run by tools/gen-proto; the output is committed and checked for drift with `tools/gen-proto --check`.
-Usage: gen_swift_bridge.py DESCRIPTOR_SET C_MODULE SWIFT_SCHEMA_NAME OUT_DIR FILE.proto...
+Usage: gen_swift_bridge.py [--names=short|qualified] DESCRIPTOR_SET C_MODULE SWIFT_SCHEMA_NAME OUT_DIR
+       FILE.proto...
 """
 
 import os
@@ -66,6 +73,11 @@ def camel_lower(snake):
 
 def camel_upper(snake):
     return "".join(p[:1].upper() + p[1:] for p in snake.split("_"))
+
+
+def swift_package_prefix(package):
+    """SwiftProtobuf's spelling of a package as a name prefix: grpc.reflection.v1alpha -> Grpc_Reflection_V1alpha."""
+    return "_".join(camel_upper(p) for p in package.split("."))
 
 
 def swift_ident(name):
@@ -127,10 +139,22 @@ class Comments:
 
 
 class Generator:
-    def __init__(self, schema, c_module, schema_name):
+    def __init__(self, schema, c_module, schema_name, qualified=False):
         self.schema = schema
         self.c_module = c_module
         self.schema_name = schema_name
+        self.qualified = qualified
+
+    def top_name(self, f, name):
+        """The Swift name of a top-level message, enum or method table of file `f`."""
+        if self.qualified and f.package:
+            return swift_package_prefix(f.package) + "_" + name
+        return name
+
+    def decl_name(self, fqn):
+        """The name a type is declared with: its top-level name, or its own name when nested."""
+        f, d, names, _ = self._lookup(fqn)
+        return self.top_name(f, d.name) if len(names) == 1 else swift_ident(d.name)
 
     # Names ---------------------------------------------------------------------------------
 
@@ -150,8 +174,8 @@ class Generator:
         return "__".join(([pkg] if pkg else []) + [c_upper_snake(n) for n in names] + [value_name])
 
     def swift_type(self, fqn):
-        _, _, names, _ = self._lookup(fqn)
-        return ".".join(names)
+        f, _, names, _ = self._lookup(fqn)
+        return ".".join([self.top_name(f, names[0])] + names[1:])
 
     def _lookup(self, fqn):
         if fqn in self.schema.messages:
@@ -267,7 +291,7 @@ class Generator:
         out = []
         doc = comments.doc(path, indent) or "%s/// The `%s` message.\n" % (indent, fqn[1:])
         out.append(doc)
-        out.append("%spublic struct %s: ProtoMessage {\n" % (indent, swift_ident(m.name)))
+        out.append("%spublic struct %s: ProtoMessage {\n" % (indent, self.decl_name(fqn)))
         inner = indent + "    "
         out.append('%spublic static let protoName = "%s"\n\n' % (inner, fqn[1:]))
         oneofs = self.oneofs(m)
@@ -360,8 +384,18 @@ class Generator:
         out.append("        return c\n    }\n\n")
         # unpack
         out.append("    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {\n")
-        out.append("        guard let c = %s__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {\n" % cfun)
-        out.append("            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)\n        }\n")
+        if len(names) == 1:
+            out.append("        guard let c = %s__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {\n" % cfun)
+            out.append("            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)\n        }\n")
+        else:
+            # protoc-c writes no unpack function for a nested message: unpack by its descriptor,
+            # whose address `__init` stores in the message's base.
+            out.append("        var empty = %s()\n        %s__init(&empty)\n" % (ctype, cfun))
+            out.append("        guard\n            let message = protobuf_c_message_unpack(\n")
+            out.append("                empty.base.descriptor, arena.allocator, bytes.count,\n")
+            out.append("                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))\n        else {\n")
+            out.append("            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)\n        }\n")
+            out.append("        let c = UnsafeRawPointer(message).assumingMemoryBound(to: %s.self)\n" % ctype)
         out.append("        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }\n    }\n\n")
         # init(c:)
         out.append("    init(c: UnsafePointer<%s>, arena: ProtoArena) throws(ProtoDecodingError) {\n" % ctype)
@@ -459,7 +493,7 @@ class Generator:
             cases.append((i, v, swift_ident(camel_lower(vn.lower()))))
         out = []
         out.append(comments.doc(path, indent) or "%s/// The `%s` enum.\n" % (indent, fqn[1:]))
-        out.append("%spublic enum %s: ProtoEnum {\n" % (indent, swift_ident(e.name)))
+        out.append("%spublic enum %s: ProtoEnum {\n" % (indent, self.decl_name(fqn)))
         inner = indent + "    "
         for i, v, sn in cases:
             out.append(comments.doc(path + [2, i], inner))
@@ -495,23 +529,25 @@ class Generator:
         fqn = (f.package + "." if f.package else "") + s.name
         out = []
         out.append(comments.doc([6, si], "") or "/// The `%s` service.\n" % fqn)
-        out.append("public enum %s {\n" % methods_type(s.name))
+        out.append("public enum %s {\n" % self.methods_type(f, s.name))
         out.append('    /// The service\'s fully-qualified name.\n    public static let name = "%s"\n\n' % fqn)
         for mi, md in enumerate(s.method):
             out.append(comments.doc([6, si, 2, mi], "    "))
-            out.append('    public static let %s = ProtoMethod<%s, %s>(service: name, name: "%s", serverStreaming: %s)\n' % (
-                swift_ident(md.name[:1].lower() + md.name[1:]), self.swift_type(md.input_type),
-                self.swift_type(md.output_type), md.name, "true" if md.server_streaming else "false"))
+            out.append(
+                '    public static let %s = ProtoMethod<%s, %s>(\n'
+                '        service: name, name: "%s", clientStreaming: %s, serverStreaming: %s)\n' % (
+                    swift_ident(md.name[:1].lower() + md.name[1:]), self.swift_type(md.input_type),
+                    self.swift_type(md.output_type), md.name, "true" if md.client_streaming else "false",
+                    "true" if md.server_streaming else "false"))
         out.append("\n    /// Every method of the service, in declaration order.\n")
         out.append("    public static let methods: [any ProtoMethodDescription] = [%s]\n" % ", ".join(
             swift_ident(md.name[:1].lower() + md.name[1:]) for md in s.method))
         out.append("}\n")
         return "".join(out)
 
-
-def methods_type(service):
-    """The Swift name of a service's method table: `<Service>Methods`."""
-    return service + "Methods"
+    def methods_type(self, f, service):
+        """The Swift name of a service's method table: `<Service>Methods`."""
+        return self.top_name(f, service + "Methods")
 
 
 def c_upper_snake_fqn(gen, fqn):
@@ -524,15 +560,19 @@ HEADER = "// Generated by tools/gen-proto from %s. DO NOT EDIT.\n\n"
 
 
 def main():
-    if len(sys.argv) < 6:
+    args = sys.argv[1:]
+    naming = "short"
+    if args and args[0].startswith("--names="):
+        naming = args.pop(0)[len("--names="):]
+    if naming not in ("short", "qualified") or len(args) < 5:
         sys.exit(__doc__)
-    desc_path, c_module, schema_name, out_dir = sys.argv[1:5]
-    files = sys.argv[5:]
+    desc_path, c_module, schema_name, out_dir = args[:4]
+    files = args[4:]
     fds = descriptor_pb2.FileDescriptorSet()
     with open(desc_path, "rb") as fh:
         fds.ParseFromString(fh.read())
     schema = Schema(fds)
-    gen = Generator(schema, c_module, schema_name)
+    gen = Generator(schema, c_module, schema_name, qualified=naming == "qualified")
     os.makedirs(out_dir, exist_ok=True)
     services = []
     message_types = [gen.swift_type(fqn) for fqn, (f, m, _, _) in schema.messages.items()
@@ -541,7 +581,12 @@ def main():
         f = schema.files[name]
         comments = Comments(f)
         prefix = "." + f.package if f.package else ""
-        body = [HEADER % name, "public import ProtoBridge\ninternal import %s\n" % c_module]
+        imports = "public import ProtoBridge\ninternal import %s\n" % c_module
+        nested = any(mf.name == name and len(names) > 1 and not m.options.map_entry
+                     for mf, m, names, _ in schema.messages.values())
+        if nested:  # a nested message is unpacked through protobuf-c's own functions
+            imports = "internal import CProtobufC\n" + imports
+        body = [HEADER % name, imports]
         for e in f.enum_type:
             body.append("\n" + gen.enum(prefix + "." + e.name, comments))
         for m in f.message_type:
@@ -550,7 +595,7 @@ def main():
             body.append("\n" + gen.bridge(prefix + "." + m.name))
         for si, s in enumerate(f.service):
             body.append("\n" + gen.service(f, si, s, comments))
-            services.append(s.name)
+            services.append(gen.methods_type(f, s.name))
         base = re.sub(r"\.proto$", "", name).replace("/", "_")
         with open(os.path.join(out_dir, base + ".pb.swift"), "w") as fh:
             fh.write("".join(body).replace("\n\n\n", "\n\n"))
@@ -571,7 +616,7 @@ def main():
             "        %s.self," % t for t in message_types))
         fh.write("    /// Every method of every service, in declaration order.\n")
         fh.write("    public static let methods: [any ProtoMethodDescription] = %s\n" % (
-            " + ".join("%s.methods" % methods_type(s) for s in services) if services else "[]"))
+            " + ".join("%s.methods" % s for s in services) if services else "[]"))
         fh.write("}\n")
 
 

@@ -6,12 +6,17 @@ public struct ProtoMethod<Request: ProtoMessage, Response: ProtoMessage>: ProtoM
     public let service: String
     public let name: String
     public let path: String
+    public let clientStreaming: Bool
     public let serverStreaming: Bool
 
-    public init(service: String, name: String, serverStreaming: Bool) {
+    /// - Parameter clientStreaming: true when the client sends a stream (the .proto's
+    ///   `rpc M(stream Request)`); generated code always states it, hand-written test methods
+    ///   may leave it out.
+    public init(service: String, name: String, clientStreaming: Bool = false, serverStreaming: Bool) {
         self.service = service
         self.name = name
         self.path = "/\(service)/\(name)"
+        self.clientStreaming = clientStreaming
         self.serverStreaming = serverStreaming
     }
 
@@ -27,6 +32,8 @@ public protocol ProtoMethodDescription: Sendable {
     var name: String { get }
     /// gRPC-style path, e.g. "/moderation.v1.Moderation/KickMember".
     var path: String { get }
+    /// True when the client sends a stream of requests (client-streaming or bidirectional).
+    var clientStreaming: Bool { get }
     /// True when the server answers with a stream.
     var serverStreaming: Bool { get }
     /// Fully-qualified request type.

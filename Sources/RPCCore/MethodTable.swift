@@ -29,6 +29,7 @@ public struct MethodTable: Sendable {
         offloadWhen: (@Sendable (Request) -> Bool)? = nil,
         _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
     ) {
+        precondition(!method.clientStreaming, "\(method.path) is a client-streaming method")
         precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
         add(
             RegisteredMethod(description: method, executor: executor) {
@@ -47,6 +48,7 @@ public struct MethodTable: Sendable {
         _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
         _ handler: @escaping @Sendable (Request, CallContext, ServerStream<Response>) -> Void
     ) {
+        precondition(!method.clientStreaming, "\(method.path) is a client-streaming method")
         precondition(method.serverStreaming, "\(method.path) is a unary method")
         add(
             RegisteredMethod(description: method, executor: executor) {

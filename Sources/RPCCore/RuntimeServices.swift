@@ -52,7 +52,7 @@ public enum RuntimeServices {
                 methods: methods.map {
                     MethodInfo(
                         name: $0.name, path: $0.path, requestType: $0.requestType, responseType: $0.responseType,
-                        clientStreaming: false, serverStreaming: $0.serverStreaming)
+                        clientStreaming: $0.clientStreaming, serverStreaming: $0.serverStreaming)
                 })
         }.sorted { $0.name < $1.name }
         table.addUnary(ReflectionMethods.listServices) { request, _, responder in

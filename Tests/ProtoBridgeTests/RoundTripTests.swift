@@ -1,11 +1,13 @@
+import GRPCMessages
 import ModerationMessages
 import ProtoBridge
 import RPCMessages
 import TestSupport
 import Testing
 
-/// Every generated message type, from both schemas.
-let allMessageTypes: [any ProtoMessage.Type] = RPCSchema.messageTypes + ModerationSchema.messageTypes
+/// Every generated message type, from all three schemas.
+let allMessageTypes: [any ProtoMessage.Type] =
+    RPCSchema.messageTypes + ModerationSchema.messageTypes + GRPCSchema.messageTypes
 
 @Suite("Round trips of every message type")
 struct RoundTripTests {

@@ -1,3 +1,4 @@
+import GRPCMessages
 import ModerationMessages
 import ProtoBridge
 import ProtoSchema
@@ -22,15 +23,44 @@ struct SchemaTests {
     @Test func everyGeneratedMethodIsInTheSchemaWithItsTypesAndStreamingFlag() throws {
         let schema = try schema()
         for method in RPCSchema.methods + ModerationSchema.methods {
-            let found = try #require(schema.method(path: method.path), "\(method.path) is missing")
-            #expect(found.path == method.path)
-            #expect(found.name == method.name)
-            #expect(found.service.fullName == method.service)
-            #expect(found.inputType.fullName == method.requestType)
-            #expect(found.outputType.fullName == method.responseType)
-            #expect(found.serverStreaming == method.serverStreaming)
-            #expect(!found.clientStreaming)
+            try Self.expect(method, in: schema)
+            #expect(!method.clientStreaming)
         }
+    }
+
+    @Test func theStandardProtosDescriptorSetServesBesideTheProjects() throws {
+        let schema = try Schema(
+            fileDescriptorSet: GRPCSchema.fileDescriptorSet + RPCSchema.fileDescriptorSet
+                + ModerationSchema.fileDescriptorSet)
+        for file in [
+            "google/protobuf/any.proto", "google/protobuf/duration.proto", "google/rpc/status.proto",
+            "google/rpc/error_details.proto", "grpc/health/v1/health.proto", "grpc/reflection/v1/reflection.proto",
+            "grpc/reflection/v1alpha/reflection.proto", "moderation/v1/moderation.proto", "mrpc/v1/envelope.proto",
+        ] {
+            #expect(schema.fileNames.contains(file), "\(file) is missing")
+        }
+        #expect(schema.dependencies(ofFile: "google/rpc/status.proto") == ["google/protobuf/any.proto"])
+        for type in GRPCSchema.messageTypes {
+            #expect(schema.message(named: type.protoName) != nil, "\(type.protoName) is missing")
+        }
+        for method in GRPCSchema.methods {
+            try Self.expect(method, in: schema)
+        }
+        let reflection = try #require(
+            schema.method(path: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"))
+        #expect(reflection.clientStreaming && reflection.serverStreaming)
+    }
+
+    /// `method` as the descriptor set declares it: name, service, types and both streaming flags.
+    private static func expect(_ method: any ProtoMethodDescription, in schema: Schema) throws {
+        let found = try #require(schema.method(path: method.path), "\(method.path) is missing")
+        #expect(found.path == method.path)
+        #expect(found.name == method.name)
+        #expect(found.service.fullName == method.service)
+        #expect(found.inputType.fullName == method.requestType)
+        #expect(found.outputType.fullName == method.responseType)
+        #expect(found.serverStreaming == method.serverStreaming)
+        #expect(found.clientStreaming == method.clientStreaming)
     }
 
     @Test(

@@ -2805,53 +2805,77 @@ public enum ModerationMethods {
     public static let name = "moderation.v1.Moderation"
 
     /// Creates a user of the app.
-    public static let createUser = ProtoMethod<CreateUserRequest, CreateUserResponse>(service: name, name: "CreateUser", serverStreaming: false)
+    public static let createUser = ProtoMethod<CreateUserRequest, CreateUserResponse>(
+        service: name, name: "CreateUser", clientStreaming: false, serverStreaming: false)
     /// Reads a user.
-    public static let getUser = ProtoMethod<GetUserRequest, GetUserResponse>(service: name, name: "GetUser", serverStreaming: false)
+    public static let getUser = ProtoMethod<GetUserRequest, GetUserResponse>(
+        service: name, name: "GetUser", clientStreaming: false, serverStreaming: false)
     /// Changes a user's name, avatar or metadata (the user itself or the app).
-    public static let updateUser = ProtoMethod<UpdateUserRequest, UpdateUserResponse>(service: name, name: "UpdateUser", serverStreaming: false)
+    public static let updateUser = ProtoMethod<UpdateUserRequest, UpdateUserResponse>(
+        service: name, name: "UpdateUser", clientStreaming: false, serverStreaming: false)
     /// Creates a group; the acting user becomes its owner (the app may name one).
-    public static let createGroup = ProtoMethod<CreateGroupRequest, CreateGroupResponse>(service: name, name: "CreateGroup", serverStreaming: false)
+    public static let createGroup = ProtoMethod<CreateGroupRequest, CreateGroupResponse>(
+        service: name, name: "CreateGroup", clientStreaming: false, serverStreaming: false)
     /// Reads a group as the acting user sees it.
-    public static let getGroup = ProtoMethod<GetGroupRequest, GetGroupResponse>(service: name, name: "GetGroup", serverStreaming: false)
+    public static let getGroup = ProtoMethod<GetGroupRequest, GetGroupResponse>(
+        service: name, name: "GetGroup", clientStreaming: false, serverStreaming: false)
     /// Changes a group's fields (admins and moderators; type and password: admins).
-    public static let updateGroup = ProtoMethod<UpdateGroupRequest, UpdateGroupResponse>(service: name, name: "UpdateGroup", serverStreaming: false)
+    public static let updateGroup = ProtoMethod<UpdateGroupRequest, UpdateGroupResponse>(
+        service: name, name: "UpdateGroup", clientStreaming: false, serverStreaming: false)
     /// Deletes a group with its members and bans (owner only).
-    public static let deleteGroup = ProtoMethod<DeleteGroupRequest, DeleteGroupResponse>(service: name, name: "DeleteGroup", serverStreaming: false)
+    public static let deleteGroup = ProtoMethod<DeleteGroupRequest, DeleteGroupResponse>(
+        service: name, name: "DeleteGroup", clientStreaming: false, serverStreaming: false)
     /// Lists the groups visible to the acting user.
-    public static let listGroups = ProtoMethod<ListGroupsRequest, ListGroupsResponse>(service: name, name: "ListGroups", serverStreaming: false)
+    public static let listGroups = ProtoMethod<ListGroupsRequest, ListGroupsResponse>(
+        service: name, name: "ListGroups", clientStreaming: false, serverStreaming: false)
     /// Joins a public group, or a password group with its password.
-    public static let joinGroup = ProtoMethod<JoinGroupRequest, JoinGroupResponse>(service: name, name: "JoinGroup", serverStreaming: false)
+    public static let joinGroup = ProtoMethod<JoinGroupRequest, JoinGroupResponse>(
+        service: name, name: "JoinGroup", clientStreaming: false, serverStreaming: false)
     /// Leaves a group (not the owner).
-    public static let leaveGroup = ProtoMethod<LeaveGroupRequest, LeaveGroupResponse>(service: name, name: "LeaveGroup", serverStreaming: false)
+    public static let leaveGroup = ProtoMethod<LeaveGroupRequest, LeaveGroupResponse>(
+        service: name, name: "LeaveGroup", clientStreaming: false, serverStreaming: false)
     /// Lists a group's members (members only).
-    public static let listMembers = ProtoMethod<ListMembersRequest, ListMembersResponse>(service: name, name: "ListMembers", serverStreaming: false)
+    public static let listMembers = ProtoMethod<ListMembersRequest, ListMembersResponse>(
+        service: name, name: "ListMembers", clientStreaming: false, serverStreaming: false)
     /// Adds up to 100 users to a group (admins and moderators).
-    public static let addMembers = ProtoMethod<AddMembersRequest, AddMembersResponse>(service: name, name: "AddMembers", serverStreaming: false)
+    public static let addMembers = ProtoMethod<AddMembersRequest, AddMembersResponse>(
+        service: name, name: "AddMembers", clientStreaming: false, serverStreaming: false)
     /// Removes a member, who may rejoin (admins and moderators outranking the target).
-    public static let kickMember = ProtoMethod<KickMemberRequest, KickMemberResponse>(service: name, name: "KickMember", serverStreaming: false)
+    public static let kickMember = ProtoMethod<KickMemberRequest, KickMemberResponse>(
+        service: name, name: "KickMember", clientStreaming: false, serverStreaming: false)
     /// Bans a user, removing them when a member (admins and moderators outranking the target).
-    public static let banMember = ProtoMethod<BanMemberRequest, BanMemberResponse>(service: name, name: "BanMember", serverStreaming: false)
+    public static let banMember = ProtoMethod<BanMemberRequest, BanMemberResponse>(
+        service: name, name: "BanMember", clientStreaming: false, serverStreaming: false)
     /// Lifts a ban; the user is not re-added.
-    public static let unbanMember = ProtoMethod<UnbanMemberRequest, UnbanMemberResponse>(service: name, name: "UnbanMember", serverStreaming: false)
+    public static let unbanMember = ProtoMethod<UnbanMemberRequest, UnbanMemberResponse>(
+        service: name, name: "UnbanMember", clientStreaming: false, serverStreaming: false)
     /// Lists a group's banned users (admins and moderators).
-    public static let listBannedMembers = ProtoMethod<ListBannedMembersRequest, ListBannedMembersResponse>(service: name, name: "ListBannedMembers", serverStreaming: false)
+    public static let listBannedMembers = ProtoMethod<ListBannedMembersRequest, ListBannedMembersResponse>(
+        service: name, name: "ListBannedMembers", clientStreaming: false, serverStreaming: false)
     /// Changes a member's scope (admins outranking the target; admin scope: owner only).
-    public static let changeMemberScope = ProtoMethod<ChangeMemberScopeRequest, ChangeMemberScopeResponse>(service: name, name: "ChangeMemberScope", serverStreaming: false)
+    public static let changeMemberScope = ProtoMethod<ChangeMemberScopeRequest, ChangeMemberScopeResponse>(
+        service: name, name: "ChangeMemberScope", clientStreaming: false, serverStreaming: false)
     /// Makes another member the owner (owner only).
-    public static let transferOwnership = ProtoMethod<TransferOwnershipRequest, TransferOwnershipResponse>(service: name, name: "TransferOwnership", serverStreaming: false)
+    public static let transferOwnership = ProtoMethod<TransferOwnershipRequest, TransferOwnershipResponse>(
+        service: name, name: "TransferOwnership", clientStreaming: false, serverStreaming: false)
     /// Kicks up to 100 members, with a result per user.
-    public static let bulkKickMembers = ProtoMethod<BulkKickMembersRequest, BulkKickMembersResponse>(service: name, name: "BulkKickMembers", serverStreaming: false)
+    public static let bulkKickMembers = ProtoMethod<BulkKickMembersRequest, BulkKickMembersResponse>(
+        service: name, name: "BulkKickMembers", clientStreaming: false, serverStreaming: false)
     /// Bans up to 100 users, with a result per user.
-    public static let bulkBanMembers = ProtoMethod<BulkBanMembersRequest, BulkBanMembersResponse>(service: name, name: "BulkBanMembers", serverStreaming: false)
+    public static let bulkBanMembers = ProtoMethod<BulkBanMembersRequest, BulkBanMembersResponse>(
+        service: name, name: "BulkBanMembers", clientStreaming: false, serverStreaming: false)
     /// Unbans up to 100 users, with a result per user.
-    public static let bulkUnbanMembers = ProtoMethod<BulkUnbanMembersRequest, BulkUnbanMembersResponse>(service: name, name: "BulkUnbanMembers", serverStreaming: false)
+    public static let bulkUnbanMembers = ProtoMethod<BulkUnbanMembersRequest, BulkUnbanMembersResponse>(
+        service: name, name: "BulkUnbanMembers", clientStreaming: false, serverStreaming: false)
     /// Reads one user's membership and ban state in a group.
-    public static let getMemberState = ProtoMethod<GetMemberStateRequest, GetMemberStateResponse>(service: name, name: "GetMemberState", serverStreaming: false)
+    public static let getMemberState = ProtoMethod<GetMemberStateRequest, GetMemberStateResponse>(
+        service: name, name: "GetMemberState", clientStreaming: false, serverStreaming: false)
     /// Reads a group's action log ("missed events"), oldest first.
-    public static let listGroupActions = ProtoMethod<ListGroupActionsRequest, ListGroupActionsResponse>(service: name, name: "ListGroupActions", serverStreaming: false)
+    public static let listGroupActions = ProtoMethod<ListGroupActionsRequest, ListGroupActionsResponse>(
+        service: name, name: "ListGroupActions", clientStreaming: false, serverStreaming: false)
     /// Delivers actions live, optionally replaying from a seq first, for a user, groups or the app.
-    public static let subscribe = ProtoMethod<SubscribeRequest, SubscribeResponse>(service: name, name: "Subscribe", serverStreaming: true)
+    public static let subscribe = ProtoMethod<SubscribeRequest, SubscribeResponse>(
+        service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
     public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, listGroupActions, subscribe]

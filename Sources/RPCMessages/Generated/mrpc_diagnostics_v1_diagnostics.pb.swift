@@ -91,7 +91,8 @@ public enum DiagnosticsMethods {
     public static let name = "mrpc.diagnostics.v1.Diagnostics"
 
     /// Returns the request's payload unchanged.
-    public static let echo = ProtoMethod<EchoRequest, EchoResponse>(service: name, name: "Echo", serverStreaming: false)
+    public static let echo = ProtoMethod<EchoRequest, EchoResponse>(
+        service: name, name: "Echo", clientStreaming: false, serverStreaming: false)
 
     /// Every method of the service, in declaration order.
     public static let methods: [any ProtoMethodDescription] = [echo]

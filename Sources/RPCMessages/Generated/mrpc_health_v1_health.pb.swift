@@ -141,7 +141,8 @@ public enum HealthMethods {
     public static let name = "mrpc.health.v1.Health"
 
     /// Returns the serving status of the server (empty service) or of one named service.
-    public static let check = ProtoMethod<HealthCheckRequest, HealthCheckResponse>(service: name, name: "Check", serverStreaming: false)
+    public static let check = ProtoMethod<HealthCheckRequest, HealthCheckResponse>(
+        service: name, name: "Check", clientStreaming: false, serverStreaming: false)
 
     /// Every method of the service, in declaration order.
     public static let methods: [any ProtoMethodDescription] = [check]

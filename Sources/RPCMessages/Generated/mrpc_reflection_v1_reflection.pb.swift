@@ -299,9 +299,11 @@ public enum ReflectionMethods {
     public static let name = "mrpc.reflection.v1.Reflection"
 
     /// Lists every service with its methods and their streaming flags.
-    public static let listServices = ProtoMethod<ListServicesRequest, ListServicesResponse>(service: name, name: "ListServices", serverStreaming: false)
+    public static let listServices = ProtoMethod<ListServicesRequest, ListServicesResponse>(
+        service: name, name: "ListServices", clientStreaming: false, serverStreaming: false)
     /// Returns the serialized FileDescriptorSet of every .proto the server was built from.
-    public static let getFileDescriptorSet = ProtoMethod<GetFileDescriptorSetRequest, GetFileDescriptorSetResponse>(service: name, name: "GetFileDescriptorSet", serverStreaming: false)
+    public static let getFileDescriptorSet = ProtoMethod<GetFileDescriptorSetRequest, GetFileDescriptorSetResponse>(
+        service: name, name: "GetFileDescriptorSet", clientStreaming: false, serverStreaming: false)
 
     /// Every method of the service, in declaration order.
     public static let methods: [any ProtoMethodDescription] = [listServices, getFileDescriptorSet]
