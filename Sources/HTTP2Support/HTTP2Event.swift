@@ -1,4 +1,5 @@
-/// What the peer's bytes amounted to, in the order nghttp2 processed them.
+/// What the peer's bytes amounted to (`receive`), or what sending did (`takeOutput`), in the
+/// order nghttp2 processed them.
 ///
 /// The session's caller (the gRPC mapping) switches on these; everything HTTP/2 handles on its
 /// own (SETTINGS, PING, WINDOW_UPDATE, HPACK, stream states) never shows up here.
@@ -15,12 +16,13 @@ public enum HTTP2Event: Sendable, Equatable {
     /// The peer reset the stream (RST_STREAM); a `streamClosed` follows.
     case streamReset(streamID: Int32, errorCode: HTTP2ErrorCode)
     /// The stream is gone, for whatever reason (both sides ended, a reset either way, the
-    /// connection's end); its queued output was dropped. `noError` after a normal end.
+    /// connection's end); its queued output was dropped. `noError` after a normal end. It may
+    /// name a stream no `.request` announced (its header block was over the limit).
     case streamClosed(streamID: Int32, errorCode: HTTP2ErrorCode)
     /// The peer is going away: streams above `lastStreamID` were not and will not be processed.
     case goaway(lastStreamID: Int32, errorCode: HTTP2ErrorCode)
     /// The connection failed (a bad preface — an HTTP/1.1 request, say —, a protocol error, a
-    /// flood): nothing more is read; any GOAWAY nghttp2 queued is in the next `takeOutput`, and
-    /// then `wantsClose` is true.
+    /// flood), reported once: nothing more is read; a GOAWAY nghttp2 queued goes out with the
+    /// next `takeOutput`, and then `wantsClose` is true.
     case connectionError(String)
 }

@@ -33,6 +33,8 @@ public final class HTTP2ServerSession {
         var option: OpaquePointer?
         precondition(nghttp2_option_new(&option) == 0, "nghttp2: out of memory")
         defer { nghttp2_option_del(option) }
+        // Closed streams are kept only for RFC 7540's priority tree, which gRPC does not use.
+        nghttp2_option_set_no_closed_streams(option, 1)
         nghttp2_option_set_max_outbound_ack(option, configuration.maxOutboundAcks)
         nghttp2_option_set_max_settings(option, configuration.maxSettingsEntries)
         nghttp2_option_set_max_continuations(option, configuration.maxContinuations)
@@ -58,7 +60,8 @@ public final class HTTP2ServerSession {
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                 value: configuration.maxHeaderListSize),
         ]
-        let submitted = nghttp2_submit_settings(self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
+        let submitted = nghttp2_submit_settings(
+            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
         precondition(submitted == 0, "nghttp2 refused the configuration's SETTINGS: \(Self.text(submitted))")
     }
 
@@ -84,12 +87,16 @@ public final class HTTP2ServerSession {
     /// The reason for a fatal error of `nghttp2_session_mem_recv`; for a bad preface, what the
     /// client sent instead (an HTTP/1.1 request line, most often).
     private func failureReason(_ code: Int32) -> String {
-        guard code == NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue else { return "HTTP/2 connection error: \(Self.text(code))" }
+        guard code == NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue else {
+            return "HTTP/2 connection error: \(Self.text(code))"
+        }
         let line = state.firstBytes.prefix { $0 != 13 && $0 != 10 }
         let shown = String(decoding: line.map { (32..<127).contains($0) ? $0 : 63 }, as: UTF8.self)
         let http1 = line.count >= 8 && shown.contains(" HTTP/1.")
-        return (http1 ? "an HTTP/1 request where HTTP/2's connection preface was expected: "
-                : "not HTTP/2's connection preface: ") + "\"\(shown)\""
+        return
+            (http1
+            ? "an HTTP/1 request where HTTP/2's connection preface was expected: "
+            : "not HTTP/2's connection preface: ") + "\"\(shown)\""
     }
 
     // MARK: Output
@@ -97,19 +104,29 @@ public final class HTTP2ServerSession {
     /// Appends everything nghttp2 has to send now (frames queued by `receive` and the submit
     /// functions, DATA as far as the windows allow); call it once per loop turn, then write.
     ///
+    /// Returns what sending did: `.streamClosed` for streams whose last frame went out (the
+    /// response's END_STREAM after the request's, or a reset), and `.connectionError` when nghttp2
+    /// sent a GOAWAY of its own over an error it found in the input (a frame against the protocol
+    /// mid-connection, the peer's resets past the rate limit), which `receive` could not yet tell.
     /// After a fatal error nothing is appended: the connection is to be closed as it is.
-    public func takeOutput(into buffer: inout [UInt8]) {
-        guard !state.isFatal else { return }
+    @discardableResult
+    public func takeOutput(into buffer: inout [UInt8]) -> [HTTP2Event] {
+        guard !state.isFatal else { return [] }
+        let failedBefore = state.connectionError != nil
         while true {
             var data: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(session, &data)
             if n < 0 {
                 state.fail("HTTP/2 connection error while sending: \(Self.text(Int32(n)))", fatal: true)
-                return
+                break
             }
-            guard n > 0, let data else { return }
+            guard n > 0, let data else { break }
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
         }
+        var events = state.events
+        state.events = []
+        if !failedBefore, let reason = state.connectionError { events.append(.connectionError(reason)) }
+        return events
     }
 
     /// True while nghttp2 expects more input (false after a GOAWAY exchange with no streams left,
@@ -125,9 +142,8 @@ public final class HTTP2ServerSession {
         state.isFatal || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
     }
 
-    /// Why the connection failed: set by `receive` (reported there as `.connectionError`) or, for
-    /// an error nghttp2 ends the connection over without saying so at once (a frame against the
-    /// protocol in mid-connection), when `takeOutput` sends nghttp2's GOAWAY. For the close's log.
+    /// Why the connection failed, as the `.connectionError` event (of `receive` or `takeOutput`)
+    /// said: for the close's log line.
     public var connectionError: String? { state.connectionError }
 
     // MARK: Responses
@@ -226,7 +242,9 @@ public final class HTTP2ServerSession {
 
     /// The stream's output side, when nghttp2 still has the stream open.
     private func openStream(_ streamID: Int32) throws(HTTP2Error) -> OutboundStream {
-        guard !state.isFatal, nghttp2_session_find_stream(session, streamID) != nil else {
+        guard !state.isFatal, let open = nghttp2_session_find_stream(session, streamID),
+            nghttp2_stream_get_state(open) != NGHTTP2_STREAM_STATE_CLOSED
+        else {
             throw HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue), message: "stream \(streamID) is not open")
         }
         if let stream = state.streams[streamID] { return stream }

@@ -89,7 +89,9 @@ enum SessionCallbacks {
             let debug = String(
                 decoding: UnsafeBufferPointer(start: goaway.opaque_data, count: goaway.opaque_data_len), as: UTF8.self)
             let code = HTTP2ErrorCode(rawValue: goaway.error_code)
-            state.fail("HTTP/2 connection error \(code)" + (debug.isEmpty ? "" : ": \(debug)"), fatal: false)
+            state.fail(
+                "HTTP/2 connection ended by nghttp2: GOAWAY \(code)" + (debug.isEmpty ? "" : " (\(debug))"),
+                fatal: false)
         }
         return 0
     }

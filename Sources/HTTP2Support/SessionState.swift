@@ -8,7 +8,7 @@ internal import CNGHTTP2
 final class SessionState {
     let maxHeaderListSize: Int
 
-    /// Events of the `receive` under way, in order.
+    /// Events of the `receive` or `takeOutput` under way, in order.
     var events: [HTTP2Event] = []
 
     /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run).
