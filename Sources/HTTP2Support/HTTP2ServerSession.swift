@@ -1,0 +1,268 @@
+internal import CNGHTTP2
+
+/// One HTTP/2 connection's server side over nghttp2, driven by bytes: the caller feeds what it
+/// read (`receive`), acts on the events, submits responses, and writes what `takeOutput` gives.
+///
+/// It knows nothing of sockets, threads or gRPC, so the listener's event loop can own it like a
+/// `TLSSession`, and tests can drive it with bytes alone. nghttp2 does the protocol: the preface,
+/// SETTINGS and their acknowledgements, PING, HPACK, stream states, flow control (it sends the
+/// WINDOW_UPDATEs for received data itself) and the flood limits of the configuration.
+///
+/// Response bodies wait in a per-stream queue that a data provider drains as the peer's windows
+/// allow, so `sendData` never blocks and never overruns flow control; `queuedBytes` tells the
+/// caller how much is waiting (a slow consumer). A stream's queue is freed when it closes.
+///
+/// Confined to one thread (the connection's loop); not `Sendable`.
+public final class HTTP2ServerSession {
+    private let session: OpaquePointer
+    /// The callbacks' state; outlives `session` (deleted in `deinit` while this is still held).
+    private let state: SessionState
+    /// What the session announced and holds the peer to.
+    public let configuration: HTTP2ServerConfiguration
+
+    /// A server session that has queued its SETTINGS (sent by the first `takeOutput`).
+    public init(configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration()) {
+        self.configuration = configuration
+        state = SessionState(maxHeaderListSize: Int(configuration.maxHeaderListSize))
+
+        var callbacks: OpaquePointer?
+        precondition(nghttp2_session_callbacks_new(&callbacks) == 0, "nghttp2: out of memory")
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        SessionCallbacks.install(callbacks!)
+
+        var option: OpaquePointer?
+        precondition(nghttp2_option_new(&option) == 0, "nghttp2: out of memory")
+        defer { nghttp2_option_del(option) }
+        // Closed streams are kept only for RFC 7540's priority tree, which gRPC does not use.
+        nghttp2_option_set_no_closed_streams(option, 1)
+        nghttp2_option_set_max_outbound_ack(option, configuration.maxOutboundAcks)
+        nghttp2_option_set_max_settings(option, configuration.maxSettingsEntries)
+        nghttp2_option_set_max_continuations(option, configuration.maxContinuations)
+        nghttp2_option_set_stream_reset_rate_limit(
+            option, configuration.streamResetBurst, configuration.streamResetRate)
+
+        var session: OpaquePointer?
+        let status = nghttp2_session_server_new2(
+            &session, callbacks, Unmanaged.passUnretained(state).toOpaque(), option)
+        precondition(status == 0 && session != nil, "nghttp2: out of memory")
+        self.session = session!
+
+        let settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: configuration.maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                value: configuration.initialWindowSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_FRAME_SIZE.rawValue), value: configuration.maxFrameSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: configuration.maxHeaderListSize),
+        ]
+        let submitted = nghttp2_submit_settings(
+            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
+        precondition(submitted == 0, "nghttp2 refused the configuration's SETTINGS: \(Self.text(submitted))")
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    // MARK: Input
+
+    /// Feeds bytes read from the peer; returns what they completed, in order.
+    ///
+    /// A partial frame is kept by nghttp2 until the rest arrives. After a `.connectionError`
+    /// nothing more is processed (later calls return no events).
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> [HTTP2Event] {
+        guard state.connectionError == nil, let base = bytes.baseAddress, bytes.count > 0 else { return [] }
+        if state.firstBytes.count < 64 { state.firstBytes += bytes.prefix(64 - state.firstBytes.count) }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { state.fail(failureReason(Int32(result)), fatal: true) }
+        var events = state.events
+        state.events = []
+        if let reason = state.connectionError { events.append(.connectionError(reason)) }
+        return events
+    }
+
+    /// The reason for a fatal error of `nghttp2_session_mem_recv`; for a bad preface, what the
+    /// client sent instead (an HTTP/1.1 request line, most often).
+    private func failureReason(_ code: Int32) -> String {
+        guard code == NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue else {
+            return "HTTP/2 connection error: \(Self.text(code))"
+        }
+        let line = state.firstBytes.prefix { $0 != 13 && $0 != 10 }
+        let shown = String(decoding: line.map { (32..<127).contains($0) ? $0 : 63 }, as: UTF8.self)
+        let http1 = line.count >= 8 && shown.contains(" HTTP/1.")
+        return
+            (http1
+            ? "an HTTP/1 request where HTTP/2's connection preface was expected: "
+            : "not HTTP/2's connection preface: ") + "\"\(shown)\""
+    }
+
+    // MARK: Output
+
+    /// Appends everything nghttp2 has to send now (frames queued by `receive` and the submit
+    /// functions, DATA as far as the windows allow); call it once per loop turn, then write.
+    ///
+    /// Returns what sending did: `.streamClosed` for streams whose last frame went out (the
+    /// response's END_STREAM after the request's, or a reset), and `.connectionError` when nghttp2
+    /// sent a GOAWAY of its own over an error it found in the input (a frame against the protocol
+    /// mid-connection, the peer's resets past the rate limit), which `receive` could not yet tell.
+    /// After a fatal error nothing is appended: the connection is to be closed as it is.
+    @discardableResult
+    public func takeOutput(into buffer: inout [UInt8]) -> [HTTP2Event] {
+        guard !state.isFatal else { return [] }
+        let failedBefore = state.connectionError != nil
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &data)
+            if n < 0 {
+                state.fail("HTTP/2 connection error while sending: \(Self.text(Int32(n)))", fatal: true)
+                break
+            }
+            guard n > 0, let data else { break }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
+        }
+        var events = state.events
+        state.events = []
+        if !failedBefore, let reason = state.connectionError { events.append(.connectionError(reason)) }
+        return events
+    }
+
+    /// True while nghttp2 expects more input (false after a GOAWAY exchange with no streams left,
+    /// or after the connection failed).
+    public var wantsRead: Bool { !state.isFatal && nghttp2_session_want_read(session) != 0 }
+
+    /// True when `takeOutput` has something to give.
+    public var wantsWrite: Bool { !state.isFatal && nghttp2_session_want_write(session) != 0 }
+
+    /// True when the connection is over: nothing to read or write (a GOAWAY exchange finished, or
+    /// nghttp2's own GOAWAY after an error was sent), or a fatal error. Close it.
+    public var wantsClose: Bool {
+        state.isFatal || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    }
+
+    /// Why the connection failed, as the `.connectionError` event (of `receive` or `takeOutput`)
+    /// said: for the close's log line.
+    public var connectionError: String? { state.connectionError }
+
+    // MARK: Responses
+
+    /// Sends the response's header block (`:status` first); `endStream` makes it a trailers-only
+    /// response (gRPC's immediate error), otherwise the body follows through `sendData` and the
+    /// response ends with `submitTrailers`.
+    ///
+    /// Data already queued with `sendData` goes out after these headers.
+    public func submitResponseHeaders(
+        streamID: Int32, headers: [HTTP2Header], endStream: Bool = false
+    ) throws(HTTP2Error) {
+        let stream = try openStream(streamID)
+        guard !stream.headersSubmitted else {
+            throw HTTP2Error(code: 0, message: "stream \(streamID): response headers already submitted")
+        }
+        if endStream {
+            guard stream.queue.isEmpty else {
+                throw HTTP2Error(code: 0, message: "stream \(streamID): a trailers-only response with data queued")
+            }
+            let flags = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+            let result = withNameValues(headers) { nghttp2_submit_headers(session, flags, streamID, nil, $0, $1, nil) }
+            try check(result, "stream \(streamID): submitting a trailers-only response")
+            stream.isEnded = true
+        } else {
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
+            let result = withNameValues(headers) { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+            try check(result, "stream \(streamID): submitting response headers")
+        }
+        stream.headersSubmitted = true
+    }
+
+    /// Queues body bytes for the stream; they go out in DATA frames as flow control allows.
+    public func sendData(streamID: Int32, bytes: [UInt8]) throws(HTTP2Error) {
+        let stream = try openStream(streamID)
+        guard !stream.isEnded else { throw HTTP2Error(code: 0, message: "stream \(streamID): data after the end") }
+        stream.queue.append(bytes)
+        state.queuedBytes += bytes.count
+        try resume(streamID, stream)
+    }
+
+    /// Ends the response with trailers (END_STREAM on their HEADERS frame), after all queued data;
+    /// empty `headers` end it with END_STREAM on the last DATA frame instead.
+    public func submitTrailers(streamID: Int32, headers: [HTTP2Header]) throws(HTTP2Error) {
+        let stream = try openStream(streamID)
+        guard stream.headersSubmitted, !stream.isEnded else {
+            throw HTTP2Error(code: 0, message: "stream \(streamID): trailers before the headers or after the end")
+        }
+        stream.trailers = headers
+        stream.isEnded = true
+        try resume(streamID, stream)
+    }
+
+    /// Resets the stream (RST_STREAM): a cancellation, or a slow consumer cut off. Its queued
+    /// data is dropped at once.
+    public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode) throws(HTTP2Error) {
+        let result = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
+        try check(result, "stream \(streamID): submitting RST_STREAM")
+        if let stream = state.streams[streamID] {
+            state.queuedBytes -= stream.queue.count
+            stream.queue = ByteQueue()
+            stream.trailers = nil
+            stream.isEnded = true
+        }
+    }
+
+    /// Sends GOAWAY naming the last stream nghttp2 processed: those streams run to their end, no
+    /// new one is accepted, and the connection is over (`wantsClose`) once they are done.
+    public func submitGoaway(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) throws(HTTP2Error) {
+        let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
+        let result = nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue, debugData, debugData.count)
+        try check(result, "submitting GOAWAY")
+        state.goawaysSubmitted += 1
+    }
+
+    /// The first step of a graceful shutdown: a GOAWAY with the largest stream id, telling the
+    /// client to open no more streams while requests already in flight still arrive; send
+    /// `submitGoaway` a round trip later.
+    public func submitShutdownNotice() throws(HTTP2Error) {
+        try check(nghttp2_submit_shutdown_notice(session), "submitting the shutdown notice")
+        state.goawaysSubmitted += 1
+    }
+
+    // MARK: Queues
+
+    /// Bytes of the stream's body submitted and not yet sent (flow control holds them): the
+    /// caller's measure of a slow consumer.
+    public func queuedBytes(streamID: Int32) -> Int { state.streams[streamID]?.queue.count ?? 0 }
+
+    /// Bytes submitted and not yet sent on all streams.
+    public var queuedBytes: Int { state.queuedBytes }
+
+    // MARK: Helpers
+
+    /// The stream's output side, when nghttp2 still has the stream open.
+    private func openStream(_ streamID: Int32) throws(HTTP2Error) -> OutboundStream {
+        guard !state.isFatal, let open = nghttp2_session_find_stream(session, streamID),
+            nghttp2_stream_get_state(open) != NGHTTP2_STREAM_STATE_CLOSED
+        else {
+            throw HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue), message: "stream \(streamID) is not open")
+        }
+        if let stream = state.streams[streamID] { return stream }
+        let stream = OutboundStream()
+        state.streams[streamID] = stream
+        return stream
+    }
+
+    /// Wakes the stream's data provider if it was waiting for data.
+    private func resume(_ streamID: Int32, _ stream: OutboundStream) throws(HTTP2Error) {
+        guard stream.isDeferred else { return }
+        stream.isDeferred = false
+        try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
+    }
+
+    private func check(_ result: Int32, _ what: String) throws(HTTP2Error) {
+        if result < 0 { throw HTTP2Error(code: result, message: "\(what): \(Self.text(result))") }
+    }
+
+    private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }
+}

@@ -1,0 +1,138 @@
+internal import CNGHTTP2
+
+/// What nghttp2's callbacks read and write: the events of the current `receive`, the header
+/// block and DATA frame being received, and each stream's output queue.
+///
+/// A class of its own, the `user_data` of the nghttp2 session, so that it outlives the nghttp2
+/// session: `HTTP2ServerSession.deinit` deletes the nghttp2 session while this is still alive.
+final class SessionState {
+    let maxHeaderListSize: Int
+
+    /// Events of the `receive` or `takeOutput` under way, in order.
+    var events: [HTTP2Event] = []
+
+    /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run).
+    var headerBlock: [HTTP2Header] = []
+    /// Its size as RFC 9113 counts it (name + value + 32 per field).
+    var headerBlockSize = 0
+    /// The DATA frame being received: its stream and the payload so far.
+    var dataStreamID: Int32 = 0
+    var dataPayload: [UInt8] = []
+
+    /// Streams with output: response submitted, data queued or trailers pending.
+    var streams: [Int32: OutboundStream] = [:]
+    /// Bytes queued in all streams and not yet handed to nghttp2.
+    var queuedBytes = 0
+
+    /// The first bytes the peer sent (up to 64), to say what a bad preface was.
+    var firstBytes: [UInt8] = []
+    /// Why the connection failed, once it has.
+    var connectionError: String?
+    /// Set when nghttp2 failed fatally: the nghttp2 session may then only be deleted.
+    var isFatal = false
+    /// GOAWAY frames submitted by the caller and not yet sent: any other GOAWAY nghttp2 sends
+    /// is its own, ending the connection after an error it found.
+    var goawaysSubmitted = 0
+
+    init(maxHeaderListSize: Int) {
+        self.maxHeaderListSize = maxHeaderListSize
+    }
+
+    static func from(_ userData: UnsafeMutableRawPointer?) -> SessionState {
+        Unmanaged<SessionState>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    /// Records the connection's failure (the first reason stays); `receive` reports it as an event.
+    func fail(_ reason: String, fatal: Bool) {
+        if fatal { isFatal = true }
+        if connectionError == nil { connectionError = reason }
+    }
+
+    // MARK: The data provider
+
+    /// nghttp2 asks for up to `capacity` bytes of stream `streamID`'s DATA: copy them from the
+    /// queue; when the queue is empty, either end the stream (trailers, or END_STREAM on the last
+    /// DATA frame when the trailers are empty) or defer until more is queued.
+    func readData(
+        session: OpaquePointer, streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
+        flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let n = stream.queue.read(into: buffer, capacity: capacity)
+        queuedBytes -= n
+        guard stream.queue.isEmpty else { return n }
+        if let trailers = stream.trailers {
+            stream.trailers = nil
+            if trailers.isEmpty {
+                flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            } else {
+                flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue | NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                let status = withNameValues(trailers) { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                if status != 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+            }
+            return n
+        }
+        if n == 0 {
+            stream.isDeferred = true
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        }
+        return n
+    }
+
+    // MARK: Receiving
+
+    func beginHeaders() {
+        headerBlock.removeAll(keepingCapacity: true)
+        headerBlockSize = 0
+    }
+
+    /// One field of the block; false when the block has grown past the limit (the stream is
+    /// then reset and its block dropped).
+    func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        headerBlockSize += name.count + value.count + 32
+        guard headerBlockSize <= maxHeaderListSize else {
+            headerBlock.removeAll(keepingCapacity: true)
+            return false
+        }
+        headerBlock.append(HTTP2Header(name: String(decoding: name, as: UTF8.self), value: Array(value)))
+        return true
+    }
+
+    func dataChunk(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        if streamID != dataStreamID {
+            dataStreamID = streamID
+            dataPayload.removeAll()
+        }
+        dataPayload.append(contentsOf: bytes)
+    }
+
+    /// The payload of stream `streamID`'s DATA frame, just completed.
+    func takeData(streamID: Int32) -> [UInt8] {
+        guard streamID == dataStreamID else { return [] }
+        dataStreamID = 0
+        defer { dataPayload = [] }
+        return dataPayload
+    }
+
+    func streamClosed(_ streamID: Int32, errorCode: UInt32) {
+        if let stream = streams.removeValue(forKey: streamID) { queuedBytes -= stream.queue.count }
+        if streamID == dataStreamID {
+            dataStreamID = 0
+            dataPayload = []
+        }
+        events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
+    }
+}
+
+/// One stream's response side: what is queued for its DATA frames and what ends it.
+final class OutboundStream {
+    var queue = ByteQueue()
+    /// Response headers submitted (once only).
+    var headersSubmitted = false
+    /// Trailers submitted or the response ended: no more data may be queued.
+    var isEnded = false
+    /// Trailers to send once the queue is empty (empty: END_STREAM on the last DATA frame).
+    var trailers: [HTTP2Header]?
+    /// The data provider told nghttp2 to wait (`NGHTTP2_ERR_DEFERRED`): new data must resume it.
+    var isDeferred = false
+}
