@@ -65,6 +65,10 @@ let package = Package(
         // HTTP/2 over nghttp2 for any transport: one server session per connection, bytes in and
         // events out, responses submitted and bytes taken out. Knows nothing of gRPC or sockets.
         .target(name: "HTTP2Support", dependencies: ["CNGHTTP2"], swiftSettings: swiftSettings),
+        .target(
+            name: "RPCGRPC",
+            dependencies: ["RPCCore", "HTTP2Support", "GRPCMessages", "ProtoBridge", "ProtoSchema", "ByteCoding"],
+            swiftSettings: swiftSettings),
 
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
