@@ -74,7 +74,9 @@ let package = Package(
         .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
         .target(
             name: "RPCPosix",
-            dependencies: ["RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport", "TLSSupport"],
+            dependencies: [
+                "RPCCore", "RPCGRPC", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport", "TLSSupport",
+            ],
             swiftSettings: swiftSettings),
         // The load engine of `rpc-probe bench` and the wire benchmark: lean connections over the
         // transport's handshake, calls pre-encoded once, latency histograms.
@@ -116,7 +118,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
                 "ModerationSQLite", "ModerationPostgres", "ModerationEvents", "ModerationRPC", "ModerationMessages",
-                "CommandLineSupport", "ThreadSupport", "TLSSupport",
+                "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC",
             ],
             swiftSettings: swiftSettings),
 

@@ -82,6 +82,7 @@ def start_server(build: str, data: str, extra: list) -> tuple:
     port = free_port()
     server = subprocess.Popen(
         ["taskset", "-c", "0", os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
+         "--grpc-listen", "127.0.0.1:0",
          "--data-dir", data, "--api-key", API_KEY, "--threads", "1", "--access-log", "off", "--log-level", "warning"]
         + extra, stdout=subprocess.DEVNULL)
     wait_listening(server, port)

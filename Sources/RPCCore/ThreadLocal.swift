@@ -4,12 +4,12 @@ internal import Glibc
 ///
 /// For scratch state that is expensive to create and must not be shared between threads
 /// (compression contexts).
-final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
+public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     // Invariant: `make` is only called on the thread that will own the value; the key is written once.
     private let key: pthread_key_t
     private let make: @Sendable () -> Value
 
-    init(_ make: @escaping @Sendable () -> Value) {
+    public init(_ make: @escaping @Sendable () -> Value) {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
@@ -18,7 +18,7 @@ final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
         self.make = make
     }
 
-    var value: Value {
+    public var value: Value {
         if let existing = pthread_getspecific(key) {
             return Unmanaged<Value>.fromOpaque(existing).takeUnretainedValue()
         }

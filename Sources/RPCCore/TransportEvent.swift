@@ -21,6 +21,9 @@ public enum TransportEvent: Sendable, Equatable {
         /// Accepted with the descriptor kept in reserve, then closed at once: the process was out
         /// of descriptors.
         case outOfDescriptors
+        /// The client spoke another protocol than the listener's (HTTP/1 on the gRPC listener): it
+        /// was told so in its own protocol.
+        case protocolMismatch
     }
 
     /// Why the server closed a connection it had served.

@@ -1,3 +1,4 @@
+import HTTP2Support
 import RPCCore
 
 /// What a gRPC request's header block asks for: the method, who calls and for whom, the
@@ -57,11 +58,13 @@ struct GRPCRequestHead: Equatable {
     ]
 
     /// Reads a request header block (names lowercase, as HTTP/2 requires).
-    static func parse(_ headers: [(name: String, value: String)]) throws(Refusal) -> GRPCRequestHead {
+    static func parse(_ headers: [HTTP2Header]) throws(Refusal) -> GRPCRequestHead {
         var head = GRPCRequestHead()
         var method = ""
         var contentType = ""
-        for (name, value) in headers {
+        for header in headers {
+            let name = header.name
+            let value = header.stringValue
             switch name {
             case ":method": method = value
             case ":path": head.path = value

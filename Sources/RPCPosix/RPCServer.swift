@@ -1,6 +1,7 @@
 internal import CSystemShims
 internal import Glibc
 public import RPCCore
+public import RPCGRPC
 import Synchronization
 public import TLSSupport
 
@@ -42,8 +43,23 @@ public final class RPCServer: Sendable {
         /// client is refused). nil: plaintext only. A reload of the context applies to the
         /// connections accepted after it.
         public var tls: ReloadableTLSContext?
+        /// The gRPC listener (HTTP/2, h2c with prior knowledge) serving the same methods; nil: off.
+        public var grpc: GRPCListenerConfiguration?
 
         public init() {}
+    }
+
+    /// Where the gRPC listener listens and what its sessions serve besides the method table.
+    public struct GRPCListenerConfiguration: Sendable {
+        public var host: String
+        public var port: UInt16
+        public var session: GRPCSession.Configuration
+
+        public init(host: String, port: UInt16, session: GRPCSession.Configuration = GRPCSession.Configuration()) {
+            self.host = host
+            self.port = port
+            self.session = session
+        }
     }
 
     public let configuration: Configuration
@@ -56,6 +72,7 @@ public final class RPCServer: Sendable {
         var workers: WorkerPool?
         var largeRequests: WorkerPool?
         var boundPort: UInt16 = 0
+        var boundGRPCPort: UInt16?
         var draining = false
     }
 
@@ -95,6 +112,21 @@ public final class RPCServer: Sendable {
             throw SystemError("listen on \(configuration.host):\(configuration.port)", errno: -listenFD)
         }
         let listener = Listener(fd: listenFD, loops: loopCount)
+        var grpcListener: ServerLoop.GRPCListener?
+        var grpcPort: UInt16?
+        if let grpc = configuration.grpc {
+            var bound: UInt16 = 0
+            let fd = grpc.host.withCString { cshim_listen($0, grpc.port, 4096, 0, 1, &bound) }
+            guard fd >= 0 else {
+                for _ in 0..<loopCount { listener.release() }
+                workers.shutdown()
+                largeRequests.shutdown()
+                throw SystemError("listen on \(grpc.host):\(grpc.port) (gRPC)", errno: -fd)
+            }
+            grpcListener = ServerLoop.GRPCListener(
+                listener: Listener(fd: fd, loops: loopCount), configuration: grpc.session)
+            grpcPort = bound
+        }
         var loops: [ServerLoop] = []
         let shared = ServerLoop.Shared(
             counter: ConnectionCounter(limit: configuration.maxConnections), throttle: throttle,
@@ -102,7 +134,9 @@ public final class RPCServer: Sendable {
             refusals: LogSummary(intervalNanoseconds: 10_000_000_000), tls: configuration.tls)
         for index in 0..<loopCount {
             do {
-                loops.append(try ServerLoop(index: index, listener: listener, environment: environment, shared: shared))
+                loops.append(
+                    try ServerLoop(
+                        index: index, listener: listener, grpc: grpcListener, environment: environment, shared: shared))
             } catch {
                 for loop in loops { loop.stop() }
                 workers.shutdown()
@@ -119,12 +153,16 @@ public final class RPCServer: Sendable {
             state.workers = workers
             state.largeRequests = largeRequests
             state.boundPort = port
+            state.boundGRPCPort = grpcPort
         }
         return port
     }
 
-    /// The port the listeners are bound to.
+    /// The port the framed listener is bound to.
     public var boundPort: UInt16 { state.withLock { $0.boundPort } }
+
+    /// The port the gRPC listener is bound to; nil when it is off.
+    public var boundGRPCPort: UInt16? { state.withLock { $0.boundGRPCPort } }
 
     /// Open connections across all loops.
     public var connectionCount: Int { state.withLock { $0.loops.first?.shared.counter.value ?? 0 } }

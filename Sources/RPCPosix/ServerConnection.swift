@@ -30,7 +30,7 @@ import TLSSupport
 /// most a record in each direction, released when idle) is not counted in the budget.
 ///
 /// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
-final class ServerConnection: EventHandler, Flushable {
+final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarget {
     let id: UInt64
     let fd: Int32
     let session: ServerSession
@@ -659,18 +659,45 @@ final class ServerConnection: EventHandler, Flushable {
     }
 }
 
+/// What a loop does with each of its connections, of either listener (our protocol's
+/// `ServerConnection`, gRPC's `GRPCConnection`): timers, shutdown, and the memory budget's cuts.
+protocol LoopConnection: AnyObject {
+    var id: UInt64 { get }
+    /// Bytes it holds (unwritten output, partial input), as reserved in the budget.
+    var held: Int { get }
+    /// Since when it has held anything (nil: nothing); among equal holdings the older is cut first.
+    var holdingSince: UInt64? { get }
+    /// The once-a-second check of its timers.
+    func tick(now: UInt64)
+    func beginDrain()
+    func forceEndStreams()
+    func close()
+    /// Closed at once because the budget is spent and it holds the most.
+    func cut()
+    /// The budget has room again: a connection that waited for it reads again.
+    func resumeInput()
+}
+
+/// A closed connection's session whose calls end a slice per loop turn.
+protocol ClosingSession: AnyObject {
+    var hasCallsToEnd: Bool { get }
+    @discardableResult func endClosedCalls(limit: Int) -> Int
+}
+
+extension ServerSession: ClosingSession {}
+
 /// The loop's connections by id, the scratch buffer they read into, and what the memory budget
 /// needs of them: which hold anything (the candidates for a cut), which wait for room to read.
 final class ConnectionRegistry {
     /// The server's event loops: the room under the budget's soft limit is granted in shares.
     let loops: Int
-    private var connections: [UInt64: ServerConnection] = [:]
+    private var connections: [UInt64: any LoopConnection] = [:]
     /// Connections holding unwritten output or partial input.
-    private(set) var holders: [UInt64: ServerConnection] = [:]
+    private(set) var holders: [UInt64: any LoopConnection] = [:]
     /// Connections not read until the budget has room again.
-    private var blockedInput: [UInt64: ServerConnection] = [:]
+    private var blockedInput: [UInt64: any LoopConnection] = [:]
     let scratch = ReadScratch(capacity: 64 * 1024)
-    var onRemove: ((ServerConnection) -> Void)?
+    var onRemove: ((any LoopConnection) -> Void)?
     /// Called (at most once a turn, by the loop) when a connection sees the budget under pressure.
     var onPressure: (() -> Void)?
     /// TLS handshake steps a loop runs in one turn. A step that completes a ClientHello costs a
@@ -685,21 +712,21 @@ final class ConnectionRegistry {
     }
 
     var count: Int { connections.count }
-    var all: Dictionary<UInt64, ServerConnection>.Values { connections.values }
+    var all: Dictionary<UInt64, any LoopConnection>.Values { connections.values }
 
-    func add(_ connection: ServerConnection) { connections[connection.id] = connection }
-    func connection(_ id: UInt64) -> ServerConnection? { connections[id] }
-    func remove(_ connection: ServerConnection) {
+    func add(_ connection: any LoopConnection) { connections[connection.id] = connection }
+    func connection(_ id: UInt64) -> (any LoopConnection)? { connections[id] }
+    func remove(_ connection: any LoopConnection) {
         connections[connection.id] = nil
         blockedInput[connection.id] = nil
         onRemove?(connection)
     }
 
-    func setHolding(_ connection: ServerConnection, _ holding: Bool) {
+    func setHolding(_ connection: any LoopConnection, _ holding: Bool) {
         holders[connection.id] = holding ? connection : nil
     }
 
-    func inputBlocked(_ connection: ServerConnection) { blockedInput[connection.id] = connection }
+    func inputBlocked(_ connection: any LoopConnection) { blockedInput[connection.id] = connection }
 
     /// True when a TLS handshake may take a step in loop turn `turn` (and counts it).
     func takeHandshakeStep(turn: UInt64) -> Bool {
@@ -719,10 +746,10 @@ final class ConnectionRegistry {
     /// 1 024 subscriptions each held a fresh connection's HELLO for a second in one turn).
     static let closedCallsEndedPerTurn = 256
     /// Sessions of closed connections with calls still to end, oldest first.
-    private var closing: [ServerSession] = []
+    private var closing: [any ClosingSession] = []
 
     /// Ends the rest of `session`'s calls over the next turns of `loop`.
-    func endCallsLater(of session: ServerSession, on loop: EventLoop) {
+    func endCallsLater(of session: any ClosingSession, on loop: EventLoop) {
         closing.append(session)
         if closing.count == 1 { scheduleClosedCalls(on: loop) }
     }
@@ -743,7 +770,7 @@ final class ConnectionRegistry {
     }
 
     /// The connections waiting for room to read, emptied.
-    func takeBlockedInput() -> [ServerConnection] {
+    func takeBlockedInput() -> [any LoopConnection] {
         defer { blockedInput.removeAll() }
         return Array(blockedInput.values)
     }
@@ -766,12 +793,20 @@ final class ReadScratch {
     func withReadBuffer<R>(_ body: (UnsafeMutableRawBufferPointer) -> R) -> R { body(buffer) }
 }
 
+/// What a connection's port hands completions to, on the connection's loop.
+protocol PortTarget: AnyObject {
+    /// `CallPort.writeOnLoop` for the connection: false when the call is no longer live.
+    func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool
+    func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
+    func largeRequestTakenIn()
+}
+
 /// A connection's `CallPort`: brings completed frames back to the connection on its loop.
 final class ConnectionPort: CallPort, @unchecked Sendable {
     // Invariant: `connection` and `detached` are only touched on `loop`'s thread; `connection` is
     // never dereferenced once `detached` is set (which the connection does when it closes).
     private unowned let loop: EventLoop
-    private unowned(unsafe) var connection: ServerConnection?
+    private unowned(unsafe) var connection: (any PortTarget)?
     private var detached = false
     private let inboxBytes = Atomic<Int>(0)
     private let outboundBytes = Atomic<Int>(0)
@@ -781,7 +816,7 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
     }
 
     /// Called once by the connection when it is set up (on the loop).
-    func attach(_ connection: ServerConnection) {
+    func attach(_ connection: any PortTarget) {
         loop.assertInEventLoop()
         self.connection = connection
     }

@@ -1,6 +1,7 @@
 internal import CSystemShims
 internal import Glibc
 import RPCCore
+import RPCGRPC
 import Synchronization
 import TLSSupport
 
@@ -35,9 +36,25 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
     /// Waiting connections shed at most per failed `accept`.
     static let shedLimit = 1_024
 
+    /// The gRPC listener: its socket and what its sessions serve besides the method table.
+    struct GRPCListener {
+        let listener: Listener
+        let configuration: GRPCSession.Configuration
+    }
+
+    /// Watches the gRPC listener for this loop (the loop itself watches the framed one).
+    private final class GRPCAcceptor: EventHandler {
+        unowned let owner: ServerLoop
+        init(owner: ServerLoop) { self.owner = owner }
+        func handleEvent(_ events: EpollEvents) { owner.acceptGRPC() }
+    }
+
     let loop: EventLoop
     let shared: Shared
     private let listener: Listener
+    private let grpc: GRPCListener?
+    private var grpcAcceptor: GRPCAcceptor?
+    private var grpcRegistration: UInt32?
     private let environment: ServerSession.Environment
     private let budget: MemoryBudget
     private let registry: ConnectionRegistry
@@ -56,11 +73,13 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
     /// GOAWAY for a connection shed because the process is out of descriptors.
     private let outOfDescriptorsFrame: [UInt8]
 
-    init(index: Int, listener: Listener, environment: ServerSession.Environment, shared: Shared)
-        throws(SystemError)
-    {
+    init(
+        index: Int, listener: Listener, grpc: GRPCListener? = nil, environment: ServerSession.Environment,
+        shared: Shared
+    ) throws(SystemError) {
         loop = try EventLoop(index: index)
         self.listener = listener
+        self.grpc = grpc
         self.environment = environment
         self.shared = shared
         budget = environment.memoryBudget
@@ -97,6 +116,43 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
             // The other loops still accept; this one serves no connections.
             environment.logger.error(
                 "event loop \(loop.index) cannot watch the listening socket", [("error", error.description)])
+        }
+        guard let grpc else { return }
+        let acceptor = grpcAcceptor ?? GRPCAcceptor(owner: self)
+        grpcAcceptor = acceptor
+        do throws(SystemError) {
+            grpcRegistration = try loop.register(fd: grpc.listener.fd, events: [.input, .exclusive], handler: acceptor)
+        } catch {
+            environment.logger.error(
+                "event loop \(loop.index) cannot watch the gRPC listening socket", [("error", error.description)])
+        }
+    }
+
+    /// The gRPC listener is readable: accept what is waiting, as on the framed listener.
+    fileprivate func acceptGRPC() {
+        loop.assertInEventLoop()
+        guard let grpc else { return }
+        for _ in 0..<64 {
+            guard accepting, grpcRegistration != nil else { return }
+            let fd = cshim_accept(grpc.listener.fd)
+            if fd < 0 {
+                let error = errno
+                if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM { acceptFailed(error) }
+                return
+            }
+            guard shared.counter.admit() else {
+                // An HTTP/2 client cannot read our GOAWAY: it sees the connection close.
+                Glibc.close(fd)
+                environment.observer?.transportEvent(.connectionRefused(.serverFull))
+                continue
+            }
+            _ = cshim_set_nodelay(fd)
+            nextConnection += 1
+            let connection = GRPCConnection(
+                id: UInt64(loop.index) << 48 | nextConnection, fd: fd, peer: Self.peerName(fd), loop: loop,
+                owner: registry, environment: environment, configuration: grpc.configuration)
+            registry.add(connection)
+            connection.start()
         }
     }
 
@@ -177,6 +233,11 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
     private func pauseAccepting() {
         guard accepting, let registration = listenRegistration else { return }
         stopWatchingListener(registration)
+        if let grpc, let grpcRegistration {
+            try? loop.deregister(fd: grpc.listener.fd, registration: grpcRegistration)
+            self.grpcRegistration = nil
+            _ = grpc.listener.shedWaiting(goaway: [], limit: Self.shedLimit)
+        }
         acceptPause = loop.schedule(at: monotonicNow() + Self.acceptPauseNanoseconds) { [unowned self] in
             acceptPause = nil
             if accepting { watchListener() }
@@ -286,6 +347,13 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         }
         if let listenRegistration { stopWatchingListener(listenRegistration) }
         listener.release()
+        if let grpc {
+            if let grpcRegistration {
+                try? loop.deregister(fd: grpc.listener.fd, registration: grpcRegistration)
+                self.grpcRegistration = nil
+            }
+            grpc.listener.release()
+        }
     }
 
     private static func refusal(_ message: String) -> [UInt8] {

@@ -1,3 +1,4 @@
+import CommandLineSupport
 public import Moderation
 public import ModerationEvents
 import ModerationMessages
@@ -6,6 +7,7 @@ import ModerationRPC
 import ModerationSQLite
 import ProtoBridge
 public import RPCCore
+import RPCGRPC
 import RPCMessages
 public import RPCPosix
 import Synchronization
@@ -91,6 +93,7 @@ public final class ModerationServer: Sendable {
 
         var methods = MethodTable()
         ModerationRPC.register(in: &methods, service: service, hub: hub)
+        GRPCHealth.register(in: &methods, health: health)
         RuntimeServices.register(
             in: &methods, health: health,
             fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
@@ -133,6 +136,9 @@ public final class ModerationServer: Sendable {
             }
         }
         configuration.tls = tls
+        if let grpc = settings.grpcListen {
+            configuration.grpc = RPCServer.GRPCListenerConfiguration(host: grpc.host, port: grpc.port)
+        }
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
         configuration.logger = logger
@@ -190,6 +196,9 @@ public final class ModerationServer: Sendable {
             }
         }
     }
+
+    /// The gRPC listener's port once started; nil when it is off.
+    public var grpcPort: UInt16? { server.boundGRPCPort }
 
     /// Starts listening; returns the bound port.
     /// - Throws: `ServerStartupError` with the `SystemError` as its cause when the address cannot

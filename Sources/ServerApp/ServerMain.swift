@@ -95,14 +95,26 @@ public enum ServerMain {
         var bound = settings
         bound.port = port
         writeLine("listening on \(bound.listenAddress)", to: 1)
+        let grpcAddress = settings.grpcListen.flatMap { listen in
+            moderation.grpcPort.map { HostPort(host: listen.host, port: $0).description }
+        }
+        // One line on standard output, as before: tools read its address and may close the pipe.
+        // The gRPC listener is bound by then; its address is in the "server started" line.
         let budget = moderation.memoryBudget
         logger.info(
             "server started",
             [
-                ("listen", bound.listenAddress), ("apps", keyStore.appIDs.joined(separator: ",")),
+                ("listen", bound.listenAddress), ("grpc_listen", grpcAddress ?? "off"),
+                ("apps", keyStore.appIDs.joined(separator: ",")),
                 ("memory_budget", budget.isLimited ? "\(budget.limit >> 20) MiB" : "off"),
                 ("tls", tlsDescription(moderation.tls)),
             ])
+        if let grpc = settings.grpcListen, !isLoopback(grpc.host) {
+            logger.warning(
+                "gRPC listening on \(grpcAddress ?? grpc.description) in plaintext (the gRPC listener has no TLS yet): "
+                    + "API keys and data cross the network in clear; keep it on a loopback address or behind a TLS proxy"
+            )
+        }
         if moderation.tls == nil && !isLoopback(settings.host) {
             logger.warning(
                 "listening on \(bound.listenAddress) in plaintext: API keys and data cross the network in clear; "

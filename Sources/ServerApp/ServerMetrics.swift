@@ -118,6 +118,7 @@ final class ServerMetrics: CallObserver {
         case .serverFull: "max_connections"
         case .appFull: "max_connections_per_app"
         case .outOfDescriptors: "out_of_descriptors"
+        case .protocolMismatch: "protocol_mismatch"
         }
     }
 

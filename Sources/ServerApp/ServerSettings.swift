@@ -43,6 +43,9 @@ public struct ServerSettings: Sendable, Equatable {
     public var retentionHours = 168
     /// Where Prometheus scrapes `/metrics`; nil for no metrics listener.
     public var metricsListen: HostPort?
+    /// The standard gRPC listener (HTTP/2 cleartext, h2c with prior knowledge) serving the same
+    /// methods as `--listen`; nil for off (`--grpc-listen off`).
+    public var grpcListen: HostPort? = HostPort(host: "127.0.0.1", port: 7601)
     /// One info line per call (method, status, duration, app, acting user, request id).
     public var accessLog = true
     /// Connections beyond this get GOAWAY `ERR_TOO_MANY_CONNECTIONS` and are closed at once.

@@ -43,6 +43,12 @@ public enum ServerSettingsParser {
             let address = try value.hostPort()
             (settings.host, settings.port) = (address.host, address.port)
         },
+        Option(
+            "--grpc-listen", "HOST:PORT|off",
+            help: "serve standard gRPC (HTTP/2 cleartext) on HOST:PORT; off for none (default 127.0.0.1:7601)"
+        ) { settings, value throws(ArgumentError) in
+            settings.grpcListen = value.text == "off" ? nil : try value.hostPort()
+        },
         Option("--store", "KIND", help: "sqlite (embedded, the default) or postgres (shared; needs --postgres-url)") {
             settings, value throws(ArgumentError) in
             settings.store = try value.choice(of: StoreKind.self)

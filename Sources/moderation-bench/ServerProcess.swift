@@ -27,7 +27,8 @@ final class ServerProcess {
         guard pipe(&pipeFDs) == 0 else { throw BenchError("pipe failed") }
         let arguments =
             [
-                executable, "--listen", "127.0.0.1:0", "--data-dir", directory + "/data",
+                executable, "--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0", "--data-dir",
+                directory + "/data",
                 "--log-level", "warning", "--access-log", "off", "--metrics-listen", "127.0.0.1:\(metricsPort)",
             ] + (0..<apps).flatMap { ["--api-key", "\(Self.app($0)):\(Self.apiKey(app: $0))"] } + extraArguments
         var actions = posix_spawn_file_actions_t()

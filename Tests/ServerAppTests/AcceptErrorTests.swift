@@ -65,7 +65,8 @@ struct AcceptErrorTests {
             executable: "/bin/sh",
             arguments: [
                 "-c", "ulimit -n \(Self.descriptorLimit) && exec \"$0\" \"$@\"", executable,
-                "--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0", "--api-key", "app1:\(Frames.apiKey)",
+                "--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0", "--grpc-listen", "off",
+                "--api-key", "app1:\(Frames.apiKey)",
                 "--threads", "2", "--durability", "normal", "--access-log", "off",
             ], standardErrorPath: logPath)
         defer { server.send(signal: SIGKILL) }

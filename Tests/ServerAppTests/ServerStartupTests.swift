@@ -72,7 +72,8 @@ struct ServerStartupTests {
         let first = try ServerProcess(
             executable: executable, arguments: arguments, logPath: directory.path + "/first.log")
 
-        let second = try ChildProcess(executable: executable, arguments: ["--listen", "127.0.0.1:0"] + arguments)
+        let second = try ChildProcess(
+            executable: executable, arguments: ["--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"] + arguments)
         let outcome = try second.finish(timeoutMs: 15_000)
         #expect(outcome.exitCode == 1, "\(outcome)")
         #expect(!outcome.standardOutput.contains("listening on"), "\(outcome)")

@@ -25,7 +25,7 @@ public final class ModerationServerProcess {
         let directory = TemporaryDirectory(prefix: "probe-server")
         let all =
             [
-                "--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0",
+                "--data-dir", directory.path + "/data", "--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0",
                 "--api-key", "\(Self.appID):\(Self.apiKey)", "--threads", "1", "--durability", "normal",
             ] + arguments
         let process: ChildProcess

@@ -18,7 +18,8 @@ public final class ServerProcess {
     /// The debug build of the server.
     public static let debugExecutable = packageRoot + "/.build/debug/moderation-server"
 
-    /// Starts `executable` with `arguments` plus `--listen 127.0.0.1:0`, its standard error
+    /// Starts `executable` with `arguments` plus `--listen 127.0.0.1:0` (and `--grpc-listen
+    /// 127.0.0.1:0` unless `arguments` name one), its standard error
     /// appended to `logPath`, and waits for the "listening on HOST:PORT" line.
     /// - Throws: `TestFailure` when the executable is missing or does not start listening in time.
     public init(
@@ -37,7 +38,10 @@ public final class ServerProcess {
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         posix_spawn_file_actions_addclose(&actions, fromChild[1])
         posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        let all = [executable, "--listen", "127.0.0.1:0"] + arguments
+        // The gRPC listener on a port of its own too (its default, 7601, would be shared by every
+        // server a test run starts), unless the caller chose.
+        let grpc = arguments.contains("--grpc-listen") ? [] : ["--grpc-listen", "127.0.0.1:0"]
+        let all = [executable, "--listen", "127.0.0.1:0"] + grpc + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()

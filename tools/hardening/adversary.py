@@ -201,7 +201,7 @@ class AttackedServer:
         self.directory = directory
         data_dir = os.path.join(directory, "data")
         os.makedirs(data_dir, exist_ok=True)
-        command = [binary, "--listen", "127.0.0.1:0", "--data-dir", data_dir, "--api-key", API_KEY,
+        command = [binary, "--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0", "--data-dir", data_dir, "--api-key", API_KEY,
                    "--metrics-listen", "127.0.0.1:0"] + arguments
         self.command = command
 

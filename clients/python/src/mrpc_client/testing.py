@@ -26,7 +26,7 @@ class ServerProcess:
         self.log_path = log_path
         self._log = open(log_path, "ab")
         self.process = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:%d" % port, "--data-dir", data_dir, "--api-key", api_key,
+            [binary, "--listen", "127.0.0.1:%d" % port, "--grpc-listen", "127.0.0.1:0", "--data-dir", data_dir, "--api-key", api_key,
              "--shutdown-grace", "2"] + (extra_args or []),
             stdout=subprocess.PIPE, stderr=self._log)
         self.pid = self.process.pid

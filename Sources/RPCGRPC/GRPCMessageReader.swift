@@ -1,0 +1,62 @@
+import RPCCore
+
+/// Reassembles gRPC's length-prefixed messages (a compressed-flag byte, a big-endian u32 length,
+/// the message) from a stream's DATA frames, which split and join messages as they please.
+///
+/// The length is checked against the limit as soon as the prefix has arrived, so a client that
+/// announces a message over the limit is refused before the server buffers it.
+struct GRPCMessageReader {
+    /// Bytes received that do not yet make a whole message.
+    private(set) var pending: [UInt8] = []
+
+    /// A whole message as the client sent it (inflating is the caller's, per `grpc-encoding`).
+    struct Message: Equatable {
+        var compressed: Bool
+        var bytes: [UInt8]
+    }
+
+    /// Appends `bytes` and returns the messages they complete, in order.
+    /// - Throws: RESOURCE_EXHAUSTED `ERR_MESSAGE_TOO_LARGE` for a message announced over `limit`;
+    ///   INVALID_ARGUMENT `ERR_PROTOCOL` for a compressed-flag byte other than 0 or 1.
+    mutating func append(_ bytes: [UInt8], limit: Int) throws(RPCError) -> [Message] {
+        if pending.isEmpty {
+            pending = bytes
+        } else {
+            pending.append(contentsOf: bytes)
+        }
+        var messages: [Message] = []
+        var offset = 0
+        while pending.count - offset >= 5 {
+            let flag = pending[offset]
+            guard flag <= 1 else {
+                throw .protocolViolation("a gRPC message's compressed flag is \(flag); it must be 0 or 1")
+            }
+            let length =
+                Int(pending[offset + 1]) << 24 | Int(pending[offset + 2]) << 16 | Int(pending[offset + 3]) << 8
+                | Int(pending[offset + 4])
+            guard length <= limit else {
+                throw .messageTooLarge("a request message of \(length) bytes exceeds the limit of \(limit) bytes")
+            }
+            guard pending.count - offset - 5 >= length else { break }
+            messages.append(Message(compressed: flag == 1, bytes: Array(pending[offset + 5..<offset + 5 + length])))
+            offset += 5 + length
+        }
+        if offset == pending.count {
+            pending = []
+        } else if offset > 0 {
+            pending.removeFirst(offset)
+        }
+        return messages
+    }
+
+    /// Frames `message` for the wire: the flag byte, the length, the bytes.
+    static func frame(_ message: [UInt8], compressed: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(message.count + 5)
+        out.append(compressed ? 1 : 0)
+        let length = UInt32(message.count)
+        out += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+        out.append(contentsOf: message)
+        return out
+    }
+}
