@@ -173,6 +173,15 @@ let package = Package(
             dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "GRPCMessages", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "ByteCodingTests", dependencies: ["ByteCoding"], swiftSettings: swiftSettings),
+        // RPCGRPC without sockets: reflection over the real descriptor sets (checked by ProtoSchema
+        // and by Python's protobuf).
+        .testTarget(
+            name: "RPCGRPCTests",
+            dependencies: [
+                "RPCGRPC", "GRPCMessages", "RPCMessages", "ModerationMessages", "ProtoBridge", "ProtoSchema",
+                "TestSupport",
+            ],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ProtoSchemaTests",
             dependencies: [
