@@ -118,7 +118,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
                 "ModerationSQLite", "ModerationPostgres", "ModerationEvents", "ModerationRPC", "ModerationMessages",
-                "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC",
+                "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC", "GRPCMessages",
             ],
             swiftSettings: swiftSettings),
 

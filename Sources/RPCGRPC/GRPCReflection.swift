@@ -1,5 +1,6 @@
 public import GRPCMessages
-import RPCCore
+import ProtoBridge
+public import RPCCore
 
 /// gRPC server reflection (`grpc.reflection.v1` and `v1alpha`) over the descriptor sets a
 /// listener serves, answering as grpc-go's and grpc-java's servers do, so grpcurl, Postman and
@@ -145,6 +146,30 @@ public final class GRPCReflection: Sendable {
                 return .error(.notFound, "message type \"\(type)\" is not declared in the served descriptors")
             }
             return .extensionNumbers(type: type, numbers: index.extensionNumbers(of: name))
+        }
+    }
+}
+
+/// Reflection as the gRPC session serves it: `ServerReflectionInfo` of both versions, one
+/// response per request message.
+extension GRPCReflection: GRPCBidirectionalService {
+    public var paths: [String] {
+        [
+            Grpc_Reflection_V1_ServerReflectionMethods.serverReflectionInfo.path,
+            Grpc_Reflection_V1alpha_ServerReflectionMethods.serverReflectionInfo.path,
+        ]
+    }
+
+    public func respond(path: String, to message: [UInt8]) throws(RPCError) -> [UInt8] {
+        do {
+            if path == Grpc_Reflection_V1alpha_ServerReflectionMethods.serverReflectionInfo.path {
+                return respond(to: try Grpc_Reflection_V1alpha_ServerReflectionRequest(serializedBytes: message))
+                    .serializedBytes()
+            }
+            return respond(to: try Grpc_Reflection_V1_ServerReflectionRequest(serializedBytes: message))
+                .serializedBytes()
+        } catch {
+            throw RPCError.invalidArgument(error.description).caused(by: error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import GRPCMessages
 public import Moderation
 public import ModerationEvents
 import ModerationMessages
@@ -137,7 +138,20 @@ public final class ModerationServer: Sendable {
         }
         configuration.tls = tls
         if let grpc = settings.grpcListen {
-            configuration.grpc = RPCServer.GRPCListenerConfiguration(host: grpc.host, port: grpc.port)
+            let services = Set(methods.methods.map(\.service)).union([
+                "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+            ])
+            do {
+                let reflection = try GRPCReflection(
+                    fileDescriptorSets: [
+                        ModerationSchema.fileDescriptorSet, RPCSchema.fileDescriptorSet, GRPCSchema.fileDescriptorSet,
+                    ], services: Array(services))
+                configuration.grpc = RPCServer.GRPCListenerConfiguration(
+                    host: grpc.host, port: grpc.port, session: GRPCSession.Configuration(bidirectional: [reflection]))
+            } catch {
+                // The descriptor sets are built in: a failure here is a build's bug, not the operator's.
+                preconditionFailure("the built-in descriptor sets do not index: \(error)")
+            }
         }
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
