@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Our gRPC listener against the gRPC C++ server, both driven by h2load in the same run.
+
+Issue 15's benchmark: Echo with a 16-byte payload over standard gRPC (HTTP/2, h2c), the server
+pinned to core 0 and h2load (Debian's nghttp2-client) pinned to core 1, at 4 connections × 32
+streams and at 1 × 1. The same pre-encoded request body (a 5-byte gRPC prefix and an
+EchoRequest whose `payload` is 16 bytes; both Echo messages encode alike) goes to
+`/mrpc.diagnostics.v1.Diagnostics/Echo` on a release `moderation-server --threads 1
+--access-log off` and to `/benchgrpc.v1.Echo/Echo` on bench/grpc's gRPC C++ async server (one
+completion queue, one polling thread). The two servers alternate run by run, so a slow minute
+of the shared machine hits both; the report gives medians and the spread of --runs runs.
+
+Each h2load run is --seconds long after a second of warm-up; calls/s is h2load's `req/s`, the
+1 × 1 latency percentiles come from its per-request log (`--log-file`), and server CPU per call
+from /proc/PID/stat around the run. h2load counts HTTP statuses, not gRPC's (which travel in
+trailers), so a first call to each server is checked by hand for `grpc-status: 0`.
+
+The framed protocol's Echo (bench/echo.py) is run once more at the end with the gRPC listener
+on and with it off, to show the second listener costs the first nothing.
+
+Usage: bench/grpc_listener.py [--runs 5] [--seconds 5] [--build-dir .build/release]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grpc as grpc_bench  # bench/grpc.py: building and starting the gRPC C++ server  # noqa: E402
+from echo import API_KEY, cpu_seconds, free_port  # noqa: E402
+from echo import bench as framed_bench  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAYLOAD = bytes(range(16))
+
+
+def say(message: str) -> None:
+    print("bench/grpc_listener.py: %s" % message, file=sys.stderr)
+
+
+def request_body() -> bytes:
+    message = b"\x0a\x10" + PAYLOAD  # field 1 (bytes), 16 bytes
+    return b"\x00" + len(message).to_bytes(4, "big") + message
+
+
+def check_call(port: int, path: str, auth: bool) -> None:
+    """One call with curl: the reply must end with grpc-status 0 (h2load does not look)."""
+    with tempfile.NamedTemporaryFile(suffix=".bin") as body:
+        body.write(request_body())
+        body.flush()
+        command = ["curl", "-s", "--http2-prior-knowledge", "-X", "POST", "-H", "content-type: application/grpc",
+                   "-H", "te: trailers", "--data-binary", "@" + body.name, "-o", "/dev/null", "-D", "-",
+                   "http://127.0.0.1:%d%s" % (port, path)]
+        if auth:
+            command[5:5] = ["-H", "authorization: Bearer " + API_KEY]
+        out = subprocess.run(command, capture_output=True, text=True).stdout
+    if "grpc-status: 0" not in out:
+        sys.exit("bench/grpc_listener.py: a first call to %s did not succeed:\n%s" % (path, out))
+
+
+def h2load(port: int, path: str, pid: int, clients: int, streams: int, seconds: float, auth: bool,
+           log: str = "") -> dict:
+    with tempfile.NamedTemporaryFile(suffix=".bin") as body:
+        body.write(request_body())
+        body.flush()
+        command = ["taskset", "-c", "1", "h2load", "-t", "1", "-c", str(clients), "-m", str(streams),
+                   "-D", "%g" % seconds, "--warm-up-time", "1", "-d", body.name,
+                   "-H", "content-type: application/grpc", "-H", "te: trailers"]
+        if auth:
+            command += ["-H", "authorization: Bearer " + API_KEY]
+        if log:
+            command += ["--log-file", log]
+        command.append("http://127.0.0.1:%d%s" % (port, path))
+        before = cpu_seconds(pid)
+        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        server_cpu = cpu_seconds(pid) - before
+    done = succeeded = 0
+    rate = 0.0
+    for line in out.splitlines():
+        if line.startswith("finished in"):
+            rate = float(line.split(",")[1].split()[0])
+        if line.startswith("requests:"):
+            fields = line.replace(",", "").split()
+            done = int(fields[fields.index("done") - 1])
+            succeeded = int(fields[fields.index("succeeded") - 1])
+    if done == 0 or succeeded != done:
+        sys.exit("bench/grpc_listener.py: h2load against %s: %d of %d succeeded\n%s" % (path, succeeded, done, out))
+    report = {"calls_per_second": rate, "requests": done, "server_us_per_call": server_cpu * 1e6 / done}
+    if log:
+        durations = []
+        with open(log) as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) >= 3 and parts[1] == "200":
+                    durations.append(int(parts[2]))
+        durations.sort()
+        if durations:
+            report["p50_us"] = durations[len(durations) // 2]
+            report["p99_us"] = durations[min(len(durations) - 1, len(durations) * 99 // 100)]
+    return report
+
+
+def start_ours(build: str, data: str, grpc: bool) -> tuple:
+    port, grpc_port = free_port(), free_port()
+    server = subprocess.Popen(
+        ["taskset", "-c", "0", os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
+         "--grpc-listen", "127.0.0.1:%d" % grpc_port if grpc else "off", "--data-dir", data, "--api-key", API_KEY,
+         "--threads", "1", "--access-log", "off", "--log-level", "warning"],
+        stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if not line.startswith("listening on"):
+        sys.exit("bench/grpc_listener.py: moderation-server printed %r" % line)
+    return server, port, grpc_port
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def summary(values: list) -> str:
+    return "%.0f (%.0f–%.0f)" % (statistics.median(values), min(values), max(values))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, ".build", "release"))
+    args = parser.parse_args()
+    for tool in ("taskset", "h2load", "curl"):
+        if shutil.which(tool) is None:
+            sys.exit("bench/grpc_listener.py: %s is missing (tools/setup installs nghttp2-client and curl)" % tool)
+    grpc_bench.ensure_packages()
+    if subprocess.run(["make", "-s", "--no-print-directory", "-C", os.path.join(ROOT, "bench", "grpc")],
+                      stdout=sys.stderr).returncode != 0:
+        sys.exit("bench/grpc_listener.py: building bench/grpc failed")
+    data = tempfile.mkdtemp(prefix="grpc-listener-bench-")
+    ours, _, ours_port = start_ours(args.build_dir, data, grpc=True)
+    cpp_port = free_port()
+    cpp = subprocess.Popen(["taskset", "-c", "0", os.path.join(grpc_bench.BUILD, "echo-server"), str(cpp_port)],
+                           stdout=subprocess.PIPE, text=True)
+    servers = {
+        "ours": (ours_port, "/mrpc.diagnostics.v1.Diagnostics/Echo", ours.pid, True),
+        "grpc++ %s" % grpc_bench.grpc_version(): (cpp_port, "/benchgrpc.v1.Echo/Echo", cpp.pid, False),
+    }
+    scenarios = {"4 connections × 32 streams": (4, 32), "1 connection × 1 stream": (1, 1)}
+    results = {(server, scenario): [] for server in servers for scenario in scenarios}
+    try:
+        grpc_bench.wait_listening(cpp)
+        for port, path, _, auth in servers.values():
+            check_call(port, path, auth)
+        log = os.path.join(data, "h2load.log")
+        for run in range(args.runs):
+            for scenario, (clients, streams) in scenarios.items():
+                for server, (port, path, pid, auth) in servers.items():
+                    results[(server, scenario)].append(
+                        h2load(port, path, pid, clients, streams, args.seconds, auth, log if streams == 1 else ""))
+            say("run %d of %d done" % (run + 1, args.runs))
+    finally:
+        stop(ours)
+        stop(cpp)
+    print("gRPC Echo (16-byte payload) driven by h2load on core 1, servers on core 0; median (min–max) of %d runs"
+          % args.runs)
+    for scenario in scenarios:
+        print("  %s" % scenario)
+        for server in servers:
+            runs = results[(server, scenario)]
+            line = "    %-14s calls/s %s   server CPU/call %s µs" % (
+                server, summary([r["calls_per_second"] for r in runs]),
+                summary([r["server_us_per_call"] for r in runs]))
+            if "p50_us" in runs[0]:
+                line += "   p50 %s µs   p99 %s µs" % (summary([r["p50_us"] for r in runs]),
+                                                     summary([r["p99_us"] for r in runs]))
+            print(line)
+        ours_rate = statistics.median(r["calls_per_second"] for r in results[("ours", scenario)])
+        cpp_rate = statistics.median(r["calls_per_second"] for s in servers if s != "ours"
+                                     for r in results[(s, scenario)])
+        print("    ratio: %.2f× the calls/s of gRPC C++" % (ours_rate / cpp_rate))
+    print(json.dumps({"%s / %s" % key: value for key, value in results.items()}))
+
+    # The framed listener with the gRPC listener on and off (bench/echo.py's 4 × 32).
+    print("framed Echo (rpc-probe bench, 4 × 32) with the gRPC listener on and off, alternating:")
+    rates = {"on": [], "off": []}
+    for run in range(args.runs):
+        for mode in ("on", "off"):
+            server, port, _ = start_ours(args.build_dir, tempfile.mkdtemp(prefix="grpc-listener-bench-"), mode == "on")
+            try:
+                time.sleep(0.3)
+                rates[mode].append(framed_bench(args.build_dir, port, server.pid, 4, 32, args.seconds)["calls_per_s"])
+            finally:
+                stop(server)
+    for mode in ("on", "off"):
+        print("  gRPC listener %-3s calls/s %s" % (mode, summary(rates[mode])))
+    print("  ratio on/off: %.2f" % (statistics.median(rates["on"]) / statistics.median(rates["off"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
