@@ -315,3 +315,74 @@ class StreamCollector:
     def cancel(self) -> None:
         self.stream.cancel()
         self._thread.join(5)
+
+
+class ByteCountingProxy:
+    """A TCP relay in front of the gRPC listener that counts the bytes each way: what grpcio puts
+    on the wire, so a test can tell that a message really travelled compressed (grpcio does not
+    show the grpc-encoding it received). ``with ByteCountingProxy(target) as proxy:`` then dial
+    ``proxy.target``; ``proxy.up`` (client → server) and ``proxy.down`` are running totals."""
+
+    def __init__(self, upstream: str) -> None:
+        host, port = upstream.rsplit(":", 1)
+        self._upstream = (host, int(port))
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(8)
+        self.target = "127.0.0.1:%d" % self._listener.getsockname()[1]
+        self.up = 0
+        self.down = 0
+        self._lock = threading.Lock()
+        self._sockets: List[socket.socket] = []
+        self._closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self._upstream)
+            with self._lock:
+                self._sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, "up"), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, "down"), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, direction: str) -> None:
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                with self._lock:
+                    setattr(self, direction, getattr(self, direction) + len(data))
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                sink.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def counts(self) -> Tuple[int, int]:
+        with self._lock:
+            return self.up, self.down
+
+    def close(self) -> None:
+        self._closed = True
+        self._listener.close()
+        with self._lock:
+            for sock in self._sockets:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+    def __enter__(self) -> "ByteCountingProxy":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
