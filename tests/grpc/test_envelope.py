@@ -171,3 +171,15 @@ def test_the_app_rate_limit_reports_retry_after_ms(start_server) -> None:
                 assert int(info.metadata["retry_after_ms"]) > 0
                 outcomes.append("limited")
         assert "limited" in outcomes, "6 calls at once over a rate of 1/s with a burst of 2: %s" % outcomes
+
+
+def test_messages_keep_their_non_ascii_and_percent_signs(stub) -> None:
+    """grpc-message is percent-encoded UTF-8 on the wire; grpcio's details() must give back our
+    message exactly: here a refusal that quotes the (invalid) uid it was given, which holds
+    non-ASCII letters and a literal "%41" that must not be decoded to "A"."""
+    bad = "Zoë %41 ünïcode"
+    error, _ = expect_error(S.INVALID_ARGUMENT, "ERR_INVALID_ARGUMENT", lambda: stub.GetUser(
+        m.GetUserRequest(uid=bad), metadata=call_metadata(API_KEY), timeout=10))
+    message = error.details()
+    assert message.startswith("uid"), message
+    assert bad.lower() in message or bad in message, "the message quotes the uid as given: %r" % message
