@@ -1,0 +1,388 @@
+"""What the standard-gRPC tests share: a moderation-server process with its gRPC listener, call
+metadata, and reading our errors from gRPC's rich error model.
+
+Nothing here knows our framed protocol: everything goes through stock grpcio, the stubs
+grpc_tools.protoc generated from proto/ (tests/grpc/gen_stubs.py), grpcio-health-checking,
+grpcio-reflection and grpcio-status — the clients no one here wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+# The package of moderation.v1's methods: ErrorInfo.domain of their errors (docs/GRPC.md).
+DOMAIN = "moderation.v1"
+GRPC_FLAG = "--grpc-listen"
+
+
+class GrpcUnsupported(Exception):
+    """The server binary does not accept --grpc-listen (a build from before issue 15)."""
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (the server binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def check_supports_grpc(binary: str) -> None:
+    """Raises GrpcUnsupported when ``binary --help`` does not list --grpc-listen."""
+    try:
+        result = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+    except OSError as error:
+        raise RuntimeError("cannot run %s: %s" % (binary, error))
+    text = result.stdout.decode(errors="replace")
+    if GRPC_FLAG not in text:
+        raise GrpcUnsupported("%s does not accept %s (its --help does not list it): this build has no "
+                              "standard gRPC listener yet (issue 15)" % (binary, GRPC_FLAG))
+
+
+class ServerProcess:
+    """``moderation-server`` with its framed listener on an ephemeral port and its gRPC listener on
+    a free port of 127.0.0.1, a temporary data directory and one API key; stderr goes to
+    ``log_path``. Ready once a health Check on the gRPC port answers SERVING."""
+
+    def __init__(self, binary: str, data_dir: str, api_key: str, log_path: str,
+                 extra_args: Optional[Sequence[str]] = None, ready_timeout: float = 30) -> None:
+        self.binary = binary
+        self.api_key = api_key
+        self.app_id = api_key.split(":", 1)[0]
+        self.log_path = log_path
+        os.makedirs(data_dir, exist_ok=True)
+        last_error: Optional[Exception] = None
+        for _attempt in range(3):  # another process may take the free port before the server binds it
+            self.grpc_port = free_port()
+            self.grpc_target = "127.0.0.1:%d" % self.grpc_port
+            args = [binary, "--listen", "127.0.0.1:0", GRPC_FLAG, self.grpc_target, "--data-dir", data_dir,
+                    "--api-key", api_key, "--shutdown-grace", "2", "--durability", "normal"] + list(extra_args or [])
+            self._log = open(log_path, "ab")
+            self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._log)
+            self.pid = self.process.pid
+            self.stdout_lines: List[str] = []
+            self._listening = threading.Event()
+            self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+            self._reader.start()
+            try:
+                self._await_ready(ready_timeout)
+                return
+            except _PortTaken as error:
+                last_error = error
+                self.kill()
+        raise RuntimeError("could not start the server on a free gRPC port: %s" % last_error)
+
+    # -- start
+
+    def _read_stdout(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            line = raw.decode(errors="replace").rstrip("\n")
+            self.stdout_lines.append(line)
+            if line.startswith("listening on "):
+                self.framed_address = line[len("listening on "):].strip()
+                self._listening.set()
+
+    def log_text(self) -> str:
+        try:
+            with open(self.log_path, errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
+
+    def _exited(self) -> None:
+        code = self.process.wait()
+        self._reader.join(2)
+        self._log.close()
+        log = self.log_text()
+        if GRPC_FLAG in log and ("unknown option" in log or "unrecognized" in log):
+            raise GrpcUnsupported("%s refused %s: %s" % (self.binary, GRPC_FLAG, log.strip().splitlines()[-1]))
+        if "in use" in log.lower():
+            raise _PortTaken(log.strip().splitlines()[-1])
+        raise RuntimeError("the server exited (code %s) before serving gRPC; its log ends:\n%s"
+                           % (code, "\n".join(log.strip().splitlines()[-20:])))
+
+    def _await_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not self._listening.wait(0.1):
+            if self.process.poll() is not None:
+                self._exited()
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("the server printed no 'listening on' line within %g s" % timeout)
+        last: Optional[BaseException] = None
+        with grpc.insecure_channel(self.grpc_target) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    self._exited()
+                try:
+                    reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1, metadata=auth(self.api_key))
+                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                        return
+                    last = RuntimeError("health Check answered %s"
+                                        % health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+                except grpc.RpcError as error:
+                    last = error
+                time.sleep(0.1)
+        self.kill()
+        raise RuntimeError("the gRPC listener %s did not answer a health Check with SERVING within %g s (last: %s)"
+                           % (self.grpc_target, timeout, describe(last) if isinstance(last, grpc.RpcError) else last))
+
+    # -- stop
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def terminate(self, timeout: float = 15) -> Optional[int]:
+        """SIGTERM (the graceful drain), then SIGKILL after ``timeout`` s; the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode
+
+    def signal_term(self) -> None:
+        """SIGTERM without waiting: the drain begins."""
+        self.process.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()
+
+
+class _PortTaken(Exception):
+    pass
+
+
+# -- metadata
+
+def auth(api_key: str) -> List[Tuple[str, str]]:
+    return [("authorization", "Bearer " + api_key)]
+
+
+def call_metadata(api_key: str, on_behalf_of: Optional[str] = None, idempotency_key: Optional[str] = None,
+                  request_id: Optional[str] = None, header: str = "authorization") -> List[Tuple[str, str]]:
+    """The metadata of one call: the key (``authorization: Bearer APP_ID:KEY`` or
+    ``x-api-key: APP_ID:KEY``) and our envelope's fields."""
+    md = [("authorization", "Bearer " + api_key)] if header == "authorization" else [("x-api-key", api_key)]
+    if on_behalf_of is not None:
+        md.append(("x-on-behalf-of", on_behalf_of))
+    if idempotency_key is not None:
+        md.append(("x-idempotency-key", idempotency_key))
+    if request_id is not None:
+        md.append(("x-request-id", request_id))
+    return md
+
+
+# -- errors
+
+def describe(error: grpc.RpcError) -> str:
+    try:
+        return "%s %r" % (error.code(), error.details())
+    except Exception:
+        return repr(error)
+
+
+def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo:
+    """The ErrorInfo of ``error``'s ``grpc-status-details-bin``, read with grpcio-status.
+
+    Asserts what docs/GRPC.md promises: the details are there, their google.rpc.Status agrees with
+    the call's status and message (rpc_status.from_call checks that), and they hold exactly one
+    detail, an ErrorInfo."""
+    status = rpc_status.from_call(error)
+    assert status is not None, "no grpc-status-details-bin in the trailers of %s" % describe(error)
+    assert status.code == error.code().value[0]
+    infos = []
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Is(info.DESCRIPTOR):
+            detail.Unpack(info)
+            infos.append(info)
+    assert len(status.details) == 1 and len(infos) == 1, (
+        "expected one google.rpc.ErrorInfo in the status details, got %s" % [d.type_url for d in status.details])
+    return infos[0]
+
+
+def expect_error(code: grpc.StatusCode, reason: str, call: Callable[[], object],
+                 domain: str = DOMAIN) -> Tuple[grpc.RpcError, Dict[str, str]]:
+    """Runs ``call``, which must fail with ``code``, and checks the rich error details: ErrorInfo
+    reason ``reason`` (our ERR_… code) and ``domain``; ``details()`` (grpc-message, our message)
+    must not be empty. Returns the error and ErrorInfo.metadata (our error's details)."""
+    try:
+        call()
+    except grpc.RpcError as error:
+        got = error.code()
+        assert got == code, "expected %s %s, got %s" % (code, reason, describe(error))
+        info = error_info(error)
+        assert (info.reason, info.domain) == (reason, domain), (
+            "expected ErrorInfo reason %s domain %s, got reason %r domain %r (%s)"
+            % (reason, domain, info.reason, info.domain, describe(error)))
+        assert error.details(), "every error carries a message (grpc-message) naming what was wrong"
+        return error, dict(info.metadata)
+    raise AssertionError("expected %s %s, but the call succeeded" % (code, reason))
+
+
+class Moderation:
+    """moderation.v1.Moderation through the generated ``ModerationStub``, with the metadata of
+    each call built from keyword arguments: ``mod.KickMember(request, as_="alice")`` sends
+    ``authorization: Bearer APP_ID:KEY`` and ``x-on-behalf-of: alice``; ``idempotency_key=``,
+    ``request_id=`` add those; other keyword arguments (``timeout``, ``compression``,
+    ``wait_for_ready``) go to grpcio. Records which methods were called (``called``)."""
+
+    def __init__(self, stub, api_key: str, default_timeout: float = 10) -> None:
+        self._stub = stub
+        self._api_key = api_key
+        self._timeout = default_timeout
+        self.called: set = set()
+
+    def __getattr__(self, name: str):
+        method = getattr(self._stub, name)
+
+        def call(request, as_: Optional[str] = None, idempotency_key: Optional[str] = None,
+                 request_id: Optional[str] = None, **kwargs):
+            self.called.add(name)
+            kwargs.setdefault("timeout", self._timeout)
+            metadata = call_metadata(self._api_key, on_behalf_of=as_, idempotency_key=idempotency_key,
+                                     request_id=request_id)
+            return method(request, metadata=metadata, **kwargs)
+
+        return call
+
+
+class StreamCollector:
+    """Reads a Subscribe stream (a grpcio response iterator) on a thread, keeping every action;
+    ``until`` says when to stop reading (the collector then cancels the call)."""
+
+    def __init__(self, stream, until: Callable[[object], bool] = lambda action: False) -> None:
+        self.stream = stream
+        self.actions: List[object] = []
+        self.error: Optional[BaseException] = None
+        self.done = threading.Event()
+        self._until = until
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for event in self.stream:
+                with self._changed:
+                    self.actions.append(event.action)
+                    self._changed.notify_all()
+                if self._until(event.action):
+                    self.stream.cancel()  # stop here: RST_STREAM, the server ends the subscription
+                    break
+        except BaseException as error:  # reported by the test
+            self.error = error
+        finally:
+            with self._changed:
+                self.done.set()
+                self._changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float = 15) -> List[object]:
+        """Waits until ``count`` actions arrived (or the stream ended); the actions so far."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while len(self.actions) < count and not self.done.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._changed.wait(left)
+            assert len(self.actions) >= count, "got %d of %d events within %g s (stream error: %s)" % (
+                len(self.actions), count, timeout, self.error)
+            return list(self.actions)
+
+    def wait_done(self, timeout: float = 15) -> None:
+        assert self.done.wait(timeout), "the stream did not end within %g s" % timeout
+
+    def cancel(self) -> None:
+        self.stream.cancel()
+        self._thread.join(5)
+
+
+class ByteCountingProxy:
+    """A TCP relay in front of the gRPC listener that counts the bytes each way: what grpcio puts
+    on the wire, so a test can tell that a message really travelled compressed (grpcio does not
+    show the grpc-encoding it received). ``with ByteCountingProxy(target) as proxy:`` then dial
+    ``proxy.target``; ``proxy.up`` (client → server) and ``proxy.down`` are running totals."""
+
+    def __init__(self, upstream: str) -> None:
+        host, port = upstream.rsplit(":", 1)
+        self._upstream = (host, int(port))
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(8)
+        self.target = "127.0.0.1:%d" % self._listener.getsockname()[1]
+        self.up = 0
+        self.down = 0
+        self._lock = threading.Lock()
+        self._sockets: List[socket.socket] = []
+        self._closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self._upstream)
+            with self._lock:
+                self._sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, "up"), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, "down"), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, direction: str) -> None:
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                with self._lock:
+                    setattr(self, direction, getattr(self, direction) + len(data))
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                sink.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def counts(self) -> Tuple[int, int]:
+        with self._lock:
+            return self.up, self.down
+
+    def close(self) -> None:
+        self._closed = True
+        self._listener.close()
+        with self._lock:
+            for sock in self._sockets:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+    def __enter__(self) -> "ByteCountingProxy":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,255 @@
+"""Every RPC of moderation.v1 through stock grpcio and protoc-generated stubs, in the seeds'
+scenario (the same one clients/python/tests/test_moderation_scenario.py runs on our framed
+protocol): users, groups, join, members, add, kick, ban, unban, the banned list, scope changes,
+bulk moderation, ownership transfer, the action log, leave and delete — and the events they cause
+on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
+ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import grpc
+
+from conftest import API_KEY
+from grpc_support import Moderation, StreamCollector, expect_error
+from moderation.v1 import actions_pb2 as a
+from moderation.v1 import groups_pb2 as g
+from moderation.v1 import members_pb2 as mb
+from moderation.v1 import moderation_pb2 as m
+
+S = grpc.StatusCode
+
+
+def summary(action) -> Tuple[int, str, str, str]:
+    return action.seq, a.ActionType.Name(action.action), action.action_by.uid, action.action_on.uid
+
+
+def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
+    mod = Moderation(stub, API_KEY)
+    alice, bob, carol, dave, erin, frank, gina = users("alice", "bob", "carol", "dave", "erin", "frank", "gina")
+    guid = "group-%s" % run_id
+
+    # Users: create, read, update (only the user itself or the app).
+    expect_error(S.ALREADY_EXISTS, "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=bob)))
+    assert mod.GetUser(m.GetUserRequest(uid=bob)).user.name == "Bob"
+    error, _ = expect_error(S.NOT_FOUND, "ERR_UID_NOT_FOUND",
+                            lambda: mod.GetUser(m.GetUserRequest(uid="nobody-%s" % run_id)))
+    assert "nobody-%s" % run_id in error.details(), "the message names the uid: %r" % error.details()
+    updated = mod.UpdateUser(m.UpdateUserRequest(uid=bob, name="Bobby", update_mask=["name"]), as_=bob)
+    assert updated.user.name == "Bobby"
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.UpdateUser(m.UpdateUserRequest(uid=bob, name="Not yours"), as_=carol))
+    assert mod.UpdateUser(m.UpdateUserRequest(uid=bob, name="Bob", update_mask=["name"])).user.name == "Bob"
+
+    # Alice creates a public group and owns it; the action log gives the seq of "created".
+    group = mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Group %s" % run_id, type=g.GROUP_TYPE_PUBLIC,
+                                                 tags=["grpc"]), as_=alice).group
+    assert (group.owner, group.members_count, group.has_joined, group.scope) == (alice, 1, True, mb.SCOPE_ADMIN)
+    expect_error(S.ALREADY_EXISTS, "ERR_GUID_ALREADY_EXISTS", lambda: mod.CreateGroup(
+        m.CreateGroupRequest(guid=guid, name="again", type=g.GROUP_TYPE_PUBLIC), as_=alice))
+    created = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid), as_=alice).actions
+    assert [a.ActionType.Name(act.action) for act in created] == ["ACTION_TYPE_CREATED"]
+    created_seq = created[0].seq
+
+    # The app's event stream, from just before "created": replay, then live.
+    events = StreamCollector(
+        mod.Subscribe(m.SubscribeRequest(whole_app=True, after_seq=created_seq - 1), timeout=120),
+        until=lambda act: act.action_for.guid == guid and act.action == a.ACTION_TYPE_DELETED)
+
+    expected: List[Tuple[int, str, str, str]] = []
+
+    def record(action, kind: int, by: str, on: str):
+        assert (a.ActionType.Name(action.action), action.action_by.uid, action.action_on.uid) == (
+            a.ActionType.Name(kind), by, on)
+        assert action.action_for.guid == guid and action.seq > created_seq and action.timestamp > 0
+        if expected:
+            assert action.seq > expected[-1][0], "seq must increase with every action"
+        expected.append(summary(action))
+        return action
+
+    def record_results(results, kind: str, by: str, uids: List[str]) -> None:
+        for uid in sorted(uids, key=lambda u: results[u].seq):
+            assert results[uid].ok and results[uid].changed and results[uid].seq > 0, results[uid]
+            expected.append((results[uid].seq, kind, by, uid))
+
+    # A non-member reads a public group; ListGroups finds it.
+    seen = mod.GetGroup(m.GetGroupRequest(guid=guid), as_=bob).group
+    assert (seen.guid, seen.has_joined, seen.scope) == (guid, False, mb.SCOPE_UNSPECIFIED)
+    listed = mod.ListGroups(m.ListGroupsRequest(search=guid.upper()), as_=bob)
+    assert [grp.guid for grp in listed.groups] == [guid] and listed.next_cursor == ""
+
+    # Join and add.
+    joined = mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=bob)
+    assert joined.group.has_joined and joined.group.members_count == 2
+    record(joined.action, a.ACTION_TYPE_JOINED, bob, bob)
+    expect_error(S.ALREADY_EXISTS, "ERR_ALREADY_JOINED", lambda: mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=bob))
+    assert [grp.guid for grp in mod.ListGroups(m.ListGroupsRequest(joined_only=True), as_=bob).groups] == [guid]
+    added = mod.AddMembers(m.AddMembersRequest(guid=guid, members=[
+        mb.MemberToAdd(uid=carol), mb.MemberToAdd(uid=dave, scope=mb.SCOPE_MODERATOR), mb.MemberToAdd(uid=bob)]),
+        as_=alice)
+    assert (added.results[bob].ok, added.results[bob].error_code) == (False, "ERR_ALREADY_JOINED")
+    assert added.group.members_count == 4
+    record_results(added.results, "ACTION_TYPE_ADDED", alice, [carol, dave])
+    members = mod.ListMembers(m.ListMembersRequest(guid=guid), as_=bob).members
+    assert {x.uid: x.scope for x in members} == {alice: mb.SCOPE_ADMIN, bob: mb.SCOPE_PARTICIPANT,
+                                                carol: mb.SCOPE_PARTICIPANT, dave: mb.SCOPE_MODERATOR}
+    assert [x.uid for x in mod.ListMembers(m.ListMembersRequest(guid=guid, scopes=[mb.SCOPE_MODERATOR]),
+                                           as_=bob).members] == [dave]
+    expect_error(S.PERMISSION_DENIED, "ERR_GROUP_NOT_JOINED",
+                 lambda: mod.ListMembers(m.ListMembersRequest(guid=guid), as_=erin))
+
+    # Group updates: moderators change the descriptive fields, only admins the type; if_version.
+    version = mod.GetGroup(m.GetGroupRequest(guid=guid), as_=dave).group.version
+    changed_group = mod.UpdateGroup(m.UpdateGroupRequest(guid=guid, description="moderated over gRPC",
+                                                         if_version=version), as_=dave).group
+    assert changed_group.description == "moderated over gRPC" and changed_group.version == version + 1
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", lambda: mod.UpdateGroup(
+        m.UpdateGroupRequest(guid=guid, type=g.GROUP_TYPE_PRIVATE), as_=dave))
+    expect_error(S.ABORTED, "ERR_VERSION_CONFLICT", lambda: mod.UpdateGroup(
+        m.UpdateGroupRequest(guid=guid, description="stale", if_version=version), as_=alice))
+    # (An update records an "updated" action: read back from the log below, not compared here.)
+    updated_action = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid, actions=[a.ACTION_TYPE_UPDATED]),
+                                          as_=alice).actions
+    assert len(updated_action) == 1 and updated_action[0].action_by.uid == dave
+    expected.append(summary(updated_action[0]))
+
+    # Kick: a moderator kicks a participant, who may rejoin; participants cannot kick; nobody kicks the owner.
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=dave), as_=carol))
+    expect_error(S.PERMISSION_DENIED, "ERR_CANNOT_KICK_OWNER",
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=alice), as_=dave))
+    expect_error(S.FAILED_PRECONDITION, "ERR_GROUP_NO_SELF_ACTION",
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=dave), as_=dave))
+    kicked = record(mod.KickMember(m.KickMemberRequest(guid=guid, uid=bob), as_=dave).action,
+                    a.ACTION_TYPE_KICKED, dave, bob)
+    assert kicked.action_for.members_count == 3
+    assert not mod.GetMemberState(m.GetMemberStateRequest(guid=guid), as_=bob).is_member
+    expect_error(S.FAILED_PRECONDITION, "ERR_NOT_A_MEMBER",
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=bob), as_=dave))
+    record(mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=bob).action, a.ACTION_TYPE_JOINED, bob, bob)
+
+    # Ban: bob is banned and cannot rejoin; erin is banned pre-emptively.
+    ban = mod.BanMember(m.BanMemberRequest(guid=guid, uid=bob, reason="spam"), as_=alice)
+    assert ban.changed and (ban.ban.uid, ban.ban.reason, ban.ban.banned_by, ban.ban.expires_at) == (bob, "spam", alice, 0)
+    assert ban.ban.scope == mb.SCOPE_PARTICIPANT
+    record(ban.action, a.ACTION_TYPE_BANNED, alice, bob)
+    expect_error(S.PERMISSION_DENIED, "ERR_BANNED_GROUPMEMBER",
+                 lambda: mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=bob))
+    expect_error(S.PERMISSION_DENIED, "ERR_BANNED_GROUPMEMBER",
+                 lambda: mod.GetGroup(m.GetGroupRequest(guid=guid), as_=bob))
+    expect_error(S.ALREADY_EXISTS, "ERR_ALREADY_BANNED",
+                 lambda: mod.BanMember(m.BanMemberRequest(guid=guid, uid=bob), as_=alice))
+    assert not mod.BanMember(m.BanMemberRequest(guid=guid, uid=bob, if_not_banned=True), as_=alice).changed
+    expect_error(S.PERMISSION_DENIED, "ERR_CANNOT_BAN_OWNER",
+                 lambda: mod.BanMember(m.BanMemberRequest(guid=guid, uid=alice), as_=dave))
+    record(mod.BanMember(m.BanMemberRequest(guid=guid, uid=erin, reason="pre-emptive"), as_=dave).action,
+           a.ACTION_TYPE_BANNED, dave, erin)
+    state = mod.GetMemberState(m.GetMemberStateRequest(guid=guid, uid=bob), as_=alice)
+    assert (state.is_member, state.is_banned, state.ban.reason) == (False, True, "spam")
+
+    # The banned list: admins and moderators only; search; paging; limits.
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid), as_=carol))
+    searched = mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid, search="BOB-"), as_=dave)
+    assert [b.uid for b in searched.banned_members] == [bob] and searched.next_cursor == ""
+    first = mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid, limit=1), as_=alice)
+    assert len(first.banned_members) == 1 and first.next_cursor
+    second = mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid, limit=1, cursor=first.next_cursor), as_=alice)
+    assert sorted([first.banned_members[0].uid, second.banned_members[0].uid]) == sorted([bob, erin])
+    error, _ = expect_error(S.INVALID_ARGUMENT, "ERR_INVALID_ARGUMENT", lambda: mod.ListBannedMembers(
+        m.ListBannedMembersRequest(guid=guid, limit=101), as_=alice))
+    assert error.details().startswith("limit"), "the message starts with the field's name: %r" % error.details()
+
+    # Unban: bob is not re-added but may join again.
+    unbanned = mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=bob), as_=alice)
+    assert unbanned.changed
+    record(unbanned.action, a.ACTION_TYPE_UNBANNED, alice, bob)
+    state = mod.GetMemberState(m.GetMemberStateRequest(guid=guid, uid=bob), as_=alice)
+    assert (state.is_member, state.is_banned) == (False, False)
+    expect_error(S.FAILED_PRECONDITION, "ERR_USER_NOT_BANNED",
+                 lambda: mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=bob), as_=alice))
+    assert not mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=bob, only_if_banned=True), as_=alice).changed
+    record(mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=bob).action, a.ACTION_TYPE_JOINED, bob, bob)
+
+    # Scopes: admins outranking the target; only the owner grants admin; never the owner's own.
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=mb.SCOPE_MODERATOR), as_=dave))
+    scoped = mod.ChangeMemberScope(m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=mb.SCOPE_MODERATOR),
+                                   as_=alice)
+    record(scoped.action, a.ACTION_TYPE_SCOPE_CHANGED, alice, carol)
+    assert (scoped.action.old_scope, scoped.action.new_scope, scoped.member.scope) == (
+        mb.SCOPE_PARTICIPANT, mb.SCOPE_MODERATOR, mb.SCOPE_MODERATOR)
+    expect_error(S.FAILED_PRECONDITION, "ERR_SAME_SCOPE", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=mb.SCOPE_MODERATOR), as_=alice))
+    record(mod.ChangeMemberScope(m.ChangeMemberScopeRequest(guid=guid, uid=dave, scope=mb.SCOPE_ADMIN),
+                                 as_=alice).action, a.ACTION_TYPE_SCOPE_CHANGED, alice, dave)
+    expect_error(S.FAILED_PRECONDITION, "ERR_GROUP_NO_SELF_ACTION", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=alice, scope=mb.SCOPE_MODERATOR), as_=alice))
+    expect_error(S.PERMISSION_DENIED, "ERR_CANNOT_CHANGE_OWNER_SCOPE", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=alice, scope=mb.SCOPE_MODERATOR), as_=dave))
+
+    # Bulk moderation: a result per uid; the call itself fails only for the first checks.
+    bulk_ban = mod.BulkBanMembers(m.BulkBanMembersRequest(guid=guid, uids=[erin, frank], reason="bulk",
+                                                          if_not_banned=True), as_=dave)
+    assert (bulk_ban.results[erin].ok, bulk_ban.results[erin].changed) == (True, False)
+    record_results(bulk_ban.results, "ACTION_TYPE_BANNED", dave, [frank])
+    bulk_unban = mod.BulkUnbanMembers(m.BulkUnbanMembersRequest(guid=guid, uids=[frank, gina]), as_=dave)
+    assert (bulk_unban.results[gina].ok, bulk_unban.results[gina].error_code) == (False, "ERR_USER_NOT_BANNED")
+    record_results(bulk_unban.results, "ACTION_TYPE_UNBANNED", dave, [frank])
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", lambda: mod.BulkKickMembers(
+        m.BulkKickMembersRequest(guid=guid, uids=[carol]), as_=bob))
+    expect_error(S.PERMISSION_DENIED, "ERR_GROUP_NOT_JOINED", lambda: mod.BulkKickMembers(
+        m.BulkKickMembersRequest(guid=guid, uids=[carol]), as_=gina))
+    bulk_kick = mod.BulkKickMembers(m.BulkKickMembersRequest(guid=guid, uids=[bob, alice]), as_=dave)
+    assert (bulk_kick.results[alice].ok, bulk_kick.results[alice].error_code) == (False, "ERR_CANNOT_KICK_OWNER")
+    record_results(bulk_kick.results, "ACTION_TYPE_KICKED", dave, [bob])
+    record(mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=bob).action, a.ACTION_TYPE_JOINED, bob, bob)
+
+    # Ownership: alice hands the group to dave and stays an admin member.
+    transfer = mod.TransferOwnership(m.TransferOwnershipRequest(guid=guid, uid=dave), as_=alice)
+    record(transfer.action, a.ACTION_TYPE_OWNERSHIP_TRANSFERRED, alice, dave)
+    assert transfer.group.owner == dave
+    state = mod.GetMemberState(m.GetMemberStateRequest(guid=guid, uid=alice), as_=alice)
+    assert (state.is_member, state.is_owner, state.scope) == (True, False, mb.SCOPE_ADMIN)
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", lambda: mod.TransferOwnership(
+        m.TransferOwnershipRequest(guid=guid, uid=carol), as_=alice))
+
+    # The action log ("missed events") holds what the responses said, in order, page by page.
+    logged = []
+    cursor = ""
+    while True:
+        page = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid, limit=4, cursor=cursor), as_=dave)
+        logged.extend(page.actions)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+        assert len(logged) < 100, "paging does not end"
+    assert logged[0].seq == created_seq and logged[0].action_on.uid == alice
+    assert [summary(act) for act in logged[1:]] == expected
+
+    # Leave and delete: the owner cannot leave; only the owner deletes.
+    expect_error(S.FAILED_PRECONDITION, "ERR_OWNER_CANNOT_LEAVE",
+                 lambda: mod.LeaveGroup(m.LeaveGroupRequest(guid=guid), as_=dave))
+    expect_error(S.INVALID_ARGUMENT, "ERR_INVALID_ARGUMENT", lambda: mod.LeaveGroup(m.LeaveGroupRequest(guid=guid)))
+    record(mod.LeaveGroup(m.LeaveGroupRequest(guid=guid), as_=alice).action, a.ACTION_TYPE_LEFT, alice, alice)
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.DeleteGroup(m.DeleteGroupRequest(guid=guid), as_=bob))
+    deleted = mod.DeleteGroup(m.DeleteGroupRequest(guid=guid), as_=dave).action
+    assert (a.ActionType.Name(deleted.action), deleted.action_by.uid) == ("ACTION_TYPE_DELETED", dave)
+    assert deleted.seq > expected[-1][0]
+    expected.append(summary(deleted))
+    expect_error(S.NOT_FOUND, "ERR_GROUP_NOT_FOUND", lambda: mod.GetGroup(m.GetGroupRequest(guid=guid), as_=dave))
+
+    # The app's stream saw every action of the group once, in order, ending with "deleted".
+    events.wait_done(20)
+    assert events.error is None, "the Subscribe stream failed: %s" % events.error
+    ours = [act for act in events.actions if act.action_for.guid == guid]
+    assert ours[0].seq == created_seq and ours[0].action == a.ACTION_TYPE_CREATED
+    assert [summary(act) for act in ours[1:]] == expected
+
+    # Every RPC of the service was called.
+    service = m.DESCRIPTOR.services_by_name["Moderation"]
+    assert sorted(method.name for method in service.methods) == sorted(mod.called), (
+        "not called: %s" % sorted(set(method.name for method in service.methods) - mod.called))
