@@ -239,8 +239,11 @@ public final class GRPCSession {
         }
     }
 
-    /// The app `head`'s key belongs to; throws UNAUTHENTICATED for a missing or wrong one.
+    /// The app `head`'s key belongs to; throws UNAUTHENTICATED for a missing or wrong one. A
+    /// health check may come with no key at all (Kubernetes' gRPC probe and grpc_health_probe send
+    /// none): it runs as no app.
     private func authenticate(_ head: GRPCRequestHead) throws(RPCError) -> String {
+        if head.apiKey.isEmpty && head.path.hasPrefix(Self.healthPathPrefix) { return "" }
         guard !head.apiKey.isEmpty else {
             throw .unauthenticated(
                 "the request carries no API key: send \"authorization: Bearer APP_ID:KEY\" (or x-api-key)")
@@ -256,6 +259,9 @@ public final class GRPCSession {
         logger = environment.logger.with("peer", peer).with("listener", "grpc").with("app", app)
         return app
     }
+
+    /// The standard health service's methods, which need no API key.
+    static let healthPathPrefix = "/grpc.health.v1.Health/"
 
     private var peerAddress: String {
         guard let colon = peer.lastIndex(of: ":") else { return peer }

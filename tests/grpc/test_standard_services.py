@@ -35,6 +35,20 @@ def test_health_check(channel) -> None:
     assert caught.value.code() == S.NOT_FOUND, caught.value
 
 
+def test_health_check_needs_no_key_but_refuses_a_wrong_one(channel) -> None:
+    """Kubernetes' gRPC probe and grpc_health_probe send no metadata: health answers them; a
+    wrong key is still refused, and no other service answers without a key."""
+    health = health_pb2_grpc.HealthStub(channel)
+    assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == Status.SERVING
+    with pytest.raises(grpc.RpcError) as caught:
+        health.Check(health_pb2.HealthCheckRequest(), metadata=[("authorization", "Bearer app:wrong")], timeout=10)
+    assert caught.value.code() == S.UNAUTHENTICATED, caught.value
+    with pytest.raises(grpc.RpcError) as caught:
+        channel.unary_unary("/moderation.v1.Moderation/GetUser")(
+            m.GetUserRequest(uid="someone").SerializeToString(), timeout=10)
+    assert caught.value.code() == S.UNAUTHENTICATED, caught.value
+
+
 def test_health_watch(channel) -> None:
     health = health_pb2_grpc.HealthStub(channel)
     watch = health.Watch(health_pb2.HealthCheckRequest(), metadata=auth(API_KEY), timeout=30)
