@@ -94,7 +94,7 @@ final class SessionState {
             headerBlock.removeAll(keepingCapacity: true)
             return false
         }
-        headerBlock.append(HTTP2Header(name: String(decoding: name, as: UTF8.self), value: Array(value)))
+        headerBlock.append(HTTP2Header(name: HTTP2Header.name(name), value: Array(value)))
         return true
     }
 

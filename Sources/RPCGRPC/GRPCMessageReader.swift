@@ -50,13 +50,16 @@ struct GRPCMessageReader {
     }
 
     /// Frames `message` for the wire: the flag byte, the length, the bytes.
-    static func frame(_ message: [UInt8], compressed: Bool) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(message.count + 5)
-        out.append(compressed ? 1 : 0)
-        let length = UInt32(message.count)
-        out += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-        out.append(contentsOf: message)
-        return out
+    static func frame(_ message: UnsafeRawBufferPointer, compressed: Bool) -> [UInt8] {
+        let length = message.count
+        return [UInt8](unsafeUninitializedCapacity: length + 5) { buffer, initialized in
+            buffer[0] = compressed ? 1 : 0
+            buffer[1] = UInt8(truncatingIfNeeded: length >> 24)
+            buffer[2] = UInt8(truncatingIfNeeded: length >> 16)
+            buffer[3] = UInt8(truncatingIfNeeded: length >> 8)
+            buffer[4] = UInt8(truncatingIfNeeded: length)
+            if length > 0 { UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + 5, count: length).copyMemory(from: message) }
+            initialized = length + 5
+        }
     }
 }

@@ -57,85 +57,97 @@ struct GRPCRequestHead: Equatable {
         "accept-encoding", "content-length",
     ]
 
-    /// Reads a request header block (names lowercase, as HTTP/2 requires).
+    /// Reads a request header block (names lowercase, as HTTP/2 requires). On the hot path of
+    /// every call: values are read as bytes, and text is made only of what the call keeps.
     static func parse(_ headers: [HTTP2Header]) throws(Refusal) -> GRPCRequestHead {
         var head = GRPCRequestHead()
-        var method = ""
-        var contentType = ""
+        var method: [UInt8] = []
+        var contentType: [UInt8] = []
         for header in headers {
             let name = header.name
-            let value = header.stringValue
+            let value = header.value
             switch name {
             case ":method": method = value
-            case ":path": head.path = value
+            case ":path": head.path = String(decoding: value, as: UTF8.self)
             case "content-type": contentType = value
+            case ":scheme", ":authority", "te", "user-agent": continue
             case "grpc-timeout":
-                guard let timeout = GRPCTimeout.nanoseconds(value) else {
-                    throw .grpc(.invalidArgument("grpc-timeout \"\(value)\" is not a timeout (digits and a unit)"))
+                let text = String(decoding: value, as: UTF8.self)
+                guard let timeout = GRPCTimeout.nanoseconds(text) else {
+                    throw .grpc(.invalidArgument("grpc-timeout \"\(text)\" is not a timeout (digits and a unit)"))
                 }
                 head.timeoutNanoseconds = timeout
-            case "grpc-encoding": head.messageEncoding = try encoding(named: value)
+            case "grpc-encoding": head.messageEncoding = try encoding(named: String(decoding: value, as: UTF8.self))
             case "grpc-accept-encoding":
-                head.acceptedEncodings = value.split(separator: ",").compactMap { name in
-                    switch name.trimmingSpaces {
-                    case "gzip": .gzip
-                    case "deflate": .zlib
+                head.acceptedEncodings = value.split(separator: UInt8(ascii: ",")).compactMap { name in
+                    switch trimmed(name) {
+                    case Self.gzip[...]: .gzip
+                    case Self.deflate[...]: .zlib
                     default: nil
                     }
                 }
             case "authorization":
-                let bearer = value.split(separator: " ", maxSplits: 1)
-                guard bearer.count == 2, bearer[0].lowercased() == "bearer" else {
+                let bearer = Self.bearer
+                guard value.count > bearer.count,
+                    zip(value.prefix(bearer.count), bearer).allSatisfy({ $0 | 0x20 == $1 | 0x20 })
+                else {
                     throw .grpc(.unauthenticated("the authorization header must be \"Bearer APP_ID:KEY\""))
                 }
-                (head.appID, head.apiKey) = splitKey(String(bearer[1].trimmingSpaces))
+                (head.appID, head.apiKey) = splitKey(trimmed(value[bearer.count...]))
             case "x-api-key":
-                if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value) }
-            case "x-on-behalf-of": head.onBehalfOf = value
-            case "x-idempotency-key": head.idempotencyKey = value
-            case "x-request-id": head.requestID = value
+                if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...]) }
+            case "x-on-behalf-of": head.onBehalfOf = String(decoding: value, as: UTF8.self)
+            case "x-idempotency-key": head.idempotencyKey = String(decoding: value, as: UTF8.self)
+            case "x-request-id": head.requestID = String(decoding: value, as: UTF8.self)
             default:
                 if name.hasPrefix(":") || name.hasPrefix("grpc-") || reserved.contains(name) { continue }
-                head.metadata[name] = value
+                head.metadata[name] = String(decoding: value, as: UTF8.self)
             }
         }
-        guard method == "POST" else {
-            throw .http(status: 405, message: "gRPC requests are POST; got \(method.isEmpty ? "no method" : method)")
+        guard method == Self.post else {
+            let text = String(decoding: method, as: UTF8.self)
+            throw .http(status: 405, message: "gRPC requests are POST; got \(text.isEmpty ? "no method" : text)")
         }
-        guard
-            contentType == "application/grpc" || contentType.hasPrefix("application/grpc+")
-                || contentType.hasPrefix("application/grpc;")
-        else {
+        if contentType == Self.grpcContentType { return head }
+        let text = String(decoding: contentType, as: UTF8.self)
+        guard text.hasPrefix("application/grpc+") || text.hasPrefix("application/grpc;") else {
             throw .http(
                 status: 415,
                 message:
-                    "content-type must be application/grpc (or application/grpc+proto); got \(contentType.isEmpty ? "none" : contentType)"
+                    "content-type must be application/grpc (or application/grpc+proto); got \(text.isEmpty ? "none" : text)"
             )
         }
-        guard
-            contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto")
-                || contentType.hasPrefix("application/grpc;")
-        else {
+        guard text.hasPrefix("application/grpc+proto") || text.hasPrefix("application/grpc;") else {
             throw .grpc(
                 RPCError(
                     code: .unimplemented, errorCode: RuntimeErrorCode.badEncoding,
-                    message: "\(contentType) is not served: messages are protobuf (application/grpc+proto)"))
+                    message: "\(text) is not served: messages are protobuf (application/grpc+proto)"))
         }
         return head
     }
 
-    /// `APP_ID:KEY` → the app and the key; a key with no `:` names no app.
-    private static func splitKey(_ text: String) -> (appID: String, key: String) {
-        guard let colon = text.firstIndex(of: ":") else { return ("", text) }
-        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
-    }
-}
+    private static let post = Array("POST".utf8)
+    private static let grpcContentType = Array("application/grpc".utf8)
+    private static let bearer = Array("bearer ".utf8)
+    private static let gzip = Array("gzip".utf8)
+    private static let deflate = Array("deflate".utf8)
 
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+    /// `APP_ID:KEY` → the app and the key; a key with no `:` names no app.
+    private static func splitKey(_ bytes: ArraySlice<UInt8>) -> (appID: String, key: String) {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            return ("", String(decoding: bytes, as: UTF8.self))
+        }
+        return (
+            String(decoding: bytes[..<colon], as: UTF8.self),
+            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self)
+        )
+    }
+
+    /// `bytes` without the spaces and tabs around it.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var text = bytes
+        while let first = text.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
+        while let last = text.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
         return text
     }
 }

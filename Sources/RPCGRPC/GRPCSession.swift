@@ -29,8 +29,9 @@ public final class GRPCSession {
         }
     }
 
-    /// One request stream and, once started, its call.
-    private struct Stream {
+    /// One request stream and, once started, its call: a class, so the session's table holds a
+    /// reference that each event changes in place.
+    private final class Stream {
         let head: GRPCRequestHead
         let app: String
         /// The method, for a call of the method table.
@@ -50,6 +51,20 @@ public final class GRPCSession {
         /// The end was sent (or the stream is otherwise done): later input and deliveries are dropped.
         var ended = false
         let startedAt: UInt64
+
+        init(
+            head: GRPCRequestHead, app: String, method: RegisteredMethod?,
+            bidirectional: (any GRPCBidirectionalService)?, deadline: UInt64?, responseEncoding: CompressionFormat?,
+            startedAt: UInt64
+        ) {
+            self.head = head
+            self.app = app
+            self.method = method
+            self.bidirectional = bidirectional
+            self.deadline = deadline
+            self.responseEncoding = responseEncoding
+            self.startedAt = startedAt
+        }
     }
 
     /// Bytes to write to the peer: `takeOutput` appends here, the transport removes what it wrote.
@@ -269,19 +284,17 @@ public final class GRPCSession {
     }
 
     private func received(_ bytes: [UInt8], on id: Int32) {
-        guard var stream = streams[id], !stream.ended else { return }
+        guard let stream = streams[id], !stream.ended else { return }
         let before = stream.reader.pending.count
         let messages: [GRPCMessageReader.Message]
         do throws(RPCError) {
             messages = try stream.reader.append(bytes, limit: limits.maxMessageBytes)
         } catch {
-            streams[id] = stream
             fail(id, error)
             return
         }
-        settleBuffered(&stream, from: before)
+        settleBuffered(stream, from: before)
         if bufferedInput > maxBufferedInput || (stream.reserved > 0 && environment.memoryBudget.isUnderPressure) {
-            streams[id] = stream
             fail(
                 id,
                 RPCError(
@@ -292,23 +305,20 @@ public final class GRPCSession {
             return
         }
         if let service = stream.bidirectional {
-            streams[id] = stream
             for message in messages { answer(id, service: service, message: message) }
             return
         }
         for message in messages {
             guard stream.request == nil else {
-                streams[id] = stream
                 fail(id, .invalidArgument("\(stream.head.path) takes one request message; the client sent more"))
                 return
             }
             stream.request = message
         }
-        streams[id] = stream
     }
 
     /// Keeps the budget's count and the connection's in step with a stream's incomplete bytes.
-    private func settleBuffered(_ stream: inout Stream, from before: Int) {
+    private func settleBuffered(_ stream: Stream, from before: Int) {
         let now = stream.reader.pending.count
         guard now != stream.reserved else { return }
         if now > stream.reserved {
@@ -328,7 +338,7 @@ public final class GRPCSession {
 
     /// The client half-closed: a unary or server-streaming call starts with its one message.
     private func requestEnded(_ id: Int32) {
-        guard var stream = streams[id], !stream.ended, stream.call == nil else { return }
+        guard let stream = streams[id], !stream.ended, stream.call == nil else { return }
         guard stream.reader.pending.isEmpty else {
             fail(id, .protocolViolation("the request ended inside a message (its length prefix promised more)"))
             return
@@ -360,7 +370,6 @@ public final class GRPCSession {
             context: context, acceptsDeflate: false, port: port, methodIndex: method.index,
             observer: environment.observer, clock: environment.now, memoryBudget: environment.memoryBudget)
         stream.call = call
-        streams[id] = stream
         do throws(RPCError) {
             try body.withUnsafeBytes { raw in
                 Result { () throws(RPCError) in try environment.start(method, body: raw, context: context, call: call) }
@@ -443,7 +452,7 @@ public final class GRPCSession {
                 return finish(id, error: .internal("the handler's reply is malformed"))
             }
             if statusLength == 0 {
-                sendMessage(id, Array(payload[4...]))
+                sendMessage(id, UnsafeRawBufferPointer(rebasing: payload[4...]))
                 finish(id, error: nil)
             } else {
                 let status =
@@ -452,7 +461,7 @@ public final class GRPCSession {
                 finish(id, error: RPCError(status: status))
             }
         case .message:
-            sendMessage(id, Array(payload))
+            sendMessage(id, payload)
         case .trailers:
             let status = (try? Status(serializedBytes: payload)) ?? Status()
             finish(id, error: status.code == 0 ? nil : RPCError(status: status))
@@ -462,32 +471,50 @@ public final class GRPCSession {
         if final, streams[id] != nil, !(streams[id]!.ended) { finish(id, error: nil) }
     }
 
-    private func responseHeaders(_ stream: Stream) -> [HTTP2Header] {
+    /// Response headers, made once: the same few fields start every response.
+    private static let plainResponseHeaders = responseHeaders(encoding: nil)
+    private static let gzipResponseHeaders = responseHeaders(encoding: "gzip")
+    private static let deflateResponseHeaders = responseHeaders(encoding: "deflate")
+    /// The start of a trailers-only response (its status fields follow).
+    private static let trailersOnlyStart = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
+    private static let okTrailers = [HTTP2Header("grpc-status", "0")]
+
+    private static func responseHeaders(encoding: String?) -> [HTTP2Header] {
         var headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
-        if let encoding = stream.responseEncoding {
-            headers.append(HTTP2Header("grpc-encoding", encoding == .gzip ? "gzip" : "deflate"))
-        }
+        if let encoding { headers.append(HTTP2Header("grpc-encoding", encoding)) }
         headers.append(HTTP2Header("grpc-accept-encoding", GRPCRequestHead.supportedEncodings))
         return headers
     }
 
+    private static func responseHeaders(_ encoding: CompressionFormat?) -> [HTTP2Header] {
+        switch encoding {
+        case nil: plainResponseHeaders
+        case .gzip?: gzipResponseHeaders
+        default: deflateResponseHeaders
+        }
+    }
+
+    /// The status fields ending a call, as headers.
+    private static func statusFields(_ error: RPCError?, path: String) -> [HTTP2Header] {
+        guard let error, error.code != .ok else { return okTrailers }
+        return GRPCStatusFields.fields(for: error, path: path).map { HTTP2Header($0.name, $0.value) }
+    }
+
     /// Sends one response message (headers first, once), compressed when the client accepts it
-    /// and it is worth it.
-    private func sendMessage(_ id: Int32, _ message: [UInt8]) {
-        guard var stream = streams[id], !stream.ended else { return }
+    /// and it is worth it; framed straight from the handler's bytes.
+    private func sendMessage(_ id: Int32, _ message: UnsafeRawBufferPointer) {
+        guard let stream = streams[id], !stream.ended else { return }
         do throws(HTTP2Error) {
             if !stream.headersSent {
-                try http2.submitResponseHeaders(streamID: id, headers: responseHeaders(stream))
+                try http2.submitResponseHeaders(streamID: id, headers: Self.responseHeaders(stream.responseEncoding))
                 stream.headersSent = true
-                streams[id] = stream
             }
             if let encoding = stream.responseEncoding, message.count >= FrameWriter.compressionThreshold {
                 var compressed: [UInt8] = []
-                message.withUnsafeBytes {
-                    GRPCCompression.deflater(encoding).compressIndependent($0, appendingTo: &compressed)
-                }
+                GRPCCompression.deflater(encoding).compressIndependent(message, appendingTo: &compressed)
                 if compressed.count < message.count {
-                    try http2.sendData(streamID: id, bytes: GRPCMessageReader.frame(compressed, compressed: true))
+                    let framed = compressed.withUnsafeBytes { GRPCMessageReader.frame($0, compressed: true) }
+                    try http2.sendData(streamID: id, bytes: framed)
                     return
                 }
             }
@@ -498,20 +525,21 @@ public final class GRPCSession {
         }
     }
 
+    private func sendMessage(_ id: Int32, _ message: [UInt8]) {
+        message.withUnsafeBytes { sendMessage(id, $0) }
+    }
+
     /// Ends a stream: trailers (or a trailers-only response when nothing was sent), and the
     /// stream's call, if any, leaves the session.
     private func finish(_ id: Int32, error: RPCError?) {
-        guard var stream = streams[id], !stream.ended else { return }
+        guard let stream = streams[id], !stream.ended else { return }
         stream.ended = true
-        let fields = GRPCStatusFields.fields(for: error, domain: GRPCStatusFields.domain(ofPath: stream.head.path))
+        let fields = Self.statusFields(error, path: stream.head.path)
         do throws(HTTP2Error) {
             if stream.headersSent {
-                try http2.submitTrailers(streamID: id, headers: fields.map { HTTP2Header($0.name, $0.value) })
+                try http2.submitTrailers(streamID: id, headers: fields)
             } else {
-                let headers =
-                    [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
-                    + fields.map { HTTP2Header($0.name, $0.value) }
-                try http2.submitResponseHeaders(streamID: id, headers: headers, endStream: true)
+                try http2.submitResponseHeaders(streamID: id, headers: Self.trailersOnlyStart + fields, endStream: true)
             }
         } catch {
             // Gone already: the client reset it.
@@ -560,12 +588,8 @@ public final class GRPCSession {
         methodIndex: Int? = nil
     ) {
         logger.debug("call refused", [("stream", String(id)), ("path", path), ("error", error.description)])
-        let headers =
-            [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
-            + GRPCStatusFields.fields(for: error, domain: GRPCStatusFields.domain(ofPath: path)).map {
-                HTTP2Header($0.name, $0.value)
-            }
-        try? http2.submitResponseHeaders(streamID: id, headers: headers, endStream: true)
+        try? http2.submitResponseHeaders(
+            streamID: id, headers: Self.trailersOnlyStart + Self.statusFields(error, path: path), endStream: true)
         environment.observer?.callEnded(
             CallRecord(
                 methodIndex: methodIndex, method: path, appID: app, onBehalfOf: onBehalfOf, requestID: requestID,

@@ -10,9 +10,10 @@ import RPCCore
 /// grpcio's and grpc-go's stock helpers read what our own clients read from `Status`.
 enum GRPCStatusFields {
     /// The trailer fields (or the fields of a trailers-only response) ending a call.
-    /// - Parameter domain: ErrorInfo's domain, the package of the method called.
-    static func fields(for error: RPCError?, domain: String) -> [(name: String, value: String)] {
+    /// - Parameter path: the method called: ErrorInfo's domain is its package.
+    static func fields(for error: RPCError?, path: String) -> [(name: String, value: String)] {
         guard let error, error.code != .ok else { return [("grpc-status", "0")] }
+        let domain = domain(ofPath: path)
         var fields: [(name: String, value: String)] = [("grpc-status", String(error.code.rawValue))]
         if !error.message.isEmpty { fields.append(("grpc-message", GRPCPercentEncoding.encode(error.message))) }
         fields.append(("grpc-status-details-bin", Base64.encode(details(of: error, domain: domain), padded: false)))
@@ -32,9 +33,10 @@ enum GRPCStatusFields {
     /// The package of the service `path` names (`/moderation.v1.Moderation/KickMember` →
     /// `moderation.v1`): ErrorInfo's domain. A path that names no package gives `mrpc`.
     static func domain(ofPath path: String) -> String {
-        var service = path.hasPrefix("/") ? path.dropFirst() : path[...]
-        if let slash = service.firstIndex(of: "/") { service = service[..<slash] }
-        guard let dot = service.lastIndex(of: "."), dot != service.startIndex else { return "mrpc" }
-        return String(service[..<dot])
+        var service = path.utf8[...]
+        if service.first == UInt8(ascii: "/") { service = service.dropFirst() }
+        if let slash = service.firstIndex(of: UInt8(ascii: "/")) { service = service[..<slash] }
+        guard let dot = service.lastIndex(of: UInt8(ascii: ".")), dot != service.startIndex else { return "mrpc" }
+        return String(decoding: service[..<dot], as: UTF8.self)
     }
 }
