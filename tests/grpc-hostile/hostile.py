@@ -456,8 +456,9 @@ class Suite:
 
     def keys(self) -> None:
         body = grpc_message(echo_request(b"no-key"))
-        self.refused("no API key", request_headers(None), body, "16", None)
-        self.refused("wrong API key", request_headers(self.key.split(":")[0] + ":not-the-key-0000"), body, "16", None)
+        self.refused("no API key", request_headers(None), body, "16", "ERR_UNAUTHENTICATED")
+        self.refused("wrong API key", request_headers(self.key.split(":")[0] + ":not-the-key-0000"), body, "16",
+                     "ERR_UNAUTHENTICATED")
         self.alive("missing and wrong keys")
 
     def oversized(self) -> None:
