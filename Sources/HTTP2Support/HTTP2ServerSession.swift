@@ -77,7 +77,10 @@ public final class HTTP2ServerSession {
         guard state.connectionError == nil, let base = bytes.baseAddress, bytes.count > 0 else { return [] }
         if state.firstBytes.count < 64 { state.firstBytes += bytes.prefix(64 - state.firstBytes.count) }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if result < 0 { state.fail(failureReason(Int32(result)), fatal: true) }
+        if result < 0 {
+            state.fail(failureReason(Int32(result)), fatal: true)
+            if Int32(result) != NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue { prepareFinalGoaway(Int32(result)) }
+        }
         var events = state.events
         state.events = []
         if let reason = state.connectionError { events.append(.connectionError(reason)) }
@@ -99,6 +102,24 @@ public final class HTTP2ServerSession {
             : "not HTTP/2's connection preface: ") + "\"\(shown)\""
     }
 
+    /// After a fatal error of a peer that did speak HTTP/2 (a flood, mostly), the GOAWAY nghttp2
+    /// will not send: ENHANCE_YOUR_CALM for a flood, PROTOCOL_ERROR otherwise, naming the last
+    /// stream processed — preceded by the server's preface (an empty SETTINGS) when nothing was
+    /// sent yet, as every frame must be. Built by hand: the nghttp2 session may only be deleted.
+    private func prepareFinalGoaway(_ code: Int32) {
+        var bytes: [UInt8] = []
+        if !state.sentOutput { bytes += [0, 0, 0, 0x04, 0, 0, 0, 0, 0] }
+        let error = code == NGHTTP2_ERR_FLOODED.rawValue ? HTTP2ErrorCode.enhanceYourCalm : .protocolError
+        let debug = Array((state.connectionError ?? "").utf8.prefix(200))
+        let length = 8 + debug.count
+        bytes += [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x07, 0, 0, 0, 0, 0]
+        let last = UInt32(max(0, nghttp2_session_get_last_proc_stream_id(session)))
+        for value in [last & 0x7FFF_FFFF, error.rawValue] {
+            bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        }
+        state.finalBytes = bytes + debug
+    }
+
     // MARK: Output
 
     /// Appends everything nghttp2 has to send now (frames queued by `receive` and the submit
@@ -108,10 +129,15 @@ public final class HTTP2ServerSession {
     /// response's END_STREAM after the request's, or a reset), and `.connectionError` when nghttp2
     /// sent a GOAWAY of its own over an error it found in the input (a frame against the protocol
     /// mid-connection, the peer's resets past the rate limit), which `receive` could not yet tell.
-    /// After a fatal error nothing is appended: the connection is to be closed as it is.
+    /// After a fatal error only the connection's last GOAWAY is appended (when the peer spoke
+    /// HTTP/2 at all): the connection is to be closed after it.
     @discardableResult
     public func takeOutput(into buffer: inout [UInt8]) -> [HTTP2Event] {
-        guard !state.isFatal else { return [] }
+        guard !state.isFatal else {
+            buffer += state.finalBytes
+            state.finalBytes = []
+            return []
+        }
         let failedBefore = state.connectionError != nil
         while true {
             var data: UnsafePointer<UInt8>?
@@ -121,6 +147,7 @@ public final class HTTP2ServerSession {
                 break
             }
             guard n > 0, let data else { break }
+            state.sentOutput = true
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
         }
         var events = state.events
@@ -134,12 +161,15 @@ public final class HTTP2ServerSession {
     public var wantsRead: Bool { !state.isFatal && nghttp2_session_want_read(session) != 0 }
 
     /// True when `takeOutput` has something to give.
-    public var wantsWrite: Bool { !state.isFatal && nghttp2_session_want_write(session) != 0 }
+    public var wantsWrite: Bool {
+        state.isFatal ? !state.finalBytes.isEmpty : nghttp2_session_want_write(session) != 0
+    }
 
     /// True when the connection is over: nothing to read or write (a GOAWAY exchange finished, or
     /// nghttp2's own GOAWAY after an error was sent), or a fatal error. Close it.
     public var wantsClose: Bool {
-        state.isFatal || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+        (state.isFatal && state.finalBytes.isEmpty)
+            || (!state.isFatal && nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
     }
 
     /// Why the connection failed, as the `.connectionError` event (of `receive` or `takeOutput`)

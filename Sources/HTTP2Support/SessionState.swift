@@ -30,6 +30,11 @@ final class SessionState {
     var connectionError: String?
     /// Set when nghttp2 failed fatally: the nghttp2 session may then only be deleted.
     var isFatal = false
+    /// True once any output went out (the server's connection preface, SETTINGS, comes first).
+    var sentOutput = false
+    /// The connection's last bytes after a fatal error nghttp2 does not answer itself (a flood):
+    /// written by hand, since the nghttp2 session may only be deleted then.
+    var finalBytes: [UInt8] = []
     /// GOAWAY frames submitted by the caller and not yet sent: any other GOAWAY nghttp2 sends
     /// is its own, ending the connection after an error it found.
     var goawaysSubmitted = 0

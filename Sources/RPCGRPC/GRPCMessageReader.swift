@@ -58,7 +58,9 @@ struct GRPCMessageReader {
             buffer[2] = UInt8(truncatingIfNeeded: length >> 16)
             buffer[3] = UInt8(truncatingIfNeeded: length >> 8)
             buffer[4] = UInt8(truncatingIfNeeded: length)
-            if length > 0 { UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + 5, count: length).copyMemory(from: message) }
+            if length > 0 {
+                UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + 5, count: length).copyMemory(from: message)
+            }
             initialized = length + 5
         }
     }

@@ -476,7 +476,9 @@ public final class GRPCSession {
     private static let gzipResponseHeaders = responseHeaders(encoding: "gzip")
     private static let deflateResponseHeaders = responseHeaders(encoding: "deflate")
     /// The start of a trailers-only response (its status fields follow).
-    private static let trailersOnlyStart = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
+    private static let trailersOnlyStart = [
+        HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc"),
+    ]
     private static let okTrailers = [HTTP2Header("grpc-status", "0")]
 
     private static func responseHeaders(encoding: String?) -> [HTTP2Header] {

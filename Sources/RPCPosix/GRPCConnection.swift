@@ -37,6 +37,10 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
     private var isDirty = false
     private var closed = false
     private var deadlineTimer: TimerHandle?
+    /// Closing: the write side is shut and what the peer still sends is read and dropped, so that
+    /// closing with unread input (a kernel RST) cannot destroy the GOAWAY just written.
+    private var lingering = false
+    private var lingerTimer: TimerHandle?
     private var account: MemoryAccount
     private(set) var holdingSince: UInt64?
     private let limits: ServerLimits
@@ -91,6 +95,10 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
             close()
             return
         }
+        if lingering {
+            dropInput()
+            return
+        }
         if events.contains(.output) {
             writingBlocked = false
             markDirty()
@@ -127,6 +135,42 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
                 close()
                 return
             }
+        }
+    }
+
+    /// How long a closing connection reads and drops its peer's input before it closes anyway.
+    static let lingerNanoseconds: UInt64 = 1_000_000_000
+
+    /// Closes after the session's last frames were written: the write side first (the peer reads
+    /// the GOAWAY, then end of stream), then input is dropped until the peer closes or
+    /// `lingerNanoseconds` pass.
+    private func lingerThenClose() {
+        guard !lingering, !closed, let registration else { return close() }
+        lingering = true
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        heldBack = []
+        settleInbound()
+        do throws(SystemError) {
+            try loop.modify(fd: fd, registration: registration, events: [.input, .readHangUp])
+            registeredEvents = [.input, .readHangUp]
+        } catch {
+            return close()
+        }
+        lingerTimer = loop.schedule(at: monotonicNow() + Self.lingerNanoseconds) { [unowned self] in
+            lingerTimer = nil
+            close()
+        }
+    }
+
+    /// Reads and drops what a closing connection's peer still sends; closes at its end.
+    private func dropInput() {
+        for _ in 0..<16 {
+            let size = owner.scratch.readBufferSize
+            let count = owner.scratch.withReadBuffer { recv(fd, $0.baseAddress, size, 0) }
+            if count > 0 { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+            close()
+            return
         }
     }
 
@@ -237,7 +281,7 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
     func flush() {
         loop.assertInEventLoop()
         isDirty = false
-        guard !closed else { return }
+        guard !closed, !lingering else { return }
         if session.outbound.count - written < Self.outputTakenBelow { session.takeOutput() }
         if !writingBlocked && written < session.outbound.count {
             let total = session.outbound.count
@@ -269,7 +313,7 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
         let pending = session.outbound.count - written
         port.publishOutbound(outputHeld)
         if pending == 0 && session.closeRequested && !session.hasPendingOutput {
-            close()
+            lingerThenClose()
             return
         }
         if outputHeld != account.outbound {
@@ -282,7 +326,7 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
     }
 
     private func updateInterest() {
-        guard let registration, !closed else { return }
+        guard let registration, !closed, !lingering else { return }
         let wasReading = reading
         let pending = outputHeld
         let allowance = self.allowance
@@ -336,6 +380,10 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
         if let deadlineTimer {
             loop.cancel(deadlineTimer)
             self.deadlineTimer = nil
+        }
+        if let lingerTimer {
+            loop.cancel(lingerTimer)
+            self.lingerTimer = nil
         }
         observer?.connectionClosed()
         port.detach()

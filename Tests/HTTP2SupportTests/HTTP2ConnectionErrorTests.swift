@@ -80,7 +80,16 @@ struct HTTP2ConnectionErrorTests {
         }
         #expect(reason.lowercased().contains("flood"), "\(name): \(reason)")
         #expect(output.count < 64 * 1024, "\(name): \(output.count) bytes of output")
+        // The connection's last frame is the GOAWAY nghttp2 does not send after a flood: the
+        // server's preface first (nothing was sent yet), then GOAWAY ENHANCE_YOUR_CALM.
+        #expect(Array(output.prefix(9)) == [0, 0, 0, 0x04, 0, 0, 0, 0, 0], "\(name): \(output.prefix(9))")
+        let goaway = Array(output.dropFirst(9))
+        #expect(goaway.count >= 17 && goaway[3] == 0x07, "\(name): \(goaway.prefix(17))")
+        #expect(goaway.count >= 17 && Array(goaway[13..<17]) == [0, 0, 0, 0x0B], "\(name): error code")
         #expect(server.wantsClose)
+        var more: [UInt8] = []
+        server.takeOutput(into: &more)
+        #expect(more.isEmpty, "the GOAWAY goes once")
     }
 
     @Test("the same acks read as they come are no flood")
