@@ -45,7 +45,8 @@ public final class GRPCSession {
         var headersSent = false
         /// The response's messages are compressed with this (chosen from `grpc-accept-encoding`).
         let responseEncoding: CompressionFormat?
-        /// Bytes of incomplete messages reserved in the memory budget.
+        /// Request bytes held (an incomplete message, a whole one awaiting END_STREAM), reserved
+        /// in the memory budget.
         var reserved = 0
         /// The end was sent (or the stream is otherwise done): later input and deliveries are dropped.
         var ended = false
@@ -80,7 +81,7 @@ public final class GRPCSession {
     /// The last key that authenticated, and its app: a connection sends the same key on every
     /// request, and the key store's constant-time check need not run again for it.
     private var lastKey: (appID: String, apiKey: String, app: String)?
-    /// Bytes of incomplete request messages over all streams, against `maxBufferedInput`.
+    /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
     private var bufferedInput = 0
 
     public init(environment: ServerSession.Environment, configuration: Configuration, port: any CallPort, peer: String)
@@ -104,7 +105,8 @@ public final class GRPCSession {
     /// bounded (the connection also refuses past `maxBufferedInput`).
     static let streamWindow = 1 << 20
 
-    /// Incomplete request messages one connection may hold over all its streams: twice the
+    /// Request bytes one connection may hold for calls not yet started (incomplete messages, and
+    /// whole ones waiting for END_STREAM) over all its streams: twice the
     /// message limit, so two large requests may arrive side by side. The stream whose bytes pass
     /// it is refused (RESOURCE_EXHAUSTED, `ERR_OVERLOADED`).
     private var maxBufferedInput: Int { 2 * limits.maxMessageBytes + 64 * 1024 }
@@ -273,6 +275,16 @@ public final class GRPCSession {
             fail(id, error)
             return
         }
+        if stream.bidirectional == nil {
+            for message in messages {
+                guard stream.request == nil else {
+                    streams[id] = stream
+                    fail(id, .invalidArgument("\(stream.head.path) takes one request message; the client sent more"))
+                    return
+                }
+                stream.request = message
+            }
+        }
         settleBuffered(&stream, from: before)
         if bufferedInput > maxBufferedInput || (stream.reserved > 0 && environment.memoryBudget.isUnderPressure) {
             streams[id] = stream
@@ -281,7 +293,7 @@ public final class GRPCSession {
                 RPCError(
                     code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded,
                     message:
-                        "the connection holds more than \(maxBufferedInput) bytes of incomplete request messages, or the server's memory budget is short; retry later"
+                        "the connection holds more than \(maxBufferedInput) bytes of request messages for calls not yet started, or the server's memory budget is short; retry later"
                 ))
             return
         }
@@ -290,20 +302,13 @@ public final class GRPCSession {
             for message in messages { answer(id, service: service, message: message) }
             return
         }
-        for message in messages {
-            guard stream.request == nil else {
-                streams[id] = stream
-                fail(id, .invalidArgument("\(stream.head.path) takes one request message; the client sent more"))
-                return
-            }
-            stream.request = message
-        }
         streams[id] = stream
     }
 
-    /// Keeps the budget's count and the connection's in step with a stream's incomplete bytes.
+    /// Keeps the budget's count and the connection's in step with the request bytes a stream
+    /// holds: its incomplete message, and a whole one waiting for END_STREAM.
     private func settleBuffered(_ stream: inout Stream, from before: Int) {
-        let now = stream.reader.pending.count
+        let now = stream.reader.pending.count + (stream.request?.bytes.count ?? 0)
         guard now != stream.reserved else { return }
         if now > stream.reserved {
             environment.memoryBudget.reserve(now - stream.reserved, for: .inbound)
@@ -345,6 +350,7 @@ public final class GRPCSession {
             }
         }
         stream.request = nil
+        settleBuffered(&stream, from: 0)
         let head = stream.head
         let context = CallContext(
             method: head.path, streamID: UInt32(id), appID: stream.app, onBehalfOf: head.onBehalfOf,

@@ -339,6 +339,34 @@ struct GRPCSessionTests {
         #expect(harness.session.liveCallCount == 0)
     }
 
+    @Test(
+        "whole request messages held for END_STREAM count too: streams that withhold it pass the cap and are refused")
+    func bufferedWholeMessagesCap() throws {
+        let budget = MemoryBudget(limit: 1 << 30)
+        let harness = GRPCSessionHarness(limits: Self.smallLimits, memoryBudget: budget)
+        // Whole 60 000-byte messages, each stream's END_STREAM withheld: the session holds every
+        // one until the request ends, so they count against the cap as incomplete ones do.
+        let message = GRPCSessionHarness.frame(Self.echo([UInt8](repeating: 7, count: 60_000)))
+        let held = message.count - 5
+        var ids: [Int32] = []
+        for _ in 0..<4 {
+            ids.append(
+                harness.send(headers: GRPCSessionHarness.headers(path: Self.echoPath), body: message, endStream: false))
+        }
+        for id in ids.prefix(3) { #expect(!harness.response(id).ended) }
+        try Self.expectTrailersOnly(harness.response(ids[3]), .resourceExhausted, reason: "ERR_OVERLOADED")
+        #expect(budget.inUse(.inbound) == 3 * held)
+
+        harness.client.send(streamID: ids[0], bytes: [], endStream: true)
+        harness.pump()
+        #expect(harness.response(ids[0]).grpcStatus == 0)
+        #expect(budget.inUse(.inbound) == 2 * held, "a started call's request is no longer held")
+        harness.client.reset(streamID: ids[1])
+        harness.client.reset(streamID: ids[2])
+        harness.pump()
+        #expect(budget.inUse(.inbound) == 0)
+    }
+
     @Test("connectionClosed ends live calls (their termination handlers run) and releases the budget")
     func connectionClosed() throws {
         let budget = MemoryBudget(limit: 1 << 30)
