@@ -152,12 +152,13 @@ let package = Package(
                 "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "CLibPQ", "RPCCore", "RPCPosix",
                 "RPCMessages", "Moderation", "ModerationSQLite", "ModerationPostgres", "ModerationEvents",
                 "ModerationMessages", "CModerationProto", "ServerApp", "ThreadSupport", "TLSSupport", "COpenSSL",
+                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
         // HTTP2Support against an in-process nghttp2 client session (no sockets).
         .testTarget(
-            name: "HTTP2SupportTests", dependencies: ["HTTP2Support", "CNGHTTP2"], swiftSettings: swiftSettings),
+            name: "HTTP2SupportTests", dependencies: ["HTTP2Support", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RPCTests",
             dependencies: [
@@ -174,12 +175,12 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "ByteCodingTests", dependencies: ["ByteCoding"], swiftSettings: swiftSettings),
         // RPCGRPC without sockets: reflection over the real descriptor sets (checked by ProtoSchema
-        // and by Python's protobuf).
+        // and by Python's protobuf), the session driven by TestSupport's in-process nghttp2 client.
         .testTarget(
             name: "RPCGRPCTests",
             dependencies: [
                 "RPCGRPC", "GRPCMessages", "RPCMessages", "ModerationMessages", "ProtoBridge", "ProtoSchema",
-                "TestSupport",
+                "TestSupport", "RPCCore", "HTTP2Support", "ByteCoding",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

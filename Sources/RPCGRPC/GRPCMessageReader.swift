@@ -50,6 +50,11 @@ struct GRPCMessageReader {
     }
 
     /// Frames `message` for the wire: the flag byte, the length, the bytes.
+    static func frame(_ message: [UInt8], compressed: Bool) -> [UInt8] {
+        message.withUnsafeBytes { frame($0, compressed: compressed) }
+    }
+
+    /// `frame` over bytes in place (a handler's reply inside its frame of our protocol).
     static func frame(_ message: UnsafeRawBufferPointer, compressed: Bool) -> [UInt8] {
         let length = message.count
         return [UInt8](unsafeUninitializedCapacity: length + 5) { buffer, initialized in

@@ -46,7 +46,8 @@ public final class GRPCSession {
         var headersSent = false
         /// The response's messages are compressed with this (chosen from `grpc-accept-encoding`).
         let responseEncoding: CompressionFormat?
-        /// Bytes of incomplete messages reserved in the memory budget.
+        /// Request bytes held (an incomplete message, a whole one awaiting END_STREAM), reserved
+        /// in the memory budget.
         var reserved = 0
         /// The end was sent (or the stream is otherwise done): later input and deliveries are dropped.
         var ended = false
@@ -95,7 +96,7 @@ public final class GRPCSession {
     /// The last key that authenticated, and its app: a connection sends the same key on every
     /// request, and the key store's constant-time check need not run again for it.
     private var lastKey: (appID: String, apiKey: String, app: String)?
-    /// Bytes of incomplete request messages over all streams, against `maxBufferedInput`.
+    /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
     private var bufferedInput = 0
 
     public init(environment: ServerSession.Environment, configuration: Configuration, port: any CallPort, peer: String)
@@ -119,8 +120,8 @@ public final class GRPCSession {
     /// bounded (the connection also refuses past `maxBufferedInput`).
     static let streamWindow = 1 << 20
 
-    /// Incomplete request messages one connection may hold over all its streams: twice the
-    /// message limit, so two large requests may arrive side by side. The stream whose bytes pass
+    /// Request bytes one connection may hold for calls not yet started (incomplete messages, and
+    /// whole ones waiting for END_STREAM) over all its streams: twice the message limit, so two large requests may arrive side by side. The stream whose bytes pass
     /// it is refused (RESOURCE_EXHAUSTED, `ERR_OVERLOADED`).
     private var maxBufferedInput: Int { 2 * limits.maxMessageBytes + 64 * 1024 }
 
@@ -285,7 +286,6 @@ public final class GRPCSession {
 
     private func received(_ bytes: [UInt8], on id: Int32) {
         guard let stream = streams[id], !stream.ended else { return }
-        let before = stream.reader.pending.count
         let messages: [GRPCMessageReader.Message]
         do throws(RPCError) {
             messages = try stream.reader.append(bytes, limit: limits.maxMessageBytes)
@@ -293,14 +293,23 @@ public final class GRPCSession {
             fail(id, error)
             return
         }
-        settleBuffered(stream, from: before)
+        if stream.bidirectional == nil {
+            for message in messages {
+                guard stream.request == nil else {
+                    fail(id, .invalidArgument("\(stream.head.path) takes one request message; the client sent more"))
+                    return
+                }
+                stream.request = message
+            }
+        }
+        settleBuffered(stream)
         if bufferedInput > maxBufferedInput || (stream.reserved > 0 && environment.memoryBudget.isUnderPressure) {
             fail(
                 id,
                 RPCError(
                     code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded,
                     message:
-                        "the connection holds more than \(maxBufferedInput) bytes of incomplete request messages, or the server's memory budget is short; retry later"
+                        "the connection holds more than \(maxBufferedInput) bytes of request messages for calls not yet started, or the server's memory budget is short; retry later"
                 ))
             return
         }
@@ -308,18 +317,12 @@ public final class GRPCSession {
             for message in messages { answer(id, service: service, message: message) }
             return
         }
-        for message in messages {
-            guard stream.request == nil else {
-                fail(id, .invalidArgument("\(stream.head.path) takes one request message; the client sent more"))
-                return
-            }
-            stream.request = message
-        }
     }
 
-    /// Keeps the budget's count and the connection's in step with a stream's incomplete bytes.
-    private func settleBuffered(_ stream: Stream, from before: Int) {
-        let now = stream.reader.pending.count
+    /// Keeps the budget's count and the connection's in step with the request bytes a stream
+    /// holds: its incomplete message, and a whole one waiting for END_STREAM.
+    private func settleBuffered(_ stream: Stream) {
+        let now = stream.reader.pending.count + (stream.request?.bytes.count ?? 0)
         guard now != stream.reserved else { return }
         if now > stream.reserved {
             environment.memoryBudget.reserve(now - stream.reserved, for: .inbound)
@@ -361,6 +364,7 @@ public final class GRPCSession {
             }
         }
         stream.request = nil
+        settleBuffered(stream)
         let head = stream.head
         let context = CallContext(
             method: head.path, streamID: UInt32(id), appID: stream.app, onBehalfOf: head.onBehalfOf,

@@ -1,4 +1,5 @@
 import HTTP2Support
+import TestSupport
 import Testing
 
 /// What ends a connection: a preface that is not HTTP/2's, garbage after it, floods and rapid

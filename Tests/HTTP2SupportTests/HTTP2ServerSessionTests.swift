@@ -1,4 +1,5 @@
 import HTTP2Support
+import TestSupport
 import Testing
 
 /// HTTP2ServerSession against nghttp2's own client session, bytes carried by hand: requests in,

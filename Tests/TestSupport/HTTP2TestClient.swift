@@ -1,12 +1,15 @@
-import CNGHTTP2
-import HTTP2Support
+internal import CNGHTTP2
+public import HTTP2Support
 
 /// An in-process nghttp2 client session, the peer of the server session under test: requests,
 /// bodies, trailers, resets and GOAWAY made by nghttp2 itself, so no test writes frames by hand
 /// where a real client library can produce them.
-final class HTTP2TestClient {
+///
+/// Used by HTTP2SupportTests against `HTTP2ServerSession` and by RPCGRPCTests (through
+/// `GRPCSessionHarness`) against the gRPC session.
+public final class HTTP2TestClient {
     /// What the client received, in order.
-    enum Event: Equatable {
+    public enum Event: Equatable, Sendable {
         case headers(streamID: Int32, headers: [HTTP2Header], endStream: Bool)
         case data(streamID: Int32, bytes: [UInt8], endStream: Bool)
         case reset(streamID: Int32, errorCode: UInt32)
@@ -20,7 +23,8 @@ final class HTTP2TestClient {
         var block: [HTTP2Header] = []
         var data: [Int32: [UInt8]] = [:]
         /// Request bodies to send, with the trailers that end them (nil: END_STREAM on the data).
-        var bodies: [Int32: (bytes: [UInt8], offset: Int, trailers: [HTTP2Header]?)] = [:]
+        /// `endStream` false leaves the stream open after the body (more is sent with `send`).
+        var bodies: [Int32: (bytes: [UInt8], offset: Int, trailers: [HTTP2Header]?, endStream: Bool)] = [:]
 
         static func from(_ user: UnsafeMutableRawPointer?) -> State {
             Unmanaged<State>.fromOpaque(user!).takeUnretainedValue()
@@ -35,7 +39,8 @@ final class HTTP2TestClient {
     /// A client that has queued its preface and SETTINGS. `peerMaxConcurrentStreams` is what it
     /// assumes of the server before the server's SETTINGS arrive (nghttp2's default: 100). Without
     /// `autoWindowUpdate` the client never gives the server more window than `initialWindowSize`.
-    init(initialWindowSize: UInt32 = 65_535, peerMaxConcurrentStreams: Int = 100, autoWindowUpdate: Bool = true) {
+    public init(initialWindowSize: UInt32 = 65_535, peerMaxConcurrentStreams: Int = 100, autoWindowUpdate: Bool = true)
+    {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -96,7 +101,7 @@ final class HTTP2TestClient {
     deinit { nghttp2_session_del(session) }
 
     /// The request headers of a gRPC call to `path`.
-    static func requestHeaders(path: String = "/moderation.v1.Moderation/GetUser") -> [HTTP2Header] {
+    public static func requestHeaders(path: String = "/moderation.v1.Moderation/GetUser") -> [HTTP2Header] {
         [
             HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", path),
             HTTP2Header(":authority", "localhost"), HTTP2Header("content-type", "application/grpc"),
@@ -106,26 +111,38 @@ final class HTTP2TestClient {
 
     /// Opens a stream: headers, then `body` (nil: none, END_STREAM on the headers), then
     /// `trailers` if any (else END_STREAM on the last DATA frame). Returns the stream id.
+    /// With `endStream` false the stream stays open after `body` (no END_STREAM), for `send`.
     @discardableResult
-    func request(
+    public func request(
         headers: [HTTP2Header] = HTTP2TestClient.requestHeaders(), body: [UInt8]? = nil,
-        trailers: [HTTP2Header]? = nil
+        trailers: [HTTP2Header]? = nil, endStream: Bool = true
     ) -> Int32 {
         let nva = Self.nameValues(headers)
         defer { Self.free(nva) }
         guard let body else { return nghttp2_submit_request(session, nil, nva, nva.count, nil, nil) }
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         let id = nghttp2_submit_request(session, nil, nva, nva.count, &provider, nil)
-        state.bodies[id] = (body, 0, trailers)
+        state.bodies[id] = (body, 0, trailers, endStream)
         return id
     }
 
+    /// More DATA on an open stream (one opened with `endStream: false` whose headers went out),
+    /// ending it when `endStream`.
+    public func send(streamID: Int32, bytes: [UInt8], endStream: Bool) {
+        pending += output()
+        state.bodies[streamID] = (bytes, 0, nil, endStream)
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+        let submitted = nghttp2_submit_data(
+            session, endStream ? UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) : 0, streamID, &provider)
+        precondition(submitted == 0, "nghttp2_submit_data: \(submitted)")
+    }
+
     /// Opens a stream without ending it, then an empty DATA frame with END_STREAM.
-    func requestEndingOnEmptyData() -> Int32 {
+    public func requestEndingOnEmptyData() -> Int32 {
         let nva = Self.nameValues(Self.requestHeaders())
         defer { Self.free(nva) }
         let id = nghttp2_submit_headers(session, 0, -1, nil, nva, nva.count, nil)
-        state.bodies[id] = ([], 0, nil)
+        state.bodies[id] = ([], 0, nil, true)
         pending += output() // nghttp2 opens the stream as its HEADERS go out; DATA needs it open
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         let submitted = nghttp2_submit_data(session, UInt8(NGHTTP2_FLAG_END_STREAM.rawValue), id, &provider)
@@ -133,16 +150,17 @@ final class HTTP2TestClient {
         return id
     }
 
-    func reset(streamID: Int32, errorCode: UInt32 = NGHTTP2_CANCEL.rawValue) {
+    /// RST_STREAM; the default code is CANCEL (0x8), as a client library cancelling a call sends.
+    public func reset(streamID: Int32, errorCode: UInt32 = 0x8) {
         nghttp2_submit_rst_stream(session, 0, streamID, errorCode)
     }
 
-    func goaway() {
+    public func goaway() {
         nghttp2_submit_goaway(session, 0, 0, NGHTTP2_NO_ERROR.rawValue, nil, 0)
     }
 
     /// Everything the client has to send now.
-    func output() -> [UInt8] {
+    public func output() -> [UInt8] {
         var bytes = pending
         pending = []
         while true {
@@ -155,7 +173,7 @@ final class HTTP2TestClient {
 
     /// Feeds the server's bytes; returns what they completed.
     @discardableResult
-    func receive(_ bytes: [UInt8]) -> [Event] {
+    public func receive(_ bytes: [UInt8]) -> [Event] {
         let n = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
         precondition(n == bytes.count, "the client rejected the server's bytes: \(n)")
         defer { state.events = [] }
@@ -173,7 +191,9 @@ final class HTTP2TestClient {
         state.bodies[id] = body
         if body.offset == body.bytes.count {
             flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-            if let trailers = body.trailers {
+            if !body.endStream {
+                flags!.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+            } else if let trailers = body.trailers {
                 flags!.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
                 let nva = nameValues(trailers)
                 defer { free(nva) }
@@ -203,15 +223,15 @@ final class HTTP2TestClient {
 }
 
 /// A server session and a client joined by byte copies.
-struct HTTP2Pair {
-    let server: HTTP2ServerSession
-    let client: HTTP2TestClient
+public struct HTTP2Pair {
+    public let server: HTTP2ServerSession
+    public let client: HTTP2TestClient
     /// Everything the server reported, in order.
-    var serverEvents: [HTTP2Event] = []
+    public var serverEvents: [HTTP2Event] = []
     /// Everything the client received, in order.
-    var clientEvents: [HTTP2TestClient.Event] = []
+    public var clientEvents: [HTTP2TestClient.Event] = []
 
-    init(
+    public init(
         configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
         client: HTTP2TestClient = HTTP2TestClient()
     ) {
@@ -220,7 +240,7 @@ struct HTTP2Pair {
     }
 
     /// Carries bytes both ways until neither side has anything to send.
-    mutating func pump() {
+    public mutating func pump() {
         while true {
             let request = client.output()
             if !request.isEmpty { serverEvents += request.withUnsafeBytes { server.receive($0) } }
@@ -232,13 +252,13 @@ struct HTTP2Pair {
     }
 
     /// Takes the server events gathered so far.
-    mutating func takeServerEvents() -> [HTTP2Event] {
+    public mutating func takeServerEvents() -> [HTTP2Event] {
         defer { serverEvents = [] }
         return serverEvents
     }
 
     /// Takes the client events gathered so far.
-    mutating func takeClientEvents() -> [HTTP2TestClient.Event] {
+    public mutating func takeClientEvents() -> [HTTP2TestClient.Event] {
         defer { clientEvents = [] }
         return clientEvents
     }
