@@ -79,7 +79,8 @@ enum BenchCommand {
         guard !options.grpc else {
             throw .usage(
                 "bench --grpc is not supported yet: bench loads the framed listener only (moderation-server --listen, "
-                    + "127.0.0.1:7600 by default); drop --grpc and give that address, or load the gRPC listener with ghz")
+                    + "127.0.0.1:7600 by default); drop --grpc and give that address, or load the gRPC listener with ghz"
+            )
         }
         guard !(durationGiven && configuration.total != nil) else {
             throw .usage("bench: give --duration or --total, not both")

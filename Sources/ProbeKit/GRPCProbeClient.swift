@@ -176,8 +176,11 @@ final class GRPCProbeClient {
             HTTP2Header(":authority", authority), HTTP2Header("content-type", "application/grpc"),
             HTTP2Header("te", "trailers"), HTTP2Header("user-agent", "rpc-probe"),
         ]
-        headers.append(HTTP2Header("grpc-accept-encoding", metadata.acceptCompressed ? "gzip,deflate,identity" : "identity"))
-        if timeoutMs > 0 { headers.append(HTTP2Header("grpc-timeout", GRPCTimeout.text(milliseconds: UInt64(timeoutMs)))) }
+        headers.append(
+            HTTP2Header("grpc-accept-encoding", metadata.acceptCompressed ? "gzip,deflate,identity" : "identity"))
+        if timeoutMs > 0 {
+            headers.append(HTTP2Header("grpc-timeout", GRPCTimeout.text(milliseconds: UInt64(timeoutMs))))
+        }
         if !metadata.apiKey.isEmpty { headers.append(HTTP2Header("authorization", "Bearer \(metadata.apiKey)")) }
         if !metadata.onBehalfOf.isEmpty { headers.append(HTTP2Header("x-on-behalf-of", metadata.onBehalfOf)) }
         if !metadata.requestID.isEmpty { headers.append(HTTP2Header("x-request-id", metadata.requestID)) }
@@ -323,7 +326,8 @@ final class GRPCProbeClient {
             case .goaway(let lastStreamID, let code):
                 for (id, call) in calls where id > lastStreamID && call.end == nil {
                     call.end = .some(
-                        .unavailable("the server went away (GOAWAY \(code)) before running the call; it may be retried"))
+                        .unavailable("the server went away (GOAWAY \(code)) before running the call; it may be retried")
+                    )
                 }
             case .connectionError(let reason):
                 failAll(.unavailable("\(authority): \(reason)"))

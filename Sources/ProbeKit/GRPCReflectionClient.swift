@@ -97,7 +97,7 @@ enum GRPCReflectionClient {
         try? client.send(stream, [], end: true)
         var set: [UInt8] = []
         for file in files {
-            set.append(0x0A)  // FileDescriptorSet.file, field 1, length-delimited
+            set.append(0x0A) // FileDescriptorSet.file, field 1, length-delimited
             Varint.append(UInt64(file.count), to: &set)
             set += file
         }
@@ -130,7 +130,7 @@ enum GRPCReflectionClient {
                 let text = String(decoding: bytes[index..<end], as: UTF8.self)
                 if key >> 3 == 1 { name = text } else if key >> 3 == 3 { dependencies.append(text) }
                 index = end
-            default: throw .overflow  // groups (3, 4) and 6, 7 have no place in a descriptor
+            default: throw .overflow // groups (3, 4) and 6, 7 have no place in a descriptor
             }
         }
         guard index == bytes.count else { throw .truncated }

@@ -137,7 +137,8 @@ enum WatchCommand {
             }
         }
         do throws(RPCError) {
-            let call = try client.start(path: subscribe.path, metadata: metadata, timeoutMs: options.callOptions().timeoutMs)
+            let call = try client.start(
+                path: subscribe.path, metadata: metadata, timeoutMs: options.callOptions().timeoutMs)
             try client.send(call, body, end: true)
             while let message = try client.next(call) {
                 seen.events += 1

@@ -187,7 +187,7 @@ public final class GRPCSession {
         case .streamClosed(let id, _):
             cancel(id, reason: "the stream closed before the call completed")
         case .goaway, .response:
-            break  // a server session never reports a response
+            break // a server session never reports a response
         case .connectionError(let reason):
             logger.notice("closing connection: \(reason)")
             closing = true

@@ -70,7 +70,8 @@ struct HTTP2ClientSessionTests {
                 .response(streamID: id, headers: headers, endStream: false),
                 .data(streamID: id, bytes: [1, 2, 3], endStream: false), .trailers(streamID: id, headers: trailers),
             ])
-        #expect(pair.client.firstBytesReceived.count >= 9 && pair.client.firstBytesReceived[3] == 0x04,
+        #expect(
+            pair.client.firstBytesReceived.count >= 9 && pair.client.firstBytesReceived[3] == 0x04,
             "the server's first frame is SETTINGS")
     }
 

@@ -25,7 +25,9 @@ struct ProbeGRPCTests {
         #expect(methods.lines.contains("moderation.v1.Moderation.Subscribe (server stream)"))
         #expect(methods.lines == (try framed.run("list", "moderation.v1.Moderation")).lines)
 
-        for symbol in ["moderation.v1.Moderation.KickMember", "moderation.v1.BanMemberRequest", "moderation.v1.GroupType"] {
+        for symbol in [
+            "moderation.v1.Moderation.KickMember", "moderation.v1.BanMemberRequest", "moderation.v1.GroupType",
+        ] {
             let described = try grpc.run("describe", symbol)
             #expect(described.isCleanSuccess, "\(described)")
             #expect(described.standardOutput == (try framed.run("describe", symbol)).standardOutput, "\(symbol)")
@@ -146,8 +148,10 @@ struct ProbeGRPCTests {
     func wrongListener() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
-        let grpcToFramed = try ProbeRunner(address: server.address, apiKey: ModerationServerProcess.apiKey, leading: ["--grpc"])
-            .run("health")
+        let grpcToFramed = try ProbeRunner(
+            address: server.address, apiKey: ModerationServerProcess.apiKey, leading: ["--grpc"]
+        )
+        .run("health")
         #expect(grpcToFramed.exitCode == 78, "\(grpcToFramed)")
         #expect(grpcToFramed.standardError.contains("is not a gRPC listener"), "\(grpcToFramed)")
         #expect(grpcToFramed.standardError.contains("framed listener"), "\(grpcToFramed)")

@@ -53,7 +53,8 @@ public struct ProbeRunner: Sendable {
         var environment = ProcessEnvironment.current().filter { !$0.key.hasPrefix("RPC_PROBE_") }
         if let apiKey { environment["RPC_PROBE_API_KEY"] = apiKey }
         return try ChildProcess(
-            executable: try BuiltProducts.path(of: "rpc-probe"), arguments: leading + (address.map { [$0] } ?? []) + arguments,
+            executable: try BuiltProducts.path(of: "rpc-probe"),
+            arguments: leading + (address.map { [$0] } ?? []) + arguments,
             environment: environment, standardInput: standardInput)
     }
 }
