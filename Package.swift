@@ -122,12 +122,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
-        // rpc-probe's verbs, over the client library and descriptor-driven JSON.
+        // rpc-probe's verbs, over the client library and descriptor-driven JSON; with --grpc, over
+        // its own HTTP/2 client (HTTP2Support) and gRPC's standard reflection and health.
         .target(
             name: "ProbeKit",
             dependencies: [
                 "RPCCore", "RPCPosix", "LoadGeneration", "RPCMessages", "ProtoSchema", "ProtoBridge",
-                "CommandLineSupport", "TLSSupport",
+                "CommandLineSupport", "TLSSupport", "HTTP2Support", "RPCGRPC", "GRPCMessages", "ByteCoding",
+                "CSystemShims",
             ],
             swiftSettings: swiftSettings),
 

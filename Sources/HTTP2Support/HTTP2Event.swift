@@ -1,13 +1,17 @@
 /// What the peer's bytes amounted to (`receive`), or what sending did (`takeOutput`), in the
 /// order nghttp2 processed them.
 ///
-/// The session's caller (the gRPC mapping) switches on these; everything HTTP/2 handles on its
+/// The session's caller (the gRPC mapping, or a gRPC client) switches on these; everything HTTP/2 handles on its
 /// own (SETTINGS, PING, WINDOW_UPDATE, HPACK, stream states) never shows up here.
 public enum HTTP2Event: Sendable, Equatable {
     /// A request's header block (pseudo-headers included, in the order received); `endStream`
     /// when the request has no body.
     case request(streamID: Int32, headers: [HTTP2Header], endStream: Bool)
-    /// The client's trailers: a second header block, which always ends its side of the stream.
+    /// A response's header block (`:status` first), on a client session only; `endStream` when it
+    /// is the whole response (gRPC's trailers-only error).
+    case response(streamID: Int32, headers: [HTTP2Header], endStream: Bool)
+    /// The peer's trailers: a second header block, which always ends its side of the stream (the
+    /// client's after a request body; the server's after a response body).
     case trailers(streamID: Int32, headers: [HTTP2Header])
     /// One DATA frame's payload (padding removed); `endStream` when it carried END_STREAM.
     case data(streamID: Int32, bytes: [UInt8], endStream: Bool)

@@ -3,7 +3,7 @@ internal import CNGHTTP2
 /// nghttp2's callbacks as C function pointers: each finds the `SessionState` in `user_data` and
 /// hands the frame over to it. Nothing here may throw or keep a pointer nghttp2 lent it.
 enum SessionCallbacks {
-    /// Fills `callbacks` with every callback the server session uses.
+    /// Fills `callbacks` with every callback the sessions use (server and client alike).
     static func install(_ callbacks: OpaquePointer) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
@@ -14,7 +14,7 @@ enum SessionCallbacks {
         nghttp2_session_callbacks_set_error_callback2(callbacks, onError)
     }
 
-    /// The read callback of every response's data provider.
+    /// The read callback of every response's (or request's) data provider.
     static let readData: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, user in
         SessionState.from(user).readData(
             session: session!, streamID: streamID, into: buffer!, capacity: length, flags: flags!)
@@ -44,6 +44,8 @@ enum SessionCallbacks {
             state.headerBlock = []
             if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
                 state.events.append(.request(streamID: streamID, headers: headers, endStream: endStream))
+            } else if frame.headers.cat == NGHTTP2_HCAT_RESPONSE {
+                state.events.append(.response(streamID: streamID, headers: headers, endStream: endStream))
             } else if frame.headers.cat == NGHTTP2_HCAT_HEADERS {
                 state.events.append(.trailers(streamID: streamID, headers: headers))
             }

@@ -31,6 +31,7 @@ enum BenchCommand {
 
         Exit code: 0 when every measured call was OK; 1 when some failed (the report says which);
         64 + the status code when the load could not start (e.g. 78 when the server is unreachable).
+        Not with --grpc yet (bench speaks the framed protocol only).
         """
 
     static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
@@ -74,6 +75,12 @@ enum BenchCommand {
         else { return 0 }
         guard positionals.count == 1, let name = positionals.first else {
             throw .usage("bench: expected one METHOD (see rpc-probe bench --help)")
+        }
+        guard !options.grpc else {
+            throw .usage(
+                "bench --grpc is not supported yet: bench loads the framed listener only (moderation-server --listen, "
+                    + "127.0.0.1:7600 by default); drop --grpc and give that address, or load the gRPC listener with ghz"
+            )
         }
         guard !(durationGiven && configuration.total != nil) else {
             throw .usage("bench: give --duration or --total, not both")

@@ -81,7 +81,13 @@ enum CallCommand {
             callOptions.idempotencyKey = idempotencyKey
             callOptions.requestID = requestID
             callOptions.acceptDeflate = compress
-            let connection = try session.connect()
+            let connection: ClientConnection?
+            let grpc: GRPCProbeClient?
+            if options.grpc {
+                (connection, grpc) = (nil, try session.connectGRPC())
+            } else {
+                (connection, grpc) = (try session.connect(), nil)
+            }
             if options.verbose {
                 printError(
                     "calling \(method.path): request \(body.count) bytes, on behalf of "
@@ -90,13 +96,27 @@ enum CallCommand {
             // Pretty for one response; one compact object a line for streams and the envelope.
             let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: !emitEnvelope && !method.serverStreaming)
             let callStarted = monotonicNow()
-            let outcome =
-                method.serverStreaming
-                ? stream(
-                    method, body: body, on: connection, options: callOptions, format: format, collect: emitEnvelope,
-                    verbose: options.verbose)
-                : unary(
-                    method, body: body, on: connection, options: callOptions, format: format, verbose: options.verbose)
+            let outcome: (responses: [String], failure: RPCError?)
+            if let grpc {
+                var metadata = options.grpcMetadata()
+                metadata.idempotencyKey = idempotencyKey
+                metadata.requestID = requestID
+                metadata.acceptCompressed = compress
+                outcome = grpcCall(
+                    method, body: body, on: grpc, metadata: metadata, timeoutMs: callOptions.timeoutMs, format: format,
+                    collect: emitEnvelope, verbose: options.verbose)
+            } else if let connection {
+                outcome =
+                    method.serverStreaming
+                    ? stream(
+                        method, body: body, on: connection, options: callOptions, format: format,
+                        collect: emitEnvelope, verbose: options.verbose)
+                    : unary(
+                        method, body: body, on: connection, options: callOptions, format: format,
+                        verbose: options.verbose)
+            } else {
+                outcome = ([], nil)
+            }
             callNanoseconds = monotonicNow() - callStarted
             envelope.responses = outcome.responses
             envelope.failure = outcome.failure
@@ -149,6 +169,37 @@ enum CallCommand {
             }
         }
         return (lines.withLock { $0 }, failure)
+    }
+
+    /// A call over `--grpc`: a unary response, or a server stream's messages printed as they
+    /// arrive (or collected for the envelope), then the final status.
+    private static func grpcCall(
+        _ method: MethodDescriptor, body: [UInt8], on client: GRPCProbeClient, metadata: GRPCProbeClient.Metadata,
+        timeoutMs: UInt32, format: JSONFormatOptions, collect: Bool, verbose: Bool
+    ) -> (responses: [String], failure: RPCError?) {
+        var lines: [String] = []
+        do throws(RPCError) {
+            if !method.serverStreaming {
+                let reply = try client.unary(path: method.path, body: body, metadata: metadata, timeoutMs: timeoutMs)
+                if verbose { printError("response: \(reply.bytes.count) bytes\(wireNote(reply))") }
+                return ([render(reply.bytes, as: method.outputType, format: format)], nil)
+            }
+            let call = try client.start(path: method.path, metadata: metadata, timeoutMs: timeoutMs)
+            try client.send(call, body, end: true)
+            while let message = try client.next(call) {
+                let text = render(message.bytes, as: method.outputType, format: format)
+                if collect { lines.append(text) } else { ProbeOutput.standardOutput(text) }
+                if verbose { printError("message: \(message.bytes.count) bytes\(wireNote(message))") }
+            }
+            return (lines, nil)
+        } catch {
+            return (lines, error)
+        }
+    }
+
+    /// ", N bytes on the wire (gzip)" for a compressed gRPC message, else nothing.
+    static func wireNote(_ message: GRPCProbeClient.Message) -> String {
+        message.encoding.map { ", \(message.wireBytes) bytes on the wire (\($0))" } ?? ""
     }
 
     /// A response body as JSON; a body that does not decode becomes an object saying why.

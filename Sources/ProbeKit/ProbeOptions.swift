@@ -19,6 +19,9 @@ struct ProbeOptions {
     var protosets: [String] = []
     /// TLS, asked for with `--tls` or any of the other TLS flags; nil speaks plaintext.
     var tls: TLSClientConfiguration?
+    /// Speak standard gRPC (HTTP/2, h2c with prior knowledge) to the server's gRPC listener
+    /// instead of our framed protocol.
+    var grpc = false
 
     /// Consumes a shared flag; returns false when `name` is not one.
     mutating func accept(_ flag: ArgumentReader.Flag, from reader: inout ArgumentReader) throws(ArgumentError) -> Bool {
@@ -39,6 +42,7 @@ struct ProbeOptions {
         case "--max-msg-bytes": maxMessageBytes = try reader.value(for: flag).integer(in: 1024...(1 << 30))
         case "--protoset": protosets.append(try reader.value(for: flag).text)
         case "-v", "--verbose": verbose = try flag.booleanValue()
+        case "--grpc": grpc = try flag.booleanValue()
         // Every TLS flag asks for TLS: a CA file given for a plaintext connection is surely a slip.
         case "--tls":
             if try flag.booleanValue() { tls = tls ?? TLSClientConfiguration() } else { tls = nil }
@@ -90,6 +94,21 @@ struct ProbeOptions {
         return options
     }
 
+    /// The server's host and port, for the gRPC client (which takes no TLS flag yet).
+    func grpcServer() throws(ProbeError) -> HostPort {
+        let options = try clientOptions()
+        guard options.tls == nil else {
+            throw .usage("--grpc speaks plaintext HTTP/2 (h2c) only; drop the TLS flags (the gRPC listener has no TLS)")
+        }
+        return HostPort(host: options.host, port: options.port)
+    }
+
+    /// The gRPC request metadata from the shared flags: the key as `authorization: Bearer`, `--as`
+    /// as `x-on-behalf-of`, `-H` as custom fields.
+    func grpcMetadata() -> GRPCProbeClient.Metadata {
+        GRPCProbeClient.Metadata(apiKey: apiKey, onBehalfOf: onBehalfOf, custom: metadata)
+    }
+
     /// Call options from the shared flags.
     func callOptions() -> CallOptions {
         CallOptions(
@@ -108,6 +127,10 @@ struct ProbeOptions {
           --protoset FILE        a FileDescriptorSet to use instead of the server's reflection
                                  (repeatable; with it, list and describe need no HOST:PORT)
           -v                     verbose: server, sizes and timings on standard error
+          --grpc                 speak standard gRPC (HTTP/2, plaintext h2c) to a gRPC listener
+                                 (moderation-server --grpc-listen, 127.0.0.1:7601 by default) or
+                                 any gRPC server with reflection; list/describe use gRPC
+                                 reflection, health grpc.health.v1 (bench is not supported yet)
 
         TLS (the server's --tls-cert; without these flags rpc-probe speaks plaintext):
           --tls                  connect with TLS, checking the server's certificate against the

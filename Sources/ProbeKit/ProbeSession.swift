@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ProtoSchema
 import RPCCore
 import RPCMessages
@@ -8,6 +9,8 @@ import RPCPosix
 final class ProbeSession {
     let options: ProbeOptions
     private var connection: ClientConnection?
+    /// The connection of `--grpc`.
+    private var grpcClient: GRPCProbeClient?
     private var schema: Schema?
     /// Nanoseconds the connect and handshake took (also when they failed); nil before trying.
     private(set) var connectNanoseconds: UInt64?
@@ -23,7 +26,12 @@ final class ProbeSession {
         let clientOptions = try options.clientOptions()
         let started = monotonicNow()
         defer { connectNanoseconds = monotonicNow() - started }
-        let fresh = try ClientConnection.probeConnect(clientOptions)
+        let fresh: ClientConnection
+        do throws(ProbeError) {
+            fresh = try ClientConnection.probeConnect(clientOptions)
+        } catch {
+            throw Self.hintingGRPC(error, options: clientOptions)
+        }
         if options.verbose {
             let ack = fresh.helloAck
             printError(
@@ -36,12 +44,55 @@ final class ProbeSession {
         return fresh
     }
 
+    /// A framed handshake the server ended without a word, from a server that answers HTTP/2:
+    /// the user pointed the probe at the gRPC listener and forgot `--grpc`.
+    private static func hintingGRPC(_ error: ProbeError, options: ClientOptions) -> ProbeError {
+        guard case .call(var failure) = error, failure.code == .unavailable, options.tls == nil,
+            failure.message.contains("closed the connection"),
+            GRPCProbeClient.answersHTTP2(host: options.host, port: options.port, timeoutMs: options.connectTimeoutMs)
+        else { return error }
+        failure.message +=
+            " — \(options.host):\(options.port) speaks HTTP/2: it seems to be a gRPC listener "
+            + "(moderation-server --grpc-listen); add --grpc to speak to it"
+        return .call(failure)
+    }
+
+    /// The `--grpc` connection, opened when first needed (its time is `connectNanoseconds`).
+    func connectGRPC() throws(ProbeError) -> GRPCProbeClient {
+        if let grpcClient { return grpcClient }
+        let server = try options.grpcServer()
+        let started = monotonicNow()
+        defer { connectNanoseconds = monotonicNow() - started }
+        let fresh: GRPCProbeClient
+        do throws(RPCError) {
+            fresh = try GRPCProbeClient.connect(
+                host: server.host, port: server.port, timeoutMs: max(1, Int(options.connectTimeoutSeconds * 1000)),
+                maxMessageBytes: options.maxMessageBytes)
+        } catch {
+            throw .call(error)
+        }
+        if options.verbose { printError("connected to \(fresh.authority): gRPC over HTTP/2 (h2c, plaintext)") }
+        grpcClient = fresh
+        return fresh
+    }
+
+    /// The server's serialized `FileDescriptorSet`: our reflection, or with `--grpc` gRPC's.
+    func fetchDescriptorSet() throws(ProbeError) -> [UInt8] {
+        if options.grpc {
+            return try GRPCReflectionClient.fileDescriptorSet(
+                try connectGRPC(), metadata: options.grpcMetadata(), timeoutMs: options.callOptions().timeoutMs)
+        }
+        return try SchemaLoader.fetchDescriptorSet(from: try connect(), options: options)
+    }
+
     func loadSchema() throws(ProbeError) -> Schema {
         if let schema { return schema }
         // Connect first, so that the schema's time is the reflection call alone.
-        if options.protosets.isEmpty { _ = try connect() }
+        if options.protosets.isEmpty {
+            if options.grpc { _ = try connectGRPC() } else { _ = try connect() }
+        }
         let started = monotonicNow()
-        let loaded = try SchemaLoader.load(options) { () throws(ProbeError) -> ClientConnection in try connect() }
+        let loaded = try SchemaLoader.load(options) { () throws(ProbeError) -> [UInt8] in try fetchDescriptorSet() }
         schemaNanoseconds = monotonicNow() - started
         schema = loaded
         return loaded

@@ -11,7 +11,8 @@ enum ProtosetCommand {
         Fetches the server's schema through reflection (mrpc.reflection.v1.Reflection/
         GetFileDescriptorSet), checks that it parses, and writes it as a binary FileDescriptorSet (the
         format of protoc --descriptor_set_out) to FILE or to standard output, for later use as
-        --protoset FILE. Refuses to write binary to a terminal.
+        --protoset FILE. Refuses to write binary to a terminal. With --grpc, the files come from
+        gRPC's standard reflection (every listed service's file and its imports).
 
         protoset flags:
           -o FILE, --output FILE   write to FILE (created or replaced) instead of standard output
@@ -35,7 +36,7 @@ enum ProtosetCommand {
             throw .usage("protoset: standard output is a terminal; redirect it (> FILE) or use -o FILE")
         }
         let session = ProbeSession(options: options)
-        let bytes = try SchemaLoader.fetchDescriptorSet(from: try session.connect(), options: options)
+        let bytes = try session.fetchDescriptorSet()
         let schema: Schema
         do throws(ProtoSchemaError) {
             schema = try Schema(fileDescriptorSet: bytes)

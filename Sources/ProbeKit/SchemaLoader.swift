@@ -7,13 +7,14 @@ import RPCPosix
 
 /// Where rpc-probe gets the schema: `--protoset` files, or the server's reflection service.
 enum SchemaLoader {
-    /// The schema from `options.protosets` when there are any, else from `connection()`'s reflection.
-    static func load(_ options: ProbeOptions, connection: () throws(ProbeError) -> ClientConnection) throws(ProbeError)
+    /// The schema from `options.protosets` when there are any, else from the server's reflection
+    /// (`fetch`: ours, or gRPC's with `--grpc`).
+    static func load(_ options: ProbeOptions, fetch: () throws(ProbeError) -> [UInt8]) throws(ProbeError)
         -> Schema
     {
         var sets: [[UInt8]] = []
         if options.protosets.isEmpty {
-            sets = [try fetchDescriptorSet(from: try connection(), options: options)]
+            sets = [try fetch()]
         } else {
             for path in options.protosets {
                 guard let data = readFile(path) else {

@@ -79,10 +79,14 @@ enum WatchCommand {
         let session = ProbeSession(options: options)
         let subscribe = try session.method(method)
         let body = try session.request("{" + fields.joined(separator: ",") + "}", for: subscribe)
+        let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: false)
+        if options.grpc {
+            return try grpcWatch(
+                subscribe, body: body, session: session, compress: compress, format: format, limit: limit)
+        }
         var callOptions = options.callOptions()
         callOptions.acceptDeflate = compress
         let connection = try session.connect()
-        let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: false)
         let output = subscribe.outputType
         let verbose = options.verbose
         let maxEvents = limit
@@ -113,6 +117,49 @@ enum WatchCommand {
         if let limit, seen.events == limit, end.code == .cancelled { return 0 }
         printError(Envelope.text(end))
         return ProbeError.exitCode(for: end)
+    }
+
+    /// The watch over `--grpc`: the same output, exit codes and `-v` lines; `--count` cancels
+    /// the stream (RST_STREAM CANCEL) once reached.
+    private static func grpcWatch(
+        _ subscribe: MethodDescriptor, body: [UInt8], session: ProbeSession, compress: Bool,
+        format: JSONFormatOptions, limit: Int?
+    ) throws(ProbeError) -> Int32 {
+        let options = session.options
+        let client = try session.connectGRPC()
+        var metadata = options.grpcMetadata()
+        metadata.acceptCompressed = compress
+        var seen = Totals()
+        defer {
+            if options.verbose {
+                printError(
+                    "\(seen.events) event(s): \(seen.wireBytes) bytes on the wire, \(seen.inflatedBytes) inflated")
+            }
+        }
+        do throws(RPCError) {
+            let call = try client.start(
+                path: subscribe.path, metadata: metadata, timeoutMs: options.callOptions().timeoutMs)
+            try client.send(call, body, end: true)
+            while let message = try client.next(call) {
+                seen.events += 1
+                seen.wireBytes += message.wireBytes
+                seen.inflatedBytes += message.bytes.count
+                ProbeOutput.standardOutput(CallCommand.render(message.bytes, as: subscribe.outputType, format: format))
+                if options.verbose {
+                    printError(
+                        "event \(seen.events): \(message.wireBytes) bytes on the wire"
+                            + (message.encoding.map { " (\($0))" } ?? "") + ", \(message.bytes.count) inflated")
+                }
+                if let limit, seen.events == limit {
+                    client.cancel(call)
+                    return 0
+                }
+            }
+            return 0
+        } catch {
+            printError(Envelope.text(error))
+            return ProbeError.exitCode(for: error)
+        }
     }
 
     private struct Totals {

@@ -1,8 +1,8 @@
 /// The percent-encoding of `grpc-message` (gRPC's HTTP/2 protocol): every byte outside printable
 /// ASCII (0x20–0x7E), and `%` itself, as `%XX` of its UTF-8 bytes, so any message survives an
 /// HTTP/2 header value.
-enum GRPCPercentEncoding {
-    static func encode(_ text: String) -> String {
+public enum GRPCPercentEncoding {
+    public static func encode(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         let hex = Array("0123456789ABCDEF".utf8)
@@ -17,7 +17,7 @@ enum GRPCPercentEncoding {
     }
 
     /// Decodes `%XX` escapes; a malformed escape is kept as it is (gRPC: never fail on a message).
-    static func decode(_ text: String) -> String {
+    public static func decode(_ text: String) -> String {
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         var index = 0

@@ -202,8 +202,8 @@ public final class GRPCSession {
             cancel(id, reason: "the client reset the stream")
         case .streamClosed(let id, _):
             cancel(id, reason: "the stream closed before the call completed")
-        case .goaway:
-            break
+        case .goaway, .response:
+            break // a server session never reports a response
         case .connectionError(let reason):
             logger.notice("closing connection: \(reason)")
             closing = true

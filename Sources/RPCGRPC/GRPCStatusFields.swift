@@ -1,14 +1,15 @@
 import ByteCoding
 import GRPCMessages
+public import HTTP2Support
 import ProtoBridge
-import RPCCore
+public import RPCCore
 
 /// How a call's end travels on gRPC: `grpc-status` and `grpc-message`, and for an error the
 /// standard rich error model in `grpc-status-details-bin` — a `google.rpc.Status` with one
 /// `google.rpc.ErrorInfo` whose reason is our `ERR_…` code, whose domain is the called service's
 /// package and whose metadata are the error's details (`retry_after_ms`, `last_seq`, …), so
 /// grpcio's and grpc-go's stock helpers read what our own clients read from `Status`.
-enum GRPCStatusFields {
+public enum GRPCStatusFields {
     /// The trailer fields (or the fields of a trailers-only response) ending a call.
     /// - Parameter path: the method called: ErrorInfo's domain is its package.
     static func fields(for error: RPCError?, path: String) -> [(name: String, value: String)] {
@@ -38,5 +39,38 @@ enum GRPCStatusFields {
         if let slash = service.firstIndex(of: UInt8(ascii: "/")) { service = service[..<slash] }
         guard let dot = service.lastIndex(of: UInt8(ascii: ".")), dot != service.startIndex else { return "mrpc" }
         return String(decoding: service[..<dot], as: UTF8.self)
+    }
+
+    /// The other way, for a client: the error a call's trailers (or a trailers-only response)
+    /// end it with, or nil for `grpc-status: 0`.
+    ///
+    /// The `ERR_…` code and the details come from the first `google.rpc.ErrorInfo` in
+    /// `grpc-status-details-bin` (its reason and metadata), so any server using the standard
+    /// rich error model shows them; without one the error has only its code and message. No
+    /// `grpc-status` at all is INTERNAL, as gRPC's clients treat it.
+    public static func error(from headers: [HTTP2Header]) -> RPCError? {
+        guard let statusText = headers.first(named: "grpc-status") else {
+            return .internal("the response ended without a grpc-status")
+        }
+        guard let code = UInt32(statusText) else {
+            return .internal("the response's grpc-status \"\(statusText)\" is not a number")
+        }
+        guard code != 0 else { return nil }
+        var error = RPCError(
+            code: StatusCode(rawValue: code), errorCode: "",
+            message: headers.first(named: "grpc-message").map(GRPCPercentEncoding.decode) ?? "")
+        guard let text = headers.first(named: "grpc-status-details-bin"),
+            let bytes = try? Base64.decode(text, accepting: [.standard, .urlSafe], padding: .optional),
+            let status = try? Google_Rpc_Status(serializedBytes: bytes)
+        else { return error }
+        if error.message.isEmpty { error.message = status.message }
+        for detail in status.details {
+            if let info = try? detail.unpack(Google_Rpc_ErrorInfo.self) {
+                error.errorCode = info.reason
+                error.details = info.metadata
+                break
+            }
+        }
+        return error
     }
 }

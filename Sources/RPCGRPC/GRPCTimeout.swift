@@ -2,9 +2,9 @@
 /// `S` seconds, `m` milliseconds, `u` microseconds, `n` nanoseconds), e.g. `100m`.
 ///
 /// It is the call's deadline on this listener, as `CallHeader.timeout_ms` is on ours.
-enum GRPCTimeout {
+public enum GRPCTimeout {
     /// The timeout in nanoseconds, or nil when `text` is not a valid `grpc-timeout` value.
-    static func nanoseconds(_ text: String) -> UInt64? {
+    public static func nanoseconds(_ text: String) -> UInt64? {
         let utf8 = Array(text.utf8)
         guard (2...9).contains(utf8.count) else { return nil }
         var value: UInt64 = 0
@@ -25,5 +25,12 @@ enum GRPCTimeout {
         // 99 999 999 hours is far past any deadline a call may keep: saturate instead of overflowing.
         let (product, overflow) = value.multipliedReportingOverflow(by: unit)
         return overflow ? UInt64.max / 2 : product
+    }
+
+    /// The `grpc-timeout` value for `milliseconds`: in milliseconds while that fits in eight
+    /// digits, else in seconds (rounded up, so the deadline is never shorter than asked).
+    public static func text(milliseconds: UInt64) -> String {
+        if milliseconds <= 99_999_999 { return "\(milliseconds)m" }
+        return "\(min((milliseconds + 999) / 1000, 99_999_999))S"
     }
 }

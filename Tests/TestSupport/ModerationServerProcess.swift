@@ -1,4 +1,5 @@
 internal import Glibc
+internal import RPCPosix
 
 /// The real `moderation-server` as a child process: a fresh data directory, a port chosen by the
 /// kernel, one API key, its log in a file. For tests of tools that talk to it as users do.
@@ -14,6 +15,9 @@ public final class ModerationServerProcess {
     /// "127.0.0.1:PORT".
     public let address: String
     public let port: UInt16
+    /// "127.0.0.1:PORT" of the gRPC listener, from the "server started" log line (`grpc_listen=`);
+    /// nil when the arguments turned it off.
+    public let grpcAddress: String?
     public let dataDirectory: TemporaryDirectory
     private let process: ChildProcess
 
@@ -50,8 +54,27 @@ public final class ModerationServerProcess {
             directory.remove()
             throw TestFailure("moderation-server printed '\(line)' instead of 'listening on HOST:PORT'")
         }
+        // The gRPC listener's port is only in the log, written just after the line above.
+        var grpc: String??
+        let deadline = monotonicNow() + 15_000_000_000
+        while grpc == nil && monotonicNow() < deadline {
+            let log = Self.read(directory.path + "/server.log")
+            let fields = log.split { $0 == " " || $0 == "\n" }
+            if let field = fields.first(where: { $0.hasPrefix("grpc_listen=") }) {
+                let value = field.dropFirst("grpc_listen=".count)
+                grpc = .some(value == "off" ? nil : String(value))
+            } else {
+                usleep(10_000)
+            }
+        }
+        guard let grpc else {
+            process.send(signal: SIGKILL)
+            directory.remove()
+            throw TestFailure("moderation-server logged no grpc_listen= within 15 s")
+        }
         self.process = process
         self.port = port
+        grpcAddress = grpc
         dataDirectory = directory
         address = "127.0.0.1:\(port)"
     }

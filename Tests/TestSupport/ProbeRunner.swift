@@ -19,6 +19,21 @@ public struct ProbeRunner: Sendable {
         self.init(address: server.address, apiKey: ModerationServerProcess.apiKey)
     }
 
+    /// A runner for `server`'s gRPC listener with its key: every command line starts with
+    /// `--grpc 127.0.0.1:PORT`.
+    public static func grpc(_ server: ModerationServerProcess) throws -> ProbeRunner {
+        guard let address = server.grpcAddress else { throw TestFailure("the server has no gRPC listener") }
+        return ProbeRunner(address: address, apiKey: ModerationServerProcess.apiKey, leading: ["--grpc"])
+    }
+
+    /// Arguments put before the address (`--grpc`).
+    public var leading: [String] = []
+
+    public init(address: String?, apiKey: String?, leading: [String]) {
+        self.init(address: address, apiKey: apiKey)
+        self.leading = leading
+    }
+
     /// `rpc-probe [ADDRESS] arguments…` run to its end.
     public func run(_ arguments: [String], standardInput: [UInt8]? = nil, timeoutMs: Int = 30_000) throws
         -> ChildProcess.Outcome
@@ -38,7 +53,8 @@ public struct ProbeRunner: Sendable {
         var environment = ProcessEnvironment.current().filter { !$0.key.hasPrefix("RPC_PROBE_") }
         if let apiKey { environment["RPC_PROBE_API_KEY"] = apiKey }
         return try ChildProcess(
-            executable: try BuiltProducts.path(of: "rpc-probe"), arguments: (address.map { [$0] } ?? []) + arguments,
+            executable: try BuiltProducts.path(of: "rpc-probe"),
+            arguments: leading + (address.map { [$0] } ?? []) + arguments,
             environment: environment, standardInput: standardInput)
     }
 }

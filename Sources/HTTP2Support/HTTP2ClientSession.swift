@@ -1,0 +1,216 @@
+internal import CNGHTTP2
+
+/// One HTTP/2 connection's client side over nghttp2, driven by bytes like `HTTP2ServerSession`:
+/// the caller submits requests, writes what `takeOutput` gives, feeds what it read (`receive`)
+/// and acts on the events (`.response`, `.data`, `.trailers`, `.streamReset`, `.streamClosed`,
+/// `.goaway`, `.connectionError`).
+///
+/// It exists so that tools (rpc-probe's `--grpc`) can speak gRPC to any server without a socket
+/// library of their own in the way: the connection preface, SETTINGS, PING, HPACK, stream states
+/// and flow control are nghttp2's, the socket is the caller's, and tests join it to a
+/// `HTTP2ServerSession` with byte copies.
+///
+/// Request bodies wait in a per-stream queue that a data provider drains as the server's windows
+/// allow, so `sendData` never blocks; a request stays open for more data (a client stream) until
+/// `endRequest`. Confined to one thread; not `Sendable`.
+public final class HTTP2ClientSession {
+    private let session: OpaquePointer
+    /// The callbacks' state; outlives `session` (deleted in `deinit` while this is still held).
+    private let state: SessionState
+
+    /// A client session that has queued the connection preface and its SETTINGS (sent by the
+    /// first `takeOutput`).
+    /// - Parameters:
+    ///   - initialWindowSize: SETTINGS_INITIAL_WINDOW_SIZE, how much each response stream may
+    ///     send before our WINDOW_UPDATE (nghttp2 sends those as data is received).
+    ///   - connectionWindowSize: the connection's receive window, for all streams together.
+    ///   - maxHeaderListSize: the largest response header block accepted (a stream whose block is
+    ///     larger is reset); also announced in SETTINGS.
+    public init(
+        initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 1 << 24, maxHeaderListSize: UInt32 = 65_536
+    ) {
+        state = SessionState(maxHeaderListSize: Int(maxHeaderListSize))
+
+        var callbacks: OpaquePointer?
+        precondition(nghttp2_session_callbacks_new(&callbacks) == 0, "nghttp2: out of memory")
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        SessionCallbacks.install(callbacks!)
+
+        var option: OpaquePointer?
+        precondition(nghttp2_option_new(&option) == 0, "nghttp2: out of memory")
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_closed_streams(option, 1)
+
+        var session: OpaquePointer?
+        let status = nghttp2_session_client_new2(
+            &session, callbacks, Unmanaged.passUnretained(state).toOpaque(), option)
+        precondition(status == 0 && session != nil, "nghttp2: out of memory")
+        self.session = session!
+
+        let settings = [
+            // Servers must not push to a gRPC client.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: initialWindowSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: maxHeaderListSize),
+        ]
+        let submitted = nghttp2_submit_settings(
+            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
+        precondition(submitted == 0, "nghttp2 refused the client's SETTINGS: \(Self.text(submitted))")
+        let widened = nghttp2_session_set_local_window_size(
+            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, connectionWindowSize)
+        precondition(widened == 0, "nghttp2 refused the connection window: \(Self.text(widened))")
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    // MARK: Input
+
+    /// Feeds bytes read from the server; returns what they completed, in order.
+    ///
+    /// After a `.connectionError` (a server that does not speak HTTP/2, a protocol error) nothing
+    /// more is processed.
+    public func receive(_ bytes: UnsafeRawBufferPointer) -> [HTTP2Event] {
+        guard state.connectionError == nil, let base = bytes.baseAddress, bytes.count > 0 else { return [] }
+        if state.firstBytes.count < 64 { state.firstBytes += bytes.prefix(64 - state.firstBytes.count) }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { state.fail("HTTP/2 connection error: \(Self.text(Int32(result)))", fatal: true) }
+        var events = state.events
+        state.events = []
+        if let reason = state.connectionError { events.append(.connectionError(reason)) }
+        return events
+    }
+
+    /// `receive` over an array.
+    public func receive(_ bytes: [UInt8]) -> [HTTP2Event] {
+        bytes.withUnsafeBytes { receive($0) }
+    }
+
+    /// The first bytes the server sent (up to 64), to say what a peer that is not an HTTP/2
+    /// server answered instead.
+    public var firstBytesReceived: [UInt8] { state.firstBytes }
+
+    // MARK: Output
+
+    /// Appends everything nghttp2 has to send now (the preface, SETTINGS, requests, DATA as far
+    /// as the windows allow, acknowledgements); returns what sending did (`.streamClosed` after a
+    /// reset went out, say).
+    @discardableResult
+    public func takeOutput(into buffer: inout [UInt8]) -> [HTTP2Event] {
+        guard !state.isFatal else { return [] }
+        let failedBefore = state.connectionError != nil
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &data)
+            if n < 0 {
+                state.fail("HTTP/2 connection error while sending: \(Self.text(Int32(n)))", fatal: true)
+                break
+            }
+            guard n > 0, let data else { break }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
+        }
+        var events = state.events
+        state.events = []
+        if !failedBefore, let reason = state.connectionError { events.append(.connectionError(reason)) }
+        return events
+    }
+
+    /// True while nghttp2 expects more input.
+    public var wantsRead: Bool { !state.isFatal && nghttp2_session_want_read(session) != 0 }
+
+    /// True when `takeOutput` has something to give.
+    public var wantsWrite: Bool { !state.isFatal && nghttp2_session_want_write(session) != 0 }
+
+    /// True when the connection is over (a GOAWAY exchange with no stream left, an error): close it.
+    public var wantsClose: Bool {
+        state.isFatal || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    }
+
+    /// Why the connection failed, once it has.
+    public var connectionError: String? { state.connectionError }
+
+    // MARK: Requests
+
+    /// Opens a stream with the request's header block (pseudo-headers first: `:method`,
+    /// `:scheme`, `:path`, `:authority`); returns its id. With `endStream` the request has no
+    /// body; otherwise the body follows through `sendData` and ends with `endRequest`.
+    public func submitRequest(headers: [HTTP2Header], endStream: Bool = false) throws(HTTP2Error) -> Int32 {
+        guard !state.isFatal, state.connectionError == nil else {
+            throw HTTP2Error(code: 0, message: "the connection failed: \(state.connectionError ?? "")")
+        }
+        let id: Int32
+        if endStream {
+            id = withNameValues(headers) { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
+        } else {
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
+            id = withNameValues(headers) { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
+        }
+        try check(id, "submitting a request")
+        let stream = OutboundStream()
+        stream.headersSubmitted = true
+        stream.isEnded = endStream
+        if !endStream { state.streams[id] = stream }
+        return id
+    }
+
+    /// Queues body bytes for the request; they go out in DATA frames as flow control allows.
+    public func sendData(streamID: Int32, bytes: [UInt8]) throws(HTTP2Error) {
+        let stream = try openStream(streamID)
+        guard !stream.isEnded else { throw HTTP2Error(code: 0, message: "stream \(streamID): data after the end") }
+        stream.queue.append(bytes)
+        state.queuedBytes += bytes.count
+        try resume(streamID, stream)
+    }
+
+    /// Ends the request body: END_STREAM on the last DATA frame, after all queued data.
+    public func endRequest(streamID: Int32) throws(HTTP2Error) {
+        let stream = try openStream(streamID)
+        guard !stream.isEnded else { throw HTTP2Error(code: 0, message: "stream \(streamID): already ended") }
+        stream.trailers = []
+        stream.isEnded = true
+        try resume(streamID, stream)
+    }
+
+    /// Resets the stream (RST_STREAM): gRPC's cancellation (`CANCEL`). Its queued data is dropped.
+    public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode = .cancel) throws(HTTP2Error) {
+        let result = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
+        try check(result, "stream \(streamID): submitting RST_STREAM")
+        if let stream = state.streams.removeValue(forKey: streamID) { state.queuedBytes -= stream.queue.count }
+    }
+
+    /// Sends GOAWAY: the client is done with the connection.
+    public func submitGoaway(errorCode: HTTP2ErrorCode = .noError) throws(HTTP2Error) {
+        let result = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, errorCode.rawValue, nil, 0)
+        try check(result, "submitting GOAWAY")
+        state.goawaysSubmitted += 1
+    }
+
+    /// Request body bytes submitted and not yet sent (the server's windows hold them).
+    public var queuedBytes: Int { state.queuedBytes }
+
+    // MARK: Helpers
+
+    /// The request's output side while the stream is open. (nghttp2 creates a client stream only
+    /// when its HEADERS go out, so the session's own record is the one to ask: it is removed
+    /// when the stream closes.)
+    private func openStream(_ streamID: Int32) throws(HTTP2Error) -> OutboundStream {
+        guard !state.isFatal, let stream = state.streams[streamID] else {
+            throw HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue), message: "stream \(streamID) is not open")
+        }
+        return stream
+    }
+
+    private func resume(_ streamID: Int32, _ stream: OutboundStream) throws(HTTP2Error) {
+        guard stream.isDeferred else { return }
+        stream.isDeferred = false
+        try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
+    }
+
+    private func check(_ result: Int32, _ what: String) throws(HTTP2Error) {
+        if result < 0 { throw HTTP2Error(code: result, message: "\(what): \(Self.text(result))") }
+    }
+
+    private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }
+}
