@@ -226,7 +226,11 @@ public final class ModerationServer: Sendable {
             return port
         } catch {
             close()
-            throw ServerStartupError("cannot listen on \(listenAddress): \(error)", cause: error)
+            // The error names the address (either listener's): "cannot listen on HOST:PORT: …".
+            let advice =
+                error.operation.contains("(gRPC)")
+                ? "; give --grpc-listen another HOST:PORT, or off" : ""
+            throw ServerStartupError("cannot \(error)\(advice)", cause: error)
         }
     }
 
