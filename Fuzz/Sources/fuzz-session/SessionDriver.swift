@@ -64,6 +64,7 @@ final class SessionDriver {
             for delivery in port.take() {
                 check(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
             }
+            for _ in 0..<port.takeLargeRequestsTakenIn() { check(session.largeRequestTakenIn()) }
         }
         checkOutput(final: false)
     }
@@ -115,10 +116,16 @@ final class QueuePort: CallPort {
     }
 
     private let queue = Mutex<[Delivery]>([])
+    private let takenIn = Atomic<Int>(0)
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
         queue.withLock { $0.append(Delivery(streamID: streamID, frame: frame, final: final)) }
     }
+
+    func largeRequestTakenIn() { takenIn.add(1, ordering: .relaxed) }
+
+    /// How many large requests were reported taken in since the last call.
+    func takeLargeRequestsTakenIn() -> Int { takenIn.exchange(0, ordering: .relaxed) }
 
     var pendingBytes: Int { queue.withLock { $0.reduce(0) { $0 + $1.frame.count } } }
 
