@@ -91,7 +91,7 @@ public final class ServerSession {
     private var machine: StateMachine
     private var calls: [UInt32: LiveCall] = [:]
     /// Calls of the closed connection not yet ended (`endClosedCalls`).
-    private var callsToEnd: [LiveCall] = []
+    private var callsToEnd = CallsToEnd()
     private var lastStreamID: UInt32 = 0
     private var acceptsDeflate = false
     private var appID = ""
@@ -701,19 +701,10 @@ public final class ServerSession {
 
     /// Ends up to `limit` more of a closed connection's calls; returns how many it ended.
     @discardableResult
-    public func endClosedCalls(limit: Int) -> Int {
-        let count = min(limit, callsToEnd.count)
-        let error = RPCError.cancelled("the connection closed before the call completed")
-        for _ in 0..<count {
-            let entry = callsToEnd.removeLast()
-            _ = entry.call.complete(error)
-            entry.call.terminate(.connectionClosed)
-        }
-        return count
-    }
+    public func endClosedCalls(limit: Int) -> Int { callsToEnd.end(limit: limit) }
 
     private func endAllCalls() {
-        callsToEnd.append(contentsOf: calls.values)
+        callsToEnd.append(contentsOf: calls.values.map(\.call))
         calls.removeAll()
         endClosedCalls(limit: Self.callsEndedAtOnce)
     }

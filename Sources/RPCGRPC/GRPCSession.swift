@@ -80,7 +80,7 @@ public final class GRPCSession {
     public let peer: String
     private var streams: [Int32: Stream] = [:]
     /// Calls of the closed connection not yet ended (`endClosedCalls`).
-    private var callsToEnd: [ServerCall] = []
+    private var callsToEnd = CallsToEnd()
     private var draining = false
     private var closing = false
     private var now: UInt64 = 0
@@ -707,7 +707,7 @@ public final class GRPCSession {
         closing = true
         for stream in streams.values {
             releaseBuffered(stream)
-            if let call = stream.call { callsToEnd.append(call) }
+            if let call = stream.call { callsToEnd.append(contentsOf: [call]) }
         }
         streams.removeAll()
         endClosedCalls(limit: ServerSession.callsEndedAtOnce)
@@ -718,16 +718,7 @@ public final class GRPCSession {
 
     /// Ends up to `limit` more of a closed connection's calls; returns how many it ended.
     @discardableResult
-    public func endClosedCalls(limit: Int) -> Int {
-        let count = min(limit, callsToEnd.count)
-        let error = RPCError.cancelled("the connection closed before the call completed")
-        for _ in 0..<count {
-            let call = callsToEnd.removeLast()
-            _ = call.complete(error)
-            call.terminate(.connectionClosed)
-        }
-        return count
-    }
+    public func endClosedCalls(limit: Int) -> Int { callsToEnd.end(limit: limit) }
 
     private func transportActions() -> ServerSession.TransportActions {
         defer { deadlineToArm = nil }

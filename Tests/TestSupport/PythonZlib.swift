@@ -19,21 +19,16 @@ public enum PythonZlib {
     /// Each message compressed whole by Python's `gzip.compress` or `zlib.compress` (gRPC's
     /// `gzip` and `deflate` message encodings).
     public static func compressWhole(_ messages: [[UInt8]], gzip: Bool) throws -> [[UInt8]] {
-        let script = """
-            import sys, zlib, gzip
-            data = open(sys.argv[1], 'rb').read()
-            out = open(sys.argv[2], 'wb')
-            i = 0
-            while i < len(data):
-                n = int.from_bytes(data[i:i + 4], 'big'); i += 4
-                m = \(gzip ? "gzip.compress" : "zlib.compress")(data[i:i + n]); i += n
-                out.write(len(m).to_bytes(4, 'big') + m)
-            """
-        return try LengthPrefixed.decode(Python.run(script, input: LengthPrefixed.encode(messages)))
+        try eachWhole(messages, function: gzip ? "gzip.compress" : "zlib.compress")
     }
 
     /// Each message decompressed whole by Python's `gzip.decompress` or `zlib.decompress`.
     public static func decompressWhole(_ messages: [[UInt8]], gzip: Bool) throws -> [[UInt8]] {
+        try eachWhole(messages, function: gzip ? "gzip.decompress" : "zlib.decompress")
+    }
+
+    /// `function` of Python's gzip or zlib applied to each message on its own.
+    private static func eachWhole(_ messages: [[UInt8]], function: String) throws -> [[UInt8]] {
         let script = """
             import sys, zlib, gzip
             data = open(sys.argv[1], 'rb').read()
@@ -41,7 +36,7 @@ public enum PythonZlib {
             i = 0
             while i < len(data):
                 n = int.from_bytes(data[i:i + 4], 'big'); i += 4
-                m = \(gzip ? "gzip.decompress" : "zlib.decompress")(data[i:i + n]); i += n
+                m = \(function)(data[i:i + n]); i += n
                 out.write(len(m).to_bytes(4, 'big') + m)
             """
         return try LengthPrefixed.decode(Python.run(script, input: LengthPrefixed.encode(messages)))
