@@ -19,12 +19,12 @@ extension GRPCSession: ClosingSession {}
 /// server copy everything it has queued into the output at once.
 ///
 /// Invariant: used only on its loop's thread.
-final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget {
+final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget, SessionConnection {
     let id: UInt64
     let fd: Int32
     let session: GRPCSession
     let port: ConnectionPort
-    private unowned let loop: EventLoop
+    unowned let loop: EventLoop
     private unowned let owner: ConnectionRegistry
     private var registration: UInt32?
     private var registeredEvents: EpollEvents = []
@@ -36,7 +36,8 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
     private var writingBlocked = false
     private var isDirty = false
     private var closed = false
-    private var deadlineTimer: TimerHandle?
+    var isClosed: Bool { closed }
+    var deadlineTimer: TimerHandle?
     /// Closing: the write side is shut and what the peer still sends is read and dropped, so that
     /// closing with unread input (a kernel RST) cannot destroy the GOAWAY just written.
     private var lingering = false
@@ -204,53 +205,13 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget 
 
     // MARK: Events from the session's calls
 
-    private func carryOut(_ actions: ServerSession.TransportActions) {
+    func carryOut(_ actions: ServerSession.TransportActions) {
         if let timer = actions.armDeadlineTimer { armDeadlineTimer(at: timer.deadline) }
         if actions.write || actions.close { markDirty() }
     }
 
-    private func armDeadlineTimer(at deadline: UInt64) {
-        if let deadlineTimer { loop.cancel(deadlineTimer) }
-        deadlineTimer = loop.schedule(at: deadline) { [unowned self] in
-            self.deadlineTimer = nil
-            self.carryOut(self.session.expireDeadlines(now: monotonicNow()))
-        }
-    }
-
-    func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
-        loop.assertInEventLoop()
-        guard !closed else { return true }
-        guard let actions = session.deliverInline(streamID: streamID, final: final, write) else { return false }
-        carryOut(actions)
-        return true
-    }
-
-    func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
-    }
-
     /// The gRPC session takes no request to the large-request pool.
     func largeRequestTakenIn() {}
-
-    func tick(now: UInt64) {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.tick(now: now))
-    }
-
-    func beginDrain() {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.beginDrain())
-    }
-
-    func forceEndStreams() {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.forceEndStreams())
-    }
 
     func resumeInput() {
         loop.assertInEventLoop()

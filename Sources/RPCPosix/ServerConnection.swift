@@ -30,14 +30,14 @@ import TLSSupport
 /// most a record in each direction, released when idle) is not counted in the budget.
 ///
 /// Invariant: used only on its loop's thread (each entry point asserts it in debug builds).
-final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarget {
+final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarget, SessionConnection {
     let id: UInt64
     let fd: Int32
     let session: ServerSession
     let port: ConnectionPort
     /// Plaintext, or the TLS session bytes go through.
     private let io: ConnectionIO
-    private unowned let loop: EventLoop
+    unowned let loop: EventLoop
     private unowned let owner: ConnectionRegistry
     /// The epoll registration; nil until `start` registered the socket.
     private var registration: UInt32?
@@ -71,8 +71,9 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
     private var closeWhenWritten = false
     private var registeredEvents: EpollEvents = []
     /// The one timer for the calls' deadlines, armed where the session asks.
-    private var deadlineTimer: TimerHandle?
+    var deadlineTimer: TimerHandle?
     private var closed = false
+    var isClosed: Bool { closed }
     /// What this connection holds, reserved in the memory budget.
     private var account: MemoryAccount
     /// Since when the connection has held anything (nil: nothing); among equal holdings the
@@ -437,56 +438,13 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
     }
 
     /// Does what the session asked for after an event.
-    private func carryOut(_ actions: ServerSession.TransportActions) {
+    func carryOut(_ actions: ServerSession.TransportActions) {
         if actions.close {
             closeWhenWritten = true
         } else if let timer = actions.armDeadlineTimer {
             armDeadlineTimer(at: timer.deadline)
         }
         if actions.write || actions.close { markDirty() }
-    }
-
-    /// Moves the deadline timer to `deadline`, cancelling the one armed: the session asks only
-    /// for a deadline earlier than the one armed, or for the next after the timer fired.
-    private func armDeadlineTimer(at deadline: UInt64) {
-        if let deadlineTimer { loop.cancel(deadlineTimer) }
-        // Invariant: `close` cancels the timer, so it never fires for a closed connection.
-        deadlineTimer = loop.schedule(at: deadline) { [unowned self] in
-            self.deadlineTimer = nil
-            self.carryOut(self.session.expireDeadlines(now: monotonicNow()))
-        }
-    }
-
-    func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
-        loop.assertInEventLoop()
-        guard !closed else { return true }
-        guard let actions = session.deliverInline(streamID: streamID, final: final, write) else { return false }
-        carryOut(actions)
-        return true
-    }
-
-    func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
-    }
-
-    func tick(now: UInt64) {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.tick(now: now))
-    }
-
-    func beginDrain() {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.beginDrain())
-    }
-
-    func forceEndStreams() {
-        loop.assertInEventLoop()
-        guard !closed else { return }
-        carryOut(session.forceEndStreams())
     }
 
     /// The large-request pool has taken in the session's large request: the connection reads
