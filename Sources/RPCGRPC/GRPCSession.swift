@@ -616,7 +616,7 @@ public final class GRPCSession {
     private func streamGone() {
         guard streams.isEmpty else { return }
         idleSince = environment.now()
-        if draining { closeWhenDone() }
+        if draining { closing = true }
     }
 
     // MARK: Timers and shutdown
@@ -679,12 +679,8 @@ public final class GRPCSession {
         draining = true
         try? http2.submitGoaway(errorCode: .noError)
         for stream in streams.values { stream.call?.terminate(.draining) }
-        if streams.isEmpty { closeWhenDone() }
+        if streams.isEmpty { closing = true }
         return transportActions()
-    }
-
-    private func closeWhenDone() {
-        closing = true
     }
 
     /// Ends every stream still open after the drain's grace period with UNAVAILABLE.

@@ -32,7 +32,6 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget,
     /// Input read but not fed to the session because the output passed the allowance.
     private var heldBack: [UInt8] = []
     private var outputBlocked = false
-    private var inputBlocked = false
     private var writingBlocked = false
     private var isDirty = false
     private var closed = false
@@ -69,7 +68,7 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget,
         session = GRPCSession(environment: environment, configuration: configuration, port: port, peer: peer)
     }
 
-    private var reading: Bool { !closed && !session.closeRequested && !outputBlocked && !inputBlocked }
+    private var reading: Bool { !closed && !session.closeRequested && !outputBlocked }
 
     var held: Int { account.held }
 
@@ -213,13 +212,9 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget,
     /// The gRPC session takes no request to the large-request pool.
     func largeRequestTakenIn() {}
 
-    func resumeInput() {
-        loop.assertInEventLoop()
-        guard inputBlocked, !closed else { return }
-        inputBlocked = false
-        updateInterest()
-        if !heldBack.isEmpty { readAvailable() }
-    }
+    /// Never waits for the budget to read: nghttp2 keeps an incomplete frame itself, and the
+    /// session refuses the stream whose bytes pass its cap or arrive under pressure.
+    func resumeInput() {}
 
     func cut() {
         loop.assertInEventLoop()
