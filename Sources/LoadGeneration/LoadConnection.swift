@@ -1,5 +1,6 @@
 internal import Glibc
 import RPCCore
+import RPCMessages
 import RPCPosix
 import TLSSupport
 
@@ -11,6 +12,8 @@ final class LoadConnection: @unchecked Sendable {
     // Invariant: used by one thread at a time (opened by the caller, then owned by a LoadThread).
     let fd: Int32
     let tls: TLSSession?
+    /// The server's HELLO_ACK: its limits.
+    let helloAck: HelloAck
     /// TLS: the last read needs the socket writable first.
     private(set) var readNeedsOutput = false
     var inFlight = 0
@@ -23,9 +26,10 @@ final class LoadConnection: @unchecked Sendable {
     private let input: UnsafeMutableRawBufferPointer
     private var inputCount = 0
 
-    private init(fd: Int32, tls: TLSSession?, leftover: [UInt8]) {
+    private init(fd: Int32, tls: TLSSession?, helloAck: HelloAck, leftover: [UInt8]) {
         self.fd = fd
         self.tls = tls
+        self.helloAck = helloAck
         input = .allocate(byteCount: 8 * 1024 * 1024, alignment: 16)
         leftover.withUnsafeBytes { input.copyMemory(from: $0) }
         inputCount = leftover.count
@@ -40,7 +44,8 @@ final class LoadConnection: @unchecked Sendable {
         var options = options
         options.acceptDeflate = false
         let handshake = try ClientHandshake.connect(options, tlsContext: tlsContext)
-        return LoadConnection(fd: handshake.fd, tls: handshake.tls, leftover: handshake.leftover)
+        return LoadConnection(
+            fd: handshake.fd, tls: handshake.tls, helloAck: handshake.helloAck, leftover: handshake.leftover)
     }
 
     func appendCall(payload: [UInt8], now: UInt64) {

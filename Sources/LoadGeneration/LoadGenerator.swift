@@ -1,3 +1,4 @@
+internal import Glibc
 import ProtoBridge
 public import RPCCore
 import RPCMessages
@@ -20,12 +21,14 @@ public enum LoadGenerator {
             onBehalfOf: configuration.callOptions.onBehalfOf, idempotencyKey: configuration.callOptions.idempotencyKey,
             requestID: configuration.callOptions.requestID, metadata: configuration.callOptions.metadata,
             acceptEncodings: configuration.callOptions.acceptDeflate ? ["deflate"] : [])
+        var largest = CallSizes(headerBytes: 0, bodyBytes: 0)
         let payloads: [[UInt8]] = configuration.bodies.map { body in
             var payload: [UInt8] = []
             BigEndian.append(0, to: &payload)
             let length = header.encode(appendingTo: &payload)
             BigEndian.store(UInt32(length), in: &payload, at: 0)
             payload += body
+            largest = CallSizes(headerBytes: length, bodyBytes: max(largest.bodyBytes, body.count))
             return payload
         }
         // One TLS context for every connection (its CA file read once).
@@ -40,6 +43,11 @@ public enum LoadGenerator {
         var connections: [LoadConnection] = []
         for _ in 0..<configuration.connections {
             connections.append(try LoadConnection.open(configuration.client, tlsContext: tlsContext))
+            // A call over the server's limits would fail every time, or end the connection.
+            if let refusal = connections[0].helloAck.refusal(for: largest) {
+                for connection in connections { close(connection.fd) }
+                throw refusal
+            }
         }
         let threadCount = max(1, min(configuration.threads, connections.count))
         let start = monotonicNow()

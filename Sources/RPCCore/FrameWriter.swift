@@ -38,22 +38,27 @@ public enum FrameWriter {
     }
 
     /// CALL: u32 header length, CallHeader, request body (deflated when `compress`).
+    /// - Returns: the sizes of its header and body, for the client to hold against HELLO_ACK's limits.
+    @discardableResult
     public static func call<Request: ProtoMessage>(
         streamID: UInt32, header: CallHeader, request: Request, compress: Bool = false, into buffer: inout [UInt8]
-    ) {
+    ) -> CallSizes {
         let start = beginFrame(.call, streamID: streamID, into: &buffer)
         let lengthAt = buffer.count
         BigEndian.append(0, to: &buffer)
         let headerLength = header.encode(appendingTo: &buffer)
         BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
-        let compressed = appendBody(request, compress: compress, into: &buffer)
-        endFrame(start, compressed: compressed, into: &buffer)
+        let body = appendBody(request, compress: compress, into: &buffer)
+        endFrame(start, compressed: body.compressed, into: &buffer)
+        return CallSizes(headerBytes: headerLength, bodyBytes: body.bytes)
     }
 
     /// CALL with an already-encoded request body (for tools that build bodies dynamically).
+    /// - Returns: the sizes of its header and body, for the client to hold against HELLO_ACK's limits.
+    @discardableResult
     public static func call(
         streamID: UInt32, header: CallHeader, body: UnsafeRawBufferPointer, into buffer: inout [UInt8]
-    ) {
+    ) -> CallSizes {
         let start = beginFrame(.call, streamID: streamID, into: &buffer)
         let lengthAt = buffer.count
         BigEndian.append(0, to: &buffer)
@@ -61,6 +66,7 @@ public enum FrameWriter {
         BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
         buffer.append(contentsOf: body)
         endFrame(start, compressed: false, into: &buffer)
+        return CallSizes(headerBytes: headerLength, bodyBytes: body.count)
     }
 
     /// REPLY with status OK and `response` as body (deflated when `compress` and it is large).
@@ -69,8 +75,8 @@ public enum FrameWriter {
     ) {
         let start = beginFrame(.reply, streamID: streamID, into: &buffer)
         BigEndian.append(0, to: &buffer) // an OK Status encodes to zero bytes
-        let compressed = appendBody(response, compress: compress, into: &buffer)
-        endFrame(start, compressed: compressed, into: &buffer)
+        let body = appendBody(response, compress: compress, into: &buffer)
+        endFrame(start, compressed: body.compressed, into: &buffer)
     }
 
     /// REPLY carrying an error status and no body.
@@ -171,24 +177,25 @@ public enum FrameWriter {
     }
 
     /// Appends the body, deflated when asked and worth it; returns whether it was deflated.
-    private static func appendBody<M: ProtoMessage>(_ body: M, compress: Bool, into buffer: inout [UInt8]) -> Bool {
-        guard compress else {
-            body.encode(appendingTo: &buffer)
-            return false
-        }
+    /// Appends `body`'s encoding, deflated when `compress` and that makes it smaller.
+    /// - Returns: whether it was deflated, and its size before deflating.
+    private static func appendBody<M: ProtoMessage>(_ body: M, compress: Bool, into buffer: inout [UInt8]) -> (
+        compressed: Bool, bytes: Int
+    ) {
+        guard compress else { return (false, body.encode(appendingTo: &buffer)) }
         var raw: [UInt8] = []
         body.encode(appendingTo: &raw)
         guard raw.count >= compressionThreshold else {
             buffer.append(contentsOf: raw)
-            return false
+            return (false, raw.count)
         }
         let start = buffer.count
         raw.withUnsafeBytes { unaryDeflater.value.compressIndependent($0, appendingTo: &buffer) }
         if buffer.count - start >= raw.count {
             buffer.removeLast(buffer.count - start)
             buffer.append(contentsOf: raw)
-            return false
+            return (false, raw.count)
         }
-        return true
+        return (true, raw.count)
     }
 }

@@ -117,14 +117,15 @@ extension ClientConnection {
         }
     }
 
-    /// The one way a call starts: registers it under the next stream id and has `encode` append
-    /// its CALL frame, then writes what the socket takes now. A call that cannot start (the
-    /// connection is closed or going away, or too much output waits) fails at once, on this thread.
+    /// The one way a call starts: has `encode` append its CALL frame under the next stream id,
+    /// registers it, then writes what the socket takes now. A call that cannot start (the
+    /// connection is closed or going away, too much output waits, or the call is over the limits
+    /// of the server's HELLO_ACK) fails at once, on this thread, and nothing of it is sent.
     /// - Returns: the call's stream id (0 when it could not start).
     @discardableResult
     private func start(
         path: String, options: CallOptions, receiver: PendingCall.Receiver,
-        encode: (UInt32, CallHeader, inout [UInt8]) -> Void
+        encode: (UInt32, CallHeader, inout [UInt8]) -> CallSizes
     ) -> UInt32 {
         let deadline = options.timeoutMs > 0 ? monotonicNow() + UInt64(options.timeoutMs) * 1_000_000 : nil
         let pending = PendingCall(deadline: deadline, receiver: receiver)
@@ -135,26 +136,37 @@ extension ClientConnection {
         var refusal: RPCError?
         var wake = false
         // Invariant: ids are taken and frames appended under the writer's lock, so stream ids go
-        // out increasing (the server refuses a stream id that does not grow).
+        // out increasing (the server refuses a stream id that does not grow). The frame is encoded
+        // before the call is registered (its sizes decide whether it may go) and taken back out
+        // when it may not: nothing is flushed in between.
         let streamID: UInt32 = writer.withLock { writer in
             let streamID = writer.lastStreamID + 1
-            refusal = state.withLock { state -> RPCError? in
-                if let closed = state.closed { return closed }
-                if state.goawayLastStream != nil {
-                    return .unavailable("the server sent GOAWAY; open a new connection")
+            let mark = writer.output.count
+            let waiting = writer.unwritten
+            let sizes = encode(streamID, header, &writer.output)
+            refusal = helloAck.refusal(for: sizes)
+            if refusal == nil {
+                refusal = state.withLock { state -> RPCError? in
+                    if let closed = state.closed { return closed }
+                    if state.goawayLastStream != nil {
+                        return .unavailable("the server sent GOAWAY; open a new connection")
+                    }
+                    guard waiting < Self.pendingOutputLimit else {
+                        return RPCError(
+                            code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
+                            message:
+                                "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading"
+                        )
+                    }
+                    state.calls[streamID] = pending
+                    return nil
                 }
-                guard writer.unwritten < Self.pendingOutputLimit else {
-                    return RPCError(
-                        code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
-                        message: "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading"
-                    )
-                }
-                state.calls[streamID] = pending
-                return nil
             }
-            guard refusal == nil else { return 0 }
+            guard refusal == nil else {
+                writer.output.removeLast(writer.output.count - mark)
+                return 0
+            }
             writer.lastStreamID = streamID
-            encode(streamID, header, &writer.output)
             wake = !flush(&writer)
             return streamID
         }

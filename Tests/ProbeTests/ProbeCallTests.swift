@@ -293,4 +293,65 @@ struct ProbeCallTests {
         #expect(outcome.standardError.contains("response: 6003 bytes"))
         #expect(outcome.standardError.contains("call took "))
     }
+
+    /// An Echo request whose payload is `count` zero bytes (a multiple of 3), as rpc-probe's JSON.
+    static func echoRequest(payloadBytes count: Int) -> String {
+        #"{"payload":"\#(String(repeating: "AAAA", count: count / 3))"}"#
+    }
+
+    @Test(
+        "a request over the server's message limit fails RESOURCE_EXHAUSTED / ERR_MESSAGE_TOO_LARGE (exit 72), quoting the limit the server states, on both listeners and in bench"
+    )
+    func requestOverTheServersLimit() throws {
+        let server = try ModerationServerProcess(arguments: ["--max-message-bytes", "65536"])
+        defer { _ = try? server.stop() }
+        let echo = "mrpc.diagnostics.v1.Diagnostics/Echo"
+        // EchoRequest{payload: n} is 1 (tag) + 3 (length) + n bytes: 65532 make exactly 65536.
+        let atLimit = try server.dataDirectory.write(Array(Self.echoRequest(payloadBytes: 65_532).utf8), to: "at.json")
+        let justOver = try server.dataDirectory.write(
+            Array(Self.echoRequest(payloadBytes: 65_535).utf8), to: "over.json")
+        // Past the framed listener's frame limit (the body's limit + the header's + 1028 bytes):
+        // sent, it ended the connection with GOAWAY, which read as UNAVAILABLE "may be retried".
+        let farOver = try server.dataDirectory.write(Array(Self.echoRequest(payloadBytes: 99_999).utf8), to: "far.json")
+        for probe in [ProbeRunner(server), try ProbeRunner.grpc(server)] {
+            let fits = try probe.run("call", echo, "-d", "@" + atLimit)
+            #expect(fits.exitCode == 0, "\(probe.leading): \(fits)")
+            for file in [justOver, farOver] {
+                let refused = try probe.run("call", echo, "-d", "@" + file)
+                #expect(refused.exitCode == 64 + 8, "\(probe.leading) \(file): \(refused)")
+                #expect(refused.standardError.contains("Code: RESOURCE_EXHAUSTED (8)"), "\(refused)")
+                #expect(refused.standardError.contains("Error code: ERR_MESSAGE_TOO_LARGE"), "\(refused)")
+                #expect(refused.standardError.contains("limit of 65536 bytes"), "\(probe.leading): \(refused)")
+                #expect(!refused.standardError.contains("retried"), "\(refused)")
+            }
+        }
+        let framed = try ProbeRunner(server).run("call", echo, "-d", "@" + farOver)
+        #expect(
+            framed.standardError.contains(
+                "the request message of 100003 bytes exceeds the server's limit of 65536 bytes "
+                    + "(max_message_bytes in its HELLO_ACK); it was not sent"), "\(framed)")
+        let bench = try ProbeRunner(server).run("bench", echo, "-d", "@" + justOver, "--total", "10")
+        #expect(bench.exitCode == 64 + 8, "\(bench)")
+        #expect(bench.standardOutput.isEmpty, "no report: no load ran")
+        #expect(bench.standardError.contains("limit of 65536 bytes"), "\(bench)")
+        #expect(try ProbeRunner(server).run("health").exitCode == 0, "the server serves on")
+    }
+
+    @Test(
+        "at the default limit the probe quotes 4194304 bytes, the max_message_bytes of HELLO_ACK, not the frame limit")
+    func defaultLimitQuoted() throws {
+        let server = try ModerationServerProcess()
+        defer { _ = try? server.stop() }
+        let file = try server.dataDirectory.write(
+            Array(Self.echoRequest(payloadBytes: 4_299_999).utf8), to: "large.json")
+        let verbose = try ProbeRunner(server).run(
+            "-v", "call", "mrpc.diagnostics.v1.Diagnostics/Echo", "-d", "@" + file)
+        #expect(verbose.exitCode == 64 + 8, "\(verbose)")
+        #expect(verbose.standardError.contains("max message 4194304 bytes"), "-v shows the HELLO_ACK: \(verbose)")
+        #expect(verbose.standardError.contains("exceeds the server's limit of 4194304 bytes"), "\(verbose)")
+        #expect(!verbose.standardError.contains("4203524"), "\(verbose)")
+        let grpc = try ProbeRunner.grpc(server).run("call", "mrpc.diagnostics.v1.Diagnostics/Echo", "-d", "@" + file)
+        #expect(grpc.exitCode == 64 + 8, "\(grpc)")
+        #expect(grpc.standardError.contains("exceeds the limit of 4194304 bytes"), "\(grpc)")
+    }
 }
