@@ -72,7 +72,7 @@ struct JSONMessageDecoder {
 
     private func unknownField(_ key: String, in info: SchemaStorage.MessageInfo) -> ProtoSchemaError {
         let names = info.fields.flatMap { $0.name == $0.jsonName ? [$0.jsonName] : [$0.jsonName, $0.name] }
-        let hint = Suggestion.closest(to: key, among: names).map { " (did you mean \(JSONWriter.quoted($0))?)" } ?? ""
+        let hint = Suggestion.hint(for: key, among: names, quote: JSONWriter.quoted)
         let location = path.isEmpty ? "" : " at \"\(pathText(path))\" of \(topLevel)"
         return ProtoSchemaError(
             code: .invalidJSONValue,
@@ -154,11 +154,11 @@ struct JSONMessageDecoder {
         switch json {
         case .string(let name):
             if let index = info.valueByName[name] { return .enumNumber(info.values[index].number) }
-            let hint =
-                Suggestion.closest(to: name, among: info.values.map(\.name)).map {
-                    " (did you mean \(JSONWriter.quoted($0))?)"
-                } ?? ""
-            throw error("\(JSONWriter.quoted(name)) is not a value of enum \(info.fullName)\(hint)")
+            let names = info.values.map(\.name)
+            let hint = Suggestion.hint(for: name, among: names, quote: JSONWriter.quoted)
+            throw error(
+                "\(JSONWriter.quoted(name)) is not a value of enum \(info.fullName)\(hint); its values: "
+                    + names.joined(separator: ", "))
         case .number(let literal):
             guard case .int32(let number) = try integer(literal, type: .int32, found: json) else {
                 preconditionFailure("an int32 conversion returns an int32")

@@ -27,9 +27,7 @@ extension Schema {
         {
             return "\(field.fullName) is a field:\n" + ProtoPrinter.text { $0.field(field) }
         }
-        let hint =
-            Suggestion.closest(to: name, among: storage.symbols.keys.sorted()).map { " (did you mean \"\($0)\"?)" }
-            ?? ""
+        let hint = Suggestion.hint(for: name.replacingSlashes(), among: storage.symbols.keys.sorted())
         throw ProtoSchemaError(
             code: .unknownSymbol,
             message: "no service, method, message, enum or field named \"\(name)\" in the schema\(hint)")

@@ -112,22 +112,11 @@ public struct Schema: Sendable {
     public func requireMethod(named name: String) throws(ProtoSchemaError) -> MethodDescriptor {
         guard let method = method(named: name) else {
             let methods = services.flatMap(\.methods)
-            let bare =
-                Self.withoutLeadingDot(name).split(whereSeparator: { $0 == "/" || $0 == "." }).last.map(String.init)
-                ?? name
-            let sameName = methods.filter { $0.name == bare }
-            let closest =
-                sameName.count == 1
-                ? sameName[0]
-                : Suggestion.closest(
-                    to: Self.withoutLeadingDot(name).replacingSlashes(), among: methods.map(\.fullName)
-                )
-                .flatMap { fullName in methods.first { $0.fullName == fullName } }
-            let hint = closest.map { String($0.path.dropFirst()) }
-            throw ProtoSchemaError(
-                code: .unknownSymbol,
-                message: "no method named \"\(name)\" in the schema" + (hint.map { " (did you mean \"\($0)\"?)" } ?? "")
-            )
+            let paths = Dictionary(uniqueKeysWithValues: methods.map { ($0.fullName, String($0.path.dropFirst())) })
+            let hint = Suggestion.hint(
+                for: Self.withoutLeadingDot(name).replacingSlashes(), among: methods.map(\.fullName),
+                quote: { "\"\(paths[$0] ?? $0)\"" })
+            throw ProtoSchemaError(code: .unknownSymbol, message: "no method named \"\(name)\" in the schema" + hint)
         }
         return method
     }
@@ -139,7 +128,7 @@ public struct Schema: Sendable {
 
 extension String {
     /// "/pkg.Service/Method" and "pkg.Service/Method" as the symbol "pkg.Service.Method".
-    fileprivate func replacingSlashes() -> String {
+    func replacingSlashes() -> String {
         var symbol = hasPrefix("/") ? String(dropFirst()) : self
         if let slash = symbol.lastIndex(of: "/") { symbol.replaceSubrange(slash...slash, with: ".") }
         return symbol

@@ -145,6 +145,27 @@ struct DescribeTests {
                 """)
     }
 
+    @Test(
+        "a name cut short is completed within its scope, not matched to the shorter name it is closest to",
+        arguments: [
+            ("moderation.v1.Moderation.Kick", #"(did you mean "moderation.v1.Moderation.KickMember"?)"#),
+            ("moderation.v1.Moderation/Kick", #"(did you mean "moderation.v1.Moderation.KickMember"?)"#),
+            ("moderation.v1.GroupTy", #"(did you mean "moderation.v1.GroupType"?)"#),
+            (
+                "moderation.v1.Moderation.Create",
+                #"(did you mean one of "moderation.v1.Moderation.CreateGroup", "moderation.v1.Moderation.CreateUser"?)"#
+            ),
+        ])
+    func aNameCutShortIsCompleted(_ symbol: String, _ hint: String) throws {
+        #expect(
+            throws: ProtoSchemaError(
+                code: .unknownSymbol,
+                message: #"no service, method, message, enum or field named "\#(symbol)" in the schema \#(hint)"#)
+        ) {
+            try schema().describe(symbol)
+        }
+    }
+
     @Test func anUnknownSymbolSuggestsTheClosestName() throws {
         #expect(
             throws: ProtoSchemaError(

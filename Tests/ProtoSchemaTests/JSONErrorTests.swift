@@ -167,7 +167,23 @@ struct JSONErrorTests {
             ),
             (
                 "moderation.v1.Group", #"{"type": "GROUP_TYPE_PUBLICC"}"#,
-                #"field "type" of moderation.v1.Group: "GROUP_TYPE_PUBLICC" is not a value of enum moderation.v1.GroupType (did you mean "GROUP_TYPE_PUBLIC"?)"#
+                #"field "type" of moderation.v1.Group: "GROUP_TYPE_PUBLICC" is not a value of enum moderation.v1.GroupType (did you mean "GROUP_TYPE_PUBLIC"?); its values: GROUP_TYPE_UNSPECIFIED, GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD, GROUP_TYPE_PRIVATE"#
+            ),
+            (
+                "moderation.v1.Group", #"{"type": "GROUP_TYPE_PRIV"}"#,
+                #"field "type" of moderation.v1.Group: "GROUP_TYPE_PRIV" is not a value of enum moderation.v1.GroupType (did you mean "GROUP_TYPE_PRIVATE"?); its values: GROUP_TYPE_UNSPECIFIED, GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD, GROUP_TYPE_PRIVATE"#
+            ),
+            (
+                "moderation.v1.Group", #"{"type": "public"}"#,
+                #"field "type" of moderation.v1.Group: "public" is not a value of enum moderation.v1.GroupType (did you mean "GROUP_TYPE_PUBLIC"?); its values: GROUP_TYPE_UNSPECIFIED, GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD, GROUP_TYPE_PRIVATE"#
+            ),
+            (
+                "moderation.v1.Group", #"{"type": "SECRET"}"#,
+                #"field "type" of moderation.v1.Group: "SECRET" is not a value of enum moderation.v1.GroupType; its values: GROUP_TYPE_UNSPECIFIED, GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD, GROUP_TYPE_PRIVATE"#
+            ),
+            (
+                "moderation.v1.CreateUserRequest", #"{"nam": "x"}"#,
+                #"unknown field "nam" in moderation.v1.CreateUserRequest (did you mean "name"?)"#
             ),
             (
                 "moderation.v1.Group", #"{"type": true}"#,
@@ -232,7 +248,7 @@ struct JSONErrorTests {
             (
                 "moderation.v1.AddMembersRequest",
                 #"{"members": [{"uid": "a"}, {"uid": "b", "scope": "SCOPE_OWNER"}]}"#,
-                #"field "members[1].scope" of moderation.v1.AddMembersRequest: "SCOPE_OWNER" is not a value of enum moderation.v1.Scope"#
+                #"field "members[1].scope" of moderation.v1.AddMembersRequest: "SCOPE_OWNER" is not a value of enum moderation.v1.Scope; its values: SCOPE_UNSPECIFIED, SCOPE_ADMIN, SCOPE_MODERATOR, SCOPE_PARTICIPANT"#
             ),
             (
                 "moderation.v1.CreateGroupResponse", #"{"results": {"u1": {"seq": "x"}}}"#,

@@ -70,6 +70,9 @@ struct SchemaTests {
             ("/moderation.v1.Moderation/Subscrbe", "moderation.v1.Moderation/Subscribe"),
             ("moderation.v1.Moderaton.BanMember", "moderation.v1.Moderation/BanMember"),
             ("GetFileDescriptorSet", "mrpc.reflection.v1.Reflection/GetFileDescriptorSet"),
+            ("moderation.v1.Moderation/Kick", "moderation.v1.Moderation/KickMember"),
+            ("moderation.v1.Moderation.kickmember", "moderation.v1.Moderation/KickMember"),
+            ("TransferOwn", "moderation.v1.Moderation/TransferOwnership"),
         ])
     func unknownMethodSuggestion(_ name: String, _ suggestion: String) throws {
         let schema = try schema()
