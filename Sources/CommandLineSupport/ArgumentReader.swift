@@ -2,13 +2,24 @@
 /// without a value) and positional arguments.
 ///
 /// The reader knows no flag by name; the tool decides what each flag means and whether it takes
-/// a value (`value(for:)`) or not (`Flag.booleanValue()`). Names are kept whole, dashes
-/// included, so a single-dash long name (grpcurl's `-plaintext`) is a name like any other; there
-/// is no bundling of single-letter flags. Only a `--` name carries an inline `=value`.
+/// a value (`value(for:)`) or not (`Flag.booleanValue()`). There is no bundling of single-letter
+/// flags. In the `.gnu` style (the server's) a name is kept as given and only a `--` name
+/// carries an inline `=value`. In the `.go` style (rpc-probe's, for grpcurl's habits) a
+/// single-dash name longer than one letter is read as its `--` form (`-plaintext` is
+/// `--plaintext`, as Go's flag package takes both), and any flag may carry `=value`.
 public struct ArgumentReader {
+    /// How flags are spelled.
+    public enum Style: Sendable {
+        /// `--name` for long flags, `-x` for one letter; `=value` only after `--name`.
+        case gnu
+        /// As `.gnu`, and also `-name` for `--name` and `-x=value`, as Go's flag package reads them.
+        case go
+    }
+
     /// A flag as given on the command line.
     public struct Flag: Equatable, Sendable {
-        /// The name, dashes included: "--timeout", "-H".
+        /// The name, dashes included: "--timeout", "-H" (in the `.go` style, "-timeout" too is
+        /// "--timeout").
         public var name: String
         /// The value given as `--name=value`, if any.
         public var inlineValue: String?
@@ -16,21 +27,31 @@ public struct ArgumentReader {
         public var argument: String
 
         /// Splits `argument`, which starts with "-", into its name and inline value.
-        public init(_ argument: String) {
+        public init(_ argument: String, style: Style = .gnu) {
             self.argument = argument
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            let splits = argument.hasPrefix("--") || style == .go
+            if splits, let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             } else {
                 name = argument
                 inlineValue = nil
             }
+            if style == .go && !name.hasPrefix("--") && name.count > 2 { name = "-" + name }
         }
 
-        /// A switch: true when given bare, or its inline value read as on or off (`--compress=off`).
+        /// The name as typed, without any inline value ("-plaintext" for `-plaintext=true`), for
+        /// messages about this flag.
+        public var spelled: String {
+            guard let inlineValue else { return argument }
+            return String(argument.dropLast(inlineValue.count + 1))
+        }
+
+        /// A switch: true when given bare, or its inline value read as on or off (`--compress=off`,
+        /// `-emit-defaults=true`).
         public func booleanValue() throws(ArgumentError) -> Bool {
             guard let inlineValue else { return true }
-            return try ArgumentValue(inlineValue, name: name).onOff()
+            return try ArgumentValue(inlineValue, name: spelled).boolean()
         }
     }
 
@@ -49,9 +70,15 @@ public struct ArgumentReader {
     }
 
     private var remaining: ArraySlice<String>
+    public let style: Style
 
-    /// - Parameter arguments: the command line without the program name.
-    public init(_ arguments: [String]) { remaining = arguments[...] }
+    /// - Parameters:
+    ///   - arguments: the command line without the program name.
+    ///   - style: how flags are spelled.
+    public init(_ arguments: [String], style: Style = .gnu) {
+        remaining = arguments[...]
+        self.style = style
+    }
 
     public var isEmpty: Bool { remaining.isEmpty }
 
@@ -59,7 +86,7 @@ public struct ArgumentReader {
     /// input by convention), otherwise a positional argument; nil at the end.
     public mutating func next() -> Token? {
         guard let first = remaining.popFirst() else { return nil }
-        return Self.isFlag(first) ? .flag(Flag(first)) : .positional(first)
+        return Self.isFlag(first) ? .flag(Flag(first, style: style)) : .positional(first)
     }
 
     /// The next argument if it is positional; nil (and nothing consumed) otherwise.
@@ -74,11 +101,12 @@ public struct ArgumentReader {
     ///   when it is missing.
     /// - Throws: when the command line ends before the value.
     public mutating func value(for flag: Flag, placeholder: String? = nil) throws(ArgumentError) -> ArgumentValue {
-        if let inline = flag.inlineValue { return ArgumentValue(inline, name: flag.name) }
+        if let inline = flag.inlineValue { return ArgumentValue(inline, name: flag.spelled) }
         guard let next = remaining.popFirst() else {
-            throw ArgumentError("\(flag.name) needs a value" + (placeholder.map { ": \(flag.name) \($0)" } ?? ""))
+            throw ArgumentError(
+                "\(flag.spelled) needs a value" + (placeholder.map { ": \(flag.spelled) \($0)" } ?? ""))
         }
-        return ArgumentValue(next, name: flag.name)
+        return ArgumentValue(next, name: flag.spelled)
     }
 
     private static func isFlag(_ argument: String) -> Bool {

@@ -1,11 +1,23 @@
 /// Switches and closed lists of words.
 extension ArgumentValue {
-    /// On or off: on, true, yes, 1 / off, false, no, 0, in any case.
+    /// A setting that is on or off, written exactly `on` or `off`, as the settings document it
+    /// (a config file that says `yes` is refused rather than guessed at).
     public func onOff() throws(ArgumentError) -> Bool {
-        switch text.lowercased() {
-        case "on", "true", "yes", "1": return true
-        case "off", "false", "no", "0": return false
+        switch text {
+        case "on": return true
+        case "off": return false
         default: throw error("'\(text)' is not on or off")
+        }
+    }
+
+    /// A switch's inline value (`--compress=off`): on, true, 1 / off, false, 0, in any case —
+    /// `true` and `false` because Go's flag package, and so grpcurl, writes switches that way
+    /// (`-emit-defaults=true`).
+    public func boolean() throws(ArgumentError) -> Bool {
+        switch text.lowercased() {
+        case "on", "true", "1": return true
+        case "off", "false", "0": return false
+        default: throw error("'\(text)' is not on or off (or true or false)")
         }
     }
 

@@ -9,7 +9,7 @@ enum AvailableMemory {
         let pageSize = sysconf(Int32(_SC_PAGESIZE))
         var available = pages > 0 && pageSize > 0 ? pages * pageSize : Int.max
         for path in limitFiles() {
-            guard let text = FileSystem.readText(path) else { continue }
+            guard let text = try? FileSystem.readText(path) else { continue }
             let trimmed = text.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""
             if let limit = Int(trimmed), limit > 0 { available = min(available, limit) }
         }
@@ -20,7 +20,7 @@ enum AvailableMemory {
     /// and its ancestors as /proc/self/cgroup names them ("max" in v2 means none and is skipped).
     static func limitFiles() -> [String] {
         var files = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
-        let lines = FileSystem.readText("/proc/self/cgroup")?.split(separator: "\n") ?? []
+        let lines = (try? FileSystem.readText("/proc/self/cgroup"))?.split(separator: "\n") ?? []
         for line in lines {
             let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3, fields[2].hasPrefix("/") else { continue }

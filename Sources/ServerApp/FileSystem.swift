@@ -1,19 +1,24 @@
 internal import Glibc
+import RPCPosix
 
 /// The few file operations the server needs, without Foundation.
 enum FileSystem {
-    /// The whole file as text, or nil when it cannot be read.
-    static func readText(_ path: String) -> String? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
+    /// The whole file as text.
+    /// - Throws: the `SystemError` of the open or read that failed, so that a message can say
+    ///   why ("No such file or directory", "Permission denied", "Is a directory").
+    static func readText(_ path: String) throws(SystemError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(path)", errno: errno) }
+        defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count { break }
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw SystemError("read \(path)", errno: errno) }
+            if n == 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(contentsOf: chunk[0..<n])
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Writes `text` to a new file readable only by its owner; fails if it exists.

@@ -226,10 +226,11 @@ public final class ModerationServer: Sendable {
             return port
         } catch {
             close()
-            // The error names the address (either listener's): "cannot listen on HOST:PORT: …".
+            // The error names the address (either listener's): "cannot listen on HOST:PORT: …",
+            // and the advice the flag that moves it.
             let advice =
                 error.operation.contains("(gRPC)")
-                ? "; give --grpc-listen another HOST:PORT, or off" : ""
+                ? "; give --grpc-listen another HOST:PORT, or off" : "; give --listen another HOST:PORT"
             throw ServerStartupError("cannot \(error)\(advice)", cause: error)
         }
     }

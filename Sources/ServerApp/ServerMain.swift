@@ -252,8 +252,11 @@ public enum ServerMain {
     }
 
     static func readKeysFile(_ path: String, setting: String) throws(ConfigurationError) -> [APIKeyStore.Entry] {
-        guard let text = FileSystem.readText(path) else {
-            throw ConfigurationError("\(setting) \(path) cannot be read")
+        let text: String
+        do throws(SystemError) {
+            text = try FileSystem.readText(path)
+        } catch {
+            throw ConfigurationError("\(setting) \(path) cannot be read: \(FileSystem.describe(errno: error.errno))")
         }
         var entries: [APIKeyStore.Entry] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

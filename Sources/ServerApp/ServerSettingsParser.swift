@@ -2,6 +2,7 @@ import CommandLineSupport
 import ModerationPostgres
 import ModerationSQLite
 import RPCCore
+import RPCPosix
 
 /// Reads flags, `MODERATION_…` environment variables and a config file into `ServerSettings`.
 ///
@@ -287,7 +288,12 @@ public enum ServerSettingsParser {
     /// Applies a config file: one `name = value` a line (names as the flags without `--`),
     /// `#` comments and blank lines ignored.
     static func applyConfigFile(_ path: String, to settings: inout ServerSettings) throws(ConfigurationError) {
-        guard let text = FileSystem.readText(path) else { throw ConfigurationError("--config \(path) cannot be read") }
+        let text: String
+        do throws(SystemError) {
+            text = try FileSystem.readText(path)
+        } catch {
+            throw ConfigurationError("--config \(path) cannot be read: \(FileSystem.describe(errno: error.errno))")
+        }
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }

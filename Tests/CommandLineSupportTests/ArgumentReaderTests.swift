@@ -4,8 +4,10 @@ import Testing
 @Suite("ArgumentReader: flags, inline values, switches, positionals")
 struct ArgumentReaderTests {
     /// Every token of `arguments`, taking a value for each flag in `valued`.
-    private func read(_ arguments: [String], valued: Set<String> = []) throws(ArgumentError) -> [String] {
-        var reader = ArgumentReader(arguments)
+    private func read(
+        _ arguments: [String], valued: Set<String> = [], style: ArgumentReader.Style = .gnu
+    ) throws(ArgumentError) -> [String] {
+        var reader = ArgumentReader(arguments, style: style)
         var seen: [String] = []
         while let token = reader.next() {
             switch token {
@@ -35,6 +37,45 @@ struct ArgumentReaderTests {
         ])
     func tokens(_ arguments: [String], _ expected: [String]) throws {
         #expect(try read(arguments, valued: ["--threads", "--header", "-d"]) == expected)
+    }
+
+    @Test(
+        "the .go style: -name is --name, and any flag may carry =value, as Go's flag package (grpcurl) reads them",
+        arguments: [
+            (["-plaintext", "host:1"], ["--plaintext!", "<host:1>"]),
+            (["-max-time", "5", "-d", "{}"], ["--max-time=5", "-d={}"]),
+            (["-max-time=5", "-d={\"a\":1}"], ["--max-time=5", #"-d={"a":1}"#]),
+            (["--max-time=2s", "-v", "-H", "k: v"], ["--max-time=2s", "-v!", "-H=k: v"]),
+            (["-emit-defaults=false", "-", "x"], ["--emit-defaults!", "<->", "<x>"]),
+            (["-vv"], ["--vv!"]),
+        ])
+    func goStyle(_ arguments: [String], _ expected: [String]) throws {
+        #expect(try read(arguments, valued: ["--max-time", "-d", "-H"], style: .go) == expected)
+    }
+
+    @Test("in the .go style a flag keeps how it was typed, for messages about it")
+    func goStyleSpelling() throws {
+        let flag = ArgumentReader.Flag("-emit-defaults=maybe", style: .go)
+        #expect(flag.name == "--emit-defaults" && flag.inlineValue == "maybe" && flag.spelled == "-emit-defaults")
+        #expect(throws: ArgumentError("-emit-defaults: 'maybe' is not on or off (or true or false)")) {
+            try flag.booleanValue()
+        }
+        #expect(try ArgumentReader.Flag("-plaintext=true", style: .go).booleanValue())
+        #expect(try !ArgumentReader.Flag("-plaintext=false", style: .go).booleanValue())
+        var reader = ArgumentReader(["-max-time"], style: .go)
+        guard case .flag(let maxTime) = reader.next() else {
+            Issue.record("not a flag")
+            return
+        }
+        #expect(throws: ArgumentError("-max-time needs a value")) { try reader.value(for: maxTime) }
+        var valued = ArgumentReader(["-max-time", "soon"], style: .go)
+        guard case .flag(let given) = valued.next() else {
+            Issue.record("not a flag")
+            return
+        }
+        #expect(throws: ArgumentError("-max-time: 'soon' is not a duration (e.g. 10s, 500ms, 2m)")) {
+            try valued.value(for: given).duration()
+        }
     }
 
     @Test(
@@ -81,7 +122,7 @@ struct ArgumentReaderTests {
     }
 
     @Test func aSwitchRefusesAnotherValue() {
-        #expect(throws: ArgumentError("--compress: 'maybe' is not on or off")) {
+        #expect(throws: ArgumentError("--compress: 'maybe' is not on or off (or true or false)")) {
             try ArgumentReader.Flag("--compress=maybe").booleanValue()
         }
     }

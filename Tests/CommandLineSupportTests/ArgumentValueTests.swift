@@ -81,18 +81,34 @@ struct ArgumentValueTests {
         }
     }
 
-    @Test(
-        "onOff()",
-        arguments: [
-            ("on", true), ("TRUE", true), ("yes", true), ("1", true), ("off", false), ("False", false), ("no", false),
-            ("0", false),
-        ])
-    func onOff(_ text: String, _ expected: Bool) throws {
-        #expect(try Self.value(text).onOff() == expected)
+    @Test("onOff() takes exactly on and off")
+    func onOff() throws {
+        #expect(try Self.value("on").onOff() == true)
+        #expect(try Self.value("off").onOff() == false)
     }
 
-    @Test func onOffRefuses() {
-        #expect(throws: ArgumentError("--flag: 'perhaps' is not on or off")) { try Self.value("perhaps").onOff() }
+    @Test(
+        "onOff() refuses what the settings do not document",
+        arguments: ["perhaps", "yes", "true", "0", "OFF", "On", ""])
+    func onOffRefuses(_ text: String) {
+        #expect(throws: ArgumentError("--flag: '\(text)' is not on or off")) { try Self.value(text).onOff() }
+    }
+
+    @Test(
+        "boolean() takes on/off and Go's true/false, 1/0, in any case",
+        arguments: [
+            ("on", true), ("TRUE", true), ("True", true), ("1", true), ("off", false), ("False", false),
+            ("OFF", false), ("0", false),
+        ])
+    func boolean(_ text: String, _ expected: Bool) throws {
+        #expect(try Self.value(text).boolean() == expected)
+    }
+
+    @Test("boolean() refuses anything else", arguments: ["yes", "no", "2", "", "maybe"])
+    func booleanRefuses(_ text: String) {
+        #expect(throws: ArgumentError("--flag: '\(text)' is not on or off (or true or false)")) {
+            try Self.value(text).boolean()
+        }
     }
 
     enum Mode: String, CaseIterable { case full, normal }

@@ -109,6 +109,38 @@ struct ServerSettingsTests {
         #expect(error(["--config", directory.path + "/missing.conf"])?.contains("cannot be read") == true)
     }
 
+    @Test(
+        "--access-log takes exactly what the docs say, on or off, from a flag, a variable or the file",
+        arguments: ["yes", "true", "0", "OFF", "On", ""])
+    func accessLogTakesOnOrOff(_ text: String) throws {
+        #expect(error(["--access-log", text]) == "--access-log: '\(text)' is not on or off")
+        #expect(
+            error([], ["MODERATION_ACCESS_LOG": text])
+                == "MODERATION_ACCESS_LOG: --access-log: '\(text)' is not on or off")
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/moderation.conf"
+        try #require(write(file, "access-log = \(text)\n"))
+        #expect(error(["--config", file]) == "--config \(file), line 1: --access-log: '\(text)' is not on or off")
+        #expect(try settings(["--access-log", "off"]).accessLog == false)
+        #expect(try settings([], ["MODERATION_ACCESS_LOG": "on"]).accessLog == true)
+    }
+
+    @Test("a file that cannot be read says why: the system's reason")
+    func unreadableFilesSayWhy() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.path + "/missing.conf"
+        #expect(error(["--config", missing]) == "--config \(missing) cannot be read: No such file or directory")
+        #expect(error(["--config", directory.path]) == "--config \(directory.path) cannot be read: Is a directory")
+        #expect {
+            try ServerMain.readKeysFile(missing, setting: "--api-keys-file")
+        } throws: { error in
+            (error as? ConfigurationError)?.message
+                == "--api-keys-file \(missing) cannot be read: No such file or directory"
+        }
+    }
+
     @Test func settingsCompareByValue() throws {
         let spaced = try settings(["--durability", "normal", "--metrics-listen", "[::1]:9100"])
         #expect(try spaced == settings(["--durability=normal", "--metrics-listen=[::1]:9100"]))

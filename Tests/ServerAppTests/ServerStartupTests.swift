@@ -58,7 +58,41 @@ struct ServerStartupTests {
             Issue.record("a second server bound port \(port)")
         } catch {
             #expect(error.message.hasPrefix("cannot listen on 127.0.0.1:\(port): "))
+            #expect(error.message.hasSuffix("; give --listen another HOST:PORT"), "\(error.message)")
+            #expect(error.message.ranges(of: "listen on").count == 1, "once: \(error.message)")
             #expect(error.cause is SystemError)
+        }
+    }
+
+    @Test("the binary on a busy port, either listener: 'cannot listen on' once, the flag to change, exit 1")
+    func busyPortFromTheCommandLine() throws {
+        let directory = TemporaryDirectory(prefix: "startup")
+        defer { directory.remove() }
+        let executable = try BuiltProducts.path(of: "moderation-server")
+        let first = try ServerProcess(
+            executable: executable,
+            arguments: [
+                "--data-dir", directory.path + "/first", "--api-key", "app1:key-of-app-one", "--durability", "normal",
+            ],
+            logPath: directory.path + "/first.log")
+        let busy = "127.0.0.1:\(first.port)"
+        for (flag, name, advice) in [
+            ("--listen", busy, "; give --listen another HOST:PORT"),
+            ("--grpc-listen", "\(busy) (gRPC)", "; give --grpc-listen another HOST:PORT, or off"),
+        ] {
+            let other = flag == "--listen" ? "--grpc-listen" : "--listen"
+            let second = try ChildProcess(
+                executable: executable,
+                arguments: [
+                    flag, busy, other, "127.0.0.1:0", "--data-dir", directory.path + "/second", "--api-key",
+                    "app1:key-of-app-one",
+                ])
+            let outcome = try second.finish(timeoutMs: 15_000)
+            #expect(outcome.exitCode == 1, "\(outcome)")
+            #expect(
+                outcome.standardError.contains("cannot listen on \(name): Address already in use (errno 98)\(advice)"),
+                "\(outcome)")
+            #expect(outcome.standardError.ranges(of: "listen on").count == 1, "once: \(outcome)")
         }
     }
 
