@@ -5,7 +5,9 @@ import RPCCore
 import RPCPosix
 
 /// `rpc-probe HOST:PORT bench METHOD`: a ghz-class load test of one unary method.
-enum BenchCommand {
+enum BenchCommand: ProbeVerb {
+    static let name = "bench"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT bench METHOD [bench flags]
 
@@ -34,45 +36,63 @@ enum BenchCommand {
         Not with --grpc yet (bench speaks the framed protocol only).
         """
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
+    /// What the bench flags set: the load, the request and the report's format.
+    struct Flags {
         var configuration = LoadConfiguration()
-        var dataArgument: String?
+        var data: String?
         var variants = 1
         var format = "text"
         var durationGiven = false
-        guard
-            let positionals = try reader.readVerb(
-                "bench", options: &options, help: help,
-                flag: { flag, reader throws(ArgumentError) in
-                    switch flag.name {
-                    case "-d", "--data": dataArgument = try reader.value(for: flag).text
-                    case "--variants": variants = try reader.value(for: flag).integer(in: 1...1_000_000)
-                    case "--conns": configuration.connections = try reader.value(for: flag).integer(in: 1...10_000)
-                    case "--depth": configuration.depth = try reader.value(for: flag).integer(in: 1...10_000)
-                    case "--duration":
-                        let value = try reader.value(for: flag)
-                        configuration.durationSeconds = try value.duration()
-                        guard configuration.durationSeconds > 0 else { throw value.error("must be more than 0") }
-                        durationGiven = true
-                    case "--total": configuration.total = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
-                    case "--warmup": configuration.warmupSeconds = try reader.value(for: flag).duration()
-                    case "--rps":
-                        let value = try reader.value(for: flag)
-                        let rate = try value.nonNegativeNumber()
-                        guard rate > 0 else { throw value.error("must be more than 0") }
-                        configuration.rate = rate
-                    case "--threads": configuration.threads = try reader.value(for: flag).integer(in: 1...256)
-                    case "--format":
-                        let value = try reader.value(for: flag)
-                        format = value.text
-                        guard ["text", "json", "csv"].contains(format) else {
-                            throw value.error("expected text, json or csv, got '\(format)'")
-                        }
-                    default: return false
-                    }
-                    return true
-                })
-        else { return 0 }
+    }
+
+    static let defaults = Flags()
+
+    static let flags: [ProbeFlag<Flags>] = [
+        ProbeFlag("-d", "--data") { flags, value in flags.data = value.text },
+        ProbeFlag("--variants") { flags, value throws(ArgumentError) in
+            flags.variants = try value.integer(in: 1...1_000_000)
+        },
+        ProbeFlag("--conns") { flags, value throws(ArgumentError) in
+            flags.configuration.connections = try value.integer(in: 1...10_000)
+        },
+        ProbeFlag("--depth") { flags, value throws(ArgumentError) in
+            flags.configuration.depth = try value.integer(in: 1...10_000)
+        },
+        ProbeFlag("--duration") { flags, value throws(ArgumentError) in
+            flags.configuration.durationSeconds = try value.duration()
+            guard flags.configuration.durationSeconds > 0 else { throw value.error("must be more than 0") }
+            flags.durationGiven = true
+        },
+        ProbeFlag("--total") { flags, value throws(ArgumentError) in
+            flags.configuration.total = try value.integer(in: 1...Int(Int32.max))
+        },
+        ProbeFlag("--warmup") { flags, value throws(ArgumentError) in
+            flags.configuration.warmupSeconds = try value.duration()
+        },
+        ProbeFlag("--rps") { flags, value throws(ArgumentError) in
+            let rate = try value.nonNegativeNumber()
+            guard rate > 0 else { throw value.error("must be more than 0") }
+            flags.configuration.rate = rate
+        },
+        ProbeFlag("--threads") { flags, value throws(ArgumentError) in
+            flags.configuration.threads = try value.integer(in: 1...256)
+        },
+        ProbeFlag("--format") { flags, value throws(ArgumentError) in
+            guard ["text", "json", "csv"].contains(value.text) else {
+                throw value.error("expected text, json or csv, got '\(value.text)'")
+            }
+            flags.format = value.text
+        },
+    ]
+
+    static func run(_ flags: Flags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
+        var configuration = flags.configuration
+        let dataArgument = flags.data
+        let variants = flags.variants
+        let format = flags.format
+        let durationGiven = flags.durationGiven
         guard positionals.count == 1, let name = positionals.first else {
             throw .usage("bench: expected one METHOD (see rpc-probe bench --help)")
         }
@@ -81,6 +101,11 @@ enum BenchCommand {
                 "bench --grpc is not supported yet: bench loads the framed listener only (moderation-server --listen, "
                     + "127.0.0.1:7600 by default); drop --grpc and give that address, or load the gRPC listener with ghz"
             )
+        }
+        guard options.maxTimeSeconds == nil else {
+            throw .usage(
+                "bench: --max-time bounds one command's calls; bench runs for --duration (or --total calls), "
+                    + "and --timeout bounds each call")
         }
         guard !(durationGiven && configuration.total != nil) else {
             throw .usage("bench: give --duration or --total, not both")

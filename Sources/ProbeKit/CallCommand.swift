@@ -5,9 +5,12 @@ import RPCPosix
 import Synchronization
 
 /// `rpc-probe HOST:PORT call METHOD -d JSON`: one call, the response as JSON.
-enum CallCommand {
+enum CallCommand: ProbeVerb {
+    static let name = "call"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT call METHOD [call flags]
+               rpc-probe [flags] HOST:PORT METHOD [call flags]     (grpcurl's form)
 
         Calls METHOD ("pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method") with the
         request given as JSON and prints the response as JSON (proto3 JSON mapping: lowerCamelCase
@@ -17,7 +20,9 @@ enum CallCommand {
         the field.
 
         call flags:
-          -d JSON | -d @FILE | -d @-   the request (default {}); @- reads standard input
+          -d JSON | -d @FILE | -d @-   the request (default {}); @- (or @) reads standard input
+          --format json|text           the request and response as proto3 JSON (default) or in
+                                       protobuf's text format (uid: "alice" name: "Alice")
           --emit-defaults              print fields at their default values too ("", 0, false, [], {},
                                        null for an unset message)
           --emit-envelope              print one JSON object instead: method, status (code, codeName,
@@ -31,33 +36,45 @@ enum CallCommand {
         exits 64 + the status code; a request that cannot be built (bad JSON, unknown method) exits 1.
         """
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        var dataArgument: String?
+    /// What the call flags set.
+    struct Flags {
+        var data: String?
         var emitDefaults = false
         var emitEnvelope = false
         var compress = false
         var idempotencyKey = ""
         var requestID = ""
-        guard
-            let positionals = try reader.readVerb(
-                "call", options: &options, help: help,
-                flag: { flag, reader throws(ArgumentError) in
-                    switch flag.name {
-                    case "-d", "--data": dataArgument = try reader.value(for: flag).text
-                    case "--emit-defaults": emitDefaults = try flag.booleanValue()
-                    case "--emit-envelope": emitEnvelope = try flag.booleanValue()
-                    case "--compress": compress = try flag.booleanValue()
-                    case "--idempotency-key": idempotencyKey = try reader.value(for: flag).text
-                    case "--request-id": requestID = try reader.value(for: flag).text
-                    default: return false
-                    }
-                    return true
-                })
-        else { return 0 }
+        var format = MessageFormat.json
+    }
+
+    static let defaults = Flags()
+
+    static let flags: [ProbeFlag<Flags>] = [
+        ProbeFlag("-d", "--data") { flags, value in flags.data = value.text },
+        ProbeFlag("--emit-defaults") { flags, on in flags.emitDefaults = on },
+        ProbeFlag("--emit-envelope") { flags, on in flags.emitEnvelope = on },
+        ProbeFlag("--compress") { flags, on in flags.compress = on },
+        ProbeFlag("--idempotency-key") { flags, value in flags.idempotencyKey = value.text },
+        ProbeFlag("--request-id") { flags, value in flags.requestID = value.text },
+        ProbeFlag("--format") { flags, value throws(ArgumentError) in flags.format = try MessageFormat(value) },
+    ]
+
+    static func run(_ flags: Flags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
+        let dataArgument = flags.data
+        let emitDefaults = flags.emitDefaults
+        var emitEnvelope = flags.emitEnvelope
+        let compress = flags.compress
+        let idempotencyKey = flags.idempotencyKey
+        let requestID = flags.requestID
         guard positionals.count == 1, let name = positionals.first else {
             throw .usage("call: expected one METHOD (see rpc-probe call --help)")
         }
-        let data = try dataArgument.map(RequestData.read) ?? "{}"
+        guard !(emitEnvelope && flags.format == .text) else {
+            throw .usage("call: --emit-envelope prints JSON; drop --format text (or --emit-envelope)")
+        }
+        let data = try dataArgument.map(RequestData.read) ?? (flags.format == .json ? "{}" : "")
 
         let session = ProbeSession(options: options)
         let started = monotonicNow()
@@ -76,7 +93,7 @@ enum CallCommand {
             let method = try session.method(name)
             envelope.method = method.path
             envelope.streaming = method.serverStreaming
-            let body = try session.request(data, for: method)
+            let body = try session.request(data, format: flags.format, for: method)
             var callOptions = options.callOptions()
             callOptions.idempotencyKey = idempotencyKey
             callOptions.requestID = requestID
@@ -94,7 +111,8 @@ enum CallCommand {
                         + (options.onBehalfOf.isEmpty ? "the app" : options.onBehalfOf))
             }
             // Pretty for one response; one compact object a line for streams and the envelope.
-            let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: !emitEnvelope && !method.serverStreaming)
+            let format = MessagePrinter(
+                format: flags.format, emitDefaults: emitDefaults, pretty: !emitEnvelope && !method.serverStreaming)
             let callStarted = monotonicNow()
             let outcome: (responses: [String], failure: RPCError?)
             if let grpc {
@@ -140,7 +158,7 @@ enum CallCommand {
     /// A unary call: the response as JSON, or the failure.
     private static func unary(
         _ method: MethodDescriptor, body: [UInt8], on connection: ClientConnection, options: CallOptions,
-        format: JSONFormatOptions, verbose: Bool
+        format: MessagePrinter, verbose: Bool
     ) -> (responses: [String], failure: RPCError?) {
         do throws(RPCError) {
             let reply = try connection.call(path: method.path, body: body, options: options)
@@ -155,7 +173,7 @@ enum CallCommand {
     /// envelope), then the final status.
     private static func stream(
         _ method: MethodDescriptor, body: [UInt8], on connection: ClientConnection, options: CallOptions,
-        format: JSONFormatOptions, collect: Bool, verbose: Bool
+        format: MessagePrinter, collect: Bool, verbose: Bool
     ) -> (responses: [String], failure: RPCError?) {
         let lines = Mutex<[String]>([])
         let output = method.outputType
@@ -164,8 +182,10 @@ enum CallCommand {
             if collect { lines.withLock { $0.append(text) } } else { ProbeOutput.standardOutput(text) }
             if verbose {
                 printError(
-                    "message: \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated"
-                )
+                    "message: "
+                        + ProbeOutput.size(
+                            bytes: message.body.count, wireBytes: message.wireBytes,
+                            encoding: message.compressed ? "deflate" : nil))
             }
         }
         return (lines.withLock { $0 }, failure)
@@ -175,13 +195,13 @@ enum CallCommand {
     /// arrive (or collected for the envelope), then the final status.
     private static func grpcCall(
         _ method: MethodDescriptor, body: [UInt8], on client: GRPCProbeClient, metadata: GRPCProbeClient.Metadata,
-        timeoutMs: UInt32, format: JSONFormatOptions, collect: Bool, verbose: Bool
+        timeoutMs: UInt32, format: MessagePrinter, collect: Bool, verbose: Bool
     ) -> (responses: [String], failure: RPCError?) {
         var lines: [String] = []
         do throws(RPCError) {
             if !method.serverStreaming {
                 let reply = try client.unary(path: method.path, body: body, metadata: metadata, timeoutMs: timeoutMs)
-                if verbose { printError("response: \(reply.bytes.count) bytes\(wireNote(reply))") }
+                if verbose { printError("response: \(size(of: reply))") }
                 return ([render(reply.bytes, as: method.outputType, format: format)], nil)
             }
             let call = try client.start(path: method.path, metadata: metadata, timeoutMs: timeoutMs)
@@ -189,7 +209,7 @@ enum CallCommand {
             while let message = try client.next(call) {
                 let text = render(message.bytes, as: method.outputType, format: format)
                 if collect { lines.append(text) } else { ProbeOutput.standardOutput(text) }
-                if verbose { printError("message: \(message.bytes.count) bytes\(wireNote(message))") }
+                if verbose { printError("message: \(size(of: message))") }
             }
             return (lines, nil)
         } catch {
@@ -197,19 +217,14 @@ enum CallCommand {
         }
     }
 
-    /// ", N bytes on the wire (gzip)" for a compressed gRPC message, else nothing.
-    static func wireNote(_ message: GRPCProbeClient.Message) -> String {
-        message.encoding.map { ", \(message.wireBytes) bytes on the wire (\($0))" } ?? ""
+    /// A gRPC message's size for `-v` (`ProbeOutput.size`).
+    static func size(of message: GRPCProbeClient.Message) -> String {
+        ProbeOutput.size(bytes: message.bytes.count, wireBytes: message.wireBytes, encoding: message.encoding)
     }
 
-    /// A response body as JSON; a body that does not decode becomes an object saying why.
-    static func render(_ bytes: [UInt8], as type: MessageDescriptor, format: JSONFormatOptions) -> String {
-        do throws(ProtoSchemaError) {
-            return try DynamicMessage(serializedBytes: bytes, as: type).jsonString(options: format)
-        } catch {
-            return
-                "{\"error\":\(Logger.jsonString("the response does not decode as \(type.fullName): \(error.message)"))}"
-        }
+    /// A response body as text (`MessagePrinter.render`).
+    static func render(_ bytes: [UInt8], as type: MessageDescriptor, format: MessagePrinter) -> String {
+        format.render(bytes, as: type)
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }

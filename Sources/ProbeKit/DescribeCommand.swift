@@ -2,7 +2,9 @@ import CommandLineSupport
 import ProtoSchema
 
 /// `rpc-probe HOST:PORT describe [SYMBOL]`: a service, method, message, enum or field as .proto text.
-enum DescribeCommand {
+enum DescribeCommand: ProbeVerb {
+    static let name = "describe"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT describe [SYMBOL]
                rpc-probe --protoset FILE describe [SYMBOL]
@@ -14,8 +16,9 @@ enum DescribeCommand {
         server's reflection, or --protoset FILE (then HOST:PORT may be omitted).
         """
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        guard let positionals = try reader.readVerb("describe", options: &options, help: help) else { return 0 }
+    static func run(_ flags: NoFlags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
         guard positionals.count <= 1 else {
             throw .usage("describe: expected at most one SYMBOL (see rpc-probe describe --help)")
         }

@@ -6,7 +6,9 @@ import RPCMessages
 import RPCPosix
 
 /// `rpc-probe HOST:PORT health [SERVICE]`: the server's (or a service's) serving status.
-enum HealthCommand {
+enum HealthCommand: ProbeVerb {
+    static let name = "health"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT health [SERVICE]
 
@@ -17,8 +19,9 @@ enum HealthCommand {
         NOT_FOUND status of that service (exit 69).
         """
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        guard let positionals = try reader.readVerb("health", options: &options, help: help) else { return 0 }
+    static func run(_ flags: NoFlags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
         guard positionals.count <= 1 else {
             throw .usage("health: expected at most one SERVICE (see rpc-probe health --help)")
         }

@@ -2,7 +2,9 @@ import CommandLineSupport
 import ProtoSchema
 
 /// `rpc-probe HOST:PORT list [SERVICE]`: services, or one service's methods.
-enum ListCommand {
+enum ListCommand: ProbeVerb {
+    static let name = "list"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT list [SERVICE]
                rpc-probe --protoset FILE list [SERVICE]
@@ -13,8 +15,9 @@ enum ListCommand {
         omitted).
         """
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        guard let positionals = try reader.readVerb("list", options: &options, help: help) else { return 0 }
+    static func run(_ flags: NoFlags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
         guard positionals.count <= 1 else {
             throw .usage("list: expected at most one SERVICE (see rpc-probe list --help)")
         }

@@ -21,6 +21,13 @@ enum ProbeOutput {
         writeAll(1, bytes)
     }
 
+    /// A message's size for `-v`: "103 bytes" as it came, or "89 bytes on the wire (deflate), 107
+    /// inflated" when it came compressed (`encoding` names how).
+    static func size(bytes: Int, wireBytes: Int, encoding: String?) -> String {
+        guard let encoding else { return "\(bytes) bytes" }
+        return "\(wireBytes) bytes on the wire (\(encoding)), \(bytes) inflated"
+    }
+
     /// True when standard output is a terminal (binary output would garble it).
     static var standardOutputIsTerminal: Bool { isatty(1) == 1 }
 

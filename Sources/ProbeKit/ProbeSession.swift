@@ -30,7 +30,7 @@ final class ProbeSession {
         do throws(ProbeError) {
             fresh = try ClientConnection.probeConnect(clientOptions)
         } catch {
-            throw Self.hintingGRPC(error, options: clientOptions)
+            throw options.maxTimeExceeded(Self.hintingGRPC(error, options: clientOptions), connecting: true)
         }
         if options.verbose {
             let ack = fresh.helloAck
@@ -66,10 +66,10 @@ final class ProbeSession {
         let fresh: GRPCProbeClient
         do throws(RPCError) {
             fresh = try GRPCProbeClient.connect(
-                host: server.host, port: server.port, timeoutMs: max(1, Int(options.connectTimeoutSeconds * 1000)),
+                host: server.host, port: server.port, timeoutMs: options.connectTimeoutMs(),
                 maxMessageBytes: options.maxMessageBytes)
         } catch {
-            throw .call(error)
+            throw options.maxTimeExceeded(.call(error), connecting: true)
         }
         if options.verbose { printError("connected to \(fresh.authority): gRPC over HTTP/2 (h2c, plaintext)") }
         grpcClient = fresh
@@ -88,7 +88,7 @@ final class ProbeSession {
     func loadSchema() throws(ProbeError) -> Schema {
         if let schema { return schema }
         // Connect first, so that the schema's time is the reflection call alone.
-        if options.protosets.isEmpty {
+        if !options.hasSchemaFiles {
             if options.grpc { _ = try connectGRPC() } else { _ = try connect() }
         }
         let started = monotonicNow()
@@ -107,10 +107,12 @@ final class ProbeSession {
         }
     }
 
-    /// Parses `json` as a request of `method`.
-    func request(_ json: String, for method: MethodDescriptor) throws(ProbeError) -> [UInt8] {
+    /// Parses `text` (JSON, or text format) as a request of `method`.
+    func request(_ text: String, format: MessageFormat = .json, for method: MethodDescriptor) throws(ProbeError)
+        -> [UInt8]
+    {
         do throws(ProtoSchemaError) {
-            return try DynamicMessage(jsonString: json, as: method.inputType).serializedBytes()
+            return try format.parse(text, as: method.inputType).serializedBytes()
         } catch {
             throw .failure("invalid request for \(method.fullName): \(error.message)")
         }

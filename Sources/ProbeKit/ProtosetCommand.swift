@@ -4,7 +4,9 @@ import ProtoSchema
 
 /// `rpc-probe HOST:PORT protoset [-o FILE]`: saves the server's schema as a `FileDescriptorSet`,
 /// for `--protoset` when that server (or another build of it) is unreachable or has no reflection.
-enum ProtosetCommand {
+enum ProtosetCommand: ProbeVerb {
+    static let name = "protoset"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT protoset [-o FILE]
 
@@ -18,17 +20,21 @@ enum ProtosetCommand {
           -o FILE, --output FILE   write to FILE (created or replaced) instead of standard output
         """
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
+    /// Where to write the schema; nil for standard output.
+    struct Flags {
         var output: String?
-        guard
-            let positionals = try reader.readVerb(
-                "protoset", options: &options, help: help,
-                flag: { flag, reader throws(ArgumentError) in
-                    guard flag.name == "-o" || flag.name == "--output" else { return false }
-                    output = try reader.value(for: flag).text
-                    return true
-                })
-        else { return 0 }
+    }
+
+    static let defaults = Flags()
+
+    static let flags: [ProbeFlag<Flags>] = [
+        ProbeFlag("-o", "--output") { flags, value in flags.output = value.text }
+    ]
+
+    static func run(_ flags: Flags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
+        let output = flags.output
         guard positionals.isEmpty else {
             throw .usage("protoset: unexpected argument '\(positionals[0])' (see rpc-probe protoset --help)")
         }

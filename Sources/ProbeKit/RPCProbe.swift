@@ -4,6 +4,7 @@ import CommandLineSupport
 public enum RPCProbe {
     static let help = """
         usage: rpc-probe [flags] HOST:PORT VERB [arguments]
+               rpc-probe [flags] HOST:PORT pkg.Service/Method     (grpcurl's form: call)
                rpc-probe [flags] --protoset FILE list|describe [arguments]
 
         verbs (each has --help; rpc-probe help VERB prints it too):
@@ -22,19 +23,22 @@ public enum RPCProbe {
         (e.g. 69 NOT_FOUND, 78 UNAVAILABLE: server unreachable, 80 UNAUTHENTICATED: bad API key).
         """
 
-    /// Each verb's runner and help.
-    private static var verbs:
-        [String: (run: (inout ArgumentReader, inout ProbeOptions) throws(ProbeError) -> Int32, help: String)]
-    {
+    /// Every verb.
+    static var verbs: [any ProbeVerb.Type] {
         [
-            "list": (ListCommand.run, ListCommand.help),
-            "describe": (DescribeCommand.run, DescribeCommand.help),
-            "call": (CallCommand.run, CallCommand.help),
-            "watch": (WatchCommand.run, WatchCommand.help),
-            "bench": (BenchCommand.run, BenchCommand.help),
-            "health": (HealthCommand.run, HealthCommand.help),
-            "protoset": (ProtosetCommand.run, ProtosetCommand.help),
+            ListCommand.self, DescribeCommand.self, CallCommand.self, WatchCommand.self, BenchCommand.self,
+            HealthCommand.self, ProtosetCommand.self,
         ]
+    }
+
+    /// Whether the flag named so takes a value, by the shared table and every verb's; nil when no
+    /// table has it.
+    static func takesValue(_ name: String) -> Bool? {
+        if let shared = ProbeOptions.flags.flag(named: name) { return shared.takesValue }
+        for verb in verbs {
+            if let valued = verb.takesValue(name) { return valued }
+        }
+        return nil
     }
 
     /// Runs rpc-probe; returns the exit code.
@@ -42,54 +46,70 @@ public enum RPCProbe {
     ///   - arguments: the command line without the program name.
     ///   - environment: the process environment (`RPC_PROBE_API_KEY`).
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
-        var reader = ArgumentReader(arguments)
         var options = ProbeOptions()
         options.apiKey = environment["RPC_PROBE_API_KEY"] ?? ""
         do throws(ProbeError) {
-            var verb: String?
-            while verb == nil {
-                switch reader.next() {
-                case .flag(let flag) where flag.name == "--help" || flag.name == "-h":
-                    ProbeOutput.standardOutput(help)
-                    return 0
-                case .flag(let flag):
-                    let accepted: Bool
-                    do throws(ArgumentError) {
-                        accepted = try options.accept(flag, from: &reader)
-                    } catch {
-                        throw .usage(error.message)
-                    }
-                    guard accepted else { throw .usage("unknown flag \(flag.name) (see rpc-probe --help)") }
-                case .positional(let positional):
-                    if options.address == nil && verbs[positional] == nil && positional != "help" {
-                        options.address = positional
-                    } else {
-                        verb = positional
-                    }
-                case nil:
-                    throw .usage(
-                        options.address == nil ? "missing HOST:PORT and VERB\n\n\(help)" : "missing VERB\n\n\(help)")
-                }
+            let line: ProbeCommandLine
+            do throws(ProbeError) {
+                line = try ProbeCommandLine.read(
+                    arguments, verbs: Set(verbs.map { $0.name }), takesValue: takesValue)
+            } catch .usage(let text) where text.hasPrefix("missing ") {
+                throw .usage(text + "\n\n" + help)
             }
-            if verb == "help" {
-                let topic = reader.positional()
-                guard let topic else {
+            options.address = line.address
+            if line.verb == "help" {
+                guard let topic = line.arguments.first else {
                     ProbeOutput.standardOutput(help)
                     return 0
                 }
-                guard let entry = verbs[topic] else { throw .usage("help: no verb '\(topic)' (see rpc-probe --help)") }
-                ProbeOutput.standardOutput(entry.help + "\n\n" + ProbeOptions.help)
+                guard let verb = verbs.first(where: { $0.name == topic }) else {
+                    throw .usage("help: no verb '\(topic)' (see rpc-probe --help)")
+                }
+                ProbeOutput.standardOutput(verb.help + "\n\n" + ProbeOptions.help)
                 return 0
             }
-            guard let entry = verbs[verb!] else {
-                throw .usage(
-                    "unknown verb '\(verb!)' (verbs: \(verbs.keys.sorted().joined(separator: ", ")); see rpc-probe --help)"
-                )
+            guard let verb = verbs.first(where: { $0.name == line.verb }) else {
+                throw .usage("unknown verb '\(line.verb)' (see rpc-probe --help)")
             }
-            return try entry.run(&reader, &options)
+            if line.wantsHelp {
+                ProbeOutput.standardOutput(verb.help + "\n\n" + ProbeOptions.help)
+                return 0
+            }
+            return try execute(verb, line, options: &options)
         } catch {
             printError(error.message)
             return error.exitCode
         }
     }
+
+    /// Applies the flags of `line` (the shared ones to `options`, the verb's to its values) in
+    /// order, and runs the verb.
+    private static func execute<Verb: ProbeVerb>(
+        _ verb: Verb.Type, _ line: ProbeCommandLine, options: inout ProbeOptions
+    ) throws(ProbeError) -> Int32 {
+        var values = Verb.defaults
+        for given in line.givenFlags {
+            do throws(ArgumentError) {
+                if let shared = ProbeOptions.flags.flag(named: given.flag.name) {
+                    try shared.apply(given, to: &options)
+                } else if let own = Verb.flags.flag(named: given.flag.name) {
+                    try own.apply(given, to: &values)
+                } else {
+                    let owners = verbs.filter { $0.takesValue(given.flag.name) != nil }.map { $0.name }
+                    throw ArgumentError(
+                        "\(Verb.name): \(given.flag.spelled) is a flag of \(owners.joined(separator: " and ")), "
+                            + "not of \(Verb.name) (see rpc-probe \(Verb.name) --help)")
+                }
+            } catch {
+                throw .usage(error.message)
+            }
+        }
+        try options.validate()
+        return try Verb.run(values, arguments: line.arguments, options: options)
+    }
+}
+
+extension ProbeVerb {
+    /// Whether this verb's flag named so takes a value; nil when it has no such flag.
+    static func takesValue(_ name: String) -> Bool? { flags.flag(named: name)?.takesValue }
 }

@@ -7,13 +7,13 @@ import RPCPosix
 
 /// Where rpc-probe gets the schema: `--protoset` files, or the server's reflection service.
 enum SchemaLoader {
-    /// The schema from `options.protosets` when there are any, else from the server's reflection
-    /// (`fetch`: ours, or gRPC's with `--grpc`).
+    /// The schema from `options.protosets` and `options.protoFiles` (through protoc) when there
+    /// are any, else from the server's reflection (`fetch`: ours, or gRPC's with `--grpc`).
     static func load(_ options: ProbeOptions, fetch: () throws(ProbeError) -> [UInt8]) throws(ProbeError)
         -> Schema
     {
         var sets: [[UInt8]] = []
-        if options.protosets.isEmpty {
+        if !options.hasSchemaFiles {
             sets = [try fetch()]
         } else {
             for path in options.protosets {
@@ -22,11 +22,17 @@ enum SchemaLoader {
                 }
                 sets.append(data)
             }
+            if !options.protoFiles.isEmpty {
+                sets.append(
+                    try ProtoCompiler.descriptorSet(files: options.protoFiles, importPaths: options.importPaths))
+            }
         }
         do throws(ProtoSchemaError) {
             return try Schema(fileDescriptorSets: sets)
         } catch {
-            let source = options.protosets.isEmpty ? "the server's reflection" : "--protoset"
+            let source =
+                !options.hasSchemaFiles
+                ? "the server's reflection" : options.protosets.isEmpty ? "-proto" : "--protoset"
             throw .failure("the descriptor set from \(source) is not valid: \(error.message)")
         }
     }

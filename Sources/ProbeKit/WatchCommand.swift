@@ -5,14 +5,16 @@ import RPCPosix
 import Synchronization
 
 /// `rpc-probe HOST:PORT watch`: follow the event stream, one JSON object a line.
-enum WatchCommand {
+enum WatchCommand: ProbeVerb {
+    static let name = "watch"
+
     static let help = """
         usage: rpc-probe [flags] HOST:PORT watch [watch flags]
 
         Subscribes to moderation.v1.Moderation/Subscribe and prints each event (a SubscribeResponse)
         as one JSON object a line, as it arrives, until the stream ends, --count events have arrived,
         the --timeout passes, or Ctrl-C. With no --user, --group or --app it follows the acting user
-        (--as UID).
+        (--as UID); one of the four is needed.
 
         watch flags:
           --user UID          follow a user: their groups' actions and actions on them (the acting
@@ -27,6 +29,7 @@ enum WatchCommand {
           --compress          ask for a deflate-compressed stream; -v shows each event's bytes on
                               the wire vs inflated, and the totals at the end
           --emit-defaults     print fields at their default values too
+          --format json|text  each event as a line of JSON (default) or of protobuf's text format
 
         The stream ending with an error (e.g. PERMISSION_DENIED, or UNAVAILABLE with details.last_seq
         when the server shuts down) prints the status on standard error and exits 64 + its code.
@@ -34,52 +37,77 @@ enum WatchCommand {
 
     static let method = "moderation.v1.Moderation/Subscribe"
 
-    static func run(_ reader: inout ArgumentReader, options: inout ProbeOptions) throws(ProbeError) -> Int32 {
-        var fields: [String] = []
+    /// What the watch flags set: the subscription's target and filters, and the output.
+    struct Flags {
+        var user: String?
         var guids: [String] = []
+        var wholeApp = false
+        var afterSeq: String?
         var kinds: [String] = []
         var limit: Int?
         var compress = false
         var emitDefaults = false
-        guard
-            let positionals = try reader.readVerb(
-                "watch", options: &options, help: help,
-                flag: { flag, reader throws(ArgumentError) in
-                    switch flag.name {
-                    case "--user": fields.append("\"userUid\":\(Logger.jsonString(try reader.value(for: flag).text))")
-                    case "--group":
-                        let value = try reader.value(for: flag)
-                        let list = value.text.split(separator: ",").map(String.init)
-                        guard !list.isEmpty else { throw value.error("expected a GUID") }
-                        guids += list
-                    case "--app": if try flag.booleanValue() { fields.append("\"wholeApp\":true") }
-                    case "--after-seq":
-                        let seq = try reader.value(for: flag)
-                        guard UInt64(seq.text) != nil else { throw seq.error("'\(seq.text)' is not a seq number") }
-                        fields.append("\"afterSeq\":\"\(seq.text)\"")
-                    case "--kinds":
-                        let value = try reader.value(for: flag)
-                        for kind in value.text.split(separator: ",") {
-                            kinds.append(try actionTypeName(String(kind), in: value))
-                        }
-                    case "--count": limit = try reader.value(for: flag).integer(in: 1...Int(Int32.max))
-                    case "--compress": compress = try flag.booleanValue()
-                    case "--emit-defaults": emitDefaults = try flag.booleanValue()
-                    default: return false
-                    }
-                    return true
-                })
-        else { return 0 }
+        var format = MessageFormat.json
+    }
+
+    static let defaults = Flags()
+
+    static let flags: [ProbeFlag<Flags>] = [
+        ProbeFlag("--user") { flags, value in flags.user = value.text },
+        ProbeFlag("--group") { flags, value throws(ArgumentError) in
+            let list = value.text.split(separator: ",").map(String.init)
+            guard !list.isEmpty else { throw value.error("expected a GUID") }
+            flags.guids += list
+        },
+        ProbeFlag("--app") { flags, on in flags.wholeApp = on },
+        ProbeFlag("--after-seq") { flags, seq throws(ArgumentError) in
+            guard UInt64(seq.text) != nil else { throw seq.error("'\(seq.text)' is not a seq number") }
+            flags.afterSeq = seq.text
+        },
+        ProbeFlag("--kinds") { flags, value throws(ArgumentError) in
+            for kind in value.text.split(separator: ",") {
+                flags.kinds.append(try actionTypeName(String(kind), in: value))
+            }
+        },
+        ProbeFlag("--count") { flags, value throws(ArgumentError) in
+            flags.limit = try value.integer(in: 1...Int(Int32.max))
+        },
+        ProbeFlag("--compress") { flags, on in flags.compress = on },
+        ProbeFlag("--emit-defaults") { flags, on in flags.emitDefaults = on },
+        ProbeFlag("--format") { flags, value throws(ArgumentError) in flags.format = try MessageFormat(value) },
+    ]
+
+    static func run(_ flags: Flags, arguments positionals: [String], options: ProbeOptions) throws(ProbeError)
+        -> Int32
+    {
         guard positionals.isEmpty else {
             throw .usage("watch: unexpected argument '\(positionals[0])' (see rpc-probe watch --help)")
         }
-        if !guids.isEmpty { fields.append("\"guids\":[\(guids.map(Logger.jsonString).joined(separator: ","))]") }
-        if !kinds.isEmpty { fields.append("\"actions\":[\(kinds.map { "\"\($0)\"" }.joined(separator: ","))]") }
+        // The server refuses a subscription without a target, naming its proto fields; say it
+        // in this command's words before connecting.
+        guard flags.user != nil || !flags.guids.isEmpty || flags.wholeApp || !options.onBehalfOf.isEmpty else {
+            throw .usage(
+                "watch: nothing to follow: give --user UID, --group GUID or --app (the whole app), "
+                    + "or --as UID to follow that user (see rpc-probe watch --help)")
+        }
+        var fields: [String] = []
+        if let user = flags.user { fields.append("\"userUid\":\(Logger.jsonString(user))") }
+        if !flags.guids.isEmpty {
+            fields.append("\"guids\":[\(flags.guids.map(Logger.jsonString).joined(separator: ","))]")
+        }
+        if flags.wholeApp { fields.append("\"wholeApp\":true") }
+        if let afterSeq = flags.afterSeq { fields.append("\"afterSeq\":\"\(afterSeq)\"") }
+        if !flags.kinds.isEmpty {
+            fields.append("\"actions\":[\(flags.kinds.map { "\"\($0)\"" }.joined(separator: ","))]")
+        }
+        let limit = flags.limit
+        let compress = flags.compress
+        let emitDefaults = flags.emitDefaults
 
         let session = ProbeSession(options: options)
         let subscribe = try session.method(method)
         let body = try session.request("{" + fields.joined(separator: ",") + "}", for: subscribe)
-        let format = JSONFormatOptions(emitDefaults: emitDefaults, pretty: false)
+        let format = MessagePrinter(format: flags.format, emitDefaults: emitDefaults, pretty: false)
         if options.grpc {
             return try grpcWatch(
                 subscribe, body: body, session: session, compress: compress, format: format, limit: limit)
@@ -98,21 +126,22 @@ enum WatchCommand {
                 totals.events += 1
                 totals.wireBytes += message.wireBytes
                 totals.inflatedBytes += message.body.count
+                totals.compressed = totals.compressed || message.compressed
                 return totals.events
             }
             guard let number else { return }
             ProbeOutput.standardOutput(CallCommand.render(message.body, as: output, format: format))
             if verbose {
                 printError(
-                    "event \(number): \(message.wireBytes) bytes on the wire\(message.compressed ? " (deflate)" : ""), \(message.body.count) inflated"
-                )
+                    "event \(number): "
+                        + ProbeOutput.size(
+                            bytes: message.body.count, wireBytes: message.wireBytes,
+                            encoding: message.compressed ? "deflate" : nil))
             }
             if let maxEvents, number == maxEvents { connection.cancel(streamID: message.streamID) }
         }
         let seen = totals.withLock { $0 }
-        if verbose {
-            printError("\(seen.events) event(s): \(seen.wireBytes) bytes on the wire, \(seen.inflatedBytes) inflated")
-        }
+        if verbose { printError(seen.summary) }
         guard let end else { return 0 }
         if let limit, seen.events == limit, end.code == .cancelled { return 0 }
         printError(Envelope.text(end))
@@ -123,19 +152,14 @@ enum WatchCommand {
     /// the stream (RST_STREAM CANCEL) once reached.
     private static func grpcWatch(
         _ subscribe: MethodDescriptor, body: [UInt8], session: ProbeSession, compress: Bool,
-        format: JSONFormatOptions, limit: Int?
+        format: MessagePrinter, limit: Int?
     ) throws(ProbeError) -> Int32 {
         let options = session.options
         let client = try session.connectGRPC()
         var metadata = options.grpcMetadata()
         metadata.acceptCompressed = compress
         var seen = Totals()
-        defer {
-            if options.verbose {
-                printError(
-                    "\(seen.events) event(s): \(seen.wireBytes) bytes on the wire, \(seen.inflatedBytes) inflated")
-            }
-        }
+        defer { if options.verbose { printError(seen.summary) } }
         do throws(RPCError) {
             let call = try client.start(
                 path: subscribe.path, metadata: metadata, timeoutMs: options.callOptions().timeoutMs)
@@ -144,12 +168,9 @@ enum WatchCommand {
                 seen.events += 1
                 seen.wireBytes += message.wireBytes
                 seen.inflatedBytes += message.bytes.count
+                seen.compressed = seen.compressed || message.encoding != nil
                 ProbeOutput.standardOutput(CallCommand.render(message.bytes, as: subscribe.outputType, format: format))
-                if options.verbose {
-                    printError(
-                        "event \(seen.events): \(message.wireBytes) bytes on the wire"
-                            + (message.encoding.map { " (\($0))" } ?? "") + ", \(message.bytes.count) inflated")
-                }
+                if options.verbose { printError("event \(seen.events): \(CallCommand.size(of: message))") }
                 if let limit, seen.events == limit {
                     client.cancel(call)
                     return 0
@@ -166,6 +187,14 @@ enum WatchCommand {
         var events = 0
         var wireBytes = 0
         var inflatedBytes = 0
+        /// Whether any event came compressed (else wire and inflated bytes are the same).
+        var compressed = false
+
+        /// The `-v` line after the last event.
+        var summary: String {
+            "\(events) event(s): "
+                + (compressed ? "\(wireBytes) bytes on the wire, \(inflatedBytes) inflated" : "\(inflatedBytes) bytes")
+        }
     }
 
     /// "kicked" → "ACTION_TYPE_KICKED"; full enum names pass through.

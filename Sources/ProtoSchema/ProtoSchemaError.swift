@@ -14,6 +14,7 @@ public struct ProtoSchemaError: Error, Hashable, Sendable, CustomStringConvertib
             case invalidWireFormat
             case invalidJSON
             case invalidJSONValue
+            case invalidTextFormat
             case invalidValue
         }
 
@@ -30,6 +31,8 @@ public struct ProtoSchemaError: Error, Hashable, Sendable, CustomStringConvertib
         public static let invalidJSON = Code(.invalidJSON)
         /// Valid JSON that does not fit the message under the proto3 JSON mapping.
         public static let invalidJSONValue = Code(.invalidJSONValue)
+        /// Text is not valid protobuf text format, or does not fit the message.
+        public static let invalidTextFormat = Code(.invalidTextFormat)
         /// A value set from Swift does not fit the field's type.
         public static let invalidValue = Code(.invalidValue)
 
@@ -40,6 +43,7 @@ public struct ProtoSchemaError: Error, Hashable, Sendable, CustomStringConvertib
             case .invalidWireFormat: "invalid wire format"
             case .invalidJSON: "invalid JSON"
             case .invalidJSONValue: "invalid JSON value"
+            case .invalidTextFormat: "invalid text format"
             case .invalidValue: "invalid value"
             }
         }

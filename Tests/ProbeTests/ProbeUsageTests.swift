@@ -32,7 +32,7 @@ struct ProbeUsageTests {
         let withAddress = try ProbeRunner(address: "127.0.0.1:1", apiKey: nil).run(verb, "--help")
         #expect(withAddress.isCleanSuccess, "nothing is contacted for --help: \(withAddress)")
         #expect(withAddress.standardOutput.hasPrefix("usage: rpc-probe [flags] HOST:PORT \(verb)"), "\(withAddress)")
-        #expect(withAddress.standardOutput.contains("shared flags (before or after the verb):"))
+        #expect(withAddress.standardOutput.contains("shared flags (anywhere: before the address, after the verb"))
         let offline = ProbeRunner(address: nil, apiKey: nil)
         #expect(try offline.run(verb, "-h").standardOutput == withAddress.standardOutput)
         #expect(try offline.run("help", verb).standardOutput == withAddress.standardOutput)
@@ -50,7 +50,7 @@ struct ProbeUsageTests {
             (["127.0.0.1:7600", "call", "a", "b"], "call: expected one METHOD"),
             (["127.0.0.1:7600", "call", "x.Y/Z", "-d"], "-d needs a value"),
             (["127.0.0.1:7600", "--timeout", "soon", "health"], "--timeout: 'soon' is not a duration"),
-            (["127.0.0.1:7600", "-H", "novalue", "health"], "-H: expected key=value, got 'novalue'"),
+            (["127.0.0.1:7600", "-H", "novalue", "health"], "-H: expected key=value or 'key: value', got 'novalue'"),
             (["127.0.0.1:7600", "--connect-timeout", "0", "health"], "--connect-timeout: must be at least 1ms"),
             (["localhost", "health"], "'localhost' is not HOST:PORT"),
             (["127.0.0.1:7600", "watch", "--after-seq", "-1"], "--after-seq: '-1' is not a seq number"),

@@ -111,6 +111,16 @@ struct ProbeWatchTests {
             "-v", "--as", "alice", "watch", "--group", "hiking", "--after-seq", "0", "--count", "3")
         #expect(plain.lines == outcome.lines, "compression changes nothing printed on standard output")
         #expect(!plain.standardError.contains("deflate"))
+        // A plain stream has one size per event: no "103 bytes on the wire, 103 inflated".
+        let plainEvents = plain.standardError.split(separator: "\n").filter { $0.hasPrefix("event ") }
+        #expect(plainEvents.count == 3, "\(plain.standardError)")
+        for (number, line) in plainEvents.enumerated() {
+            let size = try #require(line.split(separator: " ").dropFirst(2).first, "\(line)")
+            #expect(line == "event \(number + 1): \(size) bytes", "\(line)")
+        }
+        #expect(!plain.standardError.contains("on the wire") && !plain.standardError.contains("inflated"))
+        let plainTotal = try #require(plain.standardError.split(separator: "\n").first { $0.hasPrefix("3 event(s): ") })
+        #expect(plainTotal.hasSuffix(" bytes") && !plainTotal.contains(","), "\(plainTotal)")
     }
 
     @Test("--emit-defaults prints every field of an event")
@@ -151,7 +161,12 @@ struct ProbeWatchTests {
         #expect(noGroup.exitCode == 64 + 5, "\(noGroup)")
         #expect(noGroup.standardError.contains("ERR_GROUP_NOT_FOUND"))
         let noTarget = try probe.run("watch")
-        #expect(noTarget.exitCode == 64 + 3, "the app must name a target: \(noTarget)")
+        #expect(noTarget.exitCode == 2, "the app must name a target, and the command line says none: \(noTarget)")
+        #expect(
+            noTarget.standardError.contains(
+                "watch: nothing to follow: give --user UID, --group GUID or --app (the whole app), "
+                    + "or --as UID to follow that user"), "its own flags, not the proto's fields: \(noTarget)")
+        #expect(!noTarget.standardError.contains("user_uid"), "\(noTarget)")
 
         let timed = try probe.run(
             "--as", "alice", "--timeout", "400ms", "watch", "--group", "hiking", "--after-seq", "0")

@@ -28,6 +28,8 @@ public struct ProbeRunner: Sendable {
 
     /// Arguments put before the address (`--grpc`).
     public var leading: [String] = []
+    /// Variables set in the child's environment over this process's (`PATH` without protoc).
+    public var environment: [String: String] = [:]
 
     public init(address: String?, apiKey: String?, leading: [String]) {
         self.init(address: address, apiKey: apiKey)
@@ -52,6 +54,7 @@ public struct ProbeRunner: Sendable {
     public func start(_ arguments: [String], standardInput: [UInt8]? = nil) throws -> ChildProcess {
         var environment = ProcessEnvironment.current().filter { !$0.key.hasPrefix("RPC_PROBE_") }
         if let apiKey { environment["RPC_PROBE_API_KEY"] = apiKey }
+        environment.merge(self.environment) { _, override in override }
         return try ChildProcess(
             executable: try BuiltProducts.path(of: "rpc-probe"),
             arguments: leading + (address.map { [$0] } ?? []) + arguments,
