@@ -218,8 +218,11 @@ struct ProbeCallTests {
         #expect(badEnum.exitCode == 1)
         #expect(
             badEnum.standardError.contains(
-                #"field "type" of moderation.v1.CreateGroupRequest: "GROUP_TYPE_SECRET" is not a value of enum moderation.v1.GroupType"#
-            ), "\(badEnum)")
+                #"field "type" of moderation.v1.CreateGroupRequest: "GROUP_TYPE_SECRET" is not a value of enum moderation.v1.GroupType; "#
+                    + "its values: GROUP_TYPE_UNSPECIFIED, GROUP_TYPE_PUBLIC, GROUP_TYPE_PASSWORD, GROUP_TYPE_PRIVATE"
+            ), "the valid values are listed: \(badEnum)")
+        let shortName = try probe.run("call", moderation("CreateGroup"), "-d", #"{"guid":"g","type":"PUBLIC"}"#)
+        #expect(shortName.standardError.contains(#"(did you mean "GROUP_TYPE_PUBLIC"?)"#), "\(shortName)")
     }
 
     @Test("an unknown method is refused with the closest one (exit 1)")

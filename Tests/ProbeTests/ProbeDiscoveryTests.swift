@@ -80,6 +80,14 @@ struct ProbeDiscoveryTests {
         let typo = try probe.run("describe", "moderation.v1.BanMemberRequst")
         #expect(typo.exitCode == 1)
         #expect(typo.standardError.contains(#"did you mean "moderation.v1.BanMemberRequest"?"#), "\(typo)")
+
+        let cutShort = try probe.run("describe", "moderation.v1.Moderation.Kick")
+        #expect(cutShort.exitCode == 1)
+        #expect(
+            cutShort.standardError.hasSuffix(#"(did you mean "moderation.v1.Moderation.KickMember"?)"# + "\n"),
+            "the method it begins, not the service it is closest to: \(cutShort)")
+        let call = try probe.run("call", "moderation.v1.Moderation/Kick")
+        #expect(call.standardError.contains(#"(did you mean "moderation.v1.Moderation/KickMember"?)"#), "\(call)")
     }
 
     @Test("describe without a symbol describes every service")
