@@ -107,19 +107,21 @@ class ServerStream(Generic[Resp], Iterator[Resp]):
                 continue
             is_message, value = call.next_item()
             if is_message:
+                message: Resp = value  # type: ignore[assignment]
                 if self._policy is not None:
-                    started = self._policy.started_of(value)
+                    assert isinstance(message, Message)
+                    started = self._policy.started_of(message)
                     if started is not None:
                         if self.last_seq is None:
                             self.last_seq = started
                         continue
-                    seq = self._policy.seq_of(value)
+                    seq = self._policy.seq_of(message)
                     if seq is None or (self.last_seq is not None and seq <= self.last_seq):
                         continue
                     self.last_seq = seq
                 self._failures = 0
                 self.delivered += 1
-                return value  # type: ignore[no-any-return]
+                return message
             with self._lock:
                 if self._call is call:
                     self._call = None
