@@ -201,7 +201,8 @@ def write_services(fds, files, package, out_path):
             method_consts.append(mconst)
             w.append("%s: MethodSpec[%s, %s] = MethodSpec(\n" % (
                 mconst, index.python_ref(method.input_type, aliases), index.python_ref(method.output_type, aliases)))
-            w.append("    service=%r,\n    name=%r,\n    path=%r,\n" % (full, method.name, "/%s/%s" % (full, method.name)))
+            w.append("    service=%r,\n    name=%r,\n    path=%r,\n"
+                     % (full, method.name, "/%s/%s" % (full, method.name)))
             w.append("    request_type=%s,\n    response_type=%s,\n    server_streaming=%s,\n)\n" % (
                 index.python_ref(method.input_type, aliases), index.python_ref(method.output_type, aliases),
                 bool(method.server_streaming)))
@@ -292,7 +293,8 @@ def write_package_modules(fds, files, package, root_dir):
             lines.append("from %s.services import %s\n" % (package, ", ".join(stubs)))
         example = ""
         if stubs:
-            example = ("\n\n    from %s import insecure_channel, %s\n\n    with insecure_channel(\"127.0.0.1:7600\") as channel:\n"
+            example = ("\n\n    from %s import insecure_channel, %s\n\n"
+                       "    with insecure_channel(\"127.0.0.1:7600\") as channel:\n"
                        "        stub = %s.%s(channel)\n" % (root_package(package), module, module, stubs[0]))
         text = [HEADER,
                 '"""The proto package ``%s`` in one module, instead of one ``_pb2`` module per file:\n'

@@ -113,8 +113,8 @@ def test_a_type_checker_sees_each_methods_request_and_response_classes(venv: str
     program = os.path.join(built["work"], "user_program.py")
     with open(program, "w") as file:
         file.write(USER_PROGRAM)
-    result = run([sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", os.path.join(built["work"], "mypy"),
-                  "--python-executable", venv, program], cwd=built["work"])
+    result = run([sys.executable, "-m", "mypy", "--no-error-summary", "--python-executable", venv,
+                  "--cache-dir", os.path.join(built["work"], "mypy"), program], cwd=built["work"])
     lines = [line.split(": ", 1)[1] for line in result.stdout.strip().split("\n") if ": " in line]
     # Patterns, not strings: mypy versions spell builtins and unions differently.
     expected = [

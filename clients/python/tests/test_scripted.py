@@ -19,6 +19,7 @@ from mrpc_client import Channel, Compression, RpcError, StatusCode
 from mrpc_client.moderation_v1 import (ACTION_TYPE_JOINED, ACTION_TYPE_LEFT, Action, Group, ModerationStub,
                                        SubscribeRequest, SubscribeResponse)
 from mrpc_client.mrpc_diagnostics_v1 import DiagnosticsStub, EchoRequest, EchoResponse
+from mrpc_client.mrpc_v1 import CallHeader
 
 KEY = "fake:key-12345678"
 
@@ -500,7 +501,7 @@ def test_unary_method_refuses_stream_entry_point_and_vice_versa() -> None:
 # MARK: Call options on the wire
 
 def test_metadata_and_keywords_become_the_call_header() -> None:
-    headers: List[object] = []
+    headers: List[CallHeader] = []
 
     def script(peer: Peer) -> None:
         peer.send_hello_ack()
@@ -519,12 +520,12 @@ def test_metadata_and_keywords_become_the_call_header() -> None:
         server.join()
         server.check()
     first, second = headers
-    assert (first.on_behalf_of, first.idempotency_key, first.request_id, dict(first.metadata)) == (  # type: ignore[attr-defined]
+    assert (first.on_behalf_of, first.idempotency_key, first.request_id, dict(first.metadata)) == (
         "u1", "kick-u2-1", "req-9", {"trace": "abc"})
-    assert 2400 <= first.timeout_ms <= 2500 and list(first.accept_encodings) == []  # type: ignore[attr-defined]
-    assert (second.on_behalf_of, second.idempotency_key, second.request_id, dict(second.metadata)) == (  # type: ignore[attr-defined]
+    assert 2400 <= first.timeout_ms <= 2500 and list(first.accept_encodings) == []
+    assert (second.on_behalf_of, second.idempotency_key, second.request_id, dict(second.metadata)) == (
         "u3", "k2", "r2", {"trace": "def"})
-    assert second.timeout_ms == 0  # type: ignore[attr-defined]
+    assert second.timeout_ms == 0
 
 
 # MARK: Subscriptions: the started message, last_seq, cancel

@@ -208,7 +208,7 @@ def test_ping(channel: Channel) -> None:
 
 
 def test_wrong_request_type_or_keyword_is_refused_before_sending(echo: diagnostics.DiagnosticsStub) -> None:
-    with pytest.raises(TypeError, match="takes a mrpc.diagnostics.v1.EchoRequest, got mrpc.health.v1.HealthCheckRequest"):
+    with pytest.raises(TypeError, match="takes a mrpc.diagnostics.v1.EchoRequest, got mrpc.health.v1.HealthCheck"):
         echo.Echo(health.HealthCheckRequest())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="deadline"):
         echo.Echo(diagnostics.EchoRequest(), deadline=3)  # type: ignore[call-arg]
@@ -228,7 +228,7 @@ def expect_too_large_before_sending(channel: Channel, echo: diagnostics.Diagnost
 
 
 def test_a_request_over_the_servers_limit_fails_before_sending(channel: Channel,
-                                                                echo: diagnostics.DiagnosticsStub) -> None:
+                                                               echo: diagnostics.DiagnosticsStub) -> None:
     """The limit is HELLO_ACK's max_message_bytes, on the encoded request: exactly that many
     bytes go, one more fails here with the server's own code."""
     limit = channel.hello_ack.max_message_bytes
@@ -236,7 +236,8 @@ def test_a_request_over_the_servers_limit_fails_before_sending(channel: Channel,
     at_limit = echo_request_of_size(limit)
     assert echo.Echo(at_limit, timeout=60).payload == at_limit.payload
     expect_too_large_before_sending(channel, echo, limit + 1, limit)
-    expect_too_large_before_sending(channel, echo, limit + 9220, limit)  # under the frame size limit, over the message's
+    # Under the frame size limit (the message's, the CallHeader's and 1 KiB), over the message's.
+    expect_too_large_before_sending(channel, echo, limit + 9220, limit)
 
 
 @pytest.fixture(scope="module")

@@ -152,7 +152,8 @@ def test_mutual_tls_needs_a_client_certificate(mtls_server: ServerProcess, pki: 
 
 def test_a_context_of_your_own(tls_server: ServerProcess, pki: Dict[str, Dict[str, str]]) -> None:
     context = ssl.create_default_context(cafile=pki["main"]["ca"])
-    with mrpc_client.secure_channel(tls_server.address, mrpc_client.ChannelCredentials(context), api_key=KEY) as channel:
+    own = mrpc_client.ChannelCredentials(context)
+    with mrpc_client.secure_channel(tls_server.address, own, api_key=KEY) as channel:
         assert DiagnosticsStub(channel).Echo(EchoRequest(payload=b"own")).payload == b"own"
 
 

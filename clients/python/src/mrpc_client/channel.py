@@ -16,7 +16,7 @@ from .errors import RpcError
 from .gen.mrpc.v1 import envelope_pb2
 from .keys import api_key_from_env
 from .multicallable import UnaryStreamMultiCallable, UnaryUnaryMultiCallable
-from .options import CallSettings, Compression
+from .options import CallSettings, Compression, deflates
 from .rpc_method import Deserializer, RpcMethod, Serializer
 from .status import StatusCode
 from .stream import ServerStream
@@ -73,8 +73,7 @@ class Channel:
         self._api_key = api_key
         self._credentials = credentials
         self._server_hostname = server_hostname
-        # Checked now, so a wrong compression is the constructor's error, not every call's.
-        CallSettings.of_call("(the channel)", compression=compression)
+        deflates("the channel", compression)  # a wrong choice is the constructor's error, not every call's
         self._compression = compression
         self._client_name = client_name
         self._app_id = app_id
@@ -158,7 +157,8 @@ class Channel:
     def start_unary(self, method: RpcMethod, request: Any, settings: CallSettings) -> "Future[Any]":
         """Sends a unary call on the current connection (a new one when it is going away)."""
         deadline = None if settings.timeout is None else time.monotonic() + settings.timeout
-        return self._on_a_connection(method, deadline, lambda conn: conn.start_unary(method, request, settings, deadline))
+        return self._on_a_connection(method, deadline,
+                                     lambda conn: conn.start_unary(method, request, settings, deadline))
 
     def start_stream(self, method: RpcMethod, request: Any, settings: CallSettings) -> ServerStream[Any]:
         """Starts a server-streaming call; see ``ServerStream``."""

@@ -154,7 +154,6 @@ class Connection:
         """
         address = "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
         deadline = time.monotonic() + timeout
-        context = ssl_context
         try:
             sock: Any = socket.create_connection((host, port), timeout=timeout)
         except OSError as error:
@@ -162,8 +161,8 @@ class Connection:
                                        "cannot connect to %s: %s" % (address, error), not_run=True) from None
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if context is not None:
-                sock = cls._establish_tls(sock, context, server_hostname or host, address)
+            if ssl_context is not None:
+                sock = cls._establish_tls(sock, ssl_context, server_hostname or host, address)
             hello = envelope_pb2.Hello(api_key=api_key, client_name=client_name, app_id=app_id,
                                        accept_encodings=list(accept_encodings))
             sock.sendall(PREFACE + encode_frame(FrameType.HELLO, 0, hello.SerializeToString()))
@@ -219,7 +218,8 @@ class Connection:
                 # TLS 1.3: a server that wants a client certificate says so after the handshake.
                 hint = ""
                 if "CERTIFICATE_REQUIRED" in str(error):
-                    hint = " (it asks for a client certificate: ssl_channel_credentials(certificate_chain=, private_key=))"
+                    hint = (" (it asks for a client certificate: "
+                            "ssl_channel_credentials(certificate_chain=, private_key=))")
                 raise failure(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
                               "the server refused the TLS connection: %s%s" % (error, hint)) from None
             except OSError as error:

@@ -46,8 +46,9 @@ def read_api_key(path: Union[str, "os.PathLike[str]"] = "data/api-keys", app_id:
     else:
         chosen = [entry for entry in entries if entry[0] == app_id]
     if not chosen:
-        which = "no key" if app_id is None else "no key for app %r (it has keys of: %s)" % (app_id, ", ".join(apps) or "none")
-        raise ValueError("%s has %s" % (path, which))
+        if app_id is None:
+            raise ValueError("%s has no key" % path)
+        raise ValueError("%s has no key for app %r (it has keys of: %s)" % (path, app_id, ", ".join(apps) or "none"))
     app, key = chosen[-1]
     return "%s:%s" % (app, key)
 

@@ -86,7 +86,7 @@ class CallSettings:
             else:
                 fields[field] = value
         chosen = compression if compression is not None else default_compression
-        settings = cls(timeout=timeout, metadata=extra, compress=_deflates(path, chosen), **fields, **stream)
+        settings = cls(timeout=timeout, metadata=extra, compress=deflates(path, chosen), **fields, **stream)
         settings._validate(path)
         return settings
 
@@ -148,11 +148,13 @@ def _pairs(path: str, metadata: Optional[Metadata]) -> Sequence[Tuple[str, str]]
     return items
 
 
-def _deflates(path: str, compression: Optional[Compression]) -> bool:
+def deflates(where: str, compression: Optional[Compression]) -> bool:
+    """Whether ``compression`` means deflate; a choice this protocol lacks is an error naming
+    ``where`` it was made."""
     if compression is None or compression == Compression.NoCompression:
         return False
     if compression == Compression.Deflate:
         return True
     if compression == Compression.Gzip:
-        raise ValueError("%s: this protocol compresses with deflate only: use Compression.Deflate" % path)
-    raise TypeError("%s: compression must be a mrpc_client.Compression, got %r" % (path, compression))
+        raise ValueError("%s: this protocol compresses with deflate only: use Compression.Deflate" % where)
+    raise TypeError("%s: compression must be a mrpc_client.Compression, got %r" % (where, compression))

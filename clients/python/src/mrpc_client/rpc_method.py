@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Type
 
 from google.protobuf.message import Message
 
@@ -31,7 +31,7 @@ class RpcMethod:
     serialize: Serializer
     deserialize: Deserializer
     #: The request class of the method table, or None for a path it does not know.
-    request_type: Optional[type]
+    request_type: Optional[Type[Message]]
     #: What a response is, for error messages ("moderation.v1.KickMemberResponse").
     response_name: str
     #: How to resume the stream, for ``Moderation.Subscribe`` with its own response class.
@@ -75,8 +75,9 @@ class RpcMethod:
 
     def encode(self, request: Any) -> bytes:
         """The request's bytes; a message of another class than the method's is a ``TypeError``."""
-        if self.request_type is not None and isinstance(request, Message) and not isinstance(request, self.request_type):
-            raise TypeError("%s takes a %s, got %s" % (self.path, self.request_type.DESCRIPTOR.full_name,  # type: ignore[attr-defined]
+        expected = self.request_type
+        if expected is not None and isinstance(request, Message) and not isinstance(request, expected):
+            raise TypeError("%s takes a %s, got %s" % (self.path, expected.DESCRIPTOR.full_name,
                                                        type(request).DESCRIPTOR.full_name))
         body = self.serialize(request)
         if not isinstance(body, bytes):

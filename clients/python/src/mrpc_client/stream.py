@@ -208,9 +208,9 @@ class ServerStream(Generic[Resp], Iterator[Resp]):
                     pause = min(pause, max(self._deadline - time.monotonic(), 0))
                 time.sleep(pause)
             if self._deadline is not None and time.monotonic() >= self._deadline:
-                raise self._fail(RpcError.client_side(StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
-                                                     "%s: the deadline passed while resuming the stream"
-                                                     % self.method.path))
+                raise self._fail(RpcError.client_side(
+                    StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
+                    "%s: the deadline passed while resuming the stream" % self.method.path))
             self._failures += 1
             try:
                 self._start()
