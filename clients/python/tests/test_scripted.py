@@ -683,6 +683,9 @@ def test_cancelling_a_stream_from_another_thread_ends_its_iteration_with_cancell
             assert not stream.cancel(), "a second cancel finds nothing to cancel"
             with pytest.raises(RpcError):
                 next(stream)
+            deadline = time.monotonic() + 3
+            while not cancels and time.monotonic() < deadline:  # the writer sends it; closing would not
+                time.sleep(0.01)
         server.join()
         server.check()
     assert cancels[0].type == CANCEL
