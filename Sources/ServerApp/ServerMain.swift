@@ -35,6 +35,15 @@ public enum ServerMain {
             FileOutput.writeAll(Array(startupError("moderation-server: \(error.message)", format: format).utf8), to: 2)
             return 2
         }
+        // Signals are handled by this thread with sigwait; every thread started from here on
+        // (the log writer first) inherits the blocked mask. A thread started before would take a
+        // second SIGTERM during the drain with the default action: death.
+        signal(SIGPIPE, SIG_IGN)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
         // Every line of the process goes through the one writer thread (the access log's too);
         // it is stopped, and so has written everything, before `run` returns.
         let logWriter = LogWriter()
@@ -67,14 +76,6 @@ public enum ServerMain {
             files.rlim_cur = files.rlim_max
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
         }
-
-        // Signals are handled by this thread with sigwait; every thread started from here on
-        // inherits the blocked mask.
-        signal(SIGPIPE, SIG_IGN)
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let moderation: ModerationServer
         let port: UInt16

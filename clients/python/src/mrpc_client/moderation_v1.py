@@ -124,6 +124,7 @@ from mrpc_client.gen.moderation.v1.moderation_pb2 import (  # moderation/v1/mode
     ListGroupActionsResponse,
     SubscribeRequest,
     SubscribeResponse,
+    SubscriptionStarted,
 )
 from mrpc_client.gen.moderation.v1.users_pb2 import (  # moderation/v1/users.proto
     User,
@@ -238,6 +239,7 @@ __all__ = [
     'ListGroupActionsResponse',
     'SubscribeRequest',
     'SubscribeResponse',
+    'SubscriptionStarted',
     'User',
     'ModerationStub',
 ]
