@@ -154,7 +154,7 @@ let package = Package(
                 "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "CLibPQ", "RPCCore", "RPCPosix",
                 "RPCMessages", "Moderation", "ModerationSQLite", "ModerationPostgres", "ModerationEvents",
                 "ModerationMessages", "CModerationProto", "ServerApp", "ThreadSupport", "TLSSupport", "COpenSSL",
-                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages",
+                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CommandLineSupport",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
@@ -203,8 +203,7 @@ let package = Package(
             name: "ServerAppTests",
             dependencies: [
                 "ServerApp", "Moderation", "ModerationPostgres", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "TestSupport",
-                "ThreadSupport", "TLSSupport",
+                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

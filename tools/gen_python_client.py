@@ -2,13 +2,20 @@
 """Writes the generated part of the Python client (clients/python/src/mrpc_client/gen/).
 
 Inputs: protoc's `--python_out` / `--pyi_out` output for every file of proto/ (in PROTOC_OUT), and
-the FileDescriptorSet of the same files with source info (DESCRIPTOR_SET). Output, in OUT_DIR:
+the FileDescriptorSet of the same files with source info (DESCRIPTOR_SET). Output, in OUT_DIR
+(the package PACKAGE, `mrpc_client.gen`):
 
 - every `*_pb2.py` / `*_pb2.pyi`, with its imports of other generated modules moved into the
   package (see `relocate` below), and an `__init__.py` in every folder;
 - `services.py`: the method table (one `MethodSpec` per RPC of every service: name, path, request
-  and response classes, server-streaming flag) and a typed stub class per service whose methods
-  forward to the client with their `MethodSpec` — read from the descriptors, never written by hand.
+  and response classes, server-streaming flag) and a grpcio-shaped stub class per service
+  (`ModerationStub(channel)`, one attribute per RPC named as in the proto) — read from the
+  descriptors, never written by hand;
+
+and beside OUT_DIR, in the client's root package, one module per proto package
+(`mrpc_client/moderation_v1.py`) re-exporting every message, enum, top-level enum value and stub
+of that package. Those modules start with the generated-file header; any other file there that
+starts with it is a leftover of a package that is gone, and is removed.
 
 Run by tools/gen-clients; the output is committed and checked for drift with
 `tools/gen-clients --check`.
@@ -130,7 +137,13 @@ def docstring(text, indent):
     return '%s"""%s\n%s\n%s"""\n' % (indent, lines[0], body, indent)
 
 
+def attribute_comment(text, indent):
+    """A proto comment as ``#:`` lines (Sphinx's attribute documentation) above an assignment."""
+    return "".join("%s#: %s\n" % (indent, line) if line else "%s#:\n" % indent for line in text.split("\n"))
+
+
 def write_services(fds, files, package, out_path):
+    """services.py: the method table and, per service, a grpcio-shaped stub class."""
     index = Index(fds)
     services = []  # (file proto, service proto, index in file)
     for name in files:
@@ -145,36 +158,32 @@ def write_services(fds, files, package, out_path):
                 if file_name is None:
                     fail("%s.%s uses unknown type %s" % (service.name, method.name, type_name))
                 aliases.setdefault(file_name, "_" + module_of(file_name).replace(".", "_"))
-    attribute_names = {}
+    stub_names = {}
     for f, service, _ in services:
-        attr = snake(service.name)
         full = "%s.%s" % (f.package, service.name) if f.package else service.name
-        if attr in attribute_names:
-            fail("services %s and %s would both be client.%s" % (attribute_names[attr], full, attr))
-        if attr in ("call", "call_async", "stream", "close", "ping", "connection"):
-            fail("service %s would hide Client.%s" % (full, attr))
-        attribute_names[attr] = full
+        stub = service.name + "Stub"
+        if stub in stub_names:
+            fail("services %s and %s would both be %s" % (stub_names[stub], full, stub))
+        stub_names[stub] = full
+    root = package.rsplit(".", 1)[0]
 
     w = []
     w.append(HEADER)
-    w.append('"""The method table of every service in proto/, and a typed stub per service.\n\n'
+    w.append('"""The method table of every service in proto/, and a stub class per service.\n\n'
              'Each ``MethodSpec`` says how to call one RPC (path, request and response classes,\n'
-             'whether the server streams); each stub method forwards to the client with its spec.\n"""\n\n')
+             'whether the server streams). Each stub is shaped like the ones grpcio generates:\n'
+             '``ModerationStub(channel)`` has one attribute per RPC, named as in the proto, made by\n'
+             '``channel.unary_unary`` / ``channel.unary_stream`` from the path and the message classes.\n"""\n\n')
     w.append("from __future__ import annotations\n\n")
     w.append("from typing import TYPE_CHECKING, Dict, Tuple\n\n")
-    w.append("from %s.methods import MethodSpec, ServiceSpec\n" % package.rsplit(".", 1)[0])
-    w.append("from %s.stub import ServiceStub\n" % package.rsplit(".", 1)[0])
+    w.append("from %s.methods import MethodSpec, ServiceSpec\n" % root)
     for file_name in sorted(aliases):
         module = module_of(file_name)
         parent, _, leaf = module.rpartition(".")
         w.append("from %s.%s import %s as %s\n" % (package, parent, leaf, aliases[file_name]))
-    root = package.rsplit(".", 1)[0]
     w.append("\nif TYPE_CHECKING:\n")
-    w.append("    from concurrent.futures import Future\n\n")
-    w.append("    from typing_extensions import Unpack\n\n")
-    w.append("    from %s.options import CallOptions, StreamOptions\n" % root)
-    w.append("    from %s.stream import ServerStream\n" % root)
-    w.append("    from %s.stub import Invoker\n" % root)
+    w.append("    from %s.channel import Channel\n" % root)
+    w.append("    from %s.multicallable import UnaryStreamMultiCallable, UnaryUnaryMultiCallable\n" % root)
 
     service_constants = []
     for f, service, si in services:
@@ -184,18 +193,20 @@ def write_services(fds, files, package, out_path):
         w.append("\n\n# %s (%s)\n" % (full, f.name))
         method_consts = []
         for method in service.method:
+            if method.name in PY_KEYWORDS:
+                fail("%s/%s cannot be a stub attribute: it is a Python keyword" % (full, method.name))
             if method.client_streaming:
                 fail("%s/%s streams from the client, which protocol version 1 does not have" % (full, method.name))
             mconst = "%s__%s" % (const, snake(method.name).rstrip("_").upper())
             method_consts.append(mconst)
             w.append("%s: MethodSpec[%s, %s] = MethodSpec(\n" % (
                 mconst, index.python_ref(method.input_type, aliases), index.python_ref(method.output_type, aliases)))
-            w.append("    service=%r,\n    name=%r,\n    python_name=%r,\n    path=%r,\n" % (
-                full, method.name, snake(method.name), "/%s/%s" % (full, method.name)))
+            w.append("    service=%r,\n    name=%r,\n    path=%r,\n"
+                     % (full, method.name, "/%s/%s" % (full, method.name)))
             w.append("    request_type=%s,\n    response_type=%s,\n    server_streaming=%s,\n)\n" % (
                 index.python_ref(method.input_type, aliases), index.python_ref(method.output_type, aliases),
                 bool(method.server_streaming)))
-        w.append("%s = ServiceSpec(\n    name=%r,\n    python_name=%r,\n    methods=(\n" % (const, full, snake(service.name)))
+        w.append("%s = ServiceSpec(\n    name=%r,\n    methods=(\n" % (const, full))
         for mconst in method_consts:
             w.append("        %s,\n" % mconst)
         w.append("    ),\n)\n")
@@ -205,48 +216,103 @@ def write_services(fds, files, package, out_path):
     w.append("#: Every method by path (``CallHeader.method``).\n")
     w.append("METHODS_BY_PATH: Dict[str, MethodSpec] = {m.path: m for s in SERVICES for m in s.methods}\n")
 
-    stub_names = []
     for (f, service, si), const in zip(services, service_constants):
         full = "%s.%s" % (f.package, service.name) if f.package else service.name
         notes = comments(f)
-        stub = service.name + "Stub"
-        stub_names.append((snake(service.name), stub, full))
-        w.append("\n\nclass %s(ServiceStub):\n" % stub)
+        w.append("\n\nclass %sStub:\n" % service.name)
         text = notes.get((6, si), "")
-        w.append(docstring("Calls %s.%s" % (full, ("\n\n" + text) if text else ""), "    "))
-        w.append("\n    SPEC = %s\n" % const)
+        w.append(docstring("Calls %s.%s\n\n``%sStub(channel)``: one attribute per RPC, named as in the proto, called\n"
+                           "with the request message and ``timeout=``, ``metadata=`` (see ``mrpc_client.Channel``)."
+                           % (full, ("\n\n" + text) if text else "", service.name), "    "))
+        w.append("\n    def __init__(self, channel: Channel) -> None:\n")
         for mi, method in enumerate(service.method):
-            mconst = "%s__%s" % (const, snake(method.name).rstrip("_").upper())
             req = index.python_ref(method.input_type, aliases)
             resp = index.python_ref(method.output_type, aliases)
             text = notes.get((6, si, 2, mi), "") or ("%s.%s" % (full, method.name))
-            name = snake(method.name)
             if method.server_streaming:
-                w.append("\n    def %s(self, request: %s, **options: Unpack[StreamOptions]) -> ServerStream[%s]:\n"
-                         % (name, req, resp))
-                w.append(docstring("%s\n\nServer stream: iterate the result; see ``Client.stream``." % text, "        "))
-                w.append("        return self._invoker.stream(%s, request, **options)\n" % mconst)
+                kind, factory = "UnaryStreamMultiCallable", "unary_stream"
+                text += "\n\nServer stream: returns an iterator of responses with ``cancel()``."
             else:
-                w.append("\n    def %s(self, request: %s, **options: Unpack[CallOptions]) -> %s:\n" % (name, req, resp))
-                w.append(docstring(text, "        "))
-                w.append("        return self._invoker.call(%s, request, **options)\n" % mconst)
-                w.append("\n    def %s_async(self, request: %s, **options: Unpack[CallOptions]) -> Future[%s]:\n"
-                         % (name.rstrip("_"), req, resp))
-                w.append(docstring("``%s`` without waiting: a Future of the response (or of its ``RpcError``)." % name,
-                                   "        "))
-                w.append("        return self._invoker.call_async(%s, request, **options)\n" % mconst)
-
-    w.append("\n\nclass ServiceStubs:\n")
-    w.append('    """One typed stub per service, as attributes (``client.moderation.kick_member(...)``)."""\n\n')
-    for attr, stub, full in stub_names:
-        w.append("    %s: %s\n" % (attr, stub))
-    w.append("\n    def _attach_stubs(self, invoker: Invoker) -> None:\n")
-    for attr, stub, full in stub_names:
-        w.append("        self.%s = %s(invoker)\n" % (attr, stub))
-    w.append("\n\n#: Stub class by client attribute name.\n")
-    w.append("STUBS: Dict[str, type] = {%s}\n" % ", ".join("%r: %s" % (attr, stub) for attr, stub, _ in stub_names))
+                kind, factory = "UnaryUnaryMultiCallable", "unary_unary"
+            w.append(attribute_comment(text, "        "))
+            w.append("        self.%s: %s[%s, %s] = channel.%s(\n" % (method.name, kind, req, resp, factory))
+            w.append("            %r,\n" % ("/%s/%s" % (full, method.name)))
+            w.append("            request_serializer=%s.SerializeToString,\n" % req)
+            w.append("            response_deserializer=%s.FromString,\n" % resp)
+            w.append("        )\n")
     with open(out_path, "w") as out:
         out.write("".join(w))
+
+
+def package_module_name(proto_package):
+    """moderation.v1 -> moderation_v1: the module of ``mrpc_client`` that gathers a proto package."""
+    return proto_package.replace(".", "_")
+
+
+def write_package_modules(fds, files, package, root_dir):
+    """One module per proto package (``mrpc_client/moderation_v1.py``) that re-exports every
+    message, enum and top-level enum value of the package's files and its services' stubs, so that
+    a program imports one module, not one ``_pb2`` per file."""
+    index = Index(fds)
+    by_package = {}
+    for name in files:
+        f = index.files[name]
+        if not f.package:
+            fail("%s has no package: its types would have no module to live in" % name)
+        by_package.setdefault(f.package, []).append(f)
+    written = []
+    for proto_package in sorted(by_package):
+        module = package_module_name(proto_package)
+        exported = {}  # name -> where it comes from
+        lines = []
+
+        def export(name, origin):
+            if name in exported:
+                fail("%s: %s is defined by both %s and %s" % (proto_package, name, exported[name], origin))
+            exported[name] = origin
+
+        for f in sorted(by_package[proto_package], key=lambda f: f.name):
+            names = []
+            for message in f.message_type:
+                names.append(message.name)
+            for enum in f.enum_type:
+                names.append(enum.name)
+                names.extend(value.name for value in enum.value)
+            if not names:
+                continue
+            for name in names:
+                export(name, f.name)
+            source = "%s.%s" % (package, module_of(f.name))
+            lines.append("from %s import (  # %s\n" % (source, f.name))
+            lines.extend("    %s,\n" % name for name in names)
+            lines.append(")\n")
+        stubs = [service.name + "Stub" for f in by_package[proto_package] for service in f.service]
+        for stub in stubs:
+            export(stub, "services.py")
+        if stubs:
+            lines.append("from %s.services import %s\n" % (package, ", ".join(stubs)))
+        example = ""
+        if stubs:
+            example = ("\n\n    from %s import insecure_channel, %s\n\n"
+                       "    with insecure_channel(\"127.0.0.1:7600\") as channel:\n"
+                       "        stub = %s.%s(channel)\n" % (root_package(package), module, module, stubs[0]))
+        text = [HEADER,
+                '"""The proto package ``%s`` in one module, instead of one ``_pb2`` module per file:\n'
+                'every message, enum and top-level enum value of its ``.proto`` files%s.%s"""\n\n'
+                % (proto_package, ", and its service stubs" if stubs else "", example)]
+        text.extend(lines)
+        text.append("\n__all__ = [\n")
+        text.extend("    %r,\n" % name for name in exported)
+        text.append("]\n")
+        path = os.path.join(root_dir, module + ".py")
+        with open(path, "w") as out:
+            out.write("".join(text))
+        written.append(module + ".py")
+    return written
+
+
+def root_package(package):
+    return package.rsplit(".", 1)[0]
 
 
 def main():
@@ -286,6 +352,16 @@ def main():
             if folder == "":
                 f.write('"""Message classes generated by protoc from proto/, with the method table in ``services``."""\n')
     write_services(fds, files, package, os.path.join(out_dir, "services.py"))
+    # The package modules live beside gen/, among hand-written ones: replace only the files this
+    # tool wrote (they start with HEADER), so a proto package that is gone leaves no module behind.
+    root_dir = os.path.dirname(os.path.abspath(out_dir))
+    for name in sorted(os.listdir(root_dir)):
+        path = os.path.join(root_dir, name)
+        if name.endswith(".py") and os.path.isfile(path):
+            with open(path) as f:
+                if f.read(len(HEADER)) == HEADER:
+                    os.remove(path)
+    write_package_modules(fds, files, package, root_dir)
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ extension EventHub {
             if case .user(let uid) = target {
                 filter.target = .user(uid: uid, memberOf: Set(try log.groups(of: uid)))
             }
-            subscription.start(at: max(head, request.afterSeq ?? 0), filter: filter)
+            subscription.start(at: max(head, request.afterSeq ?? 0), head: head, filter: filter)
             return ReplayPlan(firstSeq: nil, head: head)
         }
         let oldest = try log.oldestRetainedSeq()
@@ -117,7 +117,7 @@ extension EventHub {
             }
             filter.target = .user(uid: uid, memberOf: then)
         }
-        subscription.start(at: afterSeq, filter: filter)
+        subscription.start(at: afterSeq, head: head, filter: filter)
         return ReplayPlan(firstSeq: afterSeq + 1, head: head)
     }
 

@@ -5,6 +5,10 @@
 /// connection holds too much unwritten output it answers `.overloaded`, and the hub ends the
 /// subscription so that one slow reader cannot slow the writer or the other subscribers.
 public protocol EventSink: Sendable {
+    /// Queues the stream's first message, before any event: the subscription is registered, and
+    /// every matching action after `afterSeq` will follow (those through `headSeq` from the
+    /// replay, when `headSeq` is greater). Clients wait for it to know their stream is live.
+    func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome
     /// Queues one encoded event.
     func send(encoded: [UInt8]) -> EventSendOutcome
     /// Waits up to `milliseconds` for the connection to drain below its limit (replay only,

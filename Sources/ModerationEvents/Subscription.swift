@@ -139,20 +139,30 @@ final class Subscription: Sendable {
         }
     }
 
-    /// Sets where the subscription starts (the replay's end, or the head for a live one).
-    /// A new filter's groups (a user's memberships, known from the log only now) are charged
-    /// on top of what the subscription was admitted with.
-    func start(at seq: UInt64, filter: SubscriptionFilter? = nil) {
+    /// Sets where the subscription starts (after `seq`: the replay's start, or the head for a
+    /// live one) and tells its sink, whose stream's first message says so (`head` is the log's
+    /// head the start was read at). A new filter's groups (a user's memberships, known from the
+    /// log only now) are charged on top of what the subscription was admitted with.
+    func start(at seq: UInt64, head: UInt64, filter: SubscriptionFilter? = nil) {
         state.withLock { state in
             state.lastSent = max(state.lastSent, seq)
             state.through = max(state.through, seq)
             state.started = true
-            guard let filter else { return }
-            let growth = Self.filterBytes(filter.target) - Self.filterBytes(state.filter.target)
-            state.filter = filter
-            if let quota, growth > 0, !state.ended {
-                quota.holdAnyway(growth)
-                state.reserved += growth
+            if let filter {
+                let growth = Self.filterBytes(filter.target) - Self.filterBytes(state.filter.target)
+                state.filter = filter
+                if let quota, growth > 0, !state.ended {
+                    quota.holdAnyway(growth)
+                    state.reserved += growth
+                }
+            }
+            guard !state.ended else { return }
+            // Nothing was sent before (the dispatcher buffers until `goLive`, the replay starts
+            // after this), so this is the stream's first message.
+            switch sink.started(afterSeq: seq, headSeq: head) {
+            case .sent: break
+            case .overloaded: end(&state, .slowConsumer(lastSeq: state.lastSent))
+            case .closed: close(&state)
             }
         }
     }

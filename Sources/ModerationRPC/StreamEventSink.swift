@@ -1,11 +1,18 @@
 internal import Glibc
 import ModerationEvents
 import ModerationMessages
+import ProtoBridge
 import RPCCore
 
 /// The event hub's sink over a `Subscribe` server stream.
 struct StreamEventSink: EventSink {
     let stream: ServerStream<SubscribeResponse>
+
+    func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome {
+        send(
+            encoded: SubscribeResponse(started: SubscriptionStarted(afterSeq: afterSeq, headSeq: headSeq))
+                .serializedBytes())
+    }
 
     func send(encoded: [UInt8]) -> EventSendOutcome {
         switch stream.send(encoded: encoded) {

@@ -31,6 +31,11 @@ enum WatchCommand: ProbeVerb {
           --emit-defaults     print fields at their default values too
           --format json|text  each event as a line of JSON (default) or of protobuf's text format
 
+        Once the subscription is registered, the server says so in the stream's first message
+        (not printed as an event): every matching action committed from then on is printed. With -v,
+        watch prints "live after seq N" on standard error then (with the replay's range when
+        --after-seq replays).
+
         The stream ending with an error (e.g. PERMISSION_DENIED, or UNAVAILABLE with details.last_seq
         when the server shuts down) prints the status on standard error and exits 64 + its code.
         """
@@ -130,6 +135,14 @@ enum WatchCommand: ProbeVerb {
                 return totals.events
             }
             guard let number else { return }
+            if number == 1, let live = liveLine(message.body, as: output) {
+                // Not an event: its bytes are not the events' either.
+                totals.withLock { totals in
+                    totals = Totals()
+                }
+                if verbose { printError(live) }
+                return
+            }
             ProbeOutput.standardOutput(CallCommand.render(message.body, as: output, format: format))
             if verbose {
                 printError(
@@ -164,7 +177,13 @@ enum WatchCommand: ProbeVerb {
             let call = try client.start(
                 path: subscribe.path, metadata: metadata, timeoutMs: options.callOptions().timeoutMs)
             try client.send(call, body, end: true)
+            var first = true
             while let message = try client.next(call) {
+                defer { first = false }
+                if first, let live = liveLine(message.bytes, as: subscribe.outputType) {
+                    if options.verbose { printError(live) }
+                    continue
+                }
                 seen.events += 1
                 seen.wireBytes += message.wireBytes
                 seen.inflatedBytes += message.bytes.count
@@ -181,6 +200,23 @@ enum WatchCommand: ProbeVerb {
             printError(Envelope.text(error))
             return ProbeError.exitCode(for: error)
         }
+    }
+
+    /// The line for a stream's first message when it is the server's `started` message (older
+    /// servers send none): where delivery begins, and the replay's range when there is one.
+    static func liveLine(_ body: [UInt8], as type: MessageDescriptor) -> String? {
+        guard
+            let message = try? body.withUnsafeBytes({ raw throws(ProtoSchemaError) in
+                try DynamicMessage(serializedBytes: raw, as: type)
+            }),
+            case .message(let started)? = message["started"]
+        else { return nil }
+        var afterSeq: UInt64 = 0
+        var headSeq: UInt64 = 0
+        if case .uint64(let seq)? = started["after_seq"] { afterSeq = seq }
+        if case .uint64(let seq)? = started["head_seq"] { headSeq = seq }
+        return headSeq > afterSeq
+            ? "live after seq \(afterSeq) (replaying \(afterSeq + 1)–\(headSeq) first)" : "live after seq \(afterSeq)"
     }
 
     private struct Totals {

@@ -39,10 +39,12 @@ public struct CallRecord: Sendable {
     public let errorCode: String
     /// From the CALL frame to the call's last frame.
     public let durationNanoseconds: UInt64
+    /// A call of the runtime's reflection or health services (`RuntimeServices.isInternal`).
+    public let isInternal: Bool
 
     public init(
         methodIndex: Int?, method: String, appID: String, onBehalfOf: String, requestID: String, peer: String,
-        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64
+        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64, isInternal: Bool? = nil
     ) {
         self.methodIndex = methodIndex
         self.method = method
@@ -54,5 +56,8 @@ public struct CallRecord: Sendable {
         self.code = code
         self.errorCode = errorCode
         self.durationNanoseconds = durationNanoseconds
+        // From the path when the caller does not know (a refused call): a short scan, off the
+        // hot path; a served call's method says it.
+        self.isInternal = isInternal ?? RuntimeServices.isInternal(path: method)
     }
 }

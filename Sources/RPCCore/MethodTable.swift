@@ -83,6 +83,8 @@ public struct RegisteredMethod: Sendable {
     public let executor: HandlerExecutor
     /// Position in the table (registration order), for per-method metrics.
     public internal(set) var index = 0
+    /// A method of the runtime's reflection or health services (`RuntimeServices.isInternal`).
+    public let isInternal: Bool
     /// Runs work elsewhere (a worker) instead of now.
     typealias Offload = (@escaping @Sendable () -> Void) -> Void
 
@@ -100,6 +102,7 @@ public struct RegisteredMethod: Sendable {
         self.description = description
         self.executor = executor
         self.start = start
+        isInternal = RuntimeServices.isInternal(path: description.path)
     }
 
     static func decode<M: ProtoMessage>(_ type: M.Type, _ body: UnsafeRawBufferPointer) throws(RPCError) -> M {

@@ -18,6 +18,20 @@ public final class HealthStatus: Sendable {
 
 /// The services every server carries: reflection, health and diagnostics (Echo).
 public enum RuntimeServices {
+    /// The services tools call to find their way rather than to do work: reflection and health,
+    /// ours and gRPC's standard ones. Their calls are "internal": the access log leaves them out
+    /// unless asked, and the metrics count them apart from the service's own calls.
+    static let internalServices: Set<Substring> = [
+        Substring(HealthMethods.name), Substring(ReflectionMethods.name), "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+    ]
+
+    /// True when `path` (`/package.Service/Method`) is a method of an internal service.
+    public static func isInternal(path: String) -> Bool {
+        guard path.first == "/", let slash = path.dropFirst().firstIndex(of: "/") else { return false }
+        return internalServices.contains(path[path.index(after: path.startIndex)..<slash])
+    }
+
     /// Adds diagnostics, health and reflection to `table`. Call it last: reflection lists every
     /// method of the table as it is then, these three services included.
     /// - Parameter fileDescriptorSets: serialized FileDescriptorSets of every served proto; they

@@ -12,6 +12,7 @@ public final class ServerCall: Sendable {
     /// Who called what, for the observer's record of the call's end.
     let context: CallContext
     let methodIndex: Int?
+    let isInternal: Bool
     let startedAt: UInt64
     let observer: (any CallObserver)?
     let clock: @Sendable () -> UInt64
@@ -23,7 +24,7 @@ public final class ServerCall: Sendable {
 
     public init(
         context: CallContext, acceptsDeflate: Bool, port: any CallPort, methodIndex: Int? = nil,
-        observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 },
+        isInternal: Bool = false, observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 },
         memoryBudget: MemoryBudget? = nil
     ) {
         self.streamID = context.streamID
@@ -31,6 +32,7 @@ public final class ServerCall: Sendable {
         self.port = port
         self.context = context
         self.methodIndex = methodIndex
+        self.isInternal = isInternal
         self.observer = observer
         self.clock = clock
         self.memoryBudget = memoryBudget
@@ -51,7 +53,7 @@ public final class ServerCall: Sendable {
                     onBehalfOf: context.onBehalfOf,
                     requestID: context.requestID, peer: context.peer, streamID: streamID, code: code,
                     errorCode: errorCode,
-                    durationNanoseconds: clock() - startedAt))
+                    durationNanoseconds: clock() - startedAt, isInternal: isInternal))
         }
         return true
     }

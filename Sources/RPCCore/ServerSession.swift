@@ -392,7 +392,8 @@ public final class ServerSession {
         let call = ServerCall(
             context: context, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"),
             port: port,
-            methodIndex: method.index, observer: environment.observer, clock: environment.now,
+            methodIndex: method.index, isInternal: method.isInternal, observer: environment.observer,
+            clock: environment.now,
             memoryBudget: environment.memoryBudget)
         let isStream = method.description.serverStreaming
         // Registered before the handler runs: an inline handler may complete it at once.

@@ -372,7 +372,8 @@ public final class GRPCSession {
             deadline: stream.deadline, peer: peer)
         let call = ServerCall(
             context: context, acceptsDeflate: false, port: port, methodIndex: method.index,
-            observer: environment.observer, clock: environment.now, memoryBudget: environment.memoryBudget)
+            isInternal: method.isInternal, observer: environment.observer, clock: environment.now,
+            memoryBudget: environment.memoryBudget)
         stream.call = call
         do throws(RPCError) {
             try body.withUnsafeBytes { raw in

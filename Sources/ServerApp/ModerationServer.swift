@@ -59,6 +59,9 @@ public final class ModerationServer: Sendable {
     private let listenAddress: String
     /// The per-app rate limit's lease thread, on PostgreSQL (stopped with the store).
     private let rateLeases: LeasedRateLimiter?
+    /// The access log's writer when this server made it (its logger was not a `LogWriter`'s):
+    /// stopped, after the last call, with the server.
+    private let ownedLogWriter: LogWriter?
 
     /// Opens the store — SQLite in `settings.dataDirectory` (which must exist), or PostgreSQL at
     /// `settings.postgresURL` — and builds the server; it does not listen until `start()`.
@@ -102,11 +105,27 @@ public final class ModerationServer: Sendable {
         let service = self.service
         let hub = self.hub
         let budget = memoryBudget
+        let accessLog: AccessLog?
+        if settings.accessLog, logger.isEnabled(.info), let output = logger.output {
+            // The process's writer when `ServerMain` made one, so that every line goes through one
+            // thread; a logger of another kind (tests') gets a writer of this server's own.
+            let shared = output as? LogWriter
+            let writer = shared ?? LogWriter(destination: output)
+            ownedLogWriter = shared == nil ? writer : nil
+            accessLog = AccessLog(
+                writer: writer, format: logger.format,
+                selection: AccessLog.Selection(
+                    sampleEvery: settings.accessLogSample, includeInternal: settings.accessLogInternal))
+        } else {
+            ownedLogWriter = nil
+            accessLog = nil
+        }
+        let accessLogDropped = accessLog
         metrics = ServerMetrics(
-            methods: methods.methods.map(\.path), accessLog: settings.accessLog ? logger : nil,
+            methods: methods.methods.map(\.path), accessLog: accessLog,
             gauges: {
                 ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
-                    + ServerGauges.budgetSamples(budget)
+                    + ServerGauges.budgetSamples(budget) + ServerGauges.accessLogSamples(accessLogDropped)
             })
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
@@ -253,5 +272,6 @@ public final class ModerationServer: Sendable {
         service.shutdown()
         rateLeases?.close()
         store.close()
+        ownedLogWriter?.stop()
     }
 }

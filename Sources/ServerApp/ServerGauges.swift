@@ -55,6 +55,16 @@ enum ServerGauges {
         return samples
     }
 
+    /// The access log's dropped lines (0 without an access log, so dashboards find the series).
+    static func accessLogSamples(_ accessLog: AccessLog?) -> [ServerMetrics.Sample] {
+        [
+            ServerMetrics.Sample(
+                name: "moderation_access_log_dropped_total",
+                help: "Access-log lines dropped because the log writer could not keep up.", type: "counter",
+                value: Double(accessLog?.droppedLines ?? 0))
+        ]
+    }
+
     static func name(of kind: MemoryBudget.Kind) -> String {
         switch kind {
         case .outbound: "outbound"

@@ -29,10 +29,30 @@ public enum ServerMain {
                 settings = parsed
             }
         } catch {
-            printError("moderation-server: \(error.message)")
+            // The settings did not parse, so their format is what the command line and the
+            // environment ask for, if they can tell.
+            let format = requestedLogFormat(arguments: arguments, environment: environment)
+            FileOutput.writeAll(Array(startupError("moderation-server: \(error.message)", format: format).utf8), to: 2)
             return 2
         }
-        let logger = Logger(level: settings.logLevel, format: settings.logFormat)
+        // Signals are handled by this thread with sigwait; every thread started from here on
+        // (the log writer first) inherits the blocked mask. A thread started before would take a
+        // second SIGTERM during the drain with the default action: death.
+        signal(SIGPIPE, SIG_IGN)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        // Every line of the process goes through the one writer thread (the access log's too);
+        // it is stopped, and so has written everything, before `run` returns.
+        let logWriter = LogWriter()
+        defer { logWriter.stop() }
+        let logger = Logger(level: settings.logLevel, format: settings.logFormat, output: logWriter)
+        /// A start that fails: its reason as an error line, in the log's format.
+        func printError(_ message: String) {
+            logWriter.write(Array(startupError(message, format: settings.logFormat).utf8))
+        }
 
         let created = FileSystem.makeDirectories(settings.dataDirectory)
         guard created == 0, FileSystem.isWritableDirectory(settings.dataDirectory) else {
@@ -56,14 +76,6 @@ public enum ServerMain {
             files.rlim_cur = files.rlim_max
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
         }
-
-        // Signals are handled by this thread with sigwait; every thread started from here on
-        // inherits the blocked mask.
-        signal(SIGPIPE, SIG_IGN)
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, sig) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let moderation: ModerationServer
         let port: UInt16
@@ -94,7 +106,14 @@ public enum ServerMain {
         }
         var bound = settings
         bound.port = port
-        writeLine("listening on \(bound.listenAddress)", to: 1)
+        // The readiness line, on standard output: plain text, or a JSON object whose message has
+        // the same words, in JSON mode.
+        let ready = "listening on \(bound.listenAddress)"
+        switch settings.logFormat {
+        case .text: writeLine(ready, to: 1)
+        case .json:
+            FileOutput.writeAll(Array(logger.render(.info, ready, [("listen", bound.listenAddress)]).utf8), to: 1)
+        }
         let grpcAddress = settings.grpcListen.flatMap { listen in
             moderation.grpcPort.map { HostPort(host: listen.host, port: $0).description }
         }
@@ -272,6 +291,30 @@ public enum ServerMain {
 
     static func printError(_ message: String) {
         writeLine(message, to: 2)
+    }
+
+    /// A message that stops the start, as a line of the log: as it is in the text format, an
+    /// `error` object in the JSON format (a line of `Logger`'s own making, so that in JSON mode
+    /// every line the server writes is JSON).
+    static func startupError(_ message: String, format: Logger.Format) -> String {
+        switch format {
+        case .text: message + "\n"
+        case .json: Logger(level: .error, format: .json).render(.error, message, [])
+        }
+    }
+
+    /// The log format the command line or `MODERATION_LOG_FORMAT` asks for, read on its own for
+    /// when the settings as a whole do not parse: JSON only when it is plainly asked for.
+    static func requestedLogFormat(arguments: [String], environment: [String: String]) -> Logger.Format {
+        var requested = environment["MODERATION_LOG_FORMAT"]
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--log-format", index + 1 < arguments.count {
+                requested = arguments[index + 1]
+            } else if argument.hasPrefix("--log-format=") {
+                requested = String(argument.dropFirst("--log-format=".count))
+            }
+        }
+        return requested == "json" ? .json : .text
     }
 
     /// Writes a line straight to a file descriptor (unbuffered, so it is seen at once).

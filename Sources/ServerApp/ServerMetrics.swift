@@ -21,7 +21,8 @@ final class ServerMetrics: CallObserver {
     private let connection: Counters // opened, closed
     private let traffic: Counters // received, sent, stream messages, stream encoded, stream wire
     private let transport: Counters // see `slot(of:)`
-    private let accessLog: Logger?
+    private let internalCalls: Counters // [method][code], for calls of `RuntimeServices.isInternal` methods
+    private let accessLog: AccessLog?
     private let gauges: @Sendable () -> [Sample]
 
     /// A value sampled at scrape time.
@@ -36,10 +37,11 @@ final class ServerMetrics: CallObserver {
     /// - Parameters:
     ///   - methods: the method paths, in `MethodTable` order.
     ///   - accessLog: where one info line per call goes; nil for no access log.
-    init(methods: [String], accessLog: Logger?, gauges: @escaping @Sendable () -> [Sample]) {
+    init(methods: [String], accessLog: AccessLog?, gauges: @escaping @Sendable () -> [Sample]) {
         self.methods = methods + ["unknown"]
         let slots = self.methods.count
         calls = Counters(count: slots * Self.codes)
+        internalCalls = Counters(count: slots * Self.codes)
         histogram = Counters(count: slots * (Self.durationBuckets.count + 1))
         durationSum = Counters(count: slots)
         connection = Counters(count: 2)
@@ -67,22 +69,20 @@ final class ServerMetrics: CallObserver {
     }
 
     func callEnded(_ call: CallRecord) {
+        accessLog?.record(call)
         let method = call.methodIndex.map { min($0, methods.count - 1) } ?? methods.count - 1
-        calls.add(method * Self.codes + min(Int(call.code.rawValue), Self.codes - 1))
+        let code = min(Int(call.code.rawValue), Self.codes - 1)
+        // Tools' reflection and health calls are counted apart, so they never show in the
+        // service's rates and latencies.
+        guard !call.isInternal else {
+            internalCalls.add(method * Self.codes + code)
+            return
+        }
+        calls.add(method * Self.codes + code)
         let seconds = Double(call.durationNanoseconds) / 1e9
         let bucket = Self.durationBuckets.firstIndex(where: { seconds <= $0 }) ?? Self.durationBuckets.count
         histogram.add(method * (Self.durationBuckets.count + 1) + bucket)
         durationSum.add(method, call.durationNanoseconds)
-        guard let accessLog, accessLog.isEnabled(.info) else { return }
-        accessLog.info(
-            "call",
-            [
-                ("method", call.method.isEmpty ? "(none)" : call.method), ("status", call.code.name),
-                ("error_code", call.errorCode),
-                ("duration_ms", Self.milliseconds(call.durationNanoseconds)), ("app", call.appID),
-                ("on_behalf_of", call.onBehalfOf),
-                ("request_id", call.requestID), ("peer", call.peer), ("stream", String(call.streamID)),
-            ])
     }
 
     func transportEvent(_ event: TransportEvent) { transport.add(Self.slot(of: event)) }
@@ -140,15 +140,13 @@ final class ServerMetrics: CallObserver {
         func header(_ name: String, _ type: String, _ help: String) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
-        header("mrpc_calls_total", "counter", "Calls ended, by method and gRPC status code.")
-        for (m, method) in methods.enumerated() {
-            for code in 0..<Self.codes {
-                let value = calls[m * Self.codes + code]
-                guard value > 0 else { continue }
-                let name = code < 17 ? StatusCode(rawValue: UInt32(code)).name : "OTHER"
-                out += "mrpc_calls_total{method=\"\(method)\",code=\"\(name)\"} \(value)\n"
-            }
-        }
+        header(
+            "mrpc_calls_total", "counter", "Calls ended, by method and gRPC status code (reflection and health apart).")
+        renderCalls(calls, name: "mrpc_calls_total", into: &out)
+        header(
+            "mrpc_internal_calls_total", "counter",
+            "Calls of the runtime's reflection and health services (tools finding their way), by method and code.")
+        renderCalls(internalCalls, name: "mrpc_internal_calls_total", into: &out)
         header("mrpc_call_duration_seconds", "histogram", "Time from a call's CALL frame to its last frame, by method.")
         for (m, method) in methods.enumerated() {
             let base = m * (Self.durationBuckets.count + 1)
@@ -231,6 +229,17 @@ final class ServerMetrics: CallObserver {
         return out
     }
 
+    private func renderCalls(_ counters: Counters, name: String, into out: inout String) {
+        for (m, method) in methods.enumerated() {
+            for code in 0..<Self.codes {
+                let value = counters[m * Self.codes + code]
+                guard value > 0 else { continue }
+                let codeName = code < 17 ? StatusCode(rawValue: UInt32(code)).name : "OTHER"
+                out += "\(name){method=\"\(method)\",code=\"\(codeName)\"} \(value)\n"
+            }
+        }
+    }
+
     static func escape(_ value: String) -> String {
         var out = ""
         for character in value {
@@ -246,12 +255,6 @@ final class ServerMetrics: CallObserver {
 
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
-
-    static func milliseconds(_ nanoseconds: UInt64) -> String {
-        let micros = nanoseconds / 1_000
-        let fraction = String(micros % 1_000)
-        return "\(micros / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }
 

@@ -48,6 +48,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var grpcListen: HostPort? = HostPort(host: "127.0.0.1", port: 7601)
     /// One info line per call (method, status, duration, app, acting user, request id).
     public var accessLog = true
+    /// One successful call in this many gets an access-log line (per thread); failed calls always do.
+    public var accessLogSample = 1
+    /// Calls of the reflection and health services (what tools make to find their way) in the
+    /// access log too.
+    public var accessLogInternal = false
     /// Connections beyond this get GOAWAY `ERR_TOO_MANY_CONNECTIONS` and are closed at once.
     public var maxConnections = 100_000
     /// Connections one app may hold; one more gets GOAWAY `ERR_TOO_MANY_CONNECTIONS` at HELLO.

@@ -144,6 +144,18 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.accessLog = try value.onOff()
         },
+        Option(
+            "--access-log-sample", "N",
+            help: "log one successful call in N (failed calls always; default 1: every call)"
+        ) { settings, value throws(ArgumentError) in
+            settings.accessLogSample = try value.integer(in: 1...1_000_000)
+        },
+        Option(
+            "--access-log-internal", "on|off",
+            help: "also log calls of the reflection and health services, which tools make (default off)"
+        ) { settings, value throws(ArgumentError) in
+            settings.accessLogInternal = try value.onOff()
+        },
         Option("--max-connections", "N", help: "connections beyond N are refused at once (default 100000)") {
             settings, value throws(ArgumentError) in
             settings.maxConnections = try value.integer(in: 1...10_000_000)

@@ -117,6 +117,7 @@ enum RegistryBenchmark {
     final class BenchSink: EventSink {
         private let handlers = Mutex<[@Sendable (SinkClosure) -> Void]>([])
 
+        func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome { .sent }
         func send(encoded: [UInt8]) -> EventSendOutcome { .sent }
         func waitForCapacity(milliseconds: Int) -> Bool { true }
         func end(_ reason: SubscriptionEnd) {}

@@ -17,6 +17,8 @@ final class SubscriberSwarm {
         var messages: UInt64 = 0
         var wireBytes: UInt64 = 0
         var ended: String?
+        /// When the stream's first message (`started`: the subscription is live) arrived; 0 before.
+        var startedAt: UInt64 = 0
     }
 
     private var subscribers: [Subscriber] = []
@@ -30,6 +32,12 @@ final class SubscriberSwarm {
     var totalMessages: UInt64 { subscribers.reduce(0) { $0 + $1.messages } }
     var totalWireBytes: UInt64 { subscribers.reduce(0) { $0 + $1.wireBytes } }
     var maxSeq: UInt64 { subscribers.reduce(0) { max($0, $1.lastSeq) } }
+    /// Subscribers whose stream has said it is live.
+    var startedCount: Int { subscribers.reduce(0) { $0 + ($1.startedAt > 0 ? 1 : 0) } }
+    /// When the last subscriber's stream said it was live (monotonic ns; 0 until all have).
+    var allStartedAt: UInt64 {
+        subscribers.allSatisfy { $0.startedAt > 0 } ? subscribers.reduce(0) { max($0, $1.startedAt) } : 0
+    }
 
     /// Opens `count` connections; connection `i` subscribes as user `uid(i)` (its own events).
     init(port: UInt16, count: Int, compressed: Bool, uid: (Int) -> String) throws(BenchError) {
@@ -134,6 +142,9 @@ final class SubscriberSwarm {
             guard bytes.count - offset >= total else { break }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + FrameHeader.size)..<(offset + total)])
             switch header.type {
+            case .message where subscribers[index].startedAt == 0:
+                // The stream's first message is `started` (compressed or not): the subscription is live.
+                subscribers[index].startedAt = cshim_monotonic_ns()
             case .message:
                 subscribers[index].messages += 1
                 subscribers[index].wireBytes += UInt64(header.length)

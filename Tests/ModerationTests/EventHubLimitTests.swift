@@ -23,6 +23,10 @@ struct EventHubLimitTests {
 
         private let state = Mutex(State())
 
+        func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome {
+            state.withLock { $0.ended == nil ? .sent : .closed }
+        }
+
         func send(encoded: [UInt8]) -> EventSendOutcome {
             state.withLock { state in
                 guard state.ended == nil else { return .closed }
@@ -217,6 +221,10 @@ struct EventHubLimitTests {
     final class StallingSink: EventSink {
         private let state = Mutex<(sends: Int, waiting: Bool, ended: SubscriptionEnd?)>((0, false, nil))
         let drain = BlockingSemaphore()
+
+        func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome {
+            state.withLock { $0.ended == nil ? .sent : .closed }
+        }
 
         func send(encoded: [UInt8]) -> EventSendOutcome {
             state.withLock { state in

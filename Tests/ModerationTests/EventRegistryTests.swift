@@ -10,6 +10,7 @@ import Testing
 struct EventRegistryTests {
     /// A sink that accepts everything and is never closed from outside.
     final class AcceptingSink: EventSink {
+        func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome { .sent }
         func send(encoded: [UInt8]) -> EventSendOutcome { .sent }
         func waitForCapacity(milliseconds: Int) -> Bool { true }
         func end(_ reason: SubscriptionEnd) {}
@@ -55,7 +56,7 @@ struct EventRegistryTests {
         let subscription = Self.subscription(1, .user(uid: "u", memberOf: []))
         registry.addReplaying(subscription)
         registry.promote(subscription, memberOf: [])
-        subscription.start(at: 0)
+        subscription.start(at: 0, head: 0)
         subscription.goLive(after: 0)
         var seq: UInt64 = 0
         for index in 0..<1_000 {
@@ -128,6 +129,7 @@ struct EventRegistryTests {
     final class EndRecordingSink: EventSink, @unchecked Sendable {
         // Only touched on the test's thread.
         var ended: SubscriptionEnd?
+        func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome { .sent }
         func send(encoded: [UInt8]) -> EventSendOutcome { .sent }
         func waitForCapacity(milliseconds: Int) -> Bool { true }
         func end(_ reason: SubscriptionEnd) { ended = reason }
@@ -147,7 +149,7 @@ struct EventRegistryTests {
         .endForShutdown { 3 }
         let running = Subscription(
             id: 3, app: "app", filter: SubscriptionFilter(target: .app, kinds: []), sink: started)
-        running.start(at: 5)
+        running.start(at: 5, head: 5)
         running.endForShutdown { 99 } // started: where it stands counts, not the fallback
         #expect(live.ended == .shuttingDown(lastSeq: 7))
         #expect(resuming.ended == .shuttingDown(lastSeq: 3))

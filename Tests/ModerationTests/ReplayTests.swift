@@ -12,8 +12,17 @@ import ThreadSupport
 struct ReplayTests {
     /// A subscriber's connection that is full at the first action until the test lets it drain.
     final class GatedSink: EventSink {
-        private let state = Mutex<(sends: Int, seqs: [UInt64], waiting: Bool)>((0, [], false))
+        private let state = Mutex<(sends: Int, seqs: [UInt64], waiting: Bool, started: (UInt64, UInt64)?)>(
+            (0, [], false, nil))
         let drain = BlockingSemaphore()
+
+        func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome {
+            state.withLock { state in
+                precondition(state.started == nil && state.sends == 0, "the started message comes first, once")
+                state.started = (afterSeq, headSeq)
+            }
+            return .sent
+        }
 
         func send(encoded: [UInt8]) -> EventSendOutcome {
             state.withLock { state in
@@ -34,6 +43,8 @@ struct ReplayTests {
         func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void) {}
 
         var isWaiting: Bool { state.withLock { $0.waiting } }
+        /// The started message's (after_seq, head_seq), once sent.
+        var startedAt: (afterSeq: UInt64, headSeq: UInt64)? { state.withLock { $0.started } }
         /// The seqs sent (the test's encoding is the seq in decimal).
         var seqs: [UInt64] { state.withLock { $0.seqs } }
     }
@@ -79,6 +90,8 @@ struct ReplayTests {
         #expect(try replay.wait(timeoutMs: 10_000) == nil)
         #expect(waitUntil { sink.seqs.count >= 1_202 }, "sent \(sink.seqs.count) of 1 202 actions")
         #expect(sink.seqs == Array(1...1_202))
+        let started = try #require(sink.startedAt, "the stream's first message says where delivery begins")
+        #expect(started.afterSeq == 0 && started.headSeq == 1_201, "resumed after 0, replayed through the head")
     }
 
     @Test("actions retention drops while a replay waits end it with ERR_CURSOR_EXPIRED, not a gap")

@@ -161,8 +161,10 @@ struct ProbeCallTests {
         let lines = try probe.run(
             "--as", "alice", "--timeout", "1s", "call", moderation("Subscribe"), "-d", #"{"afterSeq":"0"}"#)
         #expect(lines.exitCode == 64 + 4, "the deadline ends the stream: \(lines)")
-        #expect(lines.lines.count == 1)
-        #expect(try message(SubscribeResponse.self, fromJSON: lines.lines[0]).action?.action == .created)
+        // `call` prints a stream as it is: the started message (the stream is live), then the action.
+        #expect(lines.lines.count == 2)
+        #expect(try message(SubscribeResponse.self, fromJSON: lines.lines[0]).started?.afterSeq == 0)
+        #expect(try message(SubscribeResponse.self, fromJSON: lines.lines[1]).action?.action == .created)
         #expect(lines.standardError.contains("DEADLINE_EXCEEDED"))
 
         let enveloped = try probe.run(
@@ -172,8 +174,9 @@ struct ProbeCallTests {
         let envelope = try JSON(parsing: enveloped.standardOutput)
         #expect(envelope.keys == ["method", "status", "messages", "timing"])
         #expect(envelope["status"]["codeName"].string == "DEADLINE_EXCEEDED")
-        #expect(envelope["messages"].array.count == 1)
-        #expect(envelope["messages"][0]["action"]["action"].string == "ACTION_TYPE_CREATED")
+        #expect(envelope["messages"].array.count == 2)
+        #expect(envelope["messages"][0]["started"].exists)
+        #expect(envelope["messages"][1]["action"]["action"].string == "ACTION_TYPE_CREATED")
         #expect(try #require(envelope["timing"]["callMs"].double) >= 450)
     }
 

@@ -102,6 +102,9 @@ struct ProbeWatchTests {
         #expect(outcome.lines.count == 3)
         let events = outcome.standardError.split(separator: "\n").filter { $0.hasPrefix("event ") }
         #expect(events.count == 3, "\(outcome.standardError)")
+        let lines = outcome.standardError.split(separator: "\n")
+        let live = lines.firstIndex(of: "live after seq 0 (replaying 1–3 first)")
+        #expect(live != nil && live! < lines.firstIndex { $0.hasPrefix("event ") }!, "\(outcome.standardError)")
         #expect(events.allSatisfy { $0.contains("bytes on the wire (deflate)") }, "\(events)")
         let total = try #require(outcome.standardError.split(separator: "\n").first { $0.hasPrefix("3 event(s): ") })
         let numbers = total.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }

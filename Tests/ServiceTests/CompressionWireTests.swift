@@ -86,8 +86,9 @@ extension EndToEnd {
             let head = try app.markHead(owner: users[1])
             #expect(head > middle)
 
-            let zipped = try Self.messages(compressed, count: Int(head))
-            let clear = try Self.messages(plain, count: Int(head))
+            // The started message, then every action.
+            let zipped = try Self.messages(compressed, count: Int(head) + 1)
+            let clear = try Self.messages(plain, count: Int(head) + 1)
             #expect(
                 clear.allSatisfy { !$0.compressed },
                 "a subscription that did not accept deflate gets no compressed frame")
@@ -95,9 +96,16 @@ extension EndToEnd {
 
             let inflated = try PythonZlib.inflateStream(zipped)
             #expect(inflated.count == clear.count)
+            // The started messages say where each stream registered (their heads may differ:
+            // the churn began meanwhile); every action after them is the same, byte for byte.
             #expect(
-                inflated == clear.map(\.payload), "byte for byte the uncompressed stream's SubscribeResponse messages")
-            let seqs = try clear.map { try SubscribeResponse(serializedBytes: $0.payload).action?.seq ?? 0 }
+                Array(inflated.dropFirst()) == clear.dropFirst().map(\.payload),
+                "byte for byte the uncompressed stream's SubscribeResponse messages")
+            for first in [inflated[0], clear[0].payload] {
+                let started = try SubscribeResponse(serializedBytes: first).started
+                #expect(started?.afterSeq == 0 && started?.headSeq ?? 0 >= middle, "\(String(describing: started))")
+            }
+            let seqs = try clear.dropFirst().map { try SubscribeResponse(serializedBytes: $0.payload).action?.seq ?? 0 }
             #expect(seqs == Array(1...head))
 
             let wire = zipped.reduce(0) { $0 + $1.payload.count }

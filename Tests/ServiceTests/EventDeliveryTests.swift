@@ -101,6 +101,40 @@ extension EndToEnd {
                 "bob has nothing to do with h")
         }
 
+        @Test("the stream's first message says it is live: every action committed after it arrives, none before")
+        func startedMessage() throws {
+            let cast = try Cast()
+            defer { cast.tearDown() }
+            let alice = try cast.user("alice")
+            // Live only, with no resume point to fall back on: the started message is all the
+            // client has to know when its stream is live.
+            for round in 0..<20 {
+                let stream = try cast.user("carol").subscribe(SubscribeRequest())
+                defer { stream.cancel() }
+                let started = try stream.waitForStart()
+                #expect(started.headSeq == started.afterSeq, "live only: delivery begins at the head")
+                let seq = try alice.updateGroup(UpdateGroupRequest(guid: "g", description: "round \(round)")).version
+                let last = try cast.app.markHead(owner: "carol")
+                #expect(stream.waitForSeq(last), "round \(round): the update after started did not arrive")
+                #expect(stream.seqs.allSatisfy { $0 > started.afterSeq }, "nothing at or before after_seq")
+                #expect(stream.actions.contains { $0.action == .updated && $0.actionFor?.version == seq })
+                #expect(stream.undecodable == 0 && stream.misplacedStarts == 0)
+            }
+            // A resume: delivery begins after the seq asked for, the replay runs through the head.
+            let head = try cast.app.markHead(owner: "alice")
+            let resumed = cast.app.subscribe(after: 2)
+            defer { resumed.cancel() }
+            let started = try resumed.waitForStart()
+            #expect(started.afterSeq == 2 && started.headSeq == head, "\(started)")
+            #expect(resumed.waitForSeq(head))
+            #expect(resumed.seqs == Array(3...head), "the replay after the started message, gapless")
+            // A start point past the head is live from there.
+            let ahead = cast.app.subscribe(after: head + 1_000)
+            defer { ahead.cancel() }
+            let aheadStarted = try ahead.waitForStart()
+            #expect(aheadStarted.afterSeq == head + 1_000 && aheadStarted.headSeq == head, "\(aheadStarted)")
+        }
+
         @Test("a user subscription follows joins and leaves: nothing of a group while outside it")
         func followsMembership() throws {
             let cast = try Cast()

@@ -121,7 +121,9 @@ extension EndToEnd {
                 let frame = try slow.expectFrame(timeoutMs: 10_000)
                 guard frame.streamID == 1 else { continue }
                 if frame.type == .message {
-                    slowSeqs.append(try SubscribeResponse(serializedBytes: frame.payload).action?.seq ?? 0)
+                    let message = try SubscribeResponse(serializedBytes: frame.payload)
+                    guard message.started == nil else { continue } // the stream's first message
+                    slowSeqs.append(message.action?.seq ?? 0)
                 } else {
                     trailers = try frame.trailers()
                 }
@@ -231,7 +233,9 @@ extension EndToEnd {
                 guard frame.type == .message else {
                     throw TestFailure("the reading subscriber was ended: \(try frame.trailers())")
                 }
-                let seq = try SubscribeResponse(serializedBytes: frame.payload).action?.seq ?? 0
+                let message = try SubscribeResponse(serializedBytes: frame.payload)
+                guard message.started == nil else { continue } // the stream's first message
+                let seq = message.action?.seq ?? 0
                 #expect(seq == seen + 1)
                 seen = seq
             }
@@ -247,7 +251,9 @@ extension EndToEnd {
                 let frame = try slow[1].expectFrame(timeoutMs: 10_000)
                 guard frame.streamID == 1 else { continue }
                 if frame.type == .message {
-                    let seq = try SubscribeResponse(serializedBytes: frame.payload).action?.seq ?? 0
+                    let message = try SubscribeResponse(serializedBytes: frame.payload)
+                    guard message.started == nil else { continue } // the stream's first message
+                    let seq = message.action?.seq ?? 0
                     #expect(seq == last + 1)
                     last = seq
                 } else {

@@ -24,6 +24,10 @@ public final class EventRecorder: Sendable {
         var wireBytes = 0
         var compressedMessages = 0
         var undecodable = 0
+        /// The stream's first message, where delivery begins; nil until it arrives.
+        var started: SubscriptionStarted?
+        /// Messages with `started` set after the first (never expected).
+        var extraStarts = 0
         /// nil while open; `.some(nil)` after an OK end.
         var end: RPCError??
     }
@@ -40,6 +44,14 @@ public final class EventRecorder: Sendable {
                 log.state.withLock { state in
                     state.wireBytes += message.wireBytes
                     if message.compressed { state.compressedMessages += 1 }
+                    if let started = decoded?.started, decoded?.action == nil {
+                        if state.started == nil && state.seqs.isEmpty && state.undecodable == 0 {
+                            state.started = started
+                        } else {
+                            state.extraStarts += 1
+                        }
+                        return
+                    }
                     guard let action = decoded?.action else {
                         state.undecodable += 1
                         return
@@ -75,11 +87,33 @@ public final class EventRecorder: Sendable {
     /// Messages whose body was not a `SubscribeResponse` with an action.
     public var undecodable: Int { log.state.withLock { $0.undecodable } }
 
+    /// The stream's first message (`started`): nil until it arrives.
+    public var started: SubscriptionStarted? { log.state.withLock { $0.started } }
+
+    /// `started` messages that were not the stream's first message (the protocol allows none).
+    public var misplacedStarts: Int { log.state.withLock { $0.extraStarts } }
+
     /// True once the stream has ended.
     public var hasEnded: Bool { log.state.withLock { $0.end != nil } }
 
     /// How the stream ended: nil while open, `.some(nil)` for OK, else the error.
     public var end: RPCError?? { log.state.withLock { $0.end } }
+
+    /// Waits for the stream's first message, which says the subscription is live; returns it.
+    /// - Throws: `TestFailure` when it has not arrived after `timeoutMs`.
+    @discardableResult
+    public func waitForStart(timeoutMs: Int = 10_000) throws -> SubscriptionStarted {
+        var started: SubscriptionStarted?
+        waitUntil(timeoutMs: timeoutMs, pollMs: 1) {
+            started = self.started
+            return started != nil || hasEnded
+        }
+        guard let started else {
+            throw TestFailure(
+                "no started message after \(timeoutMs) ms (end: \(String(describing: end)), \(seqs.count) actions)")
+        }
+        return started
+    }
 
     /// Waits until at least `count` actions have arrived.
     @discardableResult

@@ -6,6 +6,8 @@ internal import Glibc
 public final class ServerProcess {
     public let pid: Int32
     public let port: UInt16
+    /// The first line of standard output, which says the server listens.
+    public let readinessLine: String
     private var exited = false
 
     /// The package's root directory (this file is Tests/TestSupport/ServerProcess.swift in it).
@@ -72,13 +74,23 @@ public final class ServerProcess {
             line += chunk[0..<n]
         }
         let text = String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"),
-            let port = UInt16(text[text.index(after: colon)...])
-        else {
+        guard let port = Self.listeningPort(text) else {
             Glibc.kill(pid, SIGKILL)
             throw TestFailure("moderation-server printed \"\(text)\" instead of its address")
         }
+        readinessLine = text
         self.port = port
+    }
+
+    /// The port of the readiness line: `listening on HOST:PORT`, or in JSON mode an object whose
+    /// message says so.
+    static func listeningPort(_ line: String) -> UInt16? {
+        if line.hasPrefix("{") {
+            guard let json = try? JSON(parsing: line), let message = json["msg"].string else { return nil }
+            return listeningPort(message)
+        }
+        guard line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":") else { return nil }
+        return UInt16(line[line.index(after: colon)...])
     }
 
     deinit {

@@ -1,3 +1,7 @@
+// SOCK_STREAM is declared by whichever module first imports <sys/socket.h> in a compiler batch;
+// with CSystemShims (built with _GNU_SOURCE) in the batch, a file that does not import it too
+// cannot see it (a clean build of TestSupport failed so).
+internal import CSystemShims
 internal import Glibc
 
 /// A local TCP port nothing listens on: the kernel picks a free one, which is released at once.

@@ -186,6 +186,10 @@ int main(int argc, char** argv) {
     uint64_t last_seq = 0;
     mv1::SubscribeResponse message;
     size_t count = 0;
+    // The stream's first message says it is live (SubscriptionStarted): no action in it.
+    bool started = reader->Read(&message) && message.has_started() && !message.has_action();
+    Check(started, "Subscribe's first message is started (after_seq 0)",
+          started ? "after_seq " + std::to_string(message.started().after_seq()) : message.DebugString());
     while (count < expected.size() && reader->Read(&message)) {
       const mv1::Action& action = message.action();
       seen += (seen.empty() ? "" : ", ") + mv1::ActionType_Name(action.action()) + " seq " +

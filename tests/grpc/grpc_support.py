@@ -266,13 +266,25 @@ class Moderation:
         return call
 
 
+def next_event(stream):
+    """The next message of a Subscribe stream that carries an action: the stream's first message,
+    ``started`` (the subscription is live), is passed over."""
+    event = next(stream)
+    if event.HasField("started") and not event.HasField("action"):
+        event = next(stream)
+    return event
+
+
 class StreamCollector:
     """Reads a Subscribe stream (a grpcio response iterator) on a thread, keeping every action;
-    ``until`` says when to stop reading (the collector then cancels the call)."""
+    ``until`` says when to stop reading (the collector then cancels the call). The stream's first
+    message, ``started`` (the subscription is live), is kept apart in ``started``."""
 
     def __init__(self, stream, until: Callable[[object], bool] = lambda action: False) -> None:
         self.stream = stream
         self.actions: List[object] = []
+        self.started = None
+        self.misplaced_starts = 0
         self.error: Optional[BaseException] = None
         self.done = threading.Event()
         self._until = until
@@ -283,6 +295,14 @@ class StreamCollector:
     def _run(self) -> None:
         try:
             for event in self.stream:
+                if event.HasField("started"):
+                    with self._changed:
+                        if self.started is None and not self.actions:
+                            self.started = event.started
+                        else:
+                            self.misplaced_starts += 1
+                        self._changed.notify_all()
+                    continue
                 with self._changed:
                     self.actions.append(event.action)
                     self._changed.notify_all()
@@ -295,6 +315,19 @@ class StreamCollector:
             with self._changed:
                 self.done.set()
                 self._changed.notify_all()
+
+    def wait_started(self, timeout: float = 15):
+        """Waits for the stream's first message, which says the subscription is live; returns it."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.started is None and not self.done.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._changed.wait(left)
+            assert self.started is not None, "no started message within %g s (stream error: %s)" % (
+                timeout, self.error)
+            return self.started
 
     def wait_for(self, count: int, timeout: float = 15) -> List[object]:
         """Waits until ``count`` actions arrived (or the stream ended); the actions so far."""

@@ -12,7 +12,7 @@ from typing import List
 import grpc
 
 from conftest import API_KEY
-from grpc_support import DOMAIN, Moderation, StreamCollector, error_info, expect_error
+from grpc_support import DOMAIN, Moderation, StreamCollector, error_info, expect_error, next_event
 from moderation.v1 import actions_pb2 as a
 from moderation.v1 import groups_pb2 as g
 from moderation.v1 import moderation_pb2 as m
@@ -72,6 +72,29 @@ def test_subscribe_delivers_mutations_and_resumes_after_the_last_seq(stub, users
     bans.cancel()
 
 
+def test_the_first_message_says_the_stream_is_live(stub, users, run_id) -> None:
+    """A live-only subscription has nothing to resume from: the ``started`` message is how a
+    stock gRPC client knows its stream is live, and every action committed after it arrives."""
+    mod = Moderation(stub, API_KEY)
+    owner, joiner = users("owner", "joiner")
+    guid = "live-%s" % run_id
+    created_seq = make_group(mod, owner, guid)
+    live = StreamCollector(mod.Subscribe(m.SubscribeRequest(guids=[guid]), as_=owner, timeout=60))
+    started = live.wait_started()
+    assert started.after_seq >= created_seq and started.head_seq == started.after_seq, started
+    joined = mod.JoinGroup(m.JoinGroupRequest(guid=guid), as_=joiner).action.seq
+    assert [act.seq for act in live.wait_for(1)] == [joined]
+    assert live.misplaced_starts == 0
+    live.cancel()
+
+    resumed = StreamCollector(mod.Subscribe(m.SubscribeRequest(guids=[guid], after_seq=created_seq - 1), as_=owner,
+                                            timeout=60))
+    started = resumed.wait_started()
+    assert (started.after_seq, started.head_seq) == (created_seq - 1, joined), started
+    assert [act.seq for act in resumed.wait_for(2)] == [created_seq, joined]
+    resumed.cancel()
+
+
 def test_subscribe_refusals_carry_their_codes(stub, users, run_id) -> None:
     mod = Moderation(stub, API_KEY)
     owner, stranger = users("owner", "stranger")
@@ -101,7 +124,9 @@ def test_a_deadline_ends_a_subscribe_with_deadline_exceeded(stub, users, run_id)
     started = time.monotonic()
     stream = mod.Subscribe(m.SubscribeRequest(guids=[guid]), as_=owner, timeout=0.2)  # live: nothing comes
     try:
-        for event in stream:
+        for index, event in enumerate(stream):
+            if index == 0 and event.HasField("started"):
+                continue  # the stream's first message: live
             raise AssertionError("a live subscription of an idle group delivered %s" % event)
     except grpc.RpcError as error:
         assert error.code() == S.DEADLINE_EXCEEDED, error
@@ -127,7 +152,7 @@ def _subscribe_when_free(mod: Moderation, created_seq: int, timeout: float = 10)
     while True:
         stream = mod.Subscribe(m.SubscribeRequest(guids=["g"], after_seq=created_seq - 1), as_="owner", timeout=30)
         try:
-            assert next(stream).action.seq == created_seq
+            assert next_event(stream).action.seq == created_seq
             return stream
         except grpc.RpcError as error:
             if error.code() != S.RESOURCE_EXHAUSTED or time.monotonic() > deadline:
@@ -160,7 +185,7 @@ def test_cancel_and_deadline_end_the_subscription_on_the_server(start_server) ->
         while True:
             short = mod.Subscribe(m.SubscribeRequest(guids=["g"], after_seq=created_seq), as_="owner", timeout=0.5)
             try:
-                event = next(short)
+                event = next_event(short)
                 raise AssertionError("a live subscription of an idle group delivered %s" % event)
             except grpc.RpcError as error:
                 if error.code() == S.RESOURCE_EXHAUSTED and time.monotonic() < give_up:
@@ -178,7 +203,7 @@ def test_a_drain_ends_streams_unavailable_with_last_seq(start_server) -> None:
     server, channel, mod, created_seq = _limited(start_server)
     with channel:
         stream = mod.Subscribe(m.SubscribeRequest(guids=["g"], after_seq=created_seq - 1), as_="owner", timeout=60)
-        assert next(stream).action.seq == created_seq
+        assert next_event(stream).action.seq == created_seq
         mod.CreateUser(m.CreateUserRequest(uid="joiner"))
         joined = mod.JoinGroup(m.JoinGroupRequest(guid="g"), as_="joiner").action.seq
         assert next(stream).action.seq == joined

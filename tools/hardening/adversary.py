@@ -46,9 +46,10 @@ import rawwire
 import serverproc  # noqa: F401  (puts the client on sys.path)
 from serverproc import API_KEY
 
-from mrpc_client import Client, RpcError
+import mrpc_client
+from mrpc_client import RpcError
+from mrpc_client import moderation_v1
 from mrpc_client.frames import HEADER, PREFACE, encode_frame
-from mrpc_client.gen.moderation.v1 import moderation_pb2
 from mrpc_client.gen.mrpc.diagnostics.v1 import diagnostics_pb2
 from mrpc_client.gen.mrpc.v1 import envelope_pb2
 
@@ -743,7 +744,7 @@ class Scenario:
     def subscribe_swarm(self, connections: int, subscriptions: int, compressed: bool) -> None:
         swarm, server = self.swarm, self.server
         opened = swarm.open(connections, accept_deflate=compressed)
-        request = moderation_pb2.SubscribeRequest(whole_app=True).SerializeToString()
+        request = moderation_v1.SubscribeRequest(whole_app=True).SerializeToString()
         calls = b"".join(rawwire.call(2 * i + 1, SUBSCRIBE, request, accept_deflate=compressed)
                          for i in range(subscriptions))
         swarm.start_reader()
@@ -905,10 +906,12 @@ class CompressedSubscriptions(Scenario):
         # A few events, so that every compressed stream has something to deflate.
         start = time.monotonic()
         try:
-            with Client(self.server.address, API_KEY, client_name="adversary-events") as client:
+            with mrpc_client.insecure_channel(self.server.address, api_key=API_KEY,
+                                              client_name="adversary-events") as channel:
+                stub = moderation_v1.ModerationStub(channel)
                 for i in range(self.args.events):
-                    client.moderation.create_user(moderation_pb2.CreateUserRequest(
-                        uid="adv-%d-%d" % (os.getpid(), i), name="adversary"), timeout=10)
+                    stub.CreateUser(moderation_v1.CreateUserRequest(uid="adv-%d-%d" % (os.getpid(), i), name="adversary"),
+                                    timeout=10)
             self.figures["events"] = self.args.events
         except RpcError as error:
             self.figures["events"] = "failed: %s" % error

@@ -36,10 +36,9 @@ from typing import Dict, List, Optional, Set, Tuple
 import serverproc
 from serverproc import API_KEY, ObservedServer
 
-from mrpc_client import Client, RpcError
-from mrpc_client.gen.moderation.v1 import groups_pb2 as g
-from mrpc_client.gen.moderation.v1 import members_pb2 as mb
-from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
+import mrpc_client
+from mrpc_client import RpcError, StatusCode
+from mrpc_client import moderation_v1 as m
 
 USERS_PER_GROUP = 20
 NONE, MEMBER, BANNED = "none", "member", "banned"
@@ -75,36 +74,32 @@ class Writer(threading.Thread):
 
     def run(self) -> None:
         model = self.model
+        channel = mrpc_client.insecure_channel(self.address, api_key=API_KEY, client_name="crash-writer")
         try:
-            client = Client(self.address, API_KEY, client_name="crash-writer")
-        except RpcError as error:
-            self.stopped_by_crash = error.local or error.code_name == "UNAVAILABLE"
-            return
-        try:
-            mod = client.moderation
+            mod = m.ModerationStub(channel)
             for uid in model.users:
                 model.pending_user = uid
-                mod.create_user(m.CreateUserRequest(uid=uid, name=uid), timeout=20)
+                mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid), timeout=20)
                 model.created_users.add(uid)
                 model.pending_user = None
                 model.acknowledged += 1
             model.pending_group = True
-            mod.create_group(m.CreateGroupRequest(guid=model.guid, name=model.guid, type=g.GROUP_TYPE_PUBLIC,
-                                                  owner=model.owner), timeout=20)
+            mod.CreateGroup(m.CreateGroupRequest(guid=model.guid, name=model.guid, type=m.GROUP_TYPE_PUBLIC,
+                                                 owner=model.owner), timeout=20)
             model.group_created = True
             model.pending_group = False
             model.acknowledged += 1
             while True:
                 self.mutate(mod)
         except RpcError as error:
-            if error.local or error.code_name in ("UNAVAILABLE", "CANCELLED"):
+            if error.local or error.code() in (StatusCode.UNAVAILABLE, StatusCode.CANCELLED):
                 self.stopped_by_crash = True  # the server went away mid-call: expected
             else:
                 self.error = "%s: %s" % (model.guid, error)
         except Exception as error:  # a model mismatch or a driver bug
             self.error = "%s: %r" % (model.guid, error)
         finally:
-            client.close()
+            channel.close()
 
     def mutate(self, mod) -> None:
         model, rng = self.model, self.rng
@@ -116,29 +111,29 @@ class Writer(threading.Thread):
             op = rng.choice(["leave", "kick", "ban", "scope"])
         else:
             op = "unban"
-        new_scope = mb.SCOPE_MODERATOR if scope == mb.SCOPE_PARTICIPANT else mb.SCOPE_PARTICIPANT
-        after = {"join": (MEMBER, mb.SCOPE_PARTICIPANT), "add": (MEMBER, mb.SCOPE_PARTICIPANT),
+        new_scope = m.SCOPE_MODERATOR if scope == m.SCOPE_PARTICIPANT else m.SCOPE_PARTICIPANT
+        after = {"join": (MEMBER, m.SCOPE_PARTICIPANT), "add": (MEMBER, m.SCOPE_PARTICIPANT),
                  "ban": (BANNED, 0), "leave": (NONE, 0), "kick": (NONE, 0), "unban": (NONE, 0),
                  "scope": (MEMBER, new_scope)}[op]
         model.pending = (uid, after)
         guid = model.guid
         if op == "join":
-            seq = mod.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=uid, timeout=20).action.seq
+            seq = mod.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=uid, timeout=20).action.seq
         elif op == "add":
-            seq = mod.add_members(m.AddMembersRequest(guid=guid, members=[mb.MemberToAdd(uid=uid)]),
-                                  on_behalf_of=model.owner, timeout=20).results[uid].seq
+            seq = mod.AddMembers(m.AddMembersRequest(guid=guid, members=[m.MemberToAdd(uid=uid)]),
+                                 on_behalf_of=model.owner, timeout=20).results[uid].seq
         elif op == "ban":
-            seq = mod.ban_member(m.BanMemberRequest(guid=guid, uid=uid, reason="crash test"),
-                                 on_behalf_of=model.owner, timeout=20).action.seq
+            seq = mod.BanMember(m.BanMemberRequest(guid=guid, uid=uid, reason="crash test"),
+                                on_behalf_of=model.owner, timeout=20).action.seq
         elif op == "leave":
-            seq = mod.leave_group(m.LeaveGroupRequest(guid=guid), on_behalf_of=uid, timeout=20).action.seq
+            seq = mod.LeaveGroup(m.LeaveGroupRequest(guid=guid), on_behalf_of=uid, timeout=20).action.seq
         elif op == "kick":
-            seq = mod.kick_member(m.KickMemberRequest(guid=guid, uid=uid), timeout=20).action.seq
+            seq = mod.KickMember(m.KickMemberRequest(guid=guid, uid=uid), timeout=20).action.seq
         elif op == "unban":
-            seq = mod.unban_member(m.UnbanMemberRequest(guid=guid, uid=uid), timeout=20).action.seq
+            seq = mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=uid), timeout=20).action.seq
         else:
-            seq = mod.change_member_scope(m.ChangeMemberScopeRequest(guid=guid, uid=uid, scope=new_scope),
-                                          timeout=20).action.seq
+            seq = mod.ChangeMemberScope(m.ChangeMemberScopeRequest(guid=guid, uid=uid, scope=new_scope),
+                                        timeout=20).action.seq
         if seq <= 0:
             raise AssertionError("%s of %s acknowledged without an action seq" % (op, uid))
         model.state[uid] = after
@@ -157,23 +152,22 @@ def all_pages(call, field: str) -> list:
             return items
 
 
-def verify(client: Client, model: GroupModel) -> List[str]:
+def verify(mod: m.ModerationStub, model: GroupModel) -> List[str]:
     """Everything acknowledged for `model` is in the store, and the group's invariants hold.
 
     When it all holds, the outcome of the call that was in flight at the kill is now known and
     becomes part of the model, so later rounds check exactly what the store recovered."""
     problems: List[str] = []
-    mod = client.moderation
     for uid in model.users:
         try:
-            mod.get_user(m.GetUserRequest(uid=uid), timeout=20)
+            mod.GetUser(m.GetUserRequest(uid=uid), timeout=20)
             model.created_users.add(uid)
         except RpcError as error:
             if uid in model.created_users or error.error_code != "ERR_UID_NOT_FOUND":
                 problems.append("user %s: %s" % (uid, error))
     model.pending_user = None
     try:
-        group = mod.get_group(m.GetGroupRequest(guid=model.guid), timeout=20).group
+        group = mod.GetGroup(m.GetGroupRequest(guid=model.guid), timeout=20).group
         model.group_created = True
         model.pending_group = False
     except RpcError as error:
@@ -181,9 +175,9 @@ def verify(client: Client, model: GroupModel) -> List[str]:
             problems.append("group %s: %s" % (model.guid, error))
         return problems
     guid = model.guid
-    members = all_pages(lambda c: mod.list_members(m.ListMembersRequest(guid=guid, limit=100, cursor=c), timeout=20),
+    members = all_pages(lambda c: mod.ListMembers(m.ListMembersRequest(guid=guid, limit=100, cursor=c), timeout=20),
                         "members")
-    banned = all_pages(lambda c: mod.list_banned_members(
+    banned = all_pages(lambda c: mod.ListBannedMembers(
         m.ListBannedMembersRequest(guid=guid, limit=100, cursor=c), timeout=20), "banned_members")
     member_scope = {member.uid: member.scope for member in members}
     banned_uids = {ban.uid for ban in banned}
@@ -191,7 +185,7 @@ def verify(client: Client, model: GroupModel) -> List[str]:
         problems.append("%s: members_count %d but %d members listed" % (guid, group.members_count, len(members)))
     if len(member_scope) != len(members):
         problems.append("%s: a member is listed twice" % guid)
-    if member_scope.get(group.owner) != mb.SCOPE_ADMIN or group.owner != model.owner:
+    if member_scope.get(group.owner) != m.SCOPE_ADMIN or group.owner != model.owner:
         problems.append("%s: owner %s (expected %s) is not a member with scope admin" % (guid, group.owner, model.owner))
     if banned_uids & set(member_scope):
         problems.append("%s: both member and banned: %s" % (guid, sorted(banned_uids & set(member_scope))))
@@ -213,7 +207,7 @@ def verify(client: Client, model: GroupModel) -> List[str]:
     logged: Set[int] = set()
     after = 0
     while True:
-        page = mod.list_group_actions(m.ListGroupActionsRequest(guid=guid, after_seq=after, limit=100), timeout=20)
+        page = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid, after_seq=after, limit=100), timeout=20)
         logged.update(action.seq for action in page.actions)
         if not page.actions:
             break
@@ -260,8 +254,9 @@ def main() -> int:
             acknowledged += round_acks
 
             server = ObservedServer(args.server, data_dir, log)
-            with Client(server.address, API_KEY, client_name="crash-verifier") as client:
-                problems = errors + [p for model in models for p in verify(client, model)]
+            with mrpc_client.insecure_channel(server.address, api_key=API_KEY, client_name="crash-verifier") as channel:
+                mod = m.ModerationStub(channel)
+                problems = errors + [p for model in models for p in verify(mod, model)]
             server.terminate()
             status = "ok" if not problems else "FAILED"
             print("crash-test: round %d: %d mutations acknowledged before SIGKILL, %d groups verified: %s"

@@ -35,12 +35,11 @@ import rawwire
 import serverproc
 from serverproc import API_KEY, ObservedServer, least_squares_slope
 
-from mrpc_client import Client, RpcError
-from mrpc_client.gen.moderation.v1 import groups_pb2 as g
-from mrpc_client.gen.moderation.v1 import members_pb2 as mb
-from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
-from mrpc_client.gen.mrpc.diagnostics.v1 import diagnostics_pb2
-from mrpc_client.gen.mrpc.health.v1 import health_pb2
+import mrpc_client
+from mrpc_client import Compression, RpcError
+from mrpc_client import moderation_v1 as m
+from mrpc_client import mrpc_diagnostics_v1 as diagnostics
+from mrpc_client import mrpc_health_v1 as health
 
 #: Refusals that random moderation calls on a shared roster legitimately meet: the rules said no.
 DOMAIN_REFUSALS = {
@@ -53,6 +52,26 @@ DOMAIN_REFUSALS = {
 USERS = 80
 GROUPS = 10
 CALL_TIMEOUT = 15.0
+DEFLATE, PLAIN = Compression.Deflate, Compression.NoCompression
+
+
+class Stubs:
+    """One channel and the stubs a load thread calls through."""
+
+    def __init__(self, address: str, client_name: str) -> None:
+        self.channel = mrpc_client.insecure_channel(address, api_key=API_KEY, client_name=client_name)
+        self.moderation = m.ModerationStub(self.channel)
+        self.diagnostics = diagnostics.DiagnosticsStub(self.channel)
+        self.health = health.HealthStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> "Stubs":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class Stats:
@@ -92,7 +111,7 @@ class Soak:
         self.resume.set()
         #: Subscribers' clients, closed when the load stops: a subscriber waiting for an event
         #: that no longer comes is woken by its call failing CANCELLED.
-        self.subscriber_clients: List[Client] = []
+        self.subscriber_clients: List[Stubs] = []
         self.clients_lock = threading.Lock()
         #: Load threads waiting out a rest (subscribers excepted: their streams stay open).
         self.parked = 0
@@ -118,19 +137,19 @@ class Soak:
     # MARK: setup
 
     def setup(self) -> None:
-        with Client(self.address, API_KEY, client_name="soak-setup") as client:
+        with Stubs(self.address, client_name="soak-setup") as client:
             for uid in self.users:
-                client.moderation.create_user(m.CreateUserRequest(uid=uid, name=uid.upper()), timeout=CALL_TIMEOUT)
+                client.moderation.CreateUser(m.CreateUserRequest(uid=uid, name=uid.upper()), timeout=CALL_TIMEOUT)
             for guid, owner in self.owners.items():
-                client.moderation.create_group(m.CreateGroupRequest(
-                    guid=guid, name="Soak " + guid, type=g.GROUP_TYPE_PUBLIC, owner=owner,
-                    members=[mb.MemberToAdd(uid=u) for u in self.users[GROUPS:GROUPS + 20]]), timeout=CALL_TIMEOUT)
+                client.moderation.CreateGroup(m.CreateGroupRequest(
+                    guid=guid, name="Soak " + guid, type=m.GROUP_TYPE_PUBLIC, owner=owner,
+                    members=[m.MemberToAdd(uid=u) for u in self.users[GROUPS:GROUPS + 20]]), timeout=CALL_TIMEOUT)
 
     # MARK: mixed callers
 
     def caller(self, index: int) -> None:
         rng = random.Random(self.seed * 100 + index)
-        client = Client(self.address, API_KEY, client_name="soak-caller-%d" % index)
+        client = Stubs(self.address, client_name="soak-caller-%d" % index)
         temp_groups: List[str] = []
         serial = 0
         try:
@@ -153,104 +172,104 @@ class Soak:
         # With --user-pool N each caller creates at most N users: the data set stops growing
         # (the API deletes no users), so memory at rest can be judged without the caches filling.
         number = serial % self.user_pool if self.user_pool else serial
-        client.moderation.create_user(m.CreateUserRequest(uid="soak-n%d-%d-%d" % (self.seed, index, number),
-                                                          name="new", metadata={"k": "v"}), timeout=CALL_TIMEOUT)
+        client.moderation.CreateUser(m.CreateUserRequest(uid="soak-n%d-%d-%d" % (self.seed, index, number),
+                                                         name="new", metadata={"k": "v"}), timeout=CALL_TIMEOUT)
 
     def op_get_user(self, client, rng, index, serial, temps):
-        client.moderation.get_user(m.GetUserRequest(uid=rng.choice(self.users)), timeout=CALL_TIMEOUT)
+        client.moderation.GetUser(m.GetUserRequest(uid=rng.choice(self.users)), timeout=CALL_TIMEOUT)
 
     def op_update_user(self, client, rng, index, serial, temps):
-        client.moderation.update_user(m.UpdateUserRequest(uid=rng.choice(self.users), name="name %d" % serial,
-                                                          update_mask=["name"]), timeout=CALL_TIMEOUT)
+        client.moderation.UpdateUser(m.UpdateUserRequest(uid=rng.choice(self.users), name="name %d" % serial,
+                                                         update_mask=["name"]), timeout=CALL_TIMEOUT)
 
     def op_temp_group(self, client, rng, index, serial, temps):
         if len(temps) >= 3 or (temps and rng.random() < 0.5):
             guid = temps.pop(0)
-            client.moderation.delete_group(m.DeleteGroupRequest(guid=guid), timeout=CALL_TIMEOUT)
+            client.moderation.DeleteGroup(m.DeleteGroupRequest(guid=guid), timeout=CALL_TIMEOUT)
         else:
             guid = "soak-t%d-%d-%d" % (self.seed, index, serial)
-            client.moderation.create_group(m.CreateGroupRequest(
-                guid=guid, name="temp", type=g.GROUP_TYPE_PUBLIC, owner=rng.choice(self.users),
+            client.moderation.CreateGroup(m.CreateGroupRequest(
+                guid=guid, name="temp", type=m.GROUP_TYPE_PUBLIC, owner=rng.choice(self.users),
                 tags=["soak"]), timeout=CALL_TIMEOUT)
             temps.append(guid)
 
     def op_get_group(self, client, rng, index, serial, temps):
-        client.moderation.get_group(m.GetGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
-                                    timeout=CALL_TIMEOUT)
+        client.moderation.GetGroup(m.GetGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
+                                   timeout=CALL_TIMEOUT)
 
     def op_update_group(self, client, rng, index, serial, temps):
-        client.moderation.update_group(m.UpdateGroupRequest(guid=rng.choice(self.groups), description="d%d" % serial,
-                                                            update_mask=["description"]), timeout=CALL_TIMEOUT)
+        client.moderation.UpdateGroup(m.UpdateGroupRequest(guid=rng.choice(self.groups), description="d%d" % serial,
+                                                           update_mask=["description"]), timeout=CALL_TIMEOUT)
 
     def op_list_groups(self, client, rng, index, serial, temps):
-        client.moderation.list_groups(m.ListGroupsRequest(limit=20, search=rng.choice(["", "soak", "g0"])),
-                                      on_behalf_of=rng.choice(self.users), timeout=CALL_TIMEOUT)
+        client.moderation.ListGroups(m.ListGroupsRequest(limit=20, search=rng.choice(["", "soak", "g0"])),
+                                     on_behalf_of=rng.choice(self.users), timeout=CALL_TIMEOUT)
 
     def op_join(self, client, rng, index, serial, temps):
-        client.moderation.join_group(m.JoinGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
-                                     timeout=CALL_TIMEOUT)
+        client.moderation.JoinGroup(m.JoinGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
+                                    timeout=CALL_TIMEOUT)
 
     def op_leave(self, client, rng, index, serial, temps):
-        client.moderation.leave_group(m.LeaveGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
-                                      timeout=CALL_TIMEOUT)
+        client.moderation.LeaveGroup(m.LeaveGroupRequest(guid=rng.choice(self.groups)), on_behalf_of=rng.choice(self.users),
+                                     timeout=CALL_TIMEOUT)
 
     def op_list_members(self, client, rng, index, serial, temps):
-        client.moderation.list_members(m.ListMembersRequest(guid=rng.choice(self.groups), limit=50), timeout=CALL_TIMEOUT)
+        client.moderation.ListMembers(m.ListMembersRequest(guid=rng.choice(self.groups), limit=50), timeout=CALL_TIMEOUT)
 
     def op_add_members(self, client, rng, index, serial, temps):
         uids = rng.sample(self.users, 3)
-        client.moderation.add_members(m.AddMembersRequest(guid=rng.choice(self.groups),
-                                                          members=[mb.MemberToAdd(uid=u) for u in uids]), timeout=CALL_TIMEOUT)
+        client.moderation.AddMembers(m.AddMembersRequest(guid=rng.choice(self.groups),
+                                                         members=[m.MemberToAdd(uid=u) for u in uids]), timeout=CALL_TIMEOUT)
 
     def op_kick(self, client, rng, index, serial, temps):
-        client.moderation.kick_member(m.KickMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
-                                      timeout=CALL_TIMEOUT)
-
-    def op_ban(self, client, rng, index, serial, temps):
-        client.moderation.ban_member(m.BanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users),
-                                                        reason="soak", duration_ms=rng.choice([0, 2000, 60000])),
+        client.moderation.KickMember(m.KickMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
                                      timeout=CALL_TIMEOUT)
 
+    def op_ban(self, client, rng, index, serial, temps):
+        client.moderation.BanMember(m.BanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users),
+                                                       reason="soak", duration_ms=rng.choice([0, 2000, 60000])),
+                                    timeout=CALL_TIMEOUT)
+
     def op_unban(self, client, rng, index, serial, temps):
-        client.moderation.unban_member(m.UnbanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
-                                       timeout=CALL_TIMEOUT)
+        client.moderation.UnbanMember(m.UnbanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+                                      timeout=CALL_TIMEOUT)
 
     def op_list_banned(self, client, rng, index, serial, temps):
-        client.moderation.list_banned_members(m.ListBannedMembersRequest(guid=rng.choice(self.groups), limit=50),
-                                              timeout=CALL_TIMEOUT)
+        client.moderation.ListBannedMembers(m.ListBannedMembersRequest(guid=rng.choice(self.groups), limit=50),
+                                            timeout=CALL_TIMEOUT)
 
     def op_scope(self, client, rng, index, serial, temps):
-        client.moderation.change_member_scope(m.ChangeMemberScopeRequest(
+        client.moderation.ChangeMemberScope(m.ChangeMemberScopeRequest(
             guid=rng.choice(self.groups), uid=rng.choice(self.users),
-            scope=rng.choice([mb.SCOPE_PARTICIPANT, mb.SCOPE_MODERATOR])), timeout=CALL_TIMEOUT)
+            scope=rng.choice([m.SCOPE_PARTICIPANT, m.SCOPE_MODERATOR])), timeout=CALL_TIMEOUT)
 
     def op_bulk(self, client, rng, index, serial, temps):
         guid, uids = rng.choice(self.groups), rng.sample(self.users[GROUPS:], 4)
         kind = rng.randrange(3)
         if kind == 0:
-            client.moderation.bulk_kick_members(m.BulkKickMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
+            client.moderation.BulkKickMembers(m.BulkKickMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
         elif kind == 1:
-            client.moderation.bulk_ban_members(m.BulkBanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
+            client.moderation.BulkBanMembers(m.BulkBanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
         else:
-            client.moderation.bulk_unban_members(m.BulkUnbanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
+            client.moderation.BulkUnbanMembers(m.BulkUnbanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
 
     def op_member_state(self, client, rng, index, serial, temps):
-        client.moderation.get_member_state(m.GetMemberStateRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
-                                           timeout=CALL_TIMEOUT)
+        client.moderation.GetMemberState(m.GetMemberStateRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+                                         timeout=CALL_TIMEOUT)
 
     def op_actions(self, client, rng, index, serial, temps):
-        client.moderation.list_group_actions(m.ListGroupActionsRequest(guid=rng.choice(self.groups), limit=50),
-                                             timeout=CALL_TIMEOUT)
+        client.moderation.ListGroupActions(m.ListGroupActionsRequest(guid=rng.choice(self.groups), limit=50),
+                                           timeout=CALL_TIMEOUT)
 
     def op_echo(self, client, rng, index, serial, temps):
         payload = os.urandom(rng.choice([0, 16, 2048])) + b"x" * rng.choice([0, 4096])
-        reply = client.diagnostics.echo(diagnostics_pb2.EchoRequest(payload=payload), compress=rng.random() < 0.5,
+        reply = client.diagnostics.Echo(diagnostics.EchoRequest(payload=payload), compression=DEFLATE if rng.random() < 0.5 else PLAIN,
                                         timeout=CALL_TIMEOUT)
         if reply.payload != payload:
             raise AssertionError("echo returned other bytes")
 
     def op_health(self, client, rng, index, serial, temps):
-        client.health.check(health_pb2.HealthCheckRequest(), timeout=CALL_TIMEOUT)
+        client.health.Check(health.HealthCheckRequest(), timeout=CALL_TIMEOUT)
 
     operations = [op_create_user, op_get_user, op_update_user, op_temp_group, op_get_group, op_update_group,
                   op_list_groups, op_join, op_join, op_leave, op_list_members, op_add_members, op_kick, op_ban,
@@ -262,7 +281,7 @@ class Soak:
         """Subscribes (whole app or one user, compressed or not) for a few seconds, closes, then
         resumes after the last seq it saw; seqs must increase within each subscription."""
         rng = random.Random(self.seed * 1000 + index)
-        client = Client(self.address, API_KEY, client_name="soak-subscriber-%d" % index)
+        client = Stubs(self.address, client_name="soak-subscriber-%d" % index)
         with self.clients_lock:
             self.subscriber_clients.append(client)
         last_seq: Optional[int] = None
@@ -282,7 +301,8 @@ class Soak:
                 until = time.monotonic() + rng.uniform(2, 8)
                 previous = last_seq or 0
                 try:
-                    with client.moderation.subscribe(request, on_behalf_of=behalf, compress=compress) as events:
+                    with client.moderation.Subscribe(request, on_behalf_of=behalf,
+                                                     compression=DEFLATE if compress else PLAIN) as events:
                         self.stats.count("subscriptions")
                         for event in events:
                             seq = event.action.seq
@@ -312,16 +332,18 @@ class Soak:
         rng = random.Random(self.seed * 10000 + index)
         while self.running():
             try:
-                with Client(self.address, API_KEY, client_name="soak-reconnect") as client:
-                    client.diagnostics.echo(diagnostics_pb2.EchoRequest(payload=b"hi"), timeout=CALL_TIMEOUT)
+                with Stubs(self.address, client_name="soak-reconnect") as client:
+                    client.diagnostics.Echo(diagnostics.EchoRequest(payload=b"hi"), timeout=CALL_TIMEOUT)
                     if rng.random() < 0.3:
                         # A subscription still open when the connection goes away.
-                        client.moderation.subscribe(m.SubscribeRequest(whole_app=True), compress=True)
+                        client.moderation.Subscribe(m.SubscribeRequest(whole_app=True), compression=DEFLATE)
                 self.stats.count("reconnects")
             except RpcError as error:
                 self.stats.fail("reconnect: %s" % error)
             try:
-                Client(self.address, "hardening:not-the-right-key-000", client_name="soak-bad-key").close()
+                with mrpc_client.insecure_channel(self.address, api_key="hardening:not-the-right-key-000",
+                                                  client_name="soak-bad-key") as channel:
+                    channel.hello_ack
                 self.stats.fail("a wrong API key was accepted")
             except RpcError as error:
                 if error.error_code == "ERR_UNAUTHENTICATED":

@@ -70,6 +70,7 @@ public enum ModerationSchema {
         ListGroupActionsResponse.self,
         SubscribeRequest.self,
         SubscribeResponse.self,
+        SubscriptionStarted.self,
     ]
 
     /// Every method of every service, in declaration order.

@@ -1113,19 +1113,48 @@ public struct SubscribeRequest: ProtoMessage {
     }
 }
 
-/// One message of the Subscribe stream.
+/// One message of the Subscribe stream: the first says the subscription is live (`started`),
+/// every later one carries an action.
 public struct SubscribeResponse: ProtoMessage {
     public static let protoName = "moderation.v1.SubscribeResponse"
 
-    /// The action delivered.
+    /// The action delivered (every message but the first).
     public var action: Action? = nil
+    /// Set in the first message of every stream, and only there (`action` is then absent): the
+    /// subscription is registered, and every matching action with a seq greater than
+    /// `started.after_seq` will be delivered, in seq order, without a gap or a duplicate. An action
+    /// committed after a client received this message is therefore always delivered.
+    public var started: SubscriptionStarted? = nil
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
 
     /// Creates the message; every field left out is at its proto3 zero value.
-    public init(action: Action? = nil) {
+    public init(action: Action? = nil, started: SubscriptionStarted? = nil) {
         self.action = action
+        self.started = started
+    }
+}
+
+/// The first message of a Subscribe stream: where delivery begins.
+public struct SubscriptionStarted: ProtoMessage {
+    public static let protoName = "moderation.v1.SubscriptionStarted"
+
+    /// Delivery begins after this seq: the after_seq asked for (a resume), or the action log's head
+    /// when the subscription registered (live only, or an after_seq at or past the head).
+    public var afterSeq: UInt64 = 0
+    /// The action log's head when the subscription registered. When it is greater than after_seq,
+    /// the actions after_seq + 1 through head_seq come from the log (the replay) first, then live
+    /// delivery continues; otherwise delivery is live from the start.
+    public var headSeq: UInt64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(afterSeq: UInt64 = 0, headSeq: UInt64 = 0) {
+        self.afterSeq = afterSeq
+        self.headSeq = headSeq
     }
 }
 
@@ -2783,6 +2812,7 @@ extension SubscribeResponse {
         let c = arena.allocate(Moderation__V1__SubscribeResponse.self)
         moderation__v1__subscribe_response__init(c)
         if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = started { c.pointee.started = value.cStruct(in: arena) }
         return c
     }
 
@@ -2796,6 +2826,34 @@ extension SubscribeResponse {
     init(c: UnsafePointer<Moderation__V1__SubscribeResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.started { self.started = try SubscriptionStarted(c: value, arena: arena) }
+    }
+}
+
+extension SubscriptionStarted {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__SubscriptionStarted> {
+        let c = arena.allocate(Moderation__V1__SubscriptionStarted.self)
+        moderation__v1__subscription_started__init(c)
+        if afterSeq != 0 { c.pointee.after_seq = afterSeq }
+        if headSeq != 0 { c.pointee.head_seq = headSeq }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__subscription_started__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__SubscriptionStarted>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.afterSeq = c.pointee.after_seq
+        self.headSeq = c.pointee.head_seq
     }
 }
 

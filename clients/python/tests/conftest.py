@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 sys.path.insert(0, os.path.dirname(__file__))
 
-from mrpc_client import Client  # noqa: E402
+import mrpc_client  # noqa: E402
 
 
 def _env(name: str) -> str:
@@ -48,6 +48,6 @@ def server_binary() -> str:
 
 
 @pytest.fixture
-def client(server_address: str, api_key: str) -> Iterator[Client]:
-    with Client(server_address, api_key, client_name="mrpc-client-python tests") as c:
+def channel(server_address: str, api_key: str) -> Iterator[mrpc_client.Channel]:
+    with mrpc_client.insecure_channel(server_address, api_key=api_key, client_name="mrpc-client-python tests") as c:
         yield c

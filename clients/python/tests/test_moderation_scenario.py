@@ -14,24 +14,21 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
 
-from mrpc_client import Client, RpcError, ServerStream
-from mrpc_client.gen.moderation.v1 import actions_pb2 as a
-from mrpc_client.gen.moderation.v1 import groups_pb2 as g
-from mrpc_client.gen.moderation.v1 import members_pb2 as mb
-from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
-from mrpc_client.gen.moderation.v1.actions_pb2 import Action
-from mrpc_client.gen.moderation.v1.members_pb2 import MemberToAdd
+import mrpc_client
+from mrpc_client import Channel, Compression, RpcError, ServerStream, StatusCode
+from mrpc_client import moderation_v1 as m
+from mrpc_client.moderation_v1 import Action, MemberToAdd
 from mrpc_client.testing import ServerProcess
 
 
-def require_moderation(client: Client, uid: str) -> m.CreateUserResponse:
+def require_moderation(stub: m.ModerationStub, uid: str) -> m.CreateUserResponse:
     """Creates ``uid``; skips the test while the service is not served."""
     try:
-        return client.moderation.create_user(m.CreateUserRequest(uid=uid, name=uid.title()), timeout=10)
+        return stub.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title()), timeout=10)
     except RpcError as error:
-        if error.code_name == "UNIMPLEMENTED":
+        if error.code() == StatusCode.UNIMPLEMENTED:
             pytest.skip("moderation.v1.Moderation is not served yet: /moderation.v1.Moderation/CreateUser "
-                        "answered %s %s (%s)" % (error.code_name, error.error_code, error.message))
+                        "answered %s %s (%s)" % (error.code().name, error.error_code, error.details()))
         raise
 
 
@@ -39,9 +36,9 @@ def expect_error(code_name: str, error_code: str, call: Callable[[], object]) ->
     with pytest.raises(RpcError) as caught:
         call()
     error = caught.value
-    assert (error.code_name, error.error_code) == (code_name, error_code), "expected %s %s, got %s" % (
+    assert (error.code().name, error.error_code) == (code_name, error_code), "expected %s %s, got %s" % (
         code_name, error_code, error)
-    assert error.message, "every error carries a message naming what was wrong"
+    assert error.details(), "every error carries a message naming what was wrong"
     return error
 
 
@@ -62,7 +59,7 @@ class EventCollector:
             for event in self.stream:
                 if event.action.action_for.guid == self.guid:
                     self.actions.append(event.action)
-                    if event.action.action == a.ACTION_TYPE_DELETED:
+                    if event.action.action == m.ACTION_TYPE_DELETED:
                         self.deleted.set()
                         return
         except BaseException as error:  # reported by wait()
@@ -72,39 +69,41 @@ class EventCollector:
 
     def wait(self, timeout: float = 15) -> List[Action]:
         assert self.deleted.wait(timeout), "no 'deleted' event within %.0f s; got %s" % (
-            timeout, [(act.seq, a.ActionType.Name(act.action)) for act in self.actions])
-        self.stream.close()
+            timeout, [(act.seq, m.ActionType.Name(act.action)) for act in self.actions])
+        self.stream.cancel()
         if self.error is not None:
             raise self.error
         return self.actions
 
 
 def summary(action: Action) -> Tuple[int, str, str, str]:
-    return action.seq, a.ActionType.Name(action.action), action.action_by.uid, action.action_on.uid
+    return action.seq, m.ActionType.Name(action.action), action.action_by.uid, action.action_on.uid
 
 
-def test_seed_scenario_end_to_end(client: Client) -> None:
+def test_seed_scenario_end_to_end(channel: Channel) -> None:
     run = uuid.uuid4().hex[:8]
     alice, bob, carol, dave, erin = ("%s-%s" % (name, run) for name in ("alice", "bob", "carol", "dave", "erin"))
     guid = "group-%s" % run
-    mod = client.moderation
+    mod = m.ModerationStub(channel)
 
     # Users.
-    created = require_moderation(client, alice)
+    created = require_moderation(mod, alice)
     assert created.user.uid == alice and created.user.created_at > 0
     for uid in (bob, carol, dave, erin):
-        assert mod.create_user(m.CreateUserRequest(uid=uid, name=uid.title())).user.uid == uid
-    expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.create_user(m.CreateUserRequest(uid=bob)))
+        assert mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title())).user.uid == uid
+    expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=bob)))
 
     # The whole app's events, replayed from the start of the log and then live, compressed; and
     # the events bob sees (a kicked or banned user learns of it).
-    app_events = EventCollector(mod.subscribe(m.SubscribeRequest(whole_app=True, after_seq=0), compress=True), guid)
-    bob_events = EventCollector(mod.subscribe(m.SubscribeRequest(user_uid=bob, after_seq=0), on_behalf_of=bob,
-                                              compress=True), guid)
+    app_events = EventCollector(mod.Subscribe(m.SubscribeRequest(whole_app=True, after_seq=0),
+                                              compression=Compression.Deflate), guid)
+    bob_events = EventCollector(mod.Subscribe(m.SubscribeRequest(user_uid=bob, after_seq=0), on_behalf_of=bob,
+                                              compression=Compression.Deflate), guid)
     expected: List[Tuple[int, str, str, str]] = []  # (seq, action, by, on) from the responses, in order
 
     def record(action: Action, kind: int, by: str, on: str) -> Action:
-        assert (a.ActionType.Name(action.action), action.action_by.uid, action.action_on.uid) == (a.ActionType.Name(kind), by, on)
+        assert (m.ActionType.Name(action.action), action.action_by.uid, action.action_on.uid) == (
+            m.ActionType.Name(kind), by, on)
         assert action.action_for.guid == guid and action.seq > 0 and action.timestamp > 0
         if expected:
             assert action.seq > expected[-1][0], "seq must increase with every action"
@@ -112,20 +111,20 @@ def test_seed_scenario_end_to_end(client: Client) -> None:
         return action
 
     # Alice creates a public group and owns it.
-    group = mod.create_group(m.CreateGroupRequest(guid=guid, name="Group %s" % run, type=g.GROUP_TYPE_PUBLIC),
-                             on_behalf_of=alice).group
-    assert (group.owner, group.members_count, group.has_joined, group.scope) == (alice, 1, True, mb.SCOPE_ADMIN)
-    expect_error("ALREADY_EXISTS", "ERR_GUID_ALREADY_EXISTS", lambda: mod.create_group(
-        m.CreateGroupRequest(guid=guid, name="again", type=g.GROUP_TYPE_PUBLIC), on_behalf_of=alice))
+    group = mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Group %s" % run, type=m.GROUP_TYPE_PUBLIC),
+                            on_behalf_of=alice).group
+    assert (group.owner, group.members_count, group.has_joined, group.scope) == (alice, 1, True, m.SCOPE_ADMIN)
+    expect_error("ALREADY_EXISTS", "ERR_GUID_ALREADY_EXISTS", lambda: mod.CreateGroup(
+        m.CreateGroupRequest(guid=guid, name="again", type=m.GROUP_TYPE_PUBLIC), on_behalf_of=alice))
 
     # Bob joins; alice adds carol (participant) and dave (moderator); adding bob again is refused per user.
-    joined = mod.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=bob)
+    joined = mod.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=bob)
     assert joined.group.has_joined and joined.group.members_count == 2
-    record(joined.action, a.ACTION_TYPE_JOINED, bob, bob)
-    expect_error("ALREADY_EXISTS", "ERR_ALREADY_JOINED", lambda: mod.join_group(m.JoinGroupRequest(guid=guid),
+    record(joined.action, m.ACTION_TYPE_JOINED, bob, bob)
+    expect_error("ALREADY_EXISTS", "ERR_ALREADY_JOINED", lambda: mod.JoinGroup(m.JoinGroupRequest(guid=guid),
                                                                                on_behalf_of=bob))
-    added = mod.add_members(m.AddMembersRequest(guid=guid, members=[
-        MemberToAdd(uid=carol), MemberToAdd(uid=dave, scope=mb.SCOPE_MODERATOR), MemberToAdd(uid=bob)]),
+    added = mod.AddMembers(m.AddMembersRequest(guid=guid, members=[
+        MemberToAdd(uid=carol), MemberToAdd(uid=dave, scope=m.SCOPE_MODERATOR), MemberToAdd(uid=bob)]),
         on_behalf_of=alice)
     assert added.results[carol].ok and added.results[dave].ok
     assert (added.results[bob].ok, added.results[bob].error_code) == (False, "ERR_ALREADY_JOINED")
@@ -133,132 +132,134 @@ def test_seed_scenario_end_to_end(client: Client) -> None:
     for uid in sorted((carol, dave), key=lambda u: added.results[u].seq):
         expected.append((added.results[uid].seq, "ACTION_TYPE_ADDED", alice, uid))
 
-    members = mod.list_members(m.ListMembersRequest(guid=guid), on_behalf_of=bob).members
-    assert {mb.uid: mb.scope for mb in members} == {alice: mb.SCOPE_ADMIN, bob: mb.SCOPE_PARTICIPANT,
-                                                   carol: mb.SCOPE_PARTICIPANT, dave: mb.SCOPE_MODERATOR}
+    members = mod.ListMembers(m.ListMembersRequest(guid=guid), on_behalf_of=bob).members
+    assert {mb.uid: mb.scope for mb in members} == {alice: m.SCOPE_ADMIN, bob: m.SCOPE_PARTICIPANT,
+                                                    carol: m.SCOPE_PARTICIPANT, dave: m.SCOPE_MODERATOR}
     assert [(mb.joined_at, mb.uid) for mb in members] == sorted((mb.joined_at, mb.uid) for mb in members)
-    assert [mb.uid for mb in mod.list_members(m.ListMembersRequest(guid=guid, search=carol[:6].upper()),
-                                              on_behalf_of=bob).members] == [carol]
+    assert [mb.uid for mb in mod.ListMembers(m.ListMembersRequest(guid=guid, search=carol[:6].upper()),
+                                             on_behalf_of=bob).members] == [carol]
 
     # Kick: a moderator kicks a participant, who may rejoin; participants cannot kick; nobody kicks the owner.
     expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED",
-                 lambda: mod.kick_member(m.KickMemberRequest(guid=guid, uid=dave), on_behalf_of=carol))
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=dave), on_behalf_of=carol))
     expect_error("PERMISSION_DENIED", "ERR_CANNOT_KICK_OWNER",
-                 lambda: mod.kick_member(m.KickMemberRequest(guid=guid, uid=alice), on_behalf_of=dave))
-    kicked = record(mod.kick_member(m.KickMemberRequest(guid=guid, uid=bob), on_behalf_of=dave).action,
-                    a.ACTION_TYPE_KICKED, dave, bob)
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=alice), on_behalf_of=dave))
+    kicked = record(mod.KickMember(m.KickMemberRequest(guid=guid, uid=bob), on_behalf_of=dave).action,
+                    m.ACTION_TYPE_KICKED, dave, bob)
     assert kicked.action_for.members_count == 3
-    assert not mod.get_member_state(m.GetMemberStateRequest(guid=guid), on_behalf_of=bob).is_member
+    assert not mod.GetMemberState(m.GetMemberStateRequest(guid=guid), on_behalf_of=bob).is_member
     expect_error("FAILED_PRECONDITION", "ERR_NOT_A_MEMBER",
-                 lambda: mod.kick_member(m.KickMemberRequest(guid=guid, uid=bob), on_behalf_of=dave))
-    record(mod.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=bob).action, a.ACTION_TYPE_JOINED, bob, bob)
+                 lambda: mod.KickMember(m.KickMemberRequest(guid=guid, uid=bob), on_behalf_of=dave))
+    record(mod.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=bob).action, m.ACTION_TYPE_JOINED, bob, bob)
 
     # Ban: bob is banned and cannot rejoin; erin is banned pre-emptively.
-    ban = mod.ban_member(m.BanMemberRequest(guid=guid, uid=bob, reason="spam"), on_behalf_of=alice)
-    assert ban.changed and (ban.ban.uid, ban.ban.reason, ban.ban.banned_by, ban.ban.expires_at) == (bob, "spam", alice, 0)
-    assert ban.ban.scope == mb.SCOPE_PARTICIPANT
-    record(ban.action, a.ACTION_TYPE_BANNED, alice, bob)
+    ban = mod.BanMember(m.BanMemberRequest(guid=guid, uid=bob, reason="spam"), on_behalf_of=alice)
+    assert ban.changed
+    assert (ban.ban.uid, ban.ban.reason, ban.ban.banned_by, ban.ban.expires_at) == (bob, "spam", alice, 0)
+    assert ban.ban.scope == m.SCOPE_PARTICIPANT
+    record(ban.action, m.ACTION_TYPE_BANNED, alice, bob)
     assert ban.action.action_for.members_count == 3
     expect_error("PERMISSION_DENIED", "ERR_BANNED_GROUPMEMBER",
-                 lambda: mod.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=bob))
+                 lambda: mod.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=bob))
     expect_error("ALREADY_EXISTS", "ERR_ALREADY_BANNED",
-                 lambda: mod.ban_member(m.BanMemberRequest(guid=guid, uid=bob), on_behalf_of=alice))
-    assert not mod.ban_member(m.BanMemberRequest(guid=guid, uid=bob, if_not_banned=True), on_behalf_of=alice).changed
+                 lambda: mod.BanMember(m.BanMemberRequest(guid=guid, uid=bob), on_behalf_of=alice))
+    assert not mod.BanMember(m.BanMemberRequest(guid=guid, uid=bob, if_not_banned=True), on_behalf_of=alice).changed
     expect_error("PERMISSION_DENIED", "ERR_CANNOT_BAN_OWNER",
-                 lambda: mod.ban_member(m.BanMemberRequest(guid=guid, uid=alice), on_behalf_of=dave))
-    record(mod.ban_member(m.BanMemberRequest(guid=guid, uid=erin, reason="pre-emptive"), on_behalf_of=dave).action,
-           a.ACTION_TYPE_BANNED, dave, erin)
-    state = mod.get_member_state(m.GetMemberStateRequest(guid=guid, uid=bob), on_behalf_of=alice)
+                 lambda: mod.BanMember(m.BanMemberRequest(guid=guid, uid=alice), on_behalf_of=dave))
+    record(mod.BanMember(m.BanMemberRequest(guid=guid, uid=erin, reason="pre-emptive"), on_behalf_of=dave).action,
+           m.ACTION_TYPE_BANNED, dave, erin)
+    state = mod.GetMemberState(m.GetMemberStateRequest(guid=guid, uid=bob), on_behalf_of=alice)
     assert (state.is_member, state.is_banned, state.ban.reason) == (False, True, "spam")
 
     # The banned list: admins and moderators only; search; paging with a cursor.
     expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED",
-                 lambda: mod.list_banned_members(m.ListBannedMembersRequest(guid=guid), on_behalf_of=carol))
-    searched = mod.list_banned_members(m.ListBannedMembersRequest(guid=guid, search="BOB-"), on_behalf_of=dave)
+                 lambda: mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid), on_behalf_of=carol))
+    searched = mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid, search="BOB-"), on_behalf_of=dave)
     assert [b.uid for b in searched.banned_members] == [bob] and searched.next_cursor == ""
     pages, cursor = [], ""
     while True:
-        page = mod.list_banned_members(m.ListBannedMembersRequest(guid=guid, limit=1, cursor=cursor),
-                                       on_behalf_of=alice)
+        page = mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid, limit=1, cursor=cursor),
+                                     on_behalf_of=alice)
         pages.append([b.uid for b in page.banned_members])
         cursor = page.next_cursor
         if not cursor:
             break
         assert len(pages) < 5, "paging does not end"
     assert sorted(uid for p in pages for uid in p) == sorted([bob, erin]) and all(len(p) <= 1 for p in pages)
-    listed = mod.list_banned_members(m.ListBannedMembersRequest(guid=guid), on_behalf_of=alice).banned_members
+    listed = mod.ListBannedMembers(m.ListBannedMembersRequest(guid=guid), on_behalf_of=alice).banned_members
     assert [(-b.banned_at, b.uid) for b in listed] == sorted((-b.banned_at, b.uid) for b in listed)
-    expect_error("INVALID_ARGUMENT", "ERR_INVALID_ARGUMENT", lambda: mod.list_banned_members(
+    expect_error("INVALID_ARGUMENT", "ERR_INVALID_ARGUMENT", lambda: mod.ListBannedMembers(
         m.ListBannedMembersRequest(guid=guid, limit=101), on_behalf_of=alice))
 
     # Unban: bob is not re-added but may join again.
-    unbanned = mod.unban_member(m.UnbanMemberRequest(guid=guid, uid=bob), on_behalf_of=alice)
+    unbanned = mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=bob), on_behalf_of=alice)
     assert unbanned.changed
-    record(unbanned.action, a.ACTION_TYPE_UNBANNED, alice, bob)
-    state = mod.get_member_state(m.GetMemberStateRequest(guid=guid, uid=bob), on_behalf_of=alice)
+    record(unbanned.action, m.ACTION_TYPE_UNBANNED, alice, bob)
+    state = mod.GetMemberState(m.GetMemberStateRequest(guid=guid, uid=bob), on_behalf_of=alice)
     assert (state.is_member, state.is_banned) == (False, False)
     expect_error("FAILED_PRECONDITION", "ERR_USER_NOT_BANNED",
-                 lambda: mod.unban_member(m.UnbanMemberRequest(guid=guid, uid=bob), on_behalf_of=alice))
-    assert not mod.unban_member(m.UnbanMemberRequest(guid=guid, uid=bob, only_if_banned=True), on_behalf_of=alice).changed
-    record(mod.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=bob).action, a.ACTION_TYPE_JOINED, bob, bob)
+                 lambda: mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=bob), on_behalf_of=alice))
+    assert not mod.UnbanMember(m.UnbanMemberRequest(guid=guid, uid=bob, only_if_banned=True),
+                               on_behalf_of=alice).changed
+    record(mod.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=bob).action, m.ACTION_TYPE_JOINED, bob, bob)
 
     # Scopes: admins outranking the target; only the owner grants admin; never the owner's own.
-    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.change_member_scope(
-        m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=mb.SCOPE_MODERATOR), on_behalf_of=dave))
-    changed = mod.change_member_scope(m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=mb.SCOPE_MODERATOR),
-                                      on_behalf_of=alice)
-    record(changed.action, a.ACTION_TYPE_SCOPE_CHANGED, alice, carol)
+    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=m.SCOPE_MODERATOR), on_behalf_of=dave))
+    changed = mod.ChangeMemberScope(m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=m.SCOPE_MODERATOR),
+                                    on_behalf_of=alice)
+    record(changed.action, m.ACTION_TYPE_SCOPE_CHANGED, alice, carol)
     assert (changed.action.old_scope, changed.action.new_scope, changed.member.scope) == (
-        mb.SCOPE_PARTICIPANT, mb.SCOPE_MODERATOR, mb.SCOPE_MODERATOR)
-    expect_error("FAILED_PRECONDITION", "ERR_SAME_SCOPE", lambda: mod.change_member_scope(
-        m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=mb.SCOPE_MODERATOR), on_behalf_of=alice))
-    record(mod.change_member_scope(m.ChangeMemberScopeRequest(guid=guid, uid=dave, scope=mb.SCOPE_ADMIN),
-                                   on_behalf_of=alice).action, a.ACTION_TYPE_SCOPE_CHANGED, alice, dave)
-    expect_error("FAILED_PRECONDITION", "ERR_GROUP_NO_SELF_ACTION", lambda: mod.change_member_scope(
-        m.ChangeMemberScopeRequest(guid=guid, uid=alice, scope=mb.SCOPE_MODERATOR), on_behalf_of=alice))
-    expect_error("PERMISSION_DENIED", "ERR_CANNOT_CHANGE_OWNER_SCOPE", lambda: mod.change_member_scope(
-        m.ChangeMemberScopeRequest(guid=guid, uid=alice, scope=mb.SCOPE_MODERATOR), on_behalf_of=dave))
+        m.SCOPE_PARTICIPANT, m.SCOPE_MODERATOR, m.SCOPE_MODERATOR)
+    expect_error("FAILED_PRECONDITION", "ERR_SAME_SCOPE", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=carol, scope=m.SCOPE_MODERATOR), on_behalf_of=alice))
+    record(mod.ChangeMemberScope(m.ChangeMemberScopeRequest(guid=guid, uid=dave, scope=m.SCOPE_ADMIN),
+                                 on_behalf_of=alice).action, m.ACTION_TYPE_SCOPE_CHANGED, alice, dave)
+    expect_error("FAILED_PRECONDITION", "ERR_GROUP_NO_SELF_ACTION", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=alice, scope=m.SCOPE_MODERATOR), on_behalf_of=alice))
+    expect_error("PERMISSION_DENIED", "ERR_CANNOT_CHANGE_OWNER_SCOPE", lambda: mod.ChangeMemberScope(
+        m.ChangeMemberScopeRequest(guid=guid, uid=alice, scope=m.SCOPE_MODERATOR), on_behalf_of=dave))
 
     # Ownership: alice hands the group to dave and stays an admin member.
-    transfer = mod.transfer_ownership(m.TransferOwnershipRequest(guid=guid, uid=dave), on_behalf_of=alice)
-    record(transfer.action, a.ACTION_TYPE_OWNERSHIP_TRANSFERRED, alice, dave)
+    transfer = mod.TransferOwnership(m.TransferOwnershipRequest(guid=guid, uid=dave), on_behalf_of=alice)
+    record(transfer.action, m.ACTION_TYPE_OWNERSHIP_TRANSFERRED, alice, dave)
     assert transfer.group.owner == dave
-    state = mod.get_member_state(m.GetMemberStateRequest(guid=guid, uid=alice), on_behalf_of=alice)
-    assert (state.is_member, state.is_owner, state.scope) == (True, False, mb.SCOPE_ADMIN)
-    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.transfer_ownership(
+    state = mod.GetMemberState(m.GetMemberStateRequest(guid=guid, uid=alice), on_behalf_of=alice)
+    assert (state.is_member, state.is_owner, state.scope) == (True, False, m.SCOPE_ADMIN)
+    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.TransferOwnership(
         m.TransferOwnershipRequest(guid=guid, uid=carol), on_behalf_of=alice))
 
     # The action log ("missed events") holds what the responses said, in order, page by page.
     logged: List[Action] = []
     cursor = ""
     while True:
-        actions_page = mod.list_group_actions(m.ListGroupActionsRequest(guid=guid, limit=4, cursor=cursor),
-                                              on_behalf_of=dave)
+        actions_page = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid, limit=4, cursor=cursor),
+                                            on_behalf_of=dave)
         logged.extend(actions_page.actions)
         cursor = actions_page.next_cursor
         if not cursor:
             break
         assert len(logged) < 100, "paging does not end"
-    assert logged[0].action == a.ACTION_TYPE_CREATED and logged[0].action_on.uid == alice
+    assert logged[0].action == m.ACTION_TYPE_CREATED and logged[0].action_on.uid == alice
     assert [summary(act) for act in logged[1:]] == expected
 
     # Leave and delete: the owner cannot leave; only the owner deletes.
     expect_error("FAILED_PRECONDITION", "ERR_OWNER_CANNOT_LEAVE",
-                 lambda: mod.leave_group(m.LeaveGroupRequest(guid=guid), on_behalf_of=dave))
-    record(mod.leave_group(m.LeaveGroupRequest(guid=guid), on_behalf_of=alice).action, a.ACTION_TYPE_LEFT, alice, alice)
+                 lambda: mod.LeaveGroup(m.LeaveGroupRequest(guid=guid), on_behalf_of=dave))
+    record(mod.LeaveGroup(m.LeaveGroupRequest(guid=guid), on_behalf_of=alice).action, m.ACTION_TYPE_LEFT, alice, alice)
     expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED",
-                 lambda: mod.delete_group(m.DeleteGroupRequest(guid=guid), on_behalf_of=bob))
-    deleted = mod.delete_group(m.DeleteGroupRequest(guid=guid), on_behalf_of=dave).action
-    assert a.ActionType.Name(deleted.action) == "ACTION_TYPE_DELETED" and deleted.action_by.uid == dave
+                 lambda: mod.DeleteGroup(m.DeleteGroupRequest(guid=guid), on_behalf_of=bob))
+    deleted = mod.DeleteGroup(m.DeleteGroupRequest(guid=guid), on_behalf_of=dave).action
+    assert m.ActionType.Name(deleted.action) == "ACTION_TYPE_DELETED" and deleted.action_by.uid == dave
     assert deleted.seq > expected[-1][0]
     expected.append(summary(deleted))
-    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND", lambda: mod.get_group(m.GetGroupRequest(guid=guid),
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND", lambda: mod.GetGroup(m.GetGroupRequest(guid=guid),
                                                                           on_behalf_of=dave))
 
     # The app's subscription saw every action of the group once, in order: "created", then the
     # ones the responses reported.
     events = app_events.wait()
-    assert events[0].action == a.ACTION_TYPE_CREATED and events[0].action_on.uid == alice
+    assert events[0].action == m.ACTION_TYPE_CREATED and events[0].action_on.uid == alice
     assert [summary(act) for act in events[1:]] == expected
     assert events[0].seq == logged[0].seq
     # Bob saw his own actions, those done to him, and those of the group while he was a member
@@ -266,7 +267,7 @@ def test_seed_scenario_end_to_end(client: Client) -> None:
     seen_by_bob = [summary(act) for act in bob_events.wait()]
     erin_ban = next(e for e in expected if e[1] == "ACTION_TYPE_BANNED" and e[3] == erin)
     assert seen_by_bob == [e for e in expected if e != erin_ban]
-    assert client.connection().stats.compressed_frames_received > 0, "the subscriptions asked for deflate"
+    assert channel.connection().stats.compressed_frames_received > 0, "the subscriptions asked for deflate"
 
 
 def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_path) -> None:
@@ -275,21 +276,22 @@ def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_pa
     first = ServerProcess(server_binary, data, key, str(tmp_path / "first.log"))
     second: Optional[ServerProcess] = None
     try:
-        with Client(first.address, key) as client:
+        with mrpc_client.insecure_channel(first.address, api_key=key) as channel:
+            stub = m.ModerationStub(channel)
             run = uuid.uuid4().hex[:8]
             owner, guid = "owner-%s" % run, "resume-%s" % run
-            require_moderation(client, owner)
+            require_moderation(stub, owner)
             users = ["user-%s-%d" % (run, i) for i in range(4)]
             for uid in users:
-                client.moderation.create_user(m.CreateUserRequest(uid=uid))
-            client.moderation.create_group(m.CreateGroupRequest(guid=guid, name="resume", type=g.GROUP_TYPE_PUBLIC),
-                                           on_behalf_of=owner)
-            stream = client.moderation.subscribe(m.SubscribeRequest(guids=[guid], after_seq=0), on_behalf_of=owner,
-                                                 compress=True, timeout=30)
+                stub.CreateUser(m.CreateUserRequest(uid=uid))
+            stub.CreateGroup(m.CreateGroupRequest(guid=guid, name="resume", type=m.GROUP_TYPE_PUBLIC),
+                             on_behalf_of=owner)
+            stream = stub.Subscribe(m.SubscribeRequest(guids=[guid], after_seq=0), on_behalf_of=owner,
+                                    compression=Compression.Deflate, timeout=30)
             seqs: Dict[str, int] = {}
             first_event = next(stream)
-            assert first_event.action.action == a.ACTION_TYPE_CREATED
-            joined_before = client.moderation.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=users[0]).action
+            assert first_event.action.action == m.ACTION_TYPE_CREATED
+            joined_before = stub.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=users[0]).action
             assert next(stream).action.seq == joined_before.seq
 
             # The server drains: the stream ends UNAVAILABLE with last_seq; the client resumes
@@ -307,12 +309,12 @@ def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_pa
             assert first.terminate() == 0
             second = ServerProcess(server_binary, data, key, str(tmp_path / "second.log"), port=first.port)
             for uid in users[1:]:
-                seqs[uid] = client.moderation.join_group(m.JoinGroupRequest(guid=guid), on_behalf_of=uid).action.seq
+                seqs[uid] = stub.JoinGroup(m.JoinGroupRequest(guid=guid), on_behalf_of=uid).action.seq
             consumer.join(20)
             assert not consumer.is_alive(), "the stream did not resume: %s" % collected
             assert [(act.seq, act.action_on.uid) for act in collected] == [(seqs[u], u) for u in users[1:]]
             assert stream.resumes >= 1
-            stream.close()
+            stream.cancel()
     finally:
         first.kill()
         if second is not None:

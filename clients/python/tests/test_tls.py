@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import ssl
 import subprocess
-from typing import Dict, Iterator
+from typing import Dict, Iterator, Optional
 
 import pytest
 
-from mrpc_client import Client, RpcError
-from mrpc_client.gen.moderation.v1 import actions_pb2 as a
-from mrpc_client.gen.moderation.v1 import groups_pb2 as g
-from mrpc_client.gen.moderation.v1 import moderation_pb2 as m
-from mrpc_client.gen.mrpc.diagnostics.v1.diagnostics_pb2 import EchoRequest
+import mrpc_client
+from mrpc_client import Channel, Compression, RpcError
+from mrpc_client import moderation_v1 as m
+from mrpc_client.mrpc_diagnostics_v1 import DiagnosticsStub, EchoRequest
 from mrpc_client.testing import ServerProcess
 
 KEY = "tls-app:tls-test-key-0123456789"
@@ -78,65 +78,87 @@ def mtls_server(server_binary: str, pki: Dict[str, Dict[str, str]],
     server.terminate()
 
 
-def refused(make: "object", code_name: str) -> RpcError:
-    with pytest.raises(RpcError) as caught:
-        make()  # type: ignore[operator]
-    assert caught.value.code_name == code_name, str(caught.value)
+def pem(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def credentials(authority: Dict[str, str], client: Optional[Dict[str, str]] = None) -> mrpc_client.ChannelCredentials:
+    """grpcio's way: PEM bytes of the CA, and of a client certificate and its key for mutual TLS."""
+    if client is None:
+        return mrpc_client.ssl_channel_credentials(root_certificates=pem(authority["ca"]))
+    return mrpc_client.ssl_channel_credentials(root_certificates=pem(authority["ca"]),
+                                               private_key=pem(client["client_key"]),
+                                               certificate_chain=pem(client["client_cert"]))
+
+
+def refused(channel: Channel, code_name: str) -> RpcError:
+    """The error the channel's first call meets (the handshake's)."""
+    with channel, pytest.raises(RpcError) as caught:
+        DiagnosticsStub(channel).Echo(EchoRequest(), timeout=10)
+    assert caught.value.code().name == code_name, str(caught.value)
     return caught.value
 
 
 def test_calls_and_a_stream_over_tls(tls_server: ServerProcess, pki: Dict[str, Dict[str, str]]) -> None:
-    with Client(tls_server.address, KEY, cafile=pki["main"]["ca"]) as client:
-        conn = client.connection()
-        assert conn.tls is not None and conn.tls.startswith("TLSv1.3") and conn.tls.endswith("mrpc/1"), conn.tls
+    with mrpc_client.secure_channel(tls_server.address, credentials(pki["main"]), api_key=KEY) as channel:
+        echo = DiagnosticsStub(channel).Echo
+        stub = m.ModerationStub(channel)
         large = os.urandom(1 << 20)  # many TLS records each way
-        assert client.diagnostics.echo(EchoRequest(payload=large), timeout=20).payload == large
-        futures = [client.diagnostics.echo_async(EchoRequest(payload=b"%d" % i)) for i in range(200)]
+        assert echo(EchoRequest(payload=large), timeout=20).payload == large
+        conn = channel.connection()
+        assert conn.tls is not None and conn.tls.startswith("TLSv1.3") and conn.tls.endswith("mrpc/1"), conn.tls
+        futures = [echo.future(EchoRequest(payload=b"%d" % i)) for i in range(200)]
         for i, future in enumerate(futures):
             assert future.result(10).payload == b"%d" % i
 
-        client.moderation.create_user(m.CreateUserRequest(uid="owner", name="Owner"), timeout=10)
-        client.moderation.create_group(m.CreateGroupRequest(guid="tls-g", name="G", type=g.GROUP_TYPE_PUBLIC),
-                                       on_behalf_of="owner", timeout=10)
-        client.moderation.delete_group(m.DeleteGroupRequest(guid="tls-g"), on_behalf_of="owner", timeout=10)
-        stream = client.moderation.subscribe(m.SubscribeRequest(whole_app=True, after_seq=0), compress=True)
-        try:
+        stub.CreateUser(m.CreateUserRequest(uid="owner", name="Owner"), timeout=10)
+        stub.CreateGroup(m.CreateGroupRequest(guid="tls-g", name="G", type=m.GROUP_TYPE_PUBLIC), timeout=10,
+                         metadata=[("x-on-behalf-of", "owner")])
+        stub.DeleteGroup(m.DeleteGroupRequest(guid="tls-g"), timeout=10, metadata=[("x-on-behalf-of", "owner")])
+        with stub.Subscribe(m.SubscribeRequest(whole_app=True, after_seq=0), compression=Compression.Deflate) as stream:
             kinds = [next(stream).action.action for _ in range(2)]
-        finally:
-            stream.close()
-        assert kinds == [a.ACTION_TYPE_CREATED, a.ACTION_TYPE_DELETED]
+        assert kinds == [m.ACTION_TYPE_CREATED, m.ACTION_TYPE_DELETED]
 
 
 def test_plaintext_client_against_the_tls_server_is_told_to_use_tls(tls_server: ServerProcess) -> None:
-    error = refused(lambda: Client(tls_server.address, KEY), "INVALID_ARGUMENT")
-    assert error.error_code == "ERR_PROTOCOL" and "speaks TLS only" in error.message, str(error)
+    error = refused(mrpc_client.insecure_channel(tls_server.address, api_key=KEY), "INVALID_ARGUMENT")
+    assert error.error_code == "ERR_PROTOCOL" and "speaks TLS only" in error.details(), str(error)
     assert tls_server.alive()
 
 
 def test_an_untrusted_ca_or_another_name_is_refused_with_the_reason(tls_server: ServerProcess,
                                                                     pki: Dict[str, Dict[str, str]]) -> None:
-    untrusted = refused(lambda: Client(tls_server.address, KEY, cafile=pki["other"]["ca"]), "UNAVAILABLE")
-    assert "certificate is refused" in untrusted.message and "local issuer" in untrusted.message, str(untrusted)
-    other_name = refused(lambda: Client(tls_server.address, KEY, cafile=pki["main"]["ca"],
-                                        server_hostname="elsewhere.example"), "UNAVAILABLE")
-    assert "elsewhere.example" in other_name.message or "mismatch" in other_name.message, str(other_name)
-    with Client(tls_server.address, KEY, cafile=pki["main"]["ca"], server_hostname="localhost") as client:
-        assert client.diagnostics.echo(EchoRequest(payload=b"ok")).payload == b"ok"
+    untrusted = refused(mrpc_client.secure_channel(tls_server.address, credentials(pki["other"]), api_key=KEY),
+                        "UNAVAILABLE")
+    assert "certificate is refused" in untrusted.details() and "local issuer" in untrusted.details(), str(untrusted)
+    other_name = refused(mrpc_client.secure_channel(tls_server.address, credentials(pki["main"]), api_key=KEY,
+                                                    server_hostname="elsewhere.example"), "UNAVAILABLE")
+    assert "elsewhere.example" in other_name.details() or "mismatch" in other_name.details(), str(other_name)
+    with mrpc_client.secure_channel(tls_server.address, credentials(pki["main"]), api_key=KEY,
+                                    server_hostname="localhost") as channel:
+        assert DiagnosticsStub(channel).Echo(EchoRequest(payload=b"ok")).payload == b"ok"
 
 
 def test_mutual_tls_needs_a_client_certificate(mtls_server: ServerProcess, pki: Dict[str, Dict[str, str]]) -> None:
     main = pki["main"]
-    with Client(mtls_server.address, KEY, cafile=main["ca"], certfile=main["client_cert"],
-                keyfile=main["client_key"]) as client:
-        assert client.diagnostics.echo(EchoRequest(payload=b"mtls")).payload == b"mtls"
-    missing = refused(lambda: Client(mtls_server.address, KEY, cafile=main["ca"]), "UNAVAILABLE")
-    assert "CERTIFICATE_REQUIRED" in missing.message and "certfile" in missing.message, str(missing)
-    other = pki["other"]
-    refused(lambda: Client(mtls_server.address, KEY, cafile=main["ca"], certfile=other["client_cert"],
-                           keyfile=other["client_key"]), "UNAVAILABLE")
+    with mrpc_client.secure_channel(mtls_server.address, credentials(main, main), api_key=KEY) as channel:
+        assert DiagnosticsStub(channel).Echo(EchoRequest(payload=b"mtls")).payload == b"mtls"
+    missing = refused(mrpc_client.secure_channel(mtls_server.address, credentials(main), api_key=KEY), "UNAVAILABLE")
+    assert "CERTIFICATE_REQUIRED" in missing.details() and "certificate_chain" in missing.details(), str(missing)
+    refused(mrpc_client.secure_channel(mtls_server.address, credentials(main, pki["other"]), api_key=KEY),
+            "UNAVAILABLE")
+
+
+def test_a_context_of_your_own(tls_server: ServerProcess, pki: Dict[str, Dict[str, str]]) -> None:
+    context = ssl.create_default_context(cafile=pki["main"]["ca"])
+    own = mrpc_client.ChannelCredentials(context)
+    with mrpc_client.secure_channel(tls_server.address, own, api_key=KEY) as channel:
+        assert DiagnosticsStub(channel).Echo(EchoRequest(payload=b"own")).payload == b"own"
 
 
 def test_tls_against_a_plaintext_server_hints_at_the_port(server_address: str, api_key: str,
                                                           pki: Dict[str, Dict[str, str]]) -> None:
-    error = refused(lambda: Client(server_address, api_key, cafile=pki["main"]["ca"]), "UNAVAILABLE")
-    assert "does the server speak TLS on this port?" in error.message, str(error)
+    error = refused(mrpc_client.secure_channel(server_address, credentials(pki["main"]), api_key=api_key),
+                    "UNAVAILABLE")
+    assert "does the server speak TLS on this port?" in error.details(), str(error)

@@ -8,7 +8,8 @@ import zlib
 
 import pytest
 
-from mrpc_client import RpcError, StatusCode, parse_address
+import mrpc_client
+from mrpc_client import Compression, RpcError, StatusCode, parse_address
 from mrpc_client.compression import InflateError, StreamInflater, deflate_body, inflate_body
 from mrpc_client.frames import (PREFACE, FrameType, ProtocolViolation, call_payload, decode_header, encode_frame,
                                 split_reply)
@@ -16,6 +17,7 @@ from mrpc_client.gen import services
 from mrpc_client.gen.moderation.v1 import moderation_pb2
 from mrpc_client.gen.mrpc.v1 import envelope_pb2
 from mrpc_client.options import CallSettings
+from mrpc_client.rpc_method import RpcMethod
 
 
 def test_preface_is_mrpc_version_1() -> None:
@@ -92,23 +94,51 @@ def test_unary_bodies_inflate_whether_finished_or_sync_flushed() -> None:
     assert inflate_body(flushed[:-4], 1 << 20) == body
 
 
-def test_call_options_are_checked_by_name_and_value() -> None:
-    with pytest.raises(TypeError, match="unknown call option timeuot"):
-        CallSettings.from_options({"timeuot": 1}, streaming=False, method="/x.Y/Z")
-    with pytest.raises(TypeError, match="resume"):
-        CallSettings.from_options({"resume": False}, streaming=False, method="/x.Y/Z")
+def test_call_settings_check_every_keyword() -> None:
     with pytest.raises(ValueError, match="timeout"):
-        CallSettings.from_options({"timeout": -1}, streaming=False, method="/x.Y/Z")
-    with pytest.raises(TypeError, match="metadata"):
-        CallSettings.from_options({"metadata": {"a": 1}}, streaming=False, method="/x.Y/Z")
-    settings = CallSettings.from_options({"timeout": 0.0101, "on_behalf_of": "u1", "metadata": {"k": "v"},
-                                          "idempotency_key": "idem", "request_id": "r1"},
-                                         streaming=False, method="/x.Y/Z")
+        CallSettings.of_call("/x.Y/Z", timeout=-1)
+    with pytest.raises(ValueError, match="timeout"):
+        CallSettings.of_call("/x.Y/Z", timeout=float("inf"))
+    with pytest.raises(TypeError, match="on_behalf_of must be a str"):
+        CallSettings.of_call("/x.Y/Z", on_behalf_of=7)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="resume_attempts"):
+        CallSettings.of_call("/x.Y/Z", resume_attempts=-1)
+    with pytest.raises(TypeError, match="max_buffered_messages must be an int"):
+        CallSettings.of_call("/x.Y/Z", max_buffered_messages="5")
+    with pytest.raises(ValueError, match="deflate only"):
+        CallSettings.of_call("/x.Y/Z", compression=Compression.Gzip)
+    with pytest.raises(TypeError, match="mrpc_client.Compression"):
+        CallSettings.of_call("/x.Y/Z", compression="deflate")  # type: ignore[arg-type]
+
+
+def test_metadata_fills_the_call_header_as_the_grpc_listener_reads_it() -> None:
+    settings = CallSettings.of_call("/x.Y/Z", timeout=0.0101, metadata=[
+        ("x-on-behalf-of", "u1"), ("x-idempotency-key", "idem"), ("x-request-id", "r1"), ("trace", "abc")])
     header = settings.call_header("/x.Y/Z", settings.timeout, accept_deflate=True)
     assert header.timeout_ms == 11  # rounded up, never shorter than asked
-    assert (header.on_behalf_of, dict(header.metadata), header.idempotency_key, header.request_id) == (
-        "u1", {"k": "v"}, "idem", "r1")
+    assert (header.on_behalf_of, header.idempotency_key, header.request_id, dict(header.metadata)) == (
+        "u1", "idem", "r1", {"trace": "abc"})
     assert list(header.accept_encodings) == ["deflate"]
+    # The keywords mean the same; a dict is taken as well as pairs.
+    by_keyword = CallSettings.of_call("/x.Y/Z", metadata={"trace": "abc"}, on_behalf_of="u1",
+                                      idempotency_key="idem", request_id="r1")
+    assert by_keyword.call_header("/x.Y/Z", None, False) == settings.call_header("/x.Y/Z", None, False)
+
+
+@pytest.mark.parametrize("metadata, keywords, error, text", [
+    ([("authorization", "Bearer app:key-123456")], {}, ValueError, "the API key is the channel's"),
+    ([("x-api-key", "app:key-123456")], {}, ValueError, "the API key is the channel's"),
+    ([("x-on-behalf-of", "u1")], {"on_behalf_of": "u2"}, ValueError, "on_behalf_of is given twice"),
+    ([("x-request-id", "a"), ("x-request-id", "b")], {}, ValueError, "request_id is given twice"),
+    ([("trace", "a"), ("trace", "b")], {}, ValueError, "'trace' is given twice"),
+    ([("Trace", "a")], {}, ValueError, "lower-case"),
+    ([("trace-bin", b"\x00")], {}, TypeError, "values are text"),
+    ([("trace",)], {}, TypeError, "pairs or a dict"),
+    ("trace=a", {}, TypeError, "pairs or a dict"),
+])
+def test_bad_metadata_is_refused_naming_the_key(metadata: object, keywords: dict, error: type, text: str) -> None:
+    with pytest.raises(error, match=text):
+        CallSettings.of_call("/x.Y/Z", metadata=metadata, **keywords)  # type: ignore[arg-type]
 
 
 def test_parse_address() -> None:
@@ -119,14 +149,25 @@ def test_parse_address() -> None:
             parse_address(bad)
 
 
-def test_rpc_error_names_and_pickles() -> None:
+def test_rpc_error_is_shaped_like_grpcs_and_pickles() -> None:
     error = RpcError(7, "ERR_PERMISSION_DENIED", "u2 may not kick u1", {"guid": "g1"})
-    assert error.code_name == "PERMISSION_DENIED" and error.status_code is StatusCode.PERMISSION_DENIED
+    assert error.code() is StatusCode.PERMISSION_DENIED and error.code().name == "PERMISSION_DENIED"
+    assert error.details() == "u2 may not kick u1"
+    assert (error.error_code, error.error_details, error.last_seq) == ("ERR_PERMISSION_DENIED", {"guid": "g1"}, None)
     assert str(error) == "PERMISSION_DENIED ERR_PERMISSION_DENIED: u2 may not kick u1 [guid=g1]"
+    assert error.debug_error_string() == str(error)
+    error.last_seq = 41
     copy = pickle.loads(pickle.dumps(error))
-    assert (copy.code, copy.error_code, copy.message, copy.details) == (7, "ERR_PERMISSION_DENIED",
-                                                                        "u2 may not kick u1", {"guid": "g1"})
-    assert RpcError(99).code_name == "CODE_99"
+    assert (copy.code(), copy.error_code, copy.details(), copy.error_details, copy.last_seq) == (
+        StatusCode.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", "u2 may not kick u1", {"guid": "g1"}, 41)
+    odd = RpcError(99, "", "what")
+    assert odd.code() is StatusCode.UNKNOWN and odd.details() == "status code 99: what"
+
+
+def test_status_code_prints_and_compares_like_grpcs() -> None:
+    assert [code.value for code in StatusCode] == list(range(17))
+    assert str(StatusCode.NOT_FOUND) == "StatusCode.NOT_FOUND" == "{}".format(StatusCode.NOT_FOUND)
+    assert StatusCode.NOT_FOUND == 5 and StatusCode(16).name == "UNAUTHENTICATED"
 
 
 def test_method_table_covers_every_rpc_of_every_service_in_the_descriptors() -> None:
@@ -144,10 +185,74 @@ def test_method_table_covers_every_rpc_of_every_service_in_the_descriptors() -> 
                     spec.server_streaming) for path, spec in services.METHODS_BY_PATH.items()}
     assert table == expected
     assert len([p for p in table if p.startswith("/moderation.v1.Moderation/")]) == 24
-    subscribe = services.METHODS_BY_PATH["/moderation.v1.Moderation/Subscribe"]
-    assert subscribe.server_streaming and subscribe.python_name == "subscribe"
-    kick = services.ModerationStub.SPEC.method("KickMember")
-    assert kick.python_name == "kick_member" and kick.request_type is moderation_pb2.KickMemberRequest
+    assert services.METHODS_BY_PATH["/moderation.v1.Moderation/Subscribe"].server_streaming
+    kick = services.MODERATION_V1_MODERATION.method("KickMember")
+    assert kick.path == "/moderation.v1.Moderation/KickMember" and kick.request_type is moderation_pb2.KickMemberRequest
+
+
+class _RecordingChannel:
+    """What a stub asks of a channel, recorded."""
+
+    def __init__(self) -> None:
+        self.made: dict = {}
+
+    def unary_unary(self, path: str, request_serializer: object = None, response_deserializer: object = None) -> str:
+        self.made[path] = ("unary", request_serializer, response_deserializer)
+        return path
+
+    def unary_stream(self, path: str, request_serializer: object = None, response_deserializer: object = None) -> str:
+        self.made[path] = ("stream", request_serializer, response_deserializer)
+        return path
+
+
+@pytest.mark.parametrize("stub_class, service", [(services.ModerationStub, services.MODERATION_V1_MODERATION),
+                                                 (services.DiagnosticsStub, services.MRPC_DIAGNOSTICS_V1_DIAGNOSTICS),
+                                                 (services.HealthStub, services.MRPC_HEALTH_V1_HEALTH),
+                                                 (services.ReflectionStub, services.MRPC_REFLECTION_V1_REFLECTION)])
+def test_stubs_are_grpcio_shaped_one_attribute_per_rpc_named_as_in_the_proto(stub_class: type, service: object) -> None:
+    channel = _RecordingChannel()
+    stub = stub_class(channel)
+    for spec in service.methods:  # type: ignore[attr-defined]
+        assert getattr(stub, spec.name) == spec.path
+        kind, serializer, deserializer = channel.made[spec.path]
+        assert kind == ("stream" if spec.server_streaming else "unary")
+        assert serializer == spec.request_type.SerializeToString
+        assert deserializer == spec.response_type.FromString
+    assert len(channel.made) == len(service.methods)  # type: ignore[attr-defined]
+
+
+def test_every_message_and_enum_of_a_package_is_importable_from_one_module() -> None:
+    from mrpc_client import moderation_v1, mrpc_diagnostics_v1, mrpc_health_v1, mrpc_reflection_v1, mrpc_v1
+
+    modules = {"moderation.v1": moderation_v1, "mrpc.v1": mrpc_v1, "mrpc.health.v1": mrpc_health_v1,
+               "mrpc.diagnostics.v1": mrpc_diagnostics_v1, "mrpc.reflection.v1": mrpc_reflection_v1}
+    import importlib
+    import pkgutil
+
+    import mrpc_client.gen as gen
+
+    seen = {name: set() for name in modules}
+    for info in pkgutil.walk_packages(gen.__path__, gen.__name__ + "."):
+        if not info.name.endswith("_pb2"):
+            continue
+        file = importlib.import_module(info.name).DESCRIPTOR
+        module = modules[file.package]
+        for name, message in file.message_types_by_name.items():
+            assert getattr(module, name) is message._concrete_class, "%s.%s" % (file.package, name)
+            seen[file.package].add(name)
+        for name, enum in file.enum_types_by_name.items():
+            assert getattr(module, name).DESCRIPTOR is enum
+            seen[file.package].add(name)
+            for value in enum.values:
+                assert getattr(module, value.name) == value.number
+                seen[file.package].add(value.name)
+    for package, module in modules.items():
+        stubs = {name for name in module.__all__ if name.endswith("Stub")}
+        assert set(module.__all__) == seen[package] | stubs, package
+    assert moderation_v1.ModerationStub is services.ModerationStub
+    assert moderation_v1.KickMemberRequest is moderation_pb2.KickMemberRequest
+    assert moderation_v1.ActionType.Name(moderation_v1.ACTION_TYPE_KICKED) == "ACTION_TYPE_KICKED"
+    assert mrpc_diagnostics_v1.DiagnosticsStub is services.DiagnosticsStub
 
 
 def test_generated_classes_live_in_the_package() -> None:
@@ -156,3 +261,105 @@ def test_generated_classes_live_in_the_package() -> None:
     assert pickle.loads(pickle.dumps(request)) == request
     # The descriptors keep the .proto file names the server's reflection uses.
     assert moderation_pb2.DESCRIPTOR.name == "moderation/v1/moderation.proto"
+
+
+def test_a_method_resolves_from_the_table_or_from_grpcios_arguments() -> None:
+    kick = RpcMethod.resolve("/moderation.v1.Moderation/KickMember", server_streaming=False,
+                             request_serializer=None, response_deserializer=None)
+    request = moderation_pb2.KickMemberRequest(guid="g", uid="u")
+    assert kick.encode(request) == request.SerializeToString() and kick.resume is None
+    assert kick.response_name == "moderation.v1.KickMemberResponse"
+    with pytest.raises(TypeError, match="takes a moderation.v1.KickMemberRequest, got moderation.v1.BanMemberRequest"):
+        kick.encode(moderation_pb2.BanMemberRequest())
+    with pytest.raises(TypeError, match="is server-streaming: use channel.unary_stream"):
+        RpcMethod.resolve("/moderation.v1.Moderation/Subscribe", server_streaming=False, request_serializer=None,
+                          response_deserializer=None)
+    with pytest.raises(TypeError, match="is unary: use channel.unary_unary"):
+        RpcMethod.resolve("/moderation.v1.Moderation/KickMember", server_streaming=True, request_serializer=None,
+                          response_deserializer=None)
+    with pytest.raises(ValueError, match="expected a path"):
+        RpcMethod.resolve("KickMember", server_streaming=False, request_serializer=None, response_deserializer=None)
+    subscribe = RpcMethod.resolve("/moderation.v1.Moderation/Subscribe", server_streaming=True,
+                                  request_serializer=moderation_pb2.SubscribeRequest.SerializeToString,
+                                  response_deserializer=moderation_pb2.SubscribeResponse.FromString)
+    assert subscribe.resume is not None
+    raw = RpcMethod.resolve("/moderation.v1.Moderation/Subscribe", server_streaming=True, request_serializer=None,
+                            response_deserializer=lambda body: body)
+    assert raw.resume is None  # responses it cannot read seqs from are not resumed
+    unknown = RpcMethod.resolve("/no.Such/Method", server_streaming=False, request_serializer=None,
+                                response_deserializer=None)
+    assert unknown.encode(b"raw") == b"raw" and unknown.deserialize(b"\x01") == b"\x01"
+    with pytest.raises(TypeError, match="protobuf message"):
+        unknown.encode("text")
+
+
+def test_channel_arguments_are_checked_when_it_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MRPC_API_KEY", raising=False)
+    monkeypatch.delenv("MRPC_API_KEY_FILE", raising=False)
+    with pytest.raises(ValueError, match="no API key: set MRPC_API_KEY"):
+        mrpc_client.insecure_channel("127.0.0.1:7600")
+    monkeypatch.setenv("MRPC_API_KEY", "app:key-from-env")
+    with mrpc_client.insecure_channel("127.0.0.1:7600") as channel:
+        assert channel._api_key == "app:key-from-env"
+    with pytest.raises(ValueError, match="expected HOST:PORT"):
+        mrpc_client.insecure_channel("localhost", api_key="app:key-123456")
+    with pytest.raises(ValueError, match="deflate only"):
+        mrpc_client.insecure_channel("127.0.0.1:7600", api_key="app:key-123456", compression=Compression.Gzip)
+    with pytest.raises(TypeError, match="ssl_channel_credentials"):
+        mrpc_client.secure_channel("127.0.0.1:7600", None, api_key="app:key-123456")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="root_certificates do not load"):
+        mrpc_client.ssl_channel_credentials(root_certificates=b"not a certificate")
+    with pytest.raises(ValueError, match="needs both certificate_chain and private_key"):
+        mrpc_client.ssl_channel_credentials(certificate_chain=b"-----BEGIN CERTIFICATE-----")
+    with pytest.raises(TypeError, match="PEM bytes"):
+        mrpc_client.ssl_channel_credentials(root_certificates="ca.pem")  # type: ignore[arg-type]
+
+
+KEYS_FILE = """# API keys of this server, one APP_ID:KEY a line.
+default:0123456789abcdef
+
+  billing:old-key-000000
+billing:new-key-111111
+"""
+
+
+def test_read_api_key_reads_the_servers_keys_file(tmp_path) -> None:
+    path = tmp_path / "api-keys"
+    path.write_text(KEYS_FILE)
+    assert mrpc_client.read_api_key(path, app_id="default") == "default:0123456789abcdef"
+    assert mrpc_client.read_api_key(str(path), app_id="billing") == "billing:new-key-111111"  # the newest
+    with pytest.raises(ValueError, match="holds keys of apps billing, default: name one with app_id="):
+        mrpc_client.read_api_key(path)
+    with pytest.raises(ValueError, match="no key for app 'nobody'"):
+        mrpc_client.read_api_key(path, app_id="nobody")
+    single = tmp_path / "single"
+    single.write_text("# one app\ndefault:0123456789abcdef\n")
+    assert mrpc_client.read_api_key(single) == "default:0123456789abcdef"
+    for bad, line in (("default:short\n", 1), ("# c\nno colon here\n", 2), ("bad app:0123456789\n", 1),
+                      ("app:key with spaces\n", 1)):
+        broken = tmp_path / "broken"
+        broken.write_text(bad)
+        with pytest.raises(ValueError, match="line %d: expected APP_ID:KEY" % line):
+            mrpc_client.read_api_key(broken)
+    empty = tmp_path / "empty"
+    empty.write_text("# nothing\n")
+    with pytest.raises(ValueError, match="has no key"):
+        mrpc_client.read_api_key(empty)
+    with pytest.raises(OSError):
+        mrpc_client.read_api_key(tmp_path / "missing")
+
+
+def test_api_key_from_env_reads_the_variable_or_the_file_it_names(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "api-keys"
+    path.write_text(KEYS_FILE)
+    monkeypatch.delenv("MRPC_API_KEY", raising=False)
+    monkeypatch.setenv("MRPC_API_KEY_FILE", str(path))
+    assert mrpc_client.api_key_from_env(app_id="billing") == "billing:new-key-111111"
+    monkeypatch.setenv("MRPC_API_KEY", " app:from-the-variable ")
+    assert mrpc_client.api_key_from_env() == "app:from-the-variable"
+    monkeypatch.setenv("RPC_PROBE_API_KEY", "probe:key-0000000")
+    assert mrpc_client.api_key_from_env("RPC_PROBE_API_KEY") == "probe:key-0000000"
+    monkeypatch.delenv("OTHER_KEY", raising=False)
+    monkeypatch.delenv("OTHER_KEY_FILE", raising=False)
+    with pytest.raises(ValueError, match="set OTHER_KEY to APP_ID:KEY, or OTHER_KEY_FILE"):
+        mrpc_client.api_key_from_env("OTHER_KEY")

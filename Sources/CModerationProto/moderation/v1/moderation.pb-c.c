@@ -2221,6 +2221,51 @@ void   moderation__v1__subscribe_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__subscribe_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__subscription_started__init
+                     (Moderation__V1__SubscriptionStarted         *message)
+{
+  static const Moderation__V1__SubscriptionStarted init_value = MODERATION__V1__SUBSCRIPTION_STARTED__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__subscription_started__get_packed_size
+                     (const Moderation__V1__SubscriptionStarted *message)
+{
+  assert(message->base.descriptor == &moderation__v1__subscription_started__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__subscription_started__pack
+                     (const Moderation__V1__SubscriptionStarted *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__subscription_started__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__subscription_started__pack_to_buffer
+                     (const Moderation__V1__SubscriptionStarted *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__subscription_started__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__SubscriptionStarted *
+       moderation__v1__subscription_started__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__SubscriptionStarted *)
+     protobuf_c_message_unpack (&moderation__v1__subscription_started__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__subscription_started__free_unpacked
+                     (Moderation__V1__SubscriptionStarted *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__subscription_started__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor moderation__v1__create_user_request__metadata_entry__field_descriptors[2] =
 {
   {
@@ -5597,7 +5642,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscribe_request__descriptor =
   (ProtobufCMessageInit) moderation__v1__subscribe_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__subscribe_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor moderation__v1__subscribe_response__field_descriptors[2] =
 {
   {
     "action",
@@ -5611,14 +5656,27 @@ static const ProtobufCFieldDescriptor moderation__v1__subscribe_response__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "started",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__SubscribeResponse, started),
+    &moderation__v1__subscription_started__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__subscribe_response__field_indices_by_name[] = {
   0,   /* field[0] = action */
+  1,   /* field[1] = started */
 };
 static const ProtobufCIntRange moderation__v1__subscribe_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor moderation__v1__subscribe_response__descriptor =
 {
@@ -5628,11 +5686,62 @@ const ProtobufCMessageDescriptor moderation__v1__subscribe_response__descriptor 
   "Moderation__V1__SubscribeResponse",
   "moderation.v1",
   sizeof(Moderation__V1__SubscribeResponse),
-  1,
+  2,
   moderation__v1__subscribe_response__field_descriptors,
   moderation__v1__subscribe_response__field_indices_by_name,
   1,  moderation__v1__subscribe_response__number_ranges,
   (ProtobufCMessageInit) moderation__v1__subscribe_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__subscription_started__field_descriptors[2] =
+{
+  {
+    "after_seq",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__SubscriptionStarted, after_seq),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "head_seq",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__SubscriptionStarted, head_seq),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__subscription_started__field_indices_by_name[] = {
+  0,   /* field[0] = after_seq */
+  1,   /* field[1] = head_seq */
+};
+static const ProtobufCIntRange moderation__v1__subscription_started__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__subscription_started__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.SubscriptionStarted",
+  "SubscriptionStarted",
+  "Moderation__V1__SubscriptionStarted",
+  "moderation.v1",
+  sizeof(Moderation__V1__SubscriptionStarted),
+  2,
+  moderation__v1__subscription_started__field_descriptors,
+  moderation__v1__subscription_started__field_indices_by_name,
+  1,  moderation__v1__subscription_started__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[24] =

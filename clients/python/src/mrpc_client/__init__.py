@@ -1,27 +1,38 @@
-"""A Python client for MRPC servers (docs/PROTOCOL.md), generated from the same ``.proto`` files.
+"""A Python client for MRPC servers (docs/PROTOCOL.md), shaped like grpcio and generated from the
+same ``.proto`` files.
 
 It shares nothing with the server but ``proto/``: the message classes are protoc's
-(``mrpc_client.gen``), the method table and typed stubs are generated from the descriptors
+(``mrpc_client.gen``, gathered per proto package in ``mrpc_client.moderation_v1`` and its
+siblings), the stubs and method table are generated from the descriptors
 (``mrpc_client.gen.services``), and the framing is implemented here from the protocol document.
 
-    from mrpc_client import Client, RpcError
-    from mrpc_client.gen.moderation.v1.moderation_pb2 import KickMemberRequest
+    import mrpc_client
+    from mrpc_client import moderation_v1 as m
 
-    with Client("127.0.0.1:7600", "myapp:secret-key") as client:
-        client.moderation.kick_member(KickMemberRequest(guid="g1", uid="u2"), on_behalf_of="u1", timeout=2.0)
+    with mrpc_client.insecure_channel("127.0.0.1:7600", api_key="myapp:secret-key") as channel:
+        stub = m.ModerationStub(channel)
+        try:
+            stub.KickMember(m.KickMemberRequest(guid="g1", uid="u2"), timeout=2.0,
+                            metadata=[("x-on-behalf-of", "u1")])
+        except mrpc_client.RpcError as error:
+            print(error.code().name, error.error_code, error.details())
 """
 
-from .client import Client, parse_address
+from .channel import Channel, insecure_channel, parse_address, secure_channel
 from .connection import Connection, ConnectionStats
+from .credentials import ChannelCredentials, ssl_channel_credentials
 from .errors import RpcError
+from .keys import api_key_from_env, read_api_key
 from .methods import MethodSpec, ServiceSpec
-from .options import CallOptions, StreamOptions
+from .multicallable import UnaryStreamMultiCallable, UnaryUnaryMultiCallable
+from .options import Compression
 from .status import StatusCode
 from .stream import ServerStream
 
 __all__ = [
-    "CallOptions",
-    "Client",
+    "Channel",
+    "ChannelCredentials",
+    "Compression",
     "Connection",
     "ConnectionStats",
     "MethodSpec",
@@ -29,8 +40,14 @@ __all__ = [
     "ServerStream",
     "ServiceSpec",
     "StatusCode",
-    "StreamOptions",
+    "UnaryStreamMultiCallable",
+    "UnaryUnaryMultiCallable",
+    "api_key_from_env",
+    "insecure_channel",
     "parse_address",
+    "read_api_key",
+    "secure_channel",
+    "ssl_channel_credentials",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -10,56 +10,55 @@ from __future__ import annotations
 import collections
 import threading
 from concurrent.futures import Future, InvalidStateError
-from typing import Any, Deque, Optional, Tuple, Union
+from typing import Any, Callable, Deque, Optional, Tuple, Union
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import DecodeError
 
 from .compression import InflateError, StreamInflater, inflate_body
 from .errors import RpcError
 from .frames import FrameHeader, FrameType, ProtocolViolation, parse_status, split_reply
-from .methods import MethodSpec
+from .rpc_method import RpcMethod
 from .status import StatusCode
 
-#: Replies that say the server did not run the call (safe to retry).
-NOT_RUN_ERROR_CODES = frozenset(("ERR_TOO_MANY_CALLS", "ERR_UNAVAILABLE", "ERR_RATE_LIMITED", "ERR_OVERLOADED"))
+#: Replies that say the server did not run the call (safe to retry; an unknown method ran nothing).
+NOT_RUN_ERROR_CODES = frozenset(("ERR_TOO_MANY_CALLS", "ERR_UNAVAILABLE", "ERR_RATE_LIMITED", "ERR_OVERLOADED",
+                                 "ERR_UNIMPLEMENTED"))
 
 
-def _bad_reply(spec: MethodSpec[Any, Any], what: str) -> RpcError:
-    return RpcError.client_side(StatusCode.INTERNAL, "ERR_PROTOCOL", "%s: %s" % (spec.path, what))
+def _bad_reply(method: RpcMethod, what: str) -> RpcError:
+    return RpcError.client_side(StatusCode.INTERNAL, "ERR_PROTOCOL", "%s: %s" % (method.path, what))
 
 
-def decode_body(spec: MethodSpec[Any, Any], header: FrameHeader, body: bytes, accepted_deflate: bool,
-                limit: int, inflater: Optional[StreamInflater] = None) -> Message:
-    """The response message in a REPLY or MESSAGE body (inflated first when COMPRESSED)."""
+def decode_body(method: RpcMethod, header: FrameHeader, body: bytes, accepted_deflate: bool,
+                limit: int, inflater: Optional[StreamInflater] = None) -> Any:
+    """The response in a REPLY or MESSAGE body (inflated first when COMPRESSED), decoded."""
     if header.compressed:
         if not accepted_deflate:
-            raise _bad_reply(spec, "the server sent a compressed body although the call did not accept deflate")
+            raise _bad_reply(method, "the server sent a compressed body although the call did not accept deflate")
         try:
             body = inflater.inflate(body) if inflater is not None else inflate_body(body, limit)
         except InflateError as error:
             code = StatusCode.RESOURCE_EXHAUSTED if error.too_large else StatusCode.INTERNAL
             raise RpcError.client_side(code, "ERR_MESSAGE_TOO_LARGE" if error.too_large else "ERR_BAD_ENCODING",
                                        "%s: the compressed %s body %s" % (
-                                           spec.path, FrameType(header.type).name, error)) from None
+                                           method.path, FrameType(header.type).name, error)) from None
     elif len(body) > limit:
         raise RpcError.client_side(StatusCode.RESOURCE_EXHAUSTED, "ERR_MESSAGE_TOO_LARGE",
                                    "%s: a body of %d bytes is over the maximum message size %d"
-                                   % (spec.path, len(body), limit))
+                                   % (method.path, len(body), limit))
     try:
-        message: Message = spec.response_type.FromString(body)
-        return message
-    except (DecodeError, RuntimeWarning, ValueError) as error:
-        raise _bad_reply(spec, "the body is not a valid %s: %s"
-                         % (spec.response_type.DESCRIPTOR.full_name, error)) from None
+        return method.deserialize(body)
+    except (DecodeError, RuntimeWarning, ValueError, TypeError) as error:
+        raise _bad_reply(method, "the body is not a valid %s: %s" % (method.response_name, error)) from None
 
 
 class Call:
     """What every call has: its id, method, deadline and whether it accepted deflate."""
 
-    def __init__(self, stream_id: int, spec: MethodSpec[Any, Any], deadline: Optional[float],
+    def __init__(self, stream_id: int, method: RpcMethod, deadline: Optional[float],
                  accepted_deflate: bool, limit: int) -> None:
         self.stream_id = stream_id
-        self.spec = spec
+        self.method = method
         self.deadline = deadline
         self.accepted_deflate = accepted_deflate
         self.limit = limit
@@ -77,22 +76,22 @@ class Call:
 class UnaryCall(Call):
     """A unary call: CALL → REPLY, completing ``future``."""
 
-    def __init__(self, stream_id: int, spec: MethodSpec[Any, Any], deadline: Optional[float],
+    def __init__(self, stream_id: int, method: RpcMethod, deadline: Optional[float],
                  accepted_deflate: bool, limit: int) -> None:
-        super().__init__(stream_id, spec, deadline, accepted_deflate, limit)
+        super().__init__(stream_id, method, deadline, accepted_deflate, limit)
         self.future: "Future[Any]" = Future()
 
     def on_frame(self, header: FrameHeader, payload: bytes) -> bool:
         if header.type != FrameType.REPLY:
-            self.fail(_bad_reply(self.spec, "a unary call got a %s frame" % FrameType(header.type).name))
+            self.fail(_bad_reply(self.method, "a unary call got a %s frame" % FrameType(header.type).name))
             return True
         try:
             status, body = split_reply(payload)
             if status.code != 0:
                 raise RpcError.from_status(status, not_run=status.error_code in NOT_RUN_ERROR_CODES)
-            response = decode_body(self.spec, header, body, self.accepted_deflate, self.limit)
+            response = decode_body(self.method, header, body, self.accepted_deflate, self.limit)
         except ProtocolViolation as violation:
-            self.fail(_bad_reply(self.spec, str(violation)))
+            self.fail(_bad_reply(self.method, str(violation)))
         except RpcError as error:
             self.fail(error)
         else:
@@ -110,7 +109,7 @@ class UnaryCall(Call):
 
 
 #: An item of a stream's queue: a message, or the end (None = OK).
-StreamItem = Tuple[bool, Union[Message, RpcError, None]]
+StreamItem = Tuple[bool, Union[Any, RpcError, None]]
 
 
 class StreamCall(Call):
@@ -119,13 +118,16 @@ class StreamCall(Call):
     Messages are inflated (one context per stream) and decoded on the reader thread, in arrival
     order, then queued. The queue is bounded: past ``max_buffered`` unconsumed messages the call
     ends itself as a slow consumer instead of growing without bound (the connection then sends
-    CANCEL), keeping the messages already queued.
+    CANCEL), keeping the messages already queued. ``notice``, when given, sees every decoded
+    message on the reader thread as it arrives, before it is queued (it must not block).
     """
 
-    def __init__(self, stream_id: int, spec: MethodSpec[Any, Any], deadline: Optional[float],
-                 accepted_deflate: bool, limit: int, max_buffered: int) -> None:
-        super().__init__(stream_id, spec, deadline, accepted_deflate, limit)
+    def __init__(self, stream_id: int, method: RpcMethod, deadline: Optional[float],
+                 accepted_deflate: bool, limit: int, max_buffered: int,
+                 notice: Optional[Callable[[Any], None]] = None) -> None:
+        super().__init__(stream_id, method, deadline, accepted_deflate, limit)
         self.max_buffered = max_buffered
+        self._notice = notice
         self._inflater: Optional[StreamInflater] = None
         self._items: Deque[StreamItem] = collections.deque()
         self._ready = threading.Condition(threading.Lock())
@@ -138,11 +140,13 @@ class StreamCall(Call):
             try:
                 if header.compressed and self._inflater is None:
                     self._inflater = StreamInflater(self.limit)
-                message = decode_body(self.spec, header, payload, self.accepted_deflate, self.limit,
+                message = decode_body(self.method, header, payload, self.accepted_deflate, self.limit,
                                       self._inflater if header.compressed else None)
             except RpcError as error:
                 self._end(error)
                 return True
+            if self._notice is not None:
+                self._notice(message)
             with self._ready:
                 if self._ended:
                     return True
@@ -151,7 +155,7 @@ class StreamCall(Call):
                     self._items.append((False, RpcError.client_side(
                         StatusCode.RESOURCE_EXHAUSTED, "ERR_SLOW_CONSUMER",
                         "%s: %d messages received but not consumed; the client ended the stream"
-                        % (self.spec.path, len(self._items)))))
+                        % (self.method.path, len(self._items)))))
                     self._ready.notify_all()
                     return True
                 self.received += 1
@@ -162,7 +166,7 @@ class StreamCall(Call):
             try:
                 status = parse_status(payload, "TRAILERS")
             except ProtocolViolation as violation:
-                self._end(_bad_reply(self.spec, str(violation)))
+                self._end(_bad_reply(self.method, str(violation)))
                 return True
             self._end(RpcError.from_status(status) if status.code != 0 else None)
             return True
@@ -171,10 +175,10 @@ class StreamCall(Call):
         try:
             status, _ = split_reply(payload)
         except ProtocolViolation as violation:
-            self._end(_bad_reply(self.spec, str(violation)))
+            self._end(_bad_reply(self.method, str(violation)))
             return True
         if status.code == 0:
-            self._end(_bad_reply(self.spec, "a server-streaming call got an OK REPLY instead of MESSAGE/TRAILERS"))
+            self._end(_bad_reply(self.method, "a server-streaming call got an OK REPLY instead of MESSAGE/TRAILERS"))
         else:
             self._end(RpcError.from_status(status, not_run=True))
         return True

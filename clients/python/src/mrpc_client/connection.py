@@ -35,9 +35,9 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import DecodeError
 
 from .calls import Call, StreamCall, UnaryCall
 from .compression import COMPRESSION_THRESHOLD, deflate_body
@@ -45,10 +45,10 @@ from .errors import RpcError
 from .frames import (FLAG_COMPRESSED, HEADER, PREFACE, U32, FrameHeader, FrameReader, FrameType, ProtocolViolation,
                      encode_frame, is_extension, type_name)
 from .gen.mrpc.v1 import envelope_pb2
-from .methods import MethodSpec
 from .options import CallSettings
+from .rpc_method import RpcMethod
 from .status import StatusCode, code_name
-from .tls import TLSSocket, make_context
+from .tls import TLSSocket
 
 #: Before HELLO_ACK states the limits, frames up to this size are read.
 HANDSHAKE_MAX_PAYLOAD = 1 << 20
@@ -81,7 +81,7 @@ class GoingAway(Exception):
 class Connection:
     """A handshaken connection to an MRPC server; thread-safe.
 
-    Use ``Connection.open`` to connect. ``Client`` owns connections and replaces one that is
+    Use ``Connection.open`` to connect. A ``Channel`` owns connections and replaces one that is
     going away; use a ``Connection`` directly only to control exactly which socket calls use.
     """
 
@@ -96,6 +96,9 @@ class Connection:
         #: The server's HELLO_ACK: name, version and the limits it enforces.
         self.hello_ack = hello_ack
         self.address = address
+        #: The largest request body the server takes: exactly HELLO_ACK's max_message_bytes (the
+        #: frame may be larger by the CallHeader and its length); 4 MiB, the protocol's default,
+        #: only for a server that states none.
         self.max_message_bytes = hello_ack.max_message_bytes or (4 << 20)
         self.max_call_header_bytes = hello_ack.max_call_header_bytes or (8 << 10)
         self.max_concurrent_calls = hello_ack.max_concurrent_calls or 1 << 30
@@ -134,18 +137,14 @@ class Connection:
 
     @classmethod
     def open(cls, host: str, port: int, api_key: str, *, client_name: str = "mrpc-client-python",
-             app_id: str = "", accept_encodings: Sequence[str] = ("deflate",),
-             timeout: float = 10.0, tls: bool = False, cafile: Optional[str] = None,
-             certfile: Optional[str] = None, keyfile: Optional[str] = None,
-             server_hostname: Optional[str] = None, ssl_context: Optional[ssl.SSLContext] = None) -> "Connection":
-        """Connects, establishes TLS when asked for, sends the preface and HELLO, and waits for
-        HELLO_ACK.
+             app_id: str = "", accept_encodings: Sequence[str] = ("deflate",), timeout: float = 10.0,
+             ssl_context: Optional[ssl.SSLContext] = None, server_hostname: Optional[str] = None) -> "Connection":
+        """Connects, establishes TLS when ``ssl_context`` is given, sends the preface and HELLO,
+        and waits for HELLO_ACK.
 
-        TLS (``tls=True``, implied by ``cafile``, ``certfile`` or ``ssl_context``): the server's
-        certificate is checked against ``cafile`` (default: the system's CAs) and its name against
-        ``server_hostname`` (default: ``host``); ``certfile``/``keyfile`` are a client certificate
-        for a server that asks for one. ``ssl_context`` replaces all of these with a context of
-        the caller's (it should offer ALPN "mrpc/1", though the server does not require it).
+        Over TLS the server's certificate is checked as the context says (``ChannelCredentials``
+        make one that checks it and its name, offering ALPN "mrpc/1"), against the name
+        ``server_hostname`` (default: ``host``).
 
         Raises ``RpcError``: the server's status when it answers GOAWAY (UNAUTHENTICATED /
         ERR_UNAUTHENTICATED for a bad key; INVALID_ARGUMENT / ERR_PROTOCOL from a TLS-only server
@@ -155,10 +154,6 @@ class Connection:
         """
         address = "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
         deadline = time.monotonic() + timeout
-        tls = tls or cafile is not None or certfile is not None or ssl_context is not None
-        context: Optional[ssl.SSLContext] = None
-        if tls:
-            context = ssl_context or make_context(cafile, certfile, keyfile)
         try:
             sock: Any = socket.create_connection((host, port), timeout=timeout)
         except OSError as error:
@@ -166,8 +161,8 @@ class Connection:
                                        "cannot connect to %s: %s" % (address, error), not_run=True) from None
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if context is not None:
-                sock = cls._establish_tls(sock, context, server_hostname or host, address)
+            if ssl_context is not None:
+                sock = cls._establish_tls(sock, ssl_context, server_hostname or host, address)
             hello = envelope_pb2.Hello(api_key=api_key, client_name=client_name, app_id=app_id,
                                        accept_encodings=list(accept_encodings))
             sock.sendall(PREFACE + encode_frame(FrameType.HELLO, 0, hello.SerializeToString()))
@@ -221,8 +216,10 @@ class Connection:
                 raise failure(StatusCode.INTERNAL, "ERR_PROTOCOL", str(violation)) from None
             except ssl.SSLError as error:
                 # TLS 1.3: a server that wants a client certificate says so after the handshake.
-                hint = " (it asks for a client certificate: certfile=, keyfile=)" \
-                    if "CERTIFICATE_REQUIRED" in str(error) else ""
+                hint = ""
+                if "CERTIFICATE_REQUIRED" in str(error):
+                    hint = (" (it asks for a client certificate: "
+                            "ssl_channel_credentials(certificate_chain=, private_key=))")
                 raise failure(StatusCode.UNAVAILABLE, "ERR_UNAVAILABLE",
                               "the server refused the TLS connection: %s%s" % (error, hint)) from None
             except OSError as error:
@@ -276,34 +273,34 @@ class Connection:
 
     # MARK: Calls
 
-    def start_unary(self, spec: MethodSpec[Any, Any], request: Message, settings: CallSettings,
+    def start_unary(self, method: RpcMethod, request: Any, settings: CallSettings,
                     deadline: Optional[float]) -> "Future[Any]":
         """Sends a unary CALL; the Future completes with the response or an ``RpcError``."""
-        call = self._start(spec, request, settings, deadline, streaming=False)
+        call = self._start(method, request, settings, deadline, streaming=False)
         assert isinstance(call, UnaryCall)
         future = call.future
         future.add_done_callback(lambda f: f.cancelled() and self.cancel(call.stream_id))
         return future
 
-    def start_stream(self, spec: MethodSpec[Any, Any], request: Message, settings: CallSettings,
-                     deadline: Optional[float]) -> StreamCall:
-        """Sends a server-streaming CALL; read it with ``StreamCall.next_item``."""
-        call = self._start(spec, request, settings, deadline, streaming=True)
+    def start_stream(self, method: RpcMethod, request: Any, settings: CallSettings,
+                     deadline: Optional[float], notice: Optional[Callable[[Any], None]] = None) -> StreamCall:
+        """Sends a server-streaming CALL; read it with ``StreamCall.next_item`` (``notice`` sees
+        each message on the reader thread as it arrives)."""
+        call = self._start(method, request, settings, deadline, streaming=True, notice=notice)
         assert isinstance(call, StreamCall)
         return call
 
-    def _start(self, spec: MethodSpec[Any, Any], request: Message, settings: CallSettings,
-               deadline: Optional[float], streaming: bool) -> Call:
-        if not isinstance(request, spec.request_type):
-            raise TypeError("%s takes a %s, got %s" % (spec.path, spec.request_type.DESCRIPTOR.full_name,
-                                                       type(request).__name__))
-        body = request.SerializeToString()
+    def _start(self, method: RpcMethod, request: Any, settings: CallSettings, deadline: Optional[float],
+               streaming: bool, notice: Optional[Callable[[Any], None]] = None) -> Call:
+        body = method.encode(request)
+        # The server refuses a body over the max_message_bytes of its HELLO_ACK (an inflated one
+        # too): refuse it here, before anything is sent, with the server's code and limit.
         if len(body) > self.max_message_bytes:
             raise RpcError.client_side(StatusCode.RESOURCE_EXHAUSTED, "ERR_MESSAGE_TOO_LARGE",
                                        "%s: the request of %d bytes is over the server's maximum message size %d"
-                                       % (spec.path, len(body), self.max_message_bytes), not_run=True)
+                                       % (method.path, len(body), self.max_message_bytes), not_run=True)
         flags = 0
-        if settings.compress_request and len(body) >= COMPRESSION_THRESHOLD:
+        if settings.compress and len(body) >= COMPRESSION_THRESHOLD:
             compressed = deflate_body(body)
             if len(compressed) < len(body):
                 body, flags = compressed, FLAG_COMPRESSED
@@ -320,7 +317,7 @@ class Connection:
                     raise RpcError.client_side(
                         StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
                         "%s: the deadline passed while waiting to send (%d calls in flight, %d bytes queued)"
-                        % (spec.path, len(self._calls), self._out_bytes), not_run=True)
+                        % (method.path, len(self._calls), self._out_bytes), not_run=True)
                 # Inside batch(), what is queued must go out now, or no slot would ever free.
                 self._waiting_for_slot += 1
                 self._wake_writer.notify_all()
@@ -332,21 +329,21 @@ class Connection:
                 self._accepting = False
                 raise GoingAway()
             remaining = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            header = settings.call_header(spec.path, remaining, accept_deflate)
+            header = settings.call_header(method.path, remaining, accept_deflate)
             encoded_header = header.SerializeToString()
             if len(encoded_header) > self.max_call_header_bytes:
                 raise RpcError.client_side(
                     StatusCode.RESOURCE_EXHAUSTED, "ERR_MESSAGE_TOO_LARGE",
                     "%s: the CallHeader of %d bytes is over the server's limit %d (metadata too large?)"
-                    % (spec.path, len(encoded_header), self.max_call_header_bytes), not_run=True)
+                    % (method.path, len(encoded_header), self.max_call_header_bytes), not_run=True)
             stream_id = self._next_id
             self._next_id += 1
             call: Call
             if streaming:
-                call = StreamCall(stream_id, spec, deadline, accept_deflate, self.max_message_bytes,
-                                  settings.max_buffered_messages)
+                call = StreamCall(stream_id, method, deadline, accept_deflate, self.max_message_bytes,
+                                  settings.max_buffered_messages, notice)
             else:
-                call = UnaryCall(stream_id, spec, deadline, accept_deflate, self.max_message_bytes)
+                call = UnaryCall(stream_id, method, deadline, accept_deflate, self.max_message_bytes)
             self._calls[stream_id] = call
             if deadline is not None:
                 heapq.heappush(self._deadlines, (deadline, next(self._tiebreak), stream_id))
@@ -371,7 +368,7 @@ class Connection:
                 self._enqueue_locked(encode_frame(FrameType.CANCEL, stream_id))
                 self.stats.cancels_sent += 1
         call.fail(error or RpcError.client_side(StatusCode.CANCELLED, "ERR_CANCELLED",
-                                                "%s: cancelled by the client" % call.spec.path))
+                                                "%s: cancelled by the client" % call.method.path))
         self._after_completion()
         return True
 
@@ -641,5 +638,5 @@ class Connection:
             for call in expired:
                 call.fail(RpcError.client_side(
                     StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
-                    "%s: no reply before the deadline (client-side; CANCEL sent)" % call.spec.path))
+                    "%s: no reply before the deadline (client-side; CANCEL sent)" % call.method.path))
             self._after_completion()

@@ -1,25 +1,28 @@
-"""The one exception type a call raises."""
+"""The one exception type a call raises, shaped like grpcio's ``grpc.RpcError``."""
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional
+from typing import Dict, Mapping, Optional, Union
 
 from .gen.mrpc.v1 import envelope_pb2
-from .status import StatusCode, code_name
+from .status import StatusCode
 
 
 class RpcError(Exception):
     """A call that did not succeed: the server's ``Status``, or the client's own verdict.
 
-    Every failure a caller can meet while calling — an error status from the server, a deadline,
-    a lost connection, a refused handshake, a server that broke the protocol — is an ``RpcError``
-    so that one ``except`` clause handles them all, and so that code and error code are always
-    there to branch on:
+    Every failure a caller can meet while calling — an error status from the server, an unknown
+    method, a deadline, a lost connection, a refused handshake, a request over the server's size
+    limit, a server that broke the protocol — is an ``RpcError``, so that one ``except`` clause
+    handles them all, the way ``except grpc.RpcError`` does with grpcio:
 
-    - ``code`` (int) and ``code_name`` (``"PERMISSION_DENIED"``): gRPC's canonical status;
-    - ``error_code``: the machine-readable ``ERR_…`` name (empty when the peer sent none);
-    - ``message``: what was wrong, in words; ``details``: the status's key/value details
-      (e.g. ``last_seq``, ``retry_after_ms``);
+    - ``code()``: a ``StatusCode`` (gRPC's canonical codes and numbering; ``.name`` is
+      ``"PERMISSION_DENIED"``), ``details()``: what was wrong, in words;
+    - ``error_code``: the machine-readable ``ERR_…`` name (empty when the peer sent none),
+      ``error_details``: the status's key/value details (``last_seq``, ``retry_after_ms``, …);
+    - ``last_seq``: on the error that ends a ``Subscribe`` stream, the seq of the last event the
+      stream delivered — subscribe again with ``after_seq=last_seq`` to go on without a gap
+      (None when it delivered none and its request named no start); None on other errors;
     - ``local``: True when this client decided the outcome (its own deadline, a lost connection,
       a bad reply) rather than a ``Status`` sent by the server;
     - ``not_run``: True when the call is known not to have run (refused before running, or above
@@ -28,34 +31,39 @@ class RpcError(Exception):
 
     def __init__(
         self,
-        code: int,
+        code: Union[StatusCode, int],
         error_code: str = "",
         message: str = "",
         details: Optional[Mapping[str, str]] = None,
         *,
         local: bool = False,
         not_run: bool = False,
+        last_seq: Optional[int] = None,
     ) -> None:
-        self.code: int = int(code)
+        try:
+            status = StatusCode(int(code))
+        except ValueError:  # a peer outside gRPC's 0–16: keep the number in the text
+            status, message = StatusCode.UNKNOWN, "status code %d: %s" % (int(code), message)
+        self._code = status
+        self._message = message
         self.error_code: str = error_code
-        self.message: str = message
-        self.details: Dict[str, str] = dict(details or {})
+        self.error_details: Dict[str, str] = dict(details or {})
         self.local: bool = local
         self.not_run: bool = not_run
+        self.last_seq: Optional[int] = last_seq
         super().__init__(self._describe())
 
-    @property
-    def code_name(self) -> str:
-        """The canonical name of ``code``, e.g. ``"PERMISSION_DENIED"``."""
-        return code_name(self.code)
+    def code(self) -> StatusCode:
+        """The canonical status code."""
+        return self._code
 
-    @property
-    def status_code(self) -> Optional[StatusCode]:
-        """``code`` as a ``StatusCode``, or None for a number outside 0–16."""
-        try:
-            return StatusCode(self.code)
-        except ValueError:
-            return None
+    def details(self) -> str:
+        """What was wrong, in words (``Status.message``)."""
+        return self._message
+
+    def debug_error_string(self) -> str:
+        """Everything the error says on one line: code, ``ERR_…`` code, message, details."""
+        return self._describe()
 
     @classmethod
     def from_status(cls, status: envelope_pb2.Status, *, not_run: bool = False) -> "RpcError":
@@ -69,22 +77,26 @@ class RpcError(Exception):
         return cls(code, error_code, message, details, local=True, not_run=not_run)
 
     def _describe(self) -> str:
-        text = self.code_name
+        text = self._code.name
         if self.error_code:
             text += " " + self.error_code
-        if self.message:
-            text += ": " + self.message
-        if self.details:
-            text += " [" + ", ".join("%s=%s" % (k, self.details[k]) for k in sorted(self.details)) + "]"
+        if self._message:
+            text += ": " + self._message
+        if self.error_details:
+            text += " [" + ", ".join("%s=%s" % (k, self.error_details[k]) for k in sorted(self.error_details)) + "]"
         return text
+
+    def __str__(self) -> str:
+        return self._describe()
 
     def __repr__(self) -> str:
         return "RpcError(%s)" % self._describe()
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (_rebuild, (self.code, self.error_code, self.message, self.details, self.local, self.not_run))
+        return (_rebuild, (int(self._code), self.error_code, self._message, self.error_details, self.local,
+                           self.not_run, self.last_seq))
 
 
 def _rebuild(code: int, error_code: str, message: str, details: Dict[str, str], local: bool,
-             not_run: bool) -> RpcError:
-    return RpcError(code, error_code, message, details, local=local, not_run=not_run)
+             not_run: bool, last_seq: Optional[int]) -> RpcError:
+    return RpcError(code, error_code, message, details, local=local, not_run=not_run, last_seq=last_seq)

@@ -17,15 +17,14 @@ class MethodSpec(Generic[Req, Resp]):
 
     Everything the client needs to call a method — its path, the classes to encode the request
     and decode the response with, and whether the server answers with a stream — so that no
-    per-method code is written by hand.
+    per-method code is written by hand. The generated stubs call these methods by path; a channel
+    looks the path up here to check requests and decode responses.
     """
 
     #: Fully-qualified service name, e.g. ``"moderation.v1.Moderation"``.
     service: str
     #: Method name as declared, e.g. ``"KickMember"``.
     name: str
-    #: The stub's method name, e.g. ``"kick_member"``.
-    python_name: str
     #: ``CallHeader.method``, e.g. ``"/moderation.v1.Moderation/KickMember"``.
     path: str
     request_type: Type[Req]
@@ -40,8 +39,6 @@ class ServiceSpec:
 
     #: Fully-qualified name, e.g. ``"moderation.v1.Moderation"``.
     name: str
-    #: The client attribute that carries its stub, e.g. ``"moderation"``.
-    python_name: str
     methods: Tuple[MethodSpec[Any, Any], ...]
 
     def method(self, name: str) -> MethodSpec[Any, Any]:

@@ -1,57 +1,46 @@
-"""Per-call options: what a caller may pass as keyword arguments to any call."""
+"""Per-call options: the keywords of every call (``timeout``, ``metadata``, ``compression``, …),
+checked once and turned into the ``CallHeader`` they stand for."""
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
-from typing import Any, Mapping, Optional, TypedDict
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from .gen.mrpc.v1 import envelope_pb2
 
+#: Call metadata as grpcio takes it — ``(key, value)`` pairs — or as a dict.
+Metadata = Union[Sequence[Tuple[str, str]], Mapping[str, str]]
 
-class CallOptions(TypedDict, total=False):
-    """Keyword options of every call (unary or stream).
+#: Metadata keys that carry a ``CallHeader`` field, as the server's gRPC listener reads them
+#: (docs/GRPC.md): the same call means the same thing on both listeners.
+ENVELOPE_METADATA = {
+    "x-on-behalf-of": "on_behalf_of",
+    "x-idempotency-key": "idempotency_key",
+    "x-request-id": "request_id",
+}
+#: Metadata keys that carry the API key on the gRPC listener; on this protocol the key is the
+#: channel's, sent once in HELLO.
+KEY_METADATA = ("authorization", "x-api-key")
 
-    - ``timeout``: seconds; sent as ``CallHeader.timeout_ms`` and enforced by the client too
-      (the call fails with DEADLINE_EXCEEDED and a CANCEL is sent). None: no deadline.
-    - ``on_behalf_of``: uid of the acting user; empty means the app itself.
-    - ``idempotency_key``, ``request_id``, ``metadata``: copied into the ``CallHeader``.
-    - ``compress``: accept a deflate-compressed response (unary) or stream (the connection's
-      HELLO must have offered deflate, which ``Client`` does by default).
-    - ``compress_request``: deflate the request body when it is at least 1 KiB.
+
+class Compression(enum.IntEnum):
+    """What a call compresses, named and numbered as ``grpc.Compression``.
+
+    ``Deflate``: the response (unary body or stream) may come raw-deflate compressed, and a
+    request body of 1 KiB or more is sent compressed when that makes it smaller.
+    ``NoCompression``: neither. ``Gzip`` is grpcio's other choice; this protocol has only deflate.
     """
 
-    timeout: Optional[float]
-    on_behalf_of: str
-    idempotency_key: str
-    request_id: str
-    metadata: Mapping[str, str]
-    compress: bool
-    compress_request: bool
-
-
-class StreamOptions(CallOptions, total=False):
-    """Keyword options of a server-streaming call, beyond ``CallOptions``.
-
-    - ``resume``: for a resumable stream (``Moderation.Subscribe``), reconnect and resume after a
-      disconnect or an UNAVAILABLE / RESOURCE_EXHAUSTED end (default True).
-    - ``resume_attempts``: consecutive failed resume attempts before giving up (default 8).
-    - ``max_buffered_messages``: messages received but not yet consumed that a stream may hold;
-      past it the client ends the stream itself as a slow consumer (and resumes it when it can).
-    """
-
-    resume: bool
-    resume_attempts: int
-    max_buffered_messages: int
-
-
-_CALL_KEYS = frozenset(CallOptions.__annotations__)
-_STREAM_KEYS = _CALL_KEYS | frozenset(("resume", "resume_attempts", "max_buffered_messages"))
+    NoCompression = 0
+    Deflate = 1
+    Gzip = 2
 
 
 @dataclasses.dataclass(frozen=True)
 class CallSettings:
-    """``CallOptions`` checked and with defaults filled in."""
+    """The options of one call, checked, with defaults filled in."""
 
     timeout: Optional[float] = None
     on_behalf_of: str = ""
@@ -59,37 +48,63 @@ class CallSettings:
     request_id: str = ""
     metadata: Mapping[str, str] = dataclasses.field(default_factory=dict)
     compress: bool = False
-    compress_request: bool = False
     resume: bool = True
     resume_attempts: int = 8
     max_buffered_messages: int = 10000
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any], *, streaming: bool, method: str) -> "CallSettings":
-        allowed = _STREAM_KEYS if streaming else _CALL_KEYS
-        unknown = sorted(set(options) - allowed)
-        if unknown:
-            raise TypeError("%s: unknown call option%s %s (allowed: %s)" % (
-                method, "s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(sorted(allowed))))
-        settings = cls(**{k: v for k, v in options.items() if not (k == "metadata" and v is None)})
-        settings._validate(method)
+    def of_call(cls, path: str, *, timeout: Optional[float] = None, metadata: Optional[Metadata] = None,
+                compression: Optional[Compression] = None, default_compression: Optional[Compression] = None,
+                on_behalf_of: Optional[str] = None, idempotency_key: Optional[str] = None,
+                request_id: Optional[str] = None, **stream: Any) -> "CallSettings":
+        """The settings of a call of ``path`` from its keywords. ``x-on-behalf-of``,
+        ``x-idempotency-key`` and ``x-request-id`` in ``metadata`` fill the ``CallHeader`` fields of
+        the same meaning, like the keywords ``on_behalf_of=``, ``idempotency_key=``, ``request_id=``
+        (giving one both ways is an error); every other key is ``CallHeader.metadata``. ``stream``
+        holds the stream-only keywords (``resume``, ``resume_attempts``, ``max_buffered_messages``)."""
+        fields: Dict[str, Any] = {}
+        for name, value in (("on_behalf_of", on_behalf_of), ("idempotency_key", idempotency_key),
+                            ("request_id", request_id)):
+            if value is not None:
+                if not isinstance(value, str):
+                    raise TypeError("%s: %s must be a str, got %r" % (path, name, value))
+                fields[name] = value
+        extra: Dict[str, str] = {}
+        for key, value in _pairs(path, metadata):
+            if key in KEY_METADATA:
+                raise ValueError("%s: metadata %r: the API key is the channel's (api_key=), sent once when the "
+                                 "connection opens, not per call" % (path, key))
+            field = ENVELOPE_METADATA.get(key)
+            if field is None:
+                if key in extra:
+                    raise ValueError("%s: metadata key %r is given twice (this protocol's metadata is a map)"
+                                     % (path, key))
+                extra[key] = value
+            elif field in fields:
+                raise ValueError("%s: %s is given twice (the keyword %s= and the metadata key %r, or that key twice)"
+                                 % (path, field, field, key))
+            else:
+                fields[field] = value
+        chosen = compression if compression is not None else default_compression
+        settings = cls(timeout=timeout, metadata=extra, compress=deflates(path, chosen), **fields, **stream)
+        settings._validate(path)
         return settings
 
-    def _validate(self, method: str) -> None:
+    def _validate(self, path: str) -> None:
         if self.timeout is not None:
             if not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool) \
                     or not math.isfinite(self.timeout) or self.timeout <= 0:
-                raise ValueError("%s: timeout must be a positive number of seconds or None, got %r" % (method, self.timeout))
+                raise ValueError("%s: timeout must be a positive number of seconds or None, got %r" % (path, self.timeout))
             if self.timeout * 1000 > 0xFFFFFFFF:
-                raise ValueError("%s: timeout %r s does not fit CallHeader.timeout_ms (u32 milliseconds)" % (method, self.timeout))
-        for name in ("on_behalf_of", "idempotency_key", "request_id"):
-            if not isinstance(getattr(self, name), str):
-                raise TypeError("%s: %s must be a str, got %r" % (method, name, getattr(self, name)))
-        if not isinstance(self.metadata, Mapping) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in self.metadata.items()):
-            raise TypeError("%s: metadata must map str to str, got %r" % (method, self.metadata))
+                raise ValueError("%s: timeout %r s does not fit CallHeader.timeout_ms (u32 milliseconds)" % (path, self.timeout))
+        if not isinstance(self.resume, bool):
+            raise TypeError("%s: resume must be True or False, got %r" % (path, self.resume))
+        for name in ("resume_attempts", "max_buffered_messages"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError("%s: %s must be an int, got %r" % (path, name, value))
         if self.resume_attempts < 0 or self.max_buffered_messages < 1:
-            raise ValueError("%s: resume_attempts must be >= 0 and max_buffered_messages >= 1" % method)
+            raise ValueError("%s: resume_attempts must be >= 0 and max_buffered_messages >= 1" % path)
 
     def call_header(self, path: str, timeout: Optional[float], accept_deflate: bool) -> envelope_pb2.CallHeader:
         """The ``CallHeader`` for ``path``; ``timeout`` is what is left of the deadline, in seconds,
@@ -109,3 +124,37 @@ class CallSettings:
     def replace(self, **changes: Any) -> "CallSettings":
         return dataclasses.replace(self, **changes)
 
+
+def _pairs(path: str, metadata: Optional[Metadata]) -> Sequence[Tuple[str, str]]:
+    """``metadata`` as checked (key, value) pairs: text keys in lower case (as gRPC requires of
+    header names) and text values."""
+    if metadata is None:
+        return ()
+    if isinstance(metadata, Mapping):
+        items = list(metadata.items())
+    elif isinstance(metadata, (str, bytes)):
+        raise TypeError("%s: metadata must be (key, value) pairs or a dict, got %r" % (path, metadata))
+    else:
+        items = []
+        for item in metadata:
+            if not isinstance(item, tuple) or len(item) != 2:
+                raise TypeError("%s: metadata must be (key, value) pairs or a dict, got the item %r" % (path, item))
+            items.append(item)
+    for key, value in items:
+        if not isinstance(key, str) or not key or key != key.lower():
+            raise ValueError("%s: metadata key %r: keys are non-empty lower-case text" % (path, key))
+        if not isinstance(value, str):
+            raise TypeError("%s: metadata %r: values are text on this protocol, got %r" % (path, key, value))
+    return items
+
+
+def deflates(where: str, compression: Optional[Compression]) -> bool:
+    """Whether ``compression`` means deflate; a choice this protocol lacks is an error naming
+    ``where`` it was made."""
+    if compression is None or compression == Compression.NoCompression:
+        return False
+    if compression == Compression.Deflate:
+        return True
+    if compression == Compression.Gzip:
+        raise ValueError("%s: this protocol compresses with deflate only: use Compression.Deflate" % where)
+    raise TypeError("%s: compression must be a mrpc_client.Compression, got %r" % (where, compression))

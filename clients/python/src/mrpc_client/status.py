@@ -6,10 +6,11 @@ import enum
 
 
 class StatusCode(enum.IntEnum):
-    """The 17 canonical codes (0 OK … 16 UNAUTHENTICATED), with gRPC's names and meanings.
+    """The 17 canonical codes (0 OK … 16 UNAUTHENTICATED), with gRPC's names, numbers and meanings.
 
-    It exists so that errors can be compared by name (``err.code == StatusCode.NOT_FOUND``)
-    while ``RpcError.code`` stays a plain int that also holds codes this client does not know.
+    ``RpcError.code()`` returns one, as grpcio's does a ``grpc.StatusCode``: compare by member
+    (``error.code() == StatusCode.NOT_FOUND``), read ``.name``; it prints as grpcio's does
+    (``StatusCode.NOT_FOUND``), and, being an ``IntEnum``, it also equals its number.
     """
 
     OK = 0
@@ -29,6 +30,12 @@ class StatusCode(enum.IntEnum):
     UNAVAILABLE = 14
     DATA_LOSS = 15
     UNAUTHENTICATED = 16
+
+    def __str__(self) -> str:
+        return "StatusCode.%s" % self.name
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 def code_name(code: int) -> str:

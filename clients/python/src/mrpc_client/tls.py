@@ -24,21 +24,6 @@ from typing import Optional
 ALPN_PROTOCOL = "mrpc/1"
 
 
-def make_context(cafile: Optional[str] = None, certfile: Optional[str] = None,
-                 keyfile: Optional[str] = None) -> ssl.SSLContext:
-    """A client context: the server's certificate checked against ``cafile`` (None: the system's
-    CAs) and its name, TLS 1.2 at least, ALPN ``mrpc/1``, and a client certificate for a server
-    that asks for one (mutual TLS)."""
-    context = ssl.create_default_context(cafile=cafile)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.set_alpn_protocols([ALPN_PROTOCOL])
-    if certfile is not None or keyfile is not None:
-        if certfile is None:
-            raise ValueError("keyfile needs certfile (the client certificate)")
-        context.load_cert_chain(certfile, keyfile)
-    return context
-
-
 class TLSSocket:
     """A connected socket speaking TLS through an ``ssl.SSLObject``; see the module's docstring."""
 

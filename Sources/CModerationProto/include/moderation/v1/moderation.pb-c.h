@@ -76,6 +76,7 @@ typedef struct Moderation__V1__ListGroupActionsRequest Moderation__V1__ListGroup
 typedef struct Moderation__V1__ListGroupActionsResponse Moderation__V1__ListGroupActionsResponse;
 typedef struct Moderation__V1__SubscribeRequest Moderation__V1__SubscribeRequest;
 typedef struct Moderation__V1__SubscribeResponse Moderation__V1__SubscribeResponse;
+typedef struct Moderation__V1__SubscriptionStarted Moderation__V1__SubscriptionStarted;
 
 
 /* --- enums --- */
@@ -1326,19 +1327,50 @@ struct  Moderation__V1__SubscribeRequest
 
 
 /*
- * One message of the Subscribe stream.
+ * One message of the Subscribe stream: the first says the subscription is live (`started`),
+ * every later one carries an action.
  */
 struct  Moderation__V1__SubscribeResponse
 {
   ProtobufCMessage base;
   /*
-   * The action delivered.
+   * The action delivered (every message but the first).
    */
   Moderation__V1__Action *action;
+  /*
+   * Set in the first message of every stream, and only there (`action` is then absent): the
+   * subscription is registered, and every matching action with a seq greater than
+   * `started.after_seq` will be delivered, in seq order, without a gap or a duplicate. An action
+   * committed after a client received this message is therefore always delivered.
+   */
+  Moderation__V1__SubscriptionStarted *started;
 };
 #define MODERATION__V1__SUBSCRIBE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__subscribe_response__descriptor) \
-    , NULL }
+    , NULL, NULL }
+
+
+/*
+ * The first message of a Subscribe stream: where delivery begins.
+ */
+struct  Moderation__V1__SubscriptionStarted
+{
+  ProtobufCMessage base;
+  /*
+   * Delivery begins after this seq: the after_seq asked for (a resume), or the action log's head
+   * when the subscription registered (live only, or an after_seq at or past the head).
+   */
+  uint64_t after_seq;
+  /*
+   * The action log's head when the subscription registered. When it is greater than after_seq,
+   * the actions after_seq + 1 through head_seq come from the log (the replay) first, then live
+   * delivery continues; otherwise delivery is live from the start.
+   */
+  uint64_t head_seq;
+};
+#define MODERATION__V1__SUBSCRIPTION_STARTED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__subscription_started__descriptor) \
+    , 0, 0 }
 
 
 /* Moderation__V1__CreateUserRequest__MetadataEntry methods */
@@ -2280,6 +2312,25 @@ Moderation__V1__SubscribeResponse *
 void   moderation__v1__subscribe_response__free_unpacked
                      (Moderation__V1__SubscribeResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__SubscriptionStarted methods */
+void   moderation__v1__subscription_started__init
+                     (Moderation__V1__SubscriptionStarted         *message);
+size_t moderation__v1__subscription_started__get_packed_size
+                     (const Moderation__V1__SubscriptionStarted   *message);
+size_t moderation__v1__subscription_started__pack
+                     (const Moderation__V1__SubscriptionStarted   *message,
+                      uint8_t             *out);
+size_t moderation__v1__subscription_started__pack_to_buffer
+                     (const Moderation__V1__SubscriptionStarted   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__SubscriptionStarted *
+       moderation__v1__subscription_started__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__subscription_started__free_unpacked
+                     (Moderation__V1__SubscriptionStarted *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Moderation__V1__CreateUserRequest__MetadataEntry_Closure)
@@ -2452,6 +2503,9 @@ typedef void (*Moderation__V1__SubscribeRequest_Closure)
                   void *closure_data);
 typedef void (*Moderation__V1__SubscribeResponse_Closure)
                  (const Moderation__V1__SubscribeResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__SubscriptionStarted_Closure)
+                 (const Moderation__V1__SubscriptionStarted *message,
                   void *closure_data);
 
 /* --- services --- */
@@ -2744,6 +2798,7 @@ extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_reque
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__subscribe_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__subscribe_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__subscription_started__descriptor;
 extern const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor;
 
 PROTOBUF_C__END_DECLS

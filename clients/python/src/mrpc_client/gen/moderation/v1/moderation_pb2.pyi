@@ -431,10 +431,20 @@ class SubscribeRequest(_message.Message):
     def __init__(self, user_uid: _Optional[str] = ..., guids: _Optional[_Iterable[str]] = ..., whole_app: bool = ..., actions: _Optional[_Iterable[_Union[_actions_pb2.ActionType, str]]] = ..., after_seq: _Optional[int] = ...) -> None: ...
 
 class SubscribeResponse(_message.Message):
-    __slots__ = ["action"]
+    __slots__ = ["action", "started"]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
     action: _actions_pb2.Action
-    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+    started: SubscriptionStarted
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., started: _Optional[_Union[SubscriptionStarted, _Mapping]] = ...) -> None: ...
+
+class SubscriptionStarted(_message.Message):
+    __slots__ = ["after_seq", "head_seq"]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    HEAD_SEQ_FIELD_NUMBER: _ClassVar[int]
+    after_seq: int
+    head_seq: int
+    def __init__(self, after_seq: _Optional[int] = ..., head_seq: _Optional[int] = ...) -> None: ...
 
 class TransferOwnershipRequest(_message.Message):
     __slots__ = ["guid", "uid"]

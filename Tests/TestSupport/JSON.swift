@@ -1,17 +1,16 @@
-import TestSupport
-
 @testable import ProtoSchema
 
-/// rpc-probe's JSON output (envelopes, bench reports, events), read with the project's own strict
-/// parser and walked with subscripts; a missing member or element reads as absent, not a crash.
-struct JSON: CustomStringConvertible {
+/// JSON the tests read (rpc-probe's envelopes, bench reports and events, the server's JSON log
+/// lines), parsed with the project's own strict parser and walked with subscripts; a missing
+/// member or element reads as absent, not a crash.
+public struct JSON: CustomStringConvertible {
     private let value: JSONValue?
 
     private init(_ value: JSONValue?) { self.value = value }
 
     /// Parses one complete JSON text.
     /// - Throws: `TestFailure` naming the text when it is not JSON.
-    init(parsing text: String) throws {
+    public init(parsing text: String) throws {
         let bytes = Array(text.utf8)
         let parsed = bytes.withUnsafeBytes { raw in Result { () throws(ProtoSchemaError) in try JSONParser.parse(raw) }
         }
@@ -19,55 +18,55 @@ struct JSON: CustomStringConvertible {
         self.value = value
     }
 
-    subscript(key: String) -> JSON {
+    public subscript(key: String) -> JSON {
         guard case .object(let members)? = value else { return JSON(nil) }
         return JSON(members.first { $0.key == key }?.value)
     }
 
-    subscript(index: Int) -> JSON {
+    public subscript(index: Int) -> JSON {
         guard case .array(let elements)? = value, elements.indices.contains(index) else { return JSON(nil) }
         return JSON(elements[index])
     }
 
-    var exists: Bool { value != nil }
+    public var exists: Bool { value != nil }
 
-    var isNull: Bool {
+    public var isNull: Bool {
         if case .null? = value { return true }
         return false
     }
 
-    var string: String? {
+    public var string: String? {
         guard case .string(let text)? = value else { return nil }
         return text
     }
 
     /// A number's literal text.
-    var number: String? {
+    public var number: String? {
         guard case .number(let literal)? = value else { return nil }
         return literal
     }
 
-    var int: Int? { number.flatMap { Int($0) } }
+    public var int: Int? { number.flatMap { Int($0) } }
 
-    var double: Double? { number.flatMap { Double($0) } }
+    public var double: Double? { number.flatMap { Double($0) } }
 
-    var bool: Bool? {
+    public var bool: Bool? {
         guard case .bool(let flag)? = value else { return nil }
         return flag
     }
 
-    var array: [JSON] {
+    public var array: [JSON] {
         guard case .array(let elements)? = value else { return [] }
         return elements.map(JSON.init)
     }
 
     /// An object's member names, in order.
-    var keys: [String] {
+    public var keys: [String] {
         guard case .object(let members)? = value else { return [] }
         return members.map(\.key)
     }
 
-    var description: String {
+    public var description: String {
         guard let value else { return "(absent)" }
         return "\(value)"
     }

@@ -1,0 +1,99 @@
+"""The callables a stub's attributes are: one method of a channel, called like grpcio's."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Generic, Optional, TypeVar
+
+from .options import Compression, Metadata
+from .rpc_method import RpcMethod
+from .stream import ServerStream
+
+if TYPE_CHECKING:
+    from .channel import Channel
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+class UnaryUnaryMultiCallable(Generic[Req, Resp]):
+    """A unary method: ``stub.KickMember(request, timeout=2, metadata=[...])`` returns the
+    response or raises ``RpcError``; ``stub.KickMember.future(request, ...)`` returns a
+    ``concurrent.futures.Future`` at once (cancelling it sends CANCEL).
+
+    Keywords of both: ``timeout`` (seconds: sent as the call's deadline and enforced by the client
+    too), ``metadata`` (pairs or a dict; ``x-on-behalf-of``, ``x-idempotency-key`` and
+    ``x-request-id`` are the acting user, the idempotency key and the request id, as on the
+    server's gRPC listener), ``compression`` (``Compression.Deflate``: compressed response, and a
+    request of 1 KiB or more compressed; default: the channel's), and, as keywords instead of
+    metadata, ``on_behalf_of``, ``idempotency_key``, ``request_id``.
+    """
+
+    def __init__(self, channel: "Channel", method: RpcMethod) -> None:
+        self._channel = channel
+        self._method = method
+
+    @property
+    def path(self) -> str:
+        """The method's path, e.g. ``"/moderation.v1.Moderation/KickMember"``."""
+        return self._method.path
+
+    def __call__(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
+                 compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,
+                 idempotency_key: Optional[str] = None, request_id: Optional[str] = None) -> Resp:
+        future = self.future(request, timeout, metadata, compression=compression, on_behalf_of=on_behalf_of,
+                             idempotency_key=idempotency_key, request_id=request_id)
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            future.cancel()
+            raise
+
+    def future(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
+               compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,
+               idempotency_key: Optional[str] = None, request_id: Optional[str] = None) -> "Future[Resp]":
+        """Sends the call and returns at once: a Future of the response or of its ``RpcError``."""
+        settings = self._channel.settings_of(self._method, timeout=timeout, metadata=metadata,
+                                             compression=compression, on_behalf_of=on_behalf_of,
+                                             idempotency_key=idempotency_key, request_id=request_id)
+        return self._channel.start_unary(self._method, request, settings)
+
+    def __repr__(self) -> str:
+        return "<UnaryUnaryMultiCallable %s>" % self._method.path
+
+
+class UnaryStreamMultiCallable(Generic[Req, Resp]):
+    """A server-streaming method: ``stub.Subscribe(request, ...)`` sends the call and returns a
+    ``ServerStream``, an iterator of the responses with ``cancel()``.
+
+    Keywords: those of ``UnaryUnaryMultiCallable`` (``timeout`` bounds the whole stream), and for a
+    resumable stream (``Moderation.Subscribe``): ``resume`` (default True: resume after a lost
+    connection or an UNAVAILABLE / RESOURCE_EXHAUSTED end), ``resume_attempts`` (consecutive failed
+    attempts before the last error is raised, default 8); for any stream
+    ``max_buffered_messages`` (messages received but not consumed that it may hold, default 10 000:
+    past it the client ends the stream as a slow consumer, and resumes a subscription from what was
+    consumed).
+    """
+
+    def __init__(self, channel: "Channel", method: RpcMethod) -> None:
+        self._channel = channel
+        self._method = method
+
+    @property
+    def path(self) -> str:
+        """The method's path, e.g. ``"/moderation.v1.Moderation/Subscribe"``."""
+        return self._method.path
+
+    def __call__(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
+                 compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,
+                 idempotency_key: Optional[str] = None, request_id: Optional[str] = None, resume: bool = True,
+                 resume_attempts: int = 8, max_buffered_messages: int = 10000) -> ServerStream[Resp]:
+        settings = self._channel.settings_of(self._method, timeout=timeout, metadata=metadata,
+                                             compression=compression, on_behalf_of=on_behalf_of,
+                                             idempotency_key=idempotency_key, request_id=request_id, resume=resume,
+                                             resume_attempts=resume_attempts,
+                                             max_buffered_messages=max_buffered_messages)
+        return self._channel.start_stream(self._method, request, settings)
+
+    def __repr__(self) -> str:
+        return "<UnaryStreamMultiCallable %s>" % self._method.path
