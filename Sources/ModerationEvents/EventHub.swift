@@ -64,8 +64,14 @@ public final class EventHub: Sendable {
             // Made here, used here only: the registry is confined to this thread.
             let registry = Registry()
             while let work = inbox.next() {
-                for command in work.commands { apply(command, to: registry) }
+                var barriers: [BlockingSemaphore] = []
+                for command in work.commands {
+                    // A barrier waits for the batches taken with it too, which were queued
+                    // before it (or just after: no harm).
+                    if case .barrier(let done) = command { barriers.append(done) } else { apply(command, to: registry) }
+                }
                 dispatch(work.batch, registry)
+                for done in barriers { done.signal() }
             }
             // Closed: what subscribed after the last `endAll` ends too.
             endAll(registry)

@@ -4,7 +4,7 @@
 /// column) and what was expected. Strings are checked for valid UTF-8 and `\u` escapes, surrogate
 /// pairs included, are decoded exactly; lone surrogates are refused. Nesting is limited so that
 /// hostile input cannot exhaust the stack.
-struct JSONParser {
+public struct JSONParser {
     /// Arrays and objects nested deeper than this are refused.
     static let maximumNesting = 512
 
@@ -23,7 +23,7 @@ struct JSONParser {
 
     /// Parses a complete JSON text (one value, surrounded by optional whitespace).
     /// - Throws: `ProtoSchemaError` (`.invalidJSON`): "invalid JSON at line L column C: …".
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(ProtoSchemaError) -> JSONValue {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(ProtoSchemaError) -> JSONValue {
         var parser = JSONParser(bytes)
         do throws(Failure) {
             parser.skipWhitespace()

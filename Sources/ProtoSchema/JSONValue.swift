@@ -3,7 +3,7 @@
 /// Numbers keep their literal text so that 64-bit integers are converted exactly (never through
 /// `Double`) and each field type can apply its own rules; objects keep their members in order,
 /// duplicates included, so the mapping can refuse a field given twice.
-indirect enum JSONValue: Sendable {
+public indirect enum JSONValue: Sendable {
     case null
     case bool(Bool)
     /// A number literal, exactly as written (already checked against the JSON grammar).

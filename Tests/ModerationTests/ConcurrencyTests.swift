@@ -69,7 +69,9 @@ struct ConcurrencyTests {
         }
         #expect(log.map(\.seq) == Array(1...UInt64(log.count)), "seqs are 1...n without a gap")
         #expect(batches.withLock { $0.flatMap { $0 } } == log, "the listener saw exactly the log, in order")
-        #expect(log.count > 200, "the random mutations changed things (\(log.count) actions)")
+        // How many of the 1 500 random calls succeed depends on how the threads interleave (one
+        // run on a loaded machine recorded exactly 200 actions): well over the set-up's is enough.
+        #expect(log.count > 100, "the random mutations changed things (\(log.count) actions)")
 
         var replayed: [String: GroupState] = [:]
         for action in log {

@@ -1,4 +1,4 @@
-@testable import ProtoSchema
+import ProtoSchema
 
 /// JSON the tests read (rpc-probe's envelopes, bench reports and events, the server's JSON log
 /// lines), parsed with the project's own strict parser and walked with subscripts; a missing
