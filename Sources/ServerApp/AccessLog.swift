@@ -51,100 +51,84 @@ final class AccessLog: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let format = self.format
-        buffer.append { bytes in
+        buffer.append(maximumBytes: Self.maximumBytes(call)) { line in
             switch format {
-            case .text: Self.renderText(call, time: now, slot: slot, into: &bytes)
-            case .json: Self.renderJSON(call, time: now, slot: slot, into: &bytes)
+            case .text: Self.renderText(call, time: now, slot: slot, into: &line)
+            case .json: Self.renderJSON(call, time: now, slot: slot, into: &line)
             }
         }
     }
 
     // MARK: Rendering
 
-    private static func renderText(_ call: CallRecord, time: timespec, slot: AccessLogSlot, into bytes: inout [UInt8]) {
-        slot.appendTime(time, to: &bytes)
-        bytes.append(contentsOf: " INFO call method=".utf8)
-        appendText(call.method.isEmpty ? "(none)" : call.method, to: &bytes)
-        bytes.append(contentsOf: " status=".utf8)
-        bytes.append(contentsOf: call.code.name.utf8)
-        bytes.append(contentsOf: " error_code=".utf8)
-        appendText(call.errorCode, to: &bytes)
-        bytes.append(contentsOf: " duration_ms=".utf8)
-        LogMilliseconds.append(nanoseconds: call.durationNanoseconds, to: &bytes)
-        bytes.append(contentsOf: " app=".utf8)
-        appendText(call.appID, to: &bytes)
-        bytes.append(contentsOf: " on_behalf_of=".utf8)
-        appendText(call.onBehalfOf, to: &bytes)
-        bytes.append(contentsOf: " request_id=".utf8)
-        appendText(call.requestID, to: &bytes)
-        bytes.append(contentsOf: " peer=".utf8)
-        appendText(call.peer, to: &bytes)
-        bytes.append(contentsOf: " stream=".utf8)
-        LogDigits.append(UInt64(call.streamID), to: &bytes)
-        bytes.append(UInt8(ascii: "\n"))
+    /// The longest `call`'s line can be in either format, every value escaped at worst.
+    private static func maximumBytes(_ call: CallRecord) -> Int {
+        256
+            + LineWriter.escapedBytes(max(call.method.utf8.count, 6)) + LineWriter.escapedBytes(call.errorCode.utf8.count)
+            + LineWriter.escapedBytes(call.appID.utf8.count) + LineWriter.escapedBytes(call.onBehalfOf.utf8.count)
+            + LineWriter.escapedBytes(call.requestID.utf8.count) + LineWriter.escapedBytes(call.peer.utf8.count)
     }
 
-    private static func renderJSON(_ call: CallRecord, time: timespec, slot: AccessLogSlot, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: "{\"time\":\"".utf8)
-        slot.appendTime(time, to: &bytes)
-        bytes.append(contentsOf: "\",\"level\":\"info\",\"msg\":\"call\",\"method\":".utf8)
-        appendJSON(call.method.isEmpty ? "(none)" : call.method, to: &bytes)
-        bytes.append(contentsOf: ",\"status\":\"".utf8)
-        bytes.append(contentsOf: call.code.name.utf8)
-        bytes.append(contentsOf: "\",\"error_code\":".utf8)
-        appendJSON(call.errorCode, to: &bytes)
-        bytes.append(contentsOf: ",\"duration_ms\":".utf8)
-        LogMilliseconds.append(nanoseconds: call.durationNanoseconds, to: &bytes)
-        bytes.append(contentsOf: ",\"app\":".utf8)
-        appendJSON(call.appID, to: &bytes)
-        bytes.append(contentsOf: ",\"on_behalf_of\":".utf8)
-        appendJSON(call.onBehalfOf, to: &bytes)
-        bytes.append(contentsOf: ",\"request_id\":".utf8)
-        appendJSON(call.requestID, to: &bytes)
-        bytes.append(contentsOf: ",\"peer\":".utf8)
-        appendJSON(call.peer, to: &bytes)
-        bytes.append(contentsOf: ",\"stream\":".utf8)
-        LogDigits.append(UInt64(call.streamID), to: &bytes)
-        bytes.append(contentsOf: "}\n".utf8)
+    private static func renderText(_ call: CallRecord, time: timespec, slot: AccessLogSlot, into line: inout LineWriter) {
+        slot.writeTime(time, to: &line)
+        line.write(" INFO call method=")
+        line.write(textValue: call.method.isEmpty ? "(none)" : call.method)
+        line.write(" status=")
+        line.write(textValue: call.code.name)
+        line.write(" error_code=")
+        line.write(textValue: call.errorCode)
+        line.write(" duration_ms=")
+        line.write(milliseconds: call.durationNanoseconds)
+        line.write(" app=")
+        line.write(textValue: call.appID)
+        line.write(" on_behalf_of=")
+        line.write(textValue: call.onBehalfOf)
+        line.write(" request_id=")
+        line.write(textValue: call.requestID)
+        line.write(" peer=")
+        line.write(textValue: call.peer)
+        line.write(" stream=")
+        line.write(decimal: UInt64(call.streamID))
+        line.write(byte: UInt8(ascii: "\n"))
     }
 
-    /// A text-format value: as it is, or as a JSON string when empty or holding a space, a quote,
-    /// `=` or a newline (what `Logger` does).
-    private static func appendText(_ value: String, to bytes: inout [UInt8]) {
-        var plain = !value.isEmpty
-        for byte in value.utf8 where byte == 0x20 || byte == 0x22 || byte == 0x3D || byte == 0x0A {
-            plain = false
-            break
-        }
-        if plain {
-            bytes.append(contentsOf: value.utf8)
-        } else {
-            bytes.append(contentsOf: Logger.jsonString(value).utf8)
-        }
-    }
-
-    /// A JSON string literal.
-    private static func appendJSON(_ value: String, to bytes: inout [UInt8]) {
-        for byte in value.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            bytes.append(contentsOf: Logger.jsonString(value).utf8)
-            return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: value.utf8)
-        bytes.append(UInt8(ascii: "\""))
+    private static func renderJSON(_ call: CallRecord, time: timespec, slot: AccessLogSlot, into line: inout LineWriter) {
+        line.write("{\"time\":\"")
+        slot.writeTime(time, to: &line)
+        line.write("\",\"level\":\"info\",\"msg\":\"call\",\"method\":")
+        line.write(jsonString: call.method.isEmpty ? "(none)" : call.method)
+        line.write(",\"status\":")
+        line.write(jsonString: call.code.name)
+        line.write(",\"error_code\":")
+        line.write(jsonString: call.errorCode)
+        line.write(",\"duration_ms\":")
+        line.write(milliseconds: call.durationNanoseconds)
+        line.write(",\"app\":")
+        line.write(jsonString: call.appID)
+        line.write(",\"on_behalf_of\":")
+        line.write(jsonString: call.onBehalfOf)
+        line.write(",\"request_id\":")
+        line.write(jsonString: call.requestID)
+        line.write(",\"peer\":")
+        line.write(jsonString: call.peer)
+        line.write(",\"stream\":")
+        line.write(decimal: UInt64(call.streamID))
+        line.write("}\n")
     }
 }
 
 /// A thread's access-log state: its line buffer, its sampling count, and the formatted second
 /// of the last line (the time changes its milliseconds far more often than its second).
 ///
-/// Touched only by its own thread.
+/// Touched only by its own thread (so the exclusivity checks of class properties, a runtime call
+/// per access, are left out).
 final class AccessLogSlot {
-    private var owner: UInt64 = 0
-    private var buffer: LineBuffer?
-    var sampled: UInt64 = 0
-    private var second = -1
-    private var secondText: [UInt8] = []
+    @exclusivity(unchecked) private var owner: UInt64 = 0
+    @exclusivity(unchecked) private var buffer: LineBuffer?
+    @exclusivity(unchecked) var sampled: UInt64 = 0
+    @exclusivity(unchecked) private var second = -1
+    /// `2026-11-29T11:30:00.` for `second`.
+    @exclusivity(unchecked) private var secondText: [UInt8] = []
 
     deinit { buffer?.abandon() }
 
@@ -158,15 +142,15 @@ final class AccessLogSlot {
         return fresh
     }
 
-    /// Appends `time` as `2026-11-29T11:30:00.123Z`.
-    func appendTime(_ time: timespec, to bytes: inout [UInt8]) {
+    /// Writes `time` as `2026-11-29T11:30:00.123Z`.
+    func writeTime(_ time: timespec, to line: inout LineWriter) {
         if time.tv_sec != second {
             second = time.tv_sec
             secondText.removeAll(keepingCapacity: true)
             LogTime.appendUTCSecond(time.tv_sec, to: &secondText)
         }
-        bytes.append(contentsOf: secondText)
-        LogDigits.append(time.tv_nsec / 1_000_000, width: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        secondText.withUnsafeBufferPointer { line.write($0) }
+        line.write(threeDigits: time.tv_nsec / 1_000_000)
+        line.write(byte: UInt8(ascii: "Z"))
     }
 }

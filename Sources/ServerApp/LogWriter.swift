@@ -191,13 +191,19 @@ public final class LogWriter: LogOutput {
     }
 }
 
-/// One thread's lines on their way to the `LogWriter`: appended under a lock of its own, which
-/// only the writer's collection (once per flush interval) ever contends.
-public final class LineBuffer: Sendable {
+/// One thread's lines on their way to the `LogWriter`: written in place into memory of its own
+/// (reused, never grown per line), under a lock of its own, which only the writer's collection
+/// (once per flush interval) ever contends.
+public final class LineBuffer: @unchecked Sendable {
+    // Invariant: `storage` is allocated in `init`, freed in `deinit`, and its bytes and `State`
+    // are touched only with `state`'s lock held.
     private struct State {
-        var bytes: [UInt8]
+        var count = 0
         var lines = 0
         var abandoned = false
+        /// Bytes allocated at `storage` (more than `capacity` after a line larger than the room left).
+        var allocated: Int
+        var storage: UnsafeMutablePointer<UInt8>
     }
 
     /// Strong: the writer's registry holds its buffers until `stop`, threads hold theirs.
@@ -208,45 +214,67 @@ public final class LineBuffer: Sendable {
     fileprivate init(writer: LogWriter, capacity: Int) {
         self.writer = writer
         self.capacity = capacity
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(capacity + 1024)
-        state = Mutex(State(bytes: bytes))
+        state = Mutex(State(allocated: capacity, storage: .allocate(capacity: capacity)))
     }
 
-    /// Appends one line that `render` writes (newline included).
+    deinit {
+        state.withLock { $0.storage.deallocate() }
+    }
+
+    /// Appends one line of at most `maximumBytes` that `render` writes (newline included).
     @inline(__always)
-    public func append(_ render: (inout [UInt8]) -> Void) {
-        let (first, full) = state.withLock { state -> (Bool, (bytes: [UInt8], lines: Int)?) in
-            let first = state.bytes.isEmpty
-            render(&state.bytes)
+    func append(maximumBytes: Int, _ render: (inout LineWriter) -> Void) {
+        var full: [UInt8]?
+        var fullLines = 0
+        let first = state.withLock { state -> Bool in
+            if state.count + maximumBytes > state.allocated {
+                // No room: the lines so far go first (and a giant line gets room of its own).
+                if state.count > 0 {
+                    full = Self.take(&state)
+                    fullLines = state.lines
+                    state.lines = 0
+                }
+                if maximumBytes > state.allocated {
+                    state.storage.deallocate()
+                    state.allocated = maximumBytes
+                    state.storage = .allocate(capacity: maximumBytes)
+                }
+            }
+            let first = state.count == 0
+            var line = LineWriter(base: state.storage + state.count, capacity: state.allocated - state.count)
+            render(&line)
+            state.count += line.count
             state.lines += 1
-            guard state.bytes.count >= capacity else { return (first, nil) }
-            var fresh: [UInt8] = []
-            fresh.reserveCapacity(capacity + 1024)
-            swap(&fresh, &state.bytes)
-            defer { state.lines = 0 }
-            return (first, (fresh, state.lines))
+            if state.count >= capacity, full == nil {
+                full = Self.take(&state)
+                fullLines = state.lines
+                state.lines = 0
+            }
+            return first
         }
-        if let full {
-            writer.submit(full.bytes, lines: full.lines)
-        } else if first {
-            writer.linesWaiting(in: self)
-        }
+        if let full { writer.submit(full, lines: fullLines) }
+        if first { writer.linesWaiting(in: self) }
     }
 
     /// The thread that owned this buffer has ended or moved to another writer.
     public func abandon() { state.withLock { $0.abandoned = true } }
 
     var isAbandoned: Bool { state.withLock { $0.abandoned } }
-    var isEmpty: Bool { state.withLock { $0.bytes.isEmpty } }
+    var isEmpty: Bool { state.withLock { $0.count == 0 } }
 
     /// Moves the buffered lines to the end of `block`.
     func take(into block: inout [UInt8]) {
         state.withLock { state in
-            guard !state.bytes.isEmpty else { return }
-            block.append(contentsOf: state.bytes)
-            state.bytes.removeAll(keepingCapacity: true)
+            guard state.count > 0 else { return }
+            block.append(contentsOf: UnsafeBufferPointer(start: state.storage, count: state.count))
+            state.count = 0
             state.lines = 0
         }
+    }
+
+    /// The buffered bytes, copied out; the storage is kept for the next lines.
+    private static func take(_ state: inout State) -> [UInt8] {
+        defer { state.count = 0 }
+        return [UInt8](UnsafeBufferPointer(start: state.storage, count: state.count))
     }
 }
