@@ -32,6 +32,7 @@
 // by then). Everything runs on one thread: epoll, non-blocking sockets, libc only.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -780,28 +781,34 @@ static int all_delivered(void) {
     return acked == sent_triggers && deliveries == sent_triggers * (uint64_t)opt.subscribers;
 }
 
-static double cpu_seconds(int pid) {
-    if (pid <= 0) return 0;
-    char path[64], text[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    char *s = strrchr(text, ')');
-    if (!s) return 0;
-    unsigned long utime = 0, stime = 0;
-    // After ")": state, then fields 4…; utime and stime are fields 14 and 15.
-    if (sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return 0;
-    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+/// CPU time of every thread of the server so far, in seconds (/proc/PID/task/*/schedstat, in
+/// nanoseconds: clock-tick counts are too coarse for one round); 0 without --server-pid.
+static double server_cpu_seconds(void) {
+    if (opt.server_pid <= 0) return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", opt.server_pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) die("--server-pid %d: %s: %s", opt.server_pid, path, strerror(errno));
+    unsigned long long total = 0;
+    for (struct dirent *task; (task = readdir(tasks));) {
+        if (task->d_name[0] == '.') continue;
+        char stat_path[384];
+        snprintf(stat_path, sizeof stat_path, "%s/%s/schedstat", path, task->d_name);
+        FILE *f = fopen(stat_path, "r");
+        if (!f) continue;  // the thread ended meanwhile
+        unsigned long long ns = 0;
+        if (fscanf(f, "%llu", &ns) == 1) total += ns;
+        fclose(f);
+    }
+    closedir(tasks);
+    return (double)total / 1e9;
 }
 
 struct phase {
     int inflight;
     double seconds;
     uint64_t triggers, counted;
-    double per_s, server_cpu_percent;
+    double per_s, server_cpu_percent, server_us_per_delivery;
     int seconds_recorded;
     uint64_t per_second[3600];
 };
@@ -813,7 +820,7 @@ static void sustained(struct phase *ph, int inflight, double seconds) {
     uint64_t triggers_before = sent_triggers;
     memset(per_second, 0, sizeof per_second);
     counted = 0;
-    double cpu_before = cpu_seconds(opt.server_pid);
+    double cpu_before = server_cpu_seconds();
     count_start = now_ns();
     count_end = count_start + (uint64_t)(seconds * 1e9);
     counting = 1;
@@ -824,7 +831,7 @@ static void sustained(struct phase *ph, int inflight, double seconds) {
             send_trigger();
         pump(1);
     }
-    double cpu = cpu_seconds(opt.server_pid) - cpu_before;
+    double cpu = server_cpu_seconds() - cpu_before;
     counting = 0;
     ph->inflight = inflight;
     ph->seconds = seconds;
@@ -832,6 +839,7 @@ static void sustained(struct phase *ph, int inflight, double seconds) {
     ph->counted = counted;
     ph->per_s = (double)counted / seconds;
     ph->server_cpu_percent = opt.server_pid > 0 ? cpu / seconds * 100 : -1;
+    ph->server_us_per_delivery = opt.server_pid > 0 && counted ? cpu * 1e6 / (double)counted : -1;
     ph->seconds_recorded = (int)seconds + (seconds > (int)seconds);  // the last second may be partial
     memcpy(ph->per_second, per_second, sizeof(uint64_t) * (size_t)ph->seconds_recorded);
     uint64_t deadline = now_ns() + (uint64_t)(opt.timeout_s * 1e9);
@@ -860,9 +868,9 @@ static double median(const double *values, int n) {
 
 static void print_phase(const struct phase *ph) {
     printf("{\"inflight\": %d, \"seconds\": %g, \"triggers\": %llu, \"deliveries\": %llu, \"deliveries_per_s\": %.0f, "
-           "\"server_cpu_percent\": %.1f, \"per_second\": [",
+           "\"server_cpu_percent\": %.1f, \"server_us_per_delivery\": %.3f, \"per_second\": [",
            ph->inflight, ph->seconds, (unsigned long long)ph->triggers, (unsigned long long)ph->counted, ph->per_s,
-           ph->server_cpu_percent);
+           ph->server_cpu_percent, ph->server_us_per_delivery);
     for (int i = 0; i < ph->seconds_recorded; i++)
         printf("%s%llu", i ? ", " : "", (unsigned long long)ph->per_second[i]);
     printf("]}");
@@ -911,13 +919,16 @@ static void run(void) {
     double *to_first = calloc((size_t)total_rounds, sizeof(double));
     double *to_last = calloc((size_t)total_rounds, sizeof(double));
     double *spread = calloc((size_t)total_rounds, sizeof(double));
+    double *round_cpu = calloc((size_t)total_rounds, sizeof(double));
     for (int r = 0; r < total_rounds; r++) {
         round_target = (uint32_t)sent_triggers + 1;
         round_remaining = opt.subscribers;
         round_first = round_last = 0;
+        double cpu_before = server_cpu_seconds();
         uint64_t sent = now_ns();
         send_trigger();
         pump_until(round_done, "a round's trigger to reach every subscriber");
+        round_cpu[r] = (server_cpu_seconds() - cpu_before) * 1e3;
         to_first[r] = ms(round_first - sent);
         to_last[r] = ms(round_last - sent);
         spread[r] = ms(round_last - round_first);
@@ -950,8 +961,9 @@ static void run(void) {
     printf("\"receipt_bytes\": %.1f, \"connect_ms\": %.1f, \"live_ms\": %.2f, \"warmup_rounds\": %d, \"rounds\": [",
            round_receipts ? (double)round_bytes / (double)round_receipts : 0, connect_ms, live_ms, opt.warmup);
     for (int r = opt.warmup; r < total_rounds; r++)
-        printf("%s{\"send_to_first_ms\": %.3f, \"send_to_last_ms\": %.3f, \"first_to_last_ms\": %.3f}",
-               r > opt.warmup ? ", " : "", to_first[r], to_last[r], spread[r]);
+        printf("%s{\"send_to_first_ms\": %.3f, \"send_to_last_ms\": %.3f, \"first_to_last_ms\": %.3f, "
+               "\"server_cpu_ms\": %.3f}",
+               r > opt.warmup ? ", " : "", to_first[r], to_last[r], spread[r], opt.server_pid > 0 ? round_cpu[r] : -1);
     printf("], \"median_send_to_last_ms\": %.3f, \"median_first_to_last_ms\": %.3f",
            median(to_last + opt.warmup, opt.rounds), median(spread + opt.warmup, opt.rounds));
     if (opt.seconds > 0) {
