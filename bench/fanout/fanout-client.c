@@ -681,11 +681,39 @@ static void pump(int timeout_ms) {
     }
 }
 
+/// What is missing, for a timeout's message: triggers unacknowledged, subscriptions unconfirmed,
+/// and the first subscriptions behind the others (with their connection).
+static void describe_missing(char *out, size_t size) {
+    int behind = 0, shown = 0, unconfirmed = 0;
+    uint32_t most = 0;
+    for (int i = 0; i < opt.subscribers; i++) most = subs[i].received > most ? subs[i].received : most;
+    size_t at = (size_t)snprintf(out, size, "%llu of %llu triggers acknowledged; %llu receipts in all",
+                                 (unsigned long long)acked, (unsigned long long)sent_triggers,
+                                 (unsigned long long)deliveries);
+    for (int c = 0; c < conn_count; c++) {
+        for (int k = 0; k < conns[c].sub_count; k++) {
+            int i = conns[c].first_sub + k;
+            if (!subs[i].confirmed) unconfirmed++;
+            if (subs[i].received == most) continue;
+            behind++;
+            if (shown++ < 5 && at < size)
+                at += (size_t)snprintf(out + at, size - at, "; subscription %d (%s%d, connection %d, stream/sid %d) has %u of %u",
+                                       i, opt.uid_prefix, i, c, k + 1, subs[i].received, most);
+        }
+    }
+    if (at < size)
+        snprintf(out + at, size - at, "; %d subscriptions behind the others, %d unconfirmed", behind, unconfirmed);
+}
+
 /// Pumps until done() or the timeout, which fails the run with what.
 static void pump_until(int (*done)(void), const char *what) {
     uint64_t deadline = now_ns() + (uint64_t)(opt.timeout_s * 1e9);
     while (!done()) {
-        if (now_ns() > deadline) die("timed out after %.0f s waiting for %s", opt.timeout_s, what);
+        if (now_ns() > deadline) {
+            char missing[2048] = "";
+            if (subs) describe_missing(missing, sizeof missing);
+            die("timed out after %.0f s waiting for %s: %s", opt.timeout_s, what, missing);
+        }
         pump(10);
     }
 }
@@ -748,8 +776,14 @@ static void send_trigger(void) {
     switch (opt.peer) {
     case PEER_MRPC: {
         struct buf request = {0};
+        // Unique across runs: an UpdateGroup that changes nothing records no action (SERVICE.md),
+        // so a description the group already has would deliver nothing. Fixed width, so every
+        // event frame has the same size.
+        static uint64_t run_id;
+        if (!run_id) run_id = now_ns() ^ ((uint64_t)getpid() << 40);
         char description[64];
-        snprintf(description, sizeof description, "fan-out trigger %llu", (unsigned long long)sent_triggers);
+        snprintf(description, sizeof description, "fan-out %016llx %08llu", (unsigned long long)run_id,
+                 (unsigned long long)sent_triggers);
         pb_string(&request, 1, opt.group);
         pb_string(&request, 4, description);
         mrpc_call(&b, next_stream++, METHOD("UpdateGroup"), opt.owner, &request);
@@ -842,14 +876,7 @@ static void sustained(struct phase *ph, int inflight, double seconds) {
     ph->server_us_per_delivery = opt.server_pid > 0 && counted ? cpu * 1e6 / (double)counted : -1;
     ph->seconds_recorded = (int)seconds + (seconds > (int)seconds);  // the last second may be partial
     memcpy(ph->per_second, per_second, sizeof(uint64_t) * (size_t)ph->seconds_recorded);
-    uint64_t deadline = now_ns() + (uint64_t)(opt.timeout_s * 1e9);
-    while (!all_delivered()) {
-        if (now_ns() > deadline)
-            die("%.0f s after the sustained phase, %llu of %llu triggers acknowledged and %llu receipts missing",
-                opt.timeout_s, (unsigned long long)acked, (unsigned long long)sent_triggers,
-                (unsigned long long)(sent_triggers * n - deliveries));
-        pump(10);
-    }
+    pump_until(all_delivered, "every subscriber to receive every trigger of the sustained phase");
 }
 
 static int sorted_double(const void *a, const void *b) {
