@@ -370,7 +370,7 @@ def report(args, configs, results, failures) -> None:
             spread(rounds_of(config, "server_cpu_ms")), rate(per_run(config, ["sustained", "deliveries_per_s"])),
             spread(per_run(config, ["sustained", "server_us_per_delivery"]), digits=2),
             spread(per_run(config, ["sustained", "server_cpu_percent"]), "%", 0),
-            results[config][0]["sustained"]["inflight"], spread(per_run(config, ["live_ms"])),
+            results[config][0].get("sustained", {}).get("inflight", "—"), spread(per_run(config, ["live_ms"])),
             statistics.median(per_run(config, ["receipt_bytes"]))))
 
     def med(config, key, kind="rounds"):
@@ -378,6 +378,12 @@ def report(args, configs, results, failures) -> None:
             return None
         values = rounds_of(config, key) if kind == "rounds" else per_run(config, key)
         return statistics.median(values) if values else None
+
+    def shares(a, b):
+        values = [med(config, ["sustained", "server_cpu_percent"], "runs") for config in (a, b)]
+        if None in values:
+            return ""
+        return "; share of core 0 in the sustained phase %.0f%% vs %.0f%%" % tuple(values)
 
     def verdict(ok):
         return "met" if ok else "**not met**"
@@ -390,15 +396,17 @@ def report(args, configs, results, failures) -> None:
     ours, floor = med(one, "send_to_last_ms"), med(floor_config, "send_to_last_ms")
     if ours is not None and floor is not None:
         print("| one action to %d subscribers, one socket each: mutation sent → last received ≤ 1.1 × the floor's "
-              "| %.1f ms vs the floor's %.1f ms: **%.2f×** (server CPU per action %.1f vs %.1f ms) | %s |" % (
+              "| %.1f ms vs the floor's %.1f ms: **%.2f×** (server CPU per action %.1f vs %.1f ms: %.2f×%s) | %s |" % (
                   args.subscribers, ours, floor, ours / floor, med(one, "server_cpu_ms"),
-                  med(floor_config, "server_cpu_ms"), verdict(ours <= 1.1 * floor)))
+                  med(floor_config, "server_cpu_ms"), med(one, "server_cpu_ms") / med(floor_config, "server_cpu_ms"),
+                  shares(one, floor_config), verdict(ours <= 1.1 * floor)))
     ours, nats = med(gateway, "first_to_last_ms"), med(nats_gateway, "first_to_last_ms")
     if ours is not None and nats is not None:
         print("| gateway shape, %d streams over %d connections: first → last ≤ 2 × NATS's | %.2f ms vs NATS's "
-              "%.2f ms: **%.1f×** (server CPU per action %.1f vs %.1f ms) | %s |" % (
+              "%.2f ms: **%.1f×** (server CPU per action %.1f vs %.1f ms%s) | %s |" % (
                   args.subscribers, args.connections, ours, nats, ours / max(nats, 1e-3),
-                  med(gateway, "server_cpu_ms"), med(nats_gateway, "server_cpu_ms"), verdict(ours <= 2 * nats)))
+                  med(gateway, "server_cpu_ms"), med(nats_gateway, "server_cpu_ms"),
+                  shares(gateway, nats_gateway), verdict(ours <= 2 * nats)))
     for config, goal in ((one, 1e6), (gateway, 5e6)):
         value = med(config, ["sustained", "deliveries_per_s"], "runs")
         if value is None:
