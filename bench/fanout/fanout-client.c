@@ -18,8 +18,8 @@
 //          commands in order, so the PONG confirms every SUB before it); trigger PUB followed by a
 //          PING (its PONG acknowledges the PUB); a receipt is one MSG.
 //   floor  bench/fanout/floor-server.c: 'S' subscribes (acknowledged by 'A'); 'T' on the trigger
-//          connection makes the floor write the payload once to every subscriber, then 'K'; a
-//          receipt is payload-bytes bytes. One subscription per connection.
+//          connection (which says 'H' first) makes the floor write the payload once to every
+//          subscriber, then 'K'; a receipt is payload-bytes bytes. One subscription per connection.
 //
 // A run: open the subscriber connections (and finish each one's handshake), then send every
 // subscription request at once and time until the last is confirmed ("live"); then rounds (the
@@ -623,7 +623,8 @@ static size_t parse_floor(struct conn *c, const uint8_t *p, size_t n) {
         return at;
     }
     if (!subs[c->first_sub].confirmed && n > 0) {
-        if (p[0] != 'A') die("%s: the floor's first byte is 0x%02x, not its ack", conn_name(c, name, sizeof name), p[0]);
+        if (p[0] != 'A')
+            die("%s: the floor's first byte is 0x%02x, not its ack", conn_name(c, name, sizeof name), p[0]);
         on_confirm(c->first_sub);
         at = 1;
     }
@@ -697,8 +698,9 @@ static void describe_missing(char *out, size_t size) {
             if (subs[i].received == most) continue;
             behind++;
             if (shown++ < 5 && at < size)
-                at += (size_t)snprintf(out + at, size - at, "; subscription %d (%s%d, connection %d, stream/sid %d) has %u of %u",
-                                       i, opt.uid_prefix, i, c, k + 1, subs[i].received, most);
+                at += (size_t)snprintf(out + at, size - at,
+                                       "; subscription %d (%s%d, connection %d, stream/sid %d) has %u of %u", i,
+                                       opt.uid_prefix, i, c, k + 1, subs[i].received, most);
         }
     }
     if (at < size)
@@ -1082,14 +1084,16 @@ static void setup(void) {
 static int parse_int(const char *flag, const char *text, int low, int high) {
     char *end;
     long v = strtol(text, &end, 10);
-    if (*text == 0 || *end != 0 || v < low || v > high) die("%s: '%s' is not an integer in %d…%d", flag, text, low, high);
+    if (*text == 0 || *end != 0 || v < low || v > high)
+        die("%s: '%s' is not an integer in %d…%d", flag, text, low, high);
     return (int)v;
 }
 
 static double parse_double(const char *flag, const char *text, double low, double high) {
     char *end;
     double v = strtod(text, &end);
-    if (*text == 0 || *end != 0 || v < low || v > high) die("%s: '%s' is not a number in %g…%g", flag, text, low, high);
+    if (*text == 0 || *end != 0 || v < low || v > high)
+        die("%s: '%s' is not a number in %g…%g", flag, text, low, high);
     return v;
 }
 
