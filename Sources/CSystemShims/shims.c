@@ -266,3 +266,159 @@ int cshim_heap_configure(size_t mmap_threshold, size_t trim_threshold) {
     int trim_set = mallopt(M_TRIM_THRESHOLD, (int)trim_threshold);
     return mmap_set == 1 && trim_set == 1;
 }
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+int cshim_log_value_needs_escape(const uint8_t *bytes, size_t count, int json) {
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i second = _mm_set1_epi8(json ? '\\' : ' ');
+    const __m128i third = _mm_set1_epi8(json ? '"' : '=');
+    const __m128i fourth = _mm_set1_epi8(json ? '"' : '\n');
+    const __m128i control = _mm_set1_epi8(0x1F);
+    for (; i + 16 <= count; i += 16) {
+        __m128i chunk = _mm_loadu_si128((const __m128i *)(bytes + i));
+        __m128i hits = _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, second));
+        hits = _mm_or_si128(hits, _mm_or_si128(_mm_cmpeq_epi8(chunk, third), _mm_cmpeq_epi8(chunk, fourth)));
+        if (json) hits = _mm_or_si128(hits, _mm_cmpeq_epi8(_mm_min_epu8(chunk, control), chunk));
+        if (_mm_movemask_epi8(hits)) return 1;
+    }
+#endif
+    for (; i < count; i++) {
+        uint8_t byte = bytes[i];
+        if (json ? (byte == '"' || byte == '\\' || byte < 0x20)
+                 : (byte == ' ' || byte == '"' || byte == '=' || byte == '\n'))
+            return 1;
+    }
+    return 0;
+}
+
+size_t cshim_access_line_maximum(const cshim_access_line *line) {
+    // Fixed text and numbers, then every value at its worst (\u00XX per byte, and quotes).
+    size_t total = 256;
+    const cshim_text *values[] = {&line->method, &line->status, &line->error_code, &line->app,
+                                  &line->on_behalf_of, &line->request_id, &line->peer};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) total += 6 * values[i]->count + 2;
+    return total;
+}
+
+static inline uint8_t *put(uint8_t *out, const char *literal, size_t count) {
+    memcpy(out, literal, count);
+    return out + count;
+}
+
+#define PUT(out, literal) put((out), (literal), sizeof(literal) - 1)
+
+/// `value` as a JSON string literal, escaped as `Logger.jsonString` does.
+static uint8_t *put_json_string(uint8_t *out, cshim_text value) {
+    static const char hex[] = "0123456789abcdef";
+    *out++ = '"';
+    if (!cshim_log_value_needs_escape(value.bytes, value.count, 1)) {
+        if (value.count) memcpy(out, value.bytes, value.count);
+        out += value.count;
+    } else {
+        for (size_t i = 0; i < value.count; i++) {
+            uint8_t byte = value.bytes[i];
+            switch (byte) {
+            case '"': out = PUT(out, "\\\""); break;
+            case '\\': out = PUT(out, "\\\\"); break;
+            case '\n': out = PUT(out, "\\n"); break;
+            case '\r': out = PUT(out, "\\r"); break;
+            case '\t': out = PUT(out, "\\t"); break;
+            default:
+                if (byte < 0x20) {
+                    out = PUT(out, "\\u00");
+                    *out++ = (uint8_t)hex[byte >> 4];
+                    *out++ = (uint8_t)hex[byte & 15];
+                } else {
+                    *out++ = byte;
+                }
+            }
+        }
+    }
+    *out++ = '"';
+    return out;
+}
+
+/// A value of the text format: as it is, or as a JSON string when empty or holding a space, a
+/// quote, '=' or a newline.
+static uint8_t *put_text_value(uint8_t *out, cshim_text value, int plain) {
+    if (value.count == 0 || (!plain && cshim_log_value_needs_escape(value.bytes, value.count, 0)))
+        return put_json_string(out, value);
+    memcpy(out, value.bytes, value.count);
+    return out + value.count;
+}
+
+static uint8_t *put_decimal(uint8_t *out, uint64_t value) {
+    uint8_t digits[20];
+    size_t count = 0;
+    do {
+        digits[count++] = (uint8_t)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    while (count) *out++ = digits[--count];
+    return out;
+}
+
+static uint8_t *put_milliseconds(uint8_t *out, uint64_t nanoseconds) {
+    uint64_t micros = nanoseconds / 1000;
+    out = put_decimal(out, micros / 1000);
+    unsigned fraction = (unsigned)(micros % 1000);
+    *out++ = '.';
+    *out++ = (uint8_t)('0' + fraction / 100);
+    *out++ = (uint8_t)('0' + fraction / 10 % 10);
+    *out++ = (uint8_t)('0' + fraction % 10);
+    return out;
+}
+
+size_t cshim_format_access_line(uint8_t *out, const cshim_access_line *line, int json) {
+    uint8_t *start = out;
+    if (json) {
+        out = PUT(out, "{\"time\":\"");
+        out = put(out, (const char *)line->time, 24);
+        out = PUT(out, "\",\"level\":\"info\",\"msg\":\"call\",\"method\":");
+        out = put_json_string(out, line->method);
+        out = PUT(out, ",\"status\":");
+        out = put_json_string(out, line->status);
+        out = PUT(out, ",\"error_code\":");
+        out = put_json_string(out, line->error_code);
+        out = PUT(out, ",\"duration_ms\":");
+        out = put_milliseconds(out, line->duration_ns);
+        out = PUT(out, ",\"app\":");
+        out = put_json_string(out, line->app);
+        out = PUT(out, ",\"on_behalf_of\":");
+        out = put_json_string(out, line->on_behalf_of);
+        out = PUT(out, ",\"request_id\":");
+        out = put_json_string(out, line->request_id);
+        out = PUT(out, ",\"peer\":");
+        out = put_json_string(out, line->peer);
+        out = PUT(out, ",\"stream\":");
+        out = put_decimal(out, line->stream);
+        out = PUT(out, "}\n");
+    } else {
+        out = put(out, (const char *)line->time, 24);
+        out = PUT(out, " INFO call method=");
+        out = put_text_value(out, line->method, line->method_is_plain);
+        out = PUT(out, " status=");
+        out = put_text_value(out, line->status, 1);
+        out = PUT(out, " error_code=");
+        out = put_text_value(out, line->error_code, 1);
+        out = PUT(out, " duration_ms=");
+        out = put_milliseconds(out, line->duration_ns);
+        out = PUT(out, " app=");
+        out = put_text_value(out, line->app, 0);
+        out = PUT(out, " on_behalf_of=");
+        out = put_text_value(out, line->on_behalf_of, 0);
+        out = PUT(out, " request_id=");
+        out = put_text_value(out, line->request_id, 0);
+        out = PUT(out, " peer=");
+        out = put_text_value(out, line->peer, 1);
+        out = PUT(out, " stream=");
+        out = put_decimal(out, line->stream);
+        *out++ = '\n';
+    }
+    return (size_t)(out - start);
+}

@@ -1,3 +1,4 @@
+internal import CSystemShims
 internal import Glibc
 import RPCCore
 import Synchronization
@@ -8,7 +9,10 @@ import Synchronization
 /// into the calling thread's own `LineBuffer`, and the `LogWriter` thread writes the buffers in
 /// large blocks. Calls end on event loops, workers and the store's completer alike, so every
 /// such thread has its buffer (found through a thread-local slot).
-final class AccessLog: Sendable {
+final class AccessLog: @unchecked Sendable {
+    // Invariant: `names` is allocated in `init`, never written after it, freed in `deinit`; the
+    // `cshim_text`s of `methodNames` and `statusNames` point into it.
+
     /// Which calls get a line.
     struct Selection: Sendable {
         /// One successful call in `sampleEvery` gets a line (per thread); every failed call does.
@@ -18,22 +22,42 @@ final class AccessLog: Sendable {
     }
 
     private let writer: LogWriter
-    private let format: Logger.Format
+    private let json: Int32
     private let selection: Selection
     /// Tells this log's buffers from another's in a thread's slot (tests run several servers
     /// in one process; an address could be reused, a number is not).
     private let id: UInt64
+    /// The method table's paths and the status codes' names, as bytes made once: a line copies
+    /// them from here, where a `String` would need a closure to reach its bytes.
+    private let names: UnsafeMutablePointer<UInt8>
+    private let methodNames: [cshim_text]
+    private let statusNames: [cshim_text]
 
     private static let nextID = Atomic<UInt64>(1)
     private static let slots = ThreadLocal { AccessLogSlot() }
 
-    init(writer: LogWriter, format: Logger.Format, selection: Selection) {
+    /// - Parameter methods: the method table's paths, in its order (`CallRecord.methodIndex`).
+    init(writer: LogWriter, format: Logger.Format, selection: Selection, methods: [String]) {
         self.writer = writer
-        self.format = format
+        json = format == .json ? 1 : 0
         self.selection = selection
         precondition(selection.sampleEvery >= 1, "sampleEvery must be at least 1")
         id = Self.nextID.add(1, ordering: .relaxed).oldValue
+        let statuses = (0...16).map { StatusCode(rawValue: UInt32($0)).name }
+        let all = methods + statuses
+        names = .allocate(capacity: max(1, all.reduce(0) { $0 + $1.utf8.count }))
+        var texts: [cshim_text] = []
+        var offset = 0
+        for name in all {
+            for (index, byte) in name.utf8.enumerated() { names[offset + index] = byte }
+            texts.append(cshim_text(bytes: names + offset, count: name.utf8.count))
+            offset += name.utf8.count
+        }
+        methodNames = Array(texts.prefix(methods.count))
+        statusNames = Array(texts.suffix(statuses.count))
     }
+
+    deinit { names.deallocate() }
 
     /// Lines dropped because the writer could not keep up (all of its users' lines, in practice
     /// this log's: ordinary lines are never dropped).
@@ -50,75 +74,57 @@ final class AccessLog: Sendable {
         let buffer = slot.buffer(for: id, writer: writer)
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let format = self.format
-        buffer.append(maximumBytes: Self.maximumBytes(call)) { line in
-            switch format {
-            case .text: Self.renderText(call, time: now, slot: slot, into: &line)
-            case .json: Self.renderJSON(call, time: now, slot: slot, into: &line)
+        var line = cshim_access_line()
+        line.duration_ns = call.durationNanoseconds
+        line.stream = call.streamID
+        let code = Int(call.code.rawValue)
+        if code < statusNames.count { line.status = statusNames[code] }
+        let known = call.methodIndex.flatMap { $0 < methodNames.count ? methodNames[$0] : nil }
+        if let known {
+            line.method = known
+            line.method_is_plain = 1
+        }
+        let json = self.json
+        // The call's own strings, reached one closure each (empty ones need none).
+        Self.withBytes(known == nil ? (call.method.isEmpty ? "(none)" : call.method) : "") { method in
+            if known == nil { line.method = method }
+            Self.withBytes(call.errorCode) { errorCode in
+                line.error_code = errorCode
+                Self.withBytes(call.appID) { app in
+                    line.app = app
+                    Self.withBytes(call.peer) { peer in
+                        line.peer = peer
+                        Self.withBytes(call.onBehalfOf) { onBehalfOf in
+                            line.on_behalf_of = onBehalfOf
+                            Self.withBytes(call.requestID) { requestID in
+                                line.request_id = requestID
+                                line.time = slot.timestamp(now)
+                                buffer.append(maximumBytes: cshim_access_line_maximum(&line)) { memory in
+                                    cshim_format_access_line(memory, &line, json)
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
 
-    // MARK: Rendering
-
-    /// The longest `call`'s line can be in either format, every value escaped at worst.
-    private static func maximumBytes(_ call: CallRecord) -> Int {
-        256
-            + LineWriter.escapedBytes(max(call.method.utf8.count, 6)) + LineWriter.escapedBytes(call.errorCode.utf8.count)
-            + LineWriter.escapedBytes(call.appID.utf8.count) + LineWriter.escapedBytes(call.onBehalfOf.utf8.count)
-            + LineWriter.escapedBytes(call.requestID.utf8.count) + LineWriter.escapedBytes(call.peer.utf8.count)
-    }
-
-    private static func renderText(_ call: CallRecord, time: timespec, slot: AccessLogSlot, into line: inout LineWriter) {
-        slot.writeTime(time, to: &line)
-        line.write(" INFO call method=")
-        line.write(textValue: call.method.isEmpty ? "(none)" : call.method)
-        line.write(" status=")
-        line.write(textValue: call.code.name)
-        line.write(" error_code=")
-        line.write(textValue: call.errorCode)
-        line.write(" duration_ms=")
-        line.write(milliseconds: call.durationNanoseconds)
-        line.write(" app=")
-        line.write(textValue: call.appID)
-        line.write(" on_behalf_of=")
-        line.write(textValue: call.onBehalfOf)
-        line.write(" request_id=")
-        line.write(textValue: call.requestID)
-        line.write(" peer=")
-        line.write(textValue: call.peer)
-        line.write(" stream=")
-        line.write(decimal: UInt64(call.streamID))
-        line.write(byte: UInt8(ascii: "\n"))
-    }
-
-    private static func renderJSON(_ call: CallRecord, time: timespec, slot: AccessLogSlot, into line: inout LineWriter) {
-        line.write("{\"time\":\"")
-        slot.writeTime(time, to: &line)
-        line.write("\",\"level\":\"info\",\"msg\":\"call\",\"method\":")
-        line.write(jsonString: call.method.isEmpty ? "(none)" : call.method)
-        line.write(",\"status\":")
-        line.write(jsonString: call.code.name)
-        line.write(",\"error_code\":")
-        line.write(jsonString: call.errorCode)
-        line.write(",\"duration_ms\":")
-        line.write(milliseconds: call.durationNanoseconds)
-        line.write(",\"app\":")
-        line.write(jsonString: call.appID)
-        line.write(",\"on_behalf_of\":")
-        line.write(jsonString: call.onBehalfOf)
-        line.write(",\"request_id\":")
-        line.write(jsonString: call.requestID)
-        line.write(",\"peer\":")
-        line.write(jsonString: call.peer)
-        line.write(",\"stream\":")
-        line.write(decimal: UInt64(call.streamID))
-        line.write("}\n")
+    /// `text`'s UTF-8 bytes for the duration of `body`; an empty string's at once.
+    @inline(__always)
+    private static func withBytes(_ text: String, _ body: (cshim_text) -> Void) {
+        if text.isEmpty { return body(cshim_text(bytes: nil, count: 0)) }
+        if text.utf8.withContiguousStorageIfAvailable({ body(cshim_text(bytes: $0.baseAddress, count: $0.count)) })
+            == nil
+        {
+            var copy = text
+            copy.withUTF8 { body(cshim_text(bytes: $0.baseAddress, count: $0.count)) }
+        }
     }
 }
 
-/// A thread's access-log state: its line buffer, its sampling count, and the formatted second
-/// of the last line (the time changes its milliseconds far more often than its second).
+/// A thread's access-log state: its line buffer, its sampling count, and the timestamp of its
+/// last line (the time changes its milliseconds far more often than its second).
 ///
 /// Touched only by its own thread (so the exclusivity checks of class properties, a runtime call
 /// per access, are left out).
@@ -127,14 +133,23 @@ final class AccessLogSlot {
     @exclusivity(unchecked) private var buffer: LineBuffer?
     @exclusivity(unchecked) var sampled: UInt64 = 0
     @exclusivity(unchecked) private var second = -1
-    /// `2026-11-29T11:30:00.` for `second`.
-    @exclusivity(unchecked) private var secondText: [UInt8] = []
+    /// `2026-11-29T11:30:00.123Z` (24 bytes): the date and time of `second`, the milliseconds
+    /// of the last line.
+    private let stamp = UnsafeMutablePointer<UInt8>.allocate(capacity: 24)
 
-    deinit { buffer?.abandon() }
+    deinit {
+        buffer?.abandon()
+        stamp.deallocate()
+    }
 
     /// This thread's buffer with `writer`, made (and registered) on first use.
+    @inline(__always)
     func buffer(for log: UInt64, writer: LogWriter) -> LineBuffer {
         if owner == log, let buffer { return buffer }
+        return replaceBuffer(for: log, writer: writer)
+    }
+
+    private func replaceBuffer(for log: UInt64, writer: LogWriter) -> LineBuffer {
         buffer?.abandon()
         let fresh = writer.makeLineBuffer()
         owner = log
@@ -142,15 +157,19 @@ final class AccessLogSlot {
         return fresh
     }
 
-    /// Writes `time` as `2026-11-29T11:30:00.123Z`.
-    func writeTime(_ time: timespec, to line: inout LineWriter) {
+    /// `time` as `2026-11-29T11:30:00.123Z`: 24 bytes, valid until the thread's next line.
+    @inline(__always)
+    func timestamp(_ time: timespec) -> UnsafePointer<UInt8> {
         if time.tv_sec != second {
             second = time.tv_sec
-            secondText.removeAll(keepingCapacity: true)
-            LogTime.appendUTCSecond(time.tv_sec, to: &secondText)
+            var text: [UInt8] = []
+            LogTime.appendUTCSecond(time.tv_sec, to: &text)
+            for (index, byte) in (text + [0x30, 0x30, 0x30, UInt8(ascii: "Z")]).enumerated() { stamp[index] = byte }
         }
-        secondText.withUnsafeBufferPointer { line.write($0) }
-        line.write(threeDigits: time.tv_nsec / 1_000_000)
-        line.write(byte: UInt8(ascii: "Z"))
+        let milliseconds = time.tv_nsec / 1_000_000
+        stamp[20] = UInt8(truncatingIfNeeded: 0x30 + milliseconds / 100)
+        stamp[21] = UInt8(truncatingIfNeeded: 0x30 + milliseconds / 10 % 10)
+        stamp[22] = UInt8(truncatingIfNeeded: 0x30 + milliseconds % 10)
+        return UnsafePointer(stamp)
     }
 }

@@ -191,19 +191,18 @@ public final class LogWriter: LogOutput {
     }
 }
 
-/// One thread's lines on their way to the `LogWriter`: written in place into memory of its own
-/// (reused, never grown per line), under a lock of its own, which only the writer's collection
-/// (once per flush interval) ever contends.
-public final class LineBuffer: @unchecked Sendable {
-    // Invariant: `storage` is allocated in `init`, freed in `deinit`, and its bytes and `State`
-    // are touched only with `state`'s lock held.
+/// One thread's lines on their way to the `LogWriter`: written in place into memory of its own,
+/// under a lock of its own, which only the writer's collection (once per flush interval) ever
+/// contends. A full buffer's memory is handed to the writer as it is (no copy) and fresh memory
+/// taken for the next lines.
+public final class LineBuffer: Sendable {
     private struct State {
+        /// Memory for lines: all of it counted as elements (left uninitialized until written),
+        /// the lines in `storage[0..<count]`.
+        var storage: [UInt8]
         var count = 0
         var lines = 0
         var abandoned = false
-        /// Bytes allocated at `storage` (more than `capacity` after a line larger than the room left).
-        var allocated: Int
-        var storage: UnsafeMutablePointer<UInt8>
     }
 
     /// Strong: the writer's registry holds its buffers until `stop`, threads hold theirs.
@@ -214,42 +213,37 @@ public final class LineBuffer: @unchecked Sendable {
     fileprivate init(writer: LogWriter, capacity: Int) {
         self.writer = writer
         self.capacity = capacity
-        state = Mutex(State(allocated: capacity, storage: .allocate(capacity: capacity)))
+        state = Mutex(State(storage: Self.memory(capacity)))
     }
 
-    deinit {
-        state.withLock { $0.storage.deallocate() }
+    /// `bytes` of memory for lines, not initialized (UInt8 is trivial: nothing reads a byte
+    /// before a line writes it).
+    private static func memory(_ bytes: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes) { _, count in count = bytes }
     }
 
-    /// Appends one line of at most `maximumBytes` that `render` writes (newline included).
+    /// Appends one line of at most `maximumBytes` that `render` writes at the pointer it is
+    /// given (newline included), returning how many bytes it wrote.
     @inline(__always)
-    func append(maximumBytes: Int, _ render: (inout LineWriter) -> Void) {
+    func append(maximumBytes: Int, _ render: (UnsafeMutablePointer<UInt8>) -> Int) {
         var full: [UInt8]?
         var fullLines = 0
         let first = state.withLock { state -> Bool in
-            if state.count + maximumBytes > state.allocated {
+            if state.count + maximumBytes > state.storage.count {
                 // No room: the lines so far go first (and a giant line gets room of its own).
-                if state.count > 0 {
-                    full = Self.take(&state)
-                    fullLines = state.lines
-                    state.lines = 0
-                }
-                if maximumBytes > state.allocated {
-                    state.storage.deallocate()
-                    state.allocated = maximumBytes
-                    state.storage = .allocate(capacity: maximumBytes)
-                }
+                if state.count > 0 { (full, fullLines) = Self.take(&state, next: max(capacity, maximumBytes)) }
+                if maximumBytes > state.storage.count { state.storage = Self.memory(maximumBytes) }
             }
             let first = state.count == 0
-            var line = LineWriter(base: state.storage + state.count, capacity: state.allocated - state.count)
-            render(&line)
-            state.count += line.count
-            state.lines += 1
-            if state.count >= capacity, full == nil {
-                full = Self.take(&state)
-                fullLines = state.lines
-                state.lines = 0
+            let start = state.count
+            let written = state.storage.withUnsafeMutableBufferPointer { memory -> Int in
+                let count = render(memory.baseAddress! + start)
+                precondition(count <= maximumBytes, "a log line outgrew the room made for it")
+                return count
             }
+            state.count += written
+            state.lines += 1
+            if state.count >= capacity, full == nil { (full, fullLines) = Self.take(&state, next: capacity) }
             return first
         }
         if let full { writer.submit(full, lines: fullLines) }
@@ -266,15 +260,22 @@ public final class LineBuffer: @unchecked Sendable {
     func take(into block: inout [UInt8]) {
         state.withLock { state in
             guard state.count > 0 else { return }
-            block.append(contentsOf: UnsafeBufferPointer(start: state.storage, count: state.count))
+            block.append(contentsOf: state.storage[0..<state.count])
             state.count = 0
             state.lines = 0
         }
     }
 
-    /// The buffered bytes, copied out; the storage is kept for the next lines.
-    private static func take(_ state: inout State) -> [UInt8] {
-        defer { state.count = 0 }
-        return [UInt8](UnsafeBufferPointer(start: state.storage, count: state.count))
+    /// The buffered lines as they are (their memory cut to their length), and their count; fresh
+    /// memory of `next` bytes takes their place.
+    private static func take(_ state: inout State, next: Int) -> ([UInt8], Int) {
+        var lines = memory(next)
+        swap(&lines, &state.storage)
+        lines.removeLast(lines.count - state.count)
+        defer {
+            state.count = 0
+            state.lines = 0
+        }
+        return (lines, state.lines)
     }
 }

@@ -115,7 +115,8 @@ public final class ModerationServer: Sendable {
             accessLog = AccessLog(
                 writer: writer, format: logger.format,
                 selection: AccessLog.Selection(
-                    sampleEvery: settings.accessLogSample, includeInternal: settings.accessLogInternal))
+                    sampleEvery: settings.accessLogSample, includeInternal: settings.accessLogInternal),
+                methods: methods.methods.map(\.path))
         } else {
             ownedLogWriter = nil
             accessLog = nil

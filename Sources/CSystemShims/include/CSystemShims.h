@@ -78,6 +78,40 @@ int cshim_heap_trim(void);
 /// malloc_trim does not release. 1 when both were set.
 int cshim_heap_configure(size_t mmap_threshold, size_t trim_threshold);
 
+/// 1 when a log value of `count` bytes must be quoted or escaped: in the text format (`json` 0)
+/// when it holds a space, a double quote, '=' or a newline; in JSON (`json` 1) when it holds a
+/// double quote, a backslash or a byte below 0x20. Sixteen bytes at a time where SSE2 is there
+/// (access-log values are method paths, addresses and ids: scanning them was most of a line's
+/// cost).
+int cshim_log_value_needs_escape(const uint8_t *bytes, size_t count, int json);
+
+/// A string's UTF-8 bytes, for `cshim_format_access_line`.
+typedef struct {
+    const uint8_t *bytes;
+    size_t count;
+} cshim_text;
+
+/// The values of one access-log line (see the server's `AccessLog`).
+typedef struct {
+    /// `2026-11-29T11:30:00.123Z`: exactly 24 bytes.
+    const uint8_t *time;
+    cshim_text method, status, error_code, app, on_behalf_of, request_id, peer;
+    uint64_t duration_ns;
+    uint32_t stream;
+    /// The method is a path of the server's method table, which needs no escaping.
+    int method_is_plain;
+} cshim_access_line;
+
+/// The most bytes `cshim_format_access_line` writes for `line` (every value escaped at worst).
+size_t cshim_access_line_maximum(const cshim_access_line *line);
+
+/// Writes `line` into `out` (room for `cshim_access_line_maximum` bytes) as the text format's
+/// `TIME INFO call method=… status=… error_code=… duration_ms=… app=… on_behalf_of=…
+/// request_id=… peer=… stream=…` line, or (`json` 1) as one JSON object, newline included,
+/// with values quoted and escaped exactly as the server's `Logger` does; returns the bytes
+/// written. In C because it runs for every call: the Swift formatting cost more than the call.
+size_t cshim_format_access_line(uint8_t *out, const cshim_access_line *line, int json);
+
 /// Relaxed atomic add and load on a 64-bit counter (metrics; no ordering implied).
 static inline void cshim_atomic_add(uint64_t *counter, uint64_t value) {
     __atomic_fetch_add(counter, value, __ATOMIC_RELAXED);
