@@ -85,6 +85,11 @@ enum DomainToProto {
         case .unbanned: .unbanned
         case .scopeChanged: .scopeChanged
         case .ownershipTransferred: .ownershipTransferred
+        case .muted: .muted
+        case .unmuted: .unmuted
+        case .frozen: .frozen
+        case .unfrozen: .unfrozen
+        case .userDeleted: .userDeleted
         }
     }
 }

@@ -36,9 +36,10 @@ public enum StorageCodes {
         }
     }
 
+    /// In the order of the proto's `ActionType` numbers (1…): a kind's code is its number.
     private static let kinds: [ActionKind] = [
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
-        .ownershipTransferred,
+        .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted,
     ]
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }

@@ -54,6 +54,15 @@ MODERATION_V1_MODERATION__UPDATE_USER: MethodSpec[_moderation_v1_moderation_pb2.
     response_type=_moderation_v1_moderation_pb2.UpdateUserResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__DELETE_USER: MethodSpec[_moderation_v1_moderation_pb2.DeleteUserRequest, _moderation_v1_moderation_pb2.DeleteUserResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='DeleteUser',
+    python_name='delete_user',
+    path='/moderation.v1.Moderation/DeleteUser',
+    request_type=_moderation_v1_moderation_pb2.DeleteUserRequest,
+    response_type=_moderation_v1_moderation_pb2.DeleteUserResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__CREATE_GROUP: MethodSpec[_moderation_v1_moderation_pb2.CreateGroupRequest, _moderation_v1_moderation_pb2.CreateGroupResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='CreateGroup',
@@ -225,6 +234,69 @@ MODERATION_V1_MODERATION__GET_MEMBER_STATE: MethodSpec[_moderation_v1_moderation
     response_type=_moderation_v1_moderation_pb2.GetMemberStateResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__MUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='MuteMember',
+    python_name='mute_member',
+    path='/moderation.v1.Moderation/MuteMember',
+    request_type=_moderation_v1_moderation_pb2.MuteMemberRequest,
+    response_type=_moderation_v1_moderation_pb2.MuteMemberResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__UNMUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.UnmuteMemberRequest, _moderation_v1_moderation_pb2.UnmuteMemberResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='UnmuteMember',
+    python_name='unmute_member',
+    path='/moderation.v1.Moderation/UnmuteMember',
+    request_type=_moderation_v1_moderation_pb2.UnmuteMemberRequest,
+    response_type=_moderation_v1_moderation_pb2.UnmuteMemberResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS: MethodSpec[_moderation_v1_moderation_pb2.BulkMuteMembersRequest, _moderation_v1_moderation_pb2.BulkMuteMembersResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='BulkMuteMembers',
+    python_name='bulk_mute_members',
+    path='/moderation.v1.Moderation/BulkMuteMembers',
+    request_type=_moderation_v1_moderation_pb2.BulkMuteMembersRequest,
+    response_type=_moderation_v1_moderation_pb2.BulkMuteMembersResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__BULK_UNMUTE_MEMBERS: MethodSpec[_moderation_v1_moderation_pb2.BulkUnmuteMembersRequest, _moderation_v1_moderation_pb2.BulkUnmuteMembersResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='BulkUnmuteMembers',
+    python_name='bulk_unmute_members',
+    path='/moderation.v1.Moderation/BulkUnmuteMembers',
+    request_type=_moderation_v1_moderation_pb2.BulkUnmuteMembersRequest,
+    response_type=_moderation_v1_moderation_pb2.BulkUnmuteMembersResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__FREEZE_GROUP: MethodSpec[_moderation_v1_moderation_pb2.FreezeGroupRequest, _moderation_v1_moderation_pb2.FreezeGroupResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='FreezeGroup',
+    python_name='freeze_group',
+    path='/moderation.v1.Moderation/FreezeGroup',
+    request_type=_moderation_v1_moderation_pb2.FreezeGroupRequest,
+    response_type=_moderation_v1_moderation_pb2.FreezeGroupResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__UNFREEZE_GROUP: MethodSpec[_moderation_v1_moderation_pb2.UnfreezeGroupRequest, _moderation_v1_moderation_pb2.UnfreezeGroupResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='UnfreezeGroup',
+    python_name='unfreeze_group',
+    path='/moderation.v1.Moderation/UnfreezeGroup',
+    request_type=_moderation_v1_moderation_pb2.UnfreezeGroupRequest,
+    response_type=_moderation_v1_moderation_pb2.UnfreezeGroupResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__CHECK_POST: MethodSpec[_moderation_v1_moderation_pb2.CheckPostRequest, _moderation_v1_moderation_pb2.CheckPostResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='CheckPost',
+    python_name='check_post',
+    path='/moderation.v1.Moderation/CheckPost',
+    request_type=_moderation_v1_moderation_pb2.CheckPostRequest,
+    response_type=_moderation_v1_moderation_pb2.CheckPostResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS: MethodSpec[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='ListGroupActions',
@@ -250,6 +322,7 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__CREATE_USER,
         MODERATION_V1_MODERATION__GET_USER,
         MODERATION_V1_MODERATION__UPDATE_USER,
+        MODERATION_V1_MODERATION__DELETE_USER,
         MODERATION_V1_MODERATION__CREATE_GROUP,
         MODERATION_V1_MODERATION__GET_GROUP,
         MODERATION_V1_MODERATION__UPDATE_GROUP,
@@ -269,6 +342,13 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__BULK_BAN_MEMBERS,
         MODERATION_V1_MODERATION__BULK_UNBAN_MEMBERS,
         MODERATION_V1_MODERATION__GET_MEMBER_STATE,
+        MODERATION_V1_MODERATION__MUTE_MEMBER,
+        MODERATION_V1_MODERATION__UNMUTE_MEMBER,
+        MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS,
+        MODERATION_V1_MODERATION__BULK_UNMUTE_MEMBERS,
+        MODERATION_V1_MODERATION__FREEZE_GROUP,
+        MODERATION_V1_MODERATION__UNFREEZE_GROUP,
+        MODERATION_V1_MODERATION__CHECK_POST,
         MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS,
         MODERATION_V1_MODERATION__SUBSCRIBE,
     ),
@@ -378,6 +458,16 @@ class ModerationStub(ServiceStub):
     def update_user_async(self, request: _moderation_v1_moderation_pb2.UpdateUserRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.UpdateUserResponse]:
         """``update_user`` without waiting: a Future of the response (or of its ``RpcError``)."""
         return self._invoker.call_async(MODERATION_V1_MODERATION__UPDATE_USER, request, **options)
+
+    def delete_user(self, request: _moderation_v1_moderation_pb2.DeleteUserRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.DeleteUserResponse:
+        """Deletes a user (the user itself or the app): they leave every group, their profile is
+        erased and the uid is never used again. Refused while they own a group.
+        """
+        return self._invoker.call(MODERATION_V1_MODERATION__DELETE_USER, request, **options)
+
+    def delete_user_async(self, request: _moderation_v1_moderation_pb2.DeleteUserRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.DeleteUserResponse]:
+        """``delete_user`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__DELETE_USER, request, **options)
 
     def create_group(self, request: _moderation_v1_moderation_pb2.CreateGroupRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.CreateGroupResponse:
         """Creates a group; the acting user becomes its owner (the app may name one)."""
@@ -530,6 +620,64 @@ class ModerationStub(ServiceStub):
     def get_member_state_async(self, request: _moderation_v1_moderation_pb2.GetMemberStateRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.GetMemberStateResponse]:
         """``get_member_state`` without waiting: a Future of the response (or of its ``RpcError``)."""
         return self._invoker.call_async(MODERATION_V1_MODERATION__GET_MEMBER_STATE, request, **options)
+
+    def mute_member(self, request: _moderation_v1_moderation_pb2.MuteMemberRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.MuteMemberResponse:
+        """Mutes a member, who stays a member but may not post (admins and moderators outranking them)."""
+        return self._invoker.call(MODERATION_V1_MODERATION__MUTE_MEMBER, request, **options)
+
+    def mute_member_async(self, request: _moderation_v1_moderation_pb2.MuteMemberRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.MuteMemberResponse]:
+        """``mute_member`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__MUTE_MEMBER, request, **options)
+
+    def unmute_member(self, request: _moderation_v1_moderation_pb2.UnmuteMemberRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.UnmuteMemberResponse:
+        """Lifts a member's mute (admins and moderators outranking them)."""
+        return self._invoker.call(MODERATION_V1_MODERATION__UNMUTE_MEMBER, request, **options)
+
+    def unmute_member_async(self, request: _moderation_v1_moderation_pb2.UnmuteMemberRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.UnmuteMemberResponse]:
+        """``unmute_member`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__UNMUTE_MEMBER, request, **options)
+
+    def bulk_mute_members(self, request: _moderation_v1_moderation_pb2.BulkMuteMembersRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.BulkMuteMembersResponse:
+        """Mutes up to 100 members, with a result per user."""
+        return self._invoker.call(MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS, request, **options)
+
+    def bulk_mute_members_async(self, request: _moderation_v1_moderation_pb2.BulkMuteMembersRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.BulkMuteMembersResponse]:
+        """``bulk_mute_members`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS, request, **options)
+
+    def bulk_unmute_members(self, request: _moderation_v1_moderation_pb2.BulkUnmuteMembersRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.BulkUnmuteMembersResponse:
+        """Unmutes up to 100 members, with a result per user."""
+        return self._invoker.call(MODERATION_V1_MODERATION__BULK_UNMUTE_MEMBERS, request, **options)
+
+    def bulk_unmute_members_async(self, request: _moderation_v1_moderation_pb2.BulkUnmuteMembersRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.BulkUnmuteMembersResponse]:
+        """``bulk_unmute_members`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__BULK_UNMUTE_MEMBERS, request, **options)
+
+    def freeze_group(self, request: _moderation_v1_moderation_pb2.FreezeGroupRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.FreezeGroupResponse:
+        """Freezes a group: until it is unfrozen only moderators and above may post (admins only)."""
+        return self._invoker.call(MODERATION_V1_MODERATION__FREEZE_GROUP, request, **options)
+
+    def freeze_group_async(self, request: _moderation_v1_moderation_pb2.FreezeGroupRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.FreezeGroupResponse]:
+        """``freeze_group`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__FREEZE_GROUP, request, **options)
+
+    def unfreeze_group(self, request: _moderation_v1_moderation_pb2.UnfreezeGroupRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.UnfreezeGroupResponse:
+        """Unfreezes a group (admins only)."""
+        return self._invoker.call(MODERATION_V1_MODERATION__UNFREEZE_GROUP, request, **options)
+
+    def unfreeze_group_async(self, request: _moderation_v1_moderation_pb2.UnfreezeGroupRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.UnfreezeGroupResponse]:
+        """``unfreeze_group`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__UNFREEZE_GROUP, request, **options)
+
+    def check_post(self, request: _moderation_v1_moderation_pb2.CheckPostRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.CheckPostResponse:
+        """May these users post in these groups now? Up to 100 (group, user) pairs, each answered; a
+        refusal is an answer, not a failed call. The app asks about anyone, a user about itself.
+        """
+        return self._invoker.call(MODERATION_V1_MODERATION__CHECK_POST, request, **options)
+
+    def check_post_async(self, request: _moderation_v1_moderation_pb2.CheckPostRequest, **options: Unpack[CallOptions]) -> Future[_moderation_v1_moderation_pb2.CheckPostResponse]:
+        """``check_post`` without waiting: a Future of the response (or of its ``RpcError``)."""
+        return self._invoker.call_async(MODERATION_V1_MODERATION__CHECK_POST, request, **options)
 
     def list_group_actions(self, request: _moderation_v1_moderation_pb2.ListGroupActionsRequest, **options: Unpack[CallOptions]) -> _moderation_v1_moderation_pb2.ListGroupActionsResponse:
         """Reads a group's action log ("missed events"), oldest first."""
