@@ -9,12 +9,15 @@ extension SQLiteSession {
             statement.bind(1, groupID)
             statement.bind(2, uid)
             guard try statement.step(), let scope = StorageCodes.scope(statement.int(0)) else { return nil }
-            return Membership(scope: scope, joinedAt: statement.int64(1))
+            return Membership(
+                scope: scope, joinedAt: statement.int64(1),
+                mute: StorageCodes.mute(mutedUntil: statement.int64(2), reason: statement.string(3)))
         }
         if isWriter { cache.set(key, membership: found) }
         return found
     }
 
+    /// Inserts a membership without a mute (a new member is never muted).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
         try connection.run(.insertMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
@@ -24,7 +27,9 @@ extension SQLiteSession {
             statement.bind(5, membership.joinedAt)
             try statement.execute()
         }
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: membership)
+        var inserted = membership
+        inserted.mute = nil
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -50,6 +55,21 @@ extension SQLiteSession {
         }
     }
 
+    func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
+        try connection.run(.setMute) { (statement) throws(ModerationError) in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            statement.bind(3, StorageCodes.mutedUntil(mute))
+            statement.bind(4, mute?.reason ?? "")
+            try statement.execute()
+        }
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if let known = cache.membership(key), var membership = known {
+            membership.mute = mute
+            cache.set(key, membership: membership)
+        }
+    }
+
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
         try userListPage(
             .members, groupID: groupID, search: query.search, limit: query.limit,
@@ -57,11 +77,67 @@ extension SQLiteSession {
                 statement.bind(2, query.after?.joinedAt ?? Int64.min)
                 statement.bind(3, query.after?.uid ?? "")
                 statement.bind(4, StorageCodes.mask(query.scopes))
+                statement.bind(8, query.mutedAt ?? 0)
             }, decode: decodeMember)
     }
 
+    func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
+        try connection.run(.expiredMutes) { (statement) throws(ModerationError) -> [ExpiredEntry] in
+            statement.bind(1, now)
+            statement.bind(2, limit)
+            var rows: [ExpiredEntry] = []
+            while try statement.step() {
+                rows.append(
+                    ExpiredEntry(
+                        appID: statement.int64(0), app: statement.string(1), guid: statement.string(2),
+                        uid: statement.string(3)))
+            }
+            return rows
+        }
+    }
+
+    /// One statement per check, each a unique-key lookup of the group and a primary-key lookup of
+    /// the membership (and, for a non-member, of the ban).
+    func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?] {
+        try connection.run(.postingStanding) { (statement) throws(ModerationError) -> [PostingStanding?] in
+            var standings: [PostingStanding?] = []
+            standings.reserveCapacity(checks.count)
+            for check in checks {
+                statement.bind(1, appID)
+                statement.bind(2, check.guid)
+                statement.bind(3, check.uid)
+                guard try statement.step() else {
+                    standings.append(nil)
+                    statement.reset()
+                    continue
+                }
+                var membership: Membership? = nil
+                if let scope = statement.optionalInt(2).flatMap(StorageCodes.scope) {
+                    membership = Membership(
+                        scope: scope, joinedAt: statement.int64(3),
+                        mute: StorageCodes.mute(mutedUntil: statement.int64(4), reason: ""))
+                }
+                standings.append(
+                    PostingStanding(
+                        groupType: StorageCodes.groupType(statement.int(0)), frozen: statement.int(1) != 0,
+                        membership: membership, banExpiresAt: statement.isNull(5) ? nil : statement.int64(5)))
+                statement.reset()
+            }
+            return standings
+        }
+    }
+
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {
-        try connection.run(.groupsOfUser) { (statement) throws(ModerationError) -> [String] in
+        try guids(.groupsOfUser, appID: appID, uid: uid)
+    }
+
+    func groupsBanning(appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        try guids(.groupsBanningUser, appID: appID, uid: uid)
+    }
+
+    /// The guids a statement taking (?1 app, ?2 uid) returns.
+    private func guids(_ query: Query, appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        try connection.run(query) { (statement) throws(ModerationError) -> [String] in
             statement.bind(1, appID)
             statement.bind(2, uid)
             var guids: [String] = []
@@ -74,6 +150,7 @@ extension SQLiteSession {
     private func decodeMember(_ statement: SQLiteStatement) -> Member {
         Member(
             uid: statement.string(0), name: statement.string(1), avatar: statement.string(2),
-            scope: StorageCodes.scope(statement.int(3)) ?? .participant, joinedAt: statement.int64(4))
+            scope: StorageCodes.scope(statement.int(3)) ?? .participant, joinedAt: statement.int64(4),
+            mute: StorageCodes.mute(mutedUntil: statement.int64(5), reason: statement.string(6)))
     }
 }

@@ -46,6 +46,19 @@ public enum StorageCodes {
 
     public static func kind(_ code: Int) -> ActionKind { kinds.indices.contains(code - 1) ? kinds[code - 1] : .updated }
 
+    /// A mute as the `muted_until` column keeps it: the wire's `muted_until` (0 not muted, -1
+    /// until unmuted, else the expiry).
+    public static func mutedUntil(_ mute: Mute?) -> Int64 { mute?.mutedUntil ?? 0 }
+
+    /// The mute of a member row from its `muted_until` and `mute_reason` columns.
+    public static func mute(mutedUntil: Int64, reason: String) -> Mute? {
+        switch mutedUntil {
+        case 0: nil
+        case Mute.untilUnmuted: Mute(expiresAt: 0, reason: reason)
+        default: Mute(expiresAt: mutedUntil, reason: reason)
+        }
+    }
+
     /// A bit mask of kinds for `((1 << kind) & mask) != 0`; every kind when `kinds` is empty.
     public static func mask(_ kinds: Set<ActionKind>) -> Int64 {
         let chosen = kinds.isEmpty ? Set(ActionKind.allCases) : kinds

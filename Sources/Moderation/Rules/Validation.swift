@@ -88,6 +88,14 @@ public enum Validation {
         }
     }
 
+    /// A ban's or mute's `duration_ms`: 0 (`meaningOfZero`) or up to 100 years.
+    static func duration(_ durationMs: Int64, meaningOfZero: String) throws(ModerationError) {
+        guard durationMs >= 0, durationMs <= 100 * 365 * 86_400_000 else {
+            throw .invalid(
+                "duration_ms", "must be 0 (\(meaningOfZero)) or a positive number of milliseconds up to 100 years")
+        }
+    }
+
     /// A page size: 0 means the default of 30, else 1–100.
     static func limit(_ limit: Int) throws(ModerationError) -> Int {
         if limit == 0 { return defaultLimit }
