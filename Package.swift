@@ -154,7 +154,7 @@ let package = Package(
                 "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "CLibPQ", "RPCCore", "RPCPosix",
                 "RPCMessages", "Moderation", "ModerationSQLite", "ModerationPostgres", "ModerationEvents",
                 "ModerationMessages", "CModerationProto", "ServerApp", "ThreadSupport", "TLSSupport", "COpenSSL",
-                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages",
+                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages", "CommandLineSupport",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import CommandLineSupport
 internal import Glibc
 public import Moderation
 import ModerationEvents
@@ -88,6 +89,9 @@ public final class ModerationTestServer: Sendable {
     ) throws {
         var settings = ServerSettings()
         settings.threads = 2
+        // The gRPC listener on a port of its own (its default, 7601, is shared by every server
+        // on the machine), unless the test chooses.
+        settings.grpcListen = HostPort(host: "127.0.0.1", port: 0)
         configureSettings(&settings)
         settings.host = "127.0.0.1"
         settings.port = 0
