@@ -12,9 +12,9 @@ enum Query: Int, CaseIterable {
     case groupsPage, groupsPageSearch, groupsPageJoined
 
     case membership, insertMember, deleteMember, setScope, setMute, membersPage, membersPageScan, membersPageSearch
-    case groupsOfUser, expiredMutes, postingStanding
+    case groupsOfUser, expiredMutes, postingGroup
 
-    case ban, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans, groupsBanningUser
+    case ban, banExpiry, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans, groupsBanningUser
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -222,18 +222,11 @@ enum Query: Int, CaseIterable {
             SELECT a.id, a.name, g.guid, m.uid FROM members m JOIN groups g ON g.id = m.group_id JOIN apps a ON a.id = g.app_id
             WHERE m.muted_until > 0 AND m.muted_until <= ?1 ORDER BY m.muted_until LIMIT ?2
             """
-        case .postingStanding:
-            // CheckPost: ?1 app, ?2 guid, ?3 uid. The group by its unique key, the membership by
-            // its primary key and, for a non-member only, the ban by (group, uid).
-            """
-            SELECT g.type, g.frozen, m.scope, m.joined_at, m.muted_until,
-                   CASE WHEN m.uid IS NULL THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = ?3) END
-            FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = ?3
-            WHERE g.app_id = ?1 AND g.guid = ?2
-            """
+        case .postingGroup: "SELECT id, type, frozen, version FROM groups WHERE app_id = ?1 AND guid = ?2"
 
         case .ban:
             "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = ?1 AND b.uid = ?2"
+        case .banExpiry: "SELECT expires_at FROM bans WHERE group_id = ?1 AND uid = ?2"
         case .insertBan:
             """
             INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)

@@ -96,36 +96,70 @@ extension SQLiteSession {
         }
     }
 
-    /// One statement per check, each a unique-key lookup of the group and a primary-key lookup of
-    /// the membership (and, for a non-member, of the ban).
+    /// Each group read once per snapshot (a unique-key lookup, then kept in memory while the
+    /// reader's read transaction lasts: `postingGroups`); then each pair from the store's
+    /// `PostingCache` when it holds the pair at the group's version, else with one primary-key
+    /// lookup of the membership (and, for a non-member, one of the ban), kept for the next asker.
     func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?] {
-        try connection.run(.postingStanding) { (statement) throws(ModerationError) -> [PostingStanding?] in
-            var standings: [PostingStanding?] = []
-            standings.reserveCapacity(checks.count)
-            for check in checks {
-                statement.bind(1, appID)
-                statement.bind(2, check.guid)
-                statement.bind(3, check.uid)
-                guard try statement.step() else {
-                    standings.append(nil)
-                    statement.reset()
-                    continue
-                }
-                var membership: Membership? = nil
-                if let scope = statement.optionalInt(2).flatMap(StorageCodes.scope) {
-                    membership = Membership(
-                        scope: scope, joinedAt: statement.int64(3),
-                        mute: StorageCodes.mute(mutedUntil: statement.int64(4), reason: ""))
-                }
-                standings.append(
-                    PostingStanding(
-                        groupType: StorageCodes.groupType(statement.int(0)), frozen: statement.int(1) != 0,
-                        membership: membership, banExpiresAt: statement.isNull(5) ? nil : statement.int64(5)))
-                statement.reset()
+        var standings: [PostingStanding?] = []
+        standings.reserveCapacity(checks.count)
+        // The writer never asks (CheckPost is a read); its reads must see its own writes.
+        let cached = !isWriter
+        if postingGroups.count > Self.postingGroupsLimit { postingGroups.removeAll(keepingCapacity: true) }
+        for check in checks {
+            let key = PostingGroupKey(appID: appID, guid: check.guid)
+            let found: PostingGroup?
+            if cached, let known = postingGroups[key] {
+                found = known
+            } else {
+                found = try postingGroup(appID: appID, guid: check.guid)
+                if cached { postingGroups[key] = .some(found) }
             }
-            return standings
+            guard let group = found else {
+                standings.append(nil)
+                continue
+            }
+            let pair = PostingCache.Key(groupID: group.id, uid: check.uid)
+            let entry: PostingCache.Entry
+            if cached, let known = postingCache?.entry(pair, version: group.version) {
+                entry = known
+            } else {
+                let membership = try membership(groupID: group.id, uid: check.uid)
+                entry = PostingCache.Entry(
+                    version: group.version, membership: membership,
+                    banExpiresAt: membership == nil ? try banExpiry(groupID: group.id, uid: check.uid) : nil)
+                if cached { postingCache?.store(entry, for: pair) }
+            }
+            standings.append(
+                PostingStanding(
+                    groupType: group.type, frozen: group.frozen, membership: entry.membership,
+                    banExpiresAt: entry.banExpiresAt))
+        }
+        return standings
+    }
+
+    private func postingGroup(appID: Int64, guid: String) throws(ModerationError) -> PostingGroup? {
+        try connection.run(.postingGroup) { (statement) throws(ModerationError) -> PostingGroup? in
+            statement.bind(1, appID)
+            statement.bind(2, guid)
+            guard try statement.step() else { return nil }
+            return PostingGroup(
+                id: statement.int64(0), type: StorageCodes.groupType(statement.int(1)), frozen: statement.int(2) != 0,
+                version: statement.uint64(3))
         }
     }
+
+    /// The expiry of `uid`'s ban row in the group (0: permanent), or nil when there is none.
+    private func banExpiry(groupID: Int64, uid: String) throws(ModerationError) -> Int64? {
+        try connection.run(.banExpiry) { (statement) throws(ModerationError) -> Int64? in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            return try statement.step() ? statement.int64(0) : nil
+        }
+    }
+
+    /// Groups a reader keeps for CheckPost at most; past it the next call starts afresh.
+    static let postingGroupsLimit = 10_000
 
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {
         try guids(.groupsOfUser, appID: appID, uid: uid)

@@ -57,6 +57,48 @@ struct CheckPostTests {
         #expect(try harness.client(app: "other").checkPost("priv", "o").refusal == .groupNotFound, "apps are apart")
     }
 
+    @Test("an answer follows every change at once, however often the pair was asked before")
+    func followsChanges() throws {
+        let harness = try Self.setUp(ManualClock())
+        defer { harness.tearDown() }
+        let app = harness.client()
+        let owner = harness.client("o")
+        // Asked again after each step: a store keeping answers (the SQLite readers' cache by group
+        // version) must never serve one from before the change.
+        func expect(_ refusal: ErrorCode?, after step: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+        {
+            for _ in 0..<3 {
+                #expect(
+                    try app.checkPost("pub", "q").refusal == refusal, "after \(step)", sourceLocation: sourceLocation)
+                #expect(try harness.client("q").checkPost("pub").refusal == refusal, "after \(step)")
+            }
+        }
+        try expect(nil, after: "nothing")
+        try owner.mute("pub", "q")
+        try expect(.memberMuted, after: "a mute")
+        try owner.unmute("pub", "q")
+        try expect(nil, after: "an unmute")
+        try owner.changeScope("pub", "q", to: .moderator)
+        try owner.freeze("pub")
+        try expect(nil, after: "a freeze, as a moderator")
+        try owner.changeScope("pub", "q", to: .participant)
+        try expect(.groupFrozen, after: "a demotion while frozen")
+        try owner.unfreeze("pub")
+        try owner.kick("pub", "q")
+        try expect(.groupNotJoined, after: "a kick")
+        try owner.ban("pub", "q")
+        try expect(.bannedGroupMember, after: "a ban")
+        try owner.unban("pub", "q")
+        try harness.client("q").join("pub")
+        try expect(nil, after: "an unban and a join")
+        try owner.updateGroup(GroupUpdate(guid: "pub", type: .private))
+        try harness.client("q").leave("pub")
+        try expect(.groupNotFound, after: "leaving a group made private")
+        try owner.deleteGroup("pub")
+        try app.createGroup("pub", owner: "o", members: [MemberGrant(uid: "q")])
+        try expect(nil, after: "the guid made again")
+    }
+
     @Test("100 checks in one call, answered in order; the call's own refusals")
     func batchAndArguments() throws {
         let harness = try Self.setUp(ManualClock())
