@@ -71,7 +71,7 @@ struct WriteContext {
             actor = try actorUser()
         }
         var snapshot = group.group
-        snapshot.frozenReason = ""
+        if !snapshot.frozenReason.isEmpty { snapshot.frozenReason = "" }
         var action = ActionRecord(
             app: caller.app, kind: kind, actionBy: actor, actionOn: target, group: snapshot, oldScope: oldScope,
             newScope: newScope, reason: reason, expiresAt: expiresAt, timestamp: now,

@@ -215,9 +215,11 @@ extension ModerationService {
             try access.requireVisible()
             try access.requireMember()
             let version = access.stored.group.version
-            // The cache holds pages as stored; what a reader sees depends on who and when.
+            // The cache holds pages as stored; what a reader sees of a mute depends on who and when
+            // (a page without one is handed out as it is: most are).
             let seen = { (page: Page<Member>) -> Page<Member> in
-                Page(
+                guard page.items.contains(where: { $0.mute != nil }) else { return page }
+                return Page(
                     items: page.items.map { Redaction.member($0, for: access.actorRank, at: context.now) },
                     nextCursor: page.nextCursor)
             }
