@@ -183,7 +183,8 @@ final class Registry {
                 entries[subscription.id]?.groups.remove(guid)
                 app.byMemberGroup.set(nil, id: subscription.id, under: guid)
             }
-        case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
+        case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
+            .userDeleted:
             return
         }
     }

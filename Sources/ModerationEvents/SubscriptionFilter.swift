@@ -41,7 +41,8 @@ struct SubscriptionFilter: Sendable {
             if onUser { memberOf.remove(guid) }
         case .deleted:
             memberOf.remove(guid)
-        case .updated, .unbanned, .scopeChanged, .ownershipTransferred:
+        case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
+            .userDeleted:
             break
         }
     }
@@ -51,7 +52,9 @@ struct SubscriptionFilter: Sendable {
         switch action.kind {
         case .created, .joined, .added, .left, .kicked, .banned: action.actionOn?.uid == uid
         case .deleted: true
-        case .updated, .unbanned, .scopeChanged, .ownershipTransferred: false
+        case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
+            .userDeleted:
+            false
         }
     }
 

@@ -11,7 +11,7 @@ enum Migrations {
     /// The migrations, given the schema `pg_trgm` lives in (its operator classes are named
     /// with it, so the store's `search_path` needs only the store's own schema).
     static func all(trigramSchema: String) -> [String] {
-        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2]
+        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3]
     }
 
     /// Advisory lock keys: (class, object) pairs of `pg_advisory_xact_lock(int, int)`.
@@ -263,5 +263,30 @@ enum Migrations {
             updated_at timestamptz NOT NULL,
             granted double precision NOT NULL
         );
+        """
+
+    /// Issue 17: mutes, freezes and deleted users. Adding a column with a constant default
+    /// rewrites nothing, so instances of the previous build keep running while one migrates.
+    private static let version3 = """
+        -- A deleted user keeps their row as a tombstone (profile erased, deleted_at set), so the
+        -- uid is never used again; lookups by uid skip it.
+        ALTER TABLE users ADD COLUMN deleted_at bigint NOT NULL DEFAULT 0;
+
+        -- A frozen group's reason is for its admins and moderators; snapshots keep only the flag.
+        ALTER TABLE groups ADD COLUMN frozen boolean NOT NULL DEFAULT false,
+            ADD COLUMN frozen_reason text NOT NULL DEFAULT '';
+        ALTER TABLE group_revisions ADD COLUMN frozen boolean NOT NULL DEFAULT false;
+
+        -- A mute lives on its membership row, so it ends with the membership. muted_until as on
+        -- the wire: 0 not muted, -1 until unmuted, else the expiry (Unix ms).
+        ALTER TABLE members ADD COLUMN muted_until bigint NOT NULL DEFAULT 0,
+            ADD COLUMN mute_reason text NOT NULL DEFAULT '';
+        -- The member list's index stays covering with the mute.
+        DROP INDEX members_by_joined;
+        CREATE INDEX members_by_joined ON members (group_id, joined_at, uid) INCLUDE (user_id, scope, muted_until, mute_reason);
+        CREATE INDEX members_by_mute_expiry ON members (muted_until) WHERE muted_until > 0;
+
+        -- A deleted user's bans, found by user.
+        CREATE INDEX bans_by_user ON bans (user_id);
         """
 }

@@ -49,9 +49,15 @@ extension PostgresSession {
     /// apps of the bans it returns and skips bans of apps another writer holds (they are swept
     /// in a later run, or expire on contact). The sweeper then rechecks each ban under the lock,
     /// so however many instances sweep, each expiry is recorded once.
-    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {
-        let rows = try connection.query(.expiredBans, [.int(now), .int(limit)])
-        var expired: [ExpiredBan] = []
+    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
+        try lockedExpiries(.expiredBans, at: now, limit: limit)
+    }
+
+    /// The rows of `expiredBans` or `expiredMutes` (app id, app, guid, uid, the app's head seq),
+    /// whose apps the statement locked: the transaction now holds each of them.
+    func lockedExpiries(_ statement: Statement, at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
+        let rows = try connection.query(statement, [.int(now), .int(limit)])
+        var expired: [ExpiredEntry] = []
         expired.reserveCapacity(rows.rowCount)
         for row in 0..<rows.rowCount {
             let appID = rows.int64(row, 0)
@@ -60,7 +66,7 @@ extension PostgresSession {
                 writer.appIDs[app] = appID
                 hold(appID: appID, head: rows.uint64(row, 4))
             }
-            expired.append(ExpiredBan(appID: appID, app: app, guid: rows.string(row, 2), uid: rows.string(row, 3)))
+            expired.append(ExpiredEntry(appID: appID, app: app, guid: rows.string(row, 2), uid: rows.string(row, 3)))
         }
         return expired
     }

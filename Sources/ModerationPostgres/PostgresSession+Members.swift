@@ -8,12 +8,15 @@ extension PostgresSession {
         let row = try connection.query(.membership, [.int(groupID), .text(uid)])
         var found: Membership? = nil
         if row.rowCount > 0, let scope = StorageCodes.scope(row.int(0, 0)) {
-            found = Membership(scope: scope, joinedAt: row.int64(0, 1))
+            found = Membership(
+                scope: scope, joinedAt: row.int64(0, 1),
+                mute: StorageCodes.mute(mutedUntil: row.int64(0, 2), reason: row.string(0, 3)))
         }
         if isWriter { cache.set(key, membership: found) }
         return found
     }
 
+    /// Inserts a membership without a mute (a new member is never muted).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
         try connection.send(
             .insertMember,
@@ -21,7 +24,9 @@ extension PostgresSession {
                 .int(groupID), .text(user.user.uid), .int(user.id), .int(StorageCodes.code(membership.scope)),
                 .int(membership.joinedAt),
             ])
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: membership)
+        var inserted = membership
+        inserted.mute = nil
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -38,10 +43,20 @@ extension PostgresSession {
         }
     }
 
+    func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
+        try connection.send(
+            .setMute, [.int(groupID), .text(uid), .int(StorageCodes.mutedUntil(mute)), .text(mute?.reason ?? "")])
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if let known = cache.membership(key), var membership = known {
+            membership.mute = mute
+            cache.set(key, membership: membership)
+        }
+    }
+
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
         var parameters: [PGValue] = [
             .int(groupID), .int(query.after?.joinedAt ?? Int64.min), .text(query.after?.uid ?? ""),
-            .int(StorageCodes.mask(query.scopes)), .int(query.limit),
+            .int(StorageCodes.mask(query.scopes)), .int(query.limit), .int(query.mutedAt ?? 0),
         ]
         let rows: PGResult
         if query.search.isEmpty {
@@ -53,12 +68,49 @@ extension PostgresSession {
         return (0..<rows.rowCount).map { row in
             Member(
                 uid: rows.string(row, 0), name: rows.string(row, 1), avatar: rows.string(row, 2),
-                scope: StorageCodes.scope(rows.int(row, 3)) ?? .participant, joinedAt: rows.int64(row, 4))
+                scope: StorageCodes.scope(rows.int(row, 3)) ?? .participant, joinedAt: rows.int64(row, 4),
+                mute: StorageCodes.mute(mutedUntil: rows.int64(row, 5), reason: rows.string(row, 6)))
         }
     }
 
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {
         let rows = try connection.query(.groupsOfUser, [.int(appID), .text(uid)])
         return (0..<rows.rowCount).map { rows.string($0, 0) }
+    }
+
+    func groupsBanning(appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        let rows = try connection.query(.groupsBanningUser, [.int(appID), .text(uid)])
+        return (0..<rows.rowCount).map { rows.string($0, 0) }
+    }
+
+    /// Expired mutes whose app this transaction holds or could lock now (see `expiredBans`: the
+    /// sweeper rechecks each under the lock, so each expiry is recorded once).
+    func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
+        try lockedExpiries(.expiredMutes, at: now, limit: limit)
+    }
+
+    /// Every check of a call in one statement: one round trip, however many pairs.
+    func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?] {
+        let rows = try connection.query(
+            .postingStandings, [.int(appID), .textArray(checks.map(\.guid)), .textArray(checks.map(\.uid))])
+        var standings: [PostingStanding?] = []
+        standings.reserveCapacity(rows.rowCount)
+        for row in 0..<rows.rowCount {
+            guard !rows.isNull(row, 1) else {
+                standings.append(nil)
+                continue
+            }
+            var membership: Membership? = nil
+            if let scope = rows.optionalInt(row, 3).flatMap(StorageCodes.scope) {
+                membership = Membership(
+                    scope: scope, joinedAt: rows.int64(row, 4),
+                    mute: StorageCodes.mute(mutedUntil: rows.int64(row, 5), reason: ""))
+            }
+            standings.append(
+                PostingStanding(
+                    groupType: StorageCodes.groupType(rows.int(row, 1)), frozen: rows.bool(row, 2),
+                    membership: membership, banExpiresAt: rows.isNull(row, 6) ? nil : rows.int64(row, 6)))
+        }
+        return standings
     }
 }

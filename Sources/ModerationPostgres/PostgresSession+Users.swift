@@ -15,6 +15,10 @@ extension PostgresSession {
         return found
     }
 
+    func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool {
+        try connection.query(.uidRetired, [.int(appID), .text(uid)]).rowCount > 0
+    }
+
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
         try lockApp(id: appID)
         let row = try connection.query(
@@ -38,5 +42,14 @@ extension PostgresSession {
         if let appID = cache.appOfUser(user.id) {
             cache.set(WriterCache.UserKey(appID: appID, uid: user.user.uid), user)
         }
+    }
+
+    /// Erases the profile and marks the row deleted. A user has no rows of their own beyond it
+    /// yet.
+    func deleteUser(_ user: StoredUser, at time: Int64) throws(ModerationError) {
+        try updateUser(StoredUser(id: user.id, user: User(uid: user.user.uid, createdAt: user.user.createdAt)))
+        try connection.send(.markUserDeleted, [.int(user.id), .int(time)])
+        guard let appID = cache.appOfUser(user.id) else { return }
+        cache.set(WriterCache.UserKey(appID: appID, uid: user.user.uid), nil)
     }
 }

@@ -6,10 +6,10 @@
 /// folded name, both already folded by the domain (`TextFolding`); `LIKE` with the keyword's
 /// `%`, `_` and `\` escaped is that substring test, and `pg_trgm`'s GIN indexes serve it.
 enum SearchSQL {
-    /// Members matching $6 (a `LIKE` pattern); the other parameters as `Statement.membersPage`.
+    /// Members matching $7 (a `LIKE` pattern); the other parameters as `Statement.membersPage`.
     static let members = """
         SELECT \(Statement.memberColumns) \(Statement.membersFrom)
-          AND (u.uid LIKE $6::text OR u.name_folded LIKE $6::text)
+          AND (u.uid LIKE $7::text OR u.name_folded LIKE $7::text)
         \(Statement.membersOrder)
         """
 

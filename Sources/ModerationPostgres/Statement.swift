@@ -9,16 +9,17 @@ enum Statement: Int, CaseIterable {
     case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead
     case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
 
-    case userByUID, insertUser, updateUser
+    case userByUID, insertUser, updateUser, uidRetired, markUserDeleted
 
     case groupByGUID, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup, deleteGroup
     case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
     case deleteTags, insertTags
     case groupsPage, groupsPageJoined
 
-    case membership, insertMember, deleteMember, setScope, membersPage, groupsOfUser
+    case membership, insertMember, deleteMember, setScope, setMute, membersPage, groupsOfUser, expiredMutes
+    case postingStandings
 
-    case ban, insertBan, deleteBan, bansPage, expiredBans
+    case ban, insertBan, deleteBan, bansPage, expiredBans, groupsBanningUser
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -35,9 +36,10 @@ enum Statement: Int, CaseIterable {
     /// rolling the transaction back (see `PostgresSession.restoreIfUnchanged`).
     var changesRows: Bool {
         switch self {
-        case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .insertGroup,
+        case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .markUserDeleted, .insertGroup,
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
-            .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .insertBan, .deleteBan, .insertAction,
+            .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
+            .insertAction,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -49,7 +51,7 @@ enum Statement: Int, CaseIterable {
     /// The columns `PostgresSession.decodeGroup` reads, in order, from a `groups` row named `g`.
     static let groupColumns = """
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
-        g.members_count, g.version, g.created_at, g.updated_at
+        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason
         """
 
     /// The tokens in an app's rate bucket now (`leaseRateTokens`).
@@ -57,7 +59,7 @@ enum Statement: Int, CaseIterable {
         "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch FROM now() - b.updated_at)::float8))"
 
     /// The columns `PostgresSession.decodeMember` reads, in order.
-    static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
+    static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at, m.muted_until, m.mute_reason"
 
     /// The columns `PostgresSession.decodeBan` reads, in order.
     static let banColumns =
@@ -69,11 +71,13 @@ enum Statement: Int, CaseIterable {
         a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
         """
 
-    /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask; $5 limit.
+    /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask, $6 muted
+    /// at (0: every member; else only those muted then); $5 limit.
     static let membersFrom = """
         FROM members m JOIN users u ON u.id = m.user_id
         WHERE m.group_id = $1 AND (m.joined_at, m.uid) > ($2::bigint, $3::text)
           AND ((1::bigint << m.scope) & $4::bigint) <> 0
+          AND ($6::bigint = 0 OR m.muted_until = -1 OR m.muted_until > $6::bigint)
         """
     static let membersOrder = "ORDER BY m.joined_at, m.uid LIMIT $5"
 
@@ -134,7 +138,10 @@ enum Statement: Int, CaseIterable {
         case .lockAppForPruning: "SELECT pruned_through FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
         case .setPrunedThrough: "UPDATE apps SET pruned_through = $2 WHERE id = $1"
 
-        case .userByUID: "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = $1 AND uid = $2"
+        case .userByUID:
+            "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at = 0"
+        case .uidRetired: "SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at <> 0"
+        case .markUserDeleted: "UPDATE users SET deleted_at = $2 WHERE id = $1"
         case .insertUser:
             """
             INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at)
@@ -155,7 +162,8 @@ enum Statement: Int, CaseIterable {
         case .updateGroupAll:
             """
             UPDATE groups SET name = $2, name_folded = $3, icon = $4, description = $5, type = $6, password_hash = $7,
-                metadata = $8, tags = $9, owner = $10, members_count = $11, version = $12, revision = $13, updated_at = $14
+                metadata = $8, tags = $9, owner = $10, members_count = $11, version = $12, revision = $13, updated_at = $14,
+                frozen = $15, frozen_reason = $16
             WHERE id = $1
             """
         case .appOfGroup: "SELECT app_id FROM groups WHERE id = $1"
@@ -163,14 +171,14 @@ enum Statement: Int, CaseIterable {
         case .insertRevision:
             """
             INSERT INTO group_revisions (group_id, revision, guid, name, icon, description, type, metadata, tags, owner,
-                                         created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                                         created_at, updated_at, frozen)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
             """
         case .supersedeRevision:
             "UPDATE group_revisions SET superseded_at = $3 WHERE group_id = $1 AND revision = $2"
         case .revision:
             """
-            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at
+            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen
             FROM group_revisions WHERE group_id = $1 AND revision = $2
             """
         case .supersededRevisions:
@@ -190,16 +198,41 @@ enum Statement: Int, CaseIterable {
         case .groupsPageJoined:
             "SELECT \(Self.groupColumns), m.scope, m.joined_at \(Self.groupsJoinedFrom) \(Self.groupsOrder)"
 
-        case .membership: "SELECT scope, joined_at FROM members WHERE group_id = $1 AND uid = $2"
+        case .membership:
+            "SELECT scope, joined_at, muted_until, mute_reason FROM members WHERE group_id = $1 AND uid = $2"
         case .insertMember:
             "INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES ($1, $2, $3, $4, $5)"
         case .deleteMember: "DELETE FROM members WHERE group_id = $1 AND uid = $2"
         case .setScope: "UPDATE members SET scope = $3 WHERE group_id = $1 AND uid = $2"
+        case .setMute: "UPDATE members SET muted_until = $3, mute_reason = $4 WHERE group_id = $1 AND uid = $2"
         case .membersPage: "SELECT \(Self.memberColumns) \(Self.membersFrom) \(Self.membersOrder)"
         case .groupsOfUser:
             """
             SELECT g.guid FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
             WHERE u.app_id = $1 AND u.uid = $2 ORDER BY g.guid
+            """
+        case .expiredMutes:
+            // Locks the apps of the mutes it returns, skipping those another writer holds, as
+            // expiredBans does (see PostgresSession+Members).
+            """
+            SELECT a.id, a.name, g.guid, m.uid, a.head_seq
+            FROM members m JOIN groups g ON g.id = m.group_id JOIN apps a ON a.id = g.app_id
+            WHERE m.muted_until > 0 AND m.muted_until <= $1
+            ORDER BY m.muted_until LIMIT $2
+            FOR NO KEY UPDATE OF a SKIP LOCKED
+            """
+        case .postingStandings:
+            // CheckPost, every check of a call in one statement: $1 app, $2 guids, $3 uids (in
+            // the checks' order). Per check: the group by its unique key, the membership by its
+            // primary key and, for a non-member only, the ban by its primary key.
+            """
+            SELECT c.i, g.type, g.frozen, m.scope, m.joined_at, m.muted_until,
+                   CASE WHEN g.id IS NOT NULL AND m.uid IS NULL
+                        THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END
+            FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS c (guid, uid, i)
+            LEFT JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
+            LEFT JOIN members m ON m.group_id = g.id AND m.uid = c.uid COLLATE "C"
+            ORDER BY c.i
             """
 
         case .ban:
@@ -210,6 +243,11 @@ enum Statement: Int, CaseIterable {
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """
         case .deleteBan: "DELETE FROM bans WHERE group_id = $1 AND uid = $2"
+        case .groupsBanningUser:
+            """
+            SELECT g.guid FROM users u JOIN bans b ON b.user_id = u.id JOIN groups g ON g.id = b.group_id
+            WHERE u.app_id = $1 AND u.uid = $2 AND u.deleted_at = 0 ORDER BY g.guid
+            """
         case .bansPage: "SELECT \(Self.banColumns) \(Self.bansFrom) \(Self.bansOrder)"
         case .expiredBans:
             // Locks the apps of the bans it returns, skipping those another writer holds: the

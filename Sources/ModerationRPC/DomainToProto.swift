@@ -14,7 +14,8 @@ enum DomainToProto {
             type: groupType(group.type),
             metadata: group.metadata, tags: group.tags, owner: group.owner,
             membersCount: UInt32(clamping: group.membersCount),
-            version: group.version, createdAt: group.createdAt, updatedAt: group.updatedAt)
+            version: group.version, createdAt: group.createdAt, updatedAt: group.updatedAt, frozen: group.frozen,
+            frozenReason: group.frozenReason)
     }
 
     static func group(_ view: GroupView) -> ModerationMessages.Group {
@@ -29,7 +30,25 @@ enum DomainToProto {
     static func member(_ member: Member) -> GroupMember {
         GroupMember(
             uid: member.uid, name: member.name, avatar: member.avatar, scope: scope(member.scope),
-            joinedAt: member.joinedAt)
+            joinedAt: member.joinedAt, mutedUntil: member.mute?.mutedUntil ?? 0, muteReason: member.mute?.reason ?? "")
+    }
+
+    static func memberState(_ state: MemberState) -> GetMemberStateResponse {
+        GetMemberStateResponse(
+            isMember: state.isMember, scope: scope(state.scope), joinedAt: state.joinedAt, isOwner: state.isOwner,
+            isBanned: state.isBanned, ban: state.ban.map(ban), groupVersion: state.groupVersion,
+            mutedUntil: state.mute?.mutedUntil ?? 0, muteReason: state.mute?.reason ?? "")
+    }
+
+    static func postCheckResult(_ verdict: PostVerdict) -> PostCheckResult {
+        PostCheckResult(
+            allowed: verdict.allowed, errorCode: verdict.refusal?.name ?? "", mutedUntil: verdict.mutedUntil)
+    }
+
+    static func deleteUser(_ result: DeleteUserResult) -> DeleteUserResponse {
+        DeleteUserResponse(
+            groupsLeft: UInt32(clamping: result.groupsLeft), bansDropped: UInt32(clamping: result.bansDropped),
+            lastSeq: result.lastSeq)
     }
 
     static func ban(_ ban: Ban) -> BannedMember {
@@ -85,6 +104,11 @@ enum DomainToProto {
         case .unbanned: .unbanned
         case .scopeChanged: .scopeChanged
         case .ownershipTransferred: .ownershipTransferred
+        case .muted: .muted
+        case .unmuted: .unmuted
+        case .frozen: .frozen
+        case .unfrozen: .unfrozen
+        case .userDeleted: .userDeleted
         }
     }
 }

@@ -8,9 +8,10 @@ public import RPCCore
 /// domain's `ModerationService`, domain results and errors mapped back, and `Subscribe` wired to
 /// the `EventHub`.
 ///
-/// Reads run on worker threads (SQLite reads block); mutations start on the event loop (the
-/// service only validates and queues them for the group-commit writer) except those that hash
-/// or check a group password, which are CPU-heavy and run on a worker.
+/// Reads that may scan run on worker threads; short ones — a few index lookups, CheckPost above
+/// all — on the event loop. Mutations start on the event loop (the service only validates and
+/// queues them for the group-commit writer) except those that hash or check a group password,
+/// which are CPU-heavy and run on a worker.
 public enum ModerationRPC {
     /// Adds every method of the service to `table`.
     public static func register(in table: inout MethodTable, service: ModerationService, hub: EventHub) {
@@ -18,6 +19,9 @@ public enum ModerationRPC {
         registerGroups(in: &table, service)
         registerMembership(in: &table, service)
         registerModeration(in: &table, service)
+        registerMutes(in: &table, service)
+        registerFreezes(in: &table, service)
+        registerPosting(in: &table, service)
         registerActionLog(in: &table, service, hub)
     }
 
@@ -41,6 +45,10 @@ public enum ModerationRPC {
         table.addMutation(ModerationMethods.updateUser, respond: { UpdateUserResponse(user: DomainToProto.user($0)) }) {
             request, caller, replay, done throws(ModerationError) in
             service.updateUser(caller, try ProtoToDomain.userUpdate(request), replay: replay, completion: done)
+        }
+        table.addMutation(ModerationMethods.deleteUser, respond: DomainToProto.deleteUser) {
+            request, caller, replay, done in
+            service.deleteUser(caller, uid: request.uid, replay: replay, completion: done)
         }
     }
 
@@ -108,7 +116,7 @@ public enum ModerationRPC {
                 caller, guid: request.guid,
                 options: ListMembersOptions(
                     limit: ProtoToDomain.limit(request.limit), cursor: request.cursor, scopes: scopes,
-                    search: request.search))
+                    search: request.search, mutedOnly: request.mutedOnly))
             return ListMembersResponse(members: page.items.map(DomainToProto.member), nextCursor: page.nextCursor)
         }
         table.addMutation(
@@ -128,12 +136,8 @@ public enum ModerationRPC {
         }
         table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) {
             request, caller throws(ModerationError) in
-            let state = try service.getMemberState(
-                caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid)
-            return GetMemberStateResponse(
-                isMember: state.isMember, scope: DomainToProto.scope(state.scope), joinedAt: state.joinedAt,
-                isOwner: state.isOwner,
-                isBanned: state.isBanned, ban: state.ban.map(DomainToProto.ban), groupVersion: state.groupVersion)
+            DomainToProto.memberState(
+                try service.getMemberState(caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid))
         }
     }
 
@@ -214,6 +218,75 @@ public enum ModerationRPC {
             service.bulkUnbanMembers(
                 caller, guid: request.guid, uids: request.uids, onlyIfBanned: request.onlyIfBanned,
                 replay: replay, completion: done)
+        }
+    }
+
+    private static func registerMutes(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.muteMember,
+            respond: {
+                MuteMemberResponse(
+                    changed: $0.changed, action: $0.action.map(DomainToProto.action),
+                    member: DomainToProto.member($0.member))
+            }
+        ) { request, caller, replay, done in
+            service.muteMember(
+                caller, guid: request.guid, uid: request.uid, reason: request.reason, durationMs: request.durationMs,
+                ifNotMuted: request.ifNotMuted, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.unmuteMember,
+            respond: { UnmuteMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action)) }
+        ) { request, caller, replay, done in
+            service.unmuteMember(
+                caller, guid: request.guid, uid: request.uid, onlyIfMuted: request.onlyIfMuted, replay: replay,
+                completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.bulkMuteMembers, respond: { BulkMuteMembersResponse(results: DomainToProto.results($0)) }
+        ) { request, caller, replay, done in
+            service.bulkMuteMembers(
+                caller, guid: request.guid, uids: request.uids, reason: request.reason, durationMs: request.durationMs,
+                ifNotMuted: request.ifNotMuted, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.bulkUnmuteMembers,
+            respond: { BulkUnmuteMembersResponse(results: DomainToProto.results($0)) }
+        ) { request, caller, replay, done in
+            service.bulkUnmuteMembers(
+                caller, guid: request.guid, uids: request.uids, onlyIfMuted: request.onlyIfMuted, replay: replay,
+                completion: done)
+        }
+    }
+
+    private static func registerFreezes(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.freezeGroup,
+            respond: {
+                FreezeGroupResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
+            }
+        ) { request, caller, replay, done in
+            service.freezeGroup(caller, guid: request.guid, reason: request.reason, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.unfreezeGroup,
+            respond: {
+                UnfreezeGroupResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
+            }
+        ) { request, caller, replay, done in
+            service.unfreezeGroup(caller, guid: request.guid, replay: replay, completion: done)
+        }
+    }
+
+    /// CheckPost runs on the event loop whatever the request: it is the cheapest call there is
+    /// (one index lookup per pair on SQLite, one statement per call on PostgreSQL), and a hop to a
+    /// worker and back would cost more than the call.
+    private static func registerPosting(in table: inout MethodTable, _ service: ModerationService) {
+        table.addRead(ModerationMethods.checkPost, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let checks = request.checks.map { Moderation.PostCheck(guid: $0.guid, uid: $0.uid) }
+            return CheckPostResponse(
+                results: try service.checkPost(caller, checks: checks).map(DomainToProto.postCheckResult))
         }
     }
 

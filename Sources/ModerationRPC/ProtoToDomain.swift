@@ -51,6 +51,11 @@ enum ProtoToDomain {
             case .unbanned: kinds.insert(.unbanned)
             case .scopeChanged: kinds.insert(.scopeChanged)
             case .ownershipTransferred: kinds.insert(.ownershipTransferred)
+            case .muted: kinds.insert(.muted)
+            case .unmuted: kinds.insert(.unmuted)
+            case .frozen: kinds.insert(.frozen)
+            case .unfrozen: kinds.insert(.unfrozen)
+            case .userDeleted: kinds.insert(.userDeleted)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }

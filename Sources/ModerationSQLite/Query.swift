@@ -4,16 +4,17 @@ enum Query: Int, CaseIterable {
 
     case appByName, insertApp, appLog, setAppHead, allApps, setPrunedThrough
 
-    case userByUID, insertUser, userFolded, updateUser
+    case userByUID, insertUser, userFolded, updateUser, uidRetired, markUserDeleted
 
     case groupByGUID, insertGroup, updateGroupCounters, updateGroupAll, groupFolded, deleteGroup
     case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
     case deleteTags, insertTag
     case groupsPage, groupsPageSearch, groupsPageJoined
 
-    case membership, insertMember, deleteMember, setScope, membersPage, membersPageScan, membersPageSearch, groupsOfUser
+    case membership, insertMember, deleteMember, setScope, setMute, membersPage, membersPageScan, membersPageSearch
+    case groupsOfUser, expiredMutes, postingGroup
 
-    case ban, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans
+    case ban, banExpiry, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans, groupsBanningUser
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -24,11 +25,11 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.decodeGroup` reads, in order, from a `groups` row named `g`.
     static let groupColumns = """
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
-        g.members_count, g.version, g.created_at, g.updated_at
+        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason
         """
 
     /// The columns `SQLiteSession.decodeMember` reads, in order.
-    private static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at"
+    private static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at, m.muted_until, m.mute_reason"
 
     /// The columns `SQLiteSession.decodeBan` reads, in order.
     private static let banColumns =
@@ -54,10 +55,13 @@ enum Query: Int, CaseIterable {
         /// What follows the table in the search plan (an `INDEXED BY`), or "".
         let searchHint: String
 
-        /// ?2/?3 keyset (joined_at, uid), ?4 scope mask.
+        /// ?2/?3 keyset (joined_at, uid), ?4 scope mask, ?8 muted at (0: everyone; else only
+        /// members muted then).
         static let members = UserList(
             plain: .membersPage, scan: .membersPageScan, search: .membersPageSearch, table: "members", alias: "m",
-            columns: Query.memberColumns, filter: "(m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0",
+            columns: Query.memberColumns,
+            filter:
+                "(m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0 AND (?8 = 0 OR m.muted_until = -1 OR m.muted_until > ?8)",
             order: "m.joined_at, m.uid", searchHint: "")
 
         /// ?2/?3 keyset (banned_at descending, uid), ?4 now (expired bans are left out).
@@ -127,7 +131,10 @@ enum Query: Int, CaseIterable {
         case .allApps: "SELECT id, pruned_through FROM apps ORDER BY id"
         case .setPrunedThrough: "UPDATE apps SET pruned_through = ?2 WHERE id = ?1"
 
-        case .userByUID: "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = ?1 AND uid = ?2"
+        case .userByUID:
+            "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = ?1 AND uid = ?2 AND deleted_at = 0"
+        case .uidRetired: "SELECT 1 FROM users WHERE app_id = ?1 AND uid = ?2 AND deleted_at != 0"
+        case .markUserDeleted: "UPDATE users SET deleted_at = ?2 WHERE id = ?1"
         case .insertUser:
             "INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
         case .userFolded: "SELECT uid, name_folded, app_id FROM users WHERE id = ?1"
@@ -144,7 +151,8 @@ enum Query: Int, CaseIterable {
         case .updateGroupAll:
             """
             UPDATE groups SET name = ?2, name_folded = ?3, icon = ?4, description = ?5, type = ?6, password_hash = ?7,
-                metadata = ?8, tags = ?9, owner = ?10, members_count = ?11, version = ?12, revision = ?13, updated_at = ?14
+                metadata = ?8, tags = ?9, owner = ?10, members_count = ?11, version = ?12, revision = ?13, updated_at = ?14,
+                frozen = ?15, frozen_reason = ?16
             WHERE id = ?1
             """
         case .groupFolded: "SELECT guid, name_folded, app_id FROM groups WHERE id = ?1"
@@ -152,13 +160,13 @@ enum Query: Int, CaseIterable {
         case .insertRevision:
             """
             INSERT INTO group_revisions (group_id, revision, guid, name, icon, description, type, metadata, tags, owner,
-                                         created_at, updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                                         created_at, updated_at, frozen)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """
         case .supersedeRevision: "UPDATE group_revisions SET superseded_at = ?3 WHERE group_id = ?1 AND revision = ?2"
         case .revision:
             """
-            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at
+            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen
             FROM group_revisions WHERE group_id = ?1 AND revision = ?2
             """
         case .supersededRevisions:
@@ -197,19 +205,28 @@ enum Query: Int, CaseIterable {
             ORDER BY g.created_at, g.guid LIMIT ?9
             """
 
-        case .membership: "SELECT scope, joined_at FROM members WHERE group_id = ?1 AND uid = ?2"
+        case .membership:
+            "SELECT scope, joined_at, muted_until, mute_reason FROM members WHERE group_id = ?1 AND uid = ?2"
         case .insertMember: "INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES (?1, ?2, ?3, ?4, ?5)"
         case .deleteMember: "DELETE FROM members WHERE group_id = ?1 AND uid = ?2"
         case .setScope: "UPDATE members SET scope = ?3 WHERE group_id = ?1 AND uid = ?2"
+        case .setMute: "UPDATE members SET muted_until = ?3, mute_reason = ?4 WHERE group_id = ?1 AND uid = ?2"
         case .membersPage, .membersPageScan, .membersPageSearch: UserList.members.sql(self)
         case .groupsOfUser:
             """
             SELECT g.guid FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
             WHERE u.app_id = ?1 AND u.uid = ?2 ORDER BY g.guid
             """
+        case .expiredMutes:
+            """
+            SELECT a.id, a.name, g.guid, m.uid FROM members m JOIN groups g ON g.id = m.group_id JOIN apps a ON a.id = g.app_id
+            WHERE m.muted_until > 0 AND m.muted_until <= ?1 ORDER BY m.muted_until LIMIT ?2
+            """
+        case .postingGroup: "SELECT id, type, frozen, version FROM groups WHERE app_id = ?1 AND guid = ?2"
 
         case .ban:
             "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = ?1 AND b.uid = ?2"
+        case .banExpiry: "SELECT expires_at FROM bans WHERE group_id = ?1 AND uid = ?2"
         case .insertBan:
             """
             INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)
@@ -230,6 +247,11 @@ enum Query: Int, CaseIterable {
             ON CONFLICT (kind, app_id, gram) DO UPDATE SET count = count + excluded.count
             """
         case .deleteBan: "DELETE FROM bans WHERE group_id = ?1 AND uid = ?2"
+        case .groupsBanningUser:
+            """
+            SELECT g.guid FROM users u JOIN bans b ON b.user_id = u.id JOIN groups g ON g.id = b.group_id
+            WHERE u.app_id = ?1 AND u.uid = ?2 AND u.deleted_at = 0 ORDER BY g.guid
+            """
         case .bansPage, .bansPageScan, .bansPageSearch: UserList.bans.sql(self)
         case .expiredBans:
             """

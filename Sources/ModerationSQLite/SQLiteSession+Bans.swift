@@ -52,14 +52,14 @@ extension SQLiteSession {
             }, decode: decodeBan)
     }
 
-    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan] {
-        try connection.run(.expiredBans) { (statement) throws(ModerationError) -> [ExpiredBan] in
+    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
+        try connection.run(.expiredBans) { (statement) throws(ModerationError) -> [ExpiredEntry] in
             statement.bind(1, now)
             statement.bind(2, limit)
-            var rows: [ExpiredBan] = []
+            var rows: [ExpiredEntry] = []
             while try statement.step() {
                 rows.append(
-                    ExpiredBan(
+                    ExpiredEntry(
                         appID: statement.int64(0), app: statement.string(1), guid: statement.string(2),
                         uid: statement.string(3)))
             }

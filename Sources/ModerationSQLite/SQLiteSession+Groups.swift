@@ -78,6 +78,8 @@ extension SQLiteSession {
             statement.bind(12, value.group.version)
             statement.bind(13, value.revision)
             statement.bind(14, value.group.updatedAt)
+            statement.bind(15, value.group.frozen ? 1 : 0)
+            statement.bind(16, value.group.frozenReason)
             try statement.execute()
         }
         try insertRevision(value)
@@ -154,8 +156,8 @@ extension SQLiteSession {
             while try statement.step() {
                 let group = try decodeGroup(statement)
                 var membership: Membership? = nil
-                if !statement.isNull(15), let scope = StorageCodes.scope(statement.int(15)) {
-                    membership = Membership(scope: scope, joinedAt: statement.int64(16))
+                if !statement.isNull(17), let scope = StorageCodes.scope(statement.int(17)) {
+                    membership = Membership(scope: scope, joinedAt: statement.int64(18))
                 }
                 rows.append(GroupListing(group: group, membership: membership))
             }
@@ -171,7 +173,8 @@ extension SQLiteSession {
             type: StorageCodes.groupType(statement.int(6)), metadata: try RecordCoding.metadata(statement.blob(8)),
             tags: try RecordCoding.strings(statement.blob(9)), owner: statement.string(10),
             membersCount: statement.int(11),
-            version: statement.uint64(12), createdAt: statement.int64(13), updatedAt: statement.int64(14))
+            version: statement.uint64(12), createdAt: statement.int64(13), updatedAt: statement.int64(14),
+            frozen: statement.int(15) != 0, frozenReason: statement.string(16))
         return StoredGroup(
             id: statement.int64(0), revision: statement.uint64(1), group: group,
             passwordHash: statement.optionalString(7))
@@ -191,6 +194,7 @@ extension SQLiteSession {
             statement.bind(10, stored.group.owner)
             statement.bind(11, stored.group.createdAt)
             statement.bind(12, stored.group.updatedAt)
+            statement.bind(13, stored.group.frozen ? 1 : 0)
             try statement.execute()
         }
     }

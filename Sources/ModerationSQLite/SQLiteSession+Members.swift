@@ -9,12 +9,15 @@ extension SQLiteSession {
             statement.bind(1, groupID)
             statement.bind(2, uid)
             guard try statement.step(), let scope = StorageCodes.scope(statement.int(0)) else { return nil }
-            return Membership(scope: scope, joinedAt: statement.int64(1))
+            return Membership(
+                scope: scope, joinedAt: statement.int64(1),
+                mute: StorageCodes.mute(mutedUntil: statement.int64(2), reason: statement.string(3)))
         }
         if isWriter { cache.set(key, membership: found) }
         return found
     }
 
+    /// Inserts a membership without a mute (a new member is never muted).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
         try connection.run(.insertMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
@@ -24,7 +27,9 @@ extension SQLiteSession {
             statement.bind(5, membership.joinedAt)
             try statement.execute()
         }
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: membership)
+        var inserted = membership
+        inserted.mute = nil
+        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -50,6 +55,21 @@ extension SQLiteSession {
         }
     }
 
+    func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
+        try connection.run(.setMute) { (statement) throws(ModerationError) in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            statement.bind(3, StorageCodes.mutedUntil(mute))
+            statement.bind(4, mute?.reason ?? "")
+            try statement.execute()
+        }
+        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if let known = cache.membership(key), var membership = known {
+            membership.mute = mute
+            cache.set(key, membership: membership)
+        }
+    }
+
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
         try userListPage(
             .members, groupID: groupID, search: query.search, limit: query.limit,
@@ -57,11 +77,101 @@ extension SQLiteSession {
                 statement.bind(2, query.after?.joinedAt ?? Int64.min)
                 statement.bind(3, query.after?.uid ?? "")
                 statement.bind(4, StorageCodes.mask(query.scopes))
+                statement.bind(8, query.mutedAt ?? 0)
             }, decode: decodeMember)
     }
 
+    func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
+        try connection.run(.expiredMutes) { (statement) throws(ModerationError) -> [ExpiredEntry] in
+            statement.bind(1, now)
+            statement.bind(2, limit)
+            var rows: [ExpiredEntry] = []
+            while try statement.step() {
+                rows.append(
+                    ExpiredEntry(
+                        appID: statement.int64(0), app: statement.string(1), guid: statement.string(2),
+                        uid: statement.string(3)))
+            }
+            return rows
+        }
+    }
+
+    /// Each group read once per snapshot (a unique-key lookup, then kept in memory while the
+    /// reader's read transaction lasts: `postingGroups`); then each pair from the store's
+    /// `PostingCache` when it holds the pair at the group's version, else with one primary-key
+    /// lookup of the membership (and, for a non-member, one of the ban), kept for the next asker.
+    func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?] {
+        var standings: [PostingStanding?] = []
+        standings.reserveCapacity(checks.count)
+        // The writer never asks (CheckPost is a read); its reads must see its own writes.
+        let cached = !isWriter
+        if postingGroups.count > Self.postingGroupsLimit { postingGroups.removeAll(keepingCapacity: true) }
+        for check in checks {
+            let key = PostingGroupKey(appID: appID, guid: check.guid)
+            let found: PostingGroup?
+            if cached, let known = postingGroups[key] {
+                found = known
+            } else {
+                found = try postingGroup(appID: appID, guid: check.guid)
+                if cached { postingGroups[key] = .some(found) }
+            }
+            guard let group = found else {
+                standings.append(nil)
+                continue
+            }
+            let pair = PostingCache.Key(groupID: group.id, uid: check.uid)
+            let entry: PostingCache.Entry
+            if cached, let known = postingCache?.entry(pair, version: group.version) {
+                entry = known
+            } else {
+                let membership = try membership(groupID: group.id, uid: check.uid)
+                entry = PostingCache.Entry(
+                    version: group.version, membership: membership,
+                    banExpiresAt: membership == nil ? try banExpiry(groupID: group.id, uid: check.uid) : nil)
+                if cached { postingCache?.store(entry, for: pair) }
+            }
+            standings.append(
+                PostingStanding(
+                    groupType: group.type, frozen: group.frozen, membership: entry.membership,
+                    banExpiresAt: entry.banExpiresAt))
+        }
+        return standings
+    }
+
+    private func postingGroup(appID: Int64, guid: String) throws(ModerationError) -> PostingGroup? {
+        try connection.run(.postingGroup) { (statement) throws(ModerationError) -> PostingGroup? in
+            statement.bind(1, appID)
+            statement.bind(2, guid)
+            guard try statement.step() else { return nil }
+            return PostingGroup(
+                id: statement.int64(0), type: StorageCodes.groupType(statement.int(1)), frozen: statement.int(2) != 0,
+                version: statement.uint64(3))
+        }
+    }
+
+    /// The expiry of `uid`'s ban row in the group (0: permanent), or nil when there is none.
+    private func banExpiry(groupID: Int64, uid: String) throws(ModerationError) -> Int64? {
+        try connection.run(.banExpiry) { (statement) throws(ModerationError) -> Int64? in
+            statement.bind(1, groupID)
+            statement.bind(2, uid)
+            return try statement.step() ? statement.int64(0) : nil
+        }
+    }
+
+    /// Groups a reader keeps for CheckPost at most; past it the next call starts afresh.
+    static let postingGroupsLimit = 10_000
+
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {
-        try connection.run(.groupsOfUser) { (statement) throws(ModerationError) -> [String] in
+        try guids(.groupsOfUser, appID: appID, uid: uid)
+    }
+
+    func groupsBanning(appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        try guids(.groupsBanningUser, appID: appID, uid: uid)
+    }
+
+    /// The guids a statement taking (?1 app, ?2 uid) returns.
+    private func guids(_ query: Query, appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        try connection.run(query) { (statement) throws(ModerationError) -> [String] in
             statement.bind(1, appID)
             statement.bind(2, uid)
             var guids: [String] = []
@@ -74,6 +184,7 @@ extension SQLiteSession {
     private func decodeMember(_ statement: SQLiteStatement) -> Member {
         Member(
             uid: statement.string(0), name: statement.string(1), avatar: statement.string(2),
-            scope: StorageCodes.scope(statement.int(3)) ?? .participant, joinedAt: statement.int64(4))
+            scope: StorageCodes.scope(statement.int(3)) ?? .participant, joinedAt: statement.int64(4),
+            mute: StorageCodes.mute(mutedUntil: statement.int64(5), reason: statement.string(6)))
     }
 }

@@ -42,6 +42,14 @@ extension SQLiteSession {
         return found
     }
 
+    func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool {
+        try connection.run(.uidRetired) { (statement) throws(ModerationError) -> Bool in
+            statement.bind(1, appID)
+            statement.bind(2, uid)
+            return try statement.step()
+        }
+    }
+
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
         let id = try insertSearchable(.insertUser, kind: .user, appID: appID, key: user.uid, name: user.name) {
             statement in
@@ -69,5 +77,18 @@ extension SQLiteSession {
             try statement.execute()
         }
         try reindexSearch(kind: .user, id: user.id, old: old, key: user.user.uid, folded: folded)
+    }
+
+    /// Erases the profile through `updateUser` (so the search index forgets the name), then marks
+    /// the row deleted. A user has no rows of their own beyond it yet.
+    func deleteUser(_ user: StoredUser, at time: Int64) throws(ModerationError) {
+        try updateUser(StoredUser(id: user.id, user: User(uid: user.user.uid, createdAt: user.user.createdAt)))
+        try connection.run(.markUserDeleted) { (statement) throws(ModerationError) in
+            statement.bind(1, user.id)
+            statement.bind(2, time)
+            try statement.execute()
+        }
+        guard let appID = cache.appOfUser(user.id) else { return }
+        cache.set(WriterCache.UserKey(appID: appID, uid: user.user.uid), nil)
     }
 }

@@ -24,8 +24,14 @@ final class SQLiteSession: @unchecked Sendable {
     let options: SQLiteStoreOptions
     /// True for the writer's session, whose reads may see its own uncommitted writes.
     let isWriter: Bool
+    /// CheckPost's answers by group version, shared by the store's readers (nil on the writer).
+    let postingCache: PostingCache?
     /// App keys a reader has seen (apps are never deleted, so they stay right).
     var readerAppIDs: [String: Int64] = [:]
+    /// What CheckPost needs of the groups a reader has looked up in its open read transaction
+    /// (nil: no such group), so that a group is read once per snapshot, not once per pair: exact
+    /// for as long as the snapshot is, and emptied with it (`beginRead`, `endRead`).
+    var postingGroups: [PostingGroupKey: PostingGroup?] = [:]
     // Invariant: `writer`, `cache` and `batchActions` are all the writer keeps in memory about
     // the open transaction, and `WriteMark` covers all three (a new piece of such state must
     // join them): that is what lets a failed write be undone without rolling back.
@@ -35,10 +41,11 @@ final class SQLiteSession: @unchecked Sendable {
     private var savepoints: [WriteMark] = []
     private var savepointSQL: [(begin: String, release: String, rollback: String)] = []
 
-    init(connection: SQLiteConnection, options: SQLiteStoreOptions, isWriter: Bool) {
+    init(connection: SQLiteConnection, options: SQLiteStoreOptions, isWriter: Bool, postingCache: PostingCache? = nil) {
         self.connection = connection
         self.options = options
         self.isWriter = isWriter
+        self.postingCache = postingCache
     }
 
     // MARK: Reader transactions
@@ -62,11 +69,13 @@ final class SQLiteSession: @unchecked Sendable {
         readGeneration = generation
     }
 
-    /// Ends the open read transaction, if any (it also lets checkpoints pass its snapshot).
+    /// Ends the open read transaction, if any (it also lets checkpoints pass its snapshot), and
+    /// forgets what was read in it.
     func endRead() {
         guard readGeneration != nil else { return }
         try? connection.execute(.rollback)
         readGeneration = nil
+        postingGroups.removeAll(keepingCapacity: true)
     }
 
     // MARK: Writer transactions

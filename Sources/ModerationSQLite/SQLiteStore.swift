@@ -35,10 +35,11 @@ public final class SQLiteStore: ModerationStore {
         let connection = try SQLiteConnection(path: options.databasePath, readOnly: false)
         try Self.configureWriter(connection, options)
         try Schema.migrate(connection)
+        let postingCache = PostingCache(capacity: options.postingCacheEntries)
         readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> SQLiteSession in
             let connection = try SQLiteConnection(path: options.databasePath, readOnly: true)
             try Self.configureReader(connection, options)
-            return SQLiteSession(connection: connection, options: options, isWriter: false)
+            return SQLiteSession(connection: connection, options: options, isWriter: false, postingCache: postingCache)
         }
         let sync =
             options.durability == .full

@@ -34,11 +34,14 @@ public struct SQLiteStoreOptions: Sendable, Equatable {
     /// A search keyword that matches at most this many users (or groups) in the trigram index is
     /// answered from the index; above it, by scanning the list in order (see `SearchPlan`).
     public var searchCandidateLimit: Int
+    /// (group, user) pairs whose CheckPost standing the readers keep in memory, by group version
+    /// (`PostingCache`, about 150 bytes each); 0 turns it off.
+    public var postingCacheEntries: Int
 
     public init(
         directory: String, durability: Durability = .full, maxBatchSize: Int = 1024, readers: Int = 16,
         cacheSizeKiB: Int = defaultCacheSizeKiB, mmapSize: Int = 1 << 30, walAutocheckpointPages: Int = 4000,
-        searchCandidateLimit: Int = 1000
+        searchCandidateLimit: Int = 1000, postingCacheEntries: Int = 65_536
     ) {
         self.directory = directory
         self.durability = durability
@@ -48,6 +51,7 @@ public struct SQLiteStoreOptions: Sendable, Equatable {
         self.mmapSize = mmapSize
         self.walAutocheckpointPages = walAutocheckpointPages
         self.searchCandidateLimit = searchCandidateLimit
+        self.postingCacheEntries = postingCacheEntries
     }
 
     /// The database file.

@@ -6,7 +6,7 @@ internal import Moderation
 /// Never edit a released migration; append a new one. Every table is STRICT; every query has an
 /// index (listed next to the table it reads).
 enum Schema {
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
 
     /// Brings the database up to the latest version; a no-op when it is already there.
     static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
@@ -185,5 +185,29 @@ enum Schema {
             PRIMARY KEY (app_id, actor, key)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX idempotency_by_age ON idempotency (created_at);
+        """
+
+    /// Issue 17: mutes, freezes and deleted users.
+    private static let version2 = """
+        -- A deleted user keeps their row as a tombstone (profile erased, deleted_at set), so the
+        -- uid is never used again; lookups by uid skip it.
+        ALTER TABLE users ADD COLUMN deleted_at INTEGER NOT NULL DEFAULT 0;
+
+        -- A frozen group's reason is for its admins and moderators; snapshots keep only the flag.
+        ALTER TABLE groups ADD COLUMN frozen INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE groups ADD COLUMN frozen_reason TEXT NOT NULL DEFAULT '';
+        ALTER TABLE group_revisions ADD COLUMN frozen INTEGER NOT NULL DEFAULT 0;
+
+        -- A mute lives on its membership row, so it ends with the membership. muted_until as on
+        -- the wire: 0 not muted, -1 until unmuted, else the expiry (Unix ms).
+        ALTER TABLE members ADD COLUMN muted_until INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE members ADD COLUMN mute_reason TEXT NOT NULL DEFAULT '';
+        -- The member list's index stays covering with the mute.
+        DROP INDEX members_by_joined;
+        CREATE INDEX members_by_joined ON members (group_id, joined_at, uid, user_id, scope, muted_until, mute_reason);
+        CREATE INDEX members_by_mute_expiry ON members (muted_until) WHERE muted_until > 0;
+
+        -- A deleted user's bans, found by user.
+        CREATE INDEX bans_by_user ON bans (user_id);
         """
 }

@@ -36,14 +36,28 @@ public enum StorageCodes {
         }
     }
 
+    /// In the order of the proto's `ActionType` numbers (1…): a kind's code is its number.
     private static let kinds: [ActionKind] = [
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
-        .ownershipTransferred,
+        .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted,
     ]
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }
 
     public static func kind(_ code: Int) -> ActionKind { kinds.indices.contains(code - 1) ? kinds[code - 1] : .updated }
+
+    /// A mute as the `muted_until` column keeps it: the wire's `muted_until` (0 not muted, -1
+    /// until unmuted, else the expiry).
+    public static func mutedUntil(_ mute: Mute?) -> Int64 { mute?.mutedUntil ?? 0 }
+
+    /// The mute of a member row from its `muted_until` and `mute_reason` columns.
+    public static func mute(mutedUntil: Int64, reason: String) -> Mute? {
+        switch mutedUntil {
+        case 0: nil
+        case Mute.untilUnmuted: Mute(expiresAt: 0, reason: reason)
+        default: Mute(expiresAt: mutedUntil, reason: reason)
+        }
+    }
 
     /// A bit mask of kinds for `((1 << kind) & mask) != 0`; every kind when `kinds` is empty.
     public static func mask(_ kinds: Set<ActionKind>) -> Int64 {

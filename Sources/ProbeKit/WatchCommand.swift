@@ -23,8 +23,9 @@ enum WatchCommand: ProbeVerb {
           --app               follow the whole app (API key only, no --as)
           --after-seq N       replay every matching action after seq N first, then go live
                               (default: live from now)
-          --kinds K1,K2       only these actions (kicked, banned, unbanned, joined, left, added,
-                              created, updated, deleted, scopeChanged, ownershipTransferred)
+          --kinds K1,K2       only these actions: values of the server's moderation.v1.ActionType,
+                              as the seeds name them (kicked, banned, muted, scopeChanged, …)
+                              or in full (ACTION_TYPE_KICKED)
           --count N           stop after N events (exit 0)
           --compress          ask for a deflate-compressed stream; -v shows each event's bytes on
                               the wire vs inflated, and the totals at the end
@@ -71,7 +72,10 @@ enum WatchCommand: ProbeVerb {
         },
         ProbeFlag("--kinds") { flags, value throws(ArgumentError) in
             for kind in value.text.split(separator: ",") {
-                flags.kinds.append(try actionTypeName(String(kind), in: value))
+                guard kind.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    throw value.error("'\(kind)' is not an action name")
+                }
+                flags.kinds.append(String(kind))
             }
         },
         ProbeFlag("--count") { flags, value throws(ArgumentError) in
@@ -102,15 +106,16 @@ enum WatchCommand: ProbeVerb {
         }
         if flags.wholeApp { fields.append("\"wholeApp\":true") }
         if let afterSeq = flags.afterSeq { fields.append("\"afterSeq\":\"\(afterSeq)\"") }
-        if !flags.kinds.isEmpty {
-            fields.append("\"actions\":[\(flags.kinds.map { "\"\($0)\"" }.joined(separator: ","))]")
-        }
         let limit = flags.limit
         let compress = flags.compress
         let emitDefaults = flags.emitDefaults
 
         let session = ProbeSession(options: options)
         let subscribe = try session.method(method)
+        if !flags.kinds.isEmpty {
+            let names = try actionTypeNames(flags.kinds, of: subscribe)
+            fields.append("\"actions\":[\(names.map { "\"\($0)\"" }.joined(separator: ","))]")
+        }
         let body = try session.request("{" + fields.joined(separator: ",") + "}", for: subscribe)
         let format = MessagePrinter(format: flags.format, emitDefaults: emitDefaults, pretty: false)
         if options.grpc {
@@ -233,22 +238,41 @@ enum WatchCommand: ProbeVerb {
         }
     }
 
-    /// "kicked" → "ACTION_TYPE_KICKED"; full enum names pass through.
-    /// - Parameter value: the `--kinds` list `kind` is one of, which an error names.
-    static func actionTypeName(_ kind: String, in value: ArgumentValue) throws(ArgumentError) -> String {
-        let known = [
-            "created", "updated", "deleted", "joined", "left", "added", "kicked", "banned", "unbanned",
-            "scopeChanged", "ownershipTransferred",
-        ]
-        if kind.hasPrefix("ACTION_TYPE_") { return kind }
-        guard known.contains(kind) else {
-            throw value.error("'\(kind)' is not one of \(known.joined(separator: ", "))")
+    /// The `ActionType` value names of `kinds` ("kicked" → "ACTION_TYPE_KICKED"; full names pass
+    /// through), checked against the enum of the Subscribe request's `actions` field in the schema
+    /// the server gave: kinds a newer server adds are known without a new rpc-probe.
+    /// - Throws: a usage error naming the kinds the schema has, for a kind it does not.
+    static func actionTypeNames(_ kinds: [String], of subscribe: MethodDescriptor) throws(ProbeError) -> [String] {
+        guard let actionType = subscribe.inputType.fields.first(where: { $0.name == "actions" })?.enumType else {
+            throw .failure("\(subscribe.inputType.fullName) has no enum field \"actions\" to filter by")
         }
+        let prefix = "ACTION_TYPE_"
+        let known = actionType.values.map(\.name).filter { $0.hasPrefix(prefix) && $0 != prefix + "UNSPECIFIED" }
+        return try kinds.map { (kind: String) throws(ProbeError) -> String in
+            let name = kind.hasPrefix(prefix) ? kind : prefix + snakeCase(kind)
+            guard known.contains(name) else {
+                let short = known.map { lowerCamelCase(String($0.dropFirst(prefix.count))) }
+                throw .usage("--kinds: '\(kind)' is not one of \(short.joined(separator: ", "))")
+            }
+            return name
+        }
+    }
+
+    /// "scopeChanged" → "SCOPE_CHANGED".
+    static func snakeCase(_ word: String) -> String {
         var snake = ""
-        for character in kind {
-            if character.isUppercase { snake += "_" }
+        for character in word {
+            if character.isUppercase && !snake.isEmpty { snake += "_" }
             snake += character.uppercased()
         }
-        return "ACTION_TYPE_" + snake
+        return snake
+    }
+
+    /// "SCOPE_CHANGED" → "scopeChanged".
+    static func lowerCamelCase(_ snake: String) -> String {
+        let words = snake.lowercased().split(separator: "_")
+        return words.enumerated().map { index, word in
+            index == 0 ? String(word) : word.prefix(1).uppercased() + word.dropFirst()
+        }.joined()
     }
 }

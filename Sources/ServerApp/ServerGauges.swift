@@ -19,6 +19,10 @@ enum ServerGauges {
                 name: "moderation_ban_expiries_swept_total",
                 help: "Expired bans recorded as unbanned (reason expired) by the sweeper.",
                 type: "counter", value: Double(service.expiredBansSweptCount)),
+            ServerMetrics.Sample(
+                name: "moderation_mute_expiries_swept_total",
+                help: "Expired mutes recorded as unmuted (reason expired) by the sweeper.",
+                type: "counter", value: Double(service.expiredMutesSweptCount)),
         ]
         for app in apps {
             let head =

@@ -12,7 +12,7 @@ import ThreadSupport
 enum StoreBenchmarks {
     /// The whole suite (`store`).
     static func all() -> [Benchmark] {
-        mutations() + reads() + bigGroup()
+        mutations() + reads() + posting() + bigGroup()
     }
 
     /// Durable mutation throughput (`store.mutations`).
@@ -25,6 +25,12 @@ enum StoreBenchmarks {
     static func reads() -> [Benchmark] {
         print("setting up: 50 groups of 1 000 members…")
         return readBenchmarks()
+    }
+
+    /// The decision call against GetMemberState (`store.posting`).
+    static func posting() -> [Benchmark] {
+        print("setting up: 32 groups of 100 members, 5 muted in each, one frozen…")
+        return postingBenchmarks()
     }
 
     /// Lists and searches in a group of 100 000 members and 100 000 bans (`store.big`).
@@ -159,7 +165,7 @@ enum StoreBenchmarks {
         let runs: [(Mix, Int)] = [
             (.alternating, 2), (.alternating, 4), (.getGroup, 2), (.firstPage, 2), (.secondPage, 2),
         ]
-        return runs.map { mix, threads in
+        return runs.map { mix, threads -> Benchmark in
             Benchmark(name: "\(mix.rawValue), \(threads) threads", iterations: 1, operationsPerIteration: operations) {
                 let checksum = Atomic<Int>(0)
                 let workers = (0..<threads).map { thread in
@@ -198,6 +204,57 @@ enum StoreBenchmarks {
                 return checksum.load(ordering: .relaxed)
             }
         }
+    }
+
+    // MARK: Posting
+
+    /// The app asking about one user in one group, one thread: GetMemberState, and CheckPost with
+    /// one pair and with 100 (reported per pair): the service and the store without the wire, on
+    /// the data of the wire benchmark's CheckPost suite (`WireBenchmark+CheckPost.swift`).
+    private static func postingBenchmarks() -> [Benchmark] {
+        let fixture = Fixture(name: "posting")
+        let owner = fixture.client("owner")
+        let groups = 32
+        let members = 100
+        fixture.createUsers(["owner"] + (0..<groups).flatMap { g in (0..<members).map { "r\(g)-u\($0)" } })
+        for g in 0..<groups {
+            let guid = "r\(g)"
+            let grants = (0..<members).map { MemberGrant(uid: "r\(g)-u\($0)") }
+            fixture.wait {
+                owner.service.createGroup(
+                    owner.caller, NewGroup(guid: guid, name: "Readers \(g)", members: grants), replay: { _ in [] },
+                    completion: $0)
+            }
+            fixture.wait {
+                owner.service.bulkMuteMembers(
+                    owner.caller, guid: guid, uids: (0..<5).map { "r\(g)-u\($0 * 20)" }, reason: "bench",
+                    replay: { _ in [] }, completion: $0)
+            }
+        }
+        fixture.wait {
+            owner.service.freezeGroup(owner.caller, guid: "r31", reason: "bench", replay: { _ in [] }, completion: $0)
+        }
+        let app = Caller(app: "bench")
+        let pairs = (0..<3200).map { index in
+            PostCheck(guid: "r\(index % groups)", uid: "r\(index % groups)-u\((index / groups) % members)")
+        }
+        let batches = (0..<32).map { body in (0..<100).map { i in pairs[(body * 100 + i * 33) % pairs.count] } }
+        var next = 0
+        return [
+            Benchmark(name: "GetMemberState (the app, one user)", iterations: 50_000) {
+                next = (next + 1) % pairs.count
+                let pair = pairs[next]
+                return (try? fixture.service.getMemberState(app, guid: pair.guid, uid: pair.uid).isMember ? 1 : 0) ?? 0
+            },
+            Benchmark(name: "CheckPost, 1 pair", iterations: 50_000) {
+                next = (next + 1) % pairs.count
+                return (try? fixture.service.checkPost(app, checks: [pairs[next]])[0].allowed ? 1 : 0) ?? 0
+            },
+            Benchmark(name: "CheckPost, 100 pairs (per pair)", iterations: 1_000, operationsPerIteration: 100) {
+                next = (next + 1) % batches.count
+                return (try? fixture.service.checkPost(app, checks: batches[next]).filter(\.allowed).count) ?? 0
+            },
+        ]
     }
 
     // MARK: A very large group

@@ -17,6 +17,8 @@ import Synchronization
 /// - reads: 16 × 8 in flight, GetGroup and ListMembers(limit 30) alternating, as random members.
 /// - big group: one group with 100 000 members and 100 000 bans; single-call latency of the
 ///   first page of ListBannedMembers and of a search by name (one match).
+/// - checkpost: CheckPost against GetMemberState, and CheckPost with 100 pairs a call against one
+///   pair a call, in the same run (`WireBenchmark+CheckPost.swift`).
 ///
 /// With `--postgres-url` the servers keep their data in that PostgreSQL database
 /// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`), so a run never
@@ -37,7 +39,8 @@ enum WireBenchmark {
         var depth = 8
         var bigMembers = 100_000
         var executable = ".build/release/moderation-server"
-        var suites: Set<String> = ["mutations", "reads", "big"]
+        var suites: Set<String> = ["mutations", "reads", "big", "checkpost"]
+        var rounds = 3
         var postgresURL: String?
         var postgresWriters: Int?
         var instances = 1
@@ -65,9 +68,10 @@ enum WireBenchmark {
                 case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
                 case "--route-by-app": routeByApp = true
                 case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
+                case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
                 case "--only":
                     let value = try reader.value(for: flag)
-                    let known = ["mutations", "reads", "big"].map { ($0, $0) }
+                    let known = ["mutations", "reads", "big", "checkpost"].map { ($0, $0) }
                     suites = []
                     for name in value.text.split(separator: ",") {
                         suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known))
@@ -94,7 +98,8 @@ enum WireBenchmark {
         }
         let snapshot = Snapshot(command: snapshotCommand)
         do throws(BenchError) {
-            if suites.contains("mutations") || suites.contains("reads") {
+            let readers = suites.contains("reads") || suites.contains("checkpost")
+            if suites.contains("mutations") || readers {
                 var servers = [
                     try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w"))
                 ]
@@ -104,8 +109,7 @@ enum WireBenchmark {
                     // Without the reads, only the users the mutation slots need (a faster setup).
                     let setup = try connect(servers[0].port, app: app)
                     try createGroups(
-                        setup, groups: 32, usersPerGroup: suites.contains("reads") ? max(100, slotUsers) : slotUsers,
-                        readers: suites.contains("reads"))
+                        setup, groups: 32, usersPerGroup: readers ? max(100, slotUsers) : slotUsers, readers: readers)
                     setup.close()
                 }
                 if suites.contains("mutations") {
@@ -122,6 +126,11 @@ enum WireBenchmark {
                     try reads(
                         server: servers[0], connections: connections, depth: depth, seconds: seconds, snapshot: snapshot
                     )
+                }
+                if suites.contains("checkpost") {
+                    try checkPost(
+                        server: servers[0], connections: connections, depth: depth, seconds: seconds, rounds: rounds,
+                        snapshot: snapshot)
                 }
             }
             if suites.contains("big") {
@@ -359,7 +368,7 @@ enum WireBenchmark {
 
     // MARK: Helpers
 
-    private static func encoded(_ message: some ProtoMessage) -> [UInt8] {
+    static func encoded(_ message: some ProtoMessage) -> [UInt8] {
         var bytes: [UInt8] = []
         _ = message.encode(appendingTo: &bytes)
         return bytes
@@ -426,7 +435,7 @@ enum WireBenchmark {
 
     /// The owner; groups g0…g31 (no members but the owner) with users g<i>-u<j> for the
     /// mutation slots; with `readers`, groups r0…r31 with 100 members each for the reads.
-    private static func createGroups(
+    static func createGroups(
         _ client: ClientConnection, groups: Int, usersPerGroup: Int, readers: Bool = true
     ) throws(BenchError) {
         _ = try call(client, ModerationMethods.createUser, CreateUserRequest(uid: "owner", name: "Owner"))

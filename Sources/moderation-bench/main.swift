@@ -1,10 +1,11 @@
 // moderation-bench: in-process benchmarks (no sockets).
-// Usage: moderation-bench [codec] [store | store.mutations | store.reads | store.big] [--runs N]
+// Usage: moderation-bench [codec] [store | store.mutations | store.reads | store.posting | store.big] [--runs N]
 //        moderation-bench registry [--runs N] [--sizes 1000,10000,100000]
 //          (subscribe and unsubscribe through the event hub in process, per operation, by size)
 //        moderation-bench fanout [--subscribers N] [--rounds N] [--seconds S] [--server PATH]
 //          (the event stream over sockets, against a release moderation-server child process)
-//        moderation-bench wire [--only mutations,reads,big] [--seconds S] [--conns N] [--depth N] [--big-members N]
+//        moderation-bench wire [--only mutations,reads,big,checkpost] [--seconds S] [--conns N] [--depth N]
+//          [--big-members N] [--rounds N]
 //          (the moderation service over sockets, against a release moderation-server child process)
 //          [--postgres-url URL [--instances N] [--apps N [--route-by-app]] [--postgres-writers N]] [--snapshot-command CMD]
 //          (the same on PostgreSQL, over N instances; bench/postgres.py drives it beside pgbench)
@@ -20,6 +21,7 @@ let suites: [String: () -> [Benchmark]] = [
     "store": StoreBenchmarks.all,
     "store.mutations": StoreBenchmarks.mutations,
     "store.reads": StoreBenchmarks.reads,
+    "store.posting": StoreBenchmarks.posting,
     "store.big": StoreBenchmarks.bigGroup,
 ]
 if arguments.first == "fanout" {

@@ -176,4 +176,39 @@ struct InstancesTests {
         let swept = instances.map(\.service.expiredBansSweptCount).reduce(0, +)
         #expect(swept >= UInt64(users.count))
     }
+
+    @Test("expired mutes swept by several instances at once: one unmuted (expired) action each")
+    func sweepMutesOnce() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let instances = try (0..<3).map { _ in try Instance(url: schema.url, schema: schema.name, clock: clock) }
+        defer { for instance in instances { instance.close() } }
+        let users = (0..<30).map { "m\($0)" }
+        try instances[0].client().createUser("o")
+        for uid in users { try instances[0].client().createUser(uid) }
+        for (index, guid) in ["g0", "g1"].enumerated() {
+            let members = users.enumerated().filter { $0.offset % 2 == index }.map { MemberGrant(uid: $0.element) }
+            try instances[1].client().createGroup(guid, owner: "o", members: members)
+        }
+        for (index, uid) in users.enumerated() {
+            _ = try instances[index % 3].client("o").mute("g\(index % 2)", uid, durationMs: 1_000)
+        }
+        clock.advance(by: 5_000)
+        let threads = instances.enumerated().map { index, instance in
+            WorkerThread(name: "sweep-mutes-\(index)") {
+                for _ in 0..<3 { _ = try? instance.service.sweepExpiredMutesAndWait() }
+            }
+        }
+        for thread in threads { thread.join() }
+        let expired = try StoreProbe.log(instances[0].store, app: "app").filter {
+            $0.kind == .unmuted && $0.reason == "expired"
+        }
+        #expect(expired.count == users.count, "\(expired.count) expiries recorded for \(users.count) mutes")
+        #expect(Set(expired.compactMap { $0.actionOn?.uid }) == Set(users))
+        #expect(instances.map(\.service.expiredMutesSweptCount).reduce(0, +) >= UInt64(users.count))
+        for guid in ["g0", "g1"] {
+            #expect(Invariants.violations(store: instances[0].store, app: "app", guid: guid).isEmpty)
+        }
+    }
 }

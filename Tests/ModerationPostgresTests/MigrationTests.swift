@@ -10,18 +10,54 @@ import ThreadSupport
 /// lock.
 @Suite("PostgreSQL migrations")
 struct MigrationTests {
+    /// The build's schema version.
+    static let version = "3"
+
     @Test("a new schema is created at the build's version; opening it again changes nothing")
     func createsAndReopens() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
         let first = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         first.close()
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
-        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == "2")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == Self.version)
+        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == Self.version)
         let again = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         again.close()
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == Self.version)
         #expect(try schema.value("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == "pg_trgm")
+    }
+
+    @Test("a schema the previous release wrote (version 2) is upgraded in place and serves")
+    func upgradesThePreviousRelease() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let restore = try PostgresTestConnection(url: schema.url)
+        // The release's first start created pg_trgm, which its indexes use.
+        try restore.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public")
+        try restore.execute(try UpgradeFixture.postgres(schema: schema.name))
+        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == "2")
+        let fixture = UpgradedStoreChecks.Log(
+            headSeq: UInt64(try schema.value("SELECT head_seq FROM apps WHERE name = 'app1'") ?? "") ?? 0,
+            lobbyActions: Int(
+                try schema.value(
+                    "SELECT count(*) FROM actions a JOIN groups g ON g.id = a.group_id WHERE g.guid = 'lobby'") ?? "")
+                ?? 0,
+            kickReplyHex: try schema.value("SELECT encode(reply, 'hex') FROM idempotency WHERE key = 'fixture-kick'")
+                ?? "")
+        let lastTimestamp = Int64(try schema.value("SELECT max(timestamp) FROM actions") ?? "") ?? 0
+        let clock = ManualClock(start: lastTimestamp + 60_000, ticking: false)
+        let store = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
+        let service = ModerationService(
+            store: store, now: clock.function,
+            configuration: ModerationService.Configuration(passwordHasher: .fastForTests))
+        try UpgradedStoreChecks.run(service: service, store: store, clock: clock, app: "app1", fixture: fixture)
+        service.shutdown()
+        store.close()
+        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == Self.version)
+        #expect(
+            try schema.value(
+                "SELECT count(*) FROM pg_indexes WHERE schemaname = '\(schema.name)' AND indexname IN ('members_by_mute_expiry', 'bans_by_user')"
+            ) == "2")
     }
 
     @Test("a schema newer than the build is refused")
@@ -36,7 +72,7 @@ struct MigrationTests {
             Issue.record("a schema at version 99 was opened")
         } catch {
             #expect(error.code == .internal)
-            #expect(error.message.contains("version 99, newer than this build's 2"), "\(error.message)")
+            #expect(error.message.contains("version 99, newer than this build's \(Self.version)"), "\(error.message)")
         }
     }
 
@@ -56,7 +92,7 @@ struct MigrationTests {
         }
         for thread in threads { thread.join() }
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == Self.version)
     }
 
     @Test("a migration waits for the advisory lock another instance holds")
@@ -81,6 +117,6 @@ struct MigrationTests {
         #expect(opened.wait(milliseconds: 30_000), "the store did not open once the lock was released")
         opener.join()
         #expect(outcome.withLock { $0 } == nil)
-        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == "2")
+        #expect(try schema.value("SELECT count(*) FROM schema_migrations") == Self.version)
     }
 }

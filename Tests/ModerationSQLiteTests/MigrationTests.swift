@@ -46,6 +46,52 @@ struct MigrationTests {
         #expect(try Self.text(options.databasePath, "PRAGMA journal_mode") == "wal")
     }
 
+    @Test("a data directory the previous release wrote (schema 1) opens, upgrades in place and serves")
+    func upgradesThePreviousRelease() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let options = SQLiteStoreOptions(directory: directory.path, durability: .normal)
+        try Self.execute(options.databasePath, try UpgradeFixture.sqlite())
+        #expect(try Self.userVersion(options.databasePath) == 1)
+        let fixture = try FixtureCounts(path: options.databasePath)
+        // The release's clock: a minute after its last action, inside its idempotency window.
+        let clock = ManualClock(start: fixture.lastTimestamp + 60_000, ticking: false)
+        let store = try SQLiteStore(options: options)
+        let service = ModerationService(
+            store: store, now: clock.function,
+            configuration: ModerationService.Configuration(passwordHasher: .fastForTests))
+        try UpgradedStoreChecks.run(service: service, store: store, clock: clock, app: "app1", fixture: fixture.log)
+        service.shutdown()
+        store.close()
+        #expect(try Self.userVersion(options.databasePath) == Self.version)
+        let schema = try Self.schema(options.databasePath)
+        for index in ["members_by_joined", "members_by_mute_expiry", "bans_by_user"] {
+            #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
+        }
+        // Opened again, the upgraded store is at the build's version and migrates nothing.
+        try SQLiteStore(options: options).close()
+        #expect(try Self.userVersion(options.databasePath) == Self.version)
+    }
+
+    /// The build's schema version.
+    static let version = 2
+
+    /// What the fixture's database held before the upgrade.
+    struct FixtureCounts {
+        let log: UpgradedStoreChecks.Log
+        let lastTimestamp: Int64
+
+        init(path: String) throws {
+            log = UpgradedStoreChecks.Log(
+                headSeq: UInt64(try MigrationTests.text(path, "SELECT head_seq FROM apps WHERE name = 'app1'")) ?? 0,
+                lobbyActions: Int(try MigrationTests.text(path, "SELECT count(*) FROM actions WHERE group_id = 1"))
+                    ?? 0,
+                kickReplyHex: try MigrationTests.text(
+                    path, "SELECT hex(reply) FROM idempotency WHERE key = 'fixture-kick'"))
+            lastTimestamp = Int64(try MigrationTests.text(path, "SELECT max(timestamp) FROM actions")) ?? 0
+        }
+    }
+
     @Test("a database from a newer build is refused")
     func newerSchemaRefused() throws {
         let directory = TemporaryDirectory()

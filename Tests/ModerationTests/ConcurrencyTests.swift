@@ -93,7 +93,9 @@ struct ConcurrencyTests {
             case .ownershipTransferred:
                 state.owner = target
                 state.members[target] = .admin
-            case .updated, .deleted:
+            case .userDeleted:
+                state.bans.remove(target)
+            case .updated, .deleted, .muted, .unmuted, .frozen, .unfrozen:
                 break
             }
             #expect(action.group.membersCount == state.members.count, "seq \(action.seq): members_count")

@@ -5,20 +5,23 @@ import TestSupport
 import Testing
 import ThreadSupport
 
-/// Every error code of SERVICE.md provoked on purpose (ERR_UNAUTHENTICATED and ERR_RATE_LIMITED
-/// belong to the RPC layer; ERR_TOO_MANY_SUBSCRIPTIONS comes from an event hub over the same
-/// service; ERR_STORE_UNAVAILABLE from a store on a server, which ModerationPostgresTests stop),
-/// each with a message that names the uid, guid or app involved.
+/// Every error code of SERVICE.md and SERVICE-2.md provoked on purpose (ERR_UNAUTHENTICATED and
+/// ERR_RATE_LIMITED belong to the RPC layer; ERR_TOO_MANY_SUBSCRIPTIONS comes from an event hub
+/// over the same service; ERR_STORE_UNAVAILABLE from a store on a server, which
+/// ModerationPostgresTests stop; ERR_MEMBER_MUTED and ERR_GROUP_FROZEN are CheckPost verdicts,
+/// never a call's failure: CheckPostTests has them), each with a message that names the uid, guid
+/// or app involved.
 @Suite("Error codes")
 struct ErrorCodeTests {
     static let provoked = ErrorCode.allCases.filter {
-        $0 != .unauthenticated && $0 != .rateLimited && $0 != .storeUnavailable
+        $0 != .unauthenticated && $0 != .rateLimited && $0 != .storeUnavailable && $0 != .memberMuted
+            && $0 != .groupFrozen
     }
 
-    @Test("the 28 codes have their wire names and gRPC statuses")
+    @Test("the 36 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 28)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 28)
+        #expect(ErrorCode.allCases.count == 36)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 36)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)
@@ -109,6 +112,16 @@ struct ErrorCodeTests {
             let request = SubscriptionRequest(caller: app.caller, target: .app)
             _ = error { try hub.subscribe(request, sink: EventRegistryTests.AcceptingSink()) }
             return (error { try hub.subscribe(request, sink: EventRegistryTests.AcceptingSink()) }, "app app")
+        case .cannotMuteOwner: return (error { try harness.client("admin").mute("g", "owner") }, "owner")
+        case .alreadyMuted:
+            _ = try? owner.mute("g", "part")
+            return (error { try owner.mute("g", "part") }, "part")
+        case .userNotMuted: return (error { try owner.unmute("g", "part") }, "part")
+        case .alreadyFrozen:
+            _ = try? owner.freeze("g")
+            return (error { try owner.freeze("g") }, "g")
+        case .groupNotFrozen: return (error { try owner.unfreeze("g") }, "g")
+        case .userOwnsGroups: return (error { try owner.deleteUser("owner") }, "g")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

@@ -2,31 +2,38 @@ import Moderation
 import TestSupport
 import Testing
 
-/// The whole permission matrix of SERVICE.md: every action × every standing of the actor ×
-/// every standing of the target, on a public and a private group, asserting the exact error code.
+/// The whole permission matrix of SERVICE.md and SERVICE-2.md: every action × every standing of
+/// the actor × every standing of the target, on a public and a private group, asserting the exact
+/// error code.
 ///
-/// The expected tables below are written out by hand from SERVICE.md's permission matrix and
-/// its fixed order of checks (1 arguments, 2 group visible, 3 actor member, 4 actor scope,
-/// 5 target exists, 6 not self, 7 owner protections, 8 target state, 9 rank, 10 no-op) — not
-/// derived from the implementation. Codes: OK success, NF GROUP_NOT_FOUND, NJ GROUP_NOT_JOINED,
-/// PD PERMISSION_DENIED, SELF GROUP_NO_SELF_ACTION, CKO/CBO/CCO CANNOT_KICK/BAN/CHANGE_OWNER(_SCOPE),
-/// NAM NOT_A_MEMBER, UNB USER_NOT_BANNED, AB ALREADY_BANNED, AJ ALREADY_JOINED,
-/// BAN BANNED_GROUPMEMBER, JNA GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE,
-/// IA INVALID_ARGUMENT; "-" means the cell does not apply (the app has no self).
+/// The expected tables below are written out by hand from the specifications' permission
+/// matrices and the fixed order of checks (1 arguments, 2 group visible, 3 actor member, 4 actor
+/// scope, 5 target exists, 6 not self, 7 owner protections, 8 target state, 9 rank, 10 no-op) —
+/// not derived from the implementation. Codes: OK success, NF GROUP_NOT_FOUND, NJ
+/// GROUP_NOT_JOINED, PD PERMISSION_DENIED, SELF GROUP_NO_SELF_ACTION, CKO/CBO/CCO/CMO
+/// CANNOT_KICK/BAN/CHANGE/MUTE_OWNER(_SCOPE), NAM NOT_A_MEMBER, UNB USER_NOT_BANNED, UNM
+/// USER_NOT_MUTED, AB ALREADY_BANNED, AJ ALREADY_JOINED, BAN BANNED_GROUPMEMBER, JNA
+/// GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE, IA INVALID_ARGUMENT, UOG
+/// USER_OWNS_GROUPS; "-" means the cell does not apply (the app has no self).
+///
+/// Some actions start from a prepared state (`prepare`): `unmute` from the target muted by the
+/// app wherever the app can mute it, `unfreeze` from the group frozen. CheckPost's cells are the
+/// call's error or, when the call succeeds, the verdict's refusal (OK: allowed).
 @Suite("Permission matrix")
 struct PermissionMatrixTests {
     enum Action: String, CaseIterable, Sendable {
         // Actions without a target.
         case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned,
-            listActions
+            listActions, freeze, unfreeze
         // Actions on a target user.
         case addParticipant, addModerator, addAdmin, kick, ban, unban
         case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
+        case mute, unmute, checkPost
 
         var hasTarget: Bool { Self.targeted.contains(self) }
         static let targeted: [Action] = [
             .addParticipant, .addModerator, .addAdmin, .kick, .ban, .unban, .scopeToAdmin, .scopeToModerator,
-            .scopeToParticipant, .transfer, .memberState,
+            .scopeToParticipant, .transfer, .memberState, .mute, .unmute, .checkPost,
         ]
     }
 
@@ -35,6 +42,7 @@ struct PermissionMatrixTests {
         "CKO": .cannotKickOwner, "CBO": .cannotBanOwner, "CCO": .cannotChangeOwnerScope, "NAM": .notAMember,
         "UNB": .userNotBanned, "AB": .alreadyBanned, "AJ": .alreadyJoined, "BAN": .bannedGroupMember,
         "JNA": .groupJoinNotAllowed, "OCL": .ownerCannotLeave, "SS": .sameScope, "IA": .invalidArgument,
+        "CMO": .cannotMuteOwner, "UNM": .userNotMuted, "UOG": .userOwnsGroups,
     ]
 
     // MARK: Expected outcomes on a public group
@@ -50,6 +58,8 @@ struct PermissionMatrixTests {
         .listMembers: "OK OK OK OK NJ NJ OK",
         .listBanned: "OK OK OK PD NJ NJ OK",
         .listActions: "OK OK OK OK OK OK OK",
+        .freeze: "OK OK PD PD NJ NJ OK",
+        .unfreeze: "OK OK PD PD NJ NJ OK",
     ]
 
     /// Actions on a target; one row per actor (owner admin moderator participant nonMember banned
@@ -100,6 +110,20 @@ struct PermissionMatrixTests {
             "OK OK OK OK OK OK OK", "OK OK OK OK OK OK OK", "OK OK OK OK OK OK OK", "PD PD PD PD PD PD OK",
             "NJ NJ NJ NJ NJ NJ OK", "NJ NJ NJ NJ NJ NJ OK", "OK OK OK OK OK OK -",
         ],
+        .mute: [
+            "SELF OK OK OK NAM NAM SELF", "CMO PD OK OK NAM NAM SELF", "CMO PD PD OK NAM NAM SELF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "CMO OK OK OK NAM NAM -",
+        ],
+        // The owner is never muted, so unmuting them is "not muted" (step 8) before the rank.
+        .unmute: [
+            "SELF OK OK OK NAM NAM SELF", "UNM PD OK OK NAM NAM SELF", "UNM PD PD OK NAM NAM SELF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "UNM OK OK OK NAM NAM -",
+        ],
+        // A user asks only about itself (else the call is refused); the app about anyone.
+        .checkPost: [
+            "OK PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
+            "PD PD PD PD PD PD NJ", "PD PD PD PD PD PD BAN", "OK OK OK OK NJ BAN -",
+        ],
     ]
 
     // MARK: Expected outcomes on a private group: only the rows of users who are not members
@@ -117,9 +141,18 @@ struct PermissionMatrixTests {
         .listMembers: "OK OK OK OK NF NF OK",
         .listBanned: "OK OK OK PD NF NF OK",
         .listActions: "OK OK OK OK NF OK OK",
+        .freeze: "OK OK PD PD NF NF OK",
+        .unfreeze: "OK OK PD PD NF NF OK",
     ]
 
     static let privateOutsiderRow = "NF NF NF NF NF NF NF"
+
+    /// CheckPost on a private group: the call's refusals are the same, and the verdict says a
+    /// private group a user is not in does not exist (a banned user is told they are banned).
+    static let privateCheckPost = [
+        "OK PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
+        "PD PD PD PD PD PD NF", "PD PD PD PD PD PD BAN", "OK OK OK OK NF BAN -",
+    ]
 
     static func expected(_ action: Action, _ type: GroupType, _ actor: Roster.Actor, _ target: Roster.Target?) -> String
     {
@@ -129,7 +162,11 @@ struct PermissionMatrixTests {
             return row.split(separator: " ").map(String.init)[actorIndex]
         }
         var row = publicTargeted[action]![actorIndex]
-        if type == .private && (actor == .nonMember || actor == .banned) { row = privateOutsiderRow }
+        if type == .private && action == .checkPost {
+            row = privateCheckPost[actorIndex]
+        } else if type == .private && (actor == .nonMember || actor == .banned) {
+            row = privateOutsiderRow
+        }
         return row.split(separator: " ").map(String.init)[Roster.Target.allCases.firstIndex(of: target)!]
     }
 
@@ -149,6 +186,7 @@ struct PermissionMatrixTests {
                 cell += 1
                 let guid = "g\(cell)"
                 try Roster.createGroup(harness, guid: guid, type: type)
+                Self.prepare(action, on: guid, by: harness.client(), target: target?.uid(for: actor))
                 let outcome = Self.perform(
                     action, on: guid, by: harness.client(actor.uid), target: target?.uid(for: actor))
                 let expected = try #require(Self.codes[expectedCode], "unknown code \(expectedCode)")
@@ -163,7 +201,21 @@ struct PermissionMatrixTests {
         }
     }
 
-    /// Runs `action`; the error code it fails with (for AddMembers, the target's result), or nil.
+    /// Puts the group in the state `action` starts from: for `unmute` the target muted by the app
+    /// (where the app may mute it: not the owner, not a non-member), for `unfreeze` the group frozen.
+    static func prepare(_ action: Action, on guid: String, by app: ModerationClient, target: String?) {
+        switch action {
+        case .unmute:
+            if let target { _ = try? app.mute(guid, target, reason: "prepared") }
+        case .unfreeze:
+            _ = try? app.freeze(guid, reason: "prepared")
+        default:
+            break
+        }
+    }
+
+    /// Runs `action`; the error code it fails with (for AddMembers, the target's result; for
+    /// CheckPost, the verdict's refusal), or nil.
     static func perform(_ action: Action, on guid: String, by client: ModerationClient, target: String?) -> ErrorCode? {
         let uid = target ?? ""
         func add(_ scope: Scope) -> ErrorCode? {
@@ -199,6 +251,60 @@ struct PermissionMatrixTests {
         case .scopeToParticipant: return ModerationClient.code { try client.changeScope(guid, uid, to: .participant) }
         case .transfer: return ModerationClient.code { try client.transfer(guid, to: uid) }
         case .memberState: return ModerationClient.code { try client.memberState(guid, uid) }
+        case .freeze: return ModerationClient.code { try client.freeze(guid, reason: "matrix") }
+        case .unfreeze: return ModerationClient.code { try client.unfreeze(guid) }
+        case .mute: return ModerationClient.code { try client.mute(guid, uid, reason: "matrix") }
+        case .unmute: return ModerationClient.code { try client.unmute(guid, uid) }
+        case .checkPost:
+            do {
+                return try client.checkPost(guid, uid).refusal
+            } catch {
+                return error.code
+            }
+        }
+    }
+
+    // MARK: DeleteUser
+
+    /// DeleteUser by each actor on each target of the roster; columns as above. A user deletes
+    /// only themselves, the app anyone; an owner of a group is refused until ownership moves.
+    static let deleteUser: [String] = [
+        "UOG PD PD PD PD PD UOG", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
+        "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "UOG OK OK OK OK OK -",
+    ]
+
+    @Test("DeleteUser: every actor on every target gets the exact code; a deleted uid is gone for good")
+    func deleteUserMatrix() throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        var cell = 0
+        for (actorIndex, actor) in Roster.Actor.allCases.enumerated() {
+            for (targetIndex, target) in Roster.Target.allCases.enumerated() {
+                let expectedCode = Self.deleteUser[actorIndex].split(separator: " ").map(String.init)[targetIndex]
+                guard expectedCode != "-", let uid = target.uid(for: actor) else { continue }
+                cell += 1
+                // A fresh app per cell: a deletion is app-wide, and the roster's uids are fixed.
+                let app = "delete-\(cell)"
+                try Roster.createUsers(harness, app: app)
+                try Roster.createGroup(harness, guid: "g", type: .public, app: app)
+                let client = harness.client(actor.uid, app: app)
+                let outcome = ModerationClient.code { try client.deleteUser(uid) }
+                let expected = try #require(Self.codes[expectedCode], "unknown code \(expectedCode)")
+                #expect(
+                    outcome == expected,
+                    "deleteUser by \(actor) of \(target): got \(outcome?.name ?? "OK"), expected \(expected?.name ?? "OK")"
+                )
+                let admin = harness.client(app: app)
+                if outcome == nil {
+                    #expect(ModerationClient.code { try admin.getUser(uid) } == .uidNotFound)
+                    #expect(ModerationClient.code { try admin.createUser(uid) } == .uidAlreadyExists)
+                    #expect(ModerationClient.code { try admin.memberState("g", uid) } == .uidNotFound)
+                } else {
+                    #expect(try admin.getUser(uid).uid == uid, "a refused deletion changed nothing")
+                }
+                let broken = Invariants.violations(store: harness.store, app: app, guid: "g")
+                #expect(broken.isEmpty, "deleteUser by \(actor) of \(target): \(broken)")
+            }
         }
     }
 }

@@ -54,7 +54,7 @@ struct ProbeUsageTests {
             (["127.0.0.1:7600", "--connect-timeout", "0", "health"], "--connect-timeout: must be at least 1ms"),
             (["localhost", "health"], "'localhost' is not HOST:PORT"),
             (["127.0.0.1:7600", "watch", "--after-seq", "-1"], "--after-seq: '-1' is not a seq number"),
-            (["127.0.0.1:7600", "watch", "--kinds", "exploded"], "--kinds: 'exploded' is not one of"),
+            (["127.0.0.1:7600", "watch", "--kinds", "ki-cked"], "--kinds: 'ki-cked' is not an action name"),
             (["127.0.0.1:7600", "watch", "extra"], "watch: unexpected argument 'extra'"),
             (["127.0.0.1:7600", "list", "a", "b"], "list: expected at most one SERVICE"),
             (["127.0.0.1:7600", "protoset", "extra"], "protoset: unexpected argument 'extra'"),

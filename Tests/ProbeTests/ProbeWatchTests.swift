@@ -88,6 +88,23 @@ struct ProbeWatchTests {
         #expect(both.isCleanSuccess, "\(both)")
         let groups = try both.lines.map { try message(SubscribeResponse.self, fromJSON: $0).action?.actionFor?.guid }
         #expect(groups == ["hiking", "chess"])
+
+        // The kinds come from the server's schema: every ActionType it has, none it has not.
+        let unknown = try probe.run("watch", "--app", "--kinds", "exploded")
+        #expect(unknown.exitCode == 2, "\(unknown)")
+        #expect(unknown.standardError.contains("--kinds: 'exploded' is not one of created, updated"), "\(unknown)")
+        #expect(unknown.standardError.contains("ownershipTransferred, muted, unmuted, frozen"), "\(unknown)")
+        #expect(
+            try probe.run(
+                "--as", "alice", "call", moderation("FreezeGroup"), "-d", #"{"guid":"chess","reason":"tidy up"}"#
+            ).exitCode == 0)
+        let frozen = try probe.run(
+            "--as", "alice", "watch", "--group", "chess", "--after-seq", "0", "--kinds", "frozen,userDeleted",
+            "--count", "1")
+        #expect(frozen.isCleanSuccess, "\(frozen)")
+        let action = try #require(
+            try frozen.lines.first.map { try message(SubscribeResponse.self, fromJSON: $0).action })
+        #expect(action?.action == .frozen && action?.reason == "tidy up")
     }
 
     @Test("--compress -v: each event's bytes on the wire (deflate) vs inflated, and the totals")

@@ -134,7 +134,8 @@ struct JSONGoldenTests {
                   "limit": 0,
                   "cursor": "",
                   "scopes": [],
-                  "search": ""
+                  "search": "",
+                  "mutedOnly": false
                 }
                 """)
     }

@@ -46,6 +46,14 @@ struct ErrorCodeStatusTests {
         Row(code: .internal, status: .internal),
         Row(code: .tooManySubscriptions, status: .resourceExhausted),
         Row(code: .storeUnavailable, status: .unavailable),
+        Row(code: .cannotMuteOwner, status: .permissionDenied),
+        Row(code: .alreadyMuted, status: .alreadyExists),
+        Row(code: .userNotMuted, status: .failedPrecondition),
+        Row(code: .memberMuted, status: .permissionDenied),
+        Row(code: .alreadyFrozen, status: .failedPrecondition),
+        Row(code: .groupNotFrozen, status: .failedPrecondition),
+        Row(code: .groupFrozen, status: .failedPrecondition),
+        Row(code: .userOwnsGroups, status: .failedPrecondition),
     ]
 
     @Test("the table lists every code once")

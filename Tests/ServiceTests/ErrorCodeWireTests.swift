@@ -47,10 +47,18 @@ extension EndToEnd {
             Row(code: "ERR_CURSOR_EXPIRED", status: .outOfRange, mentions: "after_seq 1"),
             Row(code: "ERR_UNAUTHENTICATED", status: .unauthenticated, mentions: nil),
             Row(code: "ERR_RATE_LIMITED", status: .resourceExhausted, mentions: "pw"),
+            Row(code: "ERR_CANNOT_MUTE_OWNER", status: .permissionDenied, mentions: "owner"),
+            Row(code: "ERR_ALREADY_MUTED", status: .alreadyExists, mentions: "carol"),
+            Row(code: "ERR_USER_NOT_MUTED", status: .failedPrecondition, mentions: "carol"),
+            Row(code: "ERR_ALREADY_FROZEN", status: .failedPrecondition, mentions: "g"),
+            Row(code: "ERR_GROUP_NOT_FROZEN", status: .failedPrecondition, mentions: "g"),
+            Row(code: "ERR_USER_OWNS_GROUPS", status: .failedPrecondition, mentions: "g"),
             // ERR_INTERNAL (INTERNAL): a storage failure cannot be caused cleanly through the wire
             // (the domain tests provoke it by closing the store under the service).
             // ERR_STORE_UNAVAILABLE (UNAVAILABLE): only a store on a database server has it
             // (ModerationPostgresTests provoke it by stopping PostgreSQL).
+            // ERR_MEMBER_MUTED and ERR_GROUP_FROZEN are CheckPost answers, never a call's failure
+            // (MuteFreezeDeleteWireTests checks them in CheckPost's replies).
         ]
 
         /// Retention of the test server's action log for the ERR_CURSOR_EXPIRED case.
@@ -100,6 +108,16 @@ extension EndToEnd {
                 #expect(Int(refused?.details["retry_after_ms"] ?? "") ?? 0 > 0, "the refusal says when to retry")
                 return refused
             case "ERR_OWNER_CANNOT_LEAVE": return failure { try owner.leave("g") }
+            case "ERR_CANNOT_MUTE_OWNER": return failure { try alice.mute("g", "owner") }
+            case "ERR_ALREADY_MUTED":
+                try alice.mute("g", "carol")
+                return failure { try alice.mute("g", "carol") }
+            case "ERR_USER_NOT_MUTED": return failure { try alice.unmute("g", "carol") }
+            case "ERR_ALREADY_FROZEN":
+                try alice.freeze("g")
+                return failure { try alice.freeze("g") }
+            case "ERR_GROUP_NOT_FROZEN": return failure { try alice.unfreeze("g") }
+            case "ERR_USER_OWNS_GROUPS": return failure { try owner.deleteUser("owner") }
             case "ERR_SAME_SCOPE": return failure { try owner.changeScope("g", "bob", to: .moderator) }
             case "ERR_GROUP_NO_SELF_ACTION": return failure { try alice.kick("g", "alice") }
             case "ERR_GUID_ALREADY_EXISTS": return failure { try app.createGroup("g", owner: "owner") }
@@ -150,11 +168,14 @@ extension EndToEnd {
                     fromProto[String(name)] = lastStatus
                 }
             }
-            #expect(fromProto.count == 28)
+            #expect(fromProto.count == 36)
             // ERR_TOO_MANY_SUBSCRIPTIONS needs a server started with a small subscription cap:
             // SubscriptionLimitTests provokes it over the wire. ERR_STORE_UNAVAILABLE needs the
             // PostgreSQL store with its database stopped (ModerationPostgresTests).
-            let skipped: Set<String> = ["ERR_INTERNAL", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_STORE_UNAVAILABLE"]
+            let skipped: Set<String> = [
+                "ERR_INTERNAL", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_STORE_UNAVAILABLE", "ERR_MEMBER_MUTED",
+                "ERR_GROUP_FROZEN",
+            ]
             #expect(Set(Self.table.map(\.code)) == Set(fromProto.keys).subtracting(skipped))
             for row in Self.table {
                 #expect(

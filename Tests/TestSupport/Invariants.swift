@@ -2,8 +2,10 @@ public import Moderation
 import Testing
 
 /// Reads a whole group in one snapshot of the store and reports every broken invariant of
-/// SERVICE.md: exactly one owner; the owner a member with scope admin; nobody both member and
-/// banned (not even by an expired ban row); members_count equal to the members.
+/// SERVICE.md and SERVICE-2.md: exactly one owner; the owner a member with scope admin, never
+/// muted; nobody both member and banned (not even by an expired ban row); nobody muted who is not
+/// a member (the store's muted-members list names members only, and exactly the members whose row
+/// holds a mute); members_count equal to the members.
 public enum Invariants {
     /// The broken invariants of group `guid` of `app`; empty when it holds them all (or the
     /// group does not exist).
@@ -38,6 +40,34 @@ public enum Invariants {
                 }
                 for member in members where try snapshot.ban(groupID: stored.id, uid: member.uid) != nil {
                     problems.append("\(guid): member \(member.uid) has a ban row")
+                }
+                if let owner = owners.first, owner.mute != nil {
+                    problems.append("\(guid): the owner \(owner.uid) is muted")
+                }
+                for member in members {
+                    let membership = try snapshot.membership(groupID: stored.id, uid: member.uid)
+                    if membership?.mute != member.mute {
+                        problems.append("\(guid): \(member.uid)'s mute differs between the list and the row")
+                    }
+                    if let mute = member.mute, mute.expiresAt < 0 {
+                        problems.append("\(guid): \(member.uid)'s mute has expiry \(mute.expiresAt)")
+                    }
+                }
+                // Every mute ever stored, expired or not, applies at time 1.
+                var muted: [Member] = []
+                after = nil
+                repeat {
+                    let page = try snapshot.members(
+                        groupID: stored.id, query: MemberPageQuery(after: after, limit: 500, mutedAt: 1))
+                    muted += page
+                    after = page.count == 500 ? page.last.map { MemberKey(joinedAt: $0.joinedAt, uid: $0.uid) } : nil
+                } while after != nil
+                let memberUIDs = Set(members.map(\.uid))
+                for outsider in muted where !memberUIDs.contains(outsider.uid) {
+                    problems.append("\(guid): \(outsider.uid) is muted but not a member")
+                }
+                if Set(muted.map(\.uid)) != Set(members.filter { $0.mute != nil }.map(\.uid)) {
+                    problems.append("\(guid): the muted-members list is not the members whose row holds a mute")
                 }
                 return problems
             }

@@ -1,7 +1,8 @@
 public import ModerationMessages
 
 /// The state of an app rebuilt from its action log alone, in seq order: which groups exist, who
-/// owns them, who is a member with which scope, who is banned — what a client replaying the
+/// owns them, who is a member with which scope, who is banned or muted, which groups are
+/// frozen — what a client replaying the
 /// event stream would believe. Tests compare it with the state read through the API, and use it
 /// to say who a user subscription must deliver each action to.
 public struct LogModel: Sendable {
@@ -9,11 +10,18 @@ public struct LogModel: Sendable {
         public var owner: String
         public var members: [String: Scope]
         public var banned: Set<String>
+        /// Members muted (until an `unmuted`, or until they leave).
+        public var muted: Set<String>
+        public var frozen: Bool
 
-        public init(owner: String, members: [String: Scope], banned: Set<String>) {
+        public init(
+            owner: String, members: [String: Scope], banned: Set<String>, muted: Set<String> = [], frozen: Bool = false
+        ) {
             self.owner = owner
             self.members = members
             self.banned = banned
+            self.muted = muted
+            self.frozen = frozen
         }
     }
 
@@ -61,8 +69,10 @@ public struct LogModel: Sendable {
             groups[guid]?.members[target] = action.newScope == .unspecified ? .participant : action.newScope
         case .left, .kicked:
             if groups[guid]?.members.removeValue(forKey: target) == nil { note("not a member") }
+            groups[guid]?.muted.remove(target)
         case .banned:
             groups[guid]?.members[target] = nil
+            groups[guid]?.muted.remove(target)
             if groups[guid]?.banned.insert(target).inserted == false { note("already banned") }
         case .unbanned:
             if groups[guid]?.banned.remove(target) == nil { note("not banned") }
@@ -73,8 +83,23 @@ public struct LogModel: Sendable {
             groups[guid]?.members[target] = action.newScope
         case .ownershipTransferred:
             if groups[guid]?.members[target] == nil { note("the new owner is not a member") }
+            if groups[guid]?.muted.contains(target) == true { note("the new owner is muted") }
             groups[guid]?.owner = target
             groups[guid]?.members[target] = .admin
+        case .muted:
+            if groups[guid]?.members[target] == nil { note("muted but not a member") }
+            if groups[guid]?.owner == target { note("the owner muted") }
+            if groups[guid]?.muted.insert(target).inserted == false { note("already muted") }
+        case .unmuted:
+            if groups[guid]?.muted.remove(target) == nil { note("not muted") }
+        case .frozen:
+            if groups[guid]?.frozen == true { note("already frozen") }
+            groups[guid]?.frozen = true
+        case .unfrozen:
+            if groups[guid]?.frozen == false { note("not frozen") }
+            groups[guid]?.frozen = false
+        case .userDeleted:
+            if groups[guid]?.banned.remove(target) == nil { note("a deleted user's dropped ban, but not banned") }
         case .updated, .unspecified, .unrecognized:
             break
         }

@@ -3,13 +3,28 @@ import Synchronization
 import ThreadSupport
 
 extension ModerationService {
-    /// Runs the maintenance pass (expired bans, retention, idempotency window) and waits for it.
+    /// Runs the maintenance pass (expired bans and mutes, retention, idempotency window) and
+    /// waits for it.
     /// - Throws: the pass's `ModerationError`.
     @discardableResult
     public func runMaintenanceAndWait() throws(ModerationError) -> MaintenanceReport {
-        let result = Mutex<Result<MaintenanceReport, ModerationError>?>(nil)
+        try Self.wait(runMaintenance)
+    }
+
+    /// Sweeps expired mutes and waits; returns how many were recorded.
+    /// - Throws: the sweep's `ModerationError`.
+    @discardableResult
+    public func sweepExpiredMutesAndWait() throws(ModerationError) -> Int {
+        try Self.wait(sweepExpiredMutes)
+    }
+
+    /// Starts `start` and waits for the result it completes with.
+    private static func wait<T: Sendable>(
+        _ start: (@escaping @Sendable (Result<T, ModerationError>) -> Void) -> Void
+    ) throws(ModerationError) -> T {
+        let result = Mutex<Result<T, ModerationError>?>(nil)
         let done = BlockingSemaphore()
-        runMaintenance { outcome in
+        start { outcome in
             result.withLock { $0 = outcome }
             done.signal()
         }

@@ -63,6 +63,11 @@ public struct ModerationClient: Sendable {
         try service.getUser(caller, uid: uid)
     }
 
+    @discardableResult
+    public func deleteUser(_ uid: String) throws(ModerationError) -> DeleteUserResult {
+        try run { service.deleteUser($0, uid: uid, replay: $1, completion: $2) }
+    }
+
     // MARK: Groups
 
     @discardableResult
@@ -224,6 +229,79 @@ public struct ModerationClient: Sendable {
                     $0, guid: guid, uids: uids, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2)
             }
         }
+    }
+
+    // MARK: Mutes, freezes, posting
+
+    @discardableResult
+    public func mute(
+        _ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotMuted: Bool = false
+    ) throws(ModerationError) -> MuteResult {
+        try checked(guid, "mute") { () throws(ModerationError) in
+            try run {
+                service.muteMember(
+                    $0, guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted,
+                    replay: $1, completion: $2)
+            }
+        }
+    }
+
+    @discardableResult
+    public func unmute(_ guid: String, _ uid: String, onlyIfMuted: Bool = false) throws(ModerationError) -> UnmuteResult
+    {
+        try checked(guid, "unmute") { () throws(ModerationError) in
+            try run {
+                service.unmuteMember($0, guid: guid, uid: uid, onlyIfMuted: onlyIfMuted, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    @discardableResult
+    public func bulkMute(
+        _ guid: String, _ uids: [String], reason: String = "", durationMs: Int64 = 0, ifNotMuted: Bool = false
+    ) throws(ModerationError) -> [String: UserResult] {
+        try checked(guid, "bulkMute") { () throws(ModerationError) in
+            try run {
+                service.bulkMuteMembers(
+                    $0, guid: guid, uids: uids, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted,
+                    replay: $1, completion: $2)
+            }
+        }
+    }
+
+    @discardableResult
+    public func bulkUnmute(_ guid: String, _ uids: [String], onlyIfMuted: Bool = false) throws(ModerationError)
+        -> [String: UserResult]
+    {
+        try checked(guid, "bulkUnmute") { () throws(ModerationError) in
+            try run {
+                service.bulkUnmuteMembers(
+                    $0, guid: guid, uids: uids, onlyIfMuted: onlyIfMuted, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    @discardableResult
+    public func freeze(_ guid: String, reason: String = "") throws(ModerationError) -> FreezeResult {
+        try checked(guid, "freeze") { () throws(ModerationError) in
+            try run { service.freezeGroup($0, guid: guid, reason: reason, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func unfreeze(_ guid: String) throws(ModerationError) -> FreezeResult {
+        try checked(guid, "unfreeze") { () throws(ModerationError) in
+            try run { service.unfreezeGroup($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    public func checkPost(_ checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {
+        try service.checkPost(caller, checks: checks)
+    }
+
+    /// The one verdict of `uid` (empty: the caller) posting in `guid`.
+    public func checkPost(_ guid: String, _ uid: String = "") throws(ModerationError) -> PostVerdict {
+        try service.checkPost(caller, checks: [PostCheck(guid: guid, uid: uid)])[0]
     }
 
     public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError)

@@ -157,12 +157,12 @@ public final class ModerationTestServer: Sendable {
         return connection
     }
 
-    /// Runs the service's maintenance (expired bans, retention, idempotency window) and waits;
-    /// returns how many bans expired and how many actions were pruned.
+    /// Runs the service's maintenance (expired bans and mutes, retention, idempotency window) and
+    /// waits; returns how many bans and mutes expired and how many actions were pruned.
     @discardableResult
-    public func runMaintenance() throws(ModerationError) -> (expiredBans: Int, prunedActions: Int) {
+    public func runMaintenance() throws(ModerationError) -> (expiredBans: Int, expiredMutes: Int, prunedActions: Int) {
         let report = try service.runMaintenanceAndWait()
-        return (report.expiredBans, report.prunedActions)
+        return (report.expiredBans, report.expiredMutes, report.prunedActions)
     }
 
     /// Shuts the server down gracefully (idempotent); the directory stays.

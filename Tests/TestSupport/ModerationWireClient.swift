@@ -74,6 +74,11 @@ public struct ModerationWireClient: Sendable {
         try call(ModerationMethods.getUser, GetUserRequest(uid: uid)).user ?? User()
     }
 
+    @discardableResult
+    public func deleteUser(_ uid: String) throws(RPCError) -> DeleteUserResponse {
+        try call(ModerationMethods.deleteUser, DeleteUserRequest(uid: uid))
+    }
+
     // MARK: Groups
 
     @discardableResult
@@ -115,19 +120,21 @@ public struct ModerationWireClient: Sendable {
     }
 
     public func members(
-        _ guid: String, limit: UInt32 = 0, cursor: String = "", scopes: [Scope] = [], search: String = ""
+        _ guid: String, limit: UInt32 = 0, cursor: String = "", scopes: [Scope] = [], search: String = "",
+        mutedOnly: Bool = false
     ) throws(RPCError) -> ListMembersResponse {
         try call(
             ModerationMethods.listMembers,
-            ListMembersRequest(guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search))
+            ListMembersRequest(
+                guid: guid, limit: limit, cursor: cursor, scopes: scopes, search: search, mutedOnly: mutedOnly))
     }
 
-    /// Every member, page by page (100 a page).
-    public func allMembers(_ guid: String) throws(RPCError) -> [GroupMember] {
+    /// Every member (or every member muted now), page by page (100 a page).
+    public func allMembers(_ guid: String, mutedOnly: Bool = false) throws(RPCError) -> [GroupMember] {
         var all: [GroupMember] = []
         var cursor = ""
         repeat {
-            let page = try members(guid, limit: 100, cursor: cursor)
+            let page = try members(guid, limit: 100, cursor: cursor, mutedOnly: mutedOnly)
             all += page.members
             cursor = page.nextCursor
         } while !cursor.isEmpty
@@ -214,6 +221,61 @@ public struct ModerationWireClient: Sendable {
     @discardableResult
     public func bulkUnban(_ guid: String, _ uids: [String]) throws(RPCError) -> [String: UserResult] {
         try call(ModerationMethods.bulkUnbanMembers, BulkUnbanMembersRequest(guid: guid, uids: uids)).results
+    }
+
+    // MARK: Mutes, freezes, posting
+
+    @discardableResult
+    public func mute(
+        _ guid: String, _ uid: String, reason: String = "", durationMs: Int64 = 0, ifNotMuted: Bool = false
+    ) throws(RPCError) -> MuteMemberResponse {
+        try call(
+            ModerationMethods.muteMember,
+            MuteMemberRequest(guid: guid, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted))
+    }
+
+    @discardableResult
+    public func unmute(_ guid: String, _ uid: String, onlyIfMuted: Bool = false) throws(RPCError)
+        -> UnmuteMemberResponse
+    {
+        try call(ModerationMethods.unmuteMember, UnmuteMemberRequest(guid: guid, uid: uid, onlyIfMuted: onlyIfMuted))
+    }
+
+    @discardableResult
+    public func bulkMute(_ guid: String, _ uids: [String], reason: String = "", durationMs: Int64 = 0)
+        throws(RPCError) -> [String: UserResult]
+    {
+        try call(
+            ModerationMethods.bulkMuteMembers,
+            BulkMuteMembersRequest(guid: guid, uids: uids, reason: reason, durationMs: durationMs)
+        ).results
+    }
+
+    @discardableResult
+    public func bulkUnmute(_ guid: String, _ uids: [String]) throws(RPCError) -> [String: UserResult] {
+        try call(ModerationMethods.bulkUnmuteMembers, BulkUnmuteMembersRequest(guid: guid, uids: uids)).results
+    }
+
+    @discardableResult
+    public func freeze(_ guid: String, reason: String = "") throws(RPCError) -> FreezeGroupResponse {
+        try call(ModerationMethods.freezeGroup, FreezeGroupRequest(guid: guid, reason: reason))
+    }
+
+    @discardableResult
+    public func unfreeze(_ guid: String) throws(RPCError) -> UnfreezeGroupResponse {
+        try call(ModerationMethods.unfreezeGroup, UnfreezeGroupRequest(guid: guid))
+    }
+
+    /// The answers to `checks` of (guid, uid) pairs, in order.
+    public func checkPost(_ checks: [(String, String)]) throws(RPCError) -> [PostCheckResult] {
+        try call(
+            ModerationMethods.checkPost, CheckPostRequest(checks: checks.map { PostCheck(guid: $0.0, uid: $0.1) })
+        ).results
+    }
+
+    /// The answer for `uid` (empty: the acting user) posting in `guid`.
+    public func checkPost(_ guid: String, _ uid: String = "") throws(RPCError) -> PostCheckResult {
+        try checkPost([(guid, uid)]).first ?? PostCheckResult()
     }
 
     // MARK: The action log and events

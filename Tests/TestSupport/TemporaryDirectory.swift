@@ -31,7 +31,12 @@ public final class TemporaryDirectory: Sendable {
     /// The text of the file `name` in the directory.
     /// - Throws: `TestFailure` when the file cannot be read.
     public func read(_ name: String) throws -> String {
-        let file = path + "/" + name
+        try Self.text(ofFile: path + "/" + name)
+    }
+
+    /// The text of the file at `file`.
+    /// - Throws: `TestFailure` when the file cannot be read.
+    public static func text(ofFile file: String) throws -> String {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TestFailure("cannot open \(file): errno \(errno)") }
         defer { close(fd) }

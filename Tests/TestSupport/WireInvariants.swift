@@ -1,9 +1,10 @@
 import ModerationMessages
 import RPCCore
 
-/// The invariants of SERVICE.md checked through the API as the app sees a group: exactly one
-/// owner, a member with scope admin; nobody both member and banned; members_count equal to the
-/// number of members listed.
+/// The invariants of SERVICE.md and SERVICE-2.md checked through the API as the app sees a group:
+/// exactly one owner, a member with scope admin, never muted; nobody both member and banned;
+/// nobody muted who is not a member (the muted-only list names listed members, exactly those
+/// shown muted); members_count equal to the number of members listed.
 public enum WireInvariants {
     /// The broken invariants of group `guid`; empty when it holds them all or does not exist.
     public static func violations(_ app: ModerationWireClient, guid: String) -> [String] {
@@ -14,9 +15,11 @@ public enum WireInvariants {
             return error.errorCode == "ERR_GROUP_NOT_FOUND" ? [] : ["cannot read group \(guid): \(error)"]
         }
         let members: [GroupMember]
+        let muted: [GroupMember]
         let banned: [BannedMember]
         do {
             members = try app.allMembers(guid)
+            muted = try app.allMembers(guid, mutedOnly: true)
             banned = try app.allBanned(guid)
         } catch {
             return ["cannot list group \(guid): \(error)"]
@@ -35,6 +38,16 @@ public enum WireInvariants {
         }
         let both = Set(members.map(\.uid)).intersection(banned.map(\.uid))
         if !both.isEmpty { problems.append("\(guid): both member and banned: \(both.sorted())") }
+        if let owner = owners.first, owner.mutedUntil != 0 {
+            problems.append("\(guid): owner \(owner.uid) is muted until \(owner.mutedUntil)")
+        }
+        // Read in separate calls: a mute that expired in between may show in one list only.
+        let outsiders = Set(muted.map(\.uid)).subtracting(members.map(\.uid))
+        if !outsiders.isEmpty { problems.append("\(guid): muted but not members: \(outsiders.sorted())") }
+        let shownMuted = Set(members.filter { $0.mutedUntil != 0 }.map(\.uid))
+        if !Set(muted.map(\.uid)).isSubset(of: shownMuted) {
+            problems.append("\(guid): the muted-only list names members the full list shows unmuted")
+        }
         return problems
     }
 }

@@ -1,8 +1,8 @@
 """Every RPC of moderation.v1 through stock grpcio and protoc-generated stubs, in the seeds'
 scenario (the same one clients/python/tests/test_moderation_scenario.py runs on our framed
 protocol): users, groups, join, members, add, kick, ban, unban, the banned list, scope changes,
-bulk moderation, ownership transfer, the action log, leave and delete — and the events they cause
-on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
+bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, the action log,
+leave and delete — and the events they cause on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
 ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
 """
 
@@ -215,6 +215,62 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
     assert (state.is_member, state.is_owner, state.scope) == (True, False, mb.SCOPE_ADMIN)
     expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", lambda: mod.TransferOwnership(
         m.TransferOwnershipRequest(guid=guid, uid=carol), as_=alice))
+
+    # Mutes: a moderator mutes a participant, who stays a member but may not post (CheckPost).
+    expect_error(S.PERMISSION_DENIED, "ERR_CANNOT_MUTE_OWNER",
+                 lambda: mod.MuteMember(m.MuteMemberRequest(guid=guid, uid=dave), as_=alice))
+    muted = mod.MuteMember(m.MuteMemberRequest(guid=guid, uid=bob, reason="calm down", duration_ms=3600000),
+                           as_=carol)
+    assert muted.changed and muted.action.expires_at > 0
+    assert (muted.member.muted_until, muted.member.mute_reason) == (muted.action.expires_at, "calm down")
+    record(muted.action, a.ACTION_TYPE_MUTED, carol, bob)
+    expect_error(S.ALREADY_EXISTS, "ERR_ALREADY_MUTED",
+                 lambda: mod.MuteMember(m.MuteMemberRequest(guid=guid, uid=bob), as_=carol))
+    verdicts = mod.CheckPost(m.CheckPostRequest(checks=[
+        m.PostCheck(guid=guid, uid=bob), m.PostCheck(guid=guid, uid=carol), m.PostCheck(guid=guid, uid=gina)])).results
+    assert [(v.allowed, v.error_code) for v in verdicts] == [
+        (False, "ERR_MEMBER_MUTED"), (True, ""), (False, "ERR_GROUP_NOT_JOINED")]
+    assert verdicts[0].muted_until == muted.action.expires_at
+    assert [x.uid for x in mod.ListMembers(m.ListMembersRequest(guid=guid, muted_only=True), as_=bob).members] == [bob]
+    own = mod.GetMemberState(m.GetMemberStateRequest(guid=guid), as_=bob)
+    assert (own.muted_until, own.mute_reason) == (muted.action.expires_at, ""), "a participant sees when, not why"
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", lambda: mod.CheckPost(
+        m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=carol)]), as_=bob))
+    record(mod.UnmuteMember(m.UnmuteMemberRequest(guid=guid, uid=bob), as_=carol).action,
+           a.ACTION_TYPE_UNMUTED, carol, bob)
+    expect_error(S.FAILED_PRECONDITION, "ERR_USER_NOT_MUTED",
+                 lambda: mod.UnmuteMember(m.UnmuteMemberRequest(guid=guid, uid=bob), as_=carol))
+    bulk_mute = mod.BulkMuteMembers(m.BulkMuteMembersRequest(guid=guid, uids=[bob, dave], reason="bulk"), as_=alice)
+    assert (bulk_mute.results[dave].ok, bulk_mute.results[dave].error_code) == (False, "ERR_CANNOT_MUTE_OWNER")
+    record_results(bulk_mute.results, "ACTION_TYPE_MUTED", alice, [bob])
+    bulk_unmute = mod.BulkUnmuteMembers(m.BulkUnmuteMembersRequest(guid=guid, uids=[bob]), as_=alice)
+    record_results(bulk_unmute.results, "ACTION_TYPE_UNMUTED", alice, [bob])
+
+    # Freeze: admins only; while frozen participants may not post and moderators may.
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.FreezeGroup(m.FreezeGroupRequest(guid=guid), as_=carol))
+    frozen = mod.FreezeGroup(m.FreezeGroupRequest(guid=guid, reason="cool-down"), as_=alice)
+    assert frozen.group.frozen and frozen.group.frozen_reason == "cool-down" and frozen.action.reason == "cool-down"
+    record(frozen.action, a.ACTION_TYPE_FROZEN, alice, "")
+    assert [v.error_code for v in mod.CheckPost(m.CheckPostRequest(checks=[
+        m.PostCheck(guid=guid, uid=bob), m.PostCheck(guid=guid, uid=carol)])).results] == ["ERR_GROUP_FROZEN", ""]
+    seen = mod.GetGroup(m.GetGroupRequest(guid=guid), as_=bob).group
+    assert (seen.frozen, seen.frozen_reason) == (True, ""), "a participant sees the freeze, not why"
+    expect_error(S.FAILED_PRECONDITION, "ERR_ALREADY_FROZEN",
+                 lambda: mod.FreezeGroup(m.FreezeGroupRequest(guid=guid), as_=alice))
+    record(mod.UnfreezeGroup(m.UnfreezeGroupRequest(guid=guid), as_=dave).action, a.ACTION_TYPE_UNFROZEN, dave, "")
+    expect_error(S.FAILED_PRECONDITION, "ERR_GROUP_NOT_FROZEN",
+                 lambda: mod.UnfreezeGroup(m.UnfreezeGroupRequest(guid=guid), as_=dave))
+
+    # DeleteUser: an owner is refused; erin, banned, is deleted and her ban goes with her.
+    error, _ = expect_error(S.FAILED_PRECONDITION, "ERR_USER_OWNS_GROUPS",
+                            lambda: mod.DeleteUser(m.DeleteUserRequest(uid=dave), as_=dave))
+    assert guid in error.details(), "the message names the group: %r" % error.details()
+    gone = mod.DeleteUser(m.DeleteUserRequest(uid=erin))
+    assert (gone.groups_left, gone.bans_dropped) == (0, 1) and gone.last_seq > expected[-1][0]
+    expected.append((gone.last_seq, "ACTION_TYPE_USER_DELETED", "@app", erin))
+    expect_error(S.NOT_FOUND, "ERR_UID_NOT_FOUND", lambda: mod.GetUser(m.GetUserRequest(uid=erin)))
+    expect_error(S.ALREADY_EXISTS, "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=erin)))
 
     # The action log ("missed events") holds what the responses said, in order, page by page.
     logged = []

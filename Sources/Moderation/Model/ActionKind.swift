@@ -11,4 +11,9 @@ public enum ActionKind: String, Sendable, CaseIterable {
     case unbanned
     case scopeChanged
     case ownershipTransferred
+    case muted
+    case unmuted
+    case frozen
+    case unfrozen
+    case userDeleted
 }

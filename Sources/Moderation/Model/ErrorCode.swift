@@ -56,15 +56,26 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// The store cannot be reached (PostgreSQL down, the connection lost): nothing of the call
     /// was kept, or — for a commit cut off midway — its outcome is unknown. Retry later.
     public static let storeUnavailable = ErrorCode("ERR_STORE_UNAVAILABLE", status: .unavailable)
+    public static let cannotMuteOwner = ErrorCode("ERR_CANNOT_MUTE_OWNER", status: .permissionDenied)
+    public static let alreadyMuted = ErrorCode("ERR_ALREADY_MUTED", status: .alreadyExists)
+    public static let userNotMuted = ErrorCode("ERR_USER_NOT_MUTED", status: .failedPrecondition)
+    /// A `CheckPost` answer, not a failed call: the member is muted (with its `muted_until`).
+    public static let memberMuted = ErrorCode("ERR_MEMBER_MUTED", status: .permissionDenied)
+    public static let alreadyFrozen = ErrorCode("ERR_ALREADY_FROZEN", status: .failedPrecondition)
+    public static let groupNotFrozen = ErrorCode("ERR_GROUP_NOT_FROZEN", status: .failedPrecondition)
+    /// A `CheckPost` answer, not a failed call: the group is frozen and the user is a participant.
+    public static let groupFrozen = ErrorCode("ERR_GROUP_FROZEN", status: .failedPrecondition)
+    public static let userOwnsGroups = ErrorCode("ERR_USER_OWNS_GROUPS", status: .failedPrecondition)
 
-    /// The 28 codes of the service, in the order of `errors.proto`.
+    /// The 36 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
         .bannedGroupMember, .groupJoinNotAllowed, .wrongGroupPass, .emptyGroupPass, .ownerCannotLeave,
         .sameScope, .groupNoSelfAction, .guidAlreadyExists, .uidAlreadyExists, .invalidArgument,
         .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
-        .storeUnavailable,
+        .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
+        .groupNotFrozen, .groupFrozen, .userOwnsGroups,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

@@ -26,11 +26,17 @@ public struct Group: Sendable, Equatable {
     public var createdAt: Int64
     /// Last change to the group's own fields (not its membership), Unix milliseconds.
     public var updatedAt: Int64
+    /// True while the group is frozen: only its moderators and admins may post.
+    public var frozen: Bool
+    /// Why the group was frozen; empty when it is not. Shown to its admins, moderators and the
+    /// app only, and never part of an action's snapshot.
+    public var frozenReason: String
 
     public init(
         guid: String, name: String, icon: String = "", description: String = "", type: GroupType,
         metadata: [String: String] = [:], tags: [String] = [], owner: String, membersCount: Int = 0,
-        version: UInt64 = 0, createdAt: Int64 = 0, updatedAt: Int64 = 0
+        version: UInt64 = 0, createdAt: Int64 = 0, updatedAt: Int64 = 0, frozen: Bool = false,
+        frozenReason: String = ""
     ) {
         self.guid = guid
         self.name = name
@@ -44,5 +50,7 @@ public struct Group: Sendable, Equatable {
         self.version = version
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.frozen = frozen
+        self.frozenReason = frozenReason
     }
 }

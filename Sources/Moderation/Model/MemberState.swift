@@ -12,9 +12,13 @@ public struct MemberState: Sendable, Equatable {
     public var ban: Ban?
     /// The group's current version.
     public var groupVersion: UInt64
+    /// The member's mute in effect; nil when not muted (its reason empty unless the reader is an
+    /// admin, moderator or the app).
+    public var mute: Mute?
 
     public init(
-        isMember: Bool, scope: Scope?, joinedAt: Int64, isOwner: Bool, isBanned: Bool, ban: Ban?, groupVersion: UInt64
+        isMember: Bool, scope: Scope?, joinedAt: Int64, isOwner: Bool, isBanned: Bool, ban: Ban?, groupVersion: UInt64,
+        mute: Mute? = nil
     ) {
         self.isMember = isMember
         self.scope = scope
@@ -23,5 +27,6 @@ public struct MemberState: Sendable, Equatable {
         self.isBanned = isBanned
         self.ban = ban
         self.groupVersion = groupVersion
+        self.mute = mute
     }
 }

@@ -33,6 +33,12 @@ extension ModerationError {
     static func userNotBanned(_ uid: String, _ guid: String) -> ModerationError {
         ModerationError(.userNotBanned, "user \(uid) is not banned from group \(guid)")
     }
+    static func alreadyMuted(_ uid: String, _ guid: String) -> ModerationError {
+        ModerationError(.alreadyMuted, "user \(uid) is already muted in group \(guid)")
+    }
+    static func userNotMuted(_ uid: String, _ guid: String) -> ModerationError {
+        ModerationError(.userNotMuted, "user \(uid) is not muted in group \(guid)")
+    }
     static func appIsNotAMember(_ field: String = "on_behalf_of") -> ModerationError {
         .invalid(field, "the app is not a member; set on_behalf_of")
     }

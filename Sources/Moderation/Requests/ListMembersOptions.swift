@@ -8,11 +8,16 @@ public struct ListMembersOptions: Sendable, Equatable {
     public var scopes: Set<Scope>
     /// Case-insensitive substring of the uid or the name; empty means no filter.
     public var search: String
+    /// Only members muted now.
+    public var mutedOnly: Bool
 
-    public init(limit: Int = 0, cursor: String = "", scopes: Set<Scope> = [], search: String = "") {
+    public init(
+        limit: Int = 0, cursor: String = "", scopes: Set<Scope> = [], search: String = "", mutedOnly: Bool = false
+    ) {
         self.limit = limit
         self.cursor = cursor
         self.scopes = scopes
         self.search = search
+        self.mutedOnly = mutedOnly
     }
 }

@@ -70,10 +70,10 @@ struct GroupAccess {
         return uid == stored.group.owner ? .owner : membership.scope.rank
     }
 
-    /// The group as the actor sees it.
+    /// The group as the actor sees it (the reason of a freeze for moderators and above only).
     func view(isBanned: Bool = false) -> GroupView {
         GroupView(
-            group: stored.group, hasJoined: actorMembership != nil, scope: actorMembership?.scope,
-            joinedAt: actorMembership?.joinedAt ?? 0, isBanned: isBanned)
+            group: Redaction.group(stored.group, for: actorRank), hasJoined: actorMembership != nil,
+            scope: actorMembership?.scope, joinedAt: actorMembership?.joinedAt ?? 0, isBanned: isBanned)
     }
 }

@@ -44,17 +44,19 @@ extension WriteContext {
         let action = try record(.scopeChanged, on: user, group: change.access.stored, oldScope: old, newScope: scope)
         try saveCounters(&change.access)
         let member = Member(
-            uid: uid, name: user.name, avatar: user.avatar, scope: scope, joinedAt: change.membership.joinedAt)
+            uid: uid, name: user.name, avatar: user.avatar, scope: scope, joinedAt: change.membership.joinedAt,
+            mute: Redaction.mute(change.membership.mute, for: actorRank, at: now))
         return ScopeChangeResult(action: action, member: member)
     }
 
     /// The writer's part of `TransferOwnership`: after the shared opening (for the app, naming the
-    /// current owner is the self-action), the new owner gets scope admin and the old owner stays
-    /// a member with scope admin.
+    /// current owner is the self-action), the new owner's mute ends (the owner is never muted),
+    /// the new owner gets scope admin and the old owner stays a member with scope admin.
     mutating func transferOwnership(guid: String, uid: String) throws(ModerationError) -> TransferResult {
         var change = try memberChange(
             guid, uid: uid, actorAtLeast: .owner, toDo: "transfer ownership",
             ifOwner: ModerationError(.groupNoSelfAction, "\(uid) already owns group \(guid)"))
+        try endMuteOfNewOwner(change.membership, of: change.target.user, in: &change.access)
         if change.membership.scope != .admin {
             try tx.setMemberScope(groupID: change.access.groupID, uid: uid, scope: .admin)
         }

@@ -57,6 +57,9 @@ struct WriteContext {
     }
 
     /// Appends an action showing `group` as it is now, by the actor unless `by` says otherwise.
+    ///
+    /// The snapshot leaves out the reason of a freeze: actions go to every member, and the log
+    /// keeps no such reason (the `frozen` action itself carries it).
     mutating func record(
         _ kind: ActionKind, on target: User?, group: StoredGroup, by: User? = nil, oldScope: Scope? = nil,
         newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0
@@ -67,8 +70,10 @@ struct WriteContext {
         } else {
             actor = try actorUser()
         }
+        var snapshot = group.group
+        if !snapshot.frozenReason.isEmpty { snapshot.frozenReason = "" }
         var action = ActionRecord(
-            app: caller.app, kind: kind, actionBy: actor, actionOn: target, group: group.group, oldScope: oldScope,
+            app: caller.app, kind: kind, actionBy: actor, actionOn: target, group: snapshot, oldScope: oldScope,
             newScope: newScope, reason: reason, expiresAt: expiresAt, timestamp: now,
             idempotencyKey: caller.idempotencyKey, requestID: caller.requestID)
         try tx.appendAction(&action, appID: ensureAppID(), group: group)
@@ -97,13 +102,14 @@ struct WriteContext {
         try expire(ban, in: &access)
     }
 
-    /// Deletes an expired ban and records its expiry.
-    mutating func expire(_ ban: Ban, in access: inout GroupAccess) throws(ModerationError) {
+    /// Deletes an expired ban and records its expiry; returns the `unbanned` action.
+    @discardableResult
+    mutating func expire(_ ban: Ban, in access: inout GroupAccess) throws(ModerationError) -> ActionRecord {
         try tx.deleteBan(groupID: access.groupID, uid: ban.uid)
         access.stored.group.version += 1
         var target = User(uid: ban.uid)
         if let appID = try appID(), let stored = try tx.user(appID: appID, uid: ban.uid) { target = stored.user }
-        _ = try record(
+        return try record(
             .unbanned, on: target, group: access.stored, by: .app, oldScope: ban.scopeBefore, reason: "expired")
     }
 }

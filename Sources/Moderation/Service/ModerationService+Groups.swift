@@ -119,9 +119,10 @@ extension ModerationService {
                 types: options.types, tags: options.tags, limit: limit + 1, now: context.now)
             let rows = try context.snapshot.groups(appID: appID, query: query)
             let page = rows.prefix(limit).map { listing in
-                GroupView(
-                    group: listing.group.group, hasJoined: listing.membership != nil, scope: listing.membership?.scope,
-                    joinedAt: listing.membership?.joinedAt ?? 0)
+                let rank: Rank = context.caller.actor == nil ? .app : listing.membership?.scope.rank ?? .nonMember
+                return GroupView(
+                    group: Redaction.group(listing.group.group, for: rank), hasJoined: listing.membership != nil,
+                    scope: listing.membership?.scope, joinedAt: listing.membership?.joinedAt ?? 0)
             }
             let next =
                 rows.count > limit

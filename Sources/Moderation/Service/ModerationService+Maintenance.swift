@@ -6,6 +6,8 @@ extension ModerationService {
     public struct MaintenanceReport: Sendable, Equatable {
         /// Expired bans recorded as `unbanned` (reason "expired").
         public var expiredBans: Int
+        /// Expired mutes recorded as `unmuted` (reason "expired").
+        public var expiredMutes: Int
         /// Actions removed from the log by retention.
         public var prunedActions: Int
         /// Idempotency replies forgotten after their window.
@@ -15,20 +17,35 @@ extension ModerationService {
     /// Records every ban past its expiry as an `unbanned` action (reason "expired", by "@app")
     /// and deletes it, in steps of `maintenanceBatchSize` bans; completes with how many.
     public func sweepExpiredBans(completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void) {
-        sweepStep(total: 0, completion: completion)
+        sweepStep(.bans, total: 0, completion: completion)
     }
 
-    /// Sweeps expired bans, then prunes actions older than the retention and idempotency
-    /// replies older than their window, each in bounded steps.
+    /// Records every mute past its expiry as an `unmuted` action (reason "expired", by "@app")
+    /// and lifts it, in steps of `maintenanceBatchSize` mutes; completes with how many.
+    public func sweepExpiredMutes(completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void) {
+        sweepStep(.mutes, total: 0, completion: completion)
+    }
+
+    /// Sweeps expired bans and mutes, then prunes actions older than the retention and
+    /// idempotency replies older than their window, each in bounded steps.
     public func runMaintenance(completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void) {
-        sweepExpiredBans { swept in
-            switch swept {
+        sweepExpiredBans { bans in
+            switch bans {
             case .failure(let error):
                 completion(.failure(error))
-            case .success(let expired):
-                self.pruneStep(
-                    report: MaintenanceReport(expiredBans: expired, prunedActions: 0, purgedReplies: 0),
-                    completion: completion)
+            case .success(let expiredBans):
+                self.sweepExpiredMutes { mutes in
+                    switch mutes {
+                    case .failure(let error):
+                        completion(.failure(error))
+                    case .success(let expiredMutes):
+                        self.pruneStep(
+                            report: MaintenanceReport(
+                                expiredBans: expiredBans, expiredMutes: expiredMutes, prunedActions: 0,
+                                purgedReplies: 0),
+                            completion: completion)
+                    }
+                }
             }
         }
     }
@@ -40,19 +57,41 @@ extension ModerationService {
         done.wait()
     }
 
-    private func sweepStep(total: Int, completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void) {
+    /// What a sweep looks for.
+    private enum Sweep {
+        case bans
+        case mutes
+    }
+
+    /// One step of a sweep: up to a batch of expiries, each rechecked under the group's lock (a
+    /// store several servers share returns only apps this transaction holds, so another
+    /// instance's sweep cannot record the same expiry), then the next step if the batch was full.
+    private func sweepStep(
+        _ sweep: Sweep, total: Int, completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void
+    ) {
         let batch = configuration.maintenanceBatchSize
         maintenanceWrite({ (context: inout WriteContext) throws(ModerationError) -> Int in
-            let expired = try context.tx.expiredBans(at: context.now, limit: batch)
-            for entry in expired {
-                var appContext = WriteContext(tx: context.tx, caller: ValidatedCaller(app: entry.app), now: context.now)
-                var access = try appContext.access(entry.guid)
-                guard let ban = try context.tx.ban(groupID: access.groupID, uid: entry.uid),
-                    !ban.isActive(at: context.now)
-                else {
-                    continue
+            let now = context.now
+            let expired =
+                switch sweep {
+                case .bans: try context.tx.expiredBans(at: now, limit: batch)
+                case .mutes: try context.tx.expiredMutes(at: now, limit: batch)
                 }
-                try appContext.expire(ban, in: &access)
+            for entry in expired {
+                var appContext = WriteContext(tx: context.tx, caller: ValidatedCaller(app: entry.app), now: now)
+                var access = try appContext.access(entry.guid)
+                switch sweep {
+                case .bans:
+                    guard let ban = try context.tx.ban(groupID: access.groupID, uid: entry.uid), !ban.isActive(at: now)
+                    else { continue }
+                    try appContext.expire(ban, in: &access)
+                case .mutes:
+                    let membership = try context.tx.membership(groupID: access.groupID, uid: entry.uid)
+                    let state = MuteState(membership, at: now)
+                    guard case .expired = state else { continue }
+                    let user = try context.tx.user(appID: entry.appID, uid: entry.uid)?.user ?? User(uid: entry.uid)
+                    try appContext.expireMute(state, of: user, in: &access)
+                }
                 try appContext.saveCounters(&access)
             }
             return expired.count
@@ -60,12 +99,19 @@ extension ModerationService {
             switch result {
             case .failure(let error): completion(.failure(error))
             case .success(let count) where count >= batch:
-                self.expiredBansSwept.add(UInt64(count), ordering: .relaxed)
-                self.sweepStep(total: total + count, completion: completion)
+                self.countSwept(sweep, count)
+                self.sweepStep(sweep, total: total + count, completion: completion)
             case .success(let count):
-                self.expiredBansSwept.add(UInt64(count), ordering: .relaxed)
+                self.countSwept(sweep, count)
                 completion(.success(total + count))
             }
+        }
+    }
+
+    private func countSwept(_ sweep: Sweep, _ count: Int) {
+        switch sweep {
+        case .bans: expiredBansSwept.add(UInt64(count), ordering: .relaxed)
+        case .mutes: expiredMutesSwept.add(UInt64(count), ordering: .relaxed)
         }
     }
 

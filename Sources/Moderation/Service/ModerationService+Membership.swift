@@ -116,7 +116,8 @@ extension ModerationService {
                 let action = try context.record(.joined, on: user.user, group: access.stored, newScope: .participant)
                 try context.saveCounters(&access)
                 let view = GroupView(
-                    group: access.stored.group, hasJoined: true, scope: .participant, joinedAt: context.now)
+                    group: Redaction.group(access.stored.group, for: .participant), hasJoined: true,
+                    scope: .participant, joinedAt: context.now)
                 return JoinResult(group: view, action: action)
             }
         }
@@ -195,6 +196,9 @@ extension ModerationService {
     }
 
     /// Lists a group's members (`ListMembers`), sorted by (joinedAt, uid): members and the app.
+    ///
+    /// Each member shows their mute in force (its reason to admins, moderators and the app only);
+    /// `mutedOnly` keeps the members muted now.
     public func listMembers(_ caller: Caller, guid: String, options: ListMembersOptions = ListMembersOptions())
         throws(ModerationError) -> Page<Member>
     {
@@ -203,19 +207,30 @@ extension ModerationService {
         let after = try Cursor.memberKey(options.cursor)
         let search = try Validation.search(options.search)
         let cacheable =
-            after == nil && search.isEmpty && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
+            after == nil && search.isEmpty && !options.mutedOnly
+            && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
         let epoch = memberPages.profileEpoch // before the snapshot: see MemberPageCache
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Member> in
             let access = try context.access(guid)
             try access.requireVisible()
             try access.requireMember()
             let version = access.stored.group.version
+            // The cache holds pages as stored; what a reader sees of a mute depends on who and when
+            // (a page without one is handed out as it is: most are).
+            let seen = { (page: Page<Member>) -> Page<Member> in
+                guard page.items.contains(where: { $0.mute != nil }) else { return page }
+                return Page(
+                    items: page.items.map { Redaction.member($0, for: access.actorRank, at: context.now) },
+                    nextCursor: page.nextCursor)
+            }
             if cacheable,
                 let cached = memberPages.page(groupID: access.groupID, version: version, epoch: epoch, limit: limit)
             {
-                return cached
+                return seen(cached)
             }
-            let query = MemberPageQuery(after: after, scopes: options.scopes, search: search, limit: limit + 1)
+            let query = MemberPageQuery(
+                after: after, scopes: options.scopes, search: search, limit: limit + 1,
+                mutedAt: options.mutedOnly ? context.now : nil)
             let rows = try context.snapshot.members(groupID: access.groupID, query: query)
             let items = Array(rows.prefix(limit))
             let next =
@@ -225,12 +240,13 @@ extension ModerationService {
             if cacheable {
                 memberPages.store(page, groupID: access.groupID, version: version, epoch: epoch, limit: limit)
             }
-            return page
+            return seen(page)
         }
     }
 
-    /// Reads one user's membership and ban state in a group (`GetMemberState`): the user
-    /// itself, admins, moderators and the app. `uid` nil or empty means the acting user.
+    /// Reads one user's membership, mute and ban state in a group (`GetMemberState`): the user
+    /// itself, admins, moderators and the app. `uid` nil or empty means the acting user. The
+    /// mute's reason is shown to admins, moderators and the app only.
     ///
     /// Order: arguments → group visible → (for another user) actor member → actor admin or
     /// moderator → user exists.
@@ -259,7 +275,8 @@ extension ModerationService {
             return MemberState(
                 isMember: membership != nil, scope: membership?.scope, joinedAt: membership?.joinedAt ?? 0,
                 isOwner: target == access.stored.group.owner, isBanned: ban != nil, ban: ban,
-                groupVersion: access.stored.group.version)
+                groupVersion: access.stored.group.version,
+                mute: Redaction.mute(membership?.mute, for: access.actorRank, at: context.now))
         }
     }
 }

@@ -191,8 +191,6 @@ extension ModerationService {
 
     static func validateBan(reason: String, durationMs: Int64) throws(ModerationError) {
         try Validation.text(reason, field: "reason", max: Validation.maxReason)
-        guard durationMs >= 0, durationMs <= 100 * 365 * 86_400_000 else {
-            throw .invalid("duration_ms", "must be 0 (permanent) or a positive number of milliseconds up to 100 years")
-        }
+        try Validation.duration(durationMs, meaningOfZero: "permanent")
     }
 }

@@ -1,7 +1,8 @@
 extension ModerationService {
     /// Creates a user of the caller's app (`CreateUser`); any caller may.
     ///
-    /// Errors: `ERR_INVALID_ARGUMENT`, `ERR_UID_ALREADY_EXISTS`.
+    /// Errors: `ERR_INVALID_ARGUMENT`, `ERR_UID_ALREADY_EXISTS` (also for the uid of a deleted
+    /// user: uids are never used again).
     public func createUser(
         _ caller: Caller, _ user: NewUser, replay: @escaping ReplayEncoder<User>,
         completion: @escaping @Sendable (MutationResult<User>) -> Void
@@ -15,6 +16,10 @@ extension ModerationService {
                 let appID = try context.ensureAppID()
                 guard try context.tx.user(appID: appID, uid: uid) == nil else {
                     throw ModerationError(.uidAlreadyExists, "user \(uid) already exists")
+                }
+                guard try !context.tx.uidRetired(appID: appID, uid: uid) else {
+                    throw ModerationError(
+                        .uidAlreadyExists, "user \(uid) was deleted; a deleted user's uid is never used again")
                 }
                 let created = User(
                     uid: uid, name: user.name, avatar: user.avatar, metadata: user.metadata, createdAt: context.now)
@@ -52,6 +57,26 @@ extension ModerationService {
                 if let metadata = update.metadata { stored.user.metadata = metadata }
                 try context.tx.updateUser(stored)
                 return stored.user
+            }
+        }
+    }
+
+    /// Deletes a user (`DeleteUser`): the user itself or the app. See `WriteContext.deleteUser`.
+    ///
+    /// Order: arguments → permission (`ERR_PERMISSION_DENIED`) → user exists
+    /// (`ERR_UID_NOT_FOUND`, also for one deleted before) → owns no group
+    /// (`ERR_USER_OWNS_GROUPS`). Afterwards the uid behaves everywhere as one that never existed
+    /// (GetUser, UpdateUser, a target: `ERR_UID_NOT_FOUND`; an actor: a non-member), except that
+    /// CreateUser refuses it.
+    public func deleteUser(
+        _ caller: Caller, uid: String, replay: @escaping ReplayEncoder<DeleteUserResult>,
+        completion: @escaping @Sendable (MutationResult<DeleteUserResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<DeleteUserResult> in
+            let uid = try Validation.identifier(uid, field: "uid")
+            return { (context: inout WriteContext) throws(ModerationError) -> DeleteUserResult in
+                try context.deleteUser(uid)
             }
         }
     }

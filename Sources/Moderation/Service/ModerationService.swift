@@ -17,6 +17,8 @@ public final class ModerationService: Sendable {
     private let maintenance: Mutex<MaintenanceLoop?>
     /// Expired bans the sweeper has recorded as `unbanned` since start (for metrics).
     let expiredBansSwept = Atomic<UInt64>(0)
+    /// Expired mutes the sweeper has recorded as `unmuted` since start (for metrics).
+    let expiredMutesSwept = Atomic<UInt64>(0)
     /// Wrong group passwords per (app, group, user), to stop brute force through JoinGroup: in the
     /// store's shared ledger when it has one, else in memory.
     let passwordAttempts: PasswordAttemptLimiter
@@ -68,6 +70,9 @@ public final class ModerationService: Sendable {
 
     /// Expired bans the sweeper has recorded as `unbanned` (reason "expired") since start.
     public var expiredBansSweptCount: UInt64 { expiredBansSwept.load(ordering: .relaxed) }
+
+    /// Expired mutes the sweeper has recorded as `unmuted` (reason "expired") since start.
+    public var expiredMutesSweptCount: UInt64 { expiredMutesSwept.load(ordering: .relaxed) }
 
     /// Stops the maintenance loop, if any. The store stays open; close it after this.
     public func shutdown() {

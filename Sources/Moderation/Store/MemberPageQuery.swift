@@ -9,11 +9,17 @@ public struct MemberPageQuery: Sendable, Equatable {
     public var search: String
     /// How many rows at most.
     public var limit: Int
+    /// Only members whose mute applies at this time (until unmuted, or expiring after it), Unix
+    /// milliseconds; nil for every member.
+    public var mutedAt: Int64?
 
-    public init(after: MemberKey? = nil, scopes: Set<Scope> = [], search: String = "", limit: Int) {
+    public init(
+        after: MemberKey? = nil, scopes: Set<Scope> = [], search: String = "", limit: Int, mutedAt: Int64? = nil
+    ) {
         self.after = after
         self.scopes = scopes
         self.search = search
         self.limit = limit
+        self.mutedAt = mutedAt
     }
 }

@@ -9,13 +9,17 @@ public protocol StoreSnapshot {
     /// The store's key of an app, or nil when the app has no data yet.
     func appID(named app: String) throws(ModerationError) -> Int64?
 
-    /// A user by uid.
+    /// A user by uid; nil also for a deleted user (see `uidRetired`).
     func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser?
+
+    /// True when `uid` belonged to a user who was deleted: its tombstone keeps the uid from ever
+    /// being used again.
+    func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool
 
     /// A group by guid.
     func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup?
 
-    /// A user's membership row in a group.
+    /// A user's membership row in a group, with its mute (expired or not: the rules decide).
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership?
 
     /// A user's ban record in a group, whether or not it has expired (the rules decide).
@@ -39,8 +43,15 @@ public protocol StoreSnapshot {
     /// The retained range of the app's log.
     func logBounds(appID: Int64) throws(ModerationError) -> LogBounds
 
-    /// The guids of the groups `uid` is a member of now.
+    /// The guids of the groups `uid` is a member of now, sorted.
     func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String]
+
+    /// The guids of the groups that hold a ban row of `uid` (expired or not), sorted.
+    func groupsBanning(appID: Int64, uid: String) throws(ModerationError) -> [String]
+
+    /// For each check (guid and uid already validated), what `CheckPost` decides from: nil when
+    /// the app has no such group. The answers come in the order of `checks`.
+    func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?]
 
     /// The reply stored under an idempotency key at or after `notBefore`, if any.
     func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?

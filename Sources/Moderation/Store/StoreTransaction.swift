@@ -24,6 +24,11 @@ public protocol StoreTransaction: StoreSnapshot {
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser
     /// Replaces the user's name, avatar and metadata.
     func updateUser(_ user: StoredUser) throws(ModerationError)
+    /// Deletes a user who is in no group any more: erases the profile (name, avatar, metadata),
+    /// keeps the uid as a tombstone (`uidRetired`; `user(appID:uid:)` finds it no more), and
+    /// removes every row that exists only for the user. This is the one place a user's own rows
+    /// go: a table of pending rows per user (invites, join requests) is emptied here too.
+    func deleteUser(_ user: StoredUser, at time: Int64) throws(ModerationError)
 
     /// Inserts a group (revision 1) and returns it with its new key.
     func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup
@@ -36,12 +41,18 @@ public protocol StoreTransaction: StoreSnapshot {
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError)
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError)
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError)
+    /// Sets (or, with nil, lifts) a member's mute.
+    func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError)
+    /// Up to `limit` mutes, across apps, whose expiry is at or before `now`. A store several
+    /// servers share returns only mutes of apps this transaction holds or could lock now, so
+    /// each expiry is recorded once however many sweep (as `expiredBans`).
+    func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
 
     /// Inserts a ban record (its `name` and `avatar` are ignored: they come from the user).
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError)
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError)
     /// Up to `limit` bans, across apps, whose expiry is at or before `now`.
-    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredBan]
+    func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
 
     /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
     /// `group` is the state the action's snapshot shows.

@@ -29,13 +29,25 @@ public enum ActionType: ProtoEnum {
     case scopeChanged
     /// "ownershipTransferred": the group got a new owner.
     case ownershipTransferred
+    /// "muted": a member was muted (reason, expires_at; 0 until unmuted).
+    case muted
+    /// "unmuted": a mute was lifted, by someone or by expiry (reason "expired"), or because the
+    /// member became the owner (reason "ownershipTransferred").
+    case unmuted
+    /// "frozen": the group was frozen (reason).
+    case frozen
+    /// "unfrozen": the group was unfrozen.
+    case unfrozen
+    /// "userDeleted": a user banned from the group was deleted; the ban went with them. (Groups the
+    /// user was a member of record "left" with reason "userDeleted" instead.)
+    case userDeleted
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -51,6 +63,11 @@ public enum ActionType: ProtoEnum {
         case 9: self = .unbanned
         case 10: self = .scopeChanged
         case 11: self = .ownershipTransferred
+        case 12: self = .muted
+        case 13: self = .unmuted
+        case 14: self = .frozen
+        case 15: self = .unfrozen
+        case 16: self = .userDeleted
         default: self = .unrecognized(rawValue)
         }
     }
@@ -69,6 +86,11 @@ public enum ActionType: ProtoEnum {
         case .unbanned: 9
         case .scopeChanged: 10
         case .ownershipTransferred: 11
+        case .muted: 12
+        case .unmuted: 13
+        case .frozen: 14
+        case .unfrozen: 15
+        case .userDeleted: 16
         case .unrecognized(let value): value
         }
     }
@@ -88,6 +110,11 @@ public enum ActionType: ProtoEnum {
         case .unbanned: "ACTION_TYPE_UNBANNED"
         case .scopeChanged: "ACTION_TYPE_SCOPE_CHANGED"
         case .ownershipTransferred: "ACTION_TYPE_OWNERSHIP_TRANSFERRED"
+        case .muted: "ACTION_TYPE_MUTED"
+        case .unmuted: "ACTION_TYPE_UNMUTED"
+        case .frozen: "ACTION_TYPE_FROZEN"
+        case .unfrozen: "ACTION_TYPE_UNFROZEN"
+        case .userDeleted: "ACTION_TYPE_USER_DELETED"
         case .unrecognized: nil
         }
     }
@@ -104,8 +131,9 @@ public struct Action: ProtoMessage {
     /// Who did it (uid "@app" for the app itself).
     public var actionBy: User? = nil
     /// Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
-    /// banned, unbanned, scopeChanged and ownershipTransferred (the new owner); the owner for
-    /// created; absent for updated and deleted.
+    /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted and
+    /// userDeleted (the deleted user); the owner for created; absent for updated, deleted, frozen
+    /// and unfrozen.
     public var actionOn: User? = nil
     /// The group after the change (members_count and version updated); no per-user fields.
     public var actionFor: Group? = nil
@@ -113,9 +141,10 @@ public struct Action: ProtoMessage {
     public var oldScope: Scope = .init(rawValue: 0)
     /// Scope of action_on after the change, where it applies.
     public var newScope: Scope = .init(rawValue: 0)
-    /// Reason given (bans; "expired" for an unban by expiry).
+    /// Reason given (bans, mutes, freezes; "expired" for an unban or unmute by expiry;
+    /// "userDeleted" for a leave caused by DeleteUser).
     public var reason: String = ""
-    /// Expiry of a ban, Unix milliseconds; 0 for permanent or not a ban.
+    /// Expiry of a ban or mute, Unix milliseconds; 0 for permanent (until unmuted) or neither.
     public var expiresAt: Int64 = 0
     /// When the change was committed, Unix milliseconds.
     public var timestamp: Int64 = 0

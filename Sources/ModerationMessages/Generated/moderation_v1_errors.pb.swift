@@ -65,13 +65,32 @@ public enum ErrorCode: ProtoEnum {
     /// UNAVAILABLE: the store cannot be reached (PostgreSQL down or the connection lost); nothing
     /// was changed, or for a commit cut off midway the outcome is unknown. Retry later.
     case errStoreUnavailable
+    /// PERMISSION_DENIED: the owner can never be muted.
+    case errCannotMuteOwner
+    /// ALREADY_EXISTS: the member is already muted.
+    case errAlreadyMuted
+    /// FAILED_PRECONDITION: the member is not muted.
+    case errUserNotMuted
+    /// PERMISSION_DENIED: the member is muted and may not post (a CheckPost answer, with
+    /// muted_until).
+    case errMemberMuted
+    /// FAILED_PRECONDITION: the group is already frozen.
+    case errAlreadyFrozen
+    /// FAILED_PRECONDITION: the group is not frozen.
+    case errGroupNotFrozen
+    /// FAILED_PRECONDITION: the group is frozen and only its moderators and admins may post (a
+    /// CheckPost answer).
+    case errGroupFrozen
+    /// FAILED_PRECONDITION: the user owns groups and cannot be deleted until ownership of each is
+    /// transferred; the message and details ("guids") name up to 10 of them.
+    case errUserOwnsGroups
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -104,6 +123,14 @@ public enum ErrorCode: ProtoEnum {
         case 26: self = .errInternal
         case 27: self = .errTooManySubscriptions
         case 28: self = .errStoreUnavailable
+        case 29: self = .errCannotMuteOwner
+        case 30: self = .errAlreadyMuted
+        case 31: self = .errUserNotMuted
+        case 32: self = .errMemberMuted
+        case 33: self = .errAlreadyFrozen
+        case 34: self = .errGroupNotFrozen
+        case 35: self = .errGroupFrozen
+        case 36: self = .errUserOwnsGroups
         default: self = .unrecognized(rawValue)
         }
     }
@@ -139,6 +166,14 @@ public enum ErrorCode: ProtoEnum {
         case .errInternal: 26
         case .errTooManySubscriptions: 27
         case .errStoreUnavailable: 28
+        case .errCannotMuteOwner: 29
+        case .errAlreadyMuted: 30
+        case .errUserNotMuted: 31
+        case .errMemberMuted: 32
+        case .errAlreadyFrozen: 33
+        case .errGroupNotFrozen: 34
+        case .errGroupFrozen: 35
+        case .errUserOwnsGroups: 36
         case .unrecognized(let value): value
         }
     }
@@ -175,6 +210,14 @@ public enum ErrorCode: ProtoEnum {
         case .errInternal: "ERR_INTERNAL"
         case .errTooManySubscriptions: "ERR_TOO_MANY_SUBSCRIPTIONS"
         case .errStoreUnavailable: "ERR_STORE_UNAVAILABLE"
+        case .errCannotMuteOwner: "ERR_CANNOT_MUTE_OWNER"
+        case .errAlreadyMuted: "ERR_ALREADY_MUTED"
+        case .errUserNotMuted: "ERR_USER_NOT_MUTED"
+        case .errMemberMuted: "ERR_MEMBER_MUTED"
+        case .errAlreadyFrozen: "ERR_ALREADY_FROZEN"
+        case .errGroupNotFrozen: "ERR_GROUP_NOT_FROZEN"
+        case .errGroupFrozen: "ERR_GROUP_FROZEN"
+        case .errUserOwnsGroups: "ERR_USER_OWNS_GROUPS"
         case .unrecognized: nil
         }
     }

@@ -89,6 +89,11 @@ public struct Group: ProtoMessage {
     public var joinedAt: Int64 = 0
     /// For the acting user: true when they are banned from the group.
     public var isBanned: Bool = false
+    /// True while the group is frozen: only its moderators and admins may post.
+    public var frozen: Bool = false
+    /// The reason given when the group was frozen (shown to admins, moderators and the app only;
+    /// empty in action snapshots).
+    public var frozenReason: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -110,7 +115,9 @@ public struct Group: ProtoMessage {
         hasJoined: Bool = false,
         scope: Scope = .init(rawValue: 0),
         joinedAt: Int64 = 0,
-        isBanned: Bool = false
+        isBanned: Bool = false,
+        frozen: Bool = false,
+        frozenReason: String = ""
     ) {
         self.guid = guid
         self.name = name
@@ -128,6 +135,8 @@ public struct Group: ProtoMessage {
         self.scope = scope
         self.joinedAt = joinedAt
         self.isBanned = isBanned
+        self.frozen = frozen
+        self.frozenReason = frozenReason
     }
 }
 
@@ -171,6 +180,8 @@ extension Group {
         if scope.rawValue != 0 { c.pointee.scope = Moderation__V1__Scope(rawValue: UInt32(bitPattern: scope.rawValue)) }
         if joinedAt != 0 { c.pointee.joined_at = joinedAt }
         if isBanned { c.pointee.is_banned = 1 }
+        if frozen { c.pointee.frozen = 1 }
+        if !frozenReason.isEmpty { c.pointee.frozen_reason = arena.cString(frozenReason) }
         return c
     }
 
@@ -205,5 +216,7 @@ extension Group {
         self.scope = Scope(rawValue: Int32(bitPattern: c.pointee.scope.rawValue))
         self.joinedAt = c.pointee.joined_at
         self.isBanned = (c.pointee.is_banned != 0)
+        self.frozen = (c.pointee.frozen != 0)
+        self.frozenReason = try arena.string(c.pointee.frozen_reason, field: "frozen_reason", of: Self.protoName)
     }
 }

@@ -68,6 +68,10 @@ public struct GroupMember: ProtoMessage {
     public var scope: Scope = .init(rawValue: 0)
     /// When the member joined (or was added), Unix milliseconds.
     public var joinedAt: Int64 = 0
+    /// When the member's mute ends, Unix milliseconds; -1 until unmuted; 0 when not muted.
+    public var mutedUntil: Int64 = 0
+    /// The reason given with the mute (shown to admins, moderators and the app only).
+    public var muteReason: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -78,13 +82,17 @@ public struct GroupMember: ProtoMessage {
         name: String = "",
         avatar: String = "",
         scope: Scope = .init(rawValue: 0),
-        joinedAt: Int64 = 0
+        joinedAt: Int64 = 0,
+        mutedUntil: Int64 = 0,
+        muteReason: String = ""
     ) {
         self.uid = uid
         self.name = name
         self.avatar = avatar
         self.scope = scope
         self.joinedAt = joinedAt
+        self.mutedUntil = mutedUntil
+        self.muteReason = muteReason
     }
 }
 
@@ -157,15 +165,15 @@ public struct MemberToAdd: ProtoMessage {
     }
 }
 
-/// The outcome of one user's part in an operation on many users (bulk kick/ban/unban, add
-/// members, initial members and bans of a new group).
+/// The outcome of one user's part in an operation on many users (bulk kick/ban/unban/mute/unmute,
+/// add members, initial members and bans of a new group).
 public struct UserResult: ProtoMessage {
     public static let protoName = "moderation.v1.UserResult"
 
     /// True when the operation succeeded for this user.
     public var ok: Bool = false
     /// True when it changed something (false for an "already in that state" success under
-    /// if_not_banned / only_if_banned).
+    /// if_not_banned / only_if_banned / if_not_muted / only_if_muted).
     public var changed: Bool = false
     /// The error code ("ERR_…") when ok is false.
     public var errorCode: String = ""
@@ -206,6 +214,8 @@ extension GroupMember {
         if !avatar.isEmpty { c.pointee.avatar = arena.cString(avatar) }
         if scope.rawValue != 0 { c.pointee.scope = Moderation__V1__Scope(rawValue: UInt32(bitPattern: scope.rawValue)) }
         if joinedAt != 0 { c.pointee.joined_at = joinedAt }
+        if mutedUntil != 0 { c.pointee.muted_until = mutedUntil }
+        if !muteReason.isEmpty { c.pointee.mute_reason = arena.cString(muteReason) }
         return c
     }
 
@@ -223,6 +233,8 @@ extension GroupMember {
         self.avatar = try arena.string(c.pointee.avatar, field: "avatar", of: Self.protoName)
         self.scope = Scope(rawValue: Int32(bitPattern: c.pointee.scope.rawValue))
         self.joinedAt = c.pointee.joined_at
+        self.mutedUntil = c.pointee.muted_until
+        self.muteReason = try arena.string(c.pointee.mute_reason, field: "mute_reason", of: Self.protoName)
     }
 }
 

@@ -132,6 +132,44 @@ public struct UpdateUserResponse: ProtoMessage {
     }
 }
 
+/// Request of DeleteUser.
+public struct DeleteUserRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.DeleteUserRequest"
+
+    /// UID of the user to delete: the acting user, or any user when the app calls.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(uid: String = "") {
+        self.uid = uid
+    }
+}
+
+/// Response of DeleteUser.
+public struct DeleteUserResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.DeleteUserResponse"
+
+    /// How many groups the user left (one "left" action with reason "userDeleted" in each).
+    public var groupsLeft: UInt32 = 0
+    /// How many bans of the user were dropped (one "userDeleted" action in each such group).
+    public var bansDropped: UInt32 = 0
+    /// Seq of the last action recorded; 0 when the user had no standing in any group.
+    public var lastSeq: UInt64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(groupsLeft: UInt32 = 0, bansDropped: UInt32 = 0, lastSeq: UInt64 = 0) {
+        self.groupsLeft = groupsLeft
+        self.bansDropped = bansDropped
+        self.lastSeq = lastSeq
+    }
+}
+
 /// Request of CreateGroup.
 public struct CreateGroupRequest: ProtoMessage {
     public static let protoName = "moderation.v1.CreateGroupRequest"
@@ -486,6 +524,8 @@ public struct ListMembersRequest: ProtoMessage {
     public var scopes: [Scope] = []
     /// Case-insensitive keyword matched against uid and name.
     public var search: String = ""
+    /// When true, only members muted now.
+    public var mutedOnly: Bool = false
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -496,13 +536,15 @@ public struct ListMembersRequest: ProtoMessage {
         limit: UInt32 = 0,
         cursor: String = "",
         scopes: [Scope] = [],
-        search: String = ""
+        search: String = "",
+        mutedOnly: Bool = false
     ) {
         self.guid = guid
         self.limit = limit
         self.cursor = cursor
         self.scopes = scopes
         self.search = search
+        self.mutedOnly = mutedOnly
     }
 }
 
@@ -983,6 +1025,10 @@ public struct GetMemberStateResponse: ProtoMessage {
     public var ban: BannedMember? = nil
     /// The group's current version.
     public var groupVersion: UInt64 = 0
+    /// When the member's mute ends, Unix milliseconds; -1 until unmuted; 0 when not muted.
+    public var mutedUntil: Int64 = 0
+    /// The reason given with the mute (shown to admins, moderators and the app only).
+    public var muteReason: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -995,7 +1041,9 @@ public struct GetMemberStateResponse: ProtoMessage {
         isOwner: Bool = false,
         isBanned: Bool = false,
         ban: BannedMember? = nil,
-        groupVersion: UInt64 = 0
+        groupVersion: UInt64 = 0,
+        mutedUntil: Int64 = 0,
+        muteReason: String = ""
     ) {
         self.isMember = isMember
         self.scope = scope
@@ -1004,6 +1052,341 @@ public struct GetMemberStateResponse: ProtoMessage {
         self.isBanned = isBanned
         self.ban = ban
         self.groupVersion = groupVersion
+        self.mutedUntil = mutedUntil
+        self.muteReason = muteReason
+    }
+}
+
+/// Request of MuteMember.
+public struct MuteMemberRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.MuteMemberRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the member to mute.
+    public var uid: String = ""
+    /// Reason (≤ 512 characters).
+    public var reason: String = ""
+    /// Length of the mute in milliseconds; 0 means until unmuted.
+    public var durationMs: Int64 = 0
+    /// When true, muting an already-muted member succeeds with changed = false.
+    public var ifNotMuted: Bool = false
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        uid: String = "",
+        reason: String = "",
+        durationMs: Int64 = 0,
+        ifNotMuted: Bool = false
+    ) {
+        self.guid = guid
+        self.uid = uid
+        self.reason = reason
+        self.durationMs = durationMs
+        self.ifNotMuted = ifNotMuted
+    }
+}
+
+/// Response of MuteMember.
+public struct MuteMemberResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.MuteMemberResponse"
+
+    /// False when the member was already muted and if_not_muted was set.
+    public var changed: Bool = false
+    /// The "muted" action recorded, when changed.
+    public var action: Action? = nil
+    /// The member with the mute in effect.
+    public var member: GroupMember? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(changed: Bool = false, action: Action? = nil, member: GroupMember? = nil) {
+        self.changed = changed
+        self.action = action
+        self.member = member
+    }
+}
+
+/// Request of UnmuteMember.
+public struct UnmuteMemberRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.UnmuteMemberRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the muted member.
+    public var uid: String = ""
+    /// When true, unmuting a member who is not muted succeeds with changed = false.
+    public var onlyIfMuted: Bool = false
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "", onlyIfMuted: Bool = false) {
+        self.guid = guid
+        self.uid = uid
+        self.onlyIfMuted = onlyIfMuted
+    }
+}
+
+/// Response of UnmuteMember.
+public struct UnmuteMemberResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.UnmuteMemberResponse"
+
+    /// False when the member was not muted and only_if_muted was set.
+    public var changed: Bool = false
+    /// The "unmuted" action recorded, when changed.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(changed: Bool = false, action: Action? = nil) {
+        self.changed = changed
+        self.action = action
+    }
+}
+
+/// Request of BulkMuteMembers.
+public struct BulkMuteMembersRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.BulkMuteMembersRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UIDs to mute (1–100, no duplicates).
+    public var uids: [String] = []
+    /// Reason (≤ 512 characters), for every mute.
+    public var reason: String = ""
+    /// Length of the mutes in milliseconds; 0 means until unmuted.
+    public var durationMs: Int64 = 0
+    /// When true, an already-muted member is a success with changed = false.
+    public var ifNotMuted: Bool = false
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        uids: [String] = [],
+        reason: String = "",
+        durationMs: Int64 = 0,
+        ifNotMuted: Bool = false
+    ) {
+        self.guid = guid
+        self.uids = uids
+        self.reason = reason
+        self.durationMs = durationMs
+        self.ifNotMuted = ifNotMuted
+    }
+}
+
+/// Response of BulkMuteMembers.
+public struct BulkMuteMembersResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.BulkMuteMembersResponse"
+
+    /// Outcome per uid.
+    public var results: [String: UserResult] = [:]
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [String: UserResult] = [:]) {
+        self.results = results
+    }
+}
+
+/// Request of BulkUnmuteMembers.
+public struct BulkUnmuteMembersRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.BulkUnmuteMembersRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UIDs to unmute (1–100, no duplicates).
+    public var uids: [String] = []
+    /// When true, a member who is not muted is a success with changed = false.
+    public var onlyIfMuted: Bool = false
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uids: [String] = [], onlyIfMuted: Bool = false) {
+        self.guid = guid
+        self.uids = uids
+        self.onlyIfMuted = onlyIfMuted
+    }
+}
+
+/// Response of BulkUnmuteMembers.
+public struct BulkUnmuteMembersResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.BulkUnmuteMembersResponse"
+
+    /// Outcome per uid.
+    public var results: [String: UserResult] = [:]
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [String: UserResult] = [:]) {
+        self.results = results
+    }
+}
+
+/// Request of FreezeGroup.
+public struct FreezeGroupRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.FreezeGroupRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Reason (≤ 512 characters), shown to the group's admins and moderators.
+    public var reason: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", reason: String = "") {
+        self.guid = guid
+        self.reason = reason
+    }
+}
+
+/// Response of FreezeGroup.
+public struct FreezeGroupResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.FreezeGroupResponse"
+
+    /// The "frozen" action recorded.
+    public var action: Action? = nil
+    /// The group after the change.
+    public var group: Group? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil, group: Group? = nil) {
+        self.action = action
+        self.group = group
+    }
+}
+
+/// Request of UnfreezeGroup.
+public struct UnfreezeGroupRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.UnfreezeGroupRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of UnfreezeGroup.
+public struct UnfreezeGroupResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.UnfreezeGroupResponse"
+
+    /// The "unfrozen" action recorded.
+    public var action: Action? = nil
+    /// The group after the change.
+    public var group: Group? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil, group: Group? = nil) {
+        self.action = action
+        self.group = group
+    }
+}
+
+/// One question of CheckPost: may this user post in this group now?
+public struct PostCheck: ProtoMessage {
+    public static let protoName = "moderation.v1.PostCheck"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the user; empty means the acting user.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "") {
+        self.guid = guid
+        self.uid = uid
+    }
+}
+
+/// Request of CheckPost.
+public struct CheckPostRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.CheckPostRequest"
+
+    /// The questions (1–100). A user may ask only about itself; the app about anyone.
+    public var checks: [PostCheck] = []
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(checks: [PostCheck] = []) {
+        self.checks = checks
+    }
+}
+
+/// The answer to one PostCheck.
+public struct PostCheckResult: ProtoMessage {
+    public static let protoName = "moderation.v1.PostCheckResult"
+
+    /// True when the user may post in the group now.
+    public var allowed: Bool = false
+    /// Why not, when not allowed: ERR_GROUP_NOT_FOUND (no such group, or a private group the user
+    /// is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED or
+    /// ERR_GROUP_FROZEN.
+    public var errorCode: String = ""
+    /// With ERR_MEMBER_MUTED: when the mute ends, Unix milliseconds; -1 until unmuted.
+    public var mutedUntil: Int64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(allowed: Bool = false, errorCode: String = "", mutedUntil: Int64 = 0) {
+        self.allowed = allowed
+        self.errorCode = errorCode
+        self.mutedUntil = mutedUntil
+    }
+}
+
+/// Response of CheckPost.
+public struct CheckPostResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.CheckPostResponse"
+
+    /// One answer per check, in the order of the request's checks.
+    public var results: [PostCheckResult] = []
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [PostCheckResult] = []) {
+        self.results = results
     }
 }
 
@@ -1355,6 +1738,60 @@ extension UpdateUserResponse {
     init(c: UnsafePointer<Moderation__V1__UpdateUserResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
+    }
+}
+
+extension DeleteUserRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeleteUserRequest> {
+        let c = arena.allocate(Moderation__V1__DeleteUserRequest.self)
+        moderation__v1__delete_user_request__init(c)
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__delete_user_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeleteUserRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+}
+
+extension DeleteUserResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeleteUserResponse> {
+        let c = arena.allocate(Moderation__V1__DeleteUserResponse.self)
+        moderation__v1__delete_user_response__init(c)
+        if groupsLeft != 0 { c.pointee.groups_left = groupsLeft }
+        if bansDropped != 0 { c.pointee.bans_dropped = bansDropped }
+        if lastSeq != 0 { c.pointee.last_seq = lastSeq }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__delete_user_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeleteUserResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.groupsLeft = c.pointee.groups_left
+        self.bansDropped = c.pointee.bans_dropped
+        self.lastSeq = c.pointee.last_seq
     }
 }
 
@@ -1888,6 +2325,7 @@ extension ListMembersRequest {
             c.pointee.scopes = items
         }
         if !search.isEmpty { c.pointee.search = arena.cString(search) }
+        if mutedOnly { c.pointee.muted_only = 1 }
         return c
     }
 
@@ -1908,6 +2346,7 @@ extension ListMembersRequest {
             for i in 0..<c.pointee.n_scopes { self.scopes.append(Scope(rawValue: Int32(bitPattern: c.pointee.scopes[i].rawValue))) }
         }
         self.search = try arena.string(c.pointee.search, field: "search", of: Self.protoName)
+        self.mutedOnly = (c.pointee.muted_only != 0)
     }
 }
 
@@ -2640,6 +3079,8 @@ extension GetMemberStateResponse {
         if isBanned { c.pointee.is_banned = 1 }
         if let value = ban { c.pointee.ban = value.cStruct(in: arena) }
         if groupVersion != 0 { c.pointee.group_version = groupVersion }
+        if mutedUntil != 0 { c.pointee.muted_until = mutedUntil }
+        if !muteReason.isEmpty { c.pointee.mute_reason = arena.cString(muteReason) }
         return c
     }
 
@@ -2659,6 +3100,510 @@ extension GetMemberStateResponse {
         self.isBanned = (c.pointee.is_banned != 0)
         if let value = c.pointee.ban { self.ban = try BannedMember(c: value, arena: arena) }
         self.groupVersion = c.pointee.group_version
+        self.mutedUntil = c.pointee.muted_until
+        self.muteReason = try arena.string(c.pointee.mute_reason, field: "mute_reason", of: Self.protoName)
+    }
+}
+
+extension MuteMemberRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__MuteMemberRequest> {
+        let c = arena.allocate(Moderation__V1__MuteMemberRequest.self)
+        moderation__v1__mute_member_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        if durationMs != 0 { c.pointee.duration_ms = durationMs }
+        if ifNotMuted { c.pointee.if_not_muted = 1 }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__mute_member_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__MuteMemberRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+        self.durationMs = c.pointee.duration_ms
+        self.ifNotMuted = (c.pointee.if_not_muted != 0)
+    }
+}
+
+extension MuteMemberResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__MuteMemberResponse> {
+        let c = arena.allocate(Moderation__V1__MuteMemberResponse.self)
+        moderation__v1__mute_member_response__init(c)
+        if changed { c.pointee.changed = 1 }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = member { c.pointee.member = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__mute_member_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__MuteMemberResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.changed = (c.pointee.changed != 0)
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.member { self.member = try GroupMember(c: value, arena: arena) }
+    }
+}
+
+extension UnmuteMemberRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UnmuteMemberRequest> {
+        let c = arena.allocate(Moderation__V1__UnmuteMemberRequest.self)
+        moderation__v1__unmute_member_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if onlyIfMuted { c.pointee.only_if_muted = 1 }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__unmute_member_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UnmuteMemberRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.onlyIfMuted = (c.pointee.only_if_muted != 0)
+    }
+}
+
+extension UnmuteMemberResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UnmuteMemberResponse> {
+        let c = arena.allocate(Moderation__V1__UnmuteMemberResponse.self)
+        moderation__v1__unmute_member_response__init(c)
+        if changed { c.pointee.changed = 1 }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__unmute_member_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UnmuteMemberResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.changed = (c.pointee.changed != 0)
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension BulkMuteMembersRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__BulkMuteMembersRequest> {
+        let c = arena.allocate(Moderation__V1__BulkMuteMembersRequest.self)
+        moderation__v1__bulk_mute_members_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uids.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<CChar>?.self, count: uids.count)
+            for (i, item) in uids.enumerated() { items[i] = arena.cString(item) }
+            c.pointee.n_uids = uids.count
+            c.pointee.uids = items
+        }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        if durationMs != 0 { c.pointee.duration_ms = durationMs }
+        if ifNotMuted { c.pointee.if_not_muted = 1 }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__bulk_mute_members_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__BulkMuteMembersRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        if c.pointee.n_uids > 0 {
+            self.uids.reserveCapacity(c.pointee.n_uids)
+            for i in 0..<c.pointee.n_uids { self.uids.append(try arena.string(c.pointee.uids[i], field: "uids", of: Self.protoName)) }
+        }
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+        self.durationMs = c.pointee.duration_ms
+        self.ifNotMuted = (c.pointee.if_not_muted != 0)
+    }
+}
+
+extension BulkMuteMembersResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__BulkMuteMembersResponse> {
+        let c = arena.allocate(Moderation__V1__BulkMuteMembersResponse.self)
+        moderation__v1__bulk_mute_members_response__init(c)
+        if !results.isEmpty {
+            let entries = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__BulkMuteMembersResponse__ResultsEntry>?.self, count: results.count)
+            for (i, key) in results.keys.sorted().enumerated() {
+                let entry = arena.allocate(Moderation__V1__BulkMuteMembersResponse__ResultsEntry.self)
+                moderation__v1__bulk_mute_members_response__results_entry__init(entry)
+                entry.pointee.key = arena.cString(key)
+                entry.pointee.value = results[key]!.cStruct(in: arena)
+                entries[i] = entry
+            }
+            c.pointee.n_results = results.count
+            c.pointee.results = entries
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__bulk_mute_members_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__BulkMuteMembersResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        for i in 0..<c.pointee.n_results {
+            let entry = try ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName)
+            self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
+        }
+    }
+}
+
+extension BulkUnmuteMembersRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__BulkUnmuteMembersRequest> {
+        let c = arena.allocate(Moderation__V1__BulkUnmuteMembersRequest.self)
+        moderation__v1__bulk_unmute_members_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uids.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<CChar>?.self, count: uids.count)
+            for (i, item) in uids.enumerated() { items[i] = arena.cString(item) }
+            c.pointee.n_uids = uids.count
+            c.pointee.uids = items
+        }
+        if onlyIfMuted { c.pointee.only_if_muted = 1 }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__bulk_unmute_members_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__BulkUnmuteMembersRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        if c.pointee.n_uids > 0 {
+            self.uids.reserveCapacity(c.pointee.n_uids)
+            for i in 0..<c.pointee.n_uids { self.uids.append(try arena.string(c.pointee.uids[i], field: "uids", of: Self.protoName)) }
+        }
+        self.onlyIfMuted = (c.pointee.only_if_muted != 0)
+    }
+}
+
+extension BulkUnmuteMembersResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__BulkUnmuteMembersResponse> {
+        let c = arena.allocate(Moderation__V1__BulkUnmuteMembersResponse.self)
+        moderation__v1__bulk_unmute_members_response__init(c)
+        if !results.isEmpty {
+            let entries = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry>?.self, count: results.count)
+            for (i, key) in results.keys.sorted().enumerated() {
+                let entry = arena.allocate(Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry.self)
+                moderation__v1__bulk_unmute_members_response__results_entry__init(entry)
+                entry.pointee.key = arena.cString(key)
+                entry.pointee.value = results[key]!.cStruct(in: arena)
+                entries[i] = entry
+            }
+            c.pointee.n_results = results.count
+            c.pointee.results = entries
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__bulk_unmute_members_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__BulkUnmuteMembersResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        for i in 0..<c.pointee.n_results {
+            let entry = try ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName)
+            self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
+        }
+    }
+}
+
+extension FreezeGroupRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__FreezeGroupRequest> {
+        let c = arena.allocate(Moderation__V1__FreezeGroupRequest.self)
+        moderation__v1__freeze_group_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__freeze_group_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__FreezeGroupRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+    }
+}
+
+extension FreezeGroupResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__FreezeGroupResponse> {
+        let c = arena.allocate(Moderation__V1__FreezeGroupResponse.self)
+        moderation__v1__freeze_group_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = group { c.pointee.group = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__freeze_group_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__FreezeGroupResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+}
+
+extension UnfreezeGroupRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UnfreezeGroupRequest> {
+        let c = arena.allocate(Moderation__V1__UnfreezeGroupRequest.self)
+        moderation__v1__unfreeze_group_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__unfreeze_group_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UnfreezeGroupRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension UnfreezeGroupResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UnfreezeGroupResponse> {
+        let c = arena.allocate(Moderation__V1__UnfreezeGroupResponse.self)
+        moderation__v1__unfreeze_group_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = group { c.pointee.group = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__unfreeze_group_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UnfreezeGroupResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+}
+
+extension PostCheck {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__PostCheck> {
+        let c = arena.allocate(Moderation__V1__PostCheck.self)
+        moderation__v1__post_check__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__post_check__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__PostCheck>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+}
+
+extension CheckPostRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CheckPostRequest> {
+        let c = arena.allocate(Moderation__V1__CheckPostRequest.self)
+        moderation__v1__check_post_request__init(c)
+        if !checks.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__PostCheck>?.self, count: checks.count)
+            for (i, item) in checks.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_checks = checks.count
+            c.pointee.checks = items
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__check_post_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CheckPostRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_checks > 0 {
+            self.checks.reserveCapacity(c.pointee.n_checks)
+            for i in 0..<c.pointee.n_checks { self.checks.append(try PostCheck(c: ProtoArena.required(c.pointee.checks[i], field: "checks", of: Self.protoName), arena: arena)) }
+        }
+    }
+}
+
+extension PostCheckResult {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__PostCheckResult> {
+        let c = arena.allocate(Moderation__V1__PostCheckResult.self)
+        moderation__v1__post_check_result__init(c)
+        if allowed { c.pointee.allowed = 1 }
+        if !errorCode.isEmpty { c.pointee.error_code = arena.cString(errorCode) }
+        if mutedUntil != 0 { c.pointee.muted_until = mutedUntil }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__post_check_result__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__PostCheckResult>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.allowed = (c.pointee.allowed != 0)
+        self.errorCode = try arena.string(c.pointee.error_code, field: "error_code", of: Self.protoName)
+        self.mutedUntil = c.pointee.muted_until
+    }
+}
+
+extension CheckPostResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CheckPostResponse> {
+        let c = arena.allocate(Moderation__V1__CheckPostResponse.self)
+        moderation__v1__check_post_response__init(c)
+        if !results.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__PostCheckResult>?.self, count: results.count)
+            for (i, item) in results.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_results = results.count
+            c.pointee.results = items
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__check_post_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CheckPostResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_results > 0 {
+            self.results.reserveCapacity(c.pointee.n_results)
+            for i in 0..<c.pointee.n_results { self.results.append(try PostCheckResult(c: ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName), arena: arena)) }
+        }
     }
 }
 
@@ -2871,6 +3816,10 @@ public enum ModerationMethods {
     /// Changes a user's name, avatar or metadata (the user itself or the app).
     public static let updateUser = ProtoMethod<UpdateUserRequest, UpdateUserResponse>(
         service: name, name: "UpdateUser", clientStreaming: false, serverStreaming: false)
+    /// Deletes a user (the user itself or the app): they leave every group, their profile is
+    /// erased and the uid is never used again. Refused while they own a group.
+    public static let deleteUser = ProtoMethod<DeleteUserRequest, DeleteUserResponse>(
+        service: name, name: "DeleteUser", clientStreaming: false, serverStreaming: false)
     /// Creates a group; the acting user becomes its owner (the app may name one).
     public static let createGroup = ProtoMethod<CreateGroupRequest, CreateGroupResponse>(
         service: name, name: "CreateGroup", clientStreaming: false, serverStreaming: false)
@@ -2928,6 +3877,28 @@ public enum ModerationMethods {
     /// Reads one user's membership and ban state in a group.
     public static let getMemberState = ProtoMethod<GetMemberStateRequest, GetMemberStateResponse>(
         service: name, name: "GetMemberState", clientStreaming: false, serverStreaming: false)
+    /// Mutes a member, who stays a member but may not post (admins and moderators outranking them).
+    public static let muteMember = ProtoMethod<MuteMemberRequest, MuteMemberResponse>(
+        service: name, name: "MuteMember", clientStreaming: false, serverStreaming: false)
+    /// Lifts a member's mute (admins and moderators outranking them).
+    public static let unmuteMember = ProtoMethod<UnmuteMemberRequest, UnmuteMemberResponse>(
+        service: name, name: "UnmuteMember", clientStreaming: false, serverStreaming: false)
+    /// Mutes up to 100 members, with a result per user.
+    public static let bulkMuteMembers = ProtoMethod<BulkMuteMembersRequest, BulkMuteMembersResponse>(
+        service: name, name: "BulkMuteMembers", clientStreaming: false, serverStreaming: false)
+    /// Unmutes up to 100 members, with a result per user.
+    public static let bulkUnmuteMembers = ProtoMethod<BulkUnmuteMembersRequest, BulkUnmuteMembersResponse>(
+        service: name, name: "BulkUnmuteMembers", clientStreaming: false, serverStreaming: false)
+    /// Freezes a group: until it is unfrozen only moderators and above may post (admins only).
+    public static let freezeGroup = ProtoMethod<FreezeGroupRequest, FreezeGroupResponse>(
+        service: name, name: "FreezeGroup", clientStreaming: false, serverStreaming: false)
+    /// Unfreezes a group (admins only).
+    public static let unfreezeGroup = ProtoMethod<UnfreezeGroupRequest, UnfreezeGroupResponse>(
+        service: name, name: "UnfreezeGroup", clientStreaming: false, serverStreaming: false)
+    /// May these users post in these groups now? Up to 100 (group, user) pairs, each answered; a
+    /// refusal is an answer, not a failed call. The app asks about anyone, a user about itself.
+    public static let checkPost = ProtoMethod<CheckPostRequest, CheckPostResponse>(
+        service: name, name: "CheckPost", clientStreaming: false, serverStreaming: false)
     /// Reads a group's action log ("missed events"), oldest first.
     public static let listGroupActions = ProtoMethod<ListGroupActionsRequest, ListGroupActionsResponse>(
         service: name, name: "ListGroupActions", clientStreaming: false, serverStreaming: false)
@@ -2936,5 +3907,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
 }

@@ -233,7 +233,7 @@ const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
   (ProtobufCMessageInit) moderation__v1__action__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[12] =
+static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[17] =
 {
   { "ACTION_TYPE_UNSPECIFIED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED", 0 },
   { "ACTION_TYPE_CREATED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CREATED", 1 },
@@ -247,24 +247,34 @@ static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_numb
   { "ACTION_TYPE_UNBANNED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNBANNED", 9 },
   { "ACTION_TYPE_SCOPE_CHANGED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_SCOPE_CHANGED", 10 },
   { "ACTION_TYPE_OWNERSHIP_TRANSFERRED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_OWNERSHIP_TRANSFERRED", 11 },
+  { "ACTION_TYPE_MUTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_MUTED", 12 },
+  { "ACTION_TYPE_UNMUTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNMUTED", 13 },
+  { "ACTION_TYPE_FROZEN", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_FROZEN", 14 },
+  { "ACTION_TYPE_UNFROZEN", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNFROZEN", 15 },
+  { "ACTION_TYPE_USER_DELETED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED", 16 },
 };
 static const ProtobufCIntRange moderation__v1__action_type__value_ranges[] = {
-{0, 0},{0, 12}
+{0, 0},{0, 17}
 };
-static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[12] =
+static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[17] =
 {
   { "ACTION_TYPE_ADDED", 6 },
   { "ACTION_TYPE_BANNED", 8 },
   { "ACTION_TYPE_CREATED", 1 },
   { "ACTION_TYPE_DELETED", 3 },
+  { "ACTION_TYPE_FROZEN", 14 },
   { "ACTION_TYPE_JOINED", 4 },
   { "ACTION_TYPE_KICKED", 7 },
   { "ACTION_TYPE_LEFT", 5 },
+  { "ACTION_TYPE_MUTED", 12 },
   { "ACTION_TYPE_OWNERSHIP_TRANSFERRED", 11 },
   { "ACTION_TYPE_SCOPE_CHANGED", 10 },
   { "ACTION_TYPE_UNBANNED", 9 },
+  { "ACTION_TYPE_UNFROZEN", 15 },
+  { "ACTION_TYPE_UNMUTED", 13 },
   { "ACTION_TYPE_UNSPECIFIED", 0 },
   { "ACTION_TYPE_UPDATED", 2 },
+  { "ACTION_TYPE_USER_DELETED", 16 },
 };
 const ProtobufCEnumDescriptor moderation__v1__action_type__descriptor =
 {
@@ -273,9 +283,9 @@ const ProtobufCEnumDescriptor moderation__v1__action_type__descriptor =
   "ActionType",
   "Moderation__V1__ActionType",
   "moderation.v1",
-  12,
+  17,
   moderation__v1__action_type__enum_values_by_number,
-  12,
+  17,
   moderation__v1__action_type__enum_values_by_name,
   1,
   moderation__v1__action_type__value_ranges,

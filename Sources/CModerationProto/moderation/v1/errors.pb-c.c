@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[29] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[37] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -38,27 +38,41 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_INTERNAL", "MODERATION__V1__ERROR_CODE__ERR_INTERNAL", 26 },
   { "ERR_TOO_MANY_SUBSCRIPTIONS", "MODERATION__V1__ERROR_CODE__ERR_TOO_MANY_SUBSCRIPTIONS", 27 },
   { "ERR_STORE_UNAVAILABLE", "MODERATION__V1__ERROR_CODE__ERR_STORE_UNAVAILABLE", 28 },
+  { "ERR_CANNOT_MUTE_OWNER", "MODERATION__V1__ERROR_CODE__ERR_CANNOT_MUTE_OWNER", 29 },
+  { "ERR_ALREADY_MUTED", "MODERATION__V1__ERROR_CODE__ERR_ALREADY_MUTED", 30 },
+  { "ERR_USER_NOT_MUTED", "MODERATION__V1__ERROR_CODE__ERR_USER_NOT_MUTED", 31 },
+  { "ERR_MEMBER_MUTED", "MODERATION__V1__ERROR_CODE__ERR_MEMBER_MUTED", 32 },
+  { "ERR_ALREADY_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_ALREADY_FROZEN", 33 },
+  { "ERR_GROUP_NOT_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FROZEN", 34 },
+  { "ERR_GROUP_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_GROUP_FROZEN", 35 },
+  { "ERR_USER_OWNS_GROUPS", "MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS", 36 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 29}
+{0, 0},{0, 37}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[29] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[37] =
 {
   { "ERR_ALREADY_BANNED", 11 },
+  { "ERR_ALREADY_FROZEN", 33 },
   { "ERR_ALREADY_JOINED", 10 },
+  { "ERR_ALREADY_MUTED", 30 },
   { "ERR_BANNED_GROUPMEMBER", 12 },
   { "ERR_CANNOT_BAN_OWNER", 7 },
   { "ERR_CANNOT_CHANGE_OWNER_SCOPE", 9 },
   { "ERR_CANNOT_KICK_OWNER", 6 },
+  { "ERR_CANNOT_MUTE_OWNER", 29 },
   { "ERR_CURSOR_EXPIRED", 23 },
   { "ERR_EMPTY_GROUP_PASS", 15 },
+  { "ERR_GROUP_FROZEN", 35 },
   { "ERR_GROUP_JOIN_NOT_ALLOWED", 13 },
   { "ERR_GROUP_NOT_FOUND", 1 },
+  { "ERR_GROUP_NOT_FROZEN", 34 },
   { "ERR_GROUP_NOT_JOINED", 3 },
   { "ERR_GROUP_NO_SELF_ACTION", 18 },
   { "ERR_GUID_ALREADY_EXISTS", 19 },
   { "ERR_INTERNAL", 26 },
   { "ERR_INVALID_ARGUMENT", 21 },
+  { "ERR_MEMBER_MUTED", 32 },
   { "ERR_NOT_A_MEMBER", 4 },
   { "ERR_OWNER_CANNOT_LEAVE", 16 },
   { "ERR_PERMISSION_DENIED", 5 },
@@ -71,6 +85,8 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_UNAUTHENTICATED", 24 },
   { "ERR_UNSPECIFIED", 0 },
   { "ERR_USER_NOT_BANNED", 8 },
+  { "ERR_USER_NOT_MUTED", 31 },
+  { "ERR_USER_OWNS_GROUPS", 36 },
   { "ERR_VERSION_CONFLICT", 22 },
   { "ERR_WRONG_GROUP_PASS", 14 },
 };
@@ -81,9 +97,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  29,
+  37,
   moderation__v1__error_code__enum_values_by_number,
-  29,
+  37,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

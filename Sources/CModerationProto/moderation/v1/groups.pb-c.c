@@ -109,7 +109,7 @@ const ProtobufCMessageDescriptor moderation__v1__group__metadata_entry__descript
   (ProtobufCMessageInit) moderation__v1__group__metadata_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__group__field_descriptors[16] =
+static const ProtobufCFieldDescriptor moderation__v1__group__field_descriptors[18] =
 {
   {
     "guid",
@@ -303,10 +303,36 @@ static const ProtobufCFieldDescriptor moderation__v1__group__field_descriptors[1
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "frozen",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__Group, frozen),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frozen_reason",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__Group, frozen_reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__group__field_indices_by_name[] = {
   10,   /* field[10] = created_at */
   3,   /* field[3] = description */
+  16,   /* field[16] = frozen */
+  17,   /* field[17] = frozen_reason */
   0,   /* field[0] = guid */
   12,   /* field[12] = has_joined */
   2,   /* field[2] = icon */
@@ -325,7 +351,7 @@ static const unsigned moderation__v1__group__field_indices_by_name[] = {
 static const ProtobufCIntRange moderation__v1__group__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 16 }
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor moderation__v1__group__descriptor =
 {
@@ -335,7 +361,7 @@ const ProtobufCMessageDescriptor moderation__v1__group__descriptor =
   "Moderation__V1__Group",
   "moderation.v1",
   sizeof(Moderation__V1__Group),
-  16,
+  18,
   moderation__v1__group__field_descriptors,
   moderation__v1__group__field_indices_by_name,
   1,  moderation__v1__group__number_ranges,

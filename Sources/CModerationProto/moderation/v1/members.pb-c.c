@@ -187,7 +187,7 @@ void   moderation__v1__user_result__free_unpacked
   assert(message->base.descriptor == &moderation__v1__user_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor moderation__v1__group_member__field_descriptors[5] =
+static const ProtobufCFieldDescriptor moderation__v1__group_member__field_descriptors[7] =
 {
   {
     "uid",
@@ -249,10 +249,36 @@ static const ProtobufCFieldDescriptor moderation__v1__group_member__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "muted_until",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__GroupMember, muted_until),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mute_reason",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__GroupMember, mute_reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__group_member__field_indices_by_name[] = {
   2,   /* field[2] = avatar */
   4,   /* field[4] = joined_at */
+  6,   /* field[6] = mute_reason */
+  5,   /* field[5] = muted_until */
   1,   /* field[1] = name */
   3,   /* field[3] = scope */
   0,   /* field[0] = uid */
@@ -260,7 +286,7 @@ static const unsigned moderation__v1__group_member__field_indices_by_name[] = {
 static const ProtobufCIntRange moderation__v1__group_member__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor moderation__v1__group_member__descriptor =
 {
@@ -270,7 +296,7 @@ const ProtobufCMessageDescriptor moderation__v1__group_member__descriptor =
   "Moderation__V1__GroupMember",
   "moderation.v1",
   sizeof(Moderation__V1__GroupMember),
-  5,
+  7,
   moderation__v1__group_member__field_descriptors,
   moderation__v1__group_member__field_indices_by_name,
   1,  moderation__v1__group_member__number_ranges,

@@ -289,6 +289,96 @@ void   moderation__v1__update_user_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__update_user_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__delete_user_request__init
+                     (Moderation__V1__DeleteUserRequest         *message)
+{
+  static const Moderation__V1__DeleteUserRequest init_value = MODERATION__V1__DELETE_USER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__delete_user_request__get_packed_size
+                     (const Moderation__V1__DeleteUserRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_user_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__delete_user_request__pack
+                     (const Moderation__V1__DeleteUserRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_user_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__delete_user_request__pack_to_buffer
+                     (const Moderation__V1__DeleteUserRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_user_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeleteUserRequest *
+       moderation__v1__delete_user_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeleteUserRequest *)
+     protobuf_c_message_unpack (&moderation__v1__delete_user_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__delete_user_request__free_unpacked
+                     (Moderation__V1__DeleteUserRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__delete_user_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__delete_user_response__init
+                     (Moderation__V1__DeleteUserResponse         *message)
+{
+  static const Moderation__V1__DeleteUserResponse init_value = MODERATION__V1__DELETE_USER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__delete_user_response__get_packed_size
+                     (const Moderation__V1__DeleteUserResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_user_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__delete_user_response__pack
+                     (const Moderation__V1__DeleteUserResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_user_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__delete_user_response__pack_to_buffer
+                     (const Moderation__V1__DeleteUserResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_user_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeleteUserResponse *
+       moderation__v1__delete_user_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeleteUserResponse *)
+     protobuf_c_message_unpack (&moderation__v1__delete_user_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__delete_user_response__free_unpacked
+                     (Moderation__V1__DeleteUserResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__delete_user_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__create_group_request__metadata_entry__init
                      (Moderation__V1__CreateGroupRequest__MetadataEntry         *message)
 {
@@ -2041,6 +2131,738 @@ void   moderation__v1__get_member_state_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__get_member_state_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__mute_member_request__init
+                     (Moderation__V1__MuteMemberRequest         *message)
+{
+  static const Moderation__V1__MuteMemberRequest init_value = MODERATION__V1__MUTE_MEMBER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__mute_member_request__get_packed_size
+                     (const Moderation__V1__MuteMemberRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__mute_member_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__mute_member_request__pack
+                     (const Moderation__V1__MuteMemberRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__mute_member_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__mute_member_request__pack_to_buffer
+                     (const Moderation__V1__MuteMemberRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__mute_member_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__MuteMemberRequest *
+       moderation__v1__mute_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__MuteMemberRequest *)
+     protobuf_c_message_unpack (&moderation__v1__mute_member_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__mute_member_request__free_unpacked
+                     (Moderation__V1__MuteMemberRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__mute_member_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__mute_member_response__init
+                     (Moderation__V1__MuteMemberResponse         *message)
+{
+  static const Moderation__V1__MuteMemberResponse init_value = MODERATION__V1__MUTE_MEMBER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__mute_member_response__get_packed_size
+                     (const Moderation__V1__MuteMemberResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__mute_member_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__mute_member_response__pack
+                     (const Moderation__V1__MuteMemberResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__mute_member_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__mute_member_response__pack_to_buffer
+                     (const Moderation__V1__MuteMemberResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__mute_member_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__MuteMemberResponse *
+       moderation__v1__mute_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__MuteMemberResponse *)
+     protobuf_c_message_unpack (&moderation__v1__mute_member_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__mute_member_response__free_unpacked
+                     (Moderation__V1__MuteMemberResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__mute_member_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__unmute_member_request__init
+                     (Moderation__V1__UnmuteMemberRequest         *message)
+{
+  static const Moderation__V1__UnmuteMemberRequest init_value = MODERATION__V1__UNMUTE_MEMBER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__unmute_member_request__get_packed_size
+                     (const Moderation__V1__UnmuteMemberRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__unmute_member_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__unmute_member_request__pack
+                     (const Moderation__V1__UnmuteMemberRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__unmute_member_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__unmute_member_request__pack_to_buffer
+                     (const Moderation__V1__UnmuteMemberRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__unmute_member_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UnmuteMemberRequest *
+       moderation__v1__unmute_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UnmuteMemberRequest *)
+     protobuf_c_message_unpack (&moderation__v1__unmute_member_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__unmute_member_request__free_unpacked
+                     (Moderation__V1__UnmuteMemberRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__unmute_member_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__unmute_member_response__init
+                     (Moderation__V1__UnmuteMemberResponse         *message)
+{
+  static const Moderation__V1__UnmuteMemberResponse init_value = MODERATION__V1__UNMUTE_MEMBER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__unmute_member_response__get_packed_size
+                     (const Moderation__V1__UnmuteMemberResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__unmute_member_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__unmute_member_response__pack
+                     (const Moderation__V1__UnmuteMemberResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__unmute_member_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__unmute_member_response__pack_to_buffer
+                     (const Moderation__V1__UnmuteMemberResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__unmute_member_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UnmuteMemberResponse *
+       moderation__v1__unmute_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UnmuteMemberResponse *)
+     protobuf_c_message_unpack (&moderation__v1__unmute_member_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__unmute_member_response__free_unpacked
+                     (Moderation__V1__UnmuteMemberResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__unmute_member_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__bulk_mute_members_request__init
+                     (Moderation__V1__BulkMuteMembersRequest         *message)
+{
+  static const Moderation__V1__BulkMuteMembersRequest init_value = MODERATION__V1__BULK_MUTE_MEMBERS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__bulk_mute_members_request__get_packed_size
+                     (const Moderation__V1__BulkMuteMembersRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__bulk_mute_members_request__pack
+                     (const Moderation__V1__BulkMuteMembersRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__bulk_mute_members_request__pack_to_buffer
+                     (const Moderation__V1__BulkMuteMembersRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__BulkMuteMembersRequest *
+       moderation__v1__bulk_mute_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__BulkMuteMembersRequest *)
+     protobuf_c_message_unpack (&moderation__v1__bulk_mute_members_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__bulk_mute_members_request__free_unpacked
+                     (Moderation__V1__BulkMuteMembersRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__bulk_mute_members_response__results_entry__init
+                     (Moderation__V1__BulkMuteMembersResponse__ResultsEntry         *message)
+{
+  static const Moderation__V1__BulkMuteMembersResponse__ResultsEntry init_value = MODERATION__V1__BULK_MUTE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT;
+  *message = init_value;
+}
+void   moderation__v1__bulk_mute_members_response__init
+                     (Moderation__V1__BulkMuteMembersResponse         *message)
+{
+  static const Moderation__V1__BulkMuteMembersResponse init_value = MODERATION__V1__BULK_MUTE_MEMBERS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__bulk_mute_members_response__get_packed_size
+                     (const Moderation__V1__BulkMuteMembersResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__bulk_mute_members_response__pack
+                     (const Moderation__V1__BulkMuteMembersResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__bulk_mute_members_response__pack_to_buffer
+                     (const Moderation__V1__BulkMuteMembersResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__BulkMuteMembersResponse *
+       moderation__v1__bulk_mute_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__BulkMuteMembersResponse *)
+     protobuf_c_message_unpack (&moderation__v1__bulk_mute_members_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__bulk_mute_members_response__free_unpacked
+                     (Moderation__V1__BulkMuteMembersResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__bulk_mute_members_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__bulk_unmute_members_request__init
+                     (Moderation__V1__BulkUnmuteMembersRequest         *message)
+{
+  static const Moderation__V1__BulkUnmuteMembersRequest init_value = MODERATION__V1__BULK_UNMUTE_MEMBERS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__bulk_unmute_members_request__get_packed_size
+                     (const Moderation__V1__BulkUnmuteMembersRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__bulk_unmute_members_request__pack
+                     (const Moderation__V1__BulkUnmuteMembersRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__bulk_unmute_members_request__pack_to_buffer
+                     (const Moderation__V1__BulkUnmuteMembersRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__BulkUnmuteMembersRequest *
+       moderation__v1__bulk_unmute_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__BulkUnmuteMembersRequest *)
+     protobuf_c_message_unpack (&moderation__v1__bulk_unmute_members_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__bulk_unmute_members_request__free_unpacked
+                     (Moderation__V1__BulkUnmuteMembersRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__bulk_unmute_members_response__results_entry__init
+                     (Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry         *message)
+{
+  static const Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry init_value = MODERATION__V1__BULK_UNMUTE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT;
+  *message = init_value;
+}
+void   moderation__v1__bulk_unmute_members_response__init
+                     (Moderation__V1__BulkUnmuteMembersResponse         *message)
+{
+  static const Moderation__V1__BulkUnmuteMembersResponse init_value = MODERATION__V1__BULK_UNMUTE_MEMBERS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__bulk_unmute_members_response__get_packed_size
+                     (const Moderation__V1__BulkUnmuteMembersResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__bulk_unmute_members_response__pack
+                     (const Moderation__V1__BulkUnmuteMembersResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__bulk_unmute_members_response__pack_to_buffer
+                     (const Moderation__V1__BulkUnmuteMembersResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__BulkUnmuteMembersResponse *
+       moderation__v1__bulk_unmute_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__BulkUnmuteMembersResponse *)
+     protobuf_c_message_unpack (&moderation__v1__bulk_unmute_members_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__bulk_unmute_members_response__free_unpacked
+                     (Moderation__V1__BulkUnmuteMembersResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__bulk_unmute_members_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__freeze_group_request__init
+                     (Moderation__V1__FreezeGroupRequest         *message)
+{
+  static const Moderation__V1__FreezeGroupRequest init_value = MODERATION__V1__FREEZE_GROUP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__freeze_group_request__get_packed_size
+                     (const Moderation__V1__FreezeGroupRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__freeze_group_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__freeze_group_request__pack
+                     (const Moderation__V1__FreezeGroupRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__freeze_group_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__freeze_group_request__pack_to_buffer
+                     (const Moderation__V1__FreezeGroupRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__freeze_group_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__FreezeGroupRequest *
+       moderation__v1__freeze_group_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__FreezeGroupRequest *)
+     protobuf_c_message_unpack (&moderation__v1__freeze_group_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__freeze_group_request__free_unpacked
+                     (Moderation__V1__FreezeGroupRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__freeze_group_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__freeze_group_response__init
+                     (Moderation__V1__FreezeGroupResponse         *message)
+{
+  static const Moderation__V1__FreezeGroupResponse init_value = MODERATION__V1__FREEZE_GROUP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__freeze_group_response__get_packed_size
+                     (const Moderation__V1__FreezeGroupResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__freeze_group_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__freeze_group_response__pack
+                     (const Moderation__V1__FreezeGroupResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__freeze_group_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__freeze_group_response__pack_to_buffer
+                     (const Moderation__V1__FreezeGroupResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__freeze_group_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__FreezeGroupResponse *
+       moderation__v1__freeze_group_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__FreezeGroupResponse *)
+     protobuf_c_message_unpack (&moderation__v1__freeze_group_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__freeze_group_response__free_unpacked
+                     (Moderation__V1__FreezeGroupResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__freeze_group_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__unfreeze_group_request__init
+                     (Moderation__V1__UnfreezeGroupRequest         *message)
+{
+  static const Moderation__V1__UnfreezeGroupRequest init_value = MODERATION__V1__UNFREEZE_GROUP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__unfreeze_group_request__get_packed_size
+                     (const Moderation__V1__UnfreezeGroupRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__unfreeze_group_request__pack
+                     (const Moderation__V1__UnfreezeGroupRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__unfreeze_group_request__pack_to_buffer
+                     (const Moderation__V1__UnfreezeGroupRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UnfreezeGroupRequest *
+       moderation__v1__unfreeze_group_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UnfreezeGroupRequest *)
+     protobuf_c_message_unpack (&moderation__v1__unfreeze_group_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__unfreeze_group_request__free_unpacked
+                     (Moderation__V1__UnfreezeGroupRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__unfreeze_group_response__init
+                     (Moderation__V1__UnfreezeGroupResponse         *message)
+{
+  static const Moderation__V1__UnfreezeGroupResponse init_value = MODERATION__V1__UNFREEZE_GROUP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__unfreeze_group_response__get_packed_size
+                     (const Moderation__V1__UnfreezeGroupResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__unfreeze_group_response__pack
+                     (const Moderation__V1__UnfreezeGroupResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__unfreeze_group_response__pack_to_buffer
+                     (const Moderation__V1__UnfreezeGroupResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UnfreezeGroupResponse *
+       moderation__v1__unfreeze_group_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UnfreezeGroupResponse *)
+     protobuf_c_message_unpack (&moderation__v1__unfreeze_group_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__unfreeze_group_response__free_unpacked
+                     (Moderation__V1__UnfreezeGroupResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__unfreeze_group_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__post_check__init
+                     (Moderation__V1__PostCheck         *message)
+{
+  static const Moderation__V1__PostCheck init_value = MODERATION__V1__POST_CHECK__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__post_check__get_packed_size
+                     (const Moderation__V1__PostCheck *message)
+{
+  assert(message->base.descriptor == &moderation__v1__post_check__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__post_check__pack
+                     (const Moderation__V1__PostCheck *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__post_check__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__post_check__pack_to_buffer
+                     (const Moderation__V1__PostCheck *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__post_check__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__PostCheck *
+       moderation__v1__post_check__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__PostCheck *)
+     protobuf_c_message_unpack (&moderation__v1__post_check__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__post_check__free_unpacked
+                     (Moderation__V1__PostCheck *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__post_check__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__check_post_request__init
+                     (Moderation__V1__CheckPostRequest         *message)
+{
+  static const Moderation__V1__CheckPostRequest init_value = MODERATION__V1__CHECK_POST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__check_post_request__get_packed_size
+                     (const Moderation__V1__CheckPostRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__check_post_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__check_post_request__pack
+                     (const Moderation__V1__CheckPostRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__check_post_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__check_post_request__pack_to_buffer
+                     (const Moderation__V1__CheckPostRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__check_post_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CheckPostRequest *
+       moderation__v1__check_post_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CheckPostRequest *)
+     protobuf_c_message_unpack (&moderation__v1__check_post_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__check_post_request__free_unpacked
+                     (Moderation__V1__CheckPostRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__check_post_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__post_check_result__init
+                     (Moderation__V1__PostCheckResult         *message)
+{
+  static const Moderation__V1__PostCheckResult init_value = MODERATION__V1__POST_CHECK_RESULT__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__post_check_result__get_packed_size
+                     (const Moderation__V1__PostCheckResult *message)
+{
+  assert(message->base.descriptor == &moderation__v1__post_check_result__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__post_check_result__pack
+                     (const Moderation__V1__PostCheckResult *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__post_check_result__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__post_check_result__pack_to_buffer
+                     (const Moderation__V1__PostCheckResult *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__post_check_result__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__PostCheckResult *
+       moderation__v1__post_check_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__PostCheckResult *)
+     protobuf_c_message_unpack (&moderation__v1__post_check_result__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__post_check_result__free_unpacked
+                     (Moderation__V1__PostCheckResult *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__post_check_result__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__check_post_response__init
+                     (Moderation__V1__CheckPostResponse         *message)
+{
+  static const Moderation__V1__CheckPostResponse init_value = MODERATION__V1__CHECK_POST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__check_post_response__get_packed_size
+                     (const Moderation__V1__CheckPostResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__check_post_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__check_post_response__pack
+                     (const Moderation__V1__CheckPostResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__check_post_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__check_post_response__pack_to_buffer
+                     (const Moderation__V1__CheckPostResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__check_post_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CheckPostResponse *
+       moderation__v1__check_post_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CheckPostResponse *)
+     protobuf_c_message_unpack (&moderation__v1__check_post_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__check_post_response__free_unpacked
+                     (Moderation__V1__CheckPostResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__check_post_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message)
 {
@@ -2685,6 +3507,108 @@ const ProtobufCMessageDescriptor moderation__v1__update_user_response__descripto
   moderation__v1__update_user_response__field_indices_by_name,
   1,  moderation__v1__update_user_response__number_ranges,
   (ProtobufCMessageInit) moderation__v1__update_user_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__delete_user_request__field_descriptors[1] =
+{
+  {
+    "uid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteUserRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__delete_user_request__field_indices_by_name[] = {
+  0,   /* field[0] = uid */
+};
+static const ProtobufCIntRange moderation__v1__delete_user_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__delete_user_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeleteUserRequest",
+  "DeleteUserRequest",
+  "Moderation__V1__DeleteUserRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeleteUserRequest),
+  1,
+  moderation__v1__delete_user_request__field_descriptors,
+  moderation__v1__delete_user_request__field_indices_by_name,
+  1,  moderation__v1__delete_user_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__delete_user_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__delete_user_response__field_descriptors[3] =
+{
+  {
+    "groups_left",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteUserResponse, groups_left),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "bans_dropped",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteUserResponse, bans_dropped),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "last_seq",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteUserResponse, last_seq),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__delete_user_response__field_indices_by_name[] = {
+  1,   /* field[1] = bans_dropped */
+  0,   /* field[0] = groups_left */
+  2,   /* field[2] = last_seq */
+};
+static const ProtobufCIntRange moderation__v1__delete_user_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__delete_user_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeleteUserResponse",
+  "DeleteUserResponse",
+  "Moderation__V1__DeleteUserResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeleteUserResponse),
+  3,
+  moderation__v1__delete_user_response__field_descriptors,
+  moderation__v1__delete_user_response__field_indices_by_name,
+  1,  moderation__v1__delete_user_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__delete_user_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor moderation__v1__create_group_request__metadata_entry__field_descriptors[2] =
@@ -3736,7 +4660,7 @@ const ProtobufCMessageDescriptor moderation__v1__leave_group_response__descripto
   (ProtobufCMessageInit) moderation__v1__leave_group_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__list_members_request__field_descriptors[5] =
+static const ProtobufCFieldDescriptor moderation__v1__list_members_request__field_descriptors[6] =
 {
   {
     "guid",
@@ -3798,18 +4722,31 @@ static const ProtobufCFieldDescriptor moderation__v1__list_members_request__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "muted_only",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMembersRequest, muted_only),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__list_members_request__field_indices_by_name[] = {
   2,   /* field[2] = cursor */
   0,   /* field[0] = guid */
   1,   /* field[1] = limit */
+  5,   /* field[5] = muted_only */
   3,   /* field[3] = scopes */
   4,   /* field[4] = search */
 };
 static const ProtobufCIntRange moderation__v1__list_members_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor moderation__v1__list_members_request__descriptor =
 {
@@ -3819,7 +4756,7 @@ const ProtobufCMessageDescriptor moderation__v1__list_members_request__descripto
   "Moderation__V1__ListMembersRequest",
   "moderation.v1",
   sizeof(Moderation__V1__ListMembersRequest),
-  5,
+  6,
   moderation__v1__list_members_request__field_descriptors,
   moderation__v1__list_members_request__field_indices_by_name,
   1,  moderation__v1__list_members_request__number_ranges,
@@ -5256,7 +6193,7 @@ const ProtobufCMessageDescriptor moderation__v1__get_member_state_request__descr
   (ProtobufCMessageInit) moderation__v1__get_member_state_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__get_member_state_response__field_descriptors[7] =
+static const ProtobufCFieldDescriptor moderation__v1__get_member_state_response__field_descriptors[9] =
 {
   {
     "is_member",
@@ -5342,6 +6279,30 @@ static const ProtobufCFieldDescriptor moderation__v1__get_member_state_response_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "muted_until",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__GetMemberStateResponse, muted_until),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mute_reason",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__GetMemberStateResponse, mute_reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__get_member_state_response__field_indices_by_name[] = {
   5,   /* field[5] = ban */
@@ -5350,12 +6311,14 @@ static const unsigned moderation__v1__get_member_state_response__field_indices_b
   0,   /* field[0] = is_member */
   3,   /* field[3] = is_owner */
   2,   /* field[2] = joined_at */
+  8,   /* field[8] = mute_reason */
+  7,   /* field[7] = muted_until */
   1,   /* field[1] = scope */
 };
 static const ProtobufCIntRange moderation__v1__get_member_state_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__descriptor =
 {
@@ -5365,11 +6328,994 @@ const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__desc
   "Moderation__V1__GetMemberStateResponse",
   "moderation.v1",
   sizeof(Moderation__V1__GetMemberStateResponse),
-  7,
+  9,
   moderation__v1__get_member_state_response__field_descriptors,
   moderation__v1__get_member_state_response__field_indices_by_name,
   1,  moderation__v1__get_member_state_response__number_ranges,
   (ProtobufCMessageInit) moderation__v1__get_member_state_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__mute_member_request__field_descriptors[5] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "duration_ms",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberRequest, duration_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "if_not_muted",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberRequest, if_not_muted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__mute_member_request__field_indices_by_name[] = {
+  3,   /* field[3] = duration_ms */
+  0,   /* field[0] = guid */
+  4,   /* field[4] = if_not_muted */
+  2,   /* field[2] = reason */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__mute_member_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor moderation__v1__mute_member_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.MuteMemberRequest",
+  "MuteMemberRequest",
+  "Moderation__V1__MuteMemberRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__MuteMemberRequest),
+  5,
+  moderation__v1__mute_member_request__field_descriptors,
+  moderation__v1__mute_member_request__field_indices_by_name,
+  1,  moderation__v1__mute_member_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__mute_member_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__mute_member_response__field_descriptors[3] =
+{
+  {
+    "changed",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberResponse, changed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "member",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__MuteMemberResponse, member),
+    &moderation__v1__group_member__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__mute_member_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = changed */
+  2,   /* field[2] = member */
+};
+static const ProtobufCIntRange moderation__v1__mute_member_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__mute_member_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.MuteMemberResponse",
+  "MuteMemberResponse",
+  "Moderation__V1__MuteMemberResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__MuteMemberResponse),
+  3,
+  moderation__v1__mute_member_response__field_descriptors,
+  moderation__v1__mute_member_response__field_indices_by_name,
+  1,  moderation__v1__mute_member_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__mute_member_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__unmute_member_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnmuteMemberRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnmuteMemberRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "only_if_muted",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnmuteMemberRequest, only_if_muted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__unmute_member_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  2,   /* field[2] = only_if_muted */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__unmute_member_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__unmute_member_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UnmuteMemberRequest",
+  "UnmuteMemberRequest",
+  "Moderation__V1__UnmuteMemberRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__UnmuteMemberRequest),
+  3,
+  moderation__v1__unmute_member_request__field_descriptors,
+  moderation__v1__unmute_member_request__field_indices_by_name,
+  1,  moderation__v1__unmute_member_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__unmute_member_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__unmute_member_response__field_descriptors[2] =
+{
+  {
+    "changed",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnmuteMemberResponse, changed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnmuteMemberResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__unmute_member_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = changed */
+};
+static const ProtobufCIntRange moderation__v1__unmute_member_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__unmute_member_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UnmuteMemberResponse",
+  "UnmuteMemberResponse",
+  "Moderation__V1__UnmuteMemberResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__UnmuteMemberResponse),
+  2,
+  moderation__v1__unmute_member_response__field_descriptors,
+  moderation__v1__unmute_member_response__field_indices_by_name,
+  1,  moderation__v1__unmute_member_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__unmute_member_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__bulk_mute_members_request__field_descriptors[5] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkMuteMembersRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uids",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Moderation__V1__BulkMuteMembersRequest, n_uids),
+    offsetof(Moderation__V1__BulkMuteMembersRequest, uids),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkMuteMembersRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "duration_ms",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkMuteMembersRequest, duration_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "if_not_muted",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkMuteMembersRequest, if_not_muted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__bulk_mute_members_request__field_indices_by_name[] = {
+  3,   /* field[3] = duration_ms */
+  0,   /* field[0] = guid */
+  4,   /* field[4] = if_not_muted */
+  2,   /* field[2] = reason */
+  1,   /* field[1] = uids */
+};
+static const ProtobufCIntRange moderation__v1__bulk_mute_members_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor moderation__v1__bulk_mute_members_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BulkMuteMembersRequest",
+  "BulkMuteMembersRequest",
+  "Moderation__V1__BulkMuteMembersRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__BulkMuteMembersRequest),
+  5,
+  moderation__v1__bulk_mute_members_request__field_descriptors,
+  moderation__v1__bulk_mute_members_request__field_indices_by_name,
+  1,  moderation__v1__bulk_mute_members_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__bulk_mute_members_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__bulk_mute_members_response__results_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkMuteMembersResponse__ResultsEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkMuteMembersResponse__ResultsEntry, value),
+    &moderation__v1__user_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__bulk_mute_members_response__results_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange moderation__v1__bulk_mute_members_response__results_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__bulk_mute_members_response__results_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BulkMuteMembersResponse.ResultsEntry",
+  "ResultsEntry",
+  "Moderation__V1__BulkMuteMembersResponse__ResultsEntry",
+  "moderation.v1",
+  sizeof(Moderation__V1__BulkMuteMembersResponse__ResultsEntry),
+  2,
+  moderation__v1__bulk_mute_members_response__results_entry__field_descriptors,
+  moderation__v1__bulk_mute_members_response__results_entry__field_indices_by_name,
+  1,  moderation__v1__bulk_mute_members_response__results_entry__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__bulk_mute_members_response__results_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__bulk_mute_members_response__field_descriptors[1] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__BulkMuteMembersResponse, n_results),
+    offsetof(Moderation__V1__BulkMuteMembersResponse, results),
+    &moderation__v1__bulk_mute_members_response__results_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__bulk_mute_members_response__field_indices_by_name[] = {
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__bulk_mute_members_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__bulk_mute_members_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BulkMuteMembersResponse",
+  "BulkMuteMembersResponse",
+  "Moderation__V1__BulkMuteMembersResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__BulkMuteMembersResponse),
+  1,
+  moderation__v1__bulk_mute_members_response__field_descriptors,
+  moderation__v1__bulk_mute_members_response__field_indices_by_name,
+  1,  moderation__v1__bulk_mute_members_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__bulk_mute_members_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__bulk_unmute_members_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkUnmuteMembersRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uids",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Moderation__V1__BulkUnmuteMembersRequest, n_uids),
+    offsetof(Moderation__V1__BulkUnmuteMembersRequest, uids),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "only_if_muted",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkUnmuteMembersRequest, only_if_muted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__bulk_unmute_members_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  2,   /* field[2] = only_if_muted */
+  1,   /* field[1] = uids */
+};
+static const ProtobufCIntRange moderation__v1__bulk_unmute_members_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__bulk_unmute_members_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BulkUnmuteMembersRequest",
+  "BulkUnmuteMembersRequest",
+  "Moderation__V1__BulkUnmuteMembersRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__BulkUnmuteMembersRequest),
+  3,
+  moderation__v1__bulk_unmute_members_request__field_descriptors,
+  moderation__v1__bulk_unmute_members_request__field_indices_by_name,
+  1,  moderation__v1__bulk_unmute_members_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__bulk_unmute_members_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__bulk_unmute_members_response__results_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry, value),
+    &moderation__v1__user_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__bulk_unmute_members_response__results_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange moderation__v1__bulk_unmute_members_response__results_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__bulk_unmute_members_response__results_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BulkUnmuteMembersResponse.ResultsEntry",
+  "ResultsEntry",
+  "Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry",
+  "moderation.v1",
+  sizeof(Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry),
+  2,
+  moderation__v1__bulk_unmute_members_response__results_entry__field_descriptors,
+  moderation__v1__bulk_unmute_members_response__results_entry__field_indices_by_name,
+  1,  moderation__v1__bulk_unmute_members_response__results_entry__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__bulk_unmute_members_response__results_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__bulk_unmute_members_response__field_descriptors[1] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__BulkUnmuteMembersResponse, n_results),
+    offsetof(Moderation__V1__BulkUnmuteMembersResponse, results),
+    &moderation__v1__bulk_unmute_members_response__results_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__bulk_unmute_members_response__field_indices_by_name[] = {
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__bulk_unmute_members_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__bulk_unmute_members_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BulkUnmuteMembersResponse",
+  "BulkUnmuteMembersResponse",
+  "Moderation__V1__BulkUnmuteMembersResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__BulkUnmuteMembersResponse),
+  1,
+  moderation__v1__bulk_unmute_members_response__field_descriptors,
+  moderation__v1__bulk_unmute_members_response__field_indices_by_name,
+  1,  moderation__v1__bulk_unmute_members_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__bulk_unmute_members_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__freeze_group_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__FreezeGroupRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__FreezeGroupRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__freeze_group_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = reason */
+};
+static const ProtobufCIntRange moderation__v1__freeze_group_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__freeze_group_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.FreezeGroupRequest",
+  "FreezeGroupRequest",
+  "Moderation__V1__FreezeGroupRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__FreezeGroupRequest),
+  2,
+  moderation__v1__freeze_group_request__field_descriptors,
+  moderation__v1__freeze_group_request__field_indices_by_name,
+  1,  moderation__v1__freeze_group_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__freeze_group_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__freeze_group_response__field_descriptors[2] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__FreezeGroupResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "group",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__FreezeGroupResponse, group),
+    &moderation__v1__group__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__freeze_group_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+  1,   /* field[1] = group */
+};
+static const ProtobufCIntRange moderation__v1__freeze_group_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__freeze_group_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.FreezeGroupResponse",
+  "FreezeGroupResponse",
+  "Moderation__V1__FreezeGroupResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__FreezeGroupResponse),
+  2,
+  moderation__v1__freeze_group_response__field_descriptors,
+  moderation__v1__freeze_group_response__field_indices_by_name,
+  1,  moderation__v1__freeze_group_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__freeze_group_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__unfreeze_group_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnfreezeGroupRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__unfreeze_group_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__unfreeze_group_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__unfreeze_group_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UnfreezeGroupRequest",
+  "UnfreezeGroupRequest",
+  "Moderation__V1__UnfreezeGroupRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__UnfreezeGroupRequest),
+  1,
+  moderation__v1__unfreeze_group_request__field_descriptors,
+  moderation__v1__unfreeze_group_request__field_indices_by_name,
+  1,  moderation__v1__unfreeze_group_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__unfreeze_group_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__unfreeze_group_response__field_descriptors[2] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnfreezeGroupResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "group",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnfreezeGroupResponse, group),
+    &moderation__v1__group__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__unfreeze_group_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+  1,   /* field[1] = group */
+};
+static const ProtobufCIntRange moderation__v1__unfreeze_group_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__unfreeze_group_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UnfreezeGroupResponse",
+  "UnfreezeGroupResponse",
+  "Moderation__V1__UnfreezeGroupResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__UnfreezeGroupResponse),
+  2,
+  moderation__v1__unfreeze_group_response__field_descriptors,
+  moderation__v1__unfreeze_group_response__field_indices_by_name,
+  1,  moderation__v1__unfreeze_group_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__unfreeze_group_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__post_check__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheck, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheck, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__post_check__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__post_check__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__post_check__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.PostCheck",
+  "PostCheck",
+  "Moderation__V1__PostCheck",
+  "moderation.v1",
+  sizeof(Moderation__V1__PostCheck),
+  2,
+  moderation__v1__post_check__field_descriptors,
+  moderation__v1__post_check__field_indices_by_name,
+  1,  moderation__v1__post_check__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__post_check__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__check_post_request__field_descriptors[1] =
+{
+  {
+    "checks",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__CheckPostRequest, n_checks),
+    offsetof(Moderation__V1__CheckPostRequest, checks),
+    &moderation__v1__post_check__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__check_post_request__field_indices_by_name[] = {
+  0,   /* field[0] = checks */
+};
+static const ProtobufCIntRange moderation__v1__check_post_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__check_post_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CheckPostRequest",
+  "CheckPostRequest",
+  "Moderation__V1__CheckPostRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__CheckPostRequest),
+  1,
+  moderation__v1__check_post_request__field_descriptors,
+  moderation__v1__check_post_request__field_indices_by_name,
+  1,  moderation__v1__check_post_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__check_post_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_descriptors[3] =
+{
+  {
+    "allowed",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheckResult, allowed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "error_code",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheckResult, error_code),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "muted_until",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheckResult, muted_until),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__post_check_result__field_indices_by_name[] = {
+  0,   /* field[0] = allowed */
+  1,   /* field[1] = error_code */
+  2,   /* field[2] = muted_until */
+};
+static const ProtobufCIntRange moderation__v1__post_check_result__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.PostCheckResult",
+  "PostCheckResult",
+  "Moderation__V1__PostCheckResult",
+  "moderation.v1",
+  sizeof(Moderation__V1__PostCheckResult),
+  3,
+  moderation__v1__post_check_result__field_descriptors,
+  moderation__v1__post_check_result__field_indices_by_name,
+  1,  moderation__v1__post_check_result__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__post_check_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__check_post_response__field_descriptors[1] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__CheckPostResponse, n_results),
+    offsetof(Moderation__V1__CheckPostResponse, results),
+    &moderation__v1__post_check_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__check_post_response__field_indices_by_name[] = {
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__check_post_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__check_post_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CheckPostResponse",
+  "CheckPostResponse",
+  "Moderation__V1__CheckPostResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__CheckPostResponse),
+  1,
+  moderation__v1__check_post_response__field_descriptors,
+  moderation__v1__check_post_response__field_indices_by_name,
+  1,  moderation__v1__check_post_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__check_post_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor moderation__v1__list_group_actions_request__field_descriptors[7] =
@@ -5744,11 +7690,12 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[24] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[32] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
   { "UpdateUser", &moderation__v1__update_user_request__descriptor, &moderation__v1__update_user_response__descriptor },
+  { "DeleteUser", &moderation__v1__delete_user_request__descriptor, &moderation__v1__delete_user_response__descriptor },
   { "CreateGroup", &moderation__v1__create_group_request__descriptor, &moderation__v1__create_group_response__descriptor },
   { "GetGroup", &moderation__v1__get_group_request__descriptor, &moderation__v1__get_group_response__descriptor },
   { "UpdateGroup", &moderation__v1__update_group_request__descriptor, &moderation__v1__update_group_response__descriptor },
@@ -5768,33 +7715,48 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "BulkBanMembers", &moderation__v1__bulk_ban_members_request__descriptor, &moderation__v1__bulk_ban_members_response__descriptor },
   { "BulkUnbanMembers", &moderation__v1__bulk_unban_members_request__descriptor, &moderation__v1__bulk_unban_members_response__descriptor },
   { "GetMemberState", &moderation__v1__get_member_state_request__descriptor, &moderation__v1__get_member_state_response__descriptor },
+  { "MuteMember", &moderation__v1__mute_member_request__descriptor, &moderation__v1__mute_member_response__descriptor },
+  { "UnmuteMember", &moderation__v1__unmute_member_request__descriptor, &moderation__v1__unmute_member_response__descriptor },
+  { "BulkMuteMembers", &moderation__v1__bulk_mute_members_request__descriptor, &moderation__v1__bulk_mute_members_response__descriptor },
+  { "BulkUnmuteMembers", &moderation__v1__bulk_unmute_members_request__descriptor, &moderation__v1__bulk_unmute_members_response__descriptor },
+  { "FreezeGroup", &moderation__v1__freeze_group_request__descriptor, &moderation__v1__freeze_group_response__descriptor },
+  { "UnfreezeGroup", &moderation__v1__unfreeze_group_request__descriptor, &moderation__v1__unfreeze_group_response__descriptor },
+  { "CheckPost", &moderation__v1__check_post_request__descriptor, &moderation__v1__check_post_response__descriptor },
   { "ListGroupActions", &moderation__v1__list_group_actions_request__descriptor, &moderation__v1__list_group_actions_response__descriptor },
   { "Subscribe", &moderation__v1__subscribe_request__descriptor, &moderation__v1__subscribe_response__descriptor },
 };
 const unsigned moderation__v1__moderation__method_indices_by_name[] = {
-  11,        /* AddMembers */
-  13,        /* BanMember */
-  19,        /* BulkBanMembers */
-  18,        /* BulkKickMembers */
-  20,        /* BulkUnbanMembers */
-  16,        /* ChangeMemberScope */
-  3,        /* CreateGroup */
+  12,        /* AddMembers */
+  14,        /* BanMember */
+  20,        /* BulkBanMembers */
+  19,        /* BulkKickMembers */
+  25,        /* BulkMuteMembers */
+  21,        /* BulkUnbanMembers */
+  26,        /* BulkUnmuteMembers */
+  17,        /* ChangeMemberScope */
+  29,        /* CheckPost */
+  4,        /* CreateGroup */
   0,        /* CreateUser */
-  6,        /* DeleteGroup */
-  4,        /* GetGroup */
-  21,        /* GetMemberState */
+  7,        /* DeleteGroup */
+  3,        /* DeleteUser */
+  27,        /* FreezeGroup */
+  5,        /* GetGroup */
+  22,        /* GetMemberState */
   1,        /* GetUser */
-  8,        /* JoinGroup */
-  12,        /* KickMember */
-  9,        /* LeaveGroup */
-  15,        /* ListBannedMembers */
-  22,        /* ListGroupActions */
-  7,        /* ListGroups */
-  10,        /* ListMembers */
-  23,        /* Subscribe */
-  17,        /* TransferOwnership */
-  14,        /* UnbanMember */
-  5,        /* UpdateGroup */
+  9,        /* JoinGroup */
+  13,        /* KickMember */
+  10,        /* LeaveGroup */
+  16,        /* ListBannedMembers */
+  30,        /* ListGroupActions */
+  8,        /* ListGroups */
+  11,        /* ListMembers */
+  23,        /* MuteMember */
+  31,        /* Subscribe */
+  18,        /* TransferOwnership */
+  15,        /* UnbanMember */
+  28,        /* UnfreezeGroup */
+  24,        /* UnmuteMember */
+  6,        /* UpdateGroup */
   2         /* UpdateUser */
 };
 const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
@@ -5804,7 +7766,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  24,
+  32,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -5832,13 +7794,21 @@ void moderation__v1__moderation__update_user(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__delete_user(ProtobufCService *service,
+                                             const Moderation__V1__DeleteUserRequest *input,
+                                             Moderation__V1__DeleteUserResponse_Closure closure,
+                                             void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__create_group(ProtobufCService *service,
                                               const Moderation__V1__CreateGroupRequest *input,
                                               Moderation__V1__CreateGroupResponse_Closure closure,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__get_group(ProtobufCService *service,
                                            const Moderation__V1__GetGroupRequest *input,
@@ -5846,7 +7816,7 @@ void moderation__v1__moderation__get_group(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__update_group(ProtobufCService *service,
                                               const Moderation__V1__UpdateGroupRequest *input,
@@ -5854,7 +7824,7 @@ void moderation__v1__moderation__update_group(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__delete_group(ProtobufCService *service,
                                               const Moderation__V1__DeleteGroupRequest *input,
@@ -5862,7 +7832,7 @@ void moderation__v1__moderation__delete_group(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_groups(ProtobufCService *service,
                                              const Moderation__V1__ListGroupsRequest *input,
@@ -5870,7 +7840,7 @@ void moderation__v1__moderation__list_groups(ProtobufCService *service,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__join_group(ProtobufCService *service,
                                             const Moderation__V1__JoinGroupRequest *input,
@@ -5878,7 +7848,7 @@ void moderation__v1__moderation__join_group(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__leave_group(ProtobufCService *service,
                                              const Moderation__V1__LeaveGroupRequest *input,
@@ -5886,7 +7856,7 @@ void moderation__v1__moderation__leave_group(ProtobufCService *service,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_members(ProtobufCService *service,
                                               const Moderation__V1__ListMembersRequest *input,
@@ -5894,7 +7864,7 @@ void moderation__v1__moderation__list_members(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__add_members(ProtobufCService *service,
                                              const Moderation__V1__AddMembersRequest *input,
@@ -5902,7 +7872,7 @@ void moderation__v1__moderation__add_members(ProtobufCService *service,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__kick_member(ProtobufCService *service,
                                              const Moderation__V1__KickMemberRequest *input,
@@ -5910,7 +7880,7 @@ void moderation__v1__moderation__kick_member(ProtobufCService *service,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__ban_member(ProtobufCService *service,
                                             const Moderation__V1__BanMemberRequest *input,
@@ -5918,7 +7888,7 @@ void moderation__v1__moderation__ban_member(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unban_member(ProtobufCService *service,
                                               const Moderation__V1__UnbanMemberRequest *input,
@@ -5926,7 +7896,7 @@ void moderation__v1__moderation__unban_member(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_banned_members(ProtobufCService *service,
                                                      const Moderation__V1__ListBannedMembersRequest *input,
@@ -5934,7 +7904,7 @@ void moderation__v1__moderation__list_banned_members(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__change_member_scope(ProtobufCService *service,
                                                      const Moderation__V1__ChangeMemberScopeRequest *input,
@@ -5942,7 +7912,7 @@ void moderation__v1__moderation__change_member_scope(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__transfer_ownership(ProtobufCService *service,
                                                     const Moderation__V1__TransferOwnershipRequest *input,
@@ -5950,7 +7920,7 @@ void moderation__v1__moderation__transfer_ownership(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_kick_members(ProtobufCService *service,
                                                    const Moderation__V1__BulkKickMembersRequest *input,
@@ -5958,7 +7928,7 @@ void moderation__v1__moderation__bulk_kick_members(ProtobufCService *service,
                                                    void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_ban_members(ProtobufCService *service,
                                                   const Moderation__V1__BulkBanMembersRequest *input,
@@ -5966,7 +7936,7 @@ void moderation__v1__moderation__bulk_ban_members(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_unban_members(ProtobufCService *service,
                                                     const Moderation__V1__BulkUnbanMembersRequest *input,
@@ -5974,7 +7944,7 @@ void moderation__v1__moderation__bulk_unban_members(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__get_member_state(ProtobufCService *service,
                                                   const Moderation__V1__GetMemberStateRequest *input,
@@ -5982,7 +7952,63 @@ void moderation__v1__moderation__get_member_state(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__mute_member(ProtobufCService *service,
+                                             const Moderation__V1__MuteMemberRequest *input,
+                                             Moderation__V1__MuteMemberResponse_Closure closure,
+                                             void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__unmute_member(ProtobufCService *service,
+                                               const Moderation__V1__UnmuteMemberRequest *input,
+                                               Moderation__V1__UnmuteMemberResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
+                                                   const Moderation__V1__BulkMuteMembersRequest *input,
+                                                   Moderation__V1__BulkMuteMembersResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
+                                                     const Moderation__V1__BulkUnmuteMembersRequest *input,
+                                                     Moderation__V1__BulkUnmuteMembersResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__freeze_group(ProtobufCService *service,
+                                              const Moderation__V1__FreezeGroupRequest *input,
+                                              Moderation__V1__FreezeGroupResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
+                                                const Moderation__V1__UnfreezeGroupRequest *input,
+                                                Moderation__V1__UnfreezeGroupResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__check_post(ProtobufCService *service,
+                                            const Moderation__V1__CheckPostRequest *input,
+                                            Moderation__V1__CheckPostResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
@@ -5990,7 +8016,7 @@ void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -5998,7 +8024,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

@@ -74,7 +74,29 @@ typedef enum _Moderation__V1__ActionType {
   /*
    * "ownershipTransferred": the group got a new owner.
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_OWNERSHIP_TRANSFERRED = 11
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_OWNERSHIP_TRANSFERRED = 11,
+  /*
+   * "muted": a member was muted (reason, expires_at; 0 until unmuted).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_MUTED = 12,
+  /*
+   * "unmuted": a mute was lifted, by someone or by expiry (reason "expired"), or because the
+   * member became the owner (reason "ownershipTransferred").
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNMUTED = 13,
+  /*
+   * "frozen": the group was frozen (reason).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_FROZEN = 14,
+  /*
+   * "unfrozen": the group was unfrozen.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNFROZEN = 15,
+  /*
+   * "userDeleted": a user banned from the group was deleted; the ban went with them. (Groups the
+   * user was a member of record "left" with reason "userDeleted" instead.)
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED = 16
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -100,8 +122,9 @@ struct  Moderation__V1__Action
   Moderation__V1__User *action_by;
   /*
    * Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
-   * banned, unbanned, scopeChanged and ownershipTransferred (the new owner); the owner for
-   * created; absent for updated and deleted.
+   * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted and
+   * userDeleted (the deleted user); the owner for created; absent for updated, deleted, frozen
+   * and unfrozen.
    */
   Moderation__V1__User *action_on;
   /*
@@ -117,11 +140,12 @@ struct  Moderation__V1__Action
    */
   Moderation__V1__Scope new_scope;
   /*
-   * Reason given (bans; "expired" for an unban by expiry).
+   * Reason given (bans, mutes, freezes; "expired" for an unban or unmute by expiry;
+   * "userDeleted" for a leave caused by DeleteUser).
    */
   char *reason;
   /*
-   * Expiry of a ban, Unix milliseconds; 0 for permanent or not a ban.
+   * Expiry of a ban or mute, Unix milliseconds; 0 for permanent (until unmuted) or neither.
    */
   int64_t expires_at;
   /*

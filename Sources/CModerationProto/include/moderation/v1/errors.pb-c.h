@@ -140,7 +140,42 @@ typedef enum _Moderation__V1__ErrorCode {
    * UNAVAILABLE: the store cannot be reached (PostgreSQL down or the connection lost); nothing
    * was changed, or for a commit cut off midway the outcome is unknown. Retry later.
    */
-  MODERATION__V1__ERROR_CODE__ERR_STORE_UNAVAILABLE = 28
+  MODERATION__V1__ERROR_CODE__ERR_STORE_UNAVAILABLE = 28,
+  /*
+   * PERMISSION_DENIED: the owner can never be muted.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_CANNOT_MUTE_OWNER = 29,
+  /*
+   * ALREADY_EXISTS: the member is already muted.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_ALREADY_MUTED = 30,
+  /*
+   * FAILED_PRECONDITION: the member is not muted.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_USER_NOT_MUTED = 31,
+  /*
+   * PERMISSION_DENIED: the member is muted and may not post (a CheckPost answer, with
+   * muted_until).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_MEMBER_MUTED = 32,
+  /*
+   * FAILED_PRECONDITION: the group is already frozen.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_ALREADY_FROZEN = 33,
+  /*
+   * FAILED_PRECONDITION: the group is not frozen.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FROZEN = 34,
+  /*
+   * FAILED_PRECONDITION: the group is frozen and only its moderators and admins may post (a
+   * CheckPost answer).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_GROUP_FROZEN = 35,
+  /*
+   * FAILED_PRECONDITION: the user owns groups and cannot be deleted until ownership of each is
+   * transferred; the message and details ("guids") name up to 10 of them.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS = 36
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

@@ -130,10 +130,19 @@ struct  Moderation__V1__Group
    * For the acting user: true when they are banned from the group.
    */
   protobuf_c_boolean is_banned;
+  /*
+   * True while the group is frozen: only its moderators and admins may post.
+   */
+  protobuf_c_boolean frozen;
+  /*
+   * The reason given when the group was frozen (shown to admins, moderators and the app only;
+   * empty in action snapshots).
+   */
+  char *frozen_reason;
 };
 #define MODERATION__V1__GROUP__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__group__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, (char *)protobuf_c_empty_string }
 
 
 /* Moderation__V1__Group__MetadataEntry methods */

@@ -75,10 +75,18 @@ struct  Moderation__V1__GroupMember
    * When the member joined (or was added), Unix milliseconds.
    */
   int64_t joined_at;
+  /*
+   * When the member's mute ends, Unix milliseconds; -1 until unmuted; 0 when not muted.
+   */
+  int64_t muted_until;
+  /*
+   * The reason given with the mute (shown to admins, moderators and the app only).
+   */
+  char *mute_reason;
 };
 #define MODERATION__V1__GROUP_MEMBER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__group_member__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -150,8 +158,8 @@ struct  Moderation__V1__MemberToAdd
 
 
 /*
- * The outcome of one user's part in an operation on many users (bulk kick/ban/unban, add
- * members, initial members and bans of a new group).
+ * The outcome of one user's part in an operation on many users (bulk kick/ban/unban/mute/unmute,
+ * add members, initial members and bans of a new group).
  */
 struct  Moderation__V1__UserResult
 {
@@ -162,7 +170,7 @@ struct  Moderation__V1__UserResult
   protobuf_c_boolean ok;
   /*
    * True when it changed something (false for an "already in that state" success under
-   * if_not_banned / only_if_banned).
+   * if_not_banned / only_if_banned / if_not_muted / only_if_muted).
    */
   protobuf_c_boolean changed;
   /*

@@ -27,6 +27,8 @@ typedef struct Moderation__V1__GetUserResponse Moderation__V1__GetUserResponse;
 typedef struct Moderation__V1__UpdateUserRequest Moderation__V1__UpdateUserRequest;
 typedef struct Moderation__V1__UpdateUserRequest__MetadataEntry Moderation__V1__UpdateUserRequest__MetadataEntry;
 typedef struct Moderation__V1__UpdateUserResponse Moderation__V1__UpdateUserResponse;
+typedef struct Moderation__V1__DeleteUserRequest Moderation__V1__DeleteUserRequest;
+typedef struct Moderation__V1__DeleteUserResponse Moderation__V1__DeleteUserResponse;
 typedef struct Moderation__V1__CreateGroupRequest Moderation__V1__CreateGroupRequest;
 typedef struct Moderation__V1__CreateGroupRequest__MetadataEntry Moderation__V1__CreateGroupRequest__MetadataEntry;
 typedef struct Moderation__V1__CreateGroupResponse Moderation__V1__CreateGroupResponse;
@@ -72,6 +74,24 @@ typedef struct Moderation__V1__BulkUnbanMembersResponse Moderation__V1__BulkUnba
 typedef struct Moderation__V1__BulkUnbanMembersResponse__ResultsEntry Moderation__V1__BulkUnbanMembersResponse__ResultsEntry;
 typedef struct Moderation__V1__GetMemberStateRequest Moderation__V1__GetMemberStateRequest;
 typedef struct Moderation__V1__GetMemberStateResponse Moderation__V1__GetMemberStateResponse;
+typedef struct Moderation__V1__MuteMemberRequest Moderation__V1__MuteMemberRequest;
+typedef struct Moderation__V1__MuteMemberResponse Moderation__V1__MuteMemberResponse;
+typedef struct Moderation__V1__UnmuteMemberRequest Moderation__V1__UnmuteMemberRequest;
+typedef struct Moderation__V1__UnmuteMemberResponse Moderation__V1__UnmuteMemberResponse;
+typedef struct Moderation__V1__BulkMuteMembersRequest Moderation__V1__BulkMuteMembersRequest;
+typedef struct Moderation__V1__BulkMuteMembersResponse Moderation__V1__BulkMuteMembersResponse;
+typedef struct Moderation__V1__BulkMuteMembersResponse__ResultsEntry Moderation__V1__BulkMuteMembersResponse__ResultsEntry;
+typedef struct Moderation__V1__BulkUnmuteMembersRequest Moderation__V1__BulkUnmuteMembersRequest;
+typedef struct Moderation__V1__BulkUnmuteMembersResponse Moderation__V1__BulkUnmuteMembersResponse;
+typedef struct Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry;
+typedef struct Moderation__V1__FreezeGroupRequest Moderation__V1__FreezeGroupRequest;
+typedef struct Moderation__V1__FreezeGroupResponse Moderation__V1__FreezeGroupResponse;
+typedef struct Moderation__V1__UnfreezeGroupRequest Moderation__V1__UnfreezeGroupRequest;
+typedef struct Moderation__V1__UnfreezeGroupResponse Moderation__V1__UnfreezeGroupResponse;
+typedef struct Moderation__V1__PostCheck Moderation__V1__PostCheck;
+typedef struct Moderation__V1__CheckPostRequest Moderation__V1__CheckPostRequest;
+typedef struct Moderation__V1__PostCheckResult Moderation__V1__PostCheckResult;
+typedef struct Moderation__V1__CheckPostResponse Moderation__V1__CheckPostResponse;
 typedef struct Moderation__V1__ListGroupActionsRequest Moderation__V1__ListGroupActionsRequest;
 typedef struct Moderation__V1__ListGroupActionsResponse Moderation__V1__ListGroupActionsResponse;
 typedef struct Moderation__V1__SubscribeRequest Moderation__V1__SubscribeRequest;
@@ -232,6 +252,46 @@ struct  Moderation__V1__UpdateUserResponse
 #define MODERATION__V1__UPDATE_USER_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__update_user_response__descriptor) \
     , NULL }
+
+
+/*
+ * Request of DeleteUser.
+ */
+struct  Moderation__V1__DeleteUserRequest
+{
+  ProtobufCMessage base;
+  /*
+   * UID of the user to delete: the acting user, or any user when the app calls.
+   */
+  char *uid;
+};
+#define MODERATION__V1__DELETE_USER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__delete_user_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of DeleteUser.
+ */
+struct  Moderation__V1__DeleteUserResponse
+{
+  ProtobufCMessage base;
+  /*
+   * How many groups the user left (one "left" action with reason "userDeleted" in each).
+   */
+  uint32_t groups_left;
+  /*
+   * How many bans of the user were dropped (one "userDeleted" action in each such group).
+   */
+  uint32_t bans_dropped;
+  /*
+   * Seq of the last action recorded; 0 when the user had no standing in any group.
+   */
+  uint64_t last_seq;
+};
+#define MODERATION__V1__DELETE_USER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__delete_user_response__descriptor) \
+    , 0, 0, 0 }
 
 
 struct  Moderation__V1__CreateGroupRequest__MetadataEntry
@@ -643,10 +703,14 @@ struct  Moderation__V1__ListMembersRequest
    * Case-insensitive keyword matched against uid and name.
    */
   char *search;
+  /*
+   * When true, only members muted now.
+   */
+  protobuf_c_boolean muted_only;
 };
 #define MODERATION__V1__LIST_MEMBERS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_members_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0 }
 
 
 /*
@@ -1209,10 +1273,388 @@ struct  Moderation__V1__GetMemberStateResponse
    * The group's current version.
    */
   uint64_t group_version;
+  /*
+   * When the member's mute ends, Unix milliseconds; -1 until unmuted; 0 when not muted.
+   */
+  int64_t muted_until;
+  /*
+   * The reason given with the mute (shown to admins, moderators and the app only).
+   */
+  char *mute_reason;
 };
 #define MODERATION__V1__GET_MEMBER_STATE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__get_member_state_response__descriptor) \
-    , 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, NULL, 0 }
+    , 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, NULL, 0, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of MuteMember.
+ */
+struct  Moderation__V1__MuteMemberRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the member to mute.
+   */
+  char *uid;
+  /*
+   * Reason (≤ 512 characters).
+   */
+  char *reason;
+  /*
+   * Length of the mute in milliseconds; 0 means until unmuted.
+   */
+  int64_t duration_ms;
+  /*
+   * When true, muting an already-muted member succeeds with changed = false.
+   */
+  protobuf_c_boolean if_not_muted;
+};
+#define MODERATION__V1__MUTE_MEMBER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__mute_member_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+
+
+/*
+ * Response of MuteMember.
+ */
+struct  Moderation__V1__MuteMemberResponse
+{
+  ProtobufCMessage base;
+  /*
+   * False when the member was already muted and if_not_muted was set.
+   */
+  protobuf_c_boolean changed;
+  /*
+   * The "muted" action recorded, when changed.
+   */
+  Moderation__V1__Action *action;
+  /*
+   * The member with the mute in effect.
+   */
+  Moderation__V1__GroupMember *member;
+};
+#define MODERATION__V1__MUTE_MEMBER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__mute_member_response__descriptor) \
+    , 0, NULL, NULL }
+
+
+/*
+ * Request of UnmuteMember.
+ */
+struct  Moderation__V1__UnmuteMemberRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the muted member.
+   */
+  char *uid;
+  /*
+   * When true, unmuting a member who is not muted succeeds with changed = false.
+   */
+  protobuf_c_boolean only_if_muted;
+};
+#define MODERATION__V1__UNMUTE_MEMBER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__unmute_member_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Response of UnmuteMember.
+ */
+struct  Moderation__V1__UnmuteMemberResponse
+{
+  ProtobufCMessage base;
+  /*
+   * False when the member was not muted and only_if_muted was set.
+   */
+  protobuf_c_boolean changed;
+  /*
+   * The "unmuted" action recorded, when changed.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__UNMUTE_MEMBER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__unmute_member_response__descriptor) \
+    , 0, NULL }
+
+
+/*
+ * Request of BulkMuteMembers.
+ */
+struct  Moderation__V1__BulkMuteMembersRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UIDs to mute (1–100, no duplicates).
+   */
+  size_t n_uids;
+  char **uids;
+  /*
+   * Reason (≤ 512 characters), for every mute.
+   */
+  char *reason;
+  /*
+   * Length of the mutes in milliseconds; 0 means until unmuted.
+   */
+  int64_t duration_ms;
+  /*
+   * When true, an already-muted member is a success with changed = false.
+   */
+  protobuf_c_boolean if_not_muted;
+};
+#define MODERATION__V1__BULK_MUTE_MEMBERS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__bulk_mute_members_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0, 0 }
+
+
+struct  Moderation__V1__BulkMuteMembersResponse__ResultsEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  Moderation__V1__UserResult *value;
+};
+#define MODERATION__V1__BULK_MUTE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__bulk_mute_members_response__results_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * Response of BulkMuteMembers.
+ */
+struct  Moderation__V1__BulkMuteMembersResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Outcome per uid.
+   */
+  size_t n_results;
+  Moderation__V1__BulkMuteMembersResponse__ResultsEntry **results;
+};
+#define MODERATION__V1__BULK_MUTE_MEMBERS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__bulk_mute_members_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Request of BulkUnmuteMembers.
+ */
+struct  Moderation__V1__BulkUnmuteMembersRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UIDs to unmute (1–100, no duplicates).
+   */
+  size_t n_uids;
+  char **uids;
+  /*
+   * When true, a member who is not muted is a success with changed = false.
+   */
+  protobuf_c_boolean only_if_muted;
+};
+#define MODERATION__V1__BULK_UNMUTE_MEMBERS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__bulk_unmute_members_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0 }
+
+
+struct  Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  Moderation__V1__UserResult *value;
+};
+#define MODERATION__V1__BULK_UNMUTE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__bulk_unmute_members_response__results_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * Response of BulkUnmuteMembers.
+ */
+struct  Moderation__V1__BulkUnmuteMembersResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Outcome per uid.
+   */
+  size_t n_results;
+  Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry **results;
+};
+#define MODERATION__V1__BULK_UNMUTE_MEMBERS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__bulk_unmute_members_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Request of FreezeGroup.
+ */
+struct  Moderation__V1__FreezeGroupRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Reason (≤ 512 characters), shown to the group's admins and moderators.
+   */
+  char *reason;
+};
+#define MODERATION__V1__FREEZE_GROUP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__freeze_group_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of FreezeGroup.
+ */
+struct  Moderation__V1__FreezeGroupResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "frozen" action recorded.
+   */
+  Moderation__V1__Action *action;
+  /*
+   * The group after the change.
+   */
+  Moderation__V1__Group *group;
+};
+#define MODERATION__V1__FREEZE_GROUP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__freeze_group_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of UnfreezeGroup.
+ */
+struct  Moderation__V1__UnfreezeGroupRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+};
+#define MODERATION__V1__UNFREEZE_GROUP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__unfreeze_group_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of UnfreezeGroup.
+ */
+struct  Moderation__V1__UnfreezeGroupResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "unfrozen" action recorded.
+   */
+  Moderation__V1__Action *action;
+  /*
+   * The group after the change.
+   */
+  Moderation__V1__Group *group;
+};
+#define MODERATION__V1__UNFREEZE_GROUP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__unfreeze_group_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * One question of CheckPost: may this user post in this group now?
+ */
+struct  Moderation__V1__PostCheck
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the user; empty means the acting user.
+   */
+  char *uid;
+};
+#define MODERATION__V1__POST_CHECK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__post_check__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of CheckPost.
+ */
+struct  Moderation__V1__CheckPostRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The questions (1–100). A user may ask only about itself; the app about anyone.
+   */
+  size_t n_checks;
+  Moderation__V1__PostCheck **checks;
+};
+#define MODERATION__V1__CHECK_POST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__check_post_request__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * The answer to one PostCheck.
+ */
+struct  Moderation__V1__PostCheckResult
+{
+  ProtobufCMessage base;
+  /*
+   * True when the user may post in the group now.
+   */
+  protobuf_c_boolean allowed;
+  /*
+   * Why not, when not allowed: ERR_GROUP_NOT_FOUND (no such group, or a private group the user
+   * is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED or
+   * ERR_GROUP_FROZEN.
+   */
+  char *error_code;
+  /*
+   * With ERR_MEMBER_MUTED: when the mute ends, Unix milliseconds; -1 until unmuted.
+   */
+  int64_t muted_until;
+};
+#define MODERATION__V1__POST_CHECK_RESULT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__post_check_result__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Response of CheckPost.
+ */
+struct  Moderation__V1__CheckPostResponse
+{
+  ProtobufCMessage base;
+  /*
+   * One answer per check, in the order of the request's checks.
+   */
+  size_t n_results;
+  Moderation__V1__PostCheckResult **results;
+};
+#define MODERATION__V1__CHECK_POST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__check_post_response__descriptor) \
+    , 0,NULL }
 
 
 /*
@@ -1492,6 +1934,44 @@ Moderation__V1__UpdateUserResponse *
                       const uint8_t       *data);
 void   moderation__v1__update_user_response__free_unpacked
                      (Moderation__V1__UpdateUserResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeleteUserRequest methods */
+void   moderation__v1__delete_user_request__init
+                     (Moderation__V1__DeleteUserRequest         *message);
+size_t moderation__v1__delete_user_request__get_packed_size
+                     (const Moderation__V1__DeleteUserRequest   *message);
+size_t moderation__v1__delete_user_request__pack
+                     (const Moderation__V1__DeleteUserRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__delete_user_request__pack_to_buffer
+                     (const Moderation__V1__DeleteUserRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeleteUserRequest *
+       moderation__v1__delete_user_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__delete_user_request__free_unpacked
+                     (Moderation__V1__DeleteUserRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeleteUserResponse methods */
+void   moderation__v1__delete_user_response__init
+                     (Moderation__V1__DeleteUserResponse         *message);
+size_t moderation__v1__delete_user_response__get_packed_size
+                     (const Moderation__V1__DeleteUserResponse   *message);
+size_t moderation__v1__delete_user_response__pack
+                     (const Moderation__V1__DeleteUserResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__delete_user_response__pack_to_buffer
+                     (const Moderation__V1__DeleteUserResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeleteUserResponse *
+       moderation__v1__delete_user_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__delete_user_response__free_unpacked
+                     (Moderation__V1__DeleteUserResponse *message,
                       ProtobufCAllocator *allocator);
 /* Moderation__V1__CreateGroupRequest__MetadataEntry methods */
 void   moderation__v1__create_group_request__metadata_entry__init
@@ -2236,6 +2716,316 @@ Moderation__V1__GetMemberStateResponse *
 void   moderation__v1__get_member_state_response__free_unpacked
                      (Moderation__V1__GetMemberStateResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__MuteMemberRequest methods */
+void   moderation__v1__mute_member_request__init
+                     (Moderation__V1__MuteMemberRequest         *message);
+size_t moderation__v1__mute_member_request__get_packed_size
+                     (const Moderation__V1__MuteMemberRequest   *message);
+size_t moderation__v1__mute_member_request__pack
+                     (const Moderation__V1__MuteMemberRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__mute_member_request__pack_to_buffer
+                     (const Moderation__V1__MuteMemberRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__MuteMemberRequest *
+       moderation__v1__mute_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__mute_member_request__free_unpacked
+                     (Moderation__V1__MuteMemberRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__MuteMemberResponse methods */
+void   moderation__v1__mute_member_response__init
+                     (Moderation__V1__MuteMemberResponse         *message);
+size_t moderation__v1__mute_member_response__get_packed_size
+                     (const Moderation__V1__MuteMemberResponse   *message);
+size_t moderation__v1__mute_member_response__pack
+                     (const Moderation__V1__MuteMemberResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__mute_member_response__pack_to_buffer
+                     (const Moderation__V1__MuteMemberResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__MuteMemberResponse *
+       moderation__v1__mute_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__mute_member_response__free_unpacked
+                     (Moderation__V1__MuteMemberResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UnmuteMemberRequest methods */
+void   moderation__v1__unmute_member_request__init
+                     (Moderation__V1__UnmuteMemberRequest         *message);
+size_t moderation__v1__unmute_member_request__get_packed_size
+                     (const Moderation__V1__UnmuteMemberRequest   *message);
+size_t moderation__v1__unmute_member_request__pack
+                     (const Moderation__V1__UnmuteMemberRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__unmute_member_request__pack_to_buffer
+                     (const Moderation__V1__UnmuteMemberRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UnmuteMemberRequest *
+       moderation__v1__unmute_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__unmute_member_request__free_unpacked
+                     (Moderation__V1__UnmuteMemberRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UnmuteMemberResponse methods */
+void   moderation__v1__unmute_member_response__init
+                     (Moderation__V1__UnmuteMemberResponse         *message);
+size_t moderation__v1__unmute_member_response__get_packed_size
+                     (const Moderation__V1__UnmuteMemberResponse   *message);
+size_t moderation__v1__unmute_member_response__pack
+                     (const Moderation__V1__UnmuteMemberResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__unmute_member_response__pack_to_buffer
+                     (const Moderation__V1__UnmuteMemberResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UnmuteMemberResponse *
+       moderation__v1__unmute_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__unmute_member_response__free_unpacked
+                     (Moderation__V1__UnmuteMemberResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__BulkMuteMembersRequest methods */
+void   moderation__v1__bulk_mute_members_request__init
+                     (Moderation__V1__BulkMuteMembersRequest         *message);
+size_t moderation__v1__bulk_mute_members_request__get_packed_size
+                     (const Moderation__V1__BulkMuteMembersRequest   *message);
+size_t moderation__v1__bulk_mute_members_request__pack
+                     (const Moderation__V1__BulkMuteMembersRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__bulk_mute_members_request__pack_to_buffer
+                     (const Moderation__V1__BulkMuteMembersRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__BulkMuteMembersRequest *
+       moderation__v1__bulk_mute_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__bulk_mute_members_request__free_unpacked
+                     (Moderation__V1__BulkMuteMembersRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__BulkMuteMembersResponse__ResultsEntry methods */
+void   moderation__v1__bulk_mute_members_response__results_entry__init
+                     (Moderation__V1__BulkMuteMembersResponse__ResultsEntry         *message);
+/* Moderation__V1__BulkMuteMembersResponse methods */
+void   moderation__v1__bulk_mute_members_response__init
+                     (Moderation__V1__BulkMuteMembersResponse         *message);
+size_t moderation__v1__bulk_mute_members_response__get_packed_size
+                     (const Moderation__V1__BulkMuteMembersResponse   *message);
+size_t moderation__v1__bulk_mute_members_response__pack
+                     (const Moderation__V1__BulkMuteMembersResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__bulk_mute_members_response__pack_to_buffer
+                     (const Moderation__V1__BulkMuteMembersResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__BulkMuteMembersResponse *
+       moderation__v1__bulk_mute_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__bulk_mute_members_response__free_unpacked
+                     (Moderation__V1__BulkMuteMembersResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__BulkUnmuteMembersRequest methods */
+void   moderation__v1__bulk_unmute_members_request__init
+                     (Moderation__V1__BulkUnmuteMembersRequest         *message);
+size_t moderation__v1__bulk_unmute_members_request__get_packed_size
+                     (const Moderation__V1__BulkUnmuteMembersRequest   *message);
+size_t moderation__v1__bulk_unmute_members_request__pack
+                     (const Moderation__V1__BulkUnmuteMembersRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__bulk_unmute_members_request__pack_to_buffer
+                     (const Moderation__V1__BulkUnmuteMembersRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__BulkUnmuteMembersRequest *
+       moderation__v1__bulk_unmute_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__bulk_unmute_members_request__free_unpacked
+                     (Moderation__V1__BulkUnmuteMembersRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry methods */
+void   moderation__v1__bulk_unmute_members_response__results_entry__init
+                     (Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry         *message);
+/* Moderation__V1__BulkUnmuteMembersResponse methods */
+void   moderation__v1__bulk_unmute_members_response__init
+                     (Moderation__V1__BulkUnmuteMembersResponse         *message);
+size_t moderation__v1__bulk_unmute_members_response__get_packed_size
+                     (const Moderation__V1__BulkUnmuteMembersResponse   *message);
+size_t moderation__v1__bulk_unmute_members_response__pack
+                     (const Moderation__V1__BulkUnmuteMembersResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__bulk_unmute_members_response__pack_to_buffer
+                     (const Moderation__V1__BulkUnmuteMembersResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__BulkUnmuteMembersResponse *
+       moderation__v1__bulk_unmute_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__bulk_unmute_members_response__free_unpacked
+                     (Moderation__V1__BulkUnmuteMembersResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__FreezeGroupRequest methods */
+void   moderation__v1__freeze_group_request__init
+                     (Moderation__V1__FreezeGroupRequest         *message);
+size_t moderation__v1__freeze_group_request__get_packed_size
+                     (const Moderation__V1__FreezeGroupRequest   *message);
+size_t moderation__v1__freeze_group_request__pack
+                     (const Moderation__V1__FreezeGroupRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__freeze_group_request__pack_to_buffer
+                     (const Moderation__V1__FreezeGroupRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__FreezeGroupRequest *
+       moderation__v1__freeze_group_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__freeze_group_request__free_unpacked
+                     (Moderation__V1__FreezeGroupRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__FreezeGroupResponse methods */
+void   moderation__v1__freeze_group_response__init
+                     (Moderation__V1__FreezeGroupResponse         *message);
+size_t moderation__v1__freeze_group_response__get_packed_size
+                     (const Moderation__V1__FreezeGroupResponse   *message);
+size_t moderation__v1__freeze_group_response__pack
+                     (const Moderation__V1__FreezeGroupResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__freeze_group_response__pack_to_buffer
+                     (const Moderation__V1__FreezeGroupResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__FreezeGroupResponse *
+       moderation__v1__freeze_group_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__freeze_group_response__free_unpacked
+                     (Moderation__V1__FreezeGroupResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UnfreezeGroupRequest methods */
+void   moderation__v1__unfreeze_group_request__init
+                     (Moderation__V1__UnfreezeGroupRequest         *message);
+size_t moderation__v1__unfreeze_group_request__get_packed_size
+                     (const Moderation__V1__UnfreezeGroupRequest   *message);
+size_t moderation__v1__unfreeze_group_request__pack
+                     (const Moderation__V1__UnfreezeGroupRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__unfreeze_group_request__pack_to_buffer
+                     (const Moderation__V1__UnfreezeGroupRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UnfreezeGroupRequest *
+       moderation__v1__unfreeze_group_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__unfreeze_group_request__free_unpacked
+                     (Moderation__V1__UnfreezeGroupRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UnfreezeGroupResponse methods */
+void   moderation__v1__unfreeze_group_response__init
+                     (Moderation__V1__UnfreezeGroupResponse         *message);
+size_t moderation__v1__unfreeze_group_response__get_packed_size
+                     (const Moderation__V1__UnfreezeGroupResponse   *message);
+size_t moderation__v1__unfreeze_group_response__pack
+                     (const Moderation__V1__UnfreezeGroupResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__unfreeze_group_response__pack_to_buffer
+                     (const Moderation__V1__UnfreezeGroupResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UnfreezeGroupResponse *
+       moderation__v1__unfreeze_group_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__unfreeze_group_response__free_unpacked
+                     (Moderation__V1__UnfreezeGroupResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__PostCheck methods */
+void   moderation__v1__post_check__init
+                     (Moderation__V1__PostCheck         *message);
+size_t moderation__v1__post_check__get_packed_size
+                     (const Moderation__V1__PostCheck   *message);
+size_t moderation__v1__post_check__pack
+                     (const Moderation__V1__PostCheck   *message,
+                      uint8_t             *out);
+size_t moderation__v1__post_check__pack_to_buffer
+                     (const Moderation__V1__PostCheck   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__PostCheck *
+       moderation__v1__post_check__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__post_check__free_unpacked
+                     (Moderation__V1__PostCheck *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CheckPostRequest methods */
+void   moderation__v1__check_post_request__init
+                     (Moderation__V1__CheckPostRequest         *message);
+size_t moderation__v1__check_post_request__get_packed_size
+                     (const Moderation__V1__CheckPostRequest   *message);
+size_t moderation__v1__check_post_request__pack
+                     (const Moderation__V1__CheckPostRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__check_post_request__pack_to_buffer
+                     (const Moderation__V1__CheckPostRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CheckPostRequest *
+       moderation__v1__check_post_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__check_post_request__free_unpacked
+                     (Moderation__V1__CheckPostRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__PostCheckResult methods */
+void   moderation__v1__post_check_result__init
+                     (Moderation__V1__PostCheckResult         *message);
+size_t moderation__v1__post_check_result__get_packed_size
+                     (const Moderation__V1__PostCheckResult   *message);
+size_t moderation__v1__post_check_result__pack
+                     (const Moderation__V1__PostCheckResult   *message,
+                      uint8_t             *out);
+size_t moderation__v1__post_check_result__pack_to_buffer
+                     (const Moderation__V1__PostCheckResult   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__PostCheckResult *
+       moderation__v1__post_check_result__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__post_check_result__free_unpacked
+                     (Moderation__V1__PostCheckResult *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CheckPostResponse methods */
+void   moderation__v1__check_post_response__init
+                     (Moderation__V1__CheckPostResponse         *message);
+size_t moderation__v1__check_post_response__get_packed_size
+                     (const Moderation__V1__CheckPostResponse   *message);
+size_t moderation__v1__check_post_response__pack
+                     (const Moderation__V1__CheckPostResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__check_post_response__pack_to_buffer
+                     (const Moderation__V1__CheckPostResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CheckPostResponse *
+       moderation__v1__check_post_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__check_post_response__free_unpacked
+                     (Moderation__V1__CheckPostResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__ListGroupActionsRequest methods */
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message);
@@ -2356,6 +3146,12 @@ typedef void (*Moderation__V1__UpdateUserRequest_Closure)
                   void *closure_data);
 typedef void (*Moderation__V1__UpdateUserResponse_Closure)
                  (const Moderation__V1__UpdateUserResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeleteUserRequest_Closure)
+                 (const Moderation__V1__DeleteUserRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeleteUserResponse_Closure)
+                 (const Moderation__V1__DeleteUserResponse *message,
                   void *closure_data);
 typedef void (*Moderation__V1__CreateGroupRequest__MetadataEntry_Closure)
                  (const Moderation__V1__CreateGroupRequest__MetadataEntry *message,
@@ -2492,6 +3288,60 @@ typedef void (*Moderation__V1__GetMemberStateRequest_Closure)
 typedef void (*Moderation__V1__GetMemberStateResponse_Closure)
                  (const Moderation__V1__GetMemberStateResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__MuteMemberRequest_Closure)
+                 (const Moderation__V1__MuteMemberRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__MuteMemberResponse_Closure)
+                 (const Moderation__V1__MuteMemberResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UnmuteMemberRequest_Closure)
+                 (const Moderation__V1__UnmuteMemberRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UnmuteMemberResponse_Closure)
+                 (const Moderation__V1__UnmuteMemberResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BulkMuteMembersRequest_Closure)
+                 (const Moderation__V1__BulkMuteMembersRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BulkMuteMembersResponse__ResultsEntry_Closure)
+                 (const Moderation__V1__BulkMuteMembersResponse__ResultsEntry *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BulkMuteMembersResponse_Closure)
+                 (const Moderation__V1__BulkMuteMembersResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BulkUnmuteMembersRequest_Closure)
+                 (const Moderation__V1__BulkUnmuteMembersRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry_Closure)
+                 (const Moderation__V1__BulkUnmuteMembersResponse__ResultsEntry *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BulkUnmuteMembersResponse_Closure)
+                 (const Moderation__V1__BulkUnmuteMembersResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__FreezeGroupRequest_Closure)
+                 (const Moderation__V1__FreezeGroupRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__FreezeGroupResponse_Closure)
+                 (const Moderation__V1__FreezeGroupResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UnfreezeGroupRequest_Closure)
+                 (const Moderation__V1__UnfreezeGroupRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UnfreezeGroupResponse_Closure)
+                 (const Moderation__V1__UnfreezeGroupResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__PostCheck_Closure)
+                 (const Moderation__V1__PostCheck *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CheckPostRequest_Closure)
+                 (const Moderation__V1__CheckPostRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__PostCheckResult_Closure)
+                 (const Moderation__V1__PostCheckResult *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CheckPostResponse_Closure)
+                 (const Moderation__V1__CheckPostResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__ListGroupActionsRequest_Closure)
                  (const Moderation__V1__ListGroupActionsRequest *message,
                   void *closure_data);
@@ -2525,6 +3375,10 @@ struct Moderation__V1__Moderation_Service
   void (*update_user)(Moderation__V1__Moderation_Service *service,
                       const Moderation__V1__UpdateUserRequest *input,
                       Moderation__V1__UpdateUserResponse_Closure closure,
+                      void *closure_data);
+  void (*delete_user)(Moderation__V1__Moderation_Service *service,
+                      const Moderation__V1__DeleteUserRequest *input,
+                      Moderation__V1__DeleteUserResponse_Closure closure,
                       void *closure_data);
   void (*create_group)(Moderation__V1__Moderation_Service *service,
                        const Moderation__V1__CreateGroupRequest *input,
@@ -2602,6 +3456,34 @@ struct Moderation__V1__Moderation_Service
                            const Moderation__V1__GetMemberStateRequest *input,
                            Moderation__V1__GetMemberStateResponse_Closure closure,
                            void *closure_data);
+  void (*mute_member)(Moderation__V1__Moderation_Service *service,
+                      const Moderation__V1__MuteMemberRequest *input,
+                      Moderation__V1__MuteMemberResponse_Closure closure,
+                      void *closure_data);
+  void (*unmute_member)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__UnmuteMemberRequest *input,
+                        Moderation__V1__UnmuteMemberResponse_Closure closure,
+                        void *closure_data);
+  void (*bulk_mute_members)(Moderation__V1__Moderation_Service *service,
+                            const Moderation__V1__BulkMuteMembersRequest *input,
+                            Moderation__V1__BulkMuteMembersResponse_Closure closure,
+                            void *closure_data);
+  void (*bulk_unmute_members)(Moderation__V1__Moderation_Service *service,
+                              const Moderation__V1__BulkUnmuteMembersRequest *input,
+                              Moderation__V1__BulkUnmuteMembersResponse_Closure closure,
+                              void *closure_data);
+  void (*freeze_group)(Moderation__V1__Moderation_Service *service,
+                       const Moderation__V1__FreezeGroupRequest *input,
+                       Moderation__V1__FreezeGroupResponse_Closure closure,
+                       void *closure_data);
+  void (*unfreeze_group)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__UnfreezeGroupRequest *input,
+                         Moderation__V1__UnfreezeGroupResponse_Closure closure,
+                         void *closure_data);
+  void (*check_post)(Moderation__V1__Moderation_Service *service,
+                     const Moderation__V1__CheckPostRequest *input,
+                     Moderation__V1__CheckPostResponse_Closure closure,
+                     void *closure_data);
   void (*list_group_actions)(Moderation__V1__Moderation_Service *service,
                              const Moderation__V1__ListGroupActionsRequest *input,
                              Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -2621,6 +3503,7 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## create_user,\
       function_prefix__ ## get_user,\
       function_prefix__ ## update_user,\
+      function_prefix__ ## delete_user,\
       function_prefix__ ## create_group,\
       function_prefix__ ## get_group,\
       function_prefix__ ## update_group,\
@@ -2640,6 +3523,13 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## bulk_ban_members,\
       function_prefix__ ## bulk_unban_members,\
       function_prefix__ ## get_member_state,\
+      function_prefix__ ## mute_member,\
+      function_prefix__ ## unmute_member,\
+      function_prefix__ ## bulk_mute_members,\
+      function_prefix__ ## bulk_unmute_members,\
+      function_prefix__ ## freeze_group,\
+      function_prefix__ ## unfreeze_group,\
+      function_prefix__ ## check_post,\
       function_prefix__ ## list_group_actions,\
       function_prefix__ ## subscribe  }
 void moderation__v1__moderation__create_user(ProtobufCService *service,
@@ -2653,6 +3543,10 @@ void moderation__v1__moderation__get_user(ProtobufCService *service,
 void moderation__v1__moderation__update_user(ProtobufCService *service,
                                              const Moderation__V1__UpdateUserRequest *input,
                                              Moderation__V1__UpdateUserResponse_Closure closure,
+                                             void *closure_data);
+void moderation__v1__moderation__delete_user(ProtobufCService *service,
+                                             const Moderation__V1__DeleteUserRequest *input,
+                                             Moderation__V1__DeleteUserResponse_Closure closure,
                                              void *closure_data);
 void moderation__v1__moderation__create_group(ProtobufCService *service,
                                               const Moderation__V1__CreateGroupRequest *input,
@@ -2730,6 +3624,34 @@ void moderation__v1__moderation__get_member_state(ProtobufCService *service,
                                                   const Moderation__V1__GetMemberStateRequest *input,
                                                   Moderation__V1__GetMemberStateResponse_Closure closure,
                                                   void *closure_data);
+void moderation__v1__moderation__mute_member(ProtobufCService *service,
+                                             const Moderation__V1__MuteMemberRequest *input,
+                                             Moderation__V1__MuteMemberResponse_Closure closure,
+                                             void *closure_data);
+void moderation__v1__moderation__unmute_member(ProtobufCService *service,
+                                               const Moderation__V1__UnmuteMemberRequest *input,
+                                               Moderation__V1__UnmuteMemberResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
+                                                   const Moderation__V1__BulkMuteMembersRequest *input,
+                                                   Moderation__V1__BulkMuteMembersResponse_Closure closure,
+                                                   void *closure_data);
+void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
+                                                     const Moderation__V1__BulkUnmuteMembersRequest *input,
+                                                     Moderation__V1__BulkUnmuteMembersResponse_Closure closure,
+                                                     void *closure_data);
+void moderation__v1__moderation__freeze_group(ProtobufCService *service,
+                                              const Moderation__V1__FreezeGroupRequest *input,
+                                              Moderation__V1__FreezeGroupResponse_Closure closure,
+                                              void *closure_data);
+void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
+                                                const Moderation__V1__UnfreezeGroupRequest *input,
+                                                Moderation__V1__UnfreezeGroupResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__check_post(ProtobufCService *service,
+                                            const Moderation__V1__CheckPostRequest *input,
+                                            Moderation__V1__CheckPostResponse_Closure closure,
+                                            void *closure_data);
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -2749,6 +3671,8 @@ extern const ProtobufCMessageDescriptor moderation__v1__get_user_response__descr
 extern const ProtobufCMessageDescriptor moderation__v1__update_user_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__update_user_request__metadata_entry__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__update_user_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__delete_user_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__delete_user_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__create_group_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__create_group_request__metadata_entry__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__create_group_response__descriptor;
@@ -2794,6 +3718,24 @@ extern const ProtobufCMessageDescriptor moderation__v1__bulk_unban_members_respo
 extern const ProtobufCMessageDescriptor moderation__v1__bulk_unban_members_response__results_entry__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__get_member_state_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__mute_member_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__mute_member_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__unmute_member_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__unmute_member_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__bulk_mute_members_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__bulk_mute_members_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__bulk_mute_members_response__results_entry__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__bulk_unmute_members_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__bulk_unmute_members_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__bulk_unmute_members_response__results_entry__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__freeze_group_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__freeze_group_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__unfreeze_group_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__unfreeze_group_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__post_check__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__check_post_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__check_post_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__subscribe_request__descriptor;

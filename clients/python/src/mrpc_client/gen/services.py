@@ -47,6 +47,14 @@ MODERATION_V1_MODERATION__UPDATE_USER: MethodSpec[_moderation_v1_moderation_pb2.
     response_type=_moderation_v1_moderation_pb2.UpdateUserResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__DELETE_USER: MethodSpec[_moderation_v1_moderation_pb2.DeleteUserRequest, _moderation_v1_moderation_pb2.DeleteUserResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='DeleteUser',
+    path='/moderation.v1.Moderation/DeleteUser',
+    request_type=_moderation_v1_moderation_pb2.DeleteUserRequest,
+    response_type=_moderation_v1_moderation_pb2.DeleteUserResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__CREATE_GROUP: MethodSpec[_moderation_v1_moderation_pb2.CreateGroupRequest, _moderation_v1_moderation_pb2.CreateGroupResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='CreateGroup',
@@ -199,6 +207,62 @@ MODERATION_V1_MODERATION__GET_MEMBER_STATE: MethodSpec[_moderation_v1_moderation
     response_type=_moderation_v1_moderation_pb2.GetMemberStateResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__MUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='MuteMember',
+    path='/moderation.v1.Moderation/MuteMember',
+    request_type=_moderation_v1_moderation_pb2.MuteMemberRequest,
+    response_type=_moderation_v1_moderation_pb2.MuteMemberResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__UNMUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.UnmuteMemberRequest, _moderation_v1_moderation_pb2.UnmuteMemberResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='UnmuteMember',
+    path='/moderation.v1.Moderation/UnmuteMember',
+    request_type=_moderation_v1_moderation_pb2.UnmuteMemberRequest,
+    response_type=_moderation_v1_moderation_pb2.UnmuteMemberResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS: MethodSpec[_moderation_v1_moderation_pb2.BulkMuteMembersRequest, _moderation_v1_moderation_pb2.BulkMuteMembersResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='BulkMuteMembers',
+    path='/moderation.v1.Moderation/BulkMuteMembers',
+    request_type=_moderation_v1_moderation_pb2.BulkMuteMembersRequest,
+    response_type=_moderation_v1_moderation_pb2.BulkMuteMembersResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__BULK_UNMUTE_MEMBERS: MethodSpec[_moderation_v1_moderation_pb2.BulkUnmuteMembersRequest, _moderation_v1_moderation_pb2.BulkUnmuteMembersResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='BulkUnmuteMembers',
+    path='/moderation.v1.Moderation/BulkUnmuteMembers',
+    request_type=_moderation_v1_moderation_pb2.BulkUnmuteMembersRequest,
+    response_type=_moderation_v1_moderation_pb2.BulkUnmuteMembersResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__FREEZE_GROUP: MethodSpec[_moderation_v1_moderation_pb2.FreezeGroupRequest, _moderation_v1_moderation_pb2.FreezeGroupResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='FreezeGroup',
+    path='/moderation.v1.Moderation/FreezeGroup',
+    request_type=_moderation_v1_moderation_pb2.FreezeGroupRequest,
+    response_type=_moderation_v1_moderation_pb2.FreezeGroupResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__UNFREEZE_GROUP: MethodSpec[_moderation_v1_moderation_pb2.UnfreezeGroupRequest, _moderation_v1_moderation_pb2.UnfreezeGroupResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='UnfreezeGroup',
+    path='/moderation.v1.Moderation/UnfreezeGroup',
+    request_type=_moderation_v1_moderation_pb2.UnfreezeGroupRequest,
+    response_type=_moderation_v1_moderation_pb2.UnfreezeGroupResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__CHECK_POST: MethodSpec[_moderation_v1_moderation_pb2.CheckPostRequest, _moderation_v1_moderation_pb2.CheckPostResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='CheckPost',
+    path='/moderation.v1.Moderation/CheckPost',
+    request_type=_moderation_v1_moderation_pb2.CheckPostRequest,
+    response_type=_moderation_v1_moderation_pb2.CheckPostResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS: MethodSpec[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='ListGroupActions',
@@ -221,6 +285,7 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__CREATE_USER,
         MODERATION_V1_MODERATION__GET_USER,
         MODERATION_V1_MODERATION__UPDATE_USER,
+        MODERATION_V1_MODERATION__DELETE_USER,
         MODERATION_V1_MODERATION__CREATE_GROUP,
         MODERATION_V1_MODERATION__GET_GROUP,
         MODERATION_V1_MODERATION__UPDATE_GROUP,
@@ -240,6 +305,13 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__BULK_BAN_MEMBERS,
         MODERATION_V1_MODERATION__BULK_UNBAN_MEMBERS,
         MODERATION_V1_MODERATION__GET_MEMBER_STATE,
+        MODERATION_V1_MODERATION__MUTE_MEMBER,
+        MODERATION_V1_MODERATION__UNMUTE_MEMBER,
+        MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS,
+        MODERATION_V1_MODERATION__BULK_UNMUTE_MEMBERS,
+        MODERATION_V1_MODERATION__FREEZE_GROUP,
+        MODERATION_V1_MODERATION__UNFREEZE_GROUP,
+        MODERATION_V1_MODERATION__CHECK_POST,
         MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS,
         MODERATION_V1_MODERATION__SUBSCRIBE,
     ),
@@ -338,6 +410,13 @@ class ModerationStub:
             '/moderation.v1.Moderation/UpdateUser',
             request_serializer=_moderation_v1_moderation_pb2.UpdateUserRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.UpdateUserResponse.FromString,
+        )
+        #: Deletes a user (the user itself or the app): they leave every group, their profile is
+        #: erased and the uid is never used again. Refused while they own a group.
+        self.DeleteUser: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.DeleteUserRequest, _moderation_v1_moderation_pb2.DeleteUserResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/DeleteUser',
+            request_serializer=_moderation_v1_moderation_pb2.DeleteUserRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.DeleteUserResponse.FromString,
         )
         #: Creates a group; the acting user becomes its owner (the app may name one).
         self.CreateGroup: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.CreateGroupRequest, _moderation_v1_moderation_pb2.CreateGroupResponse] = channel.unary_unary(
@@ -452,6 +531,49 @@ class ModerationStub:
             '/moderation.v1.Moderation/GetMemberState',
             request_serializer=_moderation_v1_moderation_pb2.GetMemberStateRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.GetMemberStateResponse.FromString,
+        )
+        #: Mutes a member, who stays a member but may not post (admins and moderators outranking them).
+        self.MuteMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/MuteMember',
+            request_serializer=_moderation_v1_moderation_pb2.MuteMemberRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.MuteMemberResponse.FromString,
+        )
+        #: Lifts a member's mute (admins and moderators outranking them).
+        self.UnmuteMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.UnmuteMemberRequest, _moderation_v1_moderation_pb2.UnmuteMemberResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/UnmuteMember',
+            request_serializer=_moderation_v1_moderation_pb2.UnmuteMemberRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.UnmuteMemberResponse.FromString,
+        )
+        #: Mutes up to 100 members, with a result per user.
+        self.BulkMuteMembers: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.BulkMuteMembersRequest, _moderation_v1_moderation_pb2.BulkMuteMembersResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/BulkMuteMembers',
+            request_serializer=_moderation_v1_moderation_pb2.BulkMuteMembersRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.BulkMuteMembersResponse.FromString,
+        )
+        #: Unmutes up to 100 members, with a result per user.
+        self.BulkUnmuteMembers: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.BulkUnmuteMembersRequest, _moderation_v1_moderation_pb2.BulkUnmuteMembersResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/BulkUnmuteMembers',
+            request_serializer=_moderation_v1_moderation_pb2.BulkUnmuteMembersRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.BulkUnmuteMembersResponse.FromString,
+        )
+        #: Freezes a group: until it is unfrozen only moderators and above may post (admins only).
+        self.FreezeGroup: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.FreezeGroupRequest, _moderation_v1_moderation_pb2.FreezeGroupResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/FreezeGroup',
+            request_serializer=_moderation_v1_moderation_pb2.FreezeGroupRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.FreezeGroupResponse.FromString,
+        )
+        #: Unfreezes a group (admins only).
+        self.UnfreezeGroup: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.UnfreezeGroupRequest, _moderation_v1_moderation_pb2.UnfreezeGroupResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/UnfreezeGroup',
+            request_serializer=_moderation_v1_moderation_pb2.UnfreezeGroupRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.UnfreezeGroupResponse.FromString,
+        )
+        #: May these users post in these groups now? Up to 100 (group, user) pairs, each answered; a
+        #: refusal is an answer, not a failed call. The app asks about anyone, a user about itself.
+        self.CheckPost: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.CheckPostRequest, _moderation_v1_moderation_pb2.CheckPostResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/CheckPost',
+            request_serializer=_moderation_v1_moderation_pb2.CheckPostRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.CheckPostResponse.FromString,
         )
         #: Reads a group's action log ("missed events"), oldest first.
         self.ListGroupActions: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = channel.unary_unary(

@@ -12,7 +12,7 @@ GROUP_TYPE_PUBLIC: GroupType
 GROUP_TYPE_UNSPECIFIED: GroupType
 
 class Group(_message.Message):
-    __slots__ = ["created_at", "description", "guid", "has_joined", "icon", "is_banned", "joined_at", "members_count", "metadata", "name", "owner", "scope", "tags", "type", "updated_at", "version"]
+    __slots__ = ["created_at", "description", "frozen", "frozen_reason", "guid", "has_joined", "icon", "is_banned", "joined_at", "members_count", "metadata", "name", "owner", "scope", "tags", "type", "updated_at", "version"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -22,6 +22,8 @@ class Group(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    FROZEN_FIELD_NUMBER: _ClassVar[int]
+    FROZEN_REASON_FIELD_NUMBER: _ClassVar[int]
     GUID_FIELD_NUMBER: _ClassVar[int]
     HAS_JOINED_FIELD_NUMBER: _ClassVar[int]
     ICON_FIELD_NUMBER: _ClassVar[int]
@@ -38,6 +40,8 @@ class Group(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     created_at: int
     description: str
+    frozen: bool
+    frozen_reason: str
     guid: str
     has_joined: bool
     icon: str
@@ -52,7 +56,7 @@ class Group(_message.Message):
     type: GroupType
     updated_at: int
     version: int
-    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[GroupType, str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., members_count: _Optional[int] = ..., version: _Optional[int] = ..., created_at: _Optional[int] = ..., updated_at: _Optional[int] = ..., has_joined: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_banned: bool = ...) -> None: ...
+    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[GroupType, str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., members_count: _Optional[int] = ..., version: _Optional[int] = ..., created_at: _Optional[int] = ..., updated_at: _Optional[int] = ..., has_joined: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_banned: bool = ..., frozen: bool = ..., frozen_reason: _Optional[str] = ...) -> None: ...
 
 class GroupType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -13,21 +13,21 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bmoderation/v1/members.proto\x12\rmoderation.v1\"p\n\x0bGroupMember\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x61vatar\x18\x03 \x01(\t\x12#\n\x05scope\x18\x04 \x01(\x0e\x32\x14.moderation.v1.Scope\x12\x11\n\tjoined_at\x18\x05 \x01(\x03\"\xbb\x01\n\x0c\x42\x61nnedMember\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x61vatar\x18\x03 \x01(\t\x12#\n\x05scope\x18\x04 \x01(\x0e\x32\x14.moderation.v1.Scope\x12\x11\n\tjoined_at\x18\x05 \x01(\x03\x12\x11\n\tbanned_at\x18\x06 \x01(\x03\x12\x11\n\tbanned_by\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x12\n\nexpires_at\x18\t \x01(\x03\"?\n\x0bMemberToAdd\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12#\n\x05scope\x18\x02 \x01(\x0e\x32\x14.moderation.v1.Scope\"[\n\nUserResult\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x0f\n\x07\x63hanged\x18\x02 \x01(\x08\x12\x12\n\nerror_code\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03seq\x18\x05 \x01(\x04*[\n\x05Scope\x12\x15\n\x11SCOPE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bSCOPE_ADMIN\x10\x01\x12\x13\n\x0fSCOPE_MODERATOR\x10\x02\x12\x15\n\x11SCOPE_PARTICIPANT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bmoderation/v1/members.proto\x12\rmoderation.v1\"\x9a\x01\n\x0bGroupMember\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x61vatar\x18\x03 \x01(\t\x12#\n\x05scope\x18\x04 \x01(\x0e\x32\x14.moderation.v1.Scope\x12\x11\n\tjoined_at\x18\x05 \x01(\x03\x12\x13\n\x0bmuted_until\x18\x06 \x01(\x03\x12\x13\n\x0bmute_reason\x18\x07 \x01(\t\"\xbb\x01\n\x0c\x42\x61nnedMember\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x61vatar\x18\x03 \x01(\t\x12#\n\x05scope\x18\x04 \x01(\x0e\x32\x14.moderation.v1.Scope\x12\x11\n\tjoined_at\x18\x05 \x01(\x03\x12\x11\n\tbanned_at\x18\x06 \x01(\x03\x12\x11\n\tbanned_by\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x12\n\nexpires_at\x18\t \x01(\x03\"?\n\x0bMemberToAdd\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12#\n\x05scope\x18\x02 \x01(\x0e\x32\x14.moderation.v1.Scope\"[\n\nUserResult\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x0f\n\x07\x63hanged\x18\x02 \x01(\x08\x12\x12\n\nerror_code\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03seq\x18\x05 \x01(\x04*[\n\x05Scope\x12\x15\n\x11SCOPE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bSCOPE_ADMIN\x10\x01\x12\x13\n\x0fSCOPE_MODERATOR\x10\x02\x12\x15\n\x11SCOPE_PARTICIPANT\x10\x03\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mrpc_client.gen.moderation.v1.members_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _SCOPE._serialized_start=508
-  _SCOPE._serialized_end=599
-  _GROUPMEMBER._serialized_start=46
-  _GROUPMEMBER._serialized_end=158
-  _BANNEDMEMBER._serialized_start=161
-  _BANNEDMEMBER._serialized_end=348
-  _MEMBERTOADD._serialized_start=350
-  _MEMBERTOADD._serialized_end=413
-  _USERRESULT._serialized_start=415
-  _USERRESULT._serialized_end=506
+  _SCOPE._serialized_start=551
+  _SCOPE._serialized_end=642
+  _GROUPMEMBER._serialized_start=47
+  _GROUPMEMBER._serialized_end=201
+  _BANNEDMEMBER._serialized_start=204
+  _BANNEDMEMBER._serialized_end=391
+  _MEMBERTOADD._serialized_start=393
+  _MEMBERTOADD._serialized_end=456
+  _USERRESULT._serialized_start=458
+  _USERRESULT._serialized_end=549
 # @@protoc_insertion_point(module_scope)

@@ -32,18 +32,22 @@ class BannedMember(_message.Message):
     def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., joined_at: _Optional[int] = ..., banned_at: _Optional[int] = ..., banned_by: _Optional[str] = ..., reason: _Optional[str] = ..., expires_at: _Optional[int] = ...) -> None: ...
 
 class GroupMember(_message.Message):
-    __slots__ = ["avatar", "joined_at", "name", "scope", "uid"]
+    __slots__ = ["avatar", "joined_at", "mute_reason", "muted_until", "name", "scope", "uid"]
     AVATAR_FIELD_NUMBER: _ClassVar[int]
     JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    MUTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    MUTE_REASON_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     UID_FIELD_NUMBER: _ClassVar[int]
     avatar: str
     joined_at: int
+    mute_reason: str
+    muted_until: int
     name: str
     scope: Scope
     uid: str
-    def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., joined_at: _Optional[int] = ...) -> None: ...
+    def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., joined_at: _Optional[int] = ..., muted_until: _Optional[int] = ..., mute_reason: _Optional[str] = ...) -> None: ...
 
 class MemberToAdd(_message.Message):
     __slots__ = ["scope", "uid"]

@@ -104,6 +104,33 @@ class BulkKickMembersResponse(_message.Message):
     results: _containers.MessageMap[str, _members_pb2.UserResult]
     def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
 
+class BulkMuteMembersRequest(_message.Message):
+    __slots__ = ["duration_ms", "guid", "if_not_muted", "reason", "uids"]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    IF_NOT_MUTED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UIDS_FIELD_NUMBER: _ClassVar[int]
+    duration_ms: int
+    guid: str
+    if_not_muted: bool
+    reason: str
+    uids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, guid: _Optional[str] = ..., uids: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., duration_ms: _Optional[int] = ..., if_not_muted: bool = ...) -> None: ...
+
+class BulkMuteMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
 class BulkUnbanMembersRequest(_message.Message):
     __slots__ = ["guid", "only_if_banned", "uids"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +142,29 @@ class BulkUnbanMembersRequest(_message.Message):
     def __init__(self, guid: _Optional[str] = ..., uids: _Optional[_Iterable[str]] = ..., only_if_banned: bool = ...) -> None: ...
 
 class BulkUnbanMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
+class BulkUnmuteMembersRequest(_message.Message):
+    __slots__ = ["guid", "only_if_muted", "uids"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_MUTED_FIELD_NUMBER: _ClassVar[int]
+    UIDS_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    only_if_muted: bool
+    uids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, guid: _Optional[str] = ..., uids: _Optional[_Iterable[str]] = ..., only_if_muted: bool = ...) -> None: ...
+
+class BulkUnmuteMembersResponse(_message.Message):
     __slots__ = ["results"]
     class ResultsEntry(_message.Message):
         __slots__ = ["key", "value"]
@@ -144,6 +194,18 @@ class ChangeMemberScopeResponse(_message.Message):
     action: _actions_pb2.Action
     member: _members_pb2.GroupMember
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., member: _Optional[_Union[_members_pb2.GroupMember, _Mapping]] = ...) -> None: ...
+
+class CheckPostRequest(_message.Message):
+    __slots__ = ["checks"]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    checks: _containers.RepeatedCompositeFieldContainer[PostCheck]
+    def __init__(self, checks: _Optional[_Iterable[_Union[PostCheck, _Mapping]]] = ...) -> None: ...
+
+class CheckPostResponse(_message.Message):
+    __slots__ = ["results"]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[PostCheckResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[PostCheckResult, _Mapping]]] = ...) -> None: ...
 
 class CreateGroupRequest(_message.Message):
     __slots__ = ["banned_uids", "description", "guid", "icon", "members", "metadata", "name", "owner", "password", "tags", "type"]
@@ -230,6 +292,38 @@ class DeleteGroupResponse(_message.Message):
     action: _actions_pb2.Action
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
+class DeleteUserRequest(_message.Message):
+    __slots__ = ["uid"]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    uid: str
+    def __init__(self, uid: _Optional[str] = ...) -> None: ...
+
+class DeleteUserResponse(_message.Message):
+    __slots__ = ["bans_dropped", "groups_left", "last_seq"]
+    BANS_DROPPED_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    bans_dropped: int
+    groups_left: int
+    last_seq: int
+    def __init__(self, groups_left: _Optional[int] = ..., bans_dropped: _Optional[int] = ..., last_seq: _Optional[int] = ...) -> None: ...
+
+class FreezeGroupRequest(_message.Message):
+    __slots__ = ["guid", "reason"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    reason: str
+    def __init__(self, guid: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class FreezeGroupResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
 class GetGroupRequest(_message.Message):
     __slots__ = ["guid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -251,13 +345,15 @@ class GetMemberStateRequest(_message.Message):
     def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
 
 class GetMemberStateResponse(_message.Message):
-    __slots__ = ["ban", "group_version", "is_banned", "is_member", "is_owner", "joined_at", "scope"]
+    __slots__ = ["ban", "group_version", "is_banned", "is_member", "is_owner", "joined_at", "mute_reason", "muted_until", "scope"]
     BAN_FIELD_NUMBER: _ClassVar[int]
     GROUP_VERSION_FIELD_NUMBER: _ClassVar[int]
     IS_BANNED_FIELD_NUMBER: _ClassVar[int]
     IS_MEMBER_FIELD_NUMBER: _ClassVar[int]
     IS_OWNER_FIELD_NUMBER: _ClassVar[int]
     JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    MUTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    MUTE_REASON_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ban: _members_pb2.BannedMember
     group_version: int
@@ -265,8 +361,10 @@ class GetMemberStateResponse(_message.Message):
     is_member: bool
     is_owner: bool
     joined_at: int
+    mute_reason: str
+    muted_until: int
     scope: _members_pb2.Scope
-    def __init__(self, is_member: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_owner: bool = ..., is_banned: bool = ..., ban: _Optional[_Union[_members_pb2.BannedMember, _Mapping]] = ..., group_version: _Optional[int] = ...) -> None: ...
+    def __init__(self, is_member: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_owner: bool = ..., is_banned: bool = ..., ban: _Optional[_Union[_members_pb2.BannedMember, _Mapping]] = ..., group_version: _Optional[int] = ..., muted_until: _Optional[int] = ..., mute_reason: _Optional[str] = ...) -> None: ...
 
 class GetUserRequest(_message.Message):
     __slots__ = ["uid"]
@@ -395,18 +493,20 @@ class ListGroupsResponse(_message.Message):
     def __init__(self, groups: _Optional[_Iterable[_Union[_groups_pb2.Group, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class ListMembersRequest(_message.Message):
-    __slots__ = ["cursor", "guid", "limit", "scopes", "search"]
+    __slots__ = ["cursor", "guid", "limit", "muted_only", "scopes", "search"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     GUID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    MUTED_ONLY_FIELD_NUMBER: _ClassVar[int]
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     SEARCH_FIELD_NUMBER: _ClassVar[int]
     cursor: str
     guid: str
     limit: int
+    muted_only: bool
     scopes: _containers.RepeatedScalarFieldContainer[_members_pb2.Scope]
     search: str
-    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., scopes: _Optional[_Iterable[_Union[_members_pb2.Scope, str]]] = ..., search: _Optional[str] = ...) -> None: ...
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., scopes: _Optional[_Iterable[_Union[_members_pb2.Scope, str]]] = ..., search: _Optional[str] = ..., muted_only: bool = ...) -> None: ...
 
 class ListMembersResponse(_message.Message):
     __slots__ = ["members", "next_cursor"]
@@ -415,6 +515,48 @@ class ListMembersResponse(_message.Message):
     members: _containers.RepeatedCompositeFieldContainer[_members_pb2.GroupMember]
     next_cursor: str
     def __init__(self, members: _Optional[_Iterable[_Union[_members_pb2.GroupMember, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class MuteMemberRequest(_message.Message):
+    __slots__ = ["duration_ms", "guid", "if_not_muted", "reason", "uid"]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    IF_NOT_MUTED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    duration_ms: int
+    guid: str
+    if_not_muted: bool
+    reason: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., reason: _Optional[str] = ..., duration_ms: _Optional[int] = ..., if_not_muted: bool = ...) -> None: ...
+
+class MuteMemberResponse(_message.Message):
+    __slots__ = ["action", "changed", "member"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    MEMBER_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    changed: bool
+    member: _members_pb2.GroupMember
+    def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., member: _Optional[_Union[_members_pb2.GroupMember, _Mapping]] = ...) -> None: ...
+
+class PostCheck(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class PostCheckResult(_message.Message):
+    __slots__ = ["allowed", "error_code", "muted_until"]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    MUTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    allowed: bool
+    error_code: str
+    muted_until: int
+    def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
     __slots__ = ["actions", "after_seq", "guids", "user_uid", "whole_app"]
@@ -473,6 +615,38 @@ class UnbanMemberRequest(_message.Message):
     def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., only_if_banned: bool = ...) -> None: ...
 
 class UnbanMemberResponse(_message.Message):
+    __slots__ = ["action", "changed"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    changed: bool
+    def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class UnfreezeGroupRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class UnfreezeGroupResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
+class UnmuteMemberRequest(_message.Message):
+    __slots__ = ["guid", "only_if_muted", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_MUTED_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    only_if_muted: bool
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., only_if_muted: bool = ...) -> None: ...
+
+class UnmuteMemberResponse(_message.Message):
     __slots__ = ["action", "changed"]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     CHANGED_FIELD_NUMBER: _ClassVar[int]

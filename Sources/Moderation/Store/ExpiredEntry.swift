@@ -1,5 +1,6 @@
-/// A ban past its expiry that the sweeper has not recorded yet.
-public struct ExpiredBan: Sendable, Equatable {
+/// A ban or a mute past its expiry that the sweeper has not recorded yet: the user `uid` in the
+/// group `guid` of an app.
+public struct ExpiredEntry: Sendable, Equatable {
     public var appID: Int64
     public var app: String
     public var guid: String

@@ -1,0 +1,17 @@
+/// The answer to one `PostCheck`: allowed, or why not (a refusal is an answer, not an error).
+public struct PostVerdict: Sendable, Equatable {
+    /// Why the user may not post; nil when they may. One of `groupNotFound` (also a private group
+    /// they are not in), `groupNotJoined`, `bannedGroupMember`, `memberMuted`, `groupFrozen`.
+    public var refusal: ErrorCode?
+    /// With `memberMuted`: the mute's `muted_until` (its expiry, or -1 until unmuted); else 0.
+    public var mutedUntil: Int64
+
+    public init(refusal: ErrorCode? = nil, mutedUntil: Int64 = 0) {
+        self.refusal = refusal
+        self.mutedUntil = mutedUntil
+    }
+
+    public var allowed: Bool { refusal == nil }
+
+    public static let allowed = PostVerdict()
+}

@@ -1,0 +1,112 @@
+extension ModerationService {
+    /// Mutes a member (`MuteMember`): they stay a member but may not post (`CheckPost`). Admins
+    /// and moderators outranking them.
+    ///
+    /// Order: arguments → group visible → actor member → actor admin/moderator → target exists →
+    /// not self → not the owner (`ERR_CANNOT_MUTE_OWNER`) → target member (`ERR_NOT_A_MEMBER`) →
+    /// not muted (`ERR_ALREADY_MUTED`, or `changed == false` with `ifNotMuted`) → actor outranks
+    /// target. `durationMs` 0 mutes until unmuted.
+    public func muteMember(
+        _ caller: Caller, guid: String, uid: String, reason: String = "", durationMs: Int64 = 0,
+        ifNotMuted: Bool = false,
+        replay: @escaping ReplayEncoder<MuteResult>,
+        completion: @escaping @Sendable (MutationResult<MuteResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<MuteResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            try Self.validateMute(reason: reason, durationMs: durationMs)
+            return { (context: inout WriteContext) throws(ModerationError) -> MuteResult in
+                var access = try context.moderatorAccess(guid, toDo: "mute members")
+                let result = try context.muteOne(
+                    &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
+                try context.saveCounters(&access)
+                return result
+            }
+        }
+    }
+
+    /// Lifts a member's mute (`UnmuteMember`): admins and moderators outranking them.
+    ///
+    /// Order: arguments → group visible → actor member → actor admin/moderator → target exists →
+    /// not self → target member (`ERR_NOT_A_MEMBER`) → muted (`ERR_USER_NOT_MUTED`, or
+    /// `changed == false` with `onlyIfMuted`) → actor outranks target.
+    public func unmuteMember(
+        _ caller: Caller, guid: String, uid: String, onlyIfMuted: Bool = false,
+        replay: @escaping ReplayEncoder<UnmuteResult>,
+        completion: @escaping @Sendable (MutationResult<UnmuteResult>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<UnmuteResult> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uid = try Validation.identifier(uid, field: "uid")
+            return { (context: inout WriteContext) throws(ModerationError) -> UnmuteResult in
+                var access = try context.moderatorAccess(guid, toDo: "unmute members")
+                let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
+                try context.saveCounters(&access)
+                return result
+            }
+        }
+    }
+
+    /// Mutes up to 100 members (`BulkMuteMembers`) with one reason and duration: steps 1–4 fail
+    /// the whole call, steps 5–9 give a result per uid.
+    public func bulkMuteMembers(
+        _ caller: Caller, guid: String, uids: [String], reason: String = "", durationMs: Int64 = 0,
+        ifNotMuted: Bool = false,
+        replay: @escaping ReplayEncoder<[String: UserResult]>,
+        completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uids = try Validation.identifiers(uids, field: "uids")
+            try Self.validateMute(reason: reason, durationMs: durationMs)
+            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
+                var access = try context.moderatorAccess(guid, toDo: "mute members")
+                var results: [String: UserResult] = [:]
+                for uid in uids {
+                    results[uid] = try context.perUser {
+                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        let result = try context.muteOne(
+                            &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
+                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
+                    }
+                }
+                try context.saveCounters(&access)
+                return results
+            }
+        }
+    }
+
+    /// Unmutes up to 100 members (`BulkUnmuteMembers`).
+    public func bulkUnmuteMembers(
+        _ caller: Caller, guid: String, uids: [String], onlyIfMuted: Bool = false,
+        replay: @escaping ReplayEncoder<[String: UserResult]>,
+        completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
+    ) {
+        submit(caller, replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
+            let guid = try Validation.identifier(guid, field: "guid")
+            let uids = try Validation.identifiers(uids, field: "uids")
+            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
+                var access = try context.moderatorAccess(guid, toDo: "unmute members")
+                var results: [String: UserResult] = [:]
+                for uid in uids {
+                    results[uid] = try context.perUser {
+                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                        let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
+                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
+                    }
+                }
+                try context.saveCounters(&access)
+                return results
+            }
+        }
+    }
+
+    static func validateMute(reason: String, durationMs: Int64) throws(ModerationError) {
+        try Validation.text(reason, field: "reason", max: Validation.maxReason)
+        try Validation.duration(durationMs, meaningOfZero: "until unmuted")
+    }
+}
