@@ -45,7 +45,7 @@ struct ProbeGrammarTests {
                 output: bob),
             Form(
                 arguments: [
-                    "-plaintext", "-max-time", "10", "-connect-timeout", "3", "-max-msg-sz", "65536", "-d",
+                    "-plaintext", "-max-time", "10", "-connect-timeout", "3", "-max-msg-sz", "1048576", "-d",
                     #"{"uid":"bob"}"#, host, "moderation.v1.Moderation/GetUser",
                 ], output: bob),
             Form(
