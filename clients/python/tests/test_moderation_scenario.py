@@ -321,42 +321,42 @@ def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_pa
             second.kill()
 
 
-def test_mute_freeze_check_post_and_delete_user(client: Client) -> None:
+def test_mute_freeze_check_post_and_delete_user(channel: Channel) -> None:
     """Issue 17's first set through the generated stubs: mute (a refusal of CheckPost is an answer),
     freeze, bulk mute, and deleting a user whose uid then never comes back."""
     run = uuid.uuid4().hex[:8]
     owner, mod_uid, part, gone = ("%s-%s" % (name, run) for name in ("owner", "mod", "part", "gone"))
     guid = "quiet-%s" % run
-    mod = client.moderation
-    require_moderation(client, owner)
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
     for uid in (mod_uid, part, gone):
-        mod.create_user(m.CreateUserRequest(uid=uid, name=uid.title()))
-    mod.create_group(m.CreateGroupRequest(guid=guid, name="Quiet", type=g.GROUP_TYPE_PUBLIC, owner=owner, members=[
-        MemberToAdd(uid=mod_uid, scope=mb.SCOPE_MODERATOR), MemberToAdd(uid=part), MemberToAdd(uid=gone)]))
+        mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title()))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Quiet", type=m.GROUP_TYPE_PUBLIC, owner=owner, members=[
+        MemberToAdd(uid=mod_uid, scope=m.SCOPE_MODERATOR), MemberToAdd(uid=part), MemberToAdd(uid=gone)]))
 
-    muted = mod.mute_member(m.MuteMemberRequest(guid=guid, uid=part, reason="flood", duration_ms=60000),
-                            on_behalf_of=mod_uid)
-    assert muted.changed and a.ActionType.Name(muted.action.action) == "ACTION_TYPE_MUTED"
-    verdict = mod.check_post(m.CheckPostRequest(checks=[m.PostCheck(guid=guid)]), on_behalf_of=part).results[0]
+    muted = mod.MuteMember(m.MuteMemberRequest(guid=guid, uid=part, reason="flood", duration_ms=60000),
+                           on_behalf_of=mod_uid)
+    assert muted.changed and m.ActionType.Name(muted.action.action) == "ACTION_TYPE_MUTED"
+    verdict = mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid)]), on_behalf_of=part).results[0]
     assert (verdict.allowed, verdict.error_code, verdict.muted_until) == (
         False, "ERR_MEMBER_MUTED", muted.action.expires_at)
-    expect_error("FAILED_PRECONDITION", "ERR_USER_NOT_MUTED", lambda: mod.unmute_member(
+    expect_error("FAILED_PRECONDITION", "ERR_USER_NOT_MUTED", lambda: mod.UnmuteMember(
         m.UnmuteMemberRequest(guid=guid, uid=mod_uid), on_behalf_of=owner))
-    assert mod.unmute_member(m.UnmuteMemberRequest(guid=guid, uid=part), on_behalf_of=mod_uid).changed
-    bulk = mod.bulk_mute_members(m.BulkMuteMembersRequest(guid=guid, uids=[part, owner]), on_behalf_of=mod_uid)
+    assert mod.UnmuteMember(m.UnmuteMemberRequest(guid=guid, uid=part), on_behalf_of=mod_uid).changed
+    bulk = mod.BulkMuteMembers(m.BulkMuteMembersRequest(guid=guid, uids=[part, owner]), on_behalf_of=mod_uid)
     assert bulk.results[part].changed and bulk.results[owner].error_code == "ERR_CANNOT_MUTE_OWNER"
-    assert mod.bulk_unmute_members(m.BulkUnmuteMembersRequest(guid=guid, uids=[part]),
-                                   on_behalf_of=mod_uid).results[part].changed
+    assert mod.BulkUnmuteMembers(m.BulkUnmuteMembersRequest(guid=guid, uids=[part]),
+                                 on_behalf_of=mod_uid).results[part].changed
 
-    frozen = mod.freeze_group(m.FreezeGroupRequest(guid=guid, reason="pause"), on_behalf_of=owner)
+    frozen = mod.FreezeGroup(m.FreezeGroupRequest(guid=guid, reason="pause"), on_behalf_of=owner)
     assert frozen.group.frozen and frozen.group.frozen_reason == "pause"
-    answers = mod.check_post(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=uid) for uid in (mod_uid, part)]))
+    answers = mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=uid) for uid in (mod_uid, part)]))
     assert [(r.allowed, r.error_code) for r in answers.results] == [(True, ""), (False, "ERR_GROUP_FROZEN")]
-    assert not mod.unfreeze_group(m.UnfreezeGroupRequest(guid=guid), on_behalf_of=owner).group.frozen
+    assert not mod.UnfreezeGroup(m.UnfreezeGroupRequest(guid=guid), on_behalf_of=owner).group.frozen
 
-    deleted = mod.delete_user(m.DeleteUserRequest(uid=gone), on_behalf_of=gone)
+    deleted = mod.DeleteUser(m.DeleteUserRequest(uid=gone), on_behalf_of=gone)
     assert (deleted.groups_left, deleted.bans_dropped) == (1, 0) and deleted.last_seq > 0
-    expect_error("NOT_FOUND", "ERR_UID_NOT_FOUND", lambda: mod.get_user(m.GetUserRequest(uid=gone)))
-    expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.create_user(m.CreateUserRequest(uid=gone)))
+    expect_error("NOT_FOUND", "ERR_UID_NOT_FOUND", lambda: mod.GetUser(m.GetUserRequest(uid=gone)))
+    expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=gone)))
     expect_error("FAILED_PRECONDITION", "ERR_USER_OWNS_GROUPS",
-                 lambda: mod.delete_user(m.DeleteUserRequest(uid=owner)))
+                 lambda: mod.DeleteUser(m.DeleteUserRequest(uid=owner)))
