@@ -268,10 +268,16 @@ public final class EventHub: Sendable {
         var ended: [Subscription] = []
         for action in batch {
             var encoded: [UInt8]?
-            registry.forEachCandidate(of: action) { subscription in
-                let bytes = encoded ?? encode(action)
-                encoded = bytes
-                if !subscription.offer(action, encoded: bytes) { ended.append(subscription) }
+            // One action's fan-out is handed over whole: each event loop is woken once it is,
+            // and takes all of its connections' frames of it in one turn (one write each). A
+            // batch of many actions goes action by action, so a loop writes between them and a
+            // connection never holds a whole commit's events unwritten at once.
+            WakeDeferral.batch {
+                registry.forEachCandidate(of: action) { subscription in
+                    let bytes = encoded ?? encode(action)
+                    encoded = bytes
+                    if !subscription.offer(action, encoded: bytes) { ended.append(subscription) }
+                }
             }
             for subscription in ended { registry.remove(subscription) }
             ended.removeAll(keepingCapacity: true)

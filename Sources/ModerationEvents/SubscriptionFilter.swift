@@ -10,22 +10,80 @@ struct SubscriptionFilter: Sendable {
         case app
     }
 
-    var target: Target
+    /// The target kept in parts, each changed in place: `admit` runs for every subscriber of
+    /// every action, and taking an enum's payload apart and putting it back costs a retain and a
+    /// release of each part per call.
+    private enum Follows: Sendable {
+        case user
+        case groups
+        case app
+    }
+
+    private var follows: Follows
+    /// The user followed (`.user`).
+    private var uid = ""
+    /// The user's groups (`.user`), or the groups followed (`.groups`).
+    private var groups: Set<String> {
+        didSet { lastLookup = nil }
+    }
+    /// The last group looked up in `groups`, and whether it is there: a fan-out asks every
+    /// subscriber about the same group, action after action, and hashing its id each time was
+    /// the biggest part of a delivery.
+    private var lastLookup: (guid: String, found: Bool)?
     let kinds: Set<ActionKind>
+
+    init(target: Target, kinds: Set<ActionKind>) {
+        self.kinds = kinds
+        follows = .app
+        groups = []
+        self.target = target
+    }
+
+    /// Whether `groups` holds `guid`.
+    private mutating func holds(_ guid: String) -> Bool {
+        if let lastLookup, lastLookup.guid == guid { return lastLookup.found }
+        let found = groups.contains(guid)
+        lastLookup = (guid, found)
+        return found
+    }
+
+    var target: Target {
+        get {
+            switch follows {
+            case .user: .user(uid: uid, memberOf: groups)
+            case .groups: .groups(groups)
+            case .app: .app
+            }
+        }
+        set {
+            switch newValue {
+            case .user(let uid, let memberOf):
+                follows = .user
+                self.uid = uid
+                groups = memberOf
+            case .groups(let guids):
+                follows = .groups
+                uid = ""
+                groups = guids
+            case .app:
+                follows = .app
+                uid = ""
+                groups = []
+            }
+        }
+    }
 
     /// Whether `action` goes to the subscriber; advances the tracked membership past it.
     mutating func admit(_ action: ActionRecord) -> Bool {
         let matches: Bool
-        switch target {
+        switch follows {
         case .app:
             matches = true
-        case .groups(let guids):
-            matches = guids.contains(action.group.guid)
-        case .user(let uid, var memberOf):
-            let guid = action.group.guid
-            matches = memberOf.contains(guid) || action.actionOn?.uid == uid || action.actionBy.uid == uid
-            Self.apply(action, for: uid, to: &memberOf)
-            target = .user(uid: uid, memberOf: memberOf)
+        case .groups:
+            matches = holds(action.group.guid)
+        case .user:
+            matches = holds(action.group.guid) || action.actionOn?.uid == uid || action.actionBy.uid == uid
+            if Self.changesMembership(action, of: uid) { Self.apply(action, for: uid, to: &groups) }
         }
         return matches && (kinds.isEmpty || kinds.contains(action.kind))
     }

@@ -6,7 +6,13 @@ import RPCCore
 
 /// The event hub's sink over a `Subscribe` server stream.
 struct StreamEventSink: EventSink {
-    let stream: ServerStream<SubscribeResponse>
+    /// The stream's untyped writer: the events come encoded, and a call through the typed
+    /// stream would go through generic code for each of the fan-out's messages.
+    let stream: StreamWriter
+
+    init(stream: ServerStream<SubscribeResponse>) {
+        self.stream = stream.writer
+    }
 
     func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome {
         send(

@@ -6,6 +6,9 @@
 public protocol CallPort: Sendable {
     /// Hands an encoded frame of `streamID` to the connection. `final` ends the call.
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
+    /// Hands one uncompressed message of a server stream to the connection: its encoding only,
+    /// shared by the many streams of a fan-out (see `OutgoingFrame.message`).
+    func deliverMessage(streamID: UInt32, body: [UInt8])
     /// Bytes handed over but not yet written to the socket.
     var pendingBytes: Int { get }
     /// When called on the connection's own loop while the call is live, lets `write` append the
@@ -16,4 +19,12 @@ public protocol CallPort: Sendable {
     /// large-request pool has been taken in (inflated, decoded, its handler started, or refused),
     /// so that it consumes frames again (`ServerSession.largeRequestTakenIn`).
     func largeRequestTakenIn()
+}
+
+extension CallPort {
+    /// A port with no cheaper way takes the message as a whole frame.
+    public func deliverMessage(streamID: UInt32, body: [UInt8]) {
+        let (frame, _) = OutgoingFrame.message(streamID: streamID, body: body).encoded
+        deliver(streamID: streamID, frame: frame, final: false)
+    }
 }

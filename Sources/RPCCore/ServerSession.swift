@@ -530,7 +530,27 @@ public final class ServerSession {
 
     /// A frame completed by a handler (from the call's port, on the loop).
     public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> TransportActions {
-        guard calls[streamID] != nil else { return transportActions() }
+        append(streamID: streamID, frame: frame, final: final)
+        return transportActions()
+    }
+
+    /// Frames the call's port queued for the connection, in order (on the loop): a fan-out's
+    /// messages to the connection's streams, taken in one go.
+    public func deliver(_ frames: [OutgoingFrame]) -> TransportActions {
+        for frame in frames {
+            switch frame {
+            case .frame(let streamID, let bytes, let final):
+                append(streamID: streamID, frame: bytes, final: final)
+            case .message(let streamID, let body):
+                guard calls[streamID] != nil else { continue }
+                FrameWriter.streamMessage(streamID: streamID, encoded: body, deflater: nil, into: &outbound)
+            }
+        }
+        return transportActions()
+    }
+
+    private func append(streamID: UInt32, frame: [UInt8], final: Bool) {
+        guard calls[streamID] != nil else { return }
         if outbound.isEmpty && frame.count > Self.frameTakenWhole {
             outbound = frame
         } else {
@@ -540,7 +560,6 @@ public final class ServerSession {
             calls.removeValue(forKey: streamID)
             callEnded()
         }
-        return transportActions()
     }
 
     /// A delivered frame larger than this becomes the output itself when nothing else waits to be

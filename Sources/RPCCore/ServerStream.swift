@@ -2,7 +2,63 @@ public import ProtoBridge
 import RPCMessages
 import Synchronization
 
-/// The sending side of a server stream, usable from any thread.
+/// The outcome of sending a server stream's message.
+public enum StreamSendResult: Sendable, Equatable {
+    /// Handed to the connection.
+    case sent
+    /// Not sent: the connection already holds more unwritten bytes than the limit.
+    case overloaded
+    /// Not sent: the stream has ended.
+    case closed
+}
+
+/// The sending side of a server stream, usable from any thread: a typed face over its
+/// `StreamWriter`, which does the work for every message type alike (a fan-out calls the
+/// writer directly, with no generic code on the way).
+public final class ServerStream<Message: ProtoMessage>: Sendable {
+    public typealias SendResult = StreamSendResult
+
+    public let writer: StreamWriter
+    public var call: ServerCall { writer.call }
+    /// Bytes the connection may hold unwritten before `send` reports `.overloaded`.
+    public var pendingLimit: Int { writer.pendingLimit }
+
+    public init(call: ServerCall, pendingLimit: Int) {
+        writer = StreamWriter(call: call, pendingLimit: pendingLimit)
+    }
+
+    /// Bytes a stream's deflate context is counted for in the memory budget.
+    public static var deflaterBytes: Int { StreamWriter.deflaterBytes }
+
+    /// Sends one message.
+    @discardableResult
+    public func send(_ message: Message) -> SendResult {
+        writer.send(encoded: message.serializedBytes())
+    }
+
+    /// Sends one message already encoded by the caller (see `StreamWriter.send(encoded:)`).
+    @discardableResult
+    public func send(encoded body: [UInt8]) -> SendResult { writer.send(encoded: body) }
+
+    /// Bytes the stream's connection holds unwritten.
+    public var pendingBytes: Int { writer.pendingBytes }
+
+    /// Messages sent so far.
+    public var sentCount: Int { writer.sentCount }
+
+    /// True while the stream holds a deflate context.
+    public var holdsDeflater: Bool { writer.holdsDeflater }
+
+    /// Ends the stream with TRAILERS: OK when `error` is nil.
+    public func finish(_ error: RPCError? = nil) { writer.finish(error) }
+
+    /// Registers a handler for the stream ending from outside (see `ServerCall.onTermination`).
+    public func onTermination(_ handler: @escaping @Sendable (CallTermination) -> Void) {
+        writer.onTermination(handler)
+    }
+}
+
+/// What sends a server stream's messages, whatever their type.
 ///
 /// Messages are encoded (and, when the client accepts deflate, compressed with the stream's own
 /// raw-deflate context) on the sending thread, under the stream's lock so that compression order
@@ -15,8 +71,11 @@ import Synchronization
 /// messages go uncompressed (the COMPRESSED flag is per frame, so the client reads either) until
 /// it has. The context is freed, and its bytes given back, when the stream ends: by `finish`, at
 /// the first `send` after the call ended from outside, or when the stream itself is freed.
-public final class ServerStream<Message: ProtoMessage>: Sendable {
+public final class StreamWriter: Sendable {
     public let call: ServerCall
+    /// The call's port, kept here: reached through the call on every message, the existential
+    /// is copied (and retained) each time.
+    private let port: any CallPort
     /// Bytes the connection may hold unwritten before `send` reports `.overloaded`.
     public let pendingLimit: Int
     private let state: Mutex<State>
@@ -34,8 +93,18 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
         Deflater.estimatedBytes(windowBits: Deflater.streamWindowBits, memoryLevel: Deflater.streamMemoryLevel)
     }
 
+    /// The call's fields a message needs, kept here: a fan-out touches thousands of streams per
+    /// event, and every other object a message reaches is one more cache miss.
+    private let streamID: UInt32
+    private let acceptsDeflate: Bool
+    private let observer: (any CallObserver)?
+
     public init(call: ServerCall, pendingLimit: Int) {
         self.call = call
+        port = call.port
+        streamID = call.streamID
+        acceptsDeflate = call.acceptsDeflate
+        observer = call.observer
         self.pendingLimit = pendingLimit
         state = Mutex(State())
     }
@@ -44,44 +113,33 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
         state.withLock { releaseDeflater(&$0) }
     }
 
-    /// The outcome of `send`.
-    public enum SendResult: Sendable, Equatable {
-        /// Handed to the connection.
-        case sent
-        /// Not sent: the connection already holds more unwritten bytes than the limit.
-        case overloaded
-        /// Not sent: the stream has ended.
-        case closed
-    }
-
-    /// Sends one message.
-    @discardableResult
-    public func send(_ message: Message) -> SendResult {
-        send(encoded: message.serializedBytes())
-    }
-
     /// Sends one message already encoded by the caller — for fan-out, where the same message
     /// goes to many streams and is encoded once. (Compression is still per stream.)
     @discardableResult
-    public func send(encoded body: [UInt8]) -> SendResult {
+    public func send(encoded body: [UInt8]) -> StreamSendResult {
         state.withLock { state in
             guard !state.finished, !call.isCompleted else {
                 releaseDeflater(&state)
                 return .closed
             }
-            guard call.port.pendingBytes <= pendingLimit else { return .overloaded }
-            let deflater = body.count >= FrameWriter.streamCompressionThreshold ? deflater(&state) : nil
-            var frame: [UInt8] = []
-            FrameWriter.streamMessage(streamID: call.streamID, encoded: body, deflater: deflater, into: &frame)
-            call.observer?.streamMessage(encodedBytes: body.count, wireBytes: frame.count - FrameHeader.size)
-            call.port.deliver(streamID: call.streamID, frame: frame, final: false)
+            guard port.pendingBytes <= pendingLimit else { return .overloaded }
+            if acceptsDeflate, body.count >= FrameWriter.streamCompressionThreshold, let deflater = deflater(&state) {
+                var frame: [UInt8] = []
+                FrameWriter.streamMessage(streamID: streamID, encoded: body, deflater: deflater, into: &frame)
+                observer?.streamMessage(encodedBytes: body.count, wireBytes: frame.count - FrameHeader.size)
+                port.deliver(streamID: streamID, frame: frame, final: false)
+            } else {
+                // The bytes as they are, shared with every other stream they go to.
+                observer?.streamMessage(encodedBytes: body.count, wireBytes: body.count)
+                port.deliverMessage(streamID: streamID, body: body)
+            }
             state.sent += 1
             return .sent
         }
     }
 
     /// Bytes the stream's connection holds unwritten (compared with `pendingLimit` by `send`).
-    public var pendingBytes: Int { call.port.pendingBytes }
+    public var pendingBytes: Int { port.pendingBytes }
 
     /// Messages sent so far.
     public var sentCount: Int { state.withLock { $0.sent } }
@@ -98,7 +156,7 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
             guard call.completeByHandler(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
             var frame: [UInt8] = []
             FrameWriter.trailers(streamID: call.streamID, status: error?.status ?? Status(), into: &frame)
-            call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+            port.deliver(streamID: call.streamID, frame: frame, final: true)
         }
     }
 

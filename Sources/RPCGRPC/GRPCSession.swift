@@ -434,6 +434,15 @@ public final class GRPCSession {
         return transportActions()
     }
 
+    /// Frames the call's port queued, in order: each translated as `deliver(streamID:frame:final:)` does.
+    public func deliver(_ frames: [OutgoingFrame]) -> ServerSession.TransportActions {
+        for frame in frames {
+            let (bytes, final) = frame.encoded
+            bytes.withUnsafeBytes { translate(Int32(frame.streamID), frame: $0, final: final) }
+        }
+        return transportActions()
+    }
+
     /// Lets a handler completing on the loop write its frame into a scratch buffer, translated at
     /// once; nil when the call is no longer live.
     public func deliverInline(

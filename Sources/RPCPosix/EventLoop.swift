@@ -1,5 +1,6 @@
 internal import CSystemShims
 internal import Glibc
+public import RPCCore
 import Synchronization
 import ThreadSupport
 
@@ -50,7 +51,7 @@ public final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let timerFD: Int32
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Mutex<[InboxItem]>([])
     private let wakePending = Atomic<Bool>(false)
     private let loopThread = Atomic<UInt>(0)
     private var handlers: [UInt32: any EventHandler] = [:]
@@ -112,11 +113,34 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop thread, soon. Callable from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
-        inbox.withLock { $0.append(task) }
+        inbox.withLock { $0.append(.closure(task)) }
+        wakeUnlessPending()
+    }
+
+    /// Runs `task.runOnLoop()` on the loop thread, soon: `execute` without a closure to allocate,
+    /// for work handed over very often (a connection's queued frames). Callable from any thread.
+    ///
+    /// Inside a `WakeDeferral` batch the task is held on the calling thread and handed over, with
+    /// the batch's other tasks for this loop, when the batch ends: a loop woken meanwhile for
+    /// something else (a reply) does not start on half of a fan-out and write it in pieces.
+    func execute(_ task: any LoopTask) {
+        if WakeDeferral.holdBack(self) {
+            Self.held.value.add(task, for: self)
+            return
+        }
+        inbox.withLock { $0.append(.task(task)) }
+        wakeUnlessPending()
+    }
+
+    /// Signals the eventfd unless a signal is already pending.
+    private func wakeUnlessPending() {
         if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
             _ = cshim_eventfd_signal(wakeFD)
         }
     }
+
+    /// Tasks a `WakeDeferral` batch holds, per loop, on the batching thread.
+    private static let held = ThreadLocal { HeldTasks() }
 
     /// Stops the loop after its current turn and waits for its thread to end.
     public func stopAndWait() {
@@ -326,11 +350,16 @@ public final class EventLoop: @unchecked Sendable {
         // skips the signal — the inbox would never wake the loop again.
         _ = cshim_eventfd_drain(wakeFD)
         wakePending.store(false, ordering: .releasing)
-        let tasks = inbox.withLock { tasks in
-            defer { tasks.removeAll(keepingCapacity: true) }
-            return tasks
+        let items = inbox.withLock { items in
+            defer { items.removeAll(keepingCapacity: true) }
+            return items
         }
-        for task in tasks { task() }
+        for item in items {
+            switch item {
+            case .closure(let task): task()
+            case .task(let task): task.runOnLoop()
+            }
+        }
     }
 
     private func runDueTimers() {
@@ -486,4 +515,55 @@ struct TimerHeap {
         entries[a].deadline < entries[b].deadline
             || (entries[a].deadline == entries[b].deadline && entries[a].order < entries[b].order)
     }
+}
+
+extension EventLoop: Wakeable {
+    /// A `WakeDeferral` batch has ended: the tasks it held for this loop go into the inbox at
+    /// once, and the loop is woken (on the batching thread).
+    public func wake() {
+        let tasks = Self.held.value.take(for: self)
+        guard !tasks.isEmpty else { return }
+        inbox.withLock { inbox in
+            inbox.reserveCapacity(inbox.count + tasks.count)
+            for task in tasks { inbox.append(.task(task)) }
+        }
+        wakeUnlessPending()
+    }
+}
+
+/// The loop tasks one thread's `WakeDeferral` batch holds back, per loop (touched only by that
+/// thread).
+private final class HeldTasks {
+    private var loops: [ObjectIdentifier] = []
+    private var tasks: [[any LoopTask]] = []
+
+    func add(_ task: any LoopTask, for loop: EventLoop) {
+        let id = ObjectIdentifier(loop)
+        // A server has a loop per core: a short list beats hashing.
+        if let index = loops.firstIndex(of: id) {
+            tasks[index].append(task)
+        } else {
+            loops.append(id)
+            tasks.append([task])
+        }
+    }
+
+    func take(for loop: EventLoop) -> [any LoopTask] {
+        guard let index = loops.firstIndex(of: ObjectIdentifier(loop)) else { return [] }
+        loops.remove(at: index)
+        return tasks.remove(at: index)
+    }
+}
+
+/// Work an event loop runs from its inbox: an object, where `execute`'s closure would be one
+/// allocation per hand-over.
+protocol LoopTask: AnyObject, Sendable {
+    /// Runs on the loop's thread.
+    func runOnLoop()
+}
+
+/// What the loop's inbox holds, in the order it was handed over.
+private enum InboxItem {
+    case closure(@Sendable () -> Void)
+    case task(any LoopTask)
 }

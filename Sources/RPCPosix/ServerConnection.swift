@@ -756,11 +756,18 @@ protocol PortTarget: AnyObject {
     /// `CallPort.writeOnLoop` for the connection: false when the call is no longer live.
     func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
+    /// Frames the port queued, in order, in one go.
+    func deliver(_ frames: [OutgoingFrame])
     func largeRequestTakenIn()
 }
 
 /// A connection's `CallPort`: brings completed frames back to the connection on its loop.
-final class ConnectionPort: CallPort, @unchecked Sendable {
+///
+/// Frames from other threads wait in the port's queue, in order, and the loop takes them all at
+/// once: a fan-out's messages to one connection's many streams cost one task on the loop, not
+/// one each. Frames handed over on the loop go straight to the connection, after whatever the
+/// queue still holds.
+final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     // Invariant: `connection` and `detached` are only touched on `loop`'s thread; `connection` is
     // never dereferenced once `detached` is set (which the connection does when it closes).
     private unowned let loop: EventLoop
@@ -768,6 +775,16 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
     private var detached = false
     private let inboxBytes = Atomic<Int>(0)
     private let outboundBytes = Atomic<Int>(0)
+    private let queue = Mutex(Queue())
+    /// The queue holds frames (read on the loop without its lock, to skip an empty one).
+    private let queued = Atomic<Bool>(false)
+
+    private struct Queue {
+        var frames: [OutgoingFrame] = []
+        var bytes = 0
+        /// A task to take the frames is in the loop's inbox.
+        var scheduled = false
+    }
 
     init(loop: EventLoop) {
         self.loop = loop
@@ -792,6 +809,7 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
 
     func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
         guard loop.inEventLoop else { return false }
+        runOnLoop()
         guard !detached, let connection else { return true } // gone: nothing more to send
         return connection.deliverInline(streamID: streamID, final: final, write)
     }
@@ -808,14 +826,44 @@ final class ConnectionPort: CallPort, @unchecked Sendable {
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
         if loop.inEventLoop {
+            runOnLoop()
             if !detached { connection?.deliver(streamID: streamID, frame: frame, final: final) }
             return
         }
-        let size = frame.count
-        inboxBytes.add(size, ordering: .relaxed)
-        loop.execute { [self] in
-            inboxBytes.subtract(size, ordering: .relaxed)
-            if !detached { connection?.deliver(streamID: streamID, frame: frame, final: final) }
+        enqueue(.frame(streamID: streamID, bytes: frame, final: final))
+    }
+
+    func deliverMessage(streamID: UInt32, body: [UInt8]) {
+        if loop.inEventLoop {
+            runOnLoop()
+            if !detached { connection?.deliver([.message(streamID: streamID, body: body)]) }
+            return
         }
+        enqueue(.message(streamID: streamID, body: body))
+    }
+
+    private func enqueue(_ frame: OutgoingFrame) {
+        let size = frame.wireSize
+        inboxBytes.add(size, ordering: .relaxed)
+        let schedule = queue.withLock { queue in
+            queue.frames.append(frame)
+            queue.bytes += size
+            defer { queue.scheduled = true }
+            return !queue.scheduled
+        }
+        queued.store(true, ordering: .releasing)
+        if schedule { loop.execute(self) }
+    }
+
+    /// Hands the queued frames to the connection (on the loop).
+    func runOnLoop() {
+        guard queued.load(ordering: .acquiring) else { return }
+        let (frames, bytes) = queue.withLock { queue in
+            defer { queue = Queue() } // the frames' storage goes too: an idle port holds none
+            queued.store(false, ordering: .releasing)
+            return (queue.frames, queue.bytes)
+        }
+        inboxBytes.subtract(bytes, ordering: .relaxed)
+        if !detached, !frames.isEmpty { connection?.deliver(frames) }
     }
 }

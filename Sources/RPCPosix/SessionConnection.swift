@@ -5,6 +5,7 @@ import RPCGRPC
 /// `GRPCSession`): each event the connection hands on returns what the transport does.
 protocol DrivenSession: ClosingSession {
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> ServerSession.TransportActions
+    func deliver(_ frames: [OutgoingFrame]) -> ServerSession.TransportActions
     func deliverInline(
         streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void
     ) -> ServerSession.TransportActions?
@@ -55,6 +56,12 @@ extension SessionConnection {
         loop.assertInEventLoop()
         guard !isClosed else { return }
         carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
+    }
+
+    func deliver(_ frames: [OutgoingFrame]) {
+        loop.assertInEventLoop()
+        guard !isClosed else { return }
+        carryOut(session.deliver(frames))
     }
 
     func tick(now: UInt64) {
