@@ -26,9 +26,15 @@ final class Completer: Sendable {
         var closed = false
     }
 
+    /// What the store runs each round of reports inside (a struct, as `CommitHandler`).
+    struct Scope: Sendable {
+        let run: CompletionScope
+    }
+
     /// Held in a class so the thread can share it (a `Mutex` cannot be copied).
     final class HandlerBox: Sendable {
         let handler = Mutex<CommitHandler?>(nil)
+        let completionScope = Mutex<Scope?>(nil)
     }
 
     let box = HandlerBox()
@@ -58,16 +64,19 @@ final class Completer: Sendable {
                     return (state.batches, state.heads, state.retry)
                 }
                 guard let (batches, heads, retry) = work else { break }
-                for batch in batches {
-                    if let call = box.handler.withLock({ $0 })?.call {
-                        let (actions, filled) = feed.deliverable(batch.actions, read: read)
-                        if filled > 0 { statistics.record { $0.actionsReadForGaps += UInt64(filled) } }
-                        if !actions.isEmpty { call(actions) }
-                    } else {
-                        feed.skip(batch.actions)
+                let round = {
+                    for batch in batches {
+                        if let call = box.handler.withLock({ $0 })?.call {
+                            let (actions, filled) = feed.deliverable(batch.actions, read: read)
+                            if filled > 0 { statistics.record { $0.actionsReadForGaps += UInt64(filled) } }
+                            if !actions.isEmpty { call(actions) }
+                        } else {
+                            feed.skip(batch.actions)
+                        }
+                        batch.finish()
                     }
-                    batch.finish()
                 }
+                if let scope = box.completionScope.withLock({ $0 })?.run { scope(round) } else { round() }
                 guard let call = box.handler.withLock({ $0 })?.call else { continue }
                 var caughtUp: [ActionRecord] = []
                 for (app, head) in heads where head > (feed.delivered[app] ?? 0) {

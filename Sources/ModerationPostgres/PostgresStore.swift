@@ -150,6 +150,10 @@ public final class PostgresStore: ModerationStore {
 
     /// Sets the handler, and starts following other instances' commits for it (the watcher runs
     /// only for a store with a handler: without one there is nobody to deliver to).
+    public func setCompletionScope(_ scope: @escaping CompletionScope) {
+        completer.box.completionScope.withLock { $0 = Completer.Scope(run: scope) }
+    }
+
     public func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void) {
         completer.box.handler.withLock { $0 = Completer.CommitHandler(call: handler) }
         let completer = completer

@@ -20,6 +20,8 @@ final class GroupCommitWriter: Sendable {
         /// write-back), so reading it once per round grew a chain of thunks without end — every
         /// call went through all of them, and releasing them at shutdown overflowed the stack.
         let handler = Mutex<CommitHandler?>(nil)
+        /// What each round of reports runs inside (a struct for the same reason).
+        let completionScope = Mutex<Scope?>(nil)
         /// Bumped after every commit, before any of its writes is finished.
         let commits = Atomic<UInt64>(0)
         /// Commits, batch sizes and WAL flush times, for metrics.
@@ -29,6 +31,11 @@ final class GroupCommitWriter: Sendable {
     /// What the store calls with each committed batch's actions.
     struct CommitHandler: Sendable {
         let call: @Sendable ([ActionRecord]) -> Void
+    }
+
+    /// What the store runs each round of reports inside.
+    struct Scope: Sendable {
+        let run: CompletionScope
     }
 
     let shared = Shared()
@@ -60,9 +67,12 @@ final class GroupCommitWriter: Sendable {
                     shared.statistics.recordSync(seconds: monotonicSeconds() - started)
                 }
                 let handler = shared.handler.withLock { $0 }?.call
-                for batch in batches {
-                    durable ? batch.report(to: handler) : batch.reportLost()
+                let round = {
+                    for batch in batches {
+                        durable ? batch.report(to: handler) : batch.reportLost()
+                    }
                 }
+                if let scope = shared.completionScope.withLock({ $0 })?.run { scope(round) } else { round() }
             }
         }
     }

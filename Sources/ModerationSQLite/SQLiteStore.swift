@@ -75,6 +75,10 @@ public final class SQLiteStore: ModerationStore {
         writer.shared.handler.withLock { $0 = GroupCommitWriter.CommitHandler(call: handler) }
     }
 
+    public func setCompletionScope(_ scope: @escaping CompletionScope) {
+        writer.shared.completionScope.withLock { $0 = GroupCommitWriter.Scope(run: scope) }
+    }
+
     /// How many batches the writer has committed (or failed) since the store opened.
     public var commitCount: UInt64 { writer.shared.commits.load(ordering: .acquiring) }
 

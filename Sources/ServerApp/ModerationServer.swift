@@ -77,6 +77,9 @@ public final class ModerationServer: Sendable {
         tls = try Self.loadTLS(settings.tls)
         let storeSamples: @Sendable () -> [ServerMetrics.Sample]
         (store, storeSamples) = try Self.openStore(settings)
+        // A round of durable writes is reported together: its replies reach each event loop as
+        // one batch, with one wake-up (not a wake-up, a turn and a write for every reply).
+        store.setCompletionScope { round in WakeDeferral.batch { round() } }
         var serviceConfiguration = ModerationService.Configuration(
             passwordHasher: tuning.passwordHasher,
             actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,

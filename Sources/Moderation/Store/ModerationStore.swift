@@ -15,6 +15,12 @@ public protocol ModerationStore: AnyObject, Sendable {
     /// Sets what is called with the actions of every committed batch (replacing any earlier one).
     func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void)
 
+    /// Sets what each round of reporting runs inside (replacing any earlier one): a round is the
+    /// commit handler's calls and the writes' `finish`es for the batches one flush made durable.
+    /// The server holds its event loops' wake-ups there, so that a round's replies reach each
+    /// loop as one batch rather than one wake-up and one small write each.
+    func setCompletionScope(_ scope: @escaping CompletionScope)
+
     /// Finishes the queued writes, stops the writer and closes the storage.
     func close()
 
@@ -23,6 +29,9 @@ public protocol ModerationStore: AnyObject, Sendable {
     /// memory.
     var passwordAttempts: (any PasswordAttemptLedger)? { get }
 }
+
+/// Runs one round of a store's reports (see `ModerationStore.setCompletionScope`).
+public typealias CompletionScope = @Sendable (_ round: () -> Void) -> Void
 
 extension ModerationStore {
     public var passwordAttempts: (any PasswordAttemptLedger)? { nil }
