@@ -203,7 +203,7 @@ let package = Package(
             name: "ServerAppTests",
             dependencies: [
                 "ServerApp", "Moderation", "ModerationPostgres", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport",
+                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport", "HTTP2Support",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -155,6 +155,7 @@ public final class ServerSession {
         if case .awaitingPreface = machine.state {
             guard bytes.count >= Preface.size else { return (0, Preface.size) }
             if let problem = Preface.problem(in: UnsafeRawBufferPointer(rebasing: bytes[0..<Preface.size])) {
+                environment.observer?.transportEvent(.handshakeRefused(.badPreface, .mrpc))
                 fail(.protocolViolation(problem))
                 return (bytes.count, 0)
             }
@@ -177,6 +178,7 @@ public final class ServerSession {
             if case .awaitingHello = machine.state, let problem = handshakeProblem(header) {
                 // Refused from the header alone: an unauthenticated peer never makes the server
                 // wait for (and buffer) a large payload.
+                environment.observer?.transportEvent(.handshakeRefused(.badHello, .mrpc))
                 fail(problem)
                 return (bytes.count, 0)
             }
@@ -263,13 +265,14 @@ public final class ServerSession {
         do {
             hello = try Hello(serializedBytes: payload)
         } catch {
+            environment.observer?.transportEvent(.handshakeRefused(.badHello, .mrpc))
             fail(.invalidArgument(error.description))
             return
         }
         guard let app = environment.authenticator.authenticate(apiKey: hello.apiKey, appID: hello.appID) else {
             // A correct key never gets here, so the throttle never slows one down.
             let logged = handshakeFailureLogged()
-            environment.observer?.transportEvent(.authenticationFailed(logged: logged))
+            environment.observer?.transportEvent(.authenticationFailed(.mrpc, logged: logged))
             if logged { logger.notice("handshake refused: bad API key", [("client", hello.clientName)]) }
             fail(.unauthenticated(hello.apiKey.isEmpty ? "the HELLO carries no API key" : "the API key is not valid"))
             return
@@ -677,6 +680,7 @@ public final class ServerSession {
         case .idle:
             logger.debug("closing idle connection")
         case .handshakeTimeout:
+            environment.observer?.transportEvent(.handshakeRefused(.timeout, .mrpc))
             if handshakeFailureLogged() {
                 logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
             }

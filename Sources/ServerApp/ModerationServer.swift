@@ -122,10 +122,12 @@ public final class ModerationServer: Sendable {
             accessLog = nil
         }
         let accessLogDropped = accessLog
+        let storeKind = settings.store
         metrics = ServerMetrics(
-            methods: methods.methods.map(\.path), accessLog: accessLog,
+            methods: methods.methods.map(\.path), accessLog: accessLog, apps: apps,
             gauges: {
-                ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
+                ServerGauges.buildInfoSamples(store: storeKind)
+                    + ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
                     + ServerGauges.budgetSamples(budget) + ServerGauges.accessLogSamples(accessLogDropped)
             })
         var configuration = RPCServer.Configuration()
