@@ -129,7 +129,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "RPCPosix", "LoadGeneration", "RPCMessages", "ProtoSchema", "ProtoBridge",
                 "CommandLineSupport", "TLSSupport", "HTTP2Support", "RPCGRPC", "GRPCMessages", "ByteCoding",
-                "CSystemShims",
+                "CSystemShims", "COpenSSL",
             ],
             swiftSettings: swiftSettings),
 

@@ -15,6 +15,9 @@ public final class ServerSession {
     public struct Environment: Sendable {
         public var serverName: String
         public var serverVersion: String
+        /// HELLO_ACK's `schema_digest`: "sha256:HEX" of the descriptor set reflection serves,
+        /// so that a tool holding it from before need not fetch it again; empty for none.
+        public var schemaDigest = ""
         public var limits: ServerLimits
         public var methods: MethodTable
         public var authenticator: any Authenticator
@@ -302,7 +305,7 @@ public final class ServerSession {
                 maxMessageBytes: UInt32(limits.maxMessageBytes), maxCallHeaderBytes: UInt32(limits.maxCallHeaderBytes),
                 maxConcurrentCalls: UInt32(limits.maxConcurrentCalls),
                 acceptEncodings: acceptsDeflate ? ["deflate"] : [], appID: app,
-                idleTimeoutMs: UInt32(limits.idleTimeoutMs)), into: &outbound)
+                idleTimeoutMs: UInt32(limits.idleTimeoutMs), schemaDigest: environment.schemaDigest), into: &outbound)
     }
 
     private func handleCall(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {

@@ -98,9 +98,8 @@ public final class ModerationServer: Sendable {
         var methods = MethodTable()
         ModerationRPC.register(in: &methods, service: service, hub: hub)
         GRPCHealth.register(in: &methods, health: health)
-        RuntimeServices.register(
-            in: &methods, health: health,
-            fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
+        let reflected = [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet]
+        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: reflected)
 
         let service = self.service
         let hub = self.hub
@@ -177,6 +176,7 @@ public final class ModerationServer: Sendable {
         }
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
+        configuration.schemaDigest = SchemaDigest.of(reflected.reduce([], +))
         configuration.logger = logger
         server = RPCServer(configuration: configuration, methods: methods, authenticator: authenticator)
     }
