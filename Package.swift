@@ -129,7 +129,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "RPCPosix", "LoadGeneration", "RPCMessages", "ProtoSchema", "ProtoBridge",
                 "CommandLineSupport", "TLSSupport", "HTTP2Support", "RPCGRPC", "GRPCMessages", "ByteCoding",
-                "CSystemShims",
+                "CSystemShims", "COpenSSL",
             ],
             swiftSettings: swiftSettings),
 
@@ -203,7 +203,7 @@ let package = Package(
             name: "ServerAppTests",
             dependencies: [
                 "ServerApp", "Moderation", "ModerationPostgres", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport",
+                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport", "HTTP2Support",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

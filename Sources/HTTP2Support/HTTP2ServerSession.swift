@@ -79,7 +79,11 @@ public final class HTTP2ServerSession {
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 {
             state.fail(failureReason(Int32(result)), fatal: true)
-            if Int32(result) != NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue { prepareFinalGoaway(Int32(result)) }
+            if Int32(result) == NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue {
+                refusedPreface = true
+            } else {
+                prepareFinalGoaway(Int32(result))
+            }
         }
         var events = state.events
         state.events = []
@@ -171,6 +175,10 @@ public final class HTTP2ServerSession {
         (state.isFatal && state.finalBytes.isEmpty)
             || (!state.isFatal && nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
     }
+
+    /// True when the connection failed because the client's first bytes were not HTTP/2's
+    /// connection preface (`.connectionError` says what they were instead).
+    public private(set) var refusedPreface = false
 
     /// Why the connection failed, as the `.connectionError` event (of `receive` or `takeOutput`)
     /// said: for the close's log line.

@@ -33,6 +33,11 @@ struct ProbeOptions {
     /// Speak standard gRPC (HTTP/2, h2c with prior knowledge) to the server's gRPC listener
     /// instead of our framed protocol.
     var grpc = false
+    /// Where descriptor sets fetched by reflection are kept (`SchemaCache`); nil with
+    /// `--no-cache`, or when the environment names no cache directory.
+    var schemaCache: SchemaCache?
+    /// `--no-cache`: fetch the schema by reflection every time, and keep nothing.
+    var noCache = false
 
     /// True when the schema comes from files (`--protoset`, `-proto`), not from reflection.
     var hasSchemaFiles: Bool { !protosets.isEmpty || !protoFiles.isEmpty }
@@ -73,6 +78,7 @@ struct ProbeOptions {
         ProbeFlag("--import-path") { options, value in options.importPaths.append(value.text) },
         ProbeFlag("-v", "--verbose") { options, on in options.verbose = on },
         ProbeFlag("--grpc") { options, on in options.grpc = on },
+        ProbeFlag("--no-cache") { options, on in options.noCache = on },
         ProbeFlag("--plaintext") { options, on in options.plaintext = on },
         // Every TLS flag asks for TLS: a CA file given for a plaintext connection is surely a slip.
         ProbeFlag("--tls") { options, on in options.tls = on ? options.tls ?? TLSClientConfiguration() : nil },
@@ -211,6 +217,9 @@ struct ProbeOptions {
           -proto FILE            a .proto file to use instead of reflection, compiled with protoc
                                  (repeatable; its imports are found in the -import-path DIRs)
           -import-path DIR       where -proto's files and their imports are (repeatable)
+          --no-cache             fetch the schema by reflection every time; by default it is kept
+                                 in ${XDG_CACHE_HOME:-$HOME/.cache}/rpc-probe/ and used again
+                                 while the server's HELLO_ACK names the same schema digest
           -v                     verbose: server, sizes and timings on standard error
           -plaintext             no TLS (rpc-probe's default; accepted for grpcurl's habit)
           --grpc                 speak standard gRPC (HTTP/2, plaintext h2c) to a gRPC listener

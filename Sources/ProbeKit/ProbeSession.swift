@@ -82,7 +82,41 @@ final class ProbeSession {
             return try GRPCReflectionClient.fileDescriptorSet(
                 try connectGRPC(), metadata: options.grpcMetadata(), timeoutMs: options.callOptions().timeoutMs)
         }
-        return try SchemaLoader.fetchDescriptorSet(from: try connect(), options: options)
+        let connection = try connect()
+        let ack = connection.helloAck
+        guard !options.noCache, let cache = options.schemaCache else {
+            return try SchemaLoader.fetchDescriptorSet(from: connection, options: options)
+        }
+        guard SchemaCache.isUsable(ack.schemaDigest) else {
+            if options.verbose {
+                printError("schema: the server gives no schema digest; fetched by reflection, not cached")
+            }
+            return try SchemaLoader.fetchDescriptorSet(from: connection, options: options)
+        }
+        let (server, version, digest) = (ack.serverName, ack.serverVersion, ack.schemaDigest)
+        if let kept = cache.lookup(server: server, version: version, digest: digest) {
+            if options.verbose {
+                printError(
+                    "schema: \(kept.count) bytes from the cache, \(cache.path(server: server, version: version, digest: digest)) "
+                        + "(the server's digest matches; no reflection call)")
+            }
+            return kept
+        }
+        let bytes = try SchemaLoader.fetchDescriptorSet(from: connection, options: options)
+        guard SchemaCache.digest(of: bytes) == digest else {
+            // Never keep a set under a digest it does not have: the next run would trust it.
+            if options.verbose {
+                printError("schema: the descriptor set's digest is not the one the server announced; not cached")
+            }
+            return bytes
+        }
+        let stored = cache.store(bytes, server: server, version: version, digest: digest)
+        if options.verbose {
+            printError(
+                "schema: \(bytes.count) bytes fetched by reflection, "
+                    + (stored.map { "kept in \($0)" } ?? "not cached (cannot write \(cache.directory))"))
+        }
+        return bytes
     }
 
     func loadSchema() throws(ProbeError) -> Schema {

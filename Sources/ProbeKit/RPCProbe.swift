@@ -48,6 +48,7 @@ public enum RPCProbe {
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         var options = ProbeOptions()
         options.apiKey = environment["RPC_PROBE_API_KEY"] ?? ""
+        options.schemaCache = SchemaCache(environment: environment)
         do throws(ProbeError) {
             let line: ProbeCommandLine
             do throws(ProbeError) {

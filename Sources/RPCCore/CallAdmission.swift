@@ -12,6 +12,7 @@ extension ServerSession.Environment {
             throw .unimplemented(method: path.isEmpty ? "(empty method)" : path)
         }
         if let rateLimiter, let retryAfterMs = rateLimiter.retryAfter(app: appID, now: now) {
+            observer?.callRateLimited(app: appID)
             throw RPCError(
                 code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
                 message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",

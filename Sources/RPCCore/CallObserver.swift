@@ -17,11 +17,18 @@ public protocol CallObserver: Sendable {
     /// Something happened to the transport outside any call (accept failed, a connection refused
     /// or cut, a wrong API key).
     func transportEvent(_ event: TransportEvent)
+    /// A call of `app` was refused before it ran because the app is over its request rate
+    /// (`ERR_RATE_LIMITED` from the runtime's `RateLimiter`; a service's own refusals with that
+    /// code are not reported here). Its end is reported to `callEnded` as well.
+    func callRateLimited(app: String)
 }
 
 extension CallObserver {
     /// Observers that count only calls and traffic ignore transport events.
     public func transportEvent(_ event: TransportEvent) {}
+
+    /// Observers that count only calls and traffic ignore the rate limit's refusals.
+    public func callRateLimited(app: String) {}
 }
 
 /// One ended call, as the access log and metrics see it.

@@ -15,6 +15,9 @@ public final class ServerSession {
     public struct Environment: Sendable {
         public var serverName: String
         public var serverVersion: String
+        /// HELLO_ACK's `schema_digest`: "sha256:HEX" of the descriptor set reflection serves,
+        /// so that a tool holding it from before need not fetch it again; empty for none.
+        public var schemaDigest = ""
         public var limits: ServerLimits
         public var methods: MethodTable
         public var authenticator: any Authenticator
@@ -155,6 +158,7 @@ public final class ServerSession {
         if case .awaitingPreface = machine.state {
             guard bytes.count >= Preface.size else { return (0, Preface.size) }
             if let problem = Preface.problem(in: UnsafeRawBufferPointer(rebasing: bytes[0..<Preface.size])) {
+                environment.observer?.transportEvent(.handshakeRefused(.badPreface, .mrpc))
                 fail(.protocolViolation(problem))
                 return (bytes.count, 0)
             }
@@ -177,6 +181,7 @@ public final class ServerSession {
             if case .awaitingHello = machine.state, let problem = handshakeProblem(header) {
                 // Refused from the header alone: an unauthenticated peer never makes the server
                 // wait for (and buffer) a large payload.
+                environment.observer?.transportEvent(.handshakeRefused(.badHello, .mrpc))
                 fail(problem)
                 return (bytes.count, 0)
             }
@@ -263,13 +268,14 @@ public final class ServerSession {
         do {
             hello = try Hello(serializedBytes: payload)
         } catch {
+            environment.observer?.transportEvent(.handshakeRefused(.badHello, .mrpc))
             fail(.invalidArgument(error.description))
             return
         }
         guard let app = environment.authenticator.authenticate(apiKey: hello.apiKey, appID: hello.appID) else {
             // A correct key never gets here, so the throttle never slows one down.
             let logged = handshakeFailureLogged()
-            environment.observer?.transportEvent(.authenticationFailed(logged: logged))
+            environment.observer?.transportEvent(.authenticationFailed(.mrpc, logged: logged))
             if logged { logger.notice("handshake refused: bad API key", [("client", hello.clientName)]) }
             fail(.unauthenticated(hello.apiKey.isEmpty ? "the HELLO carries no API key" : "the API key is not valid"))
             return
@@ -299,7 +305,7 @@ public final class ServerSession {
                 maxMessageBytes: UInt32(limits.maxMessageBytes), maxCallHeaderBytes: UInt32(limits.maxCallHeaderBytes),
                 maxConcurrentCalls: UInt32(limits.maxConcurrentCalls),
                 acceptEncodings: acceptsDeflate ? ["deflate"] : [], appID: app,
-                idleTimeoutMs: UInt32(limits.idleTimeoutMs)), into: &outbound)
+                idleTimeoutMs: UInt32(limits.idleTimeoutMs), schemaDigest: environment.schemaDigest), into: &outbound)
     }
 
     private func handleCall(_ header: FrameHeader, _ payload: UnsafeRawBufferPointer) {
@@ -677,6 +683,7 @@ public final class ServerSession {
         case .idle:
             logger.debug("closing idle connection")
         case .handshakeTimeout:
+            environment.observer?.transportEvent(.handshakeRefused(.timeout, .mrpc))
             if handshakeFailureLogged() {
                 logger.info("closing connection: no HELLO within \(limits.handshakeTimeoutMs) ms")
             }

@@ -35,10 +35,33 @@ public enum TransportEvent: Sendable, Equatable {
         case frameTimeout
     }
 
+    /// The listener a connection came in on: ours (MRPC) or the gRPC one.
+    public enum Listener: Sendable, Equatable, CaseIterable {
+        case mrpc
+        case grpc
+    }
+
+    /// Why a connection's handshake was refused before it carried a call (what stands for a
+    /// handshake on the gRPC listener: the HTTP/2 preface, and its requests' API keys).
+    public enum HandshakeRefusal: Sendable, Equatable, CaseIterable {
+        /// The first bytes are not the protocol's preface: not MRPC's magic, a protocol version
+        /// the server does not speak, reserved bytes set; on the gRPC listener, not HTTP/2's
+        /// connection preface (an HTTP/1 request among them).
+        case badPreface
+        /// After a good preface, something other than a HELLO the server can read: another
+        /// frame first, a HELLO over its size limit, a HELLO that does not decode (MRPC only).
+        case badHello
+        /// No HELLO (on the gRPC listener: no request) within the handshake timeout.
+        case timeout
+    }
+
     case acceptFailed(AcceptFailure)
     case connectionRefused(Refusal)
-    /// A HELLO with a wrong API key; `logged` is false when the throttle kept it out of the log.
-    case authenticationFailed(logged: Bool)
+    /// A HELLO (on the gRPC listener, a request) with a wrong or missing API key; `logged` is
+    /// false when the throttle kept it out of the log.
+    case authenticationFailed(Listener, logged: Bool)
+    /// A handshake refused for another reason than the key (`authenticationFailed`).
+    case handshakeRefused(HandshakeRefusal, Listener)
     /// The transport's own handshake beneath the protocol (TLS) failed, or a client spoke
     /// plaintext to a listener that wants it; `logged` as for `authenticationFailed`.
     case transportHandshakeFailed(logged: Bool)

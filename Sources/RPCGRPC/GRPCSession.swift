@@ -176,6 +176,7 @@ public final class GRPCSession {
             + "connection: close\r\n\r\n" + body
         outbound.append(contentsOf: response.utf8)
         environment.observer?.transportEvent(.connectionRefused(.protocolMismatch))
+        environment.observer?.transportEvent(.handshakeRefused(.badPreface, .grpc))
         logger.debug("closing connection: an HTTP/1 request on the gRPC listener")
         closing = true
         refusedHTTP1 = true
@@ -205,6 +206,7 @@ public final class GRPCSession {
         case .goaway, .response:
             break // a server session never reports a response
         case .connectionError(let reason):
+            if http2.refusedPreface { environment.observer?.transportEvent(.handshakeRefused(.badPreface, .grpc)) }
             logger.notice("closing connection: \(reason)")
             closing = true
         }
@@ -220,7 +222,12 @@ public final class GRPCSession {
             switch error {
             case .http(let status, let message): refuseHTTP(id, status: status, message: message)
             case .grpc(let rpcError):
-                refuse(id, rpcError, path: headers.first(named: ":path") ?? "", app: "", requestID: "")
+                let path = headers.first(named: ":path") ?? ""
+                // An authorization header of another scheme than Bearer: a bad key, as on our listener.
+                if rpcError.code == .unauthenticated {
+                    refusedKey(logged: "request refused: \(rpcError.message)", path: path)
+                }
+                refuse(id, rpcError, path: path, app: "", requestID: "")
             }
             return
         }
@@ -261,19 +268,26 @@ public final class GRPCSession {
     private func authenticate(_ head: GRPCRequestHead) throws(RPCError) -> String {
         if head.apiKey.isEmpty && head.path.hasPrefix(Self.healthPathPrefix) { return "" }
         guard !head.apiKey.isEmpty else {
+            refusedKey(logged: "request refused: no API key", path: head.path)
             throw .unauthenticated(
                 "the request carries no API key: send \"authorization: Bearer APP_ID:KEY\" (or x-api-key)")
         }
         if let lastKey, lastKey.apiKey == head.apiKey, lastKey.appID == head.appID { return lastKey.app }
         guard let app = environment.authenticator.authenticate(apiKey: head.apiKey, appID: head.appID) else {
-            let logged = environment.authenticationThrottle?.failed(address: peerAddress, now: now) ?? true
-            environment.observer?.transportEvent(.authenticationFailed(logged: logged))
-            if logged { logger.notice("request refused: bad API key", [("path", head.path)]) }
+            refusedKey(logged: "request refused: bad API key", path: head.path)
             throw .unauthenticated("the API key is not valid")
         }
         lastKey = (head.appID, head.apiKey, app)
         logger = environment.logger.with("peer", peer).with("listener", "grpc").with("app", app)
         return app
+    }
+
+    /// Counts a request refused for its key, as a HELLO with a wrong key is on our listener, and
+    /// logs it unless its address has had its share of log lines.
+    private func refusedKey(logged message: String, path: String) {
+        let logged = environment.authenticationThrottle?.failed(address: peerAddress, now: now) ?? true
+        environment.observer?.transportEvent(.authenticationFailed(.grpc, logged: logged))
+        if logged { logger.notice(message, [("path", path)]) }
     }
 
     /// The standard health service's methods, which need no API key.
@@ -666,6 +680,7 @@ public final class GRPCSession {
     public func tick(now: UInt64) -> ServerSession.TransportActions {
         self.now = now
         if !sawRequest && now &- openedAt > UInt64(limits.handshakeTimeoutMs) * 1_000_000 {
+            if !closing { environment.observer?.transportEvent(.handshakeRefused(.timeout, .grpc)) }
             logger.info("closing connection: no gRPC request within \(limits.handshakeTimeoutMs) ms")
             goawayAndClose()
         } else if limits.idleTimeoutMs > 0, let idleSince,

@@ -24,6 +24,8 @@ public final class RPCServer: Sendable {
         public var limits = ServerLimits()
         public var serverName = "mrpc-server"
         public var serverVersion = "0.0.0"
+        /// What HELLO_ACK says of the reflected descriptor set ("sha256:HEX"); empty for nothing.
+        public var schemaDigest = ""
         /// Connections above this count get GOAWAY `ERR_TOO_MANY_CONNECTIONS` and are closed at
         /// once on accept.
         public var maxConnections = 100_000
@@ -94,7 +96,7 @@ public final class RPCServer: Sendable {
         // a flood of them takes at most half the loops' cores and never a storage worker.
         let largeRequests = WorkerPool(count: max(1, loopCount / 2), name: "large-request")
         let throttle = AuthenticationThrottle(configuration: configuration.authenticationThrottle)
-        let environment = ServerSession.Environment(
+        var environment = ServerSession.Environment(
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
             limits: configuration.limits, methods: methods, authenticator: authenticator,
             logger: configuration.logger, offload: { workers.submit($0) }, now: { monotonicNow() },
@@ -102,6 +104,7 @@ public final class RPCServer: Sendable {
             memoryBudget: configuration.memoryBudget,
             appConnections: configuration.maxConnectionsPerApp.map { AppConnections(limit: $0) },
             authenticationThrottle: throttle, offloadLargeRequest: { largeRequests.submit($0) })
+        environment.schemaDigest = configuration.schemaDigest
         // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
         // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
         var port: UInt16 = 0

@@ -101,9 +101,8 @@ public final class ModerationServer: Sendable {
         var methods = MethodTable()
         ModerationRPC.register(in: &methods, service: service, hub: hub)
         GRPCHealth.register(in: &methods, health: health)
-        RuntimeServices.register(
-            in: &methods, health: health,
-            fileDescriptorSets: [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet])
+        let reflected = [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet]
+        RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: reflected)
 
         let service = self.service
         let hub = self.hub
@@ -125,10 +124,12 @@ public final class ModerationServer: Sendable {
             accessLog = nil
         }
         let accessLogDropped = accessLog
+        let storeKind = settings.store
         metrics = ServerMetrics(
-            methods: methods.methods.map(\.path), accessLog: accessLog,
+            methods: methods.methods.map(\.path), accessLog: accessLog, apps: apps,
             gauges: {
-                ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
+                ServerGauges.buildInfoSamples(store: storeKind)
+                    + ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
                     + ServerGauges.budgetSamples(budget) + ServerGauges.accessLogSamples(accessLogDropped)
             })
         var configuration = RPCServer.Configuration()
@@ -178,6 +179,7 @@ public final class ModerationServer: Sendable {
         }
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
+        configuration.schemaDigest = SchemaDigest.of(reflected.reduce([], +))
         configuration.logger = logger
         server = RPCServer(configuration: configuration, methods: methods, authenticator: authenticator)
     }

@@ -78,13 +78,40 @@ enum ServerGauges {
         }
     }
 
-    /// The process's memory: resident set, and the malloc heap in use vs held from the system
-    /// (the difference is what freeing left behind in the allocator's arenas).
+    /// The process's standard series, named, typed and described as Prometheus' official
+    /// clients export them (client_golang's process collector): CPU time, start time, file
+    /// descriptors, virtual and resident memory; then this server's own, the malloc heap in use
+    /// vs held from the system (the difference is what freeing left behind in the allocator's
+    /// arenas). Without `/proc` only resident memory and the heap are reported.
     static func processSamples() -> [ServerMetrics.Sample] {
         var inUse: UInt64 = 0
         var system: UInt64 = 0
         cshim_heap_bytes(&inUse, &system)
-        return [
+        var samples: [ServerMetrics.Sample] = []
+        if let process = ProcessStatistics.current() {
+            samples = [
+                ServerMetrics.Sample(
+                    name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.",
+                    type: "counter", value: process.cpuSeconds),
+                ServerMetrics.Sample(
+                    name: "process_open_fds", help: "Number of open file descriptors.", type: "gauge",
+                    value: Double(process.openFDs)),
+                ServerMetrics.Sample(
+                    name: "process_max_fds", help: "Maximum number of open file descriptors.", type: "gauge",
+                    value: Double(process.maxFDs)),
+                ServerMetrics.Sample(
+                    name: "process_virtual_memory_bytes", help: "Virtual memory size in bytes.", type: "gauge",
+                    value: Double(process.virtualMemoryBytes)),
+                ServerMetrics.Sample(
+                    name: "process_virtual_memory_max_bytes",
+                    help: "Maximum amount of virtual memory available in bytes.", type: "gauge",
+                    value: Double(process.virtualMemoryMaxBytes)),
+                ServerMetrics.Sample(
+                    name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.",
+                    type: "gauge", value: process.startTimeSeconds),
+            ]
+        }
+        return samples + [
             ServerMetrics.Sample(
                 name: "process_resident_memory_bytes", help: "Resident memory size in bytes.", type: "gauge",
                 value: Double(cshim_resident_bytes())),
@@ -95,6 +122,22 @@ enum ServerGauges {
             ServerMetrics.Sample(
                 name: "process_heap_system_bytes", help: "Bytes the malloc heap holds from the system.", type: "gauge",
                 value: Double(system)),
+        ]
+    }
+
+    /// `moderation_build_info`: always 1, its labels saying which build runs (as
+    /// `moderation-server --version`), on which store, built by which Swift compiler — the
+    /// `…_build_info` convention, joined onto other series with `on() group_left`.
+    static func buildInfoSamples(store: StoreKind) -> [ServerMetrics.Sample] {
+        [
+            ServerMetrics.Sample(
+                name: "moderation_build_info",
+                help: "The running build: version, store and Swift compiler as labels; the value is 1.",
+                type: "gauge",
+                labels: [
+                    ("version", ServerInfo.version), ("store", store.rawValue), ("swift", ServerInfo.swiftVersion),
+                ],
+                value: 1)
         ]
     }
 

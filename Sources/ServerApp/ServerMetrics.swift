@@ -1,4 +1,5 @@
 import RPCCore
+import Synchronization
 
 /// The server's metrics and access log: a `CallObserver` that counts calls by method and
 /// status, times them in histograms, counts connections and bytes, and renders everything in
@@ -24,6 +25,10 @@ final class ServerMetrics: CallObserver {
     private let internalCalls: Counters // [method][code], for calls of `RuntimeServices.isInternal` methods
     private let accessLog: AccessLog?
     private let gauges: @Sendable () -> [Sample]
+    /// Calls refused by the rate limit, by app: apps are those with keys (a refused call has
+    /// authenticated), so the label's values are bounded by the keys configured.
+    private let rateLimited = Mutex<[String: UInt64]>([:])
+    private let apps: @Sendable () -> [String]
 
     /// A value sampled at scrape time.
     struct Sample {
@@ -37,7 +42,11 @@ final class ServerMetrics: CallObserver {
     /// - Parameters:
     ///   - methods: the method paths, in `MethodTable` order.
     ///   - accessLog: where one info line per call goes; nil for no access log.
-    init(methods: [String], accessLog: AccessLog?, gauges: @escaping @Sendable () -> [Sample]) {
+    ///   - apps: the apps with keys now: their per-app counters are shown from zero.
+    init(
+        methods: [String], accessLog: AccessLog?, apps: @escaping @Sendable () -> [String] = { [] },
+        gauges: @escaping @Sendable () -> [Sample]
+    ) {
         self.methods = methods + ["unknown"]
         let slots = self.methods.count
         calls = Counters(count: slots * Self.codes)
@@ -48,6 +57,7 @@ final class ServerMetrics: CallObserver {
         traffic = Counters(count: 5)
         transport = Counters(count: Self.transportSlots)
         self.accessLog = accessLog
+        self.apps = apps
         self.gauges = gauges
     }
 
@@ -87,21 +97,41 @@ final class ServerMetrics: CallObserver {
 
     func transportEvent(_ event: TransportEvent) { transport.add(Self.slot(of: event)) }
 
+    func callRateLimited(app: String) {
+        rateLimited.withLock { $0[app, default: 0] += 1 }
+    }
+
     private static let acceptFailures = TransportEvent.AcceptFailure.allCases
     private static let refusals = TransportEvent.Refusal.allCases
     private static let cuts = TransportEvent.Cut.allCases
-    private static let transportSlots = acceptFailures.count + refusals.count + 2 + cuts.count + 2
+    private static let listeners = TransportEvent.Listener.allCases
+    private static let handshakeRefusals = TransportEvent.HandshakeRefusal.allCases
+    private static let authSlots = listeners.count * 2
+    private static let transportSlots =
+        acceptFailures.count + refusals.count + authSlots + cuts.count + 2 + listeners.count * handshakeRefusals.count
 
-    /// Where each transport event is counted: accept failures, refusals, failed handshakes
-    /// (logged, throttled), cuts, failed TLS handshakes (logged, throttled) — in that order.
+    /// Where each transport event is counted: accept failures, refusals, failed authentications
+    /// (per listener: logged, throttled), cuts, failed TLS handshakes (logged, throttled), other
+    /// refused handshakes (per listener, by reason) — in that order.
     private static func slot(of event: TransportEvent) -> Int {
+        let auth = acceptFailures.count + refusals.count
+        let cut = auth + authSlots
+        let tls = cut + cuts.count
+        let handshake = tls + 2
         switch event {
-        case .acceptFailed(let failure): acceptFailures.firstIndex(of: failure)!
-        case .connectionRefused(let refusal): acceptFailures.count + refusals.firstIndex(of: refusal)!
-        case .authenticationFailed(let logged): acceptFailures.count + refusals.count + (logged ? 0 : 1)
-        case .connectionCut(let cut): acceptFailures.count + refusals.count + 2 + cuts.firstIndex(of: cut)!
+        case .acceptFailed(let failure):
+            return acceptFailures.firstIndex(of: failure)!
+        case .connectionRefused(let refusal):
+            return acceptFailures.count + refusals.firstIndex(of: refusal)!
+        case .authenticationFailed(let listener, let logged):
+            return auth + listeners.firstIndex(of: listener)! * 2 + (logged ? 0 : 1)
+        case .connectionCut(let reason):
+            return cut + cuts.firstIndex(of: reason)!
         case .transportHandshakeFailed(let logged):
-            acceptFailures.count + refusals.count + 2 + cuts.count + (logged ? 0 : 1)
+            return tls + (logged ? 0 : 1)
+        case .handshakeRefused(let refusal, let listener):
+            return handshake + listeners.firstIndex(of: listener)! * handshakeRefusals.count
+                + handshakeRefusals.firstIndex(of: refusal)!
         }
     }
 
@@ -119,6 +149,21 @@ final class ServerMetrics: CallObserver {
         case .appFull: "max_connections_per_app"
         case .outOfDescriptors: "out_of_descriptors"
         case .protocolMismatch: "protocol_mismatch"
+        }
+    }
+
+    static func label(_ listener: TransportEvent.Listener) -> String {
+        switch listener {
+        case .mrpc: "mrpc"
+        case .grpc: "grpc"
+        }
+    }
+
+    static func label(_ refusal: TransportEvent.HandshakeRefusal) -> String {
+        switch refusal {
+        case .badPreface: "bad_preface"
+        case .badHello: "bad_hello"
+        case .timeout: "timeout"
         }
     }
 
@@ -197,10 +242,31 @@ final class ServerMetrics: CallObserver {
             out +=
                 "mrpc_connections_cut_total{reason=\"\(Self.label(cut))\"} \(transport[Self.slot(of: .connectionCut(cut))])\n"
         }
-        let logged = transport[Self.slot(of: .authenticationFailed(logged: true))]
-        let throttled = transport[Self.slot(of: .authenticationFailed(logged: false))]
-        header("mrpc_auth_failures_total", "counter", "HELLOs refused for a wrong or missing API key.")
-        out += "mrpc_auth_failures_total \(logged &+ throttled)\n"
+        var keyRefusals: [UInt64] = []
+        var throttled: UInt64 = 0
+        for listener in Self.listeners {
+            let throttledHere = transport[Self.slot(of: .authenticationFailed(listener, logged: false))]
+            keyRefusals.append(transport[Self.slot(of: .authenticationFailed(listener, logged: true))] &+ throttledHere)
+            throttled &+= throttledHere
+        }
+        header(
+            "mrpc_handshakes_refused_total", "counter",
+            "Handshakes refused before a call, by listener and reason (bad_key: a wrong or missing API key).")
+        for (index, listener) in Self.listeners.enumerated() {
+            let name = Self.label(listener)
+            out += "mrpc_handshakes_refused_total{listener=\"\(name)\",reason=\"bad_key\"} \(keyRefusals[index])\n"
+            // gRPC has no HELLO: its requests carry their keys.
+            for refusal in Self.handshakeRefusals where listener == .mrpc || refusal != .badHello {
+                let value = transport[Self.slot(of: .handshakeRefused(refusal, listener))]
+                out +=
+                    "mrpc_handshakes_refused_total{listener=\"\(name)\",reason=\"\(Self.label(refusal))\"} \(value)\n"
+            }
+        }
+        header(
+            "mrpc_auth_failures_total", "counter",
+            "HELLOs (gRPC requests) refused for a wrong or missing API key: mrpc_handshakes_refused_total{reason=\"bad_key\"} summed over listeners."
+        )
+        out += "mrpc_auth_failures_total \(keyRefusals.reduce(0, &+))\n"
         header(
             "mrpc_auth_failures_throttled_total", "counter",
             "Of those, the ones not logged one by one (over their address's share; summarised instead).")
@@ -213,6 +279,14 @@ final class ServerMetrics: CallObserver {
             "Connections to the TLS listener closed before TLS was established (a failed handshake, a plaintext client)."
         )
         out += "mrpc_tls_handshake_failures_total \(tlsFailures)\n"
+        var limited = rateLimited.withLock { $0 }
+        for app in apps() where limited[app] == nil { limited[app] = 0 }
+        header(
+            "moderation_rate_limited_calls_total", "counter",
+            "Calls refused with ERR_RATE_LIMITED because their app was over its request rate (--rate-limit), by app.")
+        for (app, count) in limited.sorted(by: { $0.key < $1.key }) {
+            out += "moderation_rate_limited_calls_total{app=\"\(Self.escape(app))\"} \(count)\n"
+        }
         var described: Set<String> = []
         for sample in gauges() {
             // A histogram's samples share one family: `name` for buckets (written `name_bucket`),

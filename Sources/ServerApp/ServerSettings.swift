@@ -130,4 +130,26 @@ public enum ServerCommand: Equatable {
 public enum ServerInfo {
     public static let name = "moderation-server"
     public static let version = "0.1.0"
+
+    /// The Swift compiler that built the server, major.minor (the language offers no string of
+    /// it; `#if compiler` tells it apart release by release).
+    public static let swiftVersion: String = {
+        #if compiler(>=7.0)
+            return "7.0 or later"
+        #elseif compiler(>=6.6)
+            return "6.6"
+        #elseif compiler(>=6.5)
+            return "6.5"
+        #elseif compiler(>=6.4)
+            return "6.4"
+        #elseif compiler(>=6.3)
+            return "6.3"
+        #elseif compiler(>=6.2)
+            return "6.2"
+        #elseif compiler(>=6.1)
+            return "6.1"
+        #else
+            return "6.0"
+        #endif
+    }()
 }

@@ -109,16 +109,49 @@ struct GRPCSessionTests {
                 name: "wrong x-api-key", authorization: nil, extra: [HTTP2Header("x-api-key", "nope")], accepted: false),
         ])
     func credentials(_ credentials: Credentials) throws {
-        let harness = GRPCSessionHarness()
+        let recorder = TransportEventRecorder()
+        let harness = GRPCSessionHarness(observer: recorder)
         let response = harness.call(
             path: Self.echoPath, message: Self.echo([7]), authorization: credentials.authorization,
             extra: credentials.extra)
         if credentials.accepted {
             #expect(response.grpcStatus == 0)
             #expect(try Self.decoded(EchoResponse.self, response).map(\.payload) == [[7]])
+            #expect(recorder.events.isEmpty)
         } else {
             try Self.expectTrailersOnly(response, .unauthenticated, reason: "ERR_UNAUTHENTICATED")
+            #expect(recorder.events == [.authenticationFailed(.grpc, logged: true)], "counted once for /metrics")
         }
+    }
+
+    @Test("a connection's first bytes that are not HTTP/2's preface are reported as a bad preface, once")
+    func badPrefaceReported() {
+        for bytes in [Array(repeating: UInt8(0x55), count: 32), Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)] {
+            let recorder = TransportEventRecorder()
+            let harness = GRPCSessionHarness(observer: recorder)
+            _ = harness.receiveRaw(bytes)
+            #expect(harness.session.closeRequested)
+            #expect(recorder.events.contains(.handshakeRefused(.badPreface, .grpc)))
+            #expect(recorder.events.filter { $0 == .handshakeRefused(.badPreface, .grpc) }.count == 1)
+        }
+    }
+
+    @Test("no request within the handshake timeout: GOAWAY, close, and one refused handshake reported")
+    func handshakeTimeoutReported() {
+        var limits = ServerLimits()
+        limits.handshakeTimeoutMs = 500
+        let recorder = TransportEventRecorder()
+        let harness = GRPCSessionHarness(limits: limits, observer: recorder)
+        harness.pump()
+        harness.clock.advance(ms: 499)
+        _ = harness.session.tick(now: harness.clock.now)
+        #expect(!harness.session.closeRequested)
+        harness.clock.advance(ms: 2)
+        _ = harness.session.tick(now: harness.clock.now)
+        #expect(harness.session.closeRequested)
+        harness.clock.advance(ms: 1_000)
+        _ = harness.session.tick(now: harness.clock.now)
+        #expect(recorder.events == [.handshakeRefused(.timeout, .grpc)])
     }
 
     @Test("a handler's error with details: code, message, and ErrorInfo metadata carrying the details")

@@ -154,15 +154,41 @@ struct ServerSessionHandshakeTests {
     func handshakeTimeout(bytesSent: Int) throws {
         var limits = ServerLimits()
         limits.handshakeTimeoutMs = 500
-        let harness = SessionHarness(limits: limits)
+        let recorder = TransportEventRecorder()
+        let harness = SessionHarness(limits: limits, configure: { $0.observer = recorder })
         harness.receive(Array(Preface.bytes.prefix(bytesSent)))
         harness.clock.advance(ms: 499)
         _ = harness.session.tick(now: harness.clock.now)
         #expect(!harness.session.closeRequested)
+        #expect(recorder.events.isEmpty)
         harness.clock.advance(ms: 1)
         _ = harness.session.tick(now: harness.clock.now)
         #expect(harness.session.closeRequested)
         #expect(try harness.frames().isEmpty, "a silent peer is simply closed")
+        harness.clock.advance(ms: 1_000)
+        _ = harness.session.tick(now: harness.clock.now)
+        #expect(recorder.events == [.handshakeRefused(.timeout, .mrpc)], "counted once for /metrics")
+    }
+
+    @Test(
+        "each refused handshake is reported once, with its reason",
+        arguments: [
+            (Array("GET / HT".utf8), TransportEvent.handshakeRefused(.badPreface, .mrpc)),
+            ([0x4D, 0x52, 0x50, 0x43, 0x00, 0x02, 0x00, 0x00], .handshakeRefused(.badPreface, .mrpc)),
+            (Preface.bytes + Frames.ping(), .handshakeRefused(.badHello, .mrpc)),
+            (
+                Preface.bytes + Frames.frame(.hello, payload: Frames.garbageProtobuf),
+                .handshakeRefused(.badHello, .mrpc)
+            ),
+            (Frames.opening(apiKey: "app1:wrong-key-999"), .authenticationFailed(.mrpc, logged: true)),
+            (Frames.opening(apiKey: ""), .authenticationFailed(.mrpc, logged: true)),
+        ])
+    func refusalsReported(bytes: [UInt8], event: TransportEvent) throws {
+        let recorder = TransportEventRecorder()
+        let harness = SessionHarness(configure: { $0.observer = recorder })
+        harness.receive(bytes)
+        #expect(harness.session.closeRequested)
+        #expect(recorder.events == [event])
     }
 
     @Test("after HELLO the handshake timeout no longer applies")

@@ -94,8 +94,8 @@ struct HostileClientSettingsTests {
         metrics.transportEvent(.connectionRefused(.appFull))
         metrics.transportEvent(.connectionRefused(.outOfDescriptors))
         metrics.transportEvent(.connectionCut(.memoryBudget))
-        metrics.transportEvent(.authenticationFailed(logged: true))
-        for _ in 0..<3 { metrics.transportEvent(.authenticationFailed(logged: false)) }
+        metrics.transportEvent(.authenticationFailed(.mrpc, logged: true))
+        for _ in 0..<3 { metrics.transportEvent(.authenticationFailed(.mrpc, logged: false)) }
         let lines = Set(metrics.render().split(separator: "\n").map(String.init))
         for expected in [
             "mrpc_accept_errors_total{reason=\"emfile\"} 2", "mrpc_accept_errors_total{reason=\"enfile\"} 0",

@@ -40,7 +40,7 @@ public final class GRPCSessionHarness {
     public init(
         limits: ServerLimits = ServerLimits(), clock: FakeClock = FakeClock(),
         memoryBudget: MemoryBudget = .unlimited(), client: HTTP2TestClient = HTTP2TestClient(),
-        register: (inout MethodTable) -> Void = { _ in }
+        observer: (any CallObserver)? = nil, register: (inout MethodTable) -> Void = { _ in }
     ) {
         self.clock = clock
         self.limits = limits
@@ -56,7 +56,7 @@ public final class GRPCSessionHarness {
         let environment = ServerSession.Environment(
             serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
             authenticator: TestKeys(), logger: .disabled, offload: { offload.submit($0) },
-            now: { [clock] in clock.now }, memoryBudget: memoryBudget)
+            now: { [clock] in clock.now }, observer: observer, memoryBudget: memoryBudget)
         let services = Set(methods.methods.map(\.service)).union([
             "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
         ])

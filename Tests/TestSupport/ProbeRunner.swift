@@ -2,7 +2,7 @@ internal import RPCPosix
 
 /// Runs the built `rpc-probe` as a child process, with an environment of its own: this process's
 /// without any `RPC_PROBE_*` variable (a developer's key must not leak into a test), plus
-/// `RPC_PROBE_API_KEY` when a key is given.
+/// `RPC_PROBE_API_KEY` when a key is given, and `XDG_CACHE_HOME` in a temporary directory.
 public struct ProbeRunner: Sendable {
     /// The address put before every command line, or nil for commands that need none.
     public let address: String?
@@ -50,9 +50,14 @@ public struct ProbeRunner: Sendable {
         try run(arguments, standardInput: standardInput, timeoutMs: timeoutMs)
     }
 
+    /// Where rpc-probe keeps descriptor sets (`XDG_CACHE_HOME`) unless a test sets its own: one
+    /// directory for this test process, so tests never write into the developer's home.
+    public static let cacheHome = TemporaryDirectory(prefix: "rpc-probe-cache")
+
     /// `rpc-probe [ADDRESS] arguments…` started, for commands that run on (`watch`).
     public func start(_ arguments: [String], standardInput: [UInt8]? = nil) throws -> ChildProcess {
         var environment = ProcessEnvironment.current().filter { !$0.key.hasPrefix("RPC_PROBE_") }
+        environment["XDG_CACHE_HOME"] = Self.cacheHome.path
         if let apiKey { environment["RPC_PROBE_API_KEY"] = apiKey }
         environment.merge(self.environment) { _, override in override }
         return try ChildProcess(

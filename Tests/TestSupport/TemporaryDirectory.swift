@@ -37,6 +37,12 @@ public final class TemporaryDirectory: Sendable {
     /// The text of the file at `file`.
     /// - Throws: `TestFailure` when the file cannot be read.
     public static func text(ofFile file: String) throws -> String {
+        String(decoding: try bytes(ofFile: file), as: UTF8.self)
+    }
+
+    /// The bytes of the file at `file`.
+    /// - Throws: `TestFailure` when the file cannot be read.
+    public static func bytes(ofFile file: String) throws -> [UInt8] {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TestFailure("cannot open \(file): errno \(errno)") }
         defer { close(fd) }
@@ -45,9 +51,24 @@ public final class TemporaryDirectory: Sendable {
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             guard n >= 0 else { throw TestFailure("cannot read \(file): errno \(errno)") }
-            if n == 0 { return String(decoding: bytes, as: UTF8.self) }
+            if n == 0 { return bytes }
             bytes += chunk[0..<n]
         }
+    }
+
+    /// The names of the entries of directory `path` (`.` and `..` left out), sorted; empty when
+    /// it does not exist.
+    public static func names(in path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 
     /// Deletes the directory and its contents (one level of subdirectories is enough here).

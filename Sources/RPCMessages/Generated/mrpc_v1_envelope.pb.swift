@@ -171,6 +171,11 @@ public struct HelloAck: ProtoMessage {
     /// Milliseconds without any frame after which the server closes an idle connection
     /// (0 = never). A PING resets the timer.
     public var idleTimeoutMs: UInt32 = 0
+    /// Digest of the serialized FileDescriptorSet that mrpc.reflection.v1's GetFileDescriptorSet
+    /// returns, as "sha256:" and 64 lowercase hex digits; empty when the server does not say. A
+    /// tool that kept the set of a former connection (rpc-probe's cache) may use it instead of
+    /// fetching it again when the digests are equal.
+    public var schemaDigest: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -185,7 +190,8 @@ public struct HelloAck: ProtoMessage {
         maxConcurrentCalls: UInt32 = 0,
         acceptEncodings: [String] = [],
         appID: String = "",
-        idleTimeoutMs: UInt32 = 0
+        idleTimeoutMs: UInt32 = 0,
+        schemaDigest: String = ""
     ) {
         self.serverName = serverName
         self.serverVersion = serverVersion
@@ -196,6 +202,7 @@ public struct HelloAck: ProtoMessage {
         self.acceptEncodings = acceptEncodings
         self.appID = appID
         self.idleTimeoutMs = idleTimeoutMs
+        self.schemaDigest = schemaDigest
     }
 }
 
@@ -355,6 +362,7 @@ extension HelloAck {
         }
         if !appID.isEmpty { c.pointee.app_id = arena.cString(appID) }
         if idleTimeoutMs != 0 { c.pointee.idle_timeout_ms = idleTimeoutMs }
+        if !schemaDigest.isEmpty { c.pointee.schema_digest = arena.cString(schemaDigest) }
         return c
     }
 
@@ -379,6 +387,7 @@ extension HelloAck {
         }
         self.appID = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
         self.idleTimeoutMs = c.pointee.idle_timeout_ms
+        self.schemaDigest = try arena.string(c.pointee.schema_digest, field: "schema_digest", of: Self.protoName)
     }
 }
 

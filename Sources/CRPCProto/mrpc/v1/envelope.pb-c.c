@@ -321,7 +321,7 @@ const ProtobufCMessageDescriptor mrpc__v1__hello__descriptor =
   (ProtobufCMessageInit) mrpc__v1__hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor mrpc__v1__hello_ack__field_descriptors[9] =
+static const ProtobufCFieldDescriptor mrpc__v1__hello_ack__field_descriptors[10] =
 {
   {
     "server_name",
@@ -431,6 +431,18 @@ static const ProtobufCFieldDescriptor mrpc__v1__hello_ack__field_descriptors[9] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "schema_digest",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Mrpc__V1__HelloAck, schema_digest),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned mrpc__v1__hello_ack__field_indices_by_name[] = {
   6,   /* field[6] = accept_encodings */
@@ -440,13 +452,14 @@ static const unsigned mrpc__v1__hello_ack__field_indices_by_name[] = {
   5,   /* field[5] = max_concurrent_calls */
   3,   /* field[3] = max_message_bytes */
   2,   /* field[2] = protocol_version */
+  9,   /* field[9] = schema_digest */
   0,   /* field[0] = server_name */
   1,   /* field[1] = server_version */
 };
 static const ProtobufCIntRange mrpc__v1__hello_ack__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor mrpc__v1__hello_ack__descriptor =
 {
@@ -456,7 +469,7 @@ const ProtobufCMessageDescriptor mrpc__v1__hello_ack__descriptor =
   "Mrpc__V1__HelloAck",
   "mrpc.v1",
   sizeof(Mrpc__V1__HelloAck),
-  9,
+  10,
   mrpc__v1__hello_ack__field_descriptors,
   mrpc__v1__hello_ack__field_indices_by_name,
   1,  mrpc__v1__hello_ack__number_ranges,

@@ -177,10 +177,17 @@ struct  Mrpc__V1__HelloAck
    * (0 = never). A PING resets the timer.
    */
   uint32_t idle_timeout_ms;
+  /*
+   * Digest of the serialized FileDescriptorSet that mrpc.reflection.v1's GetFileDescriptorSet
+   * returns, as "sha256:" and 64 lowercase hex digits; empty when the server does not say. A
+   * tool that kept the set of a former connection (rpc-probe's cache) may use it instead of
+   * fetching it again when the digests are equal.
+   */
+  char *schema_digest;
 };
 #define MRPC__V1__HELLO_ACK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&mrpc__v1__hello_ack__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Mrpc__V1__CallHeader__MetadataEntry

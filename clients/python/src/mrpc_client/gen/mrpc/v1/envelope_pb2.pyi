@@ -68,7 +68,7 @@ class Hello(_message.Message):
     def __init__(self, api_key: _Optional[str] = ..., client_name: _Optional[str] = ..., accept_encodings: _Optional[_Iterable[str]] = ..., app_id: _Optional[str] = ...) -> None: ...
 
 class HelloAck(_message.Message):
-    __slots__ = ["accept_encodings", "app_id", "idle_timeout_ms", "max_call_header_bytes", "max_concurrent_calls", "max_message_bytes", "protocol_version", "server_name", "server_version"]
+    __slots__ = ["accept_encodings", "app_id", "idle_timeout_ms", "max_call_header_bytes", "max_concurrent_calls", "max_message_bytes", "protocol_version", "schema_digest", "server_name", "server_version"]
     ACCEPT_ENCODINGS_FIELD_NUMBER: _ClassVar[int]
     APP_ID_FIELD_NUMBER: _ClassVar[int]
     IDLE_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +76,7 @@ class HelloAck(_message.Message):
     MAX_CONCURRENT_CALLS_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SCHEMA_DIGEST_FIELD_NUMBER: _ClassVar[int]
     SERVER_NAME_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     accept_encodings: _containers.RepeatedScalarFieldContainer[str]
@@ -85,9 +86,10 @@ class HelloAck(_message.Message):
     max_concurrent_calls: int
     max_message_bytes: int
     protocol_version: int
+    schema_digest: str
     server_name: str
     server_version: str
-    def __init__(self, server_name: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_call_header_bytes: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., accept_encodings: _Optional[_Iterable[str]] = ..., app_id: _Optional[str] = ..., idle_timeout_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, server_name: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_call_header_bytes: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., accept_encodings: _Optional[_Iterable[str]] = ..., app_id: _Optional[str] = ..., idle_timeout_ms: _Optional[int] = ..., schema_digest: _Optional[str] = ...) -> None: ...
 
 class Status(_message.Message):
     __slots__ = ["code", "details", "error_code", "message"]
