@@ -93,14 +93,14 @@ struct SubscriptionFilter: Sendable {
         let guid = action.group.guid
         let onUser = action.actionOn?.uid == uid
         switch action.kind {
-        case .created, .joined, .added:
+        case .created, .joined, .added, .inviteAccepted:
             if onUser { memberOf.insert(guid) }
         case .left, .kicked, .banned:
             if onUser { memberOf.remove(guid) }
         case .deleted:
             memberOf.remove(guid)
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked:
             break
         }
     }
@@ -108,10 +108,10 @@ struct SubscriptionFilter: Sendable {
     /// True when `action` may change `uid`'s membership (kept for rewinding a replay's start).
     static func changesMembership(_ action: ActionRecord, of uid: String) -> Bool {
         switch action.kind {
-        case .created, .joined, .added, .left, .kicked, .banned: action.actionOn?.uid == uid
+        case .created, .joined, .added, .inviteAccepted, .left, .kicked, .banned: action.actionOn?.uid == uid
         case .deleted: true
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked:
             false
         }
     }
@@ -129,7 +129,7 @@ struct SubscriptionFilter: Sendable {
         for (index, action) in changes.enumerated().reversed() {
             let guid = action.group.guid
             switch action.kind {
-            case .created, .joined, .added:
+            case .created, .joined, .added, .inviteAccepted:
                 groups.remove(guid)
             case .left, .kicked:
                 groups.insert(guid)

@@ -11,7 +11,7 @@ enum Migrations {
     /// The migrations, given the schema `pg_trgm` lives in (its operator classes are named
     /// with it, so the store's `search_path` needs only the store's own schema).
     static func all(trigramSchema: String) -> [String] {
-        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3]
+        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4]
     }
 
     /// Advisory lock keys: (class, object) pairs of `pg_advisory_xact_lock(int, int)`.
@@ -288,5 +288,26 @@ enum Migrations {
 
         -- A deleted user's bans, found by user.
         CREATE INDEX bans_by_user ON bans (user_id);
+        """
+
+    /// Issue 17, phase 2: invites. New tables only, so instances of the previous build keep
+    /// running while one migrates.
+    private static let version4 = """
+        -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
+        -- call and purged by maintenance. A member or a banned user has none (inserting either
+        -- deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE invites (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            scope integer NOT NULL,
+            invited_by text COLLATE "C" NOT NULL,
+            invited_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        );
+        CREATE INDEX invites_by_group ON invites (group_id, invited_at DESC, uid);
+        CREATE INDEX invites_by_user ON invites (user_id, invited_at DESC);
+        CREATE INDEX invites_by_expiry ON invites (expires_at);
         """
 }

@@ -21,6 +21,8 @@ enum Statement: Int, CaseIterable {
 
     case ban, insertBan, deleteBan, bansPage, expiredBans, groupsBanningUser
 
+    case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
+
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
     case idempotentReply, saveReply, purgeReplies
@@ -39,7 +41,7 @@ enum Statement: Int, CaseIterable {
         case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .markUserDeleted, .insertGroup,
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
-            .insertAction,
+            .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertAction,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -64,6 +66,9 @@ enum Statement: Int, CaseIterable {
     /// The columns `PostgresSession.decodeBan` reads, in order.
     static let banColumns =
         "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
+
+    /// The columns `PostgresSession.decodeInvite` reads, in order.
+    static let inviteColumns = "i.uid, u.name, u.avatar, i.scope, i.invited_by, i.invited_at, i.expires_at"
 
     /// The columns `PostgresSession.actions` reads, in order.
     static let actionColumns = """
@@ -259,6 +264,40 @@ enum Statement: Int, CaseIterable {
             ORDER BY b.expires_at LIMIT $2
             FOR NO KEY UPDATE OF a SKIP LOCKED
             """
+
+        case .invite:
+            "SELECT \(Self.inviteColumns) FROM invites i JOIN users u ON u.id = i.user_id WHERE i.group_id = $1 AND i.uid = $2"
+        case .upsertInvite:
+            """
+            INSERT INTO invites (group_id, uid, user_id, scope, invited_by, invited_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (group_id, uid) DO UPDATE SET scope = excluded.scope, invited_by = excluded.invited_by,
+                invited_at = excluded.invited_at, expires_at = excluded.expires_at
+            """
+        case .deleteInvite: "DELETE FROM invites WHERE group_id = $1 AND uid = $2"
+        case .invitesPage:
+            // $2/$3 keyset (invited_at descending, uid), $4 now, $5 limit.
+            """
+            SELECT \(Self.inviteColumns) FROM invites i JOIN users u ON u.id = i.user_id
+            WHERE i.group_id = $1 AND (i.invited_at < $2 OR (i.invited_at = $2 AND i.uid > $3)) AND i.expires_at > $4
+            ORDER BY i.invited_at DESC, i.uid LIMIT $5
+            """
+        case .invitesOfUser:
+            // $1 app, $2 uid, $3/$4 keyset (invited_at descending, guid), $5 now, $6 limit.
+            """
+            SELECT \(Self.groupColumns), \(Self.inviteColumns)
+            FROM users u JOIN invites i ON i.user_id = u.id JOIN groups g ON g.id = i.group_id
+            WHERE u.app_id = $1 AND u.uid = $2
+              AND (i.invited_at < $3 OR (i.invited_at = $3 AND g.guid > $4)) AND i.expires_at > $5
+            ORDER BY i.invited_at DESC, g.guid LIMIT $6
+            """
+        case .purgeInvites:
+            // Rows another writer holds (refreshing an invite) are left for the next run.
+            """
+            DELETE FROM invites WHERE ctid = ANY (ARRAY (
+                SELECT ctid FROM invites WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+            """
+        case .deleteInvitesOfUser: "DELETE FROM invites WHERE user_id = $1"
 
         case .insertAction:
             """

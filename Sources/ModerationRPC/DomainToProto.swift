@@ -51,6 +51,18 @@ enum DomainToProto {
             lastSeq: result.lastSeq)
     }
 
+    static func invite(_ invite: Moderation.Invite, guid: String) -> ModerationMessages.Invite {
+        ModerationMessages.Invite(
+            guid: guid, uid: invite.uid, name: invite.name, avatar: invite.avatar, scope: scope(invite.scope),
+            invitedBy: invite.invitedBy, invitedAt: invite.invitedAt, expiresAt: invite.expiresAt)
+    }
+
+    static func myInvite(_ mine: MyInvite) -> ModerationMessages.Invite {
+        var message = invite(mine.invite, guid: mine.group.group.guid)
+        message.group = group(mine.group)
+        return message
+    }
+
     static func ban(_ ban: Ban) -> BannedMember {
         BannedMember(
             uid: ban.uid, name: ban.name, avatar: ban.avatar, scope: scope(ban.scopeBefore), joinedAt: ban.joinedAt,
@@ -109,6 +121,10 @@ enum DomainToProto {
         case .frozen: .frozen
         case .unfrozen: .unfrozen
         case .userDeleted: .userDeleted
+        case .invited: .invited
+        case .inviteAccepted: .inviteAccepted
+        case .inviteDeclined: .inviteDeclined
+        case .inviteRevoked: .inviteRevoked
         }
     }
 }

@@ -20,6 +20,7 @@ public enum ModerationRPC {
         registerMembership(in: &table, service)
         registerModeration(in: &table, service)
         registerMutes(in: &table, service)
+        registerInvites(in: &table, service)
         registerFreezes(in: &table, service)
         registerPosting(in: &table, service)
         registerActionLog(in: &table, service, hub)
@@ -125,14 +126,9 @@ public enum ModerationRPC {
                 AddMembersResponse(results: DomainToProto.results($0.results), group: DomainToProto.group($0.group))
             }
         ) { request, caller, replay, done throws(ModerationError) in
-            var grants: [MemberGrant] = []
-            for (index, member) in request.members.enumerated() {
-                grants.append(
-                    MemberGrant(
-                        uid: member.uid,
-                        scope: try ProtoToDomain.scope(member.scope, field: "members[\(index)].scope") ?? .participant))
-            }
-            service.addMembers(caller, guid: request.guid, members: grants, replay: replay, completion: done)
+            service.addMembers(
+                caller, guid: request.guid, members: try ProtoToDomain.grants(request.members), replay: replay,
+                completion: done)
         }
         table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) {
             request, caller throws(ModerationError) in
@@ -256,6 +252,48 @@ public enum ModerationRPC {
             service.bulkUnmuteMembers(
                 caller, guid: request.guid, uids: request.uids, onlyIfMuted: request.onlyIfMuted, replay: replay,
                 completion: done)
+        }
+    }
+
+    private static func registerInvites(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.inviteMembers, respond: { InviteMembersResponse(results: DomainToProto.results($0)) }
+        ) { request, caller, replay, done throws(ModerationError) in
+            service.inviteMembers(
+                caller, guid: request.guid, members: try ProtoToDomain.grants(request.members),
+                expiresInMs: request.expiresInMs, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.acceptInvite,
+            respond: {
+                AcceptInviteResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done in
+            service.acceptInvite(caller, guid: request.guid, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.declineInvite, respond: { DeclineInviteResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.declineInvite(caller, guid: request.guid, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.revokeInvite, respond: { RevokeInviteResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.revokeInvite(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
+        }
+        table.addRead(ModerationMethods.listInvites, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listInvites(
+                caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            let guid = request.guid.lowercased()
+            return ListInvitesResponse(
+                invites: page.items.map { DomainToProto.invite($0, guid: guid) }, nextCursor: page.nextCursor)
+        }
+        table.addRead(ModerationMethods.listMyInvites, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listMyInvites(
+                caller, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            return ListMyInvitesResponse(invites: page.items.map(DomainToProto.myInvite), nextCursor: page.nextCursor)
         }
     }
 

@@ -56,6 +56,10 @@ enum ProtoToDomain {
             case .frozen: kinds.insert(.frozen)
             case .unfrozen: kinds.insert(.unfrozen)
             case .userDeleted: kinds.insert(.userDeleted)
+            case .invited: kinds.insert(.invited)
+            case .inviteAccepted: kinds.insert(.inviteAccepted)
+            case .inviteDeclined: kinds.insert(.inviteDeclined)
+            case .inviteRevoked: kinds.insert(.inviteRevoked)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }
@@ -64,6 +68,18 @@ enum ProtoToDomain {
     }
 
     static func limit(_ limit: UInt32) -> Int { Int(limit) }
+
+    /// The users of an AddMembers or InviteMembers request with their scopes (unspecified:
+    /// participant).
+    static func grants(_ members: [MemberToAdd]) throws(ModerationError) -> [MemberGrant] {
+        var grants: [MemberGrant] = []
+        for (index, member) in members.enumerated() {
+            grants.append(
+                MemberGrant(
+                    uid: member.uid, scope: try scope(member.scope, field: "members[\(index)].scope") ?? .participant))
+        }
+        return grants
+    }
 
     static func newGroup(_ request: CreateGroupRequest) throws(ModerationError) -> NewGroup {
         guard let type = try groupType(request.type, field: "type") else {

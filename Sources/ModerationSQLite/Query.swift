@@ -16,6 +16,8 @@ enum Query: Int, CaseIterable {
 
     case ban, banExpiry, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans, groupsBanningUser
 
+    case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
+
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
     case gramCount, gramIDs, gramIDsOfTwo, gramInsert, gramDelete, gramCountAdd
@@ -30,6 +32,9 @@ enum Query: Int, CaseIterable {
 
     /// The columns `SQLiteSession.decodeMember` reads, in order.
     private static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at, m.muted_until, m.mute_reason"
+
+    /// The columns `SQLiteSession.decodeInvite` reads, in order, after `first` others.
+    static let inviteColumns = "i.uid, u.name, u.avatar, i.scope, i.invited_by, i.invited_at, i.expires_at"
 
     /// The columns `SQLiteSession.decodeBan` reads, in order.
     private static let banColumns =
@@ -258,6 +263,39 @@ enum Query: Int, CaseIterable {
             SELECT a.id, a.name, g.guid, b.uid FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id
             WHERE b.expires_at > 0 AND b.expires_at <= ?1 ORDER BY b.expires_at LIMIT ?2
             """
+
+        case .invite:
+            "SELECT \(Self.inviteColumns) FROM invites i JOIN users u ON u.id = i.user_id WHERE i.group_id = ?1 AND i.uid = ?2"
+        case .upsertInvite:
+            """
+            INSERT INTO invites (group_id, uid, user_id, scope, invited_by, invited_at, expires_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            ON CONFLICT (group_id, uid) DO UPDATE SET scope = excluded.scope, invited_by = excluded.invited_by,
+                invited_at = excluded.invited_at, expires_at = excluded.expires_at
+            """
+        case .deleteInvite: "DELETE FROM invites WHERE group_id = ?1 AND uid = ?2"
+        case .invitesPage:
+            // ?2/?3 keyset (invited_at descending, uid), ?4 now, ?5 limit.
+            """
+            SELECT \(Self.inviteColumns) FROM invites i INDEXED BY invites_by_group JOIN users u ON u.id = i.user_id
+            WHERE i.group_id = ?1 AND (i.invited_at < ?2 OR (i.invited_at = ?2 AND i.uid > ?3)) AND i.expires_at > ?4
+            ORDER BY i.invited_at DESC, i.uid LIMIT ?5
+            """
+        case .invitesOfUser:
+            // ?1 app, ?2 uid, ?3/?4 keyset (invited_at descending, guid), ?5 now, ?6 limit.
+            """
+            SELECT \(Self.groupColumns), \(Self.inviteColumns)
+            FROM users u CROSS JOIN invites i CROSS JOIN groups g
+            WHERE u.app_id = ?1 AND u.uid = ?2 AND i.user_id = u.id AND g.id = i.group_id
+              AND (i.invited_at < ?3 OR (i.invited_at = ?3 AND g.guid > ?4)) AND i.expires_at > ?5
+            ORDER BY i.invited_at DESC, g.guid LIMIT ?6
+            """
+        case .purgeInvites:
+            """
+            DELETE FROM invites WHERE (group_id, uid) IN
+                (SELECT group_id, uid FROM invites WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)
+            """
+        case .deleteInvitesOfUser: "DELETE FROM invites WHERE user_id = ?1"
 
         case .insertAction:
             """

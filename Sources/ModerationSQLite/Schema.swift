@@ -6,7 +6,7 @@ internal import Moderation
 /// Never edit a released migration; append a new one. Every table is STRICT; every query has an
 /// index (listed next to the table it reads).
 enum Schema {
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     /// Brings the database up to the latest version; a no-op when it is already there.
     static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
@@ -209,5 +209,25 @@ enum Schema {
 
         -- A deleted user's bans, found by user.
         CREATE INDEX bans_by_user ON bans (user_id);
+        """
+
+    /// Issue 17, phase 2: invites.
+    private static let version3 = """
+        -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
+        -- call and purged by maintenance. A member or a banned user has none (inserting either
+        -- deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE invites (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            scope INTEGER NOT NULL,
+            invited_by TEXT NOT NULL,
+            invited_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX invites_by_group ON invites (group_id, invited_at DESC, uid);
+        CREATE INDEX invites_by_user ON invites (user_id, invited_at DESC);
+        CREATE INDEX invites_by_expiry ON invites (expires_at);
         """
 }

@@ -39,7 +39,8 @@ public enum StorageCodes {
     /// In the order of the proto's `ActionType` numbers (1…): a kind's code is its number.
     private static let kinds: [ActionKind] = [
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
-        .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted,
+        .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted,
+        .inviteDeclined, .inviteRevoked,
     ]
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }

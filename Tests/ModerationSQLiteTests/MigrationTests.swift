@@ -65,7 +65,9 @@ struct MigrationTests {
         store.close()
         #expect(try Self.userVersion(options.databasePath) == Self.version)
         let schema = try Self.schema(options.databasePath)
-        for index in ["members_by_joined", "members_by_mute_expiry", "bans_by_user"] {
+        for index in [
+            "members_by_joined", "members_by_mute_expiry", "bans_by_user", "invites_by_group", "invites_by_user",
+        ] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
         // Opened again, the upgraded store is at the build's version and migrates nothing.
@@ -74,7 +76,7 @@ struct MigrationTests {
     }
 
     /// The build's schema version.
-    static let version = 2
+    static let version = 3
 
     /// What the fixture's database held before the upgrade.
     struct FixtureCounts {

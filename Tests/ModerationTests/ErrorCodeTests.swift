@@ -18,10 +18,10 @@ struct ErrorCodeTests {
             && $0 != .groupFrozen
     }
 
-    @Test("the 36 codes have their wire names and gRPC statuses")
+    @Test("the 37 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 36)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 36)
+        #expect(ErrorCode.allCases.count == 37)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 37)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)
@@ -122,6 +122,7 @@ struct ErrorCodeTests {
             return (error { try owner.freeze("g") }, "g")
         case .groupNotFrozen: return (error { try owner.unfreeze("g") }, "g")
         case .userOwnsGroups: return (error { try owner.deleteUser("owner") }, "g")
+        case .inviteNotFound: return (error { try owner.revokeInvite("g", "outsider") }, "outsider")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

@@ -54,6 +54,7 @@ struct ErrorCodeStatusTests {
         Row(code: .groupNotFrozen, status: .failedPrecondition),
         Row(code: .groupFrozen, status: .failedPrecondition),
         Row(code: .userOwnsGroups, status: .failedPrecondition),
+        Row(code: .inviteNotFound, status: .notFound),
     ]
 
     @Test("the table lists every code once")

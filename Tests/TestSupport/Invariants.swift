@@ -5,7 +5,8 @@ import Testing
 /// SERVICE.md and SERVICE-2.md: exactly one owner; the owner a member with scope admin, never
 /// muted; nobody both member and banned (not even by an expired ban row); nobody muted who is not
 /// a member (the store's muted-members list names members only, and exactly the members whose row
-/// holds a mute); members_count equal to the members.
+/// holds a mute); members_count equal to the members; nobody both invited and a member, nor
+/// invited and banned (not even by an expired invite row).
 public enum Invariants {
     /// The broken invariants of group `guid` of `app`; empty when it holds them all (or the
     /// group does not exist).
@@ -68,6 +69,27 @@ public enum Invariants {
                 }
                 if Set(muted.map(\.uid)) != Set(members.filter { $0.mute != nil }.map(\.uid)) {
                     problems.append("\(guid): the muted-members list is not the members whose row holds a mute")
+                }
+                // Every invite row, expired or not.
+                var invites: [Invite] = []
+                var afterInvite: InviteKey? = nil
+                repeat {
+                    let page = try snapshot.invites(
+                        groupID: stored.id, query: InvitePageQuery(after: afterInvite, limit: 500, liveAt: Int64.min))
+                    invites += page
+                    afterInvite =
+                        page.count == 500 ? page.last.map { InviteKey(invitedAt: $0.invitedAt, id: $0.uid) } : nil
+                } while afterInvite != nil
+                for invite in invites {
+                    if memberUIDs.contains(invite.uid) {
+                        problems.append("\(guid): \(invite.uid) is invited and a member")
+                    }
+                    if try snapshot.ban(groupID: stored.id, uid: invite.uid) != nil {
+                        problems.append("\(guid): \(invite.uid) is invited and has a ban row")
+                    }
+                }
+                for member in members where try snapshot.invite(groupID: stored.id, uid: member.uid) != nil {
+                    problems.append("\(guid): member \(member.uid) has an invite row")
                 }
                 return problems
             }

@@ -13,15 +13,20 @@ public struct LogModel: Sendable {
         /// Members muted (until an `unmuted`, or until they leave).
         public var muted: Set<String>
         public var frozen: Bool
+        /// Users invited (until the invite is accepted, declined, revoked, or they join, are
+        /// added or banned; an invite's expiry records no action, so the model keeps it).
+        public var invited: Set<String>
 
         public init(
-            owner: String, members: [String: Scope], banned: Set<String>, muted: Set<String> = [], frozen: Bool = false
+            owner: String, members: [String: Scope], banned: Set<String>, muted: Set<String> = [], frozen: Bool = false,
+            invited: Set<String> = []
         ) {
             self.owner = owner
             self.members = members
             self.banned = banned
             self.muted = muted
             self.frozen = frozen
+            self.invited = invited
         }
     }
 
@@ -67,12 +72,25 @@ public struct LogModel: Sendable {
             if groups[guid]?.members[target] != nil { note("already a member") }
             if groups[guid]?.banned.contains(target) == true { note("banned") }
             groups[guid]?.members[target] = action.newScope == .unspecified ? .participant : action.newScope
+            groups[guid]?.invited.remove(target)
+        case .invited:
+            if groups[guid]?.members[target] != nil { note("invited but a member") }
+            if groups[guid]?.banned.contains(target) == true { note("invited but banned") }
+            groups[guid]?.invited.insert(target)
+        case .inviteAccepted:
+            if groups[guid]?.invited.remove(target) == nil { note("accepted but not invited") }
+            if groups[guid]?.members[target] != nil { note("already a member") }
+            if groups[guid]?.banned.contains(target) == true { note("banned") }
+            groups[guid]?.members[target] = action.newScope
+        case .inviteDeclined, .inviteRevoked:
+            if groups[guid]?.invited.remove(target) == nil { note("not invited") }
         case .left, .kicked:
             if groups[guid]?.members.removeValue(forKey: target) == nil { note("not a member") }
             groups[guid]?.muted.remove(target)
         case .banned:
             groups[guid]?.members[target] = nil
             groups[guid]?.muted.remove(target)
+            groups[guid]?.invited.remove(target)
             if groups[guid]?.banned.insert(target).inserted == false { note("already banned") }
         case .unbanned:
             if groups[guid]?.banned.remove(target) == nil { note("not banned") }

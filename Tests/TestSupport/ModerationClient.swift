@@ -295,6 +295,61 @@ public struct ModerationClient: Sendable {
         }
     }
 
+    // MARK: Invites
+
+    @discardableResult
+    public func invite(_ guid: String, _ members: [MemberGrant], expiresInMs: Int64 = 0) throws(ModerationError)
+        -> [String: UserResult]
+    {
+        try checked(guid, "invite") { () throws(ModerationError) in
+            try run {
+                service.inviteMembers(
+                    $0, guid: guid, members: members, expiresInMs: expiresInMs, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    /// Invites one user; throws the user's own error when it failed.
+    @discardableResult
+    public func invite(_ guid: String, _ uid: String, scope: Scope = .participant, expiresInMs: Int64 = 0)
+        throws(ModerationError) -> UInt64
+    {
+        let result = try invite(guid, [MemberGrant(uid: uid, scope: scope)], expiresInMs: expiresInMs)[uid]
+        if let error = result?.error { throw error }
+        return result?.seq ?? 0
+    }
+
+    @discardableResult
+    public func acceptInvite(_ guid: String) throws(ModerationError) -> JoinResult {
+        try checked(guid, "acceptInvite") { () throws(ModerationError) in
+            try run { service.acceptInvite($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func declineInvite(_ guid: String) throws(ModerationError) -> ActionRecord {
+        try checked(guid, "declineInvite") { () throws(ModerationError) in
+            try run { service.declineInvite($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func revokeInvite(_ guid: String, _ uid: String) throws(ModerationError) -> ActionRecord {
+        try checked(guid, "revokeInvite") { () throws(ModerationError) in
+            try run { service.revokeInvite($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        }
+    }
+
+    public func listInvites(_ guid: String, limit: Int = 0, cursor: String = "") throws(ModerationError)
+        -> Page<Invite>
+    {
+        try service.listInvites(caller, guid: guid, limit: limit, cursor: cursor)
+    }
+
+    public func listMyInvites(limit: Int = 0, cursor: String = "") throws(ModerationError) -> Page<MyInvite> {
+        try service.listMyInvites(caller, limit: limit, cursor: cursor)
+    }
+
     public func checkPost(_ checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {
         try service.checkPost(caller, checks: checks)
     }

@@ -266,6 +266,43 @@ public struct ModerationWireClient: Sendable {
         try call(ModerationMethods.unfreezeGroup, UnfreezeGroupRequest(guid: guid))
     }
 
+    // MARK: Invites
+
+    @discardableResult
+    public func invite(_ guid: String, _ members: [(String, Scope)], expiresInMs: Int64 = 0) throws(RPCError)
+        -> [String: UserResult]
+    {
+        try call(
+            ModerationMethods.inviteMembers,
+            InviteMembersRequest(
+                guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }, expiresInMs: expiresInMs)
+        ).results
+    }
+
+    @discardableResult
+    public func acceptInvite(_ guid: String) throws(RPCError) -> AcceptInviteResponse {
+        try call(ModerationMethods.acceptInvite, AcceptInviteRequest(guid: guid))
+    }
+
+    @discardableResult
+    public func declineInvite(_ guid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.declineInvite, DeclineInviteRequest(guid: guid)).action ?? Action()
+    }
+
+    @discardableResult
+    public func revokeInvite(_ guid: String, _ uid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.revokeInvite, RevokeInviteRequest(guid: guid, uid: uid)).action ?? Action()
+    }
+
+    public func invites(_ guid: String, limit: UInt32 = 0, cursor: String = "") throws(RPCError) -> ListInvitesResponse
+    {
+        try call(ModerationMethods.listInvites, ListInvitesRequest(guid: guid, limit: limit, cursor: cursor))
+    }
+
+    public func myInvites(limit: UInt32 = 0, cursor: String = "") throws(RPCError) -> ListMyInvitesResponse {
+        try call(ModerationMethods.listMyInvites, ListMyInvitesRequest(limit: limit, cursor: cursor))
+    }
+
     /// The answers to `checks` of (guid, uid) pairs, in order.
     public func checkPost(_ checks: [(String, String)]) throws(RPCError) -> [PostCheckResult] {
         try call(

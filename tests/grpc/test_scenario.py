@@ -1,7 +1,7 @@
 """Every RPC of moderation.v1 through stock grpcio and protoc-generated stubs, in the seeds'
 scenario (the same one clients/python/tests/test_moderation_scenario.py runs on our framed
 protocol): users, groups, join, members, add, kick, ban, unban, the banned list, scope changes,
-bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, the action log,
+bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, invites, the action log,
 leave and delete — and the events they cause on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
 ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
 """
@@ -271,6 +271,24 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
     expected.append((gone.last_seq, "ACTION_TYPE_USER_DELETED", "@app", erin))
     expect_error(S.NOT_FOUND, "ERR_UID_NOT_FOUND", lambda: mod.GetUser(m.GetUserRequest(uid=erin)))
     expect_error(S.ALREADY_EXISTS, "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=erin)))
+
+    # Invites: carol invites gina and frank (bob is a member already); gina sees her invite and
+    # accepts it; frank's is revoked, so he has none left to decline.
+    invited = mod.InviteMembers(m.InviteMembersRequest(guid=guid, members=[
+        mb.MemberToAdd(uid=gina), mb.MemberToAdd(uid=frank), mb.MemberToAdd(uid=bob)]), as_=carol)
+    assert (invited.results[bob].ok, invited.results[bob].error_code) == (False, "ERR_ALREADY_JOINED")
+    record_results(invited.results, "ACTION_TYPE_INVITED", carol, [gina, frank])
+    mine = mod.ListMyInvites(m.ListMyInvitesRequest(), as_=gina).invites
+    assert [(i.guid, i.invited_by, i.group.guid) for i in mine] == [(guid, carol, guid)]
+    listed_invites = mod.ListInvites(m.ListInvitesRequest(guid=guid), as_=carol).invites
+    assert sorted(i.uid for i in listed_invites) == sorted([gina, frank])
+    accepted = mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), as_=gina)
+    assert accepted.group.has_joined and accepted.group.scope == mb.SCOPE_PARTICIPANT
+    record(accepted.action, a.ACTION_TYPE_INVITE_ACCEPTED, gina, gina)
+    record(mod.RevokeInvite(m.RevokeInviteRequest(guid=guid, uid=frank), as_=carol).action,
+           a.ACTION_TYPE_INVITE_REVOKED, carol, frank)
+    expect_error(S.NOT_FOUND, "ERR_INVITE_NOT_FOUND",
+                 lambda: mod.DeclineInvite(m.DeclineInviteRequest(guid=guid), as_=frank))
 
     # The action log ("missed events") holds what the responses said, in order, page by page.
     logged = []

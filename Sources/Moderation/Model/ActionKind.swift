@@ -16,4 +16,8 @@ public enum ActionKind: String, Sendable, CaseIterable {
     case frozen
     case unfrozen
     case userDeleted
+    case invited
+    case inviteAccepted
+    case inviteDeclined
+    case inviteRevoked
 }

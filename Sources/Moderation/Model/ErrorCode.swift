@@ -66,8 +66,9 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// A `CheckPost` answer, not a failed call: the group is frozen and the user is a participant.
     public static let groupFrozen = ErrorCode("ERR_GROUP_FROZEN", status: .failedPrecondition)
     public static let userOwnsGroups = ErrorCode("ERR_USER_OWNS_GROUPS", status: .failedPrecondition)
+    public static let inviteNotFound = ErrorCode("ERR_INVITE_NOT_FOUND", status: .notFound)
 
-    /// The 36 codes of the service, in the order of `errors.proto`.
+    /// The 37 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -75,7 +76,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .sameScope, .groupNoSelfAction, .guidAlreadyExists, .uidAlreadyExists, .invalidArgument,
         .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
-        .groupNotFrozen, .groupFrozen, .userOwnsGroups,
+        .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

@@ -25,6 +25,17 @@ public protocol StoreSnapshot {
     /// A user's ban record in a group, whether or not it has expired (the rules decide).
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban?
 
+    /// A user's invite to a group, live or past its expiry (the rules decide), with the
+    /// invitee's profile.
+    func invite(groupID: Int64, uid: String) throws(ModerationError) -> Invite?
+
+    /// A page of a group's live invites, sorted by (invitedAt descending, uid), with profiles.
+    func invites(groupID: Int64, query: InvitePageQuery) throws(ModerationError) -> [Invite]
+
+    /// A page of `uid`'s live invites across the app's groups, sorted by (invitedAt descending,
+    /// guid).
+    func invitesOf(appID: Int64, uid: String, query: InvitePageQuery) throws(ModerationError) -> [InviteListing]
+
     /// A page of a group's members sorted by (joinedAt, uid), with each member's profile.
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member]
 

@@ -41,13 +41,22 @@ public enum ActionType: ProtoEnum {
     /// "userDeleted": a user banned from the group was deleted; the ban went with them. (Groups the
     /// user was a member of record "left" with reason "userDeleted" instead.)
     case userDeleted
+    /// "invited": a user was invited (new_scope: the scope offered; expires_at: when the invite
+    /// lapses). Inviting again refreshes the invite and records "invited" again.
+    case invited
+    /// "inviteAccepted": the invitee accepted and became a member (new_scope).
+    case inviteAccepted
+    /// "inviteDeclined": the invitee declined the invite.
+    case inviteDeclined
+    /// "inviteRevoked": an admin or moderator withdrew the invite (old_scope: the scope offered).
+    case inviteRevoked
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -68,6 +77,10 @@ public enum ActionType: ProtoEnum {
         case 14: self = .frozen
         case 15: self = .unfrozen
         case 16: self = .userDeleted
+        case 17: self = .invited
+        case 18: self = .inviteAccepted
+        case 19: self = .inviteDeclined
+        case 20: self = .inviteRevoked
         default: self = .unrecognized(rawValue)
         }
     }
@@ -91,6 +104,10 @@ public enum ActionType: ProtoEnum {
         case .frozen: 14
         case .unfrozen: 15
         case .userDeleted: 16
+        case .invited: 17
+        case .inviteAccepted: 18
+        case .inviteDeclined: 19
+        case .inviteRevoked: 20
         case .unrecognized(let value): value
         }
     }
@@ -115,6 +132,10 @@ public enum ActionType: ProtoEnum {
         case .frozen: "ACTION_TYPE_FROZEN"
         case .unfrozen: "ACTION_TYPE_UNFROZEN"
         case .userDeleted: "ACTION_TYPE_USER_DELETED"
+        case .invited: "ACTION_TYPE_INVITED"
+        case .inviteAccepted: "ACTION_TYPE_INVITE_ACCEPTED"
+        case .inviteDeclined: "ACTION_TYPE_INVITE_DECLINED"
+        case .inviteRevoked: "ACTION_TYPE_INVITE_REVOKED"
         case .unrecognized: nil
         }
     }
@@ -131,8 +152,8 @@ public struct Action: ProtoMessage {
     /// Who did it (uid "@app" for the app itself).
     public var actionBy: User? = nil
     /// Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
-    /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted and
-    /// userDeleted (the deleted user); the owner for created; absent for updated, deleted, frozen
+    /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
+    /// userDeleted (the deleted user) and the invite actions (the invitee); the owner for created; absent for updated, deleted, frozen
     /// and unfrozen.
     public var actionOn: User? = nil
     /// The group after the change (members_count and version updated); no per-user fields.

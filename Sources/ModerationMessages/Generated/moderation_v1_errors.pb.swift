@@ -84,13 +84,16 @@ public enum ErrorCode: ProtoEnum {
     /// FAILED_PRECONDITION: the user owns groups and cannot be deleted until ownership of each is
     /// transferred; the message and details ("guids") name up to 10 of them.
     case errUserOwnsGroups
+    /// NOT_FOUND: the user has no live invite to the group (never invited, or it expired, was
+    /// accepted, declined or revoked).
+    case errInviteNotFound
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -131,6 +134,7 @@ public enum ErrorCode: ProtoEnum {
         case 34: self = .errGroupNotFrozen
         case 35: self = .errGroupFrozen
         case 36: self = .errUserOwnsGroups
+        case 37: self = .errInviteNotFound
         default: self = .unrecognized(rawValue)
         }
     }
@@ -174,6 +178,7 @@ public enum ErrorCode: ProtoEnum {
         case .errGroupNotFrozen: 34
         case .errGroupFrozen: 35
         case .errUserOwnsGroups: 36
+        case .errInviteNotFound: 37
         case .unrecognized(let value): value
         }
     }
@@ -218,6 +223,7 @@ public enum ErrorCode: ProtoEnum {
         case .errGroupNotFrozen: "ERR_GROUP_NOT_FROZEN"
         case .errGroupFrozen: "ERR_GROUP_FROZEN"
         case .errUserOwnsGroups: "ERR_USER_OWNS_GROUPS"
+        case .errInviteNotFound: "ERR_INVITE_NOT_FOUND"
         case .unrecognized: nil
         }
     }

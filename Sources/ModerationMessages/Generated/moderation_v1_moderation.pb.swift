@@ -1057,6 +1057,228 @@ public struct GetMemberStateResponse: ProtoMessage {
     }
 }
 
+/// Request of InviteMembers.
+public struct InviteMembersRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.InviteMembersRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Users to invite (1–100, no duplicates), each with the scope they get on accepting: the
+    /// scopes the acting user may grant, as for AddMembers.
+    public var members: [MemberToAdd] = []
+    /// How long the invites stay live, in milliseconds: 0 means 7 days; at most 30 days.
+    public var expiresInMs: Int64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", members: [MemberToAdd] = [], expiresInMs: Int64 = 0) {
+        self.guid = guid
+        self.members = members
+        self.expiresInMs = expiresInMs
+    }
+}
+
+/// Response of InviteMembers.
+public struct InviteMembersResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.InviteMembersResponse"
+
+    /// Outcome per uid: ERR_UID_NOT_FOUND, ERR_ALREADY_JOINED, ERR_BANNED_GROUPMEMBER (inviting
+    /// never unbans) or ERR_PERMISSION_DENIED (a scope the acting user may not grant).
+    public var results: [String: UserResult] = [:]
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [String: UserResult] = [:]) {
+        self.results = results
+    }
+}
+
+/// Request of AcceptInvite.
+public struct AcceptInviteRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.AcceptInviteRequest"
+
+    /// GUID of the group whose invite the acting user accepts.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of AcceptInvite.
+public struct AcceptInviteResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.AcceptInviteResponse"
+
+    /// The group after joining, as the new member sees it.
+    public var group: Group? = nil
+    /// The "inviteAccepted" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(group: Group? = nil, action: Action? = nil) {
+        self.group = group
+        self.action = action
+    }
+}
+
+/// Request of DeclineInvite.
+public struct DeclineInviteRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.DeclineInviteRequest"
+
+    /// GUID of the group whose invite the acting user declines.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of DeclineInvite.
+public struct DeclineInviteResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.DeclineInviteResponse"
+
+    /// The "inviteDeclined" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of RevokeInvite.
+public struct RevokeInviteRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.RevokeInviteRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the invited user.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "") {
+        self.guid = guid
+        self.uid = uid
+    }
+}
+
+/// Response of RevokeInvite.
+public struct RevokeInviteResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.RevokeInviteResponse"
+
+    /// The "inviteRevoked" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ListInvites.
+public struct ListInvitesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListInvitesRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", limit: UInt32 = 0, cursor: String = "") {
+        self.guid = guid
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListInvites.
+public struct ListInvitesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListInvitesResponse"
+
+    /// The page of live invites, sorted by (invited_at descending, uid).
+    public var invites: [Invite] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(invites: [Invite] = [], nextCursor: String = "") {
+        self.invites = invites
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Request of ListMyInvites.
+public struct ListMyInvitesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListMyInvitesRequest"
+
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(limit: UInt32 = 0, cursor: String = "") {
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListMyInvites.
+public struct ListMyInvitesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListMyInvitesResponse"
+
+    /// The acting user's live invites, sorted by (invited_at descending, guid), each with its
+    /// group as the invitee sees it (private groups included).
+    public var invites: [Invite] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(invites: [Invite] = [], nextCursor: String = "") {
+        self.invites = invites
+        self.nextCursor = nextCursor
+    }
+}
+
 /// Request of MuteMember.
 public struct MuteMemberRequest: ProtoMessage {
     public static let protoName = "moderation.v1.MuteMemberRequest"
@@ -3105,6 +3327,362 @@ extension GetMemberStateResponse {
     }
 }
 
+extension InviteMembersRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__InviteMembersRequest> {
+        let c = arena.allocate(Moderation__V1__InviteMembersRequest.self)
+        moderation__v1__invite_members_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !members.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__MemberToAdd>?.self, count: members.count)
+            for (i, item) in members.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_members = members.count
+            c.pointee.members = items
+        }
+        if expiresInMs != 0 { c.pointee.expires_in_ms = expiresInMs }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__invite_members_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__InviteMembersRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        if c.pointee.n_members > 0 {
+            self.members.reserveCapacity(c.pointee.n_members)
+            for i in 0..<c.pointee.n_members { self.members.append(try MemberToAdd(c: ProtoArena.required(c.pointee.members[i], field: "members", of: Self.protoName), arena: arena)) }
+        }
+        self.expiresInMs = c.pointee.expires_in_ms
+    }
+}
+
+extension InviteMembersResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__InviteMembersResponse> {
+        let c = arena.allocate(Moderation__V1__InviteMembersResponse.self)
+        moderation__v1__invite_members_response__init(c)
+        if !results.isEmpty {
+            let entries = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__InviteMembersResponse__ResultsEntry>?.self, count: results.count)
+            for (i, key) in results.keys.sorted().enumerated() {
+                let entry = arena.allocate(Moderation__V1__InviteMembersResponse__ResultsEntry.self)
+                moderation__v1__invite_members_response__results_entry__init(entry)
+                entry.pointee.key = arena.cString(key)
+                entry.pointee.value = results[key]!.cStruct(in: arena)
+                entries[i] = entry
+            }
+            c.pointee.n_results = results.count
+            c.pointee.results = entries
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__invite_members_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__InviteMembersResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        for i in 0..<c.pointee.n_results {
+            let entry = try ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName)
+            self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
+        }
+    }
+}
+
+extension AcceptInviteRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AcceptInviteRequest> {
+        let c = arena.allocate(Moderation__V1__AcceptInviteRequest.self)
+        moderation__v1__accept_invite_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__accept_invite_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AcceptInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension AcceptInviteResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AcceptInviteResponse> {
+        let c = arena.allocate(Moderation__V1__AcceptInviteResponse.self)
+        moderation__v1__accept_invite_response__init(c)
+        if let value = group { c.pointee.group = value.cStruct(in: arena) }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__accept_invite_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AcceptInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension DeclineInviteRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeclineInviteRequest> {
+        let c = arena.allocate(Moderation__V1__DeclineInviteRequest.self)
+        moderation__v1__decline_invite_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__decline_invite_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeclineInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension DeclineInviteResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeclineInviteResponse> {
+        let c = arena.allocate(Moderation__V1__DeclineInviteResponse.self)
+        moderation__v1__decline_invite_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__decline_invite_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeclineInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension RevokeInviteRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RevokeInviteRequest> {
+        let c = arena.allocate(Moderation__V1__RevokeInviteRequest.self)
+        moderation__v1__revoke_invite_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__revoke_invite_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RevokeInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+}
+
+extension RevokeInviteResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RevokeInviteResponse> {
+        let c = arena.allocate(Moderation__V1__RevokeInviteResponse.self)
+        moderation__v1__revoke_invite_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__revoke_invite_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RevokeInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ListInvitesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListInvitesRequest> {
+        let c = arena.allocate(Moderation__V1__ListInvitesRequest.self)
+        moderation__v1__list_invites_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_invites_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListInvitesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListInvitesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListInvitesResponse> {
+        let c = arena.allocate(Moderation__V1__ListInvitesResponse.self)
+        moderation__v1__list_invites_response__init(c)
+        if !invites.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Invite>?.self, count: invites.count)
+            for (i, item) in invites.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_invites = invites.count
+            c.pointee.invites = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_invites_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListInvitesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_invites > 0 {
+            self.invites.reserveCapacity(c.pointee.n_invites)
+            for i in 0..<c.pointee.n_invites { self.invites.append(try Invite(c: ProtoArena.required(c.pointee.invites[i], field: "invites", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+}
+
+extension ListMyInvitesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListMyInvitesRequest> {
+        let c = arena.allocate(Moderation__V1__ListMyInvitesRequest.self)
+        moderation__v1__list_my_invites_request__init(c)
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_my_invites_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListMyInvitesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListMyInvitesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListMyInvitesResponse> {
+        let c = arena.allocate(Moderation__V1__ListMyInvitesResponse.self)
+        moderation__v1__list_my_invites_response__init(c)
+        if !invites.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Invite>?.self, count: invites.count)
+            for (i, item) in invites.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_invites = invites.count
+            c.pointee.invites = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_my_invites_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListMyInvitesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_invites > 0 {
+            self.invites.reserveCapacity(c.pointee.n_invites)
+            for i in 0..<c.pointee.n_invites { self.invites.append(try Invite(c: ProtoArena.required(c.pointee.invites[i], field: "invites", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+}
+
 extension MuteMemberRequest {
     public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(cStruct(in: arena))
@@ -3877,6 +4455,26 @@ public enum ModerationMethods {
     /// Reads one user's membership and ban state in a group.
     public static let getMemberState = ProtoMethod<GetMemberStateRequest, GetMemberStateResponse>(
         service: name, name: "GetMemberState", clientStreaming: false, serverStreaming: false)
+    /// Invites up to 100 users to a group, each with a scope (admins and moderators); inviting
+    /// someone already invited refreshes the invite.
+    public static let inviteMembers = ProtoMethod<InviteMembersRequest, InviteMembersResponse>(
+        service: name, name: "InviteMembers", clientStreaming: false, serverStreaming: false)
+    /// Accepts the acting user's live invite: they become a member with the invited scope, whatever
+    /// the group's type.
+    public static let acceptInvite = ProtoMethod<AcceptInviteRequest, AcceptInviteResponse>(
+        service: name, name: "AcceptInvite", clientStreaming: false, serverStreaming: false)
+    /// Declines the acting user's live invite.
+    public static let declineInvite = ProtoMethod<DeclineInviteRequest, DeclineInviteResponse>(
+        service: name, name: "DeclineInvite", clientStreaming: false, serverStreaming: false)
+    /// Withdraws a user's live invite (admins; moderators only invites with scope participant).
+    public static let revokeInvite = ProtoMethod<RevokeInviteRequest, RevokeInviteResponse>(
+        service: name, name: "RevokeInvite", clientStreaming: false, serverStreaming: false)
+    /// Lists a group's live invites, newest first (admins and moderators).
+    public static let listInvites = ProtoMethod<ListInvitesRequest, ListInvitesResponse>(
+        service: name, name: "ListInvites", clientStreaming: false, serverStreaming: false)
+    /// Lists the acting user's live invites across groups, newest first.
+    public static let listMyInvites = ProtoMethod<ListMyInvitesRequest, ListMyInvitesResponse>(
+        service: name, name: "ListMyInvites", clientStreaming: false, serverStreaming: false)
     /// Mutes a member, who stays a member but may not post (admins and moderators outranking them).
     public static let muteMember = ProtoMethod<MuteMemberRequest, MuteMemberResponse>(
         service: name, name: "MuteMember", clientStreaming: false, serverStreaming: false)
@@ -3907,5 +4505,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
 }

@@ -360,3 +360,34 @@ def test_mute_freeze_check_post_and_delete_user(channel: Channel) -> None:
     expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=gone)))
     expect_error("FAILED_PRECONDITION", "ERR_USER_OWNS_GROUPS",
                  lambda: mod.DeleteUser(m.DeleteUserRequest(uid=owner)))
+
+
+def test_invite_into_a_private_group(channel: Channel) -> None:
+    """Invites through the generated stubs: a private group is visible to its invitee while the
+    invite is live; accepting makes a member with the invited scope; a declined invite is gone."""
+    run = uuid.uuid4().hex[:8]
+    owner, guest, other = ("%s-%s" % (name, run) for name in ("owner", "guest", "other"))
+    guid = "hidden-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    for uid in (guest, other):
+        mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title()))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Hidden", type=m.GROUP_TYPE_PRIVATE, owner=owner))
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND", lambda: mod.GetGroup(m.GetGroupRequest(guid=guid),
+                                                                            on_behalf_of=guest))
+    invited = mod.InviteMembers(m.InviteMembersRequest(guid=guid, members=[
+        MemberToAdd(uid=guest, scope=m.SCOPE_MODERATOR), MemberToAdd(uid=other)]), on_behalf_of=owner)
+    assert invited.results[guest].changed and invited.results[other].changed
+    assert mod.GetGroup(m.GetGroupRequest(guid=guid), on_behalf_of=guest).group.guid == guid
+    mine = mod.ListMyInvites(m.ListMyInvitesRequest(), on_behalf_of=guest).invites
+    assert [(i.guid, i.scope, i.group.type) for i in mine] == [(guid, m.SCOPE_MODERATOR, m.GROUP_TYPE_PRIVATE)]
+    accepted = mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), on_behalf_of=guest)
+    assert m.ActionType.Name(accepted.action.action) == "ACTION_TYPE_INVITE_ACCEPTED"
+    assert (accepted.group.has_joined, accepted.group.scope) == (True, m.SCOPE_MODERATOR)
+    declined = mod.DeclineInvite(m.DeclineInviteRequest(guid=guid), on_behalf_of=other)
+    assert m.ActionType.Name(declined.action.action) == "ACTION_TYPE_INVITE_DECLINED"
+    assert not mod.ListInvites(m.ListInvitesRequest(guid=guid), on_behalf_of=owner).invites
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND",
+                 lambda: mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), on_behalf_of=other))
+    expect_error("NOT_FOUND", "ERR_INVITE_NOT_FOUND",
+                 lambda: mod.RevokeInvite(m.RevokeInviteRequest(guid=guid, uid=other), on_behalf_of=owner))

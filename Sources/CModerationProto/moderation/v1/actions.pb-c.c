@@ -233,7 +233,7 @@ const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
   (ProtobufCMessageInit) moderation__v1__action__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[17] =
+static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[21] =
 {
   { "ACTION_TYPE_UNSPECIFIED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED", 0 },
   { "ACTION_TYPE_CREATED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CREATED", 1 },
@@ -252,17 +252,25 @@ static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_numb
   { "ACTION_TYPE_FROZEN", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_FROZEN", 14 },
   { "ACTION_TYPE_UNFROZEN", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNFROZEN", 15 },
   { "ACTION_TYPE_USER_DELETED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED", 16 },
+  { "ACTION_TYPE_INVITED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITED", 17 },
+  { "ACTION_TYPE_INVITE_ACCEPTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_ACCEPTED", 18 },
+  { "ACTION_TYPE_INVITE_DECLINED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_DECLINED", 19 },
+  { "ACTION_TYPE_INVITE_REVOKED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED", 20 },
 };
 static const ProtobufCIntRange moderation__v1__action_type__value_ranges[] = {
-{0, 0},{0, 17}
+{0, 0},{0, 21}
 };
-static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[17] =
+static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[21] =
 {
   { "ACTION_TYPE_ADDED", 6 },
   { "ACTION_TYPE_BANNED", 8 },
   { "ACTION_TYPE_CREATED", 1 },
   { "ACTION_TYPE_DELETED", 3 },
   { "ACTION_TYPE_FROZEN", 14 },
+  { "ACTION_TYPE_INVITED", 17 },
+  { "ACTION_TYPE_INVITE_ACCEPTED", 18 },
+  { "ACTION_TYPE_INVITE_DECLINED", 19 },
+  { "ACTION_TYPE_INVITE_REVOKED", 20 },
   { "ACTION_TYPE_JOINED", 4 },
   { "ACTION_TYPE_KICKED", 7 },
   { "ACTION_TYPE_LEFT", 5 },
@@ -283,9 +291,9 @@ const ProtobufCEnumDescriptor moderation__v1__action_type__descriptor =
   "ActionType",
   "Moderation__V1__ActionType",
   "moderation.v1",
-  17,
+  21,
   moderation__v1__action_type__enum_values_by_number,
-  17,
+  21,
   moderation__v1__action_type__enum_values_by_name,
   1,
   moderation__v1__action_type__value_ranges,

@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[37] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[38] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -46,11 +46,12 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_GROUP_NOT_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FROZEN", 34 },
   { "ERR_GROUP_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_GROUP_FROZEN", 35 },
   { "ERR_USER_OWNS_GROUPS", "MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS", 36 },
+  { "ERR_INVITE_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_INVITE_NOT_FOUND", 37 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 37}
+{0, 0},{0, 38}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[37] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[38] =
 {
   { "ERR_ALREADY_BANNED", 11 },
   { "ERR_ALREADY_FROZEN", 33 },
@@ -72,6 +73,7 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_GUID_ALREADY_EXISTS", 19 },
   { "ERR_INTERNAL", 26 },
   { "ERR_INVALID_ARGUMENT", 21 },
+  { "ERR_INVITE_NOT_FOUND", 37 },
   { "ERR_MEMBER_MUTED", 32 },
   { "ERR_NOT_A_MEMBER", 4 },
   { "ERR_OWNER_CANNOT_LEAVE", 16 },
@@ -97,9 +99,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  37,
+  38,
   moderation__v1__error_code__enum_values_by_number,
-  37,
+  38,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

@@ -2131,6 +2131,552 @@ void   moderation__v1__get_member_state_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__get_member_state_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__invite_members_request__init
+                     (Moderation__V1__InviteMembersRequest         *message)
+{
+  static const Moderation__V1__InviteMembersRequest init_value = MODERATION__V1__INVITE_MEMBERS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__invite_members_request__get_packed_size
+                     (const Moderation__V1__InviteMembersRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__invite_members_request__pack
+                     (const Moderation__V1__InviteMembersRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__invite_members_request__pack_to_buffer
+                     (const Moderation__V1__InviteMembersRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__InviteMembersRequest *
+       moderation__v1__invite_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__InviteMembersRequest *)
+     protobuf_c_message_unpack (&moderation__v1__invite_members_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__invite_members_request__free_unpacked
+                     (Moderation__V1__InviteMembersRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__invite_members_response__results_entry__init
+                     (Moderation__V1__InviteMembersResponse__ResultsEntry         *message)
+{
+  static const Moderation__V1__InviteMembersResponse__ResultsEntry init_value = MODERATION__V1__INVITE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT;
+  *message = init_value;
+}
+void   moderation__v1__invite_members_response__init
+                     (Moderation__V1__InviteMembersResponse         *message)
+{
+  static const Moderation__V1__InviteMembersResponse init_value = MODERATION__V1__INVITE_MEMBERS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__invite_members_response__get_packed_size
+                     (const Moderation__V1__InviteMembersResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__invite_members_response__pack
+                     (const Moderation__V1__InviteMembersResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__invite_members_response__pack_to_buffer
+                     (const Moderation__V1__InviteMembersResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__InviteMembersResponse *
+       moderation__v1__invite_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__InviteMembersResponse *)
+     protobuf_c_message_unpack (&moderation__v1__invite_members_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__invite_members_response__free_unpacked
+                     (Moderation__V1__InviteMembersResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__accept_invite_request__init
+                     (Moderation__V1__AcceptInviteRequest         *message)
+{
+  static const Moderation__V1__AcceptInviteRequest init_value = MODERATION__V1__ACCEPT_INVITE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__accept_invite_request__get_packed_size
+                     (const Moderation__V1__AcceptInviteRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__accept_invite_request__pack
+                     (const Moderation__V1__AcceptInviteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__accept_invite_request__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AcceptInviteRequest *
+       moderation__v1__accept_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AcceptInviteRequest *)
+     protobuf_c_message_unpack (&moderation__v1__accept_invite_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__accept_invite_request__free_unpacked
+                     (Moderation__V1__AcceptInviteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__accept_invite_response__init
+                     (Moderation__V1__AcceptInviteResponse         *message)
+{
+  static const Moderation__V1__AcceptInviteResponse init_value = MODERATION__V1__ACCEPT_INVITE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__accept_invite_response__get_packed_size
+                     (const Moderation__V1__AcceptInviteResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__accept_invite_response__pack
+                     (const Moderation__V1__AcceptInviteResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__accept_invite_response__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AcceptInviteResponse *
+       moderation__v1__accept_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AcceptInviteResponse *)
+     protobuf_c_message_unpack (&moderation__v1__accept_invite_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__accept_invite_response__free_unpacked
+                     (Moderation__V1__AcceptInviteResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__decline_invite_request__init
+                     (Moderation__V1__DeclineInviteRequest         *message)
+{
+  static const Moderation__V1__DeclineInviteRequest init_value = MODERATION__V1__DECLINE_INVITE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__decline_invite_request__get_packed_size
+                     (const Moderation__V1__DeclineInviteRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__decline_invite_request__pack
+                     (const Moderation__V1__DeclineInviteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__decline_invite_request__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeclineInviteRequest *
+       moderation__v1__decline_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeclineInviteRequest *)
+     protobuf_c_message_unpack (&moderation__v1__decline_invite_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__decline_invite_request__free_unpacked
+                     (Moderation__V1__DeclineInviteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__decline_invite_response__init
+                     (Moderation__V1__DeclineInviteResponse         *message)
+{
+  static const Moderation__V1__DeclineInviteResponse init_value = MODERATION__V1__DECLINE_INVITE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__decline_invite_response__get_packed_size
+                     (const Moderation__V1__DeclineInviteResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__decline_invite_response__pack
+                     (const Moderation__V1__DeclineInviteResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__decline_invite_response__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeclineInviteResponse *
+       moderation__v1__decline_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeclineInviteResponse *)
+     protobuf_c_message_unpack (&moderation__v1__decline_invite_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__decline_invite_response__free_unpacked
+                     (Moderation__V1__DeclineInviteResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__revoke_invite_request__init
+                     (Moderation__V1__RevokeInviteRequest         *message)
+{
+  static const Moderation__V1__RevokeInviteRequest init_value = MODERATION__V1__REVOKE_INVITE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__revoke_invite_request__get_packed_size
+                     (const Moderation__V1__RevokeInviteRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__revoke_invite_request__pack
+                     (const Moderation__V1__RevokeInviteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__revoke_invite_request__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RevokeInviteRequest *
+       moderation__v1__revoke_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RevokeInviteRequest *)
+     protobuf_c_message_unpack (&moderation__v1__revoke_invite_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__revoke_invite_request__free_unpacked
+                     (Moderation__V1__RevokeInviteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__revoke_invite_response__init
+                     (Moderation__V1__RevokeInviteResponse         *message)
+{
+  static const Moderation__V1__RevokeInviteResponse init_value = MODERATION__V1__REVOKE_INVITE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__revoke_invite_response__get_packed_size
+                     (const Moderation__V1__RevokeInviteResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__revoke_invite_response__pack
+                     (const Moderation__V1__RevokeInviteResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__revoke_invite_response__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RevokeInviteResponse *
+       moderation__v1__revoke_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RevokeInviteResponse *)
+     protobuf_c_message_unpack (&moderation__v1__revoke_invite_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__revoke_invite_response__free_unpacked
+                     (Moderation__V1__RevokeInviteResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_invites_request__init
+                     (Moderation__V1__ListInvitesRequest         *message)
+{
+  static const Moderation__V1__ListInvitesRequest init_value = MODERATION__V1__LIST_INVITES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_invites_request__get_packed_size
+                     (const Moderation__V1__ListInvitesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_invites_request__pack
+                     (const Moderation__V1__ListInvitesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListInvitesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListInvitesRequest *
+       moderation__v1__list_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListInvitesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_invites_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_invites_request__free_unpacked
+                     (Moderation__V1__ListInvitesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_invites_response__init
+                     (Moderation__V1__ListInvitesResponse         *message)
+{
+  static const Moderation__V1__ListInvitesResponse init_value = MODERATION__V1__LIST_INVITES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_invites_response__get_packed_size
+                     (const Moderation__V1__ListInvitesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_invites_response__pack
+                     (const Moderation__V1__ListInvitesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListInvitesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListInvitesResponse *
+       moderation__v1__list_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListInvitesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_invites_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_invites_response__free_unpacked
+                     (Moderation__V1__ListInvitesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_my_invites_request__init
+                     (Moderation__V1__ListMyInvitesRequest         *message)
+{
+  static const Moderation__V1__ListMyInvitesRequest init_value = MODERATION__V1__LIST_MY_INVITES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_my_invites_request__get_packed_size
+                     (const Moderation__V1__ListMyInvitesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_my_invites_request__pack
+                     (const Moderation__V1__ListMyInvitesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_my_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListMyInvitesRequest *
+       moderation__v1__list_my_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListMyInvitesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_my_invites_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_my_invites_request__free_unpacked
+                     (Moderation__V1__ListMyInvitesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_my_invites_response__init
+                     (Moderation__V1__ListMyInvitesResponse         *message)
+{
+  static const Moderation__V1__ListMyInvitesResponse init_value = MODERATION__V1__LIST_MY_INVITES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_my_invites_response__get_packed_size
+                     (const Moderation__V1__ListMyInvitesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_my_invites_response__pack
+                     (const Moderation__V1__ListMyInvitesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_my_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListMyInvitesResponse *
+       moderation__v1__list_my_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListMyInvitesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_my_invites_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_my_invites_response__free_unpacked
+                     (Moderation__V1__ListMyInvitesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message)
 {
@@ -6335,6 +6881,630 @@ const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__desc
   (ProtobufCMessageInit) moderation__v1__get_member_state_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor moderation__v1__invite_members_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "members",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__InviteMembersRequest, n_members),
+    offsetof(Moderation__V1__InviteMembersRequest, members),
+    &moderation__v1__member_to_add__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_in_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersRequest, expires_in_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__invite_members_request__field_indices_by_name[] = {
+  2,   /* field[2] = expires_in_ms */
+  0,   /* field[0] = guid */
+  1,   /* field[1] = members */
+};
+static const ProtobufCIntRange moderation__v1__invite_members_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__invite_members_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.InviteMembersRequest",
+  "InviteMembersRequest",
+  "Moderation__V1__InviteMembersRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__InviteMembersRequest),
+  3,
+  moderation__v1__invite_members_request__field_descriptors,
+  moderation__v1__invite_members_request__field_indices_by_name,
+  1,  moderation__v1__invite_members_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__invite_members_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__invite_members_response__results_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersResponse__ResultsEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersResponse__ResultsEntry, value),
+    &moderation__v1__user_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__invite_members_response__results_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange moderation__v1__invite_members_response__results_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__invite_members_response__results_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.InviteMembersResponse.ResultsEntry",
+  "ResultsEntry",
+  "Moderation__V1__InviteMembersResponse__ResultsEntry",
+  "moderation.v1",
+  sizeof(Moderation__V1__InviteMembersResponse__ResultsEntry),
+  2,
+  moderation__v1__invite_members_response__results_entry__field_descriptors,
+  moderation__v1__invite_members_response__results_entry__field_indices_by_name,
+  1,  moderation__v1__invite_members_response__results_entry__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__invite_members_response__results_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__invite_members_response__field_descriptors[1] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__InviteMembersResponse, n_results),
+    offsetof(Moderation__V1__InviteMembersResponse, results),
+    &moderation__v1__invite_members_response__results_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__invite_members_response__field_indices_by_name[] = {
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__invite_members_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__invite_members_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.InviteMembersResponse",
+  "InviteMembersResponse",
+  "Moderation__V1__InviteMembersResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__InviteMembersResponse),
+  1,
+  moderation__v1__invite_members_response__field_descriptors,
+  moderation__v1__invite_members_response__field_indices_by_name,
+  1,  moderation__v1__invite_members_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__invite_members_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__accept_invite_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AcceptInviteRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__accept_invite_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__accept_invite_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__accept_invite_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AcceptInviteRequest",
+  "AcceptInviteRequest",
+  "Moderation__V1__AcceptInviteRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__AcceptInviteRequest),
+  1,
+  moderation__v1__accept_invite_request__field_descriptors,
+  moderation__v1__accept_invite_request__field_indices_by_name,
+  1,  moderation__v1__accept_invite_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__accept_invite_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__accept_invite_response__field_descriptors[2] =
+{
+  {
+    "group",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AcceptInviteResponse, group),
+    &moderation__v1__group__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AcceptInviteResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__accept_invite_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = group */
+};
+static const ProtobufCIntRange moderation__v1__accept_invite_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__accept_invite_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AcceptInviteResponse",
+  "AcceptInviteResponse",
+  "Moderation__V1__AcceptInviteResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__AcceptInviteResponse),
+  2,
+  moderation__v1__accept_invite_response__field_descriptors,
+  moderation__v1__accept_invite_response__field_indices_by_name,
+  1,  moderation__v1__accept_invite_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__accept_invite_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__decline_invite_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeclineInviteRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__decline_invite_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__decline_invite_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__decline_invite_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeclineInviteRequest",
+  "DeclineInviteRequest",
+  "Moderation__V1__DeclineInviteRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeclineInviteRequest),
+  1,
+  moderation__v1__decline_invite_request__field_descriptors,
+  moderation__v1__decline_invite_request__field_indices_by_name,
+  1,  moderation__v1__decline_invite_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__decline_invite_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__decline_invite_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeclineInviteResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__decline_invite_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__decline_invite_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__decline_invite_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeclineInviteResponse",
+  "DeclineInviteResponse",
+  "Moderation__V1__DeclineInviteResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeclineInviteResponse),
+  1,
+  moderation__v1__decline_invite_response__field_descriptors,
+  moderation__v1__decline_invite_response__field_indices_by_name,
+  1,  moderation__v1__decline_invite_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__decline_invite_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__revoke_invite_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RevokeInviteRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RevokeInviteRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__revoke_invite_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__revoke_invite_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__revoke_invite_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RevokeInviteRequest",
+  "RevokeInviteRequest",
+  "Moderation__V1__RevokeInviteRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__RevokeInviteRequest),
+  2,
+  moderation__v1__revoke_invite_request__field_descriptors,
+  moderation__v1__revoke_invite_request__field_indices_by_name,
+  1,  moderation__v1__revoke_invite_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__revoke_invite_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__revoke_invite_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RevokeInviteResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__revoke_invite_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__revoke_invite_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__revoke_invite_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RevokeInviteResponse",
+  "RevokeInviteResponse",
+  "Moderation__V1__RevokeInviteResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__RevokeInviteResponse),
+  1,
+  moderation__v1__revoke_invite_response__field_descriptors,
+  moderation__v1__revoke_invite_response__field_indices_by_name,
+  1,  moderation__v1__revoke_invite_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__revoke_invite_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_invites_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_invites_request__field_indices_by_name[] = {
+  2,   /* field[2] = cursor */
+  0,   /* field[0] = guid */
+  1,   /* field[1] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_invites_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_invites_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListInvitesRequest",
+  "ListInvitesRequest",
+  "Moderation__V1__ListInvitesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListInvitesRequest),
+  3,
+  moderation__v1__list_invites_request__field_descriptors,
+  moderation__v1__list_invites_request__field_indices_by_name,
+  1,  moderation__v1__list_invites_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_invites_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_invites_response__field_descriptors[2] =
+{
+  {
+    "invites",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListInvitesResponse, n_invites),
+    offsetof(Moderation__V1__ListInvitesResponse, invites),
+    &moderation__v1__invite__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_invites_response__field_indices_by_name[] = {
+  0,   /* field[0] = invites */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_invites_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_invites_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListInvitesResponse",
+  "ListInvitesResponse",
+  "Moderation__V1__ListInvitesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListInvitesResponse),
+  2,
+  moderation__v1__list_invites_response__field_descriptors,
+  moderation__v1__list_invites_response__field_indices_by_name,
+  1,  moderation__v1__list_invites_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_invites_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_my_invites_request__field_descriptors[2] =
+{
+  {
+    "limit",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMyInvitesRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMyInvitesRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_my_invites_request__field_indices_by_name[] = {
+  1,   /* field[1] = cursor */
+  0,   /* field[0] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_my_invites_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_my_invites_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListMyInvitesRequest",
+  "ListMyInvitesRequest",
+  "Moderation__V1__ListMyInvitesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListMyInvitesRequest),
+  2,
+  moderation__v1__list_my_invites_request__field_descriptors,
+  moderation__v1__list_my_invites_request__field_indices_by_name,
+  1,  moderation__v1__list_my_invites_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_my_invites_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_my_invites_response__field_descriptors[2] =
+{
+  {
+    "invites",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListMyInvitesResponse, n_invites),
+    offsetof(Moderation__V1__ListMyInvitesResponse, invites),
+    &moderation__v1__invite__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMyInvitesResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_my_invites_response__field_indices_by_name[] = {
+  0,   /* field[0] = invites */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_my_invites_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_my_invites_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListMyInvitesResponse",
+  "ListMyInvitesResponse",
+  "Moderation__V1__ListMyInvitesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListMyInvitesResponse),
+  2,
+  moderation__v1__list_my_invites_response__field_descriptors,
+  moderation__v1__list_my_invites_response__field_indices_by_name,
+  1,  moderation__v1__list_my_invites_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_my_invites_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor moderation__v1__mute_member_request__field_descriptors[5] =
 {
   {
@@ -7690,7 +8860,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[32] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[38] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -7715,6 +8885,12 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "BulkBanMembers", &moderation__v1__bulk_ban_members_request__descriptor, &moderation__v1__bulk_ban_members_response__descriptor },
   { "BulkUnbanMembers", &moderation__v1__bulk_unban_members_request__descriptor, &moderation__v1__bulk_unban_members_response__descriptor },
   { "GetMemberState", &moderation__v1__get_member_state_request__descriptor, &moderation__v1__get_member_state_response__descriptor },
+  { "InviteMembers", &moderation__v1__invite_members_request__descriptor, &moderation__v1__invite_members_response__descriptor },
+  { "AcceptInvite", &moderation__v1__accept_invite_request__descriptor, &moderation__v1__accept_invite_response__descriptor },
+  { "DeclineInvite", &moderation__v1__decline_invite_request__descriptor, &moderation__v1__decline_invite_response__descriptor },
+  { "RevokeInvite", &moderation__v1__revoke_invite_request__descriptor, &moderation__v1__revoke_invite_response__descriptor },
+  { "ListInvites", &moderation__v1__list_invites_request__descriptor, &moderation__v1__list_invites_response__descriptor },
+  { "ListMyInvites", &moderation__v1__list_my_invites_request__descriptor, &moderation__v1__list_my_invites_response__descriptor },
   { "MuteMember", &moderation__v1__mute_member_request__descriptor, &moderation__v1__mute_member_response__descriptor },
   { "UnmuteMember", &moderation__v1__unmute_member_request__descriptor, &moderation__v1__unmute_member_response__descriptor },
   { "BulkMuteMembers", &moderation__v1__bulk_mute_members_request__descriptor, &moderation__v1__bulk_mute_members_response__descriptor },
@@ -7726,36 +8902,42 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "Subscribe", &moderation__v1__subscribe_request__descriptor, &moderation__v1__subscribe_response__descriptor },
 };
 const unsigned moderation__v1__moderation__method_indices_by_name[] = {
+  24,        /* AcceptInvite */
   12,        /* AddMembers */
   14,        /* BanMember */
   20,        /* BulkBanMembers */
   19,        /* BulkKickMembers */
-  25,        /* BulkMuteMembers */
+  31,        /* BulkMuteMembers */
   21,        /* BulkUnbanMembers */
-  26,        /* BulkUnmuteMembers */
+  32,        /* BulkUnmuteMembers */
   17,        /* ChangeMemberScope */
-  29,        /* CheckPost */
+  35,        /* CheckPost */
   4,        /* CreateGroup */
   0,        /* CreateUser */
+  25,        /* DeclineInvite */
   7,        /* DeleteGroup */
   3,        /* DeleteUser */
-  27,        /* FreezeGroup */
+  33,        /* FreezeGroup */
   5,        /* GetGroup */
   22,        /* GetMemberState */
   1,        /* GetUser */
+  23,        /* InviteMembers */
   9,        /* JoinGroup */
   13,        /* KickMember */
   10,        /* LeaveGroup */
   16,        /* ListBannedMembers */
-  30,        /* ListGroupActions */
+  36,        /* ListGroupActions */
   8,        /* ListGroups */
+  27,        /* ListInvites */
   11,        /* ListMembers */
-  23,        /* MuteMember */
-  31,        /* Subscribe */
+  28,        /* ListMyInvites */
+  29,        /* MuteMember */
+  26,        /* RevokeInvite */
+  37,        /* Subscribe */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
-  28,        /* UnfreezeGroup */
-  24,        /* UnmuteMember */
+  34,        /* UnfreezeGroup */
+  30,        /* UnmuteMember */
   6,        /* UpdateGroup */
   2         /* UpdateUser */
 };
@@ -7766,7 +8948,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  32,
+  38,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -7954,13 +9136,61 @@ void moderation__v1__moderation__get_member_state(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__invite_members(ProtobufCService *service,
+                                                const Moderation__V1__InviteMembersRequest *input,
+                                                Moderation__V1__InviteMembersResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__accept_invite(ProtobufCService *service,
+                                               const Moderation__V1__AcceptInviteRequest *input,
+                                               Moderation__V1__AcceptInviteResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__decline_invite(ProtobufCService *service,
+                                                const Moderation__V1__DeclineInviteRequest *input,
+                                                Moderation__V1__DeclineInviteResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__revoke_invite(ProtobufCService *service,
+                                               const Moderation__V1__RevokeInviteRequest *input,
+                                               Moderation__V1__RevokeInviteResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_invites(ProtobufCService *service,
+                                              const Moderation__V1__ListInvitesRequest *input,
+                                              Moderation__V1__ListInvitesResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_my_invites(ProtobufCService *service,
+                                                 const Moderation__V1__ListMyInvitesRequest *input,
+                                                 Moderation__V1__ListMyInvitesResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                const Moderation__V1__UnmuteMemberRequest *input,
@@ -7968,7 +9198,7 @@ void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    const Moderation__V1__BulkMuteMembersRequest *input,
@@ -7976,7 +9206,7 @@ void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      const Moderation__V1__BulkUnmuteMembersRequest *input,
@@ -7984,7 +9214,7 @@ void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               const Moderation__V1__FreezeGroupRequest *input,
@@ -7992,7 +9222,7 @@ void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 const Moderation__V1__UnfreezeGroupRequest *input,
@@ -8000,7 +9230,7 @@ void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             const Moderation__V1__CheckPostRequest *input,
@@ -8008,7 +9238,7 @@ void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
@@ -8016,7 +9246,7 @@ void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -8024,7 +9254,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

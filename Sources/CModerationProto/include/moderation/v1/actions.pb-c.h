@@ -96,7 +96,24 @@ typedef enum _Moderation__V1__ActionType {
    * "userDeleted": a user banned from the group was deleted; the ban went with them. (Groups the
    * user was a member of record "left" with reason "userDeleted" instead.)
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED = 16
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED = 16,
+  /*
+   * "invited": a user was invited (new_scope: the scope offered; expires_at: when the invite
+   * lapses). Inviting again refreshes the invite and records "invited" again.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITED = 17,
+  /*
+   * "inviteAccepted": the invitee accepted and became a member (new_scope).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_ACCEPTED = 18,
+  /*
+   * "inviteDeclined": the invitee declined the invite.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_DECLINED = 19,
+  /*
+   * "inviteRevoked": an admin or moderator withdrew the invite (old_scope: the scope offered).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED = 20
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -122,8 +139,8 @@ struct  Moderation__V1__Action
   Moderation__V1__User *action_by;
   /*
    * Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
-   * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted and
-   * userDeleted (the deleted user); the owner for created; absent for updated, deleted, frozen
+   * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
+   * userDeleted (the deleted user) and the invite actions (the invitee); the owner for created; absent for updated, deleted, frozen
    * and unfrozen.
    */
   Moderation__V1__User *action_on;

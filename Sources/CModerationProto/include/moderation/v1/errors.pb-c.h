@@ -175,7 +175,12 @@ typedef enum _Moderation__V1__ErrorCode {
    * FAILED_PRECONDITION: the user owns groups and cannot be deleted until ownership of each is
    * transferred; the message and details ("guids") name up to 10 of them.
    */
-  MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS = 36
+  MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS = 36,
+  /*
+   * NOT_FOUND: the user has no live invite to the group (never invited, or it expired, was
+   * accepted, declined or revoked).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_INVITE_NOT_FOUND = 37
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 #include "moderation/v1/actions.pb-c.h"
 #include "moderation/v1/groups.pb-c.h"
+#include "moderation/v1/invites.pb-c.h"
 #include "moderation/v1/members.pb-c.h"
 #include "moderation/v1/users.pb-c.h"
 
@@ -74,6 +75,19 @@ typedef struct Moderation__V1__BulkUnbanMembersResponse Moderation__V1__BulkUnba
 typedef struct Moderation__V1__BulkUnbanMembersResponse__ResultsEntry Moderation__V1__BulkUnbanMembersResponse__ResultsEntry;
 typedef struct Moderation__V1__GetMemberStateRequest Moderation__V1__GetMemberStateRequest;
 typedef struct Moderation__V1__GetMemberStateResponse Moderation__V1__GetMemberStateResponse;
+typedef struct Moderation__V1__InviteMembersRequest Moderation__V1__InviteMembersRequest;
+typedef struct Moderation__V1__InviteMembersResponse Moderation__V1__InviteMembersResponse;
+typedef struct Moderation__V1__InviteMembersResponse__ResultsEntry Moderation__V1__InviteMembersResponse__ResultsEntry;
+typedef struct Moderation__V1__AcceptInviteRequest Moderation__V1__AcceptInviteRequest;
+typedef struct Moderation__V1__AcceptInviteResponse Moderation__V1__AcceptInviteResponse;
+typedef struct Moderation__V1__DeclineInviteRequest Moderation__V1__DeclineInviteRequest;
+typedef struct Moderation__V1__DeclineInviteResponse Moderation__V1__DeclineInviteResponse;
+typedef struct Moderation__V1__RevokeInviteRequest Moderation__V1__RevokeInviteRequest;
+typedef struct Moderation__V1__RevokeInviteResponse Moderation__V1__RevokeInviteResponse;
+typedef struct Moderation__V1__ListInvitesRequest Moderation__V1__ListInvitesRequest;
+typedef struct Moderation__V1__ListInvitesResponse Moderation__V1__ListInvitesResponse;
+typedef struct Moderation__V1__ListMyInvitesRequest Moderation__V1__ListMyInvitesRequest;
+typedef struct Moderation__V1__ListMyInvitesResponse Moderation__V1__ListMyInvitesResponse;
 typedef struct Moderation__V1__MuteMemberRequest Moderation__V1__MuteMemberRequest;
 typedef struct Moderation__V1__MuteMemberResponse Moderation__V1__MuteMemberResponse;
 typedef struct Moderation__V1__UnmuteMemberRequest Moderation__V1__UnmuteMemberRequest;
@@ -1285,6 +1299,252 @@ struct  Moderation__V1__GetMemberStateResponse
 #define MODERATION__V1__GET_MEMBER_STATE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__get_member_state_response__descriptor) \
     , 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, NULL, 0, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of InviteMembers.
+ */
+struct  Moderation__V1__InviteMembersRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Users to invite (1–100, no duplicates), each with the scope they get on accepting: the
+   * scopes the acting user may grant, as for AddMembers.
+   */
+  size_t n_members;
+  Moderation__V1__MemberToAdd **members;
+  /*
+   * How long the invites stay live, in milliseconds: 0 means 7 days; at most 30 days.
+   */
+  int64_t expires_in_ms;
+};
+#define MODERATION__V1__INVITE_MEMBERS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__invite_members_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0 }
+
+
+struct  Moderation__V1__InviteMembersResponse__ResultsEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  Moderation__V1__UserResult *value;
+};
+#define MODERATION__V1__INVITE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__invite_members_response__results_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * Response of InviteMembers.
+ */
+struct  Moderation__V1__InviteMembersResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Outcome per uid: ERR_UID_NOT_FOUND, ERR_ALREADY_JOINED, ERR_BANNED_GROUPMEMBER (inviting
+   * never unbans) or ERR_PERMISSION_DENIED (a scope the acting user may not grant).
+   */
+  size_t n_results;
+  Moderation__V1__InviteMembersResponse__ResultsEntry **results;
+};
+#define MODERATION__V1__INVITE_MEMBERS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__invite_members_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Request of AcceptInvite.
+ */
+struct  Moderation__V1__AcceptInviteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose invite the acting user accepts.
+   */
+  char *guid;
+};
+#define MODERATION__V1__ACCEPT_INVITE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__accept_invite_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of AcceptInvite.
+ */
+struct  Moderation__V1__AcceptInviteResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The group after joining, as the new member sees it.
+   */
+  Moderation__V1__Group *group;
+  /*
+   * The "inviteAccepted" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__ACCEPT_INVITE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__accept_invite_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of DeclineInvite.
+ */
+struct  Moderation__V1__DeclineInviteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose invite the acting user declines.
+   */
+  char *guid;
+};
+#define MODERATION__V1__DECLINE_INVITE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__decline_invite_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of DeclineInvite.
+ */
+struct  Moderation__V1__DeclineInviteResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "inviteDeclined" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__DECLINE_INVITE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__decline_invite_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of RevokeInvite.
+ */
+struct  Moderation__V1__RevokeInviteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the invited user.
+   */
+  char *uid;
+};
+#define MODERATION__V1__REVOKE_INVITE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__revoke_invite_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of RevokeInvite.
+ */
+struct  Moderation__V1__RevokeInviteResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "inviteRevoked" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REVOKE_INVITE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__revoke_invite_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ListInvites.
+ */
+struct  Moderation__V1__ListInvitesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_INVITES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_invites_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListInvites.
+ */
+struct  Moderation__V1__ListInvitesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page of live invites, sorted by (invited_at descending, uid).
+   */
+  size_t n_invites;
+  Moderation__V1__Invite **invites;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_INVITES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_invites_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of ListMyInvites.
+ */
+struct  Moderation__V1__ListMyInvitesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_MY_INVITES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_my_invites_request__descriptor) \
+    , 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListMyInvites.
+ */
+struct  Moderation__V1__ListMyInvitesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The acting user's live invites, sorted by (invited_at descending, guid), each with its
+   * group as the invitee sees it (private groups included).
+   */
+  size_t n_invites;
+  Moderation__V1__Invite **invites;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_MY_INVITES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_my_invites_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -2716,6 +2976,237 @@ Moderation__V1__GetMemberStateResponse *
 void   moderation__v1__get_member_state_response__free_unpacked
                      (Moderation__V1__GetMemberStateResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__InviteMembersRequest methods */
+void   moderation__v1__invite_members_request__init
+                     (Moderation__V1__InviteMembersRequest         *message);
+size_t moderation__v1__invite_members_request__get_packed_size
+                     (const Moderation__V1__InviteMembersRequest   *message);
+size_t moderation__v1__invite_members_request__pack
+                     (const Moderation__V1__InviteMembersRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__invite_members_request__pack_to_buffer
+                     (const Moderation__V1__InviteMembersRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__InviteMembersRequest *
+       moderation__v1__invite_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__invite_members_request__free_unpacked
+                     (Moderation__V1__InviteMembersRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__InviteMembersResponse__ResultsEntry methods */
+void   moderation__v1__invite_members_response__results_entry__init
+                     (Moderation__V1__InviteMembersResponse__ResultsEntry         *message);
+/* Moderation__V1__InviteMembersResponse methods */
+void   moderation__v1__invite_members_response__init
+                     (Moderation__V1__InviteMembersResponse         *message);
+size_t moderation__v1__invite_members_response__get_packed_size
+                     (const Moderation__V1__InviteMembersResponse   *message);
+size_t moderation__v1__invite_members_response__pack
+                     (const Moderation__V1__InviteMembersResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__invite_members_response__pack_to_buffer
+                     (const Moderation__V1__InviteMembersResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__InviteMembersResponse *
+       moderation__v1__invite_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__invite_members_response__free_unpacked
+                     (Moderation__V1__InviteMembersResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__AcceptInviteRequest methods */
+void   moderation__v1__accept_invite_request__init
+                     (Moderation__V1__AcceptInviteRequest         *message);
+size_t moderation__v1__accept_invite_request__get_packed_size
+                     (const Moderation__V1__AcceptInviteRequest   *message);
+size_t moderation__v1__accept_invite_request__pack
+                     (const Moderation__V1__AcceptInviteRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__accept_invite_request__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AcceptInviteRequest *
+       moderation__v1__accept_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__accept_invite_request__free_unpacked
+                     (Moderation__V1__AcceptInviteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__AcceptInviteResponse methods */
+void   moderation__v1__accept_invite_response__init
+                     (Moderation__V1__AcceptInviteResponse         *message);
+size_t moderation__v1__accept_invite_response__get_packed_size
+                     (const Moderation__V1__AcceptInviteResponse   *message);
+size_t moderation__v1__accept_invite_response__pack
+                     (const Moderation__V1__AcceptInviteResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__accept_invite_response__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AcceptInviteResponse *
+       moderation__v1__accept_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__accept_invite_response__free_unpacked
+                     (Moderation__V1__AcceptInviteResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeclineInviteRequest methods */
+void   moderation__v1__decline_invite_request__init
+                     (Moderation__V1__DeclineInviteRequest         *message);
+size_t moderation__v1__decline_invite_request__get_packed_size
+                     (const Moderation__V1__DeclineInviteRequest   *message);
+size_t moderation__v1__decline_invite_request__pack
+                     (const Moderation__V1__DeclineInviteRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__decline_invite_request__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeclineInviteRequest *
+       moderation__v1__decline_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__decline_invite_request__free_unpacked
+                     (Moderation__V1__DeclineInviteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeclineInviteResponse methods */
+void   moderation__v1__decline_invite_response__init
+                     (Moderation__V1__DeclineInviteResponse         *message);
+size_t moderation__v1__decline_invite_response__get_packed_size
+                     (const Moderation__V1__DeclineInviteResponse   *message);
+size_t moderation__v1__decline_invite_response__pack
+                     (const Moderation__V1__DeclineInviteResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__decline_invite_response__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeclineInviteResponse *
+       moderation__v1__decline_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__decline_invite_response__free_unpacked
+                     (Moderation__V1__DeclineInviteResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RevokeInviteRequest methods */
+void   moderation__v1__revoke_invite_request__init
+                     (Moderation__V1__RevokeInviteRequest         *message);
+size_t moderation__v1__revoke_invite_request__get_packed_size
+                     (const Moderation__V1__RevokeInviteRequest   *message);
+size_t moderation__v1__revoke_invite_request__pack
+                     (const Moderation__V1__RevokeInviteRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__revoke_invite_request__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RevokeInviteRequest *
+       moderation__v1__revoke_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__revoke_invite_request__free_unpacked
+                     (Moderation__V1__RevokeInviteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RevokeInviteResponse methods */
+void   moderation__v1__revoke_invite_response__init
+                     (Moderation__V1__RevokeInviteResponse         *message);
+size_t moderation__v1__revoke_invite_response__get_packed_size
+                     (const Moderation__V1__RevokeInviteResponse   *message);
+size_t moderation__v1__revoke_invite_response__pack
+                     (const Moderation__V1__RevokeInviteResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__revoke_invite_response__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RevokeInviteResponse *
+       moderation__v1__revoke_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__revoke_invite_response__free_unpacked
+                     (Moderation__V1__RevokeInviteResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListInvitesRequest methods */
+void   moderation__v1__list_invites_request__init
+                     (Moderation__V1__ListInvitesRequest         *message);
+size_t moderation__v1__list_invites_request__get_packed_size
+                     (const Moderation__V1__ListInvitesRequest   *message);
+size_t moderation__v1__list_invites_request__pack
+                     (const Moderation__V1__ListInvitesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListInvitesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListInvitesRequest *
+       moderation__v1__list_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_invites_request__free_unpacked
+                     (Moderation__V1__ListInvitesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListInvitesResponse methods */
+void   moderation__v1__list_invites_response__init
+                     (Moderation__V1__ListInvitesResponse         *message);
+size_t moderation__v1__list_invites_response__get_packed_size
+                     (const Moderation__V1__ListInvitesResponse   *message);
+size_t moderation__v1__list_invites_response__pack
+                     (const Moderation__V1__ListInvitesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListInvitesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListInvitesResponse *
+       moderation__v1__list_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_invites_response__free_unpacked
+                     (Moderation__V1__ListInvitesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListMyInvitesRequest methods */
+void   moderation__v1__list_my_invites_request__init
+                     (Moderation__V1__ListMyInvitesRequest         *message);
+size_t moderation__v1__list_my_invites_request__get_packed_size
+                     (const Moderation__V1__ListMyInvitesRequest   *message);
+size_t moderation__v1__list_my_invites_request__pack
+                     (const Moderation__V1__ListMyInvitesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_my_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListMyInvitesRequest *
+       moderation__v1__list_my_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_my_invites_request__free_unpacked
+                     (Moderation__V1__ListMyInvitesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListMyInvitesResponse methods */
+void   moderation__v1__list_my_invites_response__init
+                     (Moderation__V1__ListMyInvitesResponse         *message);
+size_t moderation__v1__list_my_invites_response__get_packed_size
+                     (const Moderation__V1__ListMyInvitesResponse   *message);
+size_t moderation__v1__list_my_invites_response__pack
+                     (const Moderation__V1__ListMyInvitesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_my_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListMyInvitesResponse *
+       moderation__v1__list_my_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_my_invites_response__free_unpacked
+                     (Moderation__V1__ListMyInvitesResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__MuteMemberRequest methods */
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message);
@@ -3288,6 +3779,45 @@ typedef void (*Moderation__V1__GetMemberStateRequest_Closure)
 typedef void (*Moderation__V1__GetMemberStateResponse_Closure)
                  (const Moderation__V1__GetMemberStateResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__InviteMembersRequest_Closure)
+                 (const Moderation__V1__InviteMembersRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__InviteMembersResponse__ResultsEntry_Closure)
+                 (const Moderation__V1__InviteMembersResponse__ResultsEntry *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__InviteMembersResponse_Closure)
+                 (const Moderation__V1__InviteMembersResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__AcceptInviteRequest_Closure)
+                 (const Moderation__V1__AcceptInviteRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__AcceptInviteResponse_Closure)
+                 (const Moderation__V1__AcceptInviteResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeclineInviteRequest_Closure)
+                 (const Moderation__V1__DeclineInviteRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeclineInviteResponse_Closure)
+                 (const Moderation__V1__DeclineInviteResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RevokeInviteRequest_Closure)
+                 (const Moderation__V1__RevokeInviteRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RevokeInviteResponse_Closure)
+                 (const Moderation__V1__RevokeInviteResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListInvitesRequest_Closure)
+                 (const Moderation__V1__ListInvitesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListInvitesResponse_Closure)
+                 (const Moderation__V1__ListInvitesResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListMyInvitesRequest_Closure)
+                 (const Moderation__V1__ListMyInvitesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListMyInvitesResponse_Closure)
+                 (const Moderation__V1__ListMyInvitesResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__MuteMemberRequest_Closure)
                  (const Moderation__V1__MuteMemberRequest *message,
                   void *closure_data);
@@ -3456,6 +3986,30 @@ struct Moderation__V1__Moderation_Service
                            const Moderation__V1__GetMemberStateRequest *input,
                            Moderation__V1__GetMemberStateResponse_Closure closure,
                            void *closure_data);
+  void (*invite_members)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__InviteMembersRequest *input,
+                         Moderation__V1__InviteMembersResponse_Closure closure,
+                         void *closure_data);
+  void (*accept_invite)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__AcceptInviteRequest *input,
+                        Moderation__V1__AcceptInviteResponse_Closure closure,
+                        void *closure_data);
+  void (*decline_invite)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__DeclineInviteRequest *input,
+                         Moderation__V1__DeclineInviteResponse_Closure closure,
+                         void *closure_data);
+  void (*revoke_invite)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__RevokeInviteRequest *input,
+                        Moderation__V1__RevokeInviteResponse_Closure closure,
+                        void *closure_data);
+  void (*list_invites)(Moderation__V1__Moderation_Service *service,
+                       const Moderation__V1__ListInvitesRequest *input,
+                       Moderation__V1__ListInvitesResponse_Closure closure,
+                       void *closure_data);
+  void (*list_my_invites)(Moderation__V1__Moderation_Service *service,
+                          const Moderation__V1__ListMyInvitesRequest *input,
+                          Moderation__V1__ListMyInvitesResponse_Closure closure,
+                          void *closure_data);
   void (*mute_member)(Moderation__V1__Moderation_Service *service,
                       const Moderation__V1__MuteMemberRequest *input,
                       Moderation__V1__MuteMemberResponse_Closure closure,
@@ -3523,6 +4077,12 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## bulk_ban_members,\
       function_prefix__ ## bulk_unban_members,\
       function_prefix__ ## get_member_state,\
+      function_prefix__ ## invite_members,\
+      function_prefix__ ## accept_invite,\
+      function_prefix__ ## decline_invite,\
+      function_prefix__ ## revoke_invite,\
+      function_prefix__ ## list_invites,\
+      function_prefix__ ## list_my_invites,\
       function_prefix__ ## mute_member,\
       function_prefix__ ## unmute_member,\
       function_prefix__ ## bulk_mute_members,\
@@ -3624,6 +4184,30 @@ void moderation__v1__moderation__get_member_state(ProtobufCService *service,
                                                   const Moderation__V1__GetMemberStateRequest *input,
                                                   Moderation__V1__GetMemberStateResponse_Closure closure,
                                                   void *closure_data);
+void moderation__v1__moderation__invite_members(ProtobufCService *service,
+                                                const Moderation__V1__InviteMembersRequest *input,
+                                                Moderation__V1__InviteMembersResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__accept_invite(ProtobufCService *service,
+                                               const Moderation__V1__AcceptInviteRequest *input,
+                                               Moderation__V1__AcceptInviteResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__decline_invite(ProtobufCService *service,
+                                                const Moderation__V1__DeclineInviteRequest *input,
+                                                Moderation__V1__DeclineInviteResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__revoke_invite(ProtobufCService *service,
+                                               const Moderation__V1__RevokeInviteRequest *input,
+                                               Moderation__V1__RevokeInviteResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__list_invites(ProtobufCService *service,
+                                              const Moderation__V1__ListInvitesRequest *input,
+                                              Moderation__V1__ListInvitesResponse_Closure closure,
+                                              void *closure_data);
+void moderation__v1__moderation__list_my_invites(ProtobufCService *service,
+                                                 const Moderation__V1__ListMyInvitesRequest *input,
+                                                 Moderation__V1__ListMyInvitesResponse_Closure closure,
+                                                 void *closure_data);
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
@@ -3718,6 +4302,19 @@ extern const ProtobufCMessageDescriptor moderation__v1__bulk_unban_members_respo
 extern const ProtobufCMessageDescriptor moderation__v1__bulk_unban_members_response__results_entry__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__get_member_state_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__invite_members_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__invite_members_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__invite_members_response__results_entry__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__accept_invite_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__accept_invite_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__decline_invite_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__decline_invite_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__revoke_invite_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__revoke_invite_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_invites_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_invites_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_my_invites_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_my_invites_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__unmute_member_request__descriptor;

@@ -207,6 +207,54 @@ MODERATION_V1_MODERATION__GET_MEMBER_STATE: MethodSpec[_moderation_v1_moderation
     response_type=_moderation_v1_moderation_pb2.GetMemberStateResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__INVITE_MEMBERS: MethodSpec[_moderation_v1_moderation_pb2.InviteMembersRequest, _moderation_v1_moderation_pb2.InviteMembersResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='InviteMembers',
+    path='/moderation.v1.Moderation/InviteMembers',
+    request_type=_moderation_v1_moderation_pb2.InviteMembersRequest,
+    response_type=_moderation_v1_moderation_pb2.InviteMembersResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__ACCEPT_INVITE: MethodSpec[_moderation_v1_moderation_pb2.AcceptInviteRequest, _moderation_v1_moderation_pb2.AcceptInviteResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='AcceptInvite',
+    path='/moderation.v1.Moderation/AcceptInvite',
+    request_type=_moderation_v1_moderation_pb2.AcceptInviteRequest,
+    response_type=_moderation_v1_moderation_pb2.AcceptInviteResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__DECLINE_INVITE: MethodSpec[_moderation_v1_moderation_pb2.DeclineInviteRequest, _moderation_v1_moderation_pb2.DeclineInviteResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='DeclineInvite',
+    path='/moderation.v1.Moderation/DeclineInvite',
+    request_type=_moderation_v1_moderation_pb2.DeclineInviteRequest,
+    response_type=_moderation_v1_moderation_pb2.DeclineInviteResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REVOKE_INVITE: MethodSpec[_moderation_v1_moderation_pb2.RevokeInviteRequest, _moderation_v1_moderation_pb2.RevokeInviteResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='RevokeInvite',
+    path='/moderation.v1.Moderation/RevokeInvite',
+    request_type=_moderation_v1_moderation_pb2.RevokeInviteRequest,
+    response_type=_moderation_v1_moderation_pb2.RevokeInviteResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_INVITES: MethodSpec[_moderation_v1_moderation_pb2.ListInvitesRequest, _moderation_v1_moderation_pb2.ListInvitesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListInvites',
+    path='/moderation.v1.Moderation/ListInvites',
+    request_type=_moderation_v1_moderation_pb2.ListInvitesRequest,
+    response_type=_moderation_v1_moderation_pb2.ListInvitesResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_MY_INVITES: MethodSpec[_moderation_v1_moderation_pb2.ListMyInvitesRequest, _moderation_v1_moderation_pb2.ListMyInvitesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListMyInvites',
+    path='/moderation.v1.Moderation/ListMyInvites',
+    request_type=_moderation_v1_moderation_pb2.ListMyInvitesRequest,
+    response_type=_moderation_v1_moderation_pb2.ListMyInvitesResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__MUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='MuteMember',
@@ -305,6 +353,12 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__BULK_BAN_MEMBERS,
         MODERATION_V1_MODERATION__BULK_UNBAN_MEMBERS,
         MODERATION_V1_MODERATION__GET_MEMBER_STATE,
+        MODERATION_V1_MODERATION__INVITE_MEMBERS,
+        MODERATION_V1_MODERATION__ACCEPT_INVITE,
+        MODERATION_V1_MODERATION__DECLINE_INVITE,
+        MODERATION_V1_MODERATION__REVOKE_INVITE,
+        MODERATION_V1_MODERATION__LIST_INVITES,
+        MODERATION_V1_MODERATION__LIST_MY_INVITES,
         MODERATION_V1_MODERATION__MUTE_MEMBER,
         MODERATION_V1_MODERATION__UNMUTE_MEMBER,
         MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS,
@@ -531,6 +585,44 @@ class ModerationStub:
             '/moderation.v1.Moderation/GetMemberState',
             request_serializer=_moderation_v1_moderation_pb2.GetMemberStateRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.GetMemberStateResponse.FromString,
+        )
+        #: Invites up to 100 users to a group, each with a scope (admins and moderators); inviting
+        #: someone already invited refreshes the invite.
+        self.InviteMembers: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.InviteMembersRequest, _moderation_v1_moderation_pb2.InviteMembersResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/InviteMembers',
+            request_serializer=_moderation_v1_moderation_pb2.InviteMembersRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.InviteMembersResponse.FromString,
+        )
+        #: Accepts the acting user's live invite: they become a member with the invited scope, whatever
+        #: the group's type.
+        self.AcceptInvite: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.AcceptInviteRequest, _moderation_v1_moderation_pb2.AcceptInviteResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/AcceptInvite',
+            request_serializer=_moderation_v1_moderation_pb2.AcceptInviteRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.AcceptInviteResponse.FromString,
+        )
+        #: Declines the acting user's live invite.
+        self.DeclineInvite: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.DeclineInviteRequest, _moderation_v1_moderation_pb2.DeclineInviteResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/DeclineInvite',
+            request_serializer=_moderation_v1_moderation_pb2.DeclineInviteRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.DeclineInviteResponse.FromString,
+        )
+        #: Withdraws a user's live invite (admins; moderators only invites with scope participant).
+        self.RevokeInvite: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.RevokeInviteRequest, _moderation_v1_moderation_pb2.RevokeInviteResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/RevokeInvite',
+            request_serializer=_moderation_v1_moderation_pb2.RevokeInviteRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.RevokeInviteResponse.FromString,
+        )
+        #: Lists a group's live invites, newest first (admins and moderators).
+        self.ListInvites: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListInvitesRequest, _moderation_v1_moderation_pb2.ListInvitesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListInvites',
+            request_serializer=_moderation_v1_moderation_pb2.ListInvitesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListInvitesResponse.FromString,
+        )
+        #: Lists the acting user's live invites across groups, newest first.
+        self.ListMyInvites: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListMyInvitesRequest, _moderation_v1_moderation_pb2.ListMyInvitesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListMyInvites',
+            request_serializer=_moderation_v1_moderation_pb2.ListMyInvitesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListMyInvitesResponse.FromString,
         )
         #: Mutes a member, who stays a member but may not post (admins and moderators outranking them).
         self.MuteMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = channel.unary_unary(

@@ -1,5 +1,6 @@
 from mrpc_client.gen.moderation.v1 import actions_pb2 as _actions_pb2
 from mrpc_client.gen.moderation.v1 import groups_pb2 as _groups_pb2
+from mrpc_client.gen.moderation.v1 import invites_pb2 as _invites_pb2
 from mrpc_client.gen.moderation.v1 import members_pb2 as _members_pb2
 from mrpc_client.gen.moderation.v1 import users_pb2 as _users_pb2
 from google.protobuf.internal import containers as _containers
@@ -8,6 +9,20 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class AcceptInviteRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class AcceptInviteResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class AddMembersRequest(_message.Message):
     __slots__ = ["guid", "members"]
@@ -280,6 +295,18 @@ class CreateUserResponse(_message.Message):
     user: _users_pb2.User
     def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
 
+class DeclineInviteRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class DeclineInviteResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
 class DeleteGroupRequest(_message.Message):
     __slots__ = ["guid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -377,6 +404,29 @@ class GetUserResponse(_message.Message):
     USER_FIELD_NUMBER: _ClassVar[int]
     user: _users_pb2.User
     def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
+
+class InviteMembersRequest(_message.Message):
+    __slots__ = ["expires_in_ms", "guid", "members"]
+    EXPIRES_IN_MS_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    expires_in_ms: int
+    guid: str
+    members: _containers.RepeatedCompositeFieldContainer[_members_pb2.MemberToAdd]
+    def __init__(self, guid: _Optional[str] = ..., members: _Optional[_Iterable[_Union[_members_pb2.MemberToAdd, _Mapping]]] = ..., expires_in_ms: _Optional[int] = ...) -> None: ...
+
+class InviteMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
 
 class JoinGroupRequest(_message.Message):
     __slots__ = ["guid", "password"]
@@ -492,6 +542,24 @@ class ListGroupsResponse(_message.Message):
     next_cursor: str
     def __init__(self, groups: _Optional[_Iterable[_Union[_groups_pb2.Group, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class ListInvitesRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListInvitesResponse(_message.Message):
+    __slots__ = ["invites", "next_cursor"]
+    INVITES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    invites: _containers.RepeatedCompositeFieldContainer[_invites_pb2.Invite]
+    next_cursor: str
+    def __init__(self, invites: _Optional[_Iterable[_Union[_invites_pb2.Invite, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
 class ListMembersRequest(_message.Message):
     __slots__ = ["cursor", "guid", "limit", "muted_only", "scopes", "search"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -515,6 +583,22 @@ class ListMembersResponse(_message.Message):
     members: _containers.RepeatedCompositeFieldContainer[_members_pb2.GroupMember]
     next_cursor: str
     def __init__(self, members: _Optional[_Iterable[_Union[_members_pb2.GroupMember, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListMyInvitesRequest(_message.Message):
+    __slots__ = ["cursor", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    limit: int
+    def __init__(self, limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListMyInvitesResponse(_message.Message):
+    __slots__ = ["invites", "next_cursor"]
+    INVITES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    invites: _containers.RepeatedCompositeFieldContainer[_invites_pb2.Invite]
+    next_cursor: str
+    def __init__(self, invites: _Optional[_Iterable[_Union[_invites_pb2.Invite, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class MuteMemberRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_muted", "reason", "uid"]
@@ -557,6 +641,20 @@ class PostCheckResult(_message.Message):
     error_code: str
     muted_until: int
     def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ...) -> None: ...
+
+class RevokeInviteRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class RevokeInviteResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
     __slots__ = ["actions", "after_seq", "guids", "user_uid", "whole_app"]
