@@ -93,14 +93,15 @@ struct SubscriptionFilter: Sendable {
         let guid = action.group.guid
         let onUser = action.actionOn?.uid == uid
         switch action.kind {
-        case .created, .joined, .added, .inviteAccepted:
+        case .created, .joined, .added, .inviteAccepted, .joinRequestApproved:
             if onUser { memberOf.insert(guid) }
         case .left, .kicked, .banned:
             if onUser { memberOf.remove(guid) }
         case .deleted:
             memberOf.remove(guid)
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted, .invited, .inviteDeclined, .inviteRevoked:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
+            .joinRequestRejected, .joinRequestCancelled:
             break
         }
     }
@@ -108,10 +109,12 @@ struct SubscriptionFilter: Sendable {
     /// True when `action` may change `uid`'s membership (kept for rewinding a replay's start).
     static func changesMembership(_ action: ActionRecord, of uid: String) -> Bool {
         switch action.kind {
-        case .created, .joined, .added, .inviteAccepted, .left, .kicked, .banned: action.actionOn?.uid == uid
+        case .created, .joined, .added, .inviteAccepted, .joinRequestApproved, .left, .kicked, .banned:
+            action.actionOn?.uid == uid
         case .deleted: true
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted, .invited, .inviteDeclined, .inviteRevoked:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
+            .joinRequestRejected, .joinRequestCancelled:
             false
         }
     }
@@ -129,7 +132,7 @@ struct SubscriptionFilter: Sendable {
         for (index, action) in changes.enumerated().reversed() {
             let guid = action.group.guid
             switch action.kind {
-            case .created, .joined, .added, .inviteAccepted:
+            case .created, .joined, .added, .inviteAccepted, .joinRequestApproved:
                 groups.remove(guid)
             case .left, .kicked:
                 groups.insert(guid)

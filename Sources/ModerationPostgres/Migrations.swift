@@ -290,8 +290,9 @@ enum Migrations {
         CREATE INDEX bans_by_user ON bans (user_id);
         """
 
-    /// Issue 17, phase 2: invites. New tables only, so instances of the previous build keep
-    /// running while one migrates.
+    /// Issue 17, phase 2: invites and join requests. New tables, and columns with a constant
+    /// default (which rewrite nothing), so instances of the previous build keep running while one
+    /// migrates.
     private static let version4 = """
         -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
         -- call and purged by maintenance. A member or a banned user has none (inserting either
@@ -309,5 +310,22 @@ enum Migrations {
         CREATE INDEX invites_by_group ON invites (group_id, invited_at DESC, uid);
         CREATE INDEX invites_by_user ON invites (user_id, invited_at DESC);
         CREATE INDEX invites_by_expiry ON invites (expires_at);
+
+        -- Whether a group takes join requests ("knock"); part of its descriptive state.
+        ALTER TABLE groups ADD COLUMN join_requests boolean NOT NULL DEFAULT false;
+        ALTER TABLE group_revisions ADD COLUMN join_requests boolean NOT NULL DEFAULT false;
+
+        -- Pending join requests, oldest first. A member or a banned user has none (inserting
+        -- either deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE join_requests (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            message text NOT NULL,
+            requested_at bigint NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        );
+        CREATE INDEX join_requests_by_time ON join_requests (group_id, requested_at, uid);
+        CREATE INDEX join_requests_by_user ON join_requests (user_id);
         """
 }

@@ -151,7 +151,7 @@ extension PostgresSession {
             guid: row.string(0, 0), name: row.string(0, 1), icon: row.string(0, 2), description: row.string(0, 3),
             type: StorageCodes.groupType(row.int(0, 4)), metadata: RecordCoding.metadata(row.strings(0, 5)),
             tags: row.strings(0, 6), owner: row.string(0, 7), createdAt: row.int64(0, 8), updatedAt: row.int64(0, 9),
-            frozen: row.bool(0, 10))
+            frozen: row.bool(0, 10), joinRequests: row.bool(0, 11))
         cache[key] = group
         return group
     }

@@ -53,7 +53,7 @@ extension PostgresSession {
     }
 
     /// How many columns `Statement.groupColumns` has (an invite's follow them in `invitesOfUser`).
-    static let groupColumnCount = 17
+    static let groupColumnCount = 18
 
     /// An invite row in the order of `Statement.inviteColumns`, starting at column `first`.
     private func decodeInvite(_ rows: PGResult, _ row: Int, from first: Int) -> Invite {

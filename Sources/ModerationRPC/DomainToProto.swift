@@ -15,7 +15,7 @@ enum DomainToProto {
             metadata: group.metadata, tags: group.tags, owner: group.owner,
             membersCount: UInt32(clamping: group.membersCount),
             version: group.version, createdAt: group.createdAt, updatedAt: group.updatedAt, frozen: group.frozen,
-            frozenReason: group.frozenReason)
+            frozenReason: group.frozenReason, joinRequests: group.joinRequests)
     }
 
     static func group(_ view: GroupView) -> ModerationMessages.Group {
@@ -61,6 +61,12 @@ enum DomainToProto {
         var message = invite(mine.invite, guid: mine.group.group.guid)
         message.group = group(mine.group)
         return message
+    }
+
+    static func joinRequest(_ request: Moderation.JoinRequest) -> ModerationMessages.JoinRequest {
+        ModerationMessages.JoinRequest(
+            uid: request.uid, name: request.name, avatar: request.avatar, message: request.message,
+            requestedAt: request.requestedAt)
     }
 
     static func ban(_ ban: Ban) -> BannedMember {
@@ -125,6 +131,10 @@ enum DomainToProto {
         case .inviteAccepted: .inviteAccepted
         case .inviteDeclined: .inviteDeclined
         case .inviteRevoked: .inviteRevoked
+        case .joinRequested: .joinRequested
+        case .joinRequestApproved: .joinRequestApproved
+        case .joinRequestRejected: .joinRequestRejected
+        case .joinRequestCancelled: .joinRequestCancelled
         }
     }
 }

@@ -21,6 +21,7 @@ public enum ModerationRPC {
         registerModeration(in: &table, service)
         registerMutes(in: &table, service)
         registerInvites(in: &table, service)
+        registerJoinRequests(in: &table, service)
         registerFreezes(in: &table, service)
         registerPosting(in: &table, service)
         registerActionLog(in: &table, service, hub)
@@ -294,6 +295,44 @@ public enum ModerationRPC {
             let page = try service.listMyInvites(
                 caller, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
             return ListMyInvitesResponse(invites: page.items.map(DomainToProto.myInvite), nextCursor: page.nextCursor)
+        }
+    }
+
+    private static func registerJoinRequests(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.requestToJoin, respond: { RequestToJoinResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.requestToJoin(
+                caller, guid: request.guid, message: request.message, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.approveJoinRequest,
+            respond: {
+                ApproveJoinRequestResponse(
+                    action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
+            }
+        ) { request, caller, replay, done in
+            service.approveJoinRequest(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.rejectJoinRequest,
+            respond: { RejectJoinRequestResponse(action: DomainToProto.action($0.action)) }
+        ) { request, caller, replay, done in
+            service.rejectJoinRequest(
+                caller, guid: request.guid, uid: request.uid, reason: request.reason, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.cancelJoinRequest,
+            respond: { CancelJoinRequestResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.cancelJoinRequest(caller, guid: request.guid, replay: replay, completion: done)
+        }
+        table.addRead(ModerationMethods.listJoinRequests, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listJoinRequests(
+                caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            return ListJoinRequestsResponse(
+                joinRequests: page.items.map(DomainToProto.joinRequest), nextCursor: page.nextCursor)
         }
     }
 

@@ -60,6 +60,10 @@ enum ProtoToDomain {
             case .inviteAccepted: kinds.insert(.inviteAccepted)
             case .inviteDeclined: kinds.insert(.inviteDeclined)
             case .inviteRevoked: kinds.insert(.inviteRevoked)
+            case .joinRequested: kinds.insert(.joinRequested)
+            case .joinRequestApproved: kinds.insert(.joinRequestApproved)
+            case .joinRequestRejected: kinds.insert(.joinRequestRejected)
+            case .joinRequestCancelled: kinds.insert(.joinRequestCancelled)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }
@@ -110,7 +114,8 @@ enum ProtoToDomain {
 
     static func groupUpdate(_ request: UpdateGroupRequest) throws(ModerationError) -> GroupUpdate {
         let mask = try UpdateMask(
-            request.updateMask, allowed: ["name", "icon", "description", "type", "password", "metadata", "tags"])
+            request.updateMask,
+            allowed: ["name", "icon", "description", "type", "password", "metadata", "tags", "join_requests"])
         var type: Moderation.GroupType?
         if mask.includes("type", isSet: request.type != .unspecified) {
             guard let value = try groupType(request.type, field: "type") else {
@@ -127,7 +132,8 @@ enum ProtoToDomain {
             password: mask.pick("password", request.password, isSet: !request.password.isEmpty),
             metadata: mask.pick("metadata", request.metadata, isSet: !request.metadata.isEmpty),
             tags: mask.pick("tags", request.tags, isSet: !request.tags.isEmpty),
-            ifVersion: request.ifVersion == 0 ? nil : request.ifVersion)
+            ifVersion: request.ifVersion == 0 ? nil : request.ifVersion,
+            joinRequests: mask.pick("join_requests", request.joinRequests, isSet: request.joinRequests))
     }
 }
 

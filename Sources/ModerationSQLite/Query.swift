@@ -17,6 +17,8 @@ enum Query: Int, CaseIterable {
     case ban, banExpiry, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans, groupsBanningUser
 
     case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
+    case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
+    case deleteJoinRequestsOfUser
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -27,7 +29,7 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.decodeGroup` reads, in order, from a `groups` row named `g`.
     static let groupColumns = """
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
-        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason
+        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason, g.join_requests
         """
 
     /// The columns `SQLiteSession.decodeMember` reads, in order.
@@ -157,7 +159,7 @@ enum Query: Int, CaseIterable {
             """
             UPDATE groups SET name = ?2, name_folded = ?3, icon = ?4, description = ?5, type = ?6, password_hash = ?7,
                 metadata = ?8, tags = ?9, owner = ?10, members_count = ?11, version = ?12, revision = ?13, updated_at = ?14,
-                frozen = ?15, frozen_reason = ?16
+                frozen = ?15, frozen_reason = ?16, join_requests = ?17
             WHERE id = ?1
             """
         case .groupFolded: "SELECT guid, name_folded, app_id FROM groups WHERE id = ?1"
@@ -165,13 +167,14 @@ enum Query: Int, CaseIterable {
         case .insertRevision:
             """
             INSERT INTO group_revisions (group_id, revision, guid, name, icon, description, type, metadata, tags, owner,
-                                         created_at, updated_at, frozen)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                         created_at, updated_at, frozen, join_requests)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """
         case .supersedeRevision: "UPDATE group_revisions SET superseded_at = ?3 WHERE group_id = ?1 AND revision = ?2"
         case .revision:
             """
-            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen
+            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen,
+                join_requests
             FROM group_revisions WHERE group_id = ?1 AND revision = ?2
             """
         case .supersededRevisions:
@@ -296,6 +299,24 @@ enum Query: Int, CaseIterable {
                 (SELECT group_id, uid FROM invites WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)
             """
         case .deleteInvitesOfUser: "DELETE FROM invites WHERE user_id = ?1"
+        case .joinRequest:
+            """
+            SELECT r.uid, u.name, u.avatar, r.message, r.requested_at FROM join_requests r JOIN users u ON u.id = r.user_id
+            WHERE r.group_id = ?1 AND r.uid = ?2
+            """
+        case .insertJoinRequest:
+            "INSERT INTO join_requests (group_id, uid, user_id, message, requested_at) VALUES (?1, ?2, ?3, ?4, ?5)"
+        case .deleteJoinRequest: "DELETE FROM join_requests WHERE group_id = ?1 AND uid = ?2"
+        case .joinRequestsPage:
+            // ?2/?3 keyset (requested_at, uid), ?4 limit.
+            """
+            SELECT r.uid, u.name, u.avatar, r.message, r.requested_at
+            FROM join_requests r INDEXED BY join_requests_by_time JOIN users u ON u.id = r.user_id
+            WHERE r.group_id = ?1 AND (r.requested_at, r.uid) > (?2, ?3)
+            ORDER BY r.requested_at, r.uid LIMIT ?4
+            """
+        case .joinRequestCount: "SELECT count(*) FROM join_requests WHERE group_id = ?1"
+        case .deleteJoinRequestsOfUser: "DELETE FROM join_requests WHERE user_id = ?1"
 
         case .insertAction:
             """

@@ -217,7 +217,7 @@ extension SQLiteSession {
                 type: StorageCodes.groupType(statement.int(4)), metadata: try RecordCoding.metadata(statement.blob(5)),
                 tags: try RecordCoding.strings(statement.blob(6)), owner: statement.string(7),
                 createdAt: statement.int64(8),
-                updatedAt: statement.int64(9), frozen: statement.int(10) != 0)
+                updatedAt: statement.int64(9), frozen: statement.int(10) != 0, joinRequests: statement.int(11) != 0)
         }
         cache[key] = group
         return group

@@ -83,7 +83,7 @@ extension SQLiteSession {
     }
 
     /// How many columns `Query.groupColumns` has (an invite's follow them in `invitesOfUser`).
-    static let groupColumnCount: Int32 = 17
+    static let groupColumnCount: Int32 = 18
 
     /// An invite row in the order of `Query.inviteColumns`, starting at column `first`.
     private func decodeInvite(_ statement: SQLiteStatement, from first: Int32) -> Invite {

@@ -80,10 +80,11 @@ extension SQLiteSession {
     }
 
     /// Erases the profile through `updateUser` (so the search index forgets the name), drops the
-    /// user's pending invites, then marks the row deleted.
+    /// user's pending invites and join requests, then marks the row deleted.
     func deleteUser(_ user: StoredUser, at time: Int64) throws(ModerationError) {
         try updateUser(StoredUser(id: user.id, user: User(uid: user.user.uid, createdAt: user.user.createdAt)))
         try deleteInvites(ofUser: user.id)
+        try deleteJoinRequests(ofUser: user.id)
         try connection.run(.markUserDeleted) { (statement) throws(ModerationError) in
             statement.bind(1, user.id)
             statement.bind(2, time)

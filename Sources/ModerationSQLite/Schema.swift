@@ -211,7 +211,7 @@ enum Schema {
         CREATE INDEX bans_by_user ON bans (user_id);
         """
 
-    /// Issue 17, phase 2: invites.
+    /// Issue 17, phase 2: invites and join requests.
     private static let version3 = """
         -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
         -- call and purged by maintenance. A member or a banned user has none (inserting either
@@ -229,5 +229,22 @@ enum Schema {
         CREATE INDEX invites_by_group ON invites (group_id, invited_at DESC, uid);
         CREATE INDEX invites_by_user ON invites (user_id, invited_at DESC);
         CREATE INDEX invites_by_expiry ON invites (expires_at);
+
+        -- Whether a group takes join requests ("knock"); part of its descriptive state.
+        ALTER TABLE groups ADD COLUMN join_requests INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE group_revisions ADD COLUMN join_requests INTEGER NOT NULL DEFAULT 0;
+
+        -- Pending join requests, oldest first. A member or a banned user has none (inserting
+        -- either deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE join_requests (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            requested_at INTEGER NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX join_requests_by_time ON join_requests (group_id, requested_at, uid);
+        CREATE INDEX join_requests_by_user ON join_requests (user_id);
         """
 }

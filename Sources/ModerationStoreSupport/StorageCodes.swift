@@ -40,7 +40,8 @@ public enum StorageCodes {
     private static let kinds: [ActionKind] = [
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
         .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted,
-        .inviteDeclined, .inviteRevoked,
+        .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected,
+        .joinRequestCancelled,
     ]
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }

@@ -18,10 +18,10 @@ struct ErrorCodeTests {
             && $0 != .groupFrozen
     }
 
-    @Test("the 37 codes have their wire names and gRPC statuses")
+    @Test("the 40 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 37)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 37)
+        #expect(ErrorCode.allCases.count == 40)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 40)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)
@@ -123,6 +123,12 @@ struct ErrorCodeTests {
         case .groupNotFrozen: return (error { try owner.unfreeze("g") }, "g")
         case .userOwnsGroups: return (error { try owner.deleteUser("owner") }, "g")
         case .inviteNotFound: return (error { try owner.revokeInvite("g", "outsider") }, "outsider")
+        case .joinRequestsDisabled: return (error { try outsider.requestToJoin("g") }, "g")
+        case .alreadyRequested:
+            _ = try? owner.setJoinRequests("g", true)
+            _ = try? outsider.requestToJoin("g")
+            return (error { try outsider.requestToJoin("g") }, "outsider")
+        case .joinRequestNotFound: return (error { try owner.approveJoinRequest("g", "outsider") }, "outsider")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

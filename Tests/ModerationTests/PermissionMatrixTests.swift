@@ -14,14 +14,17 @@ import Testing
 /// CANNOT_KICK/BAN/CHANGE/MUTE_OWNER(_SCOPE), NAM NOT_A_MEMBER, UNB USER_NOT_BANNED, UNM
 /// USER_NOT_MUTED, AB ALREADY_BANNED, AJ ALREADY_JOINED, BAN BANNED_GROUPMEMBER, JNA
 /// GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE, IA INVALID_ARGUMENT, UOG
-/// USER_OWNS_GROUPS, INF INVITE_NOT_FOUND; "-" means the cell does not apply (the app has no
+/// USER_OWNS_GROUPS, INF INVITE_NOT_FOUND, JRD JOIN_REQUESTS_DISABLED, JRNF JOIN_REQUEST_NOT_FOUND;
+/// "-" means the cell does not apply (the app has no
 /// self).
 ///
 /// Some actions start from a prepared state (`prepare`): `unmute` from the target muted by the
 /// app wherever the app can mute it, `unfreeze` from the group frozen, `acceptInvite` and
 /// `declineInvite` from the actor invited by the app, the revokes from the target invited by the
 /// app (as a participant, or as a moderator) — wherever the app can invite them: a non-member
-/// who is not banned. CheckPost's cells are the
+/// who is not banned; the join request calls (but `requestToJoinOff`) from the group taking
+/// requests, `cancelJoinRequest` from the actor's request and the approve/reject from the
+/// target's — wherever they can file one: a non-member who is not banned. CheckPost's cells are the
 /// call's error or, when the call succeeds, the verdict's refusal (OK: allowed).
 @Suite("Permission matrix")
 struct PermissionMatrixTests {
@@ -29,17 +32,20 @@ struct PermissionMatrixTests {
         // Actions without a target.
         case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned,
             listActions, freeze, unfreeze, acceptInvite, declineInvite, listInvites, listMyInvites
+        case requestToJoin, requestToJoinOff, cancelJoinRequest, listJoinRequests
         // Actions on a target user.
         case addParticipant, addModerator, addAdmin, kick, ban, unban
         case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
         case mute, unmute, checkPost
         case inviteParticipant, inviteModerator, inviteAdmin, revokeInvite, revokeModeratorInvite
+        case approveJoinRequest, rejectJoinRequest
 
         var hasTarget: Bool { Self.targeted.contains(self) }
         static let targeted: [Action] = [
             .addParticipant, .addModerator, .addAdmin, .kick, .ban, .unban, .scopeToAdmin, .scopeToModerator,
             .scopeToParticipant, .transfer, .memberState, .mute, .unmute, .checkPost, .inviteParticipant,
-            .inviteModerator, .inviteAdmin, .revokeInvite, .revokeModeratorInvite,
+            .inviteModerator, .inviteAdmin, .revokeInvite, .revokeModeratorInvite, .approveJoinRequest,
+            .rejectJoinRequest,
         ]
     }
 
@@ -49,6 +55,7 @@ struct PermissionMatrixTests {
         "UNB": .userNotBanned, "AB": .alreadyBanned, "AJ": .alreadyJoined, "BAN": .bannedGroupMember,
         "JNA": .groupJoinNotAllowed, "OCL": .ownerCannotLeave, "SS": .sameScope, "IA": .invalidArgument,
         "CMO": .cannotMuteOwner, "UNM": .userNotMuted, "UOG": .userOwnsGroups, "INF": .inviteNotFound,
+        "JRD": .joinRequestsDisabled, "JRNF": .joinRequestNotFound,
     ]
 
     // MARK: Expected outcomes on a public group
@@ -71,6 +78,11 @@ struct PermissionMatrixTests {
         .declineInvite: "AJ AJ AJ AJ OK BAN IA",
         .listInvites: "OK OK OK PD NJ NJ OK",
         .listMyInvites: "OK OK OK OK OK OK IA",
+        // Requests off: refused before anything about the user (a member included).
+        .requestToJoin: "AJ AJ AJ AJ OK BAN IA",
+        .requestToJoinOff: "JRD JRD JRD JRD JRD JRD IA",
+        .cancelJoinRequest: "JRNF JRNF JRNF JRNF OK JRNF IA",
+        .listJoinRequests: "OK OK OK PD NJ NJ OK",
     ]
 
     /// Actions on a target; one row per actor (owner admin moderator participant nonMember banned
@@ -153,6 +165,15 @@ struct PermissionMatrixTests {
             "INF INF INF INF OK INF INF", "INF INF INF INF OK INF INF", "INF INF INF INF PD INF INF",
             "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "INF INF INF INF OK INF -",
         ],
+        // Only the non-member holds the prepared request; a member is told so, a banned user too.
+        .approveJoinRequest: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .rejectJoinRequest: [
+            "JRNF JRNF JRNF JRNF OK JRNF JRNF", "JRNF JRNF JRNF JRNF OK JRNF JRNF", "JRNF JRNF JRNF JRNF OK JRNF JRNF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "JRNF JRNF JRNF JRNF OK JRNF -",
+        ],
         // A user asks only about itself (else the call is refused); the app about anyone.
         .checkPost: [
             "OK PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
@@ -182,6 +203,12 @@ struct PermissionMatrixTests {
         .declineInvite: "AJ AJ AJ AJ OK BAN IA",
         .listInvites: "OK OK OK PD NF NF OK",
         .listMyInvites: "OK OK OK OK OK OK IA",
+        // A private group with requests off does not exist for a non-member; one with requests
+        // on takes them; a pending request shows it to its requester.
+        .requestToJoin: "AJ AJ AJ AJ OK BAN IA",
+        .requestToJoinOff: "JRD JRD JRD JRD NF NF IA",
+        .cancelJoinRequest: "JRNF JRNF JRNF JRNF OK NF IA",
+        .listJoinRequests: "OK OK OK PD NF NF OK",
     ]
 
     static let privateOutsiderRow = "NF NF NF NF NF NF NF"
@@ -256,6 +283,14 @@ struct PermissionMatrixTests {
             if let target { _ = try? app.invite(guid, target) }
         case .revokeModeratorInvite:
             if let target { _ = try? app.invite(guid, target, scope: .moderator) }
+        case .requestToJoin, .listJoinRequests:
+            _ = try? app.setJoinRequests(guid, true)
+        case .cancelJoinRequest:
+            _ = try? app.setJoinRequests(guid, true)
+            if let actor { _ = try? app.acting(as: actor).requestToJoin(guid) }
+        case .approveJoinRequest, .rejectJoinRequest:
+            _ = try? app.setJoinRequests(guid, true)
+            if let target { _ = try? app.acting(as: target).requestToJoin(guid) }
         default:
             break
         }
@@ -318,6 +353,11 @@ struct PermissionMatrixTests {
         case .inviteModerator: return invite(.moderator)
         case .inviteAdmin: return invite(.admin)
         case .revokeInvite, .revokeModeratorInvite: return ModerationClient.code { try client.revokeInvite(guid, uid) }
+        case .requestToJoin, .requestToJoinOff: return ModerationClient.code { try client.requestToJoin(guid) }
+        case .cancelJoinRequest: return ModerationClient.code { try client.cancelJoinRequest(guid) }
+        case .listJoinRequests: return ModerationClient.code { try client.listJoinRequests(guid) }
+        case .approveJoinRequest: return ModerationClient.code { try client.approveJoinRequest(guid, uid) }
+        case .rejectJoinRequest: return ModerationClient.code { try client.rejectJoinRequest(guid, uid) }
         case .checkPost:
             do {
                 return try client.checkPost(guid, uid).refusal

@@ -55,6 +55,9 @@ struct ErrorCodeStatusTests {
         Row(code: .groupFrozen, status: .failedPrecondition),
         Row(code: .userOwnsGroups, status: .failedPrecondition),
         Row(code: .inviteNotFound, status: .notFound),
+        Row(code: .joinRequestsDisabled, status: .failedPrecondition),
+        Row(code: .alreadyRequested, status: .alreadyExists),
+        Row(code: .joinRequestNotFound, status: .notFound),
     ]
 
     @Test("the table lists every code once")

@@ -6,7 +6,8 @@ import Testing
 /// muted; nobody both member and banned (not even by an expired ban row); nobody muted who is not
 /// a member (the store's muted-members list names members only, and exactly the members whose row
 /// holds a mute); members_count equal to the members; nobody both invited and a member, nor
-/// invited and banned (not even by an expired invite row).
+/// invited and banned (not even by an expired invite row); nobody both requesting to join and a
+/// member, nor requesting and banned.
 public enum Invariants {
     /// The broken invariants of group `guid` of `app`; empty when it holds them all (or the
     /// group does not exist).
@@ -86,6 +87,26 @@ public enum Invariants {
                     }
                     if try snapshot.ban(groupID: stored.id, uid: invite.uid) != nil {
                         problems.append("\(guid): \(invite.uid) is invited and has a ban row")
+                    }
+                }
+                var requests: [JoinRequest] = []
+                var afterRequest: MemberKey? = nil
+                repeat {
+                    let page = try snapshot.joinRequests(
+                        groupID: stored.id, query: JoinRequestPageQuery(after: afterRequest, limit: 500))
+                    requests += page
+                    afterRequest =
+                        page.count == 500 ? page.last.map { MemberKey(joinedAt: $0.requestedAt, uid: $0.uid) } : nil
+                } while afterRequest != nil
+                if try snapshot.pendingJoinRequestCount(groupID: stored.id) != requests.count {
+                    problems.append("\(guid): the pending count is not the listed join requests")
+                }
+                for request in requests {
+                    if memberUIDs.contains(request.uid) {
+                        problems.append("\(guid): \(request.uid) is requesting and a member")
+                    }
+                    if try snapshot.ban(groupID: stored.id, uid: request.uid) != nil {
+                        problems.append("\(guid): \(request.uid) is requesting and has a ban row")
                     }
                 }
                 for member in members where try snapshot.invite(groupID: stored.id, uid: member.uid) != nil {

@@ -16,10 +16,13 @@ public struct LogModel: Sendable {
         /// Users invited (until the invite is accepted, declined, revoked, or they join, are
         /// added or banned; an invite's expiry records no action, so the model keeps it).
         public var invited: Set<String>
+        /// Users with a pending join request (until approved, rejected, cancelled, or they join,
+        /// are added or banned).
+        public var requesting: Set<String>
 
         public init(
             owner: String, members: [String: Scope], banned: Set<String>, muted: Set<String> = [], frozen: Bool = false,
-            invited: Set<String> = []
+            invited: Set<String> = [], requesting: Set<String> = []
         ) {
             self.owner = owner
             self.members = members
@@ -27,6 +30,7 @@ public struct LogModel: Sendable {
             self.muted = muted
             self.frozen = frozen
             self.invited = invited
+            self.requesting = requesting
         }
     }
 
@@ -73,6 +77,7 @@ public struct LogModel: Sendable {
             if groups[guid]?.banned.contains(target) == true { note("banned") }
             groups[guid]?.members[target] = action.newScope == .unspecified ? .participant : action.newScope
             groups[guid]?.invited.remove(target)
+            groups[guid]?.requesting.remove(target)
         case .invited:
             if groups[guid]?.members[target] != nil { note("invited but a member") }
             if groups[guid]?.banned.contains(target) == true { note("invited but banned") }
@@ -82,6 +87,19 @@ public struct LogModel: Sendable {
             if groups[guid]?.members[target] != nil { note("already a member") }
             if groups[guid]?.banned.contains(target) == true { note("banned") }
             groups[guid]?.members[target] = action.newScope
+            groups[guid]?.requesting.remove(target)
+        case .joinRequested:
+            if groups[guid]?.members[target] != nil { note("requested but a member") }
+            if groups[guid]?.banned.contains(target) == true { note("requested but banned") }
+            if groups[guid]?.requesting.insert(target).inserted == false { note("already requesting") }
+        case .joinRequestApproved:
+            if groups[guid]?.requesting.remove(target) == nil { note("approved but not requesting") }
+            if groups[guid]?.members[target] != nil { note("already a member") }
+            if groups[guid]?.banned.contains(target) == true { note("banned") }
+            groups[guid]?.members[target] = .participant
+            groups[guid]?.invited.remove(target)
+        case .joinRequestRejected, .joinRequestCancelled:
+            if groups[guid]?.requesting.remove(target) == nil { note("not requesting") }
         case .inviteDeclined, .inviteRevoked:
             if groups[guid]?.invited.remove(target) == nil { note("not invited") }
         case .left, .kicked:
@@ -91,6 +109,7 @@ public struct LogModel: Sendable {
             groups[guid]?.members[target] = nil
             groups[guid]?.muted.remove(target)
             groups[guid]?.invited.remove(target)
+            groups[guid]?.requesting.remove(target)
             if groups[guid]?.banned.insert(target).inserted == false { note("already banned") }
         case .unbanned:
             if groups[guid]?.banned.remove(target) == nil { note("not banned") }

@@ -27,6 +27,13 @@ public struct ModerationClient: Sendable {
         return try body()
     }
 
+    /// The same app, acting as `uid`.
+    public func acting(as uid: String) -> ModerationClient {
+        var copy = self
+        copy.caller = Caller(app: caller.app, actor: uid)
+        return copy
+    }
+
     /// The same caller with an idempotency key.
     public func withKey(_ key: String) -> ModerationClient {
         var copy = self
@@ -348,6 +355,50 @@ public struct ModerationClient: Sendable {
 
     public func listMyInvites(limit: Int = 0, cursor: String = "") throws(ModerationError) -> Page<MyInvite> {
         try service.listMyInvites(caller, limit: limit, cursor: cursor)
+    }
+
+    // MARK: Join requests
+
+    @discardableResult
+    public func requestToJoin(_ guid: String, message: String = "") throws(ModerationError) -> ActionRecord {
+        try checked(guid, "requestToJoin") { () throws(ModerationError) in
+            try run { service.requestToJoin($0, guid: guid, message: message, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func approveJoinRequest(_ guid: String, _ uid: String) throws(ModerationError) -> JoinRequestResult {
+        try checked(guid, "approveJoinRequest") { () throws(ModerationError) in
+            try run { service.approveJoinRequest($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func rejectJoinRequest(_ guid: String, _ uid: String, reason: String = "") throws(ModerationError)
+        -> JoinRequestResult
+    {
+        try checked(guid, "rejectJoinRequest") { () throws(ModerationError) in
+            try run { service.rejectJoinRequest($0, guid: guid, uid: uid, reason: reason, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func cancelJoinRequest(_ guid: String) throws(ModerationError) -> ActionRecord {
+        try checked(guid, "cancelJoinRequest") { () throws(ModerationError) in
+            try run { service.cancelJoinRequest($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    public func listJoinRequests(_ guid: String, limit: Int = 0, cursor: String = "") throws(ModerationError)
+        -> Page<JoinRequest>
+    {
+        try service.listJoinRequests(caller, guid: guid, limit: limit, cursor: cursor)
+    }
+
+    /// Turns the group's join requests on or off (an admin's UpdateGroup).
+    @discardableResult
+    public func setJoinRequests(_ guid: String, _ on: Bool) throws(ModerationError) -> GroupView {
+        try updateGroup(GroupUpdate(guid: guid, joinRequests: on))
     }
 
     public func checkPost(_ checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {

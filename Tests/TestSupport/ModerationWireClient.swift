@@ -303,6 +303,42 @@ public struct ModerationWireClient: Sendable {
         try call(ModerationMethods.listMyInvites, ListMyInvitesRequest(limit: limit, cursor: cursor))
     }
 
+    // MARK: Join requests
+
+    @discardableResult
+    public func requestToJoin(_ guid: String, message: String = "") throws(RPCError) -> Action {
+        try call(ModerationMethods.requestToJoin, RequestToJoinRequest(guid: guid, message: message)).action
+            ?? Action()
+    }
+
+    @discardableResult
+    public func approveJoinRequest(_ guid: String, _ uid: String) throws(RPCError) -> ApproveJoinRequestResponse {
+        try call(ModerationMethods.approveJoinRequest, ApproveJoinRequestRequest(guid: guid, uid: uid))
+    }
+
+    @discardableResult
+    public func rejectJoinRequest(_ guid: String, _ uid: String, reason: String = "") throws(RPCError) -> Action {
+        try call(ModerationMethods.rejectJoinRequest, RejectJoinRequestRequest(guid: guid, uid: uid, reason: reason))
+            .action ?? Action()
+    }
+
+    @discardableResult
+    public func cancelJoinRequest(_ guid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.cancelJoinRequest, CancelJoinRequestRequest(guid: guid)).action ?? Action()
+    }
+
+    public func joinRequests(_ guid: String, limit: UInt32 = 0, cursor: String = "") throws(RPCError)
+        -> ListJoinRequestsResponse
+    {
+        try call(ModerationMethods.listJoinRequests, ListJoinRequestsRequest(guid: guid, limit: limit, cursor: cursor))
+    }
+
+    /// Turns the group's join requests on or off (an admin's UpdateGroup with the mask).
+    @discardableResult
+    public func setJoinRequests(_ guid: String, _ on: Bool) throws(RPCError) -> Group {
+        try updateGroup(UpdateGroupRequest(guid: guid, updateMask: ["join_requests"], joinRequests: on))
+    }
+
     /// The answers to `checks` of (guid, uid) pairs, in order.
     public func checkPost(_ checks: [(String, String)]) throws(RPCError) -> [PostCheckResult] {
         try call(

@@ -1,7 +1,7 @@
 """Every RPC of moderation.v1 through stock grpcio and protoc-generated stubs, in the seeds'
 scenario (the same one clients/python/tests/test_moderation_scenario.py runs on our framed
 protocol): users, groups, join, members, add, kick, ban, unban, the banned list, scope changes,
-bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, invites, the action log,
+bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, invites, join requests, the action log,
 leave and delete — and the events they cause on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
 ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
 """
@@ -289,6 +289,29 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
            a.ACTION_TYPE_INVITE_REVOKED, carol, frank)
     expect_error(S.NOT_FOUND, "ERR_INVITE_NOT_FOUND",
                  lambda: mod.DeclineInvite(m.DeclineInviteRequest(guid=guid), as_=frank))
+
+    # Join requests: an admin turns them on; frank knocks, is rejected, knocks again and cancels;
+    # approving a request that is gone is refused.
+    expect_error(S.FAILED_PRECONDITION, "ERR_JOIN_REQUESTS_DISABLED",
+                 lambda: mod.RequestToJoin(m.RequestToJoinRequest(guid=guid), as_=frank))
+    opened = mod.UpdateGroup(m.UpdateGroupRequest(guid=guid, join_requests=True, update_mask=["join_requests"]),
+                             as_=dave).group
+    assert opened.join_requests
+    expected.append(summary(mod.ListGroupActions(
+        m.ListGroupActionsRequest(guid=guid, actions=[a.ACTION_TYPE_UPDATED]), as_=dave).actions[-1]))
+    record(mod.RequestToJoin(m.RequestToJoinRequest(guid=guid, message="hi"), as_=frank).action,
+           a.ACTION_TYPE_JOIN_REQUESTED, frank, frank)
+    pending = mod.ListJoinRequests(m.ListJoinRequestsRequest(guid=guid), as_=carol).join_requests
+    assert [(r.uid, r.message) for r in pending] == [(frank, "hi")]
+    rejected = mod.RejectJoinRequest(m.RejectJoinRequestRequest(guid=guid, uid=frank, reason="later"), as_=carol)
+    assert rejected.action.reason == "later"
+    record(rejected.action, a.ACTION_TYPE_JOIN_REQUEST_REJECTED, carol, frank)
+    record(mod.RequestToJoin(m.RequestToJoinRequest(guid=guid), as_=frank).action,
+           a.ACTION_TYPE_JOIN_REQUESTED, frank, frank)
+    record(mod.CancelJoinRequest(m.CancelJoinRequestRequest(guid=guid), as_=frank).action,
+           a.ACTION_TYPE_JOIN_REQUEST_CANCELLED, frank, frank)
+    expect_error(S.NOT_FOUND, "ERR_JOIN_REQUEST_NOT_FOUND", lambda: mod.ApproveJoinRequest(
+        m.ApproveJoinRequestRequest(guid=guid, uid=frank), as_=carol))
 
     # The action log ("missed events") holds what the responses said, in order, page by page.
     logged = []

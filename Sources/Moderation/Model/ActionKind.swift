@@ -20,4 +20,8 @@ public enum ActionKind: String, Sendable, CaseIterable {
     case inviteAccepted
     case inviteDeclined
     case inviteRevoked
+    case joinRequested
+    case joinRequestApproved
+    case joinRequestRejected
+    case joinRequestCancelled
 }

@@ -67,8 +67,11 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let groupFrozen = ErrorCode("ERR_GROUP_FROZEN", status: .failedPrecondition)
     public static let userOwnsGroups = ErrorCode("ERR_USER_OWNS_GROUPS", status: .failedPrecondition)
     public static let inviteNotFound = ErrorCode("ERR_INVITE_NOT_FOUND", status: .notFound)
+    public static let joinRequestsDisabled = ErrorCode("ERR_JOIN_REQUESTS_DISABLED", status: .failedPrecondition)
+    public static let alreadyRequested = ErrorCode("ERR_ALREADY_REQUESTED", status: .alreadyExists)
+    public static let joinRequestNotFound = ErrorCode("ERR_JOIN_REQUEST_NOT_FOUND", status: .notFound)
 
-    /// The 37 codes of the service, in the order of `errors.proto`.
+    /// The 40 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -77,6 +80,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
         .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
+        .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

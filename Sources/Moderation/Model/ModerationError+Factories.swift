@@ -42,6 +42,9 @@ extension ModerationError {
     static func inviteNotFound(_ uid: String, _ guid: String) -> ModerationError {
         ModerationError(.inviteNotFound, "user \(uid) has no live invite to group \(guid)")
     }
+    static func joinRequestNotFound(_ uid: String, _ guid: String) -> ModerationError {
+        ModerationError(.joinRequestNotFound, "user \(uid) has no pending request to join group \(guid)")
+    }
     static func appIsNotAMember(_ field: String = "on_behalf_of") -> ModerationError {
         .invalid(field, "the app is not a member; set on_behalf_of")
     }

@@ -14,6 +14,7 @@ enum Cursor {
         case actions = 0x61 // "a"
         case invites = 0x69 // "i"
         case myInvites = 0x76 // "v"
+        case joinRequests = 0x6B // "k"
     }
 
     static func encode(_ key: MemberKey) -> String { encode(.members, key.joinedAt, key.uid) }
@@ -21,6 +22,7 @@ enum Cursor {
     static func encode(_ key: GroupKey) -> String { encode(.groups, key.createdAt, key.guid) }
     static func encode(invites key: InviteKey) -> String { encode(.invites, key.invitedAt, key.id) }
     static func encode(myInvites key: InviteKey) -> String { encode(.myInvites, key.invitedAt, key.id) }
+    static func encode(joinRequests key: MemberKey) -> String { encode(.joinRequests, key.joinedAt, key.uid) }
     static func encode(afterSeq seq: UInt64) -> String {
         var bytes: [UInt8] = [version, Tag.actions.rawValue]
         Varint.append(seq, to: &bytes)
@@ -55,6 +57,12 @@ enum Cursor {
         guard !cursor.isEmpty else { return nil }
         let (time, guid) = try decode(.myInvites, cursor)
         return InviteKey(invitedAt: time, id: guid)
+    }
+
+    static func joinRequestKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, uid) = try decode(.joinRequests, cursor)
+        return MemberKey(joinedAt: time, uid: uid)
     }
 
     static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? {

@@ -36,6 +36,15 @@ public protocol StoreSnapshot {
     /// guid).
     func invitesOf(appID: Int64, uid: String, query: InvitePageQuery) throws(ModerationError) -> [InviteListing]
 
+    /// A user's pending request to join a group, with the user's profile.
+    func joinRequest(groupID: Int64, uid: String) throws(ModerationError) -> JoinRequest?
+
+    /// A page of a group's pending join requests, sorted by (requestedAt, uid), with profiles.
+    func joinRequests(groupID: Int64, query: JoinRequestPageQuery) throws(ModerationError) -> [JoinRequest]
+
+    /// How many join requests a group has pending.
+    func pendingJoinRequestCount(groupID: Int64) throws(ModerationError) -> Int
+
     /// A page of a group's members sorted by (joinedAt, uid), with each member's profile.
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member]
 

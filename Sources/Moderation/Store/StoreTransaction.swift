@@ -38,8 +38,9 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Deletes the group with its members and bans; its revisions stay for the action log.
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError)
 
-    /// Inserts a member. A member is never invited: any invite of the user to the group goes
-    /// (whether accepted, or the user joined or was added another way).
+    /// Inserts a member. A member is never invited nor requesting: any invite of the user to the
+    /// group and any join request of theirs goes (accepted or approved, or the user joined or was
+    /// added another way).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError)
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError)
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError)
@@ -51,7 +52,8 @@ public protocol StoreTransaction: StoreSnapshot {
     func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
 
     /// Inserts a ban record (its `name` and `avatar` are ignored: they come from the user). A
-    /// banned user is never invited: any invite of the user to the group goes.
+    /// banned user is never invited nor requesting: any invite of the user to the group and any
+    /// join request of theirs goes.
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError)
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError)
     /// Up to `limit` bans, across apps, whose expiry is at or before `now`.
@@ -64,6 +66,10 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Removes up to `limit` invites, across apps, whose expiry is at or before `now` (an expired
     /// invite is already "not found" to every call; this only reclaims its row); returns how many.
     func purgeExpiredInvites(at now: Int64, limit: Int) throws(ModerationError) -> Int
+
+    /// Inserts a pending join request (its `name` and `avatar` are ignored).
+    func insertJoinRequest(groupID: Int64, user: StoredUser, request: JoinRequest) throws(ModerationError)
+    func deleteJoinRequest(groupID: Int64, uid: String) throws(ModerationError)
 
     /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
     /// `group` is the state the action's snapshot shows.

@@ -50,13 +50,22 @@ public enum ActionType: ProtoEnum {
     case inviteDeclined
     /// "inviteRevoked": an admin or moderator withdrew the invite (old_scope: the scope offered).
     case inviteRevoked
+    /// "joinRequested": a non-member asked to join (the request's message is not in the action).
+    case joinRequested
+    /// "joinRequestApproved": an admin or moderator approved the request; the user is a
+    /// participant now (new_scope).
+    case joinRequestApproved
+    /// "joinRequestRejected": an admin or moderator rejected the request (reason).
+    case joinRequestRejected
+    /// "joinRequestCancelled": the user withdrew the request.
+    case joinRequestCancelled
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -81,6 +90,10 @@ public enum ActionType: ProtoEnum {
         case 18: self = .inviteAccepted
         case 19: self = .inviteDeclined
         case 20: self = .inviteRevoked
+        case 21: self = .joinRequested
+        case 22: self = .joinRequestApproved
+        case 23: self = .joinRequestRejected
+        case 24: self = .joinRequestCancelled
         default: self = .unrecognized(rawValue)
         }
     }
@@ -108,6 +121,10 @@ public enum ActionType: ProtoEnum {
         case .inviteAccepted: 18
         case .inviteDeclined: 19
         case .inviteRevoked: 20
+        case .joinRequested: 21
+        case .joinRequestApproved: 22
+        case .joinRequestRejected: 23
+        case .joinRequestCancelled: 24
         case .unrecognized(let value): value
         }
     }
@@ -136,6 +153,10 @@ public enum ActionType: ProtoEnum {
         case .inviteAccepted: "ACTION_TYPE_INVITE_ACCEPTED"
         case .inviteDeclined: "ACTION_TYPE_INVITE_DECLINED"
         case .inviteRevoked: "ACTION_TYPE_INVITE_REVOKED"
+        case .joinRequested: "ACTION_TYPE_JOIN_REQUESTED"
+        case .joinRequestApproved: "ACTION_TYPE_JOIN_REQUEST_APPROVED"
+        case .joinRequestRejected: "ACTION_TYPE_JOIN_REQUEST_REJECTED"
+        case .joinRequestCancelled: "ACTION_TYPE_JOIN_REQUEST_CANCELLED"
         case .unrecognized: nil
         }
     }
@@ -153,7 +174,8 @@ public struct Action: ProtoMessage {
     public var actionBy: User? = nil
     /// Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
     /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
-    /// userDeleted (the deleted user) and the invite actions (the invitee); the owner for created; absent for updated, deleted, frozen
+    /// userDeleted (the deleted user), the invite actions (the invitee) and the join request
+    /// actions (the requester); the owner for created; absent for updated, deleted, frozen
     /// and unfrozen.
     public var actionOn: User? = nil
     /// The group after the change (members_count and version updated); no per-user fields.

@@ -87,13 +87,20 @@ public enum ErrorCode: ProtoEnum {
     /// NOT_FOUND: the user has no live invite to the group (never invited, or it expired, was
     /// accepted, declined or revoked).
     case errInviteNotFound
+    /// FAILED_PRECONDITION: the group does not take join requests (a private group answers
+    /// ERR_GROUP_NOT_FOUND instead, so its existence never leaks).
+    case errJoinRequestsDisabled
+    /// ALREADY_EXISTS: the user already has a pending request to join the group.
+    case errAlreadyRequested
+    /// NOT_FOUND: the user has no pending request to join the group.
+    case errJoinRequestNotFound
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -135,6 +142,9 @@ public enum ErrorCode: ProtoEnum {
         case 35: self = .errGroupFrozen
         case 36: self = .errUserOwnsGroups
         case 37: self = .errInviteNotFound
+        case 38: self = .errJoinRequestsDisabled
+        case 39: self = .errAlreadyRequested
+        case 40: self = .errJoinRequestNotFound
         default: self = .unrecognized(rawValue)
         }
     }
@@ -179,6 +189,9 @@ public enum ErrorCode: ProtoEnum {
         case .errGroupFrozen: 35
         case .errUserOwnsGroups: 36
         case .errInviteNotFound: 37
+        case .errJoinRequestsDisabled: 38
+        case .errAlreadyRequested: 39
+        case .errJoinRequestNotFound: 40
         case .unrecognized(let value): value
         }
     }
@@ -224,6 +237,9 @@ public enum ErrorCode: ProtoEnum {
         case .errGroupFrozen: "ERR_GROUP_FROZEN"
         case .errUserOwnsGroups: "ERR_USER_OWNS_GROUPS"
         case .errInviteNotFound: "ERR_INVITE_NOT_FOUND"
+        case .errJoinRequestsDisabled: "ERR_JOIN_REQUESTS_DISABLED"
+        case .errAlreadyRequested: "ERR_ALREADY_REQUESTED"
+        case .errJoinRequestNotFound: "ERR_JOIN_REQUEST_NOT_FOUND"
         case .unrecognized: nil
         }
     }

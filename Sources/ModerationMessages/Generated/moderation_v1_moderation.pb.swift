@@ -300,11 +300,13 @@ public struct UpdateGroupRequest: ProtoMessage {
     /// New tags (replace the old), likewise.
     public var tags: [String] = []
     /// Names of the fields to change ("name", "icon", "description", "type", "password",
-    /// "metadata", "tags"). Empty: change every field given with a non-empty value.
+    /// "metadata", "tags", "join_requests"). Empty: change every field given with a non-empty value.
     public var updateMask: [String] = []
     /// When non-zero, the change applies only if the group's version equals it
     /// (else ERR_VERSION_CONFLICT).
     public var ifVersion: UInt64 = 0
+    /// Whether non-members may ask to join (admins only), when listed in update_mask or given true.
+    public var joinRequests: Bool = false
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -320,7 +322,8 @@ public struct UpdateGroupRequest: ProtoMessage {
         metadata: [String: String] = [:],
         tags: [String] = [],
         updateMask: [String] = [],
-        ifVersion: UInt64 = 0
+        ifVersion: UInt64 = 0,
+        joinRequests: Bool = false
     ) {
         self.guid = guid
         self.name = name
@@ -332,6 +335,7 @@ public struct UpdateGroupRequest: ProtoMessage {
         self.tags = tags
         self.updateMask = updateMask
         self.ifVersion = ifVersion
+        self.joinRequests = joinRequests
     }
 }
 
@@ -1275,6 +1279,190 @@ public struct ListMyInvitesResponse: ProtoMessage {
     /// Creates the message; every field left out is at its proto3 zero value.
     public init(invites: [Invite] = [], nextCursor: String = "") {
         self.invites = invites
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Request of RequestToJoin.
+public struct RequestToJoinRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.RequestToJoinRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// A message to the group's admins and moderators (≤ 255 characters).
+    public var message: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", message: String = "") {
+        self.guid = guid
+        self.message = message
+    }
+}
+
+/// Response of RequestToJoin.
+public struct RequestToJoinResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.RequestToJoinResponse"
+
+    /// The "joinRequested" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ApproveJoinRequest.
+public struct ApproveJoinRequestRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ApproveJoinRequestRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the requesting user.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "") {
+        self.guid = guid
+        self.uid = uid
+    }
+}
+
+/// Response of ApproveJoinRequest.
+public struct ApproveJoinRequestResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ApproveJoinRequestResponse"
+
+    /// The "joinRequestApproved" action recorded (the user is now a participant).
+    public var action: Action? = nil
+    /// The group after the change, as the acting user sees it.
+    public var group: Group? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil, group: Group? = nil) {
+        self.action = action
+        self.group = group
+    }
+}
+
+/// Request of RejectJoinRequest.
+public struct RejectJoinRequestRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.RejectJoinRequestRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the requesting user.
+    public var uid: String = ""
+    /// Reason (≤ 512 characters), carried by the "joinRequestRejected" action.
+    public var reason: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "", reason: String = "") {
+        self.guid = guid
+        self.uid = uid
+        self.reason = reason
+    }
+}
+
+/// Response of RejectJoinRequest.
+public struct RejectJoinRequestResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.RejectJoinRequestResponse"
+
+    /// The "joinRequestRejected" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of CancelJoinRequest.
+public struct CancelJoinRequestRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.CancelJoinRequestRequest"
+
+    /// GUID of the group whose request the acting user withdraws.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of CancelJoinRequest.
+public struct CancelJoinRequestResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.CancelJoinRequestResponse"
+
+    /// The "joinRequestCancelled" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ListJoinRequests.
+public struct ListJoinRequestsRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListJoinRequestsRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", limit: UInt32 = 0, cursor: String = "") {
+        self.guid = guid
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListJoinRequests.
+public struct ListJoinRequestsResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListJoinRequestsResponse"
+
+    /// The page of pending requests, sorted by (requested_at, uid).
+    public var joinRequests: [JoinRequest] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(joinRequests: [JoinRequest] = [], nextCursor: String = "") {
+        self.joinRequests = joinRequests
         self.nextCursor = nextCursor
     }
 }
@@ -2230,6 +2418,7 @@ extension UpdateGroupRequest {
             c.pointee.update_mask = items
         }
         if ifVersion != 0 { c.pointee.if_version = ifVersion }
+        if joinRequests { c.pointee.join_requests = 1 }
         return c
     }
 
@@ -2261,6 +2450,7 @@ extension UpdateGroupRequest {
             for i in 0..<c.pointee.n_update_mask { self.updateMask.append(try arena.string(c.pointee.update_mask[i], field: "update_mask", of: Self.protoName)) }
         }
         self.ifVersion = c.pointee.if_version
+        self.joinRequests = (c.pointee.join_requests != 0)
     }
 }
 
@@ -3683,6 +3873,280 @@ extension ListMyInvitesResponse {
     }
 }
 
+extension RequestToJoinRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RequestToJoinRequest> {
+        let c = arena.allocate(Moderation__V1__RequestToJoinRequest.self)
+        moderation__v1__request_to_join_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !message.isEmpty { c.pointee.message = arena.cString(message) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__request_to_join_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RequestToJoinRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
+    }
+}
+
+extension RequestToJoinResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RequestToJoinResponse> {
+        let c = arena.allocate(Moderation__V1__RequestToJoinResponse.self)
+        moderation__v1__request_to_join_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__request_to_join_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RequestToJoinResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ApproveJoinRequestRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ApproveJoinRequestRequest> {
+        let c = arena.allocate(Moderation__V1__ApproveJoinRequestRequest.self)
+        moderation__v1__approve_join_request_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__approve_join_request_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ApproveJoinRequestRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+}
+
+extension ApproveJoinRequestResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ApproveJoinRequestResponse> {
+        let c = arena.allocate(Moderation__V1__ApproveJoinRequestResponse.self)
+        moderation__v1__approve_join_request_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = group { c.pointee.group = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__approve_join_request_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ApproveJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+}
+
+extension RejectJoinRequestRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RejectJoinRequestRequest> {
+        let c = arena.allocate(Moderation__V1__RejectJoinRequestRequest.self)
+        moderation__v1__reject_join_request_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__reject_join_request_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RejectJoinRequestRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+    }
+}
+
+extension RejectJoinRequestResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RejectJoinRequestResponse> {
+        let c = arena.allocate(Moderation__V1__RejectJoinRequestResponse.self)
+        moderation__v1__reject_join_request_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__reject_join_request_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RejectJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension CancelJoinRequestRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CancelJoinRequestRequest> {
+        let c = arena.allocate(Moderation__V1__CancelJoinRequestRequest.self)
+        moderation__v1__cancel_join_request_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__cancel_join_request_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CancelJoinRequestRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension CancelJoinRequestResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CancelJoinRequestResponse> {
+        let c = arena.allocate(Moderation__V1__CancelJoinRequestResponse.self)
+        moderation__v1__cancel_join_request_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__cancel_join_request_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CancelJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ListJoinRequestsRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListJoinRequestsRequest> {
+        let c = arena.allocate(Moderation__V1__ListJoinRequestsRequest.self)
+        moderation__v1__list_join_requests_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_join_requests_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListJoinRequestsRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListJoinRequestsResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListJoinRequestsResponse> {
+        let c = arena.allocate(Moderation__V1__ListJoinRequestsResponse.self)
+        moderation__v1__list_join_requests_response__init(c)
+        if !joinRequests.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__JoinRequest>?.self, count: joinRequests.count)
+            for (i, item) in joinRequests.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_join_requests = joinRequests.count
+            c.pointee.join_requests = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_join_requests_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListJoinRequestsResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_join_requests > 0 {
+            self.joinRequests.reserveCapacity(c.pointee.n_join_requests)
+            for i in 0..<c.pointee.n_join_requests { self.joinRequests.append(try JoinRequest(c: ProtoArena.required(c.pointee.join_requests[i], field: "join_requests", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+}
+
 extension MuteMemberRequest {
     public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(cStruct(in: arena))
@@ -4475,6 +4939,21 @@ public enum ModerationMethods {
     /// Lists the acting user's live invites across groups, newest first.
     public static let listMyInvites = ProtoMethod<ListMyInvitesRequest, ListMyInvitesResponse>(
         service: name, name: "ListMyInvites", clientStreaming: false, serverStreaming: false)
+    /// Asks to join a group that takes join requests (a non-member; "knock").
+    public static let requestToJoin = ProtoMethod<RequestToJoinRequest, RequestToJoinResponse>(
+        service: name, name: "RequestToJoin", clientStreaming: false, serverStreaming: false)
+    /// Approves a pending join request: the user becomes a participant (admins and moderators).
+    public static let approveJoinRequest = ProtoMethod<ApproveJoinRequestRequest, ApproveJoinRequestResponse>(
+        service: name, name: "ApproveJoinRequest", clientStreaming: false, serverStreaming: false)
+    /// Rejects a pending join request, with a reason (admins and moderators).
+    public static let rejectJoinRequest = ProtoMethod<RejectJoinRequestRequest, RejectJoinRequestResponse>(
+        service: name, name: "RejectJoinRequest", clientStreaming: false, serverStreaming: false)
+    /// Withdraws the acting user's pending join request.
+    public static let cancelJoinRequest = ProtoMethod<CancelJoinRequestRequest, CancelJoinRequestResponse>(
+        service: name, name: "CancelJoinRequest", clientStreaming: false, serverStreaming: false)
+    /// Lists a group's pending join requests, oldest first (admins and moderators).
+    public static let listJoinRequests = ProtoMethod<ListJoinRequestsRequest, ListJoinRequestsResponse>(
+        service: name, name: "ListJoinRequests", clientStreaming: false, serverStreaming: false)
     /// Mutes a member, who stays a member but may not post (admins and moderators outranking them).
     public static let muteMember = ProtoMethod<MuteMemberRequest, MuteMemberResponse>(
         service: name, name: "MuteMember", clientStreaming: false, serverStreaming: false)
@@ -4505,5 +4984,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
 }

@@ -391,3 +391,25 @@ def test_invite_into_a_private_group(channel: Channel) -> None:
                  lambda: mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), on_behalf_of=other))
     expect_error("NOT_FOUND", "ERR_INVITE_NOT_FOUND",
                  lambda: mod.RevokeInvite(m.RevokeInviteRequest(guid=guid, uid=other), on_behalf_of=owner))
+
+
+def test_knock_approved(channel: Channel) -> None:
+    """Join requests through the generated stubs: refused while off, then a knock approved."""
+    run = uuid.uuid4().hex[:8]
+    owner, knocker = ("%s-%s" % (name, run) for name in ("owner", "knocker"))
+    guid = "door-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    mod.CreateUser(m.CreateUserRequest(uid=knocker, name="Knocker"))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Door", type=m.GROUP_TYPE_PRIVATE, owner=owner))
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND",
+                 lambda: mod.RequestToJoin(m.RequestToJoinRequest(guid=guid), on_behalf_of=knocker))
+    assert mod.UpdateGroup(m.UpdateGroupRequest(guid=guid, join_requests=True), on_behalf_of=owner).group.join_requests
+    knocked = mod.RequestToJoin(m.RequestToJoinRequest(guid=guid, message="please"), on_behalf_of=knocker)
+    assert m.ActionType.Name(knocked.action.action) == "ACTION_TYPE_JOIN_REQUESTED"
+    listed = mod.ListJoinRequests(m.ListJoinRequestsRequest(guid=guid), on_behalf_of=owner).join_requests
+    assert [(r.uid, r.message) for r in listed] == [(knocker, "please")]
+    approved = mod.ApproveJoinRequest(m.ApproveJoinRequestRequest(guid=guid, uid=knocker), on_behalf_of=owner)
+    assert m.ActionType.Name(approved.action.action) == "ACTION_TYPE_JOIN_REQUEST_APPROVED"
+    assert approved.group.members_count == 2
+    assert mod.GetGroup(m.GetGroupRequest(guid=guid), on_behalf_of=knocker).group.has_joined

@@ -233,7 +233,7 @@ const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
   (ProtobufCMessageInit) moderation__v1__action__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[21] =
+static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[25] =
 {
   { "ACTION_TYPE_UNSPECIFIED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED", 0 },
   { "ACTION_TYPE_CREATED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CREATED", 1 },
@@ -256,11 +256,15 @@ static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_numb
   { "ACTION_TYPE_INVITE_ACCEPTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_ACCEPTED", 18 },
   { "ACTION_TYPE_INVITE_DECLINED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_DECLINED", 19 },
   { "ACTION_TYPE_INVITE_REVOKED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED", 20 },
+  { "ACTION_TYPE_JOIN_REQUESTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUESTED", 21 },
+  { "ACTION_TYPE_JOIN_REQUEST_APPROVED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_APPROVED", 22 },
+  { "ACTION_TYPE_JOIN_REQUEST_REJECTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_REJECTED", 23 },
+  { "ACTION_TYPE_JOIN_REQUEST_CANCELLED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_CANCELLED", 24 },
 };
 static const ProtobufCIntRange moderation__v1__action_type__value_ranges[] = {
-{0, 0},{0, 21}
+{0, 0},{0, 25}
 };
-static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[21] =
+static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[25] =
 {
   { "ACTION_TYPE_ADDED", 6 },
   { "ACTION_TYPE_BANNED", 8 },
@@ -272,6 +276,10 @@ static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by
   { "ACTION_TYPE_INVITE_DECLINED", 19 },
   { "ACTION_TYPE_INVITE_REVOKED", 20 },
   { "ACTION_TYPE_JOINED", 4 },
+  { "ACTION_TYPE_JOIN_REQUESTED", 21 },
+  { "ACTION_TYPE_JOIN_REQUEST_APPROVED", 22 },
+  { "ACTION_TYPE_JOIN_REQUEST_CANCELLED", 24 },
+  { "ACTION_TYPE_JOIN_REQUEST_REJECTED", 23 },
   { "ACTION_TYPE_KICKED", 7 },
   { "ACTION_TYPE_LEFT", 5 },
   { "ACTION_TYPE_MUTED", 12 },
@@ -291,9 +299,9 @@ const ProtobufCEnumDescriptor moderation__v1__action_type__descriptor =
   "ActionType",
   "Moderation__V1__ActionType",
   "moderation.v1",
-  21,
+  25,
   moderation__v1__action_type__enum_values_by_number,
-  21,
+  25,
   moderation__v1__action_type__enum_values_by_name,
   1,
   moderation__v1__action_type__value_ranges,

@@ -2677,6 +2677,456 @@ void   moderation__v1__list_my_invites_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__request_to_join_request__init
+                     (Moderation__V1__RequestToJoinRequest         *message)
+{
+  static const Moderation__V1__RequestToJoinRequest init_value = MODERATION__V1__REQUEST_TO_JOIN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__request_to_join_request__get_packed_size
+                     (const Moderation__V1__RequestToJoinRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__request_to_join_request__pack
+                     (const Moderation__V1__RequestToJoinRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__request_to_join_request__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RequestToJoinRequest *
+       moderation__v1__request_to_join_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RequestToJoinRequest *)
+     protobuf_c_message_unpack (&moderation__v1__request_to_join_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__request_to_join_request__free_unpacked
+                     (Moderation__V1__RequestToJoinRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__request_to_join_response__init
+                     (Moderation__V1__RequestToJoinResponse         *message)
+{
+  static const Moderation__V1__RequestToJoinResponse init_value = MODERATION__V1__REQUEST_TO_JOIN_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__request_to_join_response__get_packed_size
+                     (const Moderation__V1__RequestToJoinResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__request_to_join_response__pack
+                     (const Moderation__V1__RequestToJoinResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__request_to_join_response__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RequestToJoinResponse *
+       moderation__v1__request_to_join_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RequestToJoinResponse *)
+     protobuf_c_message_unpack (&moderation__v1__request_to_join_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__request_to_join_response__free_unpacked
+                     (Moderation__V1__RequestToJoinResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__approve_join_request_request__init
+                     (Moderation__V1__ApproveJoinRequestRequest         *message)
+{
+  static const Moderation__V1__ApproveJoinRequestRequest init_value = MODERATION__V1__APPROVE_JOIN_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__approve_join_request_request__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__approve_join_request_request__pack
+                     (const Moderation__V1__ApproveJoinRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__approve_join_request_request__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ApproveJoinRequestRequest *
+       moderation__v1__approve_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ApproveJoinRequestRequest *)
+     protobuf_c_message_unpack (&moderation__v1__approve_join_request_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__approve_join_request_request__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__approve_join_request_response__init
+                     (Moderation__V1__ApproveJoinRequestResponse         *message)
+{
+  static const Moderation__V1__ApproveJoinRequestResponse init_value = MODERATION__V1__APPROVE_JOIN_REQUEST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__approve_join_request_response__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__approve_join_request_response__pack
+                     (const Moderation__V1__ApproveJoinRequestResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__approve_join_request_response__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ApproveJoinRequestResponse *
+       moderation__v1__approve_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ApproveJoinRequestResponse *)
+     protobuf_c_message_unpack (&moderation__v1__approve_join_request_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__approve_join_request_response__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__reject_join_request_request__init
+                     (Moderation__V1__RejectJoinRequestRequest         *message)
+{
+  static const Moderation__V1__RejectJoinRequestRequest init_value = MODERATION__V1__REJECT_JOIN_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__reject_join_request_request__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__reject_join_request_request__pack
+                     (const Moderation__V1__RejectJoinRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__reject_join_request_request__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RejectJoinRequestRequest *
+       moderation__v1__reject_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RejectJoinRequestRequest *)
+     protobuf_c_message_unpack (&moderation__v1__reject_join_request_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__reject_join_request_request__free_unpacked
+                     (Moderation__V1__RejectJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__reject_join_request_response__init
+                     (Moderation__V1__RejectJoinRequestResponse         *message)
+{
+  static const Moderation__V1__RejectJoinRequestResponse init_value = MODERATION__V1__REJECT_JOIN_REQUEST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__reject_join_request_response__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__reject_join_request_response__pack
+                     (const Moderation__V1__RejectJoinRequestResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__reject_join_request_response__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RejectJoinRequestResponse *
+       moderation__v1__reject_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RejectJoinRequestResponse *)
+     protobuf_c_message_unpack (&moderation__v1__reject_join_request_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__reject_join_request_response__free_unpacked
+                     (Moderation__V1__RejectJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__cancel_join_request_request__init
+                     (Moderation__V1__CancelJoinRequestRequest         *message)
+{
+  static const Moderation__V1__CancelJoinRequestRequest init_value = MODERATION__V1__CANCEL_JOIN_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__cancel_join_request_request__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__cancel_join_request_request__pack
+                     (const Moderation__V1__CancelJoinRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__cancel_join_request_request__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CancelJoinRequestRequest *
+       moderation__v1__cancel_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CancelJoinRequestRequest *)
+     protobuf_c_message_unpack (&moderation__v1__cancel_join_request_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__cancel_join_request_request__free_unpacked
+                     (Moderation__V1__CancelJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__cancel_join_request_response__init
+                     (Moderation__V1__CancelJoinRequestResponse         *message)
+{
+  static const Moderation__V1__CancelJoinRequestResponse init_value = MODERATION__V1__CANCEL_JOIN_REQUEST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__cancel_join_request_response__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__cancel_join_request_response__pack
+                     (const Moderation__V1__CancelJoinRequestResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__cancel_join_request_response__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CancelJoinRequestResponse *
+       moderation__v1__cancel_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CancelJoinRequestResponse *)
+     protobuf_c_message_unpack (&moderation__v1__cancel_join_request_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__cancel_join_request_response__free_unpacked
+                     (Moderation__V1__CancelJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_join_requests_request__init
+                     (Moderation__V1__ListJoinRequestsRequest         *message)
+{
+  static const Moderation__V1__ListJoinRequestsRequest init_value = MODERATION__V1__LIST_JOIN_REQUESTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_join_requests_request__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_join_requests_request__pack
+                     (const Moderation__V1__ListJoinRequestsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_join_requests_request__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListJoinRequestsRequest *
+       moderation__v1__list_join_requests_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListJoinRequestsRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_join_requests_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_join_requests_request__free_unpacked
+                     (Moderation__V1__ListJoinRequestsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_join_requests_response__init
+                     (Moderation__V1__ListJoinRequestsResponse         *message)
+{
+  static const Moderation__V1__ListJoinRequestsResponse init_value = MODERATION__V1__LIST_JOIN_REQUESTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_join_requests_response__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_join_requests_response__pack
+                     (const Moderation__V1__ListJoinRequestsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_join_requests_response__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListJoinRequestsResponse *
+       moderation__v1__list_join_requests_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListJoinRequestsResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_join_requests_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_join_requests_response__free_unpacked
+                     (Moderation__V1__ListJoinRequestsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message)
 {
@@ -4605,7 +5055,7 @@ const ProtobufCMessageDescriptor moderation__v1__update_group_request__metadata_
   (ProtobufCMessageInit) moderation__v1__update_group_request__metadata_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__update_group_request__field_descriptors[10] =
+static const ProtobufCFieldDescriptor moderation__v1__update_group_request__field_descriptors[11] =
 {
   {
     "guid",
@@ -4727,12 +5177,25 @@ static const ProtobufCFieldDescriptor moderation__v1__update_group_request__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "join_requests",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateGroupRequest, join_requests),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__update_group_request__field_indices_by_name[] = {
   3,   /* field[3] = description */
   0,   /* field[0] = guid */
   2,   /* field[2] = icon */
   9,   /* field[9] = if_version */
+  10,   /* field[10] = join_requests */
   6,   /* field[6] = metadata */
   1,   /* field[1] = name */
   5,   /* field[5] = password */
@@ -4743,7 +5206,7 @@ static const unsigned moderation__v1__update_group_request__field_indices_by_nam
 static const ProtobufCIntRange moderation__v1__update_group_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor moderation__v1__update_group_request__descriptor =
 {
@@ -4753,7 +5216,7 @@ const ProtobufCMessageDescriptor moderation__v1__update_group_request__descripto
   "Moderation__V1__UpdateGroupRequest",
   "moderation.v1",
   sizeof(Moderation__V1__UpdateGroupRequest),
-  10,
+  11,
   moderation__v1__update_group_request__field_descriptors,
   moderation__v1__update_group_request__field_indices_by_name,
   1,  moderation__v1__update_group_request__number_ranges,
@@ -7505,6 +7968,490 @@ const ProtobufCMessageDescriptor moderation__v1__list_my_invites_response__descr
   (ProtobufCMessageInit) moderation__v1__list_my_invites_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor moderation__v1__request_to_join_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RequestToJoinRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RequestToJoinRequest, message),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__request_to_join_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = message */
+};
+static const ProtobufCIntRange moderation__v1__request_to_join_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__request_to_join_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RequestToJoinRequest",
+  "RequestToJoinRequest",
+  "Moderation__V1__RequestToJoinRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__RequestToJoinRequest),
+  2,
+  moderation__v1__request_to_join_request__field_descriptors,
+  moderation__v1__request_to_join_request__field_indices_by_name,
+  1,  moderation__v1__request_to_join_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__request_to_join_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__request_to_join_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RequestToJoinResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__request_to_join_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__request_to_join_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__request_to_join_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RequestToJoinResponse",
+  "RequestToJoinResponse",
+  "Moderation__V1__RequestToJoinResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__RequestToJoinResponse),
+  1,
+  moderation__v1__request_to_join_response__field_descriptors,
+  moderation__v1__request_to_join_response__field_indices_by_name,
+  1,  moderation__v1__request_to_join_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__request_to_join_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__approve_join_request_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__approve_join_request_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__approve_join_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__approve_join_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ApproveJoinRequestRequest",
+  "ApproveJoinRequestRequest",
+  "Moderation__V1__ApproveJoinRequestRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ApproveJoinRequestRequest),
+  2,
+  moderation__v1__approve_join_request_request__field_descriptors,
+  moderation__v1__approve_join_request_request__field_indices_by_name,
+  1,  moderation__v1__approve_join_request_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__approve_join_request_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__approve_join_request_response__field_descriptors[2] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "group",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestResponse, group),
+    &moderation__v1__group__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__approve_join_request_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+  1,   /* field[1] = group */
+};
+static const ProtobufCIntRange moderation__v1__approve_join_request_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__approve_join_request_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ApproveJoinRequestResponse",
+  "ApproveJoinRequestResponse",
+  "Moderation__V1__ApproveJoinRequestResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ApproveJoinRequestResponse),
+  2,
+  moderation__v1__approve_join_request_response__field_descriptors,
+  moderation__v1__approve_join_request_response__field_indices_by_name,
+  1,  moderation__v1__approve_join_request_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__approve_join_request_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__reject_join_request_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__reject_join_request_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  2,   /* field[2] = reason */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__reject_join_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__reject_join_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RejectJoinRequestRequest",
+  "RejectJoinRequestRequest",
+  "Moderation__V1__RejectJoinRequestRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__RejectJoinRequestRequest),
+  3,
+  moderation__v1__reject_join_request_request__field_descriptors,
+  moderation__v1__reject_join_request_request__field_indices_by_name,
+  1,  moderation__v1__reject_join_request_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__reject_join_request_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__reject_join_request_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__reject_join_request_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__reject_join_request_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__reject_join_request_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RejectJoinRequestResponse",
+  "RejectJoinRequestResponse",
+  "Moderation__V1__RejectJoinRequestResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__RejectJoinRequestResponse),
+  1,
+  moderation__v1__reject_join_request_response__field_descriptors,
+  moderation__v1__reject_join_request_response__field_indices_by_name,
+  1,  moderation__v1__reject_join_request_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__reject_join_request_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__cancel_join_request_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CancelJoinRequestRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__cancel_join_request_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__cancel_join_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CancelJoinRequestRequest",
+  "CancelJoinRequestRequest",
+  "Moderation__V1__CancelJoinRequestRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__CancelJoinRequestRequest),
+  1,
+  moderation__v1__cancel_join_request_request__field_descriptors,
+  moderation__v1__cancel_join_request_request__field_indices_by_name,
+  1,  moderation__v1__cancel_join_request_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__cancel_join_request_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__cancel_join_request_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CancelJoinRequestResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__cancel_join_request_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__cancel_join_request_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CancelJoinRequestResponse",
+  "CancelJoinRequestResponse",
+  "Moderation__V1__CancelJoinRequestResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__CancelJoinRequestResponse),
+  1,
+  moderation__v1__cancel_join_request_response__field_descriptors,
+  moderation__v1__cancel_join_request_response__field_indices_by_name,
+  1,  moderation__v1__cancel_join_request_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__cancel_join_request_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_join_requests_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_join_requests_request__field_indices_by_name[] = {
+  2,   /* field[2] = cursor */
+  0,   /* field[0] = guid */
+  1,   /* field[1] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_join_requests_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_join_requests_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListJoinRequestsRequest",
+  "ListJoinRequestsRequest",
+  "Moderation__V1__ListJoinRequestsRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListJoinRequestsRequest),
+  3,
+  moderation__v1__list_join_requests_request__field_descriptors,
+  moderation__v1__list_join_requests_request__field_indices_by_name,
+  1,  moderation__v1__list_join_requests_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_join_requests_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_join_requests_response__field_descriptors[2] =
+{
+  {
+    "join_requests",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListJoinRequestsResponse, n_join_requests),
+    offsetof(Moderation__V1__ListJoinRequestsResponse, join_requests),
+    &moderation__v1__join_request__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_join_requests_response__field_indices_by_name[] = {
+  0,   /* field[0] = join_requests */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_join_requests_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_join_requests_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListJoinRequestsResponse",
+  "ListJoinRequestsResponse",
+  "Moderation__V1__ListJoinRequestsResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListJoinRequestsResponse),
+  2,
+  moderation__v1__list_join_requests_response__field_descriptors,
+  moderation__v1__list_join_requests_response__field_indices_by_name,
+  1,  moderation__v1__list_join_requests_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_join_requests_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor moderation__v1__mute_member_request__field_descriptors[5] =
 {
   {
@@ -8860,7 +9807,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[38] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[43] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -8891,6 +9838,11 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "RevokeInvite", &moderation__v1__revoke_invite_request__descriptor, &moderation__v1__revoke_invite_response__descriptor },
   { "ListInvites", &moderation__v1__list_invites_request__descriptor, &moderation__v1__list_invites_response__descriptor },
   { "ListMyInvites", &moderation__v1__list_my_invites_request__descriptor, &moderation__v1__list_my_invites_response__descriptor },
+  { "RequestToJoin", &moderation__v1__request_to_join_request__descriptor, &moderation__v1__request_to_join_response__descriptor },
+  { "ApproveJoinRequest", &moderation__v1__approve_join_request_request__descriptor, &moderation__v1__approve_join_request_response__descriptor },
+  { "RejectJoinRequest", &moderation__v1__reject_join_request_request__descriptor, &moderation__v1__reject_join_request_response__descriptor },
+  { "CancelJoinRequest", &moderation__v1__cancel_join_request_request__descriptor, &moderation__v1__cancel_join_request_response__descriptor },
+  { "ListJoinRequests", &moderation__v1__list_join_requests_request__descriptor, &moderation__v1__list_join_requests_response__descriptor },
   { "MuteMember", &moderation__v1__mute_member_request__descriptor, &moderation__v1__mute_member_response__descriptor },
   { "UnmuteMember", &moderation__v1__unmute_member_request__descriptor, &moderation__v1__unmute_member_response__descriptor },
   { "BulkMuteMembers", &moderation__v1__bulk_mute_members_request__descriptor, &moderation__v1__bulk_mute_members_response__descriptor },
@@ -8904,20 +9856,22 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
 const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   24,        /* AcceptInvite */
   12,        /* AddMembers */
+  30,        /* ApproveJoinRequest */
   14,        /* BanMember */
   20,        /* BulkBanMembers */
   19,        /* BulkKickMembers */
-  31,        /* BulkMuteMembers */
+  36,        /* BulkMuteMembers */
   21,        /* BulkUnbanMembers */
-  32,        /* BulkUnmuteMembers */
+  37,        /* BulkUnmuteMembers */
+  32,        /* CancelJoinRequest */
   17,        /* ChangeMemberScope */
-  35,        /* CheckPost */
+  40,        /* CheckPost */
   4,        /* CreateGroup */
   0,        /* CreateUser */
   25,        /* DeclineInvite */
   7,        /* DeleteGroup */
   3,        /* DeleteUser */
-  33,        /* FreezeGroup */
+  38,        /* FreezeGroup */
   5,        /* GetGroup */
   22,        /* GetMemberState */
   1,        /* GetUser */
@@ -8926,18 +9880,21 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   13,        /* KickMember */
   10,        /* LeaveGroup */
   16,        /* ListBannedMembers */
-  36,        /* ListGroupActions */
+  41,        /* ListGroupActions */
   8,        /* ListGroups */
   27,        /* ListInvites */
+  33,        /* ListJoinRequests */
   11,        /* ListMembers */
   28,        /* ListMyInvites */
-  29,        /* MuteMember */
+  34,        /* MuteMember */
+  31,        /* RejectJoinRequest */
+  29,        /* RequestToJoin */
   26,        /* RevokeInvite */
-  37,        /* Subscribe */
+  42,        /* Subscribe */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
-  34,        /* UnfreezeGroup */
-  30,        /* UnmuteMember */
+  39,        /* UnfreezeGroup */
+  35,        /* UnmuteMember */
   6,        /* UpdateGroup */
   2         /* UpdateUser */
 };
@@ -8948,7 +9905,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  38,
+  43,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -9184,13 +10141,53 @@ void moderation__v1__moderation__list_my_invites(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__request_to_join(ProtobufCService *service,
+                                                 const Moderation__V1__RequestToJoinRequest *input,
+                                                 Moderation__V1__RequestToJoinResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__approve_join_request(ProtobufCService *service,
+                                                      const Moderation__V1__ApproveJoinRequestRequest *input,
+                                                      Moderation__V1__ApproveJoinRequestResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__reject_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__RejectJoinRequestRequest *input,
+                                                     Moderation__V1__RejectJoinRequestResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__cancel_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__CancelJoinRequestRequest *input,
+                                                     Moderation__V1__CancelJoinRequestResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_join_requests(ProtobufCService *service,
+                                                    const Moderation__V1__ListJoinRequestsRequest *input,
+                                                    Moderation__V1__ListJoinRequestsResponse_Closure closure,
+                                                    void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                const Moderation__V1__UnmuteMemberRequest *input,
@@ -9198,7 +10195,7 @@ void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    const Moderation__V1__BulkMuteMembersRequest *input,
@@ -9206,7 +10203,7 @@ void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      const Moderation__V1__BulkUnmuteMembersRequest *input,
@@ -9214,7 +10211,7 @@ void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               const Moderation__V1__FreezeGroupRequest *input,
@@ -9222,7 +10219,7 @@ void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 const Moderation__V1__UnfreezeGroupRequest *input,
@@ -9230,7 +10227,7 @@ void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             const Moderation__V1__CheckPostRequest *input,
@@ -9238,7 +10235,7 @@ void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
@@ -9246,7 +10243,7 @@ void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -9254,7 +10251,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

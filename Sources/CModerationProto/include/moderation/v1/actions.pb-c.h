@@ -113,7 +113,24 @@ typedef enum _Moderation__V1__ActionType {
   /*
    * "inviteRevoked": an admin or moderator withdrew the invite (old_scope: the scope offered).
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED = 20
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED = 20,
+  /*
+   * "joinRequested": a non-member asked to join (the request's message is not in the action).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUESTED = 21,
+  /*
+   * "joinRequestApproved": an admin or moderator approved the request; the user is a
+   * participant now (new_scope).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_APPROVED = 22,
+  /*
+   * "joinRequestRejected": an admin or moderator rejected the request (reason).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_REJECTED = 23,
+  /*
+   * "joinRequestCancelled": the user withdrew the request.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_CANCELLED = 24
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -140,7 +157,8 @@ struct  Moderation__V1__Action
   /*
    * Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
    * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
-   * userDeleted (the deleted user) and the invite actions (the invitee); the owner for created; absent for updated, deleted, frozen
+   * userDeleted (the deleted user), the invite actions (the invitee) and the join request
+   * actions (the requester); the owner for created; absent for updated, deleted, frozen
    * and unfrozen.
    */
   Moderation__V1__User *action_on;

@@ -88,6 +88,16 @@ typedef struct Moderation__V1__ListInvitesRequest Moderation__V1__ListInvitesReq
 typedef struct Moderation__V1__ListInvitesResponse Moderation__V1__ListInvitesResponse;
 typedef struct Moderation__V1__ListMyInvitesRequest Moderation__V1__ListMyInvitesRequest;
 typedef struct Moderation__V1__ListMyInvitesResponse Moderation__V1__ListMyInvitesResponse;
+typedef struct Moderation__V1__RequestToJoinRequest Moderation__V1__RequestToJoinRequest;
+typedef struct Moderation__V1__RequestToJoinResponse Moderation__V1__RequestToJoinResponse;
+typedef struct Moderation__V1__ApproveJoinRequestRequest Moderation__V1__ApproveJoinRequestRequest;
+typedef struct Moderation__V1__ApproveJoinRequestResponse Moderation__V1__ApproveJoinRequestResponse;
+typedef struct Moderation__V1__RejectJoinRequestRequest Moderation__V1__RejectJoinRequestRequest;
+typedef struct Moderation__V1__RejectJoinRequestResponse Moderation__V1__RejectJoinRequestResponse;
+typedef struct Moderation__V1__CancelJoinRequestRequest Moderation__V1__CancelJoinRequestRequest;
+typedef struct Moderation__V1__CancelJoinRequestResponse Moderation__V1__CancelJoinRequestResponse;
+typedef struct Moderation__V1__ListJoinRequestsRequest Moderation__V1__ListJoinRequestsRequest;
+typedef struct Moderation__V1__ListJoinRequestsResponse Moderation__V1__ListJoinRequestsResponse;
 typedef struct Moderation__V1__MuteMemberRequest Moderation__V1__MuteMemberRequest;
 typedef struct Moderation__V1__MuteMemberResponse Moderation__V1__MuteMemberResponse;
 typedef struct Moderation__V1__UnmuteMemberRequest Moderation__V1__UnmuteMemberRequest;
@@ -496,7 +506,7 @@ struct  Moderation__V1__UpdateGroupRequest
   char **tags;
   /*
    * Names of the fields to change ("name", "icon", "description", "type", "password",
-   * "metadata", "tags"). Empty: change every field given with a non-empty value.
+   * "metadata", "tags", "join_requests"). Empty: change every field given with a non-empty value.
    */
   size_t n_update_mask;
   char **update_mask;
@@ -505,10 +515,14 @@ struct  Moderation__V1__UpdateGroupRequest
    * (else ERR_VERSION_CONFLICT).
    */
   uint64_t if_version;
+  /*
+   * Whether non-members may ask to join (admins only), when listed in update_mask or given true.
+   */
+  protobuf_c_boolean join_requests;
 };
 #define MODERATION__V1__UPDATE_GROUP_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__update_group_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0, 0 }
 
 
 /*
@@ -1544,6 +1558,199 @@ struct  Moderation__V1__ListMyInvitesResponse
 };
 #define MODERATION__V1__LIST_MY_INVITES_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_my_invites_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of RequestToJoin.
+ */
+struct  Moderation__V1__RequestToJoinRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * A message to the group's admins and moderators (≤ 255 characters).
+   */
+  char *message;
+};
+#define MODERATION__V1__REQUEST_TO_JOIN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__request_to_join_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of RequestToJoin.
+ */
+struct  Moderation__V1__RequestToJoinResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequested" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REQUEST_TO_JOIN_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__request_to_join_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ApproveJoinRequest.
+ */
+struct  Moderation__V1__ApproveJoinRequestRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the requesting user.
+   */
+  char *uid;
+};
+#define MODERATION__V1__APPROVE_JOIN_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__approve_join_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ApproveJoinRequest.
+ */
+struct  Moderation__V1__ApproveJoinRequestResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequestApproved" action recorded (the user is now a participant).
+   */
+  Moderation__V1__Action *action;
+  /*
+   * The group after the change, as the acting user sees it.
+   */
+  Moderation__V1__Group *group;
+};
+#define MODERATION__V1__APPROVE_JOIN_REQUEST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__approve_join_request_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of RejectJoinRequest.
+ */
+struct  Moderation__V1__RejectJoinRequestRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the requesting user.
+   */
+  char *uid;
+  /*
+   * Reason (≤ 512 characters), carried by the "joinRequestRejected" action.
+   */
+  char *reason;
+};
+#define MODERATION__V1__REJECT_JOIN_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__reject_join_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of RejectJoinRequest.
+ */
+struct  Moderation__V1__RejectJoinRequestResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequestRejected" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REJECT_JOIN_REQUEST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__reject_join_request_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of CancelJoinRequest.
+ */
+struct  Moderation__V1__CancelJoinRequestRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose request the acting user withdraws.
+   */
+  char *guid;
+};
+#define MODERATION__V1__CANCEL_JOIN_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__cancel_join_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of CancelJoinRequest.
+ */
+struct  Moderation__V1__CancelJoinRequestResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequestCancelled" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__CANCEL_JOIN_REQUEST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__cancel_join_request_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ListJoinRequests.
+ */
+struct  Moderation__V1__ListJoinRequestsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_JOIN_REQUESTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_join_requests_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListJoinRequests.
+ */
+struct  Moderation__V1__ListJoinRequestsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page of pending requests, sorted by (requested_at, uid).
+   */
+  size_t n_join_requests;
+  Moderation__V1__JoinRequest **join_requests;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_JOIN_REQUESTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_join_requests_response__descriptor) \
     , 0,NULL, (char *)protobuf_c_empty_string }
 
 
@@ -3207,6 +3414,196 @@ Moderation__V1__ListMyInvitesResponse *
 void   moderation__v1__list_my_invites_response__free_unpacked
                      (Moderation__V1__ListMyInvitesResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__RequestToJoinRequest methods */
+void   moderation__v1__request_to_join_request__init
+                     (Moderation__V1__RequestToJoinRequest         *message);
+size_t moderation__v1__request_to_join_request__get_packed_size
+                     (const Moderation__V1__RequestToJoinRequest   *message);
+size_t moderation__v1__request_to_join_request__pack
+                     (const Moderation__V1__RequestToJoinRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__request_to_join_request__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RequestToJoinRequest *
+       moderation__v1__request_to_join_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__request_to_join_request__free_unpacked
+                     (Moderation__V1__RequestToJoinRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RequestToJoinResponse methods */
+void   moderation__v1__request_to_join_response__init
+                     (Moderation__V1__RequestToJoinResponse         *message);
+size_t moderation__v1__request_to_join_response__get_packed_size
+                     (const Moderation__V1__RequestToJoinResponse   *message);
+size_t moderation__v1__request_to_join_response__pack
+                     (const Moderation__V1__RequestToJoinResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__request_to_join_response__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RequestToJoinResponse *
+       moderation__v1__request_to_join_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__request_to_join_response__free_unpacked
+                     (Moderation__V1__RequestToJoinResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ApproveJoinRequestRequest methods */
+void   moderation__v1__approve_join_request_request__init
+                     (Moderation__V1__ApproveJoinRequestRequest         *message);
+size_t moderation__v1__approve_join_request_request__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestRequest   *message);
+size_t moderation__v1__approve_join_request_request__pack
+                     (const Moderation__V1__ApproveJoinRequestRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__approve_join_request_request__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ApproveJoinRequestRequest *
+       moderation__v1__approve_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__approve_join_request_request__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ApproveJoinRequestResponse methods */
+void   moderation__v1__approve_join_request_response__init
+                     (Moderation__V1__ApproveJoinRequestResponse         *message);
+size_t moderation__v1__approve_join_request_response__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestResponse   *message);
+size_t moderation__v1__approve_join_request_response__pack
+                     (const Moderation__V1__ApproveJoinRequestResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__approve_join_request_response__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ApproveJoinRequestResponse *
+       moderation__v1__approve_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__approve_join_request_response__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RejectJoinRequestRequest methods */
+void   moderation__v1__reject_join_request_request__init
+                     (Moderation__V1__RejectJoinRequestRequest         *message);
+size_t moderation__v1__reject_join_request_request__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestRequest   *message);
+size_t moderation__v1__reject_join_request_request__pack
+                     (const Moderation__V1__RejectJoinRequestRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__reject_join_request_request__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RejectJoinRequestRequest *
+       moderation__v1__reject_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__reject_join_request_request__free_unpacked
+                     (Moderation__V1__RejectJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RejectJoinRequestResponse methods */
+void   moderation__v1__reject_join_request_response__init
+                     (Moderation__V1__RejectJoinRequestResponse         *message);
+size_t moderation__v1__reject_join_request_response__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestResponse   *message);
+size_t moderation__v1__reject_join_request_response__pack
+                     (const Moderation__V1__RejectJoinRequestResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__reject_join_request_response__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RejectJoinRequestResponse *
+       moderation__v1__reject_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__reject_join_request_response__free_unpacked
+                     (Moderation__V1__RejectJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CancelJoinRequestRequest methods */
+void   moderation__v1__cancel_join_request_request__init
+                     (Moderation__V1__CancelJoinRequestRequest         *message);
+size_t moderation__v1__cancel_join_request_request__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestRequest   *message);
+size_t moderation__v1__cancel_join_request_request__pack
+                     (const Moderation__V1__CancelJoinRequestRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__cancel_join_request_request__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CancelJoinRequestRequest *
+       moderation__v1__cancel_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__cancel_join_request_request__free_unpacked
+                     (Moderation__V1__CancelJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CancelJoinRequestResponse methods */
+void   moderation__v1__cancel_join_request_response__init
+                     (Moderation__V1__CancelJoinRequestResponse         *message);
+size_t moderation__v1__cancel_join_request_response__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestResponse   *message);
+size_t moderation__v1__cancel_join_request_response__pack
+                     (const Moderation__V1__CancelJoinRequestResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__cancel_join_request_response__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CancelJoinRequestResponse *
+       moderation__v1__cancel_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__cancel_join_request_response__free_unpacked
+                     (Moderation__V1__CancelJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListJoinRequestsRequest methods */
+void   moderation__v1__list_join_requests_request__init
+                     (Moderation__V1__ListJoinRequestsRequest         *message);
+size_t moderation__v1__list_join_requests_request__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsRequest   *message);
+size_t moderation__v1__list_join_requests_request__pack
+                     (const Moderation__V1__ListJoinRequestsRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_join_requests_request__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListJoinRequestsRequest *
+       moderation__v1__list_join_requests_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_join_requests_request__free_unpacked
+                     (Moderation__V1__ListJoinRequestsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListJoinRequestsResponse methods */
+void   moderation__v1__list_join_requests_response__init
+                     (Moderation__V1__ListJoinRequestsResponse         *message);
+size_t moderation__v1__list_join_requests_response__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsResponse   *message);
+size_t moderation__v1__list_join_requests_response__pack
+                     (const Moderation__V1__ListJoinRequestsResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_join_requests_response__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListJoinRequestsResponse *
+       moderation__v1__list_join_requests_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_join_requests_response__free_unpacked
+                     (Moderation__V1__ListJoinRequestsResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__MuteMemberRequest methods */
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message);
@@ -3818,6 +4215,36 @@ typedef void (*Moderation__V1__ListMyInvitesRequest_Closure)
 typedef void (*Moderation__V1__ListMyInvitesResponse_Closure)
                  (const Moderation__V1__ListMyInvitesResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__RequestToJoinRequest_Closure)
+                 (const Moderation__V1__RequestToJoinRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RequestToJoinResponse_Closure)
+                 (const Moderation__V1__RequestToJoinResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ApproveJoinRequestRequest_Closure)
+                 (const Moderation__V1__ApproveJoinRequestRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ApproveJoinRequestResponse_Closure)
+                 (const Moderation__V1__ApproveJoinRequestResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RejectJoinRequestRequest_Closure)
+                 (const Moderation__V1__RejectJoinRequestRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RejectJoinRequestResponse_Closure)
+                 (const Moderation__V1__RejectJoinRequestResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CancelJoinRequestRequest_Closure)
+                 (const Moderation__V1__CancelJoinRequestRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CancelJoinRequestResponse_Closure)
+                 (const Moderation__V1__CancelJoinRequestResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListJoinRequestsRequest_Closure)
+                 (const Moderation__V1__ListJoinRequestsRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListJoinRequestsResponse_Closure)
+                 (const Moderation__V1__ListJoinRequestsResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__MuteMemberRequest_Closure)
                  (const Moderation__V1__MuteMemberRequest *message,
                   void *closure_data);
@@ -4010,6 +4437,26 @@ struct Moderation__V1__Moderation_Service
                           const Moderation__V1__ListMyInvitesRequest *input,
                           Moderation__V1__ListMyInvitesResponse_Closure closure,
                           void *closure_data);
+  void (*request_to_join)(Moderation__V1__Moderation_Service *service,
+                          const Moderation__V1__RequestToJoinRequest *input,
+                          Moderation__V1__RequestToJoinResponse_Closure closure,
+                          void *closure_data);
+  void (*approve_join_request)(Moderation__V1__Moderation_Service *service,
+                               const Moderation__V1__ApproveJoinRequestRequest *input,
+                               Moderation__V1__ApproveJoinRequestResponse_Closure closure,
+                               void *closure_data);
+  void (*reject_join_request)(Moderation__V1__Moderation_Service *service,
+                              const Moderation__V1__RejectJoinRequestRequest *input,
+                              Moderation__V1__RejectJoinRequestResponse_Closure closure,
+                              void *closure_data);
+  void (*cancel_join_request)(Moderation__V1__Moderation_Service *service,
+                              const Moderation__V1__CancelJoinRequestRequest *input,
+                              Moderation__V1__CancelJoinRequestResponse_Closure closure,
+                              void *closure_data);
+  void (*list_join_requests)(Moderation__V1__Moderation_Service *service,
+                             const Moderation__V1__ListJoinRequestsRequest *input,
+                             Moderation__V1__ListJoinRequestsResponse_Closure closure,
+                             void *closure_data);
   void (*mute_member)(Moderation__V1__Moderation_Service *service,
                       const Moderation__V1__MuteMemberRequest *input,
                       Moderation__V1__MuteMemberResponse_Closure closure,
@@ -4083,6 +4530,11 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## revoke_invite,\
       function_prefix__ ## list_invites,\
       function_prefix__ ## list_my_invites,\
+      function_prefix__ ## request_to_join,\
+      function_prefix__ ## approve_join_request,\
+      function_prefix__ ## reject_join_request,\
+      function_prefix__ ## cancel_join_request,\
+      function_prefix__ ## list_join_requests,\
       function_prefix__ ## mute_member,\
       function_prefix__ ## unmute_member,\
       function_prefix__ ## bulk_mute_members,\
@@ -4208,6 +4660,26 @@ void moderation__v1__moderation__list_my_invites(ProtobufCService *service,
                                                  const Moderation__V1__ListMyInvitesRequest *input,
                                                  Moderation__V1__ListMyInvitesResponse_Closure closure,
                                                  void *closure_data);
+void moderation__v1__moderation__request_to_join(ProtobufCService *service,
+                                                 const Moderation__V1__RequestToJoinRequest *input,
+                                                 Moderation__V1__RequestToJoinResponse_Closure closure,
+                                                 void *closure_data);
+void moderation__v1__moderation__approve_join_request(ProtobufCService *service,
+                                                      const Moderation__V1__ApproveJoinRequestRequest *input,
+                                                      Moderation__V1__ApproveJoinRequestResponse_Closure closure,
+                                                      void *closure_data);
+void moderation__v1__moderation__reject_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__RejectJoinRequestRequest *input,
+                                                     Moderation__V1__RejectJoinRequestResponse_Closure closure,
+                                                     void *closure_data);
+void moderation__v1__moderation__cancel_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__CancelJoinRequestRequest *input,
+                                                     Moderation__V1__CancelJoinRequestResponse_Closure closure,
+                                                     void *closure_data);
+void moderation__v1__moderation__list_join_requests(ProtobufCService *service,
+                                                    const Moderation__V1__ListJoinRequestsRequest *input,
+                                                    Moderation__V1__ListJoinRequestsResponse_Closure closure,
+                                                    void *closure_data);
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
@@ -4315,6 +4787,16 @@ extern const ProtobufCMessageDescriptor moderation__v1__list_invites_request__de
 extern const ProtobufCMessageDescriptor moderation__v1__list_invites_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_my_invites_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_my_invites_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__request_to_join_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__request_to_join_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__approve_join_request_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__approve_join_request_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__reject_join_request_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__reject_join_request_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_join_requests_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_join_requests_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__unmute_member_request__descriptor;

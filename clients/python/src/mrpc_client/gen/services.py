@@ -255,6 +255,46 @@ MODERATION_V1_MODERATION__LIST_MY_INVITES: MethodSpec[_moderation_v1_moderation_
     response_type=_moderation_v1_moderation_pb2.ListMyInvitesResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__REQUEST_TO_JOIN: MethodSpec[_moderation_v1_moderation_pb2.RequestToJoinRequest, _moderation_v1_moderation_pb2.RequestToJoinResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='RequestToJoin',
+    path='/moderation.v1.Moderation/RequestToJoin',
+    request_type=_moderation_v1_moderation_pb2.RequestToJoinRequest,
+    response_type=_moderation_v1_moderation_pb2.RequestToJoinResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__APPROVE_JOIN_REQUEST: MethodSpec[_moderation_v1_moderation_pb2.ApproveJoinRequestRequest, _moderation_v1_moderation_pb2.ApproveJoinRequestResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ApproveJoinRequest',
+    path='/moderation.v1.Moderation/ApproveJoinRequest',
+    request_type=_moderation_v1_moderation_pb2.ApproveJoinRequestRequest,
+    response_type=_moderation_v1_moderation_pb2.ApproveJoinRequestResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REJECT_JOIN_REQUEST: MethodSpec[_moderation_v1_moderation_pb2.RejectJoinRequestRequest, _moderation_v1_moderation_pb2.RejectJoinRequestResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='RejectJoinRequest',
+    path='/moderation.v1.Moderation/RejectJoinRequest',
+    request_type=_moderation_v1_moderation_pb2.RejectJoinRequestRequest,
+    response_type=_moderation_v1_moderation_pb2.RejectJoinRequestResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__CANCEL_JOIN_REQUEST: MethodSpec[_moderation_v1_moderation_pb2.CancelJoinRequestRequest, _moderation_v1_moderation_pb2.CancelJoinRequestResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='CancelJoinRequest',
+    path='/moderation.v1.Moderation/CancelJoinRequest',
+    request_type=_moderation_v1_moderation_pb2.CancelJoinRequestRequest,
+    response_type=_moderation_v1_moderation_pb2.CancelJoinRequestResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_JOIN_REQUESTS: MethodSpec[_moderation_v1_moderation_pb2.ListJoinRequestsRequest, _moderation_v1_moderation_pb2.ListJoinRequestsResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListJoinRequests',
+    path='/moderation.v1.Moderation/ListJoinRequests',
+    request_type=_moderation_v1_moderation_pb2.ListJoinRequestsRequest,
+    response_type=_moderation_v1_moderation_pb2.ListJoinRequestsResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__MUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='MuteMember',
@@ -359,6 +399,11 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__REVOKE_INVITE,
         MODERATION_V1_MODERATION__LIST_INVITES,
         MODERATION_V1_MODERATION__LIST_MY_INVITES,
+        MODERATION_V1_MODERATION__REQUEST_TO_JOIN,
+        MODERATION_V1_MODERATION__APPROVE_JOIN_REQUEST,
+        MODERATION_V1_MODERATION__REJECT_JOIN_REQUEST,
+        MODERATION_V1_MODERATION__CANCEL_JOIN_REQUEST,
+        MODERATION_V1_MODERATION__LIST_JOIN_REQUESTS,
         MODERATION_V1_MODERATION__MUTE_MEMBER,
         MODERATION_V1_MODERATION__UNMUTE_MEMBER,
         MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS,
@@ -623,6 +668,36 @@ class ModerationStub:
             '/moderation.v1.Moderation/ListMyInvites',
             request_serializer=_moderation_v1_moderation_pb2.ListMyInvitesRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.ListMyInvitesResponse.FromString,
+        )
+        #: Asks to join a group that takes join requests (a non-member; "knock").
+        self.RequestToJoin: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.RequestToJoinRequest, _moderation_v1_moderation_pb2.RequestToJoinResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/RequestToJoin',
+            request_serializer=_moderation_v1_moderation_pb2.RequestToJoinRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.RequestToJoinResponse.FromString,
+        )
+        #: Approves a pending join request: the user becomes a participant (admins and moderators).
+        self.ApproveJoinRequest: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ApproveJoinRequestRequest, _moderation_v1_moderation_pb2.ApproveJoinRequestResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ApproveJoinRequest',
+            request_serializer=_moderation_v1_moderation_pb2.ApproveJoinRequestRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ApproveJoinRequestResponse.FromString,
+        )
+        #: Rejects a pending join request, with a reason (admins and moderators).
+        self.RejectJoinRequest: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.RejectJoinRequestRequest, _moderation_v1_moderation_pb2.RejectJoinRequestResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/RejectJoinRequest',
+            request_serializer=_moderation_v1_moderation_pb2.RejectJoinRequestRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.RejectJoinRequestResponse.FromString,
+        )
+        #: Withdraws the acting user's pending join request.
+        self.CancelJoinRequest: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.CancelJoinRequestRequest, _moderation_v1_moderation_pb2.CancelJoinRequestResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/CancelJoinRequest',
+            request_serializer=_moderation_v1_moderation_pb2.CancelJoinRequestRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.CancelJoinRequestResponse.FromString,
+        )
+        #: Lists a group's pending join requests, oldest first (admins and moderators).
+        self.ListJoinRequests: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListJoinRequestsRequest, _moderation_v1_moderation_pb2.ListJoinRequestsResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListJoinRequests',
+            request_serializer=_moderation_v1_moderation_pb2.ListJoinRequestsRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListJoinRequestsResponse.FromString,
         )
         #: Mutes a member, who stays a member but may not post (admins and moderators outranking them).
         self.MuteMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = channel.unary_unary(

@@ -47,6 +47,22 @@ class AddMembersResponse(_message.Message):
     results: _containers.MessageMap[str, _members_pb2.UserResult]
     def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
 
+class ApproveJoinRequestRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class ApproveJoinRequestResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
 class BanMemberRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_banned", "reason", "uid"]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
@@ -191,6 +207,18 @@ class BulkUnmuteMembersResponse(_message.Message):
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     results: _containers.MessageMap[str, _members_pb2.UserResult]
     def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
+
+class CancelJoinRequestRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class CancelJoinRequestResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class ChangeMemberScopeRequest(_message.Message):
     __slots__ = ["guid", "scope", "uid"]
@@ -560,6 +588,24 @@ class ListInvitesResponse(_message.Message):
     next_cursor: str
     def __init__(self, invites: _Optional[_Iterable[_Union[_invites_pb2.Invite, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class ListJoinRequestsRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListJoinRequestsResponse(_message.Message):
+    __slots__ = ["join_requests", "next_cursor"]
+    JOIN_REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    join_requests: _containers.RepeatedCompositeFieldContainer[_members_pb2.JoinRequest]
+    next_cursor: str
+    def __init__(self, join_requests: _Optional[_Iterable[_Union[_members_pb2.JoinRequest, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
 class ListMembersRequest(_message.Message):
     __slots__ = ["cursor", "guid", "limit", "muted_only", "scopes", "search"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -641,6 +687,36 @@ class PostCheckResult(_message.Message):
     error_code: str
     muted_until: int
     def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ...) -> None: ...
+
+class RejectJoinRequestRequest(_message.Message):
+    __slots__ = ["guid", "reason", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    reason: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RejectJoinRequestResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class RequestToJoinRequest(_message.Message):
+    __slots__ = ["guid", "message"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    message: str
+    def __init__(self, guid: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RequestToJoinResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class RevokeInviteRequest(_message.Message):
     __slots__ = ["guid", "uid"]
@@ -753,7 +829,7 @@ class UnmuteMemberResponse(_message.Message):
     def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class UpdateGroupRequest(_message.Message):
-    __slots__ = ["description", "guid", "icon", "if_version", "metadata", "name", "password", "tags", "type", "update_mask"]
+    __slots__ = ["description", "guid", "icon", "if_version", "join_requests", "metadata", "name", "password", "tags", "type", "update_mask"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -765,6 +841,7 @@ class UpdateGroupRequest(_message.Message):
     GUID_FIELD_NUMBER: _ClassVar[int]
     ICON_FIELD_NUMBER: _ClassVar[int]
     IF_VERSION_FIELD_NUMBER: _ClassVar[int]
+    JOIN_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
@@ -775,13 +852,14 @@ class UpdateGroupRequest(_message.Message):
     guid: str
     icon: str
     if_version: int
+    join_requests: bool
     metadata: _containers.ScalarMap[str, str]
     name: str
     password: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     type: _groups_pb2.GroupType
     update_mask: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_groups_pb2.GroupType, str]] = ..., password: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., update_mask: _Optional[_Iterable[str]] = ..., if_version: _Optional[int] = ...) -> None: ...
+    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_groups_pb2.GroupType, str]] = ..., password: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., update_mask: _Optional[_Iterable[str]] = ..., if_version: _Optional[int] = ..., join_requests: bool = ...) -> None: ...
 
 class UpdateGroupResponse(_message.Message):
     __slots__ = ["group"]
