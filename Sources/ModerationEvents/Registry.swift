@@ -185,7 +185,7 @@ final class Registry {
             }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
             return
         }
     }

@@ -290,7 +290,7 @@ enum Migrations {
         CREATE INDEX bans_by_user ON bans (user_id);
         """
 
-    /// Issue 17, phase 2: invites and join requests. New tables, and columns with a constant
+    /// Issue 17, phase 2: invites, join requests and reports. New tables, and columns with a constant
     /// default (which rewrite nothing), so instances of the previous build keep running while one
     /// migrates.
     private static let version4 = """
@@ -327,5 +327,30 @@ enum Migrations {
         );
         CREATE INDEX join_requests_by_time ON join_requests (group_id, requested_at, uid);
         CREATE INDEX join_requests_by_user ON join_requests (user_id);
+
+        -- Reports, private to the group's admins and moderators, the app and the reporter.
+        -- Categories 1 spam, 2 harassment, 3 hate, 4 violence, 5 other; resolution 0 open,
+        -- 1 dismissed, 2 actioned (the proto numbers). They stay when their reporter or target
+        -- is deleted.
+        CREATE TABLE reports (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app_id bigint NOT NULL,
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            reporter text COLLATE "C" NOT NULL,
+            target text COLLATE "C" NOT NULL,
+            category integer NOT NULL,
+            text text NOT NULL,
+            resolution integer NOT NULL DEFAULT 0,
+            note text NOT NULL DEFAULT '',
+            created_at bigint NOT NULL,
+            resolved_at bigint NOT NULL DEFAULT 0,
+            resolved_by text COLLATE "C" NOT NULL DEFAULT ''
+        );
+        CREATE INDEX reports_by_group ON reports (group_id, resolution, id);
+        CREATE INDEX reports_open_by_pair ON reports (group_id, reporter, target) WHERE resolution = 0;
+        CREATE INDEX reports_by_reporter ON reports (app_id, reporter, created_at);
+
+        -- The report a reported / reportResolved action is about (0 for other actions).
+        ALTER TABLE actions ADD COLUMN report_id bigint NOT NULL DEFAULT 0;
         """
 }

@@ -24,6 +24,7 @@ enum Statement: Int, CaseIterable {
     case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
     case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
     case deleteJoinRequestsOfUser
+    case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -44,7 +45,7 @@ enum Statement: Int, CaseIterable {
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
             .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertJoinRequest, .deleteJoinRequest,
-            .deleteJoinRequestsOfUser, .insertAction,
+            .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertAction,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -73,10 +74,14 @@ enum Statement: Int, CaseIterable {
     /// The columns `PostgresSession.decodeInvite` reads, in order.
     static let inviteColumns = "i.uid, u.name, u.avatar, i.scope, i.invited_by, i.invited_at, i.expires_at"
 
+    /// The columns `PostgresSession.decodeReport` reads, in order.
+    static let reportColumns =
+        "r.id, r.reporter, r.target, r.category, r.text, r.resolution, r.note, r.created_at, r.resolved_at, r.resolved_by"
+
     /// The columns `PostgresSession.actions` reads, in order.
     static let actionColumns = """
         a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope,
-        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
+        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id
         """
 
     /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask, $6 muted
@@ -319,12 +324,31 @@ enum Statement: Int, CaseIterable {
             """
         case .joinRequestCount: "SELECT count(*) FROM join_requests WHERE group_id = $1"
         case .deleteJoinRequestsOfUser: "DELETE FROM join_requests WHERE user_id = $1"
+        case .report: "SELECT \(Self.reportColumns) FROM reports r WHERE r.group_id = $1 AND r.id = $2"
+        case .openReport:
+            "SELECT \(Self.reportColumns) FROM reports r WHERE r.group_id = $1 AND r.reporter = $2 AND r.target = $3 AND r.resolution = 0"
+        case .reportsPage:
+            // $2 open or resolved, $3 after id, $4 limit.
+            """
+            SELECT \(Self.reportColumns) FROM reports r
+            WHERE r.group_id = $1 AND (r.resolution = 0) = $2::boolean AND r.id > $3 ORDER BY r.id LIMIT $4
+            """
+        case .reportCounts:
+            "SELECT target, count(*) FROM reports WHERE group_id = $1 AND (resolution = 0) = $2::boolean GROUP BY target"
+        case .reportsFiled: "SELECT count(*) FROM reports WHERE app_id = $1 AND reporter = $2 AND created_at >= $3"
+        case .insertReport:
+            """
+            INSERT INTO reports (app_id, group_id, reporter, target, category, text, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """
+        case .resolveReport:
+            "UPDATE reports SET resolution = $3, note = $4, resolved_at = $5, resolved_by = $6 WHERE group_id = $1 AND id = $2"
 
         case .insertAction:
             """
             INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
-                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id, report_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
             """
         case .actionsOfApp:
             // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,

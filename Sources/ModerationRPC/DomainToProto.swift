@@ -69,6 +69,27 @@ enum DomainToProto {
             requestedAt: request.requestedAt)
     }
 
+    static func report(_ report: Moderation.Report, guid: String) -> ModerationMessages.Report {
+        let category: ReportCategory =
+            switch report.category {
+            case .spam: .spam
+            case .harassment: .harassment
+            case .hate: .hate
+            case .violence: .violence
+            case .other: .other
+            }
+        let resolution: ReportResolution =
+            switch report.resolution {
+            case .dismissed?: .dismissed
+            case .actioned?: .actioned
+            case nil: .unspecified
+            }
+        return ModerationMessages.Report(
+            reportID: report.id, guid: guid, reporter: report.reporter, target: report.target, category: category,
+            text: report.text, status: report.isOpen ? .open : .resolved, resolution: resolution, note: report.note,
+            createdAt: report.createdAt, resolvedAt: report.resolvedAt, resolvedBy: report.resolvedBy)
+    }
+
     static func ban(_ ban: Ban) -> BannedMember {
         BannedMember(
             uid: ban.uid, name: ban.name, avatar: ban.avatar, scope: scope(ban.scopeBefore), joinedAt: ban.joinedAt,
@@ -81,7 +102,7 @@ enum DomainToProto {
             actionOn: record.actionOn.map(user),
             actionFor: group(record.group), oldScope: scope(record.oldScope), newScope: scope(record.newScope),
             reason: record.reason, expiresAt: record.expiresAt, timestamp: record.timestamp,
-            idempotencyKey: record.idempotencyKey, requestID: record.requestID)
+            idempotencyKey: record.idempotencyKey, requestID: record.requestID, reportID: record.reportID)
     }
 
     static func results(_ results: [String: Moderation.UserResult]) -> [String: ModerationMessages.UserResult] {
@@ -135,6 +156,8 @@ enum DomainToProto {
         case .joinRequestApproved: .joinRequestApproved
         case .joinRequestRejected: .joinRequestRejected
         case .joinRequestCancelled: .joinRequestCancelled
+        case .reported: .reported
+        case .reportResolved: .reportResolved
         }
     }
 }

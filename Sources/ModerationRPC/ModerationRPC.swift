@@ -22,6 +22,7 @@ public enum ModerationRPC {
         registerMutes(in: &table, service)
         registerInvites(in: &table, service)
         registerJoinRequests(in: &table, service)
+        registerReports(in: &table, service)
         registerFreezes(in: &table, service)
         registerPosting(in: &table, service)
         registerActionLog(in: &table, service, hub)
@@ -333,6 +334,45 @@ public enum ModerationRPC {
                 caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
             return ListJoinRequestsResponse(
                 joinRequests: page.items.map(DomainToProto.joinRequest), nextCursor: page.nextCursor)
+        }
+    }
+
+    private static func registerReports(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.reportMember,
+            respond: {
+                ReportMemberResponse(
+                    report: DomainToProto.report($0.report, guid: $0.action.group.guid),
+                    action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
+            service.reportMember(
+                caller, guid: request.guid, uid: request.uid,
+                category: try ProtoToDomain.reportCategory(request.category),
+                text: request.text, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.resolveReport,
+            respond: {
+                ResolveReportResponse(
+                    report: DomainToProto.report($0.report, guid: $0.action.group.guid),
+                    action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
+            service.resolveReport(
+                caller, guid: request.guid, reportID: request.reportID,
+                resolution: try ProtoToDomain.reportResolution(request.resolution), note: request.note, replay: replay,
+                completion: done)
+        }
+        table.addRead(ModerationMethods.listReports, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let result = try service.listReports(
+                caller, guid: request.guid, open: try ProtoToDomain.reportStatus(request.status),
+                limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            let guid = request.guid.lowercased()
+            return ListReportsResponse(
+                reports: result.page.items.map { DomainToProto.report($0, guid: guid) },
+                nextCursor: result.page.nextCursor, counts: result.counts.mapValues { UInt32(clamping: $0) })
         }
     }
 

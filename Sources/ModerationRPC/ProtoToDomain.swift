@@ -64,6 +64,8 @@ enum ProtoToDomain {
             case .joinRequestApproved: kinds.insert(.joinRequestApproved)
             case .joinRequestRejected: kinds.insert(.joinRequestRejected)
             case .joinRequestCancelled: kinds.insert(.joinRequestCancelled)
+            case .reported: kinds.insert(.reported)
+            case .reportResolved: kinds.insert(.reportResolved)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }
@@ -72,6 +74,40 @@ enum ProtoToDomain {
     }
 
     static func limit(_ limit: UInt32) -> Int { Int(limit) }
+
+    static func reportCategory(_ category: ReportCategory) throws(ModerationError) -> Moderation.Report.Category {
+        switch category {
+        case .spam: return .spam
+        case .harassment: return .harassment
+        case .hate: return .hate
+        case .violence: return .violence
+        case .other: return .other
+        case .unspecified: throw ModerationError(.invalidArgument, "category: is required")
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "category: \(value) is not a ReportCategory")
+        }
+    }
+
+    /// True for open, false for resolved.
+    static func reportStatus(_ status: ReportStatus) throws(ModerationError) -> Bool {
+        switch status {
+        case .open: return true
+        case .resolved: return false
+        case .unspecified: throw ModerationError(.invalidArgument, "status: is required (open or resolved)")
+        case .unrecognized(let value): throw ModerationError(.invalidArgument, "status: \(value) is not a ReportStatus")
+        }
+    }
+
+    static func reportResolution(_ resolution: ReportResolution) throws(ModerationError) -> Moderation.Report.Resolution
+    {
+        switch resolution {
+        case .dismissed: return .dismissed
+        case .actioned: return .actioned
+        case .unspecified: throw ModerationError(.invalidArgument, "resolution: is required (dismissed or actioned)")
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "resolution: \(value) is not a ReportResolution")
+        }
+    }
 
     /// The users of an AddMembers or InviteMembers request with their scopes (unspecified:
     /// participant).

@@ -19,6 +19,7 @@ enum Query: Int, CaseIterable {
     case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
     case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
     case deleteJoinRequestsOfUser
+    case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -37,6 +38,10 @@ enum Query: Int, CaseIterable {
 
     /// The columns `SQLiteSession.decodeInvite` reads, in order, after `first` others.
     static let inviteColumns = "i.uid, u.name, u.avatar, i.scope, i.invited_by, i.invited_at, i.expires_at"
+
+    /// The columns `SQLiteSession.decodeReport` reads, in order.
+    static let reportColumns =
+        "r.id, r.reporter, r.target, r.category, r.text, r.resolution, r.note, r.created_at, r.resolved_at, r.resolved_by"
 
     /// The columns `SQLiteSession.decodeBan` reads, in order.
     private static let banColumns =
@@ -111,7 +116,7 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.actions` reads, in order.
     private static let actionColumns = """
         a.id, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
-        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
+        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id
         """
 
     // Shared filters of the group list: ?2 viewer uid ('' for the app), ?3 1 when the app asks,
@@ -317,12 +322,31 @@ enum Query: Int, CaseIterable {
             """
         case .joinRequestCount: "SELECT count(*) FROM join_requests WHERE group_id = ?1"
         case .deleteJoinRequestsOfUser: "DELETE FROM join_requests WHERE user_id = ?1"
+        case .report: "SELECT \(Self.reportColumns) FROM reports r WHERE r.group_id = ?1 AND r.id = ?2"
+        case .openReport:
+            "SELECT \(Self.reportColumns) FROM reports r WHERE r.group_id = ?1 AND r.reporter = ?2 AND r.target = ?3 AND r.resolution = 0"
+        case .reportsPage:
+            // ?2 open (1) or resolved (0), ?3 after id, ?4 limit.
+            """
+            SELECT \(Self.reportColumns) FROM reports r
+            WHERE r.group_id = ?1 AND (r.resolution = 0) = (?2 = 1) AND r.id > ?3 ORDER BY r.id LIMIT ?4
+            """
+        case .reportCounts:
+            "SELECT target, count(*) FROM reports WHERE group_id = ?1 AND (resolution = 0) = (?2 = 1) GROUP BY target"
+        case .reportsFiled: "SELECT count(*) FROM reports WHERE app_id = ?1 AND reporter = ?2 AND created_at >= ?3"
+        case .insertReport:
+            """
+            INSERT INTO reports (app_id, group_id, reporter, target, category, text, created_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            """
+        case .resolveReport:
+            "UPDATE reports SET resolution = ?3, note = ?4, resolved_at = ?5, resolved_by = ?6 WHERE group_id = ?1 AND id = ?2"
 
         case .insertAction:
             """
             INSERT INTO actions (id, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope, new_scope,
-                                 reason, expires_at, timestamp, idempotency_key, request_id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                                 reason, expires_at, timestamp, idempotency_key, request_id, report_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
             """
         case .actionsOfApp:
             // ?1/?2: the id range (the app's seqs after the start), ?3 kind mask, ?4 actor or NULL,

@@ -211,7 +211,7 @@ enum Schema {
         CREATE INDEX bans_by_user ON bans (user_id);
         """
 
-    /// Issue 17, phase 2: invites and join requests.
+    /// Issue 17, phase 2: invites, join requests and reports.
     private static let version3 = """
         -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
         -- call and purged by maintenance. A member or a banned user has none (inserting either
@@ -246,5 +246,30 @@ enum Schema {
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX join_requests_by_time ON join_requests (group_id, requested_at, uid);
         CREATE INDEX join_requests_by_user ON join_requests (user_id);
+
+        -- Reports, private to the group's admins and moderators, the app and the reporter.
+        -- AUTOINCREMENT: an id is never reused (actions refer to it). Categories 1 spam,
+        -- 2 harassment, 3 hate, 4 violence, 5 other; resolution 0 open, 1 dismissed, 2 actioned
+        -- (the proto numbers). They stay when their reporter or target is deleted.
+        CREATE TABLE reports (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app_id INTEGER NOT NULL,
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            reporter TEXT NOT NULL,
+            target TEXT NOT NULL,
+            category INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            resolution INTEGER NOT NULL DEFAULT 0,
+            note TEXT NOT NULL DEFAULT '',
+            created_at INTEGER NOT NULL,
+            resolved_at INTEGER NOT NULL DEFAULT 0,
+            resolved_by TEXT NOT NULL DEFAULT ''
+        ) STRICT;
+        CREATE INDEX reports_by_group ON reports (group_id, resolution, id);
+        CREATE INDEX reports_open_by_pair ON reports (group_id, reporter, target) WHERE resolution = 0;
+        CREATE INDEX reports_by_reporter ON reports (app_id, reporter, created_at);
+
+        -- The report a reported / reportResolved action is about (0 for other actions).
+        ALTER TABLE actions ADD COLUMN report_id INTEGER NOT NULL DEFAULT 0;
         """
 }

@@ -96,7 +96,7 @@ struct ConcurrencyTests {
             case .userDeleted:
                 state.bans.remove(target)
             case .updated, .deleted, .muted, .unmuted, .frozen, .unfrozen, .invited, .inviteDeclined, .inviteRevoked,
-                .joinRequested, .joinRequestRejected, .joinRequestCancelled:
+                .joinRequested, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
                 break
             }
             #expect(action.group.membersCount == state.members.count, "seq \(action.seq): members_count")

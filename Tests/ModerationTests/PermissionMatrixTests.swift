@@ -14,7 +14,8 @@ import Testing
 /// CANNOT_KICK/BAN/CHANGE/MUTE_OWNER(_SCOPE), NAM NOT_A_MEMBER, UNB USER_NOT_BANNED, UNM
 /// USER_NOT_MUTED, AB ALREADY_BANNED, AJ ALREADY_JOINED, BAN BANNED_GROUPMEMBER, JNA
 /// GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE, IA INVALID_ARGUMENT, UOG
-/// USER_OWNS_GROUPS, INF INVITE_NOT_FOUND, JRD JOIN_REQUESTS_DISABLED, JRNF JOIN_REQUEST_NOT_FOUND;
+/// USER_OWNS_GROUPS, INF INVITE_NOT_FOUND, JRD JOIN_REQUESTS_DISABLED, JRNF JOIN_REQUEST_NOT_FOUND,
+/// RAR REPORT_ALREADY_RESOLVED;
 /// "-" means the cell does not apply (the app has no
 /// self).
 ///
@@ -32,20 +33,20 @@ struct PermissionMatrixTests {
         // Actions without a target.
         case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned,
             listActions, freeze, unfreeze, acceptInvite, declineInvite, listInvites, listMyInvites
-        case requestToJoin, requestToJoinOff, cancelJoinRequest, listJoinRequests
+        case requestToJoin, requestToJoinOff, cancelJoinRequest, listJoinRequests, listReports, resolveReport
         // Actions on a target user.
         case addParticipant, addModerator, addAdmin, kick, ban, unban
         case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
         case mute, unmute, checkPost
         case inviteParticipant, inviteModerator, inviteAdmin, revokeInvite, revokeModeratorInvite
-        case approveJoinRequest, rejectJoinRequest
+        case approveJoinRequest, rejectJoinRequest, reportMember
 
         var hasTarget: Bool { Self.targeted.contains(self) }
         static let targeted: [Action] = [
             .addParticipant, .addModerator, .addAdmin, .kick, .ban, .unban, .scopeToAdmin, .scopeToModerator,
             .scopeToParticipant, .transfer, .memberState, .mute, .unmute, .checkPost, .inviteParticipant,
             .inviteModerator, .inviteAdmin, .revokeInvite, .revokeModeratorInvite, .approveJoinRequest,
-            .rejectJoinRequest,
+            .rejectJoinRequest, .reportMember,
         ]
     }
 
@@ -56,6 +57,7 @@ struct PermissionMatrixTests {
         "JNA": .groupJoinNotAllowed, "OCL": .ownerCannotLeave, "SS": .sameScope, "IA": .invalidArgument,
         "CMO": .cannotMuteOwner, "UNM": .userNotMuted, "UOG": .userOwnsGroups, "INF": .inviteNotFound,
         "JRD": .joinRequestsDisabled, "JRNF": .joinRequestNotFound,
+        "RAR": .reportAlreadyResolved,
     ]
 
     // MARK: Expected outcomes on a public group
@@ -83,6 +85,9 @@ struct PermissionMatrixTests {
         .requestToJoinOff: "JRD JRD JRD JRD JRD JRD IA",
         .cancelJoinRequest: "JRNF JRNF JRNF JRNF OK JRNF IA",
         .listJoinRequests: "OK OK OK PD NJ NJ OK",
+        // Reports: resolving starts from an open report (by p2 about a2) the test files first.
+        .listReports: "OK OK OK PD NJ NJ OK",
+        .resolveReport: "OK OK OK PD NJ NJ OK",
     ]
 
     /// Actions on a target; one row per actor (owner admin moderator participant nonMember banned
@@ -174,6 +179,11 @@ struct PermissionMatrixTests {
             "JRNF JRNF JRNF JRNF OK JRNF JRNF", "JRNF JRNF JRNF JRNF OK JRNF JRNF", "JRNF JRNF JRNF JRNF OK JRNF JRNF",
             "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "JRNF JRNF JRNF JRNF OK JRNF -",
         ],
+        // Any member reports another member; the app has no one to report as.
+        .reportMember: [
+            "SELF OK OK OK NAM NAM SELF", "OK OK OK OK NAM NAM SELF", "OK OK OK OK NAM NAM SELF",
+            "OK OK OK OK NAM NAM SELF", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "IA IA IA IA IA IA -",
+        ],
         // A user asks only about itself (else the call is refused); the app about anyone.
         .checkPost: [
             "OK PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
@@ -209,6 +219,8 @@ struct PermissionMatrixTests {
         .requestToJoinOff: "JRD JRD JRD JRD NF NF IA",
         .cancelJoinRequest: "JRNF JRNF JRNF JRNF OK NF IA",
         .listJoinRequests: "OK OK OK PD NF NF OK",
+        .listReports: "OK OK OK PD NF NF OK",
+        .resolveReport: "OK OK OK PD NF NF OK",
     ]
 
     static let privateOutsiderRow = "NF NF NF NF NF NF NF"
@@ -283,6 +295,8 @@ struct PermissionMatrixTests {
             if let target { _ = try? app.invite(guid, target) }
         case .revokeModeratorInvite:
             if let target { _ = try? app.invite(guid, target, scope: .moderator) }
+        case .resolveReport:
+            _ = try? app.acting(as: "p2").report(guid, "a2")
         case .requestToJoin, .listJoinRequests:
             _ = try? app.setJoinRequests(guid, true)
         case .cancelJoinRequest:
@@ -353,6 +367,19 @@ struct PermissionMatrixTests {
         case .inviteModerator: return invite(.moderator)
         case .inviteAdmin: return invite(.admin)
         case .revokeInvite, .revokeModeratorInvite: return ModerationClient.code { try client.revokeInvite(guid, uid) }
+        case .reportMember: return ModerationClient.code { try client.report(guid, uid, text: "matrix") }
+        case .listReports: return ModerationClient.code { try client.listReports(guid) }
+        case .resolveReport:
+            do {
+                let open = try client.service.listReports(Caller(app: "app"), guid: guid, open: true)
+                let id = try #require(open.page.items.first?.id)
+                _ = try client.resolveReport(guid, id, .dismissed)
+                return nil
+            } catch let error as ModerationError {
+                return error.code
+            } catch {
+                return .internal
+            }
         case .requestToJoin, .requestToJoinOff: return ModerationClient.code { try client.requestToJoin(guid) }
         case .cancelJoinRequest: return ModerationClient.code { try client.cancelJoinRequest(guid) }
         case .listJoinRequests: return ModerationClient.code { try client.listJoinRequests(guid) }

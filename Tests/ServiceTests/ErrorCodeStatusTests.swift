@@ -58,6 +58,8 @@ struct ErrorCodeStatusTests {
         Row(code: .joinRequestsDisabled, status: .failedPrecondition),
         Row(code: .alreadyRequested, status: .alreadyExists),
         Row(code: .joinRequestNotFound, status: .notFound),
+        Row(code: .alreadyReported, status: .alreadyExists),
+        Row(code: .reportAlreadyResolved, status: .failedPrecondition),
     ]
 
     @Test("the table lists every code once")

@@ -137,7 +137,7 @@ public struct LogModel: Sendable {
             groups[guid]?.frozen = false
         case .userDeleted:
             if groups[guid]?.banned.remove(target) == nil { note("a deleted user's dropped ban, but not banned") }
-        case .updated, .unspecified, .unrecognized:
+        case .updated, .reported, .reportResolved, .unspecified, .unrecognized:
             break
         }
         if let group = groups[guid], let count = action.actionFor?.membersCount, Int(count) != group.members.count {

@@ -401,6 +401,38 @@ public struct ModerationClient: Sendable {
         try updateGroup(GroupUpdate(guid: guid, joinRequests: on))
     }
 
+    // MARK: Reports
+
+    @discardableResult
+    public func report(_ guid: String, _ uid: String, category: Report.Category = .spam, text: String = "")
+        throws(ModerationError) -> ReportResult
+    {
+        try checked(guid, "report") { () throws(ModerationError) in
+            try run {
+                service.reportMember(
+                    $0, guid: guid, uid: uid, category: category, text: text, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    @discardableResult
+    public func resolveReport(_ guid: String, _ id: UInt64, _ resolution: Report.Resolution, note: String = "")
+        throws(ModerationError) -> ReportResult
+    {
+        try checked(guid, "resolveReport") { () throws(ModerationError) in
+            try run {
+                service.resolveReport(
+                    $0, guid: guid, reportID: id, resolution: resolution, note: note, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    public func listReports(_ guid: String, open: Bool = true, limit: Int = 0, cursor: String = "")
+        throws(ModerationError) -> ReportPage
+    {
+        try service.listReports(caller, guid: guid, open: open, limit: limit, cursor: cursor)
+    }
+
     public func checkPost(_ checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {
         try service.checkPost(caller, checks: checks)
     }

@@ -339,6 +339,32 @@ public struct ModerationWireClient: Sendable {
         try updateGroup(UpdateGroupRequest(guid: guid, updateMask: ["join_requests"], joinRequests: on))
     }
 
+    // MARK: Reports
+
+    @discardableResult
+    public func report(_ guid: String, _ uid: String, category: ReportCategory = .spam, text: String = "")
+        throws(RPCError) -> ReportMemberResponse
+    {
+        try call(
+            ModerationMethods.reportMember, ReportMemberRequest(guid: guid, uid: uid, category: category, text: text))
+    }
+
+    @discardableResult
+    public func resolveReport(_ guid: String, _ id: UInt64, _ resolution: ReportResolution, note: String = "")
+        throws(RPCError) -> ResolveReportResponse
+    {
+        try call(
+            ModerationMethods.resolveReport,
+            ResolveReportRequest(guid: guid, reportID: id, resolution: resolution, note: note))
+    }
+
+    public func reports(_ guid: String, status: ReportStatus = .open, limit: UInt32 = 0, cursor: String = "")
+        throws(RPCError) -> ListReportsResponse
+    {
+        try call(
+            ModerationMethods.listReports, ListReportsRequest(guid: guid, status: status, limit: limit, cursor: cursor))
+    }
+
     /// The answers to `checks` of (guid, uid) pairs, in order.
     public func checkPost(_ checks: [(String, String)]) throws(RPCError) -> [PostCheckResult] {
         try call(

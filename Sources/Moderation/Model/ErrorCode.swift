@@ -70,8 +70,10 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let joinRequestsDisabled = ErrorCode("ERR_JOIN_REQUESTS_DISABLED", status: .failedPrecondition)
     public static let alreadyRequested = ErrorCode("ERR_ALREADY_REQUESTED", status: .alreadyExists)
     public static let joinRequestNotFound = ErrorCode("ERR_JOIN_REQUEST_NOT_FOUND", status: .notFound)
+    public static let alreadyReported = ErrorCode("ERR_ALREADY_REPORTED", status: .alreadyExists)
+    public static let reportAlreadyResolved = ErrorCode("ERR_REPORT_ALREADY_RESOLVED", status: .failedPrecondition)
 
-    /// The 40 codes of the service, in the order of `errors.proto`.
+    /// The 42 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -80,7 +82,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
         .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
-        .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound,
+        .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound, .alreadyReported, .reportAlreadyResolved,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

@@ -10,6 +10,7 @@ public enum Validation {
     static let maxTags = 25
     static let maxTag = 100
     static let maxReason = 512
+    static let maxReportText = 1000
     static let maxSearch = 100
     static let maxBatch = 100
     static let maxHeaderValue = 256

@@ -22,6 +22,9 @@ extension ModerationService {
         /// How many join requests one group may have pending; one more is `ERR_RATE_LIMITED`
         /// (SERVICE-2.md fixes 1 000; tests lower it).
         public var maxPendingJoinRequests: Int
+        /// How many reports one user may file per hour in an app; one more is `ERR_RATE_LIMITED`
+        /// (SERVICE-2.md fixes 20; tests lower it).
+        public var maxReportsPerHour: Int
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
@@ -29,7 +32,7 @@ extension ModerationService {
             maintenanceBatchSize: Int = 500,
             memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5,
             wrongPasswordWindowMs: Int64 = 15 * 60_000,
-            maxPendingJoinRequests: Int = 1_000
+            maxPendingJoinRequests: Int = 1_000, maxReportsPerHour: Int = 20
         ) {
             self.passwordHasher = passwordHasher
             self.actionRetentionMs = actionRetentionMs
@@ -40,6 +43,7 @@ extension ModerationService {
             self.wrongPasswordLimit = wrongPasswordLimit
             self.wrongPasswordWindowMs = wrongPasswordWindowMs
             self.maxPendingJoinRequests = maxPendingJoinRequests
+            self.maxReportsPerHour = maxReportsPerHour
         }
     }
 }

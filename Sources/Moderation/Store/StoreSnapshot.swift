@@ -45,6 +45,21 @@ public protocol StoreSnapshot {
     /// How many join requests a group has pending.
     func pendingJoinRequestCount(groupID: Int64) throws(ModerationError) -> Int
 
+    /// A report of the group by id.
+    func report(groupID: Int64, id: UInt64) throws(ModerationError) -> Report?
+
+    /// The open report `reporter` filed about `target` in the group, if any.
+    func openReport(groupID: Int64, reporter: String, target: String) throws(ModerationError) -> Report?
+
+    /// A page of the group's open or resolved reports, oldest first.
+    func reports(groupID: Int64, query: ReportPageQuery) throws(ModerationError) -> [Report]
+
+    /// How many open (or resolved) reports the group has about each target.
+    func reportCounts(groupID: Int64, open: Bool) throws(ModerationError) -> [String: Int]
+
+    /// How many reports `reporter` filed in the app at or after `since`.
+    func reportsFiled(appID: Int64, reporter: String, since: Int64) throws(ModerationError) -> Int
+
     /// A page of a group's members sorted by (joinedAt, uid), with each member's profile.
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member]
 

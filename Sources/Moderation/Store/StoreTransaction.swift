@@ -71,6 +71,12 @@ public protocol StoreTransaction: StoreSnapshot {
     func insertJoinRequest(groupID: Int64, user: StoredUser, request: JoinRequest) throws(ModerationError)
     func deleteJoinRequest(groupID: Int64, uid: String) throws(ModerationError)
 
+    /// Inserts a report (its `id` is ignored) and returns its new id. Reports stay when their
+    /// reporter or target is deleted; they go with their group.
+    func insertReport(appID: Int64, groupID: Int64, _ report: Report) throws(ModerationError) -> UInt64
+    /// Writes a report's resolution, note, time and resolver.
+    func resolveReport(groupID: Int64, _ report: Report) throws(ModerationError)
+
     /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
     /// `group` is the state the action's snapshot shows.
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError)

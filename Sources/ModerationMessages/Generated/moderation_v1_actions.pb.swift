@@ -59,13 +59,21 @@ public enum ActionType: ProtoEnum {
     case joinRequestRejected
     /// "joinRequestCancelled": the user withdrew the request.
     case joinRequestCancelled
+    /// "reported": a member reported another (action_by: the reporter, action_on: the reported
+    /// member, reason: the category, report_id). Private: delivered and listed only to the group's
+    /// admins and moderators, the app and the reporter.
+    case reported
+    /// "reportResolved": an admin or moderator resolved a report (action_on: the reporter, to whom
+    /// the outcome is addressed; reason: "dismissed" or "actioned"; report_id). Private, as
+    /// "reported".
+    case reportResolved
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -94,6 +102,8 @@ public enum ActionType: ProtoEnum {
         case 22: self = .joinRequestApproved
         case 23: self = .joinRequestRejected
         case 24: self = .joinRequestCancelled
+        case 25: self = .reported
+        case 26: self = .reportResolved
         default: self = .unrecognized(rawValue)
         }
     }
@@ -125,6 +135,8 @@ public enum ActionType: ProtoEnum {
         case .joinRequestApproved: 22
         case .joinRequestRejected: 23
         case .joinRequestCancelled: 24
+        case .reported: 25
+        case .reportResolved: 26
         case .unrecognized(let value): value
         }
     }
@@ -157,6 +169,8 @@ public enum ActionType: ProtoEnum {
         case .joinRequestApproved: "ACTION_TYPE_JOIN_REQUEST_APPROVED"
         case .joinRequestRejected: "ACTION_TYPE_JOIN_REQUEST_REJECTED"
         case .joinRequestCancelled: "ACTION_TYPE_JOIN_REQUEST_CANCELLED"
+        case .reported: "ACTION_TYPE_REPORTED"
+        case .reportResolved: "ACTION_TYPE_REPORT_RESOLVED"
         case .unrecognized: nil
         }
     }
@@ -195,6 +209,8 @@ public struct Action: ProtoMessage {
     public var idempotencyKey: String = ""
     /// Request id of the call that caused the change, when it had one.
     public var requestID: String = ""
+    /// The report a "reported" or "reportResolved" action is about; 0 for other actions.
+    public var reportID: UInt64 = 0
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -212,7 +228,8 @@ public struct Action: ProtoMessage {
         expiresAt: Int64 = 0,
         timestamp: Int64 = 0,
         idempotencyKey: String = "",
-        requestID: String = ""
+        requestID: String = "",
+        reportID: UInt64 = 0
     ) {
         self.seq = seq
         self.action = action
@@ -226,6 +243,7 @@ public struct Action: ProtoMessage {
         self.timestamp = timestamp
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
+        self.reportID = reportID
     }
 }
 
@@ -249,6 +267,7 @@ extension Action {
         if timestamp != 0 { c.pointee.timestamp = timestamp }
         if !idempotencyKey.isEmpty { c.pointee.idempotency_key = arena.cString(idempotencyKey) }
         if !requestID.isEmpty { c.pointee.request_id = arena.cString(requestID) }
+        if reportID != 0 { c.pointee.report_id = reportID }
         return c
     }
 
@@ -273,5 +292,6 @@ extension Action {
         self.timestamp = c.pointee.timestamp
         self.idempotencyKey = try arena.string(c.pointee.idempotency_key, field: "idempotency_key", of: Self.protoName)
         self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
+        self.reportID = c.pointee.report_id
     }
 }

@@ -94,13 +94,17 @@ public enum ErrorCode: ProtoEnum {
     case errAlreadyRequested
     /// NOT_FOUND: the user has no pending request to join the group.
     case errJoinRequestNotFound
+    /// ALREADY_EXISTS: the reporter already has an open report about that member.
+    case errAlreadyReported
+    /// FAILED_PRECONDITION: the report is resolved already.
+    case errReportAlreadyResolved
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -145,6 +149,8 @@ public enum ErrorCode: ProtoEnum {
         case 38: self = .errJoinRequestsDisabled
         case 39: self = .errAlreadyRequested
         case 40: self = .errJoinRequestNotFound
+        case 41: self = .errAlreadyReported
+        case 42: self = .errReportAlreadyResolved
         default: self = .unrecognized(rawValue)
         }
     }
@@ -192,6 +198,8 @@ public enum ErrorCode: ProtoEnum {
         case .errJoinRequestsDisabled: 38
         case .errAlreadyRequested: 39
         case .errJoinRequestNotFound: 40
+        case .errAlreadyReported: 41
+        case .errReportAlreadyResolved: 42
         case .unrecognized(let value): value
         }
     }
@@ -240,6 +248,8 @@ public enum ErrorCode: ProtoEnum {
         case .errJoinRequestsDisabled: "ERR_JOIN_REQUESTS_DISABLED"
         case .errAlreadyRequested: "ERR_ALREADY_REQUESTED"
         case .errJoinRequestNotFound: "ERR_JOIN_REQUEST_NOT_FOUND"
+        case .errAlreadyReported: "ERR_ALREADY_REPORTED"
+        case .errReportAlreadyResolved: "ERR_REPORT_ALREADY_RESOLVED"
         case .unrecognized: nil
         }
     }

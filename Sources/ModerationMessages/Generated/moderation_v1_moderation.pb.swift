@@ -1467,6 +1467,157 @@ public struct ListJoinRequestsResponse: ProtoMessage {
     }
 }
 
+/// Request of ReportMember.
+public struct ReportMemberRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ReportMemberRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the member reported.
+    public var uid: String = ""
+    /// What it is about (required).
+    public var category: ReportCategory = .init(rawValue: 0)
+    /// The reporter's words (≤ 1000 characters).
+    public var text: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        uid: String = "",
+        category: ReportCategory = .init(rawValue: 0),
+        text: String = ""
+    ) {
+        self.guid = guid
+        self.uid = uid
+        self.category = category
+        self.text = text
+    }
+}
+
+/// Response of ReportMember.
+public struct ReportMemberResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ReportMemberResponse"
+
+    /// The report filed.
+    public var report: Report? = nil
+    /// The "reported" action recorded (private: see docs/SERVICE.md).
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(report: Report? = nil, action: Action? = nil) {
+        self.report = report
+        self.action = action
+    }
+}
+
+/// Request of ListReports.
+public struct ListReportsRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListReportsRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Open or resolved reports (required).
+    public var status: ReportStatus = .init(rawValue: 0)
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        status: ReportStatus = .init(rawValue: 0),
+        limit: UInt32 = 0,
+        cursor: String = ""
+    ) {
+        self.guid = guid
+        self.status = status
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListReports.
+public struct ListReportsResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListReportsResponse"
+
+    /// The page, oldest first.
+    public var reports: [Report] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+    /// How many reports of the status asked for the group has about each target uid (all of
+    /// them, not only this page's).
+    public var counts: [String: UInt32] = [:]
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(reports: [Report] = [], nextCursor: String = "", counts: [String: UInt32] = [:]) {
+        self.reports = reports
+        self.nextCursor = nextCursor
+        self.counts = counts
+    }
+}
+
+/// Request of ResolveReport.
+public struct ResolveReportRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ResolveReportRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// The report's id.
+    public var reportID: UInt64 = 0
+    /// Dismissed or actioned (required).
+    public var resolution: ReportResolution = .init(rawValue: 0)
+    /// A note (≤ 512 characters), kept with the report.
+    public var note: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        reportID: UInt64 = 0,
+        resolution: ReportResolution = .init(rawValue: 0),
+        note: String = ""
+    ) {
+        self.guid = guid
+        self.reportID = reportID
+        self.resolution = resolution
+        self.note = note
+    }
+}
+
+/// Response of ResolveReport.
+public struct ResolveReportResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ResolveReportResponse"
+
+    /// The report after resolving it.
+    public var report: Report? = nil
+    /// The "reportResolved" action recorded (private: see docs/SERVICE.md).
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(report: Report? = nil, action: Action? = nil) {
+        self.report = report
+        self.action = action
+    }
+}
+
 /// Request of MuteMember.
 public struct MuteMemberRequest: ProtoMessage {
     public static let protoName = "moderation.v1.MuteMemberRequest"
@@ -4147,6 +4298,204 @@ extension ListJoinRequestsResponse {
     }
 }
 
+extension ReportMemberRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ReportMemberRequest> {
+        let c = arena.allocate(Moderation__V1__ReportMemberRequest.self)
+        moderation__v1__report_member_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if category.rawValue != 0 { c.pointee.category = Moderation__V1__ReportCategory(rawValue: UInt32(bitPattern: category.rawValue)) }
+        if !text.isEmpty { c.pointee.text = arena.cString(text) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__report_member_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ReportMemberRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.category = ReportCategory(rawValue: Int32(bitPattern: c.pointee.category.rawValue))
+        self.text = try arena.string(c.pointee.text, field: "text", of: Self.protoName)
+    }
+}
+
+extension ReportMemberResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ReportMemberResponse> {
+        let c = arena.allocate(Moderation__V1__ReportMemberResponse.self)
+        moderation__v1__report_member_response__init(c)
+        if let value = report { c.pointee.report = value.cStruct(in: arena) }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__report_member_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ReportMemberResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.report { self.report = try Report(c: value, arena: arena) }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ListReportsRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListReportsRequest> {
+        let c = arena.allocate(Moderation__V1__ListReportsRequest.self)
+        moderation__v1__list_reports_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if status.rawValue != 0 { c.pointee.status = Moderation__V1__ReportStatus(rawValue: UInt32(bitPattern: status.rawValue)) }
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_reports_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListReportsRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.status = ReportStatus(rawValue: Int32(bitPattern: c.pointee.status.rawValue))
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListReportsResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListReportsResponse> {
+        let c = arena.allocate(Moderation__V1__ListReportsResponse.self)
+        moderation__v1__list_reports_response__init(c)
+        if !reports.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Report>?.self, count: reports.count)
+            for (i, item) in reports.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_reports = reports.count
+            c.pointee.reports = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        if !counts.isEmpty {
+            let entries = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__ListReportsResponse__CountsEntry>?.self, count: counts.count)
+            for (i, key) in counts.keys.sorted().enumerated() {
+                let entry = arena.allocate(Moderation__V1__ListReportsResponse__CountsEntry.self)
+                moderation__v1__list_reports_response__counts_entry__init(entry)
+                entry.pointee.key = arena.cString(key)
+                entry.pointee.value = counts[key]!
+                entries[i] = entry
+            }
+            c.pointee.n_counts = counts.count
+            c.pointee.counts = entries
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_reports_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListReportsResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_reports > 0 {
+            self.reports.reserveCapacity(c.pointee.n_reports)
+            for i in 0..<c.pointee.n_reports { self.reports.append(try Report(c: ProtoArena.required(c.pointee.reports[i], field: "reports", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+        for i in 0..<c.pointee.n_counts {
+            let entry = try ProtoArena.required(c.pointee.counts[i], field: "counts", of: Self.protoName)
+            self.counts[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = entry.pointee.value
+        }
+    }
+}
+
+extension ResolveReportRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ResolveReportRequest> {
+        let c = arena.allocate(Moderation__V1__ResolveReportRequest.self)
+        moderation__v1__resolve_report_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if reportID != 0 { c.pointee.report_id = reportID }
+        if resolution.rawValue != 0 { c.pointee.resolution = Moderation__V1__ReportResolution(rawValue: UInt32(bitPattern: resolution.rawValue)) }
+        if !note.isEmpty { c.pointee.note = arena.cString(note) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__resolve_report_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ResolveReportRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.reportID = c.pointee.report_id
+        self.resolution = ReportResolution(rawValue: Int32(bitPattern: c.pointee.resolution.rawValue))
+        self.note = try arena.string(c.pointee.note, field: "note", of: Self.protoName)
+    }
+}
+
+extension ResolveReportResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ResolveReportResponse> {
+        let c = arena.allocate(Moderation__V1__ResolveReportResponse.self)
+        moderation__v1__resolve_report_response__init(c)
+        if let value = report { c.pointee.report = value.cStruct(in: arena) }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__resolve_report_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ResolveReportResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.report { self.report = try Report(c: value, arena: arena) }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
 extension MuteMemberRequest {
     public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(cStruct(in: arena))
@@ -4954,6 +5303,15 @@ public enum ModerationMethods {
     /// Lists a group's pending join requests, oldest first (admins and moderators).
     public static let listJoinRequests = ProtoMethod<ListJoinRequestsRequest, ListJoinRequestsResponse>(
         service: name, name: "ListJoinRequests", clientStreaming: false, serverStreaming: false)
+    /// Reports another member of a group to its admins and moderators (any member).
+    public static let reportMember = ProtoMethod<ReportMemberRequest, ReportMemberResponse>(
+        service: name, name: "ReportMember", clientStreaming: false, serverStreaming: false)
+    /// Lists a group's open or resolved reports, oldest first (admins and moderators).
+    public static let listReports = ProtoMethod<ListReportsRequest, ListReportsResponse>(
+        service: name, name: "ListReports", clientStreaming: false, serverStreaming: false)
+    /// Resolves an open report as dismissed or actioned (admins and moderators).
+    public static let resolveReport = ProtoMethod<ResolveReportRequest, ResolveReportResponse>(
+        service: name, name: "ResolveReport", clientStreaming: false, serverStreaming: false)
     /// Mutes a member, who stays a member but may not post (admins and moderators outranking them).
     public static let muteMember = ProtoMethod<MuteMemberRequest, MuteMemberResponse>(
         service: name, name: "MuteMember", clientStreaming: false, serverStreaming: false)
@@ -4984,5 +5342,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
 }

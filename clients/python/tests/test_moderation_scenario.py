@@ -413,3 +413,29 @@ def test_knock_approved(channel: Channel) -> None:
     assert m.ActionType.Name(approved.action.action) == "ACTION_TYPE_JOIN_REQUEST_APPROVED"
     assert approved.group.members_count == 2
     assert mod.GetGroup(m.GetGroupRequest(guid=guid), on_behalf_of=knocker).group.has_joined
+
+
+def test_report_is_private(channel: Channel) -> None:
+    """Reports through the generated stubs: a moderator lists and resolves one; the reported
+    member reads the group's log without it."""
+    run = uuid.uuid4().hex[:8]
+    owner, reporter, target = ("%s-%s" % (name, run) for name in ("owner", "reporter", "target"))
+    guid = "court-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    for uid in (reporter, target):
+        mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title()))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Court", type=m.GROUP_TYPE_PUBLIC, owner=owner, members=[
+        MemberToAdd(uid=reporter), MemberToAdd(uid=target)]))
+    filed = mod.ReportMember(m.ReportMemberRequest(guid=guid, uid=target, category=m.REPORT_CATEGORY_HATE),
+                             on_behalf_of=reporter)
+    assert m.ActionType.Name(filed.action.action) == "ACTION_TYPE_REPORTED"
+    listed = mod.ListReports(m.ListReportsRequest(guid=guid, status=m.REPORT_STATUS_OPEN), on_behalf_of=owner)
+    assert [x.target for x in listed.reports] == [target] and dict(listed.counts) == {target: 1}
+    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.ListReports(
+        m.ListReportsRequest(guid=guid, status=m.REPORT_STATUS_OPEN), on_behalf_of=target))
+    resolved = mod.ResolveReport(m.ResolveReportRequest(guid=guid, report_id=filed.report.report_id,
+                                                        resolution=m.REPORT_RESOLUTION_ACTIONED), on_behalf_of=owner)
+    assert resolved.report.status == m.REPORT_STATUS_RESOLVED
+    seen = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid), on_behalf_of=target).actions
+    assert not [x for x in seen if m.ActionType.Name(x.action) in ("ACTION_TYPE_REPORTED", "ACTION_TYPE_REPORT_RESOLVED")]

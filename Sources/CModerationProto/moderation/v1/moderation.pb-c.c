@@ -3127,6 +3127,282 @@ void   moderation__v1__list_join_requests_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__report_member_request__init
+                     (Moderation__V1__ReportMemberRequest         *message)
+{
+  static const Moderation__V1__ReportMemberRequest init_value = MODERATION__V1__REPORT_MEMBER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__report_member_request__get_packed_size
+                     (const Moderation__V1__ReportMemberRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__report_member_request__pack
+                     (const Moderation__V1__ReportMemberRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__report_member_request__pack_to_buffer
+                     (const Moderation__V1__ReportMemberRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ReportMemberRequest *
+       moderation__v1__report_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ReportMemberRequest *)
+     protobuf_c_message_unpack (&moderation__v1__report_member_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__report_member_request__free_unpacked
+                     (Moderation__V1__ReportMemberRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__report_member_response__init
+                     (Moderation__V1__ReportMemberResponse         *message)
+{
+  static const Moderation__V1__ReportMemberResponse init_value = MODERATION__V1__REPORT_MEMBER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__report_member_response__get_packed_size
+                     (const Moderation__V1__ReportMemberResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__report_member_response__pack
+                     (const Moderation__V1__ReportMemberResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__report_member_response__pack_to_buffer
+                     (const Moderation__V1__ReportMemberResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ReportMemberResponse *
+       moderation__v1__report_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ReportMemberResponse *)
+     protobuf_c_message_unpack (&moderation__v1__report_member_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__report_member_response__free_unpacked
+                     (Moderation__V1__ReportMemberResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_reports_request__init
+                     (Moderation__V1__ListReportsRequest         *message)
+{
+  static const Moderation__V1__ListReportsRequest init_value = MODERATION__V1__LIST_REPORTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_reports_request__get_packed_size
+                     (const Moderation__V1__ListReportsRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_reports_request__pack
+                     (const Moderation__V1__ListReportsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_reports_request__pack_to_buffer
+                     (const Moderation__V1__ListReportsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListReportsRequest *
+       moderation__v1__list_reports_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListReportsRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_reports_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_reports_request__free_unpacked
+                     (Moderation__V1__ListReportsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_reports_response__counts_entry__init
+                     (Moderation__V1__ListReportsResponse__CountsEntry         *message)
+{
+  static const Moderation__V1__ListReportsResponse__CountsEntry init_value = MODERATION__V1__LIST_REPORTS_RESPONSE__COUNTS_ENTRY__INIT;
+  *message = init_value;
+}
+void   moderation__v1__list_reports_response__init
+                     (Moderation__V1__ListReportsResponse         *message)
+{
+  static const Moderation__V1__ListReportsResponse init_value = MODERATION__V1__LIST_REPORTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_reports_response__get_packed_size
+                     (const Moderation__V1__ListReportsResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_reports_response__pack
+                     (const Moderation__V1__ListReportsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_reports_response__pack_to_buffer
+                     (const Moderation__V1__ListReportsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListReportsResponse *
+       moderation__v1__list_reports_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListReportsResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_reports_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_reports_response__free_unpacked
+                     (Moderation__V1__ListReportsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__resolve_report_request__init
+                     (Moderation__V1__ResolveReportRequest         *message)
+{
+  static const Moderation__V1__ResolveReportRequest init_value = MODERATION__V1__RESOLVE_REPORT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__resolve_report_request__get_packed_size
+                     (const Moderation__V1__ResolveReportRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__resolve_report_request__pack
+                     (const Moderation__V1__ResolveReportRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__resolve_report_request__pack_to_buffer
+                     (const Moderation__V1__ResolveReportRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ResolveReportRequest *
+       moderation__v1__resolve_report_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ResolveReportRequest *)
+     protobuf_c_message_unpack (&moderation__v1__resolve_report_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__resolve_report_request__free_unpacked
+                     (Moderation__V1__ResolveReportRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__resolve_report_response__init
+                     (Moderation__V1__ResolveReportResponse         *message)
+{
+  static const Moderation__V1__ResolveReportResponse init_value = MODERATION__V1__RESOLVE_REPORT_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__resolve_report_response__get_packed_size
+                     (const Moderation__V1__ResolveReportResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__resolve_report_response__pack
+                     (const Moderation__V1__ResolveReportResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__resolve_report_response__pack_to_buffer
+                     (const Moderation__V1__ResolveReportResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ResolveReportResponse *
+       moderation__v1__resolve_report_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ResolveReportResponse *)
+     protobuf_c_message_unpack (&moderation__v1__resolve_report_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__resolve_report_response__free_unpacked
+                     (Moderation__V1__ResolveReportResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message)
 {
@@ -8452,6 +8728,454 @@ const ProtobufCMessageDescriptor moderation__v1__list_join_requests_response__de
   (ProtobufCMessageInit) moderation__v1__list_join_requests_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor moderation__v1__report_member_request__field_descriptors[4] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "category",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, category),
+    &moderation__v1__report_category__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "text",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__report_member_request__field_indices_by_name[] = {
+  2,   /* field[2] = category */
+  0,   /* field[0] = guid */
+  3,   /* field[3] = text */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__report_member_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__report_member_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ReportMemberRequest",
+  "ReportMemberRequest",
+  "Moderation__V1__ReportMemberRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ReportMemberRequest),
+  4,
+  moderation__v1__report_member_request__field_descriptors,
+  moderation__v1__report_member_request__field_indices_by_name,
+  1,  moderation__v1__report_member_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__report_member_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__report_member_response__field_descriptors[2] =
+{
+  {
+    "report",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberResponse, report),
+    &moderation__v1__report__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__report_member_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = report */
+};
+static const ProtobufCIntRange moderation__v1__report_member_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__report_member_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ReportMemberResponse",
+  "ReportMemberResponse",
+  "Moderation__V1__ReportMemberResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ReportMemberResponse),
+  2,
+  moderation__v1__report_member_response__field_descriptors,
+  moderation__v1__report_member_response__field_indices_by_name,
+  1,  moderation__v1__report_member_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__report_member_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_reports_request__field_descriptors[4] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, status),
+    &moderation__v1__report_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_reports_request__field_indices_by_name[] = {
+  3,   /* field[3] = cursor */
+  0,   /* field[0] = guid */
+  2,   /* field[2] = limit */
+  1,   /* field[1] = status */
+};
+static const ProtobufCIntRange moderation__v1__list_reports_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_reports_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListReportsRequest",
+  "ListReportsRequest",
+  "Moderation__V1__ListReportsRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListReportsRequest),
+  4,
+  moderation__v1__list_reports_request__field_descriptors,
+  moderation__v1__list_reports_request__field_indices_by_name,
+  1,  moderation__v1__list_reports_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_reports_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_reports_response__counts_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsResponse__CountsEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsResponse__CountsEntry, value),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_reports_response__counts_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange moderation__v1__list_reports_response__counts_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_reports_response__counts_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListReportsResponse.CountsEntry",
+  "CountsEntry",
+  "Moderation__V1__ListReportsResponse__CountsEntry",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListReportsResponse__CountsEntry),
+  2,
+  moderation__v1__list_reports_response__counts_entry__field_descriptors,
+  moderation__v1__list_reports_response__counts_entry__field_indices_by_name,
+  1,  moderation__v1__list_reports_response__counts_entry__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_reports_response__counts_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_reports_response__field_descriptors[3] =
+{
+  {
+    "reports",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListReportsResponse, n_reports),
+    offsetof(Moderation__V1__ListReportsResponse, reports),
+    &moderation__v1__report__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "counts",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListReportsResponse, n_counts),
+    offsetof(Moderation__V1__ListReportsResponse, counts),
+    &moderation__v1__list_reports_response__counts_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_reports_response__field_indices_by_name[] = {
+  2,   /* field[2] = counts */
+  1,   /* field[1] = next_cursor */
+  0,   /* field[0] = reports */
+};
+static const ProtobufCIntRange moderation__v1__list_reports_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_reports_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListReportsResponse",
+  "ListReportsResponse",
+  "Moderation__V1__ListReportsResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListReportsResponse),
+  3,
+  moderation__v1__list_reports_response__field_descriptors,
+  moderation__v1__list_reports_response__field_indices_by_name,
+  1,  moderation__v1__list_reports_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_reports_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__resolve_report_request__field_descriptors[4] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "report_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, report_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "resolution",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, resolution),
+    &moderation__v1__report_resolution__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "note",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, note),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__resolve_report_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  3,   /* field[3] = note */
+  1,   /* field[1] = report_id */
+  2,   /* field[2] = resolution */
+};
+static const ProtobufCIntRange moderation__v1__resolve_report_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__resolve_report_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ResolveReportRequest",
+  "ResolveReportRequest",
+  "Moderation__V1__ResolveReportRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ResolveReportRequest),
+  4,
+  moderation__v1__resolve_report_request__field_descriptors,
+  moderation__v1__resolve_report_request__field_indices_by_name,
+  1,  moderation__v1__resolve_report_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__resolve_report_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__resolve_report_response__field_descriptors[2] =
+{
+  {
+    "report",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportResponse, report),
+    &moderation__v1__report__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__resolve_report_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = report */
+};
+static const ProtobufCIntRange moderation__v1__resolve_report_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__resolve_report_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ResolveReportResponse",
+  "ResolveReportResponse",
+  "Moderation__V1__ResolveReportResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ResolveReportResponse),
+  2,
+  moderation__v1__resolve_report_response__field_descriptors,
+  moderation__v1__resolve_report_response__field_indices_by_name,
+  1,  moderation__v1__resolve_report_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__resolve_report_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor moderation__v1__mute_member_request__field_descriptors[5] =
 {
   {
@@ -9807,7 +10531,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[43] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[46] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -9843,6 +10567,9 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "RejectJoinRequest", &moderation__v1__reject_join_request_request__descriptor, &moderation__v1__reject_join_request_response__descriptor },
   { "CancelJoinRequest", &moderation__v1__cancel_join_request_request__descriptor, &moderation__v1__cancel_join_request_response__descriptor },
   { "ListJoinRequests", &moderation__v1__list_join_requests_request__descriptor, &moderation__v1__list_join_requests_response__descriptor },
+  { "ReportMember", &moderation__v1__report_member_request__descriptor, &moderation__v1__report_member_response__descriptor },
+  { "ListReports", &moderation__v1__list_reports_request__descriptor, &moderation__v1__list_reports_response__descriptor },
+  { "ResolveReport", &moderation__v1__resolve_report_request__descriptor, &moderation__v1__resolve_report_response__descriptor },
   { "MuteMember", &moderation__v1__mute_member_request__descriptor, &moderation__v1__mute_member_response__descriptor },
   { "UnmuteMember", &moderation__v1__unmute_member_request__descriptor, &moderation__v1__unmute_member_response__descriptor },
   { "BulkMuteMembers", &moderation__v1__bulk_mute_members_request__descriptor, &moderation__v1__bulk_mute_members_response__descriptor },
@@ -9860,18 +10587,18 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   14,        /* BanMember */
   20,        /* BulkBanMembers */
   19,        /* BulkKickMembers */
-  36,        /* BulkMuteMembers */
+  39,        /* BulkMuteMembers */
   21,        /* BulkUnbanMembers */
-  37,        /* BulkUnmuteMembers */
+  40,        /* BulkUnmuteMembers */
   32,        /* CancelJoinRequest */
   17,        /* ChangeMemberScope */
-  40,        /* CheckPost */
+  43,        /* CheckPost */
   4,        /* CreateGroup */
   0,        /* CreateUser */
   25,        /* DeclineInvite */
   7,        /* DeleteGroup */
   3,        /* DeleteUser */
-  38,        /* FreezeGroup */
+  41,        /* FreezeGroup */
   5,        /* GetGroup */
   22,        /* GetMemberState */
   1,        /* GetUser */
@@ -9880,21 +10607,24 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   13,        /* KickMember */
   10,        /* LeaveGroup */
   16,        /* ListBannedMembers */
-  41,        /* ListGroupActions */
+  44,        /* ListGroupActions */
   8,        /* ListGroups */
   27,        /* ListInvites */
   33,        /* ListJoinRequests */
   11,        /* ListMembers */
   28,        /* ListMyInvites */
-  34,        /* MuteMember */
+  35,        /* ListReports */
+  37,        /* MuteMember */
   31,        /* RejectJoinRequest */
+  34,        /* ReportMember */
   29,        /* RequestToJoin */
+  36,        /* ResolveReport */
   26,        /* RevokeInvite */
-  42,        /* Subscribe */
+  45,        /* Subscribe */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
-  39,        /* UnfreezeGroup */
-  35,        /* UnmuteMember */
+  42,        /* UnfreezeGroup */
+  38,        /* UnmuteMember */
   6,        /* UpdateGroup */
   2         /* UpdateUser */
 };
@@ -9905,7 +10635,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  43,
+  46,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -10181,13 +10911,37 @@ void moderation__v1__moderation__list_join_requests(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__report_member(ProtobufCService *service,
+                                               const Moderation__V1__ReportMemberRequest *input,
+                                               Moderation__V1__ReportMemberResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_reports(ProtobufCService *service,
+                                              const Moderation__V1__ListReportsRequest *input,
+                                              Moderation__V1__ListReportsResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__resolve_report(ProtobufCService *service,
+                                                const Moderation__V1__ResolveReportRequest *input,
+                                                Moderation__V1__ResolveReportResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                const Moderation__V1__UnmuteMemberRequest *input,
@@ -10195,7 +10949,7 @@ void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    const Moderation__V1__BulkMuteMembersRequest *input,
@@ -10203,7 +10957,7 @@ void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      const Moderation__V1__BulkUnmuteMembersRequest *input,
@@ -10211,7 +10965,7 @@ void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               const Moderation__V1__FreezeGroupRequest *input,
@@ -10219,7 +10973,7 @@ void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 const Moderation__V1__UnfreezeGroupRequest *input,
@@ -10227,7 +10981,7 @@ void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             const Moderation__V1__CheckPostRequest *input,
@@ -10235,7 +10989,7 @@ void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 43, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
@@ -10243,7 +10997,7 @@ void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -10251,7 +11005,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

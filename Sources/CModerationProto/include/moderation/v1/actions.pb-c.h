@@ -130,7 +130,19 @@ typedef enum _Moderation__V1__ActionType {
   /*
    * "joinRequestCancelled": the user withdrew the request.
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_CANCELLED = 24
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_CANCELLED = 24,
+  /*
+   * "reported": a member reported another (action_by: the reporter, action_on: the reported
+   * member, reason: the category, report_id). Private: delivered and listed only to the group's
+   * admins and moderators, the app and the reporter.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORTED = 25,
+  /*
+   * "reportResolved": an admin or moderator resolved a report (action_on: the reporter, to whom
+   * the outcome is addressed; reason: "dismissed" or "actioned"; report_id). Private, as
+   * "reported".
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORT_RESOLVED = 26
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -195,10 +207,14 @@ struct  Moderation__V1__Action
    * Request id of the call that caused the change, when it had one.
    */
   char *request_id;
+  /*
+   * The report a "reported" or "reportResolved" action is about; 0 for other actions.
+   */
+  uint64_t report_id;
 };
 #define MODERATION__V1__ACTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__action__descriptor) \
-    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 /* Moderation__V1__Action methods */

@@ -193,7 +193,15 @@ typedef enum _Moderation__V1__ErrorCode {
   /*
    * NOT_FOUND: the user has no pending request to join the group.
    */
-  MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUEST_NOT_FOUND = 40
+  MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUEST_NOT_FOUND = 40,
+  /*
+   * ALREADY_EXISTS: the reporter already has an open report about that member.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_ALREADY_REPORTED = 41,
+  /*
+   * FAILED_PRECONDITION: the report is resolved already.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED = 42
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

@@ -18,6 +18,7 @@ PROTOBUF_C__BEGIN_DECLS
 #include "moderation/v1/groups.pb-c.h"
 #include "moderation/v1/invites.pb-c.h"
 #include "moderation/v1/members.pb-c.h"
+#include "moderation/v1/reports.pb-c.h"
 #include "moderation/v1/users.pb-c.h"
 
 typedef struct Moderation__V1__CreateUserRequest Moderation__V1__CreateUserRequest;
@@ -98,6 +99,13 @@ typedef struct Moderation__V1__CancelJoinRequestRequest Moderation__V1__CancelJo
 typedef struct Moderation__V1__CancelJoinRequestResponse Moderation__V1__CancelJoinRequestResponse;
 typedef struct Moderation__V1__ListJoinRequestsRequest Moderation__V1__ListJoinRequestsRequest;
 typedef struct Moderation__V1__ListJoinRequestsResponse Moderation__V1__ListJoinRequestsResponse;
+typedef struct Moderation__V1__ReportMemberRequest Moderation__V1__ReportMemberRequest;
+typedef struct Moderation__V1__ReportMemberResponse Moderation__V1__ReportMemberResponse;
+typedef struct Moderation__V1__ListReportsRequest Moderation__V1__ListReportsRequest;
+typedef struct Moderation__V1__ListReportsResponse Moderation__V1__ListReportsResponse;
+typedef struct Moderation__V1__ListReportsResponse__CountsEntry Moderation__V1__ListReportsResponse__CountsEntry;
+typedef struct Moderation__V1__ResolveReportRequest Moderation__V1__ResolveReportRequest;
+typedef struct Moderation__V1__ResolveReportResponse Moderation__V1__ResolveReportResponse;
 typedef struct Moderation__V1__MuteMemberRequest Moderation__V1__MuteMemberRequest;
 typedef struct Moderation__V1__MuteMemberResponse Moderation__V1__MuteMemberResponse;
 typedef struct Moderation__V1__UnmuteMemberRequest Moderation__V1__UnmuteMemberRequest;
@@ -1752,6 +1760,168 @@ struct  Moderation__V1__ListJoinRequestsResponse
 #define MODERATION__V1__LIST_JOIN_REQUESTS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_join_requests_response__descriptor) \
     , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of ReportMember.
+ */
+struct  Moderation__V1__ReportMemberRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the member reported.
+   */
+  char *uid;
+  /*
+   * What it is about (required).
+   */
+  Moderation__V1__ReportCategory category;
+  /*
+   * The reporter's words (≤ 1000 characters).
+   */
+  char *text;
+};
+#define MODERATION__V1__REPORT_MEMBER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__report_member_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__REPORT_CATEGORY__REPORT_CATEGORY_UNSPECIFIED, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ReportMember.
+ */
+struct  Moderation__V1__ReportMemberResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The report filed.
+   */
+  Moderation__V1__Report *report;
+  /*
+   * The "reported" action recorded (private: see docs/SERVICE.md).
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REPORT_MEMBER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__report_member_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of ListReports.
+ */
+struct  Moderation__V1__ListReportsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Open or resolved reports (required).
+   */
+  Moderation__V1__ReportStatus status;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_REPORTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_reports_request__descriptor) \
+    , (char *)protobuf_c_empty_string, MODERATION__V1__REPORT_STATUS__REPORT_STATUS_UNSPECIFIED, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Moderation__V1__ListReportsResponse__CountsEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  uint32_t value;
+};
+#define MODERATION__V1__LIST_REPORTS_RESPONSE__COUNTS_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_reports_response__counts_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Response of ListReports.
+ */
+struct  Moderation__V1__ListReportsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page, oldest first.
+   */
+  size_t n_reports;
+  Moderation__V1__Report **reports;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+  /*
+   * How many reports of the status asked for the group has about each target uid (all of
+   * them, not only this page's).
+   */
+  size_t n_counts;
+  Moderation__V1__ListReportsResponse__CountsEntry **counts;
+};
+#define MODERATION__V1__LIST_REPORTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_reports_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * Request of ResolveReport.
+ */
+struct  Moderation__V1__ResolveReportRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * The report's id.
+   */
+  uint64_t report_id;
+  /*
+   * Dismissed or actioned (required).
+   */
+  Moderation__V1__ReportResolution resolution;
+  /*
+   * A note (≤ 512 characters), kept with the report.
+   */
+  char *note;
+};
+#define MODERATION__V1__RESOLVE_REPORT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__resolve_report_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, MODERATION__V1__REPORT_RESOLUTION__REPORT_RESOLUTION_UNSPECIFIED, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ResolveReport.
+ */
+struct  Moderation__V1__ResolveReportResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The report after resolving it.
+   */
+  Moderation__V1__Report *report;
+  /*
+   * The "reportResolved" action recorded (private: see docs/SERVICE.md).
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__RESOLVE_REPORT_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__resolve_report_response__descriptor) \
+    , NULL, NULL }
 
 
 /*
@@ -3604,6 +3774,123 @@ Moderation__V1__ListJoinRequestsResponse *
 void   moderation__v1__list_join_requests_response__free_unpacked
                      (Moderation__V1__ListJoinRequestsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__ReportMemberRequest methods */
+void   moderation__v1__report_member_request__init
+                     (Moderation__V1__ReportMemberRequest         *message);
+size_t moderation__v1__report_member_request__get_packed_size
+                     (const Moderation__V1__ReportMemberRequest   *message);
+size_t moderation__v1__report_member_request__pack
+                     (const Moderation__V1__ReportMemberRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__report_member_request__pack_to_buffer
+                     (const Moderation__V1__ReportMemberRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ReportMemberRequest *
+       moderation__v1__report_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__report_member_request__free_unpacked
+                     (Moderation__V1__ReportMemberRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ReportMemberResponse methods */
+void   moderation__v1__report_member_response__init
+                     (Moderation__V1__ReportMemberResponse         *message);
+size_t moderation__v1__report_member_response__get_packed_size
+                     (const Moderation__V1__ReportMemberResponse   *message);
+size_t moderation__v1__report_member_response__pack
+                     (const Moderation__V1__ReportMemberResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__report_member_response__pack_to_buffer
+                     (const Moderation__V1__ReportMemberResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ReportMemberResponse *
+       moderation__v1__report_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__report_member_response__free_unpacked
+                     (Moderation__V1__ReportMemberResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListReportsRequest methods */
+void   moderation__v1__list_reports_request__init
+                     (Moderation__V1__ListReportsRequest         *message);
+size_t moderation__v1__list_reports_request__get_packed_size
+                     (const Moderation__V1__ListReportsRequest   *message);
+size_t moderation__v1__list_reports_request__pack
+                     (const Moderation__V1__ListReportsRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_reports_request__pack_to_buffer
+                     (const Moderation__V1__ListReportsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListReportsRequest *
+       moderation__v1__list_reports_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_reports_request__free_unpacked
+                     (Moderation__V1__ListReportsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListReportsResponse__CountsEntry methods */
+void   moderation__v1__list_reports_response__counts_entry__init
+                     (Moderation__V1__ListReportsResponse__CountsEntry         *message);
+/* Moderation__V1__ListReportsResponse methods */
+void   moderation__v1__list_reports_response__init
+                     (Moderation__V1__ListReportsResponse         *message);
+size_t moderation__v1__list_reports_response__get_packed_size
+                     (const Moderation__V1__ListReportsResponse   *message);
+size_t moderation__v1__list_reports_response__pack
+                     (const Moderation__V1__ListReportsResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_reports_response__pack_to_buffer
+                     (const Moderation__V1__ListReportsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListReportsResponse *
+       moderation__v1__list_reports_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_reports_response__free_unpacked
+                     (Moderation__V1__ListReportsResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ResolveReportRequest methods */
+void   moderation__v1__resolve_report_request__init
+                     (Moderation__V1__ResolveReportRequest         *message);
+size_t moderation__v1__resolve_report_request__get_packed_size
+                     (const Moderation__V1__ResolveReportRequest   *message);
+size_t moderation__v1__resolve_report_request__pack
+                     (const Moderation__V1__ResolveReportRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__resolve_report_request__pack_to_buffer
+                     (const Moderation__V1__ResolveReportRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ResolveReportRequest *
+       moderation__v1__resolve_report_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__resolve_report_request__free_unpacked
+                     (Moderation__V1__ResolveReportRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ResolveReportResponse methods */
+void   moderation__v1__resolve_report_response__init
+                     (Moderation__V1__ResolveReportResponse         *message);
+size_t moderation__v1__resolve_report_response__get_packed_size
+                     (const Moderation__V1__ResolveReportResponse   *message);
+size_t moderation__v1__resolve_report_response__pack
+                     (const Moderation__V1__ResolveReportResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__resolve_report_response__pack_to_buffer
+                     (const Moderation__V1__ResolveReportResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ResolveReportResponse *
+       moderation__v1__resolve_report_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__resolve_report_response__free_unpacked
+                     (Moderation__V1__ResolveReportResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__MuteMemberRequest methods */
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message);
@@ -4245,6 +4532,27 @@ typedef void (*Moderation__V1__ListJoinRequestsRequest_Closure)
 typedef void (*Moderation__V1__ListJoinRequestsResponse_Closure)
                  (const Moderation__V1__ListJoinRequestsResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__ReportMemberRequest_Closure)
+                 (const Moderation__V1__ReportMemberRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ReportMemberResponse_Closure)
+                 (const Moderation__V1__ReportMemberResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListReportsRequest_Closure)
+                 (const Moderation__V1__ListReportsRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListReportsResponse__CountsEntry_Closure)
+                 (const Moderation__V1__ListReportsResponse__CountsEntry *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListReportsResponse_Closure)
+                 (const Moderation__V1__ListReportsResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ResolveReportRequest_Closure)
+                 (const Moderation__V1__ResolveReportRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ResolveReportResponse_Closure)
+                 (const Moderation__V1__ResolveReportResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__MuteMemberRequest_Closure)
                  (const Moderation__V1__MuteMemberRequest *message,
                   void *closure_data);
@@ -4457,6 +4765,18 @@ struct Moderation__V1__Moderation_Service
                              const Moderation__V1__ListJoinRequestsRequest *input,
                              Moderation__V1__ListJoinRequestsResponse_Closure closure,
                              void *closure_data);
+  void (*report_member)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__ReportMemberRequest *input,
+                        Moderation__V1__ReportMemberResponse_Closure closure,
+                        void *closure_data);
+  void (*list_reports)(Moderation__V1__Moderation_Service *service,
+                       const Moderation__V1__ListReportsRequest *input,
+                       Moderation__V1__ListReportsResponse_Closure closure,
+                       void *closure_data);
+  void (*resolve_report)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__ResolveReportRequest *input,
+                         Moderation__V1__ResolveReportResponse_Closure closure,
+                         void *closure_data);
   void (*mute_member)(Moderation__V1__Moderation_Service *service,
                       const Moderation__V1__MuteMemberRequest *input,
                       Moderation__V1__MuteMemberResponse_Closure closure,
@@ -4535,6 +4855,9 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## reject_join_request,\
       function_prefix__ ## cancel_join_request,\
       function_prefix__ ## list_join_requests,\
+      function_prefix__ ## report_member,\
+      function_prefix__ ## list_reports,\
+      function_prefix__ ## resolve_report,\
       function_prefix__ ## mute_member,\
       function_prefix__ ## unmute_member,\
       function_prefix__ ## bulk_mute_members,\
@@ -4680,6 +5003,18 @@ void moderation__v1__moderation__list_join_requests(ProtobufCService *service,
                                                     const Moderation__V1__ListJoinRequestsRequest *input,
                                                     Moderation__V1__ListJoinRequestsResponse_Closure closure,
                                                     void *closure_data);
+void moderation__v1__moderation__report_member(ProtobufCService *service,
+                                               const Moderation__V1__ReportMemberRequest *input,
+                                               Moderation__V1__ReportMemberResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__list_reports(ProtobufCService *service,
+                                              const Moderation__V1__ListReportsRequest *input,
+                                              Moderation__V1__ListReportsResponse_Closure closure,
+                                              void *closure_data);
+void moderation__v1__moderation__resolve_report(ProtobufCService *service,
+                                                const Moderation__V1__ResolveReportRequest *input,
+                                                Moderation__V1__ResolveReportResponse_Closure closure,
+                                                void *closure_data);
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
@@ -4797,6 +5132,13 @@ extern const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_requ
 extern const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_join_requests_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_join_requests_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__report_member_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__report_member_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_reports_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_reports_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_reports_response__counts_entry__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__resolve_report_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__resolve_report_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__unmute_member_request__descriptor;

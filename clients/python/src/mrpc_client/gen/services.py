@@ -295,6 +295,30 @@ MODERATION_V1_MODERATION__LIST_JOIN_REQUESTS: MethodSpec[_moderation_v1_moderati
     response_type=_moderation_v1_moderation_pb2.ListJoinRequestsResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__REPORT_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.ReportMemberRequest, _moderation_v1_moderation_pb2.ReportMemberResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ReportMember',
+    path='/moderation.v1.Moderation/ReportMember',
+    request_type=_moderation_v1_moderation_pb2.ReportMemberRequest,
+    response_type=_moderation_v1_moderation_pb2.ReportMemberResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_REPORTS: MethodSpec[_moderation_v1_moderation_pb2.ListReportsRequest, _moderation_v1_moderation_pb2.ListReportsResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListReports',
+    path='/moderation.v1.Moderation/ListReports',
+    request_type=_moderation_v1_moderation_pb2.ListReportsRequest,
+    response_type=_moderation_v1_moderation_pb2.ListReportsResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__RESOLVE_REPORT: MethodSpec[_moderation_v1_moderation_pb2.ResolveReportRequest, _moderation_v1_moderation_pb2.ResolveReportResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ResolveReport',
+    path='/moderation.v1.Moderation/ResolveReport',
+    request_type=_moderation_v1_moderation_pb2.ResolveReportRequest,
+    response_type=_moderation_v1_moderation_pb2.ResolveReportResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__MUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='MuteMember',
@@ -404,6 +428,9 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__REJECT_JOIN_REQUEST,
         MODERATION_V1_MODERATION__CANCEL_JOIN_REQUEST,
         MODERATION_V1_MODERATION__LIST_JOIN_REQUESTS,
+        MODERATION_V1_MODERATION__REPORT_MEMBER,
+        MODERATION_V1_MODERATION__LIST_REPORTS,
+        MODERATION_V1_MODERATION__RESOLVE_REPORT,
         MODERATION_V1_MODERATION__MUTE_MEMBER,
         MODERATION_V1_MODERATION__UNMUTE_MEMBER,
         MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS,
@@ -698,6 +725,24 @@ class ModerationStub:
             '/moderation.v1.Moderation/ListJoinRequests',
             request_serializer=_moderation_v1_moderation_pb2.ListJoinRequestsRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.ListJoinRequestsResponse.FromString,
+        )
+        #: Reports another member of a group to its admins and moderators (any member).
+        self.ReportMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ReportMemberRequest, _moderation_v1_moderation_pb2.ReportMemberResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ReportMember',
+            request_serializer=_moderation_v1_moderation_pb2.ReportMemberRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ReportMemberResponse.FromString,
+        )
+        #: Lists a group's open or resolved reports, oldest first (admins and moderators).
+        self.ListReports: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListReportsRequest, _moderation_v1_moderation_pb2.ListReportsResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListReports',
+            request_serializer=_moderation_v1_moderation_pb2.ListReportsRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListReportsResponse.FromString,
+        )
+        #: Resolves an open report as dismissed or actioned (admins and moderators).
+        self.ResolveReport: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ResolveReportRequest, _moderation_v1_moderation_pb2.ResolveReportResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ResolveReport',
+            request_serializer=_moderation_v1_moderation_pb2.ResolveReportRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ResolveReportResponse.FromString,
         )
         #: Mutes a member, who stays a member but may not post (admins and moderators outranking them).
         self.MuteMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = channel.unary_unary(

@@ -2,6 +2,7 @@ from mrpc_client.gen.moderation.v1 import actions_pb2 as _actions_pb2
 from mrpc_client.gen.moderation.v1 import groups_pb2 as _groups_pb2
 from mrpc_client.gen.moderation.v1 import invites_pb2 as _invites_pb2
 from mrpc_client.gen.moderation.v1 import members_pb2 as _members_pb2
+from mrpc_client.gen.moderation.v1 import reports_pb2 as _reports_pb2
 from mrpc_client.gen.moderation.v1 import users_pb2 as _users_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -646,6 +647,35 @@ class ListMyInvitesResponse(_message.Message):
     next_cursor: str
     def __init__(self, invites: _Optional[_Iterable[_Union[_invites_pb2.Invite, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class ListReportsRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit", "status"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    status: _reports_pb2.ReportStatus
+    def __init__(self, guid: _Optional[str] = ..., status: _Optional[_Union[_reports_pb2.ReportStatus, str]] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListReportsResponse(_message.Message):
+    __slots__ = ["counts", "next_cursor", "reports"]
+    class CountsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    REPORTS_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.ScalarMap[str, int]
+    next_cursor: str
+    reports: _containers.RepeatedCompositeFieldContainer[_reports_pb2.Report]
+    def __init__(self, reports: _Optional[_Iterable[_Union[_reports_pb2.Report, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
 class MuteMemberRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_muted", "reason", "uid"]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
@@ -704,6 +734,26 @@ class RejectJoinRequestResponse(_message.Message):
     action: _actions_pb2.Action
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
+class ReportMemberRequest(_message.Message):
+    __slots__ = ["category", "guid", "text", "uid"]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    category: _reports_pb2.ReportCategory
+    guid: str
+    text: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., category: _Optional[_Union[_reports_pb2.ReportCategory, str]] = ..., text: _Optional[str] = ...) -> None: ...
+
+class ReportMemberResponse(_message.Message):
+    __slots__ = ["action", "report"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    report: _reports_pb2.Report
+    def __init__(self, report: _Optional[_Union[_reports_pb2.Report, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
 class RequestToJoinRequest(_message.Message):
     __slots__ = ["guid", "message"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -717,6 +767,26 @@ class RequestToJoinResponse(_message.Message):
     ACTION_FIELD_NUMBER: _ClassVar[int]
     action: _actions_pb2.Action
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class ResolveReportRequest(_message.Message):
+    __slots__ = ["guid", "note", "report_id", "resolution"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    REPORT_ID_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    note: str
+    report_id: int
+    resolution: _reports_pb2.ReportResolution
+    def __init__(self, guid: _Optional[str] = ..., report_id: _Optional[int] = ..., resolution: _Optional[_Union[_reports_pb2.ReportResolution, str]] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ResolveReportResponse(_message.Message):
+    __slots__ = ["action", "report"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    report: _reports_pb2.Report
+    def __init__(self, report: _Optional[_Union[_reports_pb2.Report, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class RevokeInviteRequest(_message.Message):
     __slots__ = ["guid", "uid"]
