@@ -46,13 +46,15 @@ struct MigrationTests {
         #expect(try Self.text(options.databasePath, "PRAGMA journal_mode") == "wal")
     }
 
-    @Test("a data directory the previous release wrote (schema 1) opens, upgrades in place and serves")
-    func upgradesThePreviousRelease() throws {
+    @Test(
+        "a data directory an earlier release wrote opens, upgrades in place and serves",
+        arguments: [(UpgradeFixture.previousRelease, 1), (UpgradeFixture.currentRelease, 2)])
+    func upgradesAnEarlierRelease(_ release: String, schemaVersion: Int) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let options = SQLiteStoreOptions(directory: directory.path, durability: .normal)
-        try Self.execute(options.databasePath, try UpgradeFixture.sqlite())
-        #expect(try Self.userVersion(options.databasePath) == 1)
+        try Self.execute(options.databasePath, try UpgradeFixture.sqlite(release))
+        #expect(try Self.userVersion(options.databasePath) == schemaVersion)
         let fixture = try FixtureCounts(path: options.databasePath)
         // The release's clock: a minute after its last action, inside its idempotency window.
         let clock = ManualClock(start: fixture.lastTimestamp + 60_000, ticking: false)
