@@ -84,11 +84,30 @@ extension EventHub {
         _ subscription: Subscription, target: ResolvedTarget, request: SubscriptionRequest, log: ActionLogSnapshot
     ) throws(ModerationError) -> ReplayPlan {
         let head = try log.headSeq()
-        var filter = SubscriptionFilter(target: target.filterTarget, kinds: request.kinds)
+        let viewer: String? =
+            switch target {
+            case .user(let uid): uid
+            case .groups: request.caller.actor
+            case .app: nil
+            }
+        var filter = SubscriptionFilter(target: target.filterTarget, kinds: request.kinds, viewer: viewer)
+        var moderatesNow: Set<String> = []
+        if let viewer {
+            let candidates: [String]
+            switch target {
+            case .user: candidates = try log.groups(of: viewer)
+            case .groups(let guids): candidates = guids.sorted()
+            case .app: candidates = []
+            }
+            for guid in candidates where try log.scope(of: viewer, inGroup: guid)?.rank.isModeratorOrAbove == true {
+                moderatesNow.insert(guid)
+            }
+        }
         guard let afterSeq = request.afterSeq, afterSeq < head else {
             if case .user(let uid) = target {
                 filter.target = .user(uid: uid, memberOf: Set(try log.groups(of: uid)))
             }
+            filter.moderates = moderatesNow
             subscription.start(at: max(head, request.afterSeq ?? 0), head: head, filter: filter)
             return ReplayPlan(firstSeq: nil, head: head)
         }
@@ -98,17 +117,25 @@ extension EventHub {
                 .cursorExpired,
                 "after_seq \(afterSeq) is older than the action log's retention (the oldest retained seq is \(oldest))")
         }
-        if case .user(let uid) = target {
-            // Membership at `afterSeq`: today's, with the user's changes since then undone.
+        if let viewer {
+            // Membership and scopes at `afterSeq`: today's, with the viewer's changes since then
+            // undone.
             var changes: [ActionRecord] = []
+            var scopeChanges: [ActionRecord] = []
             var cursor = afterSeq
             while cursor < head {
                 let page = try log.actions(afterSeq: cursor, limit: Self.replayPageSize)
-                for action in page where action.seq <= head && SubscriptionFilter.changesMembership(action, of: uid) {
-                    changes.append(action)
+                for action in page where action.seq <= head {
+                    if SubscriptionFilter.changesMembership(action, of: viewer) { changes.append(action) }
+                    if SubscriptionFilter.changesScope(action, of: viewer) { scopeChanges.append(action) }
                 }
                 guard let last = page.last, last.seq > cursor else { break }
                 cursor = last.seq
+            }
+            filter.moderates = SubscriptionFilter.rewindScopes(moderatesNow, for: viewer, over: scopeChanges)
+            guard case .user(let uid) = target else {
+                subscription.start(at: afterSeq, head: head, filter: filter)
+                return ReplayPlan(firstSeq: afterSeq + 1, head: head)
             }
             let now = Set(try log.groups(of: uid))
             let then = try SubscriptionFilter.rewind(now, for: uid, over: changes) {

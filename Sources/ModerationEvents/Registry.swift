@@ -160,7 +160,7 @@ final class Registry {
         guard let app = apps[action.app] else { return }
         let guid = action.group.guid
         switch action.kind {
-        case .created, .joined, .added, .left, .kicked, .banned:
+        case .created, .joined, .added, .inviteAccepted, .joinRequestApproved, .left, .kicked, .banned:
             guard let uid = action.actionOn?.uid else { return }
             // Read first, changed after: the index is not iterated while it changes.
             let concerned = app.byUser[uid].map { Array($0.values) } ?? []
@@ -184,7 +184,8 @@ final class Registry {
                 app.byMemberGroup.set(nil, id: subscription.id, under: guid)
             }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
             return
         }
     }

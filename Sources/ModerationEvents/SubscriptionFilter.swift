@@ -31,9 +31,17 @@ struct SubscriptionFilter: Sendable {
     /// the biggest part of a delivery.
     private var lastLookup: (guid: String, found: Bool)?
     let kinds: Set<ActionKind>
+    /// Who reads the stream, for the privacy of reports: the user followed (`.user`), the
+    /// acting user of a group subscription; nil for the app, which sees every action.
+    let viewer: String?
+    /// The groups where `viewer` is a moderator or above, tracked as the log goes by: they see
+    /// the group's private report actions (others only those of reports they filed).
+    var moderates: Set<String>
 
-    init(target: Target, kinds: Set<ActionKind>) {
+    init(target: Target, kinds: Set<ActionKind>, viewer: String? = nil, moderates: Set<String> = []) {
         self.kinds = kinds
+        self.viewer = viewer
+        self.moderates = moderates
         follows = .app
         groups = []
         self.target = target
@@ -85,7 +93,70 @@ struct SubscriptionFilter: Sendable {
             matches = holds(action.group.guid) || action.actionOn?.uid == uid || action.actionBy.uid == uid
             if Self.changesMembership(action, of: uid) { Self.apply(action, for: uid, to: &groups) }
         }
-        return matches && (kinds.isEmpty || kinds.contains(action.kind))
+        var visible = true
+        if let viewer {
+            if action.isPrivateReport {
+                visible = action.isVisible(to: viewer, moderates: moderates.contains(action.group.guid))
+            }
+            if Self.changesScope(action, of: viewer) { Self.applyScope(action, for: viewer, to: &moderates) }
+        }
+        return matches && visible && (kinds.isEmpty || kinds.contains(action.kind))
+    }
+
+    /// True when `action` may change whether `uid` moderates its group.
+    static func changesScope(_ action: ActionRecord, of uid: String) -> Bool {
+        switch action.kind {
+        case .deleted: true
+        case .created, .joined, .added, .inviteAccepted, .joinRequestApproved, .scopeChanged, .ownershipTransferred,
+            .left, .kicked, .banned:
+            action.actionOn?.uid == uid
+        default: false
+        }
+    }
+
+    /// How `action` changes the set of groups `uid` moderates (moderator, admin or owner).
+    static func applyScope(_ action: ActionRecord, for uid: String, to moderates: inout Set<String>) {
+        let guid = action.group.guid
+        switch action.kind {
+        case .deleted, .left, .kicked, .banned:
+            moderates.remove(guid)
+        case .created, .ownershipTransferred:
+            moderates.insert(guid)
+        case .joined, .added, .inviteAccepted, .joinRequestApproved, .scopeChanged:
+            if action.newScope?.rank.isModeratorOrAbove == true {
+                moderates.insert(guid)
+            } else {
+                moderates.remove(guid)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The groups `uid` moderated just before `changes` (the actions that may change it, in seq
+    /// order), given those after them. A group deleted among them counts as not moderated before
+    /// (the log does not say the scope then): a replay across the deletion leaves the group's
+    /// private report actions out rather than risk showing them to someone who may not see them.
+    static func rewindScopes(_ moderatesAfter: Set<String>, for uid: String, over changes: [ActionRecord])
+        -> Set<String>
+    {
+        var moderates = moderatesAfter
+        for action in changes.reversed() {
+            let guid = action.group.guid
+            switch action.kind {
+            case .deleted, .created, .joined, .added, .inviteAccepted, .joinRequestApproved:
+                moderates.remove(guid)
+            case .scopeChanged, .ownershipTransferred, .left, .kicked, .banned:
+                if action.oldScope?.rank.isModeratorOrAbove == true {
+                    moderates.insert(guid)
+                } else {
+                    moderates.remove(guid)
+                }
+            default:
+                break
+            }
+        }
+        return moderates
     }
 
     /// How `action` changes `uid`'s set of groups.
@@ -93,14 +164,15 @@ struct SubscriptionFilter: Sendable {
         let guid = action.group.guid
         let onUser = action.actionOn?.uid == uid
         switch action.kind {
-        case .created, .joined, .added:
+        case .created, .joined, .added, .inviteAccepted, .joinRequestApproved:
             if onUser { memberOf.insert(guid) }
         case .left, .kicked, .banned:
             if onUser { memberOf.remove(guid) }
         case .deleted:
             memberOf.remove(guid)
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
             break
         }
     }
@@ -108,10 +180,12 @@ struct SubscriptionFilter: Sendable {
     /// True when `action` may change `uid`'s membership (kept for rewinding a replay's start).
     static func changesMembership(_ action: ActionRecord, of uid: String) -> Bool {
         switch action.kind {
-        case .created, .joined, .added, .left, .kicked, .banned: action.actionOn?.uid == uid
+        case .created, .joined, .added, .inviteAccepted, .joinRequestApproved, .left, .kicked, .banned:
+            action.actionOn?.uid == uid
         case .deleted: true
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
-            .userDeleted:
+            .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
             false
         }
     }
@@ -129,7 +203,7 @@ struct SubscriptionFilter: Sendable {
         for (index, action) in changes.enumerated().reversed() {
             let guid = action.group.guid
             switch action.kind {
-            case .created, .joined, .added:
+            case .created, .joined, .added, .inviteAccepted, .joinRequestApproved:
                 groups.remove(guid)
             case .left, .kicked:
                 groups.insert(guid)

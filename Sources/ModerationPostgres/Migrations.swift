@@ -11,7 +11,7 @@ enum Migrations {
     /// The migrations, given the schema `pg_trgm` lives in (its operator classes are named
     /// with it, so the store's `search_path` needs only the store's own schema).
     static func all(trigramSchema: String) -> [String] {
-        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3]
+        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4]
     }
 
     /// Advisory lock keys: (class, object) pairs of `pg_advisory_xact_lock(int, int)`.
@@ -288,5 +288,69 @@ enum Migrations {
 
         -- A deleted user's bans, found by user.
         CREATE INDEX bans_by_user ON bans (user_id);
+        """
+
+    /// Issue 17, phase 2: invites, join requests and reports. New tables, and columns with a constant
+    /// default (which rewrite nothing), so instances of the previous build keep running while one
+    /// migrates.
+    private static let version4 = """
+        -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
+        -- call and purged by maintenance. A member or a banned user has none (inserting either
+        -- deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE invites (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            scope integer NOT NULL,
+            invited_by text COLLATE "C" NOT NULL,
+            invited_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        );
+        CREATE INDEX invites_by_group ON invites (group_id, invited_at DESC, uid);
+        CREATE INDEX invites_by_user ON invites (user_id, invited_at DESC);
+        CREATE INDEX invites_by_expiry ON invites (expires_at);
+
+        -- Whether a group takes join requests ("knock"); part of its descriptive state.
+        ALTER TABLE groups ADD COLUMN join_requests boolean NOT NULL DEFAULT false;
+        ALTER TABLE group_revisions ADD COLUMN join_requests boolean NOT NULL DEFAULT false;
+
+        -- Pending join requests, oldest first. A member or a banned user has none (inserting
+        -- either deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE join_requests (
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            message text NOT NULL,
+            requested_at bigint NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        );
+        CREATE INDEX join_requests_by_time ON join_requests (group_id, requested_at, uid);
+        CREATE INDEX join_requests_by_user ON join_requests (user_id);
+
+        -- Reports, private to the group's admins and moderators, the app and the reporter.
+        -- Categories 1 spam, 2 harassment, 3 hate, 4 violence, 5 other; resolution 0 open,
+        -- 1 dismissed, 2 actioned (the proto numbers). They stay when their reporter or target
+        -- is deleted.
+        CREATE TABLE reports (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app_id bigint NOT NULL,
+            group_id bigint NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            reporter text COLLATE "C" NOT NULL,
+            target text COLLATE "C" NOT NULL,
+            category integer NOT NULL,
+            text text NOT NULL,
+            resolution integer NOT NULL DEFAULT 0,
+            note text NOT NULL DEFAULT '',
+            created_at bigint NOT NULL,
+            resolved_at bigint NOT NULL DEFAULT 0,
+            resolved_by text COLLATE "C" NOT NULL DEFAULT ''
+        );
+        CREATE INDEX reports_by_group ON reports (group_id, resolution, id);
+        CREATE INDEX reports_open_by_pair ON reports (group_id, reporter, target) WHERE resolution = 0;
+        CREATE INDEX reports_by_reporter ON reports (app_id, reporter, created_at);
+
+        -- The report a reported / reportResolved action is about (0 for other actions).
+        ALTER TABLE actions ADD COLUMN report_id bigint NOT NULL DEFAULT 0;
         """
 }

@@ -19,6 +19,7 @@ extension PostgresSession {
         var timestamp: Int64
         var idempotencyKey: String
         var requestID: String
+        var reportID: UInt64
     }
 
     private struct RevisionKey: Hashable {
@@ -40,7 +41,7 @@ extension PostgresSession {
                 .text(value.actionBy.uid), .optional(value.actionOn?.uid), .int(value.group.membersCount),
                 .int(value.group.version), .optional(value.oldScope.map { StorageCodes.code($0) }),
                 .optional(value.newScope.map { StorageCodes.code($0) }), .text(value.reason), .int(value.expiresAt),
-                .int(value.timestamp), .text(value.idempotencyKey), .text(value.requestID),
+                .int(value.timestamp), .text(value.idempotencyKey), .text(value.requestID), .int(Int64(value.reportID)),
             ])
         writer.heads[appID] = seq
         writer.dirtyHeads.insert(appID)
@@ -73,7 +74,8 @@ extension PostgresSession {
                 oldScope: rows.optionalInt(index, 8).flatMap(StorageCodes.scope),
                 newScope: rows.optionalInt(index, 9).flatMap(StorageCodes.scope), reason: rows.string(index, 10),
                 expiresAt: rows.int64(index, 11), timestamp: rows.int64(index, 12),
-                idempotencyKey: rows.string(index, 13), requestID: rows.string(index, 14))
+                idempotencyKey: rows.string(index, 13), requestID: rows.string(index, 14),
+                reportID: rows.uint64(index, 15))
             var group = try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions)
             group.membersCount = row.membersCount
             group.version = row.version
@@ -85,7 +87,8 @@ extension PostgresSession {
                 ActionRecord(
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
                     oldScope: row.oldScope, newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt,
-                    timestamp: row.timestamp, idempotencyKey: row.idempotencyKey, requestID: row.requestID))
+                    timestamp: row.timestamp, idempotencyKey: row.idempotencyKey, requestID: row.requestID,
+                    reportID: row.reportID))
         }
         return records
     }
@@ -151,7 +154,7 @@ extension PostgresSession {
             guid: row.string(0, 0), name: row.string(0, 1), icon: row.string(0, 2), description: row.string(0, 3),
             type: StorageCodes.groupType(row.int(0, 4)), metadata: RecordCoding.metadata(row.strings(0, 5)),
             tags: row.strings(0, 6), owner: row.string(0, 7), createdAt: row.int64(0, 8), updatedAt: row.int64(0, 9),
-            frozen: row.bool(0, 10))
+            frozen: row.bool(0, 10), joinRequests: row.bool(0, 11))
         cache[key] = group
         return group
     }

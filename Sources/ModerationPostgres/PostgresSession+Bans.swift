@@ -11,6 +11,8 @@ extension PostgresSession {
         return found
     }
 
+    /// Inserts a ban, dropping any invite of the user to the group and any join request of theirs
+    /// (a banned user has neither).
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
         try connection.send(
             .insertBan,
@@ -23,6 +25,8 @@ extension PostgresSession {
         stored.name = user.user.name
         stored.avatar = user.user.avatar
         cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+        try deleteInvite(groupID: groupID, uid: user.user.uid)
+        try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {

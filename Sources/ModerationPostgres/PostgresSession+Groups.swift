@@ -76,7 +76,7 @@ extension PostgresSession {
                 .optional(value.passwordHash), RecordCoding.encode(value.group.metadata),
                 RecordCoding.encode(value.group.tags), .text(value.group.owner), .int(value.group.membersCount),
                 .int(value.group.version), .int(value.revision), .int(value.group.updatedAt), .bool(value.group.frozen),
-                .text(value.group.frozenReason),
+                .text(value.group.frozenReason), .bool(value.group.joinRequests),
             ])
         try insertRevision(value)
         try connection.send(.deleteTags, [.int(value.id)])
@@ -123,8 +123,8 @@ extension PostgresSession {
         listings.reserveCapacity(rows.rowCount)
         for row in 0..<rows.rowCount {
             var membership: Membership? = nil
-            if !rows.isNull(row, 17), let scope = StorageCodes.scope(rows.int(row, 17)) {
-                membership = Membership(scope: scope, joinedAt: rows.int64(row, 18))
+            if !rows.isNull(row, 18), let scope = StorageCodes.scope(rows.int(row, 18)) {
+                membership = Membership(scope: scope, joinedAt: rows.int64(row, 19))
             }
             listings.append(GroupListing(group: decodeGroup(rows, row), membership: membership))
         }
@@ -139,7 +139,7 @@ extension PostgresSession {
             metadata: RecordCoding.metadata(rows.strings(row, 8)), tags: rows.strings(row, 9),
             owner: rows.string(row, 10), membersCount: rows.int(row, 11), version: rows.uint64(row, 12),
             createdAt: rows.int64(row, 13), updatedAt: rows.int64(row, 14), frozen: rows.bool(row, 15),
-            frozenReason: rows.string(row, 16))
+            frozenReason: rows.string(row, 16), joinRequests: rows.bool(row, 17))
         return StoredGroup(
             id: rows.int64(row, 0), revision: rows.uint64(row, 1), group: group,
             passwordHash: rows.optionalString(row, 7))
@@ -153,7 +153,7 @@ extension PostgresSession {
                 .text(stored.group.icon), .text(stored.group.description), .int(StorageCodes.code(stored.group.type)),
                 RecordCoding.encode(stored.group.metadata), RecordCoding.encode(stored.group.tags),
                 .text(stored.group.owner), .int(stored.group.createdAt), .int(stored.group.updatedAt),
-                .bool(stored.group.frozen),
+                .bool(stored.group.frozen), .bool(stored.group.joinRequests),
             ])
     }
 

@@ -17,6 +17,8 @@ extension PostgresSession {
     }
 
     /// Inserts a membership without a mute (a new member is never muted).
+    /// Inserts a membership, dropping any invite of the user to the group and any join request of
+    /// theirs (a member has neither).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
         try connection.send(
             .insertMember,
@@ -27,6 +29,8 @@ extension PostgresSession {
         var inserted = membership
         inserted.mute = nil
         cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
+        try deleteInvite(groupID: groupID, uid: user.user.uid)
+        try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {

@@ -44,10 +44,11 @@ extension PostgresSession {
         }
     }
 
-    /// Erases the profile and marks the row deleted. A user has no rows of their own beyond it
-    /// yet.
+    /// Erases the profile, drops the user's pending invites and join requests and marks the row deleted.
     func deleteUser(_ user: StoredUser, at time: Int64) throws(ModerationError) {
         try updateUser(StoredUser(id: user.id, user: User(uid: user.user.uid, createdAt: user.user.createdAt)))
+        try deleteInvites(ofUser: user.id)
+        try deleteJoinRequests(ofUser: user.id)
         try connection.send(.markUserDeleted, [.int(user.id), .int(time)])
         guard let appID = cache.appOfUser(user.id) else { return }
         cache.set(WriterCache.UserKey(appID: appID, uid: user.user.uid), nil)

@@ -21,6 +21,11 @@ enum Statement: Int, CaseIterable {
 
     case ban, insertBan, deleteBan, bansPage, expiredBans, groupsBanningUser
 
+    case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
+    case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
+    case deleteJoinRequestsOfUser
+    case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
+
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
     case idempotentReply, saveReply, purgeReplies
@@ -39,7 +44,8 @@ enum Statement: Int, CaseIterable {
         case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .markUserDeleted, .insertGroup,
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
-            .insertAction,
+            .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertJoinRequest, .deleteJoinRequest,
+            .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertAction,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -51,7 +57,7 @@ enum Statement: Int, CaseIterable {
     /// The columns `PostgresSession.decodeGroup` reads, in order, from a `groups` row named `g`.
     static let groupColumns = """
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
-        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason
+        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason, g.join_requests
         """
 
     /// The tokens in an app's rate bucket now (`leaseRateTokens`).
@@ -65,10 +71,17 @@ enum Statement: Int, CaseIterable {
     static let banColumns =
         "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
 
+    /// The columns `PostgresSession.decodeInvite` reads, in order.
+    static let inviteColumns = "i.uid, u.name, u.avatar, i.scope, i.invited_by, i.invited_at, i.expires_at"
+
+    /// The columns `PostgresSession.decodeReport` reads, in order.
+    static let reportColumns =
+        "r.id, r.reporter, r.target, r.category, r.text, r.resolution, r.note, r.created_at, r.resolved_at, r.resolved_by"
+
     /// The columns `PostgresSession.actions` reads, in order.
     static let actionColumns = """
         a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope,
-        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id
+        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id
         """
 
     /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask, $6 muted
@@ -163,7 +176,7 @@ enum Statement: Int, CaseIterable {
             """
             UPDATE groups SET name = $2, name_folded = $3, icon = $4, description = $5, type = $6, password_hash = $7,
                 metadata = $8, tags = $9, owner = $10, members_count = $11, version = $12, revision = $13, updated_at = $14,
-                frozen = $15, frozen_reason = $16
+                frozen = $15, frozen_reason = $16, join_requests = $17
             WHERE id = $1
             """
         case .appOfGroup: "SELECT app_id FROM groups WHERE id = $1"
@@ -171,14 +184,15 @@ enum Statement: Int, CaseIterable {
         case .insertRevision:
             """
             INSERT INTO group_revisions (group_id, revision, guid, name, icon, description, type, metadata, tags, owner,
-                                         created_at, updated_at, frozen)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                         created_at, updated_at, frozen, join_requests)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             """
         case .supersedeRevision:
             "UPDATE group_revisions SET superseded_at = $3 WHERE group_id = $1 AND revision = $2"
         case .revision:
             """
-            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen
+            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen,
+                join_requests
             FROM group_revisions WHERE group_id = $1 AND revision = $2
             """
         case .supersededRevisions:
@@ -260,11 +274,81 @@ enum Statement: Int, CaseIterable {
             FOR NO KEY UPDATE OF a SKIP LOCKED
             """
 
+        case .invite:
+            "SELECT \(Self.inviteColumns) FROM invites i JOIN users u ON u.id = i.user_id WHERE i.group_id = $1 AND i.uid = $2"
+        case .upsertInvite:
+            """
+            INSERT INTO invites (group_id, uid, user_id, scope, invited_by, invited_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (group_id, uid) DO UPDATE SET scope = excluded.scope, invited_by = excluded.invited_by,
+                invited_at = excluded.invited_at, expires_at = excluded.expires_at
+            """
+        case .deleteInvite: "DELETE FROM invites WHERE group_id = $1 AND uid = $2"
+        case .invitesPage:
+            // $2/$3 keyset (invited_at descending, uid), $4 now, $5 limit.
+            """
+            SELECT \(Self.inviteColumns) FROM invites i JOIN users u ON u.id = i.user_id
+            WHERE i.group_id = $1 AND (i.invited_at < $2 OR (i.invited_at = $2 AND i.uid > $3)) AND i.expires_at > $4
+            ORDER BY i.invited_at DESC, i.uid LIMIT $5
+            """
+        case .invitesOfUser:
+            // $1 app, $2 uid, $3/$4 keyset (invited_at descending, guid), $5 now, $6 limit.
+            """
+            SELECT \(Self.groupColumns), \(Self.inviteColumns)
+            FROM users u JOIN invites i ON i.user_id = u.id JOIN groups g ON g.id = i.group_id
+            WHERE u.app_id = $1 AND u.uid = $2
+              AND (i.invited_at < $3 OR (i.invited_at = $3 AND g.guid > $4)) AND i.expires_at > $5
+            ORDER BY i.invited_at DESC, g.guid LIMIT $6
+            """
+        case .purgeInvites:
+            // Rows another writer holds (refreshing an invite) are left for the next run.
+            """
+            DELETE FROM invites WHERE ctid = ANY (ARRAY (
+                SELECT ctid FROM invites WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+            """
+        case .deleteInvitesOfUser: "DELETE FROM invites WHERE user_id = $1"
+        case .joinRequest:
+            """
+            SELECT r.uid, u.name, u.avatar, r.message, r.requested_at FROM join_requests r JOIN users u ON u.id = r.user_id
+            WHERE r.group_id = $1 AND r.uid = $2
+            """
+        case .insertJoinRequest:
+            "INSERT INTO join_requests (group_id, uid, user_id, message, requested_at) VALUES ($1, $2, $3, $4, $5)"
+        case .deleteJoinRequest: "DELETE FROM join_requests WHERE group_id = $1 AND uid = $2"
+        case .joinRequestsPage:
+            // $2/$3 keyset (requested_at, uid), $4 limit.
+            """
+            SELECT r.uid, u.name, u.avatar, r.message, r.requested_at FROM join_requests r JOIN users u ON u.id = r.user_id
+            WHERE r.group_id = $1 AND (r.requested_at, r.uid) > ($2, $3)
+            ORDER BY r.requested_at, r.uid LIMIT $4
+            """
+        case .joinRequestCount: "SELECT count(*) FROM join_requests WHERE group_id = $1"
+        case .deleteJoinRequestsOfUser: "DELETE FROM join_requests WHERE user_id = $1"
+        case .report: "SELECT \(Self.reportColumns) FROM reports r WHERE r.group_id = $1 AND r.id = $2"
+        case .openReport:
+            "SELECT \(Self.reportColumns) FROM reports r WHERE r.group_id = $1 AND r.reporter = $2 AND r.target = $3 AND r.resolution = 0"
+        case .reportsPage:
+            // $2 open or resolved, $3 after id, $4 limit.
+            """
+            SELECT \(Self.reportColumns) FROM reports r
+            WHERE r.group_id = $1 AND (r.resolution = 0) = $2::boolean AND r.id > $3 ORDER BY r.id LIMIT $4
+            """
+        case .reportCounts:
+            "SELECT target, count(*) FROM reports WHERE group_id = $1 AND (resolution = 0) = $2::boolean GROUP BY target"
+        case .reportsFiled: "SELECT count(*) FROM reports WHERE app_id = $1 AND reporter = $2 AND created_at >= $3"
+        case .insertReport:
+            """
+            INSERT INTO reports (app_id, group_id, reporter, target, category, text, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """
+        case .resolveReport:
+            "UPDATE reports SET resolution = $3, note = $4, resolved_at = $5, resolved_by = $6 WHERE group_id = $1 AND id = $2"
+
         case .insertAction:
             """
             INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
-                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id, report_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
             """
         case .actionsOfApp:
             // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,

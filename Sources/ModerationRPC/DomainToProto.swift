@@ -15,7 +15,7 @@ enum DomainToProto {
             metadata: group.metadata, tags: group.tags, owner: group.owner,
             membersCount: UInt32(clamping: group.membersCount),
             version: group.version, createdAt: group.createdAt, updatedAt: group.updatedAt, frozen: group.frozen,
-            frozenReason: group.frozenReason)
+            frozenReason: group.frozenReason, joinRequests: group.joinRequests)
     }
 
     static func group(_ view: GroupView) -> ModerationMessages.Group {
@@ -51,6 +51,45 @@ enum DomainToProto {
             lastSeq: result.lastSeq)
     }
 
+    static func invite(_ invite: Moderation.Invite, guid: String) -> ModerationMessages.Invite {
+        ModerationMessages.Invite(
+            guid: guid, uid: invite.uid, name: invite.name, avatar: invite.avatar, scope: scope(invite.scope),
+            invitedBy: invite.invitedBy, invitedAt: invite.invitedAt, expiresAt: invite.expiresAt)
+    }
+
+    static func myInvite(_ mine: MyInvite) -> ModerationMessages.Invite {
+        var message = invite(mine.invite, guid: mine.group.group.guid)
+        message.group = group(mine.group)
+        return message
+    }
+
+    static func joinRequest(_ request: Moderation.JoinRequest) -> ModerationMessages.JoinRequest {
+        ModerationMessages.JoinRequest(
+            uid: request.uid, name: request.name, avatar: request.avatar, message: request.message,
+            requestedAt: request.requestedAt)
+    }
+
+    static func report(_ report: Moderation.Report, guid: String) -> ModerationMessages.Report {
+        let category: ReportCategory =
+            switch report.category {
+            case .spam: .spam
+            case .harassment: .harassment
+            case .hate: .hate
+            case .violence: .violence
+            case .other: .other
+            }
+        let resolution: ReportResolution =
+            switch report.resolution {
+            case .dismissed?: .dismissed
+            case .actioned?: .actioned
+            case nil: .unspecified
+            }
+        return ModerationMessages.Report(
+            reportID: report.id, guid: guid, reporter: report.reporter, target: report.target, category: category,
+            text: report.text, status: report.isOpen ? .open : .resolved, resolution: resolution, note: report.note,
+            createdAt: report.createdAt, resolvedAt: report.resolvedAt, resolvedBy: report.resolvedBy)
+    }
+
     static func ban(_ ban: Ban) -> BannedMember {
         BannedMember(
             uid: ban.uid, name: ban.name, avatar: ban.avatar, scope: scope(ban.scopeBefore), joinedAt: ban.joinedAt,
@@ -63,7 +102,7 @@ enum DomainToProto {
             actionOn: record.actionOn.map(user),
             actionFor: group(record.group), oldScope: scope(record.oldScope), newScope: scope(record.newScope),
             reason: record.reason, expiresAt: record.expiresAt, timestamp: record.timestamp,
-            idempotencyKey: record.idempotencyKey, requestID: record.requestID)
+            idempotencyKey: record.idempotencyKey, requestID: record.requestID, reportID: record.reportID)
     }
 
     static func results(_ results: [String: Moderation.UserResult]) -> [String: ModerationMessages.UserResult] {
@@ -109,6 +148,16 @@ enum DomainToProto {
         case .frozen: .frozen
         case .unfrozen: .unfrozen
         case .userDeleted: .userDeleted
+        case .invited: .invited
+        case .inviteAccepted: .inviteAccepted
+        case .inviteDeclined: .inviteDeclined
+        case .inviteRevoked: .inviteRevoked
+        case .joinRequested: .joinRequested
+        case .joinRequestApproved: .joinRequestApproved
+        case .joinRequestRejected: .joinRequestRejected
+        case .joinRequestCancelled: .joinRequestCancelled
+        case .reported: .reported
+        case .reportResolved: .reportResolved
         }
     }
 }

@@ -20,6 +20,9 @@ public enum ModerationRPC {
         registerMembership(in: &table, service)
         registerModeration(in: &table, service)
         registerMutes(in: &table, service)
+        registerInvites(in: &table, service)
+        registerJoinRequests(in: &table, service)
+        registerReports(in: &table, service)
         registerFreezes(in: &table, service)
         registerPosting(in: &table, service)
         registerActionLog(in: &table, service, hub)
@@ -125,14 +128,9 @@ public enum ModerationRPC {
                 AddMembersResponse(results: DomainToProto.results($0.results), group: DomainToProto.group($0.group))
             }
         ) { request, caller, replay, done throws(ModerationError) in
-            var grants: [MemberGrant] = []
-            for (index, member) in request.members.enumerated() {
-                grants.append(
-                    MemberGrant(
-                        uid: member.uid,
-                        scope: try ProtoToDomain.scope(member.scope, field: "members[\(index)].scope") ?? .participant))
-            }
-            service.addMembers(caller, guid: request.guid, members: grants, replay: replay, completion: done)
+            service.addMembers(
+                caller, guid: request.guid, members: try ProtoToDomain.grants(request.members), replay: replay,
+                completion: done)
         }
         table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) {
             request, caller throws(ModerationError) in
@@ -256,6 +254,125 @@ public enum ModerationRPC {
             service.bulkUnmuteMembers(
                 caller, guid: request.guid, uids: request.uids, onlyIfMuted: request.onlyIfMuted, replay: replay,
                 completion: done)
+        }
+    }
+
+    private static func registerInvites(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.inviteMembers, respond: { InviteMembersResponse(results: DomainToProto.results($0)) }
+        ) { request, caller, replay, done throws(ModerationError) in
+            service.inviteMembers(
+                caller, guid: request.guid, members: try ProtoToDomain.grants(request.members),
+                expiresInMs: request.expiresInMs, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.acceptInvite,
+            respond: {
+                AcceptInviteResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done in
+            service.acceptInvite(caller, guid: request.guid, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.declineInvite, respond: { DeclineInviteResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.declineInvite(caller, guid: request.guid, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.revokeInvite, respond: { RevokeInviteResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.revokeInvite(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
+        }
+        table.addRead(ModerationMethods.listInvites, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listInvites(
+                caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            let guid = request.guid.lowercased()
+            return ListInvitesResponse(
+                invites: page.items.map { DomainToProto.invite($0, guid: guid) }, nextCursor: page.nextCursor)
+        }
+        table.addRead(ModerationMethods.listMyInvites, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listMyInvites(
+                caller, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            return ListMyInvitesResponse(invites: page.items.map(DomainToProto.myInvite), nextCursor: page.nextCursor)
+        }
+    }
+
+    private static func registerJoinRequests(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.requestToJoin, respond: { RequestToJoinResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.requestToJoin(
+                caller, guid: request.guid, message: request.message, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.approveJoinRequest,
+            respond: {
+                ApproveJoinRequestResponse(
+                    action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
+            }
+        ) { request, caller, replay, done in
+            service.approveJoinRequest(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.rejectJoinRequest,
+            respond: { RejectJoinRequestResponse(action: DomainToProto.action($0.action)) }
+        ) { request, caller, replay, done in
+            service.rejectJoinRequest(
+                caller, guid: request.guid, uid: request.uid, reason: request.reason, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.cancelJoinRequest,
+            respond: { CancelJoinRequestResponse(action: DomainToProto.action($0)) }
+        ) { request, caller, replay, done in
+            service.cancelJoinRequest(caller, guid: request.guid, replay: replay, completion: done)
+        }
+        table.addRead(ModerationMethods.listJoinRequests, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let page = try service.listJoinRequests(
+                caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            return ListJoinRequestsResponse(
+                joinRequests: page.items.map(DomainToProto.joinRequest), nextCursor: page.nextCursor)
+        }
+    }
+
+    private static func registerReports(in table: inout MethodTable, _ service: ModerationService) {
+        table.addMutation(
+            ModerationMethods.reportMember,
+            respond: {
+                ReportMemberResponse(
+                    report: DomainToProto.report($0.report, guid: $0.action.group.guid),
+                    action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
+            service.reportMember(
+                caller, guid: request.guid, uid: request.uid,
+                category: try ProtoToDomain.reportCategory(request.category),
+                text: request.text, replay: replay, completion: done)
+        }
+        table.addMutation(
+            ModerationMethods.resolveReport,
+            respond: {
+                ResolveReportResponse(
+                    report: DomainToProto.report($0.report, guid: $0.action.group.guid),
+                    action: DomainToProto.action($0.action))
+            }
+        ) { request, caller, replay, done throws(ModerationError) in
+            service.resolveReport(
+                caller, guid: request.guid, reportID: request.reportID,
+                resolution: try ProtoToDomain.reportResolution(request.resolution), note: request.note, replay: replay,
+                completion: done)
+        }
+        table.addRead(ModerationMethods.listReports, offloadWhen: { _ in false }) {
+            request, caller throws(ModerationError) in
+            let result = try service.listReports(
+                caller, guid: request.guid, open: try ProtoToDomain.reportStatus(request.status),
+                limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
+            let guid = request.guid.lowercased()
+            return ListReportsResponse(
+                reports: result.page.items.map { DomainToProto.report($0, guid: guid) },
+                nextCursor: result.page.nextCursor, counts: result.counts.mapValues { UInt32(clamping: $0) })
         }
     }
 

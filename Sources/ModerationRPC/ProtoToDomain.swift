@@ -56,6 +56,16 @@ enum ProtoToDomain {
             case .frozen: kinds.insert(.frozen)
             case .unfrozen: kinds.insert(.unfrozen)
             case .userDeleted: kinds.insert(.userDeleted)
+            case .invited: kinds.insert(.invited)
+            case .inviteAccepted: kinds.insert(.inviteAccepted)
+            case .inviteDeclined: kinds.insert(.inviteDeclined)
+            case .inviteRevoked: kinds.insert(.inviteRevoked)
+            case .joinRequested: kinds.insert(.joinRequested)
+            case .joinRequestApproved: kinds.insert(.joinRequestApproved)
+            case .joinRequestRejected: kinds.insert(.joinRequestRejected)
+            case .joinRequestCancelled: kinds.insert(.joinRequestCancelled)
+            case .reported: kinds.insert(.reported)
+            case .reportResolved: kinds.insert(.reportResolved)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }
@@ -64,6 +74,52 @@ enum ProtoToDomain {
     }
 
     static func limit(_ limit: UInt32) -> Int { Int(limit) }
+
+    static func reportCategory(_ category: ReportCategory) throws(ModerationError) -> Moderation.Report.Category {
+        switch category {
+        case .spam: return .spam
+        case .harassment: return .harassment
+        case .hate: return .hate
+        case .violence: return .violence
+        case .other: return .other
+        case .unspecified: throw ModerationError(.invalidArgument, "category: is required")
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "category: \(value) is not a ReportCategory")
+        }
+    }
+
+    /// True for open, false for resolved.
+    static func reportStatus(_ status: ReportStatus) throws(ModerationError) -> Bool {
+        switch status {
+        case .open: return true
+        case .resolved: return false
+        case .unspecified: throw ModerationError(.invalidArgument, "status: is required (open or resolved)")
+        case .unrecognized(let value): throw ModerationError(.invalidArgument, "status: \(value) is not a ReportStatus")
+        }
+    }
+
+    static func reportResolution(_ resolution: ReportResolution) throws(ModerationError) -> Moderation.Report.Resolution
+    {
+        switch resolution {
+        case .dismissed: return .dismissed
+        case .actioned: return .actioned
+        case .unspecified: throw ModerationError(.invalidArgument, "resolution: is required (dismissed or actioned)")
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "resolution: \(value) is not a ReportResolution")
+        }
+    }
+
+    /// The users of an AddMembers or InviteMembers request with their scopes (unspecified:
+    /// participant).
+    static func grants(_ members: [MemberToAdd]) throws(ModerationError) -> [MemberGrant] {
+        var grants: [MemberGrant] = []
+        for (index, member) in members.enumerated() {
+            grants.append(
+                MemberGrant(
+                    uid: member.uid, scope: try scope(member.scope, field: "members[\(index)].scope") ?? .participant))
+        }
+        return grants
+    }
 
     static func newGroup(_ request: CreateGroupRequest) throws(ModerationError) -> NewGroup {
         guard let type = try groupType(request.type, field: "type") else {
@@ -94,7 +150,8 @@ enum ProtoToDomain {
 
     static func groupUpdate(_ request: UpdateGroupRequest) throws(ModerationError) -> GroupUpdate {
         let mask = try UpdateMask(
-            request.updateMask, allowed: ["name", "icon", "description", "type", "password", "metadata", "tags"])
+            request.updateMask,
+            allowed: ["name", "icon", "description", "type", "password", "metadata", "tags", "join_requests"])
         var type: Moderation.GroupType?
         if mask.includes("type", isSet: request.type != .unspecified) {
             guard let value = try groupType(request.type, field: "type") else {
@@ -111,7 +168,8 @@ enum ProtoToDomain {
             password: mask.pick("password", request.password, isSet: !request.password.isEmpty),
             metadata: mask.pick("metadata", request.metadata, isSet: !request.metadata.isEmpty),
             tags: mask.pick("tags", request.tags, isSet: !request.tags.isEmpty),
-            ifVersion: request.ifVersion == 0 ? nil : request.ifVersion)
+            ifVersion: request.ifVersion == 0 ? nil : request.ifVersion,
+            joinRequests: mask.pick("join_requests", request.joinRequests, isSet: request.joinRequests))
     }
 }
 

@@ -20,6 +20,7 @@ extension SQLiteSession {
         var timestamp: Int64
         var idempotencyKey: String
         var requestID: String
+        var reportID: UInt64
     }
 
     private struct RevisionKey: Hashable {
@@ -49,6 +50,7 @@ extension SQLiteSession {
             statement.bind(13, value.timestamp)
             statement.bind(14, value.idempotencyKey)
             statement.bind(15, value.requestID)
+            statement.bind(16, value.reportID)
             try statement.execute()
         }
         writer.heads[appID] = seq
@@ -102,7 +104,7 @@ extension SQLiteSession {
                         newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
                         expiresAt: statement.int64(11), timestamp: statement.int64(12),
                         idempotencyKey: statement.string(13),
-                        requestID: statement.string(14)))
+                        requestID: statement.string(14), reportID: statement.uint64(15)))
             }
             return rows
         }
@@ -123,7 +125,7 @@ extension SQLiteSession {
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
                     oldScope: row.oldScope,
                     newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt, timestamp: row.timestamp,
-                    idempotencyKey: row.idempotencyKey, requestID: row.requestID))
+                    idempotencyKey: row.idempotencyKey, requestID: row.requestID, reportID: row.reportID))
         }
         return records
     }
@@ -217,7 +219,7 @@ extension SQLiteSession {
                 type: StorageCodes.groupType(statement.int(4)), metadata: try RecordCoding.metadata(statement.blob(5)),
                 tags: try RecordCoding.strings(statement.blob(6)), owner: statement.string(7),
                 createdAt: statement.int64(8),
-                updatedAt: statement.int64(9), frozen: statement.int(10) != 0)
+                updatedAt: statement.int64(9), frozen: statement.int(10) != 0, joinRequests: statement.int(11) != 0)
         }
         cache[key] = group
         return group

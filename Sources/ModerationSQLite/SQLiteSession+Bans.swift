@@ -14,6 +14,8 @@ extension SQLiteSession {
         return found
     }
 
+    /// Inserts a ban, dropping any invite of the user to the group and any join request of theirs
+    /// (a banned user has neither).
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
         try connection.run(.insertBan) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
@@ -27,6 +29,8 @@ extension SQLiteSession {
             statement.bind(9, ban.expiresAt)
             try statement.execute()
         }
+        try deleteInvite(groupID: groupID, uid: user.user.uid)
+        try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
         var stored = ban
         stored.name = user.user.name
         stored.avatar = user.user.avatar

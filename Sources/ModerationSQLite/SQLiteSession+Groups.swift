@@ -80,6 +80,7 @@ extension SQLiteSession {
             statement.bind(14, value.group.updatedAt)
             statement.bind(15, value.group.frozen ? 1 : 0)
             statement.bind(16, value.group.frozenReason)
+            statement.bind(17, value.group.joinRequests ? 1 : 0)
             try statement.execute()
         }
         try insertRevision(value)
@@ -156,8 +157,8 @@ extension SQLiteSession {
             while try statement.step() {
                 let group = try decodeGroup(statement)
                 var membership: Membership? = nil
-                if !statement.isNull(17), let scope = StorageCodes.scope(statement.int(17)) {
-                    membership = Membership(scope: scope, joinedAt: statement.int64(18))
+                if !statement.isNull(18), let scope = StorageCodes.scope(statement.int(18)) {
+                    membership = Membership(scope: scope, joinedAt: statement.int64(19))
                 }
                 rows.append(GroupListing(group: group, membership: membership))
             }
@@ -174,7 +175,7 @@ extension SQLiteSession {
             tags: try RecordCoding.strings(statement.blob(9)), owner: statement.string(10),
             membersCount: statement.int(11),
             version: statement.uint64(12), createdAt: statement.int64(13), updatedAt: statement.int64(14),
-            frozen: statement.int(15) != 0, frozenReason: statement.string(16))
+            frozen: statement.int(15) != 0, frozenReason: statement.string(16), joinRequests: statement.int(17) != 0)
         return StoredGroup(
             id: statement.int64(0), revision: statement.uint64(1), group: group,
             passwordHash: statement.optionalString(7))
@@ -195,6 +196,7 @@ extension SQLiteSession {
             statement.bind(11, stored.group.createdAt)
             statement.bind(12, stored.group.updatedAt)
             statement.bind(13, stored.group.frozen ? 1 : 0)
+            statement.bind(14, stored.group.joinRequests ? 1 : 0)
             try statement.execute()
         }
     }

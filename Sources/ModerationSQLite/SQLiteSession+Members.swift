@@ -17,7 +17,8 @@ extension SQLiteSession {
         return found
     }
 
-    /// Inserts a membership without a mute (a new member is never muted).
+    /// Inserts a membership without a mute (a new member is never muted), dropping any invite of
+    /// the user to the group and any join request of theirs (a member has neither).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
         try connection.run(.insertMember) { (statement) throws(ModerationError) in
             statement.bind(1, groupID)
@@ -27,6 +28,8 @@ extension SQLiteSession {
             statement.bind(5, membership.joinedAt)
             try statement.execute()
         }
+        try deleteInvite(groupID: groupID, uid: user.user.uid)
+        try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
         var inserted = membership
         inserted.mute = nil
         cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)

@@ -79,10 +79,12 @@ extension SQLiteSession {
         try reindexSearch(kind: .user, id: user.id, old: old, key: user.user.uid, folded: folded)
     }
 
-    /// Erases the profile through `updateUser` (so the search index forgets the name), then marks
-    /// the row deleted. A user has no rows of their own beyond it yet.
+    /// Erases the profile through `updateUser` (so the search index forgets the name), drops the
+    /// user's pending invites and join requests, then marks the row deleted.
     func deleteUser(_ user: StoredUser, at time: Int64) throws(ModerationError) {
         try updateUser(StoredUser(id: user.id, user: User(uid: user.user.uid, createdAt: user.user.createdAt)))
+        try deleteInvites(ofUser: user.id)
+        try deleteJoinRequests(ofUser: user.id)
         try connection.run(.markUserDeleted) { (statement) throws(ModerationError) in
             statement.bind(1, user.id)
             statement.bind(2, time)

@@ -6,7 +6,7 @@ internal import Moderation
 /// Never edit a released migration; append a new one. Every table is STRICT; every query has an
 /// index (listed next to the table it reads).
 enum Schema {
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     /// Brings the database up to the latest version; a no-op when it is already there.
     static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
@@ -209,5 +209,67 @@ enum Schema {
 
         -- A deleted user's bans, found by user.
         CREATE INDEX bans_by_user ON bans (user_id);
+        """
+
+    /// Issue 17, phase 2: invites, join requests and reports.
+    private static let version3 = """
+        -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
+        -- call and purged by maintenance. A member or a banned user has none (inserting either
+        -- deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE invites (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            scope INTEGER NOT NULL,
+            invited_by TEXT NOT NULL,
+            invited_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX invites_by_group ON invites (group_id, invited_at DESC, uid);
+        CREATE INDEX invites_by_user ON invites (user_id, invited_at DESC);
+        CREATE INDEX invites_by_expiry ON invites (expires_at);
+
+        -- Whether a group takes join requests ("knock"); part of its descriptive state.
+        ALTER TABLE groups ADD COLUMN join_requests INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE group_revisions ADD COLUMN join_requests INTEGER NOT NULL DEFAULT 0;
+
+        -- Pending join requests, oldest first. A member or a banned user has none (inserting
+        -- either deletes it), nor a deleted user; a group's go with it.
+        CREATE TABLE join_requests (
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            requested_at INTEGER NOT NULL,
+            PRIMARY KEY (group_id, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX join_requests_by_time ON join_requests (group_id, requested_at, uid);
+        CREATE INDEX join_requests_by_user ON join_requests (user_id);
+
+        -- Reports, private to the group's admins and moderators, the app and the reporter.
+        -- AUTOINCREMENT: an id is never reused (actions refer to it). Categories 1 spam,
+        -- 2 harassment, 3 hate, 4 violence, 5 other; resolution 0 open, 1 dismissed, 2 actioned
+        -- (the proto numbers). They stay when their reporter or target is deleted.
+        CREATE TABLE reports (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app_id INTEGER NOT NULL,
+            group_id INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+            reporter TEXT NOT NULL,
+            target TEXT NOT NULL,
+            category INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            resolution INTEGER NOT NULL DEFAULT 0,
+            note TEXT NOT NULL DEFAULT '',
+            created_at INTEGER NOT NULL,
+            resolved_at INTEGER NOT NULL DEFAULT 0,
+            resolved_by TEXT NOT NULL DEFAULT ''
+        ) STRICT;
+        CREATE INDEX reports_by_group ON reports (group_id, resolution, id);
+        CREATE INDEX reports_open_by_pair ON reports (group_id, reporter, target) WHERE resolution = 0;
+        CREATE INDEX reports_by_reporter ON reports (app_id, reporter, created_at);
+
+        -- The report a reported / reportResolved action is about (0 for other actions).
+        ALTER TABLE actions ADD COLUMN report_id INTEGER NOT NULL DEFAULT 0;
         """
 }

@@ -39,12 +39,51 @@ public enum StorageCodes {
     /// In the order of the proto's `ActionType` numbers (1…): a kind's code is its number.
     private static let kinds: [ActionKind] = [
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
-        .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted,
+        .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted,
+        .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected,
+        .joinRequestCancelled, .reported, .reportResolved,
     ]
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }
 
     public static func kind(_ code: Int) -> ActionKind { kinds.indices.contains(code - 1) ? kinds[code - 1] : .updated }
+
+    /// A report's category: the proto `ReportCategory` number.
+    public static func code(_ category: Report.Category) -> Int {
+        switch category {
+        case .spam: 1
+        case .harassment: 2
+        case .hate: 3
+        case .violence: 4
+        case .other: 5
+        }
+    }
+
+    public static func reportCategory(_ code: Int) -> Report.Category {
+        switch code {
+        case 1: .spam
+        case 2: .harassment
+        case 3: .hate
+        case 4: .violence
+        default: .other
+        }
+    }
+
+    /// A report's resolution: the proto `ReportResolution` number (0: open).
+    public static func code(_ resolution: Report.Resolution) -> Int {
+        switch resolution {
+        case .dismissed: 1
+        case .actioned: 2
+        }
+    }
+
+    public static func reportResolution(_ code: Int) -> Report.Resolution? {
+        switch code {
+        case 1: .dismissed
+        case 2: .actioned
+        default: nil
+        }
+    }
 
     /// A mute as the `muted_until` column keeps it: the wire's `muted_until` (0 not muted, -1
     /// until unmuted, else the expiry).

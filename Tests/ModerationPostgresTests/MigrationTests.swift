@@ -11,7 +11,7 @@ import ThreadSupport
 @Suite("PostgreSQL migrations")
 struct MigrationTests {
     /// The build's schema version.
-    static let version = "3"
+    static let version = "4"
 
     @Test("a new schema is created at the build's version; opening it again changes nothing")
     func createsAndReopens() throws {
@@ -27,15 +27,17 @@ struct MigrationTests {
         #expect(try schema.value("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == "pg_trgm")
     }
 
-    @Test("a schema the previous release wrote (version 2) is upgraded in place and serves")
-    func upgradesThePreviousRelease() throws {
+    @Test(
+        "a schema an earlier release wrote is upgraded in place and serves",
+        arguments: [(UpgradeFixture.previousRelease, "2"), (UpgradeFixture.currentRelease, "3")])
+    func upgradesAnEarlierRelease(_ release: String, schemaVersion: String) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
         let restore = try PostgresTestConnection(url: schema.url)
         // The release's first start created pg_trgm, which its indexes use.
         try restore.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public")
-        try restore.execute(try UpgradeFixture.postgres(schema: schema.name))
-        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == "2")
+        try restore.execute(try UpgradeFixture.postgres(release, schema: schema.name))
+        #expect(try schema.value("SELECT max(version) FROM schema_migrations") == schemaVersion)
         let fixture = UpgradedStoreChecks.Log(
             headSeq: UInt64(try schema.value("SELECT head_seq FROM apps WHERE name = 'app1'") ?? "") ?? 0,
             lobbyActions: Int(

@@ -46,13 +46,15 @@ struct MigrationTests {
         #expect(try Self.text(options.databasePath, "PRAGMA journal_mode") == "wal")
     }
 
-    @Test("a data directory the previous release wrote (schema 1) opens, upgrades in place and serves")
-    func upgradesThePreviousRelease() throws {
+    @Test(
+        "a data directory an earlier release wrote opens, upgrades in place and serves",
+        arguments: [(UpgradeFixture.previousRelease, 1), (UpgradeFixture.currentRelease, 2)])
+    func upgradesAnEarlierRelease(_ release: String, schemaVersion: Int) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let options = SQLiteStoreOptions(directory: directory.path, durability: .normal)
-        try Self.execute(options.databasePath, try UpgradeFixture.sqlite())
-        #expect(try Self.userVersion(options.databasePath) == 1)
+        try Self.execute(options.databasePath, try UpgradeFixture.sqlite(release))
+        #expect(try Self.userVersion(options.databasePath) == schemaVersion)
         let fixture = try FixtureCounts(path: options.databasePath)
         // The release's clock: a minute after its last action, inside its idempotency window.
         let clock = ManualClock(start: fixture.lastTimestamp + 60_000, ticking: false)
@@ -65,7 +67,9 @@ struct MigrationTests {
         store.close()
         #expect(try Self.userVersion(options.databasePath) == Self.version)
         let schema = try Self.schema(options.databasePath)
-        for index in ["members_by_joined", "members_by_mute_expiry", "bans_by_user"] {
+        for index in [
+            "members_by_joined", "members_by_mute_expiry", "bans_by_user", "invites_by_group", "invites_by_user",
+        ] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
         // Opened again, the upgraded store is at the build's version and migrates nothing.
@@ -74,7 +78,7 @@ struct MigrationTests {
     }
 
     /// The build's schema version.
-    static let version = 2
+    static let version = 3
 
     /// What the fixture's database held before the upgrade.
     struct FixtureCounts {

@@ -81,7 +81,7 @@ struct ConcurrencyTests {
             switch action.kind {
             case .created:
                 state = GroupState(owner: target, members: [target: .admin])
-            case .added, .joined, .scopeChanged:
+            case .added, .joined, .scopeChanged, .inviteAccepted, .joinRequestApproved:
                 state.members[target] = action.newScope
             case .left, .kicked:
                 state.members[target] = nil
@@ -95,7 +95,8 @@ struct ConcurrencyTests {
                 state.members[target] = .admin
             case .userDeleted:
                 state.bans.remove(target)
-            case .updated, .deleted, .muted, .unmuted, .frozen, .unfrozen:
+            case .updated, .deleted, .muted, .unmuted, .frozen, .unfrozen, .invited, .inviteDeclined, .inviteRevoked,
+                .joinRequested, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
                 break
             }
             #expect(action.group.membersCount == state.members.count, "seq \(action.seq): members_count")

@@ -18,10 +18,10 @@ struct ErrorCodeTests {
             && $0 != .groupFrozen
     }
 
-    @Test("the 36 codes have their wire names and gRPC statuses")
+    @Test("the 42 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 36)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 36)
+        #expect(ErrorCode.allCases.count == 42)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 42)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)
@@ -122,6 +122,20 @@ struct ErrorCodeTests {
             return (error { try owner.freeze("g") }, "g")
         case .groupNotFrozen: return (error { try owner.unfreeze("g") }, "g")
         case .userOwnsGroups: return (error { try owner.deleteUser("owner") }, "g")
+        case .inviteNotFound: return (error { try owner.revokeInvite("g", "outsider") }, "outsider")
+        case .joinRequestsDisabled: return (error { try outsider.requestToJoin("g") }, "g")
+        case .alreadyRequested:
+            _ = try? owner.setJoinRequests("g", true)
+            _ = try? outsider.requestToJoin("g")
+            return (error { try outsider.requestToJoin("g") }, "outsider")
+        case .joinRequestNotFound: return (error { try owner.approveJoinRequest("g", "outsider") }, "outsider")
+        case .alreadyReported:
+            _ = try? part.report("g", "owner")
+            return (error { try part.report("g", "owner") }, "owner")
+        case .reportAlreadyResolved:
+            let id = (try? part.report("g", "owner"))?.report.id ?? 0
+            _ = try? owner.resolveReport("g", id, .dismissed)
+            return (error { try owner.resolveReport("g", id, .actioned) }, "\(id)")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

@@ -14,26 +14,39 @@ import Testing
 /// CANNOT_KICK/BAN/CHANGE/MUTE_OWNER(_SCOPE), NAM NOT_A_MEMBER, UNB USER_NOT_BANNED, UNM
 /// USER_NOT_MUTED, AB ALREADY_BANNED, AJ ALREADY_JOINED, BAN BANNED_GROUPMEMBER, JNA
 /// GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE, IA INVALID_ARGUMENT, UOG
-/// USER_OWNS_GROUPS; "-" means the cell does not apply (the app has no self).
+/// USER_OWNS_GROUPS, INF INVITE_NOT_FOUND, JRD JOIN_REQUESTS_DISABLED, JRNF JOIN_REQUEST_NOT_FOUND,
+/// RAR REPORT_ALREADY_RESOLVED;
+/// "-" means the cell does not apply (the app has no
+/// self).
 ///
 /// Some actions start from a prepared state (`prepare`): `unmute` from the target muted by the
-/// app wherever the app can mute it, `unfreeze` from the group frozen. CheckPost's cells are the
+/// app wherever the app can mute it, `unfreeze` from the group frozen, `acceptInvite` and
+/// `declineInvite` from the actor invited by the app, the revokes from the target invited by the
+/// app (as a participant, or as a moderator) — wherever the app can invite them: a non-member
+/// who is not banned; the join request calls (but `requestToJoinOff`) from the group taking
+/// requests, `cancelJoinRequest` from the actor's request and the approve/reject from the
+/// target's — wherever they can file one: a non-member who is not banned. CheckPost's cells are the
 /// call's error or, when the call succeeds, the verdict's refusal (OK: allowed).
 @Suite("Permission matrix")
 struct PermissionMatrixTests {
     enum Action: String, CaseIterable, Sendable {
         // Actions without a target.
         case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned,
-            listActions, freeze, unfreeze
+            listActions, freeze, unfreeze, acceptInvite, declineInvite, listInvites, listMyInvites
+        case requestToJoin, requestToJoinOff, cancelJoinRequest, listJoinRequests, listReports, resolveReport
         // Actions on a target user.
         case addParticipant, addModerator, addAdmin, kick, ban, unban
         case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
         case mute, unmute, checkPost
+        case inviteParticipant, inviteModerator, inviteAdmin, revokeInvite, revokeModeratorInvite
+        case approveJoinRequest, rejectJoinRequest, reportMember
 
         var hasTarget: Bool { Self.targeted.contains(self) }
         static let targeted: [Action] = [
             .addParticipant, .addModerator, .addAdmin, .kick, .ban, .unban, .scopeToAdmin, .scopeToModerator,
-            .scopeToParticipant, .transfer, .memberState, .mute, .unmute, .checkPost,
+            .scopeToParticipant, .transfer, .memberState, .mute, .unmute, .checkPost, .inviteParticipant,
+            .inviteModerator, .inviteAdmin, .revokeInvite, .revokeModeratorInvite, .approveJoinRequest,
+            .rejectJoinRequest, .reportMember,
         ]
     }
 
@@ -42,7 +55,9 @@ struct PermissionMatrixTests {
         "CKO": .cannotKickOwner, "CBO": .cannotBanOwner, "CCO": .cannotChangeOwnerScope, "NAM": .notAMember,
         "UNB": .userNotBanned, "AB": .alreadyBanned, "AJ": .alreadyJoined, "BAN": .bannedGroupMember,
         "JNA": .groupJoinNotAllowed, "OCL": .ownerCannotLeave, "SS": .sameScope, "IA": .invalidArgument,
-        "CMO": .cannotMuteOwner, "UNM": .userNotMuted, "UOG": .userOwnsGroups,
+        "CMO": .cannotMuteOwner, "UNM": .userNotMuted, "UOG": .userOwnsGroups, "INF": .inviteNotFound,
+        "JRD": .joinRequestsDisabled, "JRNF": .joinRequestNotFound,
+        "RAR": .reportAlreadyResolved,
     ]
 
     // MARK: Expected outcomes on a public group
@@ -60,6 +75,19 @@ struct PermissionMatrixTests {
         .listActions: "OK OK OK OK OK OK OK",
         .freeze: "OK OK PD PD NJ NJ OK",
         .unfreeze: "OK OK PD PD NJ NJ OK",
+        // Only a non-member who is not banned can hold an invite; a member is told so first.
+        .acceptInvite: "AJ AJ AJ AJ OK BAN IA",
+        .declineInvite: "AJ AJ AJ AJ OK BAN IA",
+        .listInvites: "OK OK OK PD NJ NJ OK",
+        .listMyInvites: "OK OK OK OK OK OK IA",
+        // Requests off: refused before anything about the user (a member included).
+        .requestToJoin: "AJ AJ AJ AJ OK BAN IA",
+        .requestToJoinOff: "JRD JRD JRD JRD JRD JRD IA",
+        .cancelJoinRequest: "JRNF JRNF JRNF JRNF OK JRNF IA",
+        .listJoinRequests: "OK OK OK PD NJ NJ OK",
+        // Reports: resolving starts from an open report (by p2 about a2) the test files first.
+        .listReports: "OK OK OK PD NJ NJ OK",
+        .resolveReport: "OK OK OK PD NJ NJ OK",
     ]
 
     /// Actions on a target; one row per actor (owner admin moderator participant nonMember banned
@@ -119,6 +147,43 @@ struct PermissionMatrixTests {
             "SELF OK OK OK NAM NAM SELF", "UNM PD OK OK NAM NAM SELF", "UNM PD PD OK NAM NAM SELF",
             "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "UNM OK OK OK NAM NAM -",
         ],
+        // Invites follow AddMembers' scope rules and per-user results exactly.
+        .inviteParticipant: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .inviteModerator: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ PD BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .inviteAdmin: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ PD BAN AJ", "AJ AJ AJ AJ PD BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        // Only the non-member holds the prepared invite; everyone else has none (step 8).
+        .revokeInvite: [
+            "INF INF INF INF OK INF INF", "INF INF INF INF OK INF INF", "INF INF INF INF OK INF INF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "INF INF INF INF OK INF -",
+        ],
+        // A moderator revokes only invites with scope participant (step 9).
+        .revokeModeratorInvite: [
+            "INF INF INF INF OK INF INF", "INF INF INF INF OK INF INF", "INF INF INF INF PD INF INF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "INF INF INF INF OK INF -",
+        ],
+        // Only the non-member holds the prepared request; a member is told so, a banned user too.
+        .approveJoinRequest: [
+            "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "AJ AJ AJ AJ OK BAN AJ", "PD PD PD PD PD PD PD",
+            "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "AJ AJ AJ AJ OK BAN -",
+        ],
+        .rejectJoinRequest: [
+            "JRNF JRNF JRNF JRNF OK JRNF JRNF", "JRNF JRNF JRNF JRNF OK JRNF JRNF", "JRNF JRNF JRNF JRNF OK JRNF JRNF",
+            "PD PD PD PD PD PD PD", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "JRNF JRNF JRNF JRNF OK JRNF -",
+        ],
+        // Any member reports another member; the app has no one to report as.
+        .reportMember: [
+            "SELF OK OK OK NAM NAM SELF", "OK OK OK OK NAM NAM SELF", "OK OK OK OK NAM NAM SELF",
+            "OK OK OK OK NAM NAM SELF", "NJ NJ NJ NJ NJ NJ NJ", "NJ NJ NJ NJ NJ NJ NJ", "IA IA IA IA IA IA -",
+        ],
         // A user asks only about itself (else the call is refused); the app about anyone.
         .checkPost: [
             "OK PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
@@ -143,6 +208,19 @@ struct PermissionMatrixTests {
         .listActions: "OK OK OK OK NF OK OK",
         .freeze: "OK OK PD PD NF NF OK",
         .unfreeze: "OK OK PD PD NF NF OK",
+        // The invited non-member sees the private group.
+        .acceptInvite: "AJ AJ AJ AJ OK BAN IA",
+        .declineInvite: "AJ AJ AJ AJ OK BAN IA",
+        .listInvites: "OK OK OK PD NF NF OK",
+        .listMyInvites: "OK OK OK OK OK OK IA",
+        // A private group with requests off does not exist for a non-member; one with requests
+        // on takes them; a pending request shows it to its requester.
+        .requestToJoin: "AJ AJ AJ AJ OK BAN IA",
+        .requestToJoinOff: "JRD JRD JRD JRD NF NF IA",
+        .cancelJoinRequest: "JRNF JRNF JRNF JRNF OK NF IA",
+        .listJoinRequests: "OK OK OK PD NF NF OK",
+        .listReports: "OK OK OK PD NF NF OK",
+        .resolveReport: "OK OK OK PD NF NF OK",
     ]
 
     static let privateOutsiderRow = "NF NF NF NF NF NF NF"
@@ -186,7 +264,8 @@ struct PermissionMatrixTests {
                 cell += 1
                 let guid = "g\(cell)"
                 try Roster.createGroup(harness, guid: guid, type: type)
-                Self.prepare(action, on: guid, by: harness.client(), target: target?.uid(for: actor))
+                Self.prepare(
+                    action, on: guid, by: harness.client(), actor: actor.uid, target: target?.uid(for: actor))
                 let outcome = Self.perform(
                     action, on: guid, by: harness.client(actor.uid), target: target?.uid(for: actor))
                 let expected = try #require(Self.codes[expectedCode], "unknown code \(expectedCode)")
@@ -202,13 +281,30 @@ struct PermissionMatrixTests {
     }
 
     /// Puts the group in the state `action` starts from: for `unmute` the target muted by the app
-    /// (where the app may mute it: not the owner, not a non-member), for `unfreeze` the group frozen.
-    static func prepare(_ action: Action, on guid: String, by app: ModerationClient, target: String?) {
+    /// (where the app may mute it: not the owner, not a non-member), for `unfreeze` the group
+    /// frozen, for the invite answers the actor invited, for the revokes the target invited.
+    static func prepare(_ action: Action, on guid: String, by app: ModerationClient, actor: String?, target: String?) {
         switch action {
         case .unmute:
             if let target { _ = try? app.mute(guid, target, reason: "prepared") }
         case .unfreeze:
             _ = try? app.freeze(guid, reason: "prepared")
+        case .acceptInvite, .declineInvite:
+            if let actor { _ = try? app.invite(guid, actor) }
+        case .revokeInvite:
+            if let target { _ = try? app.invite(guid, target) }
+        case .revokeModeratorInvite:
+            if let target { _ = try? app.invite(guid, target, scope: .moderator) }
+        case .resolveReport:
+            _ = try? app.acting(as: "p2").report(guid, "a2")
+        case .requestToJoin, .listJoinRequests:
+            _ = try? app.setJoinRequests(guid, true)
+        case .cancelJoinRequest:
+            _ = try? app.setJoinRequests(guid, true)
+            if let actor { _ = try? app.acting(as: actor).requestToJoin(guid) }
+        case .approveJoinRequest, .rejectJoinRequest:
+            _ = try? app.setJoinRequests(guid, true)
+            if let target { _ = try? app.acting(as: target).requestToJoin(guid) }
         default:
             break
         }
@@ -218,6 +314,14 @@ struct PermissionMatrixTests {
     /// CheckPost, the verdict's refusal), or nil.
     static func perform(_ action: Action, on guid: String, by client: ModerationClient, target: String?) -> ErrorCode? {
         let uid = target ?? ""
+        func invite(_ scope: Scope) -> ErrorCode? {
+            do {
+                let result = try client.invite(guid, [MemberGrant(uid: uid, scope: scope)])
+                return result[uid]?.error?.code
+            } catch {
+                return error.code
+            }
+        }
         func add(_ scope: Scope) -> ErrorCode? {
             do {
                 let result = try client.addMembers(guid, [MemberGrant(uid: uid, scope: scope)])
@@ -255,6 +359,32 @@ struct PermissionMatrixTests {
         case .unfreeze: return ModerationClient.code { try client.unfreeze(guid) }
         case .mute: return ModerationClient.code { try client.mute(guid, uid, reason: "matrix") }
         case .unmute: return ModerationClient.code { try client.unmute(guid, uid) }
+        case .acceptInvite: return ModerationClient.code { try client.acceptInvite(guid) }
+        case .declineInvite: return ModerationClient.code { try client.declineInvite(guid) }
+        case .listInvites: return ModerationClient.code { try client.listInvites(guid) }
+        case .listMyInvites: return ModerationClient.code { try client.listMyInvites() }
+        case .inviteParticipant: return invite(.participant)
+        case .inviteModerator: return invite(.moderator)
+        case .inviteAdmin: return invite(.admin)
+        case .revokeInvite, .revokeModeratorInvite: return ModerationClient.code { try client.revokeInvite(guid, uid) }
+        case .reportMember: return ModerationClient.code { try client.report(guid, uid, text: "matrix") }
+        case .listReports: return ModerationClient.code { try client.listReports(guid) }
+        case .resolveReport:
+            do {
+                let open = try client.service.listReports(Caller(app: "app"), guid: guid, open: true)
+                let id = try #require(open.page.items.first?.id)
+                _ = try client.resolveReport(guid, id, .dismissed)
+                return nil
+            } catch let error as ModerationError {
+                return error.code
+            } catch {
+                return .internal
+            }
+        case .requestToJoin, .requestToJoinOff: return ModerationClient.code { try client.requestToJoin(guid) }
+        case .cancelJoinRequest: return ModerationClient.code { try client.cancelJoinRequest(guid) }
+        case .listJoinRequests: return ModerationClient.code { try client.listJoinRequests(guid) }
+        case .approveJoinRequest: return ModerationClient.code { try client.approveJoinRequest(guid, uid) }
+        case .rejectJoinRequest: return ModerationClient.code { try client.rejectJoinRequest(guid, uid) }
         case .checkPost:
             do {
                 return try client.checkPost(guid, uid).refusal

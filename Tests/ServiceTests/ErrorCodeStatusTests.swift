@@ -54,6 +54,12 @@ struct ErrorCodeStatusTests {
         Row(code: .groupNotFrozen, status: .failedPrecondition),
         Row(code: .groupFrozen, status: .failedPrecondition),
         Row(code: .userOwnsGroups, status: .failedPrecondition),
+        Row(code: .inviteNotFound, status: .notFound),
+        Row(code: .joinRequestsDisabled, status: .failedPrecondition),
+        Row(code: .alreadyRequested, status: .alreadyExists),
+        Row(code: .joinRequestNotFound, status: .notFound),
+        Row(code: .alreadyReported, status: .alreadyExists),
+        Row(code: .reportAlreadyResolved, status: .failedPrecondition),
     ]
 
     @Test("the table lists every code once")

@@ -53,6 +53,12 @@ extension EndToEnd {
             Row(code: "ERR_ALREADY_FROZEN", status: .failedPrecondition, mentions: "g"),
             Row(code: "ERR_GROUP_NOT_FROZEN", status: .failedPrecondition, mentions: "g"),
             Row(code: "ERR_USER_OWNS_GROUPS", status: .failedPrecondition, mentions: "g"),
+            Row(code: "ERR_INVITE_NOT_FOUND", status: .notFound, mentions: "dave"),
+            Row(code: "ERR_JOIN_REQUESTS_DISABLED", status: .failedPrecondition, mentions: "g"),
+            Row(code: "ERR_ALREADY_REQUESTED", status: .alreadyExists, mentions: "dave"),
+            Row(code: "ERR_JOIN_REQUEST_NOT_FOUND", status: .notFound, mentions: "dave"),
+            Row(code: "ERR_ALREADY_REPORTED", status: .alreadyExists, mentions: "bob"),
+            Row(code: "ERR_REPORT_ALREADY_RESOLVED", status: .failedPrecondition, mentions: "g"),
             // ERR_INTERNAL (INTERNAL): a storage failure cannot be caused cleanly through the wire
             // (the domain tests provoke it by closing the store under the service).
             // ERR_STORE_UNAVAILABLE (UNAVAILABLE): only a store on a database server has it
@@ -118,6 +124,20 @@ extension EndToEnd {
                 return failure { try alice.freeze("g") }
             case "ERR_GROUP_NOT_FROZEN": return failure { try alice.unfreeze("g") }
             case "ERR_USER_OWNS_GROUPS": return failure { try owner.deleteUser("owner") }
+            case "ERR_INVITE_NOT_FOUND": return failure { try alice.revokeInvite("g", "dave") }
+            case "ERR_JOIN_REQUESTS_DISABLED": return failure { try dave.requestToJoin("g") }
+            case "ERR_ALREADY_REQUESTED":
+                try alice.setJoinRequests("g", true)
+                try dave.requestToJoin("g")
+                return failure { try dave.requestToJoin("g") }
+            case "ERR_JOIN_REQUEST_NOT_FOUND": return failure { try alice.approveJoinRequest("g", "dave") }
+            case "ERR_ALREADY_REPORTED":
+                try alice.report("g", "bob")
+                return failure { try alice.report("g", "bob") }
+            case "ERR_REPORT_ALREADY_RESOLVED":
+                let id = try alice.report("g", "bob").report?.reportID ?? 0
+                try alice.resolveReport("g", id, .dismissed)
+                return failure { try alice.resolveReport("g", id, .actioned) }
             case "ERR_SAME_SCOPE": return failure { try owner.changeScope("g", "bob", to: .moderator) }
             case "ERR_GROUP_NO_SELF_ACTION": return failure { try alice.kick("g", "alice") }
             case "ERR_GUID_ALREADY_EXISTS": return failure { try app.createGroup("g", owner: "owner") }
@@ -168,7 +188,7 @@ extension EndToEnd {
                     fromProto[String(name)] = lastStatus
                 }
             }
-            #expect(fromProto.count == 36)
+            #expect(fromProto.count == 42)
             // ERR_TOO_MANY_SUBSCRIPTIONS needs a server started with a small subscription cap:
             // SubscriptionLimitTests provokes it over the wire. ERR_STORE_UNAVAILABLE needs the
             // PostgreSQL store with its database stopped (ModerationPostgresTests).

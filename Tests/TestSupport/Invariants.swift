@@ -5,7 +5,9 @@ import Testing
 /// SERVICE.md and SERVICE-2.md: exactly one owner; the owner a member with scope admin, never
 /// muted; nobody both member and banned (not even by an expired ban row); nobody muted who is not
 /// a member (the store's muted-members list names members only, and exactly the members whose row
-/// holds a mute); members_count equal to the members.
+/// holds a mute); members_count equal to the members; nobody both invited and a member, nor
+/// invited and banned (not even by an expired invite row); nobody both requesting to join and a
+/// member, nor requesting and banned.
 public enum Invariants {
     /// The broken invariants of group `guid` of `app`; empty when it holds them all (or the
     /// group does not exist).
@@ -68,6 +70,47 @@ public enum Invariants {
                 }
                 if Set(muted.map(\.uid)) != Set(members.filter { $0.mute != nil }.map(\.uid)) {
                     problems.append("\(guid): the muted-members list is not the members whose row holds a mute")
+                }
+                // Every invite row, expired or not.
+                var invites: [Invite] = []
+                var afterInvite: InviteKey? = nil
+                repeat {
+                    let page = try snapshot.invites(
+                        groupID: stored.id, query: InvitePageQuery(after: afterInvite, limit: 500, liveAt: Int64.min))
+                    invites += page
+                    afterInvite =
+                        page.count == 500 ? page.last.map { InviteKey(invitedAt: $0.invitedAt, id: $0.uid) } : nil
+                } while afterInvite != nil
+                for invite in invites {
+                    if memberUIDs.contains(invite.uid) {
+                        problems.append("\(guid): \(invite.uid) is invited and a member")
+                    }
+                    if try snapshot.ban(groupID: stored.id, uid: invite.uid) != nil {
+                        problems.append("\(guid): \(invite.uid) is invited and has a ban row")
+                    }
+                }
+                var requests: [JoinRequest] = []
+                var afterRequest: MemberKey? = nil
+                repeat {
+                    let page = try snapshot.joinRequests(
+                        groupID: stored.id, query: JoinRequestPageQuery(after: afterRequest, limit: 500))
+                    requests += page
+                    afterRequest =
+                        page.count == 500 ? page.last.map { MemberKey(joinedAt: $0.requestedAt, uid: $0.uid) } : nil
+                } while afterRequest != nil
+                if try snapshot.pendingJoinRequestCount(groupID: stored.id) != requests.count {
+                    problems.append("\(guid): the pending count is not the listed join requests")
+                }
+                for request in requests {
+                    if memberUIDs.contains(request.uid) {
+                        problems.append("\(guid): \(request.uid) is requesting and a member")
+                    }
+                    if try snapshot.ban(groupID: stored.id, uid: request.uid) != nil {
+                        problems.append("\(guid): \(request.uid) is requesting and has a ban row")
+                    }
+                }
+                for member in members where try snapshot.invite(groupID: stored.id, uid: member.uid) != nil {
+                    problems.append("\(guid): member \(member.uid) has an invite row")
                 }
                 return problems
             }

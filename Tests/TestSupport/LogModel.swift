@@ -13,15 +13,24 @@ public struct LogModel: Sendable {
         /// Members muted (until an `unmuted`, or until they leave).
         public var muted: Set<String>
         public var frozen: Bool
+        /// Users invited (until the invite is accepted, declined, revoked, or they join, are
+        /// added or banned; an invite's expiry records no action, so the model keeps it).
+        public var invited: Set<String>
+        /// Users with a pending join request (until approved, rejected, cancelled, or they join,
+        /// are added or banned).
+        public var requesting: Set<String>
 
         public init(
-            owner: String, members: [String: Scope], banned: Set<String>, muted: Set<String> = [], frozen: Bool = false
+            owner: String, members: [String: Scope], banned: Set<String>, muted: Set<String> = [], frozen: Bool = false,
+            invited: Set<String> = [], requesting: Set<String> = []
         ) {
             self.owner = owner
             self.members = members
             self.banned = banned
             self.muted = muted
             self.frozen = frozen
+            self.invited = invited
+            self.requesting = requesting
         }
     }
 
@@ -67,12 +76,40 @@ public struct LogModel: Sendable {
             if groups[guid]?.members[target] != nil { note("already a member") }
             if groups[guid]?.banned.contains(target) == true { note("banned") }
             groups[guid]?.members[target] = action.newScope == .unspecified ? .participant : action.newScope
+            groups[guid]?.invited.remove(target)
+            groups[guid]?.requesting.remove(target)
+        case .invited:
+            if groups[guid]?.members[target] != nil { note("invited but a member") }
+            if groups[guid]?.banned.contains(target) == true { note("invited but banned") }
+            groups[guid]?.invited.insert(target)
+        case .inviteAccepted:
+            if groups[guid]?.invited.remove(target) == nil { note("accepted but not invited") }
+            if groups[guid]?.members[target] != nil { note("already a member") }
+            if groups[guid]?.banned.contains(target) == true { note("banned") }
+            groups[guid]?.members[target] = action.newScope
+            groups[guid]?.requesting.remove(target)
+        case .joinRequested:
+            if groups[guid]?.members[target] != nil { note("requested but a member") }
+            if groups[guid]?.banned.contains(target) == true { note("requested but banned") }
+            if groups[guid]?.requesting.insert(target).inserted == false { note("already requesting") }
+        case .joinRequestApproved:
+            if groups[guid]?.requesting.remove(target) == nil { note("approved but not requesting") }
+            if groups[guid]?.members[target] != nil { note("already a member") }
+            if groups[guid]?.banned.contains(target) == true { note("banned") }
+            groups[guid]?.members[target] = .participant
+            groups[guid]?.invited.remove(target)
+        case .joinRequestRejected, .joinRequestCancelled:
+            if groups[guid]?.requesting.remove(target) == nil { note("not requesting") }
+        case .inviteDeclined, .inviteRevoked:
+            if groups[guid]?.invited.remove(target) == nil { note("not invited") }
         case .left, .kicked:
             if groups[guid]?.members.removeValue(forKey: target) == nil { note("not a member") }
             groups[guid]?.muted.remove(target)
         case .banned:
             groups[guid]?.members[target] = nil
             groups[guid]?.muted.remove(target)
+            groups[guid]?.invited.remove(target)
+            groups[guid]?.requesting.remove(target)
             if groups[guid]?.banned.insert(target).inserted == false { note("already banned") }
         case .unbanned:
             if groups[guid]?.banned.remove(target) == nil { note("not banned") }
@@ -100,7 +137,7 @@ public struct LogModel: Sendable {
             groups[guid]?.frozen = false
         case .userDeleted:
             if groups[guid]?.banned.remove(target) == nil { note("a deleted user's dropped ban, but not banned") }
-        case .updated, .unspecified, .unrecognized:
+        case .updated, .reported, .reportResolved, .unspecified, .unrecognized:
             break
         }
         if let group = groups[guid], let count = action.actionFor?.membersCount, Int(count) != group.members.count {

@@ -27,6 +27,13 @@ public struct ModerationClient: Sendable {
         return try body()
     }
 
+    /// The same app, acting as `uid`.
+    public func acting(as uid: String) -> ModerationClient {
+        var copy = self
+        copy.caller = Caller(app: caller.app, actor: uid)
+        return copy
+    }
+
     /// The same caller with an idempotency key.
     public func withKey(_ key: String) -> ModerationClient {
         var copy = self
@@ -293,6 +300,137 @@ public struct ModerationClient: Sendable {
         try checked(guid, "unfreeze") { () throws(ModerationError) in
             try run { service.unfreezeGroup($0, guid: guid, replay: $1, completion: $2) }
         }
+    }
+
+    // MARK: Invites
+
+    @discardableResult
+    public func invite(_ guid: String, _ members: [MemberGrant], expiresInMs: Int64 = 0) throws(ModerationError)
+        -> [String: UserResult]
+    {
+        try checked(guid, "invite") { () throws(ModerationError) in
+            try run {
+                service.inviteMembers(
+                    $0, guid: guid, members: members, expiresInMs: expiresInMs, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    /// Invites one user; throws the user's own error when it failed.
+    @discardableResult
+    public func invite(_ guid: String, _ uid: String, scope: Scope = .participant, expiresInMs: Int64 = 0)
+        throws(ModerationError) -> UInt64
+    {
+        let result = try invite(guid, [MemberGrant(uid: uid, scope: scope)], expiresInMs: expiresInMs)[uid]
+        if let error = result?.error { throw error }
+        return result?.seq ?? 0
+    }
+
+    @discardableResult
+    public func acceptInvite(_ guid: String) throws(ModerationError) -> JoinResult {
+        try checked(guid, "acceptInvite") { () throws(ModerationError) in
+            try run { service.acceptInvite($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func declineInvite(_ guid: String) throws(ModerationError) -> ActionRecord {
+        try checked(guid, "declineInvite") { () throws(ModerationError) in
+            try run { service.declineInvite($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func revokeInvite(_ guid: String, _ uid: String) throws(ModerationError) -> ActionRecord {
+        try checked(guid, "revokeInvite") { () throws(ModerationError) in
+            try run { service.revokeInvite($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        }
+    }
+
+    public func listInvites(_ guid: String, limit: Int = 0, cursor: String = "") throws(ModerationError)
+        -> Page<Invite>
+    {
+        try service.listInvites(caller, guid: guid, limit: limit, cursor: cursor)
+    }
+
+    public func listMyInvites(limit: Int = 0, cursor: String = "") throws(ModerationError) -> Page<MyInvite> {
+        try service.listMyInvites(caller, limit: limit, cursor: cursor)
+    }
+
+    // MARK: Join requests
+
+    @discardableResult
+    public func requestToJoin(_ guid: String, message: String = "") throws(ModerationError) -> ActionRecord {
+        try checked(guid, "requestToJoin") { () throws(ModerationError) in
+            try run { service.requestToJoin($0, guid: guid, message: message, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func approveJoinRequest(_ guid: String, _ uid: String) throws(ModerationError) -> JoinRequestResult {
+        try checked(guid, "approveJoinRequest") { () throws(ModerationError) in
+            try run { service.approveJoinRequest($0, guid: guid, uid: uid, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func rejectJoinRequest(_ guid: String, _ uid: String, reason: String = "") throws(ModerationError)
+        -> JoinRequestResult
+    {
+        try checked(guid, "rejectJoinRequest") { () throws(ModerationError) in
+            try run { service.rejectJoinRequest($0, guid: guid, uid: uid, reason: reason, replay: $1, completion: $2) }
+        }
+    }
+
+    @discardableResult
+    public func cancelJoinRequest(_ guid: String) throws(ModerationError) -> ActionRecord {
+        try checked(guid, "cancelJoinRequest") { () throws(ModerationError) in
+            try run { service.cancelJoinRequest($0, guid: guid, replay: $1, completion: $2) }
+        }
+    }
+
+    public func listJoinRequests(_ guid: String, limit: Int = 0, cursor: String = "") throws(ModerationError)
+        -> Page<JoinRequest>
+    {
+        try service.listJoinRequests(caller, guid: guid, limit: limit, cursor: cursor)
+    }
+
+    /// Turns the group's join requests on or off (an admin's UpdateGroup).
+    @discardableResult
+    public func setJoinRequests(_ guid: String, _ on: Bool) throws(ModerationError) -> GroupView {
+        try updateGroup(GroupUpdate(guid: guid, joinRequests: on))
+    }
+
+    // MARK: Reports
+
+    @discardableResult
+    public func report(_ guid: String, _ uid: String, category: Report.Category = .spam, text: String = "")
+        throws(ModerationError) -> ReportResult
+    {
+        try checked(guid, "report") { () throws(ModerationError) in
+            try run {
+                service.reportMember(
+                    $0, guid: guid, uid: uid, category: category, text: text, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    @discardableResult
+    public func resolveReport(_ guid: String, _ id: UInt64, _ resolution: Report.Resolution, note: String = "")
+        throws(ModerationError) -> ReportResult
+    {
+        try checked(guid, "resolveReport") { () throws(ModerationError) in
+            try run {
+                service.resolveReport(
+                    $0, guid: guid, reportID: id, resolution: resolution, note: note, replay: $1, completion: $2)
+            }
+        }
+    }
+
+    public func listReports(_ guid: String, open: Bool = true, limit: Int = 0, cursor: String = "")
+        throws(ModerationError) -> ReportPage
+    {
+        try service.listReports(caller, guid: guid, open: open, limit: limit, cursor: cursor)
     }
 
     public func checkPost(_ checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {

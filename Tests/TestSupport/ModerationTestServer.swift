@@ -160,9 +160,11 @@ public final class ModerationTestServer: Sendable {
     /// Runs the service's maintenance (expired bans and mutes, retention, idempotency window) and
     /// waits; returns how many bans and mutes expired and how many actions were pruned.
     @discardableResult
-    public func runMaintenance() throws(ModerationError) -> (expiredBans: Int, expiredMutes: Int, prunedActions: Int) {
+    public func runMaintenance() throws(ModerationError) -> (
+        expiredBans: Int, expiredMutes: Int, prunedActions: Int, purgedInvites: Int
+    ) {
         let report = try service.runMaintenanceAndWait()
-        return (report.expiredBans, report.expiredMutes, report.prunedActions)
+        return (report.expiredBans, report.expiredMutes, report.prunedActions, report.purgedInvites)
     }
 
     /// Shuts the server down gracefully (idempotent); the directory stays.

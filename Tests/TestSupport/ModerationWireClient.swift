@@ -266,6 +266,105 @@ public struct ModerationWireClient: Sendable {
         try call(ModerationMethods.unfreezeGroup, UnfreezeGroupRequest(guid: guid))
     }
 
+    // MARK: Invites
+
+    @discardableResult
+    public func invite(_ guid: String, _ members: [(String, Scope)], expiresInMs: Int64 = 0) throws(RPCError)
+        -> [String: UserResult]
+    {
+        try call(
+            ModerationMethods.inviteMembers,
+            InviteMembersRequest(
+                guid: guid, members: members.map { MemberToAdd(uid: $0.0, scope: $0.1) }, expiresInMs: expiresInMs)
+        ).results
+    }
+
+    @discardableResult
+    public func acceptInvite(_ guid: String) throws(RPCError) -> AcceptInviteResponse {
+        try call(ModerationMethods.acceptInvite, AcceptInviteRequest(guid: guid))
+    }
+
+    @discardableResult
+    public func declineInvite(_ guid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.declineInvite, DeclineInviteRequest(guid: guid)).action ?? Action()
+    }
+
+    @discardableResult
+    public func revokeInvite(_ guid: String, _ uid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.revokeInvite, RevokeInviteRequest(guid: guid, uid: uid)).action ?? Action()
+    }
+
+    public func invites(_ guid: String, limit: UInt32 = 0, cursor: String = "") throws(RPCError) -> ListInvitesResponse
+    {
+        try call(ModerationMethods.listInvites, ListInvitesRequest(guid: guid, limit: limit, cursor: cursor))
+    }
+
+    public func myInvites(limit: UInt32 = 0, cursor: String = "") throws(RPCError) -> ListMyInvitesResponse {
+        try call(ModerationMethods.listMyInvites, ListMyInvitesRequest(limit: limit, cursor: cursor))
+    }
+
+    // MARK: Join requests
+
+    @discardableResult
+    public func requestToJoin(_ guid: String, message: String = "") throws(RPCError) -> Action {
+        try call(ModerationMethods.requestToJoin, RequestToJoinRequest(guid: guid, message: message)).action
+            ?? Action()
+    }
+
+    @discardableResult
+    public func approveJoinRequest(_ guid: String, _ uid: String) throws(RPCError) -> ApproveJoinRequestResponse {
+        try call(ModerationMethods.approveJoinRequest, ApproveJoinRequestRequest(guid: guid, uid: uid))
+    }
+
+    @discardableResult
+    public func rejectJoinRequest(_ guid: String, _ uid: String, reason: String = "") throws(RPCError) -> Action {
+        try call(ModerationMethods.rejectJoinRequest, RejectJoinRequestRequest(guid: guid, uid: uid, reason: reason))
+            .action ?? Action()
+    }
+
+    @discardableResult
+    public func cancelJoinRequest(_ guid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.cancelJoinRequest, CancelJoinRequestRequest(guid: guid)).action ?? Action()
+    }
+
+    public func joinRequests(_ guid: String, limit: UInt32 = 0, cursor: String = "") throws(RPCError)
+        -> ListJoinRequestsResponse
+    {
+        try call(ModerationMethods.listJoinRequests, ListJoinRequestsRequest(guid: guid, limit: limit, cursor: cursor))
+    }
+
+    /// Turns the group's join requests on or off (an admin's UpdateGroup with the mask).
+    @discardableResult
+    public func setJoinRequests(_ guid: String, _ on: Bool) throws(RPCError) -> Group {
+        try updateGroup(UpdateGroupRequest(guid: guid, updateMask: ["join_requests"], joinRequests: on))
+    }
+
+    // MARK: Reports
+
+    @discardableResult
+    public func report(_ guid: String, _ uid: String, category: ReportCategory = .spam, text: String = "")
+        throws(RPCError) -> ReportMemberResponse
+    {
+        try call(
+            ModerationMethods.reportMember, ReportMemberRequest(guid: guid, uid: uid, category: category, text: text))
+    }
+
+    @discardableResult
+    public func resolveReport(_ guid: String, _ id: UInt64, _ resolution: ReportResolution, note: String = "")
+        throws(RPCError) -> ResolveReportResponse
+    {
+        try call(
+            ModerationMethods.resolveReport,
+            ResolveReportRequest(guid: guid, reportID: id, resolution: resolution, note: note))
+    }
+
+    public func reports(_ guid: String, status: ReportStatus = .open, limit: UInt32 = 0, cursor: String = "")
+        throws(RPCError) -> ListReportsResponse
+    {
+        try call(
+            ModerationMethods.listReports, ListReportsRequest(guid: guid, status: status, limit: limit, cursor: cursor))
+    }
+
     /// The answers to `checks` of (guid, uid) pairs, in order.
     public func checkPost(_ checks: [(String, String)]) throws(RPCError) -> [PostCheckResult] {
         try call(

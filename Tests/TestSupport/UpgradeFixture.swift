@@ -4,6 +4,9 @@
 public enum UpgradeFixture {
     /// The release before issue 17's schema changes (SQLite schema 1, PostgreSQL schema 2).
     public static let previousRelease = "release-152ab0e"
+    /// The release with issue 17's first set (SQLite schema 2, PostgreSQL schema 3), whose
+    /// fixture also holds a muted member, a frozen group ("quiet") and a deleted user ("dora").
+    public static let currentRelease = "release-e93ac46"
 
     /// The SQLite store of `release`: a `sqlite3 .dump` ending with its `user_version`.
     /// - Throws: `TestFailure` when the fixture cannot be read.

@@ -4,7 +4,8 @@ import Testing
 /// What the migration tests check on a store rebuilt from an `UpgradeFixture` and opened (so
 /// upgraded) by this build, the same on both stores: the release's data reads as it was written,
 /// its idempotent replies still replay, writes go on without a gap in the log, and the new
-/// features (mutes, freezes, CheckPost, DeleteUser, the mute sweeper) work on its rows.
+/// features (mutes, freezes, CheckPost, DeleteUser, the mute sweeper; invites, join requests,
+/// reports) work on its rows.
 public enum UpgradedStoreChecks {
     /// What the fixture's store held, read from it before the upgrade.
     public struct Log: Sendable {
@@ -63,7 +64,15 @@ public enum UpgradedStoreChecks {
         }
         #expect(log.map(\.seq) == Array(1...fixture.headSeq), "the release's log, whole and in order")
         #expect(log.contains { $0.kind == .deleted && $0.group.guid == "gone" })
-        #expect(log.allSatisfy { !$0.group.frozen })
+        #expect(log.allSatisfy { !$0.group.frozen || $0.group.guid == "quiet" })
+        if try admin.listGroups().items.contains(where: { $0.group.guid == "quiet" }) {
+            // A release with issue 17's first set: its mute, freeze and deleted user read back.
+            let quiet = try admin.getGroup("quiet").group
+            #expect(quiet.frozen && quiet.frozenReason == "maintenance" && quiet.membersCount == 2)
+            #expect(try admin.memberState("quiet", "amir").mute?.reason == "calm down")
+            #expect(ModerationClient.code { try admin.getUser("dora") } == .uidNotFound)
+            #expect(ModerationClient.code { try admin.createUser("dora") } == .uidAlreadyExists)
+        }
 
         // The release's idempotent replies still replay, byte for byte.
         let retried = MutationWaiter.wait { done in
@@ -97,6 +106,18 @@ public enum UpgradedStoreChecks {
         let report = try service.runMaintenanceAndWait()
         #expect(report.expiredBans == 1 && report.expiredMutes == 1)
         #expect(try admin.listBanned("lobby").items.isEmpty)
+
+        // Issue 17's second set on the release's rows: an invite into its private group, a
+        // knock on its public one, a report that the reported member does not see.
+        try user("vic").invite("vault", "nick", scope: .moderator)
+        #expect(try user("nick").getGroup("vault").group.guid == "vault")
+        #expect(try user("nick").acceptInvite("vault").group.scope == .moderator)
+        try user("amir").setJoinRequests("lobby", true)
+        try user("vic").requestToJoin("lobby", message: "hi")
+        #expect(try user("mona").approveJoinRequest("lobby", "vic").action.newScope == .participant)
+        let filed = try user("mona").report("lobby", "pia", category: .spam)
+        #expect(try user("olga").listReports("lobby").page.items.map(\.id) == [filed.report.id])
+        #expect(try user("pia").actions("lobby").actions.allSatisfy { !$0.isPrivateReport })
         for guid in ["lobby", "club", "vault"] {
             Invariants.expectHeld(store: store, app: app, guid: guid, after: "the upgrade")
         }

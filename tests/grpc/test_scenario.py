@@ -1,7 +1,7 @@
 """Every RPC of moderation.v1 through stock grpcio and protoc-generated stubs, in the seeds'
 scenario (the same one clients/python/tests/test_moderation_scenario.py runs on our framed
 protocol): users, groups, join, members, add, kick, ban, unban, the banned list, scope changes,
-bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, the action log,
+bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, invites, join requests, reports, the action log,
 leave and delete — and the events they cause on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
 ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
 """
@@ -18,6 +18,7 @@ from moderation.v1 import actions_pb2 as a
 from moderation.v1 import groups_pb2 as g
 from moderation.v1 import members_pb2 as mb
 from moderation.v1 import moderation_pb2 as m
+from moderation.v1 import reports_pb2 as r
 
 S = grpc.StatusCode
 
@@ -271,6 +272,65 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
     expected.append((gone.last_seq, "ACTION_TYPE_USER_DELETED", "@app", erin))
     expect_error(S.NOT_FOUND, "ERR_UID_NOT_FOUND", lambda: mod.GetUser(m.GetUserRequest(uid=erin)))
     expect_error(S.ALREADY_EXISTS, "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=erin)))
+
+    # Invites: carol invites gina and frank (bob is a member already); gina sees her invite and
+    # accepts it; frank's is revoked, so he has none left to decline.
+    invited = mod.InviteMembers(m.InviteMembersRequest(guid=guid, members=[
+        mb.MemberToAdd(uid=gina), mb.MemberToAdd(uid=frank), mb.MemberToAdd(uid=bob)]), as_=carol)
+    assert (invited.results[bob].ok, invited.results[bob].error_code) == (False, "ERR_ALREADY_JOINED")
+    record_results(invited.results, "ACTION_TYPE_INVITED", carol, [gina, frank])
+    mine = mod.ListMyInvites(m.ListMyInvitesRequest(), as_=gina).invites
+    assert [(i.guid, i.invited_by, i.group.guid) for i in mine] == [(guid, carol, guid)]
+    listed_invites = mod.ListInvites(m.ListInvitesRequest(guid=guid), as_=carol).invites
+    assert sorted(i.uid for i in listed_invites) == sorted([gina, frank])
+    accepted = mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), as_=gina)
+    assert accepted.group.has_joined and accepted.group.scope == mb.SCOPE_PARTICIPANT
+    record(accepted.action, a.ACTION_TYPE_INVITE_ACCEPTED, gina, gina)
+    record(mod.RevokeInvite(m.RevokeInviteRequest(guid=guid, uid=frank), as_=carol).action,
+           a.ACTION_TYPE_INVITE_REVOKED, carol, frank)
+    expect_error(S.NOT_FOUND, "ERR_INVITE_NOT_FOUND",
+                 lambda: mod.DeclineInvite(m.DeclineInviteRequest(guid=guid), as_=frank))
+
+    # Join requests: an admin turns them on; frank knocks, is rejected, knocks again and cancels;
+    # approving a request that is gone is refused.
+    expect_error(S.FAILED_PRECONDITION, "ERR_JOIN_REQUESTS_DISABLED",
+                 lambda: mod.RequestToJoin(m.RequestToJoinRequest(guid=guid), as_=frank))
+    opened = mod.UpdateGroup(m.UpdateGroupRequest(guid=guid, join_requests=True, update_mask=["join_requests"]),
+                             as_=dave).group
+    assert opened.join_requests
+    expected.append(summary(mod.ListGroupActions(
+        m.ListGroupActionsRequest(guid=guid, actions=[a.ACTION_TYPE_UPDATED]), as_=dave).actions[-1]))
+    record(mod.RequestToJoin(m.RequestToJoinRequest(guid=guid, message="hi"), as_=frank).action,
+           a.ACTION_TYPE_JOIN_REQUESTED, frank, frank)
+    pending = mod.ListJoinRequests(m.ListJoinRequestsRequest(guid=guid), as_=carol).join_requests
+    assert [(r.uid, r.message) for r in pending] == [(frank, "hi")]
+    rejected = mod.RejectJoinRequest(m.RejectJoinRequestRequest(guid=guid, uid=frank, reason="later"), as_=carol)
+    assert rejected.action.reason == "later"
+    record(rejected.action, a.ACTION_TYPE_JOIN_REQUEST_REJECTED, carol, frank)
+    record(mod.RequestToJoin(m.RequestToJoinRequest(guid=guid), as_=frank).action,
+           a.ACTION_TYPE_JOIN_REQUESTED, frank, frank)
+    record(mod.CancelJoinRequest(m.CancelJoinRequestRequest(guid=guid), as_=frank).action,
+           a.ACTION_TYPE_JOIN_REQUEST_CANCELLED, frank, frank)
+    expect_error(S.NOT_FOUND, "ERR_JOIN_REQUEST_NOT_FOUND", lambda: mod.ApproveJoinRequest(
+        m.ApproveJoinRequestRequest(guid=guid, uid=frank), as_=carol))
+
+    # Reports: gina reports bob; carol (moderator) lists and resolves it. The owner, dave, reads
+    # them in the log below; bob, the reported member, never sees them.
+    reported = mod.ReportMember(m.ReportMemberRequest(guid=guid, uid=bob, category=r.REPORT_CATEGORY_SPAM,
+                                                      text="ads"), as_=gina)
+    assert reported.report.status == r.REPORT_STATUS_OPEN and reported.action.report_id == reported.report.report_id
+    record(reported.action, a.ACTION_TYPE_REPORTED, gina, bob)
+    expect_error(S.ALREADY_EXISTS, "ERR_ALREADY_REPORTED", lambda: mod.ReportMember(
+        m.ReportMemberRequest(guid=guid, uid=bob, category=r.REPORT_CATEGORY_SPAM), as_=gina))
+    open_reports = mod.ListReports(m.ListReportsRequest(guid=guid, status=r.REPORT_STATUS_OPEN), as_=carol)
+    assert [x.report_id for x in open_reports.reports] == [reported.report.report_id]
+    assert dict(open_reports.counts) == {bob: 1}
+    resolved = mod.ResolveReport(m.ResolveReportRequest(guid=guid, report_id=reported.report.report_id,
+                                                        resolution=r.REPORT_RESOLUTION_DISMISSED), as_=carol)
+    assert resolved.report.status == r.REPORT_STATUS_RESOLVED
+    record(resolved.action, a.ACTION_TYPE_REPORT_RESOLVED, carol, gina)
+    seen_by_bob = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid, limit=100), as_=bob).actions
+    assert not [x for x in seen_by_bob if x.action in (a.ACTION_TYPE_REPORTED, a.ACTION_TYPE_REPORT_RESOLVED)]
 
     # The action log ("missed events") holds what the responses said, in order, page by page.
     logged = []

@@ -7,8 +7,10 @@
 #include "moderation/v1/actions.pb-c.h"
 #include "moderation/v1/errors.pb-c.h"
 #include "moderation/v1/groups.pb-c.h"
+#include "moderation/v1/invites.pb-c.h"
 #include "moderation/v1/members.pb-c.h"
 #include "moderation/v1/moderation.pb-c.h"
+#include "moderation/v1/reports.pb-c.h"
 #include "moderation/v1/users.pb-c.h"
 
 /// The serialized FileDescriptorSet of proto/moderation (with imports and source info).

@@ -16,4 +16,43 @@ public enum ActionKind: String, Sendable, CaseIterable {
     case frozen
     case unfrozen
     case userDeleted
+    case invited
+    case inviteAccepted
+    case inviteDeclined
+    case inviteRevoked
+    case joinRequested
+    case joinRequestApproved
+    case joinRequestRejected
+    case joinRequestCancelled
+    case reported
+    case reportResolved
+}
+
+extension ActionRecord {
+    /// True for the actions of reports, which only the group's admins and moderators, the app
+    /// and the reporter may see.
+    public var isPrivateReport: Bool { kind == .reported || kind == .reportResolved }
+
+    /// The member who filed the report a private report action is about: the actor of
+    /// `reported`, the target of `reportResolved`; nil for other actions.
+    public var reporter: String? {
+        switch kind {
+        case .reported: actionBy.uid
+        case .reportResolved: actionOn?.uid
+        default: nil
+        }
+    }
+
+    /// Whether a reader sees this action: every action but a private report's, which only
+    /// readers moderating the group (`moderates`: moderator and above, or the app) and the
+    /// reporter (`viewer`) see.
+    ///
+    /// The member a `reported` action is about never sees it, even one who moderates the group.
+    public func isVisible(to viewer: String?, moderates: Bool) -> Bool {
+        guard isPrivateReport else { return true }
+        guard let viewer else { return moderates }
+        if reporter == viewer { return true }
+        if kind == .reported && actionOn?.uid == viewer { return false }
+        return moderates
+    }
 }

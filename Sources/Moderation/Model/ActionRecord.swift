@@ -29,11 +29,13 @@ public struct ActionRecord: Sendable, Equatable {
     public var idempotencyKey: String
     /// Request id of the call that caused it; empty when none.
     public var requestID: String
+    /// The report a `reported` or `reportResolved` action is about; 0 for other actions.
+    public var reportID: UInt64
 
     public init(
         app: String, seq: UInt64 = 0, kind: ActionKind, actionBy: User, actionOn: User?, group: Group,
         oldScope: Scope? = nil, newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0,
-        timestamp: Int64, idempotencyKey: String = "", requestID: String = ""
+        timestamp: Int64, idempotencyKey: String = "", requestID: String = "", reportID: UInt64 = 0
     ) {
         self.app = app
         self.seq = seq
@@ -48,5 +50,6 @@ public struct ActionRecord: Sendable, Equatable {
         self.timestamp = timestamp
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
+        self.reportID = reportID
     }
 }

@@ -66,8 +66,14 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// A `CheckPost` answer, not a failed call: the group is frozen and the user is a participant.
     public static let groupFrozen = ErrorCode("ERR_GROUP_FROZEN", status: .failedPrecondition)
     public static let userOwnsGroups = ErrorCode("ERR_USER_OWNS_GROUPS", status: .failedPrecondition)
+    public static let inviteNotFound = ErrorCode("ERR_INVITE_NOT_FOUND", status: .notFound)
+    public static let joinRequestsDisabled = ErrorCode("ERR_JOIN_REQUESTS_DISABLED", status: .failedPrecondition)
+    public static let alreadyRequested = ErrorCode("ERR_ALREADY_REQUESTED", status: .alreadyExists)
+    public static let joinRequestNotFound = ErrorCode("ERR_JOIN_REQUEST_NOT_FOUND", status: .notFound)
+    public static let alreadyReported = ErrorCode("ERR_ALREADY_REPORTED", status: .alreadyExists)
+    public static let reportAlreadyResolved = ErrorCode("ERR_REPORT_ALREADY_RESOLVED", status: .failedPrecondition)
 
-    /// The 36 codes of the service, in the order of `errors.proto`.
+    /// The 42 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -75,7 +81,8 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .sameScope, .groupNoSelfAction, .guidAlreadyExists, .uidAlreadyExists, .invalidArgument,
         .versionConflict, .cursorExpired, .unauthenticated, .rateLimited, .internal, .tooManySubscriptions,
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
-        .groupNotFrozen, .groupFrozen, .userOwnsGroups,
+        .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
+        .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound, .alreadyReported, .reportAlreadyResolved,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

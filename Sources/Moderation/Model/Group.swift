@@ -31,12 +31,14 @@ public struct Group: Sendable, Equatable {
     /// Why the group was frozen; empty when it is not. Shown to its admins, moderators and the
     /// app only, and never part of an action's snapshot.
     public var frozenReason: String
+    /// True when non-members may ask to join (`RequestToJoin`); set by admins.
+    public var joinRequests: Bool
 
     public init(
         guid: String, name: String, icon: String = "", description: String = "", type: GroupType,
         metadata: [String: String] = [:], tags: [String] = [], owner: String, membersCount: Int = 0,
         version: UInt64 = 0, createdAt: Int64 = 0, updatedAt: Int64 = 0, frozen: Bool = false,
-        frozenReason: String = ""
+        frozenReason: String = "", joinRequests: Bool = false
     ) {
         self.guid = guid
         self.name = name
@@ -52,5 +54,6 @@ public struct Group: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.frozen = frozen
         self.frozenReason = frozenReason
+        self.joinRequests = joinRequests
     }
 }

@@ -39,6 +39,12 @@ extension ModerationError {
     static func userNotMuted(_ uid: String, _ guid: String) -> ModerationError {
         ModerationError(.userNotMuted, "user \(uid) is not muted in group \(guid)")
     }
+    static func inviteNotFound(_ uid: String, _ guid: String) -> ModerationError {
+        ModerationError(.inviteNotFound, "user \(uid) has no live invite to group \(guid)")
+    }
+    static func joinRequestNotFound(_ uid: String, _ guid: String) -> ModerationError {
+        ModerationError(.joinRequestNotFound, "user \(uid) has no pending request to join group \(guid)")
+    }
     static func appIsNotAMember(_ field: String = "on_behalf_of") -> ModerationError {
         .invalid(field, "the app is not a member; set on_behalf_of")
     }

@@ -12,11 +12,35 @@ enum Cursor {
         case bans = 0x62 // "b"
         case groups = 0x67 // "g"
         case actions = 0x61 // "a"
+        case invites = 0x69 // "i"
+        case myInvites = 0x76 // "v"
+        case joinRequests = 0x6B // "k"
+        case reports = 0x72 // "r"
     }
 
     static func encode(_ key: MemberKey) -> String { encode(.members, key.joinedAt, key.uid) }
     static func encode(_ key: BanKey) -> String { encode(.bans, key.bannedAt, key.uid) }
     static func encode(_ key: GroupKey) -> String { encode(.groups, key.createdAt, key.guid) }
+    static func encode(invites key: InviteKey) -> String { encode(.invites, key.invitedAt, key.id) }
+    static func encode(myInvites key: InviteKey) -> String { encode(.myInvites, key.invitedAt, key.id) }
+    static func encode(joinRequests key: MemberKey) -> String { encode(.joinRequests, key.joinedAt, key.uid) }
+    static func encode(reportID id: UInt64) -> String {
+        var bytes: [UInt8] = [version, Tag.reports.rawValue]
+        Varint.append(id, to: &bytes)
+        return text(bytes)
+    }
+
+    static func reportID(_ cursor: String) throws(ModerationError) -> UInt64? {
+        guard !cursor.isEmpty else { return nil }
+        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.reports.rawValue
+        else {
+            throw bad
+        }
+        var reader = Reader(bytes: bytes, offset: 2)
+        guard let id = reader.varint(), reader.atEnd else { throw bad }
+        return id
+    }
+
     static func encode(afterSeq seq: UInt64) -> String {
         var bytes: [UInt8] = [version, Tag.actions.rawValue]
         Varint.append(seq, to: &bytes)
@@ -39,6 +63,24 @@ enum Cursor {
         guard !cursor.isEmpty else { return nil }
         let (time, guid) = try decode(.groups, cursor)
         return GroupKey(createdAt: time, guid: guid)
+    }
+
+    static func inviteKey(_ cursor: String) throws(ModerationError) -> InviteKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, uid) = try decode(.invites, cursor)
+        return InviteKey(invitedAt: time, id: uid)
+    }
+
+    static func myInviteKey(_ cursor: String) throws(ModerationError) -> InviteKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, guid) = try decode(.myInvites, cursor)
+        return InviteKey(invitedAt: time, id: guid)
+    }
+
+    static func joinRequestKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, uid) = try decode(.joinRequests, cursor)
+        return MemberKey(joinedAt: time, uid: uid)
     }
 
     static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? {

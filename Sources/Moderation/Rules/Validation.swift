@@ -10,6 +10,7 @@ public enum Validation {
     static let maxTags = 25
     static let maxTag = 100
     static let maxReason = 512
+    static let maxReportText = 1000
     static let maxSearch = 100
     static let maxBatch = 100
     static let maxHeaderValue = 256
@@ -97,6 +98,18 @@ public enum Validation {
             throw .invalid(
                 "duration_ms", "must be 0 (\(meaningOfZero)) or a positive number of milliseconds up to 100 years")
         }
+    }
+
+    /// An invite's `expires_in_ms`: 0 for the default of 7 days, else up to 30 days; returns the
+    /// lifetime to use.
+    static func inviteLifetime(_ expiresInMs: Int64) throws(ModerationError) -> Int64 {
+        if expiresInMs == 0 { return ModerationService.defaultInviteLifetimeMs }
+        guard expiresInMs > 0, expiresInMs <= ModerationService.maxInviteLifetimeMs else {
+            throw .invalid(
+                "expires_in_ms",
+                "must be 0 (7 days) or a positive number of milliseconds up to 30 days (got \(expiresInMs))")
+        }
+        return expiresInMs
     }
 
     /// A page size: 0 means the default of 30, else 1–100.

@@ -70,7 +70,7 @@ extension WriteContext {
         try access.requireMember()
         try access.requireRank(.moderator, toDo: "update the group")
         if update.touchesAdminFields {
-            try access.requireRank(.admin, toDo: "change the type or password of the group")
+            try access.requireRank(.admin, toDo: "change the type, password or join requests of the group")
         }
         if let expected = update.ifVersion, expected != access.stored.group.version {
             throw ModerationError(
@@ -98,6 +98,7 @@ extension WriteContext {
         if let description = update.description { group.description = description }
         if let metadata = update.metadata { group.metadata = metadata }
         if let tags = update.tags { group.tags = tags }
+        if let joinRequests = update.joinRequests { group.joinRequests = joinRequests }
         guard group != before.group || hash != before.passwordHash else { return access.view() }
         group.updatedAt = now
         group.version += 1

@@ -21,13 +21,7 @@ extension WriteContext {
         }
         let banned = try banState(access, uid: grant.uid)
         if banned.active != nil { throw .bannedGroupMember(grant.uid, access.guid) }
-        let allowed: Bool
-        switch access.actorRank {
-        case .owner, .app: allowed = true
-        case .admin: allowed = grant.scope != .admin
-        default: allowed = grant.scope == .participant
-        }
-        guard allowed else {
+        guard access.actorRank.mayGrant(grant.scope) else {
             throw .permissionDenied(caller.name, "add \(grant.uid) as \(grant.scope.rawValue)", access.guid)
         }
         try expire(banned, in: &access)

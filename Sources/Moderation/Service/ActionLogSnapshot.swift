@@ -58,11 +58,13 @@ public struct ActionLogSnapshot {
 
     /// Whether `uid` was a member of the group `guid` just before seq `seq`, as far as the
     /// retained log tells: the user's last membership action on the group before it (joined,
-    /// added, created as owner → yes; left, kicked, banned, or the group deleted → no). For the
+    /// added, an invite accepted, a join request approved, created as owner → yes; left, kicked, banned, or the group deleted → no). For the
     /// event stream rewinding a user's membership across a group's deletion.
     public func wasMember(_ uid: String, of guid: String, before seq: UInt64) throws(ModerationError) -> Bool {
         guard let appID, seq > 1 else { return false }
-        let kinds: Set<ActionKind> = [.created, .joined, .added, .left, .kicked, .banned, .deleted]
+        let kinds: Set<ActionKind> = [
+            .created, .joined, .added, .inviteAccepted, .joinRequestApproved, .left, .kicked, .banned, .deleted,
+        ]
         var cursor = try snapshot.logBounds(appID: appID).prunedThrough
         var member = false
         while cursor + 1 < seq {
@@ -74,7 +76,7 @@ public struct ActionLogSnapshot {
                 if action.kind == .deleted {
                     member = false
                 } else if action.actionOn?.uid == uid {
-                    member = action.kind == .created || action.kind == .joined || action.kind == .added
+                    member = [.created, .joined, .added, .inviteAccepted, .joinRequestApproved].contains(action.kind)
                 }
             }
             cursor = page.count == Self.scanPage ? page.last!.seq : window

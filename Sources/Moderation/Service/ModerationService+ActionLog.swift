@@ -1,8 +1,9 @@
 extension ModerationService {
     /// Reads a group's action log, oldest first (`ListGroupActions`, the seeds' "missed events").
     ///
-    /// Members (and the app) see every action of the group; anyone else sees only the actions
-    /// whose target they were, and a private group in which they were never a target does not
+    /// Members (and the app) see every action of the group but the private report actions, which
+    /// only admins, moderators, the app and the reporter see; anyone else sees only the actions
+    /// whose target they were (a reported member never sees the report), and a private group in which they were never a target does not
     /// exist for them. `afterSeq` (or a cursor) older than the log's retention is
     /// `ERR_CURSOR_EXPIRED`; 0 starts at the oldest retained action. With filters (kinds, actor,
     /// target — a non-member's view is a target filter) one call looks through at most 10 000
@@ -52,13 +53,17 @@ extension ModerationService {
                 target: targetFilter, throughSeq: window)
             let rows = try context.snapshot.actions(appID: appID, query: query)
             let page = Array(rows.prefix(limit))
+            // Reports are private: their actions are left out for readers below moderator but
+            // their reporter (the page may then be short; the cursor still follows the log).
+            let moderates = access.actorRank.isModeratorOrAbove
+            let shown = page.filter { $0.isVisible(to: context.caller.actor, moderates: moderates) }
             if rows.count > limit, let last = page.last?.seq {
-                return ActionPage(actions: page, nextCursor: Cursor.encode(afterSeq: last), lastSeq: last)
+                return ActionPage(actions: shown, nextCursor: Cursor.encode(afterSeq: last), lastSeq: last)
             }
             if let window, window < bounds.headSeq {
-                return ActionPage(actions: page, nextCursor: Cursor.encode(afterSeq: window), lastSeq: window)
+                return ActionPage(actions: shown, nextCursor: Cursor.encode(afterSeq: window), lastSeq: window)
             }
-            return ActionPage(actions: page, nextCursor: "", lastSeq: page.last?.seq ?? start)
+            return ActionPage(actions: shown, nextCursor: "", lastSeq: page.last?.seq ?? start)
         }
     }
 

@@ -19,12 +19,20 @@ extension ModerationService {
         /// joins are refused with `ERR_RATE_LIMITED` (0: no limit).
         public var wrongPasswordLimit: Int
         public var wrongPasswordWindowMs: Int64
+        /// How many join requests one group may have pending; one more is `ERR_RATE_LIMITED`
+        /// (SERVICE-2.md fixes 1 000; tests lower it).
+        public var maxPendingJoinRequests: Int
+        /// How many reports one user may file per hour in an app; one more is `ERR_RATE_LIMITED`
+        /// (SERVICE-2.md fixes 20; tests lower it).
+        public var maxReportsPerHour: Int
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
             idempotencyWindowMs: Int64 = 24 * 3_600_000, maintenanceIntervalMs: Int64 = 0,
             maintenanceBatchSize: Int = 500,
-            memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5, wrongPasswordWindowMs: Int64 = 15 * 60_000
+            memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5,
+            wrongPasswordWindowMs: Int64 = 15 * 60_000,
+            maxPendingJoinRequests: Int = 1_000, maxReportsPerHour: Int = 20
         ) {
             self.passwordHasher = passwordHasher
             self.actionRetentionMs = actionRetentionMs
@@ -34,6 +42,8 @@ extension ModerationService {
             self.memberPageCacheGroups = memberPageCacheGroups
             self.wrongPasswordLimit = wrongPasswordLimit
             self.wrongPasswordWindowMs = wrongPasswordWindowMs
+            self.maxPendingJoinRequests = maxPendingJoinRequests
+            self.maxReportsPerHour = maxReportsPerHour
         }
     }
 }

@@ -24,7 +24,7 @@ extension ModerationService {
     /// Reads a group as the acting user sees it (`GetGroup`).
     ///
     /// A banned user gets `ERR_BANNED_GROUPMEMBER` (any type); a non-member asking for a private
-    /// group gets `ERR_GROUP_NOT_FOUND`.
+    /// group gets `ERR_GROUP_NOT_FOUND`, unless they hold a live invite to it.
     public func getGroup(_ caller: Caller, guid: String) throws(ModerationError) -> GroupView {
         let guid = try Validation.identifier(guid, field: "guid")
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> GroupView in
@@ -34,6 +34,13 @@ extension ModerationService {
                 try context.activeBan(groupID: access.groupID, uid: actor) != nil
             {
                 throw .bannedGroupMember(actor, guid)
+            }
+            // A private group is visible to a non-member while they hold a live invite to it.
+            if access.stored.group.type == .private, access.actorRank == .nonMember, let actor = context.caller.actor,
+                let invite = try context.snapshot.invite(groupID: access.groupID, uid: actor),
+                invite.isLive(at: context.now)
+            {
+                return access.view()
             }
             try access.requireVisible()
             return access.view()

@@ -12,6 +12,9 @@ extension ModerationService {
         public var prunedActions: Int
         /// Idempotency replies forgotten after their window.
         public var purgedReplies: Int
+        /// Rows of invites past their expiry removed (an expired invite is already "not found";
+        /// its expiry records no action: the `invited` action carried it).
+        public var purgedInvites: Int = 0
     }
 
     /// Records every ban past its expiry as an `unbanned` action (reason "expired", by "@app")
@@ -26,8 +29,8 @@ extension ModerationService {
         sweepStep(.mutes, total: 0, completion: completion)
     }
 
-    /// Sweeps expired bans and mutes, then prunes actions older than the retention and
-    /// idempotency replies older than their window, each in bounded steps.
+    /// Sweeps expired bans and mutes, then prunes actions older than the retention, idempotency
+    /// replies older than their window and invites past their expiry, each in bounded steps.
     public func runMaintenance(completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void) {
         sweepExpiredBans { bans in
             switch bans {
@@ -121,19 +124,21 @@ extension ModerationService {
         let batch = configuration.maintenanceBatchSize
         let retention = configuration.actionRetentionMs
         let window = configuration.idempotencyWindowMs
-        maintenanceWrite({ (context: inout WriteContext) throws(ModerationError) -> (Int, Int) in
+        maintenanceWrite({ (context: inout WriteContext) throws(ModerationError) -> (Int, Int, Int) in
             let actions = try context.tx.pruneActions(before: context.now - retention, limit: batch)
             let replies = try context.tx.purgeIdempotentReplies(before: context.now - window, limit: batch)
-            return (actions, replies)
+            let invites = try context.tx.purgeExpiredInvites(at: context.now, limit: batch)
+            return (actions, replies, invites)
         }) { result in
             switch result {
             case .failure(let error):
                 completion(.failure(error))
-            case .success(let (actions, replies)):
+            case .success(let (actions, replies, invites)):
                 var report = report
                 report.prunedActions += actions
                 report.purgedReplies += replies
-                if actions >= batch || replies >= batch {
+                report.purgedInvites += invites
+                if actions >= batch || replies >= batch || invites >= batch {
                     self.pruneStep(report: report, completion: completion)
                 } else {
                     completion(.success(report))

@@ -25,6 +25,41 @@ public protocol StoreSnapshot {
     /// A user's ban record in a group, whether or not it has expired (the rules decide).
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban?
 
+    /// A user's invite to a group, live or past its expiry (the rules decide), with the
+    /// invitee's profile.
+    func invite(groupID: Int64, uid: String) throws(ModerationError) -> Invite?
+
+    /// A page of a group's live invites, sorted by (invitedAt descending, uid), with profiles.
+    func invites(groupID: Int64, query: InvitePageQuery) throws(ModerationError) -> [Invite]
+
+    /// A page of `uid`'s live invites across the app's groups, sorted by (invitedAt descending,
+    /// guid).
+    func invitesOf(appID: Int64, uid: String, query: InvitePageQuery) throws(ModerationError) -> [InviteListing]
+
+    /// A user's pending request to join a group, with the user's profile.
+    func joinRequest(groupID: Int64, uid: String) throws(ModerationError) -> JoinRequest?
+
+    /// A page of a group's pending join requests, sorted by (requestedAt, uid), with profiles.
+    func joinRequests(groupID: Int64, query: JoinRequestPageQuery) throws(ModerationError) -> [JoinRequest]
+
+    /// How many join requests a group has pending.
+    func pendingJoinRequestCount(groupID: Int64) throws(ModerationError) -> Int
+
+    /// A report of the group by id.
+    func report(groupID: Int64, id: UInt64) throws(ModerationError) -> Report?
+
+    /// The open report `reporter` filed about `target` in the group, if any.
+    func openReport(groupID: Int64, reporter: String, target: String) throws(ModerationError) -> Report?
+
+    /// A page of the group's open or resolved reports, oldest first.
+    func reports(groupID: Int64, query: ReportPageQuery) throws(ModerationError) -> [Report]
+
+    /// How many open (or resolved) reports the group has about each target.
+    func reportCounts(groupID: Int64, open: Bool) throws(ModerationError) -> [String: Int]
+
+    /// How many reports `reporter` filed in the app at or after `since`.
+    func reportsFiled(appID: Int64, reporter: String, since: Int64) throws(ModerationError) -> Int
+
     /// A page of a group's members sorted by (joinedAt, uid), with each member's profile.
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member]
 

@@ -38,6 +38,9 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Deletes the group with its members and bans; its revisions stay for the action log.
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError)
 
+    /// Inserts a member. A member is never invited nor requesting: any invite of the user to the
+    /// group and any join request of theirs goes (accepted or approved, or the user joined or was
+    /// added another way).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError)
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError)
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError)
@@ -48,11 +51,31 @@ public protocol StoreTransaction: StoreSnapshot {
     /// each expiry is recorded once however many sweep (as `expiredBans`).
     func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
 
-    /// Inserts a ban record (its `name` and `avatar` are ignored: they come from the user).
+    /// Inserts a ban record (its `name` and `avatar` are ignored: they come from the user). A
+    /// banned user is never invited nor requesting: any invite of the user to the group and any
+    /// join request of theirs goes.
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError)
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError)
     /// Up to `limit` bans, across apps, whose expiry is at or before `now`.
     func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
+
+    /// Inserts the invite of `user` to the group, or replaces the one there (a refresh); its
+    /// `name` and `avatar` are ignored.
+    func upsertInvite(groupID: Int64, user: StoredUser, invite: Invite) throws(ModerationError)
+    func deleteInvite(groupID: Int64, uid: String) throws(ModerationError)
+    /// Removes up to `limit` invites, across apps, whose expiry is at or before `now` (an expired
+    /// invite is already "not found" to every call; this only reclaims its row); returns how many.
+    func purgeExpiredInvites(at now: Int64, limit: Int) throws(ModerationError) -> Int
+
+    /// Inserts a pending join request (its `name` and `avatar` are ignored).
+    func insertJoinRequest(groupID: Int64, user: StoredUser, request: JoinRequest) throws(ModerationError)
+    func deleteJoinRequest(groupID: Int64, uid: String) throws(ModerationError)
+
+    /// Inserts a report (its `id` is ignored) and returns its new id. Reports stay when their
+    /// reporter or target is deleted; they go with their group.
+    func insertReport(appID: Int64, groupID: Int64, _ report: Report) throws(ModerationError) -> UInt64
+    /// Writes a report's resolution, note, time and resolver.
+    func resolveReport(groupID: Int64, _ report: Report) throws(ModerationError)
 
     /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
     /// `group` is the state the action's snapshot shows.

@@ -41,13 +41,39 @@ public enum ActionType: ProtoEnum {
     /// "userDeleted": a user banned from the group was deleted; the ban went with them. (Groups the
     /// user was a member of record "left" with reason "userDeleted" instead.)
     case userDeleted
+    /// "invited": a user was invited (new_scope: the scope offered; expires_at: when the invite
+    /// lapses). Inviting again refreshes the invite and records "invited" again.
+    case invited
+    /// "inviteAccepted": the invitee accepted and became a member (new_scope).
+    case inviteAccepted
+    /// "inviteDeclined": the invitee declined the invite.
+    case inviteDeclined
+    /// "inviteRevoked": an admin or moderator withdrew the invite (old_scope: the scope offered).
+    case inviteRevoked
+    /// "joinRequested": a non-member asked to join (the request's message is not in the action).
+    case joinRequested
+    /// "joinRequestApproved": an admin or moderator approved the request; the user is a
+    /// participant now (new_scope).
+    case joinRequestApproved
+    /// "joinRequestRejected": an admin or moderator rejected the request (reason).
+    case joinRequestRejected
+    /// "joinRequestCancelled": the user withdrew the request.
+    case joinRequestCancelled
+    /// "reported": a member reported another (action_by: the reporter, action_on: the reported
+    /// member, reason: the category, report_id). Private: delivered and listed only to the group's
+    /// admins and moderators, the app and the reporter.
+    case reported
+    /// "reportResolved": an admin or moderator resolved a report (action_on: the reporter, to whom
+    /// the outcome is addressed; reason: "dismissed" or "actioned"; report_id). Private, as
+    /// "reported".
+    case reportResolved
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -68,6 +94,16 @@ public enum ActionType: ProtoEnum {
         case 14: self = .frozen
         case 15: self = .unfrozen
         case 16: self = .userDeleted
+        case 17: self = .invited
+        case 18: self = .inviteAccepted
+        case 19: self = .inviteDeclined
+        case 20: self = .inviteRevoked
+        case 21: self = .joinRequested
+        case 22: self = .joinRequestApproved
+        case 23: self = .joinRequestRejected
+        case 24: self = .joinRequestCancelled
+        case 25: self = .reported
+        case 26: self = .reportResolved
         default: self = .unrecognized(rawValue)
         }
     }
@@ -91,6 +127,16 @@ public enum ActionType: ProtoEnum {
         case .frozen: 14
         case .unfrozen: 15
         case .userDeleted: 16
+        case .invited: 17
+        case .inviteAccepted: 18
+        case .inviteDeclined: 19
+        case .inviteRevoked: 20
+        case .joinRequested: 21
+        case .joinRequestApproved: 22
+        case .joinRequestRejected: 23
+        case .joinRequestCancelled: 24
+        case .reported: 25
+        case .reportResolved: 26
         case .unrecognized(let value): value
         }
     }
@@ -115,6 +161,16 @@ public enum ActionType: ProtoEnum {
         case .frozen: "ACTION_TYPE_FROZEN"
         case .unfrozen: "ACTION_TYPE_UNFROZEN"
         case .userDeleted: "ACTION_TYPE_USER_DELETED"
+        case .invited: "ACTION_TYPE_INVITED"
+        case .inviteAccepted: "ACTION_TYPE_INVITE_ACCEPTED"
+        case .inviteDeclined: "ACTION_TYPE_INVITE_DECLINED"
+        case .inviteRevoked: "ACTION_TYPE_INVITE_REVOKED"
+        case .joinRequested: "ACTION_TYPE_JOIN_REQUESTED"
+        case .joinRequestApproved: "ACTION_TYPE_JOIN_REQUEST_APPROVED"
+        case .joinRequestRejected: "ACTION_TYPE_JOIN_REQUEST_REJECTED"
+        case .joinRequestCancelled: "ACTION_TYPE_JOIN_REQUEST_CANCELLED"
+        case .reported: "ACTION_TYPE_REPORTED"
+        case .reportResolved: "ACTION_TYPE_REPORT_RESOLVED"
         case .unrecognized: nil
         }
     }
@@ -131,8 +187,9 @@ public struct Action: ProtoMessage {
     /// Who did it (uid "@app" for the app itself).
     public var actionBy: User? = nil
     /// Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
-    /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted and
-    /// userDeleted (the deleted user); the owner for created; absent for updated, deleted, frozen
+    /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
+    /// userDeleted (the deleted user), the invite actions (the invitee) and the join request
+    /// actions (the requester); the owner for created; absent for updated, deleted, frozen
     /// and unfrozen.
     public var actionOn: User? = nil
     /// The group after the change (members_count and version updated); no per-user fields.
@@ -152,6 +209,8 @@ public struct Action: ProtoMessage {
     public var idempotencyKey: String = ""
     /// Request id of the call that caused the change, when it had one.
     public var requestID: String = ""
+    /// The report a "reported" or "reportResolved" action is about; 0 for other actions.
+    public var reportID: UInt64 = 0
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -169,7 +228,8 @@ public struct Action: ProtoMessage {
         expiresAt: Int64 = 0,
         timestamp: Int64 = 0,
         idempotencyKey: String = "",
-        requestID: String = ""
+        requestID: String = "",
+        reportID: UInt64 = 0
     ) {
         self.seq = seq
         self.action = action
@@ -183,6 +243,7 @@ public struct Action: ProtoMessage {
         self.timestamp = timestamp
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
+        self.reportID = reportID
     }
 }
 
@@ -206,6 +267,7 @@ extension Action {
         if timestamp != 0 { c.pointee.timestamp = timestamp }
         if !idempotencyKey.isEmpty { c.pointee.idempotency_key = arena.cString(idempotencyKey) }
         if !requestID.isEmpty { c.pointee.request_id = arena.cString(requestID) }
+        if reportID != 0 { c.pointee.report_id = reportID }
         return c
     }
 
@@ -230,5 +292,6 @@ extension Action {
         self.timestamp = c.pointee.timestamp
         self.idempotencyKey = try arena.string(c.pointee.idempotency_key, field: "idempotency_key", of: Self.protoName)
         self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
+        self.reportID = c.pointee.report_id
     }
 }

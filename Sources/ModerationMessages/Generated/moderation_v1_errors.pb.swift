@@ -84,13 +84,27 @@ public enum ErrorCode: ProtoEnum {
     /// FAILED_PRECONDITION: the user owns groups and cannot be deleted until ownership of each is
     /// transferred; the message and details ("guids") name up to 10 of them.
     case errUserOwnsGroups
+    /// NOT_FOUND: the user has no live invite to the group (never invited, or it expired, was
+    /// accepted, declined or revoked).
+    case errInviteNotFound
+    /// FAILED_PRECONDITION: the group does not take join requests (a private group answers
+    /// ERR_GROUP_NOT_FOUND instead, so its existence never leaks).
+    case errJoinRequestsDisabled
+    /// ALREADY_EXISTS: the user already has a pending request to join the group.
+    case errAlreadyRequested
+    /// NOT_FOUND: the user has no pending request to join the group.
+    case errJoinRequestNotFound
+    /// ALREADY_EXISTS: the reporter already has an open report about that member.
+    case errAlreadyReported
+    /// FAILED_PRECONDITION: the report is resolved already.
+    case errReportAlreadyResolved
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -131,6 +145,12 @@ public enum ErrorCode: ProtoEnum {
         case 34: self = .errGroupNotFrozen
         case 35: self = .errGroupFrozen
         case 36: self = .errUserOwnsGroups
+        case 37: self = .errInviteNotFound
+        case 38: self = .errJoinRequestsDisabled
+        case 39: self = .errAlreadyRequested
+        case 40: self = .errJoinRequestNotFound
+        case 41: self = .errAlreadyReported
+        case 42: self = .errReportAlreadyResolved
         default: self = .unrecognized(rawValue)
         }
     }
@@ -174,6 +194,12 @@ public enum ErrorCode: ProtoEnum {
         case .errGroupNotFrozen: 34
         case .errGroupFrozen: 35
         case .errUserOwnsGroups: 36
+        case .errInviteNotFound: 37
+        case .errJoinRequestsDisabled: 38
+        case .errAlreadyRequested: 39
+        case .errJoinRequestNotFound: 40
+        case .errAlreadyReported: 41
+        case .errReportAlreadyResolved: 42
         case .unrecognized(let value): value
         }
     }
@@ -218,6 +244,12 @@ public enum ErrorCode: ProtoEnum {
         case .errGroupNotFrozen: "ERR_GROUP_NOT_FROZEN"
         case .errGroupFrozen: "ERR_GROUP_FROZEN"
         case .errUserOwnsGroups: "ERR_USER_OWNS_GROUPS"
+        case .errInviteNotFound: "ERR_INVITE_NOT_FOUND"
+        case .errJoinRequestsDisabled: "ERR_JOIN_REQUESTS_DISABLED"
+        case .errAlreadyRequested: "ERR_ALREADY_REQUESTED"
+        case .errJoinRequestNotFound: "ERR_JOIN_REQUEST_NOT_FOUND"
+        case .errAlreadyReported: "ERR_ALREADY_REPORTED"
+        case .errReportAlreadyResolved: "ERR_REPORT_ALREADY_RESOLVED"
         case .unrecognized: nil
         }
     }

@@ -94,6 +94,8 @@ public struct Group: ProtoMessage {
     /// The reason given when the group was frozen (shown to admins, moderators and the app only;
     /// empty in action snapshots).
     public var frozenReason: String = ""
+    /// True when non-members may ask to join (RequestToJoin); set by admins with UpdateGroup.
+    public var joinRequests: Bool = false
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -117,7 +119,8 @@ public struct Group: ProtoMessage {
         joinedAt: Int64 = 0,
         isBanned: Bool = false,
         frozen: Bool = false,
-        frozenReason: String = ""
+        frozenReason: String = "",
+        joinRequests: Bool = false
     ) {
         self.guid = guid
         self.name = name
@@ -137,6 +140,7 @@ public struct Group: ProtoMessage {
         self.isBanned = isBanned
         self.frozen = frozen
         self.frozenReason = frozenReason
+        self.joinRequests = joinRequests
     }
 }
 
@@ -182,6 +186,7 @@ extension Group {
         if isBanned { c.pointee.is_banned = 1 }
         if frozen { c.pointee.frozen = 1 }
         if !frozenReason.isEmpty { c.pointee.frozen_reason = arena.cString(frozenReason) }
+        if joinRequests { c.pointee.join_requests = 1 }
         return c
     }
 
@@ -218,5 +223,6 @@ extension Group {
         self.isBanned = (c.pointee.is_banned != 0)
         self.frozen = (c.pointee.frozen != 0)
         self.frozenReason = try arena.string(c.pointee.frozen_reason, field: "frozen_reason", of: Self.protoName)
+        self.joinRequests = (c.pointee.join_requests != 0)
     }
 }

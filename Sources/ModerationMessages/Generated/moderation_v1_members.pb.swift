@@ -201,6 +201,40 @@ public struct UserResult: ProtoMessage {
     }
 }
 
+/// A non-member's pending request to join a group ("knock").
+public struct JoinRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.JoinRequest"
+
+    /// The requesting user's uid.
+    public var uid: String = ""
+    /// The requesting user's display name.
+    public var name: String = ""
+    /// The requesting user's avatar URL.
+    public var avatar: String = ""
+    /// What the user wrote with the request (≤ 255 characters).
+    public var message: String = ""
+    /// When the request was made, Unix milliseconds.
+    public var requestedAt: Int64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        uid: String = "",
+        name: String = "",
+        avatar: String = "",
+        message: String = "",
+        requestedAt: Int64 = 0
+    ) {
+        self.uid = uid
+        self.name = name
+        self.avatar = avatar
+        self.message = message
+        self.requestedAt = requestedAt
+    }
+}
+
 extension GroupMember {
     public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(cStruct(in: arena))
@@ -336,5 +370,38 @@ extension UserResult {
         self.errorCode = try arena.string(c.pointee.error_code, field: "error_code", of: Self.protoName)
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
         self.seq = c.pointee.seq
+    }
+}
+
+extension JoinRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__JoinRequest> {
+        let c = arena.allocate(Moderation__V1__JoinRequest.self)
+        moderation__v1__join_request__init(c)
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !name.isEmpty { c.pointee.name = arena.cString(name) }
+        if !avatar.isEmpty { c.pointee.avatar = arena.cString(avatar) }
+        if !message.isEmpty { c.pointee.message = arena.cString(message) }
+        if requestedAt != 0 { c.pointee.requested_at = requestedAt }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__join_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__JoinRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.name = try arena.string(c.pointee.name, field: "name", of: Self.protoName)
+        self.avatar = try arena.string(c.pointee.avatar, field: "avatar", of: Self.protoName)
+        self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
+        self.requestedAt = c.pointee.requested_at
     }
 }

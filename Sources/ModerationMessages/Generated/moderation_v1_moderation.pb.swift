@@ -300,11 +300,13 @@ public struct UpdateGroupRequest: ProtoMessage {
     /// New tags (replace the old), likewise.
     public var tags: [String] = []
     /// Names of the fields to change ("name", "icon", "description", "type", "password",
-    /// "metadata", "tags"). Empty: change every field given with a non-empty value.
+    /// "metadata", "tags", "join_requests"). Empty: change every field given with a non-empty value.
     public var updateMask: [String] = []
     /// When non-zero, the change applies only if the group's version equals it
     /// (else ERR_VERSION_CONFLICT).
     public var ifVersion: UInt64 = 0
+    /// Whether non-members may ask to join (admins only), when listed in update_mask or given true.
+    public var joinRequests: Bool = false
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -320,7 +322,8 @@ public struct UpdateGroupRequest: ProtoMessage {
         metadata: [String: String] = [:],
         tags: [String] = [],
         updateMask: [String] = [],
-        ifVersion: UInt64 = 0
+        ifVersion: UInt64 = 0,
+        joinRequests: Bool = false
     ) {
         self.guid = guid
         self.name = name
@@ -332,6 +335,7 @@ public struct UpdateGroupRequest: ProtoMessage {
         self.tags = tags
         self.updateMask = updateMask
         self.ifVersion = ifVersion
+        self.joinRequests = joinRequests
     }
 }
 
@@ -1054,6 +1058,563 @@ public struct GetMemberStateResponse: ProtoMessage {
         self.groupVersion = groupVersion
         self.mutedUntil = mutedUntil
         self.muteReason = muteReason
+    }
+}
+
+/// Request of InviteMembers.
+public struct InviteMembersRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.InviteMembersRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Users to invite (1–100, no duplicates), each with the scope they get on accepting: the
+    /// scopes the acting user may grant, as for AddMembers.
+    public var members: [MemberToAdd] = []
+    /// How long the invites stay live, in milliseconds: 0 means 7 days; at most 30 days.
+    public var expiresInMs: Int64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", members: [MemberToAdd] = [], expiresInMs: Int64 = 0) {
+        self.guid = guid
+        self.members = members
+        self.expiresInMs = expiresInMs
+    }
+}
+
+/// Response of InviteMembers.
+public struct InviteMembersResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.InviteMembersResponse"
+
+    /// Outcome per uid: ERR_UID_NOT_FOUND, ERR_ALREADY_JOINED, ERR_BANNED_GROUPMEMBER (inviting
+    /// never unbans) or ERR_PERMISSION_DENIED (a scope the acting user may not grant).
+    public var results: [String: UserResult] = [:]
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [String: UserResult] = [:]) {
+        self.results = results
+    }
+}
+
+/// Request of AcceptInvite.
+public struct AcceptInviteRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.AcceptInviteRequest"
+
+    /// GUID of the group whose invite the acting user accepts.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of AcceptInvite.
+public struct AcceptInviteResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.AcceptInviteResponse"
+
+    /// The group after joining, as the new member sees it.
+    public var group: Group? = nil
+    /// The "inviteAccepted" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(group: Group? = nil, action: Action? = nil) {
+        self.group = group
+        self.action = action
+    }
+}
+
+/// Request of DeclineInvite.
+public struct DeclineInviteRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.DeclineInviteRequest"
+
+    /// GUID of the group whose invite the acting user declines.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of DeclineInvite.
+public struct DeclineInviteResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.DeclineInviteResponse"
+
+    /// The "inviteDeclined" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of RevokeInvite.
+public struct RevokeInviteRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.RevokeInviteRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the invited user.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "") {
+        self.guid = guid
+        self.uid = uid
+    }
+}
+
+/// Response of RevokeInvite.
+public struct RevokeInviteResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.RevokeInviteResponse"
+
+    /// The "inviteRevoked" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ListInvites.
+public struct ListInvitesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListInvitesRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", limit: UInt32 = 0, cursor: String = "") {
+        self.guid = guid
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListInvites.
+public struct ListInvitesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListInvitesResponse"
+
+    /// The page of live invites, sorted by (invited_at descending, uid).
+    public var invites: [Invite] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(invites: [Invite] = [], nextCursor: String = "") {
+        self.invites = invites
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Request of ListMyInvites.
+public struct ListMyInvitesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListMyInvitesRequest"
+
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(limit: UInt32 = 0, cursor: String = "") {
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListMyInvites.
+public struct ListMyInvitesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListMyInvitesResponse"
+
+    /// The acting user's live invites, sorted by (invited_at descending, guid), each with its
+    /// group as the invitee sees it (private groups included).
+    public var invites: [Invite] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(invites: [Invite] = [], nextCursor: String = "") {
+        self.invites = invites
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Request of RequestToJoin.
+public struct RequestToJoinRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.RequestToJoinRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// A message to the group's admins and moderators (≤ 255 characters).
+    public var message: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", message: String = "") {
+        self.guid = guid
+        self.message = message
+    }
+}
+
+/// Response of RequestToJoin.
+public struct RequestToJoinResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.RequestToJoinResponse"
+
+    /// The "joinRequested" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ApproveJoinRequest.
+public struct ApproveJoinRequestRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ApproveJoinRequestRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the requesting user.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "") {
+        self.guid = guid
+        self.uid = uid
+    }
+}
+
+/// Response of ApproveJoinRequest.
+public struct ApproveJoinRequestResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ApproveJoinRequestResponse"
+
+    /// The "joinRequestApproved" action recorded (the user is now a participant).
+    public var action: Action? = nil
+    /// The group after the change, as the acting user sees it.
+    public var group: Group? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil, group: Group? = nil) {
+        self.action = action
+        self.group = group
+    }
+}
+
+/// Request of RejectJoinRequest.
+public struct RejectJoinRequestRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.RejectJoinRequestRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the requesting user.
+    public var uid: String = ""
+    /// Reason (≤ 512 characters), carried by the "joinRequestRejected" action.
+    public var reason: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", uid: String = "", reason: String = "") {
+        self.guid = guid
+        self.uid = uid
+        self.reason = reason
+    }
+}
+
+/// Response of RejectJoinRequest.
+public struct RejectJoinRequestResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.RejectJoinRequestResponse"
+
+    /// The "joinRequestRejected" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of CancelJoinRequest.
+public struct CancelJoinRequestRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.CancelJoinRequestRequest"
+
+    /// GUID of the group whose request the acting user withdraws.
+    public var guid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "") {
+        self.guid = guid
+    }
+}
+
+/// Response of CancelJoinRequest.
+public struct CancelJoinRequestResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.CancelJoinRequestResponse"
+
+    /// The "joinRequestCancelled" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ListJoinRequests.
+public struct ListJoinRequestsRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListJoinRequestsRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", limit: UInt32 = 0, cursor: String = "") {
+        self.guid = guid
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListJoinRequests.
+public struct ListJoinRequestsResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListJoinRequestsResponse"
+
+    /// The page of pending requests, sorted by (requested_at, uid).
+    public var joinRequests: [JoinRequest] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(joinRequests: [JoinRequest] = [], nextCursor: String = "") {
+        self.joinRequests = joinRequests
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Request of ReportMember.
+public struct ReportMemberRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ReportMemberRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// UID of the member reported.
+    public var uid: String = ""
+    /// What it is about (required).
+    public var category: ReportCategory = .init(rawValue: 0)
+    /// The reporter's words (≤ 1000 characters).
+    public var text: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        uid: String = "",
+        category: ReportCategory = .init(rawValue: 0),
+        text: String = ""
+    ) {
+        self.guid = guid
+        self.uid = uid
+        self.category = category
+        self.text = text
+    }
+}
+
+/// Response of ReportMember.
+public struct ReportMemberResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ReportMemberResponse"
+
+    /// The report filed.
+    public var report: Report? = nil
+    /// The "reported" action recorded (private: see docs/SERVICE.md).
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(report: Report? = nil, action: Action? = nil) {
+        self.report = report
+        self.action = action
+    }
+}
+
+/// Request of ListReports.
+public struct ListReportsRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListReportsRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// Open or resolved reports (required).
+    public var status: ReportStatus = .init(rawValue: 0)
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        status: ReportStatus = .init(rawValue: 0),
+        limit: UInt32 = 0,
+        cursor: String = ""
+    ) {
+        self.guid = guid
+        self.status = status
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// Response of ListReports.
+public struct ListReportsResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListReportsResponse"
+
+    /// The page, oldest first.
+    public var reports: [Report] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+    /// How many reports of the status asked for the group has about each target uid (all of
+    /// them, not only this page's).
+    public var counts: [String: UInt32] = [:]
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(reports: [Report] = [], nextCursor: String = "", counts: [String: UInt32] = [:]) {
+        self.reports = reports
+        self.nextCursor = nextCursor
+        self.counts = counts
+    }
+}
+
+/// Request of ResolveReport.
+public struct ResolveReportRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ResolveReportRequest"
+
+    /// GUID of the group.
+    public var guid: String = ""
+    /// The report's id.
+    public var reportID: UInt64 = 0
+    /// Dismissed or actioned (required).
+    public var resolution: ReportResolution = .init(rawValue: 0)
+    /// A note (≤ 512 characters), kept with the report.
+    public var note: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        guid: String = "",
+        reportID: UInt64 = 0,
+        resolution: ReportResolution = .init(rawValue: 0),
+        note: String = ""
+    ) {
+        self.guid = guid
+        self.reportID = reportID
+        self.resolution = resolution
+        self.note = note
+    }
+}
+
+/// Response of ResolveReport.
+public struct ResolveReportResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ResolveReportResponse"
+
+    /// The report after resolving it.
+    public var report: Report? = nil
+    /// The "reportResolved" action recorded (private: see docs/SERVICE.md).
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(report: Report? = nil, action: Action? = nil) {
+        self.report = report
+        self.action = action
     }
 }
 
@@ -2008,6 +2569,7 @@ extension UpdateGroupRequest {
             c.pointee.update_mask = items
         }
         if ifVersion != 0 { c.pointee.if_version = ifVersion }
+        if joinRequests { c.pointee.join_requests = 1 }
         return c
     }
 
@@ -2039,6 +2601,7 @@ extension UpdateGroupRequest {
             for i in 0..<c.pointee.n_update_mask { self.updateMask.append(try arena.string(c.pointee.update_mask[i], field: "update_mask", of: Self.protoName)) }
         }
         self.ifVersion = c.pointee.if_version
+        self.joinRequests = (c.pointee.join_requests != 0)
     }
 }
 
@@ -3105,6 +3668,834 @@ extension GetMemberStateResponse {
     }
 }
 
+extension InviteMembersRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__InviteMembersRequest> {
+        let c = arena.allocate(Moderation__V1__InviteMembersRequest.self)
+        moderation__v1__invite_members_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !members.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__MemberToAdd>?.self, count: members.count)
+            for (i, item) in members.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_members = members.count
+            c.pointee.members = items
+        }
+        if expiresInMs != 0 { c.pointee.expires_in_ms = expiresInMs }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__invite_members_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__InviteMembersRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        if c.pointee.n_members > 0 {
+            self.members.reserveCapacity(c.pointee.n_members)
+            for i in 0..<c.pointee.n_members { self.members.append(try MemberToAdd(c: ProtoArena.required(c.pointee.members[i], field: "members", of: Self.protoName), arena: arena)) }
+        }
+        self.expiresInMs = c.pointee.expires_in_ms
+    }
+}
+
+extension InviteMembersResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__InviteMembersResponse> {
+        let c = arena.allocate(Moderation__V1__InviteMembersResponse.self)
+        moderation__v1__invite_members_response__init(c)
+        if !results.isEmpty {
+            let entries = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__InviteMembersResponse__ResultsEntry>?.self, count: results.count)
+            for (i, key) in results.keys.sorted().enumerated() {
+                let entry = arena.allocate(Moderation__V1__InviteMembersResponse__ResultsEntry.self)
+                moderation__v1__invite_members_response__results_entry__init(entry)
+                entry.pointee.key = arena.cString(key)
+                entry.pointee.value = results[key]!.cStruct(in: arena)
+                entries[i] = entry
+            }
+            c.pointee.n_results = results.count
+            c.pointee.results = entries
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__invite_members_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__InviteMembersResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        for i in 0..<c.pointee.n_results {
+            let entry = try ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName)
+            self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
+        }
+    }
+}
+
+extension AcceptInviteRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AcceptInviteRequest> {
+        let c = arena.allocate(Moderation__V1__AcceptInviteRequest.self)
+        moderation__v1__accept_invite_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__accept_invite_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AcceptInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension AcceptInviteResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AcceptInviteResponse> {
+        let c = arena.allocate(Moderation__V1__AcceptInviteResponse.self)
+        moderation__v1__accept_invite_response__init(c)
+        if let value = group { c.pointee.group = value.cStruct(in: arena) }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__accept_invite_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AcceptInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension DeclineInviteRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeclineInviteRequest> {
+        let c = arena.allocate(Moderation__V1__DeclineInviteRequest.self)
+        moderation__v1__decline_invite_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__decline_invite_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeclineInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension DeclineInviteResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeclineInviteResponse> {
+        let c = arena.allocate(Moderation__V1__DeclineInviteResponse.self)
+        moderation__v1__decline_invite_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__decline_invite_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeclineInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension RevokeInviteRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RevokeInviteRequest> {
+        let c = arena.allocate(Moderation__V1__RevokeInviteRequest.self)
+        moderation__v1__revoke_invite_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__revoke_invite_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RevokeInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+}
+
+extension RevokeInviteResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RevokeInviteResponse> {
+        let c = arena.allocate(Moderation__V1__RevokeInviteResponse.self)
+        moderation__v1__revoke_invite_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__revoke_invite_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RevokeInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ListInvitesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListInvitesRequest> {
+        let c = arena.allocate(Moderation__V1__ListInvitesRequest.self)
+        moderation__v1__list_invites_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_invites_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListInvitesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListInvitesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListInvitesResponse> {
+        let c = arena.allocate(Moderation__V1__ListInvitesResponse.self)
+        moderation__v1__list_invites_response__init(c)
+        if !invites.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Invite>?.self, count: invites.count)
+            for (i, item) in invites.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_invites = invites.count
+            c.pointee.invites = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_invites_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListInvitesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_invites > 0 {
+            self.invites.reserveCapacity(c.pointee.n_invites)
+            for i in 0..<c.pointee.n_invites { self.invites.append(try Invite(c: ProtoArena.required(c.pointee.invites[i], field: "invites", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+}
+
+extension ListMyInvitesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListMyInvitesRequest> {
+        let c = arena.allocate(Moderation__V1__ListMyInvitesRequest.self)
+        moderation__v1__list_my_invites_request__init(c)
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_my_invites_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListMyInvitesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListMyInvitesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListMyInvitesResponse> {
+        let c = arena.allocate(Moderation__V1__ListMyInvitesResponse.self)
+        moderation__v1__list_my_invites_response__init(c)
+        if !invites.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Invite>?.self, count: invites.count)
+            for (i, item) in invites.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_invites = invites.count
+            c.pointee.invites = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_my_invites_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListMyInvitesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_invites > 0 {
+            self.invites.reserveCapacity(c.pointee.n_invites)
+            for i in 0..<c.pointee.n_invites { self.invites.append(try Invite(c: ProtoArena.required(c.pointee.invites[i], field: "invites", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+}
+
+extension RequestToJoinRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RequestToJoinRequest> {
+        let c = arena.allocate(Moderation__V1__RequestToJoinRequest.self)
+        moderation__v1__request_to_join_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !message.isEmpty { c.pointee.message = arena.cString(message) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__request_to_join_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RequestToJoinRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
+    }
+}
+
+extension RequestToJoinResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RequestToJoinResponse> {
+        let c = arena.allocate(Moderation__V1__RequestToJoinResponse.self)
+        moderation__v1__request_to_join_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__request_to_join_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RequestToJoinResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ApproveJoinRequestRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ApproveJoinRequestRequest> {
+        let c = arena.allocate(Moderation__V1__ApproveJoinRequestRequest.self)
+        moderation__v1__approve_join_request_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__approve_join_request_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ApproveJoinRequestRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+}
+
+extension ApproveJoinRequestResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ApproveJoinRequestResponse> {
+        let c = arena.allocate(Moderation__V1__ApproveJoinRequestResponse.self)
+        moderation__v1__approve_join_request_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = group { c.pointee.group = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__approve_join_request_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ApproveJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+}
+
+extension RejectJoinRequestRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RejectJoinRequestRequest> {
+        let c = arena.allocate(Moderation__V1__RejectJoinRequestRequest.self)
+        moderation__v1__reject_join_request_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__reject_join_request_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RejectJoinRequestRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+    }
+}
+
+extension RejectJoinRequestResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__RejectJoinRequestResponse> {
+        let c = arena.allocate(Moderation__V1__RejectJoinRequestResponse.self)
+        moderation__v1__reject_join_request_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__reject_join_request_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__RejectJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension CancelJoinRequestRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CancelJoinRequestRequest> {
+        let c = arena.allocate(Moderation__V1__CancelJoinRequestRequest.self)
+        moderation__v1__cancel_join_request_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__cancel_join_request_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CancelJoinRequestRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+}
+
+extension CancelJoinRequestResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CancelJoinRequestResponse> {
+        let c = arena.allocate(Moderation__V1__CancelJoinRequestResponse.self)
+        moderation__v1__cancel_join_request_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__cancel_join_request_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CancelJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ListJoinRequestsRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListJoinRequestsRequest> {
+        let c = arena.allocate(Moderation__V1__ListJoinRequestsRequest.self)
+        moderation__v1__list_join_requests_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_join_requests_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListJoinRequestsRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListJoinRequestsResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListJoinRequestsResponse> {
+        let c = arena.allocate(Moderation__V1__ListJoinRequestsResponse.self)
+        moderation__v1__list_join_requests_response__init(c)
+        if !joinRequests.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__JoinRequest>?.self, count: joinRequests.count)
+            for (i, item) in joinRequests.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_join_requests = joinRequests.count
+            c.pointee.join_requests = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_join_requests_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListJoinRequestsResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_join_requests > 0 {
+            self.joinRequests.reserveCapacity(c.pointee.n_join_requests)
+            for i in 0..<c.pointee.n_join_requests { self.joinRequests.append(try JoinRequest(c: ProtoArena.required(c.pointee.join_requests[i], field: "join_requests", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+}
+
+extension ReportMemberRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ReportMemberRequest> {
+        let c = arena.allocate(Moderation__V1__ReportMemberRequest.self)
+        moderation__v1__report_member_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if category.rawValue != 0 { c.pointee.category = Moderation__V1__ReportCategory(rawValue: UInt32(bitPattern: category.rawValue)) }
+        if !text.isEmpty { c.pointee.text = arena.cString(text) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__report_member_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ReportMemberRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.category = ReportCategory(rawValue: Int32(bitPattern: c.pointee.category.rawValue))
+        self.text = try arena.string(c.pointee.text, field: "text", of: Self.protoName)
+    }
+}
+
+extension ReportMemberResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ReportMemberResponse> {
+        let c = arena.allocate(Moderation__V1__ReportMemberResponse.self)
+        moderation__v1__report_member_response__init(c)
+        if let value = report { c.pointee.report = value.cStruct(in: arena) }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__report_member_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ReportMemberResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.report { self.report = try Report(c: value, arena: arena) }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
+extension ListReportsRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListReportsRequest> {
+        let c = arena.allocate(Moderation__V1__ListReportsRequest.self)
+        moderation__v1__list_reports_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if status.rawValue != 0 { c.pointee.status = Moderation__V1__ReportStatus(rawValue: UInt32(bitPattern: status.rawValue)) }
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_reports_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListReportsRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.status = ReportStatus(rawValue: Int32(bitPattern: c.pointee.status.rawValue))
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+}
+
+extension ListReportsResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListReportsResponse> {
+        let c = arena.allocate(Moderation__V1__ListReportsResponse.self)
+        moderation__v1__list_reports_response__init(c)
+        if !reports.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Report>?.self, count: reports.count)
+            for (i, item) in reports.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_reports = reports.count
+            c.pointee.reports = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        if !counts.isEmpty {
+            let entries = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__ListReportsResponse__CountsEntry>?.self, count: counts.count)
+            for (i, key) in counts.keys.sorted().enumerated() {
+                let entry = arena.allocate(Moderation__V1__ListReportsResponse__CountsEntry.self)
+                moderation__v1__list_reports_response__counts_entry__init(entry)
+                entry.pointee.key = arena.cString(key)
+                entry.pointee.value = counts[key]!
+                entries[i] = entry
+            }
+            c.pointee.n_counts = counts.count
+            c.pointee.counts = entries
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_reports_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListReportsResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_reports > 0 {
+            self.reports.reserveCapacity(c.pointee.n_reports)
+            for i in 0..<c.pointee.n_reports { self.reports.append(try Report(c: ProtoArena.required(c.pointee.reports[i], field: "reports", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+        for i in 0..<c.pointee.n_counts {
+            let entry = try ProtoArena.required(c.pointee.counts[i], field: "counts", of: Self.protoName)
+            self.counts[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = entry.pointee.value
+        }
+    }
+}
+
+extension ResolveReportRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ResolveReportRequest> {
+        let c = arena.allocate(Moderation__V1__ResolveReportRequest.self)
+        moderation__v1__resolve_report_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if reportID != 0 { c.pointee.report_id = reportID }
+        if resolution.rawValue != 0 { c.pointee.resolution = Moderation__V1__ReportResolution(rawValue: UInt32(bitPattern: resolution.rawValue)) }
+        if !note.isEmpty { c.pointee.note = arena.cString(note) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__resolve_report_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ResolveReportRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.reportID = c.pointee.report_id
+        self.resolution = ReportResolution(rawValue: Int32(bitPattern: c.pointee.resolution.rawValue))
+        self.note = try arena.string(c.pointee.note, field: "note", of: Self.protoName)
+    }
+}
+
+extension ResolveReportResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ResolveReportResponse> {
+        let c = arena.allocate(Moderation__V1__ResolveReportResponse.self)
+        moderation__v1__resolve_report_response__init(c)
+        if let value = report { c.pointee.report = value.cStruct(in: arena) }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__resolve_report_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ResolveReportResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.report { self.report = try Report(c: value, arena: arena) }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+}
+
 extension MuteMemberRequest {
     public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(cStruct(in: arena))
@@ -3877,6 +5268,50 @@ public enum ModerationMethods {
     /// Reads one user's membership and ban state in a group.
     public static let getMemberState = ProtoMethod<GetMemberStateRequest, GetMemberStateResponse>(
         service: name, name: "GetMemberState", clientStreaming: false, serverStreaming: false)
+    /// Invites up to 100 users to a group, each with a scope (admins and moderators); inviting
+    /// someone already invited refreshes the invite.
+    public static let inviteMembers = ProtoMethod<InviteMembersRequest, InviteMembersResponse>(
+        service: name, name: "InviteMembers", clientStreaming: false, serverStreaming: false)
+    /// Accepts the acting user's live invite: they become a member with the invited scope, whatever
+    /// the group's type.
+    public static let acceptInvite = ProtoMethod<AcceptInviteRequest, AcceptInviteResponse>(
+        service: name, name: "AcceptInvite", clientStreaming: false, serverStreaming: false)
+    /// Declines the acting user's live invite.
+    public static let declineInvite = ProtoMethod<DeclineInviteRequest, DeclineInviteResponse>(
+        service: name, name: "DeclineInvite", clientStreaming: false, serverStreaming: false)
+    /// Withdraws a user's live invite (admins; moderators only invites with scope participant).
+    public static let revokeInvite = ProtoMethod<RevokeInviteRequest, RevokeInviteResponse>(
+        service: name, name: "RevokeInvite", clientStreaming: false, serverStreaming: false)
+    /// Lists a group's live invites, newest first (admins and moderators).
+    public static let listInvites = ProtoMethod<ListInvitesRequest, ListInvitesResponse>(
+        service: name, name: "ListInvites", clientStreaming: false, serverStreaming: false)
+    /// Lists the acting user's live invites across groups, newest first.
+    public static let listMyInvites = ProtoMethod<ListMyInvitesRequest, ListMyInvitesResponse>(
+        service: name, name: "ListMyInvites", clientStreaming: false, serverStreaming: false)
+    /// Asks to join a group that takes join requests (a non-member; "knock").
+    public static let requestToJoin = ProtoMethod<RequestToJoinRequest, RequestToJoinResponse>(
+        service: name, name: "RequestToJoin", clientStreaming: false, serverStreaming: false)
+    /// Approves a pending join request: the user becomes a participant (admins and moderators).
+    public static let approveJoinRequest = ProtoMethod<ApproveJoinRequestRequest, ApproveJoinRequestResponse>(
+        service: name, name: "ApproveJoinRequest", clientStreaming: false, serverStreaming: false)
+    /// Rejects a pending join request, with a reason (admins and moderators).
+    public static let rejectJoinRequest = ProtoMethod<RejectJoinRequestRequest, RejectJoinRequestResponse>(
+        service: name, name: "RejectJoinRequest", clientStreaming: false, serverStreaming: false)
+    /// Withdraws the acting user's pending join request.
+    public static let cancelJoinRequest = ProtoMethod<CancelJoinRequestRequest, CancelJoinRequestResponse>(
+        service: name, name: "CancelJoinRequest", clientStreaming: false, serverStreaming: false)
+    /// Lists a group's pending join requests, oldest first (admins and moderators).
+    public static let listJoinRequests = ProtoMethod<ListJoinRequestsRequest, ListJoinRequestsResponse>(
+        service: name, name: "ListJoinRequests", clientStreaming: false, serverStreaming: false)
+    /// Reports another member of a group to its admins and moderators (any member).
+    public static let reportMember = ProtoMethod<ReportMemberRequest, ReportMemberResponse>(
+        service: name, name: "ReportMember", clientStreaming: false, serverStreaming: false)
+    /// Lists a group's open or resolved reports, oldest first (admins and moderators).
+    public static let listReports = ProtoMethod<ListReportsRequest, ListReportsResponse>(
+        service: name, name: "ListReports", clientStreaming: false, serverStreaming: false)
+    /// Resolves an open report as dismissed or actioned (admins and moderators).
+    public static let resolveReport = ProtoMethod<ResolveReportRequest, ResolveReportResponse>(
+        service: name, name: "ResolveReport", clientStreaming: false, serverStreaming: false)
     /// Mutes a member, who stays a member but may not post (admins and moderators outranking them).
     public static let muteMember = ProtoMethod<MuteMemberRequest, MuteMemberResponse>(
         service: name, name: "MuteMember", clientStreaming: false, serverStreaming: false)
@@ -3907,5 +5342,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
 }

@@ -360,3 +360,82 @@ def test_mute_freeze_check_post_and_delete_user(channel: Channel) -> None:
     expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=gone)))
     expect_error("FAILED_PRECONDITION", "ERR_USER_OWNS_GROUPS",
                  lambda: mod.DeleteUser(m.DeleteUserRequest(uid=owner)))
+
+
+def test_invite_into_a_private_group(channel: Channel) -> None:
+    """Invites through the generated stubs: a private group is visible to its invitee while the
+    invite is live; accepting makes a member with the invited scope; a declined invite is gone."""
+    run = uuid.uuid4().hex[:8]
+    owner, guest, other = ("%s-%s" % (name, run) for name in ("owner", "guest", "other"))
+    guid = "hidden-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    for uid in (guest, other):
+        mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title()))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Hidden", type=m.GROUP_TYPE_PRIVATE, owner=owner))
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND", lambda: mod.GetGroup(m.GetGroupRequest(guid=guid),
+                                                                            on_behalf_of=guest))
+    invited = mod.InviteMembers(m.InviteMembersRequest(guid=guid, members=[
+        MemberToAdd(uid=guest, scope=m.SCOPE_MODERATOR), MemberToAdd(uid=other)]), on_behalf_of=owner)
+    assert invited.results[guest].changed and invited.results[other].changed
+    assert mod.GetGroup(m.GetGroupRequest(guid=guid), on_behalf_of=guest).group.guid == guid
+    mine = mod.ListMyInvites(m.ListMyInvitesRequest(), on_behalf_of=guest).invites
+    assert [(i.guid, i.scope, i.group.type) for i in mine] == [(guid, m.SCOPE_MODERATOR, m.GROUP_TYPE_PRIVATE)]
+    accepted = mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), on_behalf_of=guest)
+    assert m.ActionType.Name(accepted.action.action) == "ACTION_TYPE_INVITE_ACCEPTED"
+    assert (accepted.group.has_joined, accepted.group.scope) == (True, m.SCOPE_MODERATOR)
+    declined = mod.DeclineInvite(m.DeclineInviteRequest(guid=guid), on_behalf_of=other)
+    assert m.ActionType.Name(declined.action.action) == "ACTION_TYPE_INVITE_DECLINED"
+    assert not mod.ListInvites(m.ListInvitesRequest(guid=guid), on_behalf_of=owner).invites
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND",
+                 lambda: mod.AcceptInvite(m.AcceptInviteRequest(guid=guid), on_behalf_of=other))
+    expect_error("NOT_FOUND", "ERR_INVITE_NOT_FOUND",
+                 lambda: mod.RevokeInvite(m.RevokeInviteRequest(guid=guid, uid=other), on_behalf_of=owner))
+
+
+def test_knock_approved(channel: Channel) -> None:
+    """Join requests through the generated stubs: refused while off, then a knock approved."""
+    run = uuid.uuid4().hex[:8]
+    owner, knocker = ("%s-%s" % (name, run) for name in ("owner", "knocker"))
+    guid = "door-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    mod.CreateUser(m.CreateUserRequest(uid=knocker, name="Knocker"))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Door", type=m.GROUP_TYPE_PRIVATE, owner=owner))
+    expect_error("NOT_FOUND", "ERR_GROUP_NOT_FOUND",
+                 lambda: mod.RequestToJoin(m.RequestToJoinRequest(guid=guid), on_behalf_of=knocker))
+    assert mod.UpdateGroup(m.UpdateGroupRequest(guid=guid, join_requests=True), on_behalf_of=owner).group.join_requests
+    knocked = mod.RequestToJoin(m.RequestToJoinRequest(guid=guid, message="please"), on_behalf_of=knocker)
+    assert m.ActionType.Name(knocked.action.action) == "ACTION_TYPE_JOIN_REQUESTED"
+    listed = mod.ListJoinRequests(m.ListJoinRequestsRequest(guid=guid), on_behalf_of=owner).join_requests
+    assert [(r.uid, r.message) for r in listed] == [(knocker, "please")]
+    approved = mod.ApproveJoinRequest(m.ApproveJoinRequestRequest(guid=guid, uid=knocker), on_behalf_of=owner)
+    assert m.ActionType.Name(approved.action.action) == "ACTION_TYPE_JOIN_REQUEST_APPROVED"
+    assert approved.group.members_count == 2
+    assert mod.GetGroup(m.GetGroupRequest(guid=guid), on_behalf_of=knocker).group.has_joined
+
+
+def test_report_is_private(channel: Channel) -> None:
+    """Reports through the generated stubs: a moderator lists and resolves one; the reported
+    member reads the group's log without it."""
+    run = uuid.uuid4().hex[:8]
+    owner, reporter, target = ("%s-%s" % (name, run) for name in ("owner", "reporter", "target"))
+    guid = "court-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    for uid in (reporter, target):
+        mod.CreateUser(m.CreateUserRequest(uid=uid, name=uid.title()))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Court", type=m.GROUP_TYPE_PUBLIC, owner=owner, members=[
+        MemberToAdd(uid=reporter), MemberToAdd(uid=target)]))
+    filed = mod.ReportMember(m.ReportMemberRequest(guid=guid, uid=target, category=m.REPORT_CATEGORY_HATE),
+                             on_behalf_of=reporter)
+    assert m.ActionType.Name(filed.action.action) == "ACTION_TYPE_REPORTED"
+    listed = mod.ListReports(m.ListReportsRequest(guid=guid, status=m.REPORT_STATUS_OPEN), on_behalf_of=owner)
+    assert [x.target for x in listed.reports] == [target] and dict(listed.counts) == {target: 1}
+    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.ListReports(
+        m.ListReportsRequest(guid=guid, status=m.REPORT_STATUS_OPEN), on_behalf_of=target))
+    resolved = mod.ResolveReport(m.ResolveReportRequest(guid=guid, report_id=filed.report.report_id,
+                                                        resolution=m.REPORT_RESOLUTION_ACTIONED), on_behalf_of=owner)
+    assert resolved.report.status == m.REPORT_STATUS_RESOLVED
+    seen = mod.ListGroupActions(m.ListGroupActionsRequest(guid=guid), on_behalf_of=target).actions
+    assert not [x for x in seen if m.ActionType.Name(x.action) in ("ACTION_TYPE_REPORTED", "ACTION_TYPE_REPORT_RESOLVED")]

@@ -52,7 +52,7 @@ void   moderation__v1__action__free_unpacked
   assert(message->base.descriptor == &moderation__v1__action__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor moderation__v1__action__field_descriptors[12] =
+static const ProtobufCFieldDescriptor moderation__v1__action__field_descriptors[13] =
 {
   {
     "seq",
@@ -198,6 +198,18 @@ static const ProtobufCFieldDescriptor moderation__v1__action__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "report_id",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__Action, report_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__action__field_indices_by_name[] = {
   1,   /* field[1] = action */
@@ -209,6 +221,7 @@ static const unsigned moderation__v1__action__field_indices_by_name[] = {
   6,   /* field[6] = new_scope */
   5,   /* field[5] = old_scope */
   7,   /* field[7] = reason */
+  12,   /* field[12] = report_id */
   11,   /* field[11] = request_id */
   0,   /* field[0] = seq */
   9,   /* field[9] = timestamp */
@@ -216,7 +229,7 @@ static const unsigned moderation__v1__action__field_indices_by_name[] = {
 static const ProtobufCIntRange moderation__v1__action__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 12 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
 {
@@ -226,14 +239,14 @@ const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
   "Moderation__V1__Action",
   "moderation.v1",
   sizeof(Moderation__V1__Action),
-  12,
+  13,
   moderation__v1__action__field_descriptors,
   moderation__v1__action__field_indices_by_name,
   1,  moderation__v1__action__number_ranges,
   (ProtobufCMessageInit) moderation__v1__action__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[17] =
+static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[27] =
 {
   { "ACTION_TYPE_UNSPECIFIED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED", 0 },
   { "ACTION_TYPE_CREATED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CREATED", 1 },
@@ -252,22 +265,42 @@ static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_numb
   { "ACTION_TYPE_FROZEN", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_FROZEN", 14 },
   { "ACTION_TYPE_UNFROZEN", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNFROZEN", 15 },
   { "ACTION_TYPE_USER_DELETED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED", 16 },
+  { "ACTION_TYPE_INVITED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITED", 17 },
+  { "ACTION_TYPE_INVITE_ACCEPTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_ACCEPTED", 18 },
+  { "ACTION_TYPE_INVITE_DECLINED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_DECLINED", 19 },
+  { "ACTION_TYPE_INVITE_REVOKED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED", 20 },
+  { "ACTION_TYPE_JOIN_REQUESTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUESTED", 21 },
+  { "ACTION_TYPE_JOIN_REQUEST_APPROVED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_APPROVED", 22 },
+  { "ACTION_TYPE_JOIN_REQUEST_REJECTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_REJECTED", 23 },
+  { "ACTION_TYPE_JOIN_REQUEST_CANCELLED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_CANCELLED", 24 },
+  { "ACTION_TYPE_REPORTED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORTED", 25 },
+  { "ACTION_TYPE_REPORT_RESOLVED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORT_RESOLVED", 26 },
 };
 static const ProtobufCIntRange moderation__v1__action_type__value_ranges[] = {
-{0, 0},{0, 17}
+{0, 0},{0, 27}
 };
-static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[17] =
+static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[27] =
 {
   { "ACTION_TYPE_ADDED", 6 },
   { "ACTION_TYPE_BANNED", 8 },
   { "ACTION_TYPE_CREATED", 1 },
   { "ACTION_TYPE_DELETED", 3 },
   { "ACTION_TYPE_FROZEN", 14 },
+  { "ACTION_TYPE_INVITED", 17 },
+  { "ACTION_TYPE_INVITE_ACCEPTED", 18 },
+  { "ACTION_TYPE_INVITE_DECLINED", 19 },
+  { "ACTION_TYPE_INVITE_REVOKED", 20 },
   { "ACTION_TYPE_JOINED", 4 },
+  { "ACTION_TYPE_JOIN_REQUESTED", 21 },
+  { "ACTION_TYPE_JOIN_REQUEST_APPROVED", 22 },
+  { "ACTION_TYPE_JOIN_REQUEST_CANCELLED", 24 },
+  { "ACTION_TYPE_JOIN_REQUEST_REJECTED", 23 },
   { "ACTION_TYPE_KICKED", 7 },
   { "ACTION_TYPE_LEFT", 5 },
   { "ACTION_TYPE_MUTED", 12 },
   { "ACTION_TYPE_OWNERSHIP_TRANSFERRED", 11 },
+  { "ACTION_TYPE_REPORTED", 25 },
+  { "ACTION_TYPE_REPORT_RESOLVED", 26 },
   { "ACTION_TYPE_SCOPE_CHANGED", 10 },
   { "ACTION_TYPE_UNBANNED", 9 },
   { "ACTION_TYPE_UNFROZEN", 15 },
@@ -283,9 +316,9 @@ const ProtobufCEnumDescriptor moderation__v1__action_type__descriptor =
   "ActionType",
   "Moderation__V1__ActionType",
   "moderation.v1",
-  17,
+  27,
   moderation__v1__action_type__enum_values_by_number,
-  17,
+  27,
   moderation__v1__action_type__enum_values_by_name,
   1,
   moderation__v1__action_type__value_ranges,

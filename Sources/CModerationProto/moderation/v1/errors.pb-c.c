@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[37] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[43] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -46,16 +46,24 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_GROUP_NOT_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FROZEN", 34 },
   { "ERR_GROUP_FROZEN", "MODERATION__V1__ERROR_CODE__ERR_GROUP_FROZEN", 35 },
   { "ERR_USER_OWNS_GROUPS", "MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS", 36 },
+  { "ERR_INVITE_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_INVITE_NOT_FOUND", 37 },
+  { "ERR_JOIN_REQUESTS_DISABLED", "MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUESTS_DISABLED", 38 },
+  { "ERR_ALREADY_REQUESTED", "MODERATION__V1__ERROR_CODE__ERR_ALREADY_REQUESTED", 39 },
+  { "ERR_JOIN_REQUEST_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUEST_NOT_FOUND", 40 },
+  { "ERR_ALREADY_REPORTED", "MODERATION__V1__ERROR_CODE__ERR_ALREADY_REPORTED", 41 },
+  { "ERR_REPORT_ALREADY_RESOLVED", "MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED", 42 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 37}
+{0, 0},{0, 43}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[37] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[43] =
 {
   { "ERR_ALREADY_BANNED", 11 },
   { "ERR_ALREADY_FROZEN", 33 },
   { "ERR_ALREADY_JOINED", 10 },
   { "ERR_ALREADY_MUTED", 30 },
+  { "ERR_ALREADY_REPORTED", 41 },
+  { "ERR_ALREADY_REQUESTED", 39 },
   { "ERR_BANNED_GROUPMEMBER", 12 },
   { "ERR_CANNOT_BAN_OWNER", 7 },
   { "ERR_CANNOT_CHANGE_OWNER_SCOPE", 9 },
@@ -72,11 +80,15 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_GUID_ALREADY_EXISTS", 19 },
   { "ERR_INTERNAL", 26 },
   { "ERR_INVALID_ARGUMENT", 21 },
+  { "ERR_INVITE_NOT_FOUND", 37 },
+  { "ERR_JOIN_REQUESTS_DISABLED", 38 },
+  { "ERR_JOIN_REQUEST_NOT_FOUND", 40 },
   { "ERR_MEMBER_MUTED", 32 },
   { "ERR_NOT_A_MEMBER", 4 },
   { "ERR_OWNER_CANNOT_LEAVE", 16 },
   { "ERR_PERMISSION_DENIED", 5 },
   { "ERR_RATE_LIMITED", 25 },
+  { "ERR_REPORT_ALREADY_RESOLVED", 42 },
   { "ERR_SAME_SCOPE", 17 },
   { "ERR_STORE_UNAVAILABLE", 28 },
   { "ERR_TOO_MANY_SUBSCRIPTIONS", 27 },
@@ -97,9 +109,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  37,
+  43,
   moderation__v1__error_code__enum_values_by_number,
-  37,
+  43,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

@@ -109,7 +109,7 @@ const ProtobufCMessageDescriptor moderation__v1__group__metadata_entry__descript
   (ProtobufCMessageInit) moderation__v1__group__metadata_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__group__field_descriptors[18] =
+static const ProtobufCFieldDescriptor moderation__v1__group__field_descriptors[19] =
 {
   {
     "guid",
@@ -327,6 +327,18 @@ static const ProtobufCFieldDescriptor moderation__v1__group__field_descriptors[1
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "join_requests",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__Group, join_requests),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__group__field_indices_by_name[] = {
   10,   /* field[10] = created_at */
@@ -337,6 +349,7 @@ static const unsigned moderation__v1__group__field_indices_by_name[] = {
   12,   /* field[12] = has_joined */
   2,   /* field[2] = icon */
   15,   /* field[15] = is_banned */
+  18,   /* field[18] = join_requests */
   14,   /* field[14] = joined_at */
   8,   /* field[8] = members_count */
   5,   /* field[5] = metadata */
@@ -351,7 +364,7 @@ static const unsigned moderation__v1__group__field_indices_by_name[] = {
 static const ProtobufCIntRange moderation__v1__group__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor moderation__v1__group__descriptor =
 {
@@ -361,7 +374,7 @@ const ProtobufCMessageDescriptor moderation__v1__group__descriptor =
   "Moderation__V1__Group",
   "moderation.v1",
   sizeof(Moderation__V1__Group),
-  18,
+  19,
   moderation__v1__group__field_descriptors,
   moderation__v1__group__field_indices_by_name,
   1,  moderation__v1__group__number_ranges,

@@ -187,6 +187,51 @@ void   moderation__v1__user_result__free_unpacked
   assert(message->base.descriptor == &moderation__v1__user_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__join_request__init
+                     (Moderation__V1__JoinRequest         *message)
+{
+  static const Moderation__V1__JoinRequest init_value = MODERATION__V1__JOIN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__join_request__get_packed_size
+                     (const Moderation__V1__JoinRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__join_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__join_request__pack
+                     (const Moderation__V1__JoinRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__join_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__join_request__pack_to_buffer
+                     (const Moderation__V1__JoinRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__join_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__JoinRequest *
+       moderation__v1__join_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__JoinRequest *)
+     protobuf_c_message_unpack (&moderation__v1__join_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__join_request__free_unpacked
+                     (Moderation__V1__JoinRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__join_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor moderation__v1__group_member__field_descriptors[7] =
 {
   {
@@ -584,6 +629,96 @@ const ProtobufCMessageDescriptor moderation__v1__user_result__descriptor =
   moderation__v1__user_result__field_indices_by_name,
   1,  moderation__v1__user_result__number_ranges,
   (ProtobufCMessageInit) moderation__v1__user_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__join_request__field_descriptors[5] =
+{
+  {
+    "uid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__JoinRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__JoinRequest, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "avatar",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__JoinRequest, avatar),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__JoinRequest, message),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "requested_at",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__JoinRequest, requested_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__join_request__field_indices_by_name[] = {
+  2,   /* field[2] = avatar */
+  3,   /* field[3] = message */
+  1,   /* field[1] = name */
+  4,   /* field[4] = requested_at */
+  0,   /* field[0] = uid */
+};
+static const ProtobufCIntRange moderation__v1__join_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor moderation__v1__join_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.JoinRequest",
+  "JoinRequest",
+  "Moderation__V1__JoinRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__JoinRequest),
+  5,
+  moderation__v1__join_request__field_descriptors,
+  moderation__v1__join_request__field_indices_by_name,
+  1,  moderation__v1__join_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__join_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue moderation__v1__scope__enum_values_by_number[4] =

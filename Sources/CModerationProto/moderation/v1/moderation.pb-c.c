@@ -2131,6 +2131,1278 @@ void   moderation__v1__get_member_state_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__get_member_state_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__invite_members_request__init
+                     (Moderation__V1__InviteMembersRequest         *message)
+{
+  static const Moderation__V1__InviteMembersRequest init_value = MODERATION__V1__INVITE_MEMBERS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__invite_members_request__get_packed_size
+                     (const Moderation__V1__InviteMembersRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__invite_members_request__pack
+                     (const Moderation__V1__InviteMembersRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__invite_members_request__pack_to_buffer
+                     (const Moderation__V1__InviteMembersRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__InviteMembersRequest *
+       moderation__v1__invite_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__InviteMembersRequest *)
+     protobuf_c_message_unpack (&moderation__v1__invite_members_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__invite_members_request__free_unpacked
+                     (Moderation__V1__InviteMembersRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__invite_members_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__invite_members_response__results_entry__init
+                     (Moderation__V1__InviteMembersResponse__ResultsEntry         *message)
+{
+  static const Moderation__V1__InviteMembersResponse__ResultsEntry init_value = MODERATION__V1__INVITE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT;
+  *message = init_value;
+}
+void   moderation__v1__invite_members_response__init
+                     (Moderation__V1__InviteMembersResponse         *message)
+{
+  static const Moderation__V1__InviteMembersResponse init_value = MODERATION__V1__INVITE_MEMBERS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__invite_members_response__get_packed_size
+                     (const Moderation__V1__InviteMembersResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__invite_members_response__pack
+                     (const Moderation__V1__InviteMembersResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__invite_members_response__pack_to_buffer
+                     (const Moderation__V1__InviteMembersResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__InviteMembersResponse *
+       moderation__v1__invite_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__InviteMembersResponse *)
+     protobuf_c_message_unpack (&moderation__v1__invite_members_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__invite_members_response__free_unpacked
+                     (Moderation__V1__InviteMembersResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__invite_members_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__accept_invite_request__init
+                     (Moderation__V1__AcceptInviteRequest         *message)
+{
+  static const Moderation__V1__AcceptInviteRequest init_value = MODERATION__V1__ACCEPT_INVITE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__accept_invite_request__get_packed_size
+                     (const Moderation__V1__AcceptInviteRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__accept_invite_request__pack
+                     (const Moderation__V1__AcceptInviteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__accept_invite_request__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AcceptInviteRequest *
+       moderation__v1__accept_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AcceptInviteRequest *)
+     protobuf_c_message_unpack (&moderation__v1__accept_invite_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__accept_invite_request__free_unpacked
+                     (Moderation__V1__AcceptInviteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__accept_invite_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__accept_invite_response__init
+                     (Moderation__V1__AcceptInviteResponse         *message)
+{
+  static const Moderation__V1__AcceptInviteResponse init_value = MODERATION__V1__ACCEPT_INVITE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__accept_invite_response__get_packed_size
+                     (const Moderation__V1__AcceptInviteResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__accept_invite_response__pack
+                     (const Moderation__V1__AcceptInviteResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__accept_invite_response__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AcceptInviteResponse *
+       moderation__v1__accept_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AcceptInviteResponse *)
+     protobuf_c_message_unpack (&moderation__v1__accept_invite_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__accept_invite_response__free_unpacked
+                     (Moderation__V1__AcceptInviteResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__accept_invite_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__decline_invite_request__init
+                     (Moderation__V1__DeclineInviteRequest         *message)
+{
+  static const Moderation__V1__DeclineInviteRequest init_value = MODERATION__V1__DECLINE_INVITE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__decline_invite_request__get_packed_size
+                     (const Moderation__V1__DeclineInviteRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__decline_invite_request__pack
+                     (const Moderation__V1__DeclineInviteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__decline_invite_request__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeclineInviteRequest *
+       moderation__v1__decline_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeclineInviteRequest *)
+     protobuf_c_message_unpack (&moderation__v1__decline_invite_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__decline_invite_request__free_unpacked
+                     (Moderation__V1__DeclineInviteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__decline_invite_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__decline_invite_response__init
+                     (Moderation__V1__DeclineInviteResponse         *message)
+{
+  static const Moderation__V1__DeclineInviteResponse init_value = MODERATION__V1__DECLINE_INVITE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__decline_invite_response__get_packed_size
+                     (const Moderation__V1__DeclineInviteResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__decline_invite_response__pack
+                     (const Moderation__V1__DeclineInviteResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__decline_invite_response__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeclineInviteResponse *
+       moderation__v1__decline_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeclineInviteResponse *)
+     protobuf_c_message_unpack (&moderation__v1__decline_invite_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__decline_invite_response__free_unpacked
+                     (Moderation__V1__DeclineInviteResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__decline_invite_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__revoke_invite_request__init
+                     (Moderation__V1__RevokeInviteRequest         *message)
+{
+  static const Moderation__V1__RevokeInviteRequest init_value = MODERATION__V1__REVOKE_INVITE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__revoke_invite_request__get_packed_size
+                     (const Moderation__V1__RevokeInviteRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__revoke_invite_request__pack
+                     (const Moderation__V1__RevokeInviteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__revoke_invite_request__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RevokeInviteRequest *
+       moderation__v1__revoke_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RevokeInviteRequest *)
+     protobuf_c_message_unpack (&moderation__v1__revoke_invite_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__revoke_invite_request__free_unpacked
+                     (Moderation__V1__RevokeInviteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__revoke_invite_response__init
+                     (Moderation__V1__RevokeInviteResponse         *message)
+{
+  static const Moderation__V1__RevokeInviteResponse init_value = MODERATION__V1__REVOKE_INVITE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__revoke_invite_response__get_packed_size
+                     (const Moderation__V1__RevokeInviteResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__revoke_invite_response__pack
+                     (const Moderation__V1__RevokeInviteResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__revoke_invite_response__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RevokeInviteResponse *
+       moderation__v1__revoke_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RevokeInviteResponse *)
+     protobuf_c_message_unpack (&moderation__v1__revoke_invite_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__revoke_invite_response__free_unpacked
+                     (Moderation__V1__RevokeInviteResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__revoke_invite_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_invites_request__init
+                     (Moderation__V1__ListInvitesRequest         *message)
+{
+  static const Moderation__V1__ListInvitesRequest init_value = MODERATION__V1__LIST_INVITES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_invites_request__get_packed_size
+                     (const Moderation__V1__ListInvitesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_invites_request__pack
+                     (const Moderation__V1__ListInvitesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListInvitesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListInvitesRequest *
+       moderation__v1__list_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListInvitesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_invites_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_invites_request__free_unpacked
+                     (Moderation__V1__ListInvitesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_invites_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_invites_response__init
+                     (Moderation__V1__ListInvitesResponse         *message)
+{
+  static const Moderation__V1__ListInvitesResponse init_value = MODERATION__V1__LIST_INVITES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_invites_response__get_packed_size
+                     (const Moderation__V1__ListInvitesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_invites_response__pack
+                     (const Moderation__V1__ListInvitesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListInvitesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListInvitesResponse *
+       moderation__v1__list_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListInvitesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_invites_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_invites_response__free_unpacked
+                     (Moderation__V1__ListInvitesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_invites_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_my_invites_request__init
+                     (Moderation__V1__ListMyInvitesRequest         *message)
+{
+  static const Moderation__V1__ListMyInvitesRequest init_value = MODERATION__V1__LIST_MY_INVITES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_my_invites_request__get_packed_size
+                     (const Moderation__V1__ListMyInvitesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_my_invites_request__pack
+                     (const Moderation__V1__ListMyInvitesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_my_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListMyInvitesRequest *
+       moderation__v1__list_my_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListMyInvitesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_my_invites_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_my_invites_request__free_unpacked
+                     (Moderation__V1__ListMyInvitesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_my_invites_response__init
+                     (Moderation__V1__ListMyInvitesResponse         *message)
+{
+  static const Moderation__V1__ListMyInvitesResponse init_value = MODERATION__V1__LIST_MY_INVITES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_my_invites_response__get_packed_size
+                     (const Moderation__V1__ListMyInvitesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_my_invites_response__pack
+                     (const Moderation__V1__ListMyInvitesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_my_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListMyInvitesResponse *
+       moderation__v1__list_my_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListMyInvitesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_my_invites_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_my_invites_response__free_unpacked
+                     (Moderation__V1__ListMyInvitesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_my_invites_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__request_to_join_request__init
+                     (Moderation__V1__RequestToJoinRequest         *message)
+{
+  static const Moderation__V1__RequestToJoinRequest init_value = MODERATION__V1__REQUEST_TO_JOIN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__request_to_join_request__get_packed_size
+                     (const Moderation__V1__RequestToJoinRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__request_to_join_request__pack
+                     (const Moderation__V1__RequestToJoinRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__request_to_join_request__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RequestToJoinRequest *
+       moderation__v1__request_to_join_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RequestToJoinRequest *)
+     protobuf_c_message_unpack (&moderation__v1__request_to_join_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__request_to_join_request__free_unpacked
+                     (Moderation__V1__RequestToJoinRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__request_to_join_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__request_to_join_response__init
+                     (Moderation__V1__RequestToJoinResponse         *message)
+{
+  static const Moderation__V1__RequestToJoinResponse init_value = MODERATION__V1__REQUEST_TO_JOIN_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__request_to_join_response__get_packed_size
+                     (const Moderation__V1__RequestToJoinResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__request_to_join_response__pack
+                     (const Moderation__V1__RequestToJoinResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__request_to_join_response__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RequestToJoinResponse *
+       moderation__v1__request_to_join_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RequestToJoinResponse *)
+     protobuf_c_message_unpack (&moderation__v1__request_to_join_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__request_to_join_response__free_unpacked
+                     (Moderation__V1__RequestToJoinResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__request_to_join_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__approve_join_request_request__init
+                     (Moderation__V1__ApproveJoinRequestRequest         *message)
+{
+  static const Moderation__V1__ApproveJoinRequestRequest init_value = MODERATION__V1__APPROVE_JOIN_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__approve_join_request_request__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__approve_join_request_request__pack
+                     (const Moderation__V1__ApproveJoinRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__approve_join_request_request__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ApproveJoinRequestRequest *
+       moderation__v1__approve_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ApproveJoinRequestRequest *)
+     protobuf_c_message_unpack (&moderation__v1__approve_join_request_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__approve_join_request_request__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__approve_join_request_response__init
+                     (Moderation__V1__ApproveJoinRequestResponse         *message)
+{
+  static const Moderation__V1__ApproveJoinRequestResponse init_value = MODERATION__V1__APPROVE_JOIN_REQUEST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__approve_join_request_response__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__approve_join_request_response__pack
+                     (const Moderation__V1__ApproveJoinRequestResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__approve_join_request_response__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ApproveJoinRequestResponse *
+       moderation__v1__approve_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ApproveJoinRequestResponse *)
+     protobuf_c_message_unpack (&moderation__v1__approve_join_request_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__approve_join_request_response__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__approve_join_request_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__reject_join_request_request__init
+                     (Moderation__V1__RejectJoinRequestRequest         *message)
+{
+  static const Moderation__V1__RejectJoinRequestRequest init_value = MODERATION__V1__REJECT_JOIN_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__reject_join_request_request__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__reject_join_request_request__pack
+                     (const Moderation__V1__RejectJoinRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__reject_join_request_request__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RejectJoinRequestRequest *
+       moderation__v1__reject_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RejectJoinRequestRequest *)
+     protobuf_c_message_unpack (&moderation__v1__reject_join_request_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__reject_join_request_request__free_unpacked
+                     (Moderation__V1__RejectJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__reject_join_request_response__init
+                     (Moderation__V1__RejectJoinRequestResponse         *message)
+{
+  static const Moderation__V1__RejectJoinRequestResponse init_value = MODERATION__V1__REJECT_JOIN_REQUEST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__reject_join_request_response__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__reject_join_request_response__pack
+                     (const Moderation__V1__RejectJoinRequestResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__reject_join_request_response__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__RejectJoinRequestResponse *
+       moderation__v1__reject_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__RejectJoinRequestResponse *)
+     protobuf_c_message_unpack (&moderation__v1__reject_join_request_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__reject_join_request_response__free_unpacked
+                     (Moderation__V1__RejectJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__reject_join_request_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__cancel_join_request_request__init
+                     (Moderation__V1__CancelJoinRequestRequest         *message)
+{
+  static const Moderation__V1__CancelJoinRequestRequest init_value = MODERATION__V1__CANCEL_JOIN_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__cancel_join_request_request__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__cancel_join_request_request__pack
+                     (const Moderation__V1__CancelJoinRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__cancel_join_request_request__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CancelJoinRequestRequest *
+       moderation__v1__cancel_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CancelJoinRequestRequest *)
+     protobuf_c_message_unpack (&moderation__v1__cancel_join_request_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__cancel_join_request_request__free_unpacked
+                     (Moderation__V1__CancelJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__cancel_join_request_response__init
+                     (Moderation__V1__CancelJoinRequestResponse         *message)
+{
+  static const Moderation__V1__CancelJoinRequestResponse init_value = MODERATION__V1__CANCEL_JOIN_REQUEST_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__cancel_join_request_response__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__cancel_join_request_response__pack
+                     (const Moderation__V1__CancelJoinRequestResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__cancel_join_request_response__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CancelJoinRequestResponse *
+       moderation__v1__cancel_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CancelJoinRequestResponse *)
+     protobuf_c_message_unpack (&moderation__v1__cancel_join_request_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__cancel_join_request_response__free_unpacked
+                     (Moderation__V1__CancelJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__cancel_join_request_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_join_requests_request__init
+                     (Moderation__V1__ListJoinRequestsRequest         *message)
+{
+  static const Moderation__V1__ListJoinRequestsRequest init_value = MODERATION__V1__LIST_JOIN_REQUESTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_join_requests_request__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_join_requests_request__pack
+                     (const Moderation__V1__ListJoinRequestsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_join_requests_request__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListJoinRequestsRequest *
+       moderation__v1__list_join_requests_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListJoinRequestsRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_join_requests_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_join_requests_request__free_unpacked
+                     (Moderation__V1__ListJoinRequestsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_join_requests_response__init
+                     (Moderation__V1__ListJoinRequestsResponse         *message)
+{
+  static const Moderation__V1__ListJoinRequestsResponse init_value = MODERATION__V1__LIST_JOIN_REQUESTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_join_requests_response__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_join_requests_response__pack
+                     (const Moderation__V1__ListJoinRequestsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_join_requests_response__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListJoinRequestsResponse *
+       moderation__v1__list_join_requests_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListJoinRequestsResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_join_requests_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_join_requests_response__free_unpacked
+                     (Moderation__V1__ListJoinRequestsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_join_requests_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__report_member_request__init
+                     (Moderation__V1__ReportMemberRequest         *message)
+{
+  static const Moderation__V1__ReportMemberRequest init_value = MODERATION__V1__REPORT_MEMBER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__report_member_request__get_packed_size
+                     (const Moderation__V1__ReportMemberRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__report_member_request__pack
+                     (const Moderation__V1__ReportMemberRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__report_member_request__pack_to_buffer
+                     (const Moderation__V1__ReportMemberRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ReportMemberRequest *
+       moderation__v1__report_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ReportMemberRequest *)
+     protobuf_c_message_unpack (&moderation__v1__report_member_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__report_member_request__free_unpacked
+                     (Moderation__V1__ReportMemberRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__report_member_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__report_member_response__init
+                     (Moderation__V1__ReportMemberResponse         *message)
+{
+  static const Moderation__V1__ReportMemberResponse init_value = MODERATION__V1__REPORT_MEMBER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__report_member_response__get_packed_size
+                     (const Moderation__V1__ReportMemberResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__report_member_response__pack
+                     (const Moderation__V1__ReportMemberResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__report_member_response__pack_to_buffer
+                     (const Moderation__V1__ReportMemberResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ReportMemberResponse *
+       moderation__v1__report_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ReportMemberResponse *)
+     protobuf_c_message_unpack (&moderation__v1__report_member_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__report_member_response__free_unpacked
+                     (Moderation__V1__ReportMemberResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__report_member_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_reports_request__init
+                     (Moderation__V1__ListReportsRequest         *message)
+{
+  static const Moderation__V1__ListReportsRequest init_value = MODERATION__V1__LIST_REPORTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_reports_request__get_packed_size
+                     (const Moderation__V1__ListReportsRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_reports_request__pack
+                     (const Moderation__V1__ListReportsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_reports_request__pack_to_buffer
+                     (const Moderation__V1__ListReportsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListReportsRequest *
+       moderation__v1__list_reports_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListReportsRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_reports_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_reports_request__free_unpacked
+                     (Moderation__V1__ListReportsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_reports_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_reports_response__counts_entry__init
+                     (Moderation__V1__ListReportsResponse__CountsEntry         *message)
+{
+  static const Moderation__V1__ListReportsResponse__CountsEntry init_value = MODERATION__V1__LIST_REPORTS_RESPONSE__COUNTS_ENTRY__INIT;
+  *message = init_value;
+}
+void   moderation__v1__list_reports_response__init
+                     (Moderation__V1__ListReportsResponse         *message)
+{
+  static const Moderation__V1__ListReportsResponse init_value = MODERATION__V1__LIST_REPORTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_reports_response__get_packed_size
+                     (const Moderation__V1__ListReportsResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_reports_response__pack
+                     (const Moderation__V1__ListReportsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_reports_response__pack_to_buffer
+                     (const Moderation__V1__ListReportsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListReportsResponse *
+       moderation__v1__list_reports_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListReportsResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_reports_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_reports_response__free_unpacked
+                     (Moderation__V1__ListReportsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_reports_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__resolve_report_request__init
+                     (Moderation__V1__ResolveReportRequest         *message)
+{
+  static const Moderation__V1__ResolveReportRequest init_value = MODERATION__V1__RESOLVE_REPORT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__resolve_report_request__get_packed_size
+                     (const Moderation__V1__ResolveReportRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__resolve_report_request__pack
+                     (const Moderation__V1__ResolveReportRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__resolve_report_request__pack_to_buffer
+                     (const Moderation__V1__ResolveReportRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ResolveReportRequest *
+       moderation__v1__resolve_report_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ResolveReportRequest *)
+     protobuf_c_message_unpack (&moderation__v1__resolve_report_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__resolve_report_request__free_unpacked
+                     (Moderation__V1__ResolveReportRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__resolve_report_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__resolve_report_response__init
+                     (Moderation__V1__ResolveReportResponse         *message)
+{
+  static const Moderation__V1__ResolveReportResponse init_value = MODERATION__V1__RESOLVE_REPORT_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__resolve_report_response__get_packed_size
+                     (const Moderation__V1__ResolveReportResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__resolve_report_response__pack
+                     (const Moderation__V1__ResolveReportResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__resolve_report_response__pack_to_buffer
+                     (const Moderation__V1__ResolveReportResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ResolveReportResponse *
+       moderation__v1__resolve_report_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ResolveReportResponse *)
+     protobuf_c_message_unpack (&moderation__v1__resolve_report_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__resolve_report_response__free_unpacked
+                     (Moderation__V1__ResolveReportResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__resolve_report_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message)
 {
@@ -4059,7 +5331,7 @@ const ProtobufCMessageDescriptor moderation__v1__update_group_request__metadata_
   (ProtobufCMessageInit) moderation__v1__update_group_request__metadata_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__update_group_request__field_descriptors[10] =
+static const ProtobufCFieldDescriptor moderation__v1__update_group_request__field_descriptors[11] =
 {
   {
     "guid",
@@ -4181,12 +5453,25 @@ static const ProtobufCFieldDescriptor moderation__v1__update_group_request__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "join_requests",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateGroupRequest, join_requests),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__update_group_request__field_indices_by_name[] = {
   3,   /* field[3] = description */
   0,   /* field[0] = guid */
   2,   /* field[2] = icon */
   9,   /* field[9] = if_version */
+  10,   /* field[10] = join_requests */
   6,   /* field[6] = metadata */
   1,   /* field[1] = name */
   5,   /* field[5] = password */
@@ -4197,7 +5482,7 @@ static const unsigned moderation__v1__update_group_request__field_indices_by_nam
 static const ProtobufCIntRange moderation__v1__update_group_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor moderation__v1__update_group_request__descriptor =
 {
@@ -4207,7 +5492,7 @@ const ProtobufCMessageDescriptor moderation__v1__update_group_request__descripto
   "Moderation__V1__UpdateGroupRequest",
   "moderation.v1",
   sizeof(Moderation__V1__UpdateGroupRequest),
-  10,
+  11,
   moderation__v1__update_group_request__field_descriptors,
   moderation__v1__update_group_request__field_indices_by_name,
   1,  moderation__v1__update_group_request__number_ranges,
@@ -6335,6 +7620,1562 @@ const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__desc
   (ProtobufCMessageInit) moderation__v1__get_member_state_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor moderation__v1__invite_members_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "members",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__InviteMembersRequest, n_members),
+    offsetof(Moderation__V1__InviteMembersRequest, members),
+    &moderation__v1__member_to_add__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_in_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersRequest, expires_in_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__invite_members_request__field_indices_by_name[] = {
+  2,   /* field[2] = expires_in_ms */
+  0,   /* field[0] = guid */
+  1,   /* field[1] = members */
+};
+static const ProtobufCIntRange moderation__v1__invite_members_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__invite_members_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.InviteMembersRequest",
+  "InviteMembersRequest",
+  "Moderation__V1__InviteMembersRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__InviteMembersRequest),
+  3,
+  moderation__v1__invite_members_request__field_descriptors,
+  moderation__v1__invite_members_request__field_indices_by_name,
+  1,  moderation__v1__invite_members_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__invite_members_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__invite_members_response__results_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersResponse__ResultsEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__InviteMembersResponse__ResultsEntry, value),
+    &moderation__v1__user_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__invite_members_response__results_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange moderation__v1__invite_members_response__results_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__invite_members_response__results_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.InviteMembersResponse.ResultsEntry",
+  "ResultsEntry",
+  "Moderation__V1__InviteMembersResponse__ResultsEntry",
+  "moderation.v1",
+  sizeof(Moderation__V1__InviteMembersResponse__ResultsEntry),
+  2,
+  moderation__v1__invite_members_response__results_entry__field_descriptors,
+  moderation__v1__invite_members_response__results_entry__field_indices_by_name,
+  1,  moderation__v1__invite_members_response__results_entry__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__invite_members_response__results_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__invite_members_response__field_descriptors[1] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__InviteMembersResponse, n_results),
+    offsetof(Moderation__V1__InviteMembersResponse, results),
+    &moderation__v1__invite_members_response__results_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__invite_members_response__field_indices_by_name[] = {
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__invite_members_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__invite_members_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.InviteMembersResponse",
+  "InviteMembersResponse",
+  "Moderation__V1__InviteMembersResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__InviteMembersResponse),
+  1,
+  moderation__v1__invite_members_response__field_descriptors,
+  moderation__v1__invite_members_response__field_indices_by_name,
+  1,  moderation__v1__invite_members_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__invite_members_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__accept_invite_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AcceptInviteRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__accept_invite_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__accept_invite_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__accept_invite_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AcceptInviteRequest",
+  "AcceptInviteRequest",
+  "Moderation__V1__AcceptInviteRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__AcceptInviteRequest),
+  1,
+  moderation__v1__accept_invite_request__field_descriptors,
+  moderation__v1__accept_invite_request__field_indices_by_name,
+  1,  moderation__v1__accept_invite_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__accept_invite_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__accept_invite_response__field_descriptors[2] =
+{
+  {
+    "group",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AcceptInviteResponse, group),
+    &moderation__v1__group__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AcceptInviteResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__accept_invite_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = group */
+};
+static const ProtobufCIntRange moderation__v1__accept_invite_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__accept_invite_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AcceptInviteResponse",
+  "AcceptInviteResponse",
+  "Moderation__V1__AcceptInviteResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__AcceptInviteResponse),
+  2,
+  moderation__v1__accept_invite_response__field_descriptors,
+  moderation__v1__accept_invite_response__field_indices_by_name,
+  1,  moderation__v1__accept_invite_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__accept_invite_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__decline_invite_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeclineInviteRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__decline_invite_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__decline_invite_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__decline_invite_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeclineInviteRequest",
+  "DeclineInviteRequest",
+  "Moderation__V1__DeclineInviteRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeclineInviteRequest),
+  1,
+  moderation__v1__decline_invite_request__field_descriptors,
+  moderation__v1__decline_invite_request__field_indices_by_name,
+  1,  moderation__v1__decline_invite_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__decline_invite_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__decline_invite_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeclineInviteResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__decline_invite_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__decline_invite_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__decline_invite_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeclineInviteResponse",
+  "DeclineInviteResponse",
+  "Moderation__V1__DeclineInviteResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeclineInviteResponse),
+  1,
+  moderation__v1__decline_invite_response__field_descriptors,
+  moderation__v1__decline_invite_response__field_indices_by_name,
+  1,  moderation__v1__decline_invite_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__decline_invite_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__revoke_invite_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RevokeInviteRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RevokeInviteRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__revoke_invite_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__revoke_invite_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__revoke_invite_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RevokeInviteRequest",
+  "RevokeInviteRequest",
+  "Moderation__V1__RevokeInviteRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__RevokeInviteRequest),
+  2,
+  moderation__v1__revoke_invite_request__field_descriptors,
+  moderation__v1__revoke_invite_request__field_indices_by_name,
+  1,  moderation__v1__revoke_invite_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__revoke_invite_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__revoke_invite_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RevokeInviteResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__revoke_invite_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__revoke_invite_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__revoke_invite_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RevokeInviteResponse",
+  "RevokeInviteResponse",
+  "Moderation__V1__RevokeInviteResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__RevokeInviteResponse),
+  1,
+  moderation__v1__revoke_invite_response__field_descriptors,
+  moderation__v1__revoke_invite_response__field_indices_by_name,
+  1,  moderation__v1__revoke_invite_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__revoke_invite_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_invites_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_invites_request__field_indices_by_name[] = {
+  2,   /* field[2] = cursor */
+  0,   /* field[0] = guid */
+  1,   /* field[1] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_invites_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_invites_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListInvitesRequest",
+  "ListInvitesRequest",
+  "Moderation__V1__ListInvitesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListInvitesRequest),
+  3,
+  moderation__v1__list_invites_request__field_descriptors,
+  moderation__v1__list_invites_request__field_indices_by_name,
+  1,  moderation__v1__list_invites_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_invites_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_invites_response__field_descriptors[2] =
+{
+  {
+    "invites",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListInvitesResponse, n_invites),
+    offsetof(Moderation__V1__ListInvitesResponse, invites),
+    &moderation__v1__invite__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListInvitesResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_invites_response__field_indices_by_name[] = {
+  0,   /* field[0] = invites */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_invites_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_invites_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListInvitesResponse",
+  "ListInvitesResponse",
+  "Moderation__V1__ListInvitesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListInvitesResponse),
+  2,
+  moderation__v1__list_invites_response__field_descriptors,
+  moderation__v1__list_invites_response__field_indices_by_name,
+  1,  moderation__v1__list_invites_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_invites_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_my_invites_request__field_descriptors[2] =
+{
+  {
+    "limit",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMyInvitesRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMyInvitesRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_my_invites_request__field_indices_by_name[] = {
+  1,   /* field[1] = cursor */
+  0,   /* field[0] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_my_invites_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_my_invites_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListMyInvitesRequest",
+  "ListMyInvitesRequest",
+  "Moderation__V1__ListMyInvitesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListMyInvitesRequest),
+  2,
+  moderation__v1__list_my_invites_request__field_descriptors,
+  moderation__v1__list_my_invites_request__field_indices_by_name,
+  1,  moderation__v1__list_my_invites_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_my_invites_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_my_invites_response__field_descriptors[2] =
+{
+  {
+    "invites",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListMyInvitesResponse, n_invites),
+    offsetof(Moderation__V1__ListMyInvitesResponse, invites),
+    &moderation__v1__invite__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListMyInvitesResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_my_invites_response__field_indices_by_name[] = {
+  0,   /* field[0] = invites */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_my_invites_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_my_invites_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListMyInvitesResponse",
+  "ListMyInvitesResponse",
+  "Moderation__V1__ListMyInvitesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListMyInvitesResponse),
+  2,
+  moderation__v1__list_my_invites_response__field_descriptors,
+  moderation__v1__list_my_invites_response__field_indices_by_name,
+  1,  moderation__v1__list_my_invites_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_my_invites_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__request_to_join_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RequestToJoinRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RequestToJoinRequest, message),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__request_to_join_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = message */
+};
+static const ProtobufCIntRange moderation__v1__request_to_join_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__request_to_join_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RequestToJoinRequest",
+  "RequestToJoinRequest",
+  "Moderation__V1__RequestToJoinRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__RequestToJoinRequest),
+  2,
+  moderation__v1__request_to_join_request__field_descriptors,
+  moderation__v1__request_to_join_request__field_indices_by_name,
+  1,  moderation__v1__request_to_join_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__request_to_join_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__request_to_join_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RequestToJoinResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__request_to_join_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__request_to_join_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__request_to_join_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RequestToJoinResponse",
+  "RequestToJoinResponse",
+  "Moderation__V1__RequestToJoinResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__RequestToJoinResponse),
+  1,
+  moderation__v1__request_to_join_response__field_descriptors,
+  moderation__v1__request_to_join_response__field_indices_by_name,
+  1,  moderation__v1__request_to_join_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__request_to_join_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__approve_join_request_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__approve_join_request_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__approve_join_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__approve_join_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ApproveJoinRequestRequest",
+  "ApproveJoinRequestRequest",
+  "Moderation__V1__ApproveJoinRequestRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ApproveJoinRequestRequest),
+  2,
+  moderation__v1__approve_join_request_request__field_descriptors,
+  moderation__v1__approve_join_request_request__field_indices_by_name,
+  1,  moderation__v1__approve_join_request_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__approve_join_request_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__approve_join_request_response__field_descriptors[2] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "group",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ApproveJoinRequestResponse, group),
+    &moderation__v1__group__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__approve_join_request_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+  1,   /* field[1] = group */
+};
+static const ProtobufCIntRange moderation__v1__approve_join_request_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__approve_join_request_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ApproveJoinRequestResponse",
+  "ApproveJoinRequestResponse",
+  "Moderation__V1__ApproveJoinRequestResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ApproveJoinRequestResponse),
+  2,
+  moderation__v1__approve_join_request_response__field_descriptors,
+  moderation__v1__approve_join_request_response__field_indices_by_name,
+  1,  moderation__v1__approve_join_request_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__approve_join_request_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__reject_join_request_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__reject_join_request_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  2,   /* field[2] = reason */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__reject_join_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__reject_join_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RejectJoinRequestRequest",
+  "RejectJoinRequestRequest",
+  "Moderation__V1__RejectJoinRequestRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__RejectJoinRequestRequest),
+  3,
+  moderation__v1__reject_join_request_request__field_descriptors,
+  moderation__v1__reject_join_request_request__field_indices_by_name,
+  1,  moderation__v1__reject_join_request_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__reject_join_request_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__reject_join_request_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__RejectJoinRequestResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__reject_join_request_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__reject_join_request_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__reject_join_request_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.RejectJoinRequestResponse",
+  "RejectJoinRequestResponse",
+  "Moderation__V1__RejectJoinRequestResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__RejectJoinRequestResponse),
+  1,
+  moderation__v1__reject_join_request_response__field_descriptors,
+  moderation__v1__reject_join_request_response__field_indices_by_name,
+  1,  moderation__v1__reject_join_request_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__reject_join_request_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__cancel_join_request_request__field_descriptors[1] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CancelJoinRequestRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__cancel_join_request_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+};
+static const ProtobufCIntRange moderation__v1__cancel_join_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CancelJoinRequestRequest",
+  "CancelJoinRequestRequest",
+  "Moderation__V1__CancelJoinRequestRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__CancelJoinRequestRequest),
+  1,
+  moderation__v1__cancel_join_request_request__field_descriptors,
+  moderation__v1__cancel_join_request_request__field_indices_by_name,
+  1,  moderation__v1__cancel_join_request_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__cancel_join_request_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__cancel_join_request_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CancelJoinRequestResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__cancel_join_request_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__cancel_join_request_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CancelJoinRequestResponse",
+  "CancelJoinRequestResponse",
+  "Moderation__V1__CancelJoinRequestResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__CancelJoinRequestResponse),
+  1,
+  moderation__v1__cancel_join_request_response__field_descriptors,
+  moderation__v1__cancel_join_request_response__field_indices_by_name,
+  1,  moderation__v1__cancel_join_request_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__cancel_join_request_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_join_requests_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_join_requests_request__field_indices_by_name[] = {
+  2,   /* field[2] = cursor */
+  0,   /* field[0] = guid */
+  1,   /* field[1] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_join_requests_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_join_requests_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListJoinRequestsRequest",
+  "ListJoinRequestsRequest",
+  "Moderation__V1__ListJoinRequestsRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListJoinRequestsRequest),
+  3,
+  moderation__v1__list_join_requests_request__field_descriptors,
+  moderation__v1__list_join_requests_request__field_indices_by_name,
+  1,  moderation__v1__list_join_requests_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_join_requests_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_join_requests_response__field_descriptors[2] =
+{
+  {
+    "join_requests",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListJoinRequestsResponse, n_join_requests),
+    offsetof(Moderation__V1__ListJoinRequestsResponse, join_requests),
+    &moderation__v1__join_request__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListJoinRequestsResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_join_requests_response__field_indices_by_name[] = {
+  0,   /* field[0] = join_requests */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_join_requests_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_join_requests_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListJoinRequestsResponse",
+  "ListJoinRequestsResponse",
+  "Moderation__V1__ListJoinRequestsResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListJoinRequestsResponse),
+  2,
+  moderation__v1__list_join_requests_response__field_descriptors,
+  moderation__v1__list_join_requests_response__field_indices_by_name,
+  1,  moderation__v1__list_join_requests_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_join_requests_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__report_member_request__field_descriptors[4] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "uid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "category",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, category),
+    &moderation__v1__report_category__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "text",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberRequest, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__report_member_request__field_indices_by_name[] = {
+  2,   /* field[2] = category */
+  0,   /* field[0] = guid */
+  3,   /* field[3] = text */
+  1,   /* field[1] = uid */
+};
+static const ProtobufCIntRange moderation__v1__report_member_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__report_member_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ReportMemberRequest",
+  "ReportMemberRequest",
+  "Moderation__V1__ReportMemberRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ReportMemberRequest),
+  4,
+  moderation__v1__report_member_request__field_descriptors,
+  moderation__v1__report_member_request__field_indices_by_name,
+  1,  moderation__v1__report_member_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__report_member_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__report_member_response__field_descriptors[2] =
+{
+  {
+    "report",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberResponse, report),
+    &moderation__v1__report__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReportMemberResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__report_member_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = report */
+};
+static const ProtobufCIntRange moderation__v1__report_member_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__report_member_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ReportMemberResponse",
+  "ReportMemberResponse",
+  "Moderation__V1__ReportMemberResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ReportMemberResponse),
+  2,
+  moderation__v1__report_member_response__field_descriptors,
+  moderation__v1__report_member_response__field_indices_by_name,
+  1,  moderation__v1__report_member_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__report_member_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_reports_request__field_descriptors[4] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, status),
+    &moderation__v1__report_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_reports_request__field_indices_by_name[] = {
+  3,   /* field[3] = cursor */
+  0,   /* field[0] = guid */
+  2,   /* field[2] = limit */
+  1,   /* field[1] = status */
+};
+static const ProtobufCIntRange moderation__v1__list_reports_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_reports_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListReportsRequest",
+  "ListReportsRequest",
+  "Moderation__V1__ListReportsRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListReportsRequest),
+  4,
+  moderation__v1__list_reports_request__field_descriptors,
+  moderation__v1__list_reports_request__field_indices_by_name,
+  1,  moderation__v1__list_reports_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_reports_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_reports_response__counts_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsResponse__CountsEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsResponse__CountsEntry, value),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_reports_response__counts_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange moderation__v1__list_reports_response__counts_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_reports_response__counts_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListReportsResponse.CountsEntry",
+  "CountsEntry",
+  "Moderation__V1__ListReportsResponse__CountsEntry",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListReportsResponse__CountsEntry),
+  2,
+  moderation__v1__list_reports_response__counts_entry__field_descriptors,
+  moderation__v1__list_reports_response__counts_entry__field_indices_by_name,
+  1,  moderation__v1__list_reports_response__counts_entry__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_reports_response__counts_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_reports_response__field_descriptors[3] =
+{
+  {
+    "reports",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListReportsResponse, n_reports),
+    offsetof(Moderation__V1__ListReportsResponse, reports),
+    &moderation__v1__report__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListReportsResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "counts",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListReportsResponse, n_counts),
+    offsetof(Moderation__V1__ListReportsResponse, counts),
+    &moderation__v1__list_reports_response__counts_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_reports_response__field_indices_by_name[] = {
+  2,   /* field[2] = counts */
+  1,   /* field[1] = next_cursor */
+  0,   /* field[0] = reports */
+};
+static const ProtobufCIntRange moderation__v1__list_reports_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_reports_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListReportsResponse",
+  "ListReportsResponse",
+  "Moderation__V1__ListReportsResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListReportsResponse),
+  3,
+  moderation__v1__list_reports_response__field_descriptors,
+  moderation__v1__list_reports_response__field_indices_by_name,
+  1,  moderation__v1__list_reports_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_reports_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__resolve_report_request__field_descriptors[4] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "report_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, report_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "resolution",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, resolution),
+    &moderation__v1__report_resolution__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "note",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportRequest, note),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__resolve_report_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  3,   /* field[3] = note */
+  1,   /* field[1] = report_id */
+  2,   /* field[2] = resolution */
+};
+static const ProtobufCIntRange moderation__v1__resolve_report_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__resolve_report_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ResolveReportRequest",
+  "ResolveReportRequest",
+  "Moderation__V1__ResolveReportRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ResolveReportRequest),
+  4,
+  moderation__v1__resolve_report_request__field_descriptors,
+  moderation__v1__resolve_report_request__field_indices_by_name,
+  1,  moderation__v1__resolve_report_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__resolve_report_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__resolve_report_response__field_descriptors[2] =
+{
+  {
+    "report",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportResponse, report),
+    &moderation__v1__report__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ResolveReportResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__resolve_report_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = report */
+};
+static const ProtobufCIntRange moderation__v1__resolve_report_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__resolve_report_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ResolveReportResponse",
+  "ResolveReportResponse",
+  "Moderation__V1__ResolveReportResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ResolveReportResponse),
+  2,
+  moderation__v1__resolve_report_response__field_descriptors,
+  moderation__v1__resolve_report_response__field_indices_by_name,
+  1,  moderation__v1__resolve_report_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__resolve_report_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor moderation__v1__mute_member_request__field_descriptors[5] =
 {
   {
@@ -7690,7 +10531,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[32] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[46] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -7715,6 +10556,20 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "BulkBanMembers", &moderation__v1__bulk_ban_members_request__descriptor, &moderation__v1__bulk_ban_members_response__descriptor },
   { "BulkUnbanMembers", &moderation__v1__bulk_unban_members_request__descriptor, &moderation__v1__bulk_unban_members_response__descriptor },
   { "GetMemberState", &moderation__v1__get_member_state_request__descriptor, &moderation__v1__get_member_state_response__descriptor },
+  { "InviteMembers", &moderation__v1__invite_members_request__descriptor, &moderation__v1__invite_members_response__descriptor },
+  { "AcceptInvite", &moderation__v1__accept_invite_request__descriptor, &moderation__v1__accept_invite_response__descriptor },
+  { "DeclineInvite", &moderation__v1__decline_invite_request__descriptor, &moderation__v1__decline_invite_response__descriptor },
+  { "RevokeInvite", &moderation__v1__revoke_invite_request__descriptor, &moderation__v1__revoke_invite_response__descriptor },
+  { "ListInvites", &moderation__v1__list_invites_request__descriptor, &moderation__v1__list_invites_response__descriptor },
+  { "ListMyInvites", &moderation__v1__list_my_invites_request__descriptor, &moderation__v1__list_my_invites_response__descriptor },
+  { "RequestToJoin", &moderation__v1__request_to_join_request__descriptor, &moderation__v1__request_to_join_response__descriptor },
+  { "ApproveJoinRequest", &moderation__v1__approve_join_request_request__descriptor, &moderation__v1__approve_join_request_response__descriptor },
+  { "RejectJoinRequest", &moderation__v1__reject_join_request_request__descriptor, &moderation__v1__reject_join_request_response__descriptor },
+  { "CancelJoinRequest", &moderation__v1__cancel_join_request_request__descriptor, &moderation__v1__cancel_join_request_response__descriptor },
+  { "ListJoinRequests", &moderation__v1__list_join_requests_request__descriptor, &moderation__v1__list_join_requests_response__descriptor },
+  { "ReportMember", &moderation__v1__report_member_request__descriptor, &moderation__v1__report_member_response__descriptor },
+  { "ListReports", &moderation__v1__list_reports_request__descriptor, &moderation__v1__list_reports_response__descriptor },
+  { "ResolveReport", &moderation__v1__resolve_report_request__descriptor, &moderation__v1__resolve_report_response__descriptor },
   { "MuteMember", &moderation__v1__mute_member_request__descriptor, &moderation__v1__mute_member_response__descriptor },
   { "UnmuteMember", &moderation__v1__unmute_member_request__descriptor, &moderation__v1__unmute_member_response__descriptor },
   { "BulkMuteMembers", &moderation__v1__bulk_mute_members_request__descriptor, &moderation__v1__bulk_mute_members_response__descriptor },
@@ -7726,36 +10581,50 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "Subscribe", &moderation__v1__subscribe_request__descriptor, &moderation__v1__subscribe_response__descriptor },
 };
 const unsigned moderation__v1__moderation__method_indices_by_name[] = {
+  24,        /* AcceptInvite */
   12,        /* AddMembers */
+  30,        /* ApproveJoinRequest */
   14,        /* BanMember */
   20,        /* BulkBanMembers */
   19,        /* BulkKickMembers */
-  25,        /* BulkMuteMembers */
+  39,        /* BulkMuteMembers */
   21,        /* BulkUnbanMembers */
-  26,        /* BulkUnmuteMembers */
+  40,        /* BulkUnmuteMembers */
+  32,        /* CancelJoinRequest */
   17,        /* ChangeMemberScope */
-  29,        /* CheckPost */
+  43,        /* CheckPost */
   4,        /* CreateGroup */
   0,        /* CreateUser */
+  25,        /* DeclineInvite */
   7,        /* DeleteGroup */
   3,        /* DeleteUser */
-  27,        /* FreezeGroup */
+  41,        /* FreezeGroup */
   5,        /* GetGroup */
   22,        /* GetMemberState */
   1,        /* GetUser */
+  23,        /* InviteMembers */
   9,        /* JoinGroup */
   13,        /* KickMember */
   10,        /* LeaveGroup */
   16,        /* ListBannedMembers */
-  30,        /* ListGroupActions */
+  44,        /* ListGroupActions */
   8,        /* ListGroups */
+  27,        /* ListInvites */
+  33,        /* ListJoinRequests */
   11,        /* ListMembers */
-  23,        /* MuteMember */
-  31,        /* Subscribe */
+  28,        /* ListMyInvites */
+  35,        /* ListReports */
+  37,        /* MuteMember */
+  31,        /* RejectJoinRequest */
+  34,        /* ReportMember */
+  29,        /* RequestToJoin */
+  36,        /* ResolveReport */
+  26,        /* RevokeInvite */
+  45,        /* Subscribe */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
-  28,        /* UnfreezeGroup */
-  24,        /* UnmuteMember */
+  42,        /* UnfreezeGroup */
+  38,        /* UnmuteMember */
   6,        /* UpdateGroup */
   2         /* UpdateUser */
 };
@@ -7766,7 +10635,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  32,
+  46,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -7954,13 +10823,125 @@ void moderation__v1__moderation__get_member_state(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__invite_members(ProtobufCService *service,
+                                                const Moderation__V1__InviteMembersRequest *input,
+                                                Moderation__V1__InviteMembersResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__accept_invite(ProtobufCService *service,
+                                               const Moderation__V1__AcceptInviteRequest *input,
+                                               Moderation__V1__AcceptInviteResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__decline_invite(ProtobufCService *service,
+                                                const Moderation__V1__DeclineInviteRequest *input,
+                                                Moderation__V1__DeclineInviteResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__revoke_invite(ProtobufCService *service,
+                                               const Moderation__V1__RevokeInviteRequest *input,
+                                               Moderation__V1__RevokeInviteResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_invites(ProtobufCService *service,
+                                              const Moderation__V1__ListInvitesRequest *input,
+                                              Moderation__V1__ListInvitesResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_my_invites(ProtobufCService *service,
+                                                 const Moderation__V1__ListMyInvitesRequest *input,
+                                                 Moderation__V1__ListMyInvitesResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__request_to_join(ProtobufCService *service,
+                                                 const Moderation__V1__RequestToJoinRequest *input,
+                                                 Moderation__V1__RequestToJoinResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__approve_join_request(ProtobufCService *service,
+                                                      const Moderation__V1__ApproveJoinRequestRequest *input,
+                                                      Moderation__V1__ApproveJoinRequestResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__reject_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__RejectJoinRequestRequest *input,
+                                                     Moderation__V1__RejectJoinRequestResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__cancel_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__CancelJoinRequestRequest *input,
+                                                     Moderation__V1__CancelJoinRequestResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_join_requests(ProtobufCService *service,
+                                                    const Moderation__V1__ListJoinRequestsRequest *input,
+                                                    Moderation__V1__ListJoinRequestsResponse_Closure closure,
+                                                    void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__report_member(ProtobufCService *service,
+                                               const Moderation__V1__ReportMemberRequest *input,
+                                               Moderation__V1__ReportMemberResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_reports(ProtobufCService *service,
+                                              const Moderation__V1__ListReportsRequest *input,
+                                              Moderation__V1__ListReportsResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__resolve_report(ProtobufCService *service,
+                                                const Moderation__V1__ResolveReportRequest *input,
+                                                Moderation__V1__ResolveReportResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
                                              void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                const Moderation__V1__UnmuteMemberRequest *input,
@@ -7968,7 +10949,7 @@ void moderation__v1__moderation__unmute_member(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    const Moderation__V1__BulkMuteMembersRequest *input,
@@ -7976,7 +10957,7 @@ void moderation__v1__moderation__bulk_mute_members(ProtobufCService *service,
                                                    void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      const Moderation__V1__BulkUnmuteMembersRequest *input,
@@ -7984,7 +10965,7 @@ void moderation__v1__moderation__bulk_unmute_members(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               const Moderation__V1__FreezeGroupRequest *input,
@@ -7992,7 +10973,7 @@ void moderation__v1__moderation__freeze_group(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 const Moderation__V1__UnfreezeGroupRequest *input,
@@ -8000,7 +10981,7 @@ void moderation__v1__moderation__unfreeze_group(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             const Moderation__V1__CheckPostRequest *input,
@@ -8008,7 +10989,7 @@ void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 43, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
@@ -8016,7 +10997,7 @@ void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -8024,7 +11005,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

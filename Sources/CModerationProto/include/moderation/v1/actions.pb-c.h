@@ -96,7 +96,53 @@ typedef enum _Moderation__V1__ActionType {
    * "userDeleted": a user banned from the group was deleted; the ban went with them. (Groups the
    * user was a member of record "left" with reason "userDeleted" instead.)
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED = 16
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_USER_DELETED = 16,
+  /*
+   * "invited": a user was invited (new_scope: the scope offered; expires_at: when the invite
+   * lapses). Inviting again refreshes the invite and records "invited" again.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITED = 17,
+  /*
+   * "inviteAccepted": the invitee accepted and became a member (new_scope).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_ACCEPTED = 18,
+  /*
+   * "inviteDeclined": the invitee declined the invite.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_DECLINED = 19,
+  /*
+   * "inviteRevoked": an admin or moderator withdrew the invite (old_scope: the scope offered).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_INVITE_REVOKED = 20,
+  /*
+   * "joinRequested": a non-member asked to join (the request's message is not in the action).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUESTED = 21,
+  /*
+   * "joinRequestApproved": an admin or moderator approved the request; the user is a
+   * participant now (new_scope).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_APPROVED = 22,
+  /*
+   * "joinRequestRejected": an admin or moderator rejected the request (reason).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_REJECTED = 23,
+  /*
+   * "joinRequestCancelled": the user withdrew the request.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_JOIN_REQUEST_CANCELLED = 24,
+  /*
+   * "reported": a member reported another (action_by: the reporter, action_on: the reported
+   * member, reason: the category, report_id). Private: delivered and listed only to the group's
+   * admins and moderators, the app and the reporter.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORTED = 25,
+  /*
+   * "reportResolved": an admin or moderator resolved a report (action_on: the reporter, to whom
+   * the outcome is addressed; reason: "dismissed" or "actioned"; report_id). Private, as
+   * "reported".
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORT_RESOLVED = 26
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -122,8 +168,9 @@ struct  Moderation__V1__Action
   Moderation__V1__User *action_by;
   /*
    * Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
-   * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted and
-   * userDeleted (the deleted user); the owner for created; absent for updated, deleted, frozen
+   * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
+   * userDeleted (the deleted user), the invite actions (the invitee) and the join request
+   * actions (the requester); the owner for created; absent for updated, deleted, frozen
    * and unfrozen.
    */
   Moderation__V1__User *action_on;
@@ -160,10 +207,14 @@ struct  Moderation__V1__Action
    * Request id of the call that caused the change, when it had one.
    */
   char *request_id;
+  /*
+   * The report a "reported" or "reportResolved" action is about; 0 for other actions.
+   */
+  uint64_t report_id;
 };
 #define MODERATION__V1__ACTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__action__descriptor) \
-    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 /* Moderation__V1__Action methods */

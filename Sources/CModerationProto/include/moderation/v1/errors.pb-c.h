@@ -175,7 +175,33 @@ typedef enum _Moderation__V1__ErrorCode {
    * FAILED_PRECONDITION: the user owns groups and cannot be deleted until ownership of each is
    * transferred; the message and details ("guids") name up to 10 of them.
    */
-  MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS = 36
+  MODERATION__V1__ERROR_CODE__ERR_USER_OWNS_GROUPS = 36,
+  /*
+   * NOT_FOUND: the user has no live invite to the group (never invited, or it expired, was
+   * accepted, declined or revoked).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_INVITE_NOT_FOUND = 37,
+  /*
+   * FAILED_PRECONDITION: the group does not take join requests (a private group answers
+   * ERR_GROUP_NOT_FOUND instead, so its existence never leaks).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUESTS_DISABLED = 38,
+  /*
+   * ALREADY_EXISTS: the user already has a pending request to join the group.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_ALREADY_REQUESTED = 39,
+  /*
+   * NOT_FOUND: the user has no pending request to join the group.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUEST_NOT_FOUND = 40,
+  /*
+   * ALREADY_EXISTS: the reporter already has an open report about that member.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_ALREADY_REPORTED = 41,
+  /*
+   * FAILED_PRECONDITION: the report is resolved already.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED = 42
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

@@ -139,10 +139,14 @@ struct  Moderation__V1__Group
    * empty in action snapshots).
    */
   char *frozen_reason;
+  /*
+   * True when non-members may ask to join (RequestToJoin); set by admins with UpdateGroup.
+   */
+  protobuf_c_boolean join_requests;
 };
 #define MODERATION__V1__GROUP__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__group__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, (char *)protobuf_c_empty_string, 0 }
 
 
 /* Moderation__V1__Group__MetadataEntry methods */

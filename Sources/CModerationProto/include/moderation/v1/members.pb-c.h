@@ -19,6 +19,7 @@ typedef struct Moderation__V1__GroupMember Moderation__V1__GroupMember;
 typedef struct Moderation__V1__BannedMember Moderation__V1__BannedMember;
 typedef struct Moderation__V1__MemberToAdd Moderation__V1__MemberToAdd;
 typedef struct Moderation__V1__UserResult Moderation__V1__UserResult;
+typedef struct Moderation__V1__JoinRequest Moderation__V1__JoinRequest;
 
 
 /* --- enums --- */
@@ -191,6 +192,38 @@ struct  Moderation__V1__UserResult
     , 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * A non-member's pending request to join a group ("knock").
+ */
+struct  Moderation__V1__JoinRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The requesting user's uid.
+   */
+  char *uid;
+  /*
+   * The requesting user's display name.
+   */
+  char *name;
+  /*
+   * The requesting user's avatar URL.
+   */
+  char *avatar;
+  /*
+   * What the user wrote with the request (≤ 255 characters).
+   */
+  char *message;
+  /*
+   * When the request was made, Unix milliseconds.
+   */
+  int64_t requested_at;
+};
+#define MODERATION__V1__JOIN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__join_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
 /* Moderation__V1__GroupMember methods */
 void   moderation__v1__group_member__init
                      (Moderation__V1__GroupMember         *message);
@@ -267,6 +300,25 @@ Moderation__V1__UserResult *
 void   moderation__v1__user_result__free_unpacked
                      (Moderation__V1__UserResult *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__JoinRequest methods */
+void   moderation__v1__join_request__init
+                     (Moderation__V1__JoinRequest         *message);
+size_t moderation__v1__join_request__get_packed_size
+                     (const Moderation__V1__JoinRequest   *message);
+size_t moderation__v1__join_request__pack
+                     (const Moderation__V1__JoinRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__join_request__pack_to_buffer
+                     (const Moderation__V1__JoinRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__JoinRequest *
+       moderation__v1__join_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__join_request__free_unpacked
+                     (Moderation__V1__JoinRequest *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Moderation__V1__GroupMember_Closure)
@@ -281,6 +333,9 @@ typedef void (*Moderation__V1__MemberToAdd_Closure)
 typedef void (*Moderation__V1__UserResult_Closure)
                  (const Moderation__V1__UserResult *message,
                   void *closure_data);
+typedef void (*Moderation__V1__JoinRequest_Closure)
+                 (const Moderation__V1__JoinRequest *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -292,6 +347,7 @@ extern const ProtobufCMessageDescriptor moderation__v1__group_member__descriptor
 extern const ProtobufCMessageDescriptor moderation__v1__banned_member__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__member_to_add__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__user_result__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__join_request__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -16,7 +16,9 @@ PROTOBUF_C__BEGIN_DECLS
 
 #include "moderation/v1/actions.pb-c.h"
 #include "moderation/v1/groups.pb-c.h"
+#include "moderation/v1/invites.pb-c.h"
 #include "moderation/v1/members.pb-c.h"
+#include "moderation/v1/reports.pb-c.h"
 #include "moderation/v1/users.pb-c.h"
 
 typedef struct Moderation__V1__CreateUserRequest Moderation__V1__CreateUserRequest;
@@ -74,6 +76,36 @@ typedef struct Moderation__V1__BulkUnbanMembersResponse Moderation__V1__BulkUnba
 typedef struct Moderation__V1__BulkUnbanMembersResponse__ResultsEntry Moderation__V1__BulkUnbanMembersResponse__ResultsEntry;
 typedef struct Moderation__V1__GetMemberStateRequest Moderation__V1__GetMemberStateRequest;
 typedef struct Moderation__V1__GetMemberStateResponse Moderation__V1__GetMemberStateResponse;
+typedef struct Moderation__V1__InviteMembersRequest Moderation__V1__InviteMembersRequest;
+typedef struct Moderation__V1__InviteMembersResponse Moderation__V1__InviteMembersResponse;
+typedef struct Moderation__V1__InviteMembersResponse__ResultsEntry Moderation__V1__InviteMembersResponse__ResultsEntry;
+typedef struct Moderation__V1__AcceptInviteRequest Moderation__V1__AcceptInviteRequest;
+typedef struct Moderation__V1__AcceptInviteResponse Moderation__V1__AcceptInviteResponse;
+typedef struct Moderation__V1__DeclineInviteRequest Moderation__V1__DeclineInviteRequest;
+typedef struct Moderation__V1__DeclineInviteResponse Moderation__V1__DeclineInviteResponse;
+typedef struct Moderation__V1__RevokeInviteRequest Moderation__V1__RevokeInviteRequest;
+typedef struct Moderation__V1__RevokeInviteResponse Moderation__V1__RevokeInviteResponse;
+typedef struct Moderation__V1__ListInvitesRequest Moderation__V1__ListInvitesRequest;
+typedef struct Moderation__V1__ListInvitesResponse Moderation__V1__ListInvitesResponse;
+typedef struct Moderation__V1__ListMyInvitesRequest Moderation__V1__ListMyInvitesRequest;
+typedef struct Moderation__V1__ListMyInvitesResponse Moderation__V1__ListMyInvitesResponse;
+typedef struct Moderation__V1__RequestToJoinRequest Moderation__V1__RequestToJoinRequest;
+typedef struct Moderation__V1__RequestToJoinResponse Moderation__V1__RequestToJoinResponse;
+typedef struct Moderation__V1__ApproveJoinRequestRequest Moderation__V1__ApproveJoinRequestRequest;
+typedef struct Moderation__V1__ApproveJoinRequestResponse Moderation__V1__ApproveJoinRequestResponse;
+typedef struct Moderation__V1__RejectJoinRequestRequest Moderation__V1__RejectJoinRequestRequest;
+typedef struct Moderation__V1__RejectJoinRequestResponse Moderation__V1__RejectJoinRequestResponse;
+typedef struct Moderation__V1__CancelJoinRequestRequest Moderation__V1__CancelJoinRequestRequest;
+typedef struct Moderation__V1__CancelJoinRequestResponse Moderation__V1__CancelJoinRequestResponse;
+typedef struct Moderation__V1__ListJoinRequestsRequest Moderation__V1__ListJoinRequestsRequest;
+typedef struct Moderation__V1__ListJoinRequestsResponse Moderation__V1__ListJoinRequestsResponse;
+typedef struct Moderation__V1__ReportMemberRequest Moderation__V1__ReportMemberRequest;
+typedef struct Moderation__V1__ReportMemberResponse Moderation__V1__ReportMemberResponse;
+typedef struct Moderation__V1__ListReportsRequest Moderation__V1__ListReportsRequest;
+typedef struct Moderation__V1__ListReportsResponse Moderation__V1__ListReportsResponse;
+typedef struct Moderation__V1__ListReportsResponse__CountsEntry Moderation__V1__ListReportsResponse__CountsEntry;
+typedef struct Moderation__V1__ResolveReportRequest Moderation__V1__ResolveReportRequest;
+typedef struct Moderation__V1__ResolveReportResponse Moderation__V1__ResolveReportResponse;
 typedef struct Moderation__V1__MuteMemberRequest Moderation__V1__MuteMemberRequest;
 typedef struct Moderation__V1__MuteMemberResponse Moderation__V1__MuteMemberResponse;
 typedef struct Moderation__V1__UnmuteMemberRequest Moderation__V1__UnmuteMemberRequest;
@@ -482,7 +514,7 @@ struct  Moderation__V1__UpdateGroupRequest
   char **tags;
   /*
    * Names of the fields to change ("name", "icon", "description", "type", "password",
-   * "metadata", "tags"). Empty: change every field given with a non-empty value.
+   * "metadata", "tags", "join_requests"). Empty: change every field given with a non-empty value.
    */
   size_t n_update_mask;
   char **update_mask;
@@ -491,10 +523,14 @@ struct  Moderation__V1__UpdateGroupRequest
    * (else ERR_VERSION_CONFLICT).
    */
   uint64_t if_version;
+  /*
+   * Whether non-members may ask to join (admins only), when listed in update_mask or given true.
+   */
+  protobuf_c_boolean join_requests;
 };
 #define MODERATION__V1__UPDATE_GROUP_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__update_group_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__GROUP_TYPE__GROUP_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0, 0 }
 
 
 /*
@@ -1285,6 +1321,607 @@ struct  Moderation__V1__GetMemberStateResponse
 #define MODERATION__V1__GET_MEMBER_STATE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__get_member_state_response__descriptor) \
     , 0, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, 0, NULL, 0, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of InviteMembers.
+ */
+struct  Moderation__V1__InviteMembersRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Users to invite (1–100, no duplicates), each with the scope they get on accepting: the
+   * scopes the acting user may grant, as for AddMembers.
+   */
+  size_t n_members;
+  Moderation__V1__MemberToAdd **members;
+  /*
+   * How long the invites stay live, in milliseconds: 0 means 7 days; at most 30 days.
+   */
+  int64_t expires_in_ms;
+};
+#define MODERATION__V1__INVITE_MEMBERS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__invite_members_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0 }
+
+
+struct  Moderation__V1__InviteMembersResponse__ResultsEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  Moderation__V1__UserResult *value;
+};
+#define MODERATION__V1__INVITE_MEMBERS_RESPONSE__RESULTS_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__invite_members_response__results_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * Response of InviteMembers.
+ */
+struct  Moderation__V1__InviteMembersResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Outcome per uid: ERR_UID_NOT_FOUND, ERR_ALREADY_JOINED, ERR_BANNED_GROUPMEMBER (inviting
+   * never unbans) or ERR_PERMISSION_DENIED (a scope the acting user may not grant).
+   */
+  size_t n_results;
+  Moderation__V1__InviteMembersResponse__ResultsEntry **results;
+};
+#define MODERATION__V1__INVITE_MEMBERS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__invite_members_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Request of AcceptInvite.
+ */
+struct  Moderation__V1__AcceptInviteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose invite the acting user accepts.
+   */
+  char *guid;
+};
+#define MODERATION__V1__ACCEPT_INVITE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__accept_invite_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of AcceptInvite.
+ */
+struct  Moderation__V1__AcceptInviteResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The group after joining, as the new member sees it.
+   */
+  Moderation__V1__Group *group;
+  /*
+   * The "inviteAccepted" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__ACCEPT_INVITE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__accept_invite_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of DeclineInvite.
+ */
+struct  Moderation__V1__DeclineInviteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose invite the acting user declines.
+   */
+  char *guid;
+};
+#define MODERATION__V1__DECLINE_INVITE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__decline_invite_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of DeclineInvite.
+ */
+struct  Moderation__V1__DeclineInviteResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "inviteDeclined" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__DECLINE_INVITE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__decline_invite_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of RevokeInvite.
+ */
+struct  Moderation__V1__RevokeInviteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the invited user.
+   */
+  char *uid;
+};
+#define MODERATION__V1__REVOKE_INVITE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__revoke_invite_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of RevokeInvite.
+ */
+struct  Moderation__V1__RevokeInviteResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "inviteRevoked" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REVOKE_INVITE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__revoke_invite_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ListInvites.
+ */
+struct  Moderation__V1__ListInvitesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_INVITES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_invites_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListInvites.
+ */
+struct  Moderation__V1__ListInvitesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page of live invites, sorted by (invited_at descending, uid).
+   */
+  size_t n_invites;
+  Moderation__V1__Invite **invites;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_INVITES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_invites_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of ListMyInvites.
+ */
+struct  Moderation__V1__ListMyInvitesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_MY_INVITES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_my_invites_request__descriptor) \
+    , 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListMyInvites.
+ */
+struct  Moderation__V1__ListMyInvitesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The acting user's live invites, sorted by (invited_at descending, guid), each with its
+   * group as the invitee sees it (private groups included).
+   */
+  size_t n_invites;
+  Moderation__V1__Invite **invites;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_MY_INVITES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_my_invites_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of RequestToJoin.
+ */
+struct  Moderation__V1__RequestToJoinRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * A message to the group's admins and moderators (≤ 255 characters).
+   */
+  char *message;
+};
+#define MODERATION__V1__REQUEST_TO_JOIN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__request_to_join_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of RequestToJoin.
+ */
+struct  Moderation__V1__RequestToJoinResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequested" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REQUEST_TO_JOIN_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__request_to_join_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ApproveJoinRequest.
+ */
+struct  Moderation__V1__ApproveJoinRequestRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the requesting user.
+   */
+  char *uid;
+};
+#define MODERATION__V1__APPROVE_JOIN_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__approve_join_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ApproveJoinRequest.
+ */
+struct  Moderation__V1__ApproveJoinRequestResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequestApproved" action recorded (the user is now a participant).
+   */
+  Moderation__V1__Action *action;
+  /*
+   * The group after the change, as the acting user sees it.
+   */
+  Moderation__V1__Group *group;
+};
+#define MODERATION__V1__APPROVE_JOIN_REQUEST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__approve_join_request_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of RejectJoinRequest.
+ */
+struct  Moderation__V1__RejectJoinRequestRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the requesting user.
+   */
+  char *uid;
+  /*
+   * Reason (≤ 512 characters), carried by the "joinRequestRejected" action.
+   */
+  char *reason;
+};
+#define MODERATION__V1__REJECT_JOIN_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__reject_join_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of RejectJoinRequest.
+ */
+struct  Moderation__V1__RejectJoinRequestResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequestRejected" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REJECT_JOIN_REQUEST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__reject_join_request_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of CancelJoinRequest.
+ */
+struct  Moderation__V1__CancelJoinRequestRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose request the acting user withdraws.
+   */
+  char *guid;
+};
+#define MODERATION__V1__CANCEL_JOIN_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__cancel_join_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of CancelJoinRequest.
+ */
+struct  Moderation__V1__CancelJoinRequestResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "joinRequestCancelled" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__CANCEL_JOIN_REQUEST_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__cancel_join_request_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ListJoinRequests.
+ */
+struct  Moderation__V1__ListJoinRequestsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_JOIN_REQUESTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_join_requests_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListJoinRequests.
+ */
+struct  Moderation__V1__ListJoinRequestsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page of pending requests, sorted by (requested_at, uid).
+   */
+  size_t n_join_requests;
+  Moderation__V1__JoinRequest **join_requests;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_JOIN_REQUESTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_join_requests_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of ReportMember.
+ */
+struct  Moderation__V1__ReportMemberRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * UID of the member reported.
+   */
+  char *uid;
+  /*
+   * What it is about (required).
+   */
+  Moderation__V1__ReportCategory category;
+  /*
+   * The reporter's words (≤ 1000 characters).
+   */
+  char *text;
+};
+#define MODERATION__V1__REPORT_MEMBER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__report_member_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__REPORT_CATEGORY__REPORT_CATEGORY_UNSPECIFIED, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ReportMember.
+ */
+struct  Moderation__V1__ReportMemberResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The report filed.
+   */
+  Moderation__V1__Report *report;
+  /*
+   * The "reported" action recorded (private: see docs/SERVICE.md).
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__REPORT_MEMBER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__report_member_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of ListReports.
+ */
+struct  Moderation__V1__ListReportsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * Open or resolved reports (required).
+   */
+  Moderation__V1__ReportStatus status;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+};
+#define MODERATION__V1__LIST_REPORTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_reports_request__descriptor) \
+    , (char *)protobuf_c_empty_string, MODERATION__V1__REPORT_STATUS__REPORT_STATUS_UNSPECIFIED, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Moderation__V1__ListReportsResponse__CountsEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  uint32_t value;
+};
+#define MODERATION__V1__LIST_REPORTS_RESPONSE__COUNTS_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_reports_response__counts_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Response of ListReports.
+ */
+struct  Moderation__V1__ListReportsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page, oldest first.
+   */
+  size_t n_reports;
+  Moderation__V1__Report **reports;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+  /*
+   * How many reports of the status asked for the group has about each target uid (all of
+   * them, not only this page's).
+   */
+  size_t n_counts;
+  Moderation__V1__ListReportsResponse__CountsEntry **counts;
+};
+#define MODERATION__V1__LIST_REPORTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_reports_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * Request of ResolveReport.
+ */
+struct  Moderation__V1__ResolveReportRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group.
+   */
+  char *guid;
+  /*
+   * The report's id.
+   */
+  uint64_t report_id;
+  /*
+   * Dismissed or actioned (required).
+   */
+  Moderation__V1__ReportResolution resolution;
+  /*
+   * A note (≤ 512 characters), kept with the report.
+   */
+  char *note;
+};
+#define MODERATION__V1__RESOLVE_REPORT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__resolve_report_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, MODERATION__V1__REPORT_RESOLUTION__REPORT_RESOLUTION_UNSPECIFIED, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ResolveReport.
+ */
+struct  Moderation__V1__ResolveReportResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The report after resolving it.
+   */
+  Moderation__V1__Report *report;
+  /*
+   * The "reportResolved" action recorded (private: see docs/SERVICE.md).
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__RESOLVE_REPORT_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__resolve_report_response__descriptor) \
+    , NULL, NULL }
 
 
 /*
@@ -2716,6 +3353,544 @@ Moderation__V1__GetMemberStateResponse *
 void   moderation__v1__get_member_state_response__free_unpacked
                      (Moderation__V1__GetMemberStateResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__InviteMembersRequest methods */
+void   moderation__v1__invite_members_request__init
+                     (Moderation__V1__InviteMembersRequest         *message);
+size_t moderation__v1__invite_members_request__get_packed_size
+                     (const Moderation__V1__InviteMembersRequest   *message);
+size_t moderation__v1__invite_members_request__pack
+                     (const Moderation__V1__InviteMembersRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__invite_members_request__pack_to_buffer
+                     (const Moderation__V1__InviteMembersRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__InviteMembersRequest *
+       moderation__v1__invite_members_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__invite_members_request__free_unpacked
+                     (Moderation__V1__InviteMembersRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__InviteMembersResponse__ResultsEntry methods */
+void   moderation__v1__invite_members_response__results_entry__init
+                     (Moderation__V1__InviteMembersResponse__ResultsEntry         *message);
+/* Moderation__V1__InviteMembersResponse methods */
+void   moderation__v1__invite_members_response__init
+                     (Moderation__V1__InviteMembersResponse         *message);
+size_t moderation__v1__invite_members_response__get_packed_size
+                     (const Moderation__V1__InviteMembersResponse   *message);
+size_t moderation__v1__invite_members_response__pack
+                     (const Moderation__V1__InviteMembersResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__invite_members_response__pack_to_buffer
+                     (const Moderation__V1__InviteMembersResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__InviteMembersResponse *
+       moderation__v1__invite_members_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__invite_members_response__free_unpacked
+                     (Moderation__V1__InviteMembersResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__AcceptInviteRequest methods */
+void   moderation__v1__accept_invite_request__init
+                     (Moderation__V1__AcceptInviteRequest         *message);
+size_t moderation__v1__accept_invite_request__get_packed_size
+                     (const Moderation__V1__AcceptInviteRequest   *message);
+size_t moderation__v1__accept_invite_request__pack
+                     (const Moderation__V1__AcceptInviteRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__accept_invite_request__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AcceptInviteRequest *
+       moderation__v1__accept_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__accept_invite_request__free_unpacked
+                     (Moderation__V1__AcceptInviteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__AcceptInviteResponse methods */
+void   moderation__v1__accept_invite_response__init
+                     (Moderation__V1__AcceptInviteResponse         *message);
+size_t moderation__v1__accept_invite_response__get_packed_size
+                     (const Moderation__V1__AcceptInviteResponse   *message);
+size_t moderation__v1__accept_invite_response__pack
+                     (const Moderation__V1__AcceptInviteResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__accept_invite_response__pack_to_buffer
+                     (const Moderation__V1__AcceptInviteResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AcceptInviteResponse *
+       moderation__v1__accept_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__accept_invite_response__free_unpacked
+                     (Moderation__V1__AcceptInviteResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeclineInviteRequest methods */
+void   moderation__v1__decline_invite_request__init
+                     (Moderation__V1__DeclineInviteRequest         *message);
+size_t moderation__v1__decline_invite_request__get_packed_size
+                     (const Moderation__V1__DeclineInviteRequest   *message);
+size_t moderation__v1__decline_invite_request__pack
+                     (const Moderation__V1__DeclineInviteRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__decline_invite_request__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeclineInviteRequest *
+       moderation__v1__decline_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__decline_invite_request__free_unpacked
+                     (Moderation__V1__DeclineInviteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeclineInviteResponse methods */
+void   moderation__v1__decline_invite_response__init
+                     (Moderation__V1__DeclineInviteResponse         *message);
+size_t moderation__v1__decline_invite_response__get_packed_size
+                     (const Moderation__V1__DeclineInviteResponse   *message);
+size_t moderation__v1__decline_invite_response__pack
+                     (const Moderation__V1__DeclineInviteResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__decline_invite_response__pack_to_buffer
+                     (const Moderation__V1__DeclineInviteResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeclineInviteResponse *
+       moderation__v1__decline_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__decline_invite_response__free_unpacked
+                     (Moderation__V1__DeclineInviteResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RevokeInviteRequest methods */
+void   moderation__v1__revoke_invite_request__init
+                     (Moderation__V1__RevokeInviteRequest         *message);
+size_t moderation__v1__revoke_invite_request__get_packed_size
+                     (const Moderation__V1__RevokeInviteRequest   *message);
+size_t moderation__v1__revoke_invite_request__pack
+                     (const Moderation__V1__RevokeInviteRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__revoke_invite_request__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RevokeInviteRequest *
+       moderation__v1__revoke_invite_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__revoke_invite_request__free_unpacked
+                     (Moderation__V1__RevokeInviteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RevokeInviteResponse methods */
+void   moderation__v1__revoke_invite_response__init
+                     (Moderation__V1__RevokeInviteResponse         *message);
+size_t moderation__v1__revoke_invite_response__get_packed_size
+                     (const Moderation__V1__RevokeInviteResponse   *message);
+size_t moderation__v1__revoke_invite_response__pack
+                     (const Moderation__V1__RevokeInviteResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__revoke_invite_response__pack_to_buffer
+                     (const Moderation__V1__RevokeInviteResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RevokeInviteResponse *
+       moderation__v1__revoke_invite_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__revoke_invite_response__free_unpacked
+                     (Moderation__V1__RevokeInviteResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListInvitesRequest methods */
+void   moderation__v1__list_invites_request__init
+                     (Moderation__V1__ListInvitesRequest         *message);
+size_t moderation__v1__list_invites_request__get_packed_size
+                     (const Moderation__V1__ListInvitesRequest   *message);
+size_t moderation__v1__list_invites_request__pack
+                     (const Moderation__V1__ListInvitesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListInvitesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListInvitesRequest *
+       moderation__v1__list_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_invites_request__free_unpacked
+                     (Moderation__V1__ListInvitesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListInvitesResponse methods */
+void   moderation__v1__list_invites_response__init
+                     (Moderation__V1__ListInvitesResponse         *message);
+size_t moderation__v1__list_invites_response__get_packed_size
+                     (const Moderation__V1__ListInvitesResponse   *message);
+size_t moderation__v1__list_invites_response__pack
+                     (const Moderation__V1__ListInvitesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListInvitesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListInvitesResponse *
+       moderation__v1__list_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_invites_response__free_unpacked
+                     (Moderation__V1__ListInvitesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListMyInvitesRequest methods */
+void   moderation__v1__list_my_invites_request__init
+                     (Moderation__V1__ListMyInvitesRequest         *message);
+size_t moderation__v1__list_my_invites_request__get_packed_size
+                     (const Moderation__V1__ListMyInvitesRequest   *message);
+size_t moderation__v1__list_my_invites_request__pack
+                     (const Moderation__V1__ListMyInvitesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_my_invites_request__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListMyInvitesRequest *
+       moderation__v1__list_my_invites_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_my_invites_request__free_unpacked
+                     (Moderation__V1__ListMyInvitesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListMyInvitesResponse methods */
+void   moderation__v1__list_my_invites_response__init
+                     (Moderation__V1__ListMyInvitesResponse         *message);
+size_t moderation__v1__list_my_invites_response__get_packed_size
+                     (const Moderation__V1__ListMyInvitesResponse   *message);
+size_t moderation__v1__list_my_invites_response__pack
+                     (const Moderation__V1__ListMyInvitesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_my_invites_response__pack_to_buffer
+                     (const Moderation__V1__ListMyInvitesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListMyInvitesResponse *
+       moderation__v1__list_my_invites_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_my_invites_response__free_unpacked
+                     (Moderation__V1__ListMyInvitesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RequestToJoinRequest methods */
+void   moderation__v1__request_to_join_request__init
+                     (Moderation__V1__RequestToJoinRequest         *message);
+size_t moderation__v1__request_to_join_request__get_packed_size
+                     (const Moderation__V1__RequestToJoinRequest   *message);
+size_t moderation__v1__request_to_join_request__pack
+                     (const Moderation__V1__RequestToJoinRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__request_to_join_request__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RequestToJoinRequest *
+       moderation__v1__request_to_join_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__request_to_join_request__free_unpacked
+                     (Moderation__V1__RequestToJoinRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RequestToJoinResponse methods */
+void   moderation__v1__request_to_join_response__init
+                     (Moderation__V1__RequestToJoinResponse         *message);
+size_t moderation__v1__request_to_join_response__get_packed_size
+                     (const Moderation__V1__RequestToJoinResponse   *message);
+size_t moderation__v1__request_to_join_response__pack
+                     (const Moderation__V1__RequestToJoinResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__request_to_join_response__pack_to_buffer
+                     (const Moderation__V1__RequestToJoinResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RequestToJoinResponse *
+       moderation__v1__request_to_join_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__request_to_join_response__free_unpacked
+                     (Moderation__V1__RequestToJoinResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ApproveJoinRequestRequest methods */
+void   moderation__v1__approve_join_request_request__init
+                     (Moderation__V1__ApproveJoinRequestRequest         *message);
+size_t moderation__v1__approve_join_request_request__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestRequest   *message);
+size_t moderation__v1__approve_join_request_request__pack
+                     (const Moderation__V1__ApproveJoinRequestRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__approve_join_request_request__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ApproveJoinRequestRequest *
+       moderation__v1__approve_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__approve_join_request_request__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ApproveJoinRequestResponse methods */
+void   moderation__v1__approve_join_request_response__init
+                     (Moderation__V1__ApproveJoinRequestResponse         *message);
+size_t moderation__v1__approve_join_request_response__get_packed_size
+                     (const Moderation__V1__ApproveJoinRequestResponse   *message);
+size_t moderation__v1__approve_join_request_response__pack
+                     (const Moderation__V1__ApproveJoinRequestResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__approve_join_request_response__pack_to_buffer
+                     (const Moderation__V1__ApproveJoinRequestResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ApproveJoinRequestResponse *
+       moderation__v1__approve_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__approve_join_request_response__free_unpacked
+                     (Moderation__V1__ApproveJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RejectJoinRequestRequest methods */
+void   moderation__v1__reject_join_request_request__init
+                     (Moderation__V1__RejectJoinRequestRequest         *message);
+size_t moderation__v1__reject_join_request_request__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestRequest   *message);
+size_t moderation__v1__reject_join_request_request__pack
+                     (const Moderation__V1__RejectJoinRequestRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__reject_join_request_request__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RejectJoinRequestRequest *
+       moderation__v1__reject_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__reject_join_request_request__free_unpacked
+                     (Moderation__V1__RejectJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__RejectJoinRequestResponse methods */
+void   moderation__v1__reject_join_request_response__init
+                     (Moderation__V1__RejectJoinRequestResponse         *message);
+size_t moderation__v1__reject_join_request_response__get_packed_size
+                     (const Moderation__V1__RejectJoinRequestResponse   *message);
+size_t moderation__v1__reject_join_request_response__pack
+                     (const Moderation__V1__RejectJoinRequestResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__reject_join_request_response__pack_to_buffer
+                     (const Moderation__V1__RejectJoinRequestResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__RejectJoinRequestResponse *
+       moderation__v1__reject_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__reject_join_request_response__free_unpacked
+                     (Moderation__V1__RejectJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CancelJoinRequestRequest methods */
+void   moderation__v1__cancel_join_request_request__init
+                     (Moderation__V1__CancelJoinRequestRequest         *message);
+size_t moderation__v1__cancel_join_request_request__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestRequest   *message);
+size_t moderation__v1__cancel_join_request_request__pack
+                     (const Moderation__V1__CancelJoinRequestRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__cancel_join_request_request__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CancelJoinRequestRequest *
+       moderation__v1__cancel_join_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__cancel_join_request_request__free_unpacked
+                     (Moderation__V1__CancelJoinRequestRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CancelJoinRequestResponse methods */
+void   moderation__v1__cancel_join_request_response__init
+                     (Moderation__V1__CancelJoinRequestResponse         *message);
+size_t moderation__v1__cancel_join_request_response__get_packed_size
+                     (const Moderation__V1__CancelJoinRequestResponse   *message);
+size_t moderation__v1__cancel_join_request_response__pack
+                     (const Moderation__V1__CancelJoinRequestResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__cancel_join_request_response__pack_to_buffer
+                     (const Moderation__V1__CancelJoinRequestResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CancelJoinRequestResponse *
+       moderation__v1__cancel_join_request_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__cancel_join_request_response__free_unpacked
+                     (Moderation__V1__CancelJoinRequestResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListJoinRequestsRequest methods */
+void   moderation__v1__list_join_requests_request__init
+                     (Moderation__V1__ListJoinRequestsRequest         *message);
+size_t moderation__v1__list_join_requests_request__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsRequest   *message);
+size_t moderation__v1__list_join_requests_request__pack
+                     (const Moderation__V1__ListJoinRequestsRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_join_requests_request__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListJoinRequestsRequest *
+       moderation__v1__list_join_requests_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_join_requests_request__free_unpacked
+                     (Moderation__V1__ListJoinRequestsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListJoinRequestsResponse methods */
+void   moderation__v1__list_join_requests_response__init
+                     (Moderation__V1__ListJoinRequestsResponse         *message);
+size_t moderation__v1__list_join_requests_response__get_packed_size
+                     (const Moderation__V1__ListJoinRequestsResponse   *message);
+size_t moderation__v1__list_join_requests_response__pack
+                     (const Moderation__V1__ListJoinRequestsResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_join_requests_response__pack_to_buffer
+                     (const Moderation__V1__ListJoinRequestsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListJoinRequestsResponse *
+       moderation__v1__list_join_requests_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_join_requests_response__free_unpacked
+                     (Moderation__V1__ListJoinRequestsResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ReportMemberRequest methods */
+void   moderation__v1__report_member_request__init
+                     (Moderation__V1__ReportMemberRequest         *message);
+size_t moderation__v1__report_member_request__get_packed_size
+                     (const Moderation__V1__ReportMemberRequest   *message);
+size_t moderation__v1__report_member_request__pack
+                     (const Moderation__V1__ReportMemberRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__report_member_request__pack_to_buffer
+                     (const Moderation__V1__ReportMemberRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ReportMemberRequest *
+       moderation__v1__report_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__report_member_request__free_unpacked
+                     (Moderation__V1__ReportMemberRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ReportMemberResponse methods */
+void   moderation__v1__report_member_response__init
+                     (Moderation__V1__ReportMemberResponse         *message);
+size_t moderation__v1__report_member_response__get_packed_size
+                     (const Moderation__V1__ReportMemberResponse   *message);
+size_t moderation__v1__report_member_response__pack
+                     (const Moderation__V1__ReportMemberResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__report_member_response__pack_to_buffer
+                     (const Moderation__V1__ReportMemberResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ReportMemberResponse *
+       moderation__v1__report_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__report_member_response__free_unpacked
+                     (Moderation__V1__ReportMemberResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListReportsRequest methods */
+void   moderation__v1__list_reports_request__init
+                     (Moderation__V1__ListReportsRequest         *message);
+size_t moderation__v1__list_reports_request__get_packed_size
+                     (const Moderation__V1__ListReportsRequest   *message);
+size_t moderation__v1__list_reports_request__pack
+                     (const Moderation__V1__ListReportsRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_reports_request__pack_to_buffer
+                     (const Moderation__V1__ListReportsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListReportsRequest *
+       moderation__v1__list_reports_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_reports_request__free_unpacked
+                     (Moderation__V1__ListReportsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListReportsResponse__CountsEntry methods */
+void   moderation__v1__list_reports_response__counts_entry__init
+                     (Moderation__V1__ListReportsResponse__CountsEntry         *message);
+/* Moderation__V1__ListReportsResponse methods */
+void   moderation__v1__list_reports_response__init
+                     (Moderation__V1__ListReportsResponse         *message);
+size_t moderation__v1__list_reports_response__get_packed_size
+                     (const Moderation__V1__ListReportsResponse   *message);
+size_t moderation__v1__list_reports_response__pack
+                     (const Moderation__V1__ListReportsResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_reports_response__pack_to_buffer
+                     (const Moderation__V1__ListReportsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListReportsResponse *
+       moderation__v1__list_reports_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_reports_response__free_unpacked
+                     (Moderation__V1__ListReportsResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ResolveReportRequest methods */
+void   moderation__v1__resolve_report_request__init
+                     (Moderation__V1__ResolveReportRequest         *message);
+size_t moderation__v1__resolve_report_request__get_packed_size
+                     (const Moderation__V1__ResolveReportRequest   *message);
+size_t moderation__v1__resolve_report_request__pack
+                     (const Moderation__V1__ResolveReportRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__resolve_report_request__pack_to_buffer
+                     (const Moderation__V1__ResolveReportRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ResolveReportRequest *
+       moderation__v1__resolve_report_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__resolve_report_request__free_unpacked
+                     (Moderation__V1__ResolveReportRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ResolveReportResponse methods */
+void   moderation__v1__resolve_report_response__init
+                     (Moderation__V1__ResolveReportResponse         *message);
+size_t moderation__v1__resolve_report_response__get_packed_size
+                     (const Moderation__V1__ResolveReportResponse   *message);
+size_t moderation__v1__resolve_report_response__pack
+                     (const Moderation__V1__ResolveReportResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__resolve_report_response__pack_to_buffer
+                     (const Moderation__V1__ResolveReportResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ResolveReportResponse *
+       moderation__v1__resolve_report_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__resolve_report_response__free_unpacked
+                     (Moderation__V1__ResolveReportResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__MuteMemberRequest methods */
 void   moderation__v1__mute_member_request__init
                      (Moderation__V1__MuteMemberRequest         *message);
@@ -3288,6 +4463,96 @@ typedef void (*Moderation__V1__GetMemberStateRequest_Closure)
 typedef void (*Moderation__V1__GetMemberStateResponse_Closure)
                  (const Moderation__V1__GetMemberStateResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__InviteMembersRequest_Closure)
+                 (const Moderation__V1__InviteMembersRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__InviteMembersResponse__ResultsEntry_Closure)
+                 (const Moderation__V1__InviteMembersResponse__ResultsEntry *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__InviteMembersResponse_Closure)
+                 (const Moderation__V1__InviteMembersResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__AcceptInviteRequest_Closure)
+                 (const Moderation__V1__AcceptInviteRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__AcceptInviteResponse_Closure)
+                 (const Moderation__V1__AcceptInviteResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeclineInviteRequest_Closure)
+                 (const Moderation__V1__DeclineInviteRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeclineInviteResponse_Closure)
+                 (const Moderation__V1__DeclineInviteResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RevokeInviteRequest_Closure)
+                 (const Moderation__V1__RevokeInviteRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RevokeInviteResponse_Closure)
+                 (const Moderation__V1__RevokeInviteResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListInvitesRequest_Closure)
+                 (const Moderation__V1__ListInvitesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListInvitesResponse_Closure)
+                 (const Moderation__V1__ListInvitesResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListMyInvitesRequest_Closure)
+                 (const Moderation__V1__ListMyInvitesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListMyInvitesResponse_Closure)
+                 (const Moderation__V1__ListMyInvitesResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RequestToJoinRequest_Closure)
+                 (const Moderation__V1__RequestToJoinRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RequestToJoinResponse_Closure)
+                 (const Moderation__V1__RequestToJoinResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ApproveJoinRequestRequest_Closure)
+                 (const Moderation__V1__ApproveJoinRequestRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ApproveJoinRequestResponse_Closure)
+                 (const Moderation__V1__ApproveJoinRequestResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RejectJoinRequestRequest_Closure)
+                 (const Moderation__V1__RejectJoinRequestRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__RejectJoinRequestResponse_Closure)
+                 (const Moderation__V1__RejectJoinRequestResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CancelJoinRequestRequest_Closure)
+                 (const Moderation__V1__CancelJoinRequestRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CancelJoinRequestResponse_Closure)
+                 (const Moderation__V1__CancelJoinRequestResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListJoinRequestsRequest_Closure)
+                 (const Moderation__V1__ListJoinRequestsRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListJoinRequestsResponse_Closure)
+                 (const Moderation__V1__ListJoinRequestsResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ReportMemberRequest_Closure)
+                 (const Moderation__V1__ReportMemberRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ReportMemberResponse_Closure)
+                 (const Moderation__V1__ReportMemberResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListReportsRequest_Closure)
+                 (const Moderation__V1__ListReportsRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListReportsResponse__CountsEntry_Closure)
+                 (const Moderation__V1__ListReportsResponse__CountsEntry *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListReportsResponse_Closure)
+                 (const Moderation__V1__ListReportsResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ResolveReportRequest_Closure)
+                 (const Moderation__V1__ResolveReportRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ResolveReportResponse_Closure)
+                 (const Moderation__V1__ResolveReportResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__MuteMemberRequest_Closure)
                  (const Moderation__V1__MuteMemberRequest *message,
                   void *closure_data);
@@ -3456,6 +4721,62 @@ struct Moderation__V1__Moderation_Service
                            const Moderation__V1__GetMemberStateRequest *input,
                            Moderation__V1__GetMemberStateResponse_Closure closure,
                            void *closure_data);
+  void (*invite_members)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__InviteMembersRequest *input,
+                         Moderation__V1__InviteMembersResponse_Closure closure,
+                         void *closure_data);
+  void (*accept_invite)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__AcceptInviteRequest *input,
+                        Moderation__V1__AcceptInviteResponse_Closure closure,
+                        void *closure_data);
+  void (*decline_invite)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__DeclineInviteRequest *input,
+                         Moderation__V1__DeclineInviteResponse_Closure closure,
+                         void *closure_data);
+  void (*revoke_invite)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__RevokeInviteRequest *input,
+                        Moderation__V1__RevokeInviteResponse_Closure closure,
+                        void *closure_data);
+  void (*list_invites)(Moderation__V1__Moderation_Service *service,
+                       const Moderation__V1__ListInvitesRequest *input,
+                       Moderation__V1__ListInvitesResponse_Closure closure,
+                       void *closure_data);
+  void (*list_my_invites)(Moderation__V1__Moderation_Service *service,
+                          const Moderation__V1__ListMyInvitesRequest *input,
+                          Moderation__V1__ListMyInvitesResponse_Closure closure,
+                          void *closure_data);
+  void (*request_to_join)(Moderation__V1__Moderation_Service *service,
+                          const Moderation__V1__RequestToJoinRequest *input,
+                          Moderation__V1__RequestToJoinResponse_Closure closure,
+                          void *closure_data);
+  void (*approve_join_request)(Moderation__V1__Moderation_Service *service,
+                               const Moderation__V1__ApproveJoinRequestRequest *input,
+                               Moderation__V1__ApproveJoinRequestResponse_Closure closure,
+                               void *closure_data);
+  void (*reject_join_request)(Moderation__V1__Moderation_Service *service,
+                              const Moderation__V1__RejectJoinRequestRequest *input,
+                              Moderation__V1__RejectJoinRequestResponse_Closure closure,
+                              void *closure_data);
+  void (*cancel_join_request)(Moderation__V1__Moderation_Service *service,
+                              const Moderation__V1__CancelJoinRequestRequest *input,
+                              Moderation__V1__CancelJoinRequestResponse_Closure closure,
+                              void *closure_data);
+  void (*list_join_requests)(Moderation__V1__Moderation_Service *service,
+                             const Moderation__V1__ListJoinRequestsRequest *input,
+                             Moderation__V1__ListJoinRequestsResponse_Closure closure,
+                             void *closure_data);
+  void (*report_member)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__ReportMemberRequest *input,
+                        Moderation__V1__ReportMemberResponse_Closure closure,
+                        void *closure_data);
+  void (*list_reports)(Moderation__V1__Moderation_Service *service,
+                       const Moderation__V1__ListReportsRequest *input,
+                       Moderation__V1__ListReportsResponse_Closure closure,
+                       void *closure_data);
+  void (*resolve_report)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__ResolveReportRequest *input,
+                         Moderation__V1__ResolveReportResponse_Closure closure,
+                         void *closure_data);
   void (*mute_member)(Moderation__V1__Moderation_Service *service,
                       const Moderation__V1__MuteMemberRequest *input,
                       Moderation__V1__MuteMemberResponse_Closure closure,
@@ -3523,6 +4844,20 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## bulk_ban_members,\
       function_prefix__ ## bulk_unban_members,\
       function_prefix__ ## get_member_state,\
+      function_prefix__ ## invite_members,\
+      function_prefix__ ## accept_invite,\
+      function_prefix__ ## decline_invite,\
+      function_prefix__ ## revoke_invite,\
+      function_prefix__ ## list_invites,\
+      function_prefix__ ## list_my_invites,\
+      function_prefix__ ## request_to_join,\
+      function_prefix__ ## approve_join_request,\
+      function_prefix__ ## reject_join_request,\
+      function_prefix__ ## cancel_join_request,\
+      function_prefix__ ## list_join_requests,\
+      function_prefix__ ## report_member,\
+      function_prefix__ ## list_reports,\
+      function_prefix__ ## resolve_report,\
       function_prefix__ ## mute_member,\
       function_prefix__ ## unmute_member,\
       function_prefix__ ## bulk_mute_members,\
@@ -3624,6 +4959,62 @@ void moderation__v1__moderation__get_member_state(ProtobufCService *service,
                                                   const Moderation__V1__GetMemberStateRequest *input,
                                                   Moderation__V1__GetMemberStateResponse_Closure closure,
                                                   void *closure_data);
+void moderation__v1__moderation__invite_members(ProtobufCService *service,
+                                                const Moderation__V1__InviteMembersRequest *input,
+                                                Moderation__V1__InviteMembersResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__accept_invite(ProtobufCService *service,
+                                               const Moderation__V1__AcceptInviteRequest *input,
+                                               Moderation__V1__AcceptInviteResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__decline_invite(ProtobufCService *service,
+                                                const Moderation__V1__DeclineInviteRequest *input,
+                                                Moderation__V1__DeclineInviteResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__revoke_invite(ProtobufCService *service,
+                                               const Moderation__V1__RevokeInviteRequest *input,
+                                               Moderation__V1__RevokeInviteResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__list_invites(ProtobufCService *service,
+                                              const Moderation__V1__ListInvitesRequest *input,
+                                              Moderation__V1__ListInvitesResponse_Closure closure,
+                                              void *closure_data);
+void moderation__v1__moderation__list_my_invites(ProtobufCService *service,
+                                                 const Moderation__V1__ListMyInvitesRequest *input,
+                                                 Moderation__V1__ListMyInvitesResponse_Closure closure,
+                                                 void *closure_data);
+void moderation__v1__moderation__request_to_join(ProtobufCService *service,
+                                                 const Moderation__V1__RequestToJoinRequest *input,
+                                                 Moderation__V1__RequestToJoinResponse_Closure closure,
+                                                 void *closure_data);
+void moderation__v1__moderation__approve_join_request(ProtobufCService *service,
+                                                      const Moderation__V1__ApproveJoinRequestRequest *input,
+                                                      Moderation__V1__ApproveJoinRequestResponse_Closure closure,
+                                                      void *closure_data);
+void moderation__v1__moderation__reject_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__RejectJoinRequestRequest *input,
+                                                     Moderation__V1__RejectJoinRequestResponse_Closure closure,
+                                                     void *closure_data);
+void moderation__v1__moderation__cancel_join_request(ProtobufCService *service,
+                                                     const Moderation__V1__CancelJoinRequestRequest *input,
+                                                     Moderation__V1__CancelJoinRequestResponse_Closure closure,
+                                                     void *closure_data);
+void moderation__v1__moderation__list_join_requests(ProtobufCService *service,
+                                                    const Moderation__V1__ListJoinRequestsRequest *input,
+                                                    Moderation__V1__ListJoinRequestsResponse_Closure closure,
+                                                    void *closure_data);
+void moderation__v1__moderation__report_member(ProtobufCService *service,
+                                               const Moderation__V1__ReportMemberRequest *input,
+                                               Moderation__V1__ReportMemberResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__list_reports(ProtobufCService *service,
+                                              const Moderation__V1__ListReportsRequest *input,
+                                              Moderation__V1__ListReportsResponse_Closure closure,
+                                              void *closure_data);
+void moderation__v1__moderation__resolve_report(ProtobufCService *service,
+                                                const Moderation__V1__ResolveReportRequest *input,
+                                                Moderation__V1__ResolveReportResponse_Closure closure,
+                                                void *closure_data);
 void moderation__v1__moderation__mute_member(ProtobufCService *service,
                                              const Moderation__V1__MuteMemberRequest *input,
                                              Moderation__V1__MuteMemberResponse_Closure closure,
@@ -3718,6 +5109,36 @@ extern const ProtobufCMessageDescriptor moderation__v1__bulk_unban_members_respo
 extern const ProtobufCMessageDescriptor moderation__v1__bulk_unban_members_response__results_entry__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__get_member_state_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__get_member_state_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__invite_members_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__invite_members_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__invite_members_response__results_entry__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__accept_invite_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__accept_invite_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__decline_invite_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__decline_invite_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__revoke_invite_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__revoke_invite_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_invites_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_invites_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_my_invites_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_my_invites_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__request_to_join_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__request_to_join_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__approve_join_request_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__approve_join_request_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__reject_join_request_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__reject_join_request_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__cancel_join_request_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_join_requests_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_join_requests_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__report_member_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__report_member_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_reports_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_reports_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_reports_response__counts_entry__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__resolve_report_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__resolve_report_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__mute_member_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__unmute_member_request__descriptor;

@@ -207,6 +207,118 @@ MODERATION_V1_MODERATION__GET_MEMBER_STATE: MethodSpec[_moderation_v1_moderation
     response_type=_moderation_v1_moderation_pb2.GetMemberStateResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__INVITE_MEMBERS: MethodSpec[_moderation_v1_moderation_pb2.InviteMembersRequest, _moderation_v1_moderation_pb2.InviteMembersResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='InviteMembers',
+    path='/moderation.v1.Moderation/InviteMembers',
+    request_type=_moderation_v1_moderation_pb2.InviteMembersRequest,
+    response_type=_moderation_v1_moderation_pb2.InviteMembersResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__ACCEPT_INVITE: MethodSpec[_moderation_v1_moderation_pb2.AcceptInviteRequest, _moderation_v1_moderation_pb2.AcceptInviteResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='AcceptInvite',
+    path='/moderation.v1.Moderation/AcceptInvite',
+    request_type=_moderation_v1_moderation_pb2.AcceptInviteRequest,
+    response_type=_moderation_v1_moderation_pb2.AcceptInviteResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__DECLINE_INVITE: MethodSpec[_moderation_v1_moderation_pb2.DeclineInviteRequest, _moderation_v1_moderation_pb2.DeclineInviteResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='DeclineInvite',
+    path='/moderation.v1.Moderation/DeclineInvite',
+    request_type=_moderation_v1_moderation_pb2.DeclineInviteRequest,
+    response_type=_moderation_v1_moderation_pb2.DeclineInviteResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REVOKE_INVITE: MethodSpec[_moderation_v1_moderation_pb2.RevokeInviteRequest, _moderation_v1_moderation_pb2.RevokeInviteResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='RevokeInvite',
+    path='/moderation.v1.Moderation/RevokeInvite',
+    request_type=_moderation_v1_moderation_pb2.RevokeInviteRequest,
+    response_type=_moderation_v1_moderation_pb2.RevokeInviteResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_INVITES: MethodSpec[_moderation_v1_moderation_pb2.ListInvitesRequest, _moderation_v1_moderation_pb2.ListInvitesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListInvites',
+    path='/moderation.v1.Moderation/ListInvites',
+    request_type=_moderation_v1_moderation_pb2.ListInvitesRequest,
+    response_type=_moderation_v1_moderation_pb2.ListInvitesResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_MY_INVITES: MethodSpec[_moderation_v1_moderation_pb2.ListMyInvitesRequest, _moderation_v1_moderation_pb2.ListMyInvitesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListMyInvites',
+    path='/moderation.v1.Moderation/ListMyInvites',
+    request_type=_moderation_v1_moderation_pb2.ListMyInvitesRequest,
+    response_type=_moderation_v1_moderation_pb2.ListMyInvitesResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REQUEST_TO_JOIN: MethodSpec[_moderation_v1_moderation_pb2.RequestToJoinRequest, _moderation_v1_moderation_pb2.RequestToJoinResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='RequestToJoin',
+    path='/moderation.v1.Moderation/RequestToJoin',
+    request_type=_moderation_v1_moderation_pb2.RequestToJoinRequest,
+    response_type=_moderation_v1_moderation_pb2.RequestToJoinResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__APPROVE_JOIN_REQUEST: MethodSpec[_moderation_v1_moderation_pb2.ApproveJoinRequestRequest, _moderation_v1_moderation_pb2.ApproveJoinRequestResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ApproveJoinRequest',
+    path='/moderation.v1.Moderation/ApproveJoinRequest',
+    request_type=_moderation_v1_moderation_pb2.ApproveJoinRequestRequest,
+    response_type=_moderation_v1_moderation_pb2.ApproveJoinRequestResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REJECT_JOIN_REQUEST: MethodSpec[_moderation_v1_moderation_pb2.RejectJoinRequestRequest, _moderation_v1_moderation_pb2.RejectJoinRequestResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='RejectJoinRequest',
+    path='/moderation.v1.Moderation/RejectJoinRequest',
+    request_type=_moderation_v1_moderation_pb2.RejectJoinRequestRequest,
+    response_type=_moderation_v1_moderation_pb2.RejectJoinRequestResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__CANCEL_JOIN_REQUEST: MethodSpec[_moderation_v1_moderation_pb2.CancelJoinRequestRequest, _moderation_v1_moderation_pb2.CancelJoinRequestResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='CancelJoinRequest',
+    path='/moderation.v1.Moderation/CancelJoinRequest',
+    request_type=_moderation_v1_moderation_pb2.CancelJoinRequestRequest,
+    response_type=_moderation_v1_moderation_pb2.CancelJoinRequestResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_JOIN_REQUESTS: MethodSpec[_moderation_v1_moderation_pb2.ListJoinRequestsRequest, _moderation_v1_moderation_pb2.ListJoinRequestsResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListJoinRequests',
+    path='/moderation.v1.Moderation/ListJoinRequests',
+    request_type=_moderation_v1_moderation_pb2.ListJoinRequestsRequest,
+    response_type=_moderation_v1_moderation_pb2.ListJoinRequestsResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REPORT_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.ReportMemberRequest, _moderation_v1_moderation_pb2.ReportMemberResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ReportMember',
+    path='/moderation.v1.Moderation/ReportMember',
+    request_type=_moderation_v1_moderation_pb2.ReportMemberRequest,
+    response_type=_moderation_v1_moderation_pb2.ReportMemberResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_REPORTS: MethodSpec[_moderation_v1_moderation_pb2.ListReportsRequest, _moderation_v1_moderation_pb2.ListReportsResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListReports',
+    path='/moderation.v1.Moderation/ListReports',
+    request_type=_moderation_v1_moderation_pb2.ListReportsRequest,
+    response_type=_moderation_v1_moderation_pb2.ListReportsResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__RESOLVE_REPORT: MethodSpec[_moderation_v1_moderation_pb2.ResolveReportRequest, _moderation_v1_moderation_pb2.ResolveReportResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ResolveReport',
+    path='/moderation.v1.Moderation/ResolveReport',
+    request_type=_moderation_v1_moderation_pb2.ResolveReportRequest,
+    response_type=_moderation_v1_moderation_pb2.ResolveReportResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__MUTE_MEMBER: MethodSpec[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='MuteMember',
@@ -305,6 +417,20 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__BULK_BAN_MEMBERS,
         MODERATION_V1_MODERATION__BULK_UNBAN_MEMBERS,
         MODERATION_V1_MODERATION__GET_MEMBER_STATE,
+        MODERATION_V1_MODERATION__INVITE_MEMBERS,
+        MODERATION_V1_MODERATION__ACCEPT_INVITE,
+        MODERATION_V1_MODERATION__DECLINE_INVITE,
+        MODERATION_V1_MODERATION__REVOKE_INVITE,
+        MODERATION_V1_MODERATION__LIST_INVITES,
+        MODERATION_V1_MODERATION__LIST_MY_INVITES,
+        MODERATION_V1_MODERATION__REQUEST_TO_JOIN,
+        MODERATION_V1_MODERATION__APPROVE_JOIN_REQUEST,
+        MODERATION_V1_MODERATION__REJECT_JOIN_REQUEST,
+        MODERATION_V1_MODERATION__CANCEL_JOIN_REQUEST,
+        MODERATION_V1_MODERATION__LIST_JOIN_REQUESTS,
+        MODERATION_V1_MODERATION__REPORT_MEMBER,
+        MODERATION_V1_MODERATION__LIST_REPORTS,
+        MODERATION_V1_MODERATION__RESOLVE_REPORT,
         MODERATION_V1_MODERATION__MUTE_MEMBER,
         MODERATION_V1_MODERATION__UNMUTE_MEMBER,
         MODERATION_V1_MODERATION__BULK_MUTE_MEMBERS,
@@ -531,6 +657,92 @@ class ModerationStub:
             '/moderation.v1.Moderation/GetMemberState',
             request_serializer=_moderation_v1_moderation_pb2.GetMemberStateRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.GetMemberStateResponse.FromString,
+        )
+        #: Invites up to 100 users to a group, each with a scope (admins and moderators); inviting
+        #: someone already invited refreshes the invite.
+        self.InviteMembers: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.InviteMembersRequest, _moderation_v1_moderation_pb2.InviteMembersResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/InviteMembers',
+            request_serializer=_moderation_v1_moderation_pb2.InviteMembersRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.InviteMembersResponse.FromString,
+        )
+        #: Accepts the acting user's live invite: they become a member with the invited scope, whatever
+        #: the group's type.
+        self.AcceptInvite: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.AcceptInviteRequest, _moderation_v1_moderation_pb2.AcceptInviteResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/AcceptInvite',
+            request_serializer=_moderation_v1_moderation_pb2.AcceptInviteRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.AcceptInviteResponse.FromString,
+        )
+        #: Declines the acting user's live invite.
+        self.DeclineInvite: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.DeclineInviteRequest, _moderation_v1_moderation_pb2.DeclineInviteResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/DeclineInvite',
+            request_serializer=_moderation_v1_moderation_pb2.DeclineInviteRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.DeclineInviteResponse.FromString,
+        )
+        #: Withdraws a user's live invite (admins; moderators only invites with scope participant).
+        self.RevokeInvite: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.RevokeInviteRequest, _moderation_v1_moderation_pb2.RevokeInviteResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/RevokeInvite',
+            request_serializer=_moderation_v1_moderation_pb2.RevokeInviteRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.RevokeInviteResponse.FromString,
+        )
+        #: Lists a group's live invites, newest first (admins and moderators).
+        self.ListInvites: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListInvitesRequest, _moderation_v1_moderation_pb2.ListInvitesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListInvites',
+            request_serializer=_moderation_v1_moderation_pb2.ListInvitesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListInvitesResponse.FromString,
+        )
+        #: Lists the acting user's live invites across groups, newest first.
+        self.ListMyInvites: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListMyInvitesRequest, _moderation_v1_moderation_pb2.ListMyInvitesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListMyInvites',
+            request_serializer=_moderation_v1_moderation_pb2.ListMyInvitesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListMyInvitesResponse.FromString,
+        )
+        #: Asks to join a group that takes join requests (a non-member; "knock").
+        self.RequestToJoin: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.RequestToJoinRequest, _moderation_v1_moderation_pb2.RequestToJoinResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/RequestToJoin',
+            request_serializer=_moderation_v1_moderation_pb2.RequestToJoinRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.RequestToJoinResponse.FromString,
+        )
+        #: Approves a pending join request: the user becomes a participant (admins and moderators).
+        self.ApproveJoinRequest: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ApproveJoinRequestRequest, _moderation_v1_moderation_pb2.ApproveJoinRequestResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ApproveJoinRequest',
+            request_serializer=_moderation_v1_moderation_pb2.ApproveJoinRequestRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ApproveJoinRequestResponse.FromString,
+        )
+        #: Rejects a pending join request, with a reason (admins and moderators).
+        self.RejectJoinRequest: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.RejectJoinRequestRequest, _moderation_v1_moderation_pb2.RejectJoinRequestResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/RejectJoinRequest',
+            request_serializer=_moderation_v1_moderation_pb2.RejectJoinRequestRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.RejectJoinRequestResponse.FromString,
+        )
+        #: Withdraws the acting user's pending join request.
+        self.CancelJoinRequest: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.CancelJoinRequestRequest, _moderation_v1_moderation_pb2.CancelJoinRequestResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/CancelJoinRequest',
+            request_serializer=_moderation_v1_moderation_pb2.CancelJoinRequestRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.CancelJoinRequestResponse.FromString,
+        )
+        #: Lists a group's pending join requests, oldest first (admins and moderators).
+        self.ListJoinRequests: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListJoinRequestsRequest, _moderation_v1_moderation_pb2.ListJoinRequestsResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListJoinRequests',
+            request_serializer=_moderation_v1_moderation_pb2.ListJoinRequestsRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListJoinRequestsResponse.FromString,
+        )
+        #: Reports another member of a group to its admins and moderators (any member).
+        self.ReportMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ReportMemberRequest, _moderation_v1_moderation_pb2.ReportMemberResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ReportMember',
+            request_serializer=_moderation_v1_moderation_pb2.ReportMemberRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ReportMemberResponse.FromString,
+        )
+        #: Lists a group's open or resolved reports, oldest first (admins and moderators).
+        self.ListReports: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListReportsRequest, _moderation_v1_moderation_pb2.ListReportsResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListReports',
+            request_serializer=_moderation_v1_moderation_pb2.ListReportsRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListReportsResponse.FromString,
+        )
+        #: Resolves an open report as dismissed or actioned (admins and moderators).
+        self.ResolveReport: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ResolveReportRequest, _moderation_v1_moderation_pb2.ResolveReportResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ResolveReport',
+            request_serializer=_moderation_v1_moderation_pb2.ResolveReportRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ResolveReportResponse.FromString,
         )
         #: Mutes a member, who stays a member but may not post (admins and moderators outranking them).
         self.MuteMember: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.MuteMemberRequest, _moderation_v1_moderation_pb2.MuteMemberResponse] = channel.unary_unary(

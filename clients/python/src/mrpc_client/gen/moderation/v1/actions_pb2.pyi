@@ -11,11 +11,21 @@ ACTION_TYPE_BANNED: ActionType
 ACTION_TYPE_CREATED: ActionType
 ACTION_TYPE_DELETED: ActionType
 ACTION_TYPE_FROZEN: ActionType
+ACTION_TYPE_INVITED: ActionType
+ACTION_TYPE_INVITE_ACCEPTED: ActionType
+ACTION_TYPE_INVITE_DECLINED: ActionType
+ACTION_TYPE_INVITE_REVOKED: ActionType
 ACTION_TYPE_JOINED: ActionType
+ACTION_TYPE_JOIN_REQUESTED: ActionType
+ACTION_TYPE_JOIN_REQUEST_APPROVED: ActionType
+ACTION_TYPE_JOIN_REQUEST_CANCELLED: ActionType
+ACTION_TYPE_JOIN_REQUEST_REJECTED: ActionType
 ACTION_TYPE_KICKED: ActionType
 ACTION_TYPE_LEFT: ActionType
 ACTION_TYPE_MUTED: ActionType
 ACTION_TYPE_OWNERSHIP_TRANSFERRED: ActionType
+ACTION_TYPE_REPORTED: ActionType
+ACTION_TYPE_REPORT_RESOLVED: ActionType
 ACTION_TYPE_SCOPE_CHANGED: ActionType
 ACTION_TYPE_UNBANNED: ActionType
 ACTION_TYPE_UNFROZEN: ActionType
@@ -26,7 +36,7 @@ ACTION_TYPE_USER_DELETED: ActionType
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Action(_message.Message):
-    __slots__ = ["action", "action_by", "action_for", "action_on", "expires_at", "idempotency_key", "new_scope", "old_scope", "reason", "request_id", "seq", "timestamp"]
+    __slots__ = ["action", "action_by", "action_for", "action_on", "expires_at", "idempotency_key", "new_scope", "old_scope", "reason", "report_id", "request_id", "seq", "timestamp"]
     ACTION_BY_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     ACTION_FOR_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +46,7 @@ class Action(_message.Message):
     NEW_SCOPE_FIELD_NUMBER: _ClassVar[int]
     OLD_SCOPE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REPORT_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -48,10 +59,11 @@ class Action(_message.Message):
     new_scope: _members_pb2.Scope
     old_scope: _members_pb2.Scope
     reason: str
+    report_id: int
     request_id: str
     seq: int
     timestamp: int
-    def __init__(self, seq: _Optional[int] = ..., action: _Optional[_Union[ActionType, str]] = ..., action_by: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_on: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_for: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., old_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., new_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., reason: _Optional[str] = ..., expires_at: _Optional[int] = ..., timestamp: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., action: _Optional[_Union[ActionType, str]] = ..., action_by: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_on: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_for: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., old_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., new_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., reason: _Optional[str] = ..., expires_at: _Optional[int] = ..., timestamp: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., request_id: _Optional[str] = ..., report_id: _Optional[int] = ...) -> None: ...
 
 class ActionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from mrpc_client.gen.moderation.v1 import members_pb2 as moderation_dot_v1_dot_members__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amoderation/v1/groups.proto\x12\rmoderation.v1\x1a\x1bmoderation/v1/members.proto\"\xc8\x03\n\x05Group\x12\x0c\n\x04guid\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04icon\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12&\n\x04type\x18\x05 \x01(\x0e\x32\x18.moderation.v1.GroupType\x12\x34\n\x08metadata\x18\x06 \x03(\x0b\x32\".moderation.v1.Group.MetadataEntry\x12\x0c\n\x04tags\x18\x07 \x03(\t\x12\r\n\x05owner\x18\x08 \x01(\t\x12\x15\n\rmembers_count\x18\t \x01(\r\x12\x0f\n\x07version\x18\n \x01(\x04\x12\x12\n\ncreated_at\x18\x0b \x01(\x03\x12\x12\n\nupdated_at\x18\x0c \x01(\x03\x12\x12\n\nhas_joined\x18\r \x01(\x08\x12#\n\x05scope\x18\x0e \x01(\x0e\x32\x14.moderation.v1.Scope\x12\x11\n\tjoined_at\x18\x0f \x01(\x03\x12\x11\n\tis_banned\x18\x10 \x01(\x08\x12\x0e\n\x06\x66rozen\x18\x11 \x01(\x08\x12\x15\n\rfrozen_reason\x18\x12 \x01(\t\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*o\n\tGroupType\x12\x1a\n\x16GROUP_TYPE_UNSPECIFIED\x10\x00\x12\x15\n\x11GROUP_TYPE_PUBLIC\x10\x01\x12\x17\n\x13GROUP_TYPE_PASSWORD\x10\x02\x12\x16\n\x12GROUP_TYPE_PRIVATE\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amoderation/v1/groups.proto\x12\rmoderation.v1\x1a\x1bmoderation/v1/members.proto\"\xdf\x03\n\x05Group\x12\x0c\n\x04guid\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04icon\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12&\n\x04type\x18\x05 \x01(\x0e\x32\x18.moderation.v1.GroupType\x12\x34\n\x08metadata\x18\x06 \x03(\x0b\x32\".moderation.v1.Group.MetadataEntry\x12\x0c\n\x04tags\x18\x07 \x03(\t\x12\r\n\x05owner\x18\x08 \x01(\t\x12\x15\n\rmembers_count\x18\t \x01(\r\x12\x0f\n\x07version\x18\n \x01(\x04\x12\x12\n\ncreated_at\x18\x0b \x01(\x03\x12\x12\n\nupdated_at\x18\x0c \x01(\x03\x12\x12\n\nhas_joined\x18\r \x01(\x08\x12#\n\x05scope\x18\x0e \x01(\x0e\x32\x14.moderation.v1.Scope\x12\x11\n\tjoined_at\x18\x0f \x01(\x03\x12\x11\n\tis_banned\x18\x10 \x01(\x08\x12\x0e\n\x06\x66rozen\x18\x11 \x01(\x08\x12\x15\n\rfrozen_reason\x18\x12 \x01(\t\x12\x15\n\rjoin_requests\x18\x13 \x01(\x08\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*o\n\tGroupType\x12\x1a\n\x16GROUP_TYPE_UNSPECIFIED\x10\x00\x12\x15\n\x11GROUP_TYPE_PUBLIC\x10\x01\x12\x17\n\x13GROUP_TYPE_PASSWORD\x10\x02\x12\x16\n\x12GROUP_TYPE_PRIVATE\x10\x03\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mrpc_client.gen.moderation.v1.groups_pb2', globals())
@@ -23,10 +23,10 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   _GROUP_METADATAENTRY._options = None
   _GROUP_METADATAENTRY._serialized_options = b'8\001'
-  _GROUPTYPE._serialized_start=533
-  _GROUPTYPE._serialized_end=644
+  _GROUPTYPE._serialized_start=556
+  _GROUPTYPE._serialized_end=667
   _GROUP._serialized_start=75
-  _GROUP._serialized_end=531
-  _GROUP_METADATAENTRY._serialized_start=484
-  _GROUP_METADATAENTRY._serialized_end=531
+  _GROUP._serialized_end=554
+  _GROUP_METADATAENTRY._serialized_start=507
+  _GROUP_METADATAENTRY._serialized_end=554
 # @@protoc_insertion_point(module_scope)

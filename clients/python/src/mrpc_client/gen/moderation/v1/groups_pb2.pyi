@@ -12,7 +12,7 @@ GROUP_TYPE_PUBLIC: GroupType
 GROUP_TYPE_UNSPECIFIED: GroupType
 
 class Group(_message.Message):
-    __slots__ = ["created_at", "description", "frozen", "frozen_reason", "guid", "has_joined", "icon", "is_banned", "joined_at", "members_count", "metadata", "name", "owner", "scope", "tags", "type", "updated_at", "version"]
+    __slots__ = ["created_at", "description", "frozen", "frozen_reason", "guid", "has_joined", "icon", "is_banned", "join_requests", "joined_at", "members_count", "metadata", "name", "owner", "scope", "tags", "type", "updated_at", "version"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -29,6 +29,7 @@ class Group(_message.Message):
     ICON_FIELD_NUMBER: _ClassVar[int]
     IS_BANNED_FIELD_NUMBER: _ClassVar[int]
     JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    JOIN_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     MEMBERS_COUNT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +47,7 @@ class Group(_message.Message):
     has_joined: bool
     icon: str
     is_banned: bool
+    join_requests: bool
     joined_at: int
     members_count: int
     metadata: _containers.ScalarMap[str, str]
@@ -56,7 +58,7 @@ class Group(_message.Message):
     type: GroupType
     updated_at: int
     version: int
-    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[GroupType, str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., members_count: _Optional[int] = ..., version: _Optional[int] = ..., created_at: _Optional[int] = ..., updated_at: _Optional[int] = ..., has_joined: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_banned: bool = ..., frozen: bool = ..., frozen_reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[GroupType, str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., members_count: _Optional[int] = ..., version: _Optional[int] = ..., created_at: _Optional[int] = ..., updated_at: _Optional[int] = ..., has_joined: bool = ..., scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., joined_at: _Optional[int] = ..., is_banned: bool = ..., frozen: bool = ..., frozen_reason: _Optional[str] = ..., join_requests: bool = ...) -> None: ...
 
 class GroupType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

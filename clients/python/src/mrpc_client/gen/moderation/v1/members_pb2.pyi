@@ -49,6 +49,20 @@ class GroupMember(_message.Message):
     uid: str
     def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., scope: _Optional[_Union[Scope, str]] = ..., joined_at: _Optional[int] = ..., muted_until: _Optional[int] = ..., mute_reason: _Optional[str] = ...) -> None: ...
 
+class JoinRequest(_message.Message):
+    __slots__ = ["avatar", "message", "name", "requested_at", "uid"]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    avatar: str
+    message: str
+    name: str
+    requested_at: int
+    uid: str
+    def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., message: _Optional[str] = ..., requested_at: _Optional[int] = ...) -> None: ...
+
 class MemberToAdd(_message.Message):
     __slots__ = ["scope", "uid"]
     SCOPE_FIELD_NUMBER: _ClassVar[int]

@@ -1,6 +1,8 @@
 from mrpc_client.gen.moderation.v1 import actions_pb2 as _actions_pb2
 from mrpc_client.gen.moderation.v1 import groups_pb2 as _groups_pb2
+from mrpc_client.gen.moderation.v1 import invites_pb2 as _invites_pb2
 from mrpc_client.gen.moderation.v1 import members_pb2 as _members_pb2
+from mrpc_client.gen.moderation.v1 import reports_pb2 as _reports_pb2
 from mrpc_client.gen.moderation.v1 import users_pb2 as _users_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -8,6 +10,20 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class AcceptInviteRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class AcceptInviteResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class AddMembersRequest(_message.Message):
     __slots__ = ["guid", "members"]
@@ -31,6 +47,22 @@ class AddMembersResponse(_message.Message):
     group: _groups_pb2.Group
     results: _containers.MessageMap[str, _members_pb2.UserResult]
     def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
+
+class ApproveJoinRequestRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class ApproveJoinRequestResponse(_message.Message):
+    __slots__ = ["action", "group"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    group: _groups_pb2.Group
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ...) -> None: ...
 
 class BanMemberRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_banned", "reason", "uid"]
@@ -177,6 +209,18 @@ class BulkUnmuteMembersResponse(_message.Message):
     results: _containers.MessageMap[str, _members_pb2.UserResult]
     def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
 
+class CancelJoinRequestRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class CancelJoinRequestResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
 class ChangeMemberScopeRequest(_message.Message):
     __slots__ = ["guid", "scope", "uid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -280,6 +324,18 @@ class CreateUserResponse(_message.Message):
     user: _users_pb2.User
     def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
 
+class DeclineInviteRequest(_message.Message):
+    __slots__ = ["guid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    def __init__(self, guid: _Optional[str] = ...) -> None: ...
+
+class DeclineInviteResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
 class DeleteGroupRequest(_message.Message):
     __slots__ = ["guid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -377,6 +433,29 @@ class GetUserResponse(_message.Message):
     USER_FIELD_NUMBER: _ClassVar[int]
     user: _users_pb2.User
     def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
+
+class InviteMembersRequest(_message.Message):
+    __slots__ = ["expires_in_ms", "guid", "members"]
+    EXPIRES_IN_MS_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    expires_in_ms: int
+    guid: str
+    members: _containers.RepeatedCompositeFieldContainer[_members_pb2.MemberToAdd]
+    def __init__(self, guid: _Optional[str] = ..., members: _Optional[_Iterable[_Union[_members_pb2.MemberToAdd, _Mapping]]] = ..., expires_in_ms: _Optional[int] = ...) -> None: ...
+
+class InviteMembersResponse(_message.Message):
+    __slots__ = ["results"]
+    class ResultsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _members_pb2.UserResult
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_members_pb2.UserResult, _Mapping]] = ...) -> None: ...
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.MessageMap[str, _members_pb2.UserResult]
+    def __init__(self, results: _Optional[_Mapping[str, _members_pb2.UserResult]] = ...) -> None: ...
 
 class JoinGroupRequest(_message.Message):
     __slots__ = ["guid", "password"]
@@ -492,6 +571,42 @@ class ListGroupsResponse(_message.Message):
     next_cursor: str
     def __init__(self, groups: _Optional[_Iterable[_Union[_groups_pb2.Group, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class ListInvitesRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListInvitesResponse(_message.Message):
+    __slots__ = ["invites", "next_cursor"]
+    INVITES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    invites: _containers.RepeatedCompositeFieldContainer[_invites_pb2.Invite]
+    next_cursor: str
+    def __init__(self, invites: _Optional[_Iterable[_Union[_invites_pb2.Invite, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListJoinRequestsRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    def __init__(self, guid: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListJoinRequestsResponse(_message.Message):
+    __slots__ = ["join_requests", "next_cursor"]
+    JOIN_REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    join_requests: _containers.RepeatedCompositeFieldContainer[_members_pb2.JoinRequest]
+    next_cursor: str
+    def __init__(self, join_requests: _Optional[_Iterable[_Union[_members_pb2.JoinRequest, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
 class ListMembersRequest(_message.Message):
     __slots__ = ["cursor", "guid", "limit", "muted_only", "scopes", "search"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -515,6 +630,51 @@ class ListMembersResponse(_message.Message):
     members: _containers.RepeatedCompositeFieldContainer[_members_pb2.GroupMember]
     next_cursor: str
     def __init__(self, members: _Optional[_Iterable[_Union[_members_pb2.GroupMember, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListMyInvitesRequest(_message.Message):
+    __slots__ = ["cursor", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    limit: int
+    def __init__(self, limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListMyInvitesResponse(_message.Message):
+    __slots__ = ["invites", "next_cursor"]
+    INVITES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    invites: _containers.RepeatedCompositeFieldContainer[_invites_pb2.Invite]
+    next_cursor: str
+    def __init__(self, invites: _Optional[_Iterable[_Union[_invites_pb2.Invite, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListReportsRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit", "status"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    status: _reports_pb2.ReportStatus
+    def __init__(self, guid: _Optional[str] = ..., status: _Optional[_Union[_reports_pb2.ReportStatus, str]] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListReportsResponse(_message.Message):
+    __slots__ = ["counts", "next_cursor", "reports"]
+    class CountsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    REPORTS_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.ScalarMap[str, int]
+    next_cursor: str
+    reports: _containers.RepeatedCompositeFieldContainer[_reports_pb2.Report]
+    def __init__(self, reports: _Optional[_Iterable[_Union[_reports_pb2.Report, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class MuteMemberRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_muted", "reason", "uid"]
@@ -557,6 +717,90 @@ class PostCheckResult(_message.Message):
     error_code: str
     muted_until: int
     def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ...) -> None: ...
+
+class RejectJoinRequestRequest(_message.Message):
+    __slots__ = ["guid", "reason", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    reason: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RejectJoinRequestResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class ReportMemberRequest(_message.Message):
+    __slots__ = ["category", "guid", "text", "uid"]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    category: _reports_pb2.ReportCategory
+    guid: str
+    text: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., category: _Optional[_Union[_reports_pb2.ReportCategory, str]] = ..., text: _Optional[str] = ...) -> None: ...
+
+class ReportMemberResponse(_message.Message):
+    __slots__ = ["action", "report"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    report: _reports_pb2.Report
+    def __init__(self, report: _Optional[_Union[_reports_pb2.Report, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class RequestToJoinRequest(_message.Message):
+    __slots__ = ["guid", "message"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    message: str
+    def __init__(self, guid: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RequestToJoinResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class ResolveReportRequest(_message.Message):
+    __slots__ = ["guid", "note", "report_id", "resolution"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    REPORT_ID_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    note: str
+    report_id: int
+    resolution: _reports_pb2.ReportResolution
+    def __init__(self, guid: _Optional[str] = ..., report_id: _Optional[int] = ..., resolution: _Optional[_Union[_reports_pb2.ReportResolution, str]] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ResolveReportResponse(_message.Message):
+    __slots__ = ["action", "report"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    report: _reports_pb2.Report
+    def __init__(self, report: _Optional[_Union[_reports_pb2.Report, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class RevokeInviteRequest(_message.Message):
+    __slots__ = ["guid", "uid"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    uid: str
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class RevokeInviteResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
     __slots__ = ["actions", "after_seq", "guids", "user_uid", "whole_app"]
@@ -655,7 +899,7 @@ class UnmuteMemberResponse(_message.Message):
     def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class UpdateGroupRequest(_message.Message):
-    __slots__ = ["description", "guid", "icon", "if_version", "metadata", "name", "password", "tags", "type", "update_mask"]
+    __slots__ = ["description", "guid", "icon", "if_version", "join_requests", "metadata", "name", "password", "tags", "type", "update_mask"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -667,6 +911,7 @@ class UpdateGroupRequest(_message.Message):
     GUID_FIELD_NUMBER: _ClassVar[int]
     ICON_FIELD_NUMBER: _ClassVar[int]
     IF_VERSION_FIELD_NUMBER: _ClassVar[int]
+    JOIN_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
@@ -677,13 +922,14 @@ class UpdateGroupRequest(_message.Message):
     guid: str
     icon: str
     if_version: int
+    join_requests: bool
     metadata: _containers.ScalarMap[str, str]
     name: str
     password: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     type: _groups_pb2.GroupType
     update_mask: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_groups_pb2.GroupType, str]] = ..., password: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., update_mask: _Optional[_Iterable[str]] = ..., if_version: _Optional[int] = ...) -> None: ...
+    def __init__(self, guid: _Optional[str] = ..., name: _Optional[str] = ..., icon: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_groups_pb2.GroupType, str]] = ..., password: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., update_mask: _Optional[_Iterable[str]] = ..., if_version: _Optional[int] = ..., join_requests: bool = ...) -> None: ...
 
 class UpdateGroupResponse(_message.Message):
     __slots__ = ["group"]

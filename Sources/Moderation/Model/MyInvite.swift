@@ -1,0 +1,10 @@
+/// One of the acting user's invites (`ListMyInvites`), with the group as the invitee sees it.
+public struct MyInvite: Sendable, Equatable {
+    public var invite: Invite
+    public var group: GroupView
+
+    public init(invite: Invite, group: GroupView) {
+        self.invite = invite
+        self.group = group
+    }
+}

@@ -1,0 +1,10 @@
+/// What `ReportMember` and `ResolveReport` return: the report and the action recorded.
+public struct ReportResult: Sendable, Equatable {
+    public var report: Report
+    public var action: ActionRecord
+
+    public init(report: Report, action: ActionRecord) {
+        self.report = report
+        self.action = action
+    }
+}
