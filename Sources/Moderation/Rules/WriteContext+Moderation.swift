@@ -13,6 +13,24 @@ extension WriteContext {
         return access
     }
 
+    /// A bulk moderation call (kick, ban, unban, mute, unmute many): steps 2–4 once for the
+    /// whole call, then `one` per uid as its own step (a domain error becomes that uid's result),
+    /// then the group's counters saved once.
+    mutating func forEachTarget(
+        _ uids: [String], in guid: String, toDo what: String,
+        _ one: (inout WriteContext, inout GroupAccess, String) throws(ModerationError) -> UserResult
+    ) throws(ModerationError) -> [String: UserResult] {
+        var access = try moderatorAccess(guid, toDo: what)
+        var results: [String: UserResult] = [:]
+        for uid in uids {
+            results[uid] = try perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                try one(&context, &access, uid)
+            }
+        }
+        try saveCounters(&access)
+        return results
+    }
+
     /// Adds `grant.uid` with `grant.scope` (steps 5, 8, 9).
     mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
         let user = try requireUser(grant.uid)

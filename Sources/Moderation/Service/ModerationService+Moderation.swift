@@ -120,16 +120,11 @@ extension ModerationService {
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                var access = try context.moderatorAccess(guid, toDo: "kick members")
-                var results: [String: UserResult] = [:]
-                for uid in uids {
-                    results[uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        .changed(seq: try context.kickOne(&access, uid: uid).seq)
-                    }
+                try context.forEachTarget(uids, in: guid, toDo: "kick members") {
+                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                        -> UserResult in
+                    .changed(seq: try context.kickOne(&access, uid: uid).seq)
                 }
-                try context.saveCounters(&access)
-                return results
             }
         }
     }
@@ -147,18 +142,13 @@ extension ModerationService {
             let uids = try Validation.identifiers(uids, field: "uids")
             try Self.validateBan(reason: reason, durationMs: durationMs)
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                var access = try context.moderatorAccess(guid, toDo: "ban members")
-                var results: [String: UserResult] = [:]
-                for uid in uids {
-                    results[uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        let result = try context.banOne(
-                            &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
-                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                    }
+                try context.forEachTarget(uids, in: guid, toDo: "ban members") {
+                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                        -> UserResult in
+                    let result = try context.banOne(
+                        &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
+                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
                 }
-                try context.saveCounters(&access)
-                return results
             }
         }
     }
@@ -174,17 +164,12 @@ extension ModerationService {
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                var access = try context.moderatorAccess(guid, toDo: "unban members")
-                var results: [String: UserResult] = [:]
-                for uid in uids {
-                    results[uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
-                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                    }
+                try context.forEachTarget(uids, in: guid, toDo: "unban members") {
+                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                        -> UserResult in
+                    let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
+                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
                 }
-                try context.saveCounters(&access)
-                return results
             }
         }
     }

@@ -63,18 +63,13 @@ extension ModerationService {
             let uids = try Validation.identifiers(uids, field: "uids")
             try Self.validateMute(reason: reason, durationMs: durationMs)
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                var access = try context.moderatorAccess(guid, toDo: "mute members")
-                var results: [String: UserResult] = [:]
-                for uid in uids {
-                    results[uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        let result = try context.muteOne(
-                            &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
-                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                    }
+                try context.forEachTarget(uids, in: guid, toDo: "mute members") {
+                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                        -> UserResult in
+                    let result = try context.muteOne(
+                        &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
+                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
                 }
-                try context.saveCounters(&access)
-                return results
             }
         }
     }
@@ -90,17 +85,12 @@ extension ModerationService {
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                var access = try context.moderatorAccess(guid, toDo: "unmute members")
-                var results: [String: UserResult] = [:]
-                for uid in uids {
-                    results[uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
-                        return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                    }
+                try context.forEachTarget(uids, in: guid, toDo: "unmute members") {
+                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                        -> UserResult in
+                    let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
+                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
                 }
-                try context.saveCounters(&access)
-                return results
             }
         }
     }
