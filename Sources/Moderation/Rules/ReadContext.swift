@@ -14,6 +14,16 @@ struct ReadContext {
         try GroupAccess.load(snapshot, appID: appID(), guid: guid, caller: caller)
     }
 
+    /// Steps 2–4 of a moderators' list (banned members, invites, join requests, reports): the
+    /// group visible, the actor a member, admin or moderator — as `WriteContext.moderatorAccess`.
+    func moderatorAccess(_ guid: String, toDo what: String) throws(ModerationError) -> GroupAccess {
+        let access = try access(guid)
+        try access.requireVisible()
+        try access.requireMember()
+        try access.requireRank(.moderator, toDo: what)
+        return access
+    }
+
     /// The ban of `uid` in the group when one applies now.
     func activeBan(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
         guard let ban = try snapshot.ban(groupID: groupID, uid: uid), ban.isActive(at: now) else { return nil }

@@ -9,16 +9,7 @@ extension WriteContext {
     mutating func inviteOne(_ access: inout GroupAccess, _ grant: MemberGrant, expiresInMs: Int64)
         throws(ModerationError) -> UserResult
     {
-        let user = try requireUser(grant.uid)
-        if try tx.membership(groupID: access.groupID, uid: grant.uid) != nil {
-            throw .alreadyJoined(grant.uid, access.guid)
-        }
-        let banned = try banState(access, uid: grant.uid)
-        if banned.active != nil { throw .bannedGroupMember(grant.uid, access.guid) }
-        guard access.actorRank.mayGrant(grant.scope) else {
-            throw .permissionDenied(caller.name, "invite \(grant.uid) as \(grant.scope.rawValue)", access.guid)
-        }
-        try expire(banned, in: &access)
+        let user = try requireGrantable(&access, grant, toDo: "invite")
         let invite = Invite(
             uid: grant.uid, scope: grant.scope, invitedBy: caller.actionUID, invitedAt: now,
             expiresAt: now + expiresInMs)

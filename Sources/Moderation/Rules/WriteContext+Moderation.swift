@@ -31,8 +31,12 @@ extension WriteContext {
         return results
     }
 
-    /// Adds `grant.uid` with `grant.scope` (steps 5, 8, 9).
-    mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
+    /// Steps 5, 8, 9 of adding or inviting `grant.uid`: the user exists, is not a member, is not
+    /// banned, and the actor may grant the scope (`verb` names the action in the refusal); a ban
+    /// past its expiry is converted. Returns the user.
+    mutating func requireGrantable(_ access: inout GroupAccess, _ grant: MemberGrant, toDo verb: String)
+        throws(ModerationError) -> StoredUser
+    {
         let user = try requireUser(grant.uid)
         if try tx.membership(groupID: access.groupID, uid: grant.uid) != nil {
             throw .alreadyJoined(grant.uid, access.guid)
@@ -40,9 +44,15 @@ extension WriteContext {
         let banned = try banState(access, uid: grant.uid)
         if banned.active != nil { throw .bannedGroupMember(grant.uid, access.guid) }
         guard access.actorRank.mayGrant(grant.scope) else {
-            throw .permissionDenied(caller.name, "add \(grant.uid) as \(grant.scope.rawValue)", access.guid)
+            throw .permissionDenied(caller.name, "\(verb) \(grant.uid) as \(grant.scope.rawValue)", access.guid)
         }
         try expire(banned, in: &access)
+        return user
+    }
+
+    /// Adds `grant.uid` with `grant.scope` (steps 5, 8, 9).
+    mutating func addOne(_ access: inout GroupAccess, _ grant: MemberGrant) throws(ModerationError) -> UserResult {
+        let user = try requireGrantable(&access, grant, toDo: "add")
         try tx.insertMember(
             groupID: access.groupID, user: user, membership: Membership(scope: grant.scope, joinedAt: now))
         access.stored.group.membersCount += 1

@@ -12,10 +12,7 @@ extension ModerationService {
         let after = try Cursor.banKey(options.cursor)
         let search = try Validation.search(options.search)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Ban> in
-            let access = try context.access(guid)
-            try access.requireVisible()
-            try access.requireMember()
-            try access.requireRank(.moderator, toDo: "list the banned members")
+            let access = try context.moderatorAccess(guid, toDo: "list the banned members")
             let query = BanPageQuery(after: after, search: search, limit: limit + 1, activeAt: context.now)
             let rows = try context.snapshot.bans(groupID: access.groupID, query: query)
             let page = Array(rows.prefix(limit))

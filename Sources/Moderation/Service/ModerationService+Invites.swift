@@ -94,10 +94,7 @@ extension ModerationService {
         let limit = try Validation.limit(limit)
         let after = try Cursor.inviteKey(cursor)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Invite> in
-            let access = try context.access(guid)
-            try access.requireVisible()
-            try access.requireMember()
-            try access.requireRank(.moderator, toDo: "list invites")
+            let access = try context.moderatorAccess(guid, toDo: "list invites")
             let rows = try context.snapshot.invites(
                 groupID: access.groupID, query: InvitePageQuery(after: after, limit: limit + 1, liveAt: context.now))
             let page = Array(rows.prefix(limit))

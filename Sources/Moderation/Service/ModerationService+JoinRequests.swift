@@ -87,10 +87,7 @@ extension ModerationService {
         let limit = try Validation.limit(limit)
         let after = try Cursor.joinRequestKey(cursor)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<JoinRequest> in
-            let access = try context.access(guid)
-            try access.requireVisible()
-            try access.requireMember()
-            try access.requireRank(.moderator, toDo: "list join requests")
+            let access = try context.moderatorAccess(guid, toDo: "list join requests")
             let rows = try context.snapshot.joinRequests(
                 groupID: access.groupID, query: JoinRequestPageQuery(after: after, limit: limit + 1))
             let page = Array(rows.prefix(limit))

@@ -57,10 +57,7 @@ extension ModerationService {
         let limit = try Validation.limit(limit)
         let after = try Cursor.reportID(cursor)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> ReportPage in
-            let access = try context.access(guid)
-            try access.requireVisible()
-            try access.requireMember()
-            try access.requireRank(.moderator, toDo: "list reports")
+            let access = try context.moderatorAccess(guid, toDo: "list reports")
             let rows = try context.snapshot.reports(
                 groupID: access.groupID, query: ReportPageQuery(open: open, afterID: after, limit: limit + 1))
             let page = Array(rows.prefix(limit))
