@@ -17,8 +17,10 @@ final class ServerProcess {
     /// App `index`'s API key.
     static func apiKey(app index: Int) -> String { index == 0 ? apiKey : "\(apiKey)-\(index)" }
 
-    /// - Parameter apps: how many apps get a key (`app(_:)`, `apiKey(app:)`).
-    init(executable: String, apps: Int = 1, extraArguments: [String] = []) throws(BenchError) {
+    /// - Parameters:
+    ///   - apps: how many apps get a key (`app(_:)`, `apiKey(app:)`).
+    ///   - cpu: the one CPU the server runs on (`taskset -c`), or nil for any.
+    init(executable: String, apps: Int = 1, cpu: Int? = nil, extraArguments: [String] = []) throws(BenchError) {
         var template = Array("/tmp/moderation-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot make a temporary directory") }
         directory = String(cString: made)
@@ -31,17 +33,19 @@ final class ServerProcess {
                 directory + "/data",
                 "--log-level", "warning", "--access-log", "off", "--metrics-listen", "127.0.0.1:\(metricsPort)",
             ] + (0..<apps).flatMap { ["--api-key", "\(Self.app($0)):\(Self.apiKey(app: $0))"] } + extraArguments
+        // taskset execs the server in place, so the child's pid is the server's.
+        let command = cpu.map { ["taskset", "-c", String($0)] + arguments } ?? arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
         posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
         var child: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
+        let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let status = posix_spawnp(&child, command[0], &actions, nil, argv, environ)
         posix_spawn_file_actions_destroy(&actions)
         close(pipeFDs[1])
-        guard status == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(status)))") }
+        guard status == 0 else { throw BenchError("cannot start \(command[0]): \(String(cString: strerror(status)))") }
         pid = child
         var line: [UInt8] = []
         var byte: UInt8 = 0

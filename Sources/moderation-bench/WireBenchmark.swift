@@ -1,4 +1,5 @@
 import CommandLineSupport
+internal import CSystemShims
 import Dispatch
 internal import Glibc
 import LoadGeneration
@@ -19,6 +20,11 @@ import Synchronization
 ///   first page of ListBannedMembers and of a search by name (one match).
 /// - checkpost: CheckPost against GetMemberState, and CheckPost with 100 pairs a call against one
 ///   pair a call, in the same run (`WireBenchmark+CheckPost.swift`).
+///
+/// With `--pin` the servers run on CPU 0 and this process (its load generators) on CPU 1, as
+/// the `echo` suite runs: the calls/s then measure the server, not the two sharing the cores.
+/// The CheckPost suite is run so (`tools/bench wire`), since its targets compare two methods'
+/// throughput, which a client on the same cores caps alike.
 ///
 /// With `--postgres-url` the servers keep their data in that PostgreSQL database
 /// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`), so a run never
@@ -47,6 +53,7 @@ enum WireBenchmark {
         var apps = 1
         var routeByApp = false
         var snapshotCommand: String?
+        var pin = false
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
             while let token = reader.next() {
@@ -67,6 +74,7 @@ enum WireBenchmark {
                 case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
                 case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
                 case "--route-by-app": routeByApp = true
+                case "--pin": pin = true
                 case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
                 case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
                 case "--only":
@@ -97,11 +105,18 @@ enum WireBenchmark {
                 + (postgresWriters.map { ["--postgres-writers", String($0)] } ?? [])
         }
         let snapshot = Snapshot(command: snapshotCommand)
+        let serverCPU: Int? = pin ? 0 : nil
+        if pin {
+            guard cshim_usable_cpu_count() >= 2, cshim_pin_thread(1) == 0 else {
+                print("wire: --pin needs CPUs 0 and 1")
+                return 2
+            }
+        }
         do throws(BenchError) {
             let readers = suites.contains("reads") || suites.contains("checkpost")
             if suites.contains("mutations") || readers {
                 var servers = [
-                    try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w"))
+                    try ServerProcess(executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w"))
                 ]
                 defer { for server in servers { server.stop() } }
                 let slotUsers = (connections * depth + 31) / 32
@@ -115,7 +130,7 @@ enum WireBenchmark {
                 if suites.contains("mutations") {
                     for _ in 1..<instances {
                         servers.append(
-                            try ServerProcess(executable: executable, apps: apps, extraArguments: storeArguments("w")))
+                            try ServerProcess(executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w")))
                     }
                     try mutations(
                         servers: servers, apps: apps, routeByApp: routeByApp, postgres: postgresURL != nil,
@@ -134,7 +149,7 @@ enum WireBenchmark {
                 }
             }
             if suites.contains("big") {
-                let server = try ServerProcess(executable: executable, extraArguments: storeArguments("big"))
+                let server = try ServerProcess(executable: executable, cpu: serverCPU, extraArguments: storeArguments("big"))
                 defer { server.stop() }
                 try bigGroup(server: server, members: bigMembers)
             }

@@ -5,7 +5,8 @@
 //        moderation-bench fanout [--subscribers N] [--rounds N] [--seconds S] [--server PATH]
 //          (the event stream over sockets, against a release moderation-server child process)
 //        moderation-bench wire [--only mutations,reads,big,checkpost] [--seconds S] [--conns N] [--depth N]
-//          [--big-members N] [--rounds N]
+//          [--big-members N] [--rounds N] [--pin]
+//          (--pin: the server on CPU 0, this process on CPU 1)
 //          (the moderation service over sockets, against a release moderation-server child process)
 //          [--postgres-url URL [--instances N] [--apps N [--route-by-app]] [--postgres-writers N]] [--snapshot-command CMD]
 //          (the same on PostgreSQL, over N instances; bench/postgres.py drives it beside pgbench)
