@@ -1,5 +1,5 @@
-import CommandLineSupport
 internal import CSystemShims
+import CommandLineSupport
 import Dispatch
 internal import Glibc
 import LoadGeneration
@@ -116,7 +116,8 @@ enum WireBenchmark {
             let readers = suites.contains("reads") || suites.contains("checkpost")
             if suites.contains("mutations") || readers {
                 var servers = [
-                    try ServerProcess(executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w"))
+                    try ServerProcess(
+                        executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w"))
                 ]
                 defer { for server in servers { server.stop() } }
                 let slotUsers = (connections * depth + 31) / 32
@@ -130,7 +131,9 @@ enum WireBenchmark {
                 if suites.contains("mutations") {
                     for _ in 1..<instances {
                         servers.append(
-                            try ServerProcess(executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w")))
+                            try ServerProcess(
+                                executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w"))
+                        )
                     }
                     try mutations(
                         servers: servers, apps: apps, routeByApp: routeByApp, postgres: postgresURL != nil,
@@ -149,7 +152,8 @@ enum WireBenchmark {
                 }
             }
             if suites.contains("big") {
-                let server = try ServerProcess(executable: executable, cpu: serverCPU, extraArguments: storeArguments("big"))
+                let server = try ServerProcess(
+                    executable: executable, cpu: serverCPU, extraArguments: storeArguments("big"))
                 defer { server.stop() }
                 try bigGroup(server: server, members: bigMembers)
             }
