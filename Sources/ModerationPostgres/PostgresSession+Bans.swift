@@ -5,6 +5,10 @@ extension PostgresSession {
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
         let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.ban(key) { return known }
+        if isWriter, let appID = cache.appOfGroup[groupID] {
+            try standing(appID: appID, groupID: groupID, uid: uid)
+            if let known = cache.ban(key) { return known }
+        }
         let row = try connection.query(.ban, [.int(groupID), .text(uid)])
         let found = row.rowCount > 0 ? decodeBan(row, 0) : nil
         if isWriter { cache.set(key, ban: found) }
@@ -75,12 +79,13 @@ extension PostgresSession {
         return expired
     }
 
-    /// A ban row in the order of `Statement.banColumns`.
-    private func decodeBan(_ rows: PGResult, _ row: Int) -> Ban {
+    /// A ban row in the order of `Statement.banColumns`, from column `first` on.
+    func decodeBan(_ rows: PGResult, _ row: Int, from first: Int = 0) -> Ban {
         Ban(
-            uid: rows.string(row, 0), name: rows.string(row, 1), avatar: rows.string(row, 2),
-            scopeBefore: rows.optionalInt(row, 3).flatMap(StorageCodes.scope), joinedAt: rows.int64(row, 4),
-            bannedAt: rows.int64(row, 5), bannedBy: rows.string(row, 6), reason: rows.string(row, 7),
-            expiresAt: rows.int64(row, 8))
+            uid: rows.string(row, first), name: rows.string(row, first + 1), avatar: rows.string(row, first + 2),
+            scopeBefore: rows.optionalInt(row, first + 3).flatMap(StorageCodes.scope),
+            joinedAt: rows.int64(row, first + 4), bannedAt: rows.int64(row, first + 5),
+            bannedBy: rows.string(row, first + 6), reason: rows.string(row, first + 7),
+            expiresAt: rows.int64(row, first + 8))
     }
 }

@@ -4,12 +4,18 @@ internal import ModerationStoreSupport
 extension PostgresSession {
     func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
         let key = WriterCache.GroupKey(appID: appID, guid: guid)
-        if isWriter, let cached = cache.group(key) { return cached }
+        if isWriter, let cached = cache.group(key) { return focus(cached) }
         let row = try connection.query(.groupByGUID, [.int(appID), .text(guid)])
         guard row.rowCount > 0 else { return nil }
         let found = decodeGroup(row, 0)
         if isWriter { cache.set(key, found) }
-        return found
+        return isWriter ? focus(found) : found
+    }
+
+    /// A group a write reads becomes its focus (`WriterState.focusGroup`).
+    private func focus(_ group: StoredGroup) -> StoredGroup {
+        writer.focusGroup = group.id
+        return group
     }
 
     /// `SELECT … FOR NO KEY UPDATE`, under the app's lock (taken first when not yet held).
@@ -23,14 +29,14 @@ extension PostgresSession {
                 try connection.send(.groupForUpdate, [.int(appID), .text(guid)])
                 writer.lockedGroups.insert(cached.id)
             }
-            return cached
+            return focus(cached)
         }
         let row = try connection.query(.groupForUpdate, [.int(appID), .text(guid)])
         guard row.rowCount > 0 else { return nil }
         let found = decodeGroup(row, 0)
         cache.set(key, found)
         writer.lockedGroups.insert(found.id)
-        return found
+        return focus(found)
     }
 
     func insertGroup(appID: Int64, _ group: Group, passwordHash: String?) throws(ModerationError) -> StoredGroup {
@@ -49,7 +55,7 @@ extension PostgresSession {
         writer.lockedGroups.insert(stored.id)
         try insertRevision(stored)
         try connection.send(.insertTags, [.int(stored.id), RecordCoding.encode(group.tags)])
-        return stored
+        return focus(stored)
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {

@@ -5,15 +5,23 @@ extension PostgresSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
         let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.membership(key) { return known }
-        let row = try connection.query(.membership, [.int(groupID), .text(uid)])
-        var found: Membership? = nil
-        if row.rowCount > 0, let scope = StorageCodes.scope(row.int(0, 0)) {
-            found = Membership(
-                scope: scope, joinedAt: row.int64(0, 1),
-                mute: StorageCodes.mute(mutedUntil: row.int64(0, 2), reason: row.string(0, 3)))
+        if isWriter, let appID = cache.appOfGroup[groupID] {
+            try standing(appID: appID, groupID: groupID, uid: uid)
+            if let known = cache.membership(key) { return known }
         }
+        let row = try connection.query(.membership, [.int(groupID), .text(uid)])
+        let found = row.rowCount > 0 ? decodeMembership(row, 0) : nil
         if isWriter { cache.set(key, membership: found) }
         return found
+    }
+
+    /// A membership from (scope, joined_at, muted_until, mute_reason) at column `first` on; nil
+    /// when the scope is NULL (no row, in an outer join) or unknown.
+    func decodeMembership(_ rows: PGResult, _ row: Int, from first: Int = 0) -> Membership? {
+        guard !rows.isNull(row, first), let scope = StorageCodes.scope(rows.int(row, first)) else { return nil }
+        return Membership(
+            scope: scope, joinedAt: rows.int64(row, first + 1),
+            mute: StorageCodes.mute(mutedUntil: rows.int64(row, first + 2), reason: rows.string(row, first + 3)))
     }
 
     /// Inserts a membership without a mute (a new member is never muted).

@@ -2,17 +2,48 @@ internal import Moderation
 internal import ModerationStoreSupport
 
 extension PostgresSession {
+    /// A live user. A writer in the middle of a write on a group (`WriterState.focusGroup`)
+    /// reads the user's whole standing in it (`standing`).
     func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
         let key = WriterCache.UserKey(appID: appID, uid: uid)
         if isWriter, let cached = cache.user(key) { return cached }
+        if isWriter, let groupID = writer.focusGroup {
+            try standing(appID: appID, groupID: groupID, uid: uid)
+            return cache.user(key)
+        }
         let row = try connection.query(.userByUID, [.int(appID), .text(uid)])
         guard row.rowCount > 0 else { return nil }
-        let user = User(
-            uid: row.string(0, 1), name: row.string(0, 2), avatar: row.string(0, 3),
-            metadata: RecordCoding.metadata(row.strings(0, 4)), createdAt: row.int64(0, 5))
-        let found = StoredUser(id: row.int64(0, 0), user: user)
+        let found = decodeUser(row, 0)
         if isWriter { cache.set(key, found) }
         return found
+    }
+
+    /// Reads a live user's row, membership and ban in a group in one round trip and keeps what
+    /// the writer's cache does not hold yet: the rules ask for the three together (the target of
+    /// a kick or ban, the user joining), so one round trip serves where three did. Exact, not a
+    /// guess: a writer reads under the app's lock, which every change to these rows takes; the
+    /// statements this transaction sent before are executed before it; and what the cache
+    /// already holds (this transaction's own changes) is kept. Nothing is kept when there is no
+    /// such user (the caller then asks for what it needs alone).
+    func standing(appID: Int64, groupID: Int64, uid: String) throws(ModerationError) {
+        let row = try connection.query(.standing, [.int(appID), .text(uid), .int(groupID)])
+        guard row.rowCount > 0 else { return }
+        let userKey = WriterCache.UserKey(appID: appID, uid: uid)
+        if cache.user(userKey) == nil { cache.set(userKey, decodeUser(row, 0)) }
+        let entry = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        if cache.membership(entry) == nil { cache.set(entry, membership: decodeMembership(row, 0, from: 6)) }
+        // A ban counts with its user's row, as `.ban` joins them (that row always exists: users are
+        // marked deleted, never removed).
+        let banned = !row.isNull(0, 10) && !row.isNull(0, 11)
+        if cache.ban(entry) == nil { cache.set(entry, ban: banned ? decodeBan(row, 0, from: 10) : nil) }
+    }
+
+    /// A user from (id, uid, name, avatar, metadata, created_at).
+    private func decodeUser(_ rows: PGResult, _ row: Int) -> StoredUser {
+        let user = User(
+            uid: rows.string(row, 1), name: rows.string(row, 2), avatar: rows.string(row, 3),
+            metadata: RecordCoding.metadata(rows.strings(row, 4)), createdAt: rows.int64(row, 5))
+        return StoredUser(id: rows.int64(row, 0), user: user)
     }
 
     func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool {

@@ -32,6 +32,9 @@ final class PostgresSession: @unchecked Sendable {
         var appIDs: [String: Int64] = [:]
         /// Groups locked with `groupForUpdate` (or created) in the transaction.
         var lockedGroups: Set<Int64> = []
+        /// The group the running write last read: its users' memberships and bans are read with
+        /// them (`user(appID:uid:)`). Cleared when a write starts.
+        var focusGroup: Int64?
     }
 
     let connection: PGConnection
@@ -169,6 +172,7 @@ final class PostgresSession: @unchecked Sendable {
     func mark(tag: Int) -> WriteMark {
         connection.tag = tag
         isDeferred = false
+        writer.focusGroup = nil
         return mark()
     }
 

@@ -9,7 +9,7 @@ enum Statement: Int, CaseIterable {
     case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead
     case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
 
-    case userByUID, insertUser, updateUser, uidRetired, markUserDeleted
+    case userByUID, standing, insertUser, updateUser, uidRetired, markUserDeleted
 
     case groupByGUID, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup, deleteGroup
     case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
@@ -153,6 +153,21 @@ enum Statement: Int, CaseIterable {
 
         case .userByUID:
             "SELECT id, uid, name, avatar, metadata, created_at FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at = 0"
+        // A live user's standing in a group, for a writer: what `.userByUID`, `.membership` and
+        // `.ban` return (the last two NULL when absent), in one round trip
+        // (`PostgresSession.standing`). No row when there is no such user.
+        case .standing:
+            """
+            SELECT u.id, u.uid, u.name, u.avatar, u.metadata, u.created_at,
+                   m.scope, m.joined_at, m.muted_until, m.mute_reason,
+                   b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason,
+                   b.expires_at
+            FROM users u
+            LEFT JOIN members m ON m.group_id = $3 AND m.uid = $2
+            LEFT JOIN bans b ON b.group_id = $3 AND b.uid = $2
+            LEFT JOIN users bu ON bu.id = b.user_id
+            WHERE u.app_id = $1 AND u.uid = $2 AND u.deleted_at = 0
+            """
         case .uidRetired: "SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at <> 0"
         case .markUserDeleted: "UPDATE users SET deleted_at = $2 WHERE id = $1"
         case .insertUser:
