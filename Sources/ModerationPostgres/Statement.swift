@@ -86,8 +86,8 @@ enum Statement: Int, CaseIterable {
 
     /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask, $6 muted
     /// at (0: every member; else only those muted then); $5 limit.
-    static let membersFrom = """
-        FROM members m JOIN users u ON u.id = m.user_id
+    static let membersFrom = "FROM members m JOIN users u ON u.id = m.user_id \(membersWhere)"
+    static let membersWhere = """
         WHERE m.group_id = $1 AND (m.joined_at, m.uid) > ($2::bigint, $3::text)
           AND ((1::bigint << m.scope) & $4::bigint) <> 0
           AND ($6::bigint = 0 OR m.muted_until = -1 OR m.muted_until > $6::bigint)
@@ -234,7 +234,14 @@ enum Statement: Int, CaseIterable {
         case .deleteMember: "DELETE FROM members WHERE group_id = $1 AND uid = $2"
         case .setScope: "UPDATE members SET scope = $3 WHERE group_id = $1 AND uid = $2"
         case .setMute: "UPDATE members SET muted_until = $3, mute_reason = $4 WHERE group_id = $1 AND uid = $2"
-        case .membersPage: "SELECT \(Self.memberColumns) \(Self.membersFrom) \(Self.membersOrder)"
+        case .membersPage:
+            // The page first, then its users: joining every member's user before the LIMIT (what
+            // PostgreSQL plans for a group of a hundred) took about 1.4 times as long.
+            """
+            SELECT \(Self.memberColumns)
+            FROM (SELECT m.* FROM members m \(Self.membersWhere) \(Self.membersOrder)) m JOIN users u ON u.id = m.user_id
+            ORDER BY m.joined_at, m.uid
+            """
         case .groupsOfUser:
             """
             SELECT g.guid FROM users u JOIN members m ON m.user_id = u.id JOIN groups g ON g.id = m.group_id
