@@ -1,5 +1,6 @@
 import Moderation
 import ModerationPostgres
+import Synchronization
 import TestSupport
 import Testing
 import ThreadSupport
@@ -87,6 +88,96 @@ struct GroupCommitTests {
         #expect(try StoreProbe.user(instance.store, app: "app", uid: "ghost") == nil)
         for uid in ["before", "after"] { #expect(try StoreProbe.user(instance.store, app: "app", uid: uid) != nil) }
         #expect(instance.store.statistics.retries >= 1)
+    }
+
+    /// A user's row, membership and ban in group `g`, as a write reads them: the group first, so
+    /// the writer reads the three in one statement (`PostgresSession.standing`).
+    struct Standing: Equatable {
+        var user: StoredUser?
+        var membership: Membership?
+        var ban: Ban?
+    }
+
+    static func standing(_ tx: any StoreTransaction, _ uid: String) throws(ModerationError) -> Standing {
+        guard let appID = try tx.appID(named: "app"), let group = try tx.groupForUpdate(appID: appID, guid: "g")
+        else { throw ModerationError(.groupNotFound, "no group g") }
+        let user = try tx.user(appID: appID, uid: uid)
+        return Standing(
+            user: user, membership: try tx.membership(groupID: group.id, uid: uid),
+            ban: try tx.ban(groupID: group.id, uid: uid))
+    }
+
+    @Test(
+        "a user's standing read in one statement is what a reader's statements one by one say, this batch's own changes included"
+    )
+    func standingInOneStatement() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
+        defer { instance.close() }
+        let client = instance.client()
+        let uids = ["member", "muted", "banned", "outsider", "moved", "missing"]
+        for uid in ["o"] + uids.dropLast() { _ = try client.createUser(uid) }
+        _ = try client.createGroup("g", owner: "o")
+        _ = try client.addMembers(
+            "g", [MemberGrant(uid: "member", scope: .moderator), MemberGrant(uid: "muted"), MemberGrant(uid: "moved")])
+        let owner = client.acting(as: "o")
+        _ = try owner.mute("g", "muted", reason: "loud", durationMs: 60_000)
+        _ = try owner.ban("g", "banned", reason: "spam")
+
+        let expected = try instance.store.read { (snapshot) throws(ModerationError) -> [String: Standing] in
+            guard let appID = try snapshot.appID(named: "app"), let group = try snapshot.group(appID: appID, guid: "g")
+            else { throw ModerationError(.groupNotFound, "no group g") }
+            var standings: [String: Standing] = [:]
+            for uid in uids {
+                standings[uid] = Standing(
+                    user: try snapshot.user(appID: appID, uid: uid),
+                    membership: try snapshot.membership(groupID: group.id, uid: uid),
+                    ban: try snapshot.ban(groupID: group.id, uid: uid))
+            }
+            return standings
+        }
+        #expect(expected["muted"]?.membership?.mute?.reason == "loud" && expected["banned"]?.ban?.reason == "spam")
+        #expect(expected["missing"]?.user == nil)
+
+        let seen = Mutex<[String: Standing]>([:])
+        let ban = Ban(
+            uid: "moved", name: "User moved", scopeBefore: .participant, joinedAt: 1, bannedAt: 2, bannedBy: "o",
+            reason: "x",
+            expiresAt: 0)
+        var writes = uids.map { uid in
+            ClosureWrite { (tx) throws(ModerationError) in
+                let standing = try Self.standing(tx, uid)
+                seen.withLock { $0[uid] = standing }
+            }
+        }
+        writes += [
+            // A write that reads a standing and fails before writing: what it read is put back.
+            ClosureWrite { (tx) throws(ModerationError) in
+                _ = try Self.standing(tx, "outsider")
+                throw ModerationError(.permissionDenied, "refused before writing")
+            },
+            // This batch moves "moved" from member to banned; the next write reads that.
+            ClosureWrite { (tx) throws(ModerationError) in
+                guard let appID = try tx.appID(named: "app"),
+                    let group = try tx.groupForUpdate(appID: appID, guid: "g"),
+                    let user = try tx.user(appID: appID, uid: "moved")
+                else { throw ModerationError(.uidNotFound, "no user moved") }
+                try tx.deleteMember(groupID: group.id, uid: "moved")
+                try tx.insertBan(groupID: group.id, user: user, ban: ban)
+            },
+            ClosureWrite { (tx) throws(ModerationError) in
+                let standing = try Self.standing(tx, "moved")
+                seen.withLock { $0["moved after"] = standing }
+            },
+        ]
+        Self.batch(instance.store, writes)
+        #expect(
+            writes.map { $0.wait()?.code } == Array(repeating: nil, count: uids.count) + [.permissionDenied, nil, nil])
+        let standings = seen.withLock { $0 }
+        for uid in uids { #expect(standings[uid] == expected[uid], "\(uid)") }
+        let moved = standings["moved after"]
+        #expect(moved?.user == expected["moved"]?.user && moved?.membership == nil && moved?.ban == ban)
     }
 
     @Test("reads never wait for the writer, and a read sees one snapshot")
