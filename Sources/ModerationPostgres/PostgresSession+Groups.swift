@@ -12,6 +12,20 @@ extension PostgresSession {
         return isWriter ? focus(found) : found
     }
 
+    /// A reader's group and `uid`'s membership in it in one statement; a writer reads them as
+    /// the rules do, one after the other, through its cache.
+    func groupAndMembership(appID: Int64, guid: String, uid: String) throws(ModerationError)
+        -> (group: StoredGroup, membership: Membership?)?
+    {
+        guard !isWriter else {
+            guard let group = try group(appID: appID, guid: guid) else { return nil }
+            return (group, try membership(groupID: group.id, uid: uid))
+        }
+        let row = try connection.query(.groupWithMembership, [.int(appID), .text(guid), .text(uid)])
+        guard row.rowCount > 0 else { return nil }
+        return (decodeGroup(row, 0), decodeMembership(row, 0, from: Self.groupColumnCount))
+    }
+
     /// A group a write reads becomes its focus (`WriterState.focusGroup`).
     private func focus(_ group: StoredGroup) -> StoredGroup {
         writer.focusGroup = group.id

@@ -11,7 +11,8 @@ enum Statement: Int, CaseIterable {
 
     case userByUID, standing, insertUser, updateUser, uidRetired, markUserDeleted
 
-    case groupByGUID, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup, deleteGroup
+    case groupByGUID, groupWithMembership, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup,
+        deleteGroup
     case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
     case deleteTags, insertTags
     case groupsPage, groupsPageJoined
@@ -178,6 +179,12 @@ enum Statement: Int, CaseIterable {
         case .updateUser: "UPDATE users SET name = $2, name_folded = $3, avatar = $4, metadata = $5 WHERE id = $1"
 
         case .groupByGUID: "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = $1 AND g.guid = $2"
+        case .groupWithMembership:
+            """
+            SELECT \(Self.groupColumns), m.scope, m.joined_at, m.muted_until, m.mute_reason
+            FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $3
+            WHERE g.app_id = $1 AND g.guid = $2
+            """
         case .groupForUpdate:
             "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = $1 AND g.guid = $2 FOR NO KEY UPDATE"
         case .insertGroup:

@@ -17,6 +17,12 @@ struct GroupAccess {
         lock: (any StoreTransaction)? = nil
     ) throws(ModerationError) -> GroupAccess {
         guard let appID else { throw .groupNotFound(guid) }
+        if lock == nil, let actor = caller.actor {
+            guard let found = try snapshot.groupAndMembership(appID: appID, guid: guid, uid: actor) else {
+                throw .groupNotFound(guid)
+            }
+            return GroupAccess(stored: found.group, caller: caller, membership: found.membership)
+        }
         let found: StoredGroup?
         if let lock {
             found = try lock.groupForUpdate(appID: appID, guid: guid)

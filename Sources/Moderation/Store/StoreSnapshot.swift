@@ -22,6 +22,12 @@ public protocol StoreSnapshot {
     /// A user's membership row in a group, with its mute (expired or not: the rules decide).
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership?
 
+    /// A group by guid with `uid`'s membership in it: what every read about a group asks first
+    /// (`GroupAccess`). A store whose reads cost a round trip each answers both in one; the
+    /// default asks `group` and `membership`.
+    func groupAndMembership(appID: Int64, guid: String, uid: String) throws(ModerationError)
+        -> (group: StoredGroup, membership: Membership?)?
+
     /// A user's ban record in a group, whether or not it has expired (the rules decide).
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban?
 
@@ -90,4 +96,13 @@ public protocol StoreSnapshot {
 
     /// The reply stored under an idempotency key at or after `notBefore`, if any.
     func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
+}
+
+extension StoreSnapshot {
+    public func groupAndMembership(appID: Int64, guid: String, uid: String) throws(ModerationError)
+        -> (group: StoredGroup, membership: Membership?)?
+    {
+        guard let group = try group(appID: appID, guid: guid) else { return nil }
+        return (group, try membership(groupID: group.id, uid: uid))
+    }
 }
