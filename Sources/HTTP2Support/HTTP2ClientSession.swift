@@ -135,17 +135,17 @@ public final class HTTP2ClientSession {
     /// Opens a stream with the request's header block (pseudo-headers first: `:method`,
     /// `:scheme`, `:path`, `:authority`); returns its id. With `endStream` the request has no
     /// body; otherwise the body follows through `sendData` and ends with `endRequest`.
-    public func submitRequest(headers: [HTTP2Header], endStream: Bool = false) throws(HTTP2Error) -> Int32 {
+    public func submitRequest(headers: HTTP2HeaderBlock, endStream: Bool = false) throws(HTTP2Error) -> Int32 {
         guard !state.isFatal, state.connectionError == nil else {
             throw HTTP2Error(code: 0, message: "the connection failed: \(state.connectionError ?? "")")
         }
         let id: Int32
         if endStream {
-            id = withNameValues(headers) { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
+            id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
         } else {
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
-            id = withNameValues(headers) { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
+            id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
         }
         try check(id, "submitting a request")
         let stream = OutboundStream()

@@ -192,7 +192,7 @@ public final class HTTP2ServerSession {
     ///
     /// Data already queued with `sendData` goes out after these headers.
     public func submitResponseHeaders(
-        streamID: Int32, headers: [HTTP2Header], endStream: Bool = false
+        streamID: Int32, headers: HTTP2HeaderBlock, endStream: Bool = false
     ) throws(HTTP2Error) {
         let stream = try openStream(streamID)
         guard !stream.headersSubmitted else {
@@ -203,13 +203,13 @@ public final class HTTP2ServerSession {
                 throw HTTP2Error(code: 0, message: "stream \(streamID): a trailers-only response with data queued")
             }
             let flags = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
-            let result = withNameValues(headers) { nghttp2_submit_headers(session, flags, streamID, nil, $0, $1, nil) }
+            let result = headers.withNameValues { nghttp2_submit_headers(session, flags, streamID, nil, $0, $1, nil) }
             try check(result, "stream \(streamID): submitting a trailers-only response")
             stream.isEnded = true
         } else {
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
-            let result = withNameValues(headers) { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+            let result = headers.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
             try check(result, "stream \(streamID): submitting response headers")
         }
         stream.headersSubmitted = true
@@ -226,7 +226,7 @@ public final class HTTP2ServerSession {
 
     /// Ends the response with trailers (END_STREAM on their HEADERS frame), after all queued data;
     /// empty `headers` end it with END_STREAM on the last DATA frame instead.
-    public func submitTrailers(streamID: Int32, headers: [HTTP2Header]) throws(HTTP2Error) {
+    public func submitTrailers(streamID: Int32, headers: HTTP2HeaderBlock) throws(HTTP2Error) {
         let stream = try openStream(streamID)
         guard stream.headersSubmitted, !stream.isEnded else {
             throw HTTP2Error(code: 0, message: "stream \(streamID): trailers before the headers or after the end")

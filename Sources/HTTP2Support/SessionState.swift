@@ -72,7 +72,7 @@ final class SessionState {
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             } else {
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue | NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-                let status = withNameValues(trailers) { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                let status = trailers.withNameValues { nghttp2_submit_trailer(session, streamID, $0, $1) }
                 if status != 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
             }
             return n
@@ -87,7 +87,10 @@ final class SessionState {
     // MARK: Receiving
 
     func beginHeaders() {
+        // A block handed over to an event left an empty array: room for a request's usual fields
+        // at once, not by doubling from one.
         headerBlock.removeAll(keepingCapacity: true)
+        headerBlock.reserveCapacity(16)
         headerBlockSize = 0
     }
 
@@ -137,7 +140,7 @@ final class OutboundStream {
     /// Trailers submitted or the response ended: no more data may be queued.
     var isEnded = false
     /// Trailers to send once the queue is empty (empty: END_STREAM on the last DATA frame).
-    var trailers: [HTTP2Header]?
+    var trailers: HTTP2HeaderBlock?
     /// The data provider told nghttp2 to wait (`NGHTTP2_ERR_DEFERRED`): new data must resume it.
     var isDeferred = false
 }

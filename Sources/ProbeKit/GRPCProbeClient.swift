@@ -192,7 +192,7 @@ final class GRPCProbeClient {
         }
         let id: Int32
         do throws(HTTP2Error) {
-            id = try http2.submitRequest(headers: headers)
+            id = try http2.submitRequest(headers: HTTP2HeaderBlock(headers))
         } catch {
             throw .internal("cannot start the call: \(error.message)")
         }

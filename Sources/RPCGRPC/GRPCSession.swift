@@ -424,7 +424,7 @@ public final class GRPCSession {
         do throws(RPCError) {
             let body =
                 message.compressed ? try inflate(message.bytes, encoding: stream.head.messageEncoding) : message.bytes
-            sendMessage(id, try service.respond(path: stream.head.path, to: body))
+            sendMessage(id, stream, try service.respond(path: stream.head.path, to: body))
         } catch {
             fail(id, error)
         }
@@ -432,6 +432,7 @@ public final class GRPCSession {
 
     private func cancel(_ id: Int32, reason: String) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        stream.ended = true
         releaseBuffered(stream)
         if let call = stream.call {
             _ = call.complete(.cancelled(reason))
@@ -444,7 +445,9 @@ public final class GRPCSession {
 
     /// A frame of our protocol completed by a handler (from the call's port, on the loop).
     public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> ServerSession.TransportActions {
-        frame.withUnsafeBytes { translate(Int32(streamID), frame: $0, final: final) }
+        if let stream = streams[Int32(streamID)] {
+            frame.withUnsafeBytes { translate(Int32(streamID), stream, frame: $0, final: final) }
+        }
         return transportActions()
     }
 
@@ -452,7 +455,8 @@ public final class GRPCSession {
     public func deliver(_ frames: [OutgoingFrame]) -> ServerSession.TransportActions {
         for frame in frames {
             let (bytes, final) = frame.encoded
-            bytes.withUnsafeBytes { translate(Int32(frame.streamID), frame: $0, final: final) }
+            guard let stream = streams[Int32(frame.streamID)] else { continue }
+            bytes.withUnsafeBytes { translate(Int32(frame.streamID), stream, frame: $0, final: final) }
         }
         return transportActions()
     }
@@ -465,38 +469,40 @@ public final class GRPCSession {
         guard let stream = streams[Int32(streamID)], !stream.ended else { return nil }
         var frame: [UInt8] = []
         write(&frame)
-        frame.withUnsafeBytes { translate(Int32(streamID), frame: $0, final: final) }
+        frame.withUnsafeBytes { translate(Int32(streamID), stream, frame: $0, final: final) }
         return transportActions()
     }
 
-    private func translate(_ id: Int32, frame: UnsafeRawBufferPointer, final: Bool) {
-        guard streams[id] != nil, frame.count >= FrameHeader.size else { return }
+    /// One frame of our protocol for `stream` (looked up once by the caller: every step below
+    /// works on it, not on the table).
+    private func translate(_ id: Int32, _ stream: Stream, frame: UnsafeRawBufferPointer, final: Bool) {
+        guard frame.count >= FrameHeader.size else { return }
         let (header, _) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: frame[0..<FrameHeader.size]))
         let payload = UnsafeRawBufferPointer(rebasing: frame[FrameHeader.size...])
         switch header.type {
         case .reply:
             let statusLength = payload.count >= 4 ? Int(BigEndian.readUInt32(payload)) : -1
             guard statusLength >= 0, statusLength <= payload.count - 4 else {
-                return finish(id, error: .internal("the handler's reply is malformed"))
+                return finish(id, stream, error: .internal("the handler's reply is malformed"))
             }
             if statusLength == 0 {
-                sendMessage(id, UnsafeRawBufferPointer(rebasing: payload[4...]))
-                finish(id, error: nil)
+                sendMessage(id, stream, UnsafeRawBufferPointer(rebasing: payload[4...]))
+                finish(id, stream, error: nil)
             } else {
                 let status =
                     (try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength])))
                     ?? Status(code: StatusCode.internal.rawValue, message: "a reply whose status does not decode")
-                finish(id, error: RPCError(status: status))
+                finish(id, stream, error: RPCError(status: status))
             }
         case .message:
-            sendMessage(id, payload)
+            sendMessage(id, stream, payload)
         case .trailers:
             let status = (try? Status(serializedBytes: payload)) ?? Status()
-            finish(id, error: status.code == 0 ? nil : RPCError(status: status))
+            finish(id, stream, error: status.code == 0 ? nil : RPCError(status: status))
         default:
             break
         }
-        if final, streams[id] != nil, !(streams[id]!.ended) { finish(id, error: nil) }
+        if final { finish(id, stream, error: nil) }
     }
 
     /// Response headers, made once: the same few fields start every response.
@@ -507,16 +513,18 @@ public final class GRPCSession {
     private static let trailersOnlyStart = [
         HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc"),
     ]
-    private static let okTrailers = [HTTP2Header("grpc-status", "0")]
+    private static let okTrailers: HTTP2HeaderBlock = [HTTP2Header("grpc-status", "0")]
+    /// A trailers-only response with OK (a bidirectional method that ended before it answered).
+    private static let okTrailersOnly = HTTP2HeaderBlock(trailersOnlyStart + okTrailers.headers)
 
-    private static func responseHeaders(encoding: String?) -> [HTTP2Header] {
+    private static func responseHeaders(encoding: String?) -> HTTP2HeaderBlock {
         var headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
         if let encoding { headers.append(HTTP2Header("grpc-encoding", encoding)) }
         headers.append(HTTP2Header("grpc-accept-encoding", GRPCRequestHead.supportedEncodings))
-        return headers
+        return HTTP2HeaderBlock(headers)
     }
 
-    private static func responseHeaders(_ encoding: CompressionFormat?) -> [HTTP2Header] {
+    private static func responseHeaders(_ encoding: CompressionFormat?) -> HTTP2HeaderBlock {
         switch encoding {
         case nil: plainResponseHeaders
         case .gzip?: gzipResponseHeaders
@@ -524,16 +532,18 @@ public final class GRPCSession {
         }
     }
 
-    /// The status fields ending a call, as headers.
-    private static func statusFields(_ error: RPCError?, path: String) -> [HTTP2Header] {
-        guard let error, error.code != .ok else { return okTrailers }
-        return GRPCStatusFields.fields(for: error, path: path).map { HTTP2Header($0.name, $0.value) }
+    /// The status fields ending a call: the trailers after a response's messages, or with
+    /// `trailersOnly` the whole response (`:status` and the content type first).
+    private static func statusBlock(_ error: RPCError?, path: String, trailersOnly: Bool) -> HTTP2HeaderBlock {
+        guard let error, error.code != .ok else { return trailersOnly ? okTrailersOnly : okTrailers }
+        let fields = GRPCStatusFields.fields(for: error, path: path).map { HTTP2Header($0.name, $0.value) }
+        return HTTP2HeaderBlock(trailersOnly ? trailersOnlyStart + fields : fields)
     }
 
     /// Sends one response message (headers first, once), compressed when the client accepts it
     /// and it is worth it; framed straight from the handler's bytes.
-    private func sendMessage(_ id: Int32, _ message: UnsafeRawBufferPointer) {
-        guard let stream = streams[id], !stream.ended else { return }
+    private func sendMessage(_ id: Int32, _ stream: Stream, _ message: UnsafeRawBufferPointer) {
+        guard !stream.ended else { return }
         do throws(HTTP2Error) {
             if !stream.headersSent {
                 try http2.submitResponseHeaders(streamID: id, headers: Self.responseHeaders(stream.responseEncoding))
@@ -555,21 +565,28 @@ public final class GRPCSession {
         }
     }
 
-    private func sendMessage(_ id: Int32, _ message: [UInt8]) {
-        message.withUnsafeBytes { sendMessage(id, $0) }
+    private func sendMessage(_ id: Int32, _ stream: Stream, _ message: [UInt8]) {
+        message.withUnsafeBytes { sendMessage(id, stream, $0) }
     }
 
     /// Ends a stream: trailers (or a trailers-only response when nothing was sent), and the
     /// stream's call, if any, leaves the session.
     private func finish(_ id: Int32, error: RPCError?) {
-        guard let stream = streams[id], !stream.ended else { return }
+        guard let stream = streams[id] else { return }
+        finish(id, stream, error: error)
+    }
+
+    private func finish(_ id: Int32, _ stream: Stream, error: RPCError?) {
+        guard !stream.ended else { return }
         stream.ended = true
-        let fields = Self.statusFields(error, path: stream.head.path)
         do throws(HTTP2Error) {
             if stream.headersSent {
-                try http2.submitTrailers(streamID: id, headers: fields)
+                try http2.submitTrailers(
+                    streamID: id, headers: Self.statusBlock(error, path: stream.head.path, trailersOnly: false))
             } else {
-                try http2.submitResponseHeaders(streamID: id, headers: Self.trailersOnlyStart + fields, endStream: true)
+                try http2.submitResponseHeaders(
+                    streamID: id, headers: Self.statusBlock(error, path: stream.head.path, trailersOnly: true),
+                    endStream: true)
             }
         } catch {
             // Gone already: the client reset it.
@@ -619,7 +636,7 @@ public final class GRPCSession {
     ) {
         logger.debug("call refused", [("stream", String(id)), ("path", path), ("error", error.description)])
         try? http2.submitResponseHeaders(
-            streamID: id, headers: Self.trailersOnlyStart + Self.statusFields(error, path: path), endStream: true)
+            streamID: id, headers: Self.statusBlock(error, path: path, trailersOnly: true), endStream: true)
         environment.observer?.callEnded(
             CallRecord(
                 methodIndex: methodIndex, method: path, appID: app, onBehalfOf: onBehalfOf, requestID: requestID,
@@ -631,7 +648,8 @@ public final class GRPCSession {
     private func refuseHTTP(_ id: Int32, status: Int, message: String) {
         logger.debug("request refused", [("stream", String(id)), ("status", String(status)), ("reason", message)])
         try? http2.submitResponseHeaders(
-            streamID: id, headers: [HTTP2Header(":status", String(status)), HTTP2Header("content-type", "text/plain")])
+            streamID: id,
+            headers: [HTTP2Header(":status", String(status)), HTTP2Header("content-type", "text/plain")])
         try? http2.sendData(streamID: id, bytes: Array((message + "\n").utf8))
         try? http2.submitTrailers(streamID: id, headers: [])
         streamGone()

@@ -48,7 +48,7 @@ struct HTTP2ClientSessionTests {
     @Test("a request with a body arrives at the server; headers, DATA and trailers come back as events in order")
     func exchange() throws {
         let pair = Pair()
-        let id = try pair.client.submitRequest(headers: Self.request)
+        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
         try pair.client.sendData(streamID: id, bytes: Array("hello".utf8))
         try pair.client.endRequest(streamID: id)
         pair.pump()
@@ -60,10 +60,10 @@ struct HTTP2ClientSessionTests {
             ], "\(received)")
 
         let headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
-        try pair.server.submitResponseHeaders(streamID: id, headers: headers)
+        try pair.server.submitResponseHeaders(streamID: id, headers: HTTP2HeaderBlock(headers))
         try pair.server.sendData(streamID: id, bytes: [1, 2, 3])
         let trailers = [HTTP2Header("grpc-status", "0")]
-        try pair.server.submitTrailers(streamID: id, headers: trailers)
+        try pair.server.submitTrailers(streamID: id, headers: HTTP2HeaderBlock(trailers))
         pair.pump()
         #expect(
             pair.takeClientEvents() == [
@@ -78,11 +78,11 @@ struct HTTP2ClientSessionTests {
     @Test("a trailers-only response is one .response with endStream; a request may end on its headers")
     func trailersOnly() throws {
         let pair = Pair()
-        let id = try pair.client.submitRequest(headers: Self.request, endStream: true)
+        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request), endStream: true)
         pair.pump()
         #expect(pair.takeServerEvents() == [.request(streamID: id, headers: Self.request, endStream: true)])
         let headers = [HTTP2Header(":status", "200"), HTTP2Header("grpc-status", "5")]
-        try pair.server.submitResponseHeaders(streamID: id, headers: headers, endStream: true)
+        try pair.server.submitResponseHeaders(streamID: id, headers: HTTP2HeaderBlock(headers), endStream: true)
         pair.pump()
         #expect(pair.takeClientEvents() == [.response(streamID: id, headers: headers, endStream: true)])
     }
@@ -91,7 +91,7 @@ struct HTTP2ClientSessionTests {
     func flowControl() throws {
         let pair = Pair()
         let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0) }
-        let id = try pair.client.submitRequest(headers: Self.request)
+        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
         try pair.client.sendData(streamID: id, bytes: body)
         try pair.client.endRequest(streamID: id)
         pair.pump()
@@ -111,8 +111,8 @@ struct HTTP2ClientSessionTests {
     @Test("streams run side by side; a client reset reaches the server, a server reset reaches the client")
     func resets() throws {
         let pair = Pair()
-        let first = try pair.client.submitRequest(headers: Self.request)
-        let second = try pair.client.submitRequest(headers: Self.request)
+        let first = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
+        let second = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
         #expect(second > first)
         pair.pump()
         _ = pair.takeServerEvents()
@@ -129,7 +129,7 @@ struct HTTP2ClientSessionTests {
     @Test("the server's GOAWAY arrives as an event naming the last stream it processed")
     func goaway() throws {
         let pair = Pair()
-        let id = try pair.client.submitRequest(headers: Self.request, endStream: true)
+        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request), endStream: true)
         pair.pump()
         try pair.server.submitGoaway()
         pair.pump()
@@ -147,6 +147,6 @@ struct HTTP2ClientSessionTests {
         #expect(events.contains { if case .connectionError = $0 { true } else { false } }, "\(events)")
         #expect(client.firstBytesReceived == reply)
         #expect(client.connectionError != nil)
-        #expect(throws: HTTP2Error.self) { _ = try client.submitRequest(headers: Self.request) }
+        #expect(throws: HTTP2Error.self) { _ = try client.submitRequest(headers: HTTP2HeaderBlock(Self.request)) }
     }
 }
