@@ -86,7 +86,9 @@ public final class HTTP2ServerSession {
             }
         }
         var events = state.events
+        // The next receive's events most likely number about as many: room for them at once.
         state.events = []
+        state.events.reserveCapacity(events.count)
         if let reason = state.connectionError { events.append(.connectionError(reason)) }
         return events
     }
@@ -298,8 +300,9 @@ public final class HTTP2ServerSession {
         try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
     }
 
-    private func check(_ result: Int32, _ what: String) throws(HTTP2Error) {
-        if result < 0 { throw HTTP2Error(code: result, message: "\(what): \(Self.text(result))") }
+    /// Throws for a negative nghttp2 result; `what` is made only then (not on every call).
+    private func check(_ result: Int32, _ what: @autoclosure () -> String) throws(HTTP2Error) {
+        if result < 0 { throw HTTP2Error(code: result, message: "\(what()): \(Self.text(result))") }
     }
 
     private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }

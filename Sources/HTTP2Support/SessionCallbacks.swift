@@ -40,8 +40,7 @@ enum SessionCallbacks {
         let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(frame.hd.type) {
         case NGHTTP2_HEADERS.rawValue:
-            let headers = state.headerBlock
-            state.headerBlock = []
+            let headers = state.takeHeaderBlock()
             if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
                 state.events.append(.request(streamID: streamID, headers: headers, endStream: endStream))
             } else if frame.headers.cat == NGHTTP2_HCAT_RESPONSE {

@@ -5,24 +5,31 @@ internal import CNGHTTP2
 ///
 /// A class of its own, the `user_data` of the nghttp2 session, so that it outlives the nghttp2
 /// session: `HTTP2ServerSession.deinit` deletes the nghttp2 session while this is still alive.
+///
+/// The properties touched for every frame are `@exclusivity(unchecked)`: they are read and
+/// written on the connection's thread only, by the session's methods and nghttp2's callbacks,
+/// none of which starts an access while another is under way; the runtime's check (some 80
+/// instructions an access, a few dozen accesses a call) would guard against nothing.
 final class SessionState {
     let maxHeaderListSize: Int
 
     /// Events of the `receive` or `takeOutput` under way, in order.
-    var events: [HTTP2Event] = []
+    @exclusivity(unchecked) var events: [HTTP2Event] = []
 
-    /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run).
-    var headerBlock: [HTTP2Header] = []
+    /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run): its
+    /// names and values back to back, and their lengths; buffers kept from block to block.
+    @exclusivity(unchecked) var blockBytes: [UInt8] = []
+    @exclusivity(unchecked) var blockLengths: [(name: Int, value: Int)] = []
     /// Its size as RFC 9113 counts it (name + value + 32 per field).
-    var headerBlockSize = 0
+    @exclusivity(unchecked) var headerBlockSize = 0
     /// The DATA frame being received: its stream and the payload so far.
-    var dataStreamID: Int32 = 0
-    var dataPayload: [UInt8] = []
+    @exclusivity(unchecked) var dataStreamID: Int32 = 0
+    @exclusivity(unchecked) var dataPayload: [UInt8] = []
 
     /// Streams with output: response submitted, data queued or trailers pending.
-    var streams: [Int32: OutboundStream] = [:]
+    @exclusivity(unchecked) var streams: [Int32: OutboundStream] = [:]
     /// Bytes queued in all streams and not yet handed to nghttp2.
-    var queuedBytes = 0
+    @exclusivity(unchecked) var queuedBytes = 0
 
     /// The first bytes the peer sent (up to 64), to say what a bad preface was.
     var firstBytes: [UInt8] = []
@@ -87,10 +94,8 @@ final class SessionState {
     // MARK: Receiving
 
     func beginHeaders() {
-        // A block handed over to an event left an empty array: room for a request's usual fields
-        // at once, not by doubling from one.
-        headerBlock.removeAll(keepingCapacity: true)
-        headerBlock.reserveCapacity(16)
+        blockBytes.removeAll(keepingCapacity: true)
+        blockLengths.removeAll(keepingCapacity: true)
         headerBlockSize = 0
     }
 
@@ -99,11 +104,22 @@ final class SessionState {
     func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
         headerBlockSize += name.count + value.count + 32
         guard headerBlockSize <= maxHeaderListSize else {
-            headerBlock.removeAll(keepingCapacity: true)
+            blockBytes.removeAll(keepingCapacity: true)
+            blockLengths.removeAll(keepingCapacity: true)
             return false
         }
-        headerBlock.append(HTTP2Header(name: HTTP2Header.name(name), value: Array(value)))
+        blockBytes.append(contentsOf: name)
+        blockBytes.append(contentsOf: value)
+        blockLengths.append((name.count, value.count))
         return true
+    }
+
+    /// The header block just completed, made into one `HTTP2HeaderBlock` (the buffers stay for the next).
+    func takeHeaderBlock() -> HTTP2HeaderBlock {
+        let block = HTTP2HeaderBlock(bytes: blockBytes, lengths: blockLengths)
+        blockBytes.removeAll(keepingCapacity: true)
+        blockLengths.removeAll(keepingCapacity: true)
+        return block
     }
 
     func dataChunk(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -132,15 +148,16 @@ final class SessionState {
     }
 }
 
-/// One stream's response side: what is queued for its DATA frames and what ends it.
+/// One stream's response side: what is queued for its DATA frames and what ends it. Confined to
+/// the connection's thread like `SessionState`, and unchecked for exclusivity as it is.
 final class OutboundStream {
-    var queue = ByteQueue()
+    @exclusivity(unchecked) var queue = ByteQueue()
     /// Response headers submitted (once only).
-    var headersSubmitted = false
+    @exclusivity(unchecked) var headersSubmitted = false
     /// Trailers submitted or the response ended: no more data may be queued.
-    var isEnded = false
+    @exclusivity(unchecked) var isEnded = false
     /// Trailers to send once the queue is empty (empty: END_STREAM on the last DATA frame).
-    var trailers: HTTP2HeaderBlock?
+    @exclusivity(unchecked) var trailers: HTTP2HeaderBlock?
     /// The data provider told nghttp2 to wait (`NGHTTP2_ERR_DEFERRED`): new data must resume it.
-    var isDeferred = false
+    @exclusivity(unchecked) var isDeferred = false
 }

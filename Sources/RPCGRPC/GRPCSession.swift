@@ -70,9 +70,15 @@ public final class GRPCSession {
 
     /// Bytes to write to the peer: `takeOutput` appends here, the transport removes what it wrote.
     public var outbound: [UInt8] = []
+    /// The buffer `deliverInline` lends handlers for their frame, kept from call to call (the
+    /// frame is translated, and its message copied into the response, before it returns).
+    private var inlineFrame: [UInt8] = []
 
     private let environment: ServerSession.Environment
     private let configuration: Configuration
+    /// The paths of `configuration.bidirectional`, read once (a service's `paths` may be made
+    /// on every read): a request's path is looked up here before the method table.
+    private let bidirectionalPaths: [(path: String, service: any GRPCBidirectionalService)]
     private let limits: ServerLimits
     private let http2: HTTP2ServerSession
     private let port: any CallPort
@@ -103,6 +109,7 @@ public final class GRPCSession {
     {
         self.environment = environment
         self.configuration = configuration
+        bidirectionalPaths = configuration.bidirectional.flatMap { service in service.paths.map { ($0, service) } }
         limits = environment.limits
         self.port = port
         self.peer = peer
@@ -212,7 +219,7 @@ public final class GRPCSession {
         }
     }
 
-    private func openStream(_ id: Int32, headers: [HTTP2Header]) {
+    private func openStream(_ id: Int32, headers: HTTP2HeaderBlock) {
         sawRequest = true
         idleSince = nil
         let head: GRPCRequestHead
@@ -243,7 +250,7 @@ public final class GRPCSession {
             return
         }
         var method: RegisteredMethod?
-        let bidirectional = configuration.bidirectional.first { $0.paths.contains(head.path) }
+        let bidirectional = bidirectionalPaths.first { $0.path == head.path }?.service
         if bidirectional == nil {
             do throws(RPCError) {
                 method = try environment.admit(path: head.path, appID: app, now: now)
@@ -467,9 +474,14 @@ public final class GRPCSession {
         streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void
     ) -> ServerSession.TransportActions? {
         guard let stream = streams[Int32(streamID)], !stream.ended else { return nil }
-        var frame: [UInt8] = []
+        // The scratch buffer is taken while in use, so a delivery from inside this one (none is
+        // expected) would only start a buffer of its own.
+        var frame = inlineFrame
+        inlineFrame = []
+        frame.removeAll(keepingCapacity: true)
         write(&frame)
         frame.withUnsafeBytes { translate(Int32(streamID), stream, frame: $0, final: final) }
+        inlineFrame = frame
         return transportActions()
     }
 
@@ -515,7 +527,7 @@ public final class GRPCSession {
     ]
     private static let okTrailers: HTTP2HeaderBlock = [HTTP2Header("grpc-status", "0")]
     /// A trailers-only response with OK (a bidirectional method that ended before it answered).
-    private static let okTrailersOnly = HTTP2HeaderBlock(trailersOnlyStart + okTrailers.headers)
+    private static let okTrailersOnly = HTTP2HeaderBlock(trailersOnlyStart + [HTTP2Header("grpc-status", "0")])
 
     private static func responseHeaders(encoding: String?) -> HTTP2HeaderBlock {
         var headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]

@@ -6,7 +6,7 @@ import Testing
 /// larger than the windows, resets both ways, GOAWAY, and a peer that is not an HTTP/2 server.
 @Suite("HTTP2ClientSession: requests and responses against HTTP2ServerSession")
 struct HTTP2ClientSessionTests {
-    static let request = [
+    static let request: HTTP2HeaderBlock = [
         HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"),
         HTTP2Header(":path", "/moderation.v1.Moderation/GetUser"), HTTP2Header(":authority", "localhost"),
         HTTP2Header("content-type", "application/grpc"), HTTP2Header("te", "trailers"),
@@ -48,7 +48,7 @@ struct HTTP2ClientSessionTests {
     @Test("a request with a body arrives at the server; headers, DATA and trailers come back as events in order")
     func exchange() throws {
         let pair = Pair()
-        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
+        let id = try pair.client.submitRequest(headers: Self.request)
         try pair.client.sendData(streamID: id, bytes: Array("hello".utf8))
         try pair.client.endRequest(streamID: id)
         pair.pump()
@@ -59,11 +59,13 @@ struct HTTP2ClientSessionTests {
                 .data(streamID: id, bytes: Array("hello".utf8), endStream: true),
             ], "\(received)")
 
-        let headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
-        try pair.server.submitResponseHeaders(streamID: id, headers: HTTP2HeaderBlock(headers))
+        let headers: HTTP2HeaderBlock = [
+            HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc"),
+        ]
+        try pair.server.submitResponseHeaders(streamID: id, headers: headers)
         try pair.server.sendData(streamID: id, bytes: [1, 2, 3])
-        let trailers = [HTTP2Header("grpc-status", "0")]
-        try pair.server.submitTrailers(streamID: id, headers: HTTP2HeaderBlock(trailers))
+        let trailers: HTTP2HeaderBlock = [HTTP2Header("grpc-status", "0")]
+        try pair.server.submitTrailers(streamID: id, headers: trailers)
         pair.pump()
         #expect(
             pair.takeClientEvents() == [
@@ -78,11 +80,11 @@ struct HTTP2ClientSessionTests {
     @Test("a trailers-only response is one .response with endStream; a request may end on its headers")
     func trailersOnly() throws {
         let pair = Pair()
-        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request), endStream: true)
+        let id = try pair.client.submitRequest(headers: Self.request, endStream: true)
         pair.pump()
         #expect(pair.takeServerEvents() == [.request(streamID: id, headers: Self.request, endStream: true)])
-        let headers = [HTTP2Header(":status", "200"), HTTP2Header("grpc-status", "5")]
-        try pair.server.submitResponseHeaders(streamID: id, headers: HTTP2HeaderBlock(headers), endStream: true)
+        let headers: HTTP2HeaderBlock = [HTTP2Header(":status", "200"), HTTP2Header("grpc-status", "5")]
+        try pair.server.submitResponseHeaders(streamID: id, headers: headers, endStream: true)
         pair.pump()
         #expect(pair.takeClientEvents() == [.response(streamID: id, headers: headers, endStream: true)])
     }
@@ -91,7 +93,7 @@ struct HTTP2ClientSessionTests {
     func flowControl() throws {
         let pair = Pair()
         let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0) }
-        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
+        let id = try pair.client.submitRequest(headers: Self.request)
         try pair.client.sendData(streamID: id, bytes: body)
         try pair.client.endRequest(streamID: id)
         pair.pump()
@@ -111,8 +113,8 @@ struct HTTP2ClientSessionTests {
     @Test("streams run side by side; a client reset reaches the server, a server reset reaches the client")
     func resets() throws {
         let pair = Pair()
-        let first = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
-        let second = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request))
+        let first = try pair.client.submitRequest(headers: Self.request)
+        let second = try pair.client.submitRequest(headers: Self.request)
         #expect(second > first)
         pair.pump()
         _ = pair.takeServerEvents()
@@ -129,7 +131,7 @@ struct HTTP2ClientSessionTests {
     @Test("the server's GOAWAY arrives as an event naming the last stream it processed")
     func goaway() throws {
         let pair = Pair()
-        let id = try pair.client.submitRequest(headers: HTTP2HeaderBlock(Self.request), endStream: true)
+        let id = try pair.client.submitRequest(headers: Self.request, endStream: true)
         pair.pump()
         try pair.server.submitGoaway()
         pair.pump()
@@ -147,6 +149,6 @@ struct HTTP2ClientSessionTests {
         #expect(events.contains { if case .connectionError = $0 { true } else { false } }, "\(events)")
         #expect(client.firstBytesReceived == reply)
         #expect(client.connectionError != nil)
-        #expect(throws: HTTP2Error.self) { _ = try client.submitRequest(headers: HTTP2HeaderBlock(Self.request)) }
+        #expect(throws: HTTP2Error.self) { _ = try client.submitRequest(headers: Self.request) }
     }
 }

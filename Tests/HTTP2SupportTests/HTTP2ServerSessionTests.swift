@@ -51,7 +51,10 @@ struct HTTP2ServerSessionTests {
             case .onHeaders: []
             case .onEmptyData: [.endStream(streamID: id)]
             case .withTrailers:
-                [.data(streamID: id, bytes: body, endStream: false), .trailers(streamID: id, headers: Self.trailers)]
+                [
+                    .data(streamID: id, bytes: body, endStream: false),
+                    .trailers(streamID: id, headers: HTTP2HeaderBlock(Self.trailers)),
+                ]
             }
         }
     }

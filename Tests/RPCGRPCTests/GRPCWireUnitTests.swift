@@ -81,7 +81,7 @@ struct GRPCWireUnitTests {
     }
 
     static func parse(_ extra: [HTTP2Header]) throws -> GRPCRequestHead {
-        try GRPCRequestHead.parse(head(extra))
+        try GRPCRequestHead.parse(HTTP2HeaderBlock(head(extra)))
     }
 
     @Test("the request head: path and each envelope header")
@@ -159,7 +159,7 @@ struct GRPCWireUnitTests {
 
     static func refusal(_ headers: [HTTP2Header]) -> Refused? {
         do {
-            _ = try GRPCRequestHead.parse(headers)
+            _ = try GRPCRequestHead.parse(HTTP2HeaderBlock(headers))
             return nil
         } catch {
             switch error {
@@ -197,7 +197,7 @@ struct GRPCWireUnitTests {
     @Test("the request head: an unsupported grpc-encoding names the accepted list")
     func headEncodingMessage() {
         do {
-            _ = try GRPCRequestHead.parse(Self.head([HTTP2Header("grpc-encoding", "snappy")]))
+            _ = try GRPCRequestHead.parse(HTTP2HeaderBlock(Self.head([HTTP2Header("grpc-encoding", "snappy")])))
             Issue.record("snappy accepted")
         } catch {
             guard case .grpc(let error) = error else {
