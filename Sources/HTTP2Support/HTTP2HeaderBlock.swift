@@ -39,24 +39,29 @@ public final class HTTP2HeaderBlock: @unchecked Sendable, RandomAccessCollection
             bytes.append(contentsOf: header.value)
             lengths.append((header.name.utf8.count, header.value.count))
         }
-        self.init(bytes: bytes, lengths: lengths)
+        self.init(byteCount: bytes.count, lengths: lengths) { text in
+            bytes.withUnsafeBufferPointer {
+                if let base = $0.baseAddress { text.initialize(from: base, count: $0.count) }
+            }
+        }
     }
 
     public convenience init(arrayLiteral headers: HTTP2Header...) {
         self.init(headers)
     }
 
-    /// A block of fields whose names and values are `bytes`, back to back, in `lengths`.
-    init(bytes: [UInt8], lengths: [(name: Int, value: Int)]) {
+    /// A block of fields whose names and values, `byteCount` bytes back to back in `lengths`,
+    /// `fill` copies to the pointer it is given.
+    init(byteCount: Int, lengths: [(name: Int, value: Int)], fill: (UnsafeMutablePointer<UInt8>) -> Void) {
         count = lengths.count
         let arrayBytes = MemoryLayout<nghttp2_nv>.stride * count
         storage = .allocate(
-            byteCount: arrayBytes + count + bytes.count + 1, alignment: MemoryLayout<nghttp2_nv>.alignment)
+            byteCount: arrayBytes + count + byteCount + 1, alignment: MemoryLayout<nghttp2_nv>.alignment)
         let fields = storage.bindMemory(to: nghttp2_nv.self, capacity: count)
         let codes = (storage + arrayBytes).bindMemory(to: UInt8.self, capacity: count)
-        let text = (storage + arrayBytes + count).bindMemory(to: UInt8.self, capacity: bytes.count + 1)
-        bytes.withUnsafeBufferPointer { if let base = $0.baseAddress { text.initialize(from: base, count: $0.count) } }
-        text[bytes.count] = 0
+        let text = (storage + arrayBytes + count).bindMemory(to: UInt8.self, capacity: byteCount + 1)
+        fill(text)
+        text[byteCount] = 0
         var cursor = text
         for (index, length) in lengths.enumerated() {
             let name = UnsafeBufferPointer(start: cursor, count: length.name)

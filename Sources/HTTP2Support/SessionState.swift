@@ -17,9 +17,12 @@ final class SessionState {
     @exclusivity(unchecked) var events: [HTTP2Event] = []
 
     /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run): its
-    /// names and values back to back, and their lengths; buffers kept from block to block.
-    @exclusivity(unchecked) var blockBytes: [UInt8] = []
-    @exclusivity(unchecked) var blockLengths: [(name: Int, value: Int)] = []
+    /// names and values back to back (`blockByteCount` of `blockCapacity` bytes, grown by
+    /// doubling), and their lengths; both kept from block to block.
+    @exclusivity(unchecked) private var blockBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+    @exclusivity(unchecked) private var blockCapacity = 1024
+    @exclusivity(unchecked) private var blockByteCount = 0
+    @exclusivity(unchecked) private var blockLengths: [(name: Int, value: Int)] = []
     /// Its size as RFC 9113 counts it (name + value + 32 per field).
     @exclusivity(unchecked) var headerBlockSize = 0
     /// The DATA frame being received: its stream and the payload so far.
@@ -49,6 +52,8 @@ final class SessionState {
     init(maxHeaderListSize: Int) {
         self.maxHeaderListSize = maxHeaderListSize
     }
+
+    deinit { blockBytes.deallocate() }
 
     static func from(_ userData: UnsafeMutableRawPointer?) -> SessionState {
         Unmanaged<SessionState>.fromOpaque(userData!).takeUnretainedValue()
@@ -94,7 +99,7 @@ final class SessionState {
     // MARK: Receiving
 
     func beginHeaders() {
-        blockBytes.removeAll(keepingCapacity: true)
+        blockByteCount = 0
         blockLengths.removeAll(keepingCapacity: true)
         headerBlockSize = 0
     }
@@ -104,20 +109,36 @@ final class SessionState {
     func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
         headerBlockSize += name.count + value.count + 32
         guard headerBlockSize <= maxHeaderListSize else {
-            blockBytes.removeAll(keepingCapacity: true)
+            blockByteCount = 0
             blockLengths.removeAll(keepingCapacity: true)
             return false
         }
-        blockBytes.append(contentsOf: name)
-        blockBytes.append(contentsOf: value)
+        let needed = blockByteCount + name.count + value.count
+        if needed > blockCapacity {
+            let capacity = max(needed, 2 * blockCapacity)
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            bigger.initialize(from: blockBytes, count: blockByteCount)
+            blockBytes.deallocate()
+            blockBytes = bigger
+            blockCapacity = capacity
+        }
+        if let base = name.baseAddress { (blockBytes + blockByteCount).initialize(from: base, count: name.count) }
+        if let base = value.baseAddress {
+            (blockBytes + blockByteCount + name.count).initialize(from: base, count: value.count)
+        }
+        blockByteCount = needed
         blockLengths.append((name.count, value.count))
         return true
     }
 
     /// The header block just completed, made into one `HTTP2HeaderBlock` (the buffers stay for the next).
     func takeHeaderBlock() -> HTTP2HeaderBlock {
-        let block = HTTP2HeaderBlock(bytes: blockBytes, lengths: blockLengths)
-        blockBytes.removeAll(keepingCapacity: true)
+        let bytes = blockBytes
+        let count = blockByteCount
+        let block = HTTP2HeaderBlock(byteCount: count, lengths: blockLengths) {
+            $0.initialize(from: bytes, count: count)
+        }
+        blockByteCount = 0
         blockLengths.removeAll(keepingCapacity: true)
         return block
     }
