@@ -139,18 +139,21 @@ public final class HTTP2ClientSession {
         guard !state.isFatal, state.connectionError == nil else {
             throw HTTP2Error(code: 0, message: "the connection failed: \(state.connectionError ?? "")")
         }
+        let stream = OutboundStream()
+        stream.headersSubmitted = true
+        stream.isEnded = endStream
         let id: Int32
         if endStream {
             id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
         } else {
+            // The provider's source is the stream's output side, which `state.streams` holds
+            // until nghttp2 closes the stream (after which it never reads from the provider).
             var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
+                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                read_callback: SessionCallbacks.readData)
             id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
         }
         try check(id, "submitting a request")
-        let stream = OutboundStream()
-        stream.headersSubmitted = true
-        stream.isEnded = endStream
         if !endStream { state.streams[id] = stream }
         return id
     }

@@ -86,9 +86,10 @@ public final class HTTP2ServerSession {
             }
         }
         var events = state.events
-        // The next receive's events most likely number about as many: room for them at once.
+        // Room for the next receive's events at once (about as many as these, most likely), not
+        // by doubling from one: a read of many requests has several events for each.
         state.events = []
-        state.events.reserveCapacity(events.count)
+        state.events.reserveCapacity(max(events.count, 32))
         if let reason = state.connectionError { events.append(.connectionError(reason)) }
         return events
     }
@@ -209,8 +210,11 @@ public final class HTTP2ServerSession {
             try check(result, "stream \(streamID): submitting a trailers-only response")
             stream.isEnded = true
         } else {
+            // The provider's source is the stream's output side, which `state.streams` holds
+            // until nghttp2 closes the stream (after which it never reads from the provider).
             var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
+                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                read_callback: SessionCallbacks.readData)
             let result = headers.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
             try check(result, "stream \(streamID): submitting response headers")
         }

@@ -15,9 +15,12 @@ enum SessionCallbacks {
     }
 
     /// The read callback of every response's (or request's) data provider.
-    static let readData: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, user in
+    /// Its source is the stream's `OutboundStream` (unretained: `SessionState.streams` holds it).
+    static let readData: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, source, user in
         SessionState.from(user).readData(
-            session: session!, streamID: streamID, into: buffer!, capacity: length, flags: flags!)
+            session: session!, streamID: streamID,
+            stream: Unmanaged<OutboundStream>.fromOpaque(source!.pointee.ptr).takeUnretainedValue(), into: buffer!,
+            capacity: length, flags: flags!)
     }
 
     private static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, _, user in

@@ -71,10 +71,9 @@ final class SessionState {
     /// queue; when the queue is empty, either end the stream (trailers, or END_STREAM on the last
     /// DATA frame when the trailers are empty) or defer until more is queued.
     func readData(
-        session: OpaquePointer, streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
-        flags: UnsafeMutablePointer<UInt32>
+        session: OpaquePointer, streamID: Int32, stream: OutboundStream, into buffer: UnsafeMutablePointer<UInt8>,
+        capacity: Int, flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
-        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let n = stream.queue.read(into: buffer, capacity: capacity)
         queuedBytes -= n
         guard stream.queue.isEmpty else { return n }
