@@ -30,7 +30,8 @@ public final class GRPCSession {
     }
 
     /// One request stream and, once started, its call: a class, so the session's table holds a
-    /// reference that each event changes in place.
+    /// reference that each event changes in place. Its state changing per call is unchecked for
+    /// exclusivity, as the session's own (see `streams`).
     private final class Stream {
         let head: GRPCRequestHead
         let app: String
@@ -38,19 +39,19 @@ public final class GRPCSession {
         let method: RegisteredMethod?
         /// The service, for a bidirectional method the session serves.
         let bidirectional: (any GRPCBidirectionalService)?
-        var reader = GRPCMessageReader()
+        @exclusivity(unchecked) var reader = GRPCMessageReader()
         /// The request message of a unary or server-streaming call (exactly one is allowed).
-        var request: GRPCMessageReader.Message?
-        var call: ServerCall?
+        @exclusivity(unchecked) var request: GRPCMessageReader.Message?
+        @exclusivity(unchecked) var call: ServerCall?
         var deadline: UInt64?
-        var headersSent = false
+        @exclusivity(unchecked) var headersSent = false
         /// The response's messages are compressed with this (chosen from `grpc-accept-encoding`).
         let responseEncoding: CompressionFormat?
         /// Request bytes held (an incomplete message, a whole one awaiting END_STREAM), reserved
         /// in the memory budget.
-        var reserved = 0
+        @exclusivity(unchecked) var reserved = 0
         /// The end was sent (or the stream is otherwise done): later input and deliveries are dropped.
-        var ended = false
+        @exclusivity(unchecked) var ended = false
         let startedAt: UInt64
 
         init(
@@ -72,7 +73,7 @@ public final class GRPCSession {
     public var outbound: [UInt8] = []
     /// The buffer `deliverInline` lends handlers for their frame, kept from call to call (the
     /// frame is translated, and its message copied into the response, before it returns).
-    private var inlineFrame: [UInt8] = []
+    @exclusivity(unchecked) private var inlineFrame: [UInt8] = []
 
     private let environment: ServerSession.Environment
     private let configuration: Configuration
@@ -84,26 +85,30 @@ public final class GRPCSession {
     private let port: any CallPort
     private var logger: Logger
     public let peer: String
-    private var streams: [Int32: Stream] = [:]
+    /// The properties touched on every call (`streams`, `now`, `bufferedInput`, and the like) are
+    /// `@exclusivity(unchecked)`: the session is confined to its loop's thread and none of its
+    /// methods starts an access to one while another is under way, so the runtime's check (some
+    /// 80 instructions an access, about ten a call) would guard against nothing.
+    @exclusivity(unchecked) private var streams: [Int32: Stream] = [:]
     /// Calls of the closed connection not yet ended (`endClosedCalls`).
     private var callsToEnd = CallsToEnd()
     private var draining = false
     private var closing = false
-    private var now: UInt64 = 0
+    @exclusivity(unchecked) private var now: UInt64 = 0
     private let openedAt: UInt64
     /// The last time the connection had no stream (for the idle timeout), nil while it has some.
-    private var idleSince: UInt64?
-    private var sawRequest = false
+    @exclusivity(unchecked) private var idleSince: UInt64?
+    @exclusivity(unchecked) private var sawRequest = false
     /// The client has sent its first bytes (the server's preface waits for them).
     private var sawInput = false
     private var refusedHTTP1 = false
-    private var armedDeadline: UInt64 = .max
-    private var deadlineToArm: ServerSession.TransportActions.DeadlineTimer?
+    @exclusivity(unchecked) private var armedDeadline: UInt64 = .max
+    @exclusivity(unchecked) private var deadlineToArm: ServerSession.TransportActions.DeadlineTimer?
     /// The last key that authenticated, and its app: a connection sends the same key on every
     /// request, and the key store's constant-time check need not run again for it.
     private var lastKey: (appID: String, apiKey: String, app: String)?
     /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
-    private var bufferedInput = 0
+    @exclusivity(unchecked) private var bufferedInput = 0
 
     public init(environment: ServerSession.Environment, configuration: Configuration, port: any CallPort, peer: String)
     {
