@@ -60,7 +60,10 @@ struct GRPCRequestHead: Equatable {
     /// Reads a request header block (names lowercase, as HTTP/2 requires). On the hot path of
     /// every call: the common names were recognised as the block was received, values are read
     /// as bytes in place, and text is made only of what the call keeps.
-    static func parse(_ headers: HTTP2HeaderBlock) throws(Refusal) -> GRPCRequestHead {
+    ///
+    /// `recent` holds the text of the connection's last request (its path, app and key), which
+    /// the next one most often repeats: equal bytes reuse those strings instead of making new ones.
+    static func parse(_ headers: HTTP2HeaderBlock, recent: inout Recent) throws(Refusal) -> GRPCRequestHead {
         var head = GRPCRequestHead()
         var method = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         var contentType = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
@@ -69,7 +72,7 @@ struct GRPCRequestHead: Equatable {
             let value = field.value
             switch field.commonName {
             case .method?: method = value
-            case .path?: head.path = String(decoding: value, as: UTF8.self)
+            case .path?: head.path = text(value, reusing: &recent.path)
             case .contentType?: contentType = value
             case .grpcTimeout?:
                 let text = String(decoding: value, as: UTF8.self)
@@ -93,7 +96,7 @@ struct GRPCRequestHead: Equatable {
                 else {
                     throw .grpc(.unauthenticated("the authorization header must be \"Bearer APP_ID:KEY\""))
                 }
-                (head.appID, head.apiKey) = splitKey(trimmed(value[bearer.count...]))
+                (head.appID, head.apiKey) = splitKey(trimmed(value[bearer.count...]), recent: &recent)
             case .scheme?, .authority?, .te?, .userAgent?, .status?, .grpcStatus?, .grpcMessage?, .acceptEncoding?,
                 .contentLength?:
                 continue
@@ -101,7 +104,7 @@ struct GRPCRequestHead: Equatable {
                 let name = String(decoding: field.name, as: UTF8.self)
                 switch name {
                 case "x-api-key":
-                    if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...]) }
+                    if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...], recent: &recent) }
                 case "x-on-behalf-of": head.onBehalfOf = String(decoding: value, as: UTF8.self)
                 case "x-idempotency-key": head.idempotencyKey = String(decoding: value, as: UTF8.self)
                 case "x-request-id": head.requestID = String(decoding: value, as: UTF8.self)
@@ -142,22 +145,41 @@ struct GRPCRequestHead: Equatable {
     /// True when `bytes` are `expected`'s, byte for byte (a plain loop: the generic
     /// `elementsEqual` costs more than the few bytes compared).
     private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: [UInt8]) -> Bool {
-        guard bytes.count == expected.count else { return false }
-        return expected.withUnsafeBufferPointer { expected in
-            var index = 0
-            while index < expected.count && bytes[index] == expected[index] { index += 1 }
-            return index == expected.count
-        }
+        expected.withUnsafeBufferPointer { same(bytes, $0) }
     }
 
-    /// `APP_ID:KEY` → the app and the key; a key with no `:` names no app.
-    private static func splitKey(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> (appID: String, key: String) {
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == expected.count else { return false }
+        var index = 0
+        while index < expected.count && bytes[index] == expected[index] { index += 1 }
+        return index == expected.count
+    }
+
+    /// The text of a connection's last request head that the next one most often repeats.
+    struct Recent {
+        var path = ""
+        var appID = ""
+        var apiKey = ""
+    }
+
+    /// `bytes` as text: `cached` itself when it spells the same bytes, otherwise a new string,
+    /// which becomes `cached`.
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, reusing cached: inout String) -> String {
+        let reused = cached.utf8.withContiguousStorageIfAvailable { same(bytes, $0) } ?? false
+        if !reused { cached = String(decoding: bytes, as: UTF8.self) }
+        return cached
+    }
+
+    /// `APP_ID:KEY` → the app and the key (reusing the last request's); a key with no `:` names no app.
+    private static func splitKey(
+        _ bytes: Slice<UnsafeBufferPointer<UInt8>>, recent: inout Recent
+    ) -> (appID: String, key: String) {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            return ("", String(decoding: bytes, as: UTF8.self))
+            return ("", text(UnsafeBufferPointer(rebasing: bytes), reusing: &recent.apiKey))
         }
         return (
-            String(decoding: bytes[..<colon], as: UTF8.self),
-            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self)
+            text(UnsafeBufferPointer(rebasing: bytes[..<colon]), reusing: &recent.appID),
+            text(UnsafeBufferPointer(rebasing: bytes[bytes.index(after: colon)...]), reusing: &recent.apiKey)
         )
     }
 

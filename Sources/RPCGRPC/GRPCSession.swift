@@ -109,6 +109,8 @@ public final class GRPCSession {
     private var lastKey: (appID: String, apiKey: String, app: String)?
     /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
     @exclusivity(unchecked) private var bufferedInput = 0
+    /// The last request head's path, app and key, whose strings the next head reuses when equal.
+    @exclusivity(unchecked) private var recentHead = GRPCRequestHead.Recent()
 
     public init(environment: ServerSession.Environment, configuration: Configuration, port: any CallPort, peer: String)
     {
@@ -229,7 +231,7 @@ public final class GRPCSession {
         idleSince = nil
         let head: GRPCRequestHead
         do throws(GRPCRequestHead.Refusal) {
-            head = try GRPCRequestHead.parse(headers)
+            head = try GRPCRequestHead.parse(headers, recent: &recentHead)
         } catch {
             switch error {
             case .http(let status, let message): refuseHTTP(id, status: status, message: message)
