@@ -135,22 +135,25 @@ public final class HTTP2ClientSession {
     /// Opens a stream with the request's header block (pseudo-headers first: `:method`,
     /// `:scheme`, `:path`, `:authority`); returns its id. With `endStream` the request has no
     /// body; otherwise the body follows through `sendData` and ends with `endRequest`.
-    public func submitRequest(headers: [HTTP2Header], endStream: Bool = false) throws(HTTP2Error) -> Int32 {
+    public func submitRequest(headers: HTTP2HeaderBlock, endStream: Bool = false) throws(HTTP2Error) -> Int32 {
         guard !state.isFatal, state.connectionError == nil else {
             throw HTTP2Error(code: 0, message: "the connection failed: \(state.connectionError ?? "")")
         }
-        let id: Int32
-        if endStream {
-            id = withNameValues(headers) { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
-        } else {
-            var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
-            id = withNameValues(headers) { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
-        }
-        try check(id, "submitting a request")
         let stream = OutboundStream()
         stream.headersSubmitted = true
         stream.isEnded = endStream
+        let id: Int32
+        if endStream {
+            id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
+        } else {
+            // The provider's source is the stream's output side, which `state.streams` holds
+            // until nghttp2 closes the stream (after which it never reads from the provider).
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                read_callback: SessionCallbacks.readData)
+            id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
+        }
+        try check(id, "submitting a request")
         if !endStream { state.streams[id] = stream }
         return id
     }
@@ -208,8 +211,9 @@ public final class HTTP2ClientSession {
         try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
     }
 
-    private func check(_ result: Int32, _ what: String) throws(HTTP2Error) {
-        if result < 0 { throw HTTP2Error(code: result, message: "\(what): \(Self.text(result))") }
+    /// Throws for a negative nghttp2 result; `what` is made only then (not on every call).
+    private func check(_ result: Int32, _ what: @autoclosure () -> String) throws(HTTP2Error) {
+        if result < 0 { throw HTTP2Error(code: result, message: "\(what()): \(Self.text(result))") }
     }
 
     private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }

@@ -6,13 +6,13 @@
 public enum HTTP2Event: Sendable, Equatable {
     /// A request's header block (pseudo-headers included, in the order received); `endStream`
     /// when the request has no body.
-    case request(streamID: Int32, headers: [HTTP2Header], endStream: Bool)
+    case request(streamID: Int32, headers: HTTP2HeaderBlock, endStream: Bool)
     /// A response's header block (`:status` first), on a client session only; `endStream` when it
     /// is the whole response (gRPC's trailers-only error).
-    case response(streamID: Int32, headers: [HTTP2Header], endStream: Bool)
+    case response(streamID: Int32, headers: HTTP2HeaderBlock, endStream: Bool)
     /// The peer's trailers: a second header block, which always ends its side of the stream (the
     /// client's after a request body; the server's after a response body).
-    case trailers(streamID: Int32, headers: [HTTP2Header])
+    case trailers(streamID: Int32, headers: HTTP2HeaderBlock)
     /// One DATA frame's payload (padding removed); `endStream` when it carried END_STREAM.
     case data(streamID: Int32, bytes: [UInt8], endStream: Bool)
     /// END_STREAM on an empty DATA frame: the request body ended with no more bytes.

@@ -25,34 +25,10 @@ public struct HTTP2Header: Sendable, Hashable {
     public var stringValue: String { String(decoding: value, as: UTF8.self) }
 }
 
-extension [HTTP2Header] {
+extension Collection<HTTP2Header> {
     /// The value of the first field called `name`, as text: a convenience for pseudo-headers and
     /// other fields that appear once.
     public func first(named name: String) -> String? {
         first { $0.name == name }?.stringValue
-    }
-}
-
-extension HTTP2Header {
-    /// Names that come with nearly every request (HTTP/2's pseudo-headers, gRPC's own), made once:
-    /// a received name that is one of them is this string, not a new one decoded per request.
-    static let commonNames = [
-        ":method", ":path", ":scheme", ":authority", ":status", "content-type", "te", "user-agent", "authorization",
-        "grpc-timeout", "grpc-encoding", "grpc-accept-encoding", "accept-encoding", "content-length",
-    ]
-    private static let commonNameBytes = commonNames.map { Array($0.utf8) }
-
-    /// The name `bytes` spell, as one of `commonNames` when it is one.
-    static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let count = bytes.count
-        for (index, candidate) in commonNameBytes.enumerated() where candidate.count == count {
-            let same = candidate.withUnsafeBufferPointer { known in
-                var offset = 0
-                while offset < count && known[offset] == bytes[offset] { offset += 1 }
-                return offset == count
-            }
-            if same { return commonNames[index] }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -86,7 +86,10 @@ public final class HTTP2ServerSession {
             }
         }
         var events = state.events
+        // Room for the next receive's events at once (about as many as these, most likely), not
+        // by doubling from one: a read of many requests has several events for each.
         state.events = []
+        state.events.reserveCapacity(max(events.count, 32))
         if let reason = state.connectionError { events.append(.connectionError(reason)) }
         return events
     }
@@ -192,7 +195,7 @@ public final class HTTP2ServerSession {
     ///
     /// Data already queued with `sendData` goes out after these headers.
     public func submitResponseHeaders(
-        streamID: Int32, headers: [HTTP2Header], endStream: Bool = false
+        streamID: Int32, headers: HTTP2HeaderBlock, endStream: Bool = false
     ) throws(HTTP2Error) {
         let stream = try openStream(streamID)
         guard !stream.headersSubmitted else {
@@ -203,13 +206,16 @@ public final class HTTP2ServerSession {
                 throw HTTP2Error(code: 0, message: "stream \(streamID): a trailers-only response with data queued")
             }
             let flags = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
-            let result = withNameValues(headers) { nghttp2_submit_headers(session, flags, streamID, nil, $0, $1, nil) }
+            let result = headers.withNameValues { nghttp2_submit_headers(session, flags, streamID, nil, $0, $1, nil) }
             try check(result, "stream \(streamID): submitting a trailers-only response")
             stream.isEnded = true
         } else {
+            // The provider's source is the stream's output side, which `state.streams` holds
+            // until nghttp2 closes the stream (after which it never reads from the provider).
             var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readData)
-            let result = withNameValues(headers) { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                read_callback: SessionCallbacks.readData)
+            let result = headers.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
             try check(result, "stream \(streamID): submitting response headers")
         }
         stream.headersSubmitted = true
@@ -226,7 +232,7 @@ public final class HTTP2ServerSession {
 
     /// Ends the response with trailers (END_STREAM on their HEADERS frame), after all queued data;
     /// empty `headers` end it with END_STREAM on the last DATA frame instead.
-    public func submitTrailers(streamID: Int32, headers: [HTTP2Header]) throws(HTTP2Error) {
+    public func submitTrailers(streamID: Int32, headers: HTTP2HeaderBlock) throws(HTTP2Error) {
         let stream = try openStream(streamID)
         guard stream.headersSubmitted, !stream.isEnded else {
             throw HTTP2Error(code: 0, message: "stream \(streamID): trailers before the headers or after the end")
@@ -298,8 +304,9 @@ public final class HTTP2ServerSession {
         try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
     }
 
-    private func check(_ result: Int32, _ what: String) throws(HTTP2Error) {
-        if result < 0 { throw HTTP2Error(code: result, message: "\(what): \(Self.text(result))") }
+    /// Throws for a negative nghttp2 result; `what` is made only then (not on every call).
+    private func check(_ result: Int32, _ what: @autoclosure () -> String) throws(HTTP2Error) {
+        if result < 0 { throw HTTP2Error(code: result, message: "\(what()): \(Self.text(result))") }
     }
 
     private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }

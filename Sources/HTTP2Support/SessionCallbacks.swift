@@ -15,9 +15,12 @@ enum SessionCallbacks {
     }
 
     /// The read callback of every response's (or request's) data provider.
-    static let readData: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, user in
+    /// Its source is the stream's `OutboundStream` (unretained: `SessionState.streams` holds it).
+    static let readData: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, source, user in
         SessionState.from(user).readData(
-            session: session!, streamID: streamID, into: buffer!, capacity: length, flags: flags!)
+            session: session!, streamID: streamID,
+            stream: Unmanaged<OutboundStream>.fromOpaque(source!.pointee.ptr).takeUnretainedValue(), into: buffer!,
+            capacity: length, flags: flags!)
     }
 
     private static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, _, user in
@@ -40,8 +43,7 @@ enum SessionCallbacks {
         let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(frame.hd.type) {
         case NGHTTP2_HEADERS.rawValue:
-            let headers = state.headerBlock
-            state.headerBlock = []
+            let headers = state.takeHeaderBlock()
             if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
                 state.events.append(.request(streamID: streamID, headers: headers, endStream: endStream))
             } else if frame.headers.cat == NGHTTP2_HCAT_RESPONSE {

@@ -5,24 +5,34 @@ internal import CNGHTTP2
 ///
 /// A class of its own, the `user_data` of the nghttp2 session, so that it outlives the nghttp2
 /// session: `HTTP2ServerSession.deinit` deletes the nghttp2 session while this is still alive.
+///
+/// The properties touched for every frame are `@exclusivity(unchecked)`: they are read and
+/// written on the connection's thread only, by the session's methods and nghttp2's callbacks,
+/// none of which starts an access while another is under way; the runtime's check (some 80
+/// instructions an access, a few dozen accesses a call) would guard against nothing.
 final class SessionState {
     let maxHeaderListSize: Int
 
     /// Events of the `receive` or `takeOutput` under way, in order.
-    var events: [HTTP2Event] = []
+    @exclusivity(unchecked) var events: [HTTP2Event] = []
 
-    /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run).
-    var headerBlock: [HTTP2Header] = []
+    /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run): its
+    /// names and values back to back (`blockByteCount` of `blockCapacity` bytes, grown by
+    /// doubling), and their lengths; both kept from block to block.
+    @exclusivity(unchecked) private var blockBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+    @exclusivity(unchecked) private var blockCapacity = 1024
+    @exclusivity(unchecked) private var blockByteCount = 0
+    @exclusivity(unchecked) private var blockLengths: [(name: Int, value: Int)] = []
     /// Its size as RFC 9113 counts it (name + value + 32 per field).
-    var headerBlockSize = 0
+    @exclusivity(unchecked) var headerBlockSize = 0
     /// The DATA frame being received: its stream and the payload so far.
-    var dataStreamID: Int32 = 0
-    var dataPayload: [UInt8] = []
+    @exclusivity(unchecked) var dataStreamID: Int32 = 0
+    @exclusivity(unchecked) var dataPayload: [UInt8] = []
 
     /// Streams with output: response submitted, data queued or trailers pending.
-    var streams: [Int32: OutboundStream] = [:]
+    @exclusivity(unchecked) var streams: [Int32: OutboundStream] = [:]
     /// Bytes queued in all streams and not yet handed to nghttp2.
-    var queuedBytes = 0
+    @exclusivity(unchecked) var queuedBytes = 0
 
     /// The first bytes the peer sent (up to 64), to say what a bad preface was.
     var firstBytes: [UInt8] = []
@@ -43,6 +53,8 @@ final class SessionState {
         self.maxHeaderListSize = maxHeaderListSize
     }
 
+    deinit { blockBytes.deallocate() }
+
     static func from(_ userData: UnsafeMutableRawPointer?) -> SessionState {
         Unmanaged<SessionState>.fromOpaque(userData!).takeUnretainedValue()
     }
@@ -59,10 +71,9 @@ final class SessionState {
     /// queue; when the queue is empty, either end the stream (trailers, or END_STREAM on the last
     /// DATA frame when the trailers are empty) or defer until more is queued.
     func readData(
-        session: OpaquePointer, streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
-        flags: UnsafeMutablePointer<UInt32>
+        session: OpaquePointer, streamID: Int32, stream: OutboundStream, into buffer: UnsafeMutablePointer<UInt8>,
+        capacity: Int, flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
-        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let n = stream.queue.read(into: buffer, capacity: capacity)
         queuedBytes -= n
         guard stream.queue.isEmpty else { return n }
@@ -72,7 +83,7 @@ final class SessionState {
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             } else {
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue | NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-                let status = withNameValues(trailers) { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                let status = trailers.withNameValues { nghttp2_submit_trailer(session, streamID, $0, $1) }
                 if status != 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
             }
             return n
@@ -87,7 +98,8 @@ final class SessionState {
     // MARK: Receiving
 
     func beginHeaders() {
-        headerBlock.removeAll(keepingCapacity: true)
+        blockByteCount = 0
+        blockLengths.removeAll(keepingCapacity: true)
         headerBlockSize = 0
     }
 
@@ -96,11 +108,38 @@ final class SessionState {
     func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
         headerBlockSize += name.count + value.count + 32
         guard headerBlockSize <= maxHeaderListSize else {
-            headerBlock.removeAll(keepingCapacity: true)
+            blockByteCount = 0
+            blockLengths.removeAll(keepingCapacity: true)
             return false
         }
-        headerBlock.append(HTTP2Header(name: HTTP2Header.name(name), value: Array(value)))
+        let needed = blockByteCount + name.count + value.count
+        if needed > blockCapacity {
+            let capacity = max(needed, 2 * blockCapacity)
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            bigger.initialize(from: blockBytes, count: blockByteCount)
+            blockBytes.deallocate()
+            blockBytes = bigger
+            blockCapacity = capacity
+        }
+        if let base = name.baseAddress { (blockBytes + blockByteCount).initialize(from: base, count: name.count) }
+        if let base = value.baseAddress {
+            (blockBytes + blockByteCount + name.count).initialize(from: base, count: value.count)
+        }
+        blockByteCount = needed
+        blockLengths.append((name.count, value.count))
         return true
+    }
+
+    /// The header block just completed, made into one `HTTP2HeaderBlock` (the buffers stay for the next).
+    func takeHeaderBlock() -> HTTP2HeaderBlock {
+        let bytes = blockBytes
+        let count = blockByteCount
+        let block = HTTP2HeaderBlock(byteCount: count, lengths: blockLengths) {
+            $0.initialize(from: bytes, count: count)
+        }
+        blockByteCount = 0
+        blockLengths.removeAll(keepingCapacity: true)
+        return block
     }
 
     func dataChunk(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -129,15 +168,16 @@ final class SessionState {
     }
 }
 
-/// One stream's response side: what is queued for its DATA frames and what ends it.
+/// One stream's response side: what is queued for its DATA frames and what ends it. Confined to
+/// the connection's thread like `SessionState`, and unchecked for exclusivity as it is.
 final class OutboundStream {
-    var queue = ByteQueue()
+    @exclusivity(unchecked) var queue = ByteQueue()
     /// Response headers submitted (once only).
-    var headersSubmitted = false
+    @exclusivity(unchecked) var headersSubmitted = false
     /// Trailers submitted or the response ended: no more data may be queued.
-    var isEnded = false
+    @exclusivity(unchecked) var isEnded = false
     /// Trailers to send once the queue is empty (empty: END_STREAM on the last DATA frame).
-    var trailers: [HTTP2Header]?
+    @exclusivity(unchecked) var trailers: HTTP2HeaderBlock?
     /// The data provider told nghttp2 to wait (`NGHTTP2_ERR_DEFERRED`): new data must resume it.
-    var isDeferred = false
+    @exclusivity(unchecked) var isDeferred = false
 }

@@ -192,7 +192,7 @@ final class GRPCProbeClient {
         }
         let id: Int32
         do throws(HTTP2Error) {
-            id = try http2.submitRequest(headers: headers)
+            id = try http2.submitRequest(headers: HTTP2HeaderBlock(headers))
         } catch {
             throw .internal("cannot start the call: \(error.message)")
         }
@@ -337,7 +337,7 @@ final class GRPCProbeClient {
         }
     }
 
-    private func responseHeaders(_ headers: [HTTP2Header], endStream: Bool, of call: CallState) {
+    private func responseHeaders(_ headers: HTTP2HeaderBlock, endStream: Bool, of call: CallState) {
         let status = headers.first(named: ":status") ?? ""
         guard status == "200" else {
             // gRPC's mapping of HTTP statuses for a response that is not gRPC's.

@@ -58,57 +58,67 @@ struct GRPCRequestHead: Equatable {
     ]
 
     /// Reads a request header block (names lowercase, as HTTP/2 requires). On the hot path of
-    /// every call: values are read as bytes, and text is made only of what the call keeps.
-    static func parse(_ headers: [HTTP2Header]) throws(Refusal) -> GRPCRequestHead {
+    /// every call: the common names were recognised as the block was received, values are read
+    /// as bytes in place, and text is made only of what the call keeps.
+    ///
+    /// `recent` holds the text of the connection's last request (its path, app and key), which
+    /// the next one most often repeats: equal bytes reuse those strings instead of making new ones.
+    static func parse(_ headers: HTTP2HeaderBlock, recent: inout Recent) throws(Refusal) -> GRPCRequestHead {
         var head = GRPCRequestHead()
-        var method: [UInt8] = []
-        var contentType: [UInt8] = []
-        for header in headers {
-            let name = header.name
-            let value = header.value
-            switch name {
-            case ":method": method = value
-            case ":path": head.path = String(decoding: value, as: UTF8.self)
-            case "content-type": contentType = value
-            case ":scheme", ":authority", "te", "user-agent": continue
-            case "grpc-timeout":
+        var method = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var contentType = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        for index in 0..<headers.count {
+            let field = headers.field(index)
+            let value = field.value
+            switch field.commonName {
+            case .method?: method = value
+            case .path?: head.path = text(value, reusing: &recent.path)
+            case .contentType?: contentType = value
+            case .grpcTimeout?:
                 let text = String(decoding: value, as: UTF8.self)
                 guard let timeout = GRPCTimeout.nanoseconds(text) else {
                     throw .grpc(.invalidArgument("grpc-timeout \"\(text)\" is not a timeout (digits and a unit)"))
                 }
                 head.timeoutNanoseconds = timeout
-            case "grpc-encoding": head.messageEncoding = try encoding(named: String(decoding: value, as: UTF8.self))
-            case "grpc-accept-encoding":
+            case .grpcEncoding?: head.messageEncoding = try encoding(named: String(decoding: value, as: UTF8.self))
+            case .grpcAcceptEncoding?:
                 head.acceptedEncodings = value.split(separator: UInt8(ascii: ",")).compactMap { name in
                     switch trimmed(name) {
-                    case Self.gzip[...]: .gzip
-                    case Self.deflate[...]: .zlib
+                    case let name where name.elementsEqual(Self.gzip): .gzip
+                    case let name where name.elementsEqual(Self.deflate): .zlib
                     default: nil
                     }
                 }
-            case "authorization":
+            case .authorization?:
                 let bearer = Self.bearer
                 guard value.count > bearer.count,
                     zip(value.prefix(bearer.count), bearer).allSatisfy({ $0 | 0x20 == $1 | 0x20 })
                 else {
                     throw .grpc(.unauthenticated("the authorization header must be \"Bearer APP_ID:KEY\""))
                 }
-                (head.appID, head.apiKey) = splitKey(trimmed(value[bearer.count...]))
-            case "x-api-key":
-                if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...]) }
-            case "x-on-behalf-of": head.onBehalfOf = String(decoding: value, as: UTF8.self)
-            case "x-idempotency-key": head.idempotencyKey = String(decoding: value, as: UTF8.self)
-            case "x-request-id": head.requestID = String(decoding: value, as: UTF8.self)
-            default:
-                if name.hasPrefix(":") || name.hasPrefix("grpc-") || reserved.contains(name) { continue }
-                head.metadata[name] = String(decoding: value, as: UTF8.self)
+                (head.appID, head.apiKey) = splitKey(trimmed(value[bearer.count...]), recent: &recent)
+            case .scheme?, .authority?, .te?, .userAgent?, .status?, .grpcStatus?, .grpcMessage?, .acceptEncoding?,
+                .contentLength?:
+                continue
+            case nil:
+                let name = String(decoding: field.name, as: UTF8.self)
+                switch name {
+                case "x-api-key":
+                    if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...], recent: &recent) }
+                case "x-on-behalf-of": head.onBehalfOf = String(decoding: value, as: UTF8.self)
+                case "x-idempotency-key": head.idempotencyKey = String(decoding: value, as: UTF8.self)
+                case "x-request-id": head.requestID = String(decoding: value, as: UTF8.self)
+                default:
+                    if name.hasPrefix(":") || name.hasPrefix("grpc-") || reserved.contains(name) { continue }
+                    head.metadata[name] = String(decoding: value, as: UTF8.self)
+                }
             }
         }
-        guard method == Self.post else {
+        guard same(method, Self.post) else {
             let text = String(decoding: method, as: UTF8.self)
             throw .http(status: 405, message: "gRPC requests are POST; got \(text.isEmpty ? "no method" : text)")
         }
-        if contentType == Self.grpcContentType { return head }
+        if same(contentType, Self.grpcContentType) { return head }
         let text = String(decoding: contentType, as: UTF8.self)
         guard text.hasPrefix("application/grpc+") || text.hasPrefix("application/grpc;") else {
             throw .http(
@@ -132,19 +142,49 @@ struct GRPCRequestHead: Equatable {
     private static let gzip = Array("gzip".utf8)
     private static let deflate = Array("deflate".utf8)
 
-    /// `APP_ID:KEY` → the app and the key; a key with no `:` names no app.
-    private static func splitKey(_ bytes: ArraySlice<UInt8>) -> (appID: String, key: String) {
+    /// True when `bytes` are `expected`'s, byte for byte (a plain loop: the generic
+    /// `elementsEqual` costs more than the few bytes compared).
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: [UInt8]) -> Bool {
+        expected.withUnsafeBufferPointer { same(bytes, $0) }
+    }
+
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == expected.count else { return false }
+        var index = 0
+        while index < expected.count && bytes[index] == expected[index] { index += 1 }
+        return index == expected.count
+    }
+
+    /// The text of a connection's last request head that the next one most often repeats.
+    struct Recent {
+        var path = ""
+        var appID = ""
+        var apiKey = ""
+    }
+
+    /// `bytes` as text: `cached` itself when it spells the same bytes, otherwise a new string,
+    /// which becomes `cached`.
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, reusing cached: inout String) -> String {
+        let reused = cached.utf8.withContiguousStorageIfAvailable { same(bytes, $0) } ?? false
+        if !reused { cached = String(decoding: bytes, as: UTF8.self) }
+        return cached
+    }
+
+    /// `APP_ID:KEY` → the app and the key (reusing the last request's); a key with no `:` names no app.
+    private static func splitKey(
+        _ bytes: Slice<UnsafeBufferPointer<UInt8>>, recent: inout Recent
+    ) -> (appID: String, key: String) {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            return ("", String(decoding: bytes, as: UTF8.self))
+            return ("", text(UnsafeBufferPointer(rebasing: bytes), reusing: &recent.apiKey))
         }
         return (
-            String(decoding: bytes[..<colon], as: UTF8.self),
-            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self)
+            text(UnsafeBufferPointer(rebasing: bytes[..<colon]), reusing: &recent.appID),
+            text(UnsafeBufferPointer(rebasing: bytes[bytes.index(after: colon)...]), reusing: &recent.apiKey)
         )
     }
 
     /// `bytes` without the spaces and tabs around it.
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
         var text = bytes
         while let first = text.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
         while let last = text.last, last == 0x20 || last == 0x09 { text = text.dropLast() }

@@ -30,7 +30,8 @@ public final class GRPCSession {
     }
 
     /// One request stream and, once started, its call: a class, so the session's table holds a
-    /// reference that each event changes in place.
+    /// reference that each event changes in place. Its state changing per call is unchecked for
+    /// exclusivity, as the session's own (see `streams`).
     private final class Stream {
         let head: GRPCRequestHead
         let app: String
@@ -38,19 +39,19 @@ public final class GRPCSession {
         let method: RegisteredMethod?
         /// The service, for a bidirectional method the session serves.
         let bidirectional: (any GRPCBidirectionalService)?
-        var reader = GRPCMessageReader()
+        @exclusivity(unchecked) var reader = GRPCMessageReader()
         /// The request message of a unary or server-streaming call (exactly one is allowed).
-        var request: GRPCMessageReader.Message?
-        var call: ServerCall?
+        @exclusivity(unchecked) var request: GRPCMessageReader.Message?
+        @exclusivity(unchecked) var call: ServerCall?
         var deadline: UInt64?
-        var headersSent = false
+        @exclusivity(unchecked) var headersSent = false
         /// The response's messages are compressed with this (chosen from `grpc-accept-encoding`).
         let responseEncoding: CompressionFormat?
         /// Request bytes held (an incomplete message, a whole one awaiting END_STREAM), reserved
         /// in the memory budget.
-        var reserved = 0
+        @exclusivity(unchecked) var reserved = 0
         /// The end was sent (or the stream is otherwise done): later input and deliveries are dropped.
-        var ended = false
+        @exclusivity(unchecked) var ended = false
         let startedAt: UInt64
 
         init(
@@ -70,39 +71,52 @@ public final class GRPCSession {
 
     /// Bytes to write to the peer: `takeOutput` appends here, the transport removes what it wrote.
     public var outbound: [UInt8] = []
+    /// The buffer `deliverInline` lends handlers for their frame, kept from call to call (the
+    /// frame is translated, and its message copied into the response, before it returns).
+    @exclusivity(unchecked) private var inlineFrame: [UInt8] = []
 
     private let environment: ServerSession.Environment
     private let configuration: Configuration
+    /// The paths of `configuration.bidirectional`, read once (a service's `paths` may be made
+    /// on every read): a request's path is looked up here before the method table.
+    private let bidirectionalPaths: [(path: String, service: any GRPCBidirectionalService)]
     private let limits: ServerLimits
     private let http2: HTTP2ServerSession
     private let port: any CallPort
     private var logger: Logger
     public let peer: String
-    private var streams: [Int32: Stream] = [:]
+    /// The properties touched on every call (`streams`, `now`, `bufferedInput`, and the like) are
+    /// `@exclusivity(unchecked)`: the session is confined to its loop's thread and none of its
+    /// methods starts an access to one while another is under way, so the runtime's check (some
+    /// 80 instructions an access, about ten a call) would guard against nothing.
+    @exclusivity(unchecked) private var streams: [Int32: Stream] = [:]
     /// Calls of the closed connection not yet ended (`endClosedCalls`).
     private var callsToEnd = CallsToEnd()
     private var draining = false
     private var closing = false
-    private var now: UInt64 = 0
+    @exclusivity(unchecked) private var now: UInt64 = 0
     private let openedAt: UInt64
     /// The last time the connection had no stream (for the idle timeout), nil while it has some.
-    private var idleSince: UInt64?
-    private var sawRequest = false
+    @exclusivity(unchecked) private var idleSince: UInt64?
+    @exclusivity(unchecked) private var sawRequest = false
     /// The client has sent its first bytes (the server's preface waits for them).
     private var sawInput = false
     private var refusedHTTP1 = false
-    private var armedDeadline: UInt64 = .max
-    private var deadlineToArm: ServerSession.TransportActions.DeadlineTimer?
+    @exclusivity(unchecked) private var armedDeadline: UInt64 = .max
+    @exclusivity(unchecked) private var deadlineToArm: ServerSession.TransportActions.DeadlineTimer?
     /// The last key that authenticated, and its app: a connection sends the same key on every
     /// request, and the key store's constant-time check need not run again for it.
     private var lastKey: (appID: String, apiKey: String, app: String)?
     /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
-    private var bufferedInput = 0
+    @exclusivity(unchecked) private var bufferedInput = 0
+    /// The last request head's path, app and key, whose strings the next head reuses when equal.
+    @exclusivity(unchecked) private var recentHead = GRPCRequestHead.Recent()
 
     public init(environment: ServerSession.Environment, configuration: Configuration, port: any CallPort, peer: String)
     {
         self.environment = environment
         self.configuration = configuration
+        bidirectionalPaths = configuration.bidirectional.flatMap { service in service.paths.map { ($0, service) } }
         limits = environment.limits
         self.port = port
         self.peer = peer
@@ -212,12 +226,12 @@ public final class GRPCSession {
         }
     }
 
-    private func openStream(_ id: Int32, headers: [HTTP2Header]) {
+    private func openStream(_ id: Int32, headers: HTTP2HeaderBlock) {
         sawRequest = true
         idleSince = nil
         let head: GRPCRequestHead
         do throws(GRPCRequestHead.Refusal) {
-            head = try GRPCRequestHead.parse(headers)
+            head = try GRPCRequestHead.parse(headers, recent: &recentHead)
         } catch {
             switch error {
             case .http(let status, let message): refuseHTTP(id, status: status, message: message)
@@ -243,7 +257,7 @@ public final class GRPCSession {
             return
         }
         var method: RegisteredMethod?
-        let bidirectional = configuration.bidirectional.first { $0.paths.contains(head.path) }
+        let bidirectional = bidirectionalPaths.first { $0.path == head.path }?.service
         if bidirectional == nil {
             do throws(RPCError) {
                 method = try environment.admit(path: head.path, appID: app, now: now)
@@ -424,7 +438,7 @@ public final class GRPCSession {
         do throws(RPCError) {
             let body =
                 message.compressed ? try inflate(message.bytes, encoding: stream.head.messageEncoding) : message.bytes
-            sendMessage(id, try service.respond(path: stream.head.path, to: body))
+            sendMessage(id, stream, try service.respond(path: stream.head.path, to: body))
         } catch {
             fail(id, error)
         }
@@ -432,6 +446,7 @@ public final class GRPCSession {
 
     private func cancel(_ id: Int32, reason: String) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        stream.ended = true
         releaseBuffered(stream)
         if let call = stream.call {
             _ = call.complete(.cancelled(reason))
@@ -444,7 +459,9 @@ public final class GRPCSession {
 
     /// A frame of our protocol completed by a handler (from the call's port, on the loop).
     public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> ServerSession.TransportActions {
-        frame.withUnsafeBytes { translate(Int32(streamID), frame: $0, final: final) }
+        if let stream = streams[Int32(streamID)] {
+            frame.withUnsafeBytes { translate(Int32(streamID), stream, frame: $0, final: final) }
+        }
         return transportActions()
     }
 
@@ -452,7 +469,8 @@ public final class GRPCSession {
     public func deliver(_ frames: [OutgoingFrame]) -> ServerSession.TransportActions {
         for frame in frames {
             let (bytes, final) = frame.encoded
-            bytes.withUnsafeBytes { translate(Int32(frame.streamID), frame: $0, final: final) }
+            guard let stream = streams[Int32(frame.streamID)] else { continue }
+            bytes.withUnsafeBytes { translate(Int32(frame.streamID), stream, frame: $0, final: final) }
         }
         return transportActions()
     }
@@ -463,40 +481,47 @@ public final class GRPCSession {
         streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void
     ) -> ServerSession.TransportActions? {
         guard let stream = streams[Int32(streamID)], !stream.ended else { return nil }
-        var frame: [UInt8] = []
+        // The scratch buffer is taken while in use, so a delivery from inside this one (none is
+        // expected) would only start a buffer of its own.
+        var frame = inlineFrame
+        inlineFrame = []
+        frame.removeAll(keepingCapacity: true)
         write(&frame)
-        frame.withUnsafeBytes { translate(Int32(streamID), frame: $0, final: final) }
+        frame.withUnsafeBytes { translate(Int32(streamID), stream, frame: $0, final: final) }
+        inlineFrame = frame
         return transportActions()
     }
 
-    private func translate(_ id: Int32, frame: UnsafeRawBufferPointer, final: Bool) {
-        guard streams[id] != nil, frame.count >= FrameHeader.size else { return }
+    /// One frame of our protocol for `stream` (looked up once by the caller: every step below
+    /// works on it, not on the table).
+    private func translate(_ id: Int32, _ stream: Stream, frame: UnsafeRawBufferPointer, final: Bool) {
+        guard frame.count >= FrameHeader.size else { return }
         let (header, _) = FrameHeader.read(from: UnsafeRawBufferPointer(rebasing: frame[0..<FrameHeader.size]))
         let payload = UnsafeRawBufferPointer(rebasing: frame[FrameHeader.size...])
         switch header.type {
         case .reply:
             let statusLength = payload.count >= 4 ? Int(BigEndian.readUInt32(payload)) : -1
             guard statusLength >= 0, statusLength <= payload.count - 4 else {
-                return finish(id, error: .internal("the handler's reply is malformed"))
+                return finish(id, stream, error: .internal("the handler's reply is malformed"))
             }
             if statusLength == 0 {
-                sendMessage(id, UnsafeRawBufferPointer(rebasing: payload[4...]))
-                finish(id, error: nil)
+                sendMessage(id, stream, UnsafeRawBufferPointer(rebasing: payload[4...]))
+                finish(id, stream, error: nil)
             } else {
                 let status =
                     (try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength])))
                     ?? Status(code: StatusCode.internal.rawValue, message: "a reply whose status does not decode")
-                finish(id, error: RPCError(status: status))
+                finish(id, stream, error: RPCError(status: status))
             }
         case .message:
-            sendMessage(id, payload)
+            sendMessage(id, stream, payload)
         case .trailers:
             let status = (try? Status(serializedBytes: payload)) ?? Status()
-            finish(id, error: status.code == 0 ? nil : RPCError(status: status))
+            finish(id, stream, error: status.code == 0 ? nil : RPCError(status: status))
         default:
             break
         }
-        if final, streams[id] != nil, !(streams[id]!.ended) { finish(id, error: nil) }
+        if final { finish(id, stream, error: nil) }
     }
 
     /// Response headers, made once: the same few fields start every response.
@@ -507,16 +532,18 @@ public final class GRPCSession {
     private static let trailersOnlyStart = [
         HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc"),
     ]
-    private static let okTrailers = [HTTP2Header("grpc-status", "0")]
+    private static let okTrailers: HTTP2HeaderBlock = [HTTP2Header("grpc-status", "0")]
+    /// A trailers-only response with OK (a bidirectional method that ended before it answered).
+    private static let okTrailersOnly = HTTP2HeaderBlock(trailersOnlyStart + [HTTP2Header("grpc-status", "0")])
 
-    private static func responseHeaders(encoding: String?) -> [HTTP2Header] {
+    private static func responseHeaders(encoding: String?) -> HTTP2HeaderBlock {
         var headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
         if let encoding { headers.append(HTTP2Header("grpc-encoding", encoding)) }
         headers.append(HTTP2Header("grpc-accept-encoding", GRPCRequestHead.supportedEncodings))
-        return headers
+        return HTTP2HeaderBlock(headers)
     }
 
-    private static func responseHeaders(_ encoding: CompressionFormat?) -> [HTTP2Header] {
+    private static func responseHeaders(_ encoding: CompressionFormat?) -> HTTP2HeaderBlock {
         switch encoding {
         case nil: plainResponseHeaders
         case .gzip?: gzipResponseHeaders
@@ -524,16 +551,18 @@ public final class GRPCSession {
         }
     }
 
-    /// The status fields ending a call, as headers.
-    private static func statusFields(_ error: RPCError?, path: String) -> [HTTP2Header] {
-        guard let error, error.code != .ok else { return okTrailers }
-        return GRPCStatusFields.fields(for: error, path: path).map { HTTP2Header($0.name, $0.value) }
+    /// The status fields ending a call: the trailers after a response's messages, or with
+    /// `trailersOnly` the whole response (`:status` and the content type first).
+    private static func statusBlock(_ error: RPCError?, path: String, trailersOnly: Bool) -> HTTP2HeaderBlock {
+        guard let error, error.code != .ok else { return trailersOnly ? okTrailersOnly : okTrailers }
+        let fields = GRPCStatusFields.fields(for: error, path: path).map { HTTP2Header($0.name, $0.value) }
+        return HTTP2HeaderBlock(trailersOnly ? trailersOnlyStart + fields : fields)
     }
 
     /// Sends one response message (headers first, once), compressed when the client accepts it
     /// and it is worth it; framed straight from the handler's bytes.
-    private func sendMessage(_ id: Int32, _ message: UnsafeRawBufferPointer) {
-        guard let stream = streams[id], !stream.ended else { return }
+    private func sendMessage(_ id: Int32, _ stream: Stream, _ message: UnsafeRawBufferPointer) {
+        guard !stream.ended else { return }
         do throws(HTTP2Error) {
             if !stream.headersSent {
                 try http2.submitResponseHeaders(streamID: id, headers: Self.responseHeaders(stream.responseEncoding))
@@ -555,21 +584,28 @@ public final class GRPCSession {
         }
     }
 
-    private func sendMessage(_ id: Int32, _ message: [UInt8]) {
-        message.withUnsafeBytes { sendMessage(id, $0) }
+    private func sendMessage(_ id: Int32, _ stream: Stream, _ message: [UInt8]) {
+        message.withUnsafeBytes { sendMessage(id, stream, $0) }
     }
 
     /// Ends a stream: trailers (or a trailers-only response when nothing was sent), and the
     /// stream's call, if any, leaves the session.
     private func finish(_ id: Int32, error: RPCError?) {
-        guard let stream = streams[id], !stream.ended else { return }
+        guard let stream = streams[id] else { return }
+        finish(id, stream, error: error)
+    }
+
+    private func finish(_ id: Int32, _ stream: Stream, error: RPCError?) {
+        guard !stream.ended else { return }
         stream.ended = true
-        let fields = Self.statusFields(error, path: stream.head.path)
         do throws(HTTP2Error) {
             if stream.headersSent {
-                try http2.submitTrailers(streamID: id, headers: fields)
+                try http2.submitTrailers(
+                    streamID: id, headers: Self.statusBlock(error, path: stream.head.path, trailersOnly: false))
             } else {
-                try http2.submitResponseHeaders(streamID: id, headers: Self.trailersOnlyStart + fields, endStream: true)
+                try http2.submitResponseHeaders(
+                    streamID: id, headers: Self.statusBlock(error, path: stream.head.path, trailersOnly: true),
+                    endStream: true)
             }
         } catch {
             // Gone already: the client reset it.
@@ -619,7 +655,7 @@ public final class GRPCSession {
     ) {
         logger.debug("call refused", [("stream", String(id)), ("path", path), ("error", error.description)])
         try? http2.submitResponseHeaders(
-            streamID: id, headers: Self.trailersOnlyStart + Self.statusFields(error, path: path), endStream: true)
+            streamID: id, headers: Self.statusBlock(error, path: path, trailersOnly: true), endStream: true)
         environment.observer?.callEnded(
             CallRecord(
                 methodIndex: methodIndex, method: path, appID: app, onBehalfOf: onBehalfOf, requestID: requestID,
@@ -631,7 +667,8 @@ public final class GRPCSession {
     private func refuseHTTP(_ id: Int32, status: Int, message: String) {
         logger.debug("request refused", [("stream", String(id)), ("status", String(status)), ("reason", message)])
         try? http2.submitResponseHeaders(
-            streamID: id, headers: [HTTP2Header(":status", String(status)), HTTP2Header("content-type", "text/plain")])
+            streamID: id,
+            headers: [HTTP2Header(":status", String(status)), HTTP2Header("content-type", "text/plain")])
         try? http2.sendData(streamID: id, bytes: Array((message + "\n").utf8))
         try? http2.submitTrailers(streamID: id, headers: [])
         streamGone()

@@ -48,7 +48,7 @@ public enum GRPCStatusFields {
     /// `grpc-status-details-bin` (its reason and metadata), so any server using the standard
     /// rich error model shows them; without one the error has only its code and message. No
     /// `grpc-status` at all is INTERNAL, as gRPC's clients treat it.
-    public static func error(from headers: [HTTP2Header]) -> RPCError? {
+    public static func error(from headers: HTTP2HeaderBlock) -> RPCError? {
         guard let statusText = headers.first(named: "grpc-status") else {
             return .internal("the response ended without a grpc-status")
         }

@@ -6,7 +6,7 @@ import Testing
 /// larger than the windows, resets both ways, GOAWAY, and a peer that is not an HTTP/2 server.
 @Suite("HTTP2ClientSession: requests and responses against HTTP2ServerSession")
 struct HTTP2ClientSessionTests {
-    static let request = [
+    static let request: HTTP2HeaderBlock = [
         HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"),
         HTTP2Header(":path", "/moderation.v1.Moderation/GetUser"), HTTP2Header(":authority", "localhost"),
         HTTP2Header("content-type", "application/grpc"), HTTP2Header("te", "trailers"),
@@ -59,10 +59,12 @@ struct HTTP2ClientSessionTests {
                 .data(streamID: id, bytes: Array("hello".utf8), endStream: true),
             ], "\(received)")
 
-        let headers = [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
+        let headers: HTTP2HeaderBlock = [
+            HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc"),
+        ]
         try pair.server.submitResponseHeaders(streamID: id, headers: headers)
         try pair.server.sendData(streamID: id, bytes: [1, 2, 3])
-        let trailers = [HTTP2Header("grpc-status", "0")]
+        let trailers: HTTP2HeaderBlock = [HTTP2Header("grpc-status", "0")]
         try pair.server.submitTrailers(streamID: id, headers: trailers)
         pair.pump()
         #expect(
@@ -81,7 +83,7 @@ struct HTTP2ClientSessionTests {
         let id = try pair.client.submitRequest(headers: Self.request, endStream: true)
         pair.pump()
         #expect(pair.takeServerEvents() == [.request(streamID: id, headers: Self.request, endStream: true)])
-        let headers = [HTTP2Header(":status", "200"), HTTP2Header("grpc-status", "5")]
+        let headers: HTTP2HeaderBlock = [HTTP2Header(":status", "200"), HTTP2Header("grpc-status", "5")]
         try pair.server.submitResponseHeaders(streamID: id, headers: headers, endStream: true)
         pair.pump()
         #expect(pair.takeClientEvents() == [.response(streamID: id, headers: headers, endStream: true)])

@@ -51,7 +51,10 @@ struct HTTP2ServerSessionTests {
             case .onHeaders: []
             case .onEmptyData: [.endStream(streamID: id)]
             case .withTrailers:
-                [.data(streamID: id, bytes: body, endStream: false), .trailers(streamID: id, headers: Self.trailers)]
+                [
+                    .data(streamID: id, bytes: body, endStream: false),
+                    .trailers(streamID: id, headers: HTTP2HeaderBlock(Self.trailers)),
+                ]
             }
         }
     }
@@ -206,7 +209,7 @@ struct HTTP2ServerSessionTests {
         let id = pair.client.request()
         pair.pump()
         let headers = [HTTP2Header(":status", "200"), HTTP2Header("grpc-status", "12")]
-        try pair.server.submitResponseHeaders(streamID: id, headers: headers, endStream: true)
+        try pair.server.submitResponseHeaders(streamID: id, headers: HTTP2HeaderBlock(headers), endStream: true)
         #expect(throws: HTTP2Error.self) { try pair.server.sendData(streamID: id, bytes: [1]) }
         pair.pump()
         #expect(

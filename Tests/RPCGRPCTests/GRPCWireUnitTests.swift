@@ -81,7 +81,31 @@ struct GRPCWireUnitTests {
     }
 
     static func parse(_ extra: [HTTP2Header]) throws -> GRPCRequestHead {
-        try GRPCRequestHead.parse(head(extra))
+        var recent = GRPCRequestHead.Recent()
+        return try GRPCRequestHead.parse(HTTP2HeaderBlock(head(extra)), recent: &recent)
+    }
+
+    @Test(
+        "the request head: a connection's next head reuses the last one's path and key only when they are the same bytes"
+    )
+    func requestHeadRecent() throws {
+        var recent = GRPCRequestHead.Recent()
+        let first = try GRPCRequestHead.parse(
+            HTTP2HeaderBlock(Self.head([HTTP2Header("authorization", "Bearer app-one:key-0123456789abcdef")])),
+            recent: &recent)
+        #expect(first.path == "/moderation.v1.Moderation/KickMember")
+        #expect(first.appID == "app-one" && first.apiKey == "key-0123456789abcdef")
+        #expect(recent.path == first.path && recent.apiKey == first.apiKey)
+        let same = try GRPCRequestHead.parse(
+            HTTP2HeaderBlock(Self.head([HTTP2Header("authorization", "Bearer app-one:key-0123456789abcdef")])),
+            recent: &recent)
+        #expect(same == first)
+        var other = Self.head([HTTP2Header("x-api-key", "key-0123456789abcdeX")])
+        other[2] = HTTP2Header(":path", "/moderation.v1.Moderation/KickMembeR")
+        let changed = try GRPCRequestHead.parse(HTTP2HeaderBlock(other), recent: &recent)
+        #expect(changed.path == "/moderation.v1.Moderation/KickMembeR")
+        #expect(changed.appID == "" && changed.apiKey == "key-0123456789abcdeX")
+        #expect(recent.path == changed.path && recent.apiKey == changed.apiKey && recent.appID == "app-one")
     }
 
     @Test("the request head: path and each envelope header")
@@ -159,7 +183,8 @@ struct GRPCWireUnitTests {
 
     static func refusal(_ headers: [HTTP2Header]) -> Refused? {
         do {
-            _ = try GRPCRequestHead.parse(headers)
+            var recent = GRPCRequestHead.Recent()
+            _ = try GRPCRequestHead.parse(HTTP2HeaderBlock(headers), recent: &recent)
             return nil
         } catch {
             switch error {
@@ -197,7 +222,9 @@ struct GRPCWireUnitTests {
     @Test("the request head: an unsupported grpc-encoding names the accepted list")
     func headEncodingMessage() {
         do {
-            _ = try GRPCRequestHead.parse(Self.head([HTTP2Header("grpc-encoding", "snappy")]))
+            var recent = GRPCRequestHead.Recent()
+            _ = try GRPCRequestHead.parse(
+                HTTP2HeaderBlock(Self.head([HTTP2Header("grpc-encoding", "snappy")])), recent: &recent)
             Issue.record("snappy accepted")
         } catch {
             guard case .grpc(let error) = error else {
