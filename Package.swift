@@ -79,11 +79,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         // The load engine of `rpc-probe bench` and the wire benchmark: lean connections over the
-        // transport's handshake, calls pre-encoded once, latency histograms.
+        // transport's handshake (or HTTP/2 for gRPC), calls pre-encoded once, latency histograms.
         .target(
             name: "LoadGeneration",
             dependencies: [
                 "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "CSystemShims", "ThreadSupport", "TLSSupport",
+                "HTTP2Support", "RPCGRPC",
             ],
             swiftSettings: swiftSettings),
 

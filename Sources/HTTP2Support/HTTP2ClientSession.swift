@@ -127,6 +127,13 @@ public final class HTTP2ClientSession {
         state.isFatal || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
     }
 
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS: how many requests it lets run at once on
+    /// this connection (nghttp2 holds back the HEADERS of any more until one ends). Unlimited
+    /// (2^31 - 1) until the server's SETTINGS frame has been received.
+    public var peerMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
     /// Why the connection failed, once it has.
     public var connectionError: String? { state.connectionError }
 

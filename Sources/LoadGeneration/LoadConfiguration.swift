@@ -2,6 +2,16 @@ public import RPCPosix
 
 /// What a load run does: which call, how many connections and calls in flight, for how long.
 public struct LoadConfiguration: Sendable {
+    /// The protocol the load speaks.
+    public enum Transport: Sendable {
+        /// The framed protocol (MRPC), plaintext or TLS.
+        case framed
+        /// Standard gRPC over HTTP/2 (h2c with prior knowledge, plaintext): `--depth` streams per
+        /// connection.
+        case grpc
+    }
+
+    public var transport = Transport.framed
     public var client = ClientOptions()
     /// Method path, e.g. "/mrpc.diagnostics.v1.Diagnostics/Echo".
     public var path = ""

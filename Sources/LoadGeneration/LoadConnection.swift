@@ -1,4 +1,6 @@
+internal import CSystemShims
 internal import Glibc
+import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
@@ -8,7 +10,7 @@ import TLSSupport
 ///
 /// Over TLS its bytes go through its `TLSSession`: one thread owns the connection, so the
 /// session needs no lock.
-final class LoadConnection: @unchecked Sendable {
+final class LoadConnection: LoadTransport, @unchecked Sendable {
     // Invariant: used by one thread at a time (opened by the caller, then owned by a LoadThread).
     let fd: Int32
     let tls: TLSSession?
@@ -83,10 +85,10 @@ final class LoadConnection: @unchecked Sendable {
     }
 
     /// Free bytes at the end of the input buffer.
-    var inputRoom: Int { input.count - inputCount }
+    private var inputRoom: Int { input.count - inputCount }
 
     /// Reads into the input buffer: bytes read, 0 at EOF, -1 when nothing is available.
-    func readAvailable() -> Int {
+    private func readAvailable() -> Int {
         if inputCount == input.count { return -1 }
         if let tls {
             readNeedsOutput = false
@@ -111,7 +113,7 @@ final class LoadConnection: @unchecked Sendable {
     }
 
     /// Calls `body` for each complete frame in the input buffer, then keeps the incomplete rest.
-    func parseFrames(_ body: (UInt8, UInt32, UnsafeRawBufferPointer) -> Void) {
+    private func parseFrames(_ body: (UInt8, UInt32, UnsafeRawBufferPointer) -> Void) {
         var offset = 0
         let bytes = UnsafeRawBufferPointer(input)
         while inputCount - offset >= FrameHeader.size {
@@ -129,5 +131,41 @@ final class LoadConnection: @unchecked Sendable {
             if rest > 0 { input.baseAddress!.copyMemory(from: input.baseAddress! + offset, byteCount: rest) }
             inputCount = rest
         }
+    }
+    /// The registration is level-triggered, so a read that leaves room in the buffer has drained
+    /// the socket for now and ends the turn (no extra read only to see `EAGAIN`). Over TLS a
+    /// read returns one record at most, so reads go on while OpenSSL holds input.
+    func readReplies(completed: (UInt64, UInt64, () -> String) -> Void, notice: (String) -> Void)
+        -> LoadReadResult
+    {
+        while true {
+            let room = inputRoom
+            let n = readAvailable()
+            if n == 0 { return .ended("the server closed a connection") }
+            if n < 0 { return .open }
+            let now = monotonicNow()
+            parseFrames { type, streamID, payload in
+                guard type == FrameType.reply.rawValue, let sent = sendTimes.removeValue(forKey: streamID) else {
+                    if type == FrameType.goaway.rawValue { notice("the server sent GOAWAY") }
+                    return
+                }
+                inFlight -= 1
+                completed(sent, now) { Self.outcome(payload) }
+            }
+            if n < room && !(tls?.hasBufferedInput ?? false) { return .open }
+        }
+    }
+
+    private static func outcome(_ payload: UnsafeRawBufferPointer) -> String {
+        guard payload.count >= 4 else { return "MALFORMED_REPLY" }
+        let statusLength = Int(BigEndian.readUInt32(payload))
+        guard statusLength > 0 else { return "OK" }
+        guard statusLength <= payload.count - 4,
+            let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength]))
+        else {
+            return "MALFORMED_REPLY"
+        }
+        let code = StatusCode(rawValue: status.code).name
+        return status.errorCode.isEmpty ? code : "\(code) \(status.errorCode)"
     }
 }

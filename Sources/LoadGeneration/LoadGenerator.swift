@@ -1,13 +1,14 @@
 internal import Glibc
 import ProtoBridge
 public import RPCCore
+import RPCGRPC
 import RPCMessages
 import RPCPosix
 import Synchronization
 import TLSSupport
 import ThreadSupport
 
-/// A ghz-class load generator over the MRPC protocol.
+/// A ghz-class load generator over the MRPC protocol, or gRPC over HTTP/2.
 ///
 /// Built to cost the client less CPU per call than the server spends: each request's CALL
 /// payload (CallHeader and body) is encoded once up front, so a call is a 12-byte header plus a
@@ -16,6 +17,13 @@ import ThreadSupport
 public enum LoadGenerator {
     public static func run(_ configuration: LoadConfiguration) throws(RPCError) -> LoadReport {
         precondition(!configuration.bodies.isEmpty && configuration.connections > 0 && configuration.depth > 0)
+        switch configuration.transport {
+        case .framed: return try runFramed(configuration)
+        case .grpc: return try runGRPC(configuration)
+        }
+    }
+
+    private static func runFramed(_ configuration: LoadConfiguration) throws(RPCError) -> LoadReport {
         let header = CallHeader(
             method: configuration.path, timeoutMs: configuration.callOptions.timeoutMs,
             onBehalfOf: configuration.callOptions.onBehalfOf, idempotencyKey: configuration.callOptions.idempotencyKey,
@@ -49,6 +57,46 @@ public enum LoadGenerator {
                 throw refusal
             }
         }
+        return drive(connections, payloads: payloads, configuration: configuration)
+    }
+
+    /// gRPC: every request is one length-prefixed message (uncompressed) in one DATA frame.
+    private static func runGRPC(_ configuration: LoadConfiguration) throws(RPCError) -> LoadReport {
+        guard configuration.client.tls == nil else {
+            throw .invalidArgument("gRPC load speaks plaintext HTTP/2 (h2c) only; the gRPC listener has no TLS")
+        }
+        let payloads = configuration.bodies.map { GRPCMessageReader.frame($0, compressed: false) }
+        let headers = GRPCLoadConnection.requestHeaders(configuration)
+        var connections: [GRPCLoadConnection] = []
+        for _ in 0..<configuration.connections {
+            let connection: GRPCLoadConnection
+            do throws(RPCError) {
+                connection = try GRPCLoadConnection.open(configuration.client, headers: headers)
+            } catch {
+                for connection in connections { close(connection.fd) }
+                throw error
+            }
+            connections.append(connection)
+            // More streams than the server allows would wait in nghttp2's queue, and their wait
+            // would pass for the server's latency.
+            let allowed = connection.maxConcurrentStreams
+            if configuration.depth > allowed {
+                for connection in connections { close(connection.fd) }
+                throw .invalidArgument(
+                    "--depth \(configuration.depth) is more than the \(allowed) concurrent streams the "
+                        + "server allows per connection (its SETTINGS_MAX_CONCURRENT_STREAMS): give --depth "
+                        + "\(allowed) or less, and more --conns for more calls in flight"
+                )
+            }
+        }
+        return drive(connections, payloads: payloads, configuration: configuration)
+    }
+
+    /// The run itself, the same for every protocol: the connections spread over the threads,
+    /// warm-up, pacing, measuring, and the threads' results merged into the report.
+    private static func drive<Connection: LoadTransport>(
+        _ connections: [Connection], payloads: [[UInt8]], configuration: LoadConfiguration
+    ) -> LoadReport {
         let threadCount = max(1, min(configuration.threads, connections.count))
         let start = monotonicNow()
         let warmupEnd = start + UInt64(configuration.warmupSeconds * 1e9)
@@ -59,10 +107,10 @@ public enum LoadGenerator {
         let perConnectionInterval: UInt64? = configuration.rate.map {
             UInt64(1e9 * Double(configuration.connections) / max($0, 0.001))
         }
-        var groups = [[LoadConnection]](repeating: [], count: threadCount)
+        var groups = [[Connection]](repeating: [], count: threadCount)
         for (i, connection) in connections.enumerated() { groups[i % threadCount].append(connection) }
         let cpuBefore = processCPUNanoseconds()
-        let results = Mutex<[LoadThread.Result]>([])
+        let results = Mutex<[LoadThreadResult]>([])
         var threads: [WorkerThread] = []
         for (index, group) in groups.enumerated() {
             let worker = LoadThread(

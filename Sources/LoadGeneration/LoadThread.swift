@@ -7,25 +7,18 @@ import RPCPosix
 import TLSSupport
 
 /// One client thread: its connections on one epoll.
-final class LoadThread: @unchecked Sendable {
+final class LoadThread<Connection: LoadTransport>: @unchecked Sendable {
     // Invariant: used by exactly one thread after construction.
-    private let connections: [LoadConnection]
+    private let connections: [Connection]
     private let payloads: [[UInt8]]
     private let depth: Int
     private let interval: UInt64?
     private let shared: SharedRun
     private var bodyIndex: Int
-    private var result = Result()
-
-    /// What one thread measured, merged into the report after the run.
-    struct Result: Sendable {
-        var latency = LatencyHistogram()
-        var outcomes: [String: UInt64] = [:]
-        var errors: [String] = []
-    }
+    private var result = LoadThreadResult()
 
     init(
-        connections: [LoadConnection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun,
+        connections: [Connection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun,
         bodyOffset: Int
     ) {
         self.connections = connections
@@ -36,7 +29,7 @@ final class LoadThread: @unchecked Sendable {
         bodyIndex = bodyOffset
     }
 
-    func run() -> Result {
+    func run() -> LoadThreadResult {
         let epoll = cshim_epoll_create()
         defer { close(epoll) }
         let now = monotonicNow()
@@ -96,38 +89,23 @@ final class LoadThread: @unchecked Sendable {
     }
 
     /// Reads everything available and answers each reply; false when the connection is gone.
-    /// The registration is level-triggered, so a read that leaves room in the buffer has drained
-    /// the socket for now and ends the turn (no extra read only to see `EAGAIN`). Over TLS a
-    /// read returns one record at most, so reads go on while OpenSSL holds input.
-    private func read(_ connection: LoadConnection) -> Bool {
-        while true {
-            let room = connection.inputRoom
-            let n = connection.readAvailable()
-            if n == 0 {
-                if !shared.isOver { result.errors.append("the server closed a connection") }
-                return false
-            }
-            if n < 0 { return true }
-            let now = monotonicNow()
-            connection.parseFrames { type, streamID, payload in
-                guard type == FrameType.reply.rawValue, let sent = connection.sendTimes.removeValue(forKey: streamID)
-                else {
-                    if type == FrameType.goaway.rawValue { result.errors.append("the server sent GOAWAY") }
-                    return
-                }
-                connection.inFlight -= 1
+    private func read(_ connection: Connection) -> Bool {
+        let end = connection.readReplies(
+            completed: { sent, now, outcome in
                 let (measured, _) = shared.complete(at: now)
                 if measured {
                     result.latency.record(nanoseconds: now - sent)
-                    result.outcomes[Self.outcome(payload), default: 0] += 1
+                    result.outcomes[outcome(), default: 0] += 1
                 }
                 if !shared.isOver && interval == nil { issue(connection, now: now) }
-            }
-            if n < room && !(connection.tls?.hasBufferedInput ?? false) { return true }
-        }
+            },
+            notice: { result.errors.append($0) })
+        guard case .ended(let reason) = end else { return true }
+        if !shared.isOver { result.errors.append(reason) }
+        return false
     }
 
-    private func fill(_ connection: LoadConnection, now: UInt64) {
+    private func fill(_ connection: Connection, now: UInt64) {
         while connection.inFlight < depth && !shared.isOver {
             if let interval {
                 guard now >= connection.nextSend else { return }
@@ -137,22 +115,16 @@ final class LoadThread: @unchecked Sendable {
         }
     }
 
-    private func issue(_ connection: LoadConnection, now: UInt64) {
+    private func issue(_ connection: Connection, now: UInt64) {
         let payload = payloads[bodyIndex % payloads.count]
         bodyIndex &+= 1
         connection.appendCall(payload: payload, now: now)
     }
+}
 
-    private static func outcome(_ payload: UnsafeRawBufferPointer) -> String {
-        guard payload.count >= 4 else { return "MALFORMED_REPLY" }
-        let statusLength = Int(BigEndian.readUInt32(payload))
-        guard statusLength > 0 else { return "OK" }
-        guard statusLength <= payload.count - 4,
-            let status = try? Status(serializedBytes: UnsafeRawBufferPointer(rebasing: payload[4..<4 + statusLength]))
-        else {
-            return "MALFORMED_REPLY"
-        }
-        let code = StatusCode(rawValue: status.code).name
-        return status.errorCode.isEmpty ? code : "\(code) \(status.errorCode)"
-    }
+/// What one thread measured, merged into the report after the run.
+struct LoadThreadResult: Sendable {
+    var latency = LatencyHistogram()
+    var outcomes: [String: UInt64] = [:]
+    var errors: [String] = []
 }

@@ -4,7 +4,8 @@ import ProtoSchema
 import RPCCore
 import RPCPosix
 
-/// `rpc-probe HOST:PORT bench METHOD`: a ghz-class load test of one unary method.
+/// `rpc-probe [--grpc] HOST:PORT bench METHOD`: a ghz-class load test of one unary method, on the
+/// framed listener or (`--grpc`) a gRPC listener.
 enum BenchCommand: ProbeVerb {
     static let name = "bench"
 
@@ -31,9 +32,17 @@ enum BenchCommand: ProbeVerb {
           --threads N                  client threads the connections are spread over (default 1)
           --format text|json|csv       the report's format (default text)
 
+        With --grpc the load goes to a gRPC listener (moderation-server --grpc-listen): --conns HTTP/2
+        connections (h2c, plaintext) with --depth concurrent streams on each, one stream per call
+        (its latency from submitting the request to the trailers), statuses read from the trailers
+        (grpc-status and the ERR_ code in grpc-status-details-bin), --timeout sent as grpc-timeout.
+        --depth may not exceed the streams the server allows per connection (its
+        SETTINGS_MAX_CONCURRENT_STREAMS, moderation-server's --max-concurrent-calls): the load does
+        not start then, and the error names the limit.
+
         Exit code: 0 when every measured call was OK; 1 when some failed (the report says which);
-        64 + the status code when the load could not start (e.g. 78 when the server is unreachable).
-        Not with --grpc yet (bench speaks the framed protocol only).
+        64 + the status code when the load could not start (e.g. 78 when the server is unreachable,
+        67 when --depth is over the gRPC server's stream limit).
         """
 
     /// What the bench flags set: the load, the request and the report's format.
@@ -96,12 +105,6 @@ enum BenchCommand: ProbeVerb {
         guard positionals.count == 1, let name = positionals.first else {
             throw .usage("bench: expected one METHOD (see rpc-probe bench --help)")
         }
-        guard !options.grpc else {
-            throw .usage(
-                "bench --grpc is not supported yet: bench loads the framed listener only (moderation-server --listen, "
-                    + "127.0.0.1:7600 by default); drop --grpc and give that address, or load the gRPC listener with ghz"
-            )
-        }
         guard options.maxTimeSeconds == nil else {
             throw .usage(
                 "bench: --max-time bounds one command's calls; bench runs for --duration (or --total calls), "
@@ -111,6 +114,10 @@ enum BenchCommand: ProbeVerb {
             throw .usage("bench: give --duration or --total, not both")
         }
         let data = try dataArgument.map(RequestData.read) ?? "{}"
+        if options.grpc {
+            _ = try options.grpcServer() // plaintext only
+            configuration.transport = .grpc
+        }
         configuration.client = try options.clientOptions()
         configuration.callOptions = options.callOptions()
 
@@ -119,8 +126,9 @@ enum BenchCommand: ProbeVerb {
         guard !method.serverStreaming else {
             throw .usage("bench: \(method.fullName) is a server-streaming method; bench calls unary methods")
         }
-        // Fail before any load when the server cannot be reached (with --protoset nothing connected yet).
-        _ = try session.connect()
+        // Fail before any load when the server cannot be reached (with --protoset nothing connected
+        // yet), or is not the listener the flags speak to.
+        if options.grpc { _ = try session.connectGRPC() } else { _ = try session.connect() }
         configuration.path = method.path
         configuration.bodies = try (0..<variants).map { (n: Int) throws(ProbeError) -> [UInt8] in
             let json = data.replacingAll("{{n}}", with: String(n))
@@ -133,7 +141,7 @@ enum BenchCommand: ProbeVerb {
         }
         if options.verbose {
             printError(
-                "bench \(method.path): \(configuration.connections) connection(s) × \(configuration.depth) in flight, "
+                "bench \(method.path)\(options.grpc ? " (gRPC)" : ""): \(configuration.connections) connection(s) × \(configuration.depth) in flight, "
                     + (configuration.total.map { "\($0) calls" }
                         ?? "\(BenchReport.fixed(configuration.durationSeconds, 3)) s"))
         }

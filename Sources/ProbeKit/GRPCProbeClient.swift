@@ -319,7 +319,7 @@ final class GRPCProbeClient {
                 call.end = .some(GRPCStatusFields.error(from: headers))
             case .streamReset(let id, let code):
                 guard let call = calls[id], call.end == nil else { continue }
-                call.end = .some(Self.resetError(code))
+                call.end = .some(GRPCStatusFields.error(reset: code))
             case .streamClosed(let id, _):
                 guard let call = calls[id], call.end == nil else { continue }
                 call.end = .some(.unavailable("the stream closed before the call's status arrived"))
@@ -340,17 +340,7 @@ final class GRPCProbeClient {
     private func responseHeaders(_ headers: HTTP2HeaderBlock, endStream: Bool, of call: CallState) {
         let status = headers.first(named: ":status") ?? ""
         guard status == "200" else {
-            // gRPC's mapping of HTTP statuses for a response that is not gRPC's.
-            let code: StatusCode =
-                switch status {
-                case "400": .internal
-                case "401": .unauthenticated
-                case "403": .permissionDenied
-                case "404": .unimplemented
-                case "429", "502", "503", "504": .unavailable
-                default: .unknown
-                }
-            call.end = .some(RPCError(code: code, errorCode: "", message: "the server answered HTTP status \(status)"))
+            call.end = .some(GRPCStatusFields.error(httpStatus: status))
             return
         }
         if endStream {
@@ -404,15 +394,5 @@ final class GRPCProbeClient {
     private func failAll(_ error: RPCError) {
         if failure == nil { failure = error }
         for call in calls.values where call.end == nil { call.end = .some(error) }
-    }
-
-    private static func resetError(_ code: HTTP2ErrorCode) -> RPCError {
-        switch code {
-        case .cancel: .cancelled("the server cancelled the call (RST_STREAM CANCEL)")
-        case .refusedStream: .unavailable("the server refused the stream (REFUSED_STREAM); it may be retried")
-        case .enhanceYourCalm:
-            RPCError(code: .resourceExhausted, errorCode: "", message: "the server reset the stream: ENHANCE_YOUR_CALM")
-        default: .internal("the server reset the stream (RST_STREAM \(code))")
-        }
     }
 }

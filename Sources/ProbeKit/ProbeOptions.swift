@@ -225,7 +225,7 @@ struct ProbeOptions {
           --grpc                 speak standard gRPC (HTTP/2, plaintext h2c) to a gRPC listener
                                  (moderation-server --grpc-listen, 127.0.0.1:7601 by default) or
                                  any gRPC server with reflection; list/describe use gRPC
-                                 reflection, health grpc.health.v1 (bench is not supported yet)
+                                 reflection, health grpc.health.v1, bench HTTP/2 streams
 
         TLS (the server's --tls-cert; without these flags rpc-probe speaks plaintext):
           --tls                  connect with TLS, checking the server's certificate against the

@@ -73,4 +73,30 @@ public enum GRPCStatusFields {
         }
         return error
     }
+
+    /// The error of a response whose `:status` is not 200 (so not gRPC's), by gRPC's mapping of
+    /// HTTP statuses.
+    public static func error(httpStatus status: String) -> RPCError {
+        let code: StatusCode =
+            switch status {
+            case "400": .internal
+            case "401": .unauthenticated
+            case "403": .permissionDenied
+            case "404": .unimplemented
+            case "429", "502", "503", "504": .unavailable
+            default: .unknown
+            }
+        return RPCError(code: code, errorCode: "", message: "the server answered HTTP status \(status)")
+    }
+
+    /// The error of a call the server reset (RST_STREAM) before its status.
+    public static func error(reset code: HTTP2ErrorCode) -> RPCError {
+        switch code {
+        case .cancel: .cancelled("the server cancelled the call (RST_STREAM CANCEL)")
+        case .refusedStream: .unavailable("the server refused the stream (REFUSED_STREAM); it may be retried")
+        case .enhanceYourCalm:
+            RPCError(code: .resourceExhausted, errorCode: "", message: "the server reset the stream: ENHANCE_YOUR_CALM")
+        default: .internal("the server reset the stream (RST_STREAM \(code))")
+        }
+    }
 }

@@ -61,4 +61,56 @@ struct LoadGeneratorTests {
             (error as? RPCError)?.code == .unauthenticated
         }
     }
+    /// A server with the gRPC listener on too, and a configuration that loads it.
+    static func grpcServer(limits: ServerLimits = ServerLimits()) throws -> (TestServer, LoadConfiguration) {
+        let server = try TestServer(limits: limits, configure: { $0.grpc = .init(host: "127.0.0.1", port: 0) })
+        var configuration = Self.configuration(server)
+        configuration.transport = .grpc
+        configuration.client.port = try #require(server.server.boundGRPCPort)
+        return (server, configuration)
+    }
+
+    @Test("gRPC: a total run over 3 HTTP/2 connections × 4 streams on 2 threads measures exactly that many calls")
+    func grpcTotalRun() throws {
+        let (server, configuration) = try Self.grpcServer()
+        defer { server.stop() }
+        let report = try LoadGenerator.run(configuration)
+        #expect(report.calls == 300)
+        #expect(report.outcomes == ["OK": 300])
+        #expect(report.connectionErrors.isEmpty)
+        #expect(report.latency.minNanoseconds > 0 && report.latency.percentile(0.5) <= report.latency.maxNanoseconds)
+    }
+
+    @Test("gRPC: failed calls are counted by the status name and ERR_ code of their trailers")
+    func grpcFailedCalls() throws {
+        var (server, configuration) = try Self.grpcServer()
+        defer { server.stop() }
+        configuration.path = "/no.such.Service/Method"
+        configuration.total = 40
+        let report = try LoadGenerator.run(configuration)
+        #expect(report.outcomes == ["UNIMPLEMENTED \(RuntimeErrorCode.unimplemented)": 40])
+
+        configuration.path = DiagnosticsMethods.echo.path
+        configuration.client.apiKey = "not-a-key"
+        let refused = try LoadGenerator.run(configuration)
+        #expect(refused.calls == 40)
+        #expect(refused.outcomes.keys.allSatisfy { $0.hasPrefix("UNAUTHENTICATED") }, "\(refused.outcomes)")
+    }
+
+    @Test("gRPC: --depth over the server's SETTINGS_MAX_CONCURRENT_STREAMS fails the run before any call, naming it")
+    func grpcDepthOverStreamLimit() throws {
+        var limits = ServerLimits()
+        limits.maxConcurrentCalls = 4
+        var (server, configuration) = try Self.grpcServer(limits: limits)
+        defer { server.stop() }
+        configuration.depth = 5
+        #expect {
+            _ = try LoadGenerator.run(configuration)
+        } throws: { error in
+            guard let error = error as? RPCError else { return false }
+            return error.code == .invalidArgument && error.message.contains("more than the 4 concurrent streams")
+        }
+        configuration.depth = 4
+        #expect(try LoadGenerator.run(configuration).outcomes == ["OK": 300])
+    }
 }

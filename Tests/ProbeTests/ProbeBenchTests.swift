@@ -1,3 +1,4 @@
+internal import Glibc
 import ModerationMessages
 import RPCMessages
 import TestSupport
@@ -192,5 +193,110 @@ struct ProbeBenchTests {
                 "--protoset", try server.dataDirectory.write(RPCSchema.fileDescriptorSet, to: "set.pb"), "bench",
                 Self.echo, "--total", "1")
         #expect(unreachable.exitCode == 64 + 14, "\(unreachable)")
+    }
+    @Test("--grpc: Echo over 2 HTTP/2 connections × 4 streams gives N OK calls and the same report; json parses")
+    func grpcEcho() throws {
+        let server = try ModerationServerProcess()
+        defer { _ = try? server.stop() }
+        let grpc = try ProbeRunner.grpc(server)
+        let text = try grpc.run(
+            "bench", Self.echo, "-d", #"{"payload":"AAEC"}"#, "--conns", "2", "--depth", "4", "--total", "300")
+        #expect(text.isCleanSuccess, "\(text)")
+        for line in [
+            "  Method:       /mrpc.diagnostics.v1.Diagnostics/Echo", "  Count:        300",
+            "  Load:         2 connection(s) × 4 in flight", "  p99    in ", "Response time histogram",
+            "  [OK]   300 responses",
+        ] {
+            #expect(text.standardOutput.contains(line), "\(line) in:\n\(text.standardOutput)")
+        }
+
+        let json = try grpc.run(
+            "bench", Self.echo, "--conns", "2", "--depth", "4", "--threads", "2", "--total", "200", "--warmup",
+            "100ms", "--format", "json")
+        #expect(json.isCleanSuccess, "\(json)")
+        let report = try JSON(parsing: json.standardOutput)
+        #expect(report["method"].string == "/mrpc.diagnostics.v1.Diagnostics/Echo")
+        #expect(report["count"].int == 200)
+        #expect(report["errors"].int == 0)
+        #expect(report["connections"].int == 2 && report["depth"].int == 4)
+        #expect(report["histogram"].array.compactMap { $0["count"].int }.reduce(0, +) == 200)
+        #expect(report["statuses"].array.count == 1)
+        #expect(report["statuses"][0]["codeName"].string == "OK" && report["statuses"][0]["count"].int == 200)
+        #expect(report["connectionErrors"].array.isEmpty && report["connectionErrors"].exists)
+        let fastest = try #require(report["latencyMs"]["fastest"].double)
+        #expect(fastest > 0 && fastest <= (report["latencyMs"]["p50"].double ?? 0))
+
+        // --rps paces the streams as it paces framed calls.
+        let paced = try grpc.run(
+            "bench", Self.echo, "--conns", "2", "--depth", "2", "--rps", "200", "--duration", "500ms", "--format",
+            "json")
+        #expect(paced.isCleanSuccess, "\(paced)")
+        let count = try #require(try JSON(parsing: paced.standardOutput)["count"].int)
+        #expect(count >= 60 && count <= 110, "about 100 calls in 0.5 s at 200/s: \(count)")
+    }
+
+    @Test("--grpc: failed calls are counted by the status and ERR_ code of their trailers, and exit 1")
+    func grpcFailures() throws {
+        let server = try ModerationServerProcess()
+        defer { _ = try? server.stop() }
+        let grpc = try ProbeRunner.grpc(server)
+        let missing = try grpc.run(
+            "bench", "moderation.v1.Moderation/GetGroup", "-d", #"{"guid":"nosuch"}"#, "--conns", "2", "--depth", "4",
+            "--total", "40", "--format", "json")
+        #expect(missing.exitCode == 1, "every call failed: \(missing)")
+        let report = try JSON(parsing: missing.standardOutput)
+        #expect(report["count"].int == 40 && report["errors"].int == 40)
+        #expect(report["statuses"].array.count == 1)
+        #expect(report["statuses"][0]["code"].int == 5)
+        #expect(report["statuses"][0]["codeName"].string == "NOT_FOUND")
+        #expect(report["statuses"][0]["errorCode"].string == "ERR_GROUP_NOT_FOUND")
+        #expect(report["statuses"][0]["count"].int == 40)
+
+        // Half the variants exist: both outcomes, counted apart, as on the framed listener.
+        let created = try grpc.run(
+            "bench", moderation("CreateUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "3", "--total", "3")
+        #expect(created.isCleanSuccess, "\(created)")
+        let mixed = try grpc.run(
+            "bench", moderation("GetUser"), "-d", #"{"uid":"user{{n}}"}"#, "--variants", "6", "--total", "12")
+        #expect(mixed.exitCode == 1)
+        #expect(mixed.standardOutput.contains("  [OK]   6 responses"), "\(mixed)")
+        #expect(mixed.standardOutput.contains("  [NOT_FOUND ERR_UID_NOT_FOUND]   6 responses"), "\(mixed)")
+
+    }
+
+    @Test("--grpc: --depth over the server's SETTINGS_MAX_CONCURRENT_STREAMS stops before any load, naming it")
+    func grpcDepthOverStreamLimit() throws {
+        let server = try ModerationServerProcess(arguments: ["--max-concurrent-calls", "8"])
+        defer { _ = try? server.stop() }
+        let grpc = try ProbeRunner.grpc(server)
+        let over = try grpc.run("bench", Self.echo, "--depth", "9", "--total", "10")
+        #expect(over.exitCode == 64 + 3, "INVALID_ARGUMENT: \(over)")
+        #expect(over.standardOutput.isEmpty, "no report: \(over)")
+        #expect(over.standardError.contains("ERR_INVALID_ARGUMENT"), "\(over)")
+        #expect(
+            over.standardError.contains(
+                "--depth 9 is more than the 8 concurrent streams the server allows per connection "
+                    + "(its SETTINGS_MAX_CONCURRENT_STREAMS)"), "\(over)")
+        let at = try grpc.run("bench", Self.echo, "--depth", "8", "--conns", "2", "--total", "100")
+        #expect(at.isCleanSuccess, "--depth at the limit runs: \(at)")
+        #expect(at.standardOutput.contains("  [OK]   100 responses"), "\(at)")
+    }
+
+    @Test("--grpc: a server that goes away mid-run is a connection error in the report, and exit 1")
+    func grpcServerGone() throws {
+        let server = try ModerationServerProcess()
+        let grpc = try ProbeRunner.grpc(server)
+        // The server is stopped (SIGTERM: GOAWAY, then its sockets close) by this thread only.
+        nonisolated(unsafe) let stopping = server
+        let stopper = Background<Bool> {
+            usleep(700_000)
+            return (try? stopping.stop()) != nil
+        }
+        let run = try grpc.run("bench", Self.echo, "--duration", "3s", "--format", "json")
+        #expect(try stopper.wait())
+        #expect(run.exitCode == 1, "\(run)")
+        let report = try JSON(parsing: run.standardOutput)
+        #expect(!report["connectionErrors"].array.isEmpty, "\(run)")
+        #expect((report["count"].int ?? 0) > 0, "calls before the server left are measured: \(run)")
     }
 }
