@@ -46,29 +46,19 @@ final class GRPCLoadConnection: LoadTransport, @unchecked Sendable {
     /// client sends them, and the deadline as `grpc-timeout`.
     static func requestHeaders(_ configuration: LoadConfiguration) -> HTTP2HeaderBlock {
         let call = configuration.callOptions
-        var headers = [
-            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", configuration.path),
-            HTTP2Header(":authority", address(configuration.client)),
-            HTTP2Header("content-type", "application/grpc"), HTTP2Header("te", "trailers"),
-            HTTP2Header("user-agent", "rpc-probe"), HTTP2Header("grpc-accept-encoding", "identity"),
-        ]
-        if call.timeoutMs > 0 {
-            headers.append(HTTP2Header("grpc-timeout", GRPCTimeout.text(milliseconds: UInt64(call.timeoutMs))))
-        }
-        if !configuration.client.apiKey.isEmpty {
-            headers.append(HTTP2Header("authorization", "Bearer \(configuration.client.apiKey)"))
-        }
-        if !call.onBehalfOf.isEmpty { headers.append(HTTP2Header("x-on-behalf-of", call.onBehalfOf)) }
-        if !call.requestID.isEmpty { headers.append(HTTP2Header("x-request-id", call.requestID)) }
-        if !call.idempotencyKey.isEmpty { headers.append(HTTP2Header("x-idempotency-key", call.idempotencyKey)) }
-        for key in call.metadata.keys.sorted() {
-            headers.append(HTTP2Header(key.lowercased(), call.metadata[key]!))
-        }
-        return HTTP2HeaderBlock(headers)
+        var headers = GRPCRequestHeaders(
+            path: configuration.path, authority: address(configuration.client))
+        headers.timeoutMs = UInt64(call.timeoutMs)
+        headers.apiKey = configuration.client.apiKey
+        headers.onBehalfOf = call.onBehalfOf
+        headers.requestID = call.requestID
+        headers.idempotencyKey = call.idempotencyKey
+        headers.custom = call.metadata
+        return headers.block
     }
 
     private static func address(_ options: ClientOptions) -> String {
-        options.host.contains(":") ? "[\(options.host)]:\(options.port)" : "\(options.host):\(options.port)"
+        GRPCRequestHeaders.authority(host: options.host, port: options.port)
     }
 
     /// Connects and exchanges HTTP/2's prefaces (blocking, within the connect timeout): on

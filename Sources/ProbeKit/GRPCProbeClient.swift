@@ -69,7 +69,7 @@ final class GRPCProbeClient {
     static func connect(host: String, port: UInt16, timeoutMs: Int, maxMessageBytes: Int) throws(RPCError)
         -> GRPCProbeClient
     {
-        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let address = GRPCRequestHeaders.authority(host: host, port: port)
         let fd = host.withCString { cshim_connect($0, port, Int32(timeoutMs)) }
         guard fd >= 0 else {
             throw .unavailable("cannot connect to \(address): \(String(cString: strerror(-fd)))")
@@ -171,28 +171,17 @@ final class GRPCProbeClient {
     /// - Parameter timeoutMs: the deadline, sent as `grpc-timeout` and kept here too (0: none).
     func start(path: String, metadata: Metadata, timeoutMs: UInt32) throws(RPCError) -> Int32 {
         if let failure { throw failure }
-        var headers = [
-            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", path),
-            HTTP2Header(":authority", authority), HTTP2Header("content-type", "application/grpc"),
-            HTTP2Header("te", "trailers"), HTTP2Header("user-agent", "rpc-probe"),
-        ]
-        headers.append(
-            HTTP2Header("grpc-accept-encoding", metadata.acceptCompressed ? "gzip,deflate,identity" : "identity"))
-        if timeoutMs > 0 {
-            headers.append(HTTP2Header("grpc-timeout", GRPCTimeout.text(milliseconds: UInt64(timeoutMs))))
-        }
-        if !metadata.apiKey.isEmpty { headers.append(HTTP2Header("authorization", "Bearer \(metadata.apiKey)")) }
-        if !metadata.onBehalfOf.isEmpty { headers.append(HTTP2Header("x-on-behalf-of", metadata.onBehalfOf)) }
-        if !metadata.requestID.isEmpty { headers.append(HTTP2Header("x-request-id", metadata.requestID)) }
-        if !metadata.idempotencyKey.isEmpty {
-            headers.append(HTTP2Header("x-idempotency-key", metadata.idempotencyKey))
-        }
-        for key in metadata.custom.keys.sorted() {
-            headers.append(HTTP2Header(key.lowercased(), metadata.custom[key]!))
-        }
+        var headers = GRPCRequestHeaders(path: path, authority: authority)
+        headers.timeoutMs = UInt64(timeoutMs)
+        headers.acceptCompressed = metadata.acceptCompressed
+        headers.apiKey = metadata.apiKey
+        headers.onBehalfOf = metadata.onBehalfOf
+        headers.requestID = metadata.requestID
+        headers.idempotencyKey = metadata.idempotencyKey
+        headers.custom = metadata.custom
         let id: Int32
         do throws(HTTP2Error) {
-            id = try http2.submitRequest(headers: HTTP2HeaderBlock(headers))
+            id = try http2.submitRequest(headers: headers.block)
         } catch {
             throw .internal("cannot start the call: \(error.message)")
         }
