@@ -45,7 +45,8 @@ let package = Package(
         .target(name: "ProtoBridge", dependencies: ["CProtobufC"], swiftSettings: swiftSettings),
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(
-            name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto"], swiftSettings: swiftSettings),
+            name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto", "ByteCoding"],
+            swiftSettings: swiftSettings),
         .target(
             name: "GRPCMessages", dependencies: ["ProtoBridge", "CGRPCProto", "CProtobufC"],
             swiftSettings: swiftSettings),

@@ -26,6 +26,12 @@ public enum Varint {
         bytes.append(UInt8(truncatingIfNeeded: value))
     }
 
+    /// The number of bytes `append` writes for `value`, 1 ... 10.
+    @inlinable
+    public static func size(of value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
     /// Reads a varint of at most 64 bits starting at `index`, and moves `index` past it.
     ///
     /// - Throws: `.truncated` when `bytes` ends inside the varint; `.overflow` when it is longer

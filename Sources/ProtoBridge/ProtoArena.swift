@@ -45,7 +45,7 @@ public final class ProtoArena {
     public var unpackFailureReason: String {
         state.pointee.overBudget
             ? "decoding would need more than \(state.pointee.budget) bytes of memory"
-            : "not a valid protobuf encoding"
+            : ProtoDecodingError.invalidEncodingReason
     }
 
     /// Runs `body` with the arena; everything allocated during it is released when it returns.
@@ -116,10 +116,10 @@ public final class ProtoArena {
         let length = strlen(pointer)
         let allocated = UnsafeRawPointer(pointer).load(fromByteOffset: -State.allocationHeader, as: Int.self)
         guard allocated == length + 1 else {
-            throw ProtoDecodingError(messageName: message, reason: "field \(field) contains a NUL character")
+            throw .containsNUL(field: field, of: message)
         }
         guard let string = String(validatingCString: pointer) else {
-            throw ProtoDecodingError(messageName: message, reason: "field \(field) is not valid UTF-8")
+            throw .invalidUTF8(field: field, of: message)
         }
         return string
     }

@@ -17,6 +17,24 @@ public struct ProtoDecodingError: Error, Equatable, CustomStringConvertible {
 }
 
 extension ProtoDecodingError {
+    /// The bytes are not a protobuf encoding of `message` (protobuf-c's unpack failed, or a
+    /// Swift decoder found what would make it fail).
+    public static func invalidEncoding(of message: String) -> ProtoDecodingError {
+        ProtoDecodingError(messageName: message, reason: invalidEncodingReason)
+    }
+
+    static let invalidEncodingReason = "not a valid protobuf encoding"
+
+    /// A `string` field held a NUL character, which protobuf-c's C strings cannot carry.
+    public static func containsNUL(field: String, of message: String) -> ProtoDecodingError {
+        ProtoDecodingError(messageName: message, reason: "field \(field) contains a NUL character")
+    }
+
+    /// A `string` field was not valid UTF-8, which proto3 requires.
+    public static func invalidUTF8(field: String, of message: String) -> ProtoDecodingError {
+        ProtoDecodingError(messageName: message, reason: "field \(field) is not valid UTF-8")
+    }
+
     /// The error as seen from the top-level message being decoded, keeping the nested type's
     /// name in the reason: "field uid is not valid UTF-8 (in a nested moderation.v1.User)".
     public func reported(as topLevel: String) -> ProtoDecodingError {

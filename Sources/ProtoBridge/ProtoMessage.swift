@@ -3,7 +3,8 @@ internal import CProtobufC
 /// A Swift value type generated from a proto3 message, encoded and decoded by protobuf-c.
 ///
 /// The generated code converts between the Swift value and protobuf-c's C struct inside a
-/// `ProtoArena`; protobuf-c does the wire work. Decoding never trusts its input: a malformed
+/// `ProtoArena`; protobuf-c does the wire work. A message on a hot path may do its own wire work
+/// in Swift (`decoded(from:)`, `encode(appendingTo:)`), to protobuf-c's letter. Decoding never trusts its input: a malformed
 /// message, invalid UTF-8, an embedded NUL in a string or a memory blow-up is a thrown
 /// `ProtoDecodingError`, never a crash.
 public protocol ProtoMessage: Sendable, Equatable {
@@ -15,6 +16,18 @@ public protocol ProtoMessage: Sendable, Equatable {
     func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer
     /// Unpacks `bytes` with protobuf-c, allocating from `arena`, and converts the result.
     static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self
+
+    /// Decodes a message from untrusted bytes. The default unpacks with protobuf-c
+    /// (`decodedByProtobufC(_:)`). A message on a hot path may decode itself in Swift instead
+    /// (with `ProtoWireScanner`), and then must accept, refuse and report exactly as protobuf-c
+    /// and the bridge do: a test compares the two on valid and hostile bytes.
+    static func decoded(from bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> Self
+
+    /// Appends the encoding of the message to `buffer`; returns the number of bytes appended.
+    /// The default packs with protobuf-c (`encodeByProtobufC(appendingTo:)`). A message on a hot
+    /// path may encode itself in Swift instead, and then must write protobuf-c's bytes exactly.
+    @discardableResult
+    func encode(appendingTo buffer: inout [UInt8]) -> Int
 }
 
 extension ProtoMessage {
@@ -23,9 +36,14 @@ extension ProtoMessage {
     /// than this factor for a valid message of these protos.
     static func decodeBudget(forWireBytes count: Int) -> Int { 64 * 1024 + 32 * count }
 
-    /// Appends the encoding of the message to `buffer`; returns the number of bytes appended.
     @discardableResult
     public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        encodeByProtobufC(appendingTo: &buffer)
+    }
+
+    /// Appends the encoding protobuf-c packs to `buffer`; returns the number of bytes appended.
+    @discardableResult
+    public func encodeByProtobufC(appendingTo buffer: inout [UInt8]) -> Int {
         ProtoArena.scratch.withScope { arena in
             let message = cMessage(in: arena).assumingMemoryBound(to: ProtobufCMessage.self)
             let size = protobuf_c_message_get_packed_size(message)
@@ -52,13 +70,22 @@ extension ProtoMessage {
         }
     }
 
+    public static func decoded(from bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> Self {
+        try decodedByProtobufC(bytes)
+    }
+
+    /// Decodes a message from untrusted bytes with protobuf-c, in the thread's scratch arena.
+    public static func decodedByProtobufC(_ bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> Self {
+        try ProtoArena.scratch.withScope(budget: decodeBudget(forWireBytes: bytes.count)) {
+            arena throws(ProtoDecodingError) in
+            try unpack(bytes, arena: arena)
+        }
+    }
+
     /// Decodes a message from untrusted bytes.
     /// - Throws: `ProtoDecodingError` naming the message type and, where known, the field.
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        self = try ProtoArena.scratch.withScope(budget: Self.decodeBudget(forWireBytes: bytes.count)) {
-            arena throws(ProtoDecodingError) in
-            try Self.unpack(bytes, arena: arena)
-        }
+        self = try Self.decoded(from: bytes)
     }
 
     /// Decodes a message from untrusted bytes.

@@ -29,6 +29,7 @@ struct VarintTests {
         var bytes: [UInt8] = [0xEE]
         Varint.append(vector.value, to: &bytes)
         #expect(bytes == [0xEE] + vector.bytes, "appends after what is there")
+        #expect(Varint.size(of: vector.value) == vector.bytes.count)
     }
 
     @Test("an encoding reads back, from an array, a slice and raw memory", arguments: vectors)
