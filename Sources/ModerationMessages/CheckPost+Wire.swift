@@ -14,6 +14,8 @@ extension CheckPostRequest {
     /// the last occurrence of a field being the one that counts) is reported.
     public static func decoded(from bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> CheckPostRequest {
         var request = CheckPostRequest()
+        // A check is at least 2 bytes and usually about 20; room for the service's 100 at most.
+        request.checks.reserveCapacity(min(bytes.count / 16 + 1, 100))
         var badString: ProtoDecodingError?
         var scanner = ProtoWireScanner(bytes)
         do throws(ProtoWireScanner.Malformed) {

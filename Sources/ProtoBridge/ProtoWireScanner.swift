@@ -100,8 +100,12 @@ public struct ProtoWireScanner {
             if byte == 0 { throw .containsNUL(field: field, of: message) }
             if byte >= 0x80 { ascii = false }
         }
-        // ASCII is valid UTF-8: decoding it cannot repair anything.
-        if ascii { return bytes.withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) } }
+        if ascii {
+            // ASCII is valid UTF-8, so nothing is repaired; this is the cheapest way to a String.
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                buffer.initialize(from: bytes).index
+            }
+        }
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw .invalidUTF8(field: field, of: message)
         }
