@@ -112,16 +112,16 @@ extension PostgresSession {
                 standings.append(nil)
                 continue
             }
-            var membership: Membership? = nil
+            var membership: PostingMembership? = nil
             if let scope = rows.optionalInt(row, 3).flatMap(StorageCodes.scope) {
-                membership = Membership(
-                    scope: scope, joinedAt: rows.int64(row, 4),
-                    mute: StorageCodes.mute(mutedUntil: rows.int64(row, 5), reason: ""))
+                membership = PostingMembership(
+                    scope: scope,
+                    muteExpiresAt: StorageCodes.mute(mutedUntil: rows.int64(row, 4), reason: "")?.expiresAt)
             }
             standings.append(
                 PostingStanding(
                     groupType: StorageCodes.groupType(rows.int(row, 1)), frozen: rows.bool(row, 2),
-                    membership: membership, banExpiresAt: rows.isNull(row, 6) ? nil : rows.int64(row, 6)))
+                    membership: membership, banExpiresAt: rows.isNull(row, 5) ? nil : rows.int64(row, 5)))
         }
         return standings
     }

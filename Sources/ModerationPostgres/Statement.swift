@@ -269,7 +269,7 @@ enum Statement: Int, CaseIterable {
             // the checks' order). Per check: the group by its unique key, the membership by its
             // primary key and, for a non-member only, the ban by its primary key.
             """
-            SELECT c.i, g.type, g.frozen, m.scope, m.joined_at, m.muted_until,
+            SELECT c.i, g.type, g.frozen, m.scope, m.muted_until,
                    CASE WHEN g.id IS NOT NULL AND m.uid IS NULL
                         THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END
             FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS c (guid, uid, i)

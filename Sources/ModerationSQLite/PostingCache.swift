@@ -17,7 +17,7 @@ final class PostingCache: Sendable {
 
     struct Entry {
         let version: UInt64
-        let membership: Membership?
+        let membership: PostingMembership?
         /// For a non-member: the ban row's expiry (0: permanent), or nil when there is none.
         let banExpiresAt: Int64?
     }

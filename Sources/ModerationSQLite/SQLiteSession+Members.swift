@@ -129,7 +129,7 @@ extension SQLiteSession {
             } else {
                 let membership = try membership(groupID: group.id, uid: check.uid)
                 entry = PostingCache.Entry(
-                    version: group.version, membership: membership,
+                    version: group.version, membership: membership.map(PostingMembership.init),
                     banExpiresAt: membership == nil ? try banExpiry(groupID: group.id, uid: check.uid) : nil)
                 if cached { postingCache?.store(entry, for: pair) }
             }
