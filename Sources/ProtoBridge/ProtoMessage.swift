@@ -4,9 +4,9 @@ internal import CProtobufC
 ///
 /// The generated code converts between the Swift value and protobuf-c's C struct inside a
 /// `ProtoArena`; protobuf-c does the wire work. A message on a hot path may do its own wire work
-/// in Swift (`decoded(from:)`, `encode(appendingTo:)`), to protobuf-c's letter. Decoding never trusts its input: a malformed
-/// message, invalid UTF-8, an embedded NUL in a string or a memory blow-up is a thrown
-/// `ProtoDecodingError`, never a crash.
+/// in Swift (`decoded(from:)`, `encode(appendingTo:)`), to protobuf-c's letter. Decoding never
+/// trusts its input: a malformed message, invalid UTF-8, an embedded NUL in a string or a memory
+/// blow-up is a thrown `ProtoDecodingError`, never a crash.
 public protocol ProtoMessage: Sendable, Equatable {
     /// The message's fully-qualified proto name, e.g. "moderation.v1.KickMemberRequest".
     static var protoName: String { get }

@@ -16,7 +16,7 @@ enum PostingDecision {
             }
             return PostVerdict(refusal: standing.groupType == .private ? .groupNotFound : .groupNotJoined)
         }
-        if let expiry = membership.muteExpiresAt, case let mute = Mute(expiresAt: expiry), mute.isActive(at: now) {
+        if let mute = membership.mute, mute.isActive(at: now) {
             return PostVerdict(refusal: .memberMuted, mutedUntil: mute.mutedUntil)
         }
         if standing.frozen && !membership.scope.rank.isModeratorOrAbove {

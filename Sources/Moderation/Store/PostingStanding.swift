@@ -36,4 +36,7 @@ public struct PostingMembership: Sendable, Equatable {
     public init(_ membership: Membership) {
         self.init(scope: membership.scope, muteExpiresAt: membership.mute?.expiresAt)
     }
+
+    /// The mute, for the rules that judge one (`Mute.isActive(at:)`, `Mute.mutedUntil`).
+    public var mute: Mute? { muteExpiresAt.map { Mute(expiresAt: $0) } }
 }
