@@ -85,6 +85,10 @@ public final class StreamWriter: Sendable {
         /// Bytes of the budget `deflater` holds.
         var deflaterBytes = 0
         var finished = false
+        /// The call was told of an end from outside (cancel, deadline, connection closed, drain):
+        /// from then on `send` checks whether it has completed. Every such end of a running call
+        /// is told (`ServerCall.terminate`), or follows a drain that was.
+        var callTerminated = false
         var sent = 0
     }
 
@@ -107,6 +111,9 @@ public final class StreamWriter: Sendable {
         observer = call.observer
         self.pendingLimit = pendingLimit
         state = Mutex(State())
+        call.onTermination { [weak self] _ in
+            self?.state.withLock { $0.callTerminated = true }
+        }
     }
 
     deinit {
@@ -118,7 +125,9 @@ public final class StreamWriter: Sendable {
     @discardableResult
     public func send(encoded body: [UInt8]) -> StreamSendResult {
         state.withLock { state in
-            guard !state.finished, !call.isCompleted else {
+            // The call is asked only once it was told of an end from outside: it lives elsewhere
+            // in memory, and a fan-out reaches thousands of these writers per event.
+            guard !state.finished, !(state.callTerminated && call.isCompleted) else {
                 releaseDeflater(&state)
                 return .closed
             }

@@ -80,7 +80,9 @@ struct CompressionBudgetTests {
         let cancelled = Self.stream(budget: budget)
         cancelled.send(encoded: Self.event)
         #expect(budget.inUse(.compression) == ServerStream<EchoResponse>.deflaterBytes)
+        // As the session ends a cancelled call: completed, then told.
         _ = cancelled.call.complete(.cancelled("the client cancelled"))
+        cancelled.call.terminate(.cancelled)
         #expect(cancelled.send(encoded: Self.event) == .closed)
         #expect(!cancelled.holdsDeflater && budget.inUse(.compression) == 0)
 
