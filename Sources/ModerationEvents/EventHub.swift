@@ -1,3 +1,4 @@
+internal import Glibc
 public import Moderation
 public import RPCCore
 import Synchronization
@@ -258,6 +259,22 @@ public final class EventHub: Sendable {
         }
     }
 
+    /// Waits, between two actions, while an event loop has not yet taken what the fan-out handed
+    /// its connections (`LoopBacklog`), for at most `loopWaitLimit` pauses of 100 µs: the fan-out
+    /// then goes as fast as the loops write, and subscribers are not cut as slow consumers for
+    /// frames the server itself has not yet got to. A loop that stays behind longer than that is
+    /// waited for no more (the streams' own limits still apply).
+    private func waitForLoops() {
+        var pauses = 0
+        while LoopBacklog.isBehind, pauses < Self.loopWaitLimit {
+            usleep(100)
+            pauses += 1
+        }
+    }
+
+    /// Pauses of 100 µs the dispatcher waits at most for the loops before an action: about 0.1 s.
+    static let loopWaitLimit = 1_000
+
     private func endAll(_ registry: Registry) {
         let all = registry.all
         registry.removeAll()
@@ -267,6 +284,7 @@ public final class EventHub: Sendable {
     private func dispatch(_ batch: [ActionRecord], _ registry: Registry) {
         var ended: [Subscription] = []
         for action in batch {
+            waitForLoops()
             var encoded: [UInt8]?
             // One action's fan-out is handed over whole: each event loop is woken once it is,
             // and takes all of its connections' frames of it in one turn (one write each). A

@@ -784,10 +784,17 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
         var bytes = 0
         /// A task to take the frames is in the loop's inbox.
         var scheduled = false
+        /// `bytes` went over `LoopBacklog.threshold`, and the port counts in `LoopBacklog` until
+        /// the loop takes the frames.
+        var behind = false
     }
 
     init(loop: EventLoop) {
         self.loop = loop
+    }
+
+    deinit {
+        if isBehind { LoopBacklog.caughtUp() }
     }
 
     /// Called once by the connection when it is set up (on the loop).
@@ -804,6 +811,9 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     }
 
     var pendingBytes: Int { inboxBytes.load(ordering: .relaxed) + outboundBytes.load(ordering: .relaxed) }
+
+    /// The queue for the loop holds more than `LoopBacklog.threshold` bytes (the port counts there).
+    var isBehind: Bool { queue.withLock { $0.behind } }
 
     func publishOutbound(_ bytes: Int) { outboundBytes.store(bytes, ordering: .relaxed) }
 
@@ -845,12 +855,15 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     private func enqueue(_ frame: OutgoingFrame) {
         let size = frame.wireSize
         inboxBytes.add(size, ordering: .relaxed)
-        let schedule = queue.withLock { queue in
+        let (schedule, fellBehind) = queue.withLock { queue in
             queue.frames.append(frame)
             queue.bytes += size
+            let fellBehind = !queue.behind && queue.bytes > LoopBacklog.threshold
+            if fellBehind { queue.behind = true }
             defer { queue.scheduled = true }
-            return !queue.scheduled
+            return (!queue.scheduled, fellBehind)
         }
+        if fellBehind { LoopBacklog.fellBehind() }
         queued.store(true, ordering: .releasing)
         if schedule { loop.execute(self) }
     }
@@ -858,11 +871,12 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     /// Hands the queued frames to the connection (on the loop).
     func runOnLoop() {
         guard queued.load(ordering: .acquiring) else { return }
-        let (frames, bytes) = queue.withLock { queue in
+        let (frames, bytes, wasBehind) = queue.withLock { queue in
             defer { queue = Queue() } // the frames' storage goes too: an idle port holds none
             queued.store(false, ordering: .releasing)
-            return (queue.frames, queue.bytes)
+            return (queue.frames, queue.bytes, queue.behind)
         }
+        if wasBehind { LoopBacklog.caughtUp() }
         inboxBytes.subtract(bytes, ordering: .relaxed)
         if !detached, !frames.isEmpty { connection?.deliver(frames) }
     }
