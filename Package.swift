@@ -111,7 +111,9 @@ let package = Package(
         // moderation.v1 on the RPC runtime: protobuf ↔ domain, Subscribe ↔ the event hub.
         .target(
             name: "ModerationRPC",
-            dependencies: ["Moderation", "ModerationEvents", "ModerationMessages", "RPCCore", "ProtoBridge"],
+            dependencies: [
+                "Moderation", "ModerationEvents", "ModerationMessages", "RPCCore", "ProtoBridge", "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // The server process: settings, API keys, wiring of services into the RPC server.

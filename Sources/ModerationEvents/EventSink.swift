@@ -19,6 +19,13 @@ public protocol EventSink: Sendable {
     /// Registers what to do when the stream ends from outside (cancel, connection closed, server
     /// shutting down).
     func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void)
+    /// A hint that `send` comes soon: asks for what it will touch to be brought into cache (the
+    /// fan-out calls it a few subscriptions ahead). Changes nothing else; the default does nothing.
+    func prefetch()
+}
+
+extension EventSink {
+    public func prefetch() {}
 }
 
 /// What became of one `send`.

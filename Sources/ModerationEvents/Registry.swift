@@ -37,11 +37,11 @@ final class Registry {
 
     /// One app's indexes: a class, so that changing one of them copies none of them.
     private final class AppSubscriptions {
-        var replaying: [UInt64: Subscription] = [:]
-        var everything: [UInt64: Subscription] = [:]
-        var byGroup: [String: [UInt64: Subscription]] = [:]
-        var byUser: [String: [UInt64: Subscription]] = [:]
-        var byMemberGroup: [String: [UInt64: Subscription]] = [:]
+        let replaying = SubscriptionSet()
+        let everything = SubscriptionSet()
+        var byGroup: [String: SubscriptionSet] = [:]
+        var byUser: [String: SubscriptionSet] = [:]
+        var byMemberGroup: [String: SubscriptionSet] = [:]
 
         var isEmpty: Bool {
             replaying.isEmpty && everything.isEmpty && byGroup.isEmpty && byUser.isEmpty && byMemberGroup.isEmpty
@@ -68,7 +68,7 @@ final class Registry {
     func addReplaying(_ subscription: Subscription) {
         guard entries[subscription.id] == nil else { return }
         entries[subscription.id] = Entry(subscription)
-        app(subscription.app).replaying[subscription.id] = subscription
+        app(subscription.app).replaying.insert(subscription)
     }
 
     /// The replay is done: index the subscription by what it follows (`memberOf`: its user's
@@ -80,11 +80,11 @@ final class Registry {
             remove(subscription)
             return
         }
-        app.replaying[id] = nil
+        app.replaying.remove(id)
         switch subscription.followed {
         case .app:
             entry.place = .app
-            app.everything[id] = subscription
+            app.everything.insert(subscription)
         case .groups(let guids):
             entry.place = .groups
             entry.groups = guids
@@ -103,9 +103,9 @@ final class Registry {
         guard let entry = entries.removeValue(forKey: id), let app = apps[subscription.app] else { return }
         switch entry.place {
         case .replaying:
-            app.replaying[id] = nil
+            app.replaying.remove(id)
         case .app:
-            app.everything[id] = nil
+            app.everything.remove(id)
         case .groups:
             for guid in entry.groups { app.byGroup.set(nil, id: id, under: guid) }
         case .user(let uid):
@@ -119,28 +119,28 @@ final class Registry {
     /// `body` must not change the registry.
     func forEachCandidate(of action: ActionRecord, _ body: (Subscription) -> Void) {
         guard let app = apps[action.app] else { return }
-        for subscription in app.replaying.values { body(subscription) }
-        for subscription in app.everything.values { body(subscription) }
+        app.replaying.forEach(body)
+        app.everything.forEach(body)
         let guid = action.group.guid
         // A group subscription sits once under each of its groups, and an action has one group.
-        if let subscriptions = app.byGroup[guid] {
-            for subscription in subscriptions.values { body(subscription) }
-        }
+        app.byGroup[guid]?.forEach(body)
         // A user subscription may sit under several of these: its user is the action's target
         // or actor, and belongs to the action's group.
-        var userIndexes: [[UInt64: Subscription]] = []
+        var userIndexes: [SubscriptionSet] = []
         if let subscriptions = app.byMemberGroup[guid] { userIndexes.append(subscriptions) }
         if let uid = action.actionOn?.uid, let subscriptions = app.byUser[uid] { userIndexes.append(subscriptions) }
         if action.actionBy.uid != action.actionOn?.uid, let subscriptions = app.byUser[action.actionBy.uid] {
             userIndexes.append(subscriptions)
         }
         if userIndexes.count == 1 {
-            for subscription in userIndexes[0].values { body(subscription) }
+            userIndexes[0].forEach(body)
             return
         }
         var seen: Set<UInt64> = []
         for subscriptions in userIndexes {
-            for (id, subscription) in subscriptions where seen.insert(id).inserted { body(subscription) }
+            subscriptions.forEach { subscription in
+                if seen.insert(subscription.id).inserted { body(subscription) }
+            }
         }
     }
 
@@ -163,7 +163,7 @@ final class Registry {
         case .created, .joined, .added, .inviteAccepted, .joinRequestApproved, .left, .kicked, .banned:
             guard let uid = action.actionOn?.uid else { return }
             // Read first, changed after: the index is not iterated while it changes.
-            let concerned = app.byUser[uid].map { Array($0.values) } ?? []
+            let concerned = app.byUser[uid]?.all ?? []
             for subscription in concerned {
                 guard let entry = entries[subscription.id] else { continue }
                 if subscription.trackedGroups.contains(guid) {
@@ -175,10 +175,7 @@ final class Registry {
                 }
             }
         case .deleted:
-            let leaving =
-                app.byMemberGroup[guid].map { members in
-                    members.values.filter { !$0.trackedGroups.contains(guid) }
-                } ?? []
+            let leaving = app.byMemberGroup[guid]?.all.filter { !$0.trackedGroups.contains(guid) } ?? []
             for subscription in leaving {
                 entries[subscription.id]?.groups.remove(guid)
                 app.byMemberGroup.set(nil, id: subscription.id, under: guid)
@@ -199,18 +196,78 @@ final class Registry {
     }
 }
 
-extension Dictionary where Value == [UInt64: Subscription] {
+/// The subscriptions under one index key, in an array the dispatcher walks in order.
+///
+/// The fan-out reads thousands of subscriptions per event, most of them out of cache: walked
+/// from an array, the ones a few places ahead are known, and asked for (`MemoryHint`) while the
+/// current one is offered the event; and the walk takes no reference on any of them.
+///
+/// Invariant: it holds its subscriptions unretained. Each is held by the registry's `entries`
+/// for as long as it is in a set: `Registry.remove` takes it out of both in one call, and
+/// `removeAll` drops the sets with the entries.
+final class SubscriptionSet {
+    private var members: ContiguousArray<Unmanaged<Subscription>> = []
+    /// Where each subscription sits in `members`.
+    private var positions: [UInt64: Int] = [:]
+
+    /// How far ahead the walk asks for a subscription, and (half as far) for its sink's writer,
+    /// which is read from the subscription and so must wait until that has arrived.
+    private static let lookahead = 8
+
+    var isEmpty: Bool { members.isEmpty }
+
+    /// Every subscription, retained (for changes to the indexes made while reading them).
+    var all: [Subscription] { members.map { $0.takeUnretainedValue() } }
+
+    func insert(_ subscription: Subscription) {
+        guard positions[subscription.id] == nil else { return }
+        positions[subscription.id] = members.count
+        members.append(Unmanaged.passUnretained(subscription))
+    }
+
+    /// Drops the subscription with `id` (nothing when it is not here): the last one takes its place.
+    func remove(_ id: UInt64) {
+        guard let position = positions.removeValue(forKey: id) else { return }
+        let last = members.removeLast()
+        guard position < members.count else { return }
+        members[position] = last
+        positions[last._withUnsafeGuaranteedRef { $0.id }] = position
+    }
+
+    /// Calls `body` with each subscription in turn; `body` must not change the set.
+    func forEach(_ body: (Subscription) -> Void) {
+        members.withUnsafeBufferPointer { members in
+            let count = members.count
+            let near = Self.lookahead / 2
+            for index in 0..<min(Self.lookahead, count) { members[index]._withUnsafeGuaranteedRef { $0.prefetch() } }
+            for index in 0..<count {
+                if index + Self.lookahead < count {
+                    members[index + Self.lookahead]._withUnsafeGuaranteedRef { $0.prefetch() }
+                }
+                if index + near < count { members[index + near]._withUnsafeGuaranteedRef { $0.prefetchSink() } }
+                members[index]._withUnsafeGuaranteedRef { body($0) }
+            }
+        }
+    }
+}
+
+extension Dictionary where Value == SubscriptionSet {
     /// Sets (or, with nil, clears) one subscription under `key`, and drops the key once nothing is
     /// left under it: groups and users come and go by the thousand, and an index that kept an
-    /// empty entry for each would grow without end. The inner dictionary is taken out and put
-    /// back, so it is changed in place, never copied.
+    /// empty entry for each would grow without end.
     fileprivate mutating func set(_ subscription: Subscription?, id: UInt64, under key: Key) {
         if let subscription {
-            self[key, default: [:]][id] = subscription
+            if let subscriptions = self[key] {
+                subscriptions.insert(subscription)
+            } else {
+                let subscriptions = SubscriptionSet()
+                subscriptions.insert(subscription)
+                self[key] = subscriptions
+            }
             return
         }
-        guard var subscriptions = removeValue(forKey: key) else { return }
-        subscriptions[id] = nil
-        if !subscriptions.isEmpty { self[key] = subscriptions }
+        guard let subscriptions = self[key] else { return }
+        subscriptions.remove(id)
+        if subscriptions.isEmpty { self[key] = nil }
     }
 }

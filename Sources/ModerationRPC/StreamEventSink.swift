@@ -3,6 +3,7 @@ import ModerationEvents
 import ModerationMessages
 import ProtoBridge
 import RPCCore
+import ThreadSupport
 
 /// The event hub's sink over a `Subscribe` server stream.
 struct StreamEventSink: EventSink {
@@ -26,6 +27,12 @@ struct StreamEventSink: EventSink {
         case .overloaded: .overloaded
         case .closed: .closed
         }
+    }
+
+    /// The writer's fields and lock: what `send` reads first (its call and port are reached
+    /// only after).
+    func prefetch() {
+        MemoryHint.prefetch(stream, lines: 3)
     }
 
     func waitForCapacity(milliseconds: Int) -> Bool {

@@ -96,6 +96,32 @@ struct EventRegistryTests {
         #expect(registry.candidates(for: inA).map(\.id) == [3])
     }
 
+    @Test(
+        "Removals anywhere in an index leave every other subscription a candidate, once",
+        arguments: [
+            (count: 1, removed: [0]),
+            (count: 5, removed: [4]), // the last: nothing moves
+            (count: 5, removed: [0]), // the first: the last takes its place
+            (count: 20, removed: [3, 19, 0, 7, 8, 18]),
+            (count: 40, removed: Array(stride(from: 0, to: 40, by: 3))),
+            (count: 40, removed: Array(0..<39)),
+        ])
+    func removalsKeepTheRest(count: Int, removed: [Int]) {
+        let registry = Registry()
+        let subscriptions = (0..<count).map { Self.subscription(UInt64($0), .groups(["g"])) }
+        for subscription in subscriptions {
+            registry.addReplaying(subscription)
+            registry.promote(subscription, memberOf: [])
+        }
+        for index in removed { registry.remove(subscriptions[index]) }
+        let left = Set(0..<count).subtracting(removed).map(UInt64.init)
+        let candidates = registry.candidates(for: Self.action(.updated, on: "nobody", in: "g")).map(\.id)
+        #expect(candidates.sorted() == left.sorted())
+        // And they can still leave: the positions moved by the removals above are right.
+        for index in Set(0..<count).subtracting(removed) { registry.remove(subscriptions[index]) }
+        #expect(registry.count == 0 && registry.indexKeys == 0)
+    }
+
     @Test("An action reaches a user subscription once, however many of its keys it matches")
     func candidatesOnce() {
         let registry = Registry()
