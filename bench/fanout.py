@@ -196,6 +196,8 @@ def main() -> int:
     parser.add_argument("--max-lag", type=int, default=64,
                         help="triggers the average subscriber may be behind in the sustained phase (default 64)")
     parser.add_argument("--peers", default="mrpc,redis,nats,floor")
+    parser.add_argument("--shapes", default="one-socket-each,gateway",
+                        help="shapes to run (default one-socket-each,gateway)")
     args = parser.parse_args()
     peers = args.peers.split(",")
     for peer in peers:
@@ -247,7 +249,7 @@ def main() -> int:
     bench = Bench(args)
     work = tempfile.mkdtemp(prefix="moderation-fanout-bench-")
     configs = [(peer, shape) for peer in peers for shape in ("one-socket-each", "gateway")
-               if shape == "one-socket-each" or peer in ("mrpc", "nats")]
+               if shape in args.shapes.split(",") and (shape == "one-socket-each" or peer in ("mrpc", "nats"))]
     results = {config: [] for config in configs}
     failures = {config: [] for config in configs}
     try:
