@@ -466,7 +466,7 @@ public final class GRPCSession {
     }
 
     /// Frames the call's port queued, in order: each translated as `deliver(streamID:frame:final:)` does.
-    public func deliver(_ frames: [OutgoingFrame]) -> ServerSession.TransportActions {
+    public func deliver(_ frames: ArraySlice<OutgoingFrame>) -> ServerSession.TransportActions {
         for frame in frames {
             let (bytes, final) = frame.encoded
             guard let stream = streams[Int32(frame.streamID)] else { continue }

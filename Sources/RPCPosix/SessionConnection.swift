@@ -5,7 +5,7 @@ import RPCGRPC
 /// `GRPCSession`): each event the connection hands on returns what the transport does.
 protocol DrivenSession: ClosingSession {
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) -> ServerSession.TransportActions
-    func deliver(_ frames: [OutgoingFrame]) -> ServerSession.TransportActions
+    func deliver(_ frames: ArraySlice<OutgoingFrame>) -> ServerSession.TransportActions
     func deliverInline(
         streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void
     ) -> ServerSession.TransportActions?
@@ -14,6 +14,9 @@ protocol DrivenSession: ClosingSession {
     func forceEndStreams() -> ServerSession.TransportActions
     func expireDeadlines(now: UInt64) -> ServerSession.TransportActions
 }
+
+/// Bytes of a port's frames a connection encodes into its output before writing it (`deliver`).
+let deliverySliceBytes = 128 * 1024
 
 extension ServerSession: DrivenSession {}
 extension GRPCSession: DrivenSession {}
@@ -31,6 +34,8 @@ protocol SessionConnection: AnyObject {
     var deadlineTimer: TimerHandle? { get set }
     /// Does what the session asked for after an event.
     func carryOut(_ actions: ServerSession.TransportActions)
+    /// Writes what the session's output holds, as far as the socket takes it.
+    func flush()
 }
 
 extension SessionConnection {
@@ -58,10 +63,24 @@ extension SessionConnection {
         carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
     }
 
+    /// Takes a port's frames in slices of about `deliverySliceBytes`, each written (as far as the
+    /// socket takes it) before the next is encoded: a fan-out can hand a connection megabytes at
+    /// once, and encoded whole they would grow the output past the buffer a connection keeps
+    /// between writes (256 KiB) — a fresh mapping, its page faults and a copy each time.
     func deliver(_ frames: [OutgoingFrame]) {
         loop.assertInEventLoop()
-        guard !isClosed else { return }
-        carryOut(session.deliver(frames))
+        var start = frames.startIndex
+        while start < frames.endIndex, !isClosed {
+            var end = start
+            var bytes = 0
+            repeat {
+                bytes += frames[end].wireSize
+                end += 1
+            } while end < frames.endIndex && bytes + frames[end].wireSize <= deliverySliceBytes
+            carryOut(session.deliver(frames[start..<end]))
+            start = end
+            if start < frames.endIndex, !isClosed { flush() }
+        }
     }
 
     func tick(now: UInt64) {
