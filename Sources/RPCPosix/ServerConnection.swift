@@ -768,7 +768,7 @@ protocol PortTarget: AnyObject {
 /// one each. Frames handed over on the loop go straight to the connection, after whatever the
 /// queue still holds.
 final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
-    // Invariant: `connection` and `detached` are only touched on `loop`'s thread; `connection` is
+    // Invariant: `connection`, `detached` and `spare` are only touched on `loop`'s thread; `connection` is
     // never dereferenced once `detached` is set (which the connection does when it closes).
     private unowned let loop: EventLoop
     private unowned(unsafe) var connection: (any PortTarget)?
@@ -778,6 +778,8 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     private let queue = Mutex(Queue())
     /// The queue holds frames (read on the loop without its lock, to skip an empty one).
     private let queued = Atomic<Bool>(false)
+    /// The queue's other storage, empty (loop only): see `runOnLoop`.
+    private var spare: [OutgoingFrame] = []
 
     private struct Queue {
         var frames: [OutgoingFrame] = []
@@ -871,13 +873,24 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     /// Hands the queued frames to the connection (on the loop).
     func runOnLoop() {
         guard queued.load(ordering: .acquiring) else { return }
-        let (frames, bytes, wasBehind) = queue.withLock { queue in
-            defer { queue = Queue() } // the frames' storage goes too: an idle port holds none
+        // The queue's storage and `spare` trade places at each hand-over, so neither side
+        // allocates for the usual few frames a turn; a large one is not kept, so an idle port
+        // holds little.
+        var frames: [OutgoingFrame] = []
+        swap(&frames, &spare)
+        let (bytes, wasBehind) = queue.withLock { queue in
             queued.store(false, ordering: .releasing)
-            return (queue.frames, queue.bytes, queue.behind)
+            swap(&frames, &queue.frames)
+            defer { queue = Queue(frames: queue.frames) }
+            return (queue.bytes, queue.behind)
         }
         if wasBehind { LoopBacklog.caughtUp() }
         inboxBytes.subtract(bytes, ordering: .relaxed)
         if !detached, !frames.isEmpty { connection?.deliver(frames) }
+        frames.removeAll(keepingCapacity: frames.capacity <= Self.framesKept)
+        spare = frames
     }
+
+    /// Frames of capacity a queue keeps between hand-overs (`runOnLoop`).
+    static let framesKept = 32
 }
