@@ -2,8 +2,10 @@
 ///
 /// Responders and stream writers may complete from any thread; the port takes the encoded frame
 /// to the loop (directly when already on it, through the loop's inbox otherwise) and counts bytes
-/// waiting to be written so stream writers can see a reader that does not keep up.
-public protocol CallPort: Sendable {
+/// waiting to be written so stream writers can see a reader that does not keep up. A class: a
+/// fan-out reaches thousands of ports per event, and a class existential is called through
+/// directly, with no box to project or copy.
+public protocol CallPort: AnyObject, Sendable {
     /// Hands an encoded frame of `streamID` to the connection. `final` ends the call.
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
     /// Hands one uncompressed message of a server stream to the connection: its encoding only,
