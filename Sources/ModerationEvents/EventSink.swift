@@ -19,13 +19,15 @@ public protocol EventSink: Sendable {
     /// Registers what to do when the stream ends from outside (cancel, connection closed, server
     /// shutting down).
     func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void)
-    /// A hint that `send` comes soon: asks for what it will touch to be brought into cache (the
-    /// fan-out calls it a few subscriptions ahead). Changes nothing else; the default does nothing.
-    func prefetch()
+    /// A hint that `send` comes soon: asks for what it will touch to be brought into cache. The
+    /// fan-out calls it twice per subscription, a few places ahead: with `depth` 0 for the
+    /// sink's own state, then, once that has had time to arrive, with `depth` 1 for what that
+    /// state points at. Changes nothing else; the default does nothing.
+    func prefetch(depth: Int)
 }
 
 extension EventSink {
-    public func prefetch() {}
+    public func prefetch(depth: Int) {}
 }
 
 /// What became of one `send`.

@@ -210,8 +210,9 @@ final class SubscriptionSet {
     /// Where each subscription sits in `members`.
     private var positions: [UInt64: Int] = [:]
 
-    /// How far ahead the walk asks for a subscription, and (half as far) for its sink's writer,
-    /// which is read from the subscription and so must wait until that has arrived.
+    /// How far ahead the walk asks for a subscription, then (half as far) for its sink's state,
+    /// then (a quarter as far) for what that state points at: each read from the one before,
+    /// which must have arrived by then.
     private static let lookahead = 8
 
     var isEmpty: Bool { members.isEmpty }
@@ -238,13 +239,16 @@ final class SubscriptionSet {
     func forEach(_ body: (Subscription) -> Void) {
         members.withUnsafeBufferPointer { members in
             let count = members.count
-            let near = Self.lookahead / 2
-            for index in 0..<min(Self.lookahead, count) { members[index]._withUnsafeGuaranteedRef { $0.prefetch() } }
+            let (far, near, nearest) = (Self.lookahead, Self.lookahead / 2, Self.lookahead / 4)
+            for index in 0..<min(far, count) { members[index]._withUnsafeGuaranteedRef { $0.prefetch() } }
             for index in 0..<count {
-                if index + Self.lookahead < count {
-                    members[index + Self.lookahead]._withUnsafeGuaranteedRef { $0.prefetch() }
+                if index + far < count { members[index + far]._withUnsafeGuaranteedRef { $0.prefetch() } }
+                if index + near < count {
+                    members[index + near]._withUnsafeGuaranteedRef { $0.prefetchSink(depth: 0) }
                 }
-                if index + near < count { members[index + near]._withUnsafeGuaranteedRef { $0.prefetchSink() } }
+                if index + nearest < count {
+                    members[index + nearest]._withUnsafeGuaranteedRef { $0.prefetchSink(depth: 1) }
+                }
                 members[index]._withUnsafeGuaranteedRef { body($0) }
             }
         }

@@ -103,10 +103,10 @@ final class Subscription: Sendable {
         MemoryHint.prefetch(self, lines: 4)
     }
 
-    /// Asks for what its sink's `send` touches first; call it once `prefetch` has had time to
-    /// bring this subscription in, since the sink is read from it.
-    func prefetchSink() {
-        sink.prefetch()
+    /// Asks for what its sink's `send` touches (`EventSink.prefetch(depth:)`); call it once
+    /// `prefetch` has had time to bring this subscription in, since the sink is read from it.
+    func prefetchSink(depth: Int) {
+        sink.prefetch(depth: depth)
     }
 
     /// A live action from the dispatcher; false once the subscription has ended.

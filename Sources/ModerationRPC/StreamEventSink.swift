@@ -29,10 +29,14 @@ struct StreamEventSink: EventSink {
         }
     }
 
-    /// The writer's fields and lock: what `send` reads first (its call and port are reached
-    /// only after).
-    func prefetch() {
-        MemoryHint.prefetch(stream, lines: 3)
+    /// The writer's fields and lock (depth 0), then its connection's port (depth 1): what `send`
+    /// touches, in the order it reaches them.
+    func prefetch(depth: Int) {
+        if depth == 0 {
+            MemoryHint.prefetch(stream, lines: 3)
+        } else {
+            MemoryHint.prefetch(stream.port, lines: 2)
+        }
     }
 
     func waitForCapacity(milliseconds: Int) -> Bool {

@@ -75,7 +75,7 @@ public final class StreamWriter: Sendable {
     public let call: ServerCall
     /// The call's port, kept here: reached through the call on every message, the existential
     /// is copied (and retained) each time.
-    private let port: any CallPort
+    public let port: any CallPort
     /// Bytes the connection may hold unwritten before `send` reports `.overloaded`.
     public let pendingLimit: Int
     private let state: Mutex<State>
