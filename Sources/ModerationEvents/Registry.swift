@@ -119,11 +119,11 @@ final class Registry {
     /// `body` must not change the registry.
     func forEachCandidate(of action: ActionRecord, _ body: (Subscription) -> Void) {
         guard let app = apps[action.app] else { return }
-        app.replaying.forEach(body)
-        app.everything.forEach(body)
+        app.replaying.forEachSubscription(body)
+        app.everything.forEachSubscription(body)
         let guid = action.group.guid
         // A group subscription sits once under each of its groups, and an action has one group.
-        app.byGroup[guid]?.forEach(body)
+        app.byGroup[guid]?.forEachSubscription(body)
         // A user subscription may sit under several of these: its user is the action's target
         // or actor, and belongs to the action's group.
         var userIndexes: [SubscriptionSet] = []
@@ -133,12 +133,12 @@ final class Registry {
             userIndexes.append(subscriptions)
         }
         if userIndexes.count == 1 {
-            userIndexes[0].forEach(body)
+            userIndexes[0].forEachSubscription(body)
             return
         }
         var seen: Set<UInt64> = []
         for subscriptions in userIndexes {
-            subscriptions.forEach { subscription in
+            subscriptions.forEachSubscription { subscription in
                 if seen.insert(subscription.id).inserted { body(subscription) }
             }
         }
@@ -236,7 +236,7 @@ final class SubscriptionSet {
     }
 
     /// Calls `body` with each subscription in turn; `body` must not change the set.
-    func forEach(_ body: (Subscription) -> Void) {
+    func forEachSubscription(_ body: (Subscription) -> Void) {
         members.withUnsafeBufferPointer { members in
             let count = members.count
             let (far, near, nearest) = (Self.lookahead, Self.lookahead / 2, Self.lookahead / 4)
