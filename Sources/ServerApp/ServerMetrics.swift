@@ -20,7 +20,8 @@ final class ServerMetrics: CallObserver {
     private let histogram: Counters // [method][bucket]: counts per bucket (not cumulative)
     private let durationSum: Counters // [method]: nanoseconds
     private let connection: Counters // opened, closed
-    private let traffic: Counters // received, sent, stream messages, stream encoded, stream wire
+    private let traffic: Counters // received, sent (by the loops)
+    private let streamTraffic: Counters // messages, encoded bytes, wire bytes (by whoever sends: the fan-out)
     private let transport: Counters // see `slot(of:)`
     private let internalCalls: Counters // [method][code], for calls of `RuntimeServices.isInternal` methods
     private let accessLog: AccessLog?
@@ -54,7 +55,8 @@ final class ServerMetrics: CallObserver {
         histogram = Counters(count: slots * (Self.durationBuckets.count + 1))
         durationSum = Counters(count: slots)
         connection = Counters(count: 2)
-        traffic = Counters(count: 5)
+        traffic = Counters(count: 2)
+        streamTraffic = Counters(count: 3)
         transport = Counters(count: Self.transportSlots)
         self.accessLog = accessLog
         self.apps = apps
@@ -73,9 +75,9 @@ final class ServerMetrics: CallObserver {
     }
 
     func streamMessage(encodedBytes: Int, wireBytes: Int) {
-        traffic.add(2)
-        traffic.add(3, UInt64(encodedBytes))
-        traffic.add(4, UInt64(wireBytes))
+        streamTraffic.add(0)
+        streamTraffic.add(1, UInt64(encodedBytes))
+        streamTraffic.add(2, UInt64(wireBytes))
     }
 
     func callEnded(_ call: CallRecord) {
@@ -218,13 +220,13 @@ final class ServerMetrics: CallObserver {
         header("mrpc_sent_bytes_total", "counter", "Bytes written to client connections.")
         out += "mrpc_sent_bytes_total \(traffic[1])\n"
         header("mrpc_stream_messages_total", "counter", "Server-stream messages sent.")
-        out += "mrpc_stream_messages_total \(traffic[2])\n"
+        out += "mrpc_stream_messages_total \(streamTraffic[0])\n"
         header("mrpc_stream_encoded_bytes_total", "counter", "Server-stream message bytes before compression.")
-        out += "mrpc_stream_encoded_bytes_total \(traffic[3])\n"
+        out += "mrpc_stream_encoded_bytes_total \(streamTraffic[1])\n"
         header(
             "mrpc_stream_wire_bytes_total", "counter",
             "Server-stream message bytes on the wire (after compression, where used).")
-        out += "mrpc_stream_wire_bytes_total \(traffic[4])\n"
+        out += "mrpc_stream_wire_bytes_total \(streamTraffic[2])\n"
         header("mrpc_accept_errors_total", "counter", "Failed accept calls on the RPC listener, by reason.")
         for failure in Self.acceptFailures {
             out +=
