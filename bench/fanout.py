@@ -200,6 +200,9 @@ def main() -> int:
                         help="shapes to run (default one-socket-each,gateway)")
     args = parser.parse_args()
     peers = args.peers.split(",")
+    unknown = set(args.shapes.split(",")) - {"one-socket-each", "gateway"}
+    if unknown:
+        fail("--shapes: unknown shape(s) %s (one-socket-each, gateway)" % ", ".join(sorted(unknown)))
     for peer in peers:
         if peer not in ("mrpc", "redis", "nats", "floor"):
             fail("unknown peer '%s' (mrpc, redis, nats, floor)" % peer)
