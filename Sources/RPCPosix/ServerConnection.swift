@@ -4,6 +4,7 @@ import ProtoBridge
 import RPCCore
 import Synchronization
 import TLSSupport
+import ThreadSupport
 
 /// One accepted TCP connection: moves bytes between its socket and its `ServerSession`.
 ///
@@ -493,6 +494,15 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
         loop.markDirty(self)
     }
 
+    /// The connection's fields (depth 0), then its session, whose output `flush` writes (depth 1).
+    func prefetch(depth: Int) {
+        if depth == 0 {
+            MemoryHint.prefetch(self, lines: 3)
+        } else {
+            MemoryHint.prefetch(session, lines: 2)
+        }
+    }
+
     func flush() {
         loop.assertInEventLoop()
         isDirty = false
@@ -868,6 +878,15 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
         if fellBehind { LoopBacklog.fellBehind() }
         queued.store(true, ordering: .releasing)
         if schedule { loop.execute(self) }
+    }
+
+    /// The port's queue (depth 0), then its connection (depth 1): what `runOnLoop` reads.
+    func prefetch(depth: Int) {
+        if depth == 0 {
+            MemoryHint.prefetch(self, lines: 2)
+        } else if !detached, let connection {
+            MemoryHint.prefetch(connection, lines: 3)
+        }
     }
 
     /// Hands the queued frames to the connection (on the loop).
