@@ -12,14 +12,14 @@ protocol EventHandler: AnyObject {
 /// Something an event loop flushes once per turn, after handling every ready event.
 protocol Flushable: AnyObject {
     func flush()
-    /// A hint that `flush` comes soon: asks for what it reads to be brought into cache, `depth` 0
-    /// for the object itself, then (once that has had time to arrive) 1 for what it points at.
-    /// The default does nothing.
-    func prefetch(depth: Int)
+    /// A hint that `flush` comes soon, once the object itself is in cache (the loop asked for it
+    /// by address, two places earlier): asks for the objects `flush` reaches from it. The
+    /// default does nothing.
+    func prefetchReached()
 }
 
 extension Flushable {
-    func prefetch(depth: Int) {}
+    func prefetchReached() {}
 }
 
 /// epoll event bits (`EPOLLIN`, …): what a registration waits for, and what a wake-up reports.
@@ -67,6 +67,8 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private var armedDeadline: UInt64 = .max
     private var dirty: [any Flushable] = []
+    /// Where each of `dirty` is in memory, for prefetching it without taking a reference.
+    private var dirtyAddresses: [UnsafeRawPointer] = []
     private var running = true
     private var thread: WorkerThread?
     /// Turns of the loop so far (one `epoll_wait` and what it reported): lets handlers share out
@@ -226,6 +228,7 @@ public final class EventLoop: @unchecked Sendable {
     func markDirty(_ target: any Flushable) {
         assertInEventLoop()
         dirty.append(target)
+        dirtyAddresses.append(UnsafeRawPointer(Unmanaged.passUnretained(target as AnyObject).toOpaque()))
     }
 
     private func add(_ timer: TimerHandle) {
@@ -365,11 +368,13 @@ public final class EventLoop: @unchecked Sendable {
         // A fan-out hands a loop thousands of ports at once, none of them in cache: each is
         // asked for a few places ahead.
         for index in items.indices {
-            if index + 4 < items.count, case .task(let task) = items[index + 4] { task.prefetch(depth: 0) }
-            if index + 2 < items.count, case .task(let task) = items[index + 2] { task.prefetch(depth: 1) }
+            if index + 4 < items.count, case .task(_, let address) = items[index + 4] {
+                MemoryHint.prefetch(address: address, lines: 2)
+            }
+            if index + 2 < items.count, case .task(let task, _) = items[index + 2] { task.prefetchReached() }
             switch items[index] {
             case .closure(let task): task()
-            case .task(let task): task.runOnLoop()
+            case .task(let task, _): task.runOnLoop()
             }
         }
     }
@@ -404,12 +409,15 @@ public final class EventLoop: @unchecked Sendable {
     private func flushDirty() {
         while !dirty.isEmpty {
             let batch = dirty
+            let addresses = dirtyAddresses
             dirty.removeAll(keepingCapacity: true)
+            dirtyAddresses.removeAll(keepingCapacity: true)
             // A fan-out to one socket per subscriber leaves thousands of connections to flush,
-            // none of them in cache any more: each is asked for a few places ahead.
+            // none of them in cache any more: each is asked for a few places ahead, by address
+            // (a reference taken would wait for it), then what it points at.
             for index in batch.indices {
-                if index + 4 < batch.count { batch[index + 4].prefetch(depth: 0) }
-                if index + 2 < batch.count { batch[index + 2].prefetch(depth: 1) }
+                if index + 4 < batch.count { MemoryHint.prefetch(address: addresses[index + 4], lines: 3) }
+                if index + 2 < batch.count { batch[index + 2].prefetchReached() }
                 batch[index].flush()
             }
         }
@@ -578,17 +586,22 @@ private final class HeldTasks {
 protocol LoopTask: AnyObject, Sendable {
     /// Runs on the loop's thread.
     func runOnLoop()
-    /// A hint on the loop's thread that `runOnLoop` comes soon (see `Flushable.prefetch`). The
-    /// default does nothing.
-    func prefetch(depth: Int)
+    /// A hint on the loop's thread that `runOnLoop` comes soon, once the task itself is in cache
+    /// (see `Flushable.prefetchReached`). The default does nothing.
+    func prefetchReached()
 }
 
 extension LoopTask {
-    func prefetch(depth: Int) {}
+    func prefetchReached() {}
 }
 
 /// What the loop's inbox holds, in the order it was handed over.
 private enum InboxItem {
     case closure(@Sendable () -> Void)
-    case task(any LoopTask)
+    /// A task, and where it is in memory (for prefetching it without taking a reference).
+    case task(any LoopTask, address: UnsafeRawPointer)
+
+    static func task(_ task: any LoopTask) -> InboxItem {
+        .task(task, address: UnsafeRawPointer(Unmanaged.passUnretained(task as AnyObject).toOpaque()))
+    }
 }

@@ -494,13 +494,9 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
         loop.markDirty(self)
     }
 
-    /// The connection's fields (depth 0), then its session, whose output `flush` writes (depth 1).
-    func prefetch(depth: Int) {
-        if depth == 0 {
-            MemoryHint.prefetch(self, lines: 3)
-        } else {
-            MemoryHint.prefetch(session, lines: 2)
-        }
+    /// Its session, whose output `flush` writes.
+    func prefetchReached() {
+        MemoryHint.prefetch(session, lines: 2)
     }
 
     func flush() {
@@ -880,13 +876,9 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
         if schedule { loop.execute(self) }
     }
 
-    /// The port's queue (depth 0), then its connection (depth 1): what `runOnLoop` reads.
-    func prefetch(depth: Int) {
-        if depth == 0 {
-            MemoryHint.prefetch(self, lines: 2)
-        } else if !detached, let connection {
-            MemoryHint.prefetch(connection, lines: 3)
-        }
+    /// Its connection, which `runOnLoop` hands the frames to.
+    func prefetchReached() {
+        if !detached, let connection { MemoryHint.prefetch(connection, lines: 3) }
     }
 
     /// Hands the queued frames to the connection (on the loop).

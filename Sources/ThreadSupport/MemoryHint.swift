@@ -9,8 +9,15 @@ internal import CSystemShims
 /// nothing a program computes.
 public enum MemoryHint {
     /// Asks for the first `lines` cache lines (64 bytes each) of `object`, to be written soon.
-    public static func prefetch(_ object: AnyObject, lines: Int = 2) {
-        let start = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        for line in 0..<lines { cshim_prefetch(start + 64 * line) }
+    /// Generic and inlined, so the caller takes no reference on `object`: a retain writes the
+    /// object's header, the very wait the hint is there to avoid.
+    @inlinable
+    public static func prefetch<Object: AnyObject>(_ object: Object, lines: Int = 2) {
+        prefetch(address: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), lines: lines)
+    }
+
+    /// Asks for the `lines` cache lines (64 bytes each) from `address`, to be written soon.
+    public static func prefetch(address: UnsafeRawPointer, lines: Int = 2) {
+        for line in 0..<lines { cshim_prefetch(address + 64 * line) }
     }
 }
