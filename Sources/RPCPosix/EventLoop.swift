@@ -66,9 +66,7 @@ public final class EventLoop: @unchecked Sendable {
     private var nextRegistration: UInt32 = 1
     private var timers = TimerHeap()
     private var armedDeadline: UInt64 = .max
-    private var dirty: [any Flushable] = []
-    /// Where each of `dirty` is in memory, for prefetching it without taking a reference.
-    private var dirtyAddresses: [UnsafeRawPointer] = []
+    private var dirty: [DirtyTarget] = []
     private var running = true
     private var thread: WorkerThread?
     /// Turns of the loop so far (one `epoll_wait` and what it reported): lets handlers share out
@@ -227,8 +225,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Asks the loop to flush `target` at the end of the current turn (once, however often asked).
     func markDirty(_ target: any Flushable) {
         assertInEventLoop()
-        dirty.append(target)
-        dirtyAddresses.append(UnsafeRawPointer(Unmanaged.passUnretained(target as AnyObject).toOpaque()))
+        dirty.append(DirtyTarget(target: target, address: MemoryHint.address(of: target as AnyObject)))
     }
 
     private func add(_ timer: TimerHandle) {
@@ -409,16 +406,14 @@ public final class EventLoop: @unchecked Sendable {
     private func flushDirty() {
         while !dirty.isEmpty {
             let batch = dirty
-            let addresses = dirtyAddresses
             dirty.removeAll(keepingCapacity: true)
-            dirtyAddresses.removeAll(keepingCapacity: true)
             // A fan-out to one socket per subscriber leaves thousands of connections to flush,
             // none of them in cache any more: each is asked for a few places ahead, by address
             // (a reference taken would wait for it), then what it points at.
             for index in batch.indices {
-                if index + 4 < batch.count { MemoryHint.prefetch(address: addresses[index + 4], lines: 3) }
-                if index + 2 < batch.count { batch[index + 2].prefetchReached() }
-                batch[index].flush()
+                if index + 4 < batch.count { MemoryHint.prefetch(address: batch[index + 4].address, lines: 3) }
+                if index + 2 < batch.count { batch[index + 2].target.prefetchReached() }
+                batch[index].target.flush()
             }
         }
     }
@@ -602,6 +597,13 @@ private enum InboxItem {
     case task(any LoopTask, address: UnsafeRawPointer)
 
     static func task(_ task: any LoopTask) -> InboxItem {
-        .task(task, address: UnsafeRawPointer(Unmanaged.passUnretained(task as AnyObject).toOpaque()))
+        .task(task, address: MemoryHint.address(of: task as AnyObject))
     }
+}
+
+/// A connection the loop flushes at the end of its turn, and where it is in memory (for
+/// prefetching it without taking a reference).
+private struct DirtyTarget {
+    let target: any Flushable
+    let address: UnsafeRawPointer
 }

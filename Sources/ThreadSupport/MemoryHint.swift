@@ -13,7 +13,14 @@ public enum MemoryHint {
     /// object's header, the very wait the hint is there to avoid.
     @inlinable
     public static func prefetch<Object: AnyObject>(_ object: Object, lines: Int = 2) {
-        prefetch(address: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), lines: lines)
+        prefetch(address: address(of: object), lines: lines)
+    }
+
+    /// Where `object` is in memory, for a later `prefetch(address:)` that must not take a
+    /// reference on it (recorded while the object is at hand and in cache).
+    @inlinable
+    public static func address<Object: AnyObject>(of object: Object) -> UnsafeRawPointer {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     }
 
     /// Asks for the `lines` cache lines (64 bytes each) from `address`, to be written soon.
