@@ -11,7 +11,9 @@ enum Migrations {
     /// The migrations, given the schema `pg_trgm` lives in (its operator classes are named
     /// with it, so the store's `search_path` needs only the store's own schema).
     static func all(trigramSchema: String) -> [String] {
-        [version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4]
+        [
+            version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4, version5,
+        ]
     }
 
     /// Advisory lock keys: (class, object) pairs of `pg_advisory_xact_lock(int, int)`.
@@ -352,5 +354,12 @@ enum Migrations {
 
         -- The report a reported / reportResolved action is about (0 for other actions).
         ALTER TABLE actions ADD COLUMN report_id bigint NOT NULL DEFAULT 0;
+        """
+
+    /// The read cache (`ReadCache`): a counter of each app's committed changes.
+    private static let version5 = """
+        -- Bumped by every transaction that wrote the app's data (with head_seq, under the app's
+        -- lock): a cached read is exact while the app's data_version is the one it was read at.
+        ALTER TABLE apps ADD COLUMN data_version bigint NOT NULL DEFAULT 0;
         """
 }

@@ -112,8 +112,9 @@ final class PostgresSession: @unchecked Sendable {
                     .updateGroupCounters,
                     [.int(group.id), .int(group.group.membersCount), .int(group.group.version)])
             }
-            for appID in writer.dirtyHeads {
-                try connection.send(.setAppHead, [.int(appID), .int(writer.heads[appID] ?? 0)])
+            // Every app the batch wrote: its head, and its data version (see `ReadCache`).
+            for (appID, head) in writer.heads {
+                try connection.send(.setAppHead, [.int(appID), .int(head)])
             }
             try connection.send(.commit, [])
             if let notifier, !writer.dirtyHeads.isEmpty {

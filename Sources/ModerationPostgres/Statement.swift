@@ -6,7 +6,8 @@
 enum Statement: Int, CaseIterable {
     case beginWrite, beginRead, commit, rollback, notifyCommit
 
-    case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead
+    case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead,
+        appDataVersion
     case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
 
     case userByUID, standing, insertUser, updateUser, uidRetired, markUserDeleted
@@ -146,7 +147,8 @@ enum Statement: Int, CaseIterable {
         case .lockAppByIDSkipping: "SELECT name, head_seq FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
         case .insertApp: "INSERT INTO apps (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id"
         case .appLog: "SELECT name, head_seq, pruned_through FROM apps WHERE id = $1"
-        case .setAppHead: "UPDATE apps SET head_seq = $2 WHERE id = $1"
+        case .setAppHead: "UPDATE apps SET head_seq = $2, data_version = data_version + 1 WHERE id = $1"
+        case .appDataVersion: "SELECT data_version FROM apps WHERE id = $1"
         case .appHeads: "SELECT name, head_seq FROM apps"
         case .appsForPruning: "SELECT id, pruned_through FROM apps ORDER BY id"
         case .lockAppForPruning: "SELECT pruned_through FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"

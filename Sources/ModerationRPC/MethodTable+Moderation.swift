@@ -7,7 +7,7 @@ extension Caller {
     init(_ context: CallContext) {
         self.init(
             app: context.appID, actor: context.onBehalfOf.isEmpty ? nil : context.onBehalfOf,
-            idempotencyKey: context.idempotencyKey, requestID: context.requestID)
+            idempotencyKey: context.idempotencyKey, requestID: context.requestID, receivedAt: context.receivedAt)
     }
 }
 

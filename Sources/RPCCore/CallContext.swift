@@ -18,10 +18,16 @@ public struct CallContext: Sendable {
     public let deadline: UInt64?
     /// The peer's address, for logs.
     public let peer: String
+    /// When the call's request had been read from its connection, on the monotonic clock
+    /// (`CLOCK_MONOTONIC`, nanoseconds), or nil when unknown. Whatever a client was told before
+    /// it sent the call happened before this instant: a store that answers reads from a copy may
+    /// use any copy checked against the database since then.
+    public let receivedAt: UInt64?
 
     public init(
         method: String, streamID: UInt32, appID: String, onBehalfOf: String = "", idempotencyKey: String = "",
-        requestID: String = "", metadata: [String: String] = [:], deadline: UInt64? = nil, peer: String = ""
+        requestID: String = "", metadata: [String: String] = [:], deadline: UInt64? = nil, peer: String = "",
+        receivedAt: UInt64? = nil
     ) {
         self.method = method
         self.streamID = streamID
@@ -32,6 +38,7 @@ public struct CallContext: Sendable {
         self.metadata = metadata
         self.deadline = deadline
         self.peer = peer
+        self.receivedAt = receivedAt
     }
 
     /// True when the deadline has passed at monotonic time `now`.

@@ -394,7 +394,7 @@ public final class ServerSession {
         let context = CallContext(
             method: callHeader.method, streamID: streamID, appID: appID, onBehalfOf: callHeader.onBehalfOf,
             idempotencyKey: callHeader.idempotencyKey, requestID: callHeader.requestID, metadata: callHeader.metadata,
-            deadline: deadline, peer: peer)
+            deadline: deadline, peer: peer, receivedAt: now)
         let call = ServerCall(
             context: context, acceptsDeflate: acceptsDeflate && callHeader.acceptEncodings.contains("deflate"),
             port: port,

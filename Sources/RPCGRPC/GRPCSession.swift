@@ -397,7 +397,7 @@ public final class GRPCSession {
         let context = CallContext(
             method: head.path, streamID: UInt32(id), appID: stream.app, onBehalfOf: head.onBehalfOf,
             idempotencyKey: head.idempotencyKey, requestID: head.requestID, metadata: head.metadata,
-            deadline: stream.deadline, peer: peer)
+            deadline: stream.deadline, peer: peer, receivedAt: environment.now())
         let call = ServerCall(
             context: context, acceptsDeflate: false, port: port, methodIndex: method.index,
             isInternal: method.isInternal, observer: environment.observer, clock: environment.now,

@@ -11,11 +11,18 @@ public struct Caller: Sendable, Equatable {
     public var idempotencyKey: String
     /// The client's request id, recorded with the actions the call causes; may be empty.
     public var requestID: String
+    /// When the call arrived (`CLOCK_MONOTONIC` nanoseconds), or nil for now: its reads must show
+    /// every write acknowledged before then (see `ModerationStore.read(arrivedAt:_:)`).
+    public var receivedAt: UInt64?
 
-    public init(app: String, actor: String? = nil, idempotencyKey: String = "", requestID: String = "") {
+    public init(
+        app: String, actor: String? = nil, idempotencyKey: String = "", requestID: String = "",
+        receivedAt: UInt64? = nil
+    ) {
         self.app = app
         self.actor = actor
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
+        self.receivedAt = receivedAt
     }
 }

@@ -40,7 +40,8 @@ extension ModerationService {
     func read<T>(_ caller: Caller, _ body: (ReadContext) throws(ModerationError) -> T) throws(ModerationError) -> T {
         let validated = try ValidatedCaller(caller)
         let now = clock()
-        return try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
+        return try store.read(arrivedAt: caller.receivedAt) {
+            (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
             try body(ReadContext(snapshot: snapshot, caller: validated, now: now))
         }
     }

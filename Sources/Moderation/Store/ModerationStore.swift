@@ -9,6 +9,13 @@ public protocol ModerationStore: AnyObject, Sendable {
     /// Runs `body` with a consistent snapshot of the committed data.
     func read<T>(_ body: (any StoreSnapshot) throws(ModerationError) -> T) throws(ModerationError) -> T
 
+    /// `read` for a call that arrived at `instant` (`CLOCK_MONOTONIC` nanoseconds; nil: now): the
+    /// snapshot must show every write acknowledged before that instant, and may show any state
+    /// committed since. A store that answers from a copy of its data checks the copy against
+    /// the database no earlier than `instant`; the default is `read`, which is always current.
+    func read<T>(arrivedAt instant: UInt64?, _ body: (any StoreSnapshot) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+
     /// Queues a write. After `close`, the write is finished at once with `.internal`.
     func submit(_ write: any StoreWrite)
 
@@ -35,4 +42,10 @@ public typealias CompletionScope = @Sendable (_ round: () -> Void) -> Void
 
 extension ModerationStore {
     public var passwordAttempts: (any PasswordAttemptLedger)? { nil }
+
+    public func read<T>(arrivedAt instant: UInt64?, _ body: (any StoreSnapshot) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
+        try read(body)
+    }
 }
