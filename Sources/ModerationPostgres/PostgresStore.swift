@@ -25,6 +25,7 @@ public final class PostgresStore: ModerationStore {
     public let options: PostgresStoreOptions
     private let writers: [PostgresWriter]
     let readers: ReaderPool
+    private let readCache: ReadCache
     private let completer: Completer
     private let notifier: CommitNotifier
     private let watcher = Mutex<CommitWatcher?>(nil)
@@ -55,6 +56,7 @@ public final class PostgresStore: ModerationStore {
             PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
         }
         self.readers = readers
+        readCache = ReadCache(capacity: options.readCacheEntries)
         attempts = PostgresPasswordAttempts(readers: readers)
         let completer = Completer(heads: heads, statistics: recorder) {
             (app, after, through) throws(ModerationError) -> [ActionRecord] in
@@ -78,6 +80,34 @@ public final class PostgresStore: ModerationStore {
     public func read<T>(_ body: (any StoreSnapshot) throws(ModerationError) -> T) throws(ModerationError) -> T {
         guard !closed.load(ordering: .acquiring) else { throw .storage("the store is closed") }
         return try Self.read(readers, body)
+    }
+
+    /// A call's read, answered from the read cache where it can be (`CachedRead`); run again
+    /// from the start after a conflict, and once more on a new connection when a pooled one
+    /// turns out to have died while idle, as `read`.
+    public func read<T>(arrivedAt instant: UInt64?, _ body: (any StoreSnapshot) throws(ModerationError) -> T)
+        throws(ModerationError) -> T
+    {
+        guard readCache.isEnabled else { return try read(body) }
+        guard !closed.load(ordering: .acquiring) else { throw .storage("the store is closed") }
+        var retried = false
+        while true {
+            let snapshot = CachedRead(cache: readCache, readers: readers, arrivedAt: instant)
+            defer { snapshot.close() }
+            do {
+                let value = try body(snapshot)
+                guard snapshot.conflicted else { return value }
+            } catch {
+                if !snapshot.conflicted {
+                    guard snapshot.sessionWasReused, snapshot.isBroken, !retried else { throw error }
+                    retried = true
+                    continue
+                }
+            }
+            // Again at the transaction's version, which the read now keeps to.
+            snapshot.restart()
+            return try body(snapshot)
+        }
     }
 
     /// A read on a pooled connection, run once more on a new connection when the pooled one
@@ -167,8 +197,16 @@ public final class PostgresStore: ModerationStore {
         }
     }
 
-    /// Commits, batch sizes, commit latencies, deferrals and reconnections so far.
-    public var statistics: PostgresStoreStatistics { recorder.snapshot }
+    /// Commits, batch sizes, commit latencies, deferrals, reconnections and the read cache so far.
+    public var statistics: PostgresStoreStatistics {
+        var statistics = recorder.snapshot
+        let cache = readCache.statistics
+        statistics.readCacheHits = cache.hits
+        statistics.readCacheMisses = cache.misses
+        statistics.readCacheChecks = cache.checks
+        statistics.readCacheSharedChecks = cache.sharedChecks
+        return statistics
+    }
 
     /// How many batches the writers have committed since the store opened.
     public var commitCount: UInt64 { recorder.snapshot.commits }

@@ -27,11 +27,14 @@ public struct PostgresStoreOptions: Sendable, Equatable {
     /// `pollIntervalMs`): for a connection pooler that does not pass `LISTEN` through
     /// (transaction pooling), and for the tests of the poll path.
     public var listensForCommits: Bool
+    /// The read cache's size (`ReadCache`): groups, memberships and first member pages, a page
+    /// weighing one more per member it shows; 0 turns it off, and every read is a transaction.
+    public var readCacheEntries: Int
 
     public init(
         url: String, schema: String = "public", writers: Int = 2, readers: Int = 16, maxBatchSize: Int = 512,
         connectTimeoutSeconds: Int = 5, applicationName: String = "moderation-server", pollIntervalMs: Int = 250,
-        listensForCommits: Bool = true
+        listensForCommits: Bool = true, readCacheEntries: Int = 200_000
     ) {
         self.url = url
         self.schema = schema
@@ -42,6 +45,7 @@ public struct PostgresStoreOptions: Sendable, Equatable {
         self.applicationName = applicationName
         self.pollIntervalMs = pollIntervalMs
         self.listensForCommits = listensForCommits
+        self.readCacheEntries = readCacheEntries
     }
 
     /// A schema name the store accepts: lowercase letters, digits and `_`, starting with a

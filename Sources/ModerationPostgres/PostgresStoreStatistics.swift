@@ -34,6 +34,13 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     public var notifications: UInt64 = 0
     /// Times the commit watcher's connection was opened again after it was lost.
     public var watcherReconnects: UInt64 = 0
+    /// Lookups of calls' reads answered from the read cache (`ReadCache`), and not.
+    public var readCacheHits: UInt64 = 0
+    public var readCacheMisses: UInt64 = 0
+    /// Checks of an app's data version sent for the read cache, and reads that used a check
+    /// another read had sent since they arrived.
+    public var readCacheChecks: UInt64 = 0
+    public var readCacheSharedChecks: UInt64 = 0
 }
 
 /// The counters behind `PostgresStoreStatistics`.

@@ -226,7 +226,8 @@ public final class ModerationServer: Sendable {
                 let store = try PostgresStore(
                     options: PostgresStoreOptions(
                         url: url, schema: settings.postgresSchema, writers: settings.postgresWriters,
-                        readers: settings.postgresReaders, pollIntervalMs: settings.postgresPollMs))
+                        readers: settings.postgresReaders, pollIntervalMs: settings.postgresPollMs,
+                        readCacheEntries: settings.postgresReadCache))
                 return (store, { ServerGauges.storeSamples(store.statistics) })
             } catch {
                 throw ServerStartupError(

@@ -204,6 +204,24 @@ enum ServerGauges {
                 "Times the connection following other instances' commits was opened again.",
                 statistics.watcherReconnects
             ),
+            (
+                "moderation_store_read_cache_hits_total",
+                "Lookups of reads answered from the read cache (groups, memberships, first member pages).",
+                statistics.readCacheHits
+            ),
+            (
+                "moderation_store_read_cache_misses_total",
+                "Lookups of reads the read cache did not hold, read from PostgreSQL.", statistics.readCacheMisses
+            ),
+            (
+                "moderation_store_read_cache_checks_total",
+                "Checks of an app's data version sent to PostgreSQL for the read cache.", statistics.readCacheChecks
+            ),
+            (
+                "moderation_store_read_cache_shared_checks_total",
+                "Reads that used a data-version check another read sent after they arrived.",
+                statistics.readCacheSharedChecks
+            ),
         ]
         for (name, help, value) in counters {
             samples.append(ServerMetrics.Sample(name: name, help: help, type: "counter", value: Double(value)))

@@ -24,6 +24,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// How often, in milliseconds, the PostgreSQL store polls the apps' heads for other instances'
     /// commits (besides their notifications): the longest their events can be late here.
     public var postgresPollMs = 250
+    /// The PostgreSQL store's read cache size in entries (`PostgresStoreOptions.readCacheEntries`);
+    /// 0 turns it off.
+    public var postgresReadCache = 200_000
     public var apiKeys: [APIKeyStore.Entry] = []
     public var apiKeysFile: String?
     /// Event loops; 0 means one per usable core.

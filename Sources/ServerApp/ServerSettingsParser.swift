@@ -86,6 +86,12 @@ public enum ServerSettingsParser {
         ) { settings, value throws(ArgumentError) in
             settings.postgresPollMs = try value.integer(in: 10...60_000)
         },
+        Option(
+            "--postgres-read-cache", "N",
+            help: "entries of the read cache of groups, memberships and member pages; 0 off (default 200000)"
+        ) { settings, value throws(ArgumentError) in
+            settings.postgresReadCache = try value.integer(in: 0...100_000_000)
+        },
         Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") {
             settings, value throws(ArgumentError) in
             guard !value.text.isEmpty else { throw value.error("the path is empty") }

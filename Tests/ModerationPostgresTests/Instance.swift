@@ -29,7 +29,8 @@ final class Instance: Sendable {
         store = try PostgresStore(options: options)
         service = ModerationService(
             store: store, now: clock.function,
-            configuration: ModerationService.Configuration(passwordHasher: .fastForTests))
+            configuration: ModerationService.Configuration(
+                passwordHasher: .fastForTests, memberPageCacheGroups: 0)) // as the server on PostgreSQL
         let delivered = delivered
         service.addCommitListener { actions in delivered.append(actions) }
     }

@@ -36,14 +36,14 @@ struct StoreSettingsTests {
             [
                 "--store", "postgres", "--postgres-url", url, "--postgres-schema", "moderation", "--postgres-readers",
                 "4",
-                "--postgres-writers", "3", "--postgres-poll-ms", "500",
+                "--postgres-writers", "3", "--postgres-poll-ms", "500", "--postgres-read-cache", "0",
             ])
         #expect(fromFlags.store == .postgres && fromFlags.postgresURL == url)
         #expect(fromFlags.postgresSchema == "moderation" && fromFlags.postgresReaders == 4)
-        #expect(fromFlags.postgresWriters == 3 && fromFlags.postgresPollMs == 500)
+        #expect(fromFlags.postgresWriters == 3 && fromFlags.postgresPollMs == 500 && fromFlags.postgresReadCache == 0)
         let fromEnvironment = try parse([], ["MODERATION_STORE": "postgres", "MODERATION_POSTGRES_URL": url])
         #expect(fromEnvironment.store == .postgres && fromEnvironment.postgresURL == url)
-        #expect(fromEnvironment.postgresSchema == "public")
+        #expect(fromEnvironment.postgresSchema == "public" && fromEnvironment.postgresReadCache == 200_000)
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.write(
@@ -62,6 +62,7 @@ struct StoreSettingsTests {
         #expect(error(["--postgres-schema", "Public"])?.hasPrefix("--postgres-schema: expected a lowercase") == true)
         #expect(error(["--postgres-readers", "0"]) != nil)
         #expect(error(["--postgres-poll-ms", "5"]) != nil)
+        #expect(error(["--postgres-read-cache", "-1"]) != nil)
     }
 
     @Test("a PostgreSQL store that cannot be reached: the URL without its password, the store's error as the cause")

@@ -1,0 +1,298 @@
+internal import Glibc
+internal import Moderation
+
+/// One read of a call, answered from the `ReadCache` where it can be and from a `REPEATABLE READ`
+/// transaction where it cannot.
+///
+/// The read takes one version of its app and keeps to it: cached answers only at the version a
+/// check sent after the call arrived found (or a check of its own), and, once the read needs
+/// PostgreSQL, its transaction's version. Both describe the app's data as committed at some
+/// instant after the call arrived. When the transaction finds a newer version than cached
+/// answers the read already gave, those answers and the transaction's would mix two states:
+/// the read is marked `conflicted`, and `PostgresStore` runs it again from the start at the
+/// transaction's version, where no further conflict can arise.
+final class CachedRead: StoreSnapshot {
+    // Invariant: used by the one thread running the read, from its start to `close`.
+    private let cache: ReadCache
+    private let readers: ReaderPool
+    private let arrivedAt: UInt64
+    /// The connection the read holds, once it needed one (checked in by `close`).
+    private var session: PostgresSession?
+    /// Whether `session` was an idle pooled connection (it may have died while idle).
+    private(set) var sessionWasReused = false
+    private var inTransaction = false
+    /// The one app the read works in (the first it asks about) and its version for this read.
+    private var appID: Int64?
+    private var version: UInt64?
+    private var answeredFromCache = false
+    /// A cached answer and the transaction disagree: the read must run again (see the type).
+    private(set) var conflicted = false
+
+    init(cache: ReadCache, readers: ReaderPool, arrivedAt: UInt64?) {
+        self.cache = cache
+        self.readers = readers
+        self.arrivedAt = arrivedAt ?? monotonicNanoseconds()
+    }
+
+    /// The read's connection broke (PostgreSQL went away).
+    var isBroken: Bool { session?.connection.isBroken ?? false }
+
+    /// Starts the read again at the version its transaction found: after a conflict.
+    func restart() {
+        answeredFromCache = false
+        conflicted = false
+    }
+
+    /// Ends the transaction, if any, and returns the connection.
+    func close() {
+        guard let session else { return }
+        if inTransaction { session.endRead() }
+        readers.checkin(session)
+        self.session = nil
+        inTransaction = false
+    }
+
+    // MARK: Versions and the transaction
+
+    private func connection() throws(ModerationError) -> PostgresSession {
+        if let session { return session }
+        let (checkedOut, reused) = try readers.checkout()
+        session = checkedOut
+        sessionWasReused = reused
+        return checkedOut
+    }
+
+    /// The read's transaction, begun on first need; reads the app's version in its snapshot.
+    private func transaction() throws(ModerationError) -> PostgresSession {
+        let session = try connection()
+        if inTransaction { return session }
+        try session.beginRead()
+        inTransaction = true
+        if let appID {
+            let found = try Self.dataVersion(session, appID: appID)
+            let changed = version != nil && version != found
+            version = found
+            if changed && answeredFromCache {
+                conflicted = true
+                throw .storage("the app changed during the read; it runs again")
+            }
+        }
+        return session
+    }
+
+    /// The version the read answers `appID` at, or nil when it must not use the cache for it
+    /// (the cache is off, or the read works in another app).
+    private func cachedVersion(of appID: Int64) throws(ModerationError) -> UInt64? {
+        guard cache.isEnabled else { return nil }
+        if self.appID == nil { self.appID = appID }
+        guard self.appID == appID else { return nil }
+        if let version { return version }
+        if inTransaction {
+            version = try Self.dataVersion(session!, appID: appID)
+        } else if let shared = cache.version(of: appID, checkedSince: arrivedAt) {
+            version = shared
+        } else {
+            let session = try connection()
+            session.connection.settle()
+            session.connection.clearFailure()
+            let startedAt = monotonicNanoseconds()
+            let found = try Self.dataVersion(session, appID: appID)
+            cache.recordCheck(appID: appID, startedAt: startedAt, version: found)
+            version = found
+        }
+        return version
+    }
+
+    private static func dataVersion(_ session: PostgresSession, appID: Int64) throws(ModerationError) -> UInt64 {
+        let row = try session.connection.query(.appDataVersion, [.int(appID)])
+        guard row.rowCount > 0 else { throw .storage("app \(appID) vanished") }
+        return row.uint64(0, 0)
+    }
+
+    /// An answer from the cache at the read's version, or read in the transaction and kept.
+    private func cached<Value>(
+        appID: Int64, find: (UInt64) -> Value?, load: (PostgresSession) throws(ModerationError) -> Value,
+        keep: (Value, UInt64) -> Void
+    ) throws(ModerationError) -> Value {
+        guard let readVersion = try cachedVersion(of: appID) else { return try load(transaction()) }
+        if let found = find(readVersion) {
+            answeredFromCache = true
+            return found
+        }
+        let session = try transaction()
+        let value = try load(session)
+        // The transaction's version: the same as before, unless nothing came from the cache.
+        if let version { keep(value, version) }
+        return value
+    }
+
+    // MARK: Answered from the cache
+
+    func appID(named app: String) throws(ModerationError) -> Int64? {
+        if let known = cache.appID(named: app) { return known }
+        guard let found = try transaction().appID(named: app) else { return nil }
+        cache.remember(appID: found, named: app)
+        return found
+    }
+
+    func group(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
+        try cached(
+            appID: appID, find: { cache.group(appID: appID, guid: guid, version: $0) },
+            load: { (session) throws(ModerationError) in try session.group(appID: appID, guid: guid) },
+            keep: { cache.keep(group: $0, guid: guid, appID: appID, version: $1) })
+    }
+
+    func groupAndMembership(appID: Int64, guid: String, uid: String) throws(ModerationError)
+        -> (group: StoredGroup, membership: Membership?)?
+    {
+        typealias Found = (group: StoredGroup, membership: Membership?)?
+        return try cached(
+            appID: appID,
+            find: { (version) -> Found? in
+                guard let group = cache.group(appID: appID, guid: guid, version: version) else { return nil }
+                guard let group else { return .some(nil) }
+                guard
+                    let membership = cache.membership(appID: appID, groupID: group.id, uid: uid, version: version)
+                else { return nil }
+                return .some((group, membership))
+            },
+            load: { (session) throws(ModerationError) -> Found in
+                try session.groupAndMembership(appID: appID, guid: guid, uid: uid)
+            },
+            keep: { (found, version) in
+                cache.keep(group: found?.group, guid: guid, appID: appID, version: version)
+                if let found {
+                    cache.keep(
+                        membership: found.membership, groupID: found.group.id, uid: uid, appID: appID,
+                        version: version)
+                }
+            })
+    }
+
+    func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
+        guard let appID = cache.appOf(groupID: groupID) else {
+            return try transaction().membership(groupID: groupID, uid: uid)
+        }
+        return try cached(
+            appID: appID, find: { cache.membership(appID: appID, groupID: groupID, uid: uid, version: $0) },
+            load: { (session) throws(ModerationError) in try session.membership(groupID: groupID, uid: uid) },
+            keep: { cache.keep(membership: $0, groupID: groupID, uid: uid, appID: appID, version: $1) })
+    }
+
+    func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
+        let firstPage =
+            query.after == nil && query.search.isEmpty && query.mutedAt == nil
+            && (query.scopes.isEmpty || query.scopes.count == Scope.allCases.count)
+        guard firstPage, let appID = cache.appOf(groupID: groupID) else {
+            return try transaction().members(groupID: groupID, query: query)
+        }
+        let limit = query.limit
+        return try cached(
+            appID: appID, find: { cache.memberPage(appID: appID, groupID: groupID, limit: limit, version: $0) },
+            load: { (session) throws(ModerationError) in try session.members(groupID: groupID, query: query) },
+            keep: { cache.keep(memberPage: $0, groupID: groupID, limit: limit, appID: appID, version: $1) })
+    }
+
+    // MARK: Read in the transaction
+
+    func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
+        try transaction().user(appID: appID, uid: uid)
+    }
+
+    func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool {
+        try transaction().uidRetired(appID: appID, uid: uid)
+    }
+
+    func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
+        try transaction().ban(groupID: groupID, uid: uid)
+    }
+
+    func invite(groupID: Int64, uid: String) throws(ModerationError) -> Invite? {
+        try transaction().invite(groupID: groupID, uid: uid)
+    }
+
+    func invites(groupID: Int64, query: InvitePageQuery) throws(ModerationError) -> [Invite] {
+        try transaction().invites(groupID: groupID, query: query)
+    }
+
+    func invitesOf(appID: Int64, uid: String, query: InvitePageQuery) throws(ModerationError) -> [InviteListing] {
+        try transaction().invitesOf(appID: appID, uid: uid, query: query)
+    }
+
+    func joinRequest(groupID: Int64, uid: String) throws(ModerationError) -> JoinRequest? {
+        try transaction().joinRequest(groupID: groupID, uid: uid)
+    }
+
+    func joinRequests(groupID: Int64, query: JoinRequestPageQuery) throws(ModerationError) -> [JoinRequest] {
+        try transaction().joinRequests(groupID: groupID, query: query)
+    }
+
+    func pendingJoinRequestCount(groupID: Int64) throws(ModerationError) -> Int {
+        try transaction().pendingJoinRequestCount(groupID: groupID)
+    }
+
+    func report(groupID: Int64, id: UInt64) throws(ModerationError) -> Report? {
+        try transaction().report(groupID: groupID, id: id)
+    }
+
+    func openReport(groupID: Int64, reporter: String, target: String) throws(ModerationError) -> Report? {
+        try transaction().openReport(groupID: groupID, reporter: reporter, target: target)
+    }
+
+    func reports(groupID: Int64, query: ReportPageQuery) throws(ModerationError) -> [Report] {
+        try transaction().reports(groupID: groupID, query: query)
+    }
+
+    func reportCounts(groupID: Int64, open: Bool) throws(ModerationError) -> [String: Int] {
+        try transaction().reportCounts(groupID: groupID, open: open)
+    }
+
+    func reportsFiled(appID: Int64, reporter: String, since: Int64) throws(ModerationError) -> Int {
+        try transaction().reportsFiled(appID: appID, reporter: reporter, since: since)
+    }
+
+    func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
+        try transaction().bans(groupID: groupID, query: query)
+    }
+
+    func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing] {
+        try transaction().groups(appID: appID, query: query)
+    }
+
+    func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord] {
+        try transaction().actions(appID: appID, query: query)
+    }
+
+    func hasActions(groupID: Int64, on uid: String) throws(ModerationError) -> Bool {
+        try transaction().hasActions(groupID: groupID, on: uid)
+    }
+
+    func logBounds(appID: Int64) throws(ModerationError) -> LogBounds {
+        try transaction().logBounds(appID: appID)
+    }
+
+    func groupsOf(appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        try transaction().groupsOf(appID: appID, uid: uid)
+    }
+
+    func groupsBanning(appID: Int64, uid: String) throws(ModerationError) -> [String] {
+        try transaction().groupsBanning(appID: appID, uid: uid)
+    }
+
+    func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?] {
+        try transaction().postingStandings(appID: appID, checks: checks)
+    }
+
+    func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError)
+        -> [UInt8]?
+    {
+        try transaction().idempotentReply(appID: appID, actor: actor, key: key, notBefore: notBefore)
+    }
+}
+
+/// The monotonic clock in nanoseconds: `CLOCK_MONOTONIC`, as `CallContext.receivedAt`.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}

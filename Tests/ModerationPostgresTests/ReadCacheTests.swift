@@ -1,0 +1,194 @@
+import Glibc
+import Moderation
+import ModerationPostgres
+import Synchronization
+import TestSupport
+import Testing
+
+/// The read cache (`ReadCache`, `CachedRead`): a call's read on one instance shows every write
+/// acknowledged before the call arrived, through any instance, though the instance answered the
+/// same read from memory before; one version check serves every read that arrived before it.
+@Suite("PostgreSQL store: the read cache")
+struct ReadCacheTests {
+    /// A change made through one instance, and what a read through the other must then show.
+    struct Change: CustomTestStringConvertible, Sendable {
+        let name: String
+        let make: @Sendable (_ owner: ModerationClient, _ guid: String) throws -> Void
+        let read: @Sendable (_ owner: ModerationClient, _ guid: String) throws -> String
+        let expected: String
+        var testDescription: String { name }
+    }
+
+    static let listed: @Sendable (ModerationClient, String) throws -> String = { owner, guid in
+        try owner.listMembers(guid).items.map { "\($0.uid):\($0.name):\($0.scope)" }.joined(separator: " ")
+    }
+
+    static let changes: [Change] = [
+        Change(
+            name: "a member joins", make: { owner, guid in _ = try owner.acting(as: "u2").join(guid) },
+            read: listed, expected: "owner:User owner:admin u1:User u1:participant u2:User u2:participant"),
+        Change(
+            name: "a member's name changes",
+            make: { owner, _ in
+                let app = ModerationClient(service: owner.service, caller: Caller(app: owner.caller.app))
+                _ = try app.updateUser(UserUpdate(uid: "u1", name: "Renamed"))
+            },
+            read: listed, expected: "owner:User owner:admin u1:Renamed:participant"),
+        Change(
+            name: "a member is kicked", make: { owner, guid in _ = try owner.kick(guid, "u1") },
+            read: listed, expected: "owner:User owner:admin"),
+        Change(
+            name: "a member's scope changes",
+            make: { owner, guid in _ = try owner.changeScope(guid, "u1", to: .moderator) },
+            read: listed, expected: "owner:User owner:admin u1:User u1:moderator"),
+        Change(
+            name: "the group's description changes",
+            make: { owner, guid in _ = try owner.updateGroup(GroupUpdate(guid: guid, description: "changed")) },
+            read: { owner, guid in try owner.getGroup(guid).group.description }, expected: "changed"),
+        Change(
+            name: "the group is deleted", make: { owner, guid in _ = try owner.deleteGroup(guid) },
+            read: { owner, guid in
+                do throws(ModerationError) {
+                    return try owner.getGroup(guid).group.guid
+                } catch {
+                    return error.code.name
+                }
+            }, expected: ErrorCode.groupNotFound.name),
+        Change(
+            name: "the reader leaves (its own membership, cached with the group)",
+            make: { owner, guid in _ = try owner.acting(as: "u1").leave(guid) },
+            read: { owner, guid in
+                do throws(ModerationError) {
+                    return try owner.acting(as: "u1").listMembers(guid).items.map(\.uid).joined(separator: " ")
+                } catch {
+                    return error.code.name
+                }
+            }, expected: ErrorCode.groupNotJoined.name),
+    ]
+
+    @Test(
+        "after a write through one instance, the other's read shows it, though it had the old answer cached",
+        arguments: changes)
+    func readsSeeOtherInstancesWrites(_ change: Change) throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
+        defer { writer.close() }
+        let reader = try Instance(url: schema.url, schema: schema.name, clock: clock)
+        defer { reader.close() }
+        for uid in ["owner", "u1", "u2"] { _ = try writer.client().createUser(uid, name: "User \(uid)") }
+        _ = try writer.client().createGroup("g", owner: "owner", members: [MemberGrant(uid: "u1")])
+        let before = try change.read(reader.client("owner"), "g")
+        let again = try change.read(reader.client("owner"), "g")
+        #expect(again == before)
+        let hits = reader.store.statistics.readCacheHits
+        #expect(hits > 0, "the second read was answered from the cache")
+
+        try change.make(writer.client("owner"), "g")
+        #expect(try change.read(reader.client("owner"), "g") == change.expected)
+        #expect(try change.read(writer.client("owner"), "g") == change.expected)
+    }
+
+    @Test("one version check serves the reads that arrived before it was sent; a later read sends its own")
+    func checksAreShared() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock())
+        defer { instance.close() }
+        _ = try instance.client().createUser("owner")
+        _ = try instance.client().createGroup("g", owner: "owner")
+        let owner = instance.client("owner")
+        _ = try owner.getGroup("g") // the app's key and the group, cached
+        let arrived = Self.monotonicNanoseconds()
+        var early = owner
+        early.caller.receivedAt = arrived
+        _ = try early.getGroup("g")
+        let first = instance.store.statistics
+        for _ in 0..<5 { _ = try early.getGroup("g") }
+        let shared = instance.store.statistics
+        #expect(shared.readCacheChecks == first.readCacheChecks, "no check for reads that arrived before the last")
+        #expect(shared.readCacheSharedChecks == first.readCacheSharedChecks + 5)
+        #expect(shared.readCacheHits >= first.readCacheHits + 5)
+        _ = try owner.getGroup("g") // arrives now, after that check was sent
+        #expect(instance.store.statistics.readCacheChecks == shared.readCacheChecks + 1)
+    }
+
+    @Test("a write committed during a read that already used the cache: the read runs again, at the new version")
+    func conflictRunsTheReadAgain() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let reader = try Instance(url: schema.url, schema: schema.name, clock: clock)
+        defer { reader.close() }
+        let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
+        defer { writer.close() }
+        _ = try writer.client().createUser("owner")
+        _ = try writer.client().createGroup("g", owner: "owner")
+        _ = try reader.client("owner").getGroup("g") // cached
+        let runs = Mutex<[String]>([])
+        let seen = try reader.store.read(arrivedAt: nil) { (snapshot) throws(ModerationError) -> (String, Bool) in
+            guard let appID = try snapshot.appID(named: "app"),
+                let group = try snapshot.group(appID: appID, guid: "g")
+            else { throw .storage("the group is missing") }
+            let run = runs.withLock { runs in
+                runs.append(group.group.description)
+                return runs.count
+            }
+            if run == 1 {
+                do {
+                    _ = try writer.client("owner").updateGroup(GroupUpdate(guid: "g", description: "during"))
+                } catch {
+                    throw .storage("\(error)")
+                }
+            }
+            // Not cached: the read's transaction starts here, after the write.
+            let ban = try snapshot.ban(groupID: group.id, uid: "nobody")
+            return (group.group.description, ban == nil)
+        }
+        #expect(runs.withLock { $0 } == ["", "during"], "the first run saw the cached group; the second the new one")
+        #expect(seen.0 == "during" && seen.1)
+    }
+
+    @Test("a small cache that keeps emptying answers as an instance without one")
+    func smallCacheAnswersAsNone() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let cached = try Instance(url: schema.url, schema: schema.name, clock: clock) { $0.readCacheEntries = 5 }
+        defer { cached.close() }
+        let plain = try Instance(url: schema.url, schema: schema.name, clock: clock) { $0.readCacheEntries = 0 }
+        defer { plain.close() }
+        for uid in (0..<6).map({ "u\($0)" }) { _ = try plain.client().createUser(uid) }
+        let guids = (0..<4).map { "g\($0)" }
+        for (index, guid) in guids.enumerated() {
+            _ = try plain.client().createGroup(
+                guid, owner: "u0", members: (1...index + 1).map { MemberGrant(uid: "u\($0)") })
+        }
+        for round in 0..<3 {
+            for guid in guids {
+                for actor in ["u0", "u1", "u5"] {
+                    func answer(_ instance: Instance) -> String {
+                        do throws(ModerationError) {
+                            let members = try instance.client(actor).listMembers(guid).items.map(\.uid)
+                            let view = try instance.client(actor).getGroup(guid)
+                            return "\(members) \(view.group.membersCount) \(view.scope.map { "\($0)" } ?? "-")"
+                        } catch {
+                            return error.code.name
+                        }
+                    }
+                    #expect(answer(cached) == answer(plain), "round \(round), \(guid) as \(actor)")
+                }
+            }
+            _ = try plain.client("u5").join(guids[round])
+        }
+        #expect(cached.store.statistics.readCacheHits > 0)
+        #expect(plain.store.statistics.readCacheHits == 0 && plain.store.statistics.readCacheChecks == 0)
+    }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}
