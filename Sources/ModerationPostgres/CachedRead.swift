@@ -21,6 +21,8 @@ final class CachedRead: StoreSnapshot {
     /// Whether `session` was an idle pooled connection (it may have died while idle).
     private(set) var sessionWasReused = false
     private var inTransaction = false
+    /// When the transaction's first statement was sent.
+    private var transactionStartedAt: UInt64 = 0
     /// The one app the read works in (the first it asks about) and its version for this read.
     private var appID: Int64?
     private var version: UInt64?
@@ -66,10 +68,13 @@ final class CachedRead: StoreSnapshot {
     private func transaction() throws(ModerationError) -> PostgresSession {
         let session = try connection()
         if inTransaction { return session }
+        // The snapshot is taken at the transaction's first statement, sent after the call
+        // arrived: a version read in it is a check other reads may use too.
+        transactionStartedAt = monotonicNanoseconds()
         try session.beginRead()
         inTransaction = true
         if let appID {
-            let found = try Self.dataVersion(session, appID: appID)
+            let found = try transactionVersion(of: appID)
             let changed = version != nil && version != found
             version = found
             if changed && answeredFromCache {
@@ -88,25 +93,24 @@ final class CachedRead: StoreSnapshot {
         guard self.appID == appID else { return nil }
         if let version { return version }
         if inTransaction {
-            version = try Self.dataVersion(session!, appID: appID)
+            version = try transactionVersion(of: appID)
         } else if let shared = cache.version(of: appID, checkedSince: arrivedAt) {
             version = shared
         } else {
-            let session = try connection()
-            session.connection.settle()
-            session.connection.clearFailure()
-            let startedAt = monotonicNanoseconds()
-            let found = try Self.dataVersion(session, appID: appID)
-            cache.recordCheck(appID: appID, startedAt: startedAt, version: found)
-            version = found
+            // The check is the transaction's first statement: a read that then misses needs
+            // the transaction anyway, and pays no round trip beyond it.
+            _ = try transaction()
         }
         return version
     }
 
-    private static func dataVersion(_ session: PostgresSession, appID: Int64) throws(ModerationError) -> UInt64 {
-        let row = try session.connection.query(.appDataVersion, [.int(appID)])
+    /// The app's version in the transaction's snapshot, recorded as a check.
+    private func transactionVersion(of appID: Int64) throws(ModerationError) -> UInt64 {
+        let row = try session!.connection.query(.appDataVersion, [.int(appID)])
         guard row.rowCount > 0 else { throw .storage("app \(appID) vanished") }
-        return row.uint64(0, 0)
+        let found = row.uint64(0, 0)
+        cache.recordCheck(appID: appID, startedAt: transactionStartedAt, version: found)
+        return found
     }
 
     /// An answer from the cache at the read's version, or read in the transaction and kept.

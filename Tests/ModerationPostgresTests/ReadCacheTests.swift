@@ -125,9 +125,11 @@ struct ReadCacheTests {
         defer { writer.close() }
         _ = try writer.client().createUser("owner")
         _ = try writer.client().createGroup("g", owner: "owner")
-        _ = try reader.client("owner").getGroup("g") // cached
+        // The read "arrived" before this one's check, so it may use the cache without a check.
+        let arrived = Self.monotonicNanoseconds()
+        _ = try reader.client("owner").getGroup("g") // cached, and the app's version checked
         let runs = Mutex<[String]>([])
-        let seen = try reader.store.read(arrivedAt: nil) { (snapshot) throws(ModerationError) -> (String, Bool) in
+        let seen = try reader.store.read(arrivedAt: arrived) { (snapshot) throws(ModerationError) -> (String, Bool) in
             guard let appID = try snapshot.appID(named: "app"),
                 let group = try snapshot.group(appID: appID, guid: "g")
             else { throw .storage("the group is missing") }
