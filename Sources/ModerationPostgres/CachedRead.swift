@@ -16,6 +16,8 @@ final class CachedRead: StoreSnapshot {
     private let cache: ReadCache
     private let readers: ReaderPool
     private let arrivedAt: UInt64
+    /// The cache's generation when the read began: nothing is kept once the cache was cleared.
+    private let generation: UInt64
     /// The connection the read holds, once it needed one (checked in by `close`).
     private var session: PostgresSession?
     /// Whether `session` was an idle pooled connection (it may have died while idle).
@@ -34,6 +36,7 @@ final class CachedRead: StoreSnapshot {
         self.cache = cache
         self.readers = readers
         self.arrivedAt = arrivedAt ?? monotonicNanoseconds()
+        generation = cache.generation
     }
 
     /// The read's connection broke (PostgreSQL went away).
@@ -109,7 +112,7 @@ final class CachedRead: StoreSnapshot {
         let row = try session!.connection.query(.appDataVersion, [.int(appID)])
         guard row.rowCount > 0 else { throw .storage("app \(appID) vanished") }
         let found = row.uint64(0, 0)
-        cache.recordCheck(appID: appID, startedAt: transactionStartedAt, version: found)
+        cache.recordCheck(appID: appID, startedAt: transactionStartedAt, version: found, generation: generation)
         return found
     }
 
@@ -135,7 +138,7 @@ final class CachedRead: StoreSnapshot {
     func appID(named app: String) throws(ModerationError) -> Int64? {
         if let known = cache.appID(named: app) { return known }
         guard let found = try transaction().appID(named: app) else { return nil }
-        cache.remember(appID: found, named: app)
+        cache.remember(appID: found, named: app, generation: generation)
         return found
     }
 
@@ -143,7 +146,7 @@ final class CachedRead: StoreSnapshot {
         try cached(
             appID: appID, find: { cache.group(appID: appID, guid: guid, version: $0) },
             load: { (session) throws(ModerationError) in try session.group(appID: appID, guid: guid) },
-            keep: { cache.keep(group: $0, guid: guid, appID: appID, version: $1) })
+            keep: { cache.keep(group: $0, guid: guid, appID: appID, version: $1, generation: generation) })
     }
 
     func groupAndMembership(appID: Int64, guid: String, uid: String) throws(ModerationError)
@@ -164,11 +167,11 @@ final class CachedRead: StoreSnapshot {
                 try session.groupAndMembership(appID: appID, guid: guid, uid: uid)
             },
             keep: { (found, version) in
-                cache.keep(group: found?.group, guid: guid, appID: appID, version: version)
+                cache.keep(group: found?.group, guid: guid, appID: appID, version: version, generation: generation)
                 if let found {
                     cache.keep(
                         membership: found.membership, groupID: found.group.id, uid: uid, appID: appID,
-                        version: version)
+                        version: version, generation: generation)
                 }
             })
     }
@@ -180,7 +183,10 @@ final class CachedRead: StoreSnapshot {
         return try cached(
             appID: appID, find: { cache.membership(appID: appID, groupID: groupID, uid: uid, version: $0) },
             load: { (session) throws(ModerationError) in try session.membership(groupID: groupID, uid: uid) },
-            keep: { cache.keep(membership: $0, groupID: groupID, uid: uid, appID: appID, version: $1) })
+            keep: {
+                cache.keep(
+                    membership: $0, groupID: groupID, uid: uid, appID: appID, version: $1, generation: generation)
+            })
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
@@ -194,7 +200,10 @@ final class CachedRead: StoreSnapshot {
         return try cached(
             appID: appID, find: { cache.memberPage(appID: appID, groupID: groupID, limit: limit, version: $0) },
             load: { (session) throws(ModerationError) in try session.members(groupID: groupID, query: query) },
-            keep: { cache.keep(memberPage: $0, groupID: groupID, limit: limit, appID: appID, version: $1) })
+            keep: {
+                cache.keep(
+                    memberPage: $0, groupID: groupID, limit: limit, appID: appID, version: $1, generation: generation)
+            })
     }
 
     // MARK: Read in the transaction

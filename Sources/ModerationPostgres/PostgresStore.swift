@@ -52,11 +52,17 @@ public final class PostgresStore: ModerationStore {
         }
         let connectionOptions = options.connectionOptions
         let gate = ConnectionGate()
+        let readCache = ReadCache(capacity: options.readCacheEntries)
+        self.readCache = readCache
         let readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> PostgresSession in
-            PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
+            let session = PostgresSession(
+                connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
+            // A new connection may reach another server than the last (a failover, a restore),
+            // whose versions need not mean what the cached ones did.
+            readCache.clear()
+            return session
         }
         self.readers = readers
-        readCache = ReadCache(capacity: options.readCacheEntries)
         attempts = PostgresPasswordAttempts(readers: readers)
         let completer = Completer(heads: heads, statistics: recorder) {
             (app, after, through) throws(ModerationError) -> [ActionRecord] in

@@ -44,6 +44,8 @@ final class ReadCache: Sendable {
     }
 
     private struct State {
+        /// Bumped by `clear`: what a read learned before it is not kept.
+        var generation: UInt64 = 0
         var apps: [Int64: AppEntries] = [:]
         var appIDs: [String: Int64] = [:]
         var appOfGroup: [Int64: Int64] = [:]
@@ -63,15 +65,35 @@ final class ReadCache: Sendable {
 
     var isEnabled: Bool { capacity > 0 }
 
+    /// The current generation: a read takes it at its start and passes it with what it keeps.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Forgets everything, and refuses what reads begun before learned: a reader connection was
+    /// opened, maybe to another server (after a failover a version may come back with other
+    /// data under it, if the new primary lost commits).
+    func clear() {
+        state.withLock { state in
+            state.generation += 1
+            state.apps.removeAll()
+            state.appIDs.removeAll()
+            state.appOfGroup.removeAll()
+            state.checks.removeAll()
+            state.weight = 0
+        }
+    }
+
     // MARK: Keys that never change
 
     func appID(named app: String) -> Int64? {
         state.withLock { $0.appIDs[app] }
     }
 
-    func remember(appID: Int64, named app: String) {
+    func remember(appID: Int64, named app: String, generation: UInt64) {
         guard isEnabled else { return }
-        state.withLock { $0.appIDs[app] = appID }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            state.appIDs[app] = appID
+        }
     }
 
     func appOf(groupID: Int64) -> Int64? {
@@ -92,9 +114,10 @@ final class ReadCache: Sendable {
 
     /// Records a check sent at `startedAt` that found the app at `version` (the latest check is
     /// kept), and forgets the app's entries when they are older than that.
-    func recordCheck(appID: Int64, startedAt: UInt64, version: UInt64) {
+    func recordCheck(appID: Int64, startedAt: UInt64, version: UInt64, generation: UInt64) {
         counters.record(.check)
         state.withLock { state in
+            guard state.generation == generation else { return }
             if let known = state.checks[appID], known.startedAt > startedAt { return }
             state.checks[appID] = Check(startedAt: startedAt, version: version)
             if let entries = state.apps[appID], entries.version < version {
@@ -119,22 +142,22 @@ final class ReadCache: Sendable {
         lookup(appID: appID, version: version) { $0.memberPages[MemberPageKey(groupID: groupID, limit: limit)] }
     }
 
-    func keep(group: StoredGroup?, guid: String, appID: Int64, version: UInt64) {
-        store(appID: appID, version: version, weight: 1) { state, entries in
+    func keep(group: StoredGroup?, guid: String, appID: Int64, version: UInt64, generation: UInt64) {
+        store(appID: appID, version: version, generation: generation, weight: 1) { state, entries in
             if let group { state.appOfGroup[group.id] = appID }
             return entries.groups.updateValue(group, forKey: guid) == nil ? 0 : 1
         }
     }
 
-    func keep(membership: Membership?, groupID: Int64, uid: String, appID: Int64, version: UInt64) {
-        store(appID: appID, version: version, weight: 1) { _, entries in
+    func keep(membership: Membership?, groupID: Int64, uid: String, appID: Int64, version: UInt64, generation: UInt64) {
+        store(appID: appID, version: version, generation: generation, weight: 1) { _, entries in
             entries.memberships.updateValue(membership, forKey: MembershipKey(groupID: groupID, uid: uid)) == nil
                 ? 0 : 1
         }
     }
 
-    func keep(memberPage: [Member], groupID: Int64, limit: Int, appID: Int64, version: UInt64) {
-        store(appID: appID, version: version, weight: 1 + memberPage.count) { _, entries in
+    func keep(memberPage: [Member], groupID: Int64, limit: Int, appID: Int64, version: UInt64, generation: UInt64) {
+        store(appID: appID, version: version, generation: generation, weight: 1 + memberPage.count) { _, entries in
             let replaced = entries.memberPages.updateValue(
                 memberPage, forKey: MemberPageKey(groupID: groupID, limit: limit))
             return replaced.map { 1 + $0.count } ?? 0
@@ -152,11 +175,14 @@ final class ReadCache: Sendable {
     }
 
     /// Adds an entry of `weight` read at `version` (`add` answers the weight of the entry it
-    /// replaced): entries of an older version make way, and an entry older than the app's kept
+    /// replaced), unless the cache was cleared since the read began: entries of an older version make way, and an entry older than the app's kept
     /// ones is dropped. At capacity, everything goes and the cache starts again.
-    private func store(appID: Int64, version: UInt64, weight: Int, _ add: (inout State, inout AppEntries) -> Int) {
+    private func store(
+        appID: Int64, version: UInt64, generation: UInt64, weight: Int, _ add: (inout State, inout AppEntries) -> Int
+    ) {
         guard isEnabled else { return }
         state.withLock { state in
+            guard state.generation == generation else { return }
             var entries = state.apps.removeValue(forKey: appID) ?? AppEntries(version: version)
             defer { state.apps[appID] = entries }
             if entries.version > version { return }
@@ -165,9 +191,11 @@ final class ReadCache: Sendable {
                 entries = AppEntries(version: version)
             }
             if state.weight + weight > capacity {
+                // This app's entries too: they are out of `apps` while this runs.
                 state.apps.removeAll()
                 state.appOfGroup.removeAll()
-                state.weight = entries.weight
+                entries = AppEntries(version: version)
+                state.weight = 0
             }
             let added = weight - add(&state, &entries)
             entries.weight += added

@@ -33,12 +33,12 @@ extension ServerSession.Environment {
     public func start(
         _ method: RegisteredMethod, body: UnsafeRawBufferPointer, context: CallContext, call: ServerCall
     ) throws(RPCError) {
-        var offload: RegisteredMethod.Offload?
+        var placement = RegisteredMethod.Placement(afterTurnInput: afterTurnInput)
         if method.executor == .workerPool {
             let clock = now
             let submit = self.offload
             let isStream = method.description.serverStreaming
-            offload = { work in
+            placement.offload = { work in
                 submit {
                     if context.isExpired(now: clock()) {
                         call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
@@ -48,6 +48,6 @@ extension ServerSession.Environment {
                 }
             }
         }
-        try method.start(body, context, call, limits.streamPendingLimitBytes, offload)
+        try method.start(body, context, call, limits.streamPendingLimitBytes, placement)
     }
 }

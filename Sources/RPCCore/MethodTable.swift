@@ -24,19 +24,25 @@ public struct MethodTable: Sendable {
     /// - Parameter offloadWhen: with `executor: .workerPool`, decides per request: a request for
     ///   which it returns false runs on the event loop after all (for methods whose cost depends
     ///   on the request, such as a read that is a short index lookup unless it searches).
+    /// - Parameter afterTurnInput: what runs on the event loop waits until the loop has read its
+    ///   turn's input from every connection (`ServerSession.Environment.afterTurnInput`): for
+    ///   handlers that can share one wait among the calls of a turn that arrived before it (a
+    ///   store's check of its cache), rather than wait once per connection.
     public mutating func addUnary<Request, Response>(
         _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
-        offloadWhen: (@Sendable (Request) -> Bool)? = nil,
+        offloadWhen: (@Sendable (Request) -> Bool)? = nil, afterTurnInput: Bool = false,
         _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
     ) {
         precondition(!method.clientStreaming, "\(method.path) is a client-streaming method")
         precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
         add(
             RegisteredMethod(description: method, executor: executor) {
-                (body, context, call, _, offload) throws(RPCError) in
+                (body, context, call, _, placement) throws(RPCError) in
                 let request = try RegisteredMethod.decode(Request.self, body)
-                if let offload, offloadWhen?(request) ?? true {
+                if let offload = placement.offload, offloadWhen?(request) ?? true {
                     offload { handler(request, context, UnaryResponder(call: call)) }
+                } else if afterTurnInput, let later = placement.afterTurnInput {
+                    later { handler(request, context, UnaryResponder(call: call)) }
                 } else {
                     handler(request, context, UnaryResponder(call: call))
                 }
@@ -52,9 +58,9 @@ public struct MethodTable: Sendable {
         precondition(method.serverStreaming, "\(method.path) is a unary method")
         add(
             RegisteredMethod(description: method, executor: executor) {
-                (body, context, call, pendingLimit, offload) throws(RPCError) in
+                (body, context, call, pendingLimit, placement) throws(RPCError) in
                 let request = try RegisteredMethod.decode(Request.self, body)
-                if let offload {
+                if let offload = placement.offload {
                     offload { handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit)) }
                 } else {
                     handler(request, context, ServerStream(call: call, pendingLimit: pendingLimit))
@@ -85,18 +91,29 @@ public struct RegisteredMethod: Sendable {
     public internal(set) var index = 0
     /// A method of the runtime's reflection or health services (`RuntimeServices.isInternal`).
     public let isInternal: Bool
-    /// Runs work elsewhere (a worker) instead of now.
-    typealias Offload = (@escaping @Sendable () -> Void) -> Void
+    /// Runs work elsewhere (a worker), or later, instead of now.
+    typealias Offload = @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    /// Decodes the request body (throwing INVALID_ARGUMENT for a bad one) and runs the handler:
-    /// at once when `offload` is nil, else through `offload`. The Int is the stream's
-    /// pending-bytes limit.
-    let start: @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Offload?) throws(RPCError) -> Void
+    /// Where a call's handler may run besides at once, on the thread that starts it.
+    struct Placement: Sendable {
+        /// A worker (the method's executor is `.workerPool`).
+        var offload: Offload?
+        /// The event loop, once it has read its turn's input (nil off a loop).
+        var afterTurnInput: Offload?
+
+        /// At once, on this thread.
+        static let immediate = Placement()
+    }
+
+    /// Decodes the request body (throwing INVALID_ARGUMENT for a bad one) and runs the handler,
+    /// where `Placement` allows and the registration asks. The Int is the stream's pending-bytes
+    /// limit.
+    let start: @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Placement) throws(RPCError) -> Void
 
     init(
         description: any ProtoMethodDescription, executor: HandlerExecutor,
         start:
-            @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Offload?) throws(RPCError) ->
+            @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Placement) throws(RPCError) ->
             Void
     ) {
         self.description = description

@@ -28,6 +28,10 @@ public final class ServerSession {
         /// `ServerLimits.inlineInflateBytes`): inflating, decoding and starting its handler. A pool
         /// of its own, so such requests never hold the workers every storage read waits for.
         public var offloadLargeRequest: @Sendable (@escaping @Sendable () -> Void) -> Void
+        /// Runs work on the calling event loop once it has read its turn's input from every
+        /// connection (at once off a loop); nil: at once. For handlers registered with
+        /// `afterTurnInput` (`MethodTable.addUnary`).
+        public var afterTurnInput: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
         /// The monotonic clock, in nanoseconds.
         public var now: @Sendable () -> UInt64
         /// Told of every call's end (metrics, access log); nil for none.
@@ -476,7 +480,7 @@ public final class ServerSession {
             }
             do throws(RPCError) {
                 try inflated.withUnsafeBytes { raw in
-                    Result { () throws(RPCError) in try method.start(raw, context, call, pendingLimit, nil) }
+                    Result { () throws(RPCError) in try method.start(raw, context, call, pendingLimit, .immediate) }
                 }.get()
             } catch {
                 call.end(error, isStream: false)

@@ -150,6 +150,30 @@ public final class EventLoop: @unchecked Sendable {
     /// Tasks a `WakeDeferral` batch holds, per loop, on the batching thread.
     private static let held = ThreadLocal { HeldTasks() }
 
+    /// What waits for the end of the current turn's events, on a loop's thread.
+    private static let turnInput = ThreadLocal { TurnInputTasks() }
+
+    /// Runs `task` on this thread's event loop once the handlers of the turn's events have run
+    /// (every ready connection's input read and its calls started), before the turn's output is
+    /// written; at once on a thread that is no loop's. So calls of a turn that wait on something
+    /// shareable (a store's check of its cache, made once for every call that arrived before it)
+    /// wait once per turn, not once per connection.
+    public static func afterTurnInput(_ task: @escaping () -> Void) {
+        let waiting = turnInput.value
+        guard waiting.onLoop else { return task() }
+        waiting.tasks.append(task)
+    }
+
+    /// Runs what `afterTurnInput` put off, and what those tasks put off in turn.
+    private func runAfterTurnInput() {
+        let waiting = Self.turnInput.value
+        while !waiting.tasks.isEmpty {
+            let tasks = waiting.tasks
+            waiting.tasks.removeAll(keepingCapacity: true)
+            for task in tasks { task() }
+        }
+    }
+
     /// Stops the loop after its current turn and waits for its thread to end.
     public func stopAndWait() {
         execute { [self] in running = false }
@@ -248,6 +272,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         var order: [Int] = []
         var costs: [UInt64] = []
+        Self.turnInput.value.onLoop = true
         while running {
             let count = Int(cshim_epoll_wait(epollFD, events, data, Int32(capacity), -1))
             if count < 0 { continue }
@@ -274,10 +299,12 @@ public final class EventLoop: @unchecked Sendable {
                 if costs.count < count && now - began > Self.turnBudgetNanoseconds { break }
             }
             noteTurn(order, costs: costs, data: data)
+            runAfterTurnInput()
             flushDirty()
         }
         // Tasks that arrived during the last turn still run (they may release resources).
         drainInbox()
+        runAfterTurnInput()
         flushDirty()
         // Nothing runs here any more: let go of timers and handlers, which may hold the loop's
         // owner (and so the loop, its epoll, eventfd and timerfd) in a cycle.
@@ -554,6 +581,13 @@ extension EventLoop: Wakeable {
 
 /// The loop tasks one thread's `WakeDeferral` batch holds back, per loop (touched only by that
 /// thread).
+/// An event loop thread's tasks waiting for its turn's input to be read (`afterTurnInput`).
+private final class TurnInputTasks {
+    /// The thread runs an event loop: tasks wait; elsewhere they run at once.
+    var onLoop = false
+    var tasks: [() -> Void] = []
+}
+
 private final class HeldTasks {
     private var loops: [ObjectIdentifier] = []
     private var tasks: [[any LoopTask]] = []

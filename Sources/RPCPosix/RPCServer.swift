@@ -105,6 +105,7 @@ public final class RPCServer: Sendable {
             appConnections: configuration.maxConnectionsPerApp.map { AppConnections(limit: $0) },
             authenticationThrottle: throttle, offloadLargeRequest: { largeRequests.submit($0) })
         environment.schemaDigest = configuration.schemaDigest
+        environment.afterTurnInput = { EventLoop.afterTurnInput($0) }
         // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
         // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
         var port: UInt16 = 0

@@ -1,9 +1,10 @@
 import Glibc
 import Moderation
-import ModerationPostgres
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import ModerationPostgres
 
 /// The read cache (`ReadCache`, `CachedRead`): a call's read on one instance shows every write
 /// acknowledged before the call arrived, through any instance, though the instance answered the
@@ -192,5 +193,94 @@ struct ReadCacheTests {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}
+
+/// `ReadCache` alone: which version an entry is kept and found at, checks, clearing, capacity.
+@Suite("ReadCache's rules")
+struct ReadCacheRuleTests {
+    static func group(_ id: Int64) -> StoredGroup {
+        StoredGroup(
+            id: id, revision: 1, group: Group(guid: "g\(id)", name: "G", type: .public, owner: "o"),
+            passwordHash: nil)
+    }
+
+    static func member(_ uid: String) -> Member {
+        Member(uid: uid, name: uid, avatar: "", scope: .participant, joinedAt: 0)
+    }
+
+    @Test("entries are found at the version they were kept at, and at no other")
+    func versions() {
+        let cache = ReadCache(capacity: 100)
+        let generation = cache.generation
+        cache.keep(group: Self.group(1), guid: "g1", appID: 7, version: 3, generation: generation)
+        cache.keep(group: nil, guid: "none", appID: 7, version: 3, generation: generation)
+        #expect(cache.group(appID: 7, guid: "g1", version: 3)??.id == 1)
+        #expect(cache.group(appID: 7, guid: "none", version: 3) == .some(nil), "a group known not to exist")
+        #expect(cache.group(appID: 7, guid: "g1", version: 4) == nil)
+        #expect(cache.group(appID: 8, guid: "g1", version: 3) == nil, "another app")
+        #expect(cache.appOf(groupID: 1) == 7)
+        // An entry read at an older version than those kept is dropped; a newer one replaces them.
+        cache.keep(membership: nil, groupID: 1, uid: "u", appID: 7, version: 2, generation: generation)
+        #expect(cache.membership(appID: 7, groupID: 1, uid: "u", version: 2) == nil)
+        cache.keep(memberPage: [Self.member("u")], groupID: 1, limit: 30, appID: 7, version: 5, generation: generation)
+        #expect(cache.memberPage(appID: 7, groupID: 1, limit: 30, version: 5)?.map(\.uid) == ["u"])
+        #expect(cache.memberPage(appID: 7, groupID: 1, limit: 20, version: 5) == nil, "another page size")
+        #expect(cache.group(appID: 7, guid: "g1", version: 3) == nil, "version 3's entries made way")
+    }
+
+    @Test("a check counts for reads that arrived before it was sent; a newer version empties the app")
+    func checks() {
+        let cache = ReadCache(capacity: 100)
+        let generation = cache.generation
+        cache.keep(group: Self.group(1), guid: "g1", appID: 7, version: 3, generation: generation)
+        cache.recordCheck(appID: 7, startedAt: 1_000, version: 3, generation: generation)
+        #expect(cache.version(of: 7, checkedSince: 999) == 3)
+        #expect(cache.version(of: 7, checkedSince: 1_000) == 3)
+        #expect(cache.version(of: 7, checkedSince: 1_001) == nil, "arrived after the check was sent")
+        #expect(cache.version(of: 8, checkedSince: 0) == nil)
+        cache.recordCheck(appID: 7, startedAt: 900, version: 2, generation: generation)
+        #expect(cache.version(of: 7, checkedSince: 950) == 3, "an older check does not replace a later one")
+        cache.recordCheck(appID: 7, startedAt: 2_000, version: 4, generation: generation)
+        #expect(cache.version(of: 7, checkedSince: 1_500) == 4)
+        #expect(cache.group(appID: 7, guid: "g1", version: 3) == nil, "the app changed: its entries went")
+    }
+
+    @Test("clear forgets everything and refuses what reads begun before it learned")
+    func clear() {
+        let cache = ReadCache(capacity: 100)
+        let before = cache.generation
+        cache.remember(appID: 7, named: "app", generation: before)
+        cache.keep(group: Self.group(1), guid: "g1", appID: 7, version: 3, generation: before)
+        cache.recordCheck(appID: 7, startedAt: 1_000, version: 3, generation: before)
+        cache.clear()
+        #expect(cache.appID(named: "app") == nil && cache.appOf(groupID: 1) == nil)
+        #expect(cache.group(appID: 7, guid: "g1", version: 3) == nil)
+        #expect(cache.version(of: 7, checkedSince: 0) == nil)
+        cache.keep(group: Self.group(1), guid: "g1", appID: 7, version: 3, generation: before)
+        cache.recordCheck(appID: 7, startedAt: 2_000, version: 3, generation: before)
+        cache.remember(appID: 7, named: "app", generation: before)
+        #expect(cache.group(appID: 7, guid: "g1", version: 3) == nil, "kept by a read begun before the clear")
+        #expect(cache.version(of: 7, checkedSince: 0) == nil && cache.appID(named: "app") == nil)
+        cache.keep(group: Self.group(1), guid: "g1", appID: 7, version: 3, generation: cache.generation)
+        #expect(cache.group(appID: 7, guid: "g1", version: 3)??.id == 1)
+    }
+
+    @Test(
+        "at capacity the cache empties; a page weighs one more per member",
+        arguments: [(3, [false, true]), (4, [true, true])])
+    func capacity(_ capacity: Int, found expected: [Bool]) {
+        let cache = ReadCache(capacity: capacity)
+        let generation = cache.generation
+        let page = [Self.member("a"), Self.member("b")]
+        cache.keep(memberPage: page, groupID: 1, limit: 2, appID: 7, version: 1, generation: generation)
+        // The page weighs 3 and the group 1: past a capacity of 3 everything went before the group came.
+        cache.keep(group: Self.group(2), guid: "g2", appID: 7, version: 1, generation: generation)
+        let found = [
+            cache.memberPage(appID: 7, groupID: 1, limit: 2, version: 1) != nil,
+            cache.group(appID: 7, guid: "g2", version: 1) != nil,
+        ]
+        #expect(found == expected)
+        #expect(ReadCache(capacity: 0).isEnabled == false)
     }
 }
