@@ -16,7 +16,8 @@ final class CachedRead: StoreSnapshot {
     private let cache: ReadCache
     private let readers: ReaderPool
     private let arrivedAt: UInt64
-    /// The cache's generation when the read began: nothing is kept once the cache was cleared.
+    /// The cache's generation when the read began: nothing the read learns is kept once the
+    /// cache was cleared since.
     private let generation: UInt64
     /// The connection the read holds, once it needed one (checked in by `close`).
     private var session: PostgresSession?

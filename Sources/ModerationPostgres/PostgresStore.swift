@@ -55,12 +55,11 @@ public final class PostgresStore: ModerationStore {
         let readCache = ReadCache(capacity: options.readCacheEntries)
         self.readCache = readCache
         let readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> PostgresSession in
-            let session = PostgresSession(
-                connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
-            // A new connection may reach another server than the last (a failover, a restore),
-            // whose versions need not mean what the cached ones did.
+            PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
+        } lost: {
+            // The server went away: the next connection may reach another (a failover, a
+            // restore), whose versions need not mean what the cached ones did.
             readCache.clear()
-            return session
         }
         self.readers = readers
         attempts = PostgresPasswordAttempts(readers: readers)

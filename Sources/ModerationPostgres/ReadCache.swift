@@ -68,9 +68,9 @@ final class ReadCache: Sendable {
     /// The current generation: a read takes it at its start and passes it with what it keeps.
     var generation: UInt64 { state.withLock { $0.generation } }
 
-    /// Forgets everything, and refuses what reads begun before learned: a reader connection was
-    /// opened, maybe to another server (after a failover a version may come back with other
-    /// data under it, if the new primary lost commits).
+    /// Forgets everything, and refuses what reads begun before learned: a reader connection
+    /// broke, and the next may reach another server (after a failover a version may come back
+    /// with other data under it, if the new primary lost commits).
     func clear() {
         state.withLock { state in
             state.generation += 1

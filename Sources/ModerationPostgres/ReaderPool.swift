@@ -22,10 +22,16 @@ final class ReaderPool: Sendable {
     private let state = ConditionLock(State())
     private let size: Int
     private let connect: @Sendable () throws(ModerationError) -> PostgresSession
+    /// Told when a broken connection is dropped: the server may have gone away.
+    private let lost: @Sendable () -> Void
 
-    init(size: Int, connect: @escaping @Sendable () throws(ModerationError) -> PostgresSession) {
+    init(
+        size: Int, connect: @escaping @Sendable () throws(ModerationError) -> PostgresSession,
+        lost: @escaping @Sendable () -> Void = {}
+    ) {
         self.size = max(1, size)
         self.connect = connect
+        self.lost = lost
     }
 
     /// An idle connection, or a new one; `reused` says which.
@@ -64,6 +70,7 @@ final class ReaderPool: Sendable {
             }
         }
         state.signal()
+        if !keep { lost() }
     }
 
     /// Closes the idle connections and refuses new reads (the store is closing).

@@ -153,6 +153,34 @@ struct ReadCacheTests {
         #expect(seen.0 == "during" && seen.1)
     }
 
+    @Test("a reader connection that breaks empties the cache: the next connection may reach another server")
+    func brokenConnectionEmpties() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let name = "cache-\(schema.name)"
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock()) {
+            $0.applicationName = name
+            $0.readers = 1
+        }
+        defer { instance.close() }
+        _ = try instance.client().createUser("owner")
+        _ = try instance.client().createGroup("g", owner: "owner")
+        for _ in 0..<3 { _ = try instance.client("owner").getGroup("g") }
+        let warm = instance.store.statistics
+        _ = try instance.client("owner").getGroup("g")
+        #expect(instance.store.statistics.readCacheMisses == warm.readCacheMisses, "warm: answered from the cache")
+        _ = try schema.value(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(name)'")
+        #expect(
+            try waitUntil(timeoutMs: 5_000) {
+                try schema.value("SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)'") == "0"
+            })
+        let before = instance.store.statistics
+        #expect(try instance.client("owner").getGroup("g").group.guid == "g", "read again on a new connection")
+        let after = instance.store.statistics
+        #expect(after.readCacheMisses > before.readCacheMisses, "the group was read from PostgreSQL again")
+    }
+
     @Test("a small cache that keeps emptying answers as an instance without one")
     func smallCacheAnswersAsNone() throws {
         let schema = try TestSchema()

@@ -56,6 +56,40 @@ extension EndToEnd {
             }
         }
 
+        @Test(
+            "an OK from one instance, then a read through another whose read cache holds the old answer: the read shows the write"
+        )
+        func readsSeeWritesAcknowledgedElsewhere() throws {
+            let trio = try Trio()
+            defer { trio.tearDown() }
+            try trio.seed()
+            let writer = try trio.app(0)
+            defer { writer.connection.close() }
+            let reader = try trio.app(1)
+            defer { reader.connection.close() }
+            let guid = Self.groups[0]
+            let owner = reader.acting(as: Self.users[0])
+            var joined: Set<String> = []
+            for round in 0..<40 {
+                // Twice, so that instance 1 answers the second from its cache.
+                for _ in 0..<2 { _ = try owner.allMembers(guid) }
+                let uid = Self.users[12 + round % 4]
+                if joined.contains(uid) {
+                    _ = try writer.acting(as: uid).leave(guid)
+                    joined.remove(uid)
+                } else {
+                    _ = try writer.acting(as: uid).join(guid)
+                    joined.insert(uid)
+                }
+                let shown = Set(try owner.allMembers(guid).map(\.uid)).subtracting(Self.users[0..<12])
+                #expect(
+                    shown == joined,
+                    "round \(round): instance 1 shows \(shown.sorted()), acknowledged \(joined.sorted())")
+                let count = try owner.getGroup(guid).membersCount
+                #expect(count == UInt32(3 + joined.count), "round \(round): members_count \(count)")
+            }
+        }
+
         @Test("SIGKILL of one instance during a write burst: every acknowledged mutation is there, the others serve on")
         func killOne() throws {
             let trio = try Trio()
