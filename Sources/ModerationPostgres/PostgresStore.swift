@@ -170,6 +170,9 @@ public final class PostgresStore: ModerationStore {
         }
     }
 
+    /// With the read cache on: one version check serves every read that arrived before it.
+    public var readsShareChecks: Bool { readCache.isEnabled }
+
     /// The wrong-password limit's count, in the database: shared by every instance.
     public var passwordAttempts: (any PasswordAttemptLedger)? { attempts }
 

@@ -16,15 +16,15 @@ extension MethodTable {
     /// `offloadWhen` says it is short (a few index lookups in a WAL snapshot: SQLite readers never
     /// wait for a lock, and a hop to a worker and back costs more than the read); a read that may
     /// scan (a search, a filtered action log) goes to a worker so the loop's other connections
-    /// do not wait for it. The default sends every read to a worker. One on the loop waits until
-    /// the loop has read its turn's input (`afterTurnInput`): a store that checks its cache once
-    /// for every read that arrived before the check (PostgreSQL's) then checks once a turn.
+    /// do not wait for it. The default sends every read to a worker. With `afterTurnInput`, one on
+    /// the loop waits until the loop has read its turn's input: a store that checks its cache
+    /// once for every read that arrived before the check (PostgreSQL's) then checks once a turn.
     mutating func addRead<Request, Response>(
-        _ method: ProtoMethod<Request, Response>,
+        _ method: ProtoMethod<Request, Response>, afterTurnInput: Bool = false,
         offloadWhen: @escaping @Sendable (Request) -> Bool = { _ in true },
         _ body: @escaping @Sendable (Request, Caller) throws(ModerationError) -> Response
     ) {
-        addUnary(method, executor: .workerPool, offloadWhen: offloadWhen, afterTurnInput: true) {
+        addUnary(method, executor: .workerPool, offloadWhen: offloadWhen, afterTurnInput: afterTurnInput) {
             request, context, responder in
             do throws(ModerationError) {
                 responder.succeed(try body(request, Caller(context)))

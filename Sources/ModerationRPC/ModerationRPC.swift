@@ -9,7 +9,8 @@ public import RPCCore
 /// the `EventHub`.
 ///
 /// Reads that may scan run on worker threads; short ones — a few index lookups, CheckPost above
-/// all — on the event loop. Mutations start on the event loop (the service only validates and
+/// all — on the event loop, started together once the loop has read its turn's input when the
+/// store's reads share a check (`ModerationStore.readsShareChecks`: PostgreSQL's read cache). Mutations start on the event loop (the service only validates and
 /// queues them for the group-commit writer) except those that hash or check a group password,
 /// which are CPU-heavy and run on a worker.
 public enum ModerationRPC {
@@ -41,7 +42,8 @@ public enum ModerationRPC {
                 NewUser(uid: request.uid, name: request.name, avatar: request.avatar, metadata: request.metadata),
                 replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.getUser, offloadWhen: { _ in false }) {
+        table.addRead(ModerationMethods.getUser, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false })
+        {
             request, caller throws(ModerationError) in
             GetUserResponse(user: DomainToProto.user(try service.getUser(caller, uid: request.uid)))
         }
@@ -64,7 +66,8 @@ public enum ModerationRPC {
         ) { request, caller, replay, done throws(ModerationError) in
             service.createGroup(caller, try ProtoToDomain.newGroup(request), replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.getGroup, offloadWhen: { _ in false }) {
+        table.addRead(ModerationMethods.getGroup, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false })
+        {
             request, caller throws(ModerationError) in
             GetGroupResponse(group: DomainToProto.group(try service.getGroup(caller, guid: request.guid)))
         }
@@ -80,7 +83,10 @@ public enum ModerationRPC {
         ) { request, caller, replay, done in
             service.deleteGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.listGroups, offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }) {
+        table.addRead(
+            ModerationMethods.listGroups, afterTurnInput: service.readsShareChecks,
+            offloadWhen: { !$0.search.isEmpty || !$0.types.isEmpty }
+        ) {
             request, caller throws(ModerationError) in
             var types: Set<Moderation.GroupType> = []
             for type in request.types {
@@ -109,7 +115,9 @@ public enum ModerationRPC {
         ) { request, caller, replay, done in
             service.leaveGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.listMembers, offloadWhen: { !$0.search.isEmpty }) {
+        table.addRead(
+            ModerationMethods.listMembers, afterTurnInput: service.readsShareChecks, offloadWhen: { !$0.search.isEmpty }
+        ) {
             request, caller throws(ModerationError) in
             var scopes: Set<Moderation.Scope> = []
             for scope in request.scopes {
@@ -132,7 +140,9 @@ public enum ModerationRPC {
                 caller, guid: request.guid, members: try ProtoToDomain.grants(request.members), replay: replay,
                 completion: done)
         }
-        table.addRead(ModerationMethods.getMemberState, offloadWhen: { _ in false }) {
+        table.addRead(
+            ModerationMethods.getMemberState, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
+        ) {
             request, caller throws(ModerationError) in
             DomainToProto.memberState(
                 try service.getMemberState(caller, guid: request.guid, uid: request.uid.isEmpty ? nil : request.uid))
@@ -166,7 +176,10 @@ public enum ModerationRPC {
                 caller, guid: request.guid, uid: request.uid, onlyIfBanned: request.onlyIfBanned, replay: replay,
                 completion: done)
         }
-        table.addRead(ModerationMethods.listBannedMembers, offloadWhen: { !$0.search.isEmpty }) {
+        table.addRead(
+            ModerationMethods.listBannedMembers, afterTurnInput: service.readsShareChecks,
+            offloadWhen: { !$0.search.isEmpty }
+        ) {
             request, caller throws(ModerationError) in
             let page = try service.listBannedMembers(
                 caller, guid: request.guid,
@@ -283,7 +296,9 @@ public enum ModerationRPC {
         ) { request, caller, replay, done in
             service.revokeInvite(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.listInvites, offloadWhen: { _ in false }) {
+        table.addRead(
+            ModerationMethods.listInvites, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
+        ) {
             request, caller throws(ModerationError) in
             let page = try service.listInvites(
                 caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
@@ -291,7 +306,9 @@ public enum ModerationRPC {
             return ListInvitesResponse(
                 invites: page.items.map { DomainToProto.invite($0, guid: guid) }, nextCursor: page.nextCursor)
         }
-        table.addRead(ModerationMethods.listMyInvites, offloadWhen: { _ in false }) {
+        table.addRead(
+            ModerationMethods.listMyInvites, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
+        ) {
             request, caller throws(ModerationError) in
             let page = try service.listMyInvites(
                 caller, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
@@ -328,7 +345,9 @@ public enum ModerationRPC {
         ) { request, caller, replay, done in
             service.cancelJoinRequest(caller, guid: request.guid, replay: replay, completion: done)
         }
-        table.addRead(ModerationMethods.listJoinRequests, offloadWhen: { _ in false }) {
+        table.addRead(
+            ModerationMethods.listJoinRequests, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
+        ) {
             request, caller throws(ModerationError) in
             let page = try service.listJoinRequests(
                 caller, guid: request.guid, limit: ProtoToDomain.limit(request.limit), cursor: request.cursor)
@@ -364,7 +383,9 @@ public enum ModerationRPC {
                 resolution: try ProtoToDomain.reportResolution(request.resolution), note: request.note, replay: replay,
                 completion: done)
         }
-        table.addRead(ModerationMethods.listReports, offloadWhen: { _ in false }) {
+        table.addRead(
+            ModerationMethods.listReports, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
+        ) {
             request, caller throws(ModerationError) in
             let result = try service.listReports(
                 caller, guid: request.guid, open: try ProtoToDomain.reportStatus(request.status),
@@ -399,7 +420,9 @@ public enum ModerationRPC {
     /// (one index lookup per pair on SQLite, one statement per call on PostgreSQL), and a hop to a
     /// worker and back would cost more than the call.
     private static func registerPosting(in table: inout MethodTable, _ service: ModerationService) {
-        table.addRead(ModerationMethods.checkPost, offloadWhen: { _ in false }) {
+        table.addRead(
+            ModerationMethods.checkPost, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
+        ) {
             request, caller throws(ModerationError) in
             let checks = request.checks.map { Moderation.PostCheck(guid: $0.guid, uid: $0.uid) }
             return CheckPostResponse(

@@ -23,6 +23,9 @@ public final class ModerationService: Sendable {
     /// store's shared ledger when it has one, else in memory.
     let passwordAttempts: PasswordAttemptLimiter
 
+    /// The store's reads share a check when started together (`ModerationStore.readsShareChecks`).
+    public var readsShareChecks: Bool { store.readsShareChecks }
+
     /// - Parameters:
     ///   - store: where the data lives; the service sets its commit handler.
     ///   - now: the clock, Unix milliseconds (tests inject one).

@@ -31,6 +31,11 @@ public protocol ModerationStore: AnyObject, Sendable {
     /// Finishes the queued writes, stops the writer and closes the storage.
     func close()
 
+    /// True when reads that arrive together share work if started together — one check of a
+    /// cache for every read that arrived before it (`read(arrivedAt:_:)`) — so a server should
+    /// start the short reads of a loop turn once it has read the turn's input. Default false.
+    var readsShareChecks: Bool { get }
+
     /// Where the wrong-password limit keeps its count when several server processes share the
     /// store, so that they count together; nil (the default): each service counts its own, in
     /// memory.
@@ -42,6 +47,8 @@ public typealias CompletionScope = @Sendable (_ round: () -> Void) -> Void
 
 extension ModerationStore {
     public var passwordAttempts: (any PasswordAttemptLedger)? { nil }
+
+    public var readsShareChecks: Bool { false }
 
     public func read<T>(arrivedAt instant: UInt64?, _ body: (any StoreSnapshot) throws(ModerationError) -> T)
         throws(ModerationError) -> T
