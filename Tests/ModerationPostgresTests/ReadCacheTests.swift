@@ -1,4 +1,3 @@
-import Glibc
 import Moderation
 import Synchronization
 import TestSupport
@@ -101,7 +100,7 @@ struct ReadCacheTests {
         _ = try instance.client().createGroup("g", owner: "owner")
         let owner = instance.client("owner")
         _ = try owner.getGroup("g") // the app's key and the group, cached
-        let arrived = Self.monotonicNanoseconds()
+        let arrived = monotonicNanoseconds()
         var early = owner
         early.caller.receivedAt = arrived
         _ = try early.getGroup("g")
@@ -127,7 +126,7 @@ struct ReadCacheTests {
         _ = try writer.client().createUser("owner")
         _ = try writer.client().createGroup("g", owner: "owner")
         // The read "arrived" before this one's check, so it may use the cache without a check.
-        let arrived = Self.monotonicNanoseconds()
+        let arrived = monotonicNanoseconds()
         _ = try reader.client("owner").getGroup("g") // cached, and the app's version checked
         let runs = Mutex<[String]>([])
         let seen = try reader.store.read(arrivedAt: arrived) { (snapshot) throws(ModerationError) -> (String, Bool) in
@@ -215,12 +214,6 @@ struct ReadCacheTests {
         }
         #expect(cached.store.statistics.readCacheHits > 0)
         #expect(plain.store.statistics.readCacheHits == 0 && plain.store.statistics.readCacheChecks == 0)
-    }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }
 
