@@ -101,8 +101,12 @@ public final class PostgresStore: ModerationStore {
             defer { snapshot.close() }
             do {
                 let value = try body(snapshot)
-                guard snapshot.conflicted else { return value }
+                // The version its transaction was asked for may not be read yet.
+                try snapshot.settleVersion()
+                return value
             } catch {
+                // An error may come of answers that disagree: the version says.
+                if !snapshot.conflicted { try? snapshot.settleVersion() }
                 if !snapshot.conflicted {
                     guard snapshot.sessionWasReused, snapshot.isBroken, !retried else { throw error }
                     retried = true
@@ -213,6 +217,7 @@ public final class PostgresStore: ModerationStore {
         statistics.readCacheMisses = cache.misses
         statistics.readCacheChecks = cache.checks
         statistics.readCacheSharedChecks = cache.sharedChecks
+        statistics.readCacheClears = cache.clears
         return statistics
     }
 

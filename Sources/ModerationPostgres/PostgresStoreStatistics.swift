@@ -41,6 +41,8 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     /// another read had sent since they arrived.
     public var readCacheChecks: UInt64 = 0
     public var readCacheSharedChecks: UInt64 = 0
+    /// Times the read cache was emptied because a reader connection broke.
+    public var readCacheClears: UInt64 = 0
 }
 
 /// The counters behind `PostgresStoreStatistics`.

@@ -72,6 +72,7 @@ final class ReadCache: Sendable {
     /// broke, and the next may reach another server (after a failover a version may come back
     /// with other data under it, if the new primary lost commits).
     func clear() {
+        counters.record(.clear)
         state.withLock { state in
             state.generation += 1
             state.apps.removeAll()
@@ -205,24 +206,27 @@ final class ReadCache: Sendable {
 
     // MARK: Statistics
 
-    /// Lookups answered and not, and version checks sent and shared, since the store opened.
+    /// Lookups answered and not, version checks sent and shared, and emptyings after a broken
+    /// connection, since the store opened.
     struct Statistics: Sendable, Equatable {
         var hits: UInt64 = 0
         var misses: UInt64 = 0
         var checks: UInt64 = 0
         var sharedChecks: UInt64 = 0
+        var clears: UInt64 = 0
     }
 
     var statistics: Statistics { counters.snapshot }
 
     /// Relaxed counters: written by every reading thread, read by the metrics.
     private final class Counters: Sendable {
-        enum Counter { case hit, miss, check, sharedCheck }
+        enum Counter { case hit, miss, check, sharedCheck, clear }
 
         private let hits = Atomic<UInt64>(0)
         private let misses = Atomic<UInt64>(0)
         private let checks = Atomic<UInt64>(0)
         private let sharedChecks = Atomic<UInt64>(0)
+        private let clears = Atomic<UInt64>(0)
 
         func record(_ counter: Counter) {
             switch counter {
@@ -230,13 +234,15 @@ final class ReadCache: Sendable {
             case .miss: misses.wrappingAdd(1, ordering: .relaxed)
             case .check: checks.wrappingAdd(1, ordering: .relaxed)
             case .sharedCheck: sharedChecks.wrappingAdd(1, ordering: .relaxed)
+            case .clear: clears.wrappingAdd(1, ordering: .relaxed)
             }
         }
 
         var snapshot: Statistics {
             Statistics(
                 hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
-                checks: checks.load(ordering: .relaxed), sharedChecks: sharedChecks.load(ordering: .relaxed))
+                checks: checks.load(ordering: .relaxed), sharedChecks: sharedChecks.load(ordering: .relaxed),
+                clears: clears.load(ordering: .relaxed))
         }
     }
 }

@@ -222,6 +222,11 @@ enum ServerGauges {
                 "Reads that used a data-version check another read sent after they arrived.",
                 statistics.readCacheSharedChecks
             ),
+            (
+                "moderation_store_read_cache_clears_total",
+                "Times the read cache was emptied because a reader connection to PostgreSQL broke.",
+                statistics.readCacheClears
+            ),
         ]
         for (name, help, value) in counters {
             samples.append(ServerMetrics.Sample(name: name, help: help, type: "counter", value: Double(value)))
