@@ -24,8 +24,6 @@ final class CachedRead: StoreSnapshot {
     /// Whether `session` was an idle pooled connection (it may have died while idle).
     private(set) var sessionWasReused = false
     private var inTransaction = false
-    /// The app's version was asked with the transaction's first statement and not read yet.
-    private var versionAsked = false
     /// When the transaction's first statement was sent.
     private var transactionStartedAt: UInt64 = 0
     /// The one app the read works in (the first it asks about) and its version for this read.
@@ -70,9 +68,7 @@ final class CachedRead: StoreSnapshot {
         return checkedOut
     }
 
-    /// The read's transaction, begun on first need. With the read's app known, the app's version
-    /// in its snapshot is asked with the transaction's first statement, and read with that
-    /// statement's answer (`settleVersion`): a read that misses the cache pays no round trip for it.
+    /// The read's transaction, begun on first need; reads the app's version in its snapshot.
     private func transaction() throws(ModerationError) -> PostgresSession {
         let session = try connection()
         if inTransaction { return session }
@@ -82,73 +78,58 @@ final class CachedRead: StoreSnapshot {
         try session.beginRead()
         inTransaction = true
         if let appID {
-            _ = session.connection.takeEarlierKept()
-            try session.connection.send(.appDataVersion, [.int(appID)], keep: true)
-            versionAsked = true
+            let found = try transactionVersion(of: appID)
+            let changed = version != nil && version != found
+            version = found
+            if changed && answeredFromCache {
+                conflicted = true
+                throw .storage("the app changed during the read; it runs again")
+            }
         }
         return session
     }
 
-    /// Reads the version asked with the transaction's first statement: from that statement's
-    /// round trip when it has been answered, else in one of its own. A version other than one
-    /// the read already answered from the cache at is a conflict (see the type).
-    func settleVersion() throws(ModerationError) {
-        guard versionAsked, let session, let appID else { return }
-        versionAsked = false
-        let answer: PGResult?
-        if session.connection.hasUnreadResults {
-            answer = try session.connection.sync()
-        } else {
-            answer = session.connection.takeEarlierKept().first
-        }
-        guard let answer, answer.rowCount > 0 else { throw .storage("app \(appID) vanished") }
-        let found = answer.uint64(0, 0)
-        cache.recordCheck(appID: appID, startedAt: transactionStartedAt, version: found, generation: generation)
-        let changed = version != nil && version != found
-        version = found
-        if changed && answeredFromCache {
-            conflicted = true
-            throw .storage("the app changed during the read; it runs again")
-        }
-    }
-
-    /// The version the read answers its app at, when it has one without a round trip of its own:
-    /// a check another read sent after this one arrived, or its transaction's.
-    private func knownVersion() throws(ModerationError) -> UInt64? {
+    /// The version the read answers `appID` at, or nil when it must not use the cache for it
+    /// (the cache is off, or the read works in another app).
+    private func cachedVersion(of appID: Int64) throws(ModerationError) -> UInt64? {
+        guard cache.isEnabled else { return nil }
+        if self.appID == nil { self.appID = appID }
+        guard self.appID == appID else { return nil }
         if let version { return version }
-        guard let appID else { return nil }
         if inTransaction {
-            if versionAsked {
-                try settleVersion()
-            } else {
-                // The transaction began before the read knew its app.
-                let row = try session!.connection.query(.appDataVersion, [.int(appID)])
-                guard row.rowCount > 0 else { throw .storage("app \(appID) vanished") }
-                version = row.uint64(0, 0)
-                cache.recordCheck(
-                    appID: appID, startedAt: transactionStartedAt, version: version!, generation: generation)
-            }
+            version = try transactionVersion(of: appID)
         } else if let shared = cache.version(of: appID, checkedSince: arrivedAt) {
             version = shared
+        } else {
+            // The check is the transaction's first statement: a read that then misses needs
+            // the transaction anyway, and pays no round trip beyond it.
+            _ = try transaction()
         }
         return version
     }
 
-    /// An answer from the cache at the read's version, or read in the transaction and kept. The
-    /// cache is used for the read's one app only (the first it asks about).
+    /// The app's version in the transaction's snapshot, recorded as a check.
+    private func transactionVersion(of appID: Int64) throws(ModerationError) -> UInt64 {
+        let row = try session!.connection.query(.appDataVersion, [.int(appID)])
+        guard row.rowCount > 0 else { throw .storage("app \(appID) vanished") }
+        let found = row.uint64(0, 0)
+        cache.recordCheck(appID: appID, startedAt: transactionStartedAt, version: found, generation: generation)
+        return found
+    }
+
+    /// An answer from the cache at the read's version, or read in the transaction and kept.
     private func cached<Value>(
         appID: Int64, find: (UInt64) -> Value?, load: (PostgresSession) throws(ModerationError) -> Value,
         keep: (Value, UInt64) -> Void
     ) throws(ModerationError) -> Value {
-        guard cache.isEnabled else { return try load(transaction()) }
-        if self.appID == nil { self.appID = appID }
-        guard self.appID == appID else { return try load(transaction()) }
-        if let readVersion = try knownVersion(), let found = find(readVersion) {
+        guard let readVersion = try cachedVersion(of: appID) else { return try load(transaction()) }
+        if let found = find(readVersion) {
             answeredFromCache = true
             return found
         }
-        let value = try load(transaction())
-        try settleVersion()
+        let session = try transaction()
+        let value = try load(session)
+        // The transaction's version: the same as before, unless nothing came from the cache.
         if let version { keep(value, version) }
         return value
     }

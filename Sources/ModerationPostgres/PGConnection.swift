@@ -38,18 +38,6 @@ final class PGConnection {
     private let url: String
     private var prepared = Set<Statement>()
     private var pending: [Pending] = []
-    /// Results kept before the one a synchronization point returned, in order, until taken: a
-    /// statement sent with `keep` ahead of a `query` travels in its round trip.
-    private var earlierKept: [PGResult] = []
-
-    /// The results kept before those `sync` returned since the last call (and forgets them).
-    func takeEarlierKept() -> [PGResult] {
-        defer { earlierKept.removeAll() }
-        return earlierKept
-    }
-
-    /// Statements were sent whose results have not been read yet.
-    var hasUnreadResults: Bool { !pending.isEmpty }
     /// The write the next statements belong to (its index in the batch), -1 for none.
     var tag = -1
     /// The first failure since `clearFailure`, whether thrown or met while draining.
@@ -271,7 +259,6 @@ final class PGConnection {
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
             if keep {
-                if let earlier = kept { earlierKept.append(earlier) }
                 kept = PGResult(result)
             } else {
                 PQclear(result)

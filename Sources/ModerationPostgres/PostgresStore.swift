@@ -101,12 +101,8 @@ public final class PostgresStore: ModerationStore {
             defer { snapshot.close() }
             do {
                 let value = try body(snapshot)
-                // The version its transaction was asked for may not be read yet.
-                try snapshot.settleVersion()
-                return value
+                guard snapshot.conflicted else { return value }
             } catch {
-                // An error may come of answers that disagree: the version says.
-                if !snapshot.conflicted { try? snapshot.settleVersion() }
                 if !snapshot.conflicted {
                     guard snapshot.sessionWasReused, snapshot.isBroken, !retried else { throw error }
                     retried = true
