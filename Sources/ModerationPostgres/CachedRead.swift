@@ -1,4 +1,3 @@
-internal import Glibc
 internal import Moderation
 
 /// One read of a call, answered from the `ReadCache` where it can be and from a `REPEATABLE READ`
@@ -101,8 +100,8 @@ final class CachedRead: StoreSnapshot {
         } else if let shared = cache.version(of: appID, checkedSince: arrivedAt) {
             version = shared
         } else {
-            // The check is the transaction's first statement: a read that then misses needs
-            // the transaction anyway, and pays no round trip beyond it.
+            // The check is the transaction's first statement, in a round trip of its own: a read
+            // that then misses goes on in the same transaction.
             _ = try transaction()
         }
         return version
@@ -302,11 +301,4 @@ final class CachedRead: StoreSnapshot {
     {
         try transaction().idempotentReply(appID: appID, actor: actor, key: key, notBefore: notBefore)
     }
-}
-
-/// The monotonic clock in nanoseconds: `CLOCK_MONOTONIC`, as `CallContext.receivedAt`.
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

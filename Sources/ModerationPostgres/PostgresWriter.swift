@@ -1,4 +1,3 @@
-internal import Glibc
 internal import Moderation
 internal import ThreadSupport
 
@@ -206,11 +205,4 @@ final class WriterLoop: @unchecked Sendable {
     func close() {
         session = nil
     }
-}
-
-/// The monotonic clock in seconds, for timing commits.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
