@@ -22,6 +22,11 @@ enum PGValue: Sendable, Equatable {
 
     static func bool(_ value: Bool) -> PGValue { .text(value ? "true" : "false") }
 
+    /// A `bigint[]` literal (`{1,2}`), for a parameter cast with `::bigint[]`.
+    static func intArray(_ values: [Int64]) -> PGValue {
+        .text("{" + values.map(String.init).joined(separator: ",") + "}")
+    }
+
     /// A `text[]` literal (`{"a","b"}`), for a parameter cast with `::text[]`.
     static func textArray(_ values: [String]) -> PGValue {
         var literal = "{"

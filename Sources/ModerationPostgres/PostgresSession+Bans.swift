@@ -16,7 +16,7 @@ extension PostgresSession {
     }
 
     /// Inserts a ban, dropping any invite of the user to the group and any join request of theirs
-    /// (a banned user has neither).
+    /// in the same statement (a banned user has neither).
     func insertBan(groupID: Int64, user: StoredUser, ban: Ban) throws(ModerationError) {
         try connection.send(
             .insertBan,
@@ -29,8 +29,6 @@ extension PostgresSession {
         stored.name = user.user.name
         stored.avatar = user.user.avatar
         cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
-        try deleteInvite(groupID: groupID, uid: user.user.uid)
-        try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {

@@ -81,7 +81,7 @@ extension PostgresSession {
                 cache.set(key, group)
                 cache.setDirty(key, true)
             } else {
-                try writeCounters(group)
+                try writeCounters([group])
             }
             return
         }
@@ -108,10 +108,14 @@ extension PostgresSession {
         }
     }
 
-    /// Writes a group's members_count and version.
-    func writeCounters(_ group: StoredGroup) throws(ModerationError) {
+    /// Writes groups' members_count and version, in one statement however many.
+    func writeCounters(_ groups: [StoredGroup]) throws(ModerationError) {
         try connection.send(
-            .updateGroupCounters, [.int(group.id), .int(group.group.membersCount), .int(group.group.version)])
+            .updateGroupCounters,
+            [
+                .intArray(groups.map(\.id)), .intArray(groups.map { Int64($0.group.membersCount) }),
+                .intArray(groups.map { Int64(clamping: $0.group.version) }),
+            ])
     }
 
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {

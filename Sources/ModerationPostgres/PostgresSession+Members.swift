@@ -24,9 +24,9 @@ extension PostgresSession {
             mute: StorageCodes.mute(mutedUntil: rows.int64(row, first + 2), reason: rows.string(row, first + 3)))
     }
 
-    /// Inserts a membership without a mute (a new member is never muted).
-    /// Inserts a membership, dropping any invite of the user to the group and any join request of
-    /// theirs (a member has neither).
+    /// Inserts a membership without a mute (a new member is never muted), dropping any invite of
+    /// the user to the group and any join request of theirs in the same statement (a member has
+    /// neither).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
         try connection.send(
             .insertMember,
@@ -37,8 +37,6 @@ extension PostgresSession {
         var inserted = membership
         inserted.mute = nil
         cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
-        try deleteInvite(groupID: groupID, uid: user.user.uid)
-        try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {

@@ -28,22 +28,31 @@ extension PostgresSession {
     func standing(appID: Int64, groupID: Int64, uid: String) throws(ModerationError) {
         let row = try connection.query(.standing, [.int(appID), .text(uid), .int(groupID)])
         guard row.rowCount > 0 else { return }
-        let userKey = WriterCache.UserKey(appID: appID, uid: uid)
-        if cache.user(userKey) == nil { cache.set(userKey, decodeUser(row, 0)) }
-        let entry = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if cache.membership(entry) == nil { cache.set(entry, membership: decodeMembership(row, 0, from: 6)) }
-        // A ban counts with its user's row, as `.ban` joins them (that row always exists: users are
-        // marked deleted, never removed).
-        let banned = !row.isNull(0, 10) && !row.isNull(0, 11)
-        if cache.ban(entry) == nil { cache.set(entry, ban: banned ? decodeBan(row, 0, from: 10) : nil) }
+        keepStanding(row, 0, from: 0, appID: appID, groupID: groupID)
     }
 
-    /// A user from (id, uid, name, avatar, metadata, created_at).
-    private func decodeUser(_ rows: PGResult, _ row: Int) -> StoredUser {
+    /// Keeps a row of `.standing`'s columns (from column `first` on) in the writer's cache,
+    /// except what the cache holds already (this transaction's own changes).
+    func keepStanding(_ rows: PGResult, _ row: Int, from first: Int, appID: Int64, groupID: Int64) {
+        let user = decodeUser(rows, row, from: first)
+        let userKey = WriterCache.UserKey(appID: appID, uid: user.user.uid)
+        if cache.user(userKey) == nil { cache.set(userKey, user) }
+        let entry = WriterCache.EntryKey(groupID: groupID, uid: user.user.uid)
+        if cache.membership(entry) == nil {
+            cache.set(entry, membership: decodeMembership(rows, row, from: first + 6))
+        }
+        // A ban counts with its user's row, as `.ban` joins them (that row always exists: users are
+        // marked deleted, never removed).
+        let banned = !rows.isNull(row, first + 10) && !rows.isNull(row, first + 11)
+        if cache.ban(entry) == nil { cache.set(entry, ban: banned ? decodeBan(rows, row, from: first + 10) : nil) }
+    }
+
+    /// A user from (id, uid, name, avatar, metadata, created_at), at column `first` on.
+    private func decodeUser(_ rows: PGResult, _ row: Int, from first: Int = 0) -> StoredUser {
         let user = User(
-            uid: rows.string(row, 1), name: rows.string(row, 2), avatar: rows.string(row, 3),
-            metadata: RecordCoding.metadata(rows.strings(row, 4)), createdAt: rows.int64(row, 5))
-        return StoredUser(id: rows.int64(row, 0), user: user)
+            uid: rows.string(row, first + 1), name: rows.string(row, first + 2), avatar: rows.string(row, first + 3),
+            metadata: RecordCoding.metadata(rows.strings(row, first + 4)), createdAt: rows.int64(row, first + 5))
+        return StoredUser(id: rows.int64(row, first), user: user)
     }
 
     func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool {

@@ -106,12 +106,8 @@ final class PostgresSession: @unchecked Sendable {
     func commitWrite() throws(ModerationError) -> [ActionRecord] {
         connection.tag = -1
         do throws(ModerationError) {
-            for key in cache.dirty {
-                guard let group = cache.group(key) else { continue }
-                try connection.send(
-                    .updateGroupCounters,
-                    [.int(group.id), .int(group.group.membersCount), .int(group.group.version)])
-            }
+            let changed = cache.dirty.compactMap { cache.group($0) }
+            if !changed.isEmpty { try writeCounters(changed) }
             // Every app the batch wrote: its head, and its data version (see `ReadCache`).
             for (appID, head) in writer.heads {
                 try connection.send(.setAppHead, [.int(appID), .int(head)])

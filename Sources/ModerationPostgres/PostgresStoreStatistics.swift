@@ -43,6 +43,9 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     public var readCacheSharedChecks: UInt64 = 0
     /// Times the read cache was emptied because a reader connection broke.
     public var readCacheClears: UInt64 = 0
+    /// Users' standings in groups read ahead for a batch's writes (`WriteFootprint`), in one
+    /// statement per app and batch rather than a round trip each in the middle of a write.
+    public var prefetchedStandings: UInt64 = 0
 }
 
 /// The counters behind `PostgresStoreStatistics`.

@@ -77,6 +77,7 @@ final class WriterLoop: @unchecked Sendable {
         var applied: [Int] = []
         var actions: [ActionRecord] = []
         var reconnected = false
+        var prefetching = true
 
         /// Fails every write still open (the deferred ones excepted) with `error`.
         func failRemaining(_ error: ModerationError) {
@@ -94,6 +95,34 @@ final class WriterLoop: @unchecked Sendable {
                 self.session = nil
                 failRemaining(error)
                 break attempt
+            }
+            if prefetching {
+                let footprints = batch.indices.compactMap { index -> WriteFootprint? in
+                    guard failures[index] == nil, !deferred[index], let footprint = batch[index].footprint,
+                        !deferredApps.contains(footprint.app)
+                    else { return nil }
+                    return footprint
+                }
+                do {
+                    let kept = try session.prefetch(footprints)
+                    if kept > 0 { statistics.record { $0.prefetchedStandings += UInt64(kept) } }
+                } catch {
+                    // Only a read failed: the batch runs again without reading ahead, unless the
+                    // connection is gone, which is handled as anywhere else.
+                    session.abandonWrite()
+                    statistics.record { $0.retries += 1 }
+                    if session.connection.failure?.isUnavailable == true || session.connection.isBroken {
+                        self.session = nil
+                        if !reconnected {
+                            reconnected = true
+                            continue attempt
+                        }
+                        failRemaining(error)
+                        break attempt
+                    }
+                    prefetching = false
+                    continue attempt
+                }
             }
             for index in batch.indices where failures[index] == nil && !deferred[index] {
                 if let app = batch[index].affinity, deferredApps.contains(app) {

@@ -10,7 +10,7 @@ enum Statement: Int, CaseIterable {
         appDataVersion
     case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
 
-    case userByUID, standing, insertUser, updateUser, uidRetired, markUserDeleted
+    case userByUID, standing, prefetch, insertUser, updateUser, uidRetired, markUserDeleted
 
     case groupByGUID, groupWithMembership, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup,
         deleteGroup
@@ -60,6 +60,12 @@ enum Statement: Int, CaseIterable {
     static let groupColumns = """
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
         g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason, g.join_requests
+        """
+
+    /// Data-modifying CTEs deleting the invite of user $2 to group $1 and their join request.
+    static let dropInviteAndRequest = """
+        dropped_invite AS (DELETE FROM invites WHERE group_id = $1 AND uid = $2),
+             dropped_request AS (DELETE FROM join_requests WHERE group_id = $1 AND uid = $2)
         """
 
     /// The tokens in an app's rate bucket now (`leaseRateTokens`).
@@ -171,6 +177,25 @@ enum Statement: Int, CaseIterable {
             LEFT JOIN users bu ON bu.id = b.user_id
             WHERE u.app_id = $1 AND u.uid = $2 AND u.deleted_at = 0
             """
+        // A batch's footprints in one app (`PostgresSession.prefetch`): $1 app, $2 guids, $3 uids
+        // ('' for none), pair by pair. Per pair: the group, locked as `.groupForUpdate` locks it,
+        // then the user's standing in it as `.standing` returns it (NULL when there is no such
+        // live user). No row for a pair whose group does not exist.
+        case .prefetch:
+            """
+            SELECT \(Self.groupColumns),
+                   u.id, u.uid, u.name, u.avatar, u.metadata, u.created_at,
+                   m.scope, m.joined_at, m.muted_until, m.mute_reason,
+                   b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason,
+                   b.expires_at
+            FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
+            JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
+            LEFT JOIN users u ON u.app_id = $1 AND u.uid = c.uid COLLATE "C" AND u.deleted_at = 0
+            LEFT JOIN members m ON m.group_id = g.id AND m.uid = u.uid
+            LEFT JOIN bans b ON b.group_id = g.id AND b.uid = u.uid
+            LEFT JOIN users bu ON bu.id = b.user_id
+            FOR NO KEY UPDATE OF g
+            """
         case .uidRetired: "SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at <> 0"
         case .markUserDeleted: "UPDATE users SET deleted_at = $2 WHERE id = $1"
         case .insertUser:
@@ -195,7 +220,13 @@ enum Statement: Int, CaseIterable {
                                 owner, members_count, version, revision, created_at, updated_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id
             """
-        case .updateGroupCounters: "UPDATE groups SET members_count = $2, version = $3 WHERE id = $1"
+        // Groups' counters, any number in one statement: $1 ids, $2 members counts, $3 versions.
+        case .updateGroupCounters:
+            """
+            UPDATE groups g SET members_count = c.members_count, version = c.version
+            FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS c (id, members_count, version)
+            WHERE g.id = c.id
+            """
         case .updateGroupAll:
             """
             UPDATE groups SET name = $2, name_folded = $3, icon = $4, description = $5, type = $6, password_hash = $7,
@@ -238,8 +269,14 @@ enum Statement: Int, CaseIterable {
 
         case .membership:
             "SELECT scope, joined_at, muted_until, mute_reason FROM members WHERE group_id = $1 AND uid = $2"
+        // A new member or banned user has no invite to the group and no join request in it: they
+        // go in the same statement (one statement instead of three: PostgreSQL's cost per
+        // statement is most of a write's).
         case .insertMember:
-            "INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES ($1, $2, $3, $4, $5)"
+            """
+            WITH \(Self.dropInviteAndRequest)
+            INSERT INTO members (group_id, uid, user_id, scope, joined_at) VALUES ($1, $2, $3, $4, $5)
+            """
         case .deleteMember: "DELETE FROM members WHERE group_id = $1 AND uid = $2"
         case .setScope: "UPDATE members SET scope = $3 WHERE group_id = $1 AND uid = $2"
         case .setMute: "UPDATE members SET muted_until = $3, mute_reason = $4 WHERE group_id = $1 AND uid = $2"
@@ -284,6 +321,7 @@ enum Statement: Int, CaseIterable {
             "SELECT \(Self.banColumns) FROM bans b JOIN users u ON u.id = b.user_id WHERE b.group_id = $1 AND b.uid = $2"
         case .insertBan:
             """
+            WITH \(Self.dropInviteAndRequest)
             INSERT INTO bans (group_id, uid, user_id, scope_before, joined_at, banned_at, banned_by, reason, expires_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """

@@ -227,6 +227,11 @@ enum ServerGauges {
                 "Times the read cache was emptied because a reader connection to PostgreSQL broke.",
                 statistics.readCacheClears
             ),
+            (
+                "moderation_store_prefetched_standings_total",
+                "Users' standings in groups read ahead, a batch at a time, for the writes that named them.",
+                statistics.prefetchedStandings
+            ),
         ]
         for (name, help, value) in counters {
             samples.append(ServerMetrics.Sample(name: name, help: help, type: "counter", value: Double(value)))

@@ -107,10 +107,14 @@ struct GroupCommitTests {
             ban: try tx.ban(groupID: group.id, uid: uid))
     }
 
+    /// With `readAhead`, the writes declare their footprints, so the writer reads every standing
+    /// for the batch in one statement before they run (`PostgresSession.prefetch`); without, each
+    /// write reads its own in the middle.
     @Test(
-        "a user's standing read in one statement is what a reader's statements one by one say, this batch's own changes included"
+        "a user's standing read in one statement, or ahead for the whole batch, is what a reader's statements one by one say, this batch's own changes included",
+        arguments: [false, true]
     )
-    func standingInOneStatement() throws {
+    func standingInOneStatement(readAhead: Bool) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
         let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
@@ -145,20 +149,26 @@ struct GroupCommitTests {
             uid: "moved", name: "User moved", scopeBefore: .participant, joinedAt: 1, bannedAt: 2, bannedBy: "o",
             reason: "x",
             expiresAt: 0)
+        func footprint(_ uids: [String], guid: String = "g", app: String = "app") -> WriteFootprint? {
+            readAhead ? WriteFootprint(app: app, guid: guid, uids: uids) : nil
+        }
         var writes = uids.map { uid in
-            ClosureWrite { (tx) throws(ModerationError) in
+            ClosureWrite(footprint: footprint([uid])) { (tx) throws(ModerationError) in
                 let standing = try Self.standing(tx, uid)
                 seen.withLock { $0[uid] = standing }
             }
         }
         writes += [
+            // Footprints naming what does not exist are read ahead as nothing.
+            ClosureWrite(footprint: footprint(["member"], guid: "nope")) { _ throws(ModerationError) in },
+            ClosureWrite(footprint: footprint(["member"], app: "no-app")) { _ throws(ModerationError) in },
             // A write that reads a standing and fails before writing: what it read is put back.
-            ClosureWrite { (tx) throws(ModerationError) in
+            ClosureWrite(footprint: footprint(["outsider", "o"])) { (tx) throws(ModerationError) in
                 _ = try Self.standing(tx, "outsider")
                 throw ModerationError(.permissionDenied, "refused before writing")
             },
             // This batch moves "moved" from member to banned; the next write reads that.
-            ClosureWrite { (tx) throws(ModerationError) in
+            ClosureWrite(footprint: footprint(["moved"])) { (tx) throws(ModerationError) in
                 guard let appID = try tx.appID(named: "app"),
                     let group = try tx.groupForUpdate(appID: appID, guid: "g"),
                     let user = try tx.user(appID: appID, uid: "moved")
@@ -166,14 +176,18 @@ struct GroupCommitTests {
                 try tx.deleteMember(groupID: group.id, uid: "moved")
                 try tx.insertBan(groupID: group.id, user: user, ban: ban)
             },
-            ClosureWrite { (tx) throws(ModerationError) in
+            ClosureWrite(footprint: footprint(["moved"])) { (tx) throws(ModerationError) in
                 let standing = try Self.standing(tx, "moved")
                 seen.withLock { $0["moved after"] = standing }
             },
         ]
+        let prefetchedBefore = instance.store.statistics.prefetchedStandings
         Self.batch(instance.store, writes)
         #expect(
-            writes.map { $0.wait()?.code } == Array(repeating: nil, count: uids.count) + [.permissionDenied, nil, nil])
+            writes.map { $0.wait()?.code }
+                == Array(repeating: nil, count: uids.count) + [nil, nil, .permissionDenied, nil, nil])
+        // Every live user named with group g, once: the five of `uids` but "missing", and "o".
+        #expect(instance.store.statistics.prefetchedStandings - prefetchedBefore == (readAhead ? 6 : 0))
         let standings = seen.withLock { $0 }
         for uid in uids { #expect(standings[uid] == expected[uid], "\(uid)") }
         let moved = standings["moved after"]

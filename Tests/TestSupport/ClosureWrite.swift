@@ -9,11 +9,18 @@ public final class ClosureWrite: StoreWrite, @unchecked Sendable {
     private let outcome = Mutex<ModerationError??>(nil)
     private let done = BlockingSemaphore()
     public let affinity: String?
+    public let footprint: WriteFootprint?
 
-    /// - Parameter affinity: the app the write is for, which keeps it on that app's writer (a
-    ///   store with several writers spreads writes without one).
-    public init(affinity: String? = nil, _ body: @escaping (any StoreTransaction) throws(ModerationError) -> Void) {
+    /// - Parameters:
+    ///   - affinity: the app the write is for, which keeps it on that app's writer (a store with
+    ///     several writers spreads writes without one).
+    ///   - footprint: what the write declares it will read.
+    public init(
+        affinity: String? = nil, footprint: WriteFootprint? = nil,
+        _ body: @escaping (any StoreTransaction) throws(ModerationError) -> Void
+    ) {
         self.affinity = affinity
+        self.footprint = footprint
         self.body = body
     }
 

@@ -72,7 +72,7 @@ extension ModerationService {
                     completion: completion)
             }
         }
-        submit(caller, replay: replay, completion: completion, retry: retry) {
+        submit(caller, touching: (rawGUID, []), replay: replay, completion: completion, retry: retry) {
             () throws(ModerationError) -> WriteBody<JoinResult> in
             let actor = try ValidatedCaller(caller).requireUser()
             let guid = try Validation.identifier(rawGUID, field: "guid")
@@ -144,7 +144,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, []), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<ActionRecord> in
             let actor = try ValidatedCaller(caller).requireUser()
             let guid = try Validation.identifier(guid, field: "guid")

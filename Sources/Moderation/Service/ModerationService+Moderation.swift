@@ -8,7 +8,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<ActionRecord> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
@@ -33,7 +33,8 @@ extension ModerationService {
         ifNotBanned: Bool = false,
         replay: @escaping ReplayEncoder<BanResult>, completion: @escaping @Sendable (MutationResult<BanResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<BanResult> in
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<BanResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             try Self.validateBan(reason: reason, durationMs: durationMs)
@@ -58,7 +59,8 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<UnbanResult>,
         completion: @escaping @Sendable (MutationResult<UnbanResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<UnbanResult> in
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<UnbanResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> UnbanResult in
@@ -80,7 +82,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, scope: Scope, replay: @escaping ReplayEncoder<ScopeChangeResult>,
         completion: @escaping @Sendable (MutationResult<ScopeChangeResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<ScopeChangeResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
@@ -99,7 +101,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<TransferResult>,
         completion: @escaping @Sendable (MutationResult<TransferResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<TransferResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
@@ -115,7 +117,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, uids: [String], replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
@@ -136,7 +138,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
@@ -159,7 +161,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")

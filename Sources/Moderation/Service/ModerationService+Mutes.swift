@@ -12,7 +12,8 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<MuteResult>,
         completion: @escaping @Sendable (MutationResult<MuteResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<MuteResult> in
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
+            () throws(ModerationError) -> WriteBody<MuteResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
             try Self.validateMute(reason: reason, durationMs: durationMs)
@@ -36,7 +37,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<UnmuteResult>,
         completion: @escaping @Sendable (MutationResult<UnmuteResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<UnmuteResult> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uid = try Validation.identifier(uid, field: "uid")
@@ -57,7 +58,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")
@@ -80,7 +81,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
             let uids = try Validation.identifiers(uids, field: "uids")

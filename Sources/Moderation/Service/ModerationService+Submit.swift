@@ -8,8 +8,11 @@ extension ModerationService {
     /// A call that fails step 1 without an idempotency key completes at once, since it cannot
     /// change anything; with a key it still goes through the writer, so a retry of an earlier
     /// call with the same key replays that call's reply.
+    ///
+    /// `touching` names the group the write works on and the users it acts on (raw, as the
+    /// request gave them), for the store's `WriteFootprint`: the actor is added to them.
     func submit<Value: Sendable>(
-        _ caller: Caller, replay: ReplayEncoder<Value>?,
+        _ caller: Caller, touching: (guid: String, uids: [String])? = nil, replay: ReplayEncoder<Value>?,
         completion: @escaping @Sendable (MutationResult<Value>) -> Void,
         retry: (@Sendable () -> Void)? = nil, prepare: () throws(ModerationError) -> WriteBody<Value>
     ) {
@@ -33,7 +36,20 @@ extension ModerationService {
         store.submit(
             PendingMutation(
                 caller: validated, clock: clock, idempotencyWindowMs: configuration.idempotencyWindowMs, replay: replay,
-                completion: completion, retry: retry, body: body))
+                completion: completion, retry: retry, footprint: touching.flatMap { footprint(validated, $0) },
+                body: body))
+    }
+
+    /// The footprint of a write on `touching.guid` by `caller`; nil when an identifier is not
+    /// valid (the write then fails before it reads anything).
+    private func footprint(_ caller: ValidatedCaller, _ touching: (guid: String, uids: [String])) -> WriteFootprint? {
+        guard let guid = try? Validation.identifier(touching.guid, field: "guid") else { return nil }
+        var uids: [String] = caller.actor.map { [$0] } ?? []
+        for raw in touching.uids {
+            guard let uid = try? Validation.identifier(raw, field: "uid") else { return nil }
+            uids.append(uid)
+        }
+        return WriteFootprint(app: caller.app, guid: guid, uids: uids)
     }
 
     /// Runs `body` in a read snapshot after validating the caller.

@@ -20,12 +20,13 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
     private let replay: ReplayEncoder<Value>?
     private let completion: @Sendable (MutationResult<Value>) -> Void
     private let retry: (@Sendable () -> Void)?
+    let footprint: WriteFootprint?
     private var outcome: MutationResult<Value>?
 
     init(
         caller: ValidatedCaller, clock: @escaping @Sendable () -> Int64, idempotencyWindowMs: Int64,
         replay: ReplayEncoder<Value>?, completion: @escaping @Sendable (MutationResult<Value>) -> Void,
-        retry: (@Sendable () -> Void)? = nil, body: @escaping Body
+        retry: (@Sendable () -> Void)? = nil, footprint: WriteFootprint? = nil, body: @escaping Body
     ) {
         self.caller = caller
         self.clock = clock
@@ -33,6 +34,7 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         self.replay = replay
         self.completion = completion
         self.retry = retry
+        self.footprint = footprint
         self.body = body
     }
 

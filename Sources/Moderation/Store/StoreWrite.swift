@@ -19,8 +19,31 @@ public protocol StoreWrite: AnyObject, Sendable {
     /// writers keeps one app's writes on one of them, so they commit in the order they were
     /// submitted. nil (the default): any writer.
     var affinity: String? { get }
+
+    /// What the write is about to read, when it is known before it runs (nil, the default: not
+    /// known). A hint: a store may read it for a whole batch at once, and stays correct whatever
+    /// the write reads in the end.
+    var footprint: WriteFootprint? { get }
 }
 
 extension StoreWrite {
     public var affinity: String? { nil }
+    public var footprint: WriteFootprint? { nil }
+}
+
+/// A group of an app and some users' standing in it (their row, membership and ban): what a
+/// write on one group reads first. A store whose every read is a round trip (PostgreSQL) reads
+/// the footprints of a batch's writes in one statement per app before running them, so the
+/// writes then find what they need in its cache.
+public struct WriteFootprint: Sendable, Equatable {
+    public let app: String
+    public let guid: String
+    /// The actor first, when there is one, then the users the write acts on.
+    public let uids: [String]
+
+    public init(app: String, guid: String, uids: [String]) {
+        self.app = app
+        self.guid = guid
+        self.uids = uids
+    }
 }

@@ -1,0 +1,62 @@
+internal import Moderation
+internal import ModerationStoreSupport
+
+extension PostgresSession {
+    /// Reads what a batch's writes declared they will read (`WriteFootprint`) into the writer's
+    /// cache before they run: per app, its lock, then every group and user standing in one
+    /// statement. Without it every write waits for a round trip or two in the middle (its
+    /// target's standing, its group's first read in the batch) while PostgreSQL idles; with it
+    /// the writes find their rows in the cache and only send their changes, which PostgreSQL
+    /// runs in one stream while the writer goes on.
+    ///
+    /// Exact, as the cache must be: the rows are read under the app's lock, before any write of
+    /// the transaction. An app another writer holds is skipped (its writes are deferred as
+    /// before), as is an app that does not exist; the first app may wait for its lock, as the
+    /// batch's first write would. Groups are locked as `groupForUpdate` locks them.
+    /// Returns how many standings it kept.
+    func prefetch(_ footprints: [WriteFootprint]) throws(ModerationError) -> Int {
+        var kept = 0
+        struct Pair: Hashable {
+            let app: String
+            let guid: String
+            let uid: String
+        }
+        var apps: [String] = []
+        var pairsOfApp: [String: (guids: [String], uids: [String])] = [:]
+        var seen = Set<Pair>()
+        for footprint in footprints {
+            if pairsOfApp[footprint.app] == nil { apps.append(footprint.app) }
+            var pairs = pairsOfApp[footprint.app] ?? ([], [])
+            // The actor of most writes is the same: each (group, user) once.
+            for uid in footprint.uids.isEmpty ? [""] : footprint.uids
+            where seen.insert(Pair(app: footprint.app, guid: footprint.guid, uid: uid)).inserted {
+                pairs.guids.append(footprint.guid)
+                pairs.uids.append(uid)
+            }
+            pairsOfApp[footprint.app] = pairs
+        }
+        for app in apps {
+            guard let pairs = pairsOfApp[app] else { continue }
+            let appID: Int64?
+            do {
+                appID = try self.appID(named: app)
+            } catch  where isDeferred && connection.failure == nil {
+                // Held by another writer: its writes find that out themselves and are deferred.
+                isDeferred = false
+                continue
+            }
+            guard let appID else { continue }
+            let rows = try connection.query(.prefetch, [.int(appID), .textArray(pairs.guids), .textArray(pairs.uids)])
+            for row in 0..<rows.rowCount {
+                let group = decodeGroup(rows, row)
+                let key = WriterCache.GroupKey(appID: appID, guid: group.group.guid)
+                if cache.group(key) == nil { cache.set(key, group) }
+                writer.lockedGroups.insert(group.id)
+                guard !rows.isNull(row, Self.groupColumnCount) else { continue }
+                keepStanding(rows, row, from: Self.groupColumnCount, appID: appID, groupID: group.id)
+                kept += 1
+            }
+        }
+        return kept
+    }
+}
