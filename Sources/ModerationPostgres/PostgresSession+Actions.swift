@@ -22,11 +22,6 @@ extension PostgresSession {
         var reportID: UInt64
     }
 
-    private struct RevisionKey: Hashable {
-        let groupID: Int64
-        let revision: UInt64
-    }
-
     /// The next seq comes from the head read under the app's lock, counted in memory: what
     /// `UPDATE apps SET head_seq = head_seq + 1 … RETURNING` would return, without a round trip
     /// per action (the row lock that orders the app's commits is the one taken for the write).
@@ -53,6 +48,10 @@ extension PostgresSession {
         try connection.query(.hasActionsOn, [.int(groupID), .text(uid)]).rowCount > 0
     }
 
+    /// A page of the log, with the group revision each action shows and its users resolved in the
+    /// same statement (`Statement.actionResolvedColumns`): one round trip however many actions,
+    /// which matters most for the commit feed, where every instance reads every other instance's
+    /// actions.
     func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord] {
         let app = try connection.query(.appLog, [.int(appID)])
         let appName = app.rowCount > 0 ? app.string(0, 0) : ""
@@ -62,8 +61,6 @@ extension PostgresSession {
         ]
         if let groupID = query.groupID { parameters.append(.int(groupID)) }
         let rows = try connection.query(query.groupID == nil ? .actionsOfApp : .actionsOfGroup, parameters)
-        var users: [String: User] = [User.appUID: .app]
-        var revisions: [RevisionKey: Group] = [:]
         var records: [ActionRecord] = []
         records.reserveCapacity(rows.rowCount)
         for index in 0..<rows.rowCount {
@@ -76,13 +73,14 @@ extension PostgresSession {
                 expiresAt: rows.int64(index, 11), timestamp: rows.int64(index, 12),
                 idempotencyKey: rows.string(index, 13), requestID: rows.string(index, 14),
                 reportID: rows.uint64(index, 15))
-            var group = try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions)
+            guard !rows.isNull(index, Self.actionColumnCount) else {
+                throw .storage("group revision \(row.groupID)/\(row.revision) is missing")
+            }
+            var group = decodeRevision(rows, index, from: Self.actionColumnCount)
             group.membersCount = row.membersCount
             group.version = row.version
-            let by = try resolveUser(row.by, appID: appID, cache: &users)
-            let on = try row.on.map { (uid: String) throws(ModerationError) -> User in
-                try resolveUser(uid, appID: appID, cache: &users)
-            }
+            let by = resolvedUser(row.by, rows, index, from: Self.actionColumnCount + 12)
+            let on = row.on.map { resolvedUser($0, rows, index, from: Self.actionColumnCount + 17) }
             records.append(
                 ActionRecord(
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
@@ -92,6 +90,9 @@ extension PostgresSession {
         }
         return records
     }
+
+    /// How many columns `Statement.actionColumns` has.
+    private static let actionColumnCount = 16
 
     /// Per app, deletes the longest prefix of the log older than `cutoff` (up to `limit` actions
     /// in all) and records it in `pruned_through`. An app another writer holds is left for the
@@ -146,23 +147,25 @@ extension PostgresSession {
         }
     }
 
-    private func revision(_ key: RevisionKey, cache: inout [RevisionKey: Group]) throws(ModerationError) -> Group {
-        if let known = cache[key] { return known }
-        let row = try connection.query(.revision, [.int(key.groupID), .int(key.revision)])
-        guard row.rowCount > 0 else { throw .storage("group revision \(key.groupID)/\(key.revision) is missing") }
-        let group = Group(
-            guid: row.string(0, 0), name: row.string(0, 1), icon: row.string(0, 2), description: row.string(0, 3),
-            type: StorageCodes.groupType(row.int(0, 4)), metadata: RecordCoding.metadata(row.strings(0, 5)),
-            tags: row.strings(0, 6), owner: row.string(0, 7), createdAt: row.int64(0, 8), updatedAt: row.int64(0, 9),
-            frozen: row.bool(0, 10), joinRequests: row.bool(0, 11))
-        cache[key] = group
-        return group
+    /// A group revision (guid, name, icon, description, type, metadata, tags, owner, created_at,
+    /// updated_at, frozen, join_requests) from column `first` on.
+    private func decodeRevision(_ rows: PGResult, _ row: Int, from first: Int) -> Group {
+        Group(
+            guid: rows.string(row, first), name: rows.string(row, first + 1), icon: rows.string(row, first + 2),
+            description: rows.string(row, first + 3), type: StorageCodes.groupType(rows.int(row, first + 4)),
+            metadata: RecordCoding.metadata(rows.strings(row, first + 5)), tags: rows.strings(row, first + 6),
+            owner: rows.string(row, first + 7), createdAt: rows.int64(row, first + 8),
+            updatedAt: rows.int64(row, first + 9), frozen: rows.bool(row, first + 10),
+            joinRequests: rows.bool(row, first + 11))
     }
 
-    private func resolveUser(_ uid: String, appID: Int64, cache: inout [String: User]) throws(ModerationError) -> User {
-        if let known = cache[uid] { return known }
-        let user = try user(appID: appID, uid: uid)?.user ?? User(uid: uid)
-        cache[uid] = user
-        return user
+    /// An action's user from (uid, name, avatar, metadata, created_at) at column `first` on: the
+    /// app for its uid, only the uid for a user that is no longer live (NULL columns).
+    private func resolvedUser(_ uid: String, _ rows: PGResult, _ row: Int, from first: Int) -> User {
+        if uid == User.appUID { return .app }
+        guard !rows.isNull(row, first) else { return User(uid: uid) }
+        return User(
+            uid: uid, name: rows.string(row, first + 1), avatar: rows.string(row, first + 2),
+            metadata: RecordCoding.metadata(rows.strings(row, first + 3)), createdAt: rows.int64(row, first + 4))
     }
 }

@@ -14,7 +14,7 @@ enum Statement: Int, CaseIterable {
 
     case groupByGUID, groupWithMembership, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup,
         deleteGroup
-    case insertRevision, supersedeRevision, revision, supersededRevisions, firstRetainedRevision, deleteRevision
+    case insertRevision, supersedeRevision, supersededRevisions, firstRetainedRevision, deleteRevision
     case deleteTags, insertTags
     case groupsPage, groupsPageJoined
 
@@ -90,6 +90,20 @@ enum Statement: Int, CaseIterable {
     static let actionColumns = """
         a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope,
         a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id
+        """
+
+    /// What an action row (`a`, of app $1) refers to, resolved in its statement
+    /// (`PostgresSession.actions`): the group's revision it shows (`r`), then its actor (`bu`) and
+    /// its target (`ou`) as live users (NULL when deleted, or the app).
+    static let actionResolvedColumns = """
+        r.guid, r.name, r.icon, r.description, r.type, r.metadata, r.tags, r.owner, r.created_at, r.updated_at,
+        r.frozen, r.join_requests,
+        bu.uid, bu.name, bu.avatar, bu.metadata, bu.created_at, ou.uid, ou.name, ou.avatar, ou.metadata, ou.created_at
+        """
+    static let actionResolvedFrom = """
+        LEFT JOIN group_revisions r ON r.group_id = a.group_id AND r.revision = a.revision
+        LEFT JOIN users bu ON bu.app_id = $1 AND bu.uid = a.by_uid AND bu.deleted_at = 0
+        LEFT JOIN users ou ON ou.app_id = $1 AND ou.uid = a.on_uid AND ou.deleted_at = 0
         """
 
     /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask, $6 muted
@@ -244,12 +258,6 @@ enum Statement: Int, CaseIterable {
             """
         case .supersedeRevision:
             "UPDATE group_revisions SET superseded_at = $3 WHERE group_id = $1 AND revision = $2"
-        case .revision:
-            """
-            SELECT guid, name, icon, description, type, metadata, tags, owner, created_at, updated_at, frozen,
-                join_requests
-            FROM group_revisions WHERE group_id = $1 AND revision = $2
-            """
         case .supersededRevisions:
             """
             SELECT group_id, revision FROM group_revisions
@@ -423,19 +431,25 @@ enum Statement: Int, CaseIterable {
             // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,
             // $6 target or NULL, $7 limit.
             """
-            SELECT \(Self.actionColumns) FROM actions a
-            WHERE a.app_id = $1 AND a.seq > $2 AND a.seq <= $3 AND ((1::bigint << a.kind) & $4::bigint) <> 0
-              AND ($5::text IS NULL OR a.by_uid = $5::text) AND ($6::text IS NULL OR a.on_uid = $6::text)
-            ORDER BY a.seq LIMIT $7
+            SELECT \(Self.actionColumns), \(Self.actionResolvedColumns)
+            FROM (SELECT a.* FROM actions a
+                  WHERE a.app_id = $1 AND a.seq > $2 AND a.seq <= $3 AND ((1::bigint << a.kind) & $4::bigint) <> 0
+                    AND ($5::text IS NULL OR a.by_uid = $5::text) AND ($6::text IS NULL OR a.on_uid = $6::text)
+                  ORDER BY a.seq LIMIT $7) a
+            \(Self.actionResolvedFrom)
+            ORDER BY a.seq
             """
         case .actionsOfGroup:
             // $8 group; the rest as actionsOfApp.
             """
-            SELECT \(Self.actionColumns) FROM actions a
-            WHERE a.group_id = $8 AND a.app_id = $1 AND a.seq > $2 AND a.seq <= $3
-              AND ((1::bigint << a.kind) & $4::bigint) <> 0
-              AND ($5::text IS NULL OR a.by_uid = $5::text) AND ($6::text IS NULL OR a.on_uid = $6::text)
-            ORDER BY a.seq LIMIT $7
+            SELECT \(Self.actionColumns), \(Self.actionResolvedColumns)
+            FROM (SELECT a.* FROM actions a
+                  WHERE a.group_id = $8 AND a.app_id = $1 AND a.seq > $2 AND a.seq <= $3
+                    AND ((1::bigint << a.kind) & $4::bigint) <> 0
+                    AND ($5::text IS NULL OR a.by_uid = $5::text) AND ($6::text IS NULL OR a.on_uid = $6::text)
+                  ORDER BY a.seq LIMIT $7) a
+            \(Self.actionResolvedFrom)
+            ORDER BY a.seq
             """
         case .hasActionsOn: "SELECT 1 FROM actions WHERE group_id = $1 AND on_uid = $2 LIMIT 1"
         case .pruneScan: "SELECT seq, timestamp FROM actions WHERE app_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
