@@ -190,10 +190,7 @@ final class CachedRead: StoreSnapshot {
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
-        let firstPage =
-            query.after == nil && query.search.isEmpty && query.mutedAt == nil
-            && (query.scopes.isEmpty || query.scopes.count == Scope.allCases.count)
-        guard firstPage, let appID = cache.appOf(groupID: groupID) else {
+        guard query.isWholeFirstPage, let appID = cache.appOf(groupID: groupID) else {
             return try transaction().members(groupID: groupID, query: query)
         }
         let limit = query.limit

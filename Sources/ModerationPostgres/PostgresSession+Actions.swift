@@ -80,7 +80,7 @@ extension PostgresSession {
             group.membersCount = row.membersCount
             group.version = row.version
             let by = resolvedUser(row.by, rows, index, from: Self.actionColumnCount + 12)
-            let on = row.on.map { resolvedUser($0, rows, index, from: Self.actionColumnCount + 17) }
+            let on = row.on.map { resolvedUser($0, rows, index, from: Self.actionColumnCount + 18) }
             records.append(
                 ActionRecord(
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
@@ -159,13 +159,11 @@ extension PostgresSession {
             joinRequests: rows.bool(row, first + 11))
     }
 
-    /// An action's user from (uid, name, avatar, metadata, created_at) at column `first` on: the
-    /// app for its uid, only the uid for a user that is no longer live (NULL columns).
+    /// An action's user from a `users` row at column `first` on (`decodeUser`): the app for its
+    /// uid, only the uid for a user that is no longer live (NULL columns).
     private func resolvedUser(_ uid: String, _ rows: PGResult, _ row: Int, from first: Int) -> User {
         if uid == User.appUID { return .app }
         guard !rows.isNull(row, first) else { return User(uid: uid) }
-        return User(
-            uid: uid, name: rows.string(row, first + 1), avatar: rows.string(row, first + 2),
-            metadata: RecordCoding.metadata(rows.strings(row, first + 3)), createdAt: rows.int64(row, first + 4))
+        return decodeUser(rows, row, from: first).user
     }
 }

@@ -48,7 +48,7 @@ extension PostgresSession {
     }
 
     /// A user from (id, uid, name, avatar, metadata, created_at), at column `first` on.
-    private func decodeUser(_ rows: PGResult, _ row: Int, from first: Int = 0) -> StoredUser {
+    func decodeUser(_ rows: PGResult, _ row: Int, from first: Int = 0) -> StoredUser {
         let user = User(
             uid: rows.string(row, first + 1), name: rows.string(row, first + 2), avatar: rows.string(row, first + 3),
             metadata: RecordCoding.metadata(rows.strings(row, first + 4)), createdAt: rows.int64(row, first + 5))

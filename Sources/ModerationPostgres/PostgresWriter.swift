@@ -85,6 +85,18 @@ final class WriterLoop: @unchecked Sendable {
             applied.removeAll()
         }
 
+        /// After the connection was lost (nothing was committed): true to run the batch again on
+        /// a new one, the first time; false once every open write has failed with `error`.
+        func runAgainAfterLoss(_ error: ModerationError) -> Bool {
+            self.session = nil
+            if !reconnected {
+                reconnected = true
+                return true
+            }
+            failRemaining(error)
+            return false
+        }
+
         attempt: while true {
             applied.removeAll()
             let session: PostgresSession
@@ -112,12 +124,7 @@ final class WriterLoop: @unchecked Sendable {
                     session.abandonWrite()
                     statistics.record { $0.retries += 1 }
                     if session.connection.failure?.isUnavailable == true || session.connection.isBroken {
-                        self.session = nil
-                        if !reconnected {
-                            reconnected = true
-                            continue attempt
-                        }
-                        failRemaining(error)
+                        if runAgainAfterLoss(error) { continue attempt }
                         break attempt
                     }
                     prefetching = false
@@ -145,12 +152,7 @@ final class WriterLoop: @unchecked Sendable {
                     if let failure = session.connection.failure {
                         session.abandonWrite()
                         if failure.isUnavailable {
-                            self.session = nil
-                            if !reconnected {
-                                reconnected = true
-                                continue attempt
-                            }
-                            failRemaining(failure.error)
+                            if runAgainAfterLoss(failure.error) { continue attempt }
                             break attempt
                         }
                         blame(failure, defaultIndex: index, failures: &failures, retries: &retries)

@@ -62,6 +62,13 @@ enum Statement: Int, CaseIterable {
         g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason, g.join_requests
         """
 
+    /// A user's standing in a group, in the order `PostgresSession.keepStanding` reads it: the user
+    /// (`u`), their membership (`m`), their ban (`b`) with its user's row (`bu`).
+    static let standingColumns = """
+        u.id, u.uid, u.name, u.avatar, u.metadata, u.created_at, m.scope, m.joined_at, m.muted_until, m.mute_reason,
+        b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at
+        """
+
     /// Data-modifying CTEs deleting the invite of user $2 to group $1 and their join request.
     static let dropInviteAndRequest = """
         dropped_invite AS (DELETE FROM invites WHERE group_id = $1 AND uid = $2),
@@ -98,7 +105,8 @@ enum Statement: Int, CaseIterable {
     static let actionResolvedColumns = """
         r.guid, r.name, r.icon, r.description, r.type, r.metadata, r.tags, r.owner, r.created_at, r.updated_at,
         r.frozen, r.join_requests,
-        bu.uid, bu.name, bu.avatar, bu.metadata, bu.created_at, ou.uid, ou.name, ou.avatar, ou.metadata, ou.created_at
+        bu.id, bu.uid, bu.name, bu.avatar, bu.metadata, bu.created_at,
+        ou.id, ou.uid, ou.name, ou.avatar, ou.metadata, ou.created_at
         """
     static let actionResolvedFrom = """
         LEFT JOIN group_revisions r ON r.group_id = a.group_id AND r.revision = a.revision
@@ -181,10 +189,7 @@ enum Statement: Int, CaseIterable {
         // (`PostgresSession.standing`). No row when there is no such user.
         case .standing:
             """
-            SELECT u.id, u.uid, u.name, u.avatar, u.metadata, u.created_at,
-                   m.scope, m.joined_at, m.muted_until, m.mute_reason,
-                   b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason,
-                   b.expires_at
+            SELECT \(Self.standingColumns)
             FROM users u
             LEFT JOIN members m ON m.group_id = $3 AND m.uid = $2
             LEFT JOIN bans b ON b.group_id = $3 AND b.uid = $2
@@ -197,11 +202,7 @@ enum Statement: Int, CaseIterable {
         // live user). No row for a pair whose group does not exist.
         case .prefetch:
             """
-            SELECT \(Self.groupColumns),
-                   u.id, u.uid, u.name, u.avatar, u.metadata, u.created_at,
-                   m.scope, m.joined_at, m.muted_until, m.mute_reason,
-                   b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason,
-                   b.expires_at
+            SELECT \(Self.groupColumns), \(Self.standingColumns)
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
             JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
             LEFT JOIN users u ON u.app_id = $1 AND u.uid = c.uid COLLATE "C" AND u.deleted_at = 0

@@ -206,9 +206,6 @@ extension ModerationService {
         let limit = try Validation.limit(options.limit)
         let after = try Cursor.memberKey(options.cursor)
         let search = try Validation.search(options.search)
-        let cacheable =
-            after == nil && search.isEmpty && !options.mutedOnly
-            && (options.scopes.isEmpty || options.scopes.count == Scope.allCases.count)
         let epoch = memberPages.profileEpoch // before the snapshot: see MemberPageCache
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<Member> in
             let access = try context.access(guid)
@@ -223,14 +220,15 @@ extension ModerationService {
                     items: page.items.map { Redaction.member($0, for: access.actorRank, at: context.now) },
                     nextCursor: page.nextCursor)
             }
+            let query = MemberPageQuery(
+                after: after, scopes: options.scopes, search: search, limit: limit + 1,
+                mutedAt: options.mutedOnly ? context.now : nil)
+            let cacheable = query.isWholeFirstPage
             if cacheable,
                 let cached = memberPages.page(groupID: access.groupID, version: version, epoch: epoch, limit: limit)
             {
                 return seen(cached)
             }
-            let query = MemberPageQuery(
-                after: after, scopes: options.scopes, search: search, limit: limit + 1,
-                mutedAt: options.mutedOnly ? context.now : nil)
             let rows = try context.snapshot.members(groupID: access.groupID, query: query)
             let items = Array(rows.prefix(limit))
             let next =

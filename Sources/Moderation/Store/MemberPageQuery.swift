@@ -22,4 +22,9 @@ public struct MemberPageQuery: Sendable, Equatable {
         self.limit = limit
         self.mutedAt = mutedAt
     }
+
+    /// The first page of every member, unfiltered: the page a cache of member pages keeps.
+    public var isWholeFirstPage: Bool {
+        after == nil && search.isEmpty && mutedAt == nil && (scopes.isEmpty || scopes.count == Scope.allCases.count)
+    }
 }
