@@ -232,7 +232,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationPostgresTests",
-            dependencies: ["Moderation", "ModerationPostgres", "TestSupport", "ThreadSupport"],
+            dependencies: ["Moderation", "ModerationEvents", "ModerationPostgres", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),

@@ -60,7 +60,10 @@ public final class EventHub: Sendable {
         quota = SubscriptionQuota(maxPerApp: maxSubscriptionsPerApp, budget: memoryBudget)
         replays = ReplayThreads(count: replayThreads)
         let inbox = self.inbox
-        service.addCommitListener { batch in inbox.push(batch) }
+        // Only apps with a subscription here: another instance's actions of the others are not
+        // even read (see `SubscriptionQuota.follows` for why a starting subscription misses none).
+        let quota = quota
+        service.addCommitListener(following: { app in quota.follows(app: app) }) { batch in inbox.push(batch) }
         let thread = WorkerThread(name: "mod-events") { [self] in
             // Made here, used here only: the registry is confined to this thread.
             let registry = Registry()

@@ -51,6 +51,15 @@ final class SubscriptionQuota: Sendable {
     /// Subscriptions of `app` open now.
     func openCount(app: String) -> Int { apps.withLock { $0[app] }?.open.load(ordering: .relaxed) ?? 0 }
 
+    /// True when `app` has a subscription admitted and not yet released: the store's commit
+    /// handler asks it (`CommitHandler.follows`) before reading other servers' actions of the
+    /// app. A subscription is admitted before it reads the log's head, and the admission's
+    /// increment and this load are sequentially consistent: so when this says false, the head a
+    /// subscription admitted later reads is past every action committed before the question.
+    func follows(app: String) -> Bool {
+        (apps.withLock { $0[app] }?.open.load(ordering: .sequentiallyConsistent) ?? 0) > 0
+    }
+
     /// Takes a place for one more subscription of `app`, with `bytes` of the budget; `force`
     /// reserves the bytes whatever the budget says (the cap still holds).
     func admit(app: String, bytes: Int, force: Bool) throws(Refusal) -> Admission {
@@ -63,7 +72,9 @@ final class SubscriptionQuota: Sendable {
         var open = count.open.load(ordering: .relaxed)
         while true {
             guard open < maxPerApp else { throw .tooMany }
-            let (taken, seen) = count.open.compareExchange(expected: open, desired: open + 1, ordering: .relaxed)
+            // Sequentially consistent, as `follows` reads it: see there.
+            let (taken, seen) = count.open.compareExchange(
+                expected: open, desired: open + 1, ordering: .sequentiallyConsistent)
             if taken { break }
             open = seen
         }

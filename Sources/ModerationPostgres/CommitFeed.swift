@@ -11,10 +11,15 @@ internal import Moderation
 /// Commits of other instances are followed by `catchUp`, which the store's `CommitWatcher` asks
 /// for when one is notified or polled.
 ///
+/// An app nobody follows (`follows` false when its actions come) is passed over: its actions are
+/// marked delivered without being read or handed out. A follower counted before it reads the
+/// log's head needs none of them — they were committed before the feed looked, so that head is
+/// past them — and is handed every action after it, read when the app is next caught up.
+///
 /// Invariant (no gap, no duplicate): `delivered[app]` only grows, and only past actions handed
-/// out in order — or past seqs the log no longer holds (pruned). A read that fails leaves it
-/// where it was and remembers how far the app is known to be committed (`behind`), so the
-/// actions are read again at the next catch-up instead of being skipped.
+/// out in order — or past seqs the log no longer holds (pruned), or that nobody followed. A read
+/// that fails leaves it where it was and remembers how far the app is known to be committed
+/// (`behind`), so the actions are read again at the next catch-up instead of being skipped.
 struct CommitFeed {
     /// Reads an app's actions with seqs in `after + 1 ... through`, in seq order (a page at most).
     typealias LogReader = (_ app: String, _ after: UInt64, _ through: UInt64) throws(ModerationError) -> [ActionRecord]
@@ -31,11 +36,13 @@ struct CommitFeed {
     }
 
     /// The actions to hand to the commit handler for a committed batch (`actions`, in seq order
-    /// per app): the missing ones read with `read` first, those already delivered left out. When
-    /// the missing ones cannot be read, the app's actions are held back (read from the log at its
-    /// next catch-up), never delivered after a gap.
+    /// per app): the missing ones read with `read` first, those already delivered left out, the
+    /// apps nobody `follows` passed over. When the missing ones cannot be read, the app's actions
+    /// are held back (read from the log at its next catch-up), never delivered after a gap.
     /// - Returns: the actions, and how many were read from the log.
-    mutating func deliverable(_ actions: [ActionRecord], read: LogReader) -> (actions: [ActionRecord], read: Int) {
+    mutating func deliverable(
+        _ actions: [ActionRecord], follows: (String) -> Bool, read: LogReader
+    ) -> (actions: [ActionRecord], read: Int) {
         var byApp: [(app: String, actions: [ActionRecord])] = []
         for action in actions {
             if let index = byApp.firstIndex(where: { $0.app == action.app }) {
@@ -50,6 +57,10 @@ struct CommitFeed {
         for (app, appActions) in byApp {
             let first = appActions[0].seq
             let last = appActions[appActions.count - 1].seq
+            guard follows(app) else {
+                pass(app: app, through: last)
+                continue
+            }
             let missing = catchUp(app: app, through: first - 1, read: read)
             readCount += missing.count
             out += missing
@@ -98,15 +109,28 @@ struct CommitFeed {
         return missing
     }
 
-    /// Catches up every app left behind by a failed read.
-    mutating func retryBehind(read: LogReader) -> [ActionRecord] {
+    /// Catches up every app left behind by a failed read (passes over those nobody follows now).
+    mutating func retryBehind(follows: (String) -> Bool, read: LogReader) -> [ActionRecord] {
         var out: [ActionRecord] = []
-        for (app, target) in behind { out += catchUp(app: app, through: target, read: read) }
+        for (app, target) in behind {
+            if follows(app) {
+                out += catchUp(app: app, through: target, read: read)
+            } else {
+                pass(app: app, through: target)
+            }
+        }
         return out
+    }
+
+    /// Marks `app`'s actions through `through` delivered without reading them: nobody follows
+    /// the app (see the type's comment).
+    mutating func pass(app: String, through: UInt64) {
+        delivered[app] = max(delivered[app] ?? 0, through)
+        if let known = behind[app], known <= through { behind[app] = nil }
     }
 
     /// Records actions as delivered without delivering them (no handler is set).
     mutating func skip(_ actions: [ActionRecord]) {
-        for action in actions { delivered[action.app] = max(delivered[action.app] ?? 0, action.seq) }
+        for action in actions { pass(app: action.app, through: action.seq) }
     }
 }

@@ -8,15 +8,13 @@ internal import ThreadSupport
 /// next batches meanwhile. Between batches it catches the feed up with the heads the
 /// `CommitWatcher` reports (other instances' commits).
 ///
+/// Only the apps the handler `follows` are read: another instance's actions of an app nobody
+/// here follows are passed over (a server with no subscribers reads no log), and so are this
+/// instance's own, which costs nothing but spares the handler's work.
+///
 /// Invariant: the feed lives on this thread alone (made and used inside its closure), so
 /// batches and catch-ups reach the handler one at a time, in one order.
 final class Completer: Sendable {
-    /// What the store calls with each committed batch's actions (a struct, not a bare closure in
-    /// the Mutex: see the SQLite store's `GroupCommitWriter.CommitHandler`).
-    struct CommitHandler: Sendable {
-        let call: @Sendable ([ActionRecord]) -> Void
-    }
-
     private struct State: Sendable {
         var batches: [CompletedBatch] = []
         /// Apps' committed head seqs reported by the watcher, not yet looked at.
@@ -26,7 +24,7 @@ final class Completer: Sendable {
         var closed = false
     }
 
-    /// What the store runs each round of reports inside (a struct, as `CommitHandler`).
+    /// What the store runs each round of reports inside (a struct, as `CommitHandler` is).
     struct Scope: Sendable {
         let run: CompletionScope
     }
@@ -66,10 +64,11 @@ final class Completer: Sendable {
                 guard let (batches, heads, retry) = work else { break }
                 let round = {
                     for batch in batches {
-                        if let call = box.handler.withLock({ $0 })?.call {
-                            let (actions, filled) = feed.deliverable(batch.actions, read: read)
+                        if let handler = box.handler.withLock({ $0 }) {
+                            let (actions, filled) = feed.deliverable(
+                                batch.actions, follows: handler.follows, read: read)
                             if filled > 0 { statistics.record { $0.actionsReadForGaps += UInt64(filled) } }
-                            if !actions.isEmpty { call(actions) }
+                            if !actions.isEmpty { handler.deliver(actions) }
                         } else {
                             feed.skip(batch.actions)
                         }
@@ -77,15 +76,19 @@ final class Completer: Sendable {
                     }
                 }
                 if let scope = box.completionScope.withLock({ $0 })?.run { scope(round) } else { round() }
-                guard let call = box.handler.withLock({ $0 })?.call else { continue }
+                guard let handler = box.handler.withLock({ $0 }) else { continue }
                 var caughtUp: [ActionRecord] = []
                 for (app, head) in heads where head > (feed.delivered[app] ?? 0) {
-                    caughtUp += feed.catchUp(app: app, through: head, read: read)
+                    if handler.follows(app) {
+                        caughtUp += feed.catchUp(app: app, through: head, read: read)
+                    } else {
+                        feed.pass(app: app, through: head)
+                    }
                 }
-                if retry { caughtUp += feed.retryBehind(read: read) }
+                if retry { caughtUp += feed.retryBehind(follows: handler.follows, read: read) }
                 if !caughtUp.isEmpty {
                     statistics.record { $0.actionsReadForGaps += UInt64(caughtUp.count) }
-                    call(caughtUp)
+                    handler.deliver(caughtUp)
                 }
             }
         }

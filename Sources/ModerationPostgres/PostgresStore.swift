@@ -17,7 +17,8 @@ internal import Synchronization
 ///   without gaps — actions other writers committed in between are read from the log first
 ///   (`CommitFeed`) — before the batch's writes are finished; and, once a handler is set, with
 ///   the actions other instances commit, which a `CommitWatcher` learns of (`NOTIFY` after each
-///   commit, and a poll of the apps' heads) and the feed reads from the log by seq.
+///   commit, and a poll of the apps' heads) and the feed reads from the log by seq — for the
+///   apps the handler follows only (`CommitHandler.follows`).
 ///
 /// When PostgreSQL cannot be reached, calls fail at once with `ERR_STORE_UNAVAILABLE`; lost
 /// connections are opened again by the next read or batch, so the store recovers by itself.
@@ -186,14 +187,14 @@ public final class PostgresStore: ModerationStore {
         if !writers[index].queue.push(write) { write.finish(.storage("the store is closed")) }
     }
 
-    /// Sets the handler, and starts following other instances' commits for it (the watcher runs
-    /// only for a store with a handler: without one there is nobody to deliver to).
     public func setCompletionScope(_ scope: @escaping CompletionScope) {
         completer.box.completionScope.withLock { $0 = Completer.Scope(run: scope) }
     }
 
-    public func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void) {
-        completer.box.handler.withLock { $0 = Completer.CommitHandler(call: handler) }
+    /// Sets the handler, and starts following other instances' commits for it (the watcher runs
+    /// only for a store with a handler: without one there is nobody to deliver to).
+    public func setCommitHandler(_ handler: CommitHandler) {
+        completer.box.handler.withLock { $0 = handler }
         let completer = completer
         watcher.withLock { watcher in
             guard watcher == nil, !closed.load(ordering: .acquiring) else { return }

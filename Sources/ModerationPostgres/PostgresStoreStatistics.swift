@@ -46,6 +46,11 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     /// Users' standings in groups read ahead for a batch's writes (`WriteFootprint`), in one
     /// statement per app and batch rather than a round trip each in the middle of a write.
     public var prefetchedStandings: UInt64 = 0
+    /// Time writers spent taking their batches' first app lock, mostly waiting while another
+    /// instance's transaction of the app held it.
+    public var appLockWaitSeconds = 0.0
+    /// Writes queued while a writer took its batch's first app lock, that joined that batch.
+    public var joinedWhileLocking: UInt64 = 0
 }
 
 /// The counters behind `PostgresStoreStatistics`.

@@ -69,7 +69,12 @@ final class WriterLoop: @unchecked Sendable {
     /// refused because another writer holds its app is put off to the front of the next batch;
     /// a lost connection is opened again once (the transaction never committed, so the batch
     /// simply runs again), and if that fails every write fails with `ERR_STORE_UNAVAILABLE`.
-    func run(_ batch: [any StoreWrite]) {
+    ///
+    /// The batch grows once its first app's lock is held (`joinQueued`): what was queued while
+    /// the writer waited for another instance to commit runs in this transaction, not after
+    /// another wait of its own.
+    func run(_ taken: [any StoreWrite]) {
+        var batch = taken
         var failures = [ModerationError?](repeating: nil, count: batch.count)
         var deferred = [Bool](repeating: false, count: batch.count)
         var retries = [Int](repeating: 0, count: batch.count)
@@ -78,6 +83,7 @@ final class WriterLoop: @unchecked Sendable {
         var actions: [ActionRecord] = []
         var reconnected = false
         var prefetching = true
+        var joined = false
 
         /// Fails every write still open (the deferred ones excepted) with `error`.
         func failRemaining(_ error: ModerationError) {
@@ -109,6 +115,25 @@ final class WriterLoop: @unchecked Sendable {
                 break attempt
             }
             if prefetching {
+                if !joined {
+                    joined = true
+                    do {
+                        let more = try joinQueued(batch, session: session)
+                        batch += more
+                        failures += [ModerationError?](repeating: nil, count: more.count)
+                        deferred += [Bool](repeating: false, count: more.count)
+                        retries += [Int](repeating: 0, count: more.count)
+                    } catch {
+                        session.abandonWrite()
+                        if session.connection.failure?.isUnavailable == true || session.connection.isBroken {
+                            if runAgainAfterLoss(error) { continue attempt }
+                            break attempt
+                        }
+                        // The lock could not be read: the batch runs as taken, its writes lock
+                        // their apps themselves.
+                        continue attempt
+                    }
+                }
                 let footprints = batch.indices.compactMap { index -> WriteFootprint? in
                     guard failures[index] == nil, !deferred[index], let footprint = batch[index].footprint,
                         !deferredApps.contains(footprint.app)
@@ -203,6 +228,22 @@ final class WriterLoop: @unchecked Sendable {
         guard !done.isEmpty else { return }
         completer.push(
             CompletedBatch(writes: done.map { batch[$0] }, failures: done.map { failures[$0] }, actions: actions))
+    }
+
+    /// Takes the lock of the batch's first declared app — waiting while another instance's
+    /// transaction holds it, as the batch's first write would — then what was queued meanwhile,
+    /// up to the batch size: writes that came while the lock was held elsewhere join this
+    /// transaction. Nothing is taken when no write declared a footprint.
+    private func joinQueued(_ batch: [any StoreWrite], session: PostgresSession) throws(ModerationError)
+        -> [any StoreWrite]
+    {
+        guard let app = batch.lazy.compactMap({ $0.footprint?.app }).first else { return [] }
+        let lockWait = monotonicSeconds()
+        _ = try session.appID(named: app)
+        statistics.record { $0.appLockWaitSeconds += monotonicSeconds() - lockWait }
+        let more = queue.takeQueued(max: options.maxBatchSize - batch.count)
+        if !more.isEmpty { statistics.record { $0.joinedWhileLocking += UInt64(more.count) } }
+        return more
     }
 
     /// Records a failed statement against the write that sent it: a transient failure lets the

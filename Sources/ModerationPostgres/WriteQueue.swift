@@ -33,10 +33,20 @@ final class WriteQueue: Sendable {
     func take(max: Int) -> [any StoreWrite]? {
         state.withLock(when: { !$0.items.isEmpty || $0.closed }) { state -> [any StoreWrite]? in
             if state.items.isEmpty { return nil }
-            let count = min(max, state.items.count)
-            defer { state.items.removeFirst(count) }
-            return Array(state.items.prefix(count))
+            return Self.removeFront(max: max, of: &state)
         }
+    }
+
+    /// Up to `max` queued writes, without waiting: none when the queue is empty.
+    func takeQueued(max: Int) -> [any StoreWrite] {
+        guard max > 0 else { return [] }
+        return state.withLock { state in Self.removeFront(max: max, of: &state) }
+    }
+
+    private static func removeFront(max: Int, of state: inout State) -> [any StoreWrite] {
+        let count = min(max, state.items.count)
+        defer { state.items.removeFirst(count) }
+        return Array(state.items.prefix(count))
     }
 
     /// Refuses new writes; the writer drains what is queued, then `take` returns nil.

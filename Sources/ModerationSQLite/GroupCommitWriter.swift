@@ -15,22 +15,15 @@ internal import ThreadSupport
 final class GroupCommitWriter: Sendable {
     /// State the submitting threads and the writer thread share.
     final class Shared: Sendable {
-        /// The commit handler, wrapped in a struct: a closure stored directly as a generic
-        /// Mutex's value is re-wrapped in two reabstraction thunks by every `withLock` (its inout
-        /// write-back), so reading it once per round grew a chain of thunks without end — every
-        /// call went through all of them, and releasing them at shutdown overflowed the stack.
+        /// The commit handler (a struct: see `CommitHandler`). The SQLite store gives it every
+        /// action: they are in memory, so leaving out unfollowed apps would spare nothing.
         let handler = Mutex<CommitHandler?>(nil)
-        /// What each round of reports runs inside (a struct for the same reason).
+        /// What each round of reports runs inside (a struct for the reason `CommitHandler` is).
         let completionScope = Mutex<Scope?>(nil)
         /// Bumped after every commit, before any of its writes is finished.
         let commits = Atomic<UInt64>(0)
         /// Commits, batch sizes and WAL flush times, for metrics.
         let statistics = StoreStatisticsRecorder()
-    }
-
-    /// What the store calls with each committed batch's actions.
-    struct CommitHandler: Sendable {
-        let call: @Sendable ([ActionRecord]) -> Void
     }
 
     /// What the store runs each round of reports inside.
@@ -66,7 +59,7 @@ final class GroupCommitWriter: Sendable {
                     durable = sync.sync()
                     shared.statistics.recordSync(seconds: monotonicSeconds() - started)
                 }
-                let handler = shared.handler.withLock { $0 }?.call
+                let handler = shared.handler.withLock { $0 }?.deliver
                 let round = {
                     for batch in batches {
                         durable ? batch.report(to: handler) : batch.reportLost()

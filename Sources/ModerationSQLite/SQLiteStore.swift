@@ -71,8 +71,8 @@ public final class SQLiteStore: ModerationStore {
         writer.submit(write)
     }
 
-    public func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void) {
-        writer.shared.handler.withLock { $0 = GroupCommitWriter.CommitHandler(call: handler) }
+    public func setCommitHandler(_ handler: CommitHandler) {
+        writer.shared.handler.withLock { $0 = handler }
     }
 
     public func setCompletionScope(_ scope: @escaping CompletionScope) {

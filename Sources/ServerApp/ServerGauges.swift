@@ -232,10 +232,20 @@ enum ServerGauges {
                 "Users' standings in groups read ahead, a batch at a time, for the writes that named them.",
                 statistics.prefetchedStandings
             ),
+            (
+                "moderation_store_writes_joined_while_locking_total",
+                "Writes queued while a writer took its batch's first app lock, run in that batch.",
+                statistics.joinedWhileLocking
+            ),
         ]
         for (name, help, value) in counters {
             samples.append(ServerMetrics.Sample(name: name, help: help, type: "counter", value: Double(value)))
         }
+        samples.append(
+            ServerMetrics.Sample(
+                name: "moderation_store_app_lock_wait_seconds_total",
+                help: "Seconds writers spent taking their batches' first app lock (waiting for other instances).",
+                type: "counter", value: statistics.appLockWaitSeconds))
         return samples
     }
 

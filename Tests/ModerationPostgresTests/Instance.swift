@@ -18,10 +18,13 @@ final class Instance: Sendable {
         var all: [ActionRecord] { actions.withLock { $0 } }
     }
 
-    /// - Parameter tweak: changes the store's options before it opens.
+    /// - Parameters:
+    ///   - recordsActions: whether a listener following every app records what the commit
+    ///     handler is given in `delivered` (false: the service has no listener of the test's).
+    ///   - tweak: changes the store's options before it opens.
     init(
         url: String, schema: String, clock: ManualClock, writers: Int = 2, maxBatchSize: Int = 512,
-        tweak: (inout PostgresStoreOptions) -> Void = { _ in }
+        recordsActions: Bool = true, tweak: (inout PostgresStoreOptions) -> Void = { _ in }
     ) throws {
         var options = PostgresStoreOptions(
             url: url, schema: schema, writers: writers, readers: 4, maxBatchSize: maxBatchSize)
@@ -32,7 +35,7 @@ final class Instance: Sendable {
             configuration: ModerationService.Configuration(
                 passwordHasher: .fastForTests, memberPageCacheGroups: 0)) // as the server on PostgreSQL
         let delivered = delivered
-        service.addCommitListener { actions in delivered.append(actions) }
+        if recordsActions { service.addCommitListener { actions in delivered.append(actions) } }
     }
 
     /// A caller of app "app" acting as `actor` (nil: the app).

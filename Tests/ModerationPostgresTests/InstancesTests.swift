@@ -1,3 +1,4 @@
+import Glibc
 import Moderation
 import ModerationPostgres
 import Synchronization
@@ -114,6 +115,61 @@ struct InstancesTests {
         #expect(holder.wait() == nil)
         #expect(toA2.wait() == nil, "a2's write ran once the lock was free")
         #expect(try StoreProbe.user(first.store, app: "a2", uid: "two") != nil)
+    }
+
+    @Test("writes queued while a batch waits for its app's lock join that batch: one commit, not one wait each")
+    func queuedWritesJoinWaitingBatch() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let application = "joining-\(schema.name)"
+        let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1) {
+            $0.applicationName = application
+        }
+        defer { first.close() }
+        let second = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
+        defer { second.close() }
+        try first.client().createUser("o")
+        try first.client().createGroup("g", owner: "o")
+        // The second instance holds the app's lock in an open transaction.
+        let release = BlockingSemaphore()
+        let holding = BlockingSemaphore()
+        let holder = ClosureWrite(affinity: "app") { (tx) throws(ModerationError) in
+            _ = try tx.appID(named: "app")
+            holding.signal()
+            release.wait()
+        }
+        second.store.submit(holder)
+        holding.wait()
+        let before = first.store.statistics
+        func insert(_ uid: String) -> ClosureWrite {
+            ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: "g", uids: [uid])) {
+                (tx) throws(ModerationError) in
+                _ = try tx.insertUser(appID: try tx.createApp(named: "app"), User(uid: uid))
+            }
+        }
+        let waiting = insert("w0")
+        first.store.submit(waiting)
+        // The first instance's batch waits for the lock; five more writes queue meanwhile.
+        #expect(
+            waitUntil {
+                let sql = """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE application_name = '\(application)' AND wait_event_type = 'Lock'
+                    """
+                return (try? PostgresCluster.value(sql, url: schema.url)) == "1"
+            }, "the batch did not wait for the lock")
+        let queued = (1...5).map { insert("w\($0)") }
+        for write in queued { first.store.submit(write) }
+        usleep(50_000)
+        release.signal()
+        #expect(holder.wait() == nil)
+        for write in [waiting] + queued { #expect(write.wait() == nil) }
+        let after = first.store.statistics
+        #expect(after.commits - before.commits == 1, "the six writes committed together")
+        #expect(after.joinedWhileLocking - before.joinedWhileLocking == 5)
+        #expect(after.appLockWaitSeconds - before.appLockWaitSeconds >= 0.04)
+        for index in 0...5 { #expect(try StoreProbe.user(first.store, app: "app", uid: "w\(index)") != nil) }
     }
 
     @Test("a retry with the same key on another instance replays the stored reply")

@@ -43,7 +43,7 @@ public final class ModerationService: Sendable {
         passwordAttempts = PasswordAttemptLimiter(
             limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs,
             ledger: store.passwordAttempts ?? MemoryPasswordAttempts())
-        store.setCommitHandler { actions in listeners.deliver(actions) }
+        store.setCommitHandler(CommitHandler(follows: listeners.follows, deliver: listeners.deliver))
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {
             let loop = MaintenanceLoop(intervalMs: configuration.maintenanceIntervalMs) { [weak self] in
@@ -63,8 +63,14 @@ public final class ModerationService: Sendable {
     /// Registers `listener` to be called once per committed batch with its actions in seq order,
     /// after the batch is durable and before its completions run. It runs on the store's
     /// completer thread, batch after batch: keep it short (hand the actions off).
-    public func addCommitListener(_ listener: @escaping @Sendable ([ActionRecord]) -> Void) {
-        listeners.add(listener)
+    /// - Parameter follows: whether the listener wants `app`'s actions now (by default, every
+    ///   app's). The store may leave out the actions of apps no listener follows; see
+    ///   `CommitHandler.follows` for when a new follower must start counting.
+    public func addCommitListener(
+        following follows: @escaping @Sendable (_ app: String) -> Bool = { _ in true },
+        _ listener: @escaping @Sendable ([ActionRecord]) -> Void
+    ) {
+        listeners.add(follows: follows, listener)
     }
 
     deinit {

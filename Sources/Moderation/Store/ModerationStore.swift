@@ -19,8 +19,8 @@ public protocol ModerationStore: AnyObject, Sendable {
     /// Queues a write. After `close`, the write is finished at once with `.internal`.
     func submit(_ write: any StoreWrite)
 
-    /// Sets what is called with the actions of every committed batch (replacing any earlier one).
-    func setCommitHandler(_ handler: @escaping @Sendable ([ActionRecord]) -> Void)
+    /// Sets what is given the actions of every committed batch (replacing any earlier one).
+    func setCommitHandler(_ handler: CommitHandler)
 
     /// Sets what each round of reporting runs inside (replacing any earlier one): a round is the
     /// commit handler's calls and the writes' `finish`es for the batches one flush made durable.

@@ -1,0 +1,22 @@
+/// What a store reports committed actions to.
+///
+/// A struct rather than a bare closure so stores can keep it in a `Mutex`: a closure stored
+/// directly as a generic Mutex's value is re-wrapped in two reabstraction thunks by every
+/// `withLock` (its inout write-back), so reading it once per round grew a chain of thunks without
+/// end — every call went through all of them, and releasing them at shutdown overflowed the stack.
+public struct CommitHandler: Sendable {
+    /// Called once per committed batch with its actions, per app in seq order.
+    public let deliver: @Sendable ([ActionRecord]) -> Void
+    /// Whether anyone follows `app`'s actions now. A store may leave out the actions of an app
+    /// nobody follows: one that must read other servers' commits from the database to deliver
+    /// them spares those reads. So a new follower must be counted here before it reads the log's
+    /// head, and will then be given every action after that head.
+    public let follows: @Sendable (_ app: String) -> Bool
+
+    public init(
+        follows: @escaping @Sendable (_ app: String) -> Bool, deliver: @escaping @Sendable ([ActionRecord]) -> Void
+    ) {
+        self.follows = follows
+        self.deliver = deliver
+    }
+}
