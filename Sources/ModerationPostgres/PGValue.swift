@@ -27,11 +27,26 @@ enum PGValue: Sendable, Equatable {
         .text("{" + values.map(String.init).joined(separator: ",") + "}")
     }
 
+    /// An integer array literal with NULL elements (`{1,NULL}`), for a parameter cast with
+    /// `::bigint[]` or `::integer[]`.
+    static func intArray(_ values: [Int64?]) -> PGValue {
+        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
+    }
+
     /// A `text[]` literal (`{"a","b"}`), for a parameter cast with `::text[]`.
     static func textArray(_ values: [String]) -> PGValue {
+        textArray(values.map(Optional.some))
+    }
+
+    /// A `text[]` literal with NULL elements (`{"a",NULL}`).
+    static func textArray(_ values: [String?]) -> PGValue {
         var literal = "{"
         for (index, value) in values.enumerated() {
             if index > 0 { literal += "," }
+            guard let value else {
+                literal += "NULL"
+                continue
+            }
             literal += "\""
             for character in value.unicodeScalars {
                 if character == "\"" || character == "\\" { literal += "\\" }

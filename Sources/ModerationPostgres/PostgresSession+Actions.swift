@@ -1,6 +1,13 @@
 internal import Moderation
 internal import ModerationStoreSupport
 
+/// What an action is inserted with beside its record: the app and the group revision it shows.
+struct ActionInsertRow {
+    let appID: Int64
+    let groupID: Int64
+    let revision: UInt64
+}
+
 extension PostgresSession {
     /// An action row before its users and group snapshot are resolved.
     private struct ActionRow {
@@ -25,27 +32,44 @@ extension PostgresSession {
     /// The next seq comes from the head read under the app's lock, counted in memory: what
     /// `UPDATE apps SET head_seq = head_seq + 1 … RETURNING` would return, without a round trip
     /// per action (the row lock that orders the app's commits is the one taken for the write).
+    /// The row is inserted with the batch's others (`sendActions`), not now.
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError) {
         try lockApp(id: appID)
         let seq = (writer.heads[appID] ?? 0) + 1
-        let value = action
-        try connection.send(
-            .insertAction,
-            [
-                .int(appID), .int(seq), .int(group.id), .int(group.revision), .int(StorageCodes.code(value.kind)),
-                .text(value.actionBy.uid), .optional(value.actionOn?.uid), .int(value.group.membersCount),
-                .int(value.group.version), .optional(value.oldScope.map { StorageCodes.code($0) }),
-                .optional(value.newScope.map { StorageCodes.code($0) }), .text(value.reason), .int(value.expiresAt),
-                .int(value.timestamp), .text(value.idempotencyKey), .text(value.requestID), .int(Int64(value.reportID)),
-            ])
         writer.heads[appID] = seq
         writer.dirtyHeads.insert(appID)
         action.seq = seq
         batchActions.append(action)
+        actionRows.append(ActionInsertRow(appID: appID, groupID: group.id, revision: group.revision))
+    }
+
+    /// Inserts the batch's actions not inserted yet, all in one statement: before COMMIT, and
+    /// before the writer reads the log. Sends nothing when there are none.
+    func sendActions() throws(ModerationError) {
+        guard actionsSent < batchActions.count else { return }
+        let pending = actionsSent..<batchActions.count
+        let actions = batchActions[pending]
+        let rows = actionRows[pending]
+        try connection.send(
+            .insertActions,
+            [
+                .intArray(rows.map(\.appID)), .intArray(actions.map { Int64(clamping: $0.seq) }),
+                .intArray(rows.map(\.groupID)), .intArray(rows.map { Int64(clamping: $0.revision) }),
+                .intArray(actions.map { Int64(StorageCodes.code($0.kind)) }), .textArray(actions.map(\.actionBy.uid)),
+                .textArray(actions.map { $0.actionOn?.uid }), .intArray(actions.map { Int64($0.group.membersCount) }),
+                .intArray(actions.map { Int64(clamping: $0.group.version) }),
+                .intArray(actions.map { action -> Int64? in action.oldScope.map { Int64(StorageCodes.code($0)) } }),
+                .intArray(actions.map { action -> Int64? in action.newScope.map { Int64(StorageCodes.code($0)) } }),
+                .textArray(actions.map(\.reason)), .intArray(actions.map(\.expiresAt)),
+                .intArray(actions.map(\.timestamp)), .textArray(actions.map(\.idempotencyKey)),
+                .textArray(actions.map(\.requestID)), .intArray(actions.map { Int64(clamping: $0.reportID) }),
+            ])
+        actionsSent = batchActions.count
     }
 
     func hasActions(groupID: Int64, on uid: String) throws(ModerationError) -> Bool {
-        try connection.query(.hasActionsOn, [.int(groupID), .text(uid)]).rowCount > 0
+        if isWriter { try sendActions() }
+        return try connection.query(.hasActionsOn, [.int(groupID), .text(uid)]).rowCount > 0
     }
 
     /// A page of the log, with the group revision each action shows and its users resolved in the
@@ -53,6 +77,7 @@ extension PostgresSession {
     /// which matters most for the commit feed, where every instance reads every other instance's
     /// actions.
     func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord] {
+        if isWriter { try sendActions() }
         let app = try connection.query(.appLog, [.int(appID)])
         let appName = app.rowCount > 0 ? app.string(0, 0) : ""
         var parameters: [PGValue] = [

@@ -42,12 +42,17 @@ final class PostgresSession: @unchecked Sendable {
     let isWriter: Bool
     /// App keys a reader has seen.
     var readerAppIDs: [String: Int64] = [:]
-    // Invariant: `writer`, `cache` and `batchActions` are all a writer keeps in memory about the
-    // open transaction, and `WriteMark` covers all three: that is what lets a failed write be
-    // undone without rolling back.
+    // Invariant: `writer`, `cache`, `batchActions` (with `actionRows` and `actionsSent`) are all a
+    // writer keeps in memory about the open transaction, and `WriteMark` covers them all: that is
+    // what lets a failed write be undone without rolling back.
     var writer = WriterState()
     var cache = WriterCache()
     var batchActions: [ActionRecord] = []
+    /// What each of `batchActions` is stored with beside the record itself (same index).
+    var actionRows: [ActionInsertRow] = []
+    /// How many of `batchActions` have been inserted (`sendActions`); the rest are inserted
+    /// together before COMMIT.
+    var actionsSent = 0
     /// The transaction holds a lock (an app's row, or rows it changed): from now on it must not
     /// wait for another lock. Set on the first one and cleared only when the transaction ends —
     /// undoing a write in memory releases nothing on the server.
@@ -106,6 +111,7 @@ final class PostgresSession: @unchecked Sendable {
     func commitWrite() throws(ModerationError) -> [ActionRecord] {
         connection.tag = -1
         do throws(ModerationError) {
+            try sendActions()
             let changed = cache.dirty.compactMap { cache.group($0) }
             if !changed.isEmpty { try writeCounters(changed) }
             // Every app the batch wrote: its head, and its data version (see `ReadCache`).
@@ -149,6 +155,8 @@ final class PostgresSession: @unchecked Sendable {
         writer = WriterState()
         cache.reset()
         batchActions.removeAll(keepingCapacity: true)
+        actionRows.removeAll(keepingCapacity: true)
+        actionsSent = 0
         savepoints.removeAll()
         locksHeld = false
         isDeferred = false
@@ -162,6 +170,7 @@ final class PostgresSession: @unchecked Sendable {
         fileprivate let state: WriterState
         fileprivate let cacheMark: Int
         fileprivate let actionCount: Int
+        fileprivate let actionsSent: Int
         fileprivate let writesSent: Int
     }
 
@@ -175,7 +184,7 @@ final class PostgresSession: @unchecked Sendable {
 
     private func mark() -> WriteMark {
         WriteMark(
-            state: writer, cacheMark: cache.mark, actionCount: batchActions.count,
+            state: writer, cacheMark: cache.mark, actionCount: batchActions.count, actionsSent: actionsSent,
             writesSent: connection.writesSent)
     }
 
@@ -198,6 +207,10 @@ final class PostgresSession: @unchecked Sendable {
         writer = mark.state
         cache.rollback(to: mark.cacheMark)
         batchActions.removeSubrange(mark.actionCount...)
+        actionRows.removeSubrange(mark.actionCount...)
+        // Rows inserted since the mark are gone too: only a savepoint's rollback gets here
+        // after sending any.
+        actionsSent = mark.actionsSent
     }
 
     // MARK: Savepoints

@@ -28,7 +28,7 @@ enum Statement: Int, CaseIterable {
     case deleteJoinRequestsOfUser
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
 
-    case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
+    case insertActions, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
     case idempotentReply, saveReply, purgeReplies
 
@@ -47,7 +47,7 @@ enum Statement: Int, CaseIterable {
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
             .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertJoinRequest, .deleteJoinRequest,
-            .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertAction,
+            .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertActions,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -422,11 +422,14 @@ enum Statement: Int, CaseIterable {
         case .resolveReport:
             "UPDATE reports SET resolution = $3, note = $4, resolved_at = $5, resolved_by = $6 WHERE group_id = $1 AND id = $2"
 
-        case .insertAction:
+        case .insertActions:
+            // One array per column, an element per action: a batch's actions in one statement.
             """
             INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
                                  new_scope, reason, expires_at, timestamp, idempotency_key, request_id, report_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+            SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::text[],
+                                 $7::text[], $8::bigint[], $9::bigint[], $10::integer[], $11::integer[], $12::text[],
+                                 $13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[])
             """
         case .actionsOfApp:
             // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,
