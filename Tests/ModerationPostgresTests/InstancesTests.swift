@@ -11,6 +11,21 @@ import ThreadSupport
 /// and expiring bans that hold across instances.
 @Suite("PostgreSQL store instances sharing a database")
 struct InstancesTests {
+    /// Takes `app`'s lock in a write on `instance` and keeps its transaction open until `release`
+    /// is signalled; returns once the lock is held.
+    static func holdLock(of app: String, on instance: Instance) -> (holder: ClosureWrite, release: BlockingSemaphore) {
+        let release = BlockingSemaphore()
+        let holding = BlockingSemaphore()
+        let holder = ClosureWrite(affinity: app) { (tx) throws(ModerationError) in
+            _ = try tx.appID(named: app)
+            holding.signal()
+            release.wait()
+        }
+        instance.store.submit(holder)
+        holding.wait()
+        return (holder, release)
+    }
+
     @Test("concurrent writes through two instances: seqs gapless; each commit handler sees 1, 2, 3, … once")
     func gaplessAcrossInstances() throws {
         let schema = try TestSchema()
@@ -80,15 +95,7 @@ struct InstancesTests {
             _ = try ModerationClient(service: first.service, caller: Caller(app: app)).createUser("o")
         }
         // The second instance holds app a2's lock in an open transaction.
-        let release = BlockingSemaphore()
-        let holding = BlockingSemaphore()
-        let holder = ClosureWrite(affinity: "a2") { (tx) throws(ModerationError) in
-            _ = try tx.appID(named: "a2")
-            holding.signal()
-            release.wait()
-        }
-        second.store.submit(holder)
-        holding.wait()
+        let (holder, release) = Self.holdLock(of: "a2", on: second)
         // The first instance's batch: a1 (locked first, so the transaction holds a lock), then a2.
         let entered = BlockingSemaphore()
         let go = BlockingSemaphore()
@@ -132,15 +139,7 @@ struct InstancesTests {
         try first.client().createUser("o")
         try first.client().createGroup("g", owner: "o")
         // The second instance holds the app's lock in an open transaction.
-        let release = BlockingSemaphore()
-        let holding = BlockingSemaphore()
-        let holder = ClosureWrite(affinity: "app") { (tx) throws(ModerationError) in
-            _ = try tx.appID(named: "app")
-            holding.signal()
-            release.wait()
-        }
-        second.store.submit(holder)
-        holding.wait()
+        let (holder, release) = Self.holdLock(of: "app", on: second)
         let before = first.store.statistics
         func insert(_ uid: String) -> ClosureWrite {
             ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: "g", uids: [uid])) {
