@@ -48,12 +48,13 @@ extension PostgresSession {
             guard let appID else { continue }
             let rows = try connection.query(.prefetch, [.int(appID), .textArray(pairs.guids), .textArray(pairs.uids)])
             for row in 0..<rows.rowCount {
-                let group = decodeGroup(rows, row)
-                let key = WriterCache.GroupKey(appID: appID, guid: group.group.guid)
-                if cache.group(key) == nil { cache.set(key, group) }
-                writer.lockedGroups.insert(group.id)
+                // A group comes once per user named in it: decoded the first time only.
+                let groupID = rows.int64(row, 0)
+                let key = WriterCache.GroupKey(appID: appID, guid: rows.string(row, 2))
+                if cache.group(key) == nil { cache.set(key, decodeGroup(rows, row)) }
+                writer.lockedGroups.insert(groupID)
                 guard !rows.isNull(row, Self.groupColumnCount) else { continue }
-                keepStanding(rows, row, from: Self.groupColumnCount, appID: appID, groupID: group.id)
+                keepStanding(rows, row, from: Self.groupColumnCount, appID: appID, groupID: groupID)
                 kept += 1
             }
         }

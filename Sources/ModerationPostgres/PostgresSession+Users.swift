@@ -34,10 +34,11 @@ extension PostgresSession {
     /// Keeps a row of `.standing`'s columns (from column `first` on) in the writer's cache,
     /// except what the cache holds already (this transaction's own changes).
     func keepStanding(_ rows: PGResult, _ row: Int, from first: Int, appID: Int64, groupID: Int64) {
-        let user = decodeUser(rows, row, from: first)
-        let userKey = WriterCache.UserKey(appID: appID, uid: user.user.uid)
-        if cache.user(userKey) == nil { cache.set(userKey, user) }
-        let entry = WriterCache.EntryKey(groupID: groupID, uid: user.user.uid)
+        // A user comes once per group named with them: decoded the first time only.
+        let uid = rows.string(row, first + 1)
+        let userKey = WriterCache.UserKey(appID: appID, uid: uid)
+        if cache.user(userKey) == nil { cache.set(userKey, decodeUser(rows, row, from: first)) }
+        let entry = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if cache.membership(entry) == nil {
             cache.set(entry, membership: decodeMembership(rows, row, from: first + 6))
         }
