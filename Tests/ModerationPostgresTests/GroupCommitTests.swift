@@ -64,6 +64,57 @@ struct GroupCommitTests {
         #expect(try StoreProbe.bounds(instance.store, app: "app").headSeq == UInt64(log.count))
     }
 
+    /// The seqs a write saw in the log.
+    final class SeenSeqs: Sendable {
+        private let seqs = Mutex<[UInt64]>([])
+        func set(_ value: [UInt64]) { seqs.withLock { $0 = value } }
+        var all: [UInt64] { seqs.withLock { $0 } }
+    }
+
+    /// A write that records an update of group "g" by the app (and nothing else), then throws
+    /// `thenFail` if given; with `saw`, it first reads the app's log and keeps the seqs there.
+    static func recordUpdate(thenFail: ModerationError? = nil, saw: SeenSeqs? = nil) -> ClosureWrite {
+        ClosureWrite { (tx) throws(ModerationError) in
+            let appID = try tx.createApp(named: "app")
+            guard let group = try tx.groupForUpdate(appID: appID, guid: "g") else {
+                throw ModerationError(.groupNotFound, "no group g")
+            }
+            var action = ActionRecord(
+                app: "app", kind: .updated, actionBy: .app, actionOn: nil, group: group.group, timestamp: 1)
+            try tx.appendAction(&action, appID: appID, group: group)
+            if let saw {
+                saw.set(try tx.actions(appID: appID, query: ActionLogQuery(afterSeq: 0, limit: 1_000)).map(\.seq))
+            }
+            if let thenFail { throw thenFail }
+        }
+    }
+
+    @Test(
+        "a batch's actions wait in memory for COMMIT: a write that fails after recording one is undone without a rollback; the log read in the transaction shows them"
+    )
+    func actionsInsertedAtCommit() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
+        defer { instance.close() }
+        try instance.client().createUser("o")
+        try instance.client().createGroup("g", owner: "o")
+        let head = try StoreProbe.bounds(instance.store, app: "app").headSeq
+        let refused = ModerationError(.permissionDenied, "refused after recording")
+        let saw = SeenSeqs()
+        let writes = [
+            Self.recordUpdate(), Self.recordUpdate(thenFail: refused), Self.recordUpdate(),
+            Self.recordUpdate(saw: saw), Self.recordUpdate(),
+        ]
+        let retriesBefore = instance.store.statistics.retries
+        Self.batch(instance.store, writes)
+        #expect(writes.map { $0.wait()?.code } == [nil, ErrorCode.permissionDenied, nil, nil, nil])
+        #expect(instance.store.statistics.retries == retriesBefore, "the failed write was undone in memory")
+        #expect(saw.all.suffix(3) == [head + 1, head + 2, head + 3], "the log read saw the batch's actions")
+        let log = try StoreProbe.log(instance.store, app: "app")
+        #expect(log.map(\.seq) == Array(1...(head + 4)), "gapless: the failed write's seq went to the next")
+    }
+
     @Test("a change that fails on the server (sent without waiting) fails the write that sent it, only")
     func pipelinedFailureIsBlamed() throws {
         let schema = try TestSchema()
