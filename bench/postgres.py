@@ -134,7 +134,8 @@ def parse_mutations(output: str) -> dict:
         r"(\d+) commits, ([\d.]+) writes per commit; COMMIT ([\d.]+) ms each on average.*?(\d+) writes deferred, (\d+) batches retried",
         output,
     )
-    if not rate or not commits:
+    lock = re.search(r"app lock waited ([\d.]+) ms a commit, (\d+) writes joined while waiting", output)
+    if not rate or not commits or not lock:
         raise RuntimeError("unexpected output of moderation-bench wire:\n" + output)
     if "failures (first" in output:
         raise RuntimeError("mutations failed:\n" + output)
@@ -148,6 +149,8 @@ def parse_mutations(output: str) -> dict:
         "commit_ms": float(commits.group(3)),
         "deferred": float(commits.group(4)),
         "retried": float(commits.group(5)),
+        "lock_wait_ms": float(lock.group(1)),
+        "joined": float(lock.group(2)),
     }
 
 
@@ -356,12 +359,14 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
         if key == "pgbench":
             line += "; pgbench %s µs CPU/op" % median_spread(column(key, "client_cpu_us"), 1)
         else:
-            line += "; server %s µs CPU/op (%s cores); %s writes per commit, COMMIT %s ms; %s writes deferred" % (
+            line += ("; server %s µs CPU/op (%s cores); %s writes per commit, COMMIT %s ms; %s writes deferred; "
+                     "app lock waited %s ms a commit") % (
                 median_spread(column(key, "server_cpu_us"), 1),
                 median_spread(column(key, "server_cores"), 2),
                 median_spread(column(key, "writes_per_commit"), 1),
                 median_spread(column(key, "commit_ms"), 2),
                 median_spread(column(key, "deferred")),
+                median_spread(column(key, "lock_wait_ms"), 2),
             )
         print(line)
     print(
