@@ -25,6 +25,17 @@ struct GroupCommitTests {
         _ = gate.wait()
     }
 
+    /// Runs `body` with a single-writer instance on a fresh schema, where user "o" owns group "g".
+    static func withGroup(_ body: (Instance) throws -> Void) throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
+        defer { instance.close() }
+        try instance.client().createUser("o")
+        try instance.client().createGroup("g", owner: "o")
+        try body(instance)
+    }
+
     static func addUser(_ uid: String, thenFail: ModerationError? = nil) -> ClosureWrite {
         ClosureWrite { (tx) throws(ModerationError) in
             let appID = try tx.createApp(named: "app")
@@ -40,28 +51,25 @@ struct GroupCommitTests {
 
     @Test("one failing write in a batch rolls back alone, and its seqs are handed out again")
     func isolation() throws {
-        let schema = try TestSchema()
-        defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
-        defer { instance.close() }
-        try instance.client().createUser("o")
-        try instance.client().createGroup("g", owner: "o")
-        let refused = ModerationError(.permissionDenied, "refused after writing")
-        let writes = [
-            Self.addUser("w1"), Self.addUser("w2", thenFail: refused), Self.addUser("w3"),
-            ClosureWrite { _ throws(ModerationError) in throw ModerationError(.notAMember, "refused before writing") },
-            Self.addUser("w4"),
-        ]
-        let commitsBefore = instance.store.commitCount
-        Self.batch(instance.store, writes)
-        #expect(writes.map { $0.wait()?.code } == [nil, .permissionDenied, nil, .notAMember, nil])
-        #expect(instance.store.commitCount - commitsBefore <= 2, "the writes shared a transaction")
-        #expect(try StoreProbe.user(instance.store, app: "app", uid: "w2") == nil, "the failing write left nothing")
-        for uid in ["w1", "w3", "w4"] { #expect(try StoreProbe.user(instance.store, app: "app", uid: uid) != nil) }
-        let log = try StoreProbe.log(instance.store, app: "app")
-        #expect(log.map(\.seq) == Array(1...UInt64(log.count)), "no gap where the failing write's action was")
-        #expect(log.suffix(3).compactMap { $0.actionOn?.uid } == ["w1", "w3", "w4"])
-        #expect(try StoreProbe.bounds(instance.store, app: "app").headSeq == UInt64(log.count))
+        try Self.withGroup { (instance) throws in
+            let refused = ModerationError(.permissionDenied, "refused after writing")
+            let writes = [
+                Self.addUser("w1"), Self.addUser("w2", thenFail: refused), Self.addUser("w3"),
+                ClosureWrite { _ throws(ModerationError) in throw ModerationError(.notAMember, "refused before writing")
+                },
+                Self.addUser("w4"),
+            ]
+            let commitsBefore = instance.store.commitCount
+            Self.batch(instance.store, writes)
+            #expect(writes.map { $0.wait()?.code } == [nil, .permissionDenied, nil, .notAMember, nil])
+            #expect(instance.store.commitCount - commitsBefore <= 2, "the writes shared a transaction")
+            #expect(try StoreProbe.user(instance.store, app: "app", uid: "w2") == nil, "the failing write left nothing")
+            for uid in ["w1", "w3", "w4"] { #expect(try StoreProbe.user(instance.store, app: "app", uid: uid) != nil) }
+            let log = try StoreProbe.log(instance.store, app: "app")
+            #expect(log.map(\.seq) == Array(1...UInt64(log.count)), "no gap where the failing write's action was")
+            #expect(log.suffix(3).compactMap { $0.actionOn?.uid } == ["w1", "w3", "w4"])
+            #expect(try StoreProbe.bounds(instance.store, app: "app").headSeq == UInt64(log.count))
+        }
     }
 
     /// The seqs a write saw in the log.
@@ -93,52 +101,44 @@ struct GroupCommitTests {
         "a batch's actions wait in memory for COMMIT: a write that fails after recording one is undone without a rollback; the log read in the transaction shows them"
     )
     func actionsInsertedAtCommit() throws {
-        let schema = try TestSchema()
-        defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
-        defer { instance.close() }
-        try instance.client().createUser("o")
-        try instance.client().createGroup("g", owner: "o")
-        let head = try StoreProbe.bounds(instance.store, app: "app").headSeq
-        let refused = ModerationError(.permissionDenied, "refused after recording")
-        let saw = SeenSeqs()
-        let writes = [
-            Self.recordUpdate(), Self.recordUpdate(thenFail: refused), Self.recordUpdate(),
-            Self.recordUpdate(saw: saw), Self.recordUpdate(),
-        ]
-        let retriesBefore = instance.store.statistics.retries
-        Self.batch(instance.store, writes)
-        #expect(writes.map { $0.wait()?.code } == [nil, ErrorCode.permissionDenied, nil, nil, nil])
-        #expect(instance.store.statistics.retries == retriesBefore, "the failed write was undone in memory")
-        #expect(saw.all.suffix(3) == [head + 1, head + 2, head + 3], "the log read saw the batch's actions")
-        let log = try StoreProbe.log(instance.store, app: "app")
-        #expect(log.map(\.seq) == Array(1...(head + 4)), "gapless: the failed write's seq went to the next")
+        try Self.withGroup { (instance) throws in
+            let head = try StoreProbe.bounds(instance.store, app: "app").headSeq
+            let refused = ModerationError(.permissionDenied, "refused after recording")
+            let saw = SeenSeqs()
+            let writes = [
+                Self.recordUpdate(), Self.recordUpdate(thenFail: refused), Self.recordUpdate(),
+                Self.recordUpdate(saw: saw), Self.recordUpdate(),
+            ]
+            let retriesBefore = instance.store.statistics.retries
+            Self.batch(instance.store, writes)
+            #expect(writes.map { $0.wait()?.code } == [nil, ErrorCode.permissionDenied, nil, nil, nil])
+            #expect(instance.store.statistics.retries == retriesBefore, "the failed write was undone in memory")
+            #expect(saw.all.suffix(3) == [head + 1, head + 2, head + 3], "the log read saw the batch's actions")
+            let log = try StoreProbe.log(instance.store, app: "app")
+            #expect(log.map(\.seq) == Array(1...(head + 4)), "gapless: the failed write's seq went to the next")
+        }
     }
 
     @Test("a change that fails on the server (sent without waiting) fails the write that sent it, only")
     func pipelinedFailureIsBlamed() throws {
-        let schema = try TestSchema()
-        defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
-        defer { instance.close() }
-        try instance.client().createUser("o")
-        try instance.client().createGroup("g", owner: "o")
-        // A membership in a group that does not exist: the foreign key refuses it when the
-        // statement runs, which the write that queued it does not wait for.
-        let broken = ClosureWrite { (tx) throws(ModerationError) in
-            let appID = try tx.createApp(named: "app")
-            let user = try tx.insertUser(appID: appID, User(uid: "ghost"))
-            try tx.insertMember(
-                groupID: 987_654_321, user: user, membership: Membership(scope: .participant, joinedAt: 1))
+        try Self.withGroup { (instance) throws in
+            // A membership in a group that does not exist: the foreign key refuses it when the
+            // statement runs, which the write that queued it does not wait for.
+            let broken = ClosureWrite { (tx) throws(ModerationError) in
+                let appID = try tx.createApp(named: "app")
+                let user = try tx.insertUser(appID: appID, User(uid: "ghost"))
+                try tx.insertMember(
+                    groupID: 987_654_321, user: user, membership: Membership(scope: .participant, joinedAt: 1))
+            }
+            let writes = [Self.addUser("before"), broken, Self.addUser("after")]
+            Self.batch(instance.store, writes)
+            let outcomes = writes.map { $0.wait() }
+            #expect(outcomes[0] == nil && outcomes[2] == nil, "\(outcomes)")
+            #expect(outcomes[1]?.code == .internal && outcomes[1]?.message.contains("23503") == true, "\(outcomes)")
+            #expect(try StoreProbe.user(instance.store, app: "app", uid: "ghost") == nil)
+            for uid in ["before", "after"] { #expect(try StoreProbe.user(instance.store, app: "app", uid: uid) != nil) }
+            #expect(instance.store.statistics.retries >= 1)
         }
-        let writes = [Self.addUser("before"), broken, Self.addUser("after")]
-        Self.batch(instance.store, writes)
-        let outcomes = writes.map { $0.wait() }
-        #expect(outcomes[0] == nil && outcomes[2] == nil, "\(outcomes)")
-        #expect(outcomes[1]?.code == .internal && outcomes[1]?.message.contains("23503") == true, "\(outcomes)")
-        #expect(try StoreProbe.user(instance.store, app: "app", uid: "ghost") == nil)
-        for uid in ["before", "after"] { #expect(try StoreProbe.user(instance.store, app: "app", uid: uid) != nil) }
-        #expect(instance.store.statistics.retries >= 1)
     }
 
     /// A user's row, membership and ban in group `g`, as a write reads them: the group first, so
@@ -247,38 +247,29 @@ struct GroupCommitTests {
 
     @Test("reads never wait for the writer, and a read sees one snapshot")
     func readsDoNotWait() throws {
-        let schema = try TestSchema()
-        defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
-        defer { instance.close() }
-        try instance.client().createUser("o")
-        try instance.client().createGroup("g", owner: "o")
-        let store = instance.store
-        let release = BlockingSemaphore()
-        let entered = BlockingSemaphore()
-        let holder = ClosureWrite { (tx) throws(ModerationError) in
-            let appID = try tx.createApp(named: "app")
-            _ = try tx.insertUser(appID: appID, User(uid: "pending"))
-            _ = try tx.groupForUpdate(appID: appID, guid: "g")
-            entered.signal()
-            release.wait()
+        try Self.withGroup { (instance) throws in
+            let store = instance.store
+            let release = BlockingSemaphore()
+            let entered = BlockingSemaphore()
+            let holder = ClosureWrite { (tx) throws(ModerationError) in
+                let appID = try tx.createApp(named: "app")
+                _ = try tx.insertUser(appID: appID, User(uid: "pending"))
+                _ = try tx.groupForUpdate(appID: appID, guid: "g")
+                entered.signal()
+                release.wait()
+            }
+            store.submit(holder)
+            entered.wait()
+            #expect(
+                try StoreProbe.user(store, app: "app", uid: "pending") == nil, "the uncommitted user is not visible")
+            #expect(
+                try instance.client().getGroup("g").group.membersCount == 1,
+                "a read completes while the writer holds locks"
+            )
+            let seen = try StoreProbe.userAroundCommit(store, uid: "pending", release: release, holder: holder)
+            #expect(seen.0 == nil && seen.1 == nil, "one read, one snapshot")
+            #expect(try StoreProbe.user(store, app: "app", uid: "pending") != nil, "a new read sees the commit")
         }
-        store.submit(holder)
-        entered.wait()
-        #expect(try StoreProbe.user(store, app: "app", uid: "pending") == nil, "the uncommitted user is not visible")
-        #expect(
-            try instance.client().getGroup("g").group.membersCount == 1, "a read completes while the writer holds locks"
-        )
-        let seen = try store.read {
-            (snapshot: any StoreSnapshot) throws(ModerationError) -> (StoredUser?, StoredUser?) in
-            let appID = try snapshot.appID(named: "app")!
-            let before = try snapshot.user(appID: appID, uid: "pending")
-            release.signal()
-            _ = holder.wait()
-            return (before, try snapshot.user(appID: appID, uid: "pending"))
-        }
-        #expect(seen.0 == nil && seen.1 == nil, "one read, one snapshot")
-        #expect(try StoreProbe.user(store, app: "app", uid: "pending") != nil, "a new read sees the commit")
     }
 
     @Test("after close, writes and reads fail with ERR_INTERNAL")

@@ -102,14 +102,7 @@ struct GroupCommitTests {
         #expect(try StoreProbe.user(store, app: "app", uid: "pending") == nil, "the uncommitted user is not visible")
         #expect(try app.getGroup("g").group.membersCount == 1, "a read completes while the writer is busy")
         // One read closure sees one snapshot, even when a commit lands in the middle of it.
-        let seen = try store.read {
-            (snapshot: any StoreSnapshot) throws(ModerationError) -> (StoredUser?, StoredUser?) in
-            let appID = try snapshot.appID(named: "app")!
-            let before = try snapshot.user(appID: appID, uid: "pending")
-            release.signal()
-            _ = holder.wait()
-            return (before, try snapshot.user(appID: appID, uid: "pending"))
-        }
+        let seen = try StoreProbe.userAroundCommit(store, uid: "pending", release: release, holder: holder)
         #expect(seen.0 == nil && seen.1 == nil)
         #expect(try StoreProbe.user(store, app: "app", uid: "pending") != nil, "a new read sees the commit")
     }

@@ -1,4 +1,5 @@
 public import Moderation
+public import ThreadSupport
 
 /// Helpers reading a store directly.
 public enum StoreProbe {
@@ -6,6 +7,21 @@ public enum StoreProbe {
         try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> StoredUser? in
             guard let appID = try snapshot.appID(named: app) else { return nil }
             return try snapshot.user(appID: appID, uid: uid)
+        }
+    }
+
+    /// User `uid` of app "app" read twice in one read closure, with a commit in between: the
+    /// read signals `release` (which lets `holder`, a write waiting on it, finish) and waits for
+    /// `holder` before its second lookup. Both lookups come from the read's one snapshot.
+    public static func userAroundCommit(
+        _ store: some ModerationStore, uid: String, release: BlockingSemaphore, holder: ClosureWrite
+    ) throws -> (before: StoredUser?, after: StoredUser?) {
+        try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> (StoredUser?, StoredUser?) in
+            let appID = try snapshot.appID(named: "app")!
+            let before = try snapshot.user(appID: appID, uid: uid)
+            release.signal()
+            _ = holder.wait()
+            return (before, try snapshot.user(appID: appID, uid: uid))
         }
     }
 
