@@ -48,17 +48,18 @@ final class SubscriptionQuota: Sendable {
     /// Subscriptions open now, of every app.
     var openCount: Int { total.load(ordering: .relaxed) }
 
-    /// Subscriptions of `app` open now.
-    func openCount(app: String) -> Int { apps.withLock { $0[app] }?.open.load(ordering: .relaxed) ?? 0 }
-
-    /// True when `app` has a subscription admitted and not yet released: the store's commit
-    /// handler asks it (`CommitHandler.follows`) before reading other servers' actions of the
-    /// app. A subscription is admitted before it reads the log's head, and the admission's
-    /// increment and this load are sequentially consistent: so when this says false, the head a
-    /// subscription admitted later reads is past every action committed before the question.
-    func follows(app: String) -> Bool {
-        (apps.withLock { $0[app] }?.open.load(ordering: .sequentiallyConsistent) ?? 0) > 0
+    /// Subscriptions of `app` open now (admitted and not yet released). Sequentially consistent
+    /// with the admission's increment, for `follows`.
+    func openCount(app: String) -> Int {
+        apps.withLock { $0[app] }?.open.load(ordering: .sequentiallyConsistent) ?? 0
     }
+
+    /// True when `app` has a subscription open: the store's commit handler asks it
+    /// (`CommitHandler.follows`) before reading other servers' actions of the app. A subscription
+    /// is admitted before it reads the log's head, and the admission's increment and the count's
+    /// load are sequentially consistent: so when this says false, the head a subscription
+    /// admitted later reads is past every action committed before the question.
+    func follows(app: String) -> Bool { openCount(app: app) > 0 }
 
     /// Takes a place for one more subscription of `app`, with `bytes` of the budget; `force`
     /// reserves the bytes whatever the budget says (the cap still holds).

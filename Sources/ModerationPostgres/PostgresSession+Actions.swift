@@ -74,8 +74,8 @@ extension PostgresSession {
 
     /// A page of the log, with the group revision each action shows and its users resolved in the
     /// same statement (`Statement.actionResolvedColumns`): one round trip however many actions,
-    /// which matters most for the commit feed, where every instance reads every other instance's
-    /// actions.
+    /// which matters most for the commit feed, where an instance reads the other instances'
+    /// actions of every app it has subscribers of.
     func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord] {
         if isWriter { try sendActions() }
         let app = try connection.query(.appLog, [.int(appID)])
