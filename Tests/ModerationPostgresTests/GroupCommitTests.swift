@@ -249,17 +249,7 @@ struct GroupCommitTests {
     func readsDoNotWait() throws {
         try Self.withGroup { (instance) throws in
             let store = instance.store
-            let release = BlockingSemaphore()
-            let entered = BlockingSemaphore()
-            let holder = ClosureWrite { (tx) throws(ModerationError) in
-                let appID = try tx.createApp(named: "app")
-                _ = try tx.insertUser(appID: appID, User(uid: "pending"))
-                _ = try tx.groupForUpdate(appID: appID, guid: "g")
-                entered.signal()
-                release.wait()
-            }
-            store.submit(holder)
-            entered.wait()
+            let (holder, release) = ClosureWrite.holdPendingUser(in: store)
             #expect(
                 try StoreProbe.user(store, app: "app", uid: "pending") == nil, "the uncommitted user is not visible")
             #expect(

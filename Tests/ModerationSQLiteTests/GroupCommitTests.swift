@@ -88,17 +88,7 @@ struct GroupCommitTests {
         try app.createUser("o")
         try app.createGroup("g", owner: "o")
         let store = harness.sqliteStore
-        let release = BlockingSemaphore()
-        let entered = BlockingSemaphore()
-        // A write that has changed the group and then holds the write transaction open.
-        let holder = ClosureWrite { (tx) throws(ModerationError) in
-            let appID = try tx.createApp(named: "app")
-            _ = try tx.insertUser(appID: appID, User(uid: "pending"))
-            entered.signal()
-            release.wait()
-        }
-        store.submit(holder)
-        entered.wait()
+        let (holder, release) = ClosureWrite.holdPendingUser(in: store)
         #expect(try StoreProbe.user(store, app: "app", uid: "pending") == nil, "the uncommitted user is not visible")
         #expect(try app.getGroup("g").group.membersCount == 1, "a read completes while the writer is busy")
         // One read closure sees one snapshot, even when a commit lands in the middle of it.

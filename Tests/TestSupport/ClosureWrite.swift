@@ -1,6 +1,6 @@
 public import Moderation
 import Synchronization
-import ThreadSupport
+public import ThreadSupport
 
 /// A `StoreWrite` made of closures, for driving a store directly.
 public final class ClosureWrite: StoreWrite, @unchecked Sendable {
@@ -37,5 +37,27 @@ public final class ClosureWrite: StoreWrite, @unchecked Sendable {
     public func wait() -> ModerationError? {
         done.wait()
         return outcome.withLock { $0! }
+    }
+}
+
+extension ClosureWrite {
+    /// Submits to `store` a write that adds user "pending" to app "app" and locks group "g" as a
+    /// write of it would, and returns once it runs: its transaction stays open until `release`
+    /// is signalled.
+    public static func holdPendingUser(in store: some ModerationStore) -> (
+        holder: ClosureWrite, release: BlockingSemaphore
+    ) {
+        let entered = BlockingSemaphore()
+        let release = BlockingSemaphore()
+        let holder = ClosureWrite { (tx) throws(ModerationError) in
+            let appID = try tx.createApp(named: "app")
+            _ = try tx.insertUser(appID: appID, User(uid: "pending"))
+            _ = try tx.groupForUpdate(appID: appID, guid: "g")
+            entered.signal()
+            release.wait()
+        }
+        store.submit(holder)
+        entered.wait()
+        return (holder, release)
     }
 }
