@@ -37,15 +37,18 @@ extension MethodTable {
     /// Registers a mutation. `start` maps the request and hands it to the service with the
     /// replay encoder (the whole REPLY payload, recorded with an idempotency key) and the
     /// completion, which answers once the change is durable — or replays a recorded reply.
+    /// With the worker pool as `executor`, `offloadWhen` says which requests go there (by
+    /// default all); the others start on the event loop.
     mutating func addMutation<Request, Response, Result: Sendable>(
         _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
+        offloadWhen: (@Sendable (Request) -> Bool)? = nil,
         respond: @escaping @Sendable (Result) -> Response,
         _ start:
             @escaping @Sendable (
                 Request, Caller, @escaping ReplayEncoder<Result>, @escaping @Sendable (MutationResult<Result>) -> Void
             ) throws(ModerationError) -> Void
     ) {
-        addUnary(method, executor: executor) { request, context, responder in
+        addUnary(method, executor: executor, offloadWhen: offloadWhen) { request, context, responder in
             let replay: ReplayEncoder<Result> = { result in
                 FrameWriter.replyPayload(for: result.map(respond).mapError(RPCError.init))
             }

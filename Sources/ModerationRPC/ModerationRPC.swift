@@ -60,6 +60,8 @@ public enum ModerationRPC {
     private static func registerGroups(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
             ModerationMethods.createGroup, executor: .workerPool,
+            // Only a password group's hash is slow; any other group starts on the loop.
+            offloadWhen: { $0.type == .password || !$0.password.isEmpty },
             respond: {
                 CreateGroupResponse(group: DomainToProto.group($0.group), results: DomainToProto.results($0.results))
             }
@@ -73,6 +75,7 @@ public enum ModerationRPC {
         }
         table.addMutation(
             ModerationMethods.updateGroup, executor: .workerPool,
+            offloadWhen: { !$0.password.isEmpty },
             respond: { UpdateGroupResponse(group: DomainToProto.group($0)) }
         ) {
             request, caller, replay, done throws(ModerationError) in
@@ -104,6 +107,7 @@ public enum ModerationRPC {
     private static func registerMembership(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
             ModerationMethods.joinGroup, executor: .workerPool,
+            offloadWhen: { service.joinMayBlock(password: $0.password) },
             respond: {
                 JoinGroupResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
             }

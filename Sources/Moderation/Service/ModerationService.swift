@@ -26,6 +26,14 @@ public final class ModerationService: Sendable {
     /// The store's reads share a check when started together (`ModerationStore.readsShareChecks`).
     public var readsShareChecks: Bool { store.readsShareChecks }
 
+    /// Whether `joinGroup` with `password` may hold up its calling thread before handing the write
+    /// to the store: a password is verified with a deliberately slow hash, and a shared ledger of
+    /// wrong passwords (PostgreSQL's) is read over the network. A join without a password, checked
+    /// against the in-memory ledger, starts as quickly as any other mutation.
+    public func joinMayBlock(password: String) -> Bool {
+        !password.isEmpty || passwordAttempts.checkReadsStore
+    }
+
     /// - Parameters:
     ///   - store: where the data lives; the service sets its commit handler.
     ///   - now: the clock, Unix milliseconds (tests inject one).
@@ -42,7 +50,7 @@ public final class ModerationService: Sendable {
         memberPages = MemberPageCache(capacity: configuration.memberPageCacheGroups)
         passwordAttempts = PasswordAttemptLimiter(
             limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs,
-            ledger: store.passwordAttempts ?? MemoryPasswordAttempts())
+            ledger: store.passwordAttempts ?? MemoryPasswordAttempts(), shared: store.passwordAttempts != nil)
         store.setCommitHandler(CommitHandler(follows: listeners.follows, deliver: listeners.deliver))
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {

@@ -10,15 +10,20 @@ final class PasswordAttemptLimiter: Sendable {
     private let limit: Int
     private let windowMs: Int64
     private let ledger: any PasswordAttemptLedger
+    /// Whether `failures` reads a store (a ledger shared by several processes), and so may wait on
+    /// the network; the in-memory ledger's check is a dictionary lookup.
+    let checkReadsStore: Bool
 
     /// - Parameters:
     ///   - limit: wrong passwords allowed within the window; 0 turns the limiter off.
     ///   - windowMs: the window, in milliseconds.
     ///   - ledger: where the wrong passwords are kept.
-    init(limit: Int, windowMs: Int64, ledger: any PasswordAttemptLedger) {
+    ///   - shared: the ledger is the store's (read over its connection), not this process's memory.
+    init(limit: Int, windowMs: Int64, ledger: any PasswordAttemptLedger, shared: Bool) {
         self.limit = limit
         self.windowMs = windowMs
         self.ledger = ledger
+        checkReadsStore = shared && limit > 0
     }
 
     /// The key's wrong passwords in the window at `now` (none when the limiter is off).
