@@ -762,6 +762,8 @@ protocol PortTarget: AnyObject {
     /// `CallPort.writeOnLoop` for the connection: false when the call is no longer live.
     func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool)
+    /// A frame the port queued alone.
+    func deliver(_ frame: OutgoingFrame)
     /// Frames the port queued, in order, in one go.
     func deliver(_ frames: [OutgoingFrame])
     func largeRequestTakenIn()
@@ -788,6 +790,11 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     private var spare: [OutgoingFrame] = []
 
     private struct Queue {
+        /// The frame queued first, kept inline: a fan-out over one socket per subscriber queues
+        /// one frame per port, and reaching the array's storage for it would be one more cache
+        /// miss per delivery. Nil while the queue is empty.
+        var first: OutgoingFrame?
+        /// The frames queued after `first`.
         var frames: [OutgoingFrame] = []
         var bytes = 0
         /// A task to take the frames is in the loop's inbox.
@@ -864,7 +871,12 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
         let size = frame.wireSize
         inboxBytes.add(size, ordering: .relaxed)
         let (schedule, fellBehind) = queue.withLock { queue in
-            queue.frames.append(frame)
+            if queue.first == nil {
+                assert(queue.frames.isEmpty, "frames queued behind no first frame")
+                queue.first = frame
+            } else {
+                queue.frames.append(frame)
+            }
             queue.bytes += size
             let fellBehind = !queue.behind && queue.bytes > LoopBacklog.threshold
             if fellBehind { queue.behind = true }
@@ -889,14 +901,15 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
         // holds little.
         var frames: [OutgoingFrame] = []
         swap(&frames, &spare)
-        let (bytes, wasBehind) = queue.withLock { queue in
+        let (first, bytes, wasBehind) = queue.withLock { queue in
             queued.store(false, ordering: .releasing)
             swap(&frames, &queue.frames)
             defer { queue = Queue(frames: queue.frames) }
-            return (queue.bytes, queue.behind)
+            return (queue.first, queue.bytes, queue.behind)
         }
         if wasBehind { LoopBacklog.caughtUp() }
         inboxBytes.subtract(bytes, ordering: .relaxed)
+        if !detached, let first { connection?.deliver(first) }
         if !detached, !frames.isEmpty { connection?.deliver(frames) }
         frames.removeAll(keepingCapacity: frames.capacity <= Self.framesKept)
         spare = frames

@@ -63,6 +63,22 @@ extension SessionConnection {
         carryOut(session.deliver(streamID: streamID, frame: frame, final: final))
     }
 
+    /// One frame a port queued alone (each port of a fan-out over one socket per subscriber gets
+    /// one), handed over without an array to carry it.
+    func deliver(_ frame: OutgoingFrame) {
+        loop.assertInEventLoop()
+        guard !isClosed else { return }
+        switch frame {
+        case .frame(let streamID, let bytes, let final):
+            carryOut(session.deliver(streamID: streamID, frame: bytes, final: final))
+        case .message(let streamID, let body):
+            let write = { (output: inout [UInt8]) in
+                FrameWriter.streamMessage(streamID: streamID, encoded: body, deflater: nil, into: &output)
+            }
+            if let actions = session.deliverInline(streamID: streamID, final: false, write) { carryOut(actions) }
+        }
+    }
+
     /// Takes a port's frames in slices of about `deliverySliceBytes`, each written (as far as the
     /// socket takes it) before the next is encoded: a fan-out can hand a connection megabytes at
     /// once, and encoded whole they would grow the output past the buffer a connection keeps
