@@ -55,10 +55,7 @@ final class PostgresPasswordAttempts: PasswordAttemptLedger {
                 cutoff: cutoff, done: done))
     }
 
-    /// Skipped when the check before the join found no wrong password: a DELETE per successful
-    /// join would cost every JoinGroup a statement.
-    func clear(_ key: PasswordAttemptKey, seen: PasswordFailures, then done: @escaping @Sendable () -> Void) {
-        guard seen.count > 0 else { return done() }
+    func clear(_ key: PasswordAttemptKey, then done: @escaping @Sendable () -> Void) {
         enqueue(
             Record(
                 statement: .clearPasswordFailures, parameters: [.text(key.app), .text(key.guid), .text(key.uid)],

@@ -20,9 +20,7 @@ public protocol PasswordAttemptLedger: Sendable {
     func recordFailure(
         _ key: PasswordAttemptKey, at time: Int64, cutoff: Int64, then done: @escaping @Sendable () -> Void)
 
-    /// Forgets the key's wrong passwords (a successful join), then calls `done`. `seen`: what
-    /// `failures` found before the join; a ledger whose clearing costs a round trip may skip it
-    /// when that was none (a wrong password recorded in between, by a guess sent at the same
-    /// moment, then stays until it is a window old).
-    func clear(_ key: PasswordAttemptKey, seen: PasswordFailures, then done: @escaping @Sendable () -> Void)
+    /// Forgets the key's wrong passwords (a successful join whose check found some), then calls
+    /// `done`.
+    func clear(_ key: PasswordAttemptKey, then done: @escaping @Sendable () -> Void)
 }

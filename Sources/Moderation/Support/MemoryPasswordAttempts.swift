@@ -13,7 +13,8 @@ final class MemoryPasswordAttempts: PasswordAttemptLedger {
 
     func failures(_ key: PasswordAttemptKey, after cutoff: Int64) throws(ModerationError) -> PasswordFailures {
         attempts.withLock { attempts in
-            guard var times = attempts[key] else { return PasswordFailures(count: 0, first: nil) }
+            // Most joins meet an empty ledger: no key to hash.
+            guard !attempts.isEmpty, var times = attempts[key] else { return PasswordFailures(count: 0, first: nil) }
             times.removeAll { $0 <= cutoff }
             attempts[key] = times.isEmpty ? nil : times
             return PasswordFailures(count: times.count, first: times.first)
@@ -33,8 +34,7 @@ final class MemoryPasswordAttempts: PasswordAttemptLedger {
         done()
     }
 
-    /// Always clears, whatever was `seen` (in memory it costs nothing).
-    func clear(_ key: PasswordAttemptKey, seen: PasswordFailures, then done: @escaping @Sendable () -> Void) {
+    func clear(_ key: PasswordAttemptKey, then done: @escaping @Sendable () -> Void) {
         _ = attempts.withLock { $0.removeValue(forKey: key) }
         done()
     }
