@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "ThreadSupport", dependencies: ["CSystemShims"], swiftSettings: swiftSettings),
 
         // The Swift bridge: runtime support, and the generated message types.
-        .target(name: "ProtoBridge", dependencies: ["CProtobufC"], swiftSettings: swiftSettings),
+        .target(name: "ProtoBridge", dependencies: ["CProtobufC", "ByteCoding"], swiftSettings: swiftSettings),
         .target(name: "RPCMessages", dependencies: ["ProtoBridge", "CRPCProto"], swiftSettings: swiftSettings),
         .target(
             name: "ModerationMessages", dependencies: ["ProtoBridge", "CModerationProto", "ByteCoding"],

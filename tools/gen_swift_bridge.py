@@ -6,7 +6,9 @@ Reads a FileDescriptorSet (made by `protoc --include_imports --include_source_in
 
 - a value type per message (fields as Swift properties, doc comments from the .proto), with the
   two conversions the `ProtoMessage` protocol of `ProtoBridge` asks for: building the protobuf-c
-  struct in a `ProtoArena` (for packing) and reading one that protobuf-c unpacked into the arena;
+  struct in a `ProtoArena` and reading one that protobuf-c unpacked into the arena;
+- its encoder in Swift (`encode(appendingTo:)`, through `ProtoWireWriter`): the bytes protobuf-c
+  packs, without building its structs (a debug build checks each encoding against protobuf-c's);
 - a Swift enum per proto enum, keeping unknown values (`unrecognized(Int32)`);
 - a `ProtoMethod` table per service, with each method's streaming flags (client and server),
   named `<Service>Methods` (e.g. `ModerationMethods`) so it does not take the name a Swift type
@@ -413,11 +415,128 @@ class Generator:
                 out.append("            self.%s = .%s(%s)\n" % (sname, swift_ident(camel_lower(fl.name)), self.from_c(fl, "c.pointee.%s" % fl.name, fqn)))
             out.append("        default:\n            self.%s = nil\n" % sname)
             out.append("        }\n")
-        out.append("    }\n}\n")
+        out.append("    }\n\n")
+        out.append(self.encoder(fqn, m))
+        out.append("}\n")
         for n in m.nested_type:
             if not n.options.map_entry:
                 out.append("\n" + self.bridge(fqn + "." + n.name))
         return "".join(out)
+
+    # Encoding in Swift -------------------------------------------------------------------------
+
+    def encoder(self, fqn, m):
+        """`encode(appendingTo:)` and `writeFields(into:)`: fields in number order, as protobuf-c
+        packs them (it walks its descriptor's fields, sorted by number)."""
+        out = []
+        out.append("    @discardableResult\n")
+        out.append("    public func encode(appendingTo buffer: inout [UInt8]) -> Int {\n")
+        out.append("        let start = buffer.count\n")
+        out.append("        writeFields(into: &buffer)\n")
+        out.append("        assert(encodingMatchesProtobufC(buffer[start...]), \"\\(Self.protoName): Swift and protobuf-c encodings differ\")\n")
+        out.append("        return buffer.count - start\n    }\n\n")
+        out.append("    /// The message's fields, without a length: the whole encoding, or a nested message's body.\n")
+        out.append("    package func writeFields(into buffer: inout [UInt8]) {\n")
+        oneof_names = [od.name for od in m.oneof_decl]
+        for fl in sorted(m.field, key=lambda f: f.number):
+            out.append(self.write_field(fl, oneof_names))
+        out.append("    }\n")
+        return "".join(out)
+
+    def element_wire_type(self, fl):
+        t = fl.type
+        if t in (FD.TYPE_STRING, FD.TYPE_BYTES, FD.TYPE_MESSAGE):
+            return 2
+        if t in (FD.TYPE_DOUBLE, FD.TYPE_FIXED64, FD.TYPE_SFIXED64):
+            return 1
+        if t in (FD.TYPE_FLOAT, FD.TYPE_FIXED32, FD.TYPE_SFIXED32):
+            return 5
+        return 0
+
+    def tag(self, number, wire):
+        """Statements appending a field's key (its varint bytes, known here)."""
+        value = (number << 3) | wire
+        out = []
+        while value >= 0x80:
+            out.append((value & 0x7F) | 0x80)
+            value >>= 7
+        out.append(value)
+        return "; ".join("buffer.append(0x%02X)" % b for b in out)
+
+    def write_value(self, fl, expr):
+        """A statement appending one element's payload (after its key)."""
+        t = fl.type
+        w = "ProtoWireWriter"
+        if t == FD.TYPE_STRING:
+            return "%s.string(%s, &buffer)" % (w, expr)
+        if t == FD.TYPE_BYTES:
+            return "%s.bytes(%s, &buffer)" % (w, expr)
+        if t == FD.TYPE_MESSAGE:
+            return ("do { let start = %s.beginLength(&buffer); %s.writeFields(into: &buffer); "
+                    "%s.endLength(&buffer, from: start) }" % (w, expr, w))
+        if t == FD.TYPE_BOOL:
+            return "buffer.append(%s ? 1 : 0)" % expr
+        if t == FD.TYPE_ENUM:
+            return "%s.int32(%s.rawValue, &buffer)" % (w, expr)
+        return {
+            FD.TYPE_INT32: "%s.int32(%%s, &buffer)" % w,
+            FD.TYPE_INT64: "%s.int64(%%s, &buffer)" % w,
+            FD.TYPE_UINT32: "%s.varint(UInt64(%%s), &buffer)" % w,
+            FD.TYPE_UINT64: "%s.varint(%%s, &buffer)" % w,
+            FD.TYPE_SINT32: "%s.sint32(%%s, &buffer)" % w,
+            FD.TYPE_SINT64: "%s.sint64(%%s, &buffer)" % w,
+            FD.TYPE_FIXED32: "%s.fixed32(%%s, &buffer)" % w,
+            FD.TYPE_SFIXED32: "%s.fixed32(UInt32(bitPattern: %%s), &buffer)" % w,
+            FD.TYPE_FLOAT: "%s.fixed32(%%s.bitPattern, &buffer)" % w,
+            FD.TYPE_FIXED64: "%s.fixed64(%%s, &buffer)" % w,
+            FD.TYPE_SFIXED64: "%s.fixed64(UInt64(bitPattern: %%s), &buffer)" % w,
+            FD.TYPE_DOUBLE: "%s.fixed64(%%s.bitPattern, &buffer)" % w,
+        }[t] % expr
+
+    def write_field(self, fl, oneof_names):
+        i8 = "        "
+        name = "self." + swift_ident(camel_lower(fl.name))
+        if fl.HasField("oneof_index"):
+            # A oneof's member is packed whenever it is the one set, zero or not.
+            oneof = "self." + swift_ident(camel_lower(oneof_names[fl.oneof_index]))
+            return "%sif case .%s(let value)? = %s { %s; %s }\n" % (
+                i8, swift_ident(camel_lower(fl.name)), oneof, self.tag(fl.number, self.element_wire_type(fl)),
+                self.write_value(fl, "value"))
+        if self.is_map(fl):
+            # Entries in key order (as the bridge builds them); an entry is a proto3 message, so
+            # a zero key or value inside it is left out.
+            k, v = self.map_entry(fl)
+            value_check = "true" if v.type == FD.TYPE_MESSAGE else self.is_zero_check(v, "value")
+            return (
+                "%(i)sfor (key, value) in %(n)s.sorted(by: { $0.key < $1.key }) {\n"
+                "%(i)s    %(tag)s\n"
+                "%(i)s    let start = ProtoWireWriter.beginLength(&buffer)\n"
+                "%(i)s    if %(kz)s { %(ktag)s; %(kw)s }\n"
+                "%(i)s    if %(vz)s { %(vtag)s; %(vw)s }\n"
+                "%(i)s    ProtoWireWriter.endLength(&buffer, from: start)\n"
+                "%(i)s}\n"
+            ) % {"i": i8, "n": name, "tag": self.tag(fl.number, 2),
+                 "kz": self.is_zero_check(k, "key"), "ktag": self.tag(1, self.element_wire_type(k)),
+                 "kw": self.write_value(k, "key"),
+                 "vz": value_check, "vtag": self.tag(2, self.element_wire_type(v)), "vw": self.write_value(v, "value")}
+        if fl.label == FD.LABEL_REPEATED:
+            wire = self.element_wire_type(fl)
+            packed = wire != 2 and not (fl.options.HasField("packed") and not fl.options.packed)
+            if packed:
+                return (
+                    "%(i)sif !%(n)s.isEmpty {\n"
+                    "%(i)s    %(tag)s\n"
+                    "%(i)s    let start = ProtoWireWriter.beginLength(&buffer)\n"
+                    "%(i)s    for item in %(n)s { %(w)s }\n"
+                    "%(i)s    ProtoWireWriter.endLength(&buffer, from: start)\n"
+                    "%(i)s}\n"
+                ) % {"i": i8, "n": name, "tag": self.tag(fl.number, 2), "w": self.write_value(fl, "item")}
+            return "%sfor item in %s { %s; %s }\n" % (i8, name, self.tag(fl.number, wire), self.write_value(fl, "item"))
+        if fl.type == FD.TYPE_MESSAGE:
+            return "%sif let value = %s { %s; %s }\n" % (
+                i8, name, self.tag(fl.number, 2), self.write_value(fl, "value"))
+        return "%sif %s { %s; %s }\n" % (
+            i8, self.is_zero_check(fl, name), self.tag(fl.number, self.element_wire_type(fl)), self.write_value(fl, name))
 
     def encode_field(self, fqn, fl):
         name = swift_ident(camel_lower(fl.name))

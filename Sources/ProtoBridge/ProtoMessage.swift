@@ -1,12 +1,14 @@
 internal import CProtobufC
+internal import Glibc
 
-/// A Swift value type generated from a proto3 message, encoded and decoded by protobuf-c.
+/// A Swift value type generated from a proto3 message, decoded by protobuf-c.
 ///
 /// The generated code converts between the Swift value and protobuf-c's C struct inside a
-/// `ProtoArena`; protobuf-c does the wire work. A message on a hot path may do its own wire work
-/// in Swift (`decoded(from:)`, `encode(appendingTo:)`), to protobuf-c's letter. Decoding never
-/// trusts its input: a malformed message, invalid UTF-8, an embedded NUL in a string or a memory
-/// blow-up is a thrown `ProtoDecodingError`, never a crash.
+/// `ProtoArena`; protobuf-c does the decoding's wire work. Encoding is generated in Swift
+/// (`ProtoWireWriter`), byte for byte what protobuf-c packs. A message on a hot path may decode
+/// itself in Swift (`decoded(from:)`), to protobuf-c's letter. Decoding never trusts its input: a
+/// malformed message, invalid UTF-8, an embedded NUL in a string or a memory blow-up is a thrown
+/// `ProtoDecodingError`, never a crash.
 public protocol ProtoMessage: Sendable, Equatable {
     /// The message's fully-qualified proto name, e.g. "moderation.v1.KickMemberRequest".
     static var protoName: String { get }
@@ -24,8 +26,9 @@ public protocol ProtoMessage: Sendable, Equatable {
     static func decoded(from bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> Self
 
     /// Appends the encoding of the message to `buffer`; returns the number of bytes appended.
-    /// The default packs with protobuf-c (`encodeByProtobufC(appendingTo:)`). A message on a hot
-    /// path may encode itself in Swift instead, and then must write protobuf-c's bytes exactly.
+    /// The default packs with protobuf-c (`encodeByProtobufC(appendingTo:)`); the generated
+    /// messages encode in Swift, and must write protobuf-c's bytes exactly (a debug build checks,
+    /// `encodingMatchesProtobufC`).
     @discardableResult
     func encode(appendingTo buffer: inout [UInt8]) -> Int
 }
@@ -53,6 +56,20 @@ extension ProtoMessage {
             _ = protobuf_c_message_pack(message, packed)
             buffer.append(contentsOf: UnsafeBufferPointer(start: packed, count: size))
             return size
+        }
+    }
+
+    /// Whether `bytes` are what protobuf-c packs for the message: the debug builds' check of the
+    /// generated Swift encoders.
+    public func encodingMatchesProtobufC(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var packed: [UInt8] = []
+        encodeByProtobufC(appendingTo: &packed)
+        // memcmp: a debug build compares a megabyte element by element in seconds.
+        return packed.withUnsafeBytes { packed in
+            bytes.withUnsafeBytes { bytes in
+                packed.count == bytes.count
+                    && (packed.isEmpty || memcmp(packed.baseAddress!, bytes.baseAddress!, packed.count) == 0)
+            }
         }
     }
 

@@ -468,6 +468,27 @@ extension Google_Rpc_ErrorInfo {
             self.metadata[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try arena.string(entry.pointee.value, field: "value", of: Self.protoName)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.reason.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.reason, &buffer) }
+        if !self.domain.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.domain, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x1A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension Google_Rpc_RetryInfo {
@@ -492,6 +513,19 @@ extension Google_Rpc_RetryInfo {
     init(c: UnsafePointer<Google__Rpc__RetryInfo>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.retry_delay { self.retryDelay = try Google_Protobuf_Duration(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.retryDelay { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -528,6 +562,20 @@ extension Google_Rpc_DebugInfo {
         }
         self.detail = try arena.string(c.pointee.detail, field: "detail", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.stackEntries { buffer.append(0x0A); ProtoWireWriter.string(item, &buffer) }
+        if !self.detail.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.detail, &buffer) }
+    }
 }
 
 extension Google_Rpc_QuotaFailure {
@@ -560,6 +608,19 @@ extension Google_Rpc_QuotaFailure {
             self.violations.reserveCapacity(c.pointee.n_violations)
             for i in 0..<c.pointee.n_violations { self.violations.append(try Google_Rpc_QuotaFailure.Violation(c: ProtoArena.required(c.pointee.violations[i], field: "violations", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.violations { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -595,6 +656,20 @@ extension Google_Rpc_QuotaFailure.Violation {
         self.subject = try arena.string(c.pointee.subject, field: "subject", of: Self.protoName)
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.subject.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.subject, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.description, &buffer) }
+    }
 }
 
 extension Google_Rpc_PreconditionFailure {
@@ -627,6 +702,19 @@ extension Google_Rpc_PreconditionFailure {
             self.violations.reserveCapacity(c.pointee.n_violations)
             for i in 0..<c.pointee.n_violations { self.violations.append(try Google_Rpc_PreconditionFailure.Violation(c: ProtoArena.required(c.pointee.violations[i], field: "violations", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.violations { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -664,6 +752,21 @@ extension Google_Rpc_PreconditionFailure.Violation {
         self.subject = try arena.string(c.pointee.subject, field: "subject", of: Self.protoName)
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.type.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.type, &buffer) }
+        if !self.subject.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.subject, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.description, &buffer) }
+    }
 }
 
 extension Google_Rpc_BadRequest {
@@ -696,6 +799,19 @@ extension Google_Rpc_BadRequest {
             self.fieldViolations.reserveCapacity(c.pointee.n_field_violations)
             for i in 0..<c.pointee.n_field_violations { self.fieldViolations.append(try Google_Rpc_BadRequest.FieldViolation(c: ProtoArena.required(c.pointee.field_violations[i], field: "field_violations", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.fieldViolations { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -735,6 +851,22 @@ extension Google_Rpc_BadRequest.FieldViolation {
         self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
         if let value = c.pointee.localized_message { self.localizedMessage = try Google_Rpc_LocalizedMessage(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.field.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.field, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.description, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
+        if let value = self.localizedMessage { buffer.append(0x22); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension Google_Rpc_RequestInfo {
@@ -761,6 +893,20 @@ extension Google_Rpc_RequestInfo {
         self.init()
         self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
         self.servingData = try arena.string(c.pointee.serving_data, field: "serving_data", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.requestID.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.requestID, &buffer) }
+        if !self.servingData.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.servingData, &buffer) }
     }
 }
 
@@ -792,6 +938,22 @@ extension Google_Rpc_ResourceInfo {
         self.resourceName = try arena.string(c.pointee.resource_name, field: "resource_name", of: Self.protoName)
         self.owner = try arena.string(c.pointee.owner, field: "owner", of: Self.protoName)
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.resourceType.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.resourceType, &buffer) }
+        if !self.resourceName.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.resourceName, &buffer) }
+        if !self.owner.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.owner, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
     }
 }
 
@@ -825,6 +987,19 @@ extension Google_Rpc_Help {
             self.links.reserveCapacity(c.pointee.n_links)
             for i in 0..<c.pointee.n_links { self.links.append(try Google_Rpc_Help.Link(c: ProtoArena.required(c.pointee.links[i], field: "links", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.links { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -860,6 +1035,20 @@ extension Google_Rpc_Help.Link {
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
         self.url = try arena.string(c.pointee.url, field: "url", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.description.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.description, &buffer) }
+        if !self.url.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.url, &buffer) }
+    }
 }
 
 extension Google_Rpc_LocalizedMessage {
@@ -886,5 +1075,19 @@ extension Google_Rpc_LocalizedMessage {
         self.init()
         self.locale = try arena.string(c.pointee.locale, field: "locale", of: Self.protoName)
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.locale.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.locale, &buffer) }
+        if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
     }
 }

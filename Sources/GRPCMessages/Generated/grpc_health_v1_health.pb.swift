@@ -127,6 +127,19 @@ extension Grpc_Health_V1_HealthCheckRequest {
         self.init()
         self.service = try arena.string(c.pointee.service, field: "service", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
+    }
 }
 
 extension Grpc_Health_V1_HealthCheckResponse {
@@ -152,6 +165,19 @@ extension Grpc_Health_V1_HealthCheckResponse {
         self.init()
         self.status = Grpc_Health_V1_HealthCheckResponse.ServingStatus(rawValue: Int32(bitPattern: c.pointee.status.rawValue))
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.status.rawValue != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
+    }
 }
 
 extension Grpc_Health_V1_HealthListRequest {
@@ -174,6 +200,18 @@ extension Grpc_Health_V1_HealthListRequest {
 
     init(c: UnsafePointer<Grpc__Health__V1__HealthListRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
     }
 }
 
@@ -212,6 +250,25 @@ extension Grpc_Health_V1_HealthListResponse {
         for i in 0..<c.pointee.n_statuses {
             let entry = try ProtoArena.required(c.pointee.statuses[i], field: "statuses", of: Self.protoName)
             self.statuses[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try Grpc_Health_V1_HealthCheckResponse(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
+        }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.statuses.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
 }

@@ -250,6 +250,24 @@ extension Grpc_Reflection_V1_ServerReflectionRequest {
             self.messageRequest = nil
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.host.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.host, &buffer) }
+        if case .fileByFilename(let value)? = self.messageRequest { buffer.append(0x1A); ProtoWireWriter.string(value, &buffer) }
+        if case .fileContainingSymbol(let value)? = self.messageRequest { buffer.append(0x22); ProtoWireWriter.string(value, &buffer) }
+        if case .fileContainingExtension(let value)? = self.messageRequest { buffer.append(0x2A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if case .allExtensionNumbersOfType(let value)? = self.messageRequest { buffer.append(0x32); ProtoWireWriter.string(value, &buffer) }
+        if case .listServices(let value)? = self.messageRequest { buffer.append(0x3A); ProtoWireWriter.string(value, &buffer) }
+    }
 }
 
 extension Grpc_Reflection_V1_ExtensionRequest {
@@ -276,6 +294,20 @@ extension Grpc_Reflection_V1_ExtensionRequest {
         self.init()
         self.containingType = try arena.string(c.pointee.containing_type, field: "containing_type", of: Self.protoName)
         self.extensionNumber = c.pointee.extension_number
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.containingType.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.containingType, &buffer) }
+        if self.extensionNumber != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.extensionNumber, &buffer) }
     }
 }
 
@@ -331,6 +363,24 @@ extension Grpc_Reflection_V1_ServerReflectionResponse {
             self.messageResponse = nil
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.validHost.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.validHost, &buffer) }
+        if let value = self.originalRequest { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if case .fileDescriptorResponse(let value)? = self.messageResponse { buffer.append(0x22); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if case .allExtensionNumbersResponse(let value)? = self.messageResponse { buffer.append(0x2A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if case .listServicesResponse(let value)? = self.messageResponse { buffer.append(0x32); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if case .errorResponse(let value)? = self.messageResponse { buffer.append(0x3A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension Grpc_Reflection_V1_FileDescriptorResponse {
@@ -363,6 +413,19 @@ extension Grpc_Reflection_V1_FileDescriptorResponse {
             self.fileDescriptorProto.reserveCapacity(c.pointee.n_file_descriptor_proto)
             for i in 0..<c.pointee.n_file_descriptor_proto { self.fileDescriptorProto.append(ProtoArena.bytes(c.pointee.file_descriptor_proto[i])) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.fileDescriptorProto { buffer.append(0x0A); ProtoWireWriter.bytes(item, &buffer) }
     }
 }
 
@@ -399,6 +462,25 @@ extension Grpc_Reflection_V1_ExtensionNumberResponse {
             for i in 0..<c.pointee.n_extension_number { self.extensionNumber.append(c.pointee.extension_number[i]) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.baseTypeName.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.baseTypeName, &buffer) }
+        if !self.extensionNumber.isEmpty {
+            buffer.append(0x12)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.extensionNumber { ProtoWireWriter.int32(item, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension Grpc_Reflection_V1_ListServiceResponse {
@@ -432,6 +514,19 @@ extension Grpc_Reflection_V1_ListServiceResponse {
             for i in 0..<c.pointee.n_service { self.service.append(try Grpc_Reflection_V1_ServiceResponse(c: ProtoArena.required(c.pointee.service[i], field: "service", of: Self.protoName), arena: arena)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.service { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension Grpc_Reflection_V1_ServiceResponse {
@@ -456,6 +551,19 @@ extension Grpc_Reflection_V1_ServiceResponse {
     init(c: UnsafePointer<Grpc__Reflection__V1__ServiceResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         self.name = try arena.string(c.pointee.name, field: "name", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
     }
 }
 
@@ -483,6 +591,20 @@ extension Grpc_Reflection_V1_ErrorResponse {
         self.init()
         self.errorCode = c.pointee.error_code
         self.errorMessage = try arena.string(c.pointee.error_message, field: "error_message", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.errorCode != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.errorCode, &buffer) }
+        if !self.errorMessage.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorMessage, &buffer) }
     }
 }
 

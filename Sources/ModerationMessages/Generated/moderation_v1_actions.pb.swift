@@ -294,4 +294,29 @@ extension Action {
         self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
         self.reportID = c.pointee.report_id
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.seq != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.seq, &buffer) }
+        if self.action.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.action.rawValue, &buffer) }
+        if let value = self.actionBy { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.actionOn { buffer.append(0x22); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.actionFor { buffer.append(0x2A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if self.oldScope.rawValue != 0 { buffer.append(0x30); ProtoWireWriter.int32(self.oldScope.rawValue, &buffer) }
+        if self.newScope.rawValue != 0 { buffer.append(0x38); ProtoWireWriter.int32(self.newScope.rawValue, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.expiresAt != 0 { buffer.append(0x48); ProtoWireWriter.int64(self.expiresAt, &buffer) }
+        if self.timestamp != 0 { buffer.append(0x50); ProtoWireWriter.int64(self.timestamp, &buffer) }
+        if !self.idempotencyKey.isEmpty { buffer.append(0x5A); ProtoWireWriter.string(self.idempotencyKey, &buffer) }
+        if !self.requestID.isEmpty { buffer.append(0x62); ProtoWireWriter.string(self.requestID, &buffer) }
+        if self.reportID != 0 { buffer.append(0x68); ProtoWireWriter.varint(self.reportID, &buffer) }
+    }
 }

@@ -225,4 +225,41 @@ extension Group {
         self.frozenReason = try arena.string(c.pointee.frozen_reason, field: "frozen_reason", of: Self.protoName)
         self.joinRequests = (c.pointee.join_requests != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.icon.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.icon, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
+        if self.type.rawValue != 0 { buffer.append(0x28); ProtoWireWriter.int32(self.type.rawValue, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x32)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for item in self.tags { buffer.append(0x3A); ProtoWireWriter.string(item, &buffer) }
+        if !self.owner.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.owner, &buffer) }
+        if self.membersCount != 0 { buffer.append(0x48); ProtoWireWriter.varint(UInt64(self.membersCount), &buffer) }
+        if self.version != 0 { buffer.append(0x50); ProtoWireWriter.varint(self.version, &buffer) }
+        if self.createdAt != 0 { buffer.append(0x58); ProtoWireWriter.int64(self.createdAt, &buffer) }
+        if self.updatedAt != 0 { buffer.append(0x60); ProtoWireWriter.int64(self.updatedAt, &buffer) }
+        if self.hasJoined { buffer.append(0x68); buffer.append(self.hasJoined ? 1 : 0) }
+        if self.scope.rawValue != 0 { buffer.append(0x70); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+        if self.joinedAt != 0 { buffer.append(0x78); ProtoWireWriter.int64(self.joinedAt, &buffer) }
+        if self.isBanned { buffer.append(0x80); buffer.append(0x01); buffer.append(self.isBanned ? 1 : 0) }
+        if self.frozen { buffer.append(0x88); buffer.append(0x01); buffer.append(self.frozen ? 1 : 0) }
+        if !self.frozenReason.isEmpty { buffer.append(0x92); buffer.append(0x01); ProtoWireWriter.string(self.frozenReason, &buffer) }
+        if self.joinRequests { buffer.append(0x98); buffer.append(0x01); buffer.append(self.joinRequests ? 1 : 0) }
+    }
 }

@@ -93,4 +93,25 @@ extension Invite {
         self.expiresAt = c.pointee.expires_at
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.avatar, &buffer) }
+        if self.scope.rawValue != 0 { buffer.append(0x28); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+        if !self.invitedBy.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.invitedBy, &buffer) }
+        if self.invitedAt != 0 { buffer.append(0x38); ProtoWireWriter.int64(self.invitedAt, &buffer) }
+        if self.expiresAt != 0 { buffer.append(0x40); ProtoWireWriter.int64(self.expiresAt, &buffer) }
+        if let value = self.group { buffer.append(0x4A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }

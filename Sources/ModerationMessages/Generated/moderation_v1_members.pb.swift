@@ -270,6 +270,25 @@ extension GroupMember {
         self.mutedUntil = c.pointee.muted_until
         self.muteReason = try arena.string(c.pointee.mute_reason, field: "mute_reason", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
+        if self.scope.rawValue != 0 { buffer.append(0x20); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+        if self.joinedAt != 0 { buffer.append(0x28); ProtoWireWriter.int64(self.joinedAt, &buffer) }
+        if self.mutedUntil != 0 { buffer.append(0x30); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
+        if !self.muteReason.isEmpty { buffer.append(0x3A); ProtoWireWriter.string(self.muteReason, &buffer) }
+    }
 }
 
 extension BannedMember {
@@ -311,6 +330,27 @@ extension BannedMember {
         self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
         self.expiresAt = c.pointee.expires_at
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
+        if self.scope.rawValue != 0 { buffer.append(0x20); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+        if self.joinedAt != 0 { buffer.append(0x28); ProtoWireWriter.int64(self.joinedAt, &buffer) }
+        if self.bannedAt != 0 { buffer.append(0x30); ProtoWireWriter.int64(self.bannedAt, &buffer) }
+        if !self.bannedBy.isEmpty { buffer.append(0x3A); ProtoWireWriter.string(self.bannedBy, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.expiresAt != 0 { buffer.append(0x48); ProtoWireWriter.int64(self.expiresAt, &buffer) }
+    }
 }
 
 extension MemberToAdd {
@@ -337,6 +377,20 @@ extension MemberToAdd {
         self.init()
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
         self.scope = Scope(rawValue: Int32(bitPattern: c.pointee.scope.rawValue))
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if self.scope.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
     }
 }
 
@@ -371,6 +425,23 @@ extension UserResult {
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
         self.seq = c.pointee.seq
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.ok { buffer.append(0x08); buffer.append(self.ok ? 1 : 0) }
+        if self.changed { buffer.append(0x10); buffer.append(self.changed ? 1 : 0) }
+        if !self.errorCode.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.errorCode, &buffer) }
+        if !self.message.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.message, &buffer) }
+        if self.seq != 0 { buffer.append(0x28); ProtoWireWriter.varint(self.seq, &buffer) }
+    }
 }
 
 extension JoinRequest {
@@ -403,5 +474,22 @@ extension JoinRequest {
         self.avatar = try arena.string(c.pointee.avatar, field: "avatar", of: Self.protoName)
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
         self.requestedAt = c.pointee.requested_at
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
+        if !self.message.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.message, &buffer) }
+        if self.requestedAt != 0 { buffer.append(0x28); ProtoWireWriter.int64(self.requestedAt, &buffer) }
     }
 }

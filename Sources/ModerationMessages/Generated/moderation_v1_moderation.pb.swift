@@ -2145,6 +2145,28 @@ extension CreateUserRequest {
             self.metadata[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try arena.string(entry.pointee.value, field: "value", of: Self.protoName)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x22)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension CreateUserResponse {
@@ -2169,6 +2191,19 @@ extension CreateUserResponse {
     init(c: UnsafePointer<Moderation__V1__CreateUserResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -2195,6 +2230,19 @@ extension GetUserRequest {
         self.init()
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+    }
 }
 
 extension GetUserResponse {
@@ -2219,6 +2267,19 @@ extension GetUserResponse {
     init(c: UnsafePointer<Moderation__V1__GetUserResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -2275,6 +2336,29 @@ extension UpdateUserRequest {
             for i in 0..<c.pointee.n_update_mask { self.updateMask.append(try arena.string(c.pointee.update_mask[i], field: "update_mask", of: Self.protoName)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x22)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for item in self.updateMask { buffer.append(0x2A); ProtoWireWriter.string(item, &buffer) }
+    }
 }
 
 extension UpdateUserResponse {
@@ -2300,6 +2384,19 @@ extension UpdateUserResponse {
         self.init()
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension DeleteUserRequest {
@@ -2324,6 +2421,19 @@ extension DeleteUserRequest {
     init(c: UnsafePointer<Moderation__V1__DeleteUserRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
     }
 }
 
@@ -2353,6 +2463,21 @@ extension DeleteUserResponse {
         self.groupsLeft = c.pointee.groups_left
         self.bansDropped = c.pointee.bans_dropped
         self.lastSeq = c.pointee.last_seq
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.groupsLeft != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.groupsLeft), &buffer) }
+        if self.bansDropped != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.bansDropped), &buffer) }
+        if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
     }
 }
 
@@ -2437,6 +2562,35 @@ extension CreateGroupRequest {
             for i in 0..<c.pointee.n_banned_uids { self.bannedUids.append(try arena.string(c.pointee.banned_uids[i], field: "banned_uids", of: Self.protoName)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.icon.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.icon, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
+        if self.type.rawValue != 0 { buffer.append(0x28); ProtoWireWriter.int32(self.type.rawValue, &buffer) }
+        if !self.password.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.password, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x3A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for item in self.tags { buffer.append(0x42); ProtoWireWriter.string(item, &buffer) }
+        if !self.owner.isEmpty { buffer.append(0x4A); ProtoWireWriter.string(self.owner, &buffer) }
+        for item in self.members { buffer.append(0x52); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for item in self.bannedUids { buffer.append(0x5A); ProtoWireWriter.string(item, &buffer) }
+    }
 }
 
 extension CreateGroupResponse {
@@ -2478,6 +2632,26 @@ extension CreateGroupResponse {
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x12)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension GetGroupRequest {
@@ -2503,6 +2677,19 @@ extension GetGroupRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
 }
 
 extension GetGroupResponse {
@@ -2527,6 +2714,19 @@ extension GetGroupResponse {
     init(c: UnsafePointer<Moderation__V1__GetGroupResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -2603,6 +2803,35 @@ extension UpdateGroupRequest {
         self.ifVersion = c.pointee.if_version
         self.joinRequests = (c.pointee.join_requests != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.icon.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.icon, &buffer) }
+        if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
+        if self.type.rawValue != 0 { buffer.append(0x28); ProtoWireWriter.int32(self.type.rawValue, &buffer) }
+        if !self.password.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.password, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x3A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for item in self.tags { buffer.append(0x42); ProtoWireWriter.string(item, &buffer) }
+        for item in self.updateMask { buffer.append(0x4A); ProtoWireWriter.string(item, &buffer) }
+        if self.ifVersion != 0 { buffer.append(0x50); ProtoWireWriter.varint(self.ifVersion, &buffer) }
+        if self.joinRequests { buffer.append(0x58); buffer.append(self.joinRequests ? 1 : 0) }
+    }
 }
 
 extension UpdateGroupResponse {
@@ -2627,6 +2856,19 @@ extension UpdateGroupResponse {
     init(c: UnsafePointer<Moderation__V1__UpdateGroupResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -2653,6 +2895,19 @@ extension DeleteGroupRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
 }
 
 extension DeleteGroupResponse {
@@ -2677,6 +2932,19 @@ extension DeleteGroupResponse {
     init(c: UnsafePointer<Moderation__V1__DeleteGroupResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -2729,6 +2997,29 @@ extension ListGroupsRequest {
             for i in 0..<c.pointee.n_tags { self.tags.append(try arena.string(c.pointee.tags[i], field: "tags", of: Self.protoName)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
+        if !self.search.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.search, &buffer) }
+        if self.joinedOnly { buffer.append(0x20); buffer.append(self.joinedOnly ? 1 : 0) }
+        if !self.types.isEmpty {
+            buffer.append(0x2A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.types { ProtoWireWriter.int32(item.rawValue, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for item in self.tags { buffer.append(0x32); ProtoWireWriter.string(item, &buffer) }
+    }
 }
 
 extension ListGroupsResponse {
@@ -2764,6 +3055,20 @@ extension ListGroupsResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.groups { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
 }
 
 extension JoinGroupRequest {
@@ -2790,6 +3095,20 @@ extension JoinGroupRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.password = try arena.string(c.pointee.password, field: "password", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.password.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.password, &buffer) }
     }
 }
 
@@ -2818,6 +3137,20 @@ extension JoinGroupResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension LeaveGroupRequest {
@@ -2843,6 +3176,19 @@ extension LeaveGroupRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
 }
 
 extension LeaveGroupResponse {
@@ -2867,6 +3213,19 @@ extension LeaveGroupResponse {
     init(c: UnsafePointer<Moderation__V1__LeaveGroupResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -2911,6 +3270,29 @@ extension ListMembersRequest {
         self.search = try arena.string(c.pointee.search, field: "search", of: Self.protoName)
         self.mutedOnly = (c.pointee.muted_only != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
+        if !self.scopes.isEmpty {
+            buffer.append(0x22)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.scopes { ProtoWireWriter.int32(item.rawValue, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        if !self.search.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.search, &buffer) }
+        if self.mutedOnly { buffer.append(0x30); buffer.append(self.mutedOnly ? 1 : 0) }
+    }
 }
 
 extension ListMembersResponse {
@@ -2946,6 +3328,20 @@ extension ListMembersResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.members { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
 }
 
 extension AddMembersRequest {
@@ -2980,6 +3376,20 @@ extension AddMembersRequest {
             self.members.reserveCapacity(c.pointee.n_members)
             for i in 0..<c.pointee.n_members { self.members.append(try MemberToAdd(c: ProtoArena.required(c.pointee.members[i], field: "members", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.members { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3022,6 +3432,26 @@ extension AddMembersResponse {
         }
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension KickMemberRequest {
@@ -3049,6 +3479,20 @@ extension KickMemberRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+    }
 }
 
 extension KickMemberResponse {
@@ -3073,6 +3517,19 @@ extension KickMemberResponse {
     init(c: UnsafePointer<Moderation__V1__KickMemberResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3107,6 +3564,23 @@ extension BanMemberRequest {
         self.durationMs = c.pointee.duration_ms
         self.ifNotBanned = (c.pointee.if_not_banned != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotBanned { buffer.append(0x28); buffer.append(self.ifNotBanned ? 1 : 0) }
+    }
 }
 
 extension BanMemberResponse {
@@ -3135,6 +3609,21 @@ extension BanMemberResponse {
         self.changed = (c.pointee.changed != 0)
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.ban { self.ban = try BannedMember(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.ban { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3165,6 +3654,21 @@ extension UnbanMemberRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
         self.onlyIfBanned = (c.pointee.only_if_banned != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
+    }
 }
 
 extension UnbanMemberResponse {
@@ -3191,6 +3695,20 @@ extension UnbanMemberResponse {
         self.init()
         self.changed = (c.pointee.changed != 0)
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3222,6 +3740,22 @@ extension ListBannedMembersRequest {
         self.limit = c.pointee.limit
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
         self.search = try arena.string(c.pointee.search, field: "search", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
+        if !self.search.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.search, &buffer) }
     }
 }
 
@@ -3258,6 +3792,20 @@ extension ListBannedMembersResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.bannedMembers { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
 }
 
 extension ChangeMemberScopeRequest {
@@ -3287,6 +3835,21 @@ extension ChangeMemberScopeRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
         self.scope = Scope(rawValue: Int32(bitPattern: c.pointee.scope.rawValue))
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if self.scope.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+    }
 }
 
 extension ChangeMemberScopeResponse {
@@ -3313,6 +3876,20 @@ extension ChangeMemberScopeResponse {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.member { self.member = try GroupMember(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.member { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3341,6 +3918,20 @@ extension TransferOwnershipRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+    }
 }
 
 extension TransferOwnershipResponse {
@@ -3367,6 +3958,20 @@ extension TransferOwnershipResponse {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3402,6 +4007,20 @@ extension BulkKickMembersRequest {
             self.uids.reserveCapacity(c.pointee.n_uids)
             for i in 0..<c.pointee.n_uids { self.uids.append(try arena.string(c.pointee.uids[i], field: "uids", of: Self.protoName)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
     }
 }
 
@@ -3440,6 +4059,25 @@ extension BulkKickMembersResponse {
         for i in 0..<c.pointee.n_results {
             let entry = try ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName)
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
+        }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
 }
@@ -3483,6 +4121,23 @@ extension BulkBanMembersRequest {
         self.durationMs = c.pointee.duration_ms
         self.ifNotBanned = (c.pointee.if_not_banned != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotBanned { buffer.append(0x28); buffer.append(self.ifNotBanned ? 1 : 0) }
+    }
 }
 
 extension BulkBanMembersResponse {
@@ -3522,6 +4177,25 @@ extension BulkBanMembersResponse {
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension BulkUnbanMembersRequest {
@@ -3558,6 +4232,21 @@ extension BulkUnbanMembersRequest {
             for i in 0..<c.pointee.n_uids { self.uids.append(try arena.string(c.pointee.uids[i], field: "uids", of: Self.protoName)) }
         }
         self.onlyIfBanned = (c.pointee.only_if_banned != 0)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
     }
 }
 
@@ -3598,6 +4287,25 @@ extension BulkUnbanMembersResponse {
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension GetMemberStateRequest {
@@ -3624,6 +4332,20 @@ extension GetMemberStateRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
 }
 
@@ -3666,6 +4388,27 @@ extension GetMemberStateResponse {
         self.mutedUntil = c.pointee.muted_until
         self.muteReason = try arena.string(c.pointee.mute_reason, field: "mute_reason", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.isMember { buffer.append(0x08); buffer.append(self.isMember ? 1 : 0) }
+        if self.scope.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+        if self.joinedAt != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.joinedAt, &buffer) }
+        if self.isOwner { buffer.append(0x20); buffer.append(self.isOwner ? 1 : 0) }
+        if self.isBanned { buffer.append(0x28); buffer.append(self.isBanned ? 1 : 0) }
+        if let value = self.ban { buffer.append(0x32); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if self.groupVersion != 0 { buffer.append(0x38); ProtoWireWriter.varint(self.groupVersion, &buffer) }
+        if self.mutedUntil != 0 { buffer.append(0x40); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
+        if !self.muteReason.isEmpty { buffer.append(0x4A); ProtoWireWriter.string(self.muteReason, &buffer) }
+    }
 }
 
 extension InviteMembersRequest {
@@ -3702,6 +4445,21 @@ extension InviteMembersRequest {
             for i in 0..<c.pointee.n_members { self.members.append(try MemberToAdd(c: ProtoArena.required(c.pointee.members[i], field: "members", of: Self.protoName), arena: arena)) }
         }
         self.expiresInMs = c.pointee.expires_in_ms
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.members { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if self.expiresInMs != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.expiresInMs, &buffer) }
     }
 }
 
@@ -3742,6 +4500,25 @@ extension InviteMembersResponse {
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension AcceptInviteRequest {
@@ -3766,6 +4543,19 @@ extension AcceptInviteRequest {
     init(c: UnsafePointer<Moderation__V1__AcceptInviteRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
 
@@ -3794,6 +4584,20 @@ extension AcceptInviteResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension DeclineInviteRequest {
@@ -3819,6 +4623,19 @@ extension DeclineInviteRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
 }
 
 extension DeclineInviteResponse {
@@ -3843,6 +4660,19 @@ extension DeclineInviteResponse {
     init(c: UnsafePointer<Moderation__V1__DeclineInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3871,6 +4701,20 @@ extension RevokeInviteRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+    }
 }
 
 extension RevokeInviteResponse {
@@ -3895,6 +4739,19 @@ extension RevokeInviteResponse {
     init(c: UnsafePointer<Moderation__V1__RevokeInviteResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3924,6 +4781,21 @@ extension ListInvitesRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.limit = c.pointee.limit
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
     }
 }
 
@@ -3960,6 +4832,20 @@ extension ListInvitesResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.invites { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
 }
 
 extension ListMyInvitesRequest {
@@ -3986,6 +4872,20 @@ extension ListMyInvitesRequest {
         self.init()
         self.limit = c.pointee.limit
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
     }
 }
 
@@ -4022,6 +4922,20 @@ extension ListMyInvitesResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.invites { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
 }
 
 extension RequestToJoinRequest {
@@ -4049,6 +4963,20 @@ extension RequestToJoinRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
+    }
 }
 
 extension RequestToJoinResponse {
@@ -4073,6 +5001,19 @@ extension RequestToJoinResponse {
     init(c: UnsafePointer<Moderation__V1__RequestToJoinResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4101,6 +5042,20 @@ extension ApproveJoinRequestRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+    }
 }
 
 extension ApproveJoinRequestResponse {
@@ -4127,6 +5082,20 @@ extension ApproveJoinRequestResponse {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4157,6 +5126,21 @@ extension RejectJoinRequestRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
         self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
+    }
 }
 
 extension RejectJoinRequestResponse {
@@ -4181,6 +5165,19 @@ extension RejectJoinRequestResponse {
     init(c: UnsafePointer<Moderation__V1__RejectJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4207,6 +5204,19 @@ extension CancelJoinRequestRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
 }
 
 extension CancelJoinRequestResponse {
@@ -4231,6 +5241,19 @@ extension CancelJoinRequestResponse {
     init(c: UnsafePointer<Moderation__V1__CancelJoinRequestResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4260,6 +5283,21 @@ extension ListJoinRequestsRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.limit = c.pointee.limit
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
     }
 }
 
@@ -4296,6 +5334,20 @@ extension ListJoinRequestsResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.joinRequests { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
 }
 
 extension ReportMemberRequest {
@@ -4327,6 +5379,22 @@ extension ReportMemberRequest {
         self.category = ReportCategory(rawValue: Int32(bitPattern: c.pointee.category.rawValue))
         self.text = try arena.string(c.pointee.text, field: "text", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if self.category.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.category.rawValue, &buffer) }
+        if !self.text.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.text, &buffer) }
+    }
 }
 
 extension ReportMemberResponse {
@@ -4353,6 +5421,20 @@ extension ReportMemberResponse {
         self.init()
         if let value = c.pointee.report { self.report = try Report(c: value, arena: arena) }
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.report { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4384,6 +5466,22 @@ extension ListReportsRequest {
         self.status = ReportStatus(rawValue: Int32(bitPattern: c.pointee.status.rawValue))
         self.limit = c.pointee.limit
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.status.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
+        if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.cursor, &buffer) }
     }
 }
 
@@ -4436,6 +5534,27 @@ extension ListReportsResponse {
             self.counts[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = entry.pointee.value
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.reports { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+        for (key, value) in self.counts.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x1A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if value != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(value), &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension ResolveReportRequest {
@@ -4467,6 +5586,22 @@ extension ResolveReportRequest {
         self.resolution = ReportResolution(rawValue: Int32(bitPattern: c.pointee.resolution.rawValue))
         self.note = try arena.string(c.pointee.note, field: "note", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.reportID != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.reportID, &buffer) }
+        if self.resolution.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.resolution.rawValue, &buffer) }
+        if !self.note.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.note, &buffer) }
+    }
 }
 
 extension ResolveReportResponse {
@@ -4493,6 +5628,20 @@ extension ResolveReportResponse {
         self.init()
         if let value = c.pointee.report { self.report = try Report(c: value, arena: arena) }
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.report { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4527,6 +5676,23 @@ extension MuteMemberRequest {
         self.durationMs = c.pointee.duration_ms
         self.ifNotMuted = (c.pointee.if_not_muted != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotMuted { buffer.append(0x28); buffer.append(self.ifNotMuted ? 1 : 0) }
+    }
 }
 
 extension MuteMemberResponse {
@@ -4555,6 +5721,21 @@ extension MuteMemberResponse {
         self.changed = (c.pointee.changed != 0)
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.member { self.member = try GroupMember(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.member { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4585,6 +5766,21 @@ extension UnmuteMemberRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
         self.onlyIfMuted = (c.pointee.only_if_muted != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
+    }
 }
 
 extension UnmuteMemberResponse {
@@ -4611,6 +5807,20 @@ extension UnmuteMemberResponse {
         self.init()
         self.changed = (c.pointee.changed != 0)
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -4653,6 +5863,23 @@ extension BulkMuteMembersRequest {
         self.durationMs = c.pointee.duration_ms
         self.ifNotMuted = (c.pointee.if_not_muted != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotMuted { buffer.append(0x28); buffer.append(self.ifNotMuted ? 1 : 0) }
+    }
 }
 
 extension BulkMuteMembersResponse {
@@ -4692,6 +5919,25 @@ extension BulkMuteMembersResponse {
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension BulkUnmuteMembersRequest {
@@ -4728,6 +5974,21 @@ extension BulkUnmuteMembersRequest {
             for i in 0..<c.pointee.n_uids { self.uids.append(try arena.string(c.pointee.uids[i], field: "uids", of: Self.protoName)) }
         }
         self.onlyIfMuted = (c.pointee.only_if_muted != 0)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
     }
 }
 
@@ -4768,6 +6029,25 @@ extension BulkUnmuteMembersResponse {
             self.results[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try UserResult(c: ProtoArena.required(entry.pointee.value, field: "value", of: Self.protoName), arena: arena)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x0A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension FreezeGroupRequest {
@@ -4794,6 +6074,20 @@ extension FreezeGroupRequest {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.reason, &buffer) }
     }
 }
 
@@ -4822,6 +6116,20 @@ extension FreezeGroupResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension UnfreezeGroupRequest {
@@ -4846,6 +6154,19 @@ extension UnfreezeGroupRequest {
     init(c: UnsafePointer<Moderation__V1__UnfreezeGroupRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
 
@@ -4874,6 +6195,20 @@ extension UnfreezeGroupResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension PostCheck {
@@ -4900,6 +6235,20 @@ extension PostCheck {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
 }
 
@@ -4934,6 +6283,19 @@ extension CheckPostRequest {
             for i in 0..<c.pointee.n_checks { self.checks.append(try PostCheck(c: ProtoArena.required(c.pointee.checks[i], field: "checks", of: Self.protoName), arena: arena)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.checks { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension PostCheckResult {
@@ -4962,6 +6324,21 @@ extension PostCheckResult {
         self.allowed = (c.pointee.allowed != 0)
         self.errorCode = try arena.string(c.pointee.error_code, field: "error_code", of: Self.protoName)
         self.mutedUntil = c.pointee.muted_until
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.allowed { buffer.append(0x08); buffer.append(self.allowed ? 1 : 0) }
+        if !self.errorCode.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorCode, &buffer) }
+        if self.mutedUntil != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
     }
 }
 
@@ -4995,6 +6372,19 @@ extension CheckPostResponse {
             self.results.reserveCapacity(c.pointee.n_results)
             for i in 0..<c.pointee.n_results { self.results.append(try PostCheckResult(c: ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.results { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -5041,6 +6431,30 @@ extension ListGroupActionsRequest {
         self.actor = try arena.string(c.pointee.actor, field: "actor", of: Self.protoName)
         self.target = try arena.string(c.pointee.target, field: "target", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if self.afterSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.afterSeq, &buffer) }
+        if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.cursor, &buffer) }
+        if !self.actions.isEmpty {
+            buffer.append(0x2A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.actions { ProtoWireWriter.int32(item.rawValue, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        if !self.actor.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.actor, &buffer) }
+        if !self.target.isEmpty { buffer.append(0x3A); ProtoWireWriter.string(self.target, &buffer) }
+    }
 }
 
 extension ListGroupActionsResponse {
@@ -5077,6 +6491,21 @@ extension ListGroupActionsResponse {
         }
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
         self.lastSeq = c.pointee.last_seq
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.actions { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+        if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
     }
 }
 
@@ -5137,6 +6566,28 @@ extension SubscribeRequest {
             self.start = nil
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.userUID.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.userUID, &buffer) }
+        for item in self.guids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        if self.wholeApp { buffer.append(0x18); buffer.append(self.wholeApp ? 1 : 0) }
+        if !self.actions.isEmpty {
+            buffer.append(0x22)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.actions { ProtoWireWriter.int32(item.rawValue, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        if case .afterSeq(let value)? = self.start { buffer.append(0x28); ProtoWireWriter.varint(value, &buffer) }
+    }
 }
 
 extension SubscribeResponse {
@@ -5164,6 +6615,20 @@ extension SubscribeResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
         if let value = c.pointee.started { self.started = try SubscriptionStarted(c: value, arena: arena) }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.started { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension SubscriptionStarted {
@@ -5190,6 +6655,20 @@ extension SubscriptionStarted {
         self.init()
         self.afterSeq = c.pointee.after_seq
         self.headSeq = c.pointee.head_seq
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.afterSeq != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.afterSeq, &buffer) }
+        if self.headSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.headSeq, &buffer) }
     }
 }
 

@@ -260,4 +260,28 @@ extension Report {
         self.resolvedAt = c.pointee.resolved_at
         self.resolvedBy = try arena.string(c.pointee.resolved_by, field: "resolved_by", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.reportID != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.reportID, &buffer) }
+        if !self.guid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.reporter.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reporter, &buffer) }
+        if !self.target.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.target, &buffer) }
+        if self.category.rawValue != 0 { buffer.append(0x28); ProtoWireWriter.int32(self.category.rawValue, &buffer) }
+        if !self.text.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.text, &buffer) }
+        if self.status.rawValue != 0 { buffer.append(0x38); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
+        if self.resolution.rawValue != 0 { buffer.append(0x40); ProtoWireWriter.int32(self.resolution.rawValue, &buffer) }
+        if !self.note.isEmpty { buffer.append(0x4A); ProtoWireWriter.string(self.note, &buffer) }
+        if self.createdAt != 0 { buffer.append(0x50); ProtoWireWriter.int64(self.createdAt, &buffer) }
+        if self.resolvedAt != 0 { buffer.append(0x58); ProtoWireWriter.int64(self.resolvedAt, &buffer) }
+        if !self.resolvedBy.isEmpty { buffer.append(0x62); ProtoWireWriter.string(self.resolvedBy, &buffer) }
+    }
 }

@@ -58,6 +58,19 @@ extension EchoRequest {
         self.init()
         self.payload = ProtoArena.bytes(c.pointee.payload)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.payload.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.payload, &buffer) }
+    }
 }
 
 extension EchoResponse {
@@ -82,6 +95,19 @@ extension EchoResponse {
     init(c: UnsafePointer<Mrpc__Diagnostics__V1__EchoResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         self.payload = ProtoArena.bytes(c.pointee.payload)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.payload.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.payload, &buffer) }
     }
 }
 

@@ -140,6 +140,19 @@ extension ListServicesRequest {
         self.init()
         self.service = try arena.string(c.pointee.service, field: "service", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
+    }
 }
 
 extension ListServicesResponse {
@@ -172,6 +185,19 @@ extension ListServicesResponse {
             self.services.reserveCapacity(c.pointee.n_services)
             for i in 0..<c.pointee.n_services { self.services.append(try ServiceInfo(c: ProtoArena.required(c.pointee.services[i], field: "services", of: Self.protoName), arena: arena)) }
         }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        for item in self.services { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -208,6 +234,20 @@ extension ServiceInfo {
             for i in 0..<c.pointee.n_methods { self.methods.append(try MethodInfo(c: ProtoArena.required(c.pointee.methods[i], field: "methods", of: Self.protoName), arena: arena)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
+        for item in self.methods { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
 }
 
 extension MethodInfo {
@@ -243,6 +283,24 @@ extension MethodInfo {
         self.clientStreaming = (c.pointee.client_streaming != 0)
         self.serverStreaming = (c.pointee.server_streaming != 0)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.path.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.path, &buffer) }
+        if !self.requestType.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.requestType, &buffer) }
+        if !self.responseType.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.responseType, &buffer) }
+        if self.clientStreaming { buffer.append(0x28); buffer.append(self.clientStreaming ? 1 : 0) }
+        if self.serverStreaming { buffer.append(0x30); buffer.append(self.serverStreaming ? 1 : 0) }
+    }
 }
 
 extension GetFileDescriptorSetRequest {
@@ -265,6 +323,18 @@ extension GetFileDescriptorSetRequest {
 
     init(c: UnsafePointer<Mrpc__Reflection__V1__GetFileDescriptorSetRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
     }
 }
 
@@ -290,6 +360,19 @@ extension GetFileDescriptorSetResponse {
     init(c: UnsafePointer<Mrpc__Reflection__V1__GetFileDescriptorSetResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
         self.init()
         self.fileDescriptorSet = ProtoArena.bytes(c.pointee.file_descriptor_set)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.fileDescriptorSet.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.fileDescriptorSet, &buffer) }
     }
 }
 

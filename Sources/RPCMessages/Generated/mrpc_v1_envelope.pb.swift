@@ -338,6 +338,22 @@ extension Hello {
         }
         self.appID = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.apiKey.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.apiKey, &buffer) }
+        if !self.clientName.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.clientName, &buffer) }
+        for item in self.acceptEncodings { buffer.append(0x1A); ProtoWireWriter.string(item, &buffer) }
+        if !self.appID.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.appID, &buffer) }
+    }
 }
 
 extension HelloAck {
@@ -388,6 +404,28 @@ extension HelloAck {
         self.appID = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
         self.idleTimeoutMs = c.pointee.idle_timeout_ms
         self.schemaDigest = try arena.string(c.pointee.schema_digest, field: "schema_digest", of: Self.protoName)
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.serverName.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.serverName, &buffer) }
+        if !self.serverVersion.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.serverVersion, &buffer) }
+        if self.protocolVersion != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.protocolVersion), &buffer) }
+        if self.maxMessageBytes != 0 { buffer.append(0x20); ProtoWireWriter.varint(UInt64(self.maxMessageBytes), &buffer) }
+        if self.maxCallHeaderBytes != 0 { buffer.append(0x28); ProtoWireWriter.varint(UInt64(self.maxCallHeaderBytes), &buffer) }
+        if self.maxConcurrentCalls != 0 { buffer.append(0x30); ProtoWireWriter.varint(UInt64(self.maxConcurrentCalls), &buffer) }
+        for item in self.acceptEncodings { buffer.append(0x3A); ProtoWireWriter.string(item, &buffer) }
+        if !self.appID.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.appID, &buffer) }
+        if self.idleTimeoutMs != 0 { buffer.append(0x48); ProtoWireWriter.varint(UInt64(self.idleTimeoutMs), &buffer) }
+        if !self.schemaDigest.isEmpty { buffer.append(0x52); ProtoWireWriter.string(self.schemaDigest, &buffer) }
     }
 }
 
@@ -448,6 +486,31 @@ extension CallHeader {
             for i in 0..<c.pointee.n_accept_encodings { self.acceptEncodings.append(try arena.string(c.pointee.accept_encodings[i], field: "accept_encodings", of: Self.protoName)) }
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if !self.method.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.method, &buffer) }
+        if self.timeoutMs != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.timeoutMs), &buffer) }
+        if !self.onBehalfOf.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.onBehalfOf, &buffer) }
+        if !self.idempotencyKey.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.idempotencyKey, &buffer) }
+        if !self.requestID.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.requestID, &buffer) }
+        for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x32)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for item in self.acceptEncodings { buffer.append(0x3A); ProtoWireWriter.string(item, &buffer) }
+    }
 }
 
 extension Status {
@@ -493,6 +556,28 @@ extension Status {
             self.details[try arena.string(entry.pointee.key, field: "key", of: Self.protoName)] = try arena.string(entry.pointee.value, field: "value", of: Self.protoName)
         }
     }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.code != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.code), &buffer) }
+        if !self.errorCode.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorCode, &buffer) }
+        if !self.message.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.message, &buffer) }
+        for (key, value) in self.details.sorted(by: { $0.key < $1.key }) {
+            buffer.append(0x22)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            if !key.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(key, &buffer) }
+            if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
 }
 
 extension Goaway {
@@ -519,5 +604,19 @@ extension Goaway {
         self.init()
         self.lastStreamID = c.pointee.last_stream_id
         if let value = c.pointee.status { self.status = try Status(c: value, arena: arena) }
+    }
+
+    @discardableResult
+    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
+    }
+
+    /// The message's fields, without a length: the whole encoding, or a nested message's body.
+    package func writeFields(into buffer: inout [UInt8]) {
+        if self.lastStreamID != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.lastStreamID), &buffer) }
+        if let value = self.status { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
