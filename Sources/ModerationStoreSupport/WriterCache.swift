@@ -9,8 +9,11 @@ public import Moderation
 /// It may hold data of the open transaction, so every change is logged (`undo`); undoing a
 /// failed write or a nested savepoint replays the log back to the mark taken before it, and a
 /// failed transaction clears everything. Readers never see it: they read committed rows.
-public struct WriterCache {
-    // Invariant: every stored property is private or private(set), and every mutating method
+///
+/// A class, owned by one session: as a struct kept in the session (itself a class), every lookup
+/// copied it, retaining and releasing each of its tables, several times a write.
+public final class WriterCache {
+    // Invariant: every stored property is private or private(set), and every method that changes it
     // but `committed()` and `reset()` (which end the transaction) logs what it replaces, so
     // `rollback(to:)` undoes any change made after a mark — the group counters kept here until
     // commit included.
@@ -81,18 +84,18 @@ public struct WriterCache {
     /// The app of a user the writer holds (nil when it holds no user with that id).
     public func appOfUser(_ id: Int64) -> Int64? { appOfUserID[id] }
 
-    public mutating func set(_ key: EntryKey, membership: Membership?) {
+    public func set(_ key: EntryKey, membership: Membership?) {
         undo.append(.membership(key, memberships[key]))
         memberships[key] = .some(membership)
     }
 
-    public mutating func set(_ key: EntryKey, ban: Ban?) {
+    public func set(_ key: EntryKey, ban: Ban?) {
         undo.append(.ban(key, bans[key]))
         bans[key] = .some(ban)
     }
 
     /// Forgets every membership and ban (a group was deleted with all of its rows).
-    public mutating func forgetEntries() {
+    public func forgetEntries() {
         for (key, value) in memberships { undo.append(.membership(key, .some(value))) }
         for (key, value) in bans { undo.append(.ban(key, .some(value))) }
         memberships.removeAll()
@@ -108,14 +111,14 @@ public struct WriterCache {
         return groups[key]?.id == id ? key : nil
     }
 
-    public mutating func set(_ key: UserKey, _ user: StoredUser?) {
+    public func set(_ key: UserKey, _ user: StoredUser?) {
         undo.append(.user(key, users[key]))
         if user == nil, let previous = users[key] { appOfUserID[previous.id] = nil }
         users[key] = user
         if let user { appOfUserID[user.id] = key.appID }
     }
 
-    public mutating func set(_ key: GroupKey, _ group: StoredGroup?) {
+    public func set(_ key: GroupKey, _ group: StoredGroup?) {
         undo.append(.group(key, groups[key]))
         // A deleted group's id is never used again: forget it, or every group ever deleted
         // would stay in `appOfGroup` (which the size limit does not count).
@@ -124,13 +127,13 @@ public struct WriterCache {
         if let group { appOfGroup[group.id] = key.appID }
     }
 
-    public mutating func setDirty(_ key: GroupKey, _ isDirty: Bool) {
+    public func setDirty(_ key: GroupKey, _ isDirty: Bool) {
         undo.append(.dirty(key, dirty.contains(key)))
         if isDirty { dirty.insert(key) } else { dirty.remove(key) }
     }
 
     /// Undoes every change made after `mark`.
-    public mutating func rollback(to mark: Int) {
+    public func rollback(to mark: Int) {
         while undo.count > mark {
             switch undo.removeLast() {
             case .user(let key, let previous):
@@ -149,15 +152,23 @@ public struct WriterCache {
 
     /// After a commit, for a writer that is its store's only one (SQLite): the rows stay true,
     /// the log is no longer needed; a cache grown too big is emptied.
-    public mutating func committed() {
+    public func committed() {
         undo.removeAll(keepingCapacity: true)
         dirty.removeAll()
-        if users.count + groups.count + memberships.count + bans.count > Self.limit { self = WriterCache() }
+        if users.count + groups.count + memberships.count + bans.count > Self.limit { reset() }
     }
 
     /// The transaction ended, for a writer whose rows others may change next (PostgreSQL): nothing
     /// here may be trusted any more.
-    public mutating func reset() {
-        self = WriterCache()
+    public func reset() {
+        // Every stored property: the cache is as new.
+        users = [:]
+        memberships = [:]
+        bans = [:]
+        groups = [:]
+        appOfGroup = [:]
+        appOfUserID = [:]
+        dirty = []
+        undo = []
     }
 }

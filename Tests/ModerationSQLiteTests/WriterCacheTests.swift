@@ -12,7 +12,7 @@ struct WriterCacheTests {
 
     @Test("A deleted group leaves nothing behind; rolling the deletion back restores it")
     func deletedGroupsAreForgotten() {
-        var cache = WriterCache()
+        let cache = WriterCache()
         for id in 1...1_000 as ClosedRange<Int64> {
             let key = WriterCache.GroupKey(appID: 1, guid: "g\(id)")
             cache.set(key, Self.group(id))
