@@ -56,7 +56,7 @@ final class SubscriberSwarm {
             let header = CallHeader(
                 method: ModerationMethods.subscribe.path, onBehalfOf: uid(index),
                 acceptEncodings: compressed ? ["deflate"] : [])
-            body.withUnsafeBytes { FrameWriter.call(streamID: 1, header: header, body: $0, into: &out) }
+            _ = body.withUnsafeBytes { FrameWriter.call(streamID: 1, header: header, body: $0, into: &out) }
             guard send(fd, out, out.count, Int32(MSG_NOSIGNAL)) == out.count else { throw BenchError("send failed") }
             _ = cshim_set_nonblocking(fd, 1)
             _ = cshim_epoll_ctl(epoll, EPOLL_CTL_ADD, fd, 0x001, UInt64(subscribers.count))
