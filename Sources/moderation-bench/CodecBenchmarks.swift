@@ -1,7 +1,8 @@
 import ModerationMessages
 import ProtoBridge
 
-/// Encode + decode of typical messages through the protobuf-c bridge.
+/// Encode + decode of typical messages: encoding in Swift (generated), decoding through the
+/// protobuf-c bridge; protobuf-c's packing beside the Swift encoder, for comparison.
 enum CodecBenchmarks {
     static func all() -> [Benchmark] {
         let kick = KickMemberRequest(guid: "cometchat-guid-1", uid: "cometchat-uid-2")
@@ -27,6 +28,10 @@ enum CodecBenchmarks {
                 buffer.removeAll(keepingCapacity: true)
                 return kick.encode(appendingTo: &buffer)
             },
+            Benchmark(name: "KickMemberRequest encode by protobuf-c (\(kickBytes.count) B)", iterations: 1_000_000) {
+                buffer.removeAll(keepingCapacity: true)
+                return kick.encodeByProtobufC(appendingTo: &buffer)
+            },
             Benchmark(name: "KickMemberRequest decode (\(kickBytes.count) B)", iterations: 1_000_000) {
                 (try! KickMemberRequest(serializedBytes: kickBytes)).guid.utf8.count
             },
@@ -39,6 +44,10 @@ enum CodecBenchmarks {
             Benchmark(name: "ListMembersResponse ×100 encode (\(membersBytes.count) B)", iterations: 20_000) {
                 buffer.removeAll(keepingCapacity: true)
                 return members.encode(appendingTo: &buffer)
+            },
+            Benchmark(name: "ListMembersResponse ×100 encode by protobuf-c (\(membersBytes.count) B)", iterations: 20_000) {
+                buffer.removeAll(keepingCapacity: true)
+                return members.encodeByProtobufC(appendingTo: &buffer)
             },
             Benchmark(name: "ListMembersResponse ×100 decode (\(membersBytes.count) B)", iterations: 20_000) {
                 (try! ListMembersResponse(serializedBytes: membersBytes)).members.count
