@@ -45,7 +45,9 @@ enum CodecBenchmarks {
                 buffer.removeAll(keepingCapacity: true)
                 return members.encode(appendingTo: &buffer)
             },
-            Benchmark(name: "ListMembersResponse ×100 encode by protobuf-c (\(membersBytes.count) B)", iterations: 20_000) {
+            Benchmark(
+                name: "ListMembersResponse ×100 encode by protobuf-c (\(membersBytes.count) B)", iterations: 20_000
+            ) {
                 buffer.removeAll(keepingCapacity: true)
                 return members.encodeByProtobufC(appendingTo: &buffer)
             },
