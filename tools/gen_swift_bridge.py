@@ -531,7 +531,9 @@ class Generator:
                     "%(i)s    ProtoWireWriter.endLength(&buffer, from: start)\n"
                     "%(i)s}\n"
                 ) % {"i": i8, "n": name, "tag": self.tag(fl.number, 2), "w": self.write_value(fl, "item")}
-            return "%sfor item in %s { %s; %s }\n" % (i8, name, self.tag(fl.number, wire), self.write_value(fl, "item"))
+            # By index: `for item in` copies each element (retaining every string of a message).
+            return "%sfor index in %s.indices { %s; %s }\n" % (
+                i8, name, self.tag(fl.number, wire), self.write_value(fl, "%s[index]" % name))
         if fl.type == FD.TYPE_MESSAGE:
             return "%sif let value = %s { %s; %s }\n" % (
                 i8, name, self.tag(fl.number, 2), self.write_value(fl, "value"))

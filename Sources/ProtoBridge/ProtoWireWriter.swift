@@ -54,10 +54,16 @@ public enum ProtoWireWriter {
     /// A string's length and UTF-8 bytes.
     @inlinable
     public static func string(_ value: String, _ buffer: inout [UInt8]) {
-        var value = value
-        // Through the contiguous UTF-8 (a native string's own storage): appending the UTF8View
-        // as a sequence costs several times as much for the short strings of these messages.
-        value.withUTF8 { utf8 in
+        // Through the contiguous UTF-8 (a native string's own storage, borrowed): appending the
+        // UTF8View as a sequence costs several times as much for the short strings of these
+        // messages. A string without contiguous UTF-8 (bridged) is copied once into one.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            Varint.append(UInt64(utf8.count), to: &buffer)
+            buffer.append(contentsOf: utf8)
+        }
+        guard written == nil else { return }
+        var contiguous = value
+        contiguous.withUTF8 { utf8 in
             Varint.append(UInt64(utf8.count), to: &buffer)
             buffer.append(contentsOf: utf8)
         }

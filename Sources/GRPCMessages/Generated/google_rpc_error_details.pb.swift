@@ -573,7 +573,7 @@ extension Google_Rpc_DebugInfo {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.stackEntries { buffer.append(0x0A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.stackEntries.indices { buffer.append(0x0A); ProtoWireWriter.string(self.stackEntries[index], &buffer) }
         if !self.detail.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.detail, &buffer) }
     }
 }
@@ -620,7 +620,7 @@ extension Google_Rpc_QuotaFailure {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.violations { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.violations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.violations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -714,7 +714,7 @@ extension Google_Rpc_PreconditionFailure {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.violations { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.violations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.violations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -811,7 +811,7 @@ extension Google_Rpc_BadRequest {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.fieldViolations { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.fieldViolations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.fieldViolations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -999,7 +999,7 @@ extension Google_Rpc_Help {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.links { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.links.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.links[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 

@@ -84,6 +84,6 @@ extension Google_Rpc_Status {
     package func writeFields(into buffer: inout [UInt8]) {
         if self.code != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.code, &buffer) }
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
-        for item in self.details { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.details.indices { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); self.details[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }

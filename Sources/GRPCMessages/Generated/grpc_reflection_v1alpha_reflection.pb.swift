@@ -425,7 +425,7 @@ extension Grpc_Reflection_V1alpha_FileDescriptorResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.fileDescriptorProto { buffer.append(0x0A); ProtoWireWriter.bytes(item, &buffer) }
+        for index in self.fileDescriptorProto.indices { buffer.append(0x0A); ProtoWireWriter.bytes(self.fileDescriptorProto[index], &buffer) }
     }
 }
 
@@ -525,7 +525,7 @@ extension Grpc_Reflection_V1alpha_ListServiceResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.service { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.service.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.service[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 

@@ -248,7 +248,7 @@ extension Group {
             if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
-        for item in self.tags { buffer.append(0x3A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.tags.indices { buffer.append(0x3A); ProtoWireWriter.string(self.tags[index], &buffer) }
         if !self.owner.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.owner, &buffer) }
         if self.membersCount != 0 { buffer.append(0x48); ProtoWireWriter.varint(UInt64(self.membersCount), &buffer) }
         if self.version != 0 { buffer.append(0x50); ProtoWireWriter.varint(self.version, &buffer) }

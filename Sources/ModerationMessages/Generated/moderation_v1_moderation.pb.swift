@@ -2357,7 +2357,7 @@ extension UpdateUserRequest {
             if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
-        for item in self.updateMask { buffer.append(0x2A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.updateMask.indices { buffer.append(0x2A); ProtoWireWriter.string(self.updateMask[index], &buffer) }
     }
 }
 
@@ -2586,10 +2586,10 @@ extension CreateGroupRequest {
             if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
-        for item in self.tags { buffer.append(0x42); ProtoWireWriter.string(item, &buffer) }
+        for index in self.tags.indices { buffer.append(0x42); ProtoWireWriter.string(self.tags[index], &buffer) }
         if !self.owner.isEmpty { buffer.append(0x4A); ProtoWireWriter.string(self.owner, &buffer) }
-        for item in self.members { buffer.append(0x52); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
-        for item in self.bannedUids { buffer.append(0x5A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.members.indices { buffer.append(0x52); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.bannedUids.indices { buffer.append(0x5A); ProtoWireWriter.string(self.bannedUids[index], &buffer) }
     }
 }
 
@@ -2827,8 +2827,8 @@ extension UpdateGroupRequest {
             if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
-        for item in self.tags { buffer.append(0x42); ProtoWireWriter.string(item, &buffer) }
-        for item in self.updateMask { buffer.append(0x4A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.tags.indices { buffer.append(0x42); ProtoWireWriter.string(self.tags[index], &buffer) }
+        for index in self.updateMask.indices { buffer.append(0x4A); ProtoWireWriter.string(self.updateMask[index], &buffer) }
         if self.ifVersion != 0 { buffer.append(0x50); ProtoWireWriter.varint(self.ifVersion, &buffer) }
         if self.joinRequests { buffer.append(0x58); buffer.append(self.joinRequests ? 1 : 0) }
     }
@@ -3018,7 +3018,7 @@ extension ListGroupsRequest {
             for item in self.types { ProtoWireWriter.int32(item.rawValue, &buffer) }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
-        for item in self.tags { buffer.append(0x32); ProtoWireWriter.string(item, &buffer) }
+        for index in self.tags.indices { buffer.append(0x32); ProtoWireWriter.string(self.tags[index], &buffer) }
     }
 }
 
@@ -3066,7 +3066,7 @@ extension ListGroupsResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.groups { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.groups.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.groups[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -3339,7 +3339,7 @@ extension ListMembersResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.members { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.members.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -3389,7 +3389,7 @@ extension AddMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.members { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.members.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -3803,7 +3803,7 @@ extension ListBannedMembersResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.bannedMembers { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.bannedMembers.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.bannedMembers[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -4020,7 +4020,7 @@ extension BulkKickMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
     }
 }
 
@@ -4133,7 +4133,7 @@ extension BulkBanMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
         if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.ifNotBanned { buffer.append(0x28); buffer.append(self.ifNotBanned ? 1 : 0) }
@@ -4245,7 +4245,7 @@ extension BulkUnbanMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
     }
 }
@@ -4458,7 +4458,7 @@ extension InviteMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.members { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.members.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if self.expiresInMs != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.expiresInMs, &buffer) }
     }
 }
@@ -4843,7 +4843,7 @@ extension ListInvitesResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.invites { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.invites.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.invites[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -4933,7 +4933,7 @@ extension ListMyInvitesResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.invites { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.invites.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.invites[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -5345,7 +5345,7 @@ extension ListJoinRequestsResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.joinRequests { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.joinRequests.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.joinRequests[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -5545,7 +5545,7 @@ extension ListReportsResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.reports { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.reports.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.reports[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
         for (key, value) in self.counts.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x1A)
@@ -5875,7 +5875,7 @@ extension BulkMuteMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
         if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.ifNotMuted { buffer.append(0x28); buffer.append(self.ifNotMuted ? 1 : 0) }
@@ -5987,7 +5987,7 @@ extension BulkUnmuteMembersRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
-        for item in self.uids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
     }
 }
@@ -6294,7 +6294,7 @@ extension CheckPostRequest {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.checks { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.checks.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.checks[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -6384,7 +6384,7 @@ extension CheckPostResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.results { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -6503,7 +6503,7 @@ extension ListGroupActionsResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.actions { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.actions.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.actions[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
         if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
     }
@@ -6578,7 +6578,7 @@ extension SubscribeRequest {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.userUID.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.userUID, &buffer) }
-        for item in self.guids { buffer.append(0x12); ProtoWireWriter.string(item, &buffer) }
+        for index in self.guids.indices { buffer.append(0x12); ProtoWireWriter.string(self.guids[index], &buffer) }
         if self.wholeApp { buffer.append(0x18); buffer.append(self.wholeApp ? 1 : 0) }
         if !self.actions.isEmpty {
             buffer.append(0x22)

@@ -197,7 +197,7 @@ extension ListServicesResponse {
 
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
-        for item in self.services { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.services.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.services[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -246,7 +246,7 @@ extension ServiceInfo {
     /// The message's fields, without a length: the whole encoding, or a nested message's body.
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
-        for item in self.methods { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); item.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        for index in self.methods.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.methods[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 

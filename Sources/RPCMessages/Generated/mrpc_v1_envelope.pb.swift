@@ -351,7 +351,7 @@ extension Hello {
     package func writeFields(into buffer: inout [UInt8]) {
         if !self.apiKey.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.apiKey, &buffer) }
         if !self.clientName.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.clientName, &buffer) }
-        for item in self.acceptEncodings { buffer.append(0x1A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.acceptEncodings.indices { buffer.append(0x1A); ProtoWireWriter.string(self.acceptEncodings[index], &buffer) }
         if !self.appID.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.appID, &buffer) }
     }
 }
@@ -422,7 +422,7 @@ extension HelloAck {
         if self.maxMessageBytes != 0 { buffer.append(0x20); ProtoWireWriter.varint(UInt64(self.maxMessageBytes), &buffer) }
         if self.maxCallHeaderBytes != 0 { buffer.append(0x28); ProtoWireWriter.varint(UInt64(self.maxCallHeaderBytes), &buffer) }
         if self.maxConcurrentCalls != 0 { buffer.append(0x30); ProtoWireWriter.varint(UInt64(self.maxConcurrentCalls), &buffer) }
-        for item in self.acceptEncodings { buffer.append(0x3A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.acceptEncodings.indices { buffer.append(0x3A); ProtoWireWriter.string(self.acceptEncodings[index], &buffer) }
         if !self.appID.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.appID, &buffer) }
         if self.idleTimeoutMs != 0 { buffer.append(0x48); ProtoWireWriter.varint(UInt64(self.idleTimeoutMs), &buffer) }
         if !self.schemaDigest.isEmpty { buffer.append(0x52); ProtoWireWriter.string(self.schemaDigest, &buffer) }
@@ -509,7 +509,7 @@ extension CallHeader {
             if !value.isEmpty { buffer.append(0x12); ProtoWireWriter.string(value, &buffer) }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
-        for item in self.acceptEncodings { buffer.append(0x3A); ProtoWireWriter.string(item, &buffer) }
+        for index in self.acceptEncodings.indices { buffer.append(0x3A); ProtoWireWriter.string(self.acceptEncodings[index], &buffer) }
     }
 }
 
