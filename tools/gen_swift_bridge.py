@@ -7,7 +7,7 @@ Reads a FileDescriptorSet (made by `protoc --include_imports --include_source_in
 - a value type per message (fields as Swift properties, doc comments from the .proto), with the
   two conversions the `ProtoMessage` protocol of `ProtoBridge` asks for: building the protobuf-c
   struct in a `ProtoArena` and reading one that protobuf-c unpacked into the arena;
-- its encoder in Swift (`encode(appendingTo:)`, through `ProtoWireWriter`): the bytes protobuf-c
+- its encoder in Swift (`writeFields(into:)`, through `ProtoWireWriter`): the bytes protobuf-c
   packs, without building its structs (a debug build checks each encoding against protobuf-c's);
 - a Swift enum per proto enum, keeping unknown values (`unrecognized(Int32)`);
 - a `ProtoMethod` table per service, with each method's streaming flags (client and server),
@@ -426,17 +426,10 @@ class Generator:
     # Encoding in Swift -------------------------------------------------------------------------
 
     def encoder(self, fqn, m):
-        """`encode(appendingTo:)` and `writeFields(into:)`: fields in number order, as protobuf-c
-        packs them (it walks its descriptor's fields, sorted by number)."""
+        """`writeFields(into:)` (`ProtoMessage.encode(appendingTo:)` calls it): fields in number
+        order, as protobuf-c packs them (it walks its descriptor's fields, sorted by number)."""
         out = []
-        out.append("    @discardableResult\n")
-        out.append("    public func encode(appendingTo buffer: inout [UInt8]) -> Int {\n")
-        out.append("        let start = buffer.count\n")
-        out.append("        writeFields(into: &buffer)\n")
-        out.append("        assert(encodingMatchesProtobufC(buffer[start...]), \"\\(Self.protoName): Swift and protobuf-c encodings differ\")\n")
-        out.append("        return buffer.count - start\n    }\n\n")
-        out.append("    /// The message's fields, without a length: the whole encoding, or a nested message's body.\n")
-        out.append("    package func writeFields(into buffer: inout [UInt8]) {\n")
+        out.append("    public func writeFields(into buffer: inout [UInt8]) {\n")
         oneof_names = [od.name for od in m.oneof_decl]
         for fl in sorted(m.field, key=lambda f: f.number):
             out.append(self.write_field(fl, oneof_names))

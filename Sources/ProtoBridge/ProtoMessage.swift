@@ -25,12 +25,10 @@ public protocol ProtoMessage: Sendable, Equatable {
     /// and the bridge do: a test compares the two on valid and hostile bytes.
     static func decoded(from bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> Self
 
-    /// Appends the encoding of the message to `buffer`; returns the number of bytes appended.
-    /// The default packs with protobuf-c (`encodeByProtobufC(appendingTo:)`); the generated
-    /// messages encode in Swift, and must write protobuf-c's bytes exactly (a debug build checks,
-    /// `encodingMatchesProtobufC`).
-    @discardableResult
-    func encode(appendingTo buffer: inout [UInt8]) -> Int
+    /// Appends the message's fields to `buffer`, without a length: the whole encoding, or a
+    /// nested message's body. Generated in Swift (through `ProtoWireWriter`); the bytes must be
+    /// the ones protobuf-c packs (`encode(appendingTo:)` checks, in debug builds).
+    func writeFields(into buffer: inout [UInt8])
 }
 
 extension ProtoMessage {
@@ -39,9 +37,13 @@ extension ProtoMessage {
     /// than this factor for a valid message of these protos.
     static func decodeBudget(forWireBytes count: Int) -> Int { 64 * 1024 + 32 * count }
 
+    /// Appends the encoding of the message to `buffer`; returns the number of bytes appended.
     @discardableResult
     public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        encodeByProtobufC(appendingTo: &buffer)
+        let start = buffer.count
+        writeFields(into: &buffer)
+        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
+        return buffer.count - start
     }
 
     /// Appends the encoding protobuf-c packs to `buffer`; returns the number of bytes appended.

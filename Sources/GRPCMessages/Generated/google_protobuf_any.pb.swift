@@ -155,16 +155,7 @@ extension Google_Protobuf_Any {
         self.value = ProtoArena.bytes(c.pointee.value)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.typeURL.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.typeURL, &buffer) }
         if !self.value.isEmpty { buffer.append(0x12); ProtoWireWriter.bytes(self.value, &buffer) }
     }

@@ -112,16 +112,7 @@ extension Google_Protobuf_Duration {
         self.nanos = c.pointee.nanos
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.seconds != 0 { buffer.append(0x08); ProtoWireWriter.int64(self.seconds, &buffer) }
         if self.nanos != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.nanos, &buffer) }
     }

@@ -469,16 +469,7 @@ extension Google_Rpc_ErrorInfo {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.reason.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.reason, &buffer) }
         if !self.domain.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.domain, &buffer) }
         for (key, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
@@ -515,16 +506,7 @@ extension Google_Rpc_RetryInfo {
         if let value = c.pointee.retry_delay { self.retryDelay = try Google_Protobuf_Duration(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.retryDelay { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -563,16 +545,7 @@ extension Google_Rpc_DebugInfo {
         self.detail = try arena.string(c.pointee.detail, field: "detail", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.stackEntries.indices { buffer.append(0x0A); ProtoWireWriter.string(self.stackEntries[index], &buffer) }
         if !self.detail.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.detail, &buffer) }
     }
@@ -610,16 +583,7 @@ extension Google_Rpc_QuotaFailure {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.violations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.violations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -657,16 +621,7 @@ extension Google_Rpc_QuotaFailure.Violation {
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.subject.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.subject, &buffer) }
         if !self.description.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.description, &buffer) }
     }
@@ -704,16 +659,7 @@ extension Google_Rpc_PreconditionFailure {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.violations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.violations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -753,16 +699,7 @@ extension Google_Rpc_PreconditionFailure.Violation {
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.type.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.type, &buffer) }
         if !self.subject.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.subject, &buffer) }
         if !self.description.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.description, &buffer) }
@@ -801,16 +738,7 @@ extension Google_Rpc_BadRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.fieldViolations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.fieldViolations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -852,16 +780,7 @@ extension Google_Rpc_BadRequest.FieldViolation {
         if let value = c.pointee.localized_message { self.localizedMessage = try Google_Rpc_LocalizedMessage(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.field.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.field, &buffer) }
         if !self.description.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.description, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
@@ -895,16 +814,7 @@ extension Google_Rpc_RequestInfo {
         self.servingData = try arena.string(c.pointee.serving_data, field: "serving_data", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.requestID.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.requestID, &buffer) }
         if !self.servingData.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.servingData, &buffer) }
     }
@@ -940,16 +850,7 @@ extension Google_Rpc_ResourceInfo {
         self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.resourceType.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.resourceType, &buffer) }
         if !self.resourceName.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.resourceName, &buffer) }
         if !self.owner.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.owner, &buffer) }
@@ -989,16 +890,7 @@ extension Google_Rpc_Help {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.links.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.links[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -1036,16 +928,7 @@ extension Google_Rpc_Help.Link {
         self.url = try arena.string(c.pointee.url, field: "url", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.description.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.description, &buffer) }
         if !self.url.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.url, &buffer) }
     }
@@ -1077,16 +960,7 @@ extension Google_Rpc_LocalizedMessage {
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.locale.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.locale, &buffer) }
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
     }

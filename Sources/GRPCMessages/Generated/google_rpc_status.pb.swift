@@ -72,16 +72,7 @@ extension Google_Rpc_Status {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.code != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.code, &buffer) }
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
         for index in self.details.indices { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); self.details[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }

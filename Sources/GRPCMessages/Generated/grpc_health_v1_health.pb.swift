@@ -128,16 +128,7 @@ extension Grpc_Health_V1_HealthCheckRequest {
         self.service = try arena.string(c.pointee.service, field: "service", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
     }
 }
@@ -166,16 +157,7 @@ extension Grpc_Health_V1_HealthCheckResponse {
         self.status = Grpc_Health_V1_HealthCheckResponse.ServingStatus(rawValue: Int32(bitPattern: c.pointee.status.rawValue))
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.status.rawValue != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
     }
 }
@@ -202,16 +184,7 @@ extension Grpc_Health_V1_HealthListRequest {
         self.init()
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
     }
 }
 
@@ -253,16 +226,7 @@ extension Grpc_Health_V1_HealthListResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.statuses.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)

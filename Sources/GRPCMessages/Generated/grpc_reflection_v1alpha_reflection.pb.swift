@@ -251,16 +251,7 @@ extension Grpc_Reflection_V1alpha_ServerReflectionRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.host.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.host, &buffer) }
         if case .fileByFilename(let value)? = self.messageRequest { buffer.append(0x1A); ProtoWireWriter.string(value, &buffer) }
         if case .fileContainingSymbol(let value)? = self.messageRequest { buffer.append(0x22); ProtoWireWriter.string(value, &buffer) }
@@ -296,16 +287,7 @@ extension Grpc_Reflection_V1alpha_ExtensionRequest {
         self.extensionNumber = c.pointee.extension_number
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.containingType.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.containingType, &buffer) }
         if self.extensionNumber != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.extensionNumber, &buffer) }
     }
@@ -364,16 +346,7 @@ extension Grpc_Reflection_V1alpha_ServerReflectionResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.validHost.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.validHost, &buffer) }
         if let value = self.originalRequest { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if case .fileDescriptorResponse(let value)? = self.messageResponse { buffer.append(0x22); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
@@ -415,16 +388,7 @@ extension Grpc_Reflection_V1alpha_FileDescriptorResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.fileDescriptorProto.indices { buffer.append(0x0A); ProtoWireWriter.bytes(self.fileDescriptorProto[index], &buffer) }
     }
 }
@@ -463,16 +427,7 @@ extension Grpc_Reflection_V1alpha_ExtensionNumberResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.baseTypeName.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.baseTypeName, &buffer) }
         if !self.extensionNumber.isEmpty {
             buffer.append(0x12)
@@ -515,16 +470,7 @@ extension Grpc_Reflection_V1alpha_ListServiceResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.service.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.service[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -553,16 +499,7 @@ extension Grpc_Reflection_V1alpha_ServiceResponse {
         self.name = try arena.string(c.pointee.name, field: "name", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
     }
 }
@@ -593,16 +530,7 @@ extension Grpc_Reflection_V1alpha_ErrorResponse {
         self.errorMessage = try arena.string(c.pointee.error_message, field: "error_message", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.errorCode != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.errorCode, &buffer) }
         if !self.errorMessage.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorMessage, &buffer) }
     }

@@ -295,16 +295,7 @@ extension Action {
         self.reportID = c.pointee.report_id
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.seq != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.seq, &buffer) }
         if self.action.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.action.rawValue, &buffer) }
         if let value = self.actionBy { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }

@@ -226,16 +226,7 @@ extension Group {
         self.joinRequests = (c.pointee.join_requests != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.icon.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.icon, &buffer) }

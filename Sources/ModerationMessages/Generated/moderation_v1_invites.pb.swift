@@ -94,16 +94,7 @@ extension Invite {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.name, &buffer) }

@@ -271,16 +271,7 @@ extension GroupMember {
         self.muteReason = try arena.string(c.pointee.mute_reason, field: "mute_reason", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
@@ -331,16 +322,7 @@ extension BannedMember {
         self.expiresAt = c.pointee.expires_at
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
@@ -379,16 +361,7 @@ extension MemberToAdd {
         self.scope = Scope(rawValue: Int32(bitPattern: c.pointee.scope.rawValue))
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if self.scope.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
     }
@@ -426,16 +399,7 @@ extension UserResult {
         self.seq = c.pointee.seq
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.ok { buffer.append(0x08); buffer.append(self.ok ? 1 : 0) }
         if self.changed { buffer.append(0x10); buffer.append(self.changed ? 1 : 0) }
         if !self.errorCode.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.errorCode, &buffer) }
@@ -476,16 +440,7 @@ extension JoinRequest {
         self.requestedAt = c.pointee.requested_at
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }

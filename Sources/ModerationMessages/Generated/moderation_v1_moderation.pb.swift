@@ -2146,16 +2146,7 @@ extension CreateUserRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
@@ -2193,16 +2184,7 @@ extension CreateUserResponse {
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -2231,16 +2213,7 @@ extension GetUserRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
     }
 }
@@ -2269,16 +2242,7 @@ extension GetUserResponse {
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -2337,16 +2301,7 @@ extension UpdateUserRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
@@ -2385,16 +2340,7 @@ extension UpdateUserResponse {
         if let value = c.pointee.user { self.user = try User(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -2423,16 +2369,7 @@ extension DeleteUserRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
     }
 }
@@ -2465,16 +2402,7 @@ extension DeleteUserResponse {
         self.lastSeq = c.pointee.last_seq
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.groupsLeft != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.groupsLeft), &buffer) }
         if self.bansDropped != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.bansDropped), &buffer) }
         if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
@@ -2563,16 +2491,7 @@ extension CreateGroupRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.icon.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.icon, &buffer) }
@@ -2633,16 +2552,7 @@ extension CreateGroupResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x12)
@@ -2678,16 +2588,7 @@ extension GetGroupRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -2716,16 +2617,7 @@ extension GetGroupResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -2804,16 +2696,7 @@ extension UpdateGroupRequest {
         self.joinRequests = (c.pointee.join_requests != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.icon.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.icon, &buffer) }
@@ -2858,16 +2741,7 @@ extension UpdateGroupResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -2896,16 +2770,7 @@ extension DeleteGroupRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -2934,16 +2799,7 @@ extension DeleteGroupResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -2998,16 +2854,7 @@ extension ListGroupsRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
         if !self.search.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.search, &buffer) }
@@ -3056,16 +2903,7 @@ extension ListGroupsResponse {
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.groups.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.groups[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
@@ -3097,16 +2935,7 @@ extension JoinGroupRequest {
         self.password = try arena.string(c.pointee.password, field: "password", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.password.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.password, &buffer) }
     }
@@ -3138,16 +2967,7 @@ extension JoinGroupResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -3177,16 +2997,7 @@ extension LeaveGroupRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -3215,16 +3026,7 @@ extension LeaveGroupResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -3271,16 +3073,7 @@ extension ListMembersRequest {
         self.mutedOnly = (c.pointee.muted_only != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
@@ -3329,16 +3122,7 @@ extension ListMembersResponse {
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.members.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
@@ -3378,16 +3162,7 @@ extension AddMembersRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.members.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -3433,16 +3208,7 @@ extension AddMembersResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -3480,16 +3246,7 @@ extension KickMemberRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
@@ -3519,16 +3276,7 @@ extension KickMemberResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -3565,16 +3313,7 @@ extension BanMemberRequest {
         self.ifNotBanned = (c.pointee.if_not_banned != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
@@ -3611,16 +3350,7 @@ extension BanMemberResponse {
         if let value = c.pointee.ban { self.ban = try BannedMember(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.ban { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
@@ -3655,16 +3385,7 @@ extension UnbanMemberRequest {
         self.onlyIfBanned = (c.pointee.only_if_banned != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
@@ -3697,16 +3418,7 @@ extension UnbanMemberResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -3742,16 +3454,7 @@ extension ListBannedMembersRequest {
         self.search = try arena.string(c.pointee.search, field: "search", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
@@ -3793,16 +3496,7 @@ extension ListBannedMembersResponse {
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.bannedMembers.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.bannedMembers[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
@@ -3836,16 +3530,7 @@ extension ChangeMemberScopeRequest {
         self.scope = Scope(rawValue: Int32(bitPattern: c.pointee.scope.rawValue))
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.scope.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
@@ -3878,16 +3563,7 @@ extension ChangeMemberScopeResponse {
         if let value = c.pointee.member { self.member = try GroupMember(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.member { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -3919,16 +3595,7 @@ extension TransferOwnershipRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
@@ -3960,16 +3627,7 @@ extension TransferOwnershipResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -4009,16 +3667,7 @@ extension BulkKickMembersRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
     }
@@ -4062,16 +3711,7 @@ extension BulkKickMembersResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -4122,16 +3762,7 @@ extension BulkBanMembersRequest {
         self.ifNotBanned = (c.pointee.if_not_banned != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
@@ -4178,16 +3809,7 @@ extension BulkBanMembersResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -4234,16 +3856,7 @@ extension BulkUnbanMembersRequest {
         self.onlyIfBanned = (c.pointee.only_if_banned != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
@@ -4288,16 +3901,7 @@ extension BulkUnbanMembersResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -4334,16 +3938,7 @@ extension GetMemberStateRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
@@ -4389,16 +3984,7 @@ extension GetMemberStateResponse {
         self.muteReason = try arena.string(c.pointee.mute_reason, field: "mute_reason", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.isMember { buffer.append(0x08); buffer.append(self.isMember ? 1 : 0) }
         if self.scope.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
         if self.joinedAt != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.joinedAt, &buffer) }
@@ -4447,16 +4033,7 @@ extension InviteMembersRequest {
         self.expiresInMs = c.pointee.expires_in_ms
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.members.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if self.expiresInMs != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.expiresInMs, &buffer) }
@@ -4501,16 +4078,7 @@ extension InviteMembersResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -4545,16 +4113,7 @@ extension AcceptInviteRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -4585,16 +4144,7 @@ extension AcceptInviteResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -4624,16 +4174,7 @@ extension DeclineInviteRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -4662,16 +4203,7 @@ extension DeclineInviteResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -4702,16 +4234,7 @@ extension RevokeInviteRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
@@ -4741,16 +4264,7 @@ extension RevokeInviteResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -4783,16 +4297,7 @@ extension ListInvitesRequest {
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
@@ -4833,16 +4338,7 @@ extension ListInvitesResponse {
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.invites.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.invites[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
@@ -4874,16 +4370,7 @@ extension ListMyInvitesRequest {
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
     }
@@ -4923,16 +4410,7 @@ extension ListMyInvitesResponse {
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.invites.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.invites[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
@@ -4964,16 +4442,7 @@ extension RequestToJoinRequest {
         self.message = try arena.string(c.pointee.message, field: "message", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
     }
@@ -5003,16 +4472,7 @@ extension RequestToJoinResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -5043,16 +4503,7 @@ extension ApproveJoinRequestRequest {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
@@ -5084,16 +4535,7 @@ extension ApproveJoinRequestResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -5127,16 +4569,7 @@ extension RejectJoinRequestRequest {
         self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
@@ -5167,16 +4600,7 @@ extension RejectJoinRequestResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -5205,16 +4629,7 @@ extension CancelJoinRequestRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -5243,16 +4658,7 @@ extension CancelJoinRequestResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -5285,16 +4691,7 @@ extension ListJoinRequestsRequest {
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
@@ -5335,16 +4732,7 @@ extension ListJoinRequestsResponse {
         self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.joinRequests.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.joinRequests[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
@@ -5380,16 +4768,7 @@ extension ReportMemberRequest {
         self.text = try arena.string(c.pointee.text, field: "text", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.category.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.category.rawValue, &buffer) }
@@ -5423,16 +4802,7 @@ extension ReportMemberResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.report { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -5468,16 +4838,7 @@ extension ListReportsRequest {
         self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.status.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
         if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
@@ -5535,16 +4896,7 @@ extension ListReportsResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.reports.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.reports[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
         for (key, value) in self.counts.sorted(by: { $0.key < $1.key }) {
@@ -5587,16 +4939,7 @@ extension ResolveReportRequest {
         self.note = try arena.string(c.pointee.note, field: "note", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.reportID != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.reportID, &buffer) }
         if self.resolution.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.resolution.rawValue, &buffer) }
@@ -5630,16 +4973,7 @@ extension ResolveReportResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.report { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -5677,16 +5011,7 @@ extension MuteMemberRequest {
         self.ifNotMuted = (c.pointee.if_not_muted != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
@@ -5723,16 +5048,7 @@ extension MuteMemberResponse {
         if let value = c.pointee.member { self.member = try GroupMember(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.member { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
@@ -5767,16 +5083,7 @@ extension UnmuteMemberRequest {
         self.onlyIfMuted = (c.pointee.only_if_muted != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
@@ -5809,16 +5116,7 @@ extension UnmuteMemberResponse {
         if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -5864,16 +5162,7 @@ extension BulkMuteMembersRequest {
         self.ifNotMuted = (c.pointee.if_not_muted != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
@@ -5920,16 +5209,7 @@ extension BulkMuteMembersResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -5976,16 +5256,7 @@ extension BulkUnmuteMembersRequest {
         self.onlyIfMuted = (c.pointee.only_if_muted != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
@@ -6030,16 +5301,7 @@ extension BulkUnmuteMembersResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for (key, value) in self.results.sorted(by: { $0.key < $1.key }) {
             buffer.append(0x0A)
             let start = ProtoWireWriter.beginLength(&buffer)
@@ -6076,16 +5338,7 @@ extension FreezeGroupRequest {
         self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.reason, &buffer) }
     }
@@ -6117,16 +5370,7 @@ extension FreezeGroupResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -6156,16 +5400,7 @@ extension UnfreezeGroupRequest {
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
 }
@@ -6196,16 +5431,7 @@ extension UnfreezeGroupResponse {
         if let value = c.pointee.group { self.group = try Group(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -6237,16 +5463,7 @@ extension PostCheck {
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
@@ -6284,16 +5501,7 @@ extension CheckPostRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.checks.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.checks[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -6326,16 +5534,7 @@ extension PostCheckResult {
         self.mutedUntil = c.pointee.muted_until
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.allowed { buffer.append(0x08); buffer.append(self.allowed ? 1 : 0) }
         if !self.errorCode.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorCode, &buffer) }
         if self.mutedUntil != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
@@ -6374,16 +5573,7 @@ extension CheckPostResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -6432,16 +5622,7 @@ extension ListGroupActionsRequest {
         self.target = try arena.string(c.pointee.target, field: "target", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.afterSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.afterSeq, &buffer) }
         if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
@@ -6493,16 +5674,7 @@ extension ListGroupActionsResponse {
         self.lastSeq = c.pointee.last_seq
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.actions.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.actions[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
         if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
@@ -6567,16 +5739,7 @@ extension SubscribeRequest {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.userUID.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.userUID, &buffer) }
         for index in self.guids.indices { buffer.append(0x12); ProtoWireWriter.string(self.guids[index], &buffer) }
         if self.wholeApp { buffer.append(0x18); buffer.append(self.wholeApp ? 1 : 0) }
@@ -6616,16 +5779,7 @@ extension SubscribeResponse {
         if let value = c.pointee.started { self.started = try SubscriptionStarted(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.started { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -6657,16 +5811,7 @@ extension SubscriptionStarted {
         self.headSeq = c.pointee.head_seq
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.afterSeq != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.afterSeq, &buffer) }
         if self.headSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.headSeq, &buffer) }
     }

@@ -261,16 +261,7 @@ extension Report {
         self.resolvedBy = try arena.string(c.pointee.resolved_by, field: "resolved_by", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.reportID != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.reportID, &buffer) }
         if !self.guid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.reporter.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reporter, &buffer) }

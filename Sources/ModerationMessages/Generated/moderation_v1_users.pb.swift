@@ -84,16 +84,7 @@ extension User {
         self.createdAt = c.pointee.created_at
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }

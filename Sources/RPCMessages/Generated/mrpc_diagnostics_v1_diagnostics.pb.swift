@@ -59,16 +59,7 @@ extension EchoRequest {
         self.payload = ProtoArena.bytes(c.pointee.payload)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.payload.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.payload, &buffer) }
     }
 }
@@ -97,16 +88,7 @@ extension EchoResponse {
         self.payload = ProtoArena.bytes(c.pointee.payload)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.payload.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.payload, &buffer) }
     }
 }

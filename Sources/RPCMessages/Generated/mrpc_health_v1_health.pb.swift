@@ -109,16 +109,7 @@ extension HealthCheckRequest {
         self.service = try arena.string(c.pointee.service, field: "service", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
     }
 }
@@ -147,16 +138,7 @@ extension HealthCheckResponse {
         self.status = ServingStatus(rawValue: Int32(bitPattern: c.pointee.status.rawValue))
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.status.rawValue != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
     }
 }

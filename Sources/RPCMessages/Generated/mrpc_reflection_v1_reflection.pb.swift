@@ -141,16 +141,7 @@ extension ListServicesRequest {
         self.service = try arena.string(c.pointee.service, field: "service", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
     }
 }
@@ -187,16 +178,7 @@ extension ListServicesResponse {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         for index in self.services.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.services[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
@@ -235,16 +217,7 @@ extension ServiceInfo {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
         for index in self.methods.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.methods[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
@@ -284,16 +257,7 @@ extension MethodInfo {
         self.serverStreaming = (c.pointee.server_streaming != 0)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
         if !self.path.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.path, &buffer) }
         if !self.requestType.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.requestType, &buffer) }
@@ -325,16 +289,7 @@ extension GetFileDescriptorSetRequest {
         self.init()
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
     }
 }
 
@@ -362,16 +317,7 @@ extension GetFileDescriptorSetResponse {
         self.fileDescriptorSet = ProtoArena.bytes(c.pointee.file_descriptor_set)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.fileDescriptorSet.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.fileDescriptorSet, &buffer) }
     }
 }

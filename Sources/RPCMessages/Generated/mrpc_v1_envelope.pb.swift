@@ -339,16 +339,7 @@ extension Hello {
         self.appID = try arena.string(c.pointee.app_id, field: "app_id", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.apiKey.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.apiKey, &buffer) }
         if !self.clientName.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.clientName, &buffer) }
         for index in self.acceptEncodings.indices { buffer.append(0x1A); ProtoWireWriter.string(self.acceptEncodings[index], &buffer) }
@@ -406,16 +397,7 @@ extension HelloAck {
         self.schemaDigest = try arena.string(c.pointee.schema_digest, field: "schema_digest", of: Self.protoName)
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.serverName.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.serverName, &buffer) }
         if !self.serverVersion.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.serverVersion, &buffer) }
         if self.protocolVersion != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.protocolVersion), &buffer) }
@@ -487,16 +469,7 @@ extension CallHeader {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if !self.method.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.method, &buffer) }
         if self.timeoutMs != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.timeoutMs), &buffer) }
         if !self.onBehalfOf.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.onBehalfOf, &buffer) }
@@ -557,16 +530,7 @@ extension Status {
         }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.code != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.code), &buffer) }
         if !self.errorCode.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorCode, &buffer) }
         if !self.message.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.message, &buffer) }
@@ -606,16 +570,7 @@ extension Goaway {
         if let value = c.pointee.status { self.status = try Status(c: value, arena: arena) }
     }
 
-    @discardableResult
-    public func encode(appendingTo buffer: inout [UInt8]) -> Int {
-        let start = buffer.count
-        writeFields(into: &buffer)
-        assert(encodingMatchesProtobufC(buffer[start...]), "\(Self.protoName): Swift and protobuf-c encodings differ")
-        return buffer.count - start
-    }
-
-    /// The message's fields, without a length: the whole encoding, or a nested message's body.
-    package func writeFields(into buffer: inout [UInt8]) {
+    public func writeFields(into buffer: inout [UInt8]) {
         if self.lastStreamID != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.lastStreamID), &buffer) }
         if let value = self.status { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
