@@ -57,23 +57,23 @@ public enum ProtoWireWriter {
         // Through the contiguous UTF-8 (a native string's own storage, borrowed): appending the
         // UTF8View as a sequence costs several times as much for the short strings of these
         // messages. A string without contiguous UTF-8 (bridged) is copied once into one.
-        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            Varint.append(UInt64(utf8.count), to: &buffer)
-            buffer.append(contentsOf: utf8)
-        }
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { lengthDelimited($0, &buffer) }
         guard written == nil else { return }
         var contiguous = value
-        contiguous.withUTF8 { utf8 in
-            Varint.append(UInt64(utf8.count), to: &buffer)
-            buffer.append(contentsOf: utf8)
-        }
+        contiguous.withUTF8 { lengthDelimited($0, &buffer) }
     }
 
     /// A bytes field's length and bytes.
     @inlinable
     public static func bytes(_ value: [UInt8], _ buffer: inout [UInt8]) {
-        Varint.append(UInt64(value.count), to: &buffer)
-        buffer.append(contentsOf: value)
+        value.withUnsafeBufferPointer { lengthDelimited($0, &buffer) }
+    }
+
+    /// A length and the bytes it counts.
+    @inlinable
+    static func lengthDelimited(_ bytes: UnsafeBufferPointer<UInt8>, _ buffer: inout [UInt8]) {
+        Varint.append(UInt64(bytes.count), to: &buffer)
+        buffer.append(contentsOf: bytes)
     }
 
     /// Starts a length-delimited value whose length is not known yet (a message, a packed
