@@ -50,7 +50,7 @@ public final class ModerationService: Sendable {
         memberPages = MemberPageCache(capacity: configuration.memberPageCacheGroups)
         passwordAttempts = PasswordAttemptLimiter(
             limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs,
-            ledger: store.passwordAttempts ?? MemoryPasswordAttempts(), shared: store.passwordAttempts != nil)
+            sharedLedger: store.passwordAttempts)
         store.setCommitHandler(CommitHandler(follows: listeners.follows, deliver: listeners.deliver))
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {

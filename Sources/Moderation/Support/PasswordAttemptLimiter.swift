@@ -17,13 +17,13 @@ final class PasswordAttemptLimiter: Sendable {
     /// - Parameters:
     ///   - limit: wrong passwords allowed within the window; 0 turns the limiter off.
     ///   - windowMs: the window, in milliseconds.
-    ///   - ledger: where the wrong passwords are kept.
-    ///   - shared: the ledger is the store's (read over its connection), not this process's memory.
-    init(limit: Int, windowMs: Int64, ledger: any PasswordAttemptLedger, shared: Bool) {
+    ///   - sharedLedger: the store's ledger, when several processes share the store; without one
+    ///     the wrong passwords are kept in this process's memory.
+    init(limit: Int, windowMs: Int64, sharedLedger: (any PasswordAttemptLedger)?) {
         self.limit = limit
         self.windowMs = windowMs
-        self.ledger = ledger
-        checkReadsStore = shared && limit > 0
+        ledger = sharedLedger ?? MemoryPasswordAttempts()
+        checkReadsStore = sharedLedger != nil && limit > 0
     }
 
     /// The key's wrong passwords in the window at `now` (none when the limiter is off).
