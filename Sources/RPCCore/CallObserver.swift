@@ -2,8 +2,10 @@
 /// access log, kept out of the runtime itself.
 ///
 /// Called on event loops and worker threads, once per event: implementations must be cheap and
-/// thread-safe (atomic counters, a log line).
-public protocol CallObserver: Sendable {
+/// thread-safe (atomic counters, a log line). Class-bound: a stream's writer holds one and calls
+/// it for every message of a fan-out, and a class reference is called without copying an
+/// existential box first.
+public protocol CallObserver: AnyObject, Sendable {
     /// A connection was accepted.
     func connectionOpened()
     /// A connection closed.

@@ -9,30 +9,36 @@
 /// and copying the fields themselves retained every string of two users and a group — 15 k
 /// instructions of a mutation's 124 k went to copying and destroying records.
 public struct ActionRecord: Sendable, Equatable {
-    private var box: Box
+    /// Not private, for the `@inlinable` getters: with them `action.group.guid`
+    /// in another module loads one string instead of copying the whole group out of the box
+    /// (the event fan-out asks that of every subscriber).
+    @usableFromInline var box: Box
 
     /// The fields. `@unchecked Sendable`: a box is only written through `uniqueBox()`, when no
-    /// other record holds it, so a box another thread can see is never written.
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
+    /// other record holds it, so a box another thread can see is never written. For the same
+    /// reason no two accesses to `fields` can overlap (the record's own are checked statically,
+    /// as a struct's), so `fields` skips the runtime's exclusivity check, which cost more than
+    /// the read itself in the fan-out.
+    @usableFromInline final class Box: @unchecked Sendable {
+        @exclusivity(unchecked) @usableFromInline var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
-    private struct Fields: Equatable {
-        var app: String
-        var seq: UInt64
-        var kind: ActionKind
-        var actionBy: User
-        var actionOn: User?
-        var group: Group
-        var oldScope: Scope?
-        var newScope: Scope?
-        var reason: String
-        var expiresAt: Int64
-        var timestamp: Int64
-        var idempotencyKey: String
-        var requestID: String
-        var reportID: UInt64
+    @usableFromInline struct Fields: Equatable {
+        @usableFromInline var app: String
+        @usableFromInline var seq: UInt64
+        @usableFromInline var kind: ActionKind
+        @usableFromInline var actionBy: User
+        @usableFromInline var actionOn: User?
+        @usableFromInline var group: Group
+        @usableFromInline var oldScope: Scope?
+        @usableFromInline var newScope: Scope?
+        @usableFromInline var reason: String
+        @usableFromInline var expiresAt: Int64
+        @usableFromInline var timestamp: Int64
+        @usableFromInline var idempotencyKey: String
+        @usableFromInline var requestID: String
+        @usableFromInline var reportID: UInt64
     }
 
     /// The box, first copied when another record shares it.
@@ -43,84 +49,84 @@ public struct ActionRecord: Sendable, Equatable {
 
     /// The app (tenant) whose log holds the record.
     public var app: String {
-        get { box.fields.app }
+        @inlinable get { box.fields.app }
         set { uniqueBox().fields.app = newValue }
     }
 
     /// Position in the app's log.
     public var seq: UInt64 {
-        get { box.fields.seq }
+        @inlinable get { box.fields.seq }
         set { uniqueBox().fields.seq = newValue }
     }
 
     public var kind: ActionKind {
-        get { box.fields.kind }
+        @inlinable get { box.fields.kind }
         set { uniqueBox().fields.kind = newValue }
     }
 
     /// Who did it; `User.app` ("@app") for the app.
     public var actionBy: User {
-        get { box.fields.actionBy }
+        @inlinable get { box.fields.actionBy }
         set { uniqueBox().fields.actionBy = newValue }
     }
 
     /// Whom it was done to (the owner for `created`; nil for `updated` and `deleted`).
     public var actionOn: User? {
-        get { box.fields.actionOn }
+        @inlinable get { box.fields.actionOn }
         set { uniqueBox().fields.actionOn = newValue }
     }
 
     /// The group right after the change (for `deleted`: as it was before).
     public var group: Group {
-        get { box.fields.group }
+        @inlinable get { box.fields.group }
         set { uniqueBox().fields.group = newValue }
     }
 
     /// Scope of `actionOn` before the change, where it applies.
     public var oldScope: Scope? {
-        get { box.fields.oldScope }
+        @inlinable get { box.fields.oldScope }
         set { uniqueBox().fields.oldScope = newValue }
     }
 
     /// Scope of `actionOn` after the change, where it applies.
     public var newScope: Scope? {
-        get { box.fields.newScope }
+        @inlinable get { box.fields.newScope }
         set { uniqueBox().fields.newScope = newValue }
     }
 
     /// Reason given (bans; "expired" for an unban by expiry).
     public var reason: String {
-        get { box.fields.reason }
+        @inlinable get { box.fields.reason }
         set { uniqueBox().fields.reason = newValue }
     }
 
     /// Expiry of a ban, Unix milliseconds; 0 for permanent or not a ban.
     public var expiresAt: Int64 {
-        get { box.fields.expiresAt }
+        @inlinable get { box.fields.expiresAt }
         set { uniqueBox().fields.expiresAt = newValue }
     }
 
     /// When the change was made, Unix milliseconds.
     public var timestamp: Int64 {
-        get { box.fields.timestamp }
+        @inlinable get { box.fields.timestamp }
         set { uniqueBox().fields.timestamp = newValue }
     }
 
     /// Idempotency key of the call that caused it; empty when none.
     public var idempotencyKey: String {
-        get { box.fields.idempotencyKey }
+        @inlinable get { box.fields.idempotencyKey }
         set { uniqueBox().fields.idempotencyKey = newValue }
     }
 
     /// Request id of the call that caused it; empty when none.
     public var requestID: String {
-        get { box.fields.requestID }
+        @inlinable get { box.fields.requestID }
         set { uniqueBox().fields.requestID = newValue }
     }
 
     /// The report a `reported` or `reportResolved` action is about; 0 for other actions.
     public var reportID: UInt64 {
-        get { box.fields.reportID }
+        @inlinable get { box.fields.reportID }
         set { uniqueBox().fields.reportID = newValue }
     }
 
