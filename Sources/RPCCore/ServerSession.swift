@@ -96,7 +96,7 @@ public final class ServerSession {
     private let port: any CallPort
     private var logger: Logger
     private var machine: StateMachine
-    private var calls: [UInt32: LiveCall] = [:]
+    private var calls = StreamIDMap<LiveCall>()
     /// Calls of the closed connection not yet ended (`endClosedCalls`).
     private var callsToEnd = CallsToEnd()
     private var lastStreamID: UInt32 = 0
@@ -320,7 +320,7 @@ public final class ServerSession {
         }
         guard streamID > lastStreamID else {
             let reason =
-                calls[streamID] != nil
+                calls.contains(streamID)
                 ? "stream id \(streamID) is already in use"
                 : "stream id \(streamID) is not greater than the previous one (\(lastStreamID))"
             fail(.protocolViolation(reason))
@@ -529,7 +529,7 @@ public final class ServerSession {
     ///   longer live.
     public func deliverInline(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> TransportActions? {
         // Invariant (StateMachine): no call is live once the connection is closing or closed.
-        guard calls[streamID] != nil else { return nil }
+        guard calls.contains(streamID) else { return nil }
         write(&outbound)
         if final {
             calls.removeValue(forKey: streamID)
@@ -562,7 +562,7 @@ public final class ServerSession {
             swap(&output, &outbound)
             let live = calls
             while index < frames.endIndex, case .message(let streamID, let body) = frames[index] {
-                if live[streamID] != nil {
+                if live.contains(streamID) {
                     FrameWriter.streamMessage(streamID: streamID, encoded: body, deflater: nil, into: &output)
                 }
                 index += 1
@@ -573,7 +573,7 @@ public final class ServerSession {
     }
 
     private func append(streamID: UInt32, frame: [UInt8], final: Bool) {
-        guard calls[streamID] != nil else { return }
+        guard calls.contains(streamID) else { return }
         if outbound.isEmpty && frame.count > Self.frameTakenWhole {
             outbound = frame
         } else {

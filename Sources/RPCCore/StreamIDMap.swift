@@ -1,0 +1,140 @@
+/// A map from stream id to a value: a session's live calls.
+///
+/// Why not a `Dictionary`: a fan-out's run of messages asks the session, for every message,
+/// whether its stream is still live, and hashing a `UInt32` with the standard library's seeded
+/// SipHash cost more than writing the message's frame header. This table hashes by one
+/// multiplication (Fibonacci hashing: stream ids come in increasing runs, which it spreads),
+/// probes linearly and deletes by shifting the entries after the hole back, so no tombstones
+/// build up on a connection that opens and ends calls for hours.
+///
+/// Stream 0 is never a call's (a CALL on it is a protocol violation), so 0 marks an empty slot.
+/// Like `Dictionary`, a value type: iterating a copy while the original changes is safe.
+struct StreamIDMap<Value> {
+    /// Slot keys, 0 for empty; `slotKeys.count` is 0 or a power of two.
+    private var slotKeys: [UInt32] = []
+    private var slotValues: [Value?] = []
+    private(set) var count = 0
+    /// log2 of the capacity, for taking the hash's top bits.
+    private var bits = 0
+
+    /// The most entries kept per slot: past three quarters, probes get long.
+    private static var maxLoad: Double { 0.75 }
+    /// The first capacity, taken on the first insertion (an idle connection holds none).
+    private static var initialBits: Int { 3 }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The slot where `key`'s probe starts.
+    private func home(of key: UInt32) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B1) >> UInt32(32 - bits))
+    }
+
+    /// The slot holding `key`, or nil.
+    private func slot(of key: UInt32) -> Int? {
+        guard count > 0 else { return nil }
+        let mask = slotKeys.count - 1
+        var index = home(of: key)
+        while true {
+            let found = slotKeys[index]
+            if found == key { return index }
+            if found == 0 { return nil }
+            index = (index + 1) & mask
+        }
+    }
+
+    func contains(_ key: UInt32) -> Bool { slot(of: key) != nil }
+
+    subscript(key: UInt32) -> Value? {
+        get { slot(of: key).flatMap { slotValues[$0] } }
+        set {
+            if let newValue {
+                insert(key, newValue)
+            } else {
+                removeValue(forKey: key)
+            }
+        }
+    }
+
+    private mutating func insert(_ key: UInt32, _ value: Value) {
+        precondition(key != 0, "stream 0 is never a call's")
+        if let index = slot(of: key) {
+            slotValues[index] = value
+            return
+        }
+        if Double(count + 1) > Double(slotKeys.count) * Self.maxLoad { grow() }
+        let mask = slotKeys.count - 1
+        var index = home(of: key)
+        while slotKeys[index] != 0 { index = (index + 1) & mask }
+        slotKeys[index] = key
+        slotValues[index] = value
+        count += 1
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey key: UInt32) -> Value? {
+        guard var hole = slot(of: key) else { return nil }
+        let removed = slotValues[hole]
+        let mask = slotKeys.count - 1
+        // Backward shift: each entry after the hole, up to the next empty slot, moves into the
+        // hole unless its home lies cyclically after the hole (then the hole does not cut its
+        // probe path).
+        var next = (hole + 1) & mask
+        while slotKeys[next] != 0 {
+            let homeSlot = home(of: slotKeys[next])
+            let stays = hole <= next ? (hole < homeSlot && homeSlot <= next) : (hole < homeSlot || homeSlot <= next)
+            if !stays {
+                slotKeys[hole] = slotKeys[next]
+                slotValues[hole] = slotValues[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slotKeys[hole] = 0
+        slotValues[hole] = nil
+        count -= 1
+        return removed
+    }
+
+    /// Empties the map and gives its storage back.
+    mutating func removeAll() {
+        slotKeys = []
+        slotValues = []
+        count = 0
+        bits = 0
+    }
+
+    /// The values, in no particular order.
+    var values: [Value] { slotValues.compactMap { $0 } }
+
+    private mutating func grow() {
+        let oldKeys = slotKeys
+        let oldValues = slotValues
+        bits = bits == 0 ? Self.initialBits : bits + 1
+        slotKeys = [UInt32](repeating: 0, count: 1 << bits)
+        slotValues = [Value?](repeating: nil, count: 1 << bits)
+        count = 0
+        for index in oldKeys.indices where oldKeys[index] != 0 {
+            insert(oldKeys[index], oldValues[index]!)
+        }
+    }
+}
+
+extension StreamIDMap: Sequence {
+    struct Iterator: IteratorProtocol {
+        fileprivate let keys: [UInt32]
+        fileprivate let values: [Value?]
+        fileprivate var index = 0
+
+        mutating func next() -> (streamID: UInt32, value: Value)? {
+            while index < keys.count {
+                defer { index += 1 }
+                if keys[index] != 0, let value = values[index] { return (keys[index], value) }
+            }
+            return nil
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(keys: slotKeys, values: slotValues) }
+
+    var underestimatedCount: Int { count }
+}
