@@ -288,16 +288,17 @@ public final class EventHub: Sendable {
         var ended: [Subscription] = []
         for action in batch {
             waitForLoops()
-            var encoded: [UInt8]?
+            // Encoded once, at the first candidate (never empty: an action has a seq). Not an
+            // optional: unwrapping and storing it back per subscriber cost a retain and a release.
+            var encoded: [UInt8] = []
             // One action's fan-out is handed over whole: each event loop is woken once it is,
             // and takes all of its connections' frames of it in one turn (one write each). A
             // batch of many actions goes action by action, so a loop writes between them and a
             // connection never holds a whole commit's events unwritten at once.
             WakeDeferral.batch {
                 registry.forEachCandidate(of: action) { subscription in
-                    let bytes = encoded ?? encode(action)
-                    encoded = bytes
-                    if !subscription.offer(action, encoded: bytes) { ended.append(subscription) }
+                    if encoded.isEmpty { encoded = encode(action) }
+                    if !subscription.offer(action, encoded: encoded) { ended.append(subscription) }
                 }
             }
             for subscription in ended { registry.remove(subscription) }

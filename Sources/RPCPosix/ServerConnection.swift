@@ -804,9 +804,17 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
         var behind = false
     }
 
+    /// The loop's thread, recorded by `attach` on it. A fan-out asks for every message whether
+    /// it runs there, and asking the loop would load the unowned reference strongly: a retain
+    /// and a release each time, and one more object's cache line.
+    private let loopThread = Atomic<UInt>(0)
+
     init(loop: EventLoop) {
         self.loop = loop
     }
+
+    /// Relaxed is enough: only the loop's thread can find its own id, and it wrote it.
+    private var onLoopThread: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
     deinit {
         if isBehind { LoopBacklog.caughtUp() }
@@ -815,6 +823,7 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     /// Called once by the connection when it is set up (on the loop).
     func attach(_ connection: any PortTarget) {
         loop.assertInEventLoop()
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         self.connection = connection
     }
 
@@ -833,14 +842,14 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     func publishOutbound(_ bytes: Int) { outboundBytes.store(bytes, ordering: .relaxed) }
 
     func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool {
-        guard loop.inEventLoop else { return false }
+        guard onLoopThread else { return false }
         runOnLoop()
         guard !detached, let connection else { return true } // gone: nothing more to send
         return connection.deliverInline(streamID: streamID, final: final, write)
     }
 
     func largeRequestTakenIn() {
-        if loop.inEventLoop {
+        if onLoopThread {
             if !detached { connection?.largeRequestTakenIn() }
             return
         }
@@ -850,7 +859,7 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     }
 
     func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
-        if loop.inEventLoop {
+        if onLoopThread {
             runOnLoop()
             if !detached { connection?.deliver(streamID: streamID, frame: frame, final: final) }
             return
@@ -859,7 +868,7 @@ final class ConnectionPort: CallPort, LoopTask, @unchecked Sendable {
     }
 
     func deliverMessage(streamID: UInt32, body: [UInt8]) {
-        if loop.inEventLoop {
+        if onLoopThread {
             runOnLoop()
             if !detached { connection?.deliver([.message(streamID: streamID, body: body)]) }
             return
