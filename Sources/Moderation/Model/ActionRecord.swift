@@ -15,12 +15,9 @@ public struct ActionRecord: Sendable, Equatable {
     @usableFromInline var box: Box
 
     /// The fields. `@unchecked Sendable`: a box is only written through `uniqueBox()`, when no
-    /// other record holds it, so a box another thread can see is never written. For the same
-    /// reason no two accesses to `fields` can overlap (the record's own are checked statically,
-    /// as a struct's), so `fields` skips the runtime's exclusivity check, which cost more than
-    /// the read itself in the fan-out.
+    /// other record holds it, so a box another thread can see is never written.
     @usableFromInline final class Box: @unchecked Sendable {
-        @exclusivity(unchecked) @usableFromInline var fields: Fields
+        @usableFromInline var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
