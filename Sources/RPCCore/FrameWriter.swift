@@ -136,15 +136,15 @@ public enum FrameWriter {
     public static func streamMessage(
         streamID: UInt32, encoded body: [UInt8], deflater: Deflater?, into buffer: inout [UInt8]
     ) {
-        let start = beginFrame(.message, streamID: streamID, into: &buffer)
-        var compressed = false
-        if let deflater, body.count >= streamCompressionThreshold {
-            body.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &buffer) }
-            compressed = true
-        } else {
+        guard let deflater, body.count >= streamCompressionThreshold else {
+            // The length is known: the header is written whole, not patched afterwards.
+            FrameHeader(length: UInt32(body.count), type: .message, streamID: streamID).write(to: &buffer)
             buffer.append(contentsOf: body)
+            return
         }
-        endFrame(start, compressed: compressed, into: &buffer)
+        let start = beginFrame(.message, streamID: streamID, into: &buffer)
+        body.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &buffer) }
+        endFrame(start, compressed: true, into: &buffer)
     }
 
     /// Stream messages smaller than this go uncompressed even on a compressed stream.
