@@ -20,9 +20,10 @@ public protocol EventSink: Sendable {
     /// shutting down).
     func onClose(_ handler: @escaping @Sendable (SinkClosure) -> Void)
     /// A hint that `send` comes soon: asks for what it will touch to be brought into cache. The
-    /// fan-out calls it twice per subscription, a few places ahead: with `depth` 0 for the
+    /// fan-out calls it three times per subscription, a few places ahead: with `depth` 0 for the
     /// sink's own state, then, once that has had time to arrive, with `depth` 1 for what that
-    /// state points at. Changes nothing else; the default does nothing.
+    /// state points at, and with `depth` 2 for what that points at in turn. Changes nothing else;
+    /// the default does nothing.
     func prefetch(depth: Int)
 }
 

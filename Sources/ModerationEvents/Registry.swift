@@ -211,8 +211,8 @@ final class SubscriptionSet {
     private var positions: [UInt64: Int] = [:]
 
     /// How far ahead the walk asks for a subscription, then (half as far) for its sink's state,
-    /// then (a quarter as far) for what that state points at: each read from the one before,
-    /// which must have arrived by then.
+    /// then (a quarter as far) for what that state points at, then (the next one) for what that
+    /// points at: each read from the one before, which must have arrived by then.
     private static let lookahead = 8
 
     var isEmpty: Bool { members.isEmpty }
@@ -249,6 +249,7 @@ final class SubscriptionSet {
                 if index + nearest < count {
                     members[index + nearest]._withUnsafeGuaranteedRef { $0.prefetchSink(depth: 1) }
                 }
+                if index + 1 < count { members[index + 1]._withUnsafeGuaranteedRef { $0.prefetchSink(depth: 2) } }
                 members[index]._withUnsafeGuaranteedRef { body($0) }
             }
         }

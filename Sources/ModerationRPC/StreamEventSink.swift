@@ -29,13 +29,13 @@ struct StreamEventSink: EventSink {
         }
     }
 
-    /// The writer's fields and lock (depth 0), then its connection's port (depth 1): what `send`
-    /// touches, in the order it reaches them.
+    /// The writer's fields and lock (depth 0), its connection's port (depth 1), then the port's
+    /// queue (depth 2): what `send` touches, in the order it reaches them.
     func prefetch(depth: Int) {
-        if depth == 0 {
-            MemoryHint.prefetch(stream, lines: 3)
-        } else {
-            MemoryHint.prefetch(stream.port, lines: 2)
+        switch depth {
+        case 0: MemoryHint.prefetch(stream, lines: 3)
+        case 1: MemoryHint.prefetch(stream.port, lines: 2)
+        default: stream.port.prefetchQueue()
         }
     }
 

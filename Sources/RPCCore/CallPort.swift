@@ -21,9 +21,15 @@ public protocol CallPort: AnyObject, Sendable {
     /// large-request pool has been taken in (inflated, decoded, its handler started, or refused),
     /// so that it consumes frames again (`ServerSession.largeRequestTakenIn`).
     func largeRequestTakenIn()
+    /// A hint that a message comes soon: asks for the storage the port queues frames in to be
+    /// brought into cache (the fan-out asks a place ahead, once the port itself had time to
+    /// arrive). Changes nothing else; the default does nothing.
+    func prefetchQueue()
 }
 
 extension CallPort {
+    public func prefetchQueue() {}
+
     /// A port with no cheaper way takes the message as a whole frame.
     public func deliverMessage(streamID: UInt32, body: [UInt8]) {
         let (frame, _) = OutgoingFrame.message(streamID: streamID, body: body).encoded
