@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import RPCCore
@@ -5,18 +6,6 @@ import Testing
 /// The session's live-call table against `Dictionary`, the model it replaces.
 @Suite("StreamIDMap: a session's live calls, as a Dictionary would hold them")
 struct StreamIDMapTests {
-    /// A small deterministic generator (SplitMix64), so a failure replays.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func expectSame(_ map: StreamIDMap<Int>, _ model: [UInt32: Int], _ context: String) {
         #expect(map.count == model.count, "\(context): count")
         #expect(map.isEmpty == model.isEmpty, "\(context): isEmpty")
@@ -54,7 +43,7 @@ struct StreamIDMapTests {
 
     @Test("random inserts, replacements and removals agree with a Dictionary at every step", arguments: [1, 2, 3, 4])
     func randomAgainstDictionary(seed: UInt64) {
-        var generator = Generator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var map = StreamIDMap<Int>()
         var model: [UInt32: Int] = [:]
         var nextID: UInt32 = 1
