@@ -30,7 +30,7 @@ struct ConcurrencyTests {
         }
         let threads = (0..<6).map { thread in
             WorkerThread(name: "random") {
-                var random = SplitMix(seed: UInt64(thread) &+ 77)
+                var random = SeededGenerator(seed: UInt64(thread) &+ 77)
                 for _ in 0..<250 {
                     let guid = guids[Int(random.next() % 3)]
                     let actor = users[Int(random.next() % UInt64(users.count))]
@@ -114,18 +114,5 @@ struct ConcurrencyTests {
             #expect(
                 Invariants.violations(service: harness.service, store: harness.store, app: "app", guid: guid).isEmpty)
         }
-    }
-}
-
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
