@@ -76,12 +76,11 @@ struct StreamIDMap<Value> {
         let removed = slotValues[hole]
         let mask = slotKeys.count - 1
         // Backward shift: each entry after the hole, up to the next empty slot, moves into the
-        // hole unless its home lies cyclically after the hole (then the hole does not cut its
-        // probe path).
+        // hole unless its home lies cyclically after the hole, i.e. closer to it than the hole
+        // is (then the hole does not cut its probe path).
         var next = (hole + 1) & mask
         while slotKeys[next] != 0 {
-            let homeSlot = home(of: slotKeys[next])
-            let stays = hole <= next ? (hole < homeSlot && homeSlot <= next) : (hole < homeSlot || homeSlot <= next)
+            let stays = (next - home(of: slotKeys[next])) & mask < (next - hole) & mask
             if !stays {
                 slotKeys[hole] = slotKeys[next]
                 slotValues[hole] = slotValues[next]
