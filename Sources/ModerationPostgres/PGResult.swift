@@ -69,6 +69,19 @@ final class PGResult {
 
     /// A one-dimensional `text[]` in binary form (NULL elements read as "").
     func strings(_ row: Int, _ column: Int) -> [String] {
+        elements(row, column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A one-dimensional `bigint[]` in binary form (NULL elements read as 0).
+    func int64s(_ row: Int, _ column: Int) -> [Int64] {
+        elements(row, column) { bytes in bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+    }
+
+    /// The elements of a one-dimensional array in binary form, each decoded from its bytes (a
+    /// NULL element from none).
+    private func elements<Element>(_ row: Int, _ column: Int, _ decode: (UnsafeRawBufferPointer) -> Element)
+        -> [Element]
+    {
         guard !isNull(row, column) else { return [] }
         let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
         let value = PQgetvalue(handle, Int32(row), Int32(column))!
@@ -84,20 +97,19 @@ final class PGResult {
         guard int32(at: 0) == 1 else { return [] }
         let count = int32(at: 12)
         var offset = 20
-        var strings: [String] = []
-        strings.reserveCapacity(max(0, count))
+        var elements: [Element] = []
+        elements.reserveCapacity(max(0, count))
         for _ in 0..<max(0, count) {
             let size = int32(at: offset)
             offset += 4
             guard size >= 0, offset + size <= bytes.count else {
-                strings.append("")
+                elements.append(decode(UnsafeRawBufferPointer(start: nil, count: 0)))
                 continue
             }
-            strings.append(
-                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]), as: UTF8.self))
+            elements.append(decode(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size])))
             offset += size
         }
-        return strings
+        return elements
     }
 
     func bool(_ row: Int, _ column: Int) -> Bool {

@@ -39,10 +39,18 @@ final class PostgresPasswordAttempts: PasswordAttemptLedger {
 
     func failures(_ key: PasswordAttemptKey, after cutoff: Int64) throws(ModerationError) -> PasswordFailures {
         try PostgresStore.autocommit(readers) { (connection) throws(ModerationError) -> PasswordFailures in
-            let rows = try connection.query(
-                .passwordFailures, [.text(key.app), .text(key.guid), .text(key.uid), .int(cutoff)])
-            return PasswordFailures(count: rows.int(0, 0), first: rows.isNull(0, 1) ? nil : rows.int64(0, 1))
+            try Self.failures(key, after: cutoff, on: connection)
         }
+    }
+
+    /// The key's wrong passwords after `cutoff`, read on `connection` (in whatever transaction it
+    /// has open).
+    static func failures(_ key: PasswordAttemptKey, after cutoff: Int64, on connection: PGConnection)
+        throws(ModerationError) -> PasswordFailures
+    {
+        let rows = try connection.query(
+            .passwordFailures, [.text(key.app), .text(key.guid), .text(key.uid), .int(cutoff)])
+        return PasswordFailures(count: rows.int(0, 0), first: rows.isNull(0, 1) ? nil : rows.int64(0, 1))
     }
 
     func recordFailure(

@@ -54,6 +54,8 @@ extension PostgresSession {
 
     /// How many columns `Statement.groupColumns` has (an invite's follow them in `invitesOfUser`).
     static let groupColumnCount = 18
+    /// How many columns `Statement.standingColumns` has.
+    static let standingColumnCount = 19
 
     /// An invite row in the order of `Statement.inviteColumns`, starting at column `first`.
     private func decodeInvite(_ rows: PGResult, _ row: Int, from first: Int) -> Invite {

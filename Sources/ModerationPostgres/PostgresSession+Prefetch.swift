@@ -12,7 +12,8 @@ extension PostgresSession {
     /// Exact, as the cache must be: the rows are read under the app's lock, before any write of
     /// the transaction. An app another writer holds is skipped (its writes are deferred as
     /// before), as is an app that does not exist; the first app may wait for its lock, as the
-    /// batch's first write would. Groups are locked as `groupForUpdate` locks them.
+    /// batch's first write would. Groups are locked as `groupForUpdate` locks them. Each pair's
+    /// wrong passwords come along (`sharedPasswordFailures`), for a join's check of the limit.
     /// Returns how many standings it kept.
     func prefetch(_ footprints: [WriteFootprint]) throws(ModerationError) -> Int {
         var kept = 0
@@ -46,8 +47,12 @@ extension PostgresSession {
                 continue
             }
             guard let appID else { continue }
-            let rows = try connection.query(.prefetch, [.int(appID), .textArray(pairs.guids), .textArray(pairs.uids)])
+            let rows = try connection.query(
+                .prefetch, [.int(appID), .textArray(pairs.guids), .textArray(pairs.uids), .text(app)])
+            let pairUID = Self.groupColumnCount + Self.standingColumnCount
             for row in 0..<rows.rowCount {
+                let ledgerKey = PasswordAttemptKey(app: app, guid: rows.string(row, 2), uid: rows.string(row, pairUID))
+                prefetchedPasswordFailures[ledgerKey] = rows.int64s(row, pairUID + 1)
                 // A group comes once per user named in it: decoded the first time only.
                 let groupID = rows.int64(row, 0)
                 let key = WriterCache.GroupKey(appID: appID, guid: rows.string(row, 2))

@@ -61,6 +61,9 @@ final class PostgresSession: @unchecked Sendable {
     /// comment); the writer runs it again in its next batch.
     var isDeferred = false
     private var transactionWrites = 0
+    /// Wrong passwords per key as the batch's read-ahead found them (none: an empty list); only
+    /// read, so no `WriteMark` needs them.
+    var prefetchedPasswordFailures: [PasswordAttemptKey: [Int64]] = [:]
     /// Where a writer announces its commits to the other instances (nil: it does not).
     var notifier: CommitNotifier?
     private var savepoints: [WriteMark] = []
@@ -154,6 +157,7 @@ final class PostgresSession: @unchecked Sendable {
     private func resetTransactionState() {
         writer = WriterState()
         cache.reset()
+        prefetchedPasswordFailures.removeAll()
         batchActions.removeAll(keepingCapacity: true)
         actionRows.removeAll(keepingCapacity: true)
         actionsSent = 0

@@ -197,15 +197,18 @@ enum Statement: Int, CaseIterable {
             WHERE u.app_id = $1 AND u.uid = $2 AND u.deleted_at = 0
             """
         // A batch's footprints in one app (`PostgresSession.prefetch`): $1 app, $2 guids, $3 uids
-        // ('' for none), pair by pair. Per pair: the group, locked as `.groupForUpdate` locks it,
-        // then the user's standing in it as `.standing` returns it (NULL when there is no such
-        // live user). No row for a pair whose group does not exist. The membership and the ban
-        // are matched on the pair's uid, not the user row's (the same whenever the user is read),
-        // so each is one probe of its (group, uid) key: matched through the left-joined user,
-        // PostgreSQL probed the key by uid alone.
+        // ('' for none), pair by pair, $4 the app's name. Per pair: the group, locked as
+        // `.groupForUpdate` locks it, then the user's standing in it as `.standing` returns it
+        // (NULL when there is no such live user), then the pair's uid and its wrong passwords
+        // (`password_attempts.failures`, NULL when there are none). No row for a pair whose group
+        // does not exist. The membership and the ban are matched on the pair's uid, not the user
+        // row's (the same whenever the user is read), so each is one probe of its (group, uid)
+        // key: matched through the left-joined user, PostgreSQL probed the key by uid alone.
         case .prefetch:
             """
-            SELECT \(Self.groupColumns), \(Self.standingColumns)
+            SELECT \(Self.groupColumns), \(Self.standingColumns), c.uid,
+                (SELECT pa.failures FROM password_attempts pa
+                 WHERE pa.app = $4 AND pa.guid = c.guid COLLATE "C" AND pa.uid = c.uid COLLATE "C")
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
             JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
             LEFT JOIN users u ON u.app_id = $1 AND u.uid = c.uid COLLATE "C" AND u.deleted_at = 0

@@ -62,4 +62,28 @@ struct PasswordLimitTests {
         }
         #expect(ModerationClient.code { try second.client("x").join("g", password: "guess") } == .rateLimited)
     }
+
+    @Test("a join without a password checks the shared count in its write: read ahead with the batch, or queried")
+    func joinWithoutPasswordChecksInTheWrite() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let first = try Instance(url: schema.url, schema: schema.name, clock: clock)
+        defer { first.close() }
+        let second = try Instance(url: schema.url, schema: schema.name, clock: clock)
+        defer { second.close() }
+        for uid in ["o", "x"] { try first.client().createUser(uid) }
+        try first.client().createGroup("g", type: .password, password: "s3cret", owner: "o")
+        for _ in 0..<Self.limit {
+            #expect(ModerationClient.code { try first.client("x").join("g", password: "guess") } == .wrongGroupPass)
+        }
+        try first.client("o").updateGroup(GroupUpdate(guid: "g", type: .public))
+        // The group exists: the writer read the count ahead with the group.
+        #expect(ModerationClient.code { try second.client("x").join("g") } == .rateLimited)
+        // The group is gone, so nothing was read ahead: the write queries the count.
+        _ = try first.client("o").deleteGroup("g")
+        #expect(ModerationClient.code { try second.client("x").join("g") } == .rateLimited)
+        clock.advance(by: ModerationService.Configuration().wrongPasswordWindowMs + 1_000)
+        #expect(ModerationClient.code { try second.client("x").join("g") } == .groupNotFound)
+    }
 }

@@ -63,6 +63,31 @@ struct PasswordTests {
         try x.join("g", password: "s3cret")
     }
 
+    @Test("over the limit, a join without a password is refused too, and the refusal is not replayed")
+    func wrongPasswordLimitWithoutPassword() throws {
+        let harness = try ServiceHarness(
+            configuration: ModerationService.Configuration(
+                passwordHasher: .fastForTests, wrongPasswordLimit: 2, wrongPasswordWindowMs: 60_000))
+        defer { harness.tearDown() }
+        let app = harness.client()
+        for uid in ["o", "x", "y"] { try app.createUser(uid) }
+        try app.createGroup("g", type: .password, password: "s3cret", owner: "o")
+        let x = harness.client("x")
+        for _ in 0..<2 { #expect(ModerationClient.code { try x.join("g", password: "guess") } == .wrongGroupPass) }
+        #expect(ModerationClient.code { try x.join("g") } == .rateLimited, "before the missing password")
+        try harness.client("o").updateGroup(GroupUpdate(guid: "g", type: .public))
+        let refused = Result { try x.withKey("k1").join("g") }
+        let error = try #require(
+            refused.failure as? ModerationError, "the group is public, the user still over the limit")
+        #expect(error.code == .rateLimited)
+        #expect(error.message.contains("g") && error.message.contains("x"))
+        #expect(Int(error.details["retry_after_ms"] ?? "") ?? 0 > 0)
+        try harness.client("y").join("g")
+        harness.clock.advance(by: 61_000)
+        // The refusal was not stored under the key: the retry runs, and joins.
+        #expect(try x.withKey("k1").join("g").action.kind == .joined)
+    }
+
     /// Joins race against password changes; each join must succeed exactly when its password was
     /// the group's at the time the join was written (the last change before it in the log).
     @Test func joinsRacingPasswordChanges() throws {

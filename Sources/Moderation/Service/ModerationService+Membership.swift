@@ -11,37 +11,54 @@ extension ModerationService {
     /// The password is verified on the calling thread against a snapshot of the group's hash;
     /// the writer only checks that the hash is still the same (if it changed in between, the
     /// verification runs again on a helper thread).
+    ///
+    /// The wrong-password limit refuses every join of the group by a user over it. With a
+    /// password it is checked on the calling thread, before a slow hash is spent on another
+    /// guess; without one there is no hash to spare, and the writer checks it first thing
+    /// (`PendingMutation`'s admission), where a shared ledger has been read ahead with the batch.
     public func joinGroup(
         _ caller: Caller, guid: String, password: String = "", replay: @escaping ReplayEncoder<JoinResult>,
         completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
     ) {
-        // Too many wrong passwords lately: refuse before spending a slow hash on another guess.
         let key = (try? ValidatedCaller(caller).requireUser(), try? Validation.identifier(guid, field: "guid"))
         guard let uid = key.0, let normalized = key.1 else {
             join(caller, guid: guid, password: password, attempt: 0, replay: replay, completion: completion)
             return
         }
-        let now = clock()
         let attemptKey = PasswordAttemptKey(app: caller.app, guid: normalized, uid: uid)
+        let attempts = passwordAttempts
+        let clock = self.clock
+        guard !password.isEmpty else {
+            // What the admission found, for a successful join to clear.
+            let seen = ConditionLock(PasswordFailures(count: 0, first: nil))
+            let admission: PendingMutation<JoinResult>.Admission = { transaction, now throws(ModerationError) in
+                let failures = try attempts.failures(attemptKey, now: now, in: transaction)
+                if let waitMs = attempts.retryAfter(failures, now: now) {
+                    throw PasswordAttemptLimiter.refusal(attemptKey, waitMs: waitMs)
+                }
+                seen.withLock { $0 = failures }
+            }
+            join(caller, guid: guid, password: password, attempt: 0, replay: replay, admission: admission) {
+                outcome in
+                if case .done(.success) = outcome {
+                    return attempts.recordSuccess(attemptKey, seen: seen.withLock { $0 }) { completion(outcome) }
+                }
+                completion(outcome)
+            }
+            return
+        }
+        let now = clock()
         let seen: PasswordFailures
         do throws(ModerationError) {
-            seen = try passwordAttempts.failures(attemptKey, now: now)
+            seen = try attempts.failures(attemptKey, now: now)
         } catch {
             completion(.done(.failure(error)))
             return
         }
-        if let waitMs = passwordAttempts.retryAfter(seen, now: now) {
-            completion(
-                .done(
-                    .failure(
-                        ModerationError(
-                            .rateLimited,
-                            "too many wrong passwords for group \(normalized) from \(uid); retry after \((waitMs + 999) / 1000) s",
-                            details: ["retry_after_ms": String(waitMs)]))))
+        if let waitMs = attempts.retryAfter(seen, now: now) {
+            completion(.done(.failure(PasswordAttemptLimiter.refusal(attemptKey, waitMs: waitMs))))
             return
         }
-        let attempts = passwordAttempts
-        let clock = self.clock
         join(caller, guid: guid, password: password, attempt: 0, replay: replay) { outcome in
             // The reply waits for the record, so a retry made on receiving it (through any
             // instance) already counts this wrong password.
@@ -61,7 +78,7 @@ extension ModerationService {
 
     private func join(
         _ caller: Caller, guid rawGUID: String, password: String, attempt: Int,
-        replay: @escaping ReplayEncoder<JoinResult>,
+        replay: @escaping ReplayEncoder<JoinResult>, admission: PendingMutation<JoinResult>.Admission? = nil,
         completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
     ) {
         let hasher = configuration.passwordHasher
@@ -69,10 +86,12 @@ extension ModerationService {
             WorkerThread.detached(name: "mod-join-retry") {
                 self.join(
                     caller, guid: rawGUID, password: password, attempt: attempt + 1, replay: replay,
-                    completion: completion)
+                    admission: admission, completion: completion)
             }
         }
-        submit(caller, touching: (rawGUID, []), replay: replay, completion: completion, retry: retry) {
+        submit(
+            caller, touching: (rawGUID, []), replay: replay, completion: completion, retry: retry, admission: admission
+        ) {
             () throws(ModerationError) -> WriteBody<JoinResult> in
             let actor = try ValidatedCaller(caller).requireUser()
             let guid = try Validation.identifier(rawGUID, field: "guid")

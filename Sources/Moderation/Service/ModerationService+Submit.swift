@@ -11,10 +11,13 @@ extension ModerationService {
     ///
     /// `touching` names the group the write works on and the users it acts on (raw, as the
     /// request gave them), for the store's `WriteFootprint`: the actor is added to them.
+    /// `admission` is a check the writer makes before anything else, idempotency included
+    /// (`PendingMutation`).
     func submit<Value: Sendable>(
         _ caller: Caller, touching: (guid: String, uids: [String])? = nil, replay: ReplayEncoder<Value>?,
         completion: @escaping @Sendable (MutationResult<Value>) -> Void,
-        retry: (@Sendable () -> Void)? = nil, prepare: () throws(ModerationError) -> WriteBody<Value>
+        retry: (@Sendable () -> Void)? = nil, admission: PendingMutation<Value>.Admission? = nil,
+        prepare: () throws(ModerationError) -> WriteBody<Value>
     ) {
         let validated: ValidatedCaller
         do {
@@ -37,7 +40,7 @@ extension ModerationService {
             PendingMutation(
                 caller: validated, clock: clock, idempotencyWindowMs: configuration.idempotencyWindowMs, replay: replay,
                 completion: completion, retry: retry, footprint: touching.flatMap { footprint(validated, $0) },
-                body: body))
+                admission: admission, body: body))
     }
 
     /// The footprint of a write on `touching.guid` by `caller`; nil when an identifier is not

@@ -27,11 +27,11 @@ public final class ModerationService: Sendable {
     public var readsShareChecks: Bool { store.readsShareChecks }
 
     /// Whether `joinGroup` with `password` may hold up its calling thread before handing the write
-    /// to the store: a password is verified with a deliberately slow hash, and a shared ledger of
-    /// wrong passwords (PostgreSQL's) is read over the network. A join without a password, checked
-    /// against the in-memory ledger, starts as quickly as any other mutation.
+    /// to the store: a password is verified with a deliberately slow hash, after a check of the
+    /// wrong-password ledger (over the network when shared: PostgreSQL's). A join without a
+    /// password is checked in its write and starts as quickly as any other mutation.
     public func joinMayBlock(password: String) -> Bool {
-        !password.isEmpty || passwordAttempts.checkReadsStore
+        !password.isEmpty
     }
 
     /// - Parameters:

@@ -5,13 +5,16 @@
 /// and nothing changes; otherwise the change runs in a nested savepoint (a domain failure rolls
 /// back the change but keeps the stored reply), `replay` turns the result into bytes, and those
 /// are stored in the same transaction. Storage failures (`isStoreFailure`) store nothing, so a retry
-/// runs again.
+/// runs again. Neither does a refusal of `admission`, which runs first: it stands for a check the
+/// service could have made before queuing the write, and a retry after it must run again.
 final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
     // Invariant: `outcome` is written by `apply` (on the store's writer, possibly more than once
     // when a batch is run again) and read by `finish`, which the store calls once, after the
     // last `apply`, with a happens-before edge between them (the SQLite store hands the batch
     // over through a locked queue). Every other stored property is immutable and Sendable.
     typealias Body = @Sendable (inout WriteContext) throws(ModerationError) -> Value
+    /// A check before anything else, idempotency included (see the type's comment).
+    typealias Admission = @Sendable (any StoreTransaction, _ now: Int64) throws(ModerationError) -> Void
 
     private let caller: ValidatedCaller
     private let clock: @Sendable () -> Int64
@@ -20,13 +23,15 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
     private let replay: ReplayEncoder<Value>?
     private let completion: @Sendable (MutationResult<Value>) -> Void
     private let retry: (@Sendable () -> Void)?
+    private let admission: Admission?
     let footprint: WriteFootprint?
     private var outcome: MutationResult<Value>?
 
     init(
         caller: ValidatedCaller, clock: @escaping @Sendable () -> Int64, idempotencyWindowMs: Int64,
         replay: ReplayEncoder<Value>?, completion: @escaping @Sendable (MutationResult<Value>) -> Void,
-        retry: (@Sendable () -> Void)? = nil, footprint: WriteFootprint? = nil, body: @escaping Body
+        retry: (@Sendable () -> Void)? = nil, footprint: WriteFootprint? = nil, admission: Admission? = nil,
+        body: @escaping Body
     ) {
         self.caller = caller
         self.clock = clock
@@ -35,11 +40,13 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         self.completion = completion
         self.retry = retry
         self.footprint = footprint
+        self.admission = admission
         self.body = body
     }
 
     func apply(_ transaction: any StoreTransaction) throws(ModerationError) {
         let now = clock()
+        try admission?(transaction, now)
         var context = WriteContext(tx: transaction, caller: caller, now: now)
         guard !caller.idempotencyKey.isEmpty, let replay else {
             outcome = .done(.success(try body(&context)))

@@ -38,6 +38,14 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Deletes the group with its members and bans; its revisions stay for the action log.
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError)
 
+    /// The wrong passwords of `key` after `cutoff` in the store's shared ledger
+    /// (`ModerationStore.passwordAttempts`), as this change sees it; nil for a store without one,
+    /// whose limit the service counts in memory. A join without a password checks the limit here,
+    /// inside its write, where PostgreSQL's writer has read the ledger ahead with the batch's
+    /// other rows: no round trip, and no worker, for the commonest join.
+    func sharedPasswordFailures(_ key: PasswordAttemptKey, after cutoff: Int64) throws(ModerationError)
+        -> PasswordFailures?
+
     /// Inserts a member. A member is never invited nor requesting: any invite of the user to the
     /// group and any join request of theirs goes (accepted or approved, or the user joined or was
     /// added another way).

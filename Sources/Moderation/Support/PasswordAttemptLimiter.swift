@@ -10,9 +10,6 @@ final class PasswordAttemptLimiter: Sendable {
     private let limit: Int
     private let windowMs: Int64
     private let ledger: any PasswordAttemptLedger
-    /// Whether `failures` reads a store (a ledger shared by several processes), and so may wait on
-    /// the network; the in-memory ledger's check is a dictionary lookup.
-    let checkReadsStore: Bool
 
     /// - Parameters:
     ///   - limit: wrong passwords allowed within the window; 0 turns the limiter off.
@@ -23,7 +20,6 @@ final class PasswordAttemptLimiter: Sendable {
         self.limit = limit
         self.windowMs = windowMs
         ledger = sharedLedger ?? MemoryPasswordAttempts()
-        checkReadsStore = sharedLedger != nil && limit > 0
     }
 
     /// The key's wrong passwords in the window at `now` (none when the limiter is off).
@@ -31,6 +27,24 @@ final class PasswordAttemptLimiter: Sendable {
     func failures(_ key: PasswordAttemptKey, now: Int64) throws(ModerationError) -> PasswordFailures {
         guard limit > 0 else { return PasswordFailures(count: 0, first: nil) }
         return try ledger.failures(key, after: now - windowMs)
+    }
+
+    /// The key's wrong passwords in the window at `now`, read inside a write: the store's shared
+    /// ledger as `transaction` sees it, else the in-memory one.
+    func failures(_ key: PasswordAttemptKey, now: Int64, in transaction: any StoreTransaction) throws(ModerationError)
+        -> PasswordFailures
+    {
+        guard limit > 0 else { return PasswordFailures(count: 0, first: nil) }
+        if let shared = try transaction.sharedPasswordFailures(key, after: now - windowMs) { return shared }
+        return try ledger.failures(key, after: now - windowMs)
+    }
+
+    /// The refusal of a join while the key is over the limit (`retryAfter` gave `waitMs`).
+    static func refusal(_ key: PasswordAttemptKey, waitMs: Int64) -> ModerationError {
+        ModerationError(
+            .rateLimited,
+            "too many wrong passwords for group \(key.guid) from \(key.uid); retry after \((waitMs + 999) / 1000) s",
+            details: ["retry_after_ms": String(waitMs)])
     }
 
     /// Milliseconds until the next attempt is allowed, given the key's `failures` at `now`, or
