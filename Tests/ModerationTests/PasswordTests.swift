@@ -36,16 +36,23 @@ struct PasswordTests {
         try harness.client("y").join("g", password: "anything")
     }
 
-    @Test("too many wrong passwords from one user refuse that user's joins to that group for a while")
-    func wrongPasswordLimit() throws {
+    /// A service allowing `limit` wrong passwords a minute, with users "o", "x", "y" and the
+    /// password group "g" owned by "o".
+    private static func limitedHarness(limit: Int) throws -> ServiceHarness {
         let harness = try ServiceHarness(
             configuration: ModerationService.Configuration(
-                passwordHasher: .fastForTests, wrongPasswordLimit: 3, wrongPasswordWindowMs: 60_000))
-        defer { harness.tearDown() }
+                passwordHasher: .fastForTests, wrongPasswordLimit: limit, wrongPasswordWindowMs: 60_000))
         let app = harness.client()
         for uid in ["o", "x", "y"] { try app.createUser(uid) }
         try app.createGroup("g", type: .password, password: "s3cret", owner: "o")
-        try app.createGroup("h", type: .password, password: "s3cret", owner: "o")
+        return harness
+    }
+
+    @Test("too many wrong passwords from one user refuse that user's joins to that group for a while")
+    func wrongPasswordLimit() throws {
+        let harness = try Self.limitedHarness(limit: 3)
+        defer { harness.tearDown() }
+        try harness.client().createGroup("h", type: .password, password: "s3cret", owner: "o")
         let x = harness.client("x")
         for _ in 0..<3 { #expect(ModerationClient.code { try x.join("g", password: "guess") } == .wrongGroupPass) }
         // Refused now, even with the right password, before any hash is checked.
@@ -65,13 +72,8 @@ struct PasswordTests {
 
     @Test("over the limit, a join without a password is refused too, and the refusal is not replayed")
     func wrongPasswordLimitWithoutPassword() throws {
-        let harness = try ServiceHarness(
-            configuration: ModerationService.Configuration(
-                passwordHasher: .fastForTests, wrongPasswordLimit: 2, wrongPasswordWindowMs: 60_000))
+        let harness = try Self.limitedHarness(limit: 2)
         defer { harness.tearDown() }
-        let app = harness.client()
-        for uid in ["o", "x", "y"] { try app.createUser(uid) }
-        try app.createGroup("g", type: .password, password: "s3cret", owner: "o")
         let x = harness.client("x")
         for _ in 0..<2 { #expect(ModerationClient.code { try x.join("g", password: "guess") } == .wrongGroupPass) }
         #expect(ModerationClient.code { try x.join("g") } == .rateLimited, "before the missing password")
