@@ -10,9 +10,14 @@ struct StreamEventSink: EventSink {
     /// The stream's untyped writer: the events come encoded, and a call through the typed
     /// stream would go through generic code for each of the fan-out's messages.
     let stream: StreamWriter
+    /// Where the stream's port is, recorded while it is at hand: the fan-out's hint for the port
+    /// must not touch it to find it (opening the existential loads its type from the object, the
+    /// very miss the hint is there to hide).
+    private let portAddress: UInt
 
     init(stream: ServerStream<SubscribeResponse>) {
         self.stream = stream.writer
+        portAddress = UInt(bitPattern: MemoryHint.address(of: stream.writer.port))
     }
 
     func started(afterSeq: UInt64, headSeq: UInt64) -> EventSendOutcome {
@@ -34,7 +39,7 @@ struct StreamEventSink: EventSink {
     func prefetch(depth: Int) {
         switch depth {
         case 0: MemoryHint.prefetch(stream, lines: 3)
-        case 1: MemoryHint.prefetch(stream.port, lines: 2)
+        case 1: MemoryHint.prefetch(address: UnsafeRawPointer(bitPattern: portAddress)!, lines: 2)
         default: stream.port.prefetchQueue()
         }
     }
