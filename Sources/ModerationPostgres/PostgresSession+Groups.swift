@@ -45,6 +45,8 @@ extension PostgresSession {
             }
             return focus(cached)
         }
+        // Not created since the read-ahead missed it: creating it caches it (above).
+        if missingGroups.contains(key) { return nil }
         let row = try connection.query(.groupForUpdate, [.int(appID), .text(guid)])
         guard row.rowCount > 0 else { return nil }
         let found = decodeGroup(row, 0)

@@ -50,19 +50,48 @@ extension PostgresSession {
             let rows = try connection.query(
                 .prefetch, [.int(appID), .textArray(pairs.guids), .textArray(pairs.uids), .text(app)])
             let pairUID = Self.groupColumnCount + Self.standingColumnCount
+            var found = Set<String>()
             for row in 0..<rows.rowCount {
-                let ledgerKey = PasswordAttemptKey(app: app, guid: rows.string(row, 2), uid: rows.string(row, pairUID))
-                prefetchedPasswordFailures[ledgerKey] = rows.int64s(row, pairUID + 1)
+                let guid = rows.string(row, 2)
+                found.insert(guid)
+                prefetchedPasswordFailures[PasswordAttemptKey(app: app, guid: guid, uid: rows.string(row, pairUID))] =
+                    rows.int64s(row, pairUID + 1)
                 // A group comes once per user named in it: decoded the first time only.
                 let groupID = rows.int64(row, 0)
-                let key = WriterCache.GroupKey(appID: appID, guid: rows.string(row, 2))
+                let key = WriterCache.GroupKey(appID: appID, guid: guid)
                 if cache.group(key) == nil { cache.set(key, decodeGroup(rows, row)) }
                 writer.lockedGroups.insert(groupID)
                 guard !rows.isNull(row, Self.groupColumnCount) else { continue }
                 keepStanding(rows, row, from: Self.groupColumnCount, appID: appID, groupID: groupID)
                 kept += 1
             }
+            try noteMissingGroups(of: pairs, found: found, app: app, appID: appID)
         }
         return kept
+    }
+
+    /// The pairs whose group the read-ahead did not find: the group is recorded as missing (no
+    /// write of the batch asks PostgreSQL again; the app's lock keeps it missing until a write of
+    /// this transaction creates it, which caches it), and the pairs' wrong passwords are read in
+    /// one statement, so a write on a group that does not exist costs no round trip of its own
+    /// under the app's lock.
+    private func noteMissingGroups(
+        of pairs: (guids: [String], uids: [String]), found: Set<String>, app: String, appID: Int64
+    ) throws(ModerationError) {
+        var missing: (guids: [String], uids: [String]) = ([], [])
+        for (guid, uid) in zip(pairs.guids, pairs.uids) where !found.contains(guid) {
+            missing.guids.append(guid)
+            missing.uids.append(uid)
+            missingGroups.insert(WriterCache.GroupKey(appID: appID, guid: guid))
+            prefetchedPasswordFailures[PasswordAttemptKey(app: app, guid: guid, uid: uid)] = []
+        }
+        guard !missing.guids.isEmpty else { return }
+        let rows = try connection.query(
+            .passwordFailuresOfPairs, [.text(app), .textArray(missing.guids), .textArray(missing.uids)])
+        for row in 0..<rows.rowCount {
+            prefetchedPasswordFailures[
+                PasswordAttemptKey(app: app, guid: rows.string(row, 0), uid: rows.string(row, 1))] =
+                rows.int64s(row, 2)
+        }
     }
 }

@@ -64,6 +64,9 @@ final class PostgresSession: @unchecked Sendable {
     /// Wrong passwords per key as the batch's read-ahead found them (none: an empty list); only
     /// read, so no `WriteMark` needs them.
     var prefetchedPasswordFailures: [PasswordAttemptKey: [Int64]] = [:]
+    /// Groups the batch's read-ahead looked for and did not find (`groupForUpdate` answers nil
+    /// without asking again); only read, so no `WriteMark` needs them either.
+    var missingGroups: Set<WriterCache.GroupKey> = []
     /// Where a writer announces its commits to the other instances (nil: it does not).
     var notifier: CommitNotifier?
     private var savepoints: [WriteMark] = []
@@ -158,6 +161,7 @@ final class PostgresSession: @unchecked Sendable {
         writer = WriterState()
         cache.reset()
         prefetchedPasswordFailures.removeAll()
+        missingGroups.removeAll()
         batchActions.removeAll(keepingCapacity: true)
         actionRows.removeAll(keepingCapacity: true)
         actionsSent = 0

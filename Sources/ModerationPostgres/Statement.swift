@@ -32,7 +32,7 @@ enum Statement: Int, CaseIterable {
 
     case idempotentReply, saveReply, purgeReplies
 
-    case passwordFailures, recordPasswordFailure, clearPasswordFailures, purgePasswordFailures
+    case passwordFailures, passwordFailuresOfPairs, recordPasswordFailure, clearPasswordFailures, purgePasswordFailures
 
     case leaseRateTokens
 
@@ -485,6 +485,13 @@ enum Statement: Int, CaseIterable {
             SELECT count(*), (array_agg(u.t ORDER BY u.i))[1]
             FROM password_attempts p CROSS JOIN LATERAL unnest(p.failures) WITH ORDINALITY AS u (t, i)
             WHERE p.app = $1 AND p.guid = $2 AND p.uid = $3 AND u.t > $4
+            """
+        case .passwordFailuresOfPairs:
+            // The rows of app $1's (group, user) pairs $2, $3 (`PostgresSession.prefetch`).
+            """
+            SELECT p.guid, p.uid, p.failures
+            FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
+            JOIN password_attempts p ON p.app = $1 AND p.guid = c.guid COLLATE "C" AND p.uid = c.uid COLLATE "C"
             """
         case .recordPasswordFailure:
             // One statement, atomic against every instance's: the row's lock orders them.

@@ -171,6 +171,53 @@ struct InstancesTests {
         for index in 0...5 { #expect(try StoreProbe.user(first.store, app: "app", uid: "w\(index)") != nil) }
     }
 
+    @Test("a group the read-ahead did not find is missing to the batch's writes, until one of them creates it")
+    func missingGroupsInOneBatch() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
+        defer { first.close() }
+        let second = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
+        defer { second.close() }
+        try first.client().createUser("o")
+        try first.client().createGroup("g", owner: "o")
+        let (holder, release) = Self.holdLock(of: "app", on: second)
+        let before = first.store.statistics
+        typealias Body = @Sendable (any StoreTransaction, _ appID: Int64) throws(ModerationError) -> Void
+        func write(on guid: String, _ body: @escaping Body) -> ClosureWrite {
+            ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: guid, uids: ["o"])) {
+                (tx) throws(ModerationError) in
+                try body(tx, try tx.createApp(named: "app"))
+            }
+        }
+        let writes = [
+            write(on: "g") { tx, app throws(ModerationError) in
+                if try tx.groupForUpdate(appID: app, guid: "g") == nil { throw .storage("g not found") }
+            },
+            write(on: "absent") { tx, app throws(ModerationError) in
+                if try tx.groupForUpdate(appID: app, guid: "absent") != nil { throw .storage("absent found") }
+            },
+            write(on: "new") { tx, app throws(ModerationError) in
+                let group = Group(guid: "new", name: "New", type: .public, owner: "o")
+                _ = try tx.insertGroup(appID: app, group, passwordHash: nil)
+            },
+            write(on: "new") { tx, app throws(ModerationError) in
+                if try tx.groupForUpdate(appID: app, guid: "new") == nil { throw .storage("new not found") }
+            },
+        ]
+        // The first write waits for the lock; the rest queue meanwhile and join its batch.
+        first.store.submit(writes[0])
+        usleep(50_000)
+        for write in writes.dropFirst() { first.store.submit(write) }
+        usleep(50_000)
+        release.signal()
+        #expect(holder.wait() == nil)
+        for write in writes { #expect(write.wait() == nil) }
+        #expect(first.store.statistics.commits - before.commits == 1, "the four writes ran in one batch")
+        #expect(try first.client("o").getGroup("new").group.guid == "new")
+    }
+
     @Test("a retry with the same key on another instance replays the stored reply")
     func idempotencyAcrossInstances() throws {
         let schema = try TestSchema()

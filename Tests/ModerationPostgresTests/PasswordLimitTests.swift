@@ -67,14 +67,14 @@ struct PasswordLimitTests {
         }
     }
 
-    @Test("a join without a password checks the shared count in its write: read ahead with the batch, or queried")
+    @Test("a join without a password checks the shared count in its write, read ahead with the batch's groups")
     func joinWithoutPasswordChecksInTheWrite() throws {
         try Self.withTwoInstances { _, clock, first, second in
             Self.guessWrong(Self.limit, through: [first])
             try first.client("o").updateGroup(GroupUpdate(guid: "g", type: .public))
             // The group exists: the writer read the count ahead with the group.
             #expect(ModerationClient.code { try second.client("x").join("g") } == .rateLimited)
-            // The group is gone, so nothing was read ahead: the write queries the count.
+            // The group is gone: the read-ahead reads the count of a pair it found no group for.
             _ = try first.client("o").deleteGroup("g")
             #expect(ModerationClient.code { try second.client("x").join("g") } == .rateLimited)
             clock.advance(by: ModerationService.Configuration().wrongPasswordWindowMs + 1_000)
