@@ -12,7 +12,8 @@ extension PostgresSession {
     /// Exact, as the cache must be: the rows are read under the app's lock, before any write of
     /// the transaction. An app another writer holds is skipped (its writes are deferred as
     /// before), as is an app that does not exist; the first app may wait for its lock, as the
-    /// batch's first write would. Groups are locked as `groupForUpdate` locks them. Each pair's
+    /// batch's first write would. Groups are locked as `groupForUpdate` locks them. A group or a
+    /// user it does not find is recorded as missing (`missingGroups`, `missingUsers`). Each pair's
     /// wrong passwords come along (`sharedPasswordFailures`), for a join's check of the limit.
     /// Returns how many standings it kept.
     func prefetch(_ footprints: [WriteFootprint]) throws(ModerationError) -> Int {
@@ -61,7 +62,14 @@ extension PostgresSession {
                 let key = WriterCache.GroupKey(appID: appID, guid: guid)
                 if cache.group(key) == nil { cache.set(key, decodeGroup(rows, row)) }
                 writer.lockedGroups.insert(groupID)
-                guard !rows.isNull(row, Self.groupColumnCount) else { continue }
+                guard !rows.isNull(row, Self.groupColumnCount) else {
+                    // No live user by the pair's uid: missing to the batch's writes, as a group.
+                    let uid = rows.string(row, pairUID)
+                    guard !uid.isEmpty else { continue }
+                    missingUsers.insert(WriterCache.UserKey(appID: appID, uid: uid))
+                    keepEntries(rows, row, from: Self.groupColumnCount, groupID: groupID, uid: uid)
+                    continue
+                }
                 keepStanding(rows, row, from: Self.groupColumnCount, appID: appID, groupID: groupID)
                 kept += 1
             }

@@ -7,6 +7,8 @@ extension PostgresSession {
     func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
         let key = WriterCache.UserKey(appID: appID, uid: uid)
         if isWriter, let cached = cache.user(key) { return cached }
+        // Not created since the read-ahead missed it: creating it caches it (above).
+        if isWriter, missingUsers.contains(key) { return nil }
         if isWriter, let groupID = writer.focusGroup {
             try standing(appID: appID, groupID: groupID, uid: uid)
             return cache.user(key)
@@ -38,6 +40,13 @@ extension PostgresSession {
         let uid = rows.string(row, first + 1)
         let userKey = WriterCache.UserKey(appID: appID, uid: uid)
         if cache.user(userKey) == nil { cache.set(userKey, decodeUser(rows, row, from: first)) }
+        keepEntries(rows, row, from: first, groupID: groupID, uid: uid)
+    }
+
+    /// Keeps the membership and ban of a row of `.standing`'s columns for `uid` in the group,
+    /// except what the cache holds already; they need no live user's row (`prefetch` matches them
+    /// on the uid it was given).
+    func keepEntries(_ rows: PGResult, _ row: Int, from first: Int, groupID: Int64, uid: String) {
         let entry = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if cache.membership(entry) == nil {
             cache.set(entry, membership: decodeMembership(rows, row, from: first + 6))

@@ -67,6 +67,8 @@ final class PostgresSession: @unchecked Sendable {
     /// Groups the batch's read-ahead looked for and did not find (`groupForUpdate` answers nil
     /// without asking again); only read, so no `WriteMark` needs them either.
     var missingGroups: Set<WriterCache.GroupKey> = []
+    /// Users the read-ahead looked for and did not find alive, the same way (`user(appID:uid:)`).
+    var missingUsers: Set<WriterCache.UserKey> = []
     /// Where a writer announces its commits to the other instances (nil: it does not).
     var notifier: CommitNotifier?
     private var savepoints: [WriteMark] = []
@@ -162,6 +164,7 @@ final class PostgresSession: @unchecked Sendable {
         cache.reset()
         prefetchedPasswordFailures.removeAll()
         missingGroups.removeAll()
+        missingUsers.removeAll()
         batchActions.removeAll(keepingCapacity: true)
         actionRows.removeAll(keepingCapacity: true)
         actionsSent = 0

@@ -171,8 +171,8 @@ struct InstancesTests {
         for index in 0...5 { #expect(try StoreProbe.user(first.store, app: "app", uid: "w\(index)") != nil) }
     }
 
-    @Test("a group the read-ahead did not find is missing to the batch's writes, until one of them creates it")
-    func missingGroupsInOneBatch() throws {
+    @Test("a group or user the read-ahead did not find is missing to the batch's writes, until one of them creates it")
+    func missingRowsInOneBatch() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
         let clock = ManualClock()
@@ -185,8 +185,8 @@ struct InstancesTests {
         let (holder, release) = Self.holdLock(of: "app", on: second)
         let before = first.store.statistics
         typealias Body = @Sendable (any StoreTransaction, _ appID: Int64) throws(ModerationError) -> Void
-        func write(on guid: String, _ body: @escaping Body) -> ClosureWrite {
-            ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: guid, uids: ["o"])) {
+        func write(on guid: String, user: String = "o", _ body: @escaping Body) -> ClosureWrite {
+            ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: guid, uids: [user])) {
                 (tx) throws(ModerationError) in
                 try body(tx, try tx.createApp(named: "app"))
             }
@@ -205,6 +205,15 @@ struct InstancesTests {
             write(on: "new") { tx, app throws(ModerationError) in
                 if try tx.groupForUpdate(appID: app, guid: "new") == nil { throw .storage("new not found") }
             },
+            write(on: "g", user: "ghost") { tx, app throws(ModerationError) in
+                if try tx.user(appID: app, uid: "ghost") != nil { throw .storage("ghost found") }
+            },
+            write(on: "g", user: "newbie") { tx, app throws(ModerationError) in
+                _ = try tx.insertUser(appID: app, User(uid: "newbie"))
+            },
+            write(on: "g", user: "newbie") { tx, app throws(ModerationError) in
+                if try tx.user(appID: app, uid: "newbie") == nil { throw .storage("newbie not found") }
+            },
         ]
         // The first write waits for the lock; the rest queue meanwhile and join its batch.
         first.store.submit(writes[0])
@@ -214,8 +223,9 @@ struct InstancesTests {
         release.signal()
         #expect(holder.wait() == nil)
         for write in writes { #expect(write.wait() == nil) }
-        #expect(first.store.statistics.commits - before.commits == 1, "the four writes ran in one batch")
+        #expect(first.store.statistics.commits - before.commits == 1, "the writes ran in one batch")
         #expect(try first.client("o").getGroup("new").group.guid == "new")
+        #expect(try first.client().getUser("newbie").uid == "newbie")
     }
 
     @Test("a retry with the same key on another instance replays the stored reply")
