@@ -14,8 +14,9 @@ extension PostgresSession {
     /// before), as is an app that does not exist; the first app may wait for its lock, as the
     /// batch's first write would. Groups are locked as `groupForUpdate` locks them. A group or a
     /// user it does not find is recorded as missing (`missingGroups`, `missingUsers`). Each pair's
-    /// wrong passwords come along (`sharedPasswordFailures`), for a join's check of the limit.
-    /// Returns how many standings it kept.
+    /// wrong passwords come along (`sharedPasswordFailures`), for a join's check of the limit,
+    /// and the stored replies of the writes' idempotency keys are read in one more statement per
+    /// app (`idempotentReply`). Returns how many standings it kept.
     func prefetch(_ footprints: [WriteFootprint]) throws(ModerationError) -> Int {
         var kept = 0
         struct Pair: Hashable {
@@ -26,8 +27,10 @@ extension PostgresSession {
         var apps: [String] = []
         var pairsOfApp: [String: (guids: [String], uids: [String])] = [:]
         var seen = Set<Pair>()
+        var replaysOfApp: [String: Set<ReplayKey>] = [:]
         for footprint in footprints {
             if pairsOfApp[footprint.app] == nil { apps.append(footprint.app) }
+            if let replay = footprint.replay { replaysOfApp[footprint.app, default: []].insert(replay) }
             var pairs = pairsOfApp[footprint.app] ?? ([], [])
             // The actor of most writes is the same: each (group, user) once.
             for uid in footprint.uids.isEmpty ? [""] : footprint.uids
@@ -74,8 +77,23 @@ extension PostgresSession {
                 kept += 1
             }
             try noteMissingGroups(of: pairs, found: found, app: app, appID: appID)
+            if let replays = replaysOfApp[app] { try readReplies(Array(replays), appID: appID) }
         }
         return kept
+    }
+
+    /// Reads the stored replies of `replays` into `prefetchedReplies` (nil for a key without one).
+    /// Exact under the app's lock, which every write of a reply takes; a reply this transaction
+    /// stores later drops its entry (`saveIdempotentReply`).
+    private func readReplies(_ replays: [ReplayKey], appID: Int64) throws(ModerationError) {
+        for replay in replays { prefetchedReplies[StoredReplyKey(appID: appID, replay: replay)] = .some(nil) }
+        let rows = try connection.query(
+            .prefetchReplies, [.int(appID), .textArray(replays.map(\.actor)), .textArray(replays.map(\.key))])
+        for row in 0..<rows.rowCount {
+            let key = StoredReplyKey(
+                appID: appID, replay: ReplayKey(actor: rows.string(row, 0), key: rows.string(row, 1)))
+            prefetchedReplies[key] = StoredReply(createdAt: rows.int64(row, 2), bytes: rows.bytes(row, 3))
+        }
     }
 
     /// The pairs whose group the read-ahead did not find: the group is recorded as missing (no

@@ -67,11 +67,27 @@ final class PostgresSession: @unchecked Sendable {
     /// Groups the batch's read-ahead looked for and did not find (`groupForUpdate` answers nil
     /// without asking again); only read, so no `WriteMark` needs them either.
     var missingGroups: Set<WriterCache.GroupKey> = []
+    /// Stored replies of the batch's idempotency keys as the read-ahead found them (`.some(nil)`:
+    /// none); an entry goes when this transaction stores a reply under its key, so no
+    /// `WriteMark` needs them.
+    var prefetchedReplies: [StoredReplyKey: StoredReply?] = [:]
     /// Users the read-ahead looked for and did not find alive, the same way (`user(appID:uid:)`).
     var missingUsers: Set<WriterCache.UserKey> = []
     /// Where a writer announces its commits to the other instances (nil: it does not).
     var notifier: CommitNotifier?
     private var savepoints: [WriteMark] = []
+
+    /// An idempotency key within an app, for `prefetchedReplies`.
+    struct StoredReplyKey: Hashable {
+        let appID: Int64
+        let replay: ReplayKey
+    }
+
+    /// A stored reply and when it was stored.
+    struct StoredReply {
+        let createdAt: Int64
+        let bytes: [UInt8]
+    }
 
     init(connection: PGConnection, isWriter: Bool) {
         self.connection = connection
@@ -165,6 +181,7 @@ final class PostgresSession: @unchecked Sendable {
         prefetchedPasswordFailures.removeAll()
         missingGroups.removeAll()
         missingUsers.removeAll()
+        prefetchedReplies.removeAll()
         batchActions.removeAll(keepingCapacity: true)
         actionRows.removeAll(keepingCapacity: true)
         actionsSent = 0

@@ -30,7 +30,7 @@ enum Statement: Int, CaseIterable {
 
     case insertActions, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
-    case idempotentReply, saveReply, purgeReplies
+    case idempotentReply, prefetchReplies, saveReply, purgeReplies
 
     case passwordFailures, passwordFailuresOfPairs, recordPasswordFailure, clearPasswordFailures, purgePasswordFailures
 
@@ -467,6 +467,17 @@ enum Statement: Int, CaseIterable {
 
         case .idempotentReply:
             "SELECT reply FROM idempotency WHERE app_id = $1 AND actor = $2 AND key = $3 AND created_at >= $4"
+        case .prefetchReplies:
+            // The stored replies of app $1's (actor, key) pairs $2, $3 (`PostgresSession.prefetch`),
+            // one primary-key probe each: as a join, the generic plan made while the table was
+            // small scanned it whole (6.4 ms a batch once it held 45 000 replies).
+            """
+            SELECT c.actor, c.key, i.created_at, i.reply
+            FROM unnest($2::text[], $3::text[]) AS c (actor, key)
+            CROSS JOIN LATERAL (
+                SELECT created_at, reply FROM idempotency i
+                WHERE i.app_id = $1 AND i.actor = c.actor COLLATE "C" AND i.key = c.key COLLATE "C" OFFSET 0) i
+            """
         case .saveReply:
             """
             INSERT INTO idempotency (app_id, actor, key, created_at, reply) VALUES ($1, $2, $3, $4, $5)

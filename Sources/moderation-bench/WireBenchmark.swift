@@ -34,6 +34,8 @@ import Synchronization
 /// (gapless seqs), different apps' writes commit side by side. With `--route-by-app`, every
 /// connection of an app goes to the same instance (app i to instance i mod N), as a load
 /// balancer routing by API key would, so no two instances take turns at one app's lock.
+/// With `--keyed` every mutation carries an idempotency key of its own, as a client that retries
+/// safely sends one: the store then looks each key up and stores each reply.
 /// `--snapshot-command CMD` runs
 /// `CMD before PHASE` and `CMD after PHASE` around each measured phase (`mutations`, `reads`),
 /// for figures the benchmark cannot see, such as the database's own CPU and WAL counters
@@ -52,6 +54,7 @@ enum WireBenchmark {
         var instances = 1
         var apps = 1
         var routeByApp = false
+        var keyed = false
         var snapshotCommand: String?
         var pin = false
         var reader = ArgumentReader(arguments)
@@ -74,6 +77,7 @@ enum WireBenchmark {
                 case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
                 case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
                 case "--route-by-app": routeByApp = true
+                case "--keyed": keyed = true
                 case "--pin": pin = true
                 case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
                 case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
@@ -137,8 +141,7 @@ enum WireBenchmark {
                     }
                     try mutations(
                         servers: servers, apps: apps, routeByApp: routeByApp, postgres: postgresURL != nil,
-                        connections: connections,
-                        depth: depth, seconds: seconds, snapshot: snapshot)
+                        keyed: keyed, connections: connections, depth: depth, seconds: seconds, snapshot: snapshot)
                 }
                 if suites.contains("reads") {
                     try reads(
@@ -167,9 +170,8 @@ enum WireBenchmark {
     // MARK: Suites
 
     private static func mutations(
-        servers: [ServerProcess], apps: Int, routeByApp: Bool, postgres: Bool, connections: Int, depth: Int,
-        seconds: Double,
-        snapshot: Snapshot
+        servers: [ServerProcess], apps: Int, routeByApp: Bool, postgres: Bool, keyed: Bool, connections: Int,
+        depth: Int, seconds: Double, snapshot: Snapshot
     ) throws(BenchError) {
         let slots = connections * depth
         let counter = Atomic<Int>(0)
@@ -200,6 +202,8 @@ enum WireBenchmark {
             let group = "g\(slot % 32)"
             let user = "g\(slot % 32)-u\(slot / 32)"
             let owner = "owner"
+            // With --keyed every call carries a key of its own, as a client that retries safely sends.
+            let key = keyed ? "s\(slot)-\(step)" : ""
             let record: @Sendable (RPCError?) -> Void = { error in
                 if let error { failures.withLock { if $0.count < 5 { $0.append(error.description) } } }
                 counter.add(1, ordering: .relaxed)
@@ -208,22 +212,23 @@ enum WireBenchmark {
             switch step % 5 {
             case 0, 2:
                 connection.unary(
-                    ModerationMethods.joinGroup, JoinGroupRequest(guid: group), options: CallOptions(onBehalfOf: user)
+                    ModerationMethods.joinGroup, JoinGroupRequest(guid: group),
+                    options: CallOptions(onBehalfOf: user, idempotencyKey: key)
                 ) { record($0.error) }
             case 1:
                 connection.unary(
                     ModerationMethods.kickMember, KickMemberRequest(guid: group, uid: user),
-                    options: CallOptions(onBehalfOf: owner)
+                    options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
                 ) { record($0.error) }
             case 3:
                 connection.unary(
                     ModerationMethods.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"),
-                    options: CallOptions(onBehalfOf: owner)
+                    options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
                 ) { record($0.error) }
             default:
                 connection.unary(
                     ModerationMethods.unbanMember, UnbanMemberRequest(guid: group, uid: user),
-                    options: CallOptions(onBehalfOf: owner)
+                    options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
                 ) { record($0.error) }
             }
         }
@@ -235,7 +240,7 @@ enum WireBenchmark {
             (postgres ? " on PostgreSQL" : "") + (servers.count > 1 ? ", spread over \(servers.count) instances" : "")
             + (apps > 1 ? ", \(apps) apps" : "") + (routeByApp && servers.count > 1 ? " routed by app" : "")
         print(
-            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots)\(place):"
+            "durable mutations (Join/Kick/Join/Ban/Unban), \(connections) connections × \(depth) in flight (\(slots) slots)\(place)\(keyed ? ", each with an idempotency key" : ""):"
         )
         print(
             "  \(Int(Double(count) / elapsed)) mutations/s over \(fixed(elapsed)) s; server CPU \(fixed(cpu / elapsed * 100))% of one core, \(fixed(cpu / Double(count) * 1e6)) µs per mutation"

@@ -8,7 +8,7 @@
 //          [--big-members N] [--rounds N] [--pin]
 //          (--pin: the server on CPU 0, this process on CPU 1)
 //          (the moderation service over sockets, against a release moderation-server child process)
-//          [--postgres-url URL [--instances N] [--apps N [--route-by-app]] [--postgres-writers N]] [--snapshot-command CMD]
+//          [--postgres-url URL [--instances N] [--apps N [--route-by-app]] [--postgres-writers N]] [--keyed] [--snapshot-command CMD]
 //          (the same on PostgreSQL, over N instances; bench/postgres.py drives it beside pgbench)
 // Build with `swift build -c release`; every figure is the median of N runs (default 5).
 

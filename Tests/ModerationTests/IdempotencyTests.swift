@@ -66,6 +66,48 @@ struct IdempotencyTests {
         #expect(try harness.client().memberState("g", "p").isMember, "the retry changed nothing")
     }
 
+    @Test("retries sent at once with the same key: the first runs, the other replays its reply")
+    func retriesAtOnce() throws {
+        let harness = try Self.setUp()
+        defer { harness.tearDown() }
+        let count = 20
+        for index in 0..<count {
+            try harness.client().createUser("m\(index)")
+            try harness.client("m\(index)").join("g")
+        }
+        // Both calls of a key are queued before either is answered, so a store that batches
+        // writes runs most pairs in one transaction.
+        let results = Mutex<[Int: [MutationResult<ActionRecord>]]>([:])
+        let answered = BlockingSemaphore()
+        let encoder = Encoder()
+        for index in 0..<count {
+            for _ in 0..<2 {
+                harness.service.kickMember(
+                    Caller(app: "app", actor: "o", idempotencyKey: "k\(index)"), guid: "g", uid: "m\(index)",
+                    replay: encoder.encoder()
+                ) { result in
+                    results.withLock { $0[index, default: []].append(result) }
+                    answered.signal()
+                }
+            }
+        }
+        for _ in 0..<(2 * count) { answered.wait() }
+        for (index, pair) in results.withLock({ $0 }) {
+            var ran: ActionRecord?
+            var replayed: [UInt8]?
+            for result in pair {
+                switch result {
+                case .done(.success(let action)): ran = action
+                case .replayed(let bytes): replayed = bytes
+                case .done(.failure(let error)): Issue.record("key k\(index): \(error)")
+                }
+            }
+            let action = try #require(ran, "key k\(index): one call ran")
+            #expect(replayed == MutationWaiter.describe(Result<ActionRecord, ModerationError>.success(action)))
+        }
+        #expect(encoder.calls.load(ordering: .relaxed) == count, "each key's reply was made once")
+    }
+
     @Test("a failed first call is replayed as that failure")
     func failureIsStored() throws {
         let harness = try Self.setUp()

@@ -52,7 +52,9 @@ extension ModerationService {
             guard let uid = try? Validation.identifier(raw, field: "uid") else { return nil }
             uids.append(uid)
         }
-        return WriteFootprint(app: caller.app, guid: guid, uids: uids)
+        let replay =
+            caller.idempotencyKey.isEmpty ? nil : ReplayKey(actor: caller.actor ?? "", key: caller.idempotencyKey)
+        return WriteFootprint(app: caller.app, guid: guid, uids: uids, replay: replay)
     }
 
     /// Runs `body` in a read snapshot after validating the caller.

@@ -40,10 +40,25 @@ public struct WriteFootprint: Sendable, Equatable {
     public let guid: String
     /// The actor first, when there is one, then the users the write acts on.
     public let uids: [String]
+    /// The reply the write looks up first when it carries an idempotency key (`idempotentReply`).
+    public let replay: ReplayKey?
 
-    public init(app: String, guid: String, uids: [String]) {
+    public init(app: String, guid: String, uids: [String], replay: ReplayKey? = nil) {
         self.app = app
         self.guid = guid
         self.uids = uids
+        self.replay = replay
+    }
+}
+
+/// Whose stored reply an idempotency key names, within the footprint's app: the acting user
+/// ("" for the app itself) and the key.
+public struct ReplayKey: Sendable, Hashable {
+    public let actor: String
+    public let key: String
+
+    public init(actor: String, key: String) {
+        self.actor = actor
+        self.key = key
     }
 }
