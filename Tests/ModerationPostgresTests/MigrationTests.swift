@@ -34,8 +34,16 @@ struct MigrationTests {
         let schema = try TestSchema()
         defer { schema.drop() }
         let restore = try PostgresTestConnection(url: schema.url)
-        // The release's first start created pg_trgm, which its indexes use.
-        try restore.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public")
+        // The release's first start created pg_trgm, which its indexes use. Under the advisory
+        // lock the migrations take for it (`Migrations.lockClass`, 'pg_trgm'): two creations at
+        // once in one database (tests run in parallel) can fail with a duplicate key.
+        try restore.execute(
+            """
+            BEGIN;
+            SELECT pg_advisory_xact_lock(hashtext('moderation.schema'), hashtext('pg_trgm'));
+            CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+            COMMIT
+            """)
         try restore.execute(try UpgradeFixture.postgres(release, schema: schema.name))
         #expect(try schema.value("SELECT max(version) FROM schema_migrations") == schemaVersion)
         let fixture = UpgradedStoreChecks.Log(
