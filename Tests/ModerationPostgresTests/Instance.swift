@@ -47,6 +47,21 @@ final class Instance: Sendable {
         service.shutdown()
         store.close()
     }
+
+    /// Two instances on a fresh schema, sharing a clock (`writers` each); `body` runs between
+    /// that and their closing and the schema's drop.
+    static func withPair(
+        writers: Int = 2, _ body: (TestSchema, ManualClock, Instance, Instance) throws -> Void
+    ) throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let clock = ManualClock()
+        let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: writers)
+        defer { first.close() }
+        let second = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: writers)
+        defer { second.close() }
+        try body(schema, clock, first, second)
+    }
 }
 
 /// A fresh schema on the shared test cluster, dropped by `drop()`.

@@ -173,59 +173,54 @@ struct InstancesTests {
 
     @Test("a group or user the read-ahead did not find is missing to the batch's writes, until one of them creates it")
     func missingRowsInOneBatch() throws {
-        let schema = try TestSchema()
-        defer { schema.drop() }
-        let clock = ManualClock()
-        let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
-        defer { first.close() }
-        let second = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
-        defer { second.close() }
-        try first.client().createUser("o")
-        try first.client().createGroup("g", owner: "o")
-        let (holder, release) = Self.holdLock(of: "app", on: second)
-        let before = first.store.statistics
-        typealias Body = @Sendable (any StoreTransaction, _ appID: Int64) throws(ModerationError) -> Void
-        func write(on guid: String, user: String = "o", _ body: @escaping Body) -> ClosureWrite {
-            ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: guid, uids: [user])) {
-                (tx) throws(ModerationError) in
-                try body(tx, try tx.createApp(named: "app"))
+        try Instance.withPair(writers: 1) { _, _, first, second in
+            try first.client().createUser("o")
+            try first.client().createGroup("g", owner: "o")
+            let (holder, release) = Self.holdLock(of: "app", on: second)
+            let before = first.store.statistics
+            typealias Body = @Sendable (any StoreTransaction, _ appID: Int64) throws(ModerationError) -> Void
+            func write(on guid: String, user: String = "o", _ body: @escaping Body) -> ClosureWrite {
+                ClosureWrite(affinity: "app", footprint: WriteFootprint(app: "app", guid: guid, uids: [user])) {
+                    (tx) throws(ModerationError) in
+                    try body(tx, try tx.createApp(named: "app"))
+                }
             }
+            let writes = [
+                write(on: "g") { tx, app throws(ModerationError) in
+                    if try tx.groupForUpdate(appID: app, guid: "g") == nil { throw .storage("g not found") }
+                },
+                write(on: "absent") { tx, app throws(ModerationError) in
+                    if try tx.groupForUpdate(appID: app, guid: "absent") != nil { throw .storage("absent found") }
+                },
+                write(on: "new") { tx, app throws(ModerationError) in
+                    let group = Group(guid: "new", name: "New", type: .public, owner: "o")
+                    _ = try tx.insertGroup(appID: app, group, passwordHash: nil)
+                },
+                write(on: "new") { tx, app throws(ModerationError) in
+                    if try tx.groupForUpdate(appID: app, guid: "new") == nil { throw .storage("new not found") }
+                },
+                write(on: "g", user: "ghost") { tx, app throws(ModerationError) in
+                    if try tx.user(appID: app, uid: "ghost") != nil { throw .storage("ghost found") }
+                },
+                write(on: "g", user: "newbie") { tx, app throws(ModerationError) in
+                    _ = try tx.insertUser(appID: app, User(uid: "newbie"))
+                },
+                write(on: "g", user: "newbie") { tx, app throws(ModerationError) in
+                    if try tx.user(appID: app, uid: "newbie") == nil { throw .storage("newbie not found") }
+                },
+            ]
+            // The first write waits for the lock; the rest queue meanwhile and join its batch.
+            first.store.submit(writes[0])
+            usleep(50_000)
+            for write in writes.dropFirst() { first.store.submit(write) }
+            usleep(50_000)
+            release.signal()
+            #expect(holder.wait() == nil)
+            for write in writes { #expect(write.wait() == nil) }
+            #expect(first.store.statistics.commits - before.commits == 1, "the writes ran in one batch")
+            #expect(try first.client("o").getGroup("new").group.guid == "new")
+            #expect(try first.client().getUser("newbie").uid == "newbie")
         }
-        let writes = [
-            write(on: "g") { tx, app throws(ModerationError) in
-                if try tx.groupForUpdate(appID: app, guid: "g") == nil { throw .storage("g not found") }
-            },
-            write(on: "absent") { tx, app throws(ModerationError) in
-                if try tx.groupForUpdate(appID: app, guid: "absent") != nil { throw .storage("absent found") }
-            },
-            write(on: "new") { tx, app throws(ModerationError) in
-                let group = Group(guid: "new", name: "New", type: .public, owner: "o")
-                _ = try tx.insertGroup(appID: app, group, passwordHash: nil)
-            },
-            write(on: "new") { tx, app throws(ModerationError) in
-                if try tx.groupForUpdate(appID: app, guid: "new") == nil { throw .storage("new not found") }
-            },
-            write(on: "g", user: "ghost") { tx, app throws(ModerationError) in
-                if try tx.user(appID: app, uid: "ghost") != nil { throw .storage("ghost found") }
-            },
-            write(on: "g", user: "newbie") { tx, app throws(ModerationError) in
-                _ = try tx.insertUser(appID: app, User(uid: "newbie"))
-            },
-            write(on: "g", user: "newbie") { tx, app throws(ModerationError) in
-                if try tx.user(appID: app, uid: "newbie") == nil { throw .storage("newbie not found") }
-            },
-        ]
-        // The first write waits for the lock; the rest queue meanwhile and join its batch.
-        first.store.submit(writes[0])
-        usleep(50_000)
-        for write in writes.dropFirst() { first.store.submit(write) }
-        usleep(50_000)
-        release.signal()
-        #expect(holder.wait() == nil)
-        for write in writes { #expect(write.wait() == nil) }
-        #expect(first.store.statistics.commits - before.commits == 1, "the writes ran in one batch")
-        #expect(try first.client("o").getGroup("new").group.guid == "new")
-        #expect(try first.client().getUser("newbie").uid == "newbie")
     }
 
     @Test("a retry with the same key on another instance replays the stored reply")

@@ -15,16 +15,11 @@ struct PasswordLimitTests {
     private static func withTwoInstances(
         more: [String] = [], _ body: (TestSchema, ManualClock, Instance, Instance) throws -> Void
     ) throws {
-        let schema = try TestSchema()
-        defer { schema.drop() }
-        let clock = ManualClock()
-        let first = try Instance(url: schema.url, schema: schema.name, clock: clock)
-        defer { first.close() }
-        let second = try Instance(url: schema.url, schema: schema.name, clock: clock)
-        defer { second.close() }
-        for uid in ["o", "x"] + more { try first.client().createUser(uid) }
-        try first.client().createGroup("g", type: .password, password: "s3cret", owner: "o")
-        try body(schema, clock, first, second)
+        try Instance.withPair { schema, clock, first, second in
+            for uid in ["o", "x"] + more { try first.client().createUser(uid) }
+            try first.client().createGroup("g", type: .password, password: "s3cret", owner: "o")
+            try body(schema, clock, first, second)
+        }
     }
 
     /// "x" tries a wrong password for "g" `times` times, through `instances` in turn.
