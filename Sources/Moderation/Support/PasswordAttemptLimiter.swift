@@ -34,9 +34,8 @@ final class PasswordAttemptLimiter: Sendable {
     func failures(_ key: PasswordAttemptKey, now: Int64, in transaction: any StoreTransaction) throws(ModerationError)
         -> PasswordFailures
     {
-        guard limit > 0 else { return PasswordFailures(count: 0, first: nil) }
-        if let shared = try transaction.sharedPasswordFailures(key, after: now - windowMs) { return shared }
-        return try ledger.failures(key, after: now - windowMs)
+        if limit > 0, let shared = try transaction.sharedPasswordFailures(key, after: now - windowMs) { return shared }
+        return try failures(key, now: now)
     }
 
     /// The refusal of a join while the key is over the limit (`retryAfter` gave `waitMs`).
