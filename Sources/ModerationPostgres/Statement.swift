@@ -498,11 +498,15 @@ enum Statement: Int, CaseIterable {
             WHERE p.app = $1 AND p.guid = $2 AND p.uid = $3 AND u.t > $4
             """
         case .passwordFailuresOfPairs:
-            // The rows of app $1's (group, user) pairs $2, $3 (`PostgresSession.prefetch`).
+            // The rows of app $1's (group, user) pairs $2, $3 (`PostgresSession.prefetch`), one
+            // primary-key probe each, as `.prefetchReplies` and for its reason: the table grows
+            // fastest under a guessing attack, when a generic plan made earlier would scan it.
             """
-            SELECT p.guid, p.uid, p.failures
+            SELECT c.guid, c.uid, p.failures
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
-            JOIN password_attempts p ON p.app = $1 AND p.guid = c.guid COLLATE "C" AND p.uid = c.uid COLLATE "C"
+            CROSS JOIN LATERAL (
+                SELECT failures FROM password_attempts p
+                WHERE p.app = $1 AND p.guid = c.guid COLLATE "C" AND p.uid = c.uid COLLATE "C" OFFSET 0) p
             """
         case .recordPasswordFailure:
             // One statement, atomic against every instance's: the row's lock orders them.
