@@ -56,6 +56,16 @@ enum Statement: Int, CaseIterable {
         }
     }
 
+    /// A lookup of `table` by `key`, for a row of pairs: a `LATERAL`
+    /// subquery under the alias, kept from being merged into the join by `OFFSET 0`, so PostgreSQL
+    /// plans it alone as one probe of the whole key per pair. Joined directly, PostgreSQL costs
+    /// each way of probing by the average row and may probe `members` by the group alone and
+    /// filter on the uid: in an app of small groups, a batch in a group of 100 000 members then
+    /// read half the group per pair, 0.6 s a batch (`KeyProbeTests`).
+    static func probe(_ table: String, as alias: String, where key: String) -> String {
+        "LATERAL (SELECT * FROM \(table) \(alias) WHERE \(key) OFFSET 0) \(alias)"
+    }
+
     /// The columns `PostgresSession.decodeGroup` reads, in order, from a `groups` row named `g`.
     static let groupColumns = """
         g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
@@ -201,20 +211,20 @@ enum Statement: Int, CaseIterable {
         // `.groupForUpdate` locks it, then the user's standing in it as `.standing` returns it
         // (NULL when there is no such live user), then the pair's uid and its wrong passwords
         // (`password_attempts.failures`, NULL when there are none). No row for a pair whose group
-        // does not exist. The membership and the ban are matched on the pair's uid, not the user
-        // row's (the same whenever the user is read), so each is one probe of its (group, uid)
-        // key: matched through the left-joined user, PostgreSQL probed the key by uid alone.
+        // does not exist. Every lookup is a subquery of its own (`Statement.probe`), one probe of
+        // its whole key per pair; the membership and the ban are matched on the pair's uid, not
+        // the user row's (the same whenever the user is read).
         case .prefetch:
             """
             SELECT \(Self.groupColumns), \(Self.standingColumns), c.uid,
                 (SELECT pa.failures FROM password_attempts pa
                  WHERE pa.app = $4 AND pa.guid = c.guid COLLATE "C" AND pa.uid = c.uid COLLATE "C")
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
-            JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
-            LEFT JOIN users u ON u.app_id = $1 AND u.uid = c.uid COLLATE "C" AND u.deleted_at = 0
-            LEFT JOIN members m ON m.group_id = g.id AND m.uid = c.uid COLLATE "C"
-            LEFT JOIN bans b ON b.group_id = g.id AND b.uid = c.uid COLLATE "C"
-            LEFT JOIN users bu ON bu.id = b.user_id
+            CROSS JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\""))
+            LEFT JOIN \(Self.probe("users", as: "u", where: "u.app_id = $1 AND u.uid = c.uid COLLATE \"C\" AND u.deleted_at = 0")) ON true
+            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"")) ON true
+            LEFT JOIN \(Self.probe("bans", as: "b", where: "b.group_id = g.id AND b.uid = c.uid COLLATE \"C\"")) ON true
+            LEFT JOIN \(Self.probe("users", as: "bu", where: "bu.id = b.user_id")) ON true
             FOR NO KEY UPDATE OF g
             """
         case .uidRetired: "SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at <> 0"
@@ -321,14 +331,15 @@ enum Statement: Int, CaseIterable {
         case .postingStandings:
             // CheckPost, every check of a call in one statement: $1 app, $2 guids, $3 uids (in
             // the checks' order). Per check: the group by its unique key, the membership by its
-            // primary key and, for a non-member only, the ban by its primary key.
+            // primary key and, for a non-member only, the ban by its primary key
+            // (`Statement.probe`).
             """
             SELECT c.i, g.type, g.frozen, m.scope, m.muted_until,
                    CASE WHEN g.id IS NOT NULL AND m.uid IS NULL
                         THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END
             FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS c (guid, uid, i)
-            LEFT JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
-            LEFT JOIN members m ON m.group_id = g.id AND m.uid = c.uid COLLATE "C"
+            LEFT JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\"")) ON true
+            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"")) ON true
             ORDER BY c.i
             """
 
@@ -469,14 +480,13 @@ enum Statement: Int, CaseIterable {
             "SELECT reply FROM idempotency WHERE app_id = $1 AND actor = $2 AND key = $3 AND created_at >= $4"
         case .prefetchReplies:
             // The stored replies of app $1's (actor, key) pairs $2, $3 (`PostgresSession.prefetch`),
-            // one primary-key probe each: as a join, the generic plan made while the table was
-            // small scanned it whole (6.4 ms a batch once it held 45 000 replies).
+            // one primary-key probe each (`Statement.probe`): as a join, the generic plan made
+            // while the table was small scanned it whole (6.4 ms a batch once it held 45 000
+            // replies).
             """
             SELECT c.actor, c.key, i.created_at, i.reply
             FROM unnest($2::text[], $3::text[]) AS c (actor, key)
-            CROSS JOIN LATERAL (
-                SELECT created_at, reply FROM idempotency i
-                WHERE i.app_id = $1 AND i.actor = c.actor COLLATE "C" AND i.key = c.key COLLATE "C" OFFSET 0) i
+            CROSS JOIN \(Self.probe("idempotency", as: "i", where: "i.app_id = $1 AND i.actor = c.actor COLLATE \"C\" AND i.key = c.key COLLATE \"C\""))
             """
         case .saveReply:
             """
@@ -504,9 +514,7 @@ enum Statement: Int, CaseIterable {
             """
             SELECT c.guid, c.uid, p.failures
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
-            CROSS JOIN LATERAL (
-                SELECT failures FROM password_attempts p
-                WHERE p.app = $1 AND p.guid = c.guid COLLATE "C" AND p.uid = c.uid COLLATE "C" OFFSET 0) p
+            CROSS JOIN \(Self.probe("password_attempts", as: "p", where: "p.app = $1 AND p.guid = c.guid COLLATE \"C\" AND p.uid = c.uid COLLATE \"C\""))
             """
         case .recordPasswordFailure:
             // One statement, atomic against every instance's: the row's lock orders them.

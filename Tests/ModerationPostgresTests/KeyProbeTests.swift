@@ -1,0 +1,84 @@
+import TestSupport
+import Testing
+
+@testable import ModerationPostgres
+
+/// The statements that look up many (group, user) pairs at once read each membership and ban by
+/// its whole primary key, whatever PostgreSQL's statistics say. Written as joins, PostgreSQL
+/// probed `members` and `bans` by the group alone and filtered on the uid: the planner costs a
+/// probe by the average group's size, so in an app of small groups a batch's writes in a group of
+/// 100 000 members read half the group per pair (0.6 s a read-ahead, 1.3 s a CheckPost of 100
+/// pairs), with statistics fresh or stale, in custom and generic plans alike.
+@Suite("PostgreSQL store: pair lookups probe by whole key")
+struct KeyProbeTests {
+    /// A statement that takes app $1, guids $2 and uids $3 (and, for the read-ahead, the app's
+    /// name as $4).
+    struct PairStatement: CustomTestStringConvertible, Sendable {
+        let statement: Statement
+        let parameterTypes: String
+        let extraArguments: String
+        var testDescription: String { "\(statement)" }
+    }
+
+    static let statements = [
+        PairStatement(statement: .prefetch, parameterTypes: "bigint, text[], text[], text", extraArguments: ", 'app'"),
+        PairStatement(statement: .postingStandings, parameterTypes: "bigint, text[], text[]", extraArguments: ""),
+    ]
+
+    /// PostgreSQL's two ways of planning a prepared statement: for its arguments, or once for all.
+    static let planModes = ["force_custom_plan", "force_generic_plan"]
+
+    @Test("a pair reads at most one membership and one ban row", arguments: statements, planModes)
+    func probesByWholeKey(_ pair: PairStatement, planMode: String) throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let store = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
+        store.close()
+        // 2 000 groups of 3 members and one ban each, and one group of 20 000 members and 2 000 bans.
+        _ = try schema.value(
+            """
+            INSERT INTO apps (name) VALUES ('app');
+            INSERT INTO groups (app_id, guid, name, name_folded, icon, description, type, metadata, tags, owner,
+                                members_count, version, revision, created_at, updated_at)
+            SELECT a.id, 'g' || i, 'n', 'n', '', '', 0, '{}', '{}', 'u0', 0, 1, 1, 0, 0
+            FROM apps a, generate_series(0, 2000) i;
+            INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at)
+            SELECT a.id, 'u' || i, 'n', 'n', '', '{}', 0 FROM apps a, generate_series(0, 21999) i;
+            INSERT INTO members (group_id, uid, user_id, scope, joined_at)
+            SELECT g.id, u.uid, u.id, 0, 0
+            FROM groups g CROSS JOIN generate_series(0, 2) j JOIN users u ON u.uid = 'u' || ((g.id * 3 + j) % 20000)
+            WHERE g.guid <> 'g0';
+            INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
+            SELECT g.id, 'u' || (20000 + g.id % 2000), 1, 0, 0, 'u0', '', 0 FROM groups g WHERE g.guid <> 'g0';
+            INSERT INTO members (group_id, uid, user_id, scope, joined_at)
+            SELECT g.id, u.uid, u.id, 0, 0 FROM groups g JOIN users u ON u.id <= 20000 WHERE g.guid = 'g0';
+            INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
+            SELECT g.id, 'u' || i, 1, 0, 0, 'u0', '', 0 FROM groups g, generate_series(20000, 21999) i
+            WHERE g.guid = 'g0';
+            ANALYZE apps, groups, users, members, bans;
+            """)
+        let appID = try #require(try schema.value("SELECT id FROM apps WHERE name = 'app'"))
+        // 40 pairs in the large group: members, banned users and users of neither.
+        let uids = (0..<40).map { "'u\(($0 * 523) % 22000)'" }.joined(separator: ",")
+        let guids = Array(repeating: "'g0'", count: 40).joined(separator: ",")
+        let rows = try schema.value(
+            """
+            SET plan_cache_mode = \(planMode);
+            PREPARE pairs (\(pair.parameterTypes)) AS \(pair.statement.sql);
+            CREATE FUNCTION pg_temp.plan(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
+            DECLARE plan json;
+            BEGIN
+                EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+                RETURN plan::jsonb;
+            END $$;
+            SELECT coalesce(max((node ->> 'Actual Rows')::numeric), 0)
+            FROM jsonb_path_query(
+                pg_temp.plan($q$EXECUTE pairs (\(appID), ARRAY[\(guids)], ARRAY[\(uids)]\(pair.extraArguments))$q$),
+                'lax $.**') AS node
+            WHERE jsonb_typeof(node) = 'object' AND node ->> 'Relation Name' IN ('members', 'bans');
+            """)
+        #expect(
+            rows.flatMap { Double($0) }.map { $0 <= 1 } == true,
+            "rows read per probe of members or bans: \(rows ?? "none")")
+    }
+}
