@@ -13,7 +13,6 @@ enum Migrations {
     static func all(trigramSchema: String) -> [String] {
         [
             version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4, version5,
-            version6,
         ]
     }
 
@@ -362,18 +361,5 @@ enum Migrations {
         -- Bumped by every transaction that wrote the app's data (with head_seq, under the app's
         -- lock): a cached read is exact while the app's data_version is the one it was read at.
         ALTER TABLE apps ADD COLUMN data_version bigint NOT NULL DEFAULT 0;
-        """
-
-    /// Lookups of one member or ban by its key probe the primary key whatever the groups' sizes
-    /// (`KeyProbeTests`). PostgreSQL costs a lookup by a group not known when it plans by the
-    /// average group: in an app of many small groups it walked a large group's whole range of
-    /// `members_by_joined` (an index-only scan, the index covers every column) for one uid, a
-    /// quarter of a second for 60 lookups in a group of 100 000 members. Telling it that groups
-    /// average a thousand rows makes the primary key's one-row probe the cheaper plan. Lists walk
-    /// their ordered index whatever the estimate, and searches are planned for their own group.
-    private static let version6 = """
-        ALTER TABLE members ALTER COLUMN group_id SET (n_distinct = -0.001);
-        ALTER TABLE bans ALTER COLUMN group_id SET (n_distinct = -0.001);
-        ANALYZE members, bans;
         """
 }

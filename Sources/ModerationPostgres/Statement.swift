@@ -56,15 +56,27 @@ enum Statement: Int, CaseIterable {
         }
     }
 
-    /// A lookup of `table` by `key`, for a row of pairs: a `LATERAL`
-    /// subquery under the alias, kept from being merged into the join by `OFFSET 0`, so PostgreSQL
-    /// plans it alone as one probe of the whole key per pair. Joined directly, PostgreSQL costs
-    /// each way of probing by the average row and may probe `members` by the group alone and
-    /// filter on the uid: in an app of small groups, a batch in a group of 100 000 members then
-    /// read half the group per pair, 0.6 s a batch (`KeyProbeTests`).
-    static func probe(_ table: String, as alias: String, where key: String) -> String {
-        "LATERAL (SELECT * FROM \(table) \(alias) WHERE \(key) OFFSET 0) \(alias)"
+    /// A lookup of `table` by `key`, for a row of pairs: a `LATERAL` subquery under `alias`, kept
+    /// from being merged into the join by `OFFSET 0`, so PostgreSQL plans it alone, as one probe
+    /// of the whole key per pair. PostgreSQL costs a lookup in a group it does not know when it
+    /// plans by the average group: joined directly, in an app of small groups, it probed
+    /// `members` by the group alone and filtered on the uid, and a batch in a group of 100 000
+    /// members read half the group per pair, 0.6 s (`KeyProbeTests`).
+    ///
+    /// `fromTable`: the row must come from the table (`Statement.readFromTable`).
+    static func probe(_ table: String, as alias: String, where key: String, fromTable: Bool = false) -> String {
+        let condition = fromTable ? "\(key) AND \(readFromTable(alias))" : key
+        return "LATERAL (SELECT * FROM \(table) \(alias) WHERE \(condition) OFFSET 0) \(alias)"
     }
+
+    /// A condition true of every row that only the table's row answers (`ctid IS NOT NULL`), for
+    /// a lookup of one membership by its key: no index-only scan can serve it, and among index
+    /// scans the primary key's one-row probe is always the cheapest. `members_by_joined` covers
+    /// every column, and PostgreSQL costs a lookup in a group it does not know when it plans by
+    /// the app's average group: in an app of small groups, it answered such a lookup by an
+    /// index-only scan walking a large group's whole range for the uid (4–47 ms a lookup in a
+    /// group of 100 000 members, 0.25 s a read-ahead of 60; `KeyProbeTests`).
+    static func readFromTable(_ alias: String) -> String { "\(alias).ctid IS NOT NULL" }
 
     /// The columns `PostgresSession.decodeGroup` reads, in order, from a `groups` row named `g`.
     static let groupColumns = """
@@ -155,7 +167,7 @@ enum Statement: Int, CaseIterable {
                                           AND (b.expires_at = 0 OR b.expires_at > $8::bigint)))
         """
     static let groupsFrom = """
-        FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $2::text
+        FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $2::text AND \(readFromTable("m"))
         WHERE g.app_id = $1 AND \(groupsFilter)
         """
     /// The viewer's own groups, found through their memberships.
@@ -201,7 +213,7 @@ enum Statement: Int, CaseIterable {
             """
             SELECT \(Self.standingColumns)
             FROM users u
-            LEFT JOIN members m ON m.group_id = $3 AND m.uid = $2
+            LEFT JOIN members m ON m.group_id = $3 AND m.uid = $2 AND \(Self.readFromTable("m"))
             LEFT JOIN bans b ON b.group_id = $3 AND b.uid = $2
             LEFT JOIN users bu ON bu.id = b.user_id
             WHERE u.app_id = $1 AND u.uid = $2 AND u.deleted_at = 0
@@ -211,20 +223,21 @@ enum Statement: Int, CaseIterable {
         // `.groupForUpdate` locks it, then the user's standing in it as `.standing` returns it
         // (NULL when there is no such live user), then the pair's uid and its wrong passwords
         // (`password_attempts.failures`, NULL when there are none). No row for a pair whose group
-        // does not exist. Every lookup is a subquery of its own (`Statement.probe`), one probe of
-        // its whole key per pair; the membership and the ban are matched on the pair's uid, not
-        // the user row's (the same whenever the user is read).
+        // does not exist. The group and the user are joined on their unique keys; the membership
+        // and the ban are each a subquery of their own (`Statement.probe`), one probe of the
+        // whole key per pair, matched on the pair's uid, not the user row's (the same whenever
+        // the user is read).
         case .prefetch:
             """
             SELECT \(Self.groupColumns), \(Self.standingColumns), c.uid,
                 (SELECT pa.failures FROM password_attempts pa
                  WHERE pa.app = $4 AND pa.guid = c.guid COLLATE "C" AND pa.uid = c.uid COLLATE "C")
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
-            CROSS JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\""))
-            LEFT JOIN \(Self.probe("users", as: "u", where: "u.app_id = $1 AND u.uid = c.uid COLLATE \"C\" AND u.deleted_at = 0")) ON true
-            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"")) ON true
+            JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
+            LEFT JOIN users u ON u.app_id = $1 AND u.uid = c.uid COLLATE "C" AND u.deleted_at = 0
+            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"", fromTable: true)) ON true
             LEFT JOIN \(Self.probe("bans", as: "b", where: "b.group_id = g.id AND b.uid = c.uid COLLATE \"C\"")) ON true
-            LEFT JOIN \(Self.probe("users", as: "bu", where: "bu.id = b.user_id")) ON true
+            LEFT JOIN users bu ON bu.id = b.user_id
             FOR NO KEY UPDATE OF g
             """
         case .uidRetired: "SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at <> 0"
@@ -240,7 +253,7 @@ enum Statement: Int, CaseIterable {
         case .groupWithMembership:
             """
             SELECT \(Self.groupColumns), m.scope, m.joined_at, m.muted_until, m.mute_reason
-            FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $3
+            FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $3 AND \(Self.readFromTable("m"))
             WHERE g.app_id = $1 AND g.guid = $2
             """
         case .groupForUpdate:
@@ -293,7 +306,10 @@ enum Statement: Int, CaseIterable {
             "SELECT \(Self.groupColumns), m.scope, m.joined_at \(Self.groupsJoinedFrom) \(Self.groupsOrder)"
 
         case .membership:
-            "SELECT scope, joined_at, muted_until, mute_reason FROM members WHERE group_id = $1 AND uid = $2"
+            """
+            SELECT m.scope, m.joined_at, m.muted_until, m.mute_reason FROM members m
+            WHERE m.group_id = $1 AND m.uid = $2 AND \(Self.readFromTable("m"))
+            """
         // A new member or banned user has no invite to the group and no join request in it: they
         // go in the same statement (one statement instead of three: PostgreSQL's cost per
         // statement is most of a write's).
@@ -338,8 +354,8 @@ enum Statement: Int, CaseIterable {
                    CASE WHEN g.id IS NOT NULL AND m.uid IS NULL
                         THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END
             FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS c (guid, uid, i)
-            LEFT JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\"")) ON true
-            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"")) ON true
+            LEFT JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
+            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"", fromTable: true)) ON true
             ORDER BY c.i
             """
 

@@ -3,33 +3,58 @@ import Testing
 
 @testable import ModerationPostgres
 
-/// The statements that look up many (group, user) pairs at once read each membership and ban by
-/// its whole primary key, in an app of small groups with one large one. PostgreSQL costs a lookup
-/// by the average group, and chose two ways that read the large group's whole index range per
-/// pair: written as joins, it probed `members` by the group alone and filtered on the uid; as
-/// subqueries, it walked `members_by_joined` (which covers every column) for the uid. In a group
-/// of 100 000 members that was 0.25–0.6 s a read-ahead and 0.3–1.3 s a CheckPost of 100 pairs.
-@Suite("PostgreSQL store: pair lookups probe by whole key")
+/// The statements that look up memberships and bans by (group, user), one or many pairs at once,
+/// probe the primary key, in an app of small groups with one large one. PostgreSQL costs a lookup
+/// in a group it does not know when it plans by the average group, and chose two ways that read
+/// the large group's whole index range per pair: written as joins, it probed `members` by the
+/// group alone and filtered on the uid; as subqueries, it walked `members_by_joined` (an
+/// index-only scan: that index covers every column) for the uid. In a group of 100 000 members
+/// that was 0.25–0.6 s a read-ahead, 0.3–1.3 s a CheckPost of 100 pairs and 4–47 ms a lookup of
+/// one membership (`Statement.probe`, `Statement.readFromTable`).
+@Suite("PostgreSQL store: lookups by key probe the primary key")
 struct KeyProbeTests {
-    /// A statement that takes app $1, guids $2 and uids $3 (and, for the read-ahead, the app's
-    /// name as $4).
-    struct PairStatement: CustomTestStringConvertible, Sendable {
+    /// A statement that looks up memberships by key, with its parameters' types and, given the
+    /// app's id and the large group's, its arguments: for the pair lookups, 40 pairs in the
+    /// large group (members, banned users and users of neither); for the others, one member.
+    struct KeyLookup: CustomTestStringConvertible, Sendable {
         let statement: Statement
         let parameterTypes: String
-        let extraArguments: String
+        let arguments: @Sendable (_ appID: String, _ groupID: String) -> String
+        /// The indexes that serve its lookups of `members` and `bans`.
+        let indexes: String
         var testDescription: String { "\(statement)" }
     }
 
+    static let pairs = (
+        uids: (0..<40).map { "'u\(($0 * 523) % 22000)'" }.joined(separator: ","),
+        guids: Array(repeating: "'g0'", count: 40).joined(separator: ",")
+    )
+
     static let statements = [
-        PairStatement(statement: .prefetch, parameterTypes: "bigint, text[], text[], text", extraArguments: ", 'app'"),
-        PairStatement(statement: .postingStandings, parameterTypes: "bigint, text[], text[]", extraArguments: ""),
+        KeyLookup(
+            statement: .prefetch, parameterTypes: "bigint, text[], text[], text",
+            arguments: { app, _ in "\(app), ARRAY[\(pairs.guids)], ARRAY[\(pairs.uids)], 'app'" },
+            indexes: "bans_pkey members_pkey"),
+        KeyLookup(
+            statement: .postingStandings, parameterTypes: "bigint, text[], text[]",
+            arguments: { app, _ in "\(app), ARRAY[\(pairs.guids)], ARRAY[\(pairs.uids)]" },
+            indexes: "bans_pkey members_pkey"),
+        KeyLookup(
+            statement: .membership, parameterTypes: "bigint, text", arguments: { _, group in "\(group), 'u777'" },
+            indexes: "members_pkey"),
+        KeyLookup(
+            statement: .standing, parameterTypes: "bigint, text, bigint",
+            arguments: { app, group in "\(app), 'u777', \(group)" }, indexes: "bans_pkey members_pkey"),
+        KeyLookup(
+            statement: .groupWithMembership, parameterTypes: "bigint, text, text",
+            arguments: { app, _ in "\(app), 'g0', 'u777'" }, indexes: "members_pkey"),
     ]
 
     /// PostgreSQL's two ways of planning a prepared statement: for its arguments, or once for all.
     static let planModes = ["force_custom_plan", "force_generic_plan"]
 
-    @Test("a pair's membership and ban are each one probe of the primary key", arguments: statements, planModes)
-    func probesByWholeKey(_ pair: PairStatement, planMode: String) throws {
+    @Test("a membership or ban looked up by its key is one probe of the primary key", arguments: statements, planModes)
+    func probesByWholeKey(_ lookup: KeyLookup, planMode: String) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
         let store = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
@@ -61,13 +86,11 @@ struct KeyProbeTests {
         let tables = ["apps", "groups", "users", "members", "bans"].map { "\"\(schema.name)\".\($0)" }
         _ = try PostgresCluster.value("VACUUM (ANALYZE) \(tables.joined(separator: ", "))", url: schema.url)
         let appID = try #require(try schema.value("SELECT id FROM apps WHERE name = 'app'"))
-        // 40 pairs in the large group: members, banned users and users of neither.
-        let uids = (0..<40).map { "'u\(($0 * 523) % 22000)'" }.joined(separator: ",")
-        let guids = Array(repeating: "'g0'", count: 40).joined(separator: ",")
+        let groupID = try #require(try schema.value("SELECT id FROM groups WHERE guid = 'g0'"))
         let rows = try schema.value(
             """
             SET plan_cache_mode = \(planMode);
-            PREPARE pairs (\(pair.parameterTypes)) AS \(pair.statement.sql);
+            PREPARE lookup (\(lookup.parameterTypes)) AS \(lookup.statement.sql);
             CREATE FUNCTION pg_temp.plan(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
             DECLARE plan json;
             BEGIN
@@ -77,11 +100,11 @@ struct KeyProbeTests {
             SELECT string_agg(DISTINCT coalesce(node ->> 'Index Name', node ->> 'Node Type'), ' ') || ', '
                 || max((node ->> 'Actual Rows')::numeric)
             FROM jsonb_path_query(
-                pg_temp.plan($q$EXECUTE pairs (\(appID), ARRAY[\(guids)], ARRAY[\(uids)]\(pair.extraArguments))$q$),
+                pg_temp.plan($q$EXECUTE lookup (\(lookup.arguments(appID, groupID)))$q$),
                 'lax $.**') AS node
             WHERE jsonb_typeof(node) = 'object' AND node ->> 'Relation Name' IN ('members', 'bans');
             """)
         // The indexes that served the lookups, and the most rows one lookup read.
-        #expect(rows == "bans_pkey members_pkey, 1")
+        #expect(rows == "\(lookup.indexes), 1")
     }
 }
