@@ -36,7 +36,8 @@ extension MethodTable {
 
     /// Registers a mutation. `start` maps the request and hands it to the service with the
     /// replay encoder (the whole REPLY payload, recorded with an idempotency key) and the
-    /// completion, which answers once the change is durable — or replays a recorded reply.
+    /// completion, which answers once the change is durable — with the payload recorded for its
+    /// key when there is one (encoded once), or a recorded reply for a retry.
     /// With the worker pool as `executor`, `offloadWhen` says which requests go there (by
     /// default all); the others start on the event loop.
     mutating func addMutation<Request, Response, Result: Sendable>(
@@ -55,8 +56,8 @@ extension MethodTable {
             do throws(ModerationError) {
                 try start(request, Caller(context), replay) { outcome in
                     switch outcome {
-                    case .done(let result): responder.complete(result.map(respond).mapError(RPCError.init))
-                    case .replayed(let payload): responder.replay(payload: payload)
+                    case .done(let result, reply: nil): responder.complete(result.map(respond).mapError(RPCError.init))
+                    case .done(_, reply: let payload?), .replayed(let payload): responder.replay(payload: payload)
                     }
                 }
             } catch {

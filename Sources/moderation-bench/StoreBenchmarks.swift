@@ -402,7 +402,7 @@ struct SplitMix {
 
 extension MutationResult {
     var succeeded: Bool {
-        if case .done(.success) = self { return true }
+        if case .done(.success, _) = self { return true }
         return false
     }
 }

@@ -27,8 +27,8 @@ import Synchronization
 /// throughput, which a client on the same cores caps alike.
 ///
 /// With `--postgres-url` the servers keep their data in that PostgreSQL database
-/// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`), so a run never
-/// meets an earlier run's data; `--instances N` spreads the mutations' connections round-robin
+/// (`--store postgres`), each server set in a schema of its own (`bench_<pid>_…`, dropped when the
+/// run ends: `BenchSchemas`), so a run never meets an earlier run's data; `--instances N` spreads the mutations' connections round-robin
 /// over N servers on the same schema (the setup and the reads use the first). `--apps N` spreads
 /// them over N apps, each with the same groups and users: one app's writes all take its lock
 /// (gapless seqs), different apps' writes commit side by side. With `--route-by-app`, every
@@ -101,11 +101,11 @@ enum WireBenchmark {
         }
         /// The store arguments of a server set: SQLite in its own data directory, or PostgreSQL in
         /// a schema named after this process and `set`.
+        let schemas = postgresURL.map(BenchSchemas.init)
+        defer { schemas?.drop(["w", "big"]) }
         func storeArguments(_ set: String) -> [String] {
-            guard let postgresURL else { return [] }
-            return [
-                "--store", "postgres", "--postgres-url", postgresURL, "--postgres-schema", "bench_\(getpid())_\(set)",
-            ]
+            guard let postgresURL, let schemas else { return [] }
+            return ["--store", "postgres", "--postgres-url", postgresURL, "--postgres-schema", schemas.name(set)]
                 + (postgresWriters.map { ["--postgres-writers", String($0)] } ?? [])
         }
         let snapshot = Snapshot(command: snapshotCommand)

@@ -103,7 +103,7 @@ struct DeleteUserTests {
         let second = MutationWaiter.wait { done in
             harness.service.deleteUser(keyed.caller, uid: "q", replay: MutationWaiter.describe, completion: done)
         }
-        guard case .done(.success(let result)) = first, case .replayed(let bytes) = second else {
+        guard case .done(.success(let result), _) = first, case .replayed(let bytes) = second else {
             Issue.record("expected a deletion, then its replay: \(first), \(second)")
             return
         }

@@ -49,10 +49,13 @@ struct IdempotencyTests {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
         let first = Self.kick(harness, key: "k1")
-        guard case .done(.success(let action)) = first else {
+        guard case .done(.success(let action), let recorded) = first else {
             Issue.record("first call: \(first)")
             return
         }
+        #expect(
+            recorded == MutationWaiter.describe(Result<ActionRecord, ModerationError>.success(action)),
+            "the call that ran hands over the reply it stored")
         #expect(action.idempotencyKey == "k1" && action.requestID == "req-k1")
         let count = try Self.logCount(harness)
         try harness.client("p").join("g") // the state changes, the retry still replays
@@ -95,15 +98,19 @@ struct IdempotencyTests {
         for (index, pair) in results.withLock({ $0 }) {
             var ran: ActionRecord?
             var replayed: [UInt8]?
+            var recorded: [UInt8]?
             for result in pair {
                 switch result {
-                case .done(.success(let action)): ran = action
+                case .done(.success(let action), let reply):
+                    ran = action
+                    recorded = reply
                 case .replayed(let bytes): replayed = bytes
-                case .done(.failure(let error)): Issue.record("key k\(index): \(error)")
+                case .done(.failure(let error), _): Issue.record("key k\(index): \(error)")
                 }
             }
             let action = try #require(ran, "key k\(index): one call ran")
             #expect(replayed == MutationWaiter.describe(Result<ActionRecord, ModerationError>.success(action)))
+            #expect(recorded == replayed, "key k\(index): the call that ran sent the bytes the retry replayed")
         }
         #expect(encoder.calls.load(ordering: .relaxed) == count, "each key's reply was made once")
     }
@@ -113,7 +120,7 @@ struct IdempotencyTests {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
         let first = Self.kick(harness, key: "k2", uid: "ghost")
-        guard case .done(.failure(let error)) = first else {
+        guard case .done(.failure(let error), let recorded) = first else {
             Issue.record("\(first)")
             return
         }
@@ -125,9 +132,10 @@ struct IdempotencyTests {
             return
         }
         #expect(bytes == MutationWaiter.describe(Result<ActionRecord, ModerationError>.failure(error)))
+        #expect(recorded == bytes, "the failed call sent the bytes its retry replays")
         #expect(try harness.client().memberState("g", "ghost").isMember)
         // Invalid arguments with a key are stored too; without a key they never reach the store.
-        guard case .done(.failure(let invalid)) = Self.kick(harness, key: "k3", uid: "Bad Uid") else {
+        guard case .done(.failure(let invalid), _) = Self.kick(harness, key: "k3", uid: "Bad Uid") else {
             Issue.record("invalid")
             return
         }
@@ -142,7 +150,7 @@ struct IdempotencyTests {
     func survivesRestart() throws {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
-        guard case .done(.success) = Self.kick(harness, key: "durable") else {
+        guard case .done(.success, _) = Self.kick(harness, key: "durable") else {
             Issue.record("first")
             return
         }
@@ -163,11 +171,11 @@ struct IdempotencyTests {
     func scopes() throws {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
-        guard case .done(.success) = Self.kick(harness, key: "same", actor: "o", uid: "p") else {
+        guard case .done(.success, _) = Self.kick(harness, key: "same", actor: "o", uid: "p") else {
             Issue.record("o")
             return
         }
-        guard case .done(.success) = Self.kick(harness, key: "same", actor: "a", uid: "q") else {
+        guard case .done(.success, _) = Self.kick(harness, key: "same", actor: "a", uid: "q") else {
             Issue.record("a ran again")
             return
         }
@@ -183,13 +191,13 @@ struct IdempotencyTests {
         let clock = ManualClock()
         let harness = try Self.setUp(clock: clock)
         defer { harness.tearDown() }
-        guard case .done(.success) = Self.kick(harness, key: "old") else {
+        guard case .done(.success, _) = Self.kick(harness, key: "old") else {
             Issue.record("first")
             return
         }
         try harness.client("p").join("g")
         clock.advance(by: 24 * 3_600_000 + 1)
-        guard case .done(.success) = Self.kick(harness, key: "old") else {
+        guard case .done(.success, _) = Self.kick(harness, key: "old") else {
             Issue.record("the old key still replayed")
             return
         }
@@ -209,11 +217,11 @@ struct IdempotencyTests {
         let harness = try Self.setUp()
         defer { harness.tearDown() }
         let encoder = Encoder()
-        guard case .done(.success) = Self.kick(harness, key: "", encoder: encoder) else {
+        guard case .done(.success, reply: nil) = Self.kick(harness, key: "", encoder: encoder) else {
             Issue.record("kick")
             return
         }
-        guard case .done(.failure) = Self.kick(harness, key: "", uid: "Bad Uid", encoder: encoder) else {
+        guard case .done(.failure, reply: nil) = Self.kick(harness, key: "", uid: "Bad Uid", encoder: encoder) else {
             Issue.record("bad")
             return
         }

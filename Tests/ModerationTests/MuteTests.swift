@@ -222,7 +222,7 @@ struct MuteTests {
             harness.service.muteMember(
                 keyed.caller, guid: "g", uid: "p", reason: "once", replay: MutationWaiter.describe, completion: done)
         }
-        guard case .done(.success(let result)) = first, case .replayed(let bytes) = second else {
+        guard case .done(.success(let result), _) = first, case .replayed(let bytes) = second else {
             Issue.record("expected a mute, then its replay: \(first), \(second)")
             return
         }

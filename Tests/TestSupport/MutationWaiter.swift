@@ -38,7 +38,7 @@ extension MutationResult {
     /// The result of a mutation that ran (not replayed); a replay is a test failure.
     public func get() throws(ModerationError) -> T {
         switch self {
-        case .done(let result): return try result.get()
+        case .done(let result, _): return try result.get()
         case .replayed: throw ModerationError(.internal, "unexpected replay")
         }
     }

@@ -1,7 +1,10 @@
 /// How a mutation completed: run now (`done`), or answered from the idempotency store with the
 /// bytes the first call's `ReplayEncoder` produced (`replayed`).
 public enum MutationResult<T: Sendable>: Sendable {
-    case done(Result<T, ModerationError>)
+    /// Run now. `reply`: with an idempotency key, the bytes `ReplayEncoder` made of `result` and
+    /// stored under the key, which the caller sends as they are rather than encode the result a
+    /// second time (a retry gets the same bytes); nil without a key.
+    case done(Result<T, ModerationError>, reply: [UInt8]? = nil)
     case replayed([UInt8])
 }
 

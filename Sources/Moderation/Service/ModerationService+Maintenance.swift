@@ -155,7 +155,7 @@ extension ModerationService {
                 caller: ValidatedCaller(app: ""), clock: clock, idempotencyWindowMs: configuration.idempotencyWindowMs,
                 replay: nil,
                 completion: { outcome in
-                    if case .done(let result) = outcome { completion(result) }
+                    if case .done(let result, _) = outcome { completion(result) }
                 },
                 body: body))
     }

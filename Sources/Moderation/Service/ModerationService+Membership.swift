@@ -40,7 +40,7 @@ extension ModerationService {
             }
             join(caller, guid: guid, password: password, attempt: 0, replay: replay, admission: admission) {
                 outcome in
-                if case .done(.success) = outcome {
+                if case .done(.success, _) = outcome {
                     return attempts.recordSuccess(attemptKey, seen: seen.withLock { $0 }) { completion(outcome) }
                 }
                 completion(outcome)
@@ -62,7 +62,7 @@ extension ModerationService {
         join(caller, guid: guid, password: password, attempt: 0, replay: replay) { outcome in
             // The reply waits for the record, so a retry made on receiving it (through any
             // instance) already counts this wrong password.
-            if case .done(let result) = outcome {
+            if case .done(let result, _) = outcome {
                 switch result {
                 case .failure(let error) where error.code == .wrongGroupPass:
                     return attempts.recordFailure(attemptKey, now: clock()) { completion(outcome) }

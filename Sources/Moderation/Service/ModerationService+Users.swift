@@ -39,7 +39,7 @@ extension ModerationService {
         // caller hears of it, none of them may be served any more.
         let memberPages = memberPages
         let notify: @Sendable (MutationResult<User>) -> Void = { result in
-            if case .done(.success) = result { memberPages.profilesChanged() }
+            if case .done(.success, _) = result { memberPages.profilesChanged() }
             completion(result)
         }
         submit(caller, replay: replay, completion: notify) { () throws(ModerationError) -> WriteBody<User> in

@@ -4,9 +4,10 @@
 /// With an idempotency key: a reply stored under (app, actor, key) within the window is replayed
 /// and nothing changes; otherwise the change runs in a nested savepoint (a domain failure rolls
 /// back the change but keeps the stored reply), `replay` turns the result into bytes, and those
-/// are stored in the same transaction. Storage failures (`isStoreFailure`) store nothing, so a retry
-/// runs again. Neither does a refusal of `admission`, which runs first: it stands for a check the
-/// service could have made before queuing the write, and a retry after it must run again.
+/// are stored in the same transaction and handed to the caller with the result. Storage failures
+/// (`isStoreFailure`) store nothing, so a retry runs again. Neither does a refusal of `admission`,
+/// which runs first: it stands for a check the service could have made before queuing the write,
+/// and a retry after it must run again.
 final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
     // Invariant: `outcome` is written by `apply` (on the store's writer, possibly more than once
     // when a batch is run again) and read by `finish`, which the store calls once, after the
@@ -70,7 +71,7 @@ final class PendingMutation<Value: Sendable>: StoreWrite, @unchecked Sendable {
         let appID = try context.ensureAppID()
         try transaction.saveIdempotentReply(
             appID: appID, actor: actor, key: caller.idempotencyKey, reply: bytes, at: now)
-        outcome = .done(result)
+        outcome = .done(result, reply: bytes)
     }
 
     /// The caller's app; none for maintenance, which runs as the app "" over every app.
