@@ -79,10 +79,14 @@ struct ExpiringBanTests {
         #expect(swept.value == 1)
     }
 
-    @Test("the sweeper records every expired ban as unbanned, reason expired, by the app")
-    func sweeper() throws {
+    /// Steps bounded by count (two a step) and by time (none: one expiry a step).
+    @Test(
+        "the sweeper records every expired ban as unbanned, reason expired, by the app",
+        arguments: [(2, 10), (500, 0)] as [(Int, Int64)])
+    func sweeper(batch: Int, stepMs: Int64) throws {
         let clock = ManualClock(ticking: false)
-        let configuration = ModerationService.Configuration(passwordHasher: .fastForTests, maintenanceBatchSize: 2)
+        let configuration = ModerationService.Configuration(
+            passwordHasher: .fastForTests, maintenanceBatchSize: batch, maintenanceStepMs: stepMs)
         let harness = try ServiceHarness(clock: clock, configuration: configuration)
         defer { harness.tearDown() }
         let app = harness.client()
@@ -103,7 +107,7 @@ struct ExpiringBanTests {
             done.signal()
         }
         done.wait()
-        #expect(box.value == 3, "three expired bans, swept in steps of two")
+        #expect(box.value == 3, "three expired bans, swept in steps")
         let expiries =
             try app.actions("g", ListActionsOptions(kinds: [.unbanned])).actions
             + app.actions("h", ListActionsOptions(kinds: [.unbanned])).actions

@@ -107,10 +107,14 @@ struct MuteTests {
         #expect(try owner.listMembers("g", ListMembersOptions(mutedOnly: true)).items.isEmpty)
     }
 
-    @Test("the sweeper records each expired mute once as unmuted (expired, by @app), in bounded steps")
-    func sweeper() throws {
+    /// Steps bounded by count (two a step) and by time (none: one expiry a step).
+    @Test(
+        "the sweeper records each expired mute once as unmuted (expired, by @app), in bounded steps",
+        arguments: [(2, 10), (500, 0)] as [(Int, Int64)])
+    func sweeper(batch: Int, stepMs: Int64) throws {
         let clock = ManualClock(ticking: false)
-        let configuration = ModerationService.Configuration(passwordHasher: .fastForTests, maintenanceBatchSize: 2)
+        let configuration = ModerationService.Configuration(
+            passwordHasher: .fastForTests, maintenanceBatchSize: batch, maintenanceStepMs: stepMs)
         let harness = try Self.setUp(clock, configuration: configuration)
         defer { harness.tearDown() }
         let app = harness.client()
@@ -122,7 +126,7 @@ struct MuteTests {
         try app.mute("h", "p")
         let versionBefore = try app.getGroup("g").group.version
         clock.advance(by: 1_000)
-        #expect(try harness.service.sweepExpiredMutesAndWait() == 3, "three expired mutes, swept in steps of two")
+        #expect(try harness.service.sweepExpiredMutesAndWait() == 3, "three expired mutes, swept in steps")
         #expect(harness.service.expiredMutesSweptCount == 3)
         let expiries =
             try app.actions("g", ListActionsOptions(kinds: [.unmuted])).actions

@@ -68,19 +68,26 @@ extension ModerationService {
 
     /// One step of a sweep: up to a batch of expiries, each rechecked under the group's lock (a
     /// store several servers share returns only apps this transaction holds, so another
-    /// instance's sweep cannot record the same expiry), then the next step if the batch was full.
+    /// instance's sweep cannot record the same expiry), then the next step if the batch was full
+    /// or the step's time (`maintenanceStepMs`) ran out before its end.
     private func sweepStep(
         _ sweep: Sweep, total: Int, completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void
     ) {
         let batch = configuration.maintenanceBatchSize
-        maintenanceWrite({ (context: inout WriteContext) throws(ModerationError) -> Int in
+        let stepTime = Duration.milliseconds(configuration.maintenanceStepMs)
+        maintenanceWrite({ (context: inout WriteContext) throws(ModerationError) -> (swept: Int, more: Bool) in
+            let started = ContinuousClock.now
             let now = context.now
             let expired =
                 switch sweep {
                 case .bans: try context.tx.expiredBans(at: now, limit: batch)
                 case .mutes: try context.tx.expiredMutes(at: now, limit: batch)
                 }
+            var handled = 0
             for entry in expired {
+                // The rest of the batch is still expired, so the next step finds it again.
+                if handled > 0, ContinuousClock.now - started >= stepTime { break }
+                handled += 1
                 var appContext = WriteContext(tx: context.tx, caller: ValidatedCaller(app: entry.app), now: now)
                 var access = try appContext.access(entry.guid)
                 switch sweep {
@@ -97,16 +104,16 @@ extension ModerationService {
                 }
                 try appContext.saveCounters(&access)
             }
-            return expired.count
+            return (handled, handled < expired.count || expired.count >= batch)
         }) { result in
             switch result {
             case .failure(let error): completion(.failure(error))
-            case .success(let count) where count >= batch:
-                self.countSwept(sweep, count)
-                self.sweepStep(sweep, total: total + count, completion: completion)
-            case .success(let count):
-                self.countSwept(sweep, count)
-                completion(.success(total + count))
+            case .success(let step) where step.more:
+                self.countSwept(sweep, step.swept)
+                self.sweepStep(sweep, total: total + step.swept, completion: completion)
+            case .success(let step):
+                self.countSwept(sweep, step.swept)
+                completion(.success(total + step.swept))
             }
         }
     }
