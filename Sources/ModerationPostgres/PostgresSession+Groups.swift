@@ -32,26 +32,20 @@ extension PostgresSession {
         return group
     }
 
-    /// `SELECT … FOR NO KEY UPDATE`, under the app's lock (taken first when not yet held).
+    /// The group a write is about to change. No row lock of its own: the app's lock (taken first
+    /// when not yet held) keeps every other change of the app, the group's included, out until
+    /// COMMIT. (A row lock per group cost each batch a WAL record and a dirtied page per group.)
     func groupForUpdate(appID: Int64, guid: String) throws(ModerationError) -> StoredGroup? {
         try lockApp(id: appID)
         let key = WriterCache.GroupKey(appID: appID, guid: guid)
-        if let cached = cache.group(key) {
-            // Read in this transaction: the copy is current (its counters may be newer than the
-            // row's); only the row lock is missing.
-            if !writer.lockedGroups.contains(cached.id) {
-                try connection.send(.groupForUpdate, [.int(appID), .text(guid)])
-                writer.lockedGroups.insert(cached.id)
-            }
-            return focus(cached)
-        }
-        // Not created since the read-ahead missed it: creating it caches it (above).
+        // Read in this transaction: the copy is current (its counters may be newer than the row's).
+        if let cached = cache.group(key) { return focus(cached) }
+        // Not created since the read-ahead missed it: creating it caches it (below).
         if missingGroups.contains(key) { return nil }
-        let row = try connection.query(.groupForUpdate, [.int(appID), .text(guid)])
+        let row = try connection.query(.groupByGUID, [.int(appID), .text(guid)])
         guard row.rowCount > 0 else { return nil }
         let found = decodeGroup(row, 0)
         cache.set(key, found)
-        writer.lockedGroups.insert(found.id)
         return focus(found)
     }
 
@@ -68,7 +62,6 @@ extension PostgresSession {
             ])
         let stored = StoredGroup(id: row.int64(0, 0), revision: 1, group: group, passwordHash: passwordHash)
         cache.set(WriterCache.GroupKey(appID: appID, guid: group.guid), stored)
-        writer.lockedGroups.insert(stored.id)
         try insertRevision(stored)
         try connection.send(.insertTags, [.int(stored.id), RecordCoding.encode(group.tags)])
         return focus(stored)

@@ -12,7 +12,7 @@ extension PostgresSession {
     /// Exact, as the cache must be: the rows are read under the app's lock, before any write of
     /// the transaction. An app another writer holds is skipped (its writes are deferred as
     /// before), as is an app that does not exist; the first app may wait for its lock, as the
-    /// batch's first write would. Groups are locked as `groupForUpdate` locks them. A group or a
+    /// batch's first write would. Groups are read without a row lock, as `groupForUpdate` reads them. A group or a
     /// user it does not find is recorded as missing (`missingGroups`, `missingUsers`). Each pair's
     /// wrong passwords come along (`sharedPasswordFailures`), for a join's check of the limit,
     /// and the stored replies of the writes' idempotency keys are read in one more statement per
@@ -64,7 +64,6 @@ extension PostgresSession {
                 let groupID = rows.int64(row, 0)
                 let key = WriterCache.GroupKey(appID: appID, guid: guid)
                 if cache.group(key) == nil { cache.set(key, decodeGroup(rows, row)) }
-                writer.lockedGroups.insert(groupID)
                 guard !rows.isNull(row, Self.groupColumnCount) else {
                     // No live user by the pair's uid: missing to the batch's writes, as a group.
                     let uid = rows.string(row, pairUID)

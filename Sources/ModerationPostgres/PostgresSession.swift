@@ -16,8 +16,8 @@ internal import ModerationStoreSupport
 ///
 /// **No deadlock.** A transaction waits for a lock only while it holds none (its first write);
 /// later writes take an app's lock with `SKIP LOCKED`, and one that finds it taken is refused
-/// with a deferral (`isDeferred`): the writer runs it in its next batch, first. Group locks
-/// (`groupForUpdate`) are only taken under the app's lock, so they never wait on another writer.
+/// with a deferral (`isDeferred`): the writer runs it in its next batch, first. No other row is
+/// locked explicitly: a group's row needs no lock of its own under its app's.
 final class PostgresSession: @unchecked Sendable {
     // Invariant: used by one thread at a time. A writer's session lives on its writer thread; a
     // reader's belongs to one `read` between checkout and checkin.
@@ -30,8 +30,6 @@ final class PostgresSession: @unchecked Sendable {
         var dirtyHeads: Set<Int64> = []
         /// App keys by name, of the apps locked (or created) in the transaction.
         var appIDs: [String: Int64] = [:]
-        /// Groups locked with `groupForUpdate` (or created) in the transaction.
-        var lockedGroups: Set<Int64> = []
         /// The group the running write last read: its users' memberships and bans are read with
         /// them (`user(appID:uid:)`). Cleared when a write starts.
         var focusGroup: Int64?

@@ -12,7 +12,7 @@ enum Statement: Int, CaseIterable {
 
     case userByUID, standing, prefetch, insertUser, updateUser, uidRetired, markUserDeleted
 
-    case groupByGUID, groupWithMembership, groupForUpdate, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup,
+    case groupByGUID, groupWithMembership, insertGroup, updateGroupCounters, updateGroupAll, appOfGroup,
         deleteGroup
     case insertRevision, supersedeRevision, supersededRevisions, firstRetainedRevision, deleteRevision
     case deleteTags, insertTags
@@ -219,8 +219,8 @@ enum Statement: Int, CaseIterable {
             WHERE u.app_id = $1 AND u.uid = $2 AND u.deleted_at = 0
             """
         // A batch's footprints in one app (`PostgresSession.prefetch`): $1 app, $2 guids, $3 uids
-        // ('' for none), pair by pair, $4 the app's name. Per pair: the group, locked as
-        // `.groupForUpdate` locks it, then the user's standing in it as `.standing` returns it
+        // ('' for none), pair by pair, $4 the app's name. Per pair: the group (no row lock: the
+        // app's lock covers it), then the user's standing in it as `.standing` returns it
         // (NULL when there is no such live user), then the pair's uid and its wrong passwords
         // (`password_attempts.failures`, NULL when there are none). No row for a pair whose group
         // does not exist. The group and the user are joined on their unique keys; the membership
@@ -238,7 +238,6 @@ enum Statement: Int, CaseIterable {
             LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"", fromTable: true)) ON true
             LEFT JOIN \(Self.probe("bans", as: "b", where: "b.group_id = g.id AND b.uid = c.uid COLLATE \"C\"")) ON true
             LEFT JOIN users bu ON bu.id = b.user_id
-            FOR NO KEY UPDATE OF g
             """
         case .uidRetired: "SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND deleted_at <> 0"
         case .markUserDeleted: "UPDATE users SET deleted_at = $2 WHERE id = $1"
@@ -256,8 +255,6 @@ enum Statement: Int, CaseIterable {
             FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $3 AND \(Self.readFromTable("m"))
             WHERE g.app_id = $1 AND g.guid = $2
             """
-        case .groupForUpdate:
-            "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = $1 AND g.guid = $2 FOR NO KEY UPDATE"
         case .insertGroup:
             """
             INSERT INTO groups (app_id, guid, name, name_folded, icon, description, type, password_hash, metadata, tags,

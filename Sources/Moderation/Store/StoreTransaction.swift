@@ -6,7 +6,8 @@
 /// - **Atomicity**: everything a `StoreWrite` does is kept or dropped together; `savepoint`
 ///   nests a smaller unit that can be dropped alone.
 /// - **Per-group serialization**: after `groupForUpdate`, no other change to that group can
-///   interleave until this one commits or rolls back (PostgreSQL: `SELECT … FOR NO KEY UPDATE`).
+///   interleave until this one commits or rolls back (PostgreSQL: the group's app's row lock,
+///   which every change of the app takes first).
 /// - **Gapless seqs**: `appendAction` allocates the app's next seq inside the change, so a
 ///   rolled-back change burns none and readers never see a gap (PostgreSQL: counted from the
 ///   head read under the app's row lock, which also orders the app's commits).
