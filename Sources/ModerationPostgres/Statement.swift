@@ -61,7 +61,11 @@ enum Statement: Int, CaseIterable {
     /// of the whole key per pair. PostgreSQL costs a lookup in a group it does not know when it
     /// plans by the average group: joined directly, in an app of small groups, it probed
     /// `members` by the group alone and filtered on the uid, and a batch in a group of 100 000
-    /// members read half the group per pair, 0.6 s (`KeyProbeTests`).
+    /// members read half the group per pair, 0.6 s (`KeyProbeTests`). Groups and users the same
+    /// way, by app: among many small apps, the plan made once for all (a generic plan) costs a
+    /// lookup in an app by the average app, and joined directly it hashed the whole of a large
+    /// app's groups for each batch (107 ms a read-ahead in an app of 200 000 groups beside
+    /// 30 000 apps of three).
     ///
     /// `fromTable`: the row must come from the table (`Statement.readFromTable`).
     static func probe(_ table: String, as alias: String, where key: String, fromTable: Bool = false) -> String {
@@ -223,18 +227,18 @@ enum Statement: Int, CaseIterable {
         // app's lock covers it), then the user's standing in it as `.standing` returns it
         // (NULL when there is no such live user), then the pair's uid and its wrong passwords
         // (`password_attempts.failures`, NULL when there are none). No row for a pair whose group
-        // does not exist. The group and the user are joined on their unique keys; the membership
-        // and the ban are each a subquery of their own (`Statement.probe`), one probe of the
-        // whole key per pair, matched on the pair's uid, not the user row's (the same whenever
-        // the user is read).
+        // does not exist. The group, the user, the membership and the ban are each a subquery of
+        // their own (`Statement.probe`), one probe of the whole key per pair, the membership and
+        // the ban matched on the pair's uid, not the user row's (the same whenever the user is
+        // read).
         case .prefetch:
             """
             SELECT \(Self.groupColumns), \(Self.standingColumns), c.uid,
                 (SELECT pa.failures FROM password_attempts pa
                  WHERE pa.app = $4 AND pa.guid = c.guid COLLATE "C" AND pa.uid = c.uid COLLATE "C")
             FROM unnest($2::text[], $3::text[]) AS c (guid, uid)
-            JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
-            LEFT JOIN users u ON u.app_id = $1 AND u.uid = c.uid COLLATE "C" AND u.deleted_at = 0
+            CROSS JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\""))
+            LEFT JOIN \(Self.probe("users", as: "u", where: "u.app_id = $1 AND u.uid = c.uid COLLATE \"C\" AND u.deleted_at = 0")) ON true
             LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"", fromTable: true)) ON true
             LEFT JOIN \(Self.probe("bans", as: "b", where: "b.group_id = g.id AND b.uid = c.uid COLLATE \"C\"")) ON true
             LEFT JOIN users bu ON bu.id = b.user_id
@@ -343,15 +347,15 @@ enum Statement: Int, CaseIterable {
             """
         case .postingStandings:
             // CheckPost, every check of a call in one statement: $1 app, $2 guids, $3 uids (in
-            // the checks' order). Per check: the group by its unique key, the membership by its
-            // primary key and, for a non-member only, the ban by its primary key
-            // (`Statement.probe`).
+            // the checks' order). Per check: the group by its unique key and the membership by
+            // its primary key (`Statement.probe`), and, for a non-member only, the ban by its
+            // primary key.
             """
             SELECT c.i, g.type, g.frozen, m.scope, m.muted_until,
                    CASE WHEN g.id IS NOT NULL AND m.uid IS NULL
                         THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END
             FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS c (guid, uid, i)
-            LEFT JOIN groups g ON g.app_id = $1 AND g.guid = c.guid COLLATE "C"
+            LEFT JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\"")) ON true
             LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"", fromTable: true)) ON true
             ORDER BY c.i
             """

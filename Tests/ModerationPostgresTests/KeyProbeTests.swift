@@ -10,7 +10,10 @@ import Testing
 /// group alone and filtered on the uid; as subqueries, it walked `members_by_joined` (an
 /// index-only scan: that index covers every column) for the uid. In a group of 100 000 members
 /// that was 0.25–0.6 s a read-ahead, 0.3–1.3 s a CheckPost of 100 pairs and 4–47 ms a lookup of
-/// one membership (`Statement.probe`, `Statement.readFromTable`).
+/// one membership (`Statement.probe`, `Statement.readFromTable`). The same for groups and users
+/// looked up by app among many small apps: planned once for all (a generic plan), a lookup in the
+/// large app was costed as one in the average app, and joined directly the read-ahead hashed every
+/// group of the large app for each batch.
 @Suite("PostgreSQL store: lookups by key probe the primary key")
 struct KeyProbeTests {
     /// A statement that looks up memberships by key, with its parameters' types and, given the
@@ -22,6 +25,9 @@ struct KeyProbeTests {
         let arguments: @Sendable (_ appID: String, _ groupID: String) -> String
         /// The indexes that serve its lookups of `members` and `bans`.
         let indexes: String
+        /// For the statements of many pairs: the indexes that serve their lookups of `groups` and
+        /// `users`.
+        var keyIndexes: String? = nil
     }
 
     static let pairs = (
@@ -33,11 +39,11 @@ struct KeyProbeTests {
         KeyLookup(
             statement: .prefetch, parameterTypes: "bigint, text[], text[], text",
             arguments: { app, _ in "\(app), ARRAY[\(pairs.guids)], ARRAY[\(pairs.uids)], 'app'" },
-            indexes: "bans_pkey members_pkey"),
+            indexes: "bans_pkey members_pkey", keyIndexes: "groups_app_id_guid_key users_app_id_uid_key users_pkey"),
         KeyLookup(
             statement: .postingStandings, parameterTypes: "bigint, text[], text[]",
             arguments: { app, _ in "\(app), ARRAY[\(pairs.guids)], ARRAY[\(pairs.uids)]" },
-            indexes: "bans_pkey members_pkey"),
+            indexes: "bans_pkey members_pkey", keyIndexes: "groups_app_id_guid_key"),
         KeyLookup(
             statement: .membership, parameterTypes: "bigint, text", arguments: { _, group in "\(group), 'u777'" },
             indexes: "members_pkey"),
@@ -59,7 +65,8 @@ struct KeyProbeTests {
         defer { schema.drop() }
         let store = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         store.close()
-        // 2 000 groups of 3 members and one ban each, and one group of 20 000 members and 2 000 bans.
+        // 2 000 groups of 3 members and one ban each, and one group of 20 000 members and 2 000 bans;
+        // beside the app, 30 000 apps of 2 groups and 2 users each.
         _ = try schema.value(
             """
             INSERT INTO apps (name) VALUES ('app');
@@ -80,34 +87,51 @@ struct KeyProbeTests {
             INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
             SELECT g.id, 'u' || i, 1, 0, 0, 'u0', '', 0 FROM groups g, generate_series(20000, 21999) i
             WHERE g.guid = 'g0';
+            -- Last, so that the statements above see the app's rows only; guids and uids of their
+            -- own, so that only the app's size is unusual, not its keys.
+            INSERT INTO apps (name) SELECT 'small' || i FROM generate_series(1, 30000) i;
+            INSERT INTO groups (app_id, guid, name, name_folded, icon, description, type, metadata, tags, owner,
+                                members_count, version, revision, created_at, updated_at)
+            SELECT a.id, 'h' || i, 'n', 'n', '', '', 0, '{}', '{}', 'w0', 0, 1, 1, 0, 0
+            FROM apps a, generate_series(0, 1) i WHERE a.name <> 'app';
+            INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at)
+            SELECT a.id, 'w' || i, 'n', 'n', '', '{}', 0 FROM apps a, generate_series(0, 1) i WHERE a.name <> 'app';
             """)
         // Vacuumed as well as analyzed: with every page all-visible, an index-only scan of
         // `members_by_joined` costs no heap fetch, which is what made PostgreSQL prefer it.
         let tables = ["apps", "groups", "users", "members", "bans"].map { "\"\(schema.name)\".\($0)" }
         _ = try PostgresCluster.value("VACUUM (ANALYZE) \(tables.joined(separator: ", "))", url: schema.url)
         let appID = try #require(try schema.value("SELECT id FROM apps WHERE name = 'app'"))
-        let groupID = try #require(try schema.value("SELECT id FROM groups WHERE guid = 'g0'"))
+        let groupID = try #require(
+            try schema.value("SELECT id FROM groups WHERE app_id = \(appID) AND guid = 'g0'"))
         for lookup in Self.statements {
             for planMode in Self.planModes {
-                let rows = try schema.value(
-                    """
-                    SET plan_cache_mode = \(planMode);
-                    PREPARE lookup (\(lookup.parameterTypes)) AS \(lookup.statement.sql);
-                    CREATE FUNCTION pg_temp.plan(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
-                    DECLARE plan json;
-                    BEGIN
-                        EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || query INTO plan;
-                        RETURN plan::jsonb;
-                    END $$;
-                    SELECT string_agg(DISTINCT coalesce(node ->> 'Index Name', node ->> 'Node Type'), ' ') || ', '
-                        || max((node ->> 'Actual Rows')::numeric)
-                    FROM jsonb_path_query(
-                        pg_temp.plan($q$EXECUTE lookup (\(lookup.arguments(appID, groupID)))$q$),
-                        'lax $.**') AS node
-                    WHERE jsonb_typeof(node) = 'object' AND node ->> 'Relation Name' IN ('members', 'bans');
-                    """)
-                // The indexes that served the lookups, and the most rows one lookup read.
+                /// The indexes that served the lookups of `relations`, and the most rows one read.
+                func lookups(of relations: String) throws -> String? {
+                    try schema.value(
+                        """
+                        SET plan_cache_mode = \(planMode);
+                        PREPARE lookup (\(lookup.parameterTypes)) AS \(lookup.statement.sql);
+                        CREATE FUNCTION pg_temp.plan(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
+                        DECLARE plan json;
+                        BEGIN
+                            EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+                            RETURN plan::jsonb;
+                        END $$;
+                        SELECT string_agg(DISTINCT coalesce(node ->> 'Index Name', node ->> 'Node Type'), ' ') || ', '
+                            || max((node ->> 'Actual Rows')::numeric)
+                        FROM jsonb_path_query(
+                            pg_temp.plan($q$EXECUTE lookup (\(lookup.arguments(appID, groupID)))$q$),
+                            'lax $.**') AS node
+                        WHERE jsonb_typeof(node) = 'object' AND node ->> 'Relation Name' IN (\(relations));
+                        """)
+                }
+                let rows = try lookups(of: "'members', 'bans'")
                 #expect(rows == "\(lookup.indexes), 1", "\(lookup.statement), \(planMode)")
+                if let keyIndexes = lookup.keyIndexes {
+                    let keyRows = try lookups(of: "'groups', 'users'")
+                    #expect(keyRows == "\(keyIndexes), 1", "\(lookup.statement), \(planMode): groups and users")
+                }
             }
         }
     }
