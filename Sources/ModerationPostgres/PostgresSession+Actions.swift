@@ -120,10 +120,11 @@ extension PostgresSession {
     private static let actionColumnCount = 16
 
     /// Per app, deletes the longest prefix of the log older than `cutoff` (up to `limit` actions
-    /// in all) and records it in `pruned_through`. An app another writer holds is left for the
-    /// next run (`SKIP LOCKED`): pruning never waits.
+    /// in all) and records it in `pruned_through`. Only the apps that have such a prefix are
+    /// visited (`appsToPrune`). An app another writer holds is left for the next run
+    /// (`SKIP LOCKED`): pruning never waits.
     func pruneActions(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int {
-        let apps = try connection.query(.appsForPruning, [])
+        let apps = try connection.query(.appsToPrune, [.int(cutoff), .int(limit)])
         var removed = 0
         for index in 0..<apps.rowCount where removed < limit {
             let appID = apps.int64(index, 0)

@@ -8,7 +8,7 @@ enum Statement: Int, CaseIterable {
 
     case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead,
         appDataVersion
-    case appHeads, appsForPruning, lockAppForPruning, setPrunedThrough
+    case appHeads, appsToPrune, lockAppForPruning, setPrunedThrough
 
     case userByUID, standing, prefetch, insertUser, updateUser, uidRetired, markUserDeleted
 
@@ -204,7 +204,18 @@ enum Statement: Int, CaseIterable {
         case .setAppHead: "UPDATE apps SET head_seq = $2, data_version = data_version + 1 WHERE id = $1"
         case .appDataVersion: "SELECT data_version FROM apps WHERE id = $1"
         case .appHeads: "SELECT name, head_seq FROM apps"
-        case .appsForPruning: "SELECT id, pruned_through FROM apps ORDER BY id"
+        case .appsToPrune:
+            // The apps (at most $2) whose log begins with an action older than $1, the cutoff:
+            // one probe of the first unpruned action of each app that has any. Asking app by
+            // app cost a round trip each, inside a writer's transaction: with 30 000 apps a pass
+            // took 2.4 s, and the writes behind it waited that long.
+            """
+            SELECT a.id, a.pruned_through FROM apps a
+            WHERE a.head_seq > a.pruned_through
+              AND (SELECT x.timestamp FROM actions x WHERE x.app_id = a.id AND x.seq > a.pruned_through
+                   ORDER BY x.seq LIMIT 1) < $1
+            ORDER BY a.id LIMIT $2
+            """
         case .lockAppForPruning: "SELECT pruned_through FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
         case .setPrunedThrough: "UPDATE apps SET pruned_through = $2 WHERE id = $1"
 

@@ -2,7 +2,7 @@
 enum Query: Int, CaseIterable {
     case beginDeferred, beginImmediate, commit, rollback
 
-    case appByName, insertApp, appLog, setAppHead, allApps, setPrunedThrough
+    case appByName, insertApp, appLog, setAppHead, appsToPrune, setPrunedThrough
 
     case userByUID, insertUser, userFolded, updateUser, uidRetired, markUserDeleted
 
@@ -140,7 +140,19 @@ enum Query: Int, CaseIterable {
         case .insertApp: "INSERT INTO apps (name) VALUES (?1)"
         case .appLog: "SELECT name, head_seq, pruned_through FROM apps WHERE id = ?1"
         case .setAppHead: "UPDATE apps SET head_seq = ?2 WHERE id = ?1"
-        case .allApps: "SELECT id, pruned_through FROM apps ORDER BY id"
+        case .appsToPrune:
+            // The apps (at most ?2) whose log begins with an action older than ?1, the cutoff:
+            // one probe of the first unpruned action of each app that has any (`ActionID`), not
+            // a scan of up to a batch of actions of every app.
+            """
+            SELECT a.id, a.pruned_through FROM apps a
+            WHERE a.head_seq > a.pruned_through
+              AND (SELECT x.timestamp FROM actions x
+                   WHERE x.id > (a.id << \(ActionID.seqBits)) + a.pruned_through
+                     AND x.id <= (a.id << \(ActionID.seqBits)) + \(ActionID.maxSeq)
+                   ORDER BY x.id LIMIT 1) < ?1
+            ORDER BY a.id LIMIT ?2
+            """
         case .setPrunedThrough: "UPDATE apps SET pruned_through = ?2 WHERE id = ?1"
 
         case .userByUID:

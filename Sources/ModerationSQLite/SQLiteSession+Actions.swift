@@ -131,7 +131,9 @@ extension SQLiteSession {
     }
 
     func pruneActions(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int {
-        let apps = try connection.run(.allApps) { (statement) throws(ModerationError) -> [(Int64, UInt64)] in
+        let apps = try connection.run(.appsToPrune) { (statement) throws(ModerationError) -> [(Int64, UInt64)] in
+            statement.bind(1, cutoff)
+            statement.bind(2, limit)
             var apps: [(Int64, UInt64)] = []
             while try statement.step() { apps.append((statement.int64(0), statement.uint64(1))) }
             return apps
