@@ -1,6 +1,7 @@
-import Moderation
 import TestSupport
 import Testing
+
+@testable import Moderation
 
 /// Retention across apps, on every store: maintenance prunes each app's log on its own, and only
 /// the apps whose log begins before the cutoff lose anything. The stores find those apps in one
@@ -53,5 +54,26 @@ struct PruningTests {
         #expect(try harness.service.runMaintenanceAndWait().prunedActions == 0, "nothing left to prune")
         try apps.stale.updateGroup(GroupUpdate(guid: "g", name: "after")) // 4
         #expect(try apps.stale.actions("g").actions.map(\.seq) == [4], "the log goes on after its whole prefix went")
+    }
+
+    @Test("the maintenance loop sweeps every step and prunes once its interval has passed")
+    func loopPrunesOnItsInterval() throws {
+        let clock = ManualClock(ticking: false)
+        let configuration = ModerationService.Configuration(
+            passwordHasher: .fastForTests, actionRetentionMs: 60_000, pruneIntervalMs: 600_000)
+        let harness = try ServiceHarness(clock: clock, configuration: configuration)
+        defer { harness.tearDown() }
+        let app = harness.client()
+        try app.createUser("o")
+        try app.createGroup("g", owner: "o") // seq 1
+        harness.service.runScheduledMaintenanceAndWait() // the first step prunes: nothing is old yet
+        clock.advance(by: 60_001)
+        try app.updateGroup(GroupUpdate(guid: "g", name: "second")) // 2
+        harness.service.runScheduledMaintenanceAndWait()
+        #expect(try StoreProbe.bounds(harness.store, app: "app").prunedThrough == 0, "seq 1 is old, but not due")
+        clock.advance(by: 600_000)
+        harness.service.runScheduledMaintenanceAndWait()
+        let bounds = try StoreProbe.bounds(harness.store, app: "app")
+        #expect(bounds.headSeq == 2 && bounds.prunedThrough == 2, "\(bounds)")
     }
 }

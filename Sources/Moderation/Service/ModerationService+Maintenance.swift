@@ -32,6 +32,13 @@ extension ModerationService {
     /// Sweeps expired bans and mutes, then prunes actions older than the retention, idempotency
     /// replies older than their window and invites past their expiry, each in bounded steps.
     public func runMaintenance(completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void) {
+        runMaintenance(pruning: true, completion: completion)
+    }
+
+    /// The sweeps, then the pruning when `pruning`.
+    private func runMaintenance(
+        pruning: Bool, completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void
+    ) {
         sweepExpiredBans { bans in
             switch bans {
             case .failure(let error):
@@ -42,21 +49,30 @@ extension ModerationService {
                     case .failure(let error):
                         completion(.failure(error))
                     case .success(let expiredMutes):
-                        self.pruneStep(
-                            report: MaintenanceReport(
-                                expiredBans: expiredBans, expiredMutes: expiredMutes, prunedActions: 0,
-                                purgedReplies: 0),
-                            completion: completion)
+                        let report = MaintenanceReport(
+                            expiredBans: expiredBans, expiredMutes: expiredMutes, prunedActions: 0, purgedReplies: 0)
+                        if pruning {
+                            self.pruneStep(report: report, completion: completion)
+                        } else {
+                            completion(.success(report))
+                        }
                     }
                 }
             }
         }
     }
 
-    /// `runMaintenance`, waiting for it (the maintenance loop's step).
-    func runMaintenanceAndWait() {
+    /// The maintenance loop's step, waiting for it: the sweeps every time, the pruning when
+    /// `pruneIntervalMs` has passed since the loop last pruned (and at its first step).
+    func runScheduledMaintenanceAndWait() {
+        let now = clock()
+        let pruning = lastScheduledPrune.withLock { last -> Bool in
+            if let last, now >= last, now - last < configuration.pruneIntervalMs { return false }
+            last = now
+            return true
+        }
         let done = BlockingSemaphore()
-        runMaintenance { _ in done.signal() }
+        runMaintenance(pruning: pruning) { _ in done.signal() }
         done.wait()
     }
 

@@ -15,6 +15,8 @@ public final class ModerationService: Sendable {
     let listeners: CommitListeners
     let memberPages: MemberPageCache
     private let maintenance: Mutex<MaintenanceLoop?>
+    /// When the maintenance loop last pruned (the service's clock); nil before its first step.
+    let lastScheduledPrune = Mutex<Int64?>(nil)
     /// Expired bans the sweeper has recorded as `unbanned` since start (for metrics).
     let expiredBansSwept = Atomic<UInt64>(0)
     /// Expired mutes the sweeper has recorded as `unmuted` since start (for metrics).
@@ -55,7 +57,7 @@ public final class ModerationService: Sendable {
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {
             let loop = MaintenanceLoop(intervalMs: configuration.maintenanceIntervalMs) { [weak self] in
-                self?.runMaintenanceAndWait()
+                self?.runScheduledMaintenanceAndWait()
             }
             maintenance.withLock { $0 = loop }
         }
