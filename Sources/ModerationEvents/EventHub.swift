@@ -63,7 +63,9 @@ public final class EventHub: Sendable {
         // Only apps with a subscription here: another instance's actions of the others are not
         // even read (see `SubscriptionQuota.follows` for why a starting subscription misses none).
         let quota = quota
-        service.addCommitListener(following: { app in quota.follows(app: app) }) { batch in inbox.push(batch) }
+        service.addCommitListener(following: { app in quota.follows(app: app) }, listing: { quota.followedApps() }) {
+            batch in inbox.push(batch)
+        }
         let thread = WorkerThread(name: "mod-events") { [self] in
             // Made here, used here only: the registry is confined to this thread.
             let registry = Registry()

@@ -61,6 +61,12 @@ final class SubscriptionQuota: Sendable {
     /// admitted later reads is past every action committed before the question.
     func follows(app: String) -> Bool { openCount(app: app) > 0 }
 
+    /// The apps `follows` is true of now.
+    func followedApps() -> Set<String> {
+        let counts = apps.withLock { $0 }
+        return Set(counts.lazy.filter { $0.value.open.load(ordering: .sequentiallyConsistent) > 0 }.map(\.key))
+    }
+
     /// Takes a place for one more subscription of `app`, with `bytes` of the budget; `force`
     /// reserves the bytes whatever the budget says (the cap still holds).
     func admit(app: String, bytes: Int, force: Bool) throws(Refusal) -> Admission {

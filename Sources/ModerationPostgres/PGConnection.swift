@@ -289,6 +289,26 @@ final class PGConnection {
     @discardableResult
     func exec(_ sql: String) throws(ModerationError) -> PGResult? {
         guard let result = PQexec(handle, sql) else { throw sendFailed() }
+        return try checked(result)
+    }
+
+    /// Runs one statement with text parameters (`$1` …), unprepared; only before the connection
+    /// enters pipeline mode. Results come back as text.
+    @discardableResult
+    func exec(_ sql: String, textParameters: [String]) throws(ModerationError) -> PGResult? {
+        var copies = textParameters.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        let result = copies.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+            }
+        }
+        guard let result else { throw sendFailed() }
+        return try checked(result)
+    }
+
+    /// `result` when it succeeded; otherwise cleared, recorded and thrown.
+    private func checked(_ result: OpaquePointer) throws(ModerationError) -> PGResult {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let sqlstate = cpq_sqlstate(result).map { String(cString: $0) } ?? ""

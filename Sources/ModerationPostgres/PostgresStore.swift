@@ -201,7 +201,9 @@ public final class PostgresStore: ModerationStore {
             watcher = CommitWatcher(
                 options: options.connectionOptions, notifier: notifier, listens: options.listensForCommits,
                 pollIntervalMs: options.pollIntervalMs,
-                statistics: recorder
+                statistics: recorder,
+                // Without a handler nothing is delivered: no app's head is needed.
+                followedApps: { completer.box.handler.withLock { $0 }.map { $0.followedApps() } ?? [] }
             ) { heads, retry in completer.report(heads: heads, retry: retry) }
         }
     }

@@ -34,6 +34,9 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     public var notifications: UInt64 = 0
     /// Times the commit watcher's connection was opened again after it was lost.
     public var watcherReconnects: UInt64 = 0
+    /// Apps' heads the commit watcher's polls read: every app's when its connection opens, the
+    /// followed apps' after that (`CommitWatcher`).
+    public var headsPolled: UInt64 = 0
     /// Lookups of calls' reads answered from the read cache (`ReadCache`), and not.
     public var readCacheHits: UInt64 = 0
     public var readCacheMisses: UInt64 = 0

@@ -205,6 +205,11 @@ enum ServerGauges {
                 statistics.watcherReconnects
             ),
             (
+                "moderation_store_heads_polled_total",
+                "Apps' head seqs read by the polls that back up commit notifications (followed apps only, after the first).",
+                statistics.headsPolled
+            ),
+            (
                 "moderation_store_read_cache_hits_total",
                 "Lookups of reads answered from the read cache (groups, memberships, first member pages).",
                 statistics.readCacheHits

@@ -1,7 +1,9 @@
 import Moderation
-import ModerationPostgres
+import Synchronization
 import TestSupport
 import Testing
+
+@testable import ModerationPostgres
 
 /// Events across instances: a store's commit handler is given the actions other instances commit,
 /// in seq order, each once, without this instance writing anything — woken by their `NOTIFY`, or,
@@ -54,6 +56,51 @@ struct CommitWatcherTests {
         try Self.writeSome(through: writer)
         try Self.expectFollowed(reader, writer: writer, timeoutMs: 10_000)
         #expect(reader.store.statistics.notifications >= 1)
+    }
+
+    @Test(
+        "the poll reads every app's head as it connects, then only the followed apps', and finds heads nobody notified")
+    func pollsFollowedApps() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let writer = try Instance(url: schema.url, schema: schema.name, clock: ManualClock())
+        defer { writer.close() }
+        for app in ["a", "b", "c"] {
+            let client = ModerationClient(service: writer.service, caller: Caller(app: app))
+            try client.createUser("o")
+            try client.createGroup("g", owner: "o")
+        }
+        let followed = Mutex<Set<String>>(["b"])
+        let polls = Mutex<[[String: UInt64]]>([])
+        let statistics = PostgresStatisticsRecorder()
+        let watcher = CommitWatcher(
+            options: PostgresStoreOptions(url: schema.url, schema: schema.name).connectionOptions,
+            notifier: CommitNotifier(schema: schema.name, instance: "watcher"), listens: true, pollIntervalMs: 20,
+            statistics: statistics, followedApps: { followed.withLock { $0 } },
+            everyAppEvery: 1_000 // not within the test
+        ) { heads, retry in
+            if retry { polls.withLock { $0.append(heads) } } // a poll's report, not a notification's
+        }
+        defer { watcher.close() }
+        #expect(waitUntil(timeoutMs: 10_000, pollMs: 10) { polls.withLock { $0.count } >= 4 })
+        let first = polls.withLock { $0 }
+        #expect(Set(first[0].keys) == ["a", "b", "c"], "as it connects: every app's head")
+        let head = try #require(first[0]["b"])
+        let later = Array(first.dropFirst())
+        #expect(later.allSatisfy { $0 == ["b": head] }, "then b's alone: \(first)")
+
+        // A head that moved without a notification (its instance died before its NOTIFY).
+        _ = try PostgresCluster.value(
+            "UPDATE \"\(schema.name)\".apps SET head_seq = head_seq + 5 WHERE name = 'b'", url: schema.url)
+        #expect(waitUntil(timeoutMs: 10_000, pollMs: 10) { polls.withLock { $0.last?["b"] } == head + 5 })
+
+        followed.withLock { $0 = [] }
+        let polled = statistics.snapshot.headsPolled
+        let settled = polls.withLock { $0.count } + 1
+        #expect(waitUntil(timeoutMs: 10_000, pollMs: 10) { polls.withLock { $0.count } >= settled + 3 })
+        let last = polls.withLock { Array($0.suffix(3)) }
+        #expect(last.allSatisfy { $0.isEmpty }, "nobody follows: no head read: \(last)")
+        #expect(statistics.snapshot.headsPolled <= polled + 1)
     }
 
     @Test("not listening (notifications lost): the poll brings every action, in order")

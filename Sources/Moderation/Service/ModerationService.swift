@@ -53,7 +53,9 @@ public final class ModerationService: Sendable {
         passwordAttempts = PasswordAttemptLimiter(
             limit: configuration.wrongPasswordLimit, windowMs: configuration.wrongPasswordWindowMs,
             sharedLedger: store.passwordAttempts)
-        store.setCommitHandler(CommitHandler(follows: listeners.follows, deliver: listeners.deliver))
+        store.setCommitHandler(
+            CommitHandler(
+                follows: listeners.follows, followedApps: listeners.followedApps, deliver: listeners.deliver))
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {
             let loop = MaintenanceLoop(intervalMs: configuration.maintenanceIntervalMs) { [weak self] in
@@ -73,14 +75,18 @@ public final class ModerationService: Sendable {
     /// Registers `listener` to be called once per committed batch with its actions in seq order,
     /// after the batch is durable and before its completions run. It runs on the store's
     /// completer thread, batch after batch: keep it short (hand the actions off).
-    /// - Parameter follows: whether the listener wants `app`'s actions now (by default, every
-    ///   app's). The store may leave out the actions of apps no listener follows; see
-    ///   `CommitHandler.follows` for when a new follower must start counting.
+    /// - Parameters:
+    ///   - follows: whether the listener wants `app`'s actions now (by default, every app's).
+    ///     The store may leave out the actions of apps no listener follows; see
+    ///     `CommitHandler.follows` for when a new follower must start counting.
+    ///   - followedApps: the apps `follows` is true of now, when the listener can list them
+    ///     (`CommitHandler.followedApps`); nil for a listener that cannot.
     public func addCommitListener(
         following follows: @escaping @Sendable (_ app: String) -> Bool = { _ in true },
+        listing followedApps: (@Sendable () -> Set<String>)? = nil,
         _ listener: @escaping @Sendable ([ActionRecord]) -> Void
     ) {
-        listeners.add(follows: follows, listener)
+        listeners.add(follows: follows, followedApps: followedApps, listener)
     }
 
     deinit {

@@ -12,11 +12,19 @@ public struct CommitHandler: Sendable {
     /// them spares those reads. So a new follower must be counted here before it reads the log's
     /// head, and will then be given every action after that head.
     public let follows: @Sendable (_ app: String) -> Bool
+    /// The apps anyone follows now, when that can be listed; nil when not (a follower of every
+    /// app). A store that polls the database for other servers' commits, beside being told of
+    /// them, may poll only these apps: what it is not told of in another app is read when the
+    /// app is next committed to or followed. Counted as `follows` counts.
+    public let followedApps: @Sendable () -> Set<String>?
 
     public init(
-        follows: @escaping @Sendable (_ app: String) -> Bool, deliver: @escaping @Sendable ([ActionRecord]) -> Void
+        follows: @escaping @Sendable (_ app: String) -> Bool,
+        followedApps: @escaping @Sendable () -> Set<String>? = { nil },
+        deliver: @escaping @Sendable ([ActionRecord]) -> Void
     ) {
         self.follows = follows
+        self.followedApps = followedApps
         self.deliver = deliver
     }
 }
