@@ -265,9 +265,13 @@ enum Statement: Int, CaseIterable {
 
         case .groupByGUID: "SELECT \(Self.groupColumns) FROM groups g WHERE g.app_id = $1 AND g.guid = $2"
         case .groupWithMembership:
+            // The membership a probe (`Statement.probe`): PostgreSQL estimates (app, guid) as
+            // if the app and the guid were independent, so where many apps have a group of that
+            // guid it expected hundreds of groups and scanned `members` whole for the uid.
             """
             SELECT \(Self.groupColumns), m.scope, m.joined_at, m.muted_until, m.mute_reason
-            FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $3 AND \(Self.readFromTable("m"))
+            FROM groups g
+            LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = $3", fromTable: true)) ON true
             WHERE g.app_id = $1 AND g.guid = $2
             """
         case .insertGroup:

@@ -13,7 +13,9 @@ import Testing
 /// one membership (`Statement.probe`, `Statement.readFromTable`). The same for groups and users
 /// looked up by app among many small apps: planned once for all (a generic plan), a lookup in the
 /// large app was costed as one in the average app, and joined directly the read-ahead hashed every
-/// group of the large app for each batch.
+/// group of the large app for each batch. And with a guid every app has, PostgreSQL took the app
+/// and the guid for independent, expected hundreds of groups, and scanned `members` whole for the
+/// membership of a group read with it.
 @Suite("PostgreSQL store: lookups by key probe the primary key")
 struct KeyProbeTests {
     /// A statement that looks up memberships by key, with its parameters' types and, given the
@@ -87,15 +89,15 @@ struct KeyProbeTests {
             INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
             SELECT g.id, 'u' || i, 1, 0, 0, 'u0', '', 0 FROM groups g, generate_series(20000, 21999) i
             WHERE g.guid = 'g0';
-            -- Last, so that the statements above see the app's rows only; guids and uids of their
-            -- own, so that only the app's size is unusual, not its keys.
+            -- Last, so that the statements above see the app's rows only. Their guids and uids are
+            -- the app's (every app has a "g0"): PostgreSQL takes (app, guid) for independent.
             INSERT INTO apps (name) SELECT 'small' || i FROM generate_series(1, 30000) i;
             INSERT INTO groups (app_id, guid, name, name_folded, icon, description, type, metadata, tags, owner,
                                 members_count, version, revision, created_at, updated_at)
-            SELECT a.id, 'h' || i, 'n', 'n', '', '', 0, '{}', '{}', 'w0', 0, 1, 1, 0, 0
+            SELECT a.id, 'g' || i, 'n', 'n', '', '', 0, '{}', '{}', 'u0', 0, 1, 1, 0, 0
             FROM apps a, generate_series(0, 1) i WHERE a.name <> 'app';
             INSERT INTO users (app_id, uid, name, name_folded, avatar, metadata, created_at)
-            SELECT a.id, 'w' || i, 'n', 'n', '', '{}', 0 FROM apps a, generate_series(0, 1) i WHERE a.name <> 'app';
+            SELECT a.id, 'u' || i, 'n', 'n', '', '{}', 0 FROM apps a, generate_series(0, 1) i WHERE a.name <> 'app';
             """)
         // Vacuumed as well as analyzed: with every page all-visible, an index-only scan of
         // `members_by_joined` costs no heap fetch, which is what made PostgreSQL prefer it.
