@@ -11,14 +11,16 @@ internal import ThreadSupport
 /// opened again, when PostgreSQL restarts, or when an instance dies between its COMMIT and its
 /// NOTIFY), so the watcher also reads apps' heads each `pollInterval` and reports those, and the
 /// feed catches up with whatever it finds past what it delivered. A lost notification delays an
-/// event by a poll period at most; none is lost. The poll reads every app's head when the
-/// connection opens (what came before is not notified) and at every `everyAppEvery`th poll, and
-/// otherwise only the followed apps' (`CommitHandler.followedApps`): the others' actions are not
-/// delivered here, so a missed head of theirs costs nothing but a longer read of the log if one
-/// is followed later, and with 30 000 apps reading them all four times a second cost an idle
-/// instance 7 % of a core and PostgreSQL 3 %. When
-/// PostgreSQL cannot be reached the thread tries again with a growing pause (up to two seconds);
-/// nothing else waits for it.
+/// event by a poll period at most (two, for a subscription that starts while a poll is under
+/// way: the poll may have listed the followed apps before it); none is lost.
+///
+/// The poll reads every app's head when the connection opens (what came before is not
+/// notified) and at every `everyAppEvery`th poll, and otherwise only the followed apps'
+/// (`CommitHandler.followedApps`): the others' actions are not delivered here, so a missed head
+/// of theirs costs nothing but a longer read of the log if one is followed later, and with
+/// 30 000 apps reading them all four times a second cost an idle instance 7 % of a core and
+/// PostgreSQL 3 %. When PostgreSQL cannot be reached the thread tries again with a growing pause
+/// (up to two seconds); nothing else waits for it.
 final class CommitWatcher: Sendable {
     /// Set by `close`; the thread looks at it whenever it wakes.
     final class Stop: Sendable {
