@@ -12,11 +12,11 @@ extension PostgresSession {
     /// Exact, as the cache must be: the rows are read under the app's lock, before any write of
     /// the transaction. An app another writer holds is skipped (its writes are deferred as
     /// before), as is an app that does not exist; the first app may wait for its lock, as the
-    /// batch's first write would. Groups are read without a row lock, as `groupForUpdate` reads them. A group or a
-    /// user it does not find is recorded as missing (`missingGroups`, `missingUsers`). Each pair's
-    /// wrong passwords come along (`sharedPasswordFailures`), for a join's check of the limit,
-    /// and the stored replies of the writes' idempotency keys are read in one more statement per
-    /// app (`idempotentReply`). Returns how many standings it kept.
+    /// batch's first write would. Groups are read without a row lock, as `groupForUpdate` reads
+    /// them. A group or a user it does not find is recorded as missing (`missingGroups`,
+    /// `missingUsers`). Each pair's wrong passwords come along (`sharedPasswordFailures`), for a
+    /// join's check of the limit, and the stored replies of the writes' idempotency keys are read
+    /// in one more statement per app (`idempotentReply`). Returns how many standings it kept.
     func prefetch(_ footprints: [WriteFootprint]) throws(ModerationError) -> Int {
         var kept = 0
         struct Pair: Hashable {

@@ -202,8 +202,11 @@ public final class PostgresStore: ModerationStore {
                 options: options.connectionOptions, notifier: notifier, listens: options.listensForCommits,
                 pollIntervalMs: options.pollIntervalMs,
                 statistics: recorder,
-                // Without a handler nothing is delivered: no app's head is needed.
-                followedApps: { completer.box.handler.withLock { $0 }.map { $0.followedApps() } ?? [] }
+                followedApps: {
+                    // Without a handler nothing is delivered: no app's head is needed.
+                    guard let handler = completer.box.handler.withLock({ $0 }) else { return [] }
+                    return handler.followedApps()
+                }
             ) { heads, retry in completer.report(heads: heads, retry: retry) }
         }
     }

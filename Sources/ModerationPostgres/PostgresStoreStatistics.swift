@@ -34,8 +34,8 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     public var notifications: UInt64 = 0
     /// Times the commit watcher's connection was opened again after it was lost.
     public var watcherReconnects: UInt64 = 0
-    /// Apps' heads the commit watcher's polls read: every app's when its connection opens, the
-    /// followed apps' after that (`CommitWatcher`).
+    /// Apps' heads the commit watcher's polls read: every app's when its connection opens and at
+    /// one poll in 40, the followed apps' at the others (`CommitWatcher`).
     public var headsPolled: UInt64 = 0
     /// Lookups of calls' reads answered from the read cache (`ReadCache`), and not.
     public var readCacheHits: UInt64 = 0

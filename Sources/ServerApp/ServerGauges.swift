@@ -206,7 +206,7 @@ enum ServerGauges {
             ),
             (
                 "moderation_store_heads_polled_total",
-                "Apps' head seqs read by the polls that back up commit notifications (followed apps only, after the first).",
+                "Apps' head seqs read by the polls that back up commit notifications (every app's one poll in 40, else followed apps').",
                 statistics.headsPolled
             ),
             (
