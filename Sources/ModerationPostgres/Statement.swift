@@ -8,7 +8,7 @@ enum Statement: Int, CaseIterable {
 
     case appByName, lockApp, lockAppSkipping, lockAppByID, lockAppByIDSkipping, insertApp, appLog, setAppHead,
         appDataVersion
-    case appHeads, appsToPrune, lockAppForPruning, setPrunedThrough
+    case appsToPrune, lockAppForPruning, setPrunedThrough
 
     case userByUID, standing, prefetch, insertUser, updateUser, uidRetired, markUserDeleted
 
@@ -203,7 +203,6 @@ enum Statement: Int, CaseIterable {
         case .appLog: "SELECT name, head_seq, pruned_through FROM apps WHERE id = $1"
         case .setAppHead: "UPDATE apps SET head_seq = $2, data_version = data_version + 1 WHERE id = $1"
         case .appDataVersion: "SELECT data_version FROM apps WHERE id = $1"
-        case .appHeads: "SELECT name, head_seq FROM apps"
         case .appsToPrune:
             // The apps (at most $2) whose log begins with an action older than $1, the cutoff:
             // one probe of the first unpruned action of each app that has any. Asking app by
