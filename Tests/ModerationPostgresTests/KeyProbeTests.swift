@@ -15,7 +15,9 @@ import Testing
 /// large app was costed as one in the average app, and joined directly the read-ahead hashed every
 /// group of the large app for each batch. And with a guid every app has, PostgreSQL took the app
 /// and the guid for independent, expected hundreds of groups, and scanned `members` whole for the
-/// membership of a group read with it.
+/// membership of a group read with it. The same misestimate for a uid every app has, on the
+/// statements that read a user's groups, bans or invites: they hashed the whole table
+/// (`Statement.userID`).
 @Suite("PostgreSQL store: lookups by key probe the primary key")
 struct KeyProbeTests {
     /// A statement that looks up memberships by key, with its parameters' types and, given the
@@ -60,15 +62,24 @@ struct KeyProbeTests {
     /// PostgreSQL's two ways of planning a prepared statement: for its arguments, or once for all.
     static let planModes = ["force_custom_plan", "force_generic_plan"]
 
-    /// One schema for every statement and plan mode: seeding it is most of the test's time.
-    @Test("a membership or ban looked up by its key is one probe of the primary key")
-    func probesByWholeKey() throws {
+    /// A schema of one app with 2 000 groups of 3 members, one ban and one invite each, and one
+    /// group (`g0`) of 20 000 members and 2 000 bans (users "u0"–"u21999", ids 1–22 000); beside
+    /// it 30 000 apps of 2 groups and 2 users each, with the app's guids and uids. Returns the
+    /// schema (for the caller to drop), the app's id and its large group's. Seeding is most of
+    /// each test's time.
+    static func seededSchema() throws -> (schema: TestSchema, appID: String, groupID: String) {
         let schema = try TestSchema()
-        defer { schema.drop() }
+        do {
+            return try seed(schema)
+        } catch {
+            schema.drop()
+            throw error
+        }
+    }
+
+    private static func seed(_ schema: TestSchema) throws -> (schema: TestSchema, appID: String, groupID: String) {
         let store = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         store.close()
-        // 2 000 groups of 3 members and one ban each, and one group of 20 000 members and 2 000 bans;
-        // beside the app, 30 000 apps of 2 groups and 2 users each.
         _ = try schema.value(
             """
             INSERT INTO apps (name) VALUES ('app');
@@ -83,12 +94,19 @@ struct KeyProbeTests {
             FROM groups g CROSS JOIN generate_series(0, 2) j JOIN users u ON u.uid = 'u' || ((g.id * 3 + j) % 20000)
             WHERE g.guid <> 'g0';
             INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
-            SELECT g.id, 'u' || (20000 + g.id % 2000), 1, 0, 0, 'u0', '', 0 FROM groups g WHERE g.guid <> 'g0';
+            SELECT g.id, u.uid, u.id, 0, 0, 'u1', '', 0
+            FROM groups g JOIN users u ON u.uid = 'u' || (20000 + g.id % 2000) WHERE g.guid <> 'g0';
             INSERT INTO members (group_id, uid, user_id, scope, joined_at)
             SELECT g.id, u.uid, u.id, 0, 0 FROM groups g JOIN users u ON u.id <= 20000 WHERE g.guid = 'g0';
             INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
-            SELECT g.id, 'u' || i, 1, 0, 0, 'u0', '', 0 FROM groups g, generate_series(20000, 21999) i
+            SELECT g.id, u.uid, u.id, 0, 0, 'u1', '', 0 FROM groups g JOIN users u ON u.id > 20000
             WHERE g.guid = 'g0';
+            -- "u0" (a member of g0 only) is banned from 5 groups and invited to 10.
+            INSERT INTO bans (group_id, uid, user_id, joined_at, banned_at, banned_by, reason, expires_at)
+            SELECT g.id, 'u0', 1, 0, 0, 'u1', '', 0 FROM groups g WHERE g.guid <> 'g0' AND g.id % 400 = 0;
+            INSERT INTO invites (group_id, uid, user_id, scope, invited_by, invited_at, expires_at)
+            SELECT g.id, u.uid, u.id, 0, 'u1', g.id, 9000000000000000
+            FROM groups g JOIN users u ON u.uid = 'u' || ((g.id * 7) % 200) WHERE g.guid <> 'g0';
             -- Last, so that the statements above see the app's rows only. Their guids and uids are
             -- the app's (every app has a "g0"): PostgreSQL takes (app, guid) for independent.
             INSERT INTO apps (name) SELECT 'small' || i FROM generate_series(1, 30000) i;
@@ -101,32 +119,25 @@ struct KeyProbeTests {
             """)
         // Vacuumed as well as analyzed: with every page all-visible, an index-only scan of
         // `members_by_joined` costs no heap fetch, which is what made PostgreSQL prefer it.
-        let tables = ["apps", "groups", "users", "members", "bans"].map { "\"\(schema.name)\".\($0)" }
+        let tables = ["apps", "groups", "users", "members", "bans", "invites"].map { "\"\(schema.name)\".\($0)" }
         _ = try PostgresCluster.value("VACUUM (ANALYZE) \(tables.joined(separator: ", "))", url: schema.url)
         let appID = try #require(try schema.value("SELECT id FROM apps WHERE name = 'app'"))
         let groupID = try #require(
             try schema.value("SELECT id FROM groups WHERE app_id = \(appID) AND guid = 'g0'"))
+        return (schema, appID, groupID)
+    }
+
+    /// One schema for every statement and plan mode.
+    @Test("a membership or ban looked up by its key is one probe of the primary key")
+    func probesByWholeKey() throws {
+        let (schema, appID, groupID) = try Self.seededSchema()
+        defer { schema.drop() }
         for lookup in Self.statements {
             for planMode in Self.planModes {
-                /// The indexes that served the lookups of `relations`, and the most rows one read.
                 func lookups(of relations: String) throws -> String? {
-                    try schema.value(
-                        """
-                        SET plan_cache_mode = \(planMode);
-                        PREPARE lookup (\(lookup.parameterTypes)) AS \(lookup.statement.sql);
-                        CREATE FUNCTION pg_temp.plan(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
-                        DECLARE plan json;
-                        BEGIN
-                            EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || query INTO plan;
-                            RETURN plan::jsonb;
-                        END $$;
-                        SELECT string_agg(DISTINCT coalesce(node ->> 'Index Name', node ->> 'Node Type'), ' ') || ', '
-                            || max((node ->> 'Actual Rows')::numeric)
-                        FROM jsonb_path_query(
-                            pg_temp.plan($q$EXECUTE lookup (\(lookup.arguments(appID, groupID)))$q$),
-                            'lax $.**') AS node
-                        WHERE jsonb_typeof(node) = 'object' AND node ->> 'Relation Name' IN (\(relations));
-                        """)
+                    try Self.readers(
+                        of: relations, in: schema, planMode: planMode, sql: lookup.statement.sql,
+                        parameterTypes: lookup.parameterTypes, arguments: lookup.arguments(appID, groupID))
                 }
                 let rows = try lookups(of: "'members', 'bans'")
                 #expect(rows == "\(lookup.indexes), 1", "\(lookup.statement), \(planMode)")
@@ -136,5 +147,94 @@ struct KeyProbeTests {
                 }
             }
         }
+    }
+
+    /// A statement that reads one user's rows of a table (their memberships, bans or invites) and
+    /// the index that must serve it.
+    struct UserListing: Sendable {
+        let name: String
+        let sql: String
+        let parameterTypes: String
+        let arguments: @Sendable (_ appID: String) -> String
+        let table: String
+        let index: String
+    }
+
+    static let userListings = [
+        UserListing(
+            name: "groupsPageJoined", sql: Statement.groupsPageJoined.sql,
+            parameterTypes: "bigint, text, boolean, bigint, text, bigint, text[], bigint, bigint",
+            arguments: { app in "\(app), 'u0', false, -1, '', 255, NULL, 0, 31" }, table: "members",
+            index: "members_by_user"),
+        UserListing(
+            name: "SearchSQL.groupsJoined", sql: SearchSQL.groupsJoined,
+            parameterTypes: "bigint, text, boolean, bigint, text, bigint, text[], bigint, bigint, text",
+            arguments: { app in "\(app), 'u0', false, -1, '', 255, NULL, 0, 31, '%g%'" }, table: "members",
+            index: "members_by_user"),
+        UserListing(
+            name: "groupsOfUser", sql: Statement.groupsOfUser.sql, parameterTypes: "bigint, text",
+            arguments: { app in "\(app), 'u0'" }, table: "members", index: "members_by_user"),
+        UserListing(
+            name: "groupsBanningUser", sql: Statement.groupsBanningUser.sql, parameterTypes: "bigint, text",
+            arguments: { app in "\(app), 'u0'" }, table: "bans", index: "bans_by_user"),
+        UserListing(
+            name: "invitesOfUser", sql: Statement.invitesOfUser.sql,
+            parameterTypes: "bigint, text, bigint, text, bigint, bigint",
+            arguments: { app in "\(app), 'u0', 9223372036854775807, '', 0, 31" }, table: "invites",
+            index: "invites_by_user"),
+    ]
+
+    /// "u0" is a user of every app. Its memberships, bans and invites are read by the user's index
+    /// whether the statement is planned for its values (as every search is) or once for all.
+    @Test("a user's groups, bans and invites are read through the user's index, for a uid every app has")
+    func readsOneUsersRows() throws {
+        let (schema, appID, _) = try Self.seededSchema()
+        defer { schema.drop() }
+        let own = try #require(
+            try schema.value(
+                """
+                SELECT (SELECT count(*) FROM members WHERE user_id = u.id) || ' '
+                    || (SELECT count(*) FROM bans WHERE user_id = u.id) || ' '
+                    || (SELECT count(*) FROM invites WHERE user_id = u.id)
+                FROM users u WHERE app_id = \(appID) AND uid = 'u0'
+                """))
+        let counts = Dictionary(uniqueKeysWithValues: zip(["members", "bans", "invites"], own.split(separator: " ")))
+        for listing in Self.userListings {
+            for planMode in Self.planModes {
+                let readers = try Self.readers(
+                    of: "'\(listing.table)'", in: schema, planMode: planMode, sql: listing.sql,
+                    parameterTypes: listing.parameterTypes, arguments: listing.arguments(appID))
+                let expected = "\(listing.index), \(counts[listing.table] ?? "?")"
+                #expect(readers == expected, "\(listing.name), \(planMode)")
+            }
+        }
+    }
+
+    /// The indexes (or else the node types) that read `relations` when `sql`, prepared with
+    /// `parameterTypes` under `planMode`, runs with `arguments`, and the most rows one of them
+    /// read: "members_pkey, 1". A bitmap scan counts as a read by the (first) index it scans.
+    static func readers(
+        of relations: String, in schema: TestSchema, planMode: String, sql: String, parameterTypes: String,
+        arguments: String
+    ) throws -> String? {
+        try schema.value(
+            """
+            SET plan_cache_mode = \(planMode);
+            PREPARE lookup (\(parameterTypes)) AS \(sql);
+            CREATE FUNCTION pg_temp.plan(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
+            DECLARE plan json;
+            BEGIN
+                EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+                RETURN plan::jsonb;
+            END $$;
+            SELECT string_agg(
+                       DISTINCT coalesce(
+                           node ->> 'Index Name', jsonb_path_query_first(node, 'lax $.Plans.**."Index Name"') #>> '{}',
+                           node ->> 'Node Type'),
+                       ' ')
+                || ', ' || max((node ->> 'Actual Rows')::numeric)
+            FROM jsonb_path_query(pg_temp.plan($q$EXECUTE lookup (\(arguments))$q$), 'lax $.**') AS node
+            WHERE jsonb_typeof(node) = 'object' AND node ->> 'Relation Name' IN (\(relations));
+            """)
     }
 }
