@@ -17,7 +17,7 @@ import Testing
 /// and the guid for independent, expected hundreds of groups, and scanned `members` whole for the
 /// membership of a group read with it. The same misestimate for a uid every app has, on the
 /// statements that read a user's groups, bans or invites: they hashed the whole table
-/// (`Statement.userID`).
+/// (`Statement.userID`); and a page of actions, whose users a plan for its values hashed.
 @Suite("PostgreSQL store: lookups by key probe the primary key")
 struct KeyProbeTests {
     /// A statement that looks up memberships by key, with its parameters' types and, given the
@@ -62,8 +62,9 @@ struct KeyProbeTests {
     /// PostgreSQL's two ways of planning a prepared statement: for its arguments, or once for all.
     static let planModes = ["force_custom_plan", "force_generic_plan"]
 
-    /// A schema of one app with 2 000 groups of 3 members, one ban and one invite each, and one
-    /// group (`g0`) of 20 000 members and 2 000 bans (users "u0"–"u21999", ids 1–22 000); beside
+    /// A schema of one app with 2 000 groups of 3 members, one ban and one invite each, one group
+    /// (`g0`) of 20 000 members and 2 000 bans (users "u0"–"u21999", ids 1–22 000) and 5 000
+    /// actions; beside
     /// it 30 000 apps of 2 groups and 2 users each, with the app's guids and uids. Returns the
     /// schema (for the caller to drop), the app's id and its large group's. Seeding is most of
     /// each test's time.
@@ -107,6 +108,11 @@ struct KeyProbeTests {
             INSERT INTO invites (group_id, uid, user_id, scope, invited_by, invited_at, expires_at)
             SELECT g.id, u.uid, u.id, 0, 'u1', g.id, 9000000000000000
             FROM groups g JOIN users u ON u.uid = 'u' || ((g.id * 7) % 200) WHERE g.guid <> 'g0';
+            -- 5 000 actions, by and on the app's users, in 2 000 groups.
+            INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, reason,
+                                 expires_at, timestamp, idempotency_key, request_id)
+            SELECT a.id, i, 1 + i % 2000, 1, 3, 'u' || (i * 13 % 20000), 'u' || (i * 7 % 20000), 0, 1, '', 0, 0, '', ''
+            FROM apps a, generate_series(1, 5000) i;
             -- Last, so that the statements above see the app's rows only. Their guids and uids are
             -- the app's (every app has a "g0"): PostgreSQL takes (app, guid) for independent.
             INSERT INTO apps (name) SELECT 'small' || i FROM generate_series(1, 30000) i;
@@ -119,7 +125,9 @@ struct KeyProbeTests {
             """)
         // Vacuumed as well as analyzed: with every page all-visible, an index-only scan of
         // `members_by_joined` costs no heap fetch, which is what made PostgreSQL prefer it.
-        let tables = ["apps", "groups", "users", "members", "bans", "invites"].map { "\"\(schema.name)\".\($0)" }
+        let tables = ["apps", "groups", "users", "members", "bans", "invites", "actions"].map {
+            "\"\(schema.name)\".\($0)"
+        }
         _ = try PostgresCluster.value("VACUUM (ANALYZE) \(tables.joined(separator: ", "))", url: schema.url)
         let appID = try #require(try schema.value("SELECT id FROM apps WHERE name = 'app'"))
         let groupID = try #require(
@@ -149,45 +157,59 @@ struct KeyProbeTests {
         }
     }
 
-    /// A statement that reads one user's rows of a table (their memberships, bans or invites) and
-    /// the index that must serve it.
-    struct UserListing: Sendable {
+    /// A statement that reads rows of `table` by a user's key: one user's rows (their
+    /// memberships, bans or invites; `rows` nil, for as many as the user has), or one user per
+    /// row of a page (`rows` 1); and the index that must serve it.
+    struct UserRead: Sendable {
         let name: String
         let sql: String
         let parameterTypes: String
         let arguments: @Sendable (_ appID: String) -> String
         let table: String
         let index: String
+        var rows: Int? = nil
     }
 
-    static let userListings = [
-        UserListing(
+    static let userReads = [
+        UserRead(
             name: "groupsPageJoined", sql: Statement.groupsPageJoined.sql,
             parameterTypes: "bigint, text, boolean, bigint, text, bigint, text[], bigint, bigint",
             arguments: { app in "\(app), 'u0', false, -1, '', 255, NULL, 0, 31" }, table: "members",
             index: "members_by_user"),
-        UserListing(
+        UserRead(
             name: "SearchSQL.groupsJoined", sql: SearchSQL.groupsJoined,
             parameterTypes: "bigint, text, boolean, bigint, text, bigint, text[], bigint, bigint, text",
             arguments: { app in "\(app), 'u0', false, -1, '', 255, NULL, 0, 31, '%g%'" }, table: "members",
             index: "members_by_user"),
-        UserListing(
+        UserRead(
             name: "groupsOfUser", sql: Statement.groupsOfUser.sql, parameterTypes: "bigint, text",
             arguments: { app in "\(app), 'u0'" }, table: "members", index: "members_by_user"),
-        UserListing(
+        UserRead(
             name: "groupsBanningUser", sql: Statement.groupsBanningUser.sql, parameterTypes: "bigint, text",
             arguments: { app in "\(app), 'u0'" }, table: "bans", index: "bans_by_user"),
-        UserListing(
+        UserRead(
             name: "invitesOfUser", sql: Statement.invitesOfUser.sql,
             parameterTypes: "bigint, text, bigint, text, bigint, bigint",
             arguments: { app in "\(app), 'u0', 9223372036854775807, '', 0, 31" }, table: "invites",
             index: "invites_by_user"),
+        UserRead(
+            name: "actionsOfApp", sql: Statement.actionsOfApp.sql,
+            parameterTypes: "bigint, bigint, bigint, bigint, text, text, bigint",
+            arguments: { app in "\(app), 0, 100000, 255, NULL, NULL, 500" }, table: "users",
+            index: "users_app_id_uid_key", rows: 1),
+        UserRead(
+            name: "actionsOfGroup", sql: Statement.actionsOfGroup.sql,
+            parameterTypes: "bigint, bigint, bigint, bigint, text, text, bigint, bigint",
+            arguments: { app in "\(app), 0, 100000, 255, NULL, NULL, 500, 7" }, table: "users",
+            index: "users_app_id_uid_key", rows: 1),
     ]
 
     /// "u0" is a user of every app. Its memberships, bans and invites are read by the user's index
-    /// whether the statement is planned for its values (as every search is) or once for all.
-    @Test("a user's groups, bans and invites are read through the user's index, for a uid every app has")
-    func readsOneUsersRows() throws {
+    /// whether the statement is planned for its values (as every search is) or once for all; and
+    /// a page of actions looks its actors and targets up one by one, not by hashing every user of
+    /// the app.
+    @Test("a user's groups, bans and invites, and an action's users, are read through the users' keys")
+    func readsByUsersKeys() throws {
         let (schema, appID, _) = try Self.seededSchema()
         defer { schema.drop() }
         let own = try #require(
@@ -199,13 +221,13 @@ struct KeyProbeTests {
                 FROM users u WHERE app_id = \(appID) AND uid = 'u0'
                 """))
         let counts = Dictionary(uniqueKeysWithValues: zip(["members", "bans", "invites"], own.split(separator: " ")))
-        for listing in Self.userListings {
+        for read in Self.userReads {
             for planMode in Self.planModes {
                 let readers = try Self.readers(
-                    of: "'\(listing.table)'", in: schema, planMode: planMode, sql: listing.sql,
-                    parameterTypes: listing.parameterTypes, arguments: listing.arguments(appID))
-                let expected = "\(listing.index), \(counts[listing.table] ?? "?")"
-                #expect(readers == expected, "\(listing.name), \(planMode)")
+                    of: "'\(read.table)'", in: schema, planMode: planMode, sql: read.sql,
+                    parameterTypes: read.parameterTypes, arguments: read.arguments(appID))
+                let rows = read.rows.map(String.init) ?? counts[read.table].map(String.init) ?? "?"
+                #expect(readers == "\(read.index), \(rows)", "\(read.name), \(planMode)")
             }
         }
     }
