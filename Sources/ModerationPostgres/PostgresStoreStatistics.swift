@@ -54,6 +54,9 @@ public struct PostgresStoreStatistics: Sendable, Equatable {
     public var appLockWaitSeconds = 0.0
     /// Writes queued while a writer took its batch's first app lock, that joined that batch.
     public var joinedWhileLocking: UInt64 = 0
+    /// Time writers spent reading their batches ahead (`PostgresSession.prefetch`), under the
+    /// apps' locks: with the lock's wait and the COMMIT, most of what an app's turn costs.
+    public var readAheadSeconds = 0.0
 }
 
 /// The counters behind `PostgresStoreStatistics`.

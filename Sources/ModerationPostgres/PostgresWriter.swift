@@ -141,8 +141,13 @@ final class WriterLoop: @unchecked Sendable {
                     return footprint
                 }
                 do {
+                    let started = monotonicSeconds()
                     let kept = try session.prefetch(footprints)
-                    if kept > 0 { statistics.record { $0.prefetchedStandings += UInt64(kept) } }
+                    let seconds = monotonicSeconds() - started
+                    statistics.record {
+                        $0.prefetchedStandings += UInt64(kept)
+                        $0.readAheadSeconds += seconds
+                    }
                 } catch {
                     // Only a read failed: the batch runs again without reading ahead, unless the
                     // connection is gone, which is handled as anywhere else.

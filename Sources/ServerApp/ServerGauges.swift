@@ -251,6 +251,11 @@ enum ServerGauges {
                 name: "moderation_store_app_lock_wait_seconds_total",
                 help: "Seconds writers spent taking their batches' first app lock (waiting for other instances).",
                 type: "counter", value: statistics.appLockWaitSeconds))
+        samples.append(
+            ServerMetrics.Sample(
+                name: "moderation_store_read_ahead_seconds_total",
+                help: "Seconds writers spent reading their batches ahead, under the apps' locks.",
+                type: "counter", value: statistics.readAheadSeconds))
         return samples
     }
 

@@ -185,6 +185,7 @@ enum WireBenchmark {
                 "moderation_store_commit_seconds_sum", "moderation_store_commit_seconds_count",
                 "moderation_store_deferred_writes_total", "moderation_store_retried_batches_total",
                 "moderation_store_app_lock_wait_seconds_total", "moderation_store_writes_joined_while_locking_total",
+                "moderation_store_read_ahead_seconds_total",
             ]
             : [
                 "moderation_store_commits_total", "moderation_store_commit_batch_size_sum",
@@ -248,7 +249,7 @@ enum WireBenchmark {
         let commits = max(delta[0], 1)
         if postgres {
             print(
-                "  \(Int(delta[0])) commits, \(fixed(delta[1] / commits)) writes per commit; COMMIT \(fixed(delta[2] / max(delta[3], 1) * 1000)) ms each on average (WAL flush included); \(Int(delta[4])) writes deferred, \(Int(delta[5])) batches retried; app lock waited \(fixed(delta[6] / commits * 1000)) ms a commit, \(Int(delta[7])) writes joined while waiting"
+                "  \(Int(delta[0])) commits, \(fixed(delta[1] / commits)) writes per commit; COMMIT \(fixed(delta[2] / max(delta[3], 1) * 1000)) ms each on average (WAL flush included); \(Int(delta[4])) writes deferred, \(Int(delta[5])) batches retried; app lock waited \(fixed(delta[6] / commits * 1000)) ms a commit, \(Int(delta[7])) writes joined while waiting; read ahead \(fixed(delta[8] / commits * 1000)) ms a commit"
             )
         } else {
             print(
