@@ -14,6 +14,8 @@ machine hits every figure alike):
      own (group, user) through JoinGroup, KickMember, JoinGroup, BanMember, UnbanMember (one app,
      32 groups);
   3. the same load spread round-robin over 3 instances on the same database (--instances 3);
+     then the same 3 instances with every connection on the first (`--route-by-app` with one
+     app): the best a forwarding of an app's writes to one instance could do, its hop for free;
   4. the same as 2 with the connections spread over 8 apps (--apps 8): one app's writes all take
      the app's lock, whichever instance or writer runs them (gapless seqs); different apps' writes
      commit side by side;
@@ -134,7 +136,9 @@ def parse_mutations(output: str) -> dict:
         r"(\d+) commits, ([\d.]+) writes per commit; COMMIT ([\d.]+) ms each on average.*?(\d+) writes deferred, (\d+) batches retried",
         output,
     )
-    lock = re.search(r"app lock waited ([\d.]+) ms a commit, (\d+) writes joined while waiting", output)
+    lock = re.search(
+        r"app lock waited ([\d.]+) ms a commit, (\d+) writes joined while waiting; read ahead ([\d.]+) ms a commit", output
+    )
     if not rate or not commits or not lock:
         raise RuntimeError("unexpected output of moderation-bench wire:\n" + output)
     if "failures (first" in output:
@@ -151,6 +155,7 @@ def parse_mutations(output: str) -> dict:
         "retried": float(commits.group(5)),
         "lock_wait_ms": float(lock.group(1)),
         "joined": float(lock.group(2)),
+        "read_ahead_ms": float(lock.group(3)),
     }
 
 
@@ -236,6 +241,7 @@ def main() -> None:
         services = [
             ("one", 1, 1, []),
             ("many", arguments.instances, 1, []),
+            ("one_home", arguments.instances, 1, ["--route-by-app"]),
             ("one_apps", 1, arguments.apps, []),
             ("many_apps", arguments.instances, arguments.apps, []),
             ("routed_apps", arguments.instances, arguments.apps, ["--route-by-app"]),
@@ -318,6 +324,7 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     print("pgbench -N, 16 clients:                     %s transactions/s" % median_spread(column("pgbench", "rate")))
     print("service on PostgreSQL, 1 instance, 16 x 8:  %s durable mutations/s" % median_spread(column("one", "rate")))
     print("service on PostgreSQL, %d instances:         %s durable mutations/s (total)" % (arguments.instances, median_spread(column("many", "rate"))))
+    print("  the same, every connection on one of them: %s durable mutations/s (total)" % median_spread(column("one_home", "rate")))
     print("  the same over %d apps, 1 instance:          %s durable mutations/s" % (arguments.apps, median_spread(column("one_apps", "rate"))))
     print("  the same over %d apps, %d instances:        %s durable mutations/s (total)" % (arguments.apps, arguments.instances, median_spread(column("many_apps", "rate"))))
     print("  the same, each app on one instance:        %s durable mutations/s (total)" % median_spread(column("routed_apps", "rate")))
@@ -330,6 +337,7 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     ratio("%d apps, 1 instance / pgbench -N" % arguments.apps, "one_apps", "pgbench", "2.00")
     ratio("%d apps, %d instances / pgbench -N" % (arguments.apps, arguments.instances), "many_apps", "pgbench", "2.00")
     ratio("%d instances / 1 instance" % arguments.instances, "many", "one", "1.00")
+    ratio("%d instances, one home / 1 instance" % arguments.instances, "one_home", "one")
     ratio("%d apps: %d instances / 1 instance" % (arguments.apps, arguments.instances), "many_apps", "one_apps", "1.00")
     ratio("%d apps routed by app: %d instances / 1" % (arguments.apps, arguments.instances), "routed_apps", "one_apps", "1.00")
     print("reads on SQLite:                            %s reads/s" % median_spread(column("sqlite_reads", "rate")))
@@ -341,6 +349,7 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
         ("pgbench", "pgbench -N"),
         ("one", "1 instance"),
         ("many", "%d instances" % arguments.instances),
+        ("one_home", "%d instances, one home" % arguments.instances),
         ("one_apps", "%d apps, 1 instance" % arguments.apps),
         ("many_apps", "%d apps, %d instances" % (arguments.apps, arguments.instances)),
         ("routed_apps", "%d apps, routed by app" % arguments.apps),
@@ -360,13 +369,14 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
             line += "; pgbench %s µs CPU/op" % median_spread(column(key, "client_cpu_us"), 1)
         else:
             line += ("; server %s µs CPU/op (%s cores); %s writes per commit, COMMIT %s ms; %s writes deferred; "
-                     "app lock waited %s ms a commit") % (
+                     "app lock waited %s ms, read ahead %s ms a commit") % (
                 median_spread(column(key, "server_cpu_us"), 1),
                 median_spread(column(key, "server_cores"), 2),
                 median_spread(column(key, "writes_per_commit"), 1),
                 median_spread(column(key, "commit_ms"), 2),
                 median_spread(column(key, "deferred")),
                 median_spread(column(key, "lock_wait_ms"), 2),
+                median_spread(column(key, "read_ahead_ms"), 2),
             )
         print(line)
     print(
