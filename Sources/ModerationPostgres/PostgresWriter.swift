@@ -141,12 +141,14 @@ final class WriterLoop: @unchecked Sendable {
                     return footprint
                 }
                 do {
-                    let started = monotonicSeconds()
-                    let kept = try session.prefetch(footprints)
-                    let seconds = monotonicSeconds() - started
-                    statistics.record {
-                        $0.prefetchedStandings += UInt64(kept)
-                        $0.readAheadSeconds += seconds
+                    if !footprints.isEmpty {
+                        let started = monotonicSeconds()
+                        let kept = try session.prefetch(footprints)
+                        let seconds = monotonicSeconds() - started
+                        statistics.record {
+                            $0.prefetchedStandings += UInt64(kept)
+                            $0.readAheadSeconds += seconds
+                        }
                     }
                 } catch {
                     // Only a read failed: the batch runs again without reading ahead, unless the

@@ -233,12 +233,15 @@ struct GroupCommitTests {
             },
         ]
         let prefetchedBefore = instance.store.statistics.prefetchedStandings
+        let readAheadBefore = instance.store.statistics.readAheadSeconds
         Self.batch(instance.store, writes)
         #expect(
             writes.map { $0.wait()?.code }
                 == Array(repeating: nil, count: uids.count) + [nil, nil, .permissionDenied, nil, nil])
         // Every live user named with group g, once: the five of `uids` but "missing", and "o".
         #expect(instance.store.statistics.prefetchedStandings - prefetchedBefore == (readAhead ? 6 : 0))
+        // Its time is counted (`moderation_store_read_ahead_seconds_total`) when there was one.
+        #expect((instance.store.statistics.readAheadSeconds > readAheadBefore) == readAhead)
         let standings = seen.withLock { $0 }
         for uid in uids { #expect(standings[uid] == expected[uid], "\(uid)") }
         let moved = standings["moved after"]
