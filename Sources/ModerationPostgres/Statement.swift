@@ -139,15 +139,16 @@ enum Statement: Int, CaseIterable {
 
     /// What an action row (`a`, of app $1) refers to, resolved in its statement
     /// (`PostgresSession.actions`): the group's revision it shows (`r`), then its actor (`bu`) and
-    /// its target (`ou`) as live users (NULL when deleted, or the app). The users are probes of
-    /// their key (`probe`): joined directly, a plan made for the values (a prepared statement's
-    /// first five runs on a connection) hashed every user of the app for a page of 500 actions.
+    /// its target (`ou`) as live users (NULL when deleted, or the app).
     static let actionResolvedColumns = """
         r.guid, r.name, r.icon, r.description, r.type, r.metadata, r.tags, r.owner, r.created_at, r.updated_at,
         r.frozen, r.join_requests,
         bu.id, bu.uid, bu.name, bu.avatar, bu.metadata, bu.created_at,
         ou.id, ou.uid, ou.name, ou.avatar, ou.metadata, ou.created_at
         """
+    /// The joins behind `actionResolvedColumns`. The users are probes of their key (`probe`):
+    /// joined directly, a plan made for the values (a prepared statement's first five runs on a
+    /// connection) hashed every user of the app for a page of 500 actions (`KeyProbeTests`).
     static let actionResolvedFrom = """
         LEFT JOIN group_revisions r ON r.group_id = a.group_id AND r.revision = a.revision
         LEFT JOIN \(probe("users", as: "bu", where: "bu.app_id = $1 AND bu.uid = a.by_uid AND bu.deleted_at = 0")) ON true
