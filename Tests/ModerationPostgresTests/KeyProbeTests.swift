@@ -64,10 +64,9 @@ struct KeyProbeTests {
 
     /// A schema of one app with 2 000 groups of 3 members, one ban and one invite each, one group
     /// (`g0`) of 20 000 members and 2 000 bans (users "u0"–"u21999", ids 1–22 000) and 5 000
-    /// actions; beside
-    /// it 30 000 apps of 2 groups and 2 users each, with the app's guids and uids. Returns the
-    /// schema (for the caller to drop), the app's id and its large group's. Seeding is most of
-    /// each test's time.
+    /// actions; beside it 30 000 apps of 2 groups and 2 users each, with the app's guids and
+    /// uids. Returns the schema (for the caller to drop), the app's id and its large group's.
+    /// Seeding is most of each test's time.
     static func seededSchema() throws -> (schema: TestSchema, appID: String, groupID: String) {
         let schema = try TestSchema()
         do {
