@@ -40,6 +40,9 @@ let package = Package(
         // The standard gRPC protos (google.rpc, grpc.health.v1, grpc.reflection.v1/v1alpha), vendored.
         .target(name: "CGRPCProto", dependencies: ["CProtobufC"]),
 
+        // A SQLite VFS that writes each commit's WAL frames in one system call.
+        .target(name: "CSQLiteWAL", dependencies: ["CSQLite"]),
+
         // Linux system calls Glibc does not expose (epoll, eventfd, timerfd, accept4, affinity).
         .target(name: "CSystemShims"),
 
@@ -101,7 +104,9 @@ let package = Package(
         .target(name: "ModerationStoreSupport", dependencies: ["Moderation"], swiftSettings: swiftSettings),
         .target(
             name: "ModerationSQLite",
-            dependencies: ["Moderation", "ModerationStoreSupport", "ByteCoding", "CSQLite", "ThreadSupport"],
+            dependencies: [
+                "Moderation", "ModerationStoreSupport", "ByteCoding", "CSQLite", "CSQLiteWAL", "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
         // The same protocols on PostgreSQL, for many server instances on one database.
         .target(
@@ -156,7 +161,7 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
-        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(name: "CTestSupport", dependencies: ["CSQLite"], path: "Tests/CTestSupport"),
         .target(
             name: "TestSupport",
             dependencies: [
@@ -232,7 +237,8 @@ let package = Package(
         .testTarget(
             name: "ModerationSQLiteTests",
             dependencies: [
-                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "TestSupport", "ThreadSupport",
+                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "CSQLiteWAL", "CTestSupport",
+                "TestSupport", "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -10,7 +10,13 @@
 // commit is made durable with one fdatasync of the WAL (what the server's completer does).
 // Prints CPU time (user + system, getrusage) per mutation and mutations/s.
 //
-//   sqlite-floor DATABASE [--seconds S] [--batch N] [--slots N]
+// It opens the database through the server's VFS (Sources/CSQLiteWAL: a commit's WAL frames in
+// one write), as the server does; --vfs default opens it through SQLite's own.
+//
+//   cc -O2 -ISources/CSQLiteWAL/include bench/sqlite-floor.c Sources/CSQLiteWAL/wal.c -lsqlite3
+//   sqlite-floor DATABASE [--seconds S] [--batch N] [--slots N] [--vfs default]
+#include "CSQLiteWAL.h"
+
 #include <sqlite3.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -68,15 +74,18 @@ int main(int argc, char **argv) {
     const char *path = argv[1];
     double duration = 5;
     int batch = 28, slots = 128;
+    if (csqlitewal_register() != SQLITE_OK) { fprintf(stderr, "sqlite-floor: cannot register the VFS\n"); return 1; }
+    const char *vfs = CSQLITEWAL_VFS_NAME;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--seconds")) duration = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--batch")) batch = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--slots")) slots = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--vfs")) vfs = strcmp(argv[i + 1], "default") ? argv[i + 1] : NULL;
         else { fprintf(stderr, "sqlite-floor: unknown flag %s\n", argv[i]); return 2; }
     }
     if (batch < 1 || slots < 1 || duration <= 0) { fprintf(stderr, "sqlite-floor: bad value\n"); return 2; }
 
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) fail(path);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, vfs) != SQLITE_OK) fail(path);
     // The server's writer connection (SQLiteStore's pragmas at their defaults).
     exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"
          "PRAGMA trusted_schema = OFF; PRAGMA secure_delete = FAST; PRAGMA temp_store = MEMORY;"
