@@ -280,12 +280,18 @@ int csqlitewal_register_over(const char *baseName, const char *name) {
     // Files of version 3 (shared memory and memory-mapped reads, as the unix VFS's) and a version 2 VFS.
     if (base == NULL || base->iVersion < 2 || base->xCurrentTimeInt64 == NULL) return SQLITE_ERROR;
     sqlite3_vfs *vfs = malloc(sizeof *vfs);
-    if (vfs == NULL) return SQLITE_NOMEM;
+    // SQLite keeps the name pointer: a copy, since callers (Swift) may pass a temporary.
+    char *copy = strdup(name);
+    if (vfs == NULL || copy == NULL) {
+        free(vfs);
+        free(copy);
+        return SQLITE_NOMEM;
+    }
     *vfs = (sqlite3_vfs){
         .iVersion = 2,
         .szOsFile = (int)sizeof(WALFile) + base->szOsFile,
         .mxPathname = base->mxPathname,
-        .zName = name,
+        .zName = copy,
         .pAppData = base,
         .xOpen = vfsOpen,
         .xDelete = vfsDelete,
@@ -303,7 +309,10 @@ int csqlitewal_register_over(const char *baseName, const char *name) {
     };
     int status = sqlite3_vfs_register(vfs, 0);
     // A registered VFS lives as long as the process; one that failed to register is not used.
-    if (status != SQLITE_OK) free(vfs);
+    if (status != SQLITE_OK) {
+        free(vfs);
+        free(copy);
+    }
     return status;
 }
 

@@ -35,6 +35,7 @@ size_t ctest_default_thread_stack_bytes(void) {
 // the tests of what a failed write does.
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct FailingFile {
@@ -96,7 +97,9 @@ int ctest_register_failing_vfs(const char *name) {
     };
     failingVFS = *base;
     failingVFS.szOsFile = (int)sizeof(FailingFile) + base->szOsFile;
-    failingVFS.zName = name;
+    // SQLite keeps the name pointer, and Swift passes a temporary: keep a copy for the process.
+    failingVFS.zName = strdup(name);
+    if (failingVFS.zName == NULL) return SQLITE_NOMEM;
     failingVFS.pAppData = base;
     failingVFS.pNext = NULL;
     failingVFS.xOpen = failingOpen;

@@ -17,7 +17,7 @@
 int csqlitewal_register(void);
 
 /// Registers another instance of the VFS under `name`, over the VFS named `baseName` (NULL: the
-/// default) — a test's fault-injecting VFS, say. `name` must outlive the process's use of it.
+/// default) — a test's fault-injecting VFS, say. The name is copied; the base VFS must stay registered.
 int csqlitewal_register_over(const char *baseName, const char *name);
 
 /// How many writes the WAL of `db`'s main database has handed to the wrapped VFS since the
