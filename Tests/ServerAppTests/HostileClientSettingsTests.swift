@@ -44,6 +44,7 @@ struct HostileClientSettingsTests {
         #expect(try settings(["--memory-budget", text]).memoryBudget == expected)
         #expect(try settings([], ["MODERATION_MEMORY_BUDGET": text]).memoryBudget == expected)
         let directory = TemporaryDirectory()
+        defer { directory.remove() }
         let file = directory.path + "/moderation.conf"
         let handle = try #require(fopen(file, "w"))
         fputs("memory-budget = \(text)\n", handle)

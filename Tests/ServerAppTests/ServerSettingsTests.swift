@@ -36,6 +36,7 @@ struct ServerSettingsTests {
 
     @Test func precedenceIsFlagsThenEnvironmentThenFileThenDefaults() throws {
         let directory = TemporaryDirectory()
+        defer { directory.remove() }
         let file = directory.path + "/moderation.conf"
         try #require(
             write(
@@ -101,6 +102,7 @@ struct ServerSettingsTests {
     @Test func invalidEnvironmentAndFileNameTheirSource() throws {
         #expect(error([], ["MODERATION_THREADS": "-1"])?.hasPrefix("MODERATION_THREADS:") == true)
         let directory = TemporaryDirectory()
+        defer { directory.remove() }
         let file = directory.path + "/bad.conf"
         try #require(write(file, "threads = 2\nlisten 127.0.0.1:1\n"))
         #expect(error(["--config", file])?.contains("line 2") == true)
