@@ -38,9 +38,10 @@ def fail(message: str):
     sys.exit("bench/mutation_floor.py: " + message)
 
 
-def fresh_database(build: str, work: str, name: str) -> str:
-    """A database the server created and closed: the schema of the release under test."""
-    data = os.path.join(work, name)
+def fresh_database(build: str, work: str) -> str:
+    """A database the server created and closed: the schema of the release under test. Each floor
+    run starts from a copy of it."""
+    data = os.path.join(work, "template")
     server = subprocess.Popen(
         [os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:0", "--grpc-listen", "off",
          "--data-dir", data], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -54,8 +55,8 @@ def fresh_database(build: str, work: str, name: str) -> str:
     if server.wait(timeout=30) != 0:
         fail("the server did not shut down cleanly")
     database = os.path.join(data, "moderation.sqlite3")
-    if not os.path.exists(database):
-        fail("no database at %s" % database)
+    if not os.path.exists(database) or os.path.exists(database + "-wal"):
+        fail("no database at %s, or its WAL left behind" % database)
     return database
 
 
@@ -71,11 +72,17 @@ def ours(build: str, seconds: float, depth: int) -> dict:
     return {"per_second": int(rate.group(1)), "cpu_us": float(rate.group(2)), "batch": float(batch.group(1))}
 
 
-def floor(program: str, database: str, seconds: float, batch: int, slots: int, vfs: tuple = ()) -> dict:
+def floor(program: str, template: str, work: str, seconds: float, batch: int, slots: int, vfs: tuple = ()) -> dict:
+    """One run of the floor on a fresh copy of the server's empty database."""
+    scratch = os.path.join(work, "floor")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    database = shutil.copy(template, os.path.join(scratch, "floor.sqlite3"))
     output = subprocess.run(
         ["taskset", "-c", "0", program, database, "--seconds", str(seconds), "--batch", str(batch),
          "--slots", str(slots)] + list(vfs),
         check=True, capture_output=True, text=True).stdout
+    shutil.rmtree(scratch)
     result = json.loads(output)
     return {"per_second": result["mutations_per_second"], "cpu_us": result["cpu_us_per_mutation"]}
 
@@ -103,20 +110,19 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="moderation-mutation-floor-")
     rows = {depth: [] for depth in depths}
     try:
+        template = fresh_database(args.build_dir, work)
         for number in range(1, args.rounds + 1):
             for depth in depths:
                 slots = CONNECTIONS * depth
                 server = ours(args.build_dir, args.seconds, depth)
                 batch = max(1, round(server["batch"]))
-                name = "r%d-%d" % (number, depth)
-                at_batch = floor(program, fresh_database(args.build_dir, work, name + "a"), args.seconds, batch, slots)
-                plain = floor(program, fresh_database(args.build_dir, work, name + "b"), args.seconds, batch, slots,
-                              ("--vfs", "default"))
+                at_batch = floor(program, template, work, args.seconds, batch, slots)
+                plain = floor(program, template, work, args.seconds, batch, slots, ("--vfs", "default"))
                 rows[depth].append((server, at_batch, plain))
-                print("round %d, 16 × %d: ours %.1f µs per mutation (%d/s, %.1f writes per commit); SQLite floor"
+                print("round %d, %d × %d: ours %.1f µs per mutation (%d/s, %.1f writes per commit); SQLite floor"
                       " at %d a commit %.1f µs (%d/s), through SQLite's default VFS %.1f µs (%d/s); ours / floor"
                       " %.2f×" % (
-                          number, depth, server["cpu_us"], server["per_second"], server["batch"], batch,
+                          number, CONNECTIONS, depth, server["cpu_us"], server["per_second"], server["batch"], batch,
                           at_batch["cpu_us"], at_batch["per_second"], plain["cpu_us"], plain["per_second"],
                           server["cpu_us"] / at_batch["cpu_us"]), flush=True)
                 time.sleep(1)
@@ -125,7 +131,8 @@ def main() -> int:
     for depth in depths:
         table = rows[depth]
         print()
-        print("16 × %d in flight: server CPU per durable mutation, median (min–max) of %d rounds:" % (depth, len(table)))
+        print("%d × %d in flight: server CPU per durable mutation, median (min–max) of %d rounds:" % (
+            CONNECTIONS, depth, len(table)))
         print("  ours:                           %s µs (%s writes per commit)" % (
             spread([r[0]["cpu_us"] for r in table]), spread([r[0]["batch"] for r in table])))
         print("  SQLite floor, ours' batch:      %s µs" % spread([r[1]["cpu_us"] for r in table]))
