@@ -22,7 +22,7 @@ extension RPCError {
         case .rejected(let error):
             self.init(error)
         case .overloaded(let message):
-            self.init(code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded, message: message)
+            self.init(.overloaded, message)
         }
     }
 }

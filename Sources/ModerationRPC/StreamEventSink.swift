@@ -58,8 +58,7 @@ struct StreamEventSink: EventSink {
         case .slowConsumer(let lastSeq):
             stream.finish(
                 RPCError(
-                    code: .resourceExhausted, errorCode: RuntimeErrorCode.slowConsumer,
-                    message: "the subscriber did not keep up; resume with after_seq = \(lastSeq)",
+                    .slowConsumer, "the subscriber did not keep up; resume with after_seq = \(lastSeq)",
                     details: ["last_seq": String(lastSeq)]))
         case .shuttingDown(let lastSeq):
             stream.finish(

@@ -142,8 +142,8 @@ struct ProbeOptions {
         guard maxTimePassed, case .call(let failure) = error, failure.code == .unavailable else { return error }
         return .call(
             RPCError(
-                code: .deadlineExceeded, errorCode: RuntimeErrorCode.deadlineExceeded,
-                message: "--max-time \(BenchReport.fixed(maxTimeSeconds ?? 0, 3)) s passed"
+                .deadlineExceeded,
+                "--max-time \(BenchReport.fixed(maxTimeSeconds ?? 0, 3)) s passed"
                     + (connecting ? " while connecting" : "") + " (\(failure.message))"))
     }
 

@@ -14,14 +14,12 @@ extension ServerSession.Environment {
         if let rateLimiter, let retryAfterMs = rateLimiter.retryAfter(app: appID, now: now) {
             observer?.callRateLimited(app: appID)
             throw RPCError(
-                code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited,
-                message: "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
+                .rateLimited, "app \(appID) is over its request rate; retry after \(retryAfterMs) ms",
                 details: ["retry_after_ms": String(retryAfterMs)])
         }
         if memoryBudget.isSpent {
             throw RPCError(
-                code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded,
-                message: "the server's memory budget is spent; the call was not run, retry later")
+                .overloaded, "the server's memory budget is spent; the call was not run, retry later")
         }
         return method
     }

@@ -12,17 +12,15 @@ extension HelloAck {
     public func refusal(for sizes: CallSizes) -> RPCError? {
         if maxMessageBytes > 0 && sizes.bodyBytes > Int(maxMessageBytes) {
             return RPCError(
-                code: .resourceExhausted, errorCode: RuntimeErrorCode.messageTooLarge,
-                message:
-                    "the request message of \(sizes.bodyBytes) bytes exceeds the server's limit of \(maxMessageBytes) "
+                .messageTooLarge,
+                "the request message of \(sizes.bodyBytes) bytes exceeds the server's limit of \(maxMessageBytes) "
                     + "bytes (max_message_bytes in its HELLO_ACK); it was not sent",
                 details: ["limit": String(maxMessageBytes)])
         }
         if maxCallHeaderBytes > 0 && sizes.headerBytes > Int(maxCallHeaderBytes) {
             return RPCError(
-                code: .resourceExhausted, errorCode: RuntimeErrorCode.messageTooLarge,
-                message:
-                    "the call header of \(sizes.headerBytes) bytes (method, metadata, ids) exceeds the server's limit "
+                .messageTooLarge,
+                "the call header of \(sizes.headerBytes) bytes (method, metadata, ids) exceeds the server's limit "
                     + "of \(maxCallHeaderBytes) bytes (max_call_header_bytes in its HELLO_ACK); it was not sent",
                 details: ["limit": String(maxCallHeaderBytes)])
         }

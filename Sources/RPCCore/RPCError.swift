@@ -62,52 +62,44 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension RPCError {
-    /// The errors the runtime itself sends (their codes are `mrpc.v1.ErrorCode` names).
-    public static func invalidArgument(_ message: String) -> RPCError {
-        RPCError(code: .invalidArgument, errorCode: RuntimeErrorCode.invalidArgument, message: message)
+    /// An error of the runtime's own: its status is the one `code` carries.
+    public init(_ code: RuntimeErrorCode, _ message: String, details: [String: String] = [:]) {
+        self.init(code: code.status, errorCode: code.name, message: message, details: details)
     }
+
+    /// The runtime's code of this error, nil for a service's own code (or none).
+    public var runtimeCode: RuntimeErrorCode? { RuntimeErrorCode(rawValue: errorCode) }
+
+    /// The errors the runtime sends most, named.
+    public static func invalidArgument(_ message: String) -> RPCError { RPCError(.invalidArgument, message) }
 
     public static func unimplemented(method: String) -> RPCError {
-        RPCError(
-            code: .unimplemented, errorCode: RuntimeErrorCode.unimplemented,
-            message: "no method \(method) on this server")
+        RPCError(.unimplemented, "no method \(method) on this server")
     }
 
-    public static func deadlineExceeded(_ message: String) -> RPCError {
-        RPCError(code: .deadlineExceeded, errorCode: RuntimeErrorCode.deadlineExceeded, message: message)
-    }
+    public static func deadlineExceeded(_ message: String) -> RPCError { RPCError(.deadlineExceeded, message) }
 
-    public static func messageTooLarge(_ message: String) -> RPCError {
-        RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.messageTooLarge, message: message)
+    public static func messageTooLarge(_ message: String, details: [String: String] = [:]) -> RPCError {
+        RPCError(.messageTooLarge, message, details: details)
     }
 
     public static func tooManyCalls(limit: Int) -> RPCError {
-        RPCError(
-            code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyCalls,
-            message: "the connection already has \(limit) calls in flight (the limit in HELLO_ACK)")
+        RPCError(.tooManyCalls, "the connection already has \(limit) calls in flight (the limit in HELLO_ACK)")
     }
 
-    public static func cancelled(_ message: String) -> RPCError {
-        RPCError(code: .cancelled, errorCode: RuntimeErrorCode.cancelled, message: message)
-    }
+    public static func cancelled(_ message: String) -> RPCError { RPCError(.cancelled, message) }
 
     public static func unavailable(_ message: String, details: [String: String] = [:]) -> RPCError {
-        RPCError(code: .unavailable, errorCode: RuntimeErrorCode.unavailable, message: message, details: details)
+        RPCError(.unavailable, message, details: details)
     }
 
-    public static func unauthenticated(_ message: String) -> RPCError {
-        RPCError(code: .unauthenticated, errorCode: RuntimeErrorCode.unauthenticated, message: message)
-    }
+    public static func unauthenticated(_ message: String) -> RPCError { RPCError(.unauthenticated, message) }
 
-    public static func protocolViolation(_ message: String) -> RPCError {
-        RPCError(code: .invalidArgument, errorCode: RuntimeErrorCode.protocolViolation, message: message)
-    }
+    public static func protocolViolation(_ message: String) -> RPCError { RPCError(.protocolViolation, message) }
 
-    public static func badEncoding(_ message: String) -> RPCError {
-        RPCError(code: .invalidArgument, errorCode: RuntimeErrorCode.badEncoding, message: message)
-    }
+    public static func badEncoding(_ message: String) -> RPCError { RPCError(.badEncoding, message) }
 
-    public static func `internal`(_ message: String) -> RPCError {
-        RPCError(code: .internal, errorCode: RuntimeErrorCode.internalError, message: message)
-    }
+    public static func overloaded(_ message: String) -> RPCError { RPCError(.overloaded, message) }
+
+    public static func `internal`(_ message: String) -> RPCError { RPCError(.internalError, message) }
 }

@@ -290,8 +290,8 @@ public final class ServerSession {
                 logger.debug("handshake refused: the app has its maximum of connections", [("app", app)])
                 fail(
                     RPCError(
-                        code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyConnections,
-                        message: "app \(app) already has its maximum of \(appConnections.limit) connections",
+                        .tooManyConnections,
+                        "app \(app) already has its maximum of \(appConnections.limit) connections",
                         details: ["app_id": app, "limit": String(appConnections.limit)]))
                 return
             }
@@ -692,8 +692,8 @@ public final class ServerSession {
         case .failure:
             // A refusal for the app's connection cap is counted on /metrics, not logged: a tenant
             // over its cap would otherwise log a line per attempt.
-            guard let error, error.errorCode != RuntimeErrorCode.tooManyConnections else { break }
-            if error.errorCode == RuntimeErrorCode.protocolViolation || error.code == .resourceExhausted {
+            guard let error, error.runtimeCode != .tooManyConnections else { break }
+            if error.runtimeCode == .protocolViolation || error.code == .resourceExhausted {
                 if appID.isEmpty && !handshakeFailureLogged() { break }
                 logger.notice("protocol error; closing connection", [("error", error.description)])
             }

@@ -23,9 +23,7 @@ public enum GRPCHealth {
         table.addUnary(Grpc_Health_V1_HealthMethods.check) { request, _, responder in
             guard let serving = status(of: request.service) else {
                 responder.fail(
-                    RPCError(
-                        code: .notFound, errorCode: RuntimeErrorCode.unimplemented,
-                        message: "no service \(request.service) on this server"))
+                    RPCError(.notFound, "no service \(request.service) on this server"))
                 return
             }
             responder.succeed(Grpc_Health_V1_HealthCheckResponse(status: serving))

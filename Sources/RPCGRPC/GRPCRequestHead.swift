@@ -45,8 +45,8 @@ struct GRPCRequestHead: Equatable {
         default:
             throw .grpc(
                 RPCError(
-                    code: .unimplemented, errorCode: RuntimeErrorCode.badEncoding,
-                    message: "grpc-encoding \(name) is not supported; this server accepts \(supportedEncodings)"))
+                    .unimplemented, "grpc-encoding \(name) is not supported; this server accepts \(supportedEncodings)")
+            )
         }
     }
 
@@ -130,8 +130,7 @@ struct GRPCRequestHead: Equatable {
         guard text.hasPrefix("application/grpc+proto") || text.hasPrefix("application/grpc;") else {
             throw .grpc(
                 RPCError(
-                    code: .unimplemented, errorCode: RuntimeErrorCode.badEncoding,
-                    message: "\(text) is not served: messages are protobuf (application/grpc+proto)"))
+                    .unimplemented, "\(text) is not served: messages are protobuf (application/grpc+proto)"))
         }
         return head
     }

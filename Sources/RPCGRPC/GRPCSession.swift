@@ -335,9 +335,8 @@ public final class GRPCSession {
             fail(
                 id,
                 RPCError(
-                    code: .resourceExhausted, errorCode: RuntimeErrorCode.overloaded,
-                    message:
-                        "the connection holds more than \(maxBufferedInput) bytes of request messages for calls not yet started, or the server's memory budget is short; retry later"
+                    .overloaded,
+                    "the connection holds more than \(maxBufferedInput) bytes of request messages for calls not yet started, or the server's memory budget is short; retry later"
                 ))
             return
         }

@@ -153,9 +153,8 @@ extension ClientConnection {
                     }
                     guard waiting < Self.pendingOutputLimit else {
                         return RPCError(
-                            code: .resourceExhausted, errorCode: RuntimeErrorCode.resourceExhausted,
-                            message:
-                                "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading"
+                            .resourceExhausted,
+                            "more than \(Self.pendingOutputLimit) bytes wait to be sent: the server is not reading"
                         )
                     }
                     state.calls[streamID] = pending

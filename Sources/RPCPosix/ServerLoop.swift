@@ -360,7 +360,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         var frame: [UInt8] = []
         FrameWriter.goaway(
             lastStreamID: 0,
-            error: RPCError(code: .resourceExhausted, errorCode: RuntimeErrorCode.tooManyConnections, message: message),
+            error: RPCError(.tooManyConnections, message),
             into: &frame)
         return frame
     }

@@ -46,7 +46,7 @@ struct LoadGeneratorTests {
         var configuration = Self.configuration(server, path: "/no.such.Service/Method")
         configuration.total = 40
         let report = try LoadGenerator.run(configuration)
-        #expect(report.outcomes == ["UNIMPLEMENTED \(RuntimeErrorCode.unimplemented)": 40])
+        #expect(report.outcomes == ["UNIMPLEMENTED \(RuntimeErrorCode.unimplemented.name)": 40])
     }
 
     @Test("a HELLO the server refuses fails the run with the server's error")
@@ -88,7 +88,7 @@ struct LoadGeneratorTests {
         configuration.path = "/no.such.Service/Method"
         configuration.total = 40
         let report = try LoadGenerator.run(configuration)
-        #expect(report.outcomes == ["UNIMPLEMENTED \(RuntimeErrorCode.unimplemented)": 40])
+        #expect(report.outcomes == ["UNIMPLEMENTED \(RuntimeErrorCode.unimplemented.name)": 40])
 
         configuration.path = DiagnosticsMethods.echo.path
         configuration.client.apiKey = "not-a-key"

@@ -31,7 +31,7 @@ struct GRPCSessionTests {
         table.addUnary(failing) { _, _, responder in
             responder.fail(
                 RPCError(
-                    code: .resourceExhausted, errorCode: RuntimeErrorCode.rateLimited, message: "slow down: 100% used",
+                    .rateLimited, "slow down: 100% used",
                     details: ["retry_after_ms": "250", "limit": "10"]))
         }
     }

@@ -162,7 +162,7 @@ struct GRPCWireUnitTests {
     func headBadAuthorization(_ value: String) {
         #expect(
             Self.refusal(Self.head([HTTP2Header("authorization", value)]))
-                == .grpc(.unauthenticated, RuntimeErrorCode.unauthenticated))
+                == .grpc(.unauthenticated, RuntimeErrorCode.unauthenticated.name))
     }
 
     @Test("the request head: custom metadata kept (-bin values as text), reserved and pseudo headers dropped")
@@ -200,12 +200,18 @@ struct GRPCWireUnitTests {
             (head([], method: "GET"), Refused.http(405)), (head([], method: "PUT"), .http(405)),
             (head([], contentType: "application/json"), .http(415)), (head([], contentType: nil), .http(415)),
             (head([], contentType: "text/grpc"), .http(415)),
-            (head([], contentType: "application/grpc+json"), .grpc(.unimplemented, RuntimeErrorCode.badEncoding)),
-            (head([HTTP2Header("grpc-encoding", "br")]), .grpc(.unimplemented, RuntimeErrorCode.badEncoding)),
-            (head([HTTP2Header("grpc-timeout", "soon")]), .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument)),
+            (
+                head([], contentType: "application/grpc+json"),
+                .grpc(.unimplemented, RuntimeErrorCode.unimplemented.name)
+            ),
+            (head([HTTP2Header("grpc-encoding", "br")]), .grpc(.unimplemented, RuntimeErrorCode.unimplemented.name)),
+            (
+                head([HTTP2Header("grpc-timeout", "soon")]),
+                .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument.name)
+            ),
             (
                 head([HTTP2Header("grpc-timeout", "123456789m")]),
-                .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument)
+                .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument.name)
             ),
         ] as [([HTTP2Header], Refused)])
     func headRefusals(_ headers: [HTTP2Header], _ expected: Refused) {
@@ -248,7 +254,7 @@ struct GRPCWireUnitTests {
     @Test("status fields: an error's code, encoded message, and details-bin decoding to Status with ErrorInfo")
     func statusError() throws {
         let error = RPCError(
-            code: .unavailable, errorCode: RuntimeErrorCode.unavailable, message: "50% draining — é",
+            .unavailable, "50% draining — é",
             details: ["last_seq": "42", "retry_after_ms": "250"])
         let fields = GRPCStatusFields.fields(for: error, path: "/moderation.v1.Moderation/KickMember")
         try #require(fields.map(\.name) == ["grpc-status", "grpc-message", "grpc-status-details-bin"])
@@ -327,7 +333,7 @@ struct GRPCWireUnitTests {
             Issue.record("a 257-byte announcement was accepted")
         } catch {
             #expect(error.code == .resourceExhausted)
-            #expect(error.errorCode == RuntimeErrorCode.messageTooLarge)
+            #expect(error.errorCode == RuntimeErrorCode.messageTooLarge.name)
         }
         var huge = GRPCMessageReader()
         #expect(throws: RPCError.self) { try huge.append([1, 0xFF, 0xFF, 0xFF, 0xFF], limit: 4 << 20) }
@@ -343,7 +349,7 @@ struct GRPCWireUnitTests {
             Issue.record("flag \(flag) accepted")
         } catch {
             #expect(error.code == .invalidArgument)
-            #expect(error.errorCode == RuntimeErrorCode.protocolViolation)
+            #expect(error.errorCode == RuntimeErrorCode.protocolViolation.name)
         }
     }
 

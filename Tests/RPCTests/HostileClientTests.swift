@@ -188,7 +188,7 @@ struct HostileClientTests {
         let frames = try raw.expectClose(timeoutMs: 2_000)
         let last = try #require(frames.last)
         let status = try #require(try last.goaway().status)
-        #expect(status.errorCode == RuntimeErrorCode.messageTooLarge)
+        #expect(status.errorCode == RuntimeErrorCode.messageTooLarge.name)
         #expect(Clock.nowMs - started < 1_000)
         try server.checkServing()
     }
@@ -274,7 +274,7 @@ struct HostileClientTests {
         let last = try #require(frames.last)
         let status = try #require(try last.goaway().status)
         #expect(status.code == StatusCode.resourceExhausted.rawValue)
-        #expect(status.errorCode == RuntimeErrorCode.tooManyConnections)
+        #expect(status.errorCode == RuntimeErrorCode.tooManyConnections.name)
         #expect(status.message.contains("app1") && status.message.contains("2"))
         let other = try server.raw()
         try other.handshake(apiKey: TestApp.two.apiKey)
@@ -298,7 +298,7 @@ struct HostileClientTests {
         let frames = try refused.expectClose()
         let last = try #require(frames.last)
         let status = try #require(try last.goaway().status)
-        #expect(status.errorCode == RuntimeErrorCode.tooManyConnections)
+        #expect(status.errorCode == RuntimeErrorCode.tooManyConnections.name)
         #expect(status.message.contains("2 connections"))
         withExtendedLifetime([first, second]) {}
     }

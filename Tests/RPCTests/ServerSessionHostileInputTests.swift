@@ -19,7 +19,7 @@ struct ServerSessionHostileInputTests {
         let goaway = try harness.expectGoawayAndClose()
         let status = try #require(goaway.status)
         #expect(status.code == StatusCode.resourceExhausted.rawValue)
-        #expect(status.errorCode == RuntimeErrorCode.messageTooLarge)
+        #expect(status.errorCode == RuntimeErrorCode.messageTooLarge.name)
         #expect(status.message.contains("4194304") && status.message.contains("\(ServerLimits().maxHelloBytes)"))
     }
 
@@ -138,7 +138,7 @@ struct ServerSessionHostileInputTests {
         budget.reserve(2 << 20, for: .outbound)
         let error = try #require(try harness.reply(to: Frames.echo(streamID: 3, [1])).replyError())
         #expect(error.code == .resourceExhausted)
-        #expect(error.errorCode == RuntimeErrorCode.overloaded)
+        #expect(error.errorCode == RuntimeErrorCode.overloaded.name)
         budget.release(2 << 20, for: .outbound)
         #expect(try harness.reply(to: Frames.echo(streamID: 5, [1])).replyError() == nil)
     }
@@ -155,7 +155,7 @@ struct ServerSessionHostileInputTests {
         third.receive(Frames.opening())
         let status = try #require(try third.expectGoawayAndClose().status)
         #expect(status.code == StatusCode.resourceExhausted.rawValue)
-        #expect(status.errorCode == RuntimeErrorCode.tooManyConnections)
+        #expect(status.errorCode == RuntimeErrorCode.tooManyConnections.name)
         #expect(status.message.contains("app1") && status.message.contains("2"))
         #expect(status.details["limit"] == "2")
         // Another app is not affected, and a closed connection makes room.
@@ -177,7 +177,7 @@ struct ServerSessionHostileInputTests {
                 clock: clock, logger: logger, peer: "10.0.0.7:5000",
                 configure: { $0.authenticationThrottle = throttle })
             harness.receive(Frames.opening(apiKey: "wrong-key-1"))
-            #expect(try harness.expectGoawayAndClose().status?.errorCode == RuntimeErrorCode.unauthenticated)
+            #expect(try harness.expectGoawayAndClose().status?.errorCode == RuntimeErrorCode.unauthenticated.name)
         }
         let refusals = capture.lines.filter { $0.contains("bad API key") }
         #expect(refusals.count == AuthenticationThrottle.Configuration().burst)

@@ -80,7 +80,8 @@ struct TLSTests {
             try ClientConnection.connect(plaintext)
         } throws: { error in
             guard let error = error as? RPCError else { return false }
-            return error.errorCode == RuntimeErrorCode.protocolViolation && error.message.contains("speaks TLS only")
+            return error.errorCode == RuntimeErrorCode.protocolViolation.name
+                && error.message.contains("speaks TLS only")
         }
         // Not even a TLS alert for a peer whose first bytes are not TLS: garbage is just closed.
         let raw = try server.raw()

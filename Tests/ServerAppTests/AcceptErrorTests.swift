@@ -89,7 +89,7 @@ struct AcceptErrorTests {
                 refusal = try frame.goaway().status
             }
         }
-        #expect(refusal?.errorCode == RuntimeErrorCode.tooManyConnections)
+        #expect(refusal?.errorCode == RuntimeErrorCode.tooManyConnections.name)
         #expect(refusal?.message.contains("file descriptors") == true, "\(refusal?.message ?? "")")
 
         // For a second, new connections keep coming while none can be taken: the loops must not spin.

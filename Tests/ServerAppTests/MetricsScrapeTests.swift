@@ -135,7 +135,7 @@ struct MetricsScrapeTests {
             for stream in stride(from: UInt32(1), through: 9, by: 2) {
                 let reply = try raw.roundTrip(Frames.echo(streamID: stream, [1]), streamID: stream)
                 if let error = try reply.replyError() {
-                    #expect(error.errorCode == RuntimeErrorCode.rateLimited)
+                    #expect(error.errorCode == RuntimeErrorCode.rateLimited.name)
                     return
                 }
             }

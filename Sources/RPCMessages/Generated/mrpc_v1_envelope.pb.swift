@@ -8,11 +8,12 @@ internal import CRPCProto
 public enum ErrorCode: ProtoEnum {
     /// Never sent; the zero value of the enum.
     case errUnspecified
-    /// UNAUTHENTICATED: the HELLO's API key is missing or wrong.
+    /// UNAUTHENTICATED: the API key is wrong (HELLO, a gRPC request), or a connection without a key
+    /// called a method that needs one.
     case errUnauthenticated
     /// INVALID_ARGUMENT: a CallHeader or body is not a valid protobuf of the expected type.
     case errInvalidArgument
-    /// UNIMPLEMENTED: no method with that path.
+    /// UNIMPLEMENTED: no method with that path, or an encoding or codec the server does not implement.
     case errUnimplemented
     /// DEADLINE_EXCEEDED: the call's deadline passed before it completed.
     case errDeadlineExceeded
@@ -32,7 +33,8 @@ public enum ErrorCode: ProtoEnum {
     case errInternal
     /// RESOURCE_EXHAUSTED: the app's request rate is over its limit; details carry retry_after_ms.
     case errRateLimited
-    /// INVALID_ARGUMENT: a body marked COMPRESSED is not valid raw deflate data.
+    /// INVALID_ARGUMENT: a body marked COMPRESSED is not valid data of its encoding (raw deflate here;
+    /// gzip or zlib on gRPC).
     case errBadEncoding
     /// RESOURCE_EXHAUSTED: the server's memory budget is spent; the call or stream is refused (or a
     /// slow stream cut) rather than the server running out of memory. Retrying later may succeed.
@@ -40,13 +42,16 @@ public enum ErrorCode: ProtoEnum {
     /// RESOURCE_EXHAUSTED (in GOAWAY): the app, or the server, already has its maximum number of
     /// connections.
     case errTooManyConnections
+    /// NOT_FOUND: what the call names does not exist on this server (a health check of an unknown
+    /// service).
+    case errNotFound
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "mrpc.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errUnauthenticated, .errInvalidArgument, .errUnimplemented, .errDeadlineExceeded, .errMessageTooLarge, .errTooManyCalls, .errSlowConsumer, .errCancelled, .errUnavailable, .errProtocol, .errInternal, .errRateLimited, .errBadEncoding, .errOverloaded, .errTooManyConnections]
+    public static let allKnown: [Self] = [.errUnspecified, .errUnauthenticated, .errInvalidArgument, .errUnimplemented, .errDeadlineExceeded, .errMessageTooLarge, .errTooManyCalls, .errSlowConsumer, .errCancelled, .errUnavailable, .errProtocol, .errInternal, .errRateLimited, .errBadEncoding, .errOverloaded, .errTooManyConnections, .errNotFound]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -66,6 +71,7 @@ public enum ErrorCode: ProtoEnum {
         case 13: self = .errBadEncoding
         case 14: self = .errOverloaded
         case 15: self = .errTooManyConnections
+        case 16: self = .errNotFound
         default: self = .unrecognized(rawValue)
         }
     }
@@ -88,6 +94,7 @@ public enum ErrorCode: ProtoEnum {
         case .errBadEncoding: 13
         case .errOverloaded: 14
         case .errTooManyConnections: 15
+        case .errNotFound: 16
         case .unrecognized(let value): value
         }
     }
@@ -111,6 +118,7 @@ public enum ErrorCode: ProtoEnum {
         case .errBadEncoding: "ERR_BAD_ENCODING"
         case .errOverloaded: "ERR_OVERLOADED"
         case .errTooManyConnections: "ERR_TOO_MANY_CONNECTIONS"
+        case .errNotFound: "ERR_NOT_FOUND"
         case .unrecognized: nil
         }
     }

@@ -822,7 +822,7 @@ const ProtobufCMessageDescriptor mrpc__v1__goaway__descriptor =
   (ProtobufCMessageInit) mrpc__v1__goaway__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue mrpc__v1__error_code__enum_values_by_number[16] =
+static const ProtobufCEnumValue mrpc__v1__error_code__enum_values_by_number[17] =
 {
   { "ERR_UNSPECIFIED", "MRPC__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_UNAUTHENTICATED", "MRPC__V1__ERROR_CODE__ERR_UNAUTHENTICATED", 1 },
@@ -840,11 +840,12 @@ static const ProtobufCEnumValue mrpc__v1__error_code__enum_values_by_number[16] 
   { "ERR_BAD_ENCODING", "MRPC__V1__ERROR_CODE__ERR_BAD_ENCODING", 13 },
   { "ERR_OVERLOADED", "MRPC__V1__ERROR_CODE__ERR_OVERLOADED", 14 },
   { "ERR_TOO_MANY_CONNECTIONS", "MRPC__V1__ERROR_CODE__ERR_TOO_MANY_CONNECTIONS", 15 },
+  { "ERR_NOT_FOUND", "MRPC__V1__ERROR_CODE__ERR_NOT_FOUND", 16 },
 };
 static const ProtobufCIntRange mrpc__v1__error_code__value_ranges[] = {
-{0, 0},{0, 16}
+{0, 0},{0, 17}
 };
-static const ProtobufCEnumValueIndex mrpc__v1__error_code__enum_values_by_name[16] =
+static const ProtobufCEnumValueIndex mrpc__v1__error_code__enum_values_by_name[17] =
 {
   { "ERR_BAD_ENCODING", 13 },
   { "ERR_CANCELLED", 8 },
@@ -852,6 +853,7 @@ static const ProtobufCEnumValueIndex mrpc__v1__error_code__enum_values_by_name[1
   { "ERR_INTERNAL", 11 },
   { "ERR_INVALID_ARGUMENT", 2 },
   { "ERR_MESSAGE_TOO_LARGE", 5 },
+  { "ERR_NOT_FOUND", 16 },
   { "ERR_OVERLOADED", 14 },
   { "ERR_PROTOCOL", 10 },
   { "ERR_RATE_LIMITED", 12 },
@@ -870,9 +872,9 @@ const ProtobufCEnumDescriptor mrpc__v1__error_code__descriptor =
   "ErrorCode",
   "Mrpc__V1__ErrorCode",
   "mrpc.v1",
-  16,
+  17,
   mrpc__v1__error_code__enum_values_by_number,
-  16,
+  17,
   mrpc__v1__error_code__enum_values_by_name,
   1,
   mrpc__v1__error_code__value_ranges,

@@ -25,6 +25,7 @@ from mrpc_client.gen.mrpc.v1.envelope_pb2 import (  # mrpc/v1/envelope.proto
     ERR_BAD_ENCODING,
     ERR_OVERLOADED,
     ERR_TOO_MANY_CONNECTIONS,
+    ERR_NOT_FOUND,
 )
 
 __all__ = [
@@ -50,4 +51,5 @@ __all__ = [
     'ERR_BAD_ENCODING',
     'ERR_OVERLOADED',
     'ERR_TOO_MANY_CONNECTIONS',
+    'ERR_NOT_FOUND',
 ]

@@ -36,7 +36,8 @@ typedef enum _Mrpc__V1__ErrorCode {
    */
   MRPC__V1__ERROR_CODE__ERR_UNSPECIFIED = 0,
   /*
-   * UNAUTHENTICATED: the HELLO's API key is missing or wrong.
+   * UNAUTHENTICATED: the API key is wrong (HELLO, a gRPC request), or a connection without a key
+   * called a method that needs one.
    */
   MRPC__V1__ERROR_CODE__ERR_UNAUTHENTICATED = 1,
   /*
@@ -44,7 +45,7 @@ typedef enum _Mrpc__V1__ErrorCode {
    */
   MRPC__V1__ERROR_CODE__ERR_INVALID_ARGUMENT = 2,
   /*
-   * UNIMPLEMENTED: no method with that path.
+   * UNIMPLEMENTED: no method with that path, or an encoding or codec the server does not implement.
    */
   MRPC__V1__ERROR_CODE__ERR_UNIMPLEMENTED = 3,
   /*
@@ -84,7 +85,8 @@ typedef enum _Mrpc__V1__ErrorCode {
    */
   MRPC__V1__ERROR_CODE__ERR_RATE_LIMITED = 12,
   /*
-   * INVALID_ARGUMENT: a body marked COMPRESSED is not valid raw deflate data.
+   * INVALID_ARGUMENT: a body marked COMPRESSED is not valid data of its encoding (raw deflate here;
+   * gzip or zlib on gRPC).
    */
   MRPC__V1__ERROR_CODE__ERR_BAD_ENCODING = 13,
   /*
@@ -96,7 +98,12 @@ typedef enum _Mrpc__V1__ErrorCode {
    * RESOURCE_EXHAUSTED (in GOAWAY): the app, or the server, already has its maximum number of
    * connections.
    */
-  MRPC__V1__ERROR_CODE__ERR_TOO_MANY_CONNECTIONS = 15
+  MRPC__V1__ERROR_CODE__ERR_TOO_MANY_CONNECTIONS = 15,
+  /*
+   * NOT_FOUND: what the call names does not exist on this server (a health check of an unknown
+   * service).
+   */
+  MRPC__V1__ERROR_CODE__ERR_NOT_FOUND = 16
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MRPC__V1__ERROR_CODE)
 } Mrpc__V1__ErrorCode;
 
