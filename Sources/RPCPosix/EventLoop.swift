@@ -53,9 +53,22 @@ public struct EpollEvents: OptionSet, Sendable {
 /// is thrown to the caller (a connection that cannot be watched is closed). Timers are handles
 /// that can be cancelled, so a timer never fires for something that has gone. After each batch
 /// of events, every connection that produced output is flushed once.
+///
+/// Timers run on the loop's `clock`: the system's monotonic clock, through a timerfd armed for
+/// the earliest deadline; or a test's `ManualClock`, which arms nothing and tells the loop when
+/// the test moves it, so timeouts are tested without sleeping (swift-nio's
+/// `EmbeddedEventLoop.advanceTime`). How long a turn's handlers have run (`turnBudgetNanoseconds`)
+/// is work done, measured on the system clock whatever the loop's clock is.
 public final class EventLoop: @unchecked Sendable {
-    // Invariant: all mutable state except `inbox` and `wakePending` is touched only on the loop thread.
+    // Invariant: all mutable state except `inbox`, `wakePending` and `timerRunPending` is touched
+    // only on the loop thread.
     public let index: Int
+    /// The time timers are scheduled on.
+    public let clock: any ServerClock
+    /// False on a manual clock: its deadlines mean nothing to the kernel's timer.
+    private let armsKernelTimer: Bool
+    /// A run of the due timers is in the inbox (manual clock only).
+    private let timerRunPending = Atomic<Bool>(false)
     private let epollFD: Int32
     private let wakeFD: Int32
     private let timerFD: Int32
@@ -77,8 +90,10 @@ public final class EventLoop: @unchecked Sendable {
     private static let timerRegistration: UInt32 = 0xFFFF_FFFF
 
     /// Creates the loop's epoll, eventfd and timerfd; `start` runs it on a new thread.
-    public init(index: Int) throws(SystemError) {
+    public init(index: Int, clock: any ServerClock = SystemClock.shared) throws(SystemError) {
         self.index = index
+        self.clock = clock
+        armsKernelTimer = clock === SystemClock.shared
         epollFD = cshim_epoll_create()
         wakeFD = cshim_eventfd()
         timerFD = cshim_timerfd()
@@ -90,6 +105,22 @@ public final class EventLoop: @unchecked Sendable {
         try Self.control(
             epollFD, EPOLL_CTL_ADD, timerFD, .input, Self.pack(Self.timerRegistration, timerFD),
             "watch the loop's timerfd")
+        if !armsKernelTimer {
+            clock.whenAdvanced { [weak self] in self?.runTimersSoon() }
+        }
+    }
+
+    /// The loop's clock now: what timers are scheduled against.
+    public var now: UInt64 { clock.now }
+
+    /// Manual clock: runs the due timers on the loop's thread, soon (once, however often asked
+    /// before it runs).
+    private func runTimersSoon() {
+        guard !timerRunPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        execute { [self] in
+            timerRunPending.store(false, ordering: .releasing)
+            runDueTimers()
+        }
     }
 
     deinit {
@@ -224,14 +255,14 @@ public final class EventLoop: @unchecked Sendable {
     /// Calls `callback` in the loop's next turn, after the events already waiting: work that
     /// continues later so that one connection does not hold the turn (a timer due at once).
     func scheduleNextTurn(_ callback: @escaping () -> Void) {
-        _ = schedule(at: monotonicNow(), callback)
+        _ = schedule(at: clock.now, callback)
     }
 
     /// Calls `callback` every `intervalNanoseconds` until it returns false or is cancelled.
     func scheduleRepeating(every intervalNanoseconds: UInt64, _ callback: @escaping () -> Bool) -> TimerHandle {
         assertInEventLoop()
         let timer = TimerHandle(
-            deadline: monotonicNow() + intervalNanoseconds, work: .repeating(every: intervalNanoseconds, callback))
+            deadline: clock.now + intervalNanoseconds, work: .repeating(every: intervalNanoseconds, callback))
         add(timer)
         return timer
     }
@@ -254,6 +285,10 @@ public final class EventLoop: @unchecked Sendable {
 
     private func add(_ timer: TimerHandle) {
         timers.push(timer)
+        guard armsKernelTimer else {
+            if timer.deadline <= clock.now { runTimersSoon() }
+            return
+        }
         if timer.deadline < armedDeadline {
             armedDeadline = timer.deadline
             _ = cshim_timerfd_arm_at(timerFD, max(timer.deadline, 1))
@@ -404,7 +439,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runDueTimers() {
-        let now = monotonicNow()
+        let now = clock.now
         armedDeadline = .max
         while let next = timers.peekDeadline, next <= now {
             let timer = timers.popFirst()
@@ -424,7 +459,7 @@ public final class EventLoop: @unchecked Sendable {
                 break
             }
         }
-        if let next = timers.peekDeadline {
+        if armsKernelTimer, let next = timers.peekDeadline {
             armedDeadline = next
             _ = cshim_timerfd_arm_at(timerFD, next)
         }

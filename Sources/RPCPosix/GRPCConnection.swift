@@ -156,7 +156,7 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget,
         } catch {
             return close()
         }
-        lingerTimer = loop.schedule(at: monotonicNow() + Self.lingerNanoseconds) { [unowned self] in
+        lingerTimer = loop.schedule(at: loop.now + Self.lingerNanoseconds) { [unowned self] in
             lingerTimer = nil
             close()
         }
@@ -323,7 +323,7 @@ final class GRPCConnection: EventHandler, Flushable, LoopConnection, PortTarget,
     private func noteHolding() {
         let holds = account.held > 0
         if holds != (holdingSince != nil) {
-            holdingSince = holds ? monotonicNow() : nil
+            holdingSince = holds ? loop.now : nil
             owner.setHolding(self, holds)
         }
         if holds && account.budget.isUnderPressure { owner.budgetUnderPressure() }

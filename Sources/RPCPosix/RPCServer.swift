@@ -4,6 +4,7 @@ public import RPCCore
 public import RPCGRPC
 import Synchronization
 public import TLSSupport
+import ThreadSupport
 
 /// The RPC server: event loops (one per usable core), their listeners, and a worker pool.
 ///
@@ -47,6 +48,9 @@ public final class RPCServer: Sendable {
         public var tls: ReloadableTLSContext?
         /// The gRPC listener (HTTP/2, h2c with prior knowledge) serving the same methods; nil: off.
         public var grpc: GRPCListenerConfiguration?
+        /// What the loops' timers run on (handshake, idle, keepalive, deadlines, drain): the
+        /// system's monotonic clock, or a test's `ManualClock`.
+        public var clock: any ServerClock = SystemClock.shared
 
         public init() {}
     }
@@ -99,7 +103,8 @@ public final class RPCServer: Sendable {
         var environment = ServerSession.Environment(
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
             limits: configuration.limits, methods: methods, authenticator: authenticator,
-            logger: configuration.logger, offload: { workers.submit($0) }, now: { monotonicNow() },
+            logger: configuration.logger, offload: { workers.submit($0) },
+            now: { [clock = configuration.clock] in clock.now },
             observer: configuration.observer, rateLimiter: configuration.rateLimiter,
             memoryBudget: configuration.memoryBudget,
             appConnections: configuration.maxConnectionsPerApp.map { AppConnections(limit: $0) },
@@ -135,7 +140,8 @@ public final class RPCServer: Sendable {
         let shared = ServerLoop.Shared(
             counter: ConnectionCounter(limit: configuration.maxConnections), throttle: throttle,
             holdings: HoldingBoard(loops: loopCount), acceptFailures: LogSummary(intervalNanoseconds: 10_000_000_000),
-            refusals: LogSummary(intervalNanoseconds: 10_000_000_000), tls: configuration.tls)
+            refusals: LogSummary(intervalNanoseconds: 10_000_000_000), tls: configuration.tls,
+            clock: configuration.clock)
         for index in 0..<loopCount {
             do {
                 loops.append(
@@ -168,6 +174,25 @@ public final class RPCServer: Sendable {
     /// The port the gRPC listener is bound to; nil when it is off.
     public var boundGRPCPort: UInt16? { state.withLock { $0.boundGRPCPort } }
 
+    /// Returns once every loop has taken in what reached it before the call and written what that
+    /// asked for: after a test moves a `ManualClock`, the timers that came due have run and their
+    /// output is flushed; before it, what the test sent has been read.
+    ///
+    /// Three rounds of a task through every loop's inbox: a turn handles its events (the socket
+    /// reads, the inbox) in the kernel's order and flushes at its end, so the task of one round
+    /// may run before a read of the same turn; the next round's runs in a later turn, after that
+    /// turn's flush, and the last one after anything those turns scheduled at once.
+    public func waitForLoops() {
+        let loops = state.withLock { $0.loops }
+        for _ in 0..<3 {
+            for loop in loops {
+                let done = BlockingSemaphore()
+                loop.loop.execute { done.signal() }
+                done.wait()
+            }
+        }
+    }
+
     /// Open connections across all loops.
     public var connectionCount: Int { state.withLock { $0.loops.first?.shared.counter.value ?? 0 } }
 
@@ -180,10 +205,11 @@ public final class RPCServer: Sendable {
             return (state.loops, [state.workers, state.largeRequests].compactMap { $0 })
         }
         for loop in loops { loop.beginDrain() }
-        let deadline = monotonicNow() + UInt64(max(0, gracePeriodMs)) * 1_000_000
+        let clock = configuration.clock
+        let deadline = clock.now + UInt64(max(0, gracePeriodMs)) * 1_000_000
         var forced = false
         while loops.contains(where: { $0.shared.counter.value > 0 }) {
-            if monotonicNow() >= deadline {
+            if clock.now >= deadline {
                 if forced { break }
                 forced = true
                 for loop in loops { loop.forceEndStreams() }

@@ -300,7 +300,7 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
             // Connected and went without a byte: a port check, not a TLS client.
             logger.debug("connection closed before a TLS handshake began", [("peer", session.peer)])
         } else {
-            let logged = throttle?.failed(address: peerAddress, now: monotonicNow()) ?? true
+            let logged = throttle?.failed(address: peerAddress, now: loop.now) ?? true
             observer?.transportEvent(.transportHandshakeFailed(logged: logged))
             if logged { logger.notice("closing connection: \(error.message)", [("peer", session.peer)]) }
         }
@@ -324,7 +324,7 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
             into: &frame)
         // A fresh socket's send buffer always takes a few dozen bytes.
         _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        let logged = throttle?.failed(address: peerAddress, now: monotonicNow()) ?? true
+        let logged = throttle?.failed(address: peerAddress, now: loop.now) ?? true
         observer?.transportEvent(.transportHandshakeFailed(logged: logged))
         if logged {
             logger.notice("closing connection: a plaintext client on the TLS listener", [("peer", session.peer)])
@@ -432,7 +432,7 @@ final class ServerConnection: EventHandler, Flushable, LoopConnection, PortTarge
     private func noteHolding() {
         let holds = account.held > 0
         if holds != (holdingSince != nil) {
-            holdingSince = holds ? monotonicNow() : nil
+            holdingSince = holds ? loop.now : nil
             owner.setHolding(self, holds)
         }
         if holds && account.budget.isUnderPressure { owner.budgetUnderPressure() }

@@ -29,6 +29,8 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         /// The listener's TLS context (each connection starts with the current one); nil for
         /// plaintext.
         let tls: ReloadableTLSContext?
+        /// What every loop's timers run on.
+        let clock: any ServerClock
     }
 
     /// How long the listener is not watched after `accept` ran out of descriptors.
@@ -77,7 +79,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         index: Int, listener: Listener, grpc: GRPCListener? = nil, environment: ServerSession.Environment,
         shared: Shared
     ) throws(SystemError) {
-        loop = try EventLoop(index: index)
+        loop = try EventLoop(index: index, clock: shared.clock)
         self.listener = listener
         self.grpc = grpc
         self.environment = environment
@@ -100,7 +102,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         loop.execute { [self] in
             watchListener()
             tickTimer = loop.scheduleRepeating(every: 1_000_000_000) { [self] in
-                let now = monotonicNow()
+                let now = loop.now
                 for connection in Array(registry.all) { connection.tick(now: now) }
                 if budget.isUnderPressure || registry.hasBlockedInput { cutRound() }
                 if loop.index == 0 { reportThrottledHandshakes(now: now) }
@@ -196,7 +198,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         _ = serverFullFrame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         Glibc.close(fd)
         environment.observer?.transportEvent(.connectionRefused(.serverFull))
-        if let count = shared.refusals.record(now: monotonicNow()) {
+        if let count = shared.refusals.record(now: loop.now) {
             environment.logger.warning(
                 "connections refused: the server has its maximum of connections",
                 [("limit", String(shared.counter.limit)), ("refused_since_last_line", String(count))])
@@ -219,7 +221,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
             shed = listener.shedWaiting(goaway: outOfDescriptorsFrame, limit: Self.shedLimit)
             for _ in 0..<shed { environment.observer?.transportEvent(.connectionRefused(.outOfDescriptors)) }
         }
-        if let count = shared.acceptFailures.record(now: monotonicNow()) {
+        if let count = shared.acceptFailures.record(now: loop.now) {
             let reason =
                 error == EMFILE ? "EMFILE" : error == ENFILE ? "ENFILE" : error == ENOBUFS ? "ENOBUFS" : "ENOMEM"
             environment.logger.warning(
@@ -238,7 +240,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
             self.grpcRegistration = nil
             _ = grpc.listener.shedWaiting(goaway: [], limit: Self.shedLimit)
         }
-        acceptPause = loop.schedule(at: monotonicNow() + Self.acceptPauseNanoseconds) { [unowned self] in
+        acceptPause = loop.schedule(at: loop.now + Self.acceptPauseNanoseconds) { [unowned self] in
             acceptPause = nil
             if accepting { watchListener() }
         }

@@ -45,7 +45,7 @@ extension SessionConnection {
         if let deadlineTimer { loop.cancel(deadlineTimer) }
         deadlineTimer = loop.schedule(at: deadline) { [unowned self] in
             self.deadlineTimer = nil
-            self.carryOut(self.session.expireDeadlines(now: monotonicNow()))
+            self.carryOut(self.session.expireDeadlines(now: self.loop.now))
         }
     }
 

@@ -1,7 +1,19 @@
 internal import CSystemShims
+public import RPCCore
 
 /// The monotonic clock in nanoseconds.
 public func monotonicNow() -> UInt64 { cshim_monotonic_ns() }
+
+/// The system's monotonic clock (`CLOCK_MONOTONIC`), what a server runs on unless a test gives it
+/// a `ManualClock`.
+public final class SystemClock: ServerClock {
+    /// The one system clock (it keeps nothing).
+    public static let shared = SystemClock()
+
+    private init() {}
+
+    public var now: UInt64 { cshim_monotonic_ns() }
+}
 
 /// Wall-clock time in Unix milliseconds.
 public func unixMillisecondsNow() -> Int64 { cshim_realtime_ms() }

@@ -41,7 +41,7 @@ struct CommitWatcherTests {
     func notified() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { writer.close() }
         // A poll a minute apart: only the notifications can bring the actions within the test.
@@ -63,7 +63,7 @@ struct CommitWatcherTests {
     func pollsFollowedApps() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let writer = try Instance(url: schema.url, schema: schema.name, clock: ManualClock())
+        let writer = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock())
         defer { writer.close() }
         for app in ["a", "b", "c"] {
             let client = ModerationClient(service: writer.service, caller: Caller(app: app))
@@ -107,7 +107,7 @@ struct CommitWatcherTests {
     func polled() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { writer.close() }
         let reader = try Instance(url: schema.url, schema: schema.name, clock: clock) {
@@ -124,7 +124,7 @@ struct CommitWatcherTests {
     func interleaved() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let first = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { first.close() }
         let second = try Instance(url: schema.url, schema: schema.name, clock: clock) { $0.pollIntervalMs = 20 }

@@ -53,7 +53,7 @@ struct FollowedAppsTests {
     func subscriptionsDuringBurst() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { writer.close() }
         let follower = try Instance(url: schema.url, schema: schema.name, clock: clock, recordsActions: false)

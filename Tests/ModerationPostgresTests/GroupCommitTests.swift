@@ -29,7 +29,7 @@ struct GroupCommitTests {
     static func withGroup(_ body: (Instance) throws -> Void) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock(), writers: 1)
         defer { instance.close() }
         try instance.client().createUser("o")
         try instance.client().createGroup("g", owner: "o")
@@ -168,7 +168,7 @@ struct GroupCommitTests {
     func standingInOneStatement(readAhead: Bool) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 1)
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock(), writers: 1)
         defer { instance.close() }
         let client = instance.client()
         let uids = ["member", "muted", "banned", "outsider", "moved", "missing"]
@@ -269,7 +269,7 @@ struct GroupCommitTests {
     func closed() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock())
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock())
         instance.close()
         let write = ClosureWrite { _ throws(ModerationError) in }
         instance.store.submit(write)
@@ -281,7 +281,7 @@ struct GroupCommitTests {
     func readYourWrites() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock(), writers: 3)
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock(), writers: 3)
         defer { instance.close() }
         let app = instance.client()
         try app.createUser("o")

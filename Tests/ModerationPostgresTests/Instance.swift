@@ -23,7 +23,7 @@ final class Instance: Sendable {
     ///     handler is given in `delivered` (false: the service has no listener of the test's).
     ///   - tweak: changes the store's options before it opens.
     init(
-        url: String, schema: String, clock: ManualClock, writers: Int = 2, maxBatchSize: Int = 512,
+        url: String, schema: String, clock: ManualWallClock, writers: Int = 2, maxBatchSize: Int = 512,
         recordsActions: Bool = true, tweak: (inout PostgresStoreOptions) -> Void = { _ in }
     ) throws {
         var options = PostgresStoreOptions(
@@ -51,11 +51,11 @@ final class Instance: Sendable {
     /// Two instances on a fresh schema, sharing a clock (`writers` each); `body` runs between
     /// that and their closing and the schema's drop.
     static func withPair(
-        writers: Int = 2, _ body: (TestSchema, ManualClock, Instance, Instance) throws -> Void
+        writers: Int = 2, _ body: (TestSchema, ManualWallClock, Instance, Instance) throws -> Void
     ) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: writers)
         defer { first.close() }
         let second = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: writers)

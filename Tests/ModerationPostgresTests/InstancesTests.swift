@@ -30,7 +30,7 @@ struct InstancesTests {
     func gaplessAcrossInstances() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let first = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { first.close() }
         let second = try Instance(url: schema.url, schema: schema.name, clock: clock)
@@ -86,7 +86,7 @@ struct InstancesTests {
     func deferredWhileHeld() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
         defer { first.close() }
         let second = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1)
@@ -128,7 +128,7 @@ struct InstancesTests {
     func queuedWritesJoinWaitingBatch() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let application = "joining-\(schema.name)"
         let first = try Instance(url: schema.url, schema: schema.name, clock: clock, writers: 1) {
             $0.applicationName = application
@@ -227,7 +227,7 @@ struct InstancesTests {
     func idempotencyAcrossInstances() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let first = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { first.close() }
         let second = try Instance(url: schema.url, schema: schema.name, clock: clock)
@@ -258,7 +258,7 @@ struct InstancesTests {
     func sweepOnce() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let instances = try (0..<3).map { _ in try Instance(url: schema.url, schema: schema.name, clock: clock) }
         defer { for instance in instances { instance.close() } }
         let users = (0..<30).map { "b\($0)" }
@@ -288,7 +288,7 @@ struct InstancesTests {
     func sweepMutesOnce() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let instances = try (0..<3).map { _ in try Instance(url: schema.url, schema: schema.name, clock: clock) }
         defer { for instance in instances { instance.close() } }
         let users = (0..<30).map { "m\($0)" }

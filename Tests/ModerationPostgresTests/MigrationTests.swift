@@ -55,7 +55,7 @@ struct MigrationTests {
             kickReplyHex: try schema.value("SELECT encode(reply, 'hex') FROM idempotency WHERE key = 'fixture-kick'")
                 ?? "")
         let lastTimestamp = Int64(try schema.value("SELECT max(timestamp) FROM actions") ?? "") ?? 0
-        let clock = ManualClock(start: lastTimestamp + 60_000, ticking: false)
+        let clock = ManualWallClock(start: lastTimestamp + 60_000, ticking: false)
         let store = try PostgresStore(options: PostgresStoreOptions(url: schema.url, schema: schema.name))
         let service = ModerationService(
             store: store, now: clock.function,

@@ -19,7 +19,7 @@ struct OutageTests {
     func stopAndRestart() throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.tearDown() }
-        let instance = try Instance(url: cluster.url, schema: "outage", clock: ManualClock())
+        let instance = try Instance(url: cluster.url, schema: "outage", clock: ManualWallClock())
         defer { instance.close() }
         let app = instance.client()
         try app.createUser("o")
@@ -63,7 +63,7 @@ struct OutageTests {
     func watcherAcrossRestart() throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.tearDown() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let writer = try Instance(url: cluster.url, schema: "watch", clock: clock)
         defer { writer.close() }
         let follower = try Instance(url: cluster.url, schema: "watch", clock: clock) { $0.pollIntervalMs = 100 }

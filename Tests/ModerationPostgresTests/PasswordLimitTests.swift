@@ -13,7 +13,7 @@ struct PasswordLimitTests {
     /// Two instances on a fresh schema, sharing a clock, with users "o" and "x" (and `more`) and
     /// the password group "g" owned by "o"; `body` runs between that and the cleanup.
     private static func withTwoInstances(
-        more: [String] = [], _ body: (TestSchema, ManualClock, Instance, Instance) throws -> Void
+        more: [String] = [], _ body: (TestSchema, ManualWallClock, Instance, Instance) throws -> Void
     ) throws {
         try Instance.withPair { schema, clock, first, second in
             for uid in ["o", "x"] + more { try first.client().createUser(uid) }

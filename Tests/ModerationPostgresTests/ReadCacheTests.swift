@@ -72,7 +72,7 @@ struct ReadCacheTests {
     func readsSeeOtherInstancesWrites(_ change: Change) throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { writer.close() }
         let reader = try Instance(url: schema.url, schema: schema.name, clock: clock)
@@ -97,7 +97,7 @@ struct ReadCacheTests {
     func checksAreShared() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock())
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock())
         defer { instance.close() }
         _ = try instance.client().createUser("owner")
         _ = try instance.client().createGroup("g", owner: "owner")
@@ -120,7 +120,7 @@ struct ReadCacheTests {
     func conflictRunsTheReadAgain() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let reader = try Instance(url: schema.url, schema: schema.name, clock: clock)
         defer { reader.close() }
         let writer = try Instance(url: schema.url, schema: schema.name, clock: clock)
@@ -159,7 +159,7 @@ struct ReadCacheTests {
         let schema = try TestSchema()
         defer { schema.drop() }
         let name = "cache-\(schema.name)"
-        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualClock()) {
+        let instance = try Instance(url: schema.url, schema: schema.name, clock: ManualWallClock()) {
             $0.applicationName = name
             $0.readers = 1
         }
@@ -192,7 +192,7 @@ struct ReadCacheTests {
     func smallCacheAnswersAsNone() throws {
         let schema = try TestSchema()
         defer { schema.drop() }
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let cached = try Instance(url: schema.url, schema: schema.name, clock: clock) { $0.readCacheEntries = 5 }
         defer { cached.close() }
         let plain = try Instance(url: schema.url, schema: schema.name, clock: clock) { $0.readCacheEntries = 0 }

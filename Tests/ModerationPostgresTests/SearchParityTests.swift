@@ -73,9 +73,9 @@ struct SearchParityTests {
     @Test("members, bans and groups: every keyword, every page, the same on both stores")
     func parity() throws {
         let postgres = try ServiceHarness(
-            clock: ManualClock(ticking: false), backend: .postgres(url: try PostgresCluster.shared().url))
+            clock: ManualWallClock(ticking: false), backend: .postgres(url: try PostgresCluster.shared().url))
         defer { postgres.tearDown() }
-        let sqlite = try ServiceHarness(clock: ManualClock(ticking: false), backend: .sqlite)
+        let sqlite = try ServiceHarness(clock: ManualWallClock(ticking: false), backend: .sqlite)
         defer { sqlite.tearDown() }
         try Self.populate(postgres)
         try Self.populate(sqlite)

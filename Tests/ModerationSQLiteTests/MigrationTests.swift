@@ -57,7 +57,7 @@ struct MigrationTests {
         #expect(try Self.userVersion(options.databasePath) == schemaVersion)
         let fixture = try FixtureCounts(path: options.databasePath)
         // The release's clock: a minute after its last action, inside its idempotency window.
-        let clock = ManualClock(start: fixture.lastTimestamp + 60_000, ticking: false)
+        let clock = ManualWallClock(start: fixture.lastTimestamp + 60_000, ticking: false)
         let store = try SQLiteStore(options: options)
         let service = ModerationService(
             store: store, now: clock.function,

@@ -8,7 +8,7 @@ import Testing
 @Suite("Retention")
 struct RetentionTests {
     @Test func pruning() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let retention: Int64 = 60_000
         let configuration = ModerationService.Configuration(
             passwordHasher: .fastForTests, actionRetentionMs: retention, maintenanceBatchSize: 3)

@@ -9,7 +9,7 @@ import Testing
 struct StorePagingTests {
     @Test("members and bans sharing a timestamp page by uid, without repeats or gaps")
     func ties() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try ServiceHarness(clock: clock, backend: .sqlite)
         defer { harness.tearDown() }
         let app = harness.client()

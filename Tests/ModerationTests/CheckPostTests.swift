@@ -8,7 +8,7 @@ import Testing
 struct CheckPostTests {
     /// Public "pub" and private "priv", both owned by o with moderator m, participants p and q;
     /// b banned from both, t banned from "pub" until `banEnds`; x exists outside.
-    static func setUp(_ clock: ManualClock) throws -> ServiceHarness {
+    static func setUp(_ clock: ManualWallClock) throws -> ServiceHarness {
         let harness = try ServiceHarness(clock: clock)
         let app = harness.client()
         for uid in ["o", "m", "p", "q", "b", "t", "x"] { try app.createUser(uid) }
@@ -24,7 +24,7 @@ struct CheckPostTests {
 
     @Test("every verdict, in the order of the checks, and the same whoever asks")
     func verdicts() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let app = harness.client()
@@ -59,7 +59,7 @@ struct CheckPostTests {
 
     @Test("an answer follows every change at once, however often the pair was asked before")
     func followsChanges() throws {
-        let harness = try Self.setUp(ManualClock())
+        let harness = try Self.setUp(ManualWallClock())
         defer { harness.tearDown() }
         let app = harness.client()
         let owner = harness.client("o")
@@ -101,7 +101,7 @@ struct CheckPostTests {
 
     @Test("100 checks in one call, answered in order; the call's own refusals")
     func batchAndArguments() throws {
-        let harness = try Self.setUp(ManualClock())
+        let harness = try Self.setUp(ManualWallClock())
         defer { harness.tearDown() }
         let app = harness.client()
         let checks = (0..<100).map { index in

@@ -34,7 +34,7 @@ struct DeleteUserTests {
 
     @Test("a user who owns nothing leaves every group, loses their bans, and the uid is never reused")
     func deletes() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try ServiceHarness(clock: clock)
         defer { harness.tearDown() }
         let app = harness.client()

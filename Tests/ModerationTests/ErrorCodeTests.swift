@@ -32,7 +32,7 @@ struct ErrorCodeTests {
 
     @Test("provoked on purpose", arguments: provoked)
     func provoke(_ code: ErrorCode) throws {
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let harness = try ServiceHarness(clock: clock)
         defer { harness.tearDown() }
         let app = harness.client()
@@ -58,7 +58,8 @@ struct ErrorCodeTests {
 
     /// The error of a call made to fail with `code`, and what its message must name.
     static func failure(
-        of code: ErrorCode, harness: ServiceHarness, clock: ManualClock, app: ModerationClient, owner: ModerationClient,
+        of code: ErrorCode, harness: ServiceHarness, clock: ManualWallClock, app: ModerationClient,
+        owner: ModerationClient,
         part: ModerationClient, outsider: ModerationClient
     ) -> (ModerationError?, String) {
         func error(_ body: () throws -> Any) -> ModerationError? {

@@ -68,7 +68,7 @@ struct EventHubLimitTests {
     }
 
     static func harness() throws -> ServiceHarness {
-        let harness = try ServiceHarness(clock: ManualClock())
+        let harness = try ServiceHarness(clock: ManualWallClock())
         let app = harness.client()
         try app.createUser("owner")
         try app.createGroup("g", owner: "owner")

@@ -7,7 +7,7 @@ import ThreadSupport
 /// rule; a write that meets an expired ban records its expiry first; the sweeper records the rest.
 @Suite("Expiring bans")
 struct ExpiringBanTests {
-    static func setUp(_ clock: ManualClock) throws -> ServiceHarness {
+    static func setUp(_ clock: ManualWallClock) throws -> ServiceHarness {
         let harness = try ServiceHarness(clock: clock)
         let app = harness.client()
         for uid in ["o", "m", "x", "y"] { try app.createUser(uid) }
@@ -18,7 +18,7 @@ struct ExpiringBanTests {
 
     @Test("a ban applies until expires_at, exactly, on every read")
     func exactExpiry() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let moderator = harness.client("m")
@@ -40,7 +40,7 @@ struct ExpiringBanTests {
 
     @Test("a write that meets an expired ban records the expiry before its own action")
     func conversionOnWrite() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let moderator = harness.client("m")
@@ -58,7 +58,7 @@ struct ExpiringBanTests {
 
     @Test("a write that fails after meeting an expired ban changes nothing")
     func failedWriteLeavesTheBan() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let moderator = harness.client("m")
@@ -84,7 +84,7 @@ struct ExpiringBanTests {
         "the sweeper records every expired ban as unbanned, reason expired, by the app",
         arguments: [(2, 10), (500, 0)] as [(Int, Int64)])
     func sweeper(batch: Int, stepMs: Int64) throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let configuration = ModerationService.Configuration(
             passwordHasher: .fastForTests, maintenanceBatchSize: batch, maintenanceStepMs: stepMs)
         let harness = try ServiceHarness(clock: clock, configuration: configuration)
@@ -124,7 +124,7 @@ struct ExpiringBanTests {
 
     @Test("the maintenance loop sweeps on its own")
     func maintenanceLoop() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let configuration = ModerationService.Configuration(passwordHasher: .fastForTests, maintenanceIntervalMs: 20)
         let harness = try ServiceHarness(clock: clock, configuration: configuration)
         defer { harness.tearDown() }

@@ -30,7 +30,7 @@ struct IdempotencyTests {
         }
     }
 
-    static func setUp(clock: ManualClock = ManualClock()) throws -> ServiceHarness {
+    static func setUp(clock: ManualWallClock = ManualWallClock()) throws -> ServiceHarness {
         let harness = try ServiceHarness(clock: clock)
         let app = harness.client()
         for uid in ["o", "a", "p", "q"] { try app.createUser(uid) }
@@ -188,7 +188,7 @@ struct IdempotencyTests {
 
     @Test("a key is forgotten after 24 hours, and purged by maintenance")
     func window() throws {
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let harness = try Self.setUp(clock: clock)
         defer { harness.tearDown() }
         guard case .done(.success, _) = Self.kick(harness, key: "old") else {

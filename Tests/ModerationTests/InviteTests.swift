@@ -10,7 +10,7 @@ import Testing
 struct InviteTests {
     /// Private group "g" owned by o with admin a, moderator m, participant p; x, y, z exist
     /// outside.
-    static func setUp(_ clock: ManualClock = ManualClock(ticking: false)) throws -> ServiceHarness {
+    static func setUp(_ clock: ManualWallClock = ManualWallClock(ticking: false)) throws -> ServiceHarness {
         let harness = try ServiceHarness(clock: clock)
         let app = harness.client()
         for uid in ["o", "a", "m", "p", "x", "y", "z"] { try app.createUser(uid) }
@@ -24,7 +24,7 @@ struct InviteTests {
 
     @Test("an invite into a private group: the invitee sees the group, accepts, and is a member with the scope")
     func acceptedIntoPrivateGroup() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let admin = harness.client("a")
@@ -81,7 +81,7 @@ struct InviteTests {
 
     @Test("an invite expires at its expiry exactly; maintenance reclaims the row without an action")
     func expired() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let admin = harness.client("a")
@@ -141,7 +141,7 @@ struct InviteTests {
 
     @Test("arguments: expiry 0–30 days, 1–100 distinct uids, the app cannot accept; cursors page newest first")
     func argumentsAndPaging() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let owner = harness.client("o")

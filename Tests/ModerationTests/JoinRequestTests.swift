@@ -10,7 +10,8 @@ struct JoinRequestTests {
     /// Public group "g" and private group "h", owned by o with admin a, moderator m, participant
     /// p; x, y, z exist outside.
     static func setUp(
-        _ clock: ManualClock = ManualClock(ticking: false), configuration: ModerationService.Configuration? = nil
+        _ clock: ManualWallClock = ManualWallClock(ticking: false),
+        configuration: ModerationService.Configuration? = nil
     ) throws -> ServiceHarness {
         let harness =
             try configuration.map { try ServiceHarness(clock: clock, configuration: $0) }
@@ -27,7 +28,7 @@ struct JoinRequestTests {
 
     @Test("a knock approved: the requester becomes a participant, and the request is gone")
     func approved() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let admin = harness.client("a")
@@ -125,7 +126,7 @@ struct JoinRequestTests {
 
     @Test("arguments, paging oldest first, and the flag survives a restart")
     func argumentsAndPaging() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let owner = harness.client("o")

@@ -9,7 +9,8 @@ import Testing
 struct MuteTests {
     /// Group "g" owned by o with admin a, moderator m, participants p and q; x exists outside.
     static func setUp(
-        _ clock: ManualClock = ManualClock(ticking: false), configuration: ModerationService.Configuration? = nil
+        _ clock: ManualWallClock = ManualWallClock(ticking: false),
+        configuration: ModerationService.Configuration? = nil
     )
         throws -> ServiceHarness
     {
@@ -29,7 +30,7 @@ struct MuteTests {
 
     @Test("a timed mute applies until muted_until exactly, on every read, then stops")
     func exactExpiry() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let moderator = harness.client("m")
@@ -55,7 +56,7 @@ struct MuteTests {
 
     @Test("muting again after an expiry records the expiry first; the log replays to one mute")
     func expiredThenMutedAgain() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness = try Self.setUp(clock)
         defer { harness.tearDown() }
         let admin = harness.client("a")
@@ -112,7 +113,7 @@ struct MuteTests {
         "the sweeper records each expired mute once as unmuted (expired, by @app), in bounded steps",
         arguments: [(2, 10), (500, 0)] as [(Int, Int64)])
     func sweeper(batch: Int, stepMs: Int64) throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let configuration = ModerationService.Configuration(
             passwordHasher: .fastForTests, maintenanceBatchSize: batch, maintenanceStepMs: stepMs)
         let harness = try Self.setUp(clock, configuration: configuration)

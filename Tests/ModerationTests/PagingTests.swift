@@ -64,7 +64,7 @@ struct PagingTests {
 
     @Test("members: rows present throughout appear exactly once despite joins and leaves between pages")
     func membersUnderChurn() throws {
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let harness = try ServiceHarness(clock: clock)
         defer { harness.tearDown() }
         let app = harness.client()
@@ -89,7 +89,7 @@ struct PagingTests {
 
     @Test("bans: newest first, stable under bans and unbans between pages")
     func bansUnderChurn() throws {
-        let harness = try ServiceHarness(clock: ManualClock())
+        let harness = try ServiceHarness(clock: ManualWallClock())
         defer { harness.tearDown() }
         let app = harness.client()
         for index in 0..<70 { try app.createUser("u\(index)") }

@@ -11,7 +11,7 @@ import Testing
 struct PruningTests {
     @Test("only the apps whose log begins before the cutoff are pruned, each through its own prefix")
     func prunesEachAppsPrefix() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let retention: Int64 = 60_000
         // A batch smaller than the work: the run takes several passes, each resuming where the
         // last stopped.
@@ -58,7 +58,7 @@ struct PruningTests {
 
     @Test("the maintenance loop sweeps every step and prunes once its interval has passed")
     func loopPrunesOnItsInterval() throws {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let configuration = ModerationService.Configuration(
             passwordHasher: .fastForTests, actionRetentionMs: 60_000, pruneIntervalMs: 600_000)
         let harness = try ServiceHarness(clock: clock, configuration: configuration)

@@ -53,7 +53,7 @@ struct ReplayTests {
     /// one minute on a manual clock.
     static func harness(updates count: Int) throws -> ServiceHarness {
         let configuration = ModerationService.Configuration(passwordHasher: .fastForTests, actionRetentionMs: 60_000)
-        let harness = try ServiceHarness(clock: ManualClock(ticking: false), configuration: configuration)
+        let harness = try ServiceHarness(clock: ManualWallClock(ticking: false), configuration: configuration)
         let app = harness.client()
         try app.createUser("o")
         try app.createGroup("g", owner: "o")

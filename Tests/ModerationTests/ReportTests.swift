@@ -9,7 +9,7 @@ import Testing
 struct ReportTests {
     /// Group "g" owned by o with admin a, moderator m, participants p, q, r.
     static func setUp(configuration: ModerationService.Configuration? = nil) throws -> ServiceHarness {
-        let clock = ManualClock(ticking: false)
+        let clock = ManualWallClock(ticking: false)
         let harness =
             try configuration.map { try ServiceHarness(clock: clock, configuration: $0) }
             ?? ServiceHarness(clock: clock)

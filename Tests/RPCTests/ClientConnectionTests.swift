@@ -178,13 +178,14 @@ struct ClientConnectionTests {
     @Test("RPCClient opens a new connection after the server closed the old one")
     func reconnects() throws {
         var limits = ServerLimits()
-        limits.idleTimeoutMs = 300
-        let server = try TestServer(limits: limits)
+        limits.idleTimeoutMs = 300_000
+        let server = try TestServer(limits: limits, clock: ManualClock())
         defer { server.stop() }
         let client = RPCClient(options: server.clientOptions)
         defer { client.close() }
         #expect(try client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [1])).payload == [1])
         let first = try client.connection()
+        server.advance(ms: 300_000)
         #expect(waitUntil(timeoutMs: 5_000) { !first.isUsable }, "the server closed the idle connection")
         #expect(throws: RPCError.self) { try first.unary(DiagnosticsMethods.echo, EchoRequest()) }
         #expect(try client.unary(DiagnosticsMethods.echo, EchoRequest(payload: [2])).payload == [2])

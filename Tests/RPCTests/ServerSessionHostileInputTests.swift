@@ -171,7 +171,7 @@ struct ServerSessionHostileInputTests {
     func throttledFailures() throws {
         let (logger, capture) = Logger.capturing(level: .info)
         let throttle = AuthenticationThrottle()
-        let clock = FakeClock()
+        let clock = ManualClock()
         for _ in 0..<300 {
             let harness = SessionHarness(
                 clock: clock, logger: logger, peer: "10.0.0.7:5000",

@@ -18,7 +18,7 @@ public final class GRPCSessionHarness {
     public let session: GRPCSession
     public let client: HTTP2TestClient
     public let port = FakeCallPort()
-    public let clock: FakeClock
+    public let clock: ManualClock
     public let offload = ManualOffload()
     public let service = TestService()
     public let health = HealthStatus()
@@ -38,7 +38,7 @@ public final class GRPCSessionHarness {
     public let reflectedServices: [String]
 
     public init(
-        limits: ServerLimits = ServerLimits(), clock: FakeClock = FakeClock(),
+        limits: ServerLimits = ServerLimits(), clock: ManualClock = ManualClock(),
         memoryBudget: MemoryBudget = .unlimited(), client: HTTP2TestClient = HTTP2TestClient(),
         observer: (any CallObserver)? = nil, register: (inout MethodTable) -> Void = { _ in }
     ) {

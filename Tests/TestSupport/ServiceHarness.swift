@@ -10,7 +10,7 @@ public final class ServiceHarness: @unchecked Sendable {
     // Invariant: `store` and `service` are replaced only by `reopen()`, which tests call from the
     // thread that owns the harness while no other thread uses it.
     public let directory: TemporaryDirectory
-    public let clock: ManualClock
+    public let clock: ManualWallClock
     public let backend: TestBackend
     /// The SQLite store's options (used only on `.sqlite`).
     public let storeOptions: SQLiteStoreOptions
@@ -24,7 +24,7 @@ public final class ServiceHarness: @unchecked Sendable {
     ///   - durability, tweak: the SQLite store's settings (ignored on PostgreSQL).
     ///   - backend: the store; tests of one store's own behaviour name it.
     public init(
-        clock: ManualClock = ManualClock(), durability: SQLiteStoreOptions.Durability = .normal,
+        clock: ManualWallClock = ManualWallClock(), durability: SQLiteStoreOptions.Durability = .normal,
         configuration: ModerationService.Configuration = ModerationService.Configuration(passwordHasher: .fastForTests),
         backend: TestBackend = .current, tweak: (inout SQLiteStoreOptions) -> Void = { _ in }
     ) throws {

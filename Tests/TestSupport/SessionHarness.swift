@@ -2,17 +2,6 @@ public import RPCCore
 public import RPCMessages
 import Synchronization
 
-/// A monotonic clock a test moves by hand (nanoseconds).
-public final class FakeClock: Sendable {
-    private let value: Atomic<UInt64>
-
-    public init(start: UInt64 = 1_000_000_000) { value = Atomic(start) }
-
-    public var now: UInt64 { value.load(ordering: .relaxed) }
-
-    public func advance(ms: Int) { value.add(UInt64(ms) * 1_000_000, ordering: .relaxed) }
-}
-
 /// A `CallPort` that keeps what handlers deliver until the test hands it to the session,
 /// as a connection's loop would; its pending-bytes count is set by the test.
 public final class FakeCallPort: CallPort {
@@ -86,7 +75,7 @@ public final class ManualOffload: Sendable {
 public final class SessionHarness {
     public let session: ServerSession
     public let port = FakeCallPort()
-    public let clock: FakeClock
+    public let clock: ManualClock
     public let offload = ManualOffload()
     public let service = TestService()
     /// Deadlines the session asked the transport to arm, in order.
@@ -101,7 +90,7 @@ public final class SessionHarness {
     ///   - peer: the peer's address as the transport names it ("HOST:PORT").
     ///   - configure: changes to the session's environment (memory budget, per-app cap, throttle).
     public init(
-        limits: ServerLimits = ServerLimits(), clock: FakeClock = FakeClock(), logger: Logger = .disabled,
+        limits: ServerLimits = ServerLimits(), clock: ManualClock = ManualClock(), logger: Logger = .disabled,
         peer: String = "test-peer", register: (inout MethodTable) -> Void = { _ in },
         configure: (inout ServerSession.Environment) -> Void = { _ in }
     ) {

@@ -15,6 +15,8 @@ public final class TestServer: Sendable {
     public let health: HealthStatus
     /// How `clientOptions` speak TLS to a TLS server (nil: plaintext).
     public let clientTLS: TLSClientConfiguration?
+    /// The clock of the server's loops when the test moves it (`advance`); nil: the system's.
+    public let clock: ManualClock?
 
     /// Starts a server.
     /// - Parameters:
@@ -24,10 +26,11 @@ public final class TestServer: Sendable {
     ///   - register: adds methods beyond the runtime services and `TestService`.
     ///   - configure: changes to the server's configuration (memory budget, connection caps, TLS).
     ///   - clientTLS: how `clientOptions` (and so `connect` and `checkServing`) speak TLS.
+    ///   - clock: a clock the test moves with `advance`, for timeouts tested without sleeping.
     public init(
         limits: ServerLimits = ServerLimits(), eventLoops: Int = 2, workers: Int = 2, logger: Logger = .disabled,
         register: (inout MethodTable) -> Void = { _ in }, configure: (inout RPCServer.Configuration) -> Void = { _ in },
-        clientTLS: TLSClientConfiguration? = nil
+        clientTLS: TLSClientConfiguration? = nil, clock: ManualClock? = nil
     ) throws {
         let service = TestService()
         let health = HealthStatus()
@@ -43,12 +46,30 @@ public final class TestServer: Sendable {
         configuration.serverName = "test-server"
         configuration.serverVersion = "9.9.9"
         configuration.logger = logger
+        if let clock { configuration.clock = clock }
         configure(&configuration)
         server = RPCServer(configuration: configuration, methods: methods, authenticator: TestKeys())
         port = try server.start()
         self.service = service
         self.health = health
         self.clientTLS = clientTLS
+        self.clock = clock
+    }
+
+    /// Returns once the loops have handled everything sent to them before the call (read it,
+    /// answered it): on a manual clock, what a test sent is in before it moves the time.
+    public func settle() {
+        server.waitForLoops()
+    }
+
+    /// Moves the manual clock by `ms` and returns once the loops have run the timers that came due
+    /// and written what they asked for. What the test did before (connected, sent) is taken in
+    /// first, at the old time: a connection accepted after the move would start its timers late.
+    public func advance(ms: Int) {
+        guard let clock else { preconditionFailure("advance(ms:) needs a server made with a ManualClock") }
+        server.waitForLoops()
+        clock.advance(ms: ms)
+        server.waitForLoops()
     }
 
     /// Shuts the server down gracefully (see `RPCServer.shutdown`).

@@ -35,7 +35,7 @@ public enum UpgradedStoreChecks {
     /// Runs the checks against `service` over the upgraded `store`; `clock` is the service's,
     /// set inside the fixture's idempotency window (it is moved forward here).
     public static func run(
-        service: ModerationService, store: some ModerationStore, clock: ManualClock, app: String, fixture: Log
+        service: ModerationService, store: some ModerationStore, clock: ManualWallClock, app: String, fixture: Log
     ) throws {
         let admin = ModerationClient(service: service, caller: Caller(app: app), store: store)
         func user(_ uid: String) -> ModerationClient {

@@ -2,7 +2,7 @@ internal import Synchronization
 
 /// A clock tests move by hand, in Unix milliseconds; every reading is one millisecond after the
 /// previous one unless frozen, so that ordering by time is deterministic.
-public final class ManualClock: Sendable {
+public final class ManualWallClock: Sendable {
     private let current: Atomic<Int64>
     private let ticking: Bool
 
