@@ -28,6 +28,8 @@ public final class HTTP2HeaderBlock: @unchecked Sendable, RandomAccessCollection
     /// back to back (and a zero byte, so that the address is valid when all are empty).
     private let storage: UnsafeMutableRawPointer
     public let count: Int
+    /// Its size as RFC 9113 counts a header list: names, values and 32 bytes per field.
+    public let listSize: Int
 
     /// A block of `headers` (a prepared block to send, mostly).
     public convenience init(_ headers: [HTTP2Header]) {
@@ -54,6 +56,7 @@ public final class HTTP2HeaderBlock: @unchecked Sendable, RandomAccessCollection
     /// `fill` copies to the pointer it is given.
     init(byteCount: Int, lengths: [(name: Int, value: Int)], fill: (UnsafeMutablePointer<UInt8>) -> Void) {
         count = lengths.count
+        listSize = byteCount + 32 * lengths.count
         let arrayBytes = MemoryLayout<nghttp2_nv>.stride * count
         storage = .allocate(
             byteCount: arrayBytes + count + byteCount + 1, alignment: MemoryLayout<nghttp2_nv>.alignment)

@@ -74,7 +74,20 @@ public final class HTTP2ServerSession {
     /// A partial frame is kept by nghttp2 until the rest arrives. After a `.connectionError`
     /// nothing more is processed (later calls return no events).
     public func receive(_ bytes: UnsafeRawBufferPointer) -> [HTTP2Event] {
-        guard state.connectionError == nil, let base = bytes.baseAddress, bytes.count > 0 else { return [] }
+        var events: [HTTP2Event] = []
+        receive(bytes, into: &events)
+        return events
+    }
+
+    /// `receive`, with the events put in `events` (emptied first): a caller that feeds the
+    /// session frame by frame keeps one array for them, and the session another, which trade
+    /// places at each call, so no call allocates one.
+    public func receive(_ bytes: UnsafeRawBufferPointer, into events: inout [HTTP2Event]) {
+        events.removeAll(keepingCapacity: true)
+        guard state.connectionError == nil, let base = bytes.baseAddress, bytes.count > 0 else { return }
+        // The callbacks append to `state.events`: the caller's (empty) array, for this call.
+        swap(&events, &state.events)
+        defer { swap(&events, &state.events) }
         if state.firstBytes.count < 64 { state.firstBytes += bytes.prefix(64 - state.firstBytes.count) }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 {
@@ -85,13 +98,7 @@ public final class HTTP2ServerSession {
                 prepareFinalGoaway(Int32(result))
             }
         }
-        var events = state.events
-        // Room for the next receive's events at once (about as many as these, most likely), not
-        // by doubling from one: a read of many requests has several events for each.
-        state.events = []
-        state.events.reserveCapacity(max(events.count, 32))
-        if let reason = state.connectionError { events.append(.connectionError(reason)) }
-        return events
+        if let reason = state.connectionError { state.events.append(.connectionError(reason)) }
     }
 
     /// The reason for a fatal error of `nghttp2_session_mem_recv`; for a bad preface, what the
@@ -264,6 +271,18 @@ public final class HTTP2ServerSession {
         try check(result, "submitting GOAWAY")
         state.goawaysSubmitted += 1
     }
+
+    /// Sends a PING carrying `opaque` (nghttp2 answers the peer's own PINGs itself).
+    public func submitPing(opaque: UInt64) throws(HTTP2Error) {
+        let result = withUnsafeBytes(of: opaque) { bytes in
+            nghttp2_submit_ping(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        try check(result, "submitting PING")
+    }
+
+    /// True once the session failed for good (after it, only its last bytes go out).
+    public var hasFailed: Bool { state.isFatal }
 
     /// The first step of a graceful shutdown: a GOAWAY with the largest stream id, telling the
     /// client to open no more streams while requests already in flight still arrive; send

@@ -51,7 +51,7 @@ extension MethodTable {
     ) {
         addUnary(method, executor: executor, offloadWhen: offloadWhen) { request, context, responder in
             let replay: ReplayEncoder<Result> = { result in
-                FrameWriter.replyPayload(for: result.map(respond).mapError(RPCError.init))
+                RecordedReply.encode(result.map(respond).mapError(RPCError.init))
             }
             do throws(ModerationError) {
                 try start(request, Caller(context), replay) { outcome in

@@ -1,15 +1,34 @@
 import ProtoBridge
 
-/// What every call goes through between its envelope and its handler, whatever the wire that
-/// carried it (a CALL frame of our protocol, a gRPC request on HTTP/2): the same checks in the
-/// same order, and the same start on the method's executor. A session does what is its own
-/// (draining, its count of calls in flight, decoding its envelope) and hands the rest here.
-extension ServerSession.Environment {
+/// Who a call comes from, as its key says: an app, or nobody (no key at all), which only the
+/// methods registered as needing none (the health checks) may serve.
+public enum Authenticated: Sendable, Equatable {
+    case app(String)
+    case anonymous
+
+    /// The app's id, empty for no app.
+    public var appID: String {
+        if case .app(let id) = self { return id }
+        return ""
+    }
+}
+
+/// What every call goes through between its head and its handler, whatever the wire that
+/// carried it: the same checks in the same order, and the same start on the method's executor.
+extension ServerEnvironment {
     /// The method registered at `path`, or why a call of it is refused before it runs: no such
-    /// method, the app over its request rate, the memory budget spent — checked in that order.
-    public func admit(path: String, appID: String, now: UInt64) throws(RPCError) -> RegisteredMethod {
+    /// method, a caller without a key for a method that needs one, the app over its request
+    /// rate, the memory budget spent — checked in that order.
+    public func admit(path: String, caller: Authenticated, now: UInt64) throws(RPCError) -> RegisteredMethod {
         guard let method = methods[path] else {
             throw .unimplemented(method: path.isEmpty ? "(empty method)" : path)
+        }
+        guard case .app(let appID) = caller else {
+            guard method.allowsAnonymous else {
+                throw .unauthenticated(
+                    "\(path) needs an API key, and the call carries none: only the health checks answer without one")
+            }
+            return method
         }
         if let rateLimiter, let retryAfterMs = rateLimiter.retryAfter(app: appID, now: now) {
             observer?.callRateLimited(app: appID)
@@ -18,8 +37,7 @@ extension ServerSession.Environment {
                 details: ["retry_after_ms": String(retryAfterMs)])
         }
         if memoryBudget.isSpent {
-            throw RPCError(
-                .overloaded, "the server's memory budget is spent; the call was not run, retry later")
+            throw .overloaded("the server's memory budget is spent; the call was not run, retry later")
         }
         return method
     }
@@ -35,11 +53,10 @@ extension ServerSession.Environment {
         if method.executor == .workerPool {
             let clock = now
             let submit = self.offload
-            let isStream = method.description.serverStreaming
             placement.offload = { work in
                 submit {
                     if context.isExpired(now: clock()) {
-                        call.end(.deadlineExceeded("the deadline passed before the call ran"), isStream: isStream)
+                        call.end(.deadlineExceeded("the deadline passed before the call ran"))
                         return
                     }
                     work()

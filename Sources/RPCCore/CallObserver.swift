@@ -50,10 +50,16 @@ public struct CallRecord: Sendable {
     public let durationNanoseconds: UInt64
     /// A call of the runtime's reflection or health services (`RuntimeServices.isInternal`).
     public let isInternal: Bool
+    /// The wire the call came on.
+    public let wire: WireKind
+    /// False when the call was refused for its key and the authentication throttle kept it out of
+    /// the log (it is still counted): a flood of wrong keys writes a summary, not a line each.
+    public let logged: Bool
 
     public init(
         methodIndex: Int?, method: String, appID: String, onBehalfOf: String, requestID: String, peer: String,
-        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64, isInternal: Bool? = nil
+        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64, isInternal: Bool? = nil,
+        wire: WireKind = .mrpc, logged: Bool = true
     ) {
         self.methodIndex = methodIndex
         self.method = method
@@ -68,5 +74,7 @@ public struct CallRecord: Sendable {
         // From the path when the caller does not know (a refused call): a short scan, off the
         // hot path; a served call's method says it.
         self.isInternal = isInternal ?? RuntimeServices.isInternal(path: method)
+        self.wire = wire
+        self.logged = logged
     }
 }

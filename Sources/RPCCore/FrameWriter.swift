@@ -7,7 +7,7 @@ public import RPCMessages
 /// afterwards, so a reply costs no intermediate copy.
 public enum FrameWriter {
     /// Unary bodies at least this large are deflated when the peer accepts deflate.
-    public static let compressionThreshold = 1024
+    public static let compressionThreshold = MessageCompression.threshold
 
     private static let unaryDeflater = ThreadLocal { Deflater(windowBits: 15, memoryLevel: 8) }
 
@@ -69,14 +69,22 @@ public enum FrameWriter {
         return CallSizes(headerBytes: headerLength, bodyBytes: body.count)
     }
 
-    /// REPLY with status OK and `response` as body (deflated when `compress` and it is large).
-    public static func reply<Response: ProtoMessage>(
-        streamID: UInt32, response: Response, compress: Bool, into buffer: inout [UInt8]
-    ) {
-        let start = beginFrame(.reply, streamID: streamID, into: &buffer)
+    /// REPLY with status OK and `message` as body, its COMPRESSED flag as the message says.
+    public static func reply(streamID: UInt32, message: ResponseMessage, into buffer: inout [UInt8]) {
+        FrameHeader(
+            length: UInt32(4 + message.bytes.count), type: .reply,
+            flags: message.compressed ? FrameHeader.compressedFlag : 0, streamID: streamID
+        ).write(to: &buffer)
         BigEndian.append(0, to: &buffer) // an OK Status encodes to zero bytes
-        let body = appendBody(response, compress: compress, into: &buffer)
-        endFrame(start, compressed: body.compressed, into: &buffer)
+        buffer.append(contentsOf: message.bytes)
+    }
+
+    /// REPLY with status OK whose body `write` appends in place (and says whether it compressed).
+    public static func reply(streamID: UInt32, into buffer: inout [UInt8], _ write: MessageWriter) {
+        let start = beginFrame(.reply, streamID: streamID, into: &buffer)
+        BigEndian.append(0, to: &buffer)
+        let compressed = write(&buffer)
+        endFrame(start, compressed: compressed, into: &buffer)
     }
 
     /// REPLY carrying an error status and no body.
@@ -89,47 +97,13 @@ public enum FrameWriter {
         endFrame(start, compressed: false, into: &buffer)
     }
 
-    /// REPLY with a payload (status length, status, body) encoded earlier — a recorded reply.
-    public static func reply(streamID: UInt32, payload: [UInt8], into buffer: inout [UInt8]) {
-        FrameHeader(length: UInt32(payload.count), type: .reply, streamID: streamID).write(to: &buffer)
-        buffer.append(contentsOf: payload)
-    }
-
-    /// The payload of a REPLY for `result`, uncompressed — what a recorded reply stores.
-    public static func replyPayload<Response: ProtoMessage>(for result: Result<Response, RPCError>) -> [UInt8] {
-        var payload: [UInt8] = []
-        switch result {
-        case .success(let response):
-            BigEndian.append(0, to: &payload)
-            response.encode(appendingTo: &payload)
-        case .failure(let error):
-            BigEndian.append(0, to: &payload)
-            let length = error.status.encode(appendingTo: &payload)
-            BigEndian.store(UInt32(length), in: &payload, at: 0)
-        }
-        return payload
-    }
-
-    /// The status at the start of a REPLY payload (OK when its length is 0 or it does not decode).
-    public static func status(ofReplyPayload payload: [UInt8]) -> Status {
-        guard payload.count >= 4 else { return Status() }
-        let length = payload.withUnsafeBytes { Int(BigEndian.readUInt32($0)) }
-        guard length > 0, length <= payload.count - 4 else { return Status() }
-        return (try? Status(serializedBytes: payload[4..<4 + length])) ?? Status()
-    }
-
-    /// MESSAGE of a server stream; deflated with the stream's own context when `deflater` is set
-    /// (tiny messages go uncompressed, which does not disturb the context).
-    public static func streamMessage<Message: ProtoMessage>(
-        streamID: UInt32, message: Message, deflater: Deflater?, into buffer: inout [UInt8]
-    ) {
-        guard let deflater else {
-            let start = beginFrame(.message, streamID: streamID, into: &buffer)
-            message.encode(appendingTo: &buffer)
-            endFrame(start, compressed: false, into: &buffer)
-            return
-        }
-        streamMessage(streamID: streamID, encoded: message.serializedBytes(), deflater: deflater, into: &buffer)
+    /// MESSAGE of a server stream, its COMPRESSED flag as the message says.
+    public static func streamMessage(streamID: UInt32, message: ResponseMessage, into buffer: inout [UInt8]) {
+        FrameHeader(
+            length: UInt32(message.bytes.count), type: .message,
+            flags: message.compressed ? FrameHeader.compressedFlag : 0, streamID: streamID
+        ).write(to: &buffer)
+        buffer.append(contentsOf: message.bytes)
     }
 
     /// MESSAGE of a server stream from an encoded message.
@@ -148,7 +122,7 @@ public enum FrameWriter {
     }
 
     /// Stream messages smaller than this go uncompressed even on a compressed stream.
-    public static let streamCompressionThreshold = 32
+    public static let streamCompressionThreshold = StreamWriter.compressionThreshold
 
     /// TRAILERS ending a server stream.
     public static func trailers(streamID: UInt32, status: Status, into buffer: inout [UInt8]) {

@@ -25,18 +25,22 @@ public struct MethodTable: Sendable {
     ///   which it returns false runs on the event loop after all (for methods whose cost depends
     ///   on the request, such as a read that is a short index lookup unless it searches).
     /// - Parameter afterTurnInput: what runs on the event loop waits until the loop has read its
-    ///   turn's input from every connection (`ServerSession.Environment.afterTurnInput`): for
+    ///   turn's input from every connection (`ServerEnvironment.afterTurnInput`): for
     ///   handlers that can share one wait among the calls of a turn that arrived before it (a
     ///   store's check of its cache), rather than wait once per connection.
+    /// - Parameter allowsAnonymous: a caller with no API key at all may call it (the health
+    ///   checks, which load balancers and Kubernetes' probes make without one); every other
+    ///   method refuses such a caller with UNAUTHENTICATED.
     public mutating func addUnary<Request, Response>(
         _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
         offloadWhen: (@Sendable (Request) -> Bool)? = nil, afterTurnInput: Bool = false,
+        allowsAnonymous: Bool = false,
         _ handler: @escaping @Sendable (Request, CallContext, UnaryResponder<Response>) -> Void
     ) {
         precondition(!method.clientStreaming, "\(method.path) is a client-streaming method")
         precondition(!method.serverStreaming, "\(method.path) is a server-streaming method")
         add(
-            RegisteredMethod(description: method, executor: executor) {
+            RegisteredMethod(description: method, executor: executor, allowsAnonymous: allowsAnonymous) {
                 (body, context, call, _, placement) throws(RPCError) in
                 let request = try RegisteredMethod.decode(Request.self, body)
                 if let offload = placement.offload, offloadWhen?(request) ?? true {
@@ -49,15 +53,15 @@ public struct MethodTable: Sendable {
             })
     }
 
-    /// Registers a server-streaming method.
+    /// Registers a server-streaming method (`allowsAnonymous` as for `addUnary`).
     public mutating func addServerStream<Request, Response>(
-        _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop,
+        _ method: ProtoMethod<Request, Response>, executor: HandlerExecutor = .eventLoop, allowsAnonymous: Bool = false,
         _ handler: @escaping @Sendable (Request, CallContext, ServerStream<Response>) -> Void
     ) {
         precondition(!method.clientStreaming, "\(method.path) is a client-streaming method")
         precondition(method.serverStreaming, "\(method.path) is a unary method")
         add(
-            RegisteredMethod(description: method, executor: executor) {
+            RegisteredMethod(description: method, executor: executor, allowsAnonymous: allowsAnonymous) {
                 (body, context, call, pendingLimit, placement) throws(RPCError) in
                 let request = try RegisteredMethod.decode(Request.self, body)
                 if let offload = placement.offload {
@@ -91,6 +95,8 @@ public struct RegisteredMethod: Sendable {
     public internal(set) var index = 0
     /// A method of the runtime's reflection or health services (`RuntimeServices.isInternal`).
     public let isInternal: Bool
+    /// A caller with no API key may call it (see `MethodTable.addUnary`).
+    public let allowsAnonymous: Bool
     /// Runs work elsewhere (a worker), or later, instead of now.
     typealias Offload = @Sendable (@escaping @Sendable () -> Void) -> Void
 
@@ -111,13 +117,14 @@ public struct RegisteredMethod: Sendable {
     let start: @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Placement) throws(RPCError) -> Void
 
     init(
-        description: any ProtoMethodDescription, executor: HandlerExecutor,
+        description: any ProtoMethodDescription, executor: HandlerExecutor, allowsAnonymous: Bool,
         start:
             @escaping @Sendable (UnsafeRawBufferPointer, CallContext, ServerCall, Int, Placement) throws(RPCError) ->
             Void
     ) {
         self.description = description
         self.executor = executor
+        self.allowsAnonymous = allowsAnonymous
         self.start = start
         isInternal = RuntimeServices.isInternal(path: description.path)
     }

@@ -45,7 +45,7 @@ public enum RuntimeServices {
         services.insert(HealthMethods.name)
         services.insert(ReflectionMethods.name)
         let known = services
-        table.addUnary(HealthMethods.check) { request, _, responder in
+        table.addUnary(HealthMethods.check, allowsAnonymous: true) { request, _, responder in
             let status: ServingStatus
             if !request.service.isEmpty && !known.contains(request.service) {
                 status = .serviceUnknown

@@ -6,8 +6,9 @@ import Synchronization
 /// end — `claimCompletion()` tells each contender whether it is first.
 public final class ServerCall: Sendable {
     public let streamID: UInt32
-    /// True when the client accepts deflate-compressed bodies on this call.
-    public let acceptsDeflate: Bool
+    /// How the call's response messages are compressed (its wire chose it from what the client
+    /// accepts).
+    public let compression: MessageCompression
     let port: any CallPort
     /// Who called what, for the observer's record of the call's end.
     let context: CallContext
@@ -19,20 +20,23 @@ public final class ServerCall: Sendable {
     /// The server's memory budget, for what the call's stream holds (its deflate state); nil
     /// for a call made outside a server (tests), which counts nothing.
     let memoryBudget: MemoryBudget?
+    /// The wire the call came on, for its record.
+    let wire: WireKind
     private let completed = Atomic<Bool>(false)
     private let termination = Mutex<TerminationState>(TerminationState())
 
     public init(
-        context: CallContext, acceptsDeflate: Bool, port: any CallPort, methodIndex: Int? = nil,
-        isInternal: Bool = false, observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 },
-        memoryBudget: MemoryBudget? = nil
+        context: CallContext, compression: MessageCompression = .none, port: any CallPort, methodIndex: Int? = nil,
+        isInternal: Bool? = nil, observer: (any CallObserver)? = nil, clock: @escaping @Sendable () -> UInt64 = { 0 },
+        memoryBudget: MemoryBudget? = nil, wire: WireKind = .mrpc
     ) {
         self.streamID = context.streamID
-        self.acceptsDeflate = acceptsDeflate
+        self.compression = compression
         self.port = port
         self.context = context
         self.methodIndex = methodIndex
-        self.isInternal = isInternal
+        self.isInternal = isInternal ?? RuntimeServices.isInternal(path: context.method)
+        self.wire = wire
         self.observer = observer
         self.clock = clock
         self.memoryBudget = memoryBudget
@@ -53,7 +57,7 @@ public final class ServerCall: Sendable {
                     onBehalfOf: context.onBehalfOf,
                     requestID: context.requestID, peer: context.peer, streamID: streamID, code: code,
                     errorCode: errorCode,
-                    durationNanoseconds: clock() - startedAt, isInternal: isInternal))
+                    durationNanoseconds: clock() - startedAt, isInternal: isInternal, wire: wire))
         }
         return true
     }
@@ -80,16 +84,17 @@ public final class ServerCall: Sendable {
         completeByHandler(error.code, errorCode: error.errorCode)
     }
 
-    /// Ends the call with `error` (a REPLY, or TRAILERS for a stream) unless it already completed.
-    public func end(_ error: RPCError, isStream: Bool) {
+    /// Ends the call with `error` unless it already completed.
+    public func end(_ error: RPCError) {
         guard complete(error) else { return }
-        var frame: [UInt8] = []
-        if isStream {
-            FrameWriter.trailers(streamID: streamID, status: error.status, into: &frame)
-        } else {
-            FrameWriter.reply(streamID: streamID, error: error, into: &frame)
-        }
-        port.deliver(streamID: streamID, frame: frame, final: true)
+        port.send(streamID: streamID, .end(error))
+    }
+
+    /// Refuses the call before its handler ran (its request did not inflate or decode) unless it
+    /// already completed.
+    public func refuse(_ error: RPCError) {
+        guard complete(error) else { return }
+        port.send(streamID: streamID, .refused(error))
     }
 
     /// True once the call has completed, been cancelled or lost its connection.

@@ -28,6 +28,19 @@ public struct ServerLimits: Sendable {
     public var maxPendingOutputBytes = 8 * 1024 * 1024
     /// Unwritten bytes above which a stream's `send` reports `.overloaded`.
     public var streamPendingLimitBytes = 1024 * 1024
+    /// Once a call's head has arrived, its request message must have arrived whole within this
+    /// time, or the call ends with DEADLINE_EXCEEDED (on gRPC a stream's head and its end come
+    /// apart; a stream the peer never ends would hold its head for good).
+    public var requestTimeoutMs = 30_000
+    /// Bytes of call heads (method, metadata, ids) one connection's calls in flight may hold
+    /// together: a call whose head would pass it is refused (RESOURCE_EXHAUSTED,
+    /// `ERR_OVERLOADED`). What they hold is counted in the memory budget too.
+    public var maxHeldHeadBytes = 2 * 1024 * 1024
+    /// The tighter limits of a connection with no API key (health checks only): calls in flight,
+    /// and head bytes held. Its idle timeout, and the time each of its requests has to arrive
+    /// whole, are the handshake timeout.
+    public var anonymousMaxConcurrentCalls = 4
+    public var anonymousMaxHeldHeadBytes = 16 * 1024
 
     public init() {}
 

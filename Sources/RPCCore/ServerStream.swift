@@ -60,9 +60,9 @@ public final class ServerStream<Message: ProtoMessage>: Sendable {
 
 /// What sends a server stream's messages, whatever their type.
 ///
-/// Messages are encoded (and, when the client accepts deflate, compressed with the stream's own
-/// raw-deflate context) on the sending thread, under the stream's lock so that compression order
-/// and delivery order agree. `send` reports a reader that does not keep up instead of queueing
+/// Messages are encoded and compressed on the sending thread, as the call's `MessageCompression`
+/// says: on our protocol through the stream's own raw-deflate context, under the stream's lock
+/// so that compression order and delivery order agree; on gRPC each message on its own. `send` reports a reader that does not keep up instead of queueing
 /// without bound; the producer then ends the stream (with RESOURCE_EXHAUSTED and where to resume).
 ///
 /// The deflate context (24 KiB, `Deflater`) is made on the first message worth compressing,
@@ -100,14 +100,14 @@ public final class StreamWriter: Sendable {
     /// The call's fields a message needs, kept here: a fan-out touches thousands of streams per
     /// event, and every other object a message reaches is one more cache miss.
     private let streamID: UInt32
-    private let acceptsDeflate: Bool
+    private let compression: MessageCompression
     private let observer: (any CallObserver)?
 
     public init(call: ServerCall, pendingLimit: Int) {
         self.call = call
         port = call.port
         streamID = call.streamID
-        acceptsDeflate = call.acceptsDeflate
+        compression = call.compression
         observer = call.observer
         self.pendingLimit = pendingLimit
         state = Mutex(State())
@@ -132,20 +132,37 @@ public final class StreamWriter: Sendable {
                 return .closed
             }
             guard port.pendingBytes <= pendingLimit else { return .overloaded }
-            if acceptsDeflate, body.count >= FrameWriter.streamCompressionThreshold, let deflater = deflater(&state) {
-                var frame: [UInt8] = []
-                FrameWriter.streamMessage(streamID: streamID, encoded: body, deflater: deflater, into: &frame)
-                observer?.streamMessage(encodedBytes: body.count, wireBytes: frame.count - FrameHeader.size)
-                port.deliver(streamID: streamID, frame: frame, final: false)
-            } else {
-                // The bytes as they are, shared with every other stream they go to.
-                observer?.streamMessage(encodedBytes: body.count, wireBytes: body.count)
-                port.deliverMessage(streamID: streamID, body: body)
+            switch compression {
+            case .framedDeflate where body.count >= Self.compressionThreshold:
+                if let deflater = deflater(&state) {
+                    var compressed: [UInt8] = []
+                    body.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &compressed) }
+                    observer?.streamMessage(encodedBytes: body.count, wireBytes: compressed.count)
+                    port.send(streamID: streamID, .message(ResponseMessage(bytes: compressed, compressed: true)))
+                } else {
+                    sendAsIs(body)
+                }
+            case .grpc:
+                let message = compression.independent(body)
+                observer?.streamMessage(encodedBytes: body.count, wireBytes: message.bytes.count)
+                port.send(streamID: streamID, .message(message))
+            case .none, .framedDeflate:
+                sendAsIs(body)
             }
             state.sent += 1
             return .sent
         }
     }
+
+    /// The bytes as they are, shared with every other stream they go to.
+    private func sendAsIs(_ body: [UInt8]) {
+        observer?.streamMessage(encodedBytes: body.count, wireBytes: body.count)
+        port.sendMessage(streamID: streamID, body: body)
+    }
+
+    /// Stream messages smaller than this go uncompressed even on a stream compressed through its
+    /// own context (which an uncompressed message does not disturb).
+    public static let compressionThreshold = 32
 
     /// Bytes the stream's connection holds unwritten (compared with `pendingLimit` by `send`).
     public var pendingBytes: Int { port.pendingBytes }
@@ -163,9 +180,7 @@ public final class StreamWriter: Sendable {
             state.finished = true
             releaseDeflater(&state)
             guard call.completeByHandler(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
-            var frame: [UInt8] = []
-            FrameWriter.trailers(streamID: call.streamID, status: error?.status ?? Status(), into: &frame)
-            port.deliver(streamID: call.streamID, frame: frame, final: true)
+            port.send(streamID: call.streamID, .end(error))
         }
     }
 
@@ -175,11 +190,10 @@ public final class StreamWriter: Sendable {
         call.onTermination(handler)
     }
 
-    /// The stream's deflate context, made now if the client accepts deflate and the budget has
-    /// room for it; nil means "send uncompressed".
+    /// The stream's deflate context, made now if the budget has room for it; nil means "send
+    /// uncompressed".
     private func deflater(_ state: inout State) -> Deflater? {
         if let deflater = state.deflater { return deflater }
-        guard call.acceptsDeflate else { return nil }
         let bytes = Self.deflaterBytes
         if let budget = call.memoryBudget {
             guard budget.tryReserve(bytes, for: .compression) else { return nil }

@@ -21,9 +21,12 @@ public enum TransportEvent: Sendable, Equatable {
         /// Accepted with the descriptor kept in reserve, then closed at once: the process was out
         /// of descriptors.
         case outOfDescriptors
-        /// The client spoke another protocol than the listener's (HTTP/1 on the gRPC listener): it
-        /// was told so in its own protocol.
+        /// The client spoke another protocol than the port's (HTTP/1): it was told so in its own
+        /// protocol.
         case protocolMismatch
+        /// The memory budget had no room for one more TLS handshake (a flood of handshakes that
+        /// never finish).
+        case memoryBudget
     }
 
     /// Why the server closed a connection it had served.
@@ -33,12 +36,6 @@ public enum TransportEvent: Sendable, Equatable {
         case memoryBudget
         /// A frame began and its rest did not arrive within the frame timeout.
         case frameTimeout
-    }
-
-    /// The listener a connection came in on: ours (MRPC) or the gRPC one.
-    public enum Listener: Sendable, Equatable, CaseIterable {
-        case mrpc
-        case grpc
     }
 
     /// Why a connection's handshake was refused before it carried a call (what stands for a
@@ -59,9 +56,9 @@ public enum TransportEvent: Sendable, Equatable {
     case connectionRefused(Refusal)
     /// A HELLO (on the gRPC listener, a request) with a wrong or missing API key; `logged` is
     /// false when the throttle kept it out of the log.
-    case authenticationFailed(Listener, logged: Bool)
+    case authenticationFailed(WireKind, logged: Bool)
     /// A handshake refused for another reason than the key (`authenticationFailed`).
-    case handshakeRefused(HandshakeRefusal, Listener)
+    case handshakeRefused(HandshakeRefusal, WireKind)
     /// The transport's own handshake beneath the protocol (TLS) failed, or a client spoke
     /// plaintext to a listener that wants it; `logged` as for `authenticationFailed`.
     case transportHandshakeFailed(logged: Bool)

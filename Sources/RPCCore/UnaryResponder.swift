@@ -1,11 +1,10 @@
 public import ProtoBridge
-import RPCMessages
 
 /// Completes a unary call from any thread: the response, an error, or a recorded reply.
 ///
 /// The first completion wins; later ones (and completions after a cancel, a deadline or the end
-/// of the connection) send nothing. Encoding happens on the completing thread, so a worker that
-/// finishes a call also pays for its reply.
+/// of the connection) send nothing. Encoding (and compression, when the client accepts it)
+/// happens on the completing thread, so a worker that finishes a call also pays for its reply.
 public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     public let call: ServerCall
 
@@ -14,37 +13,23 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
     /// Replies with status OK and `response`.
     public func succeed(_ response: Response) {
         guard call.completeByHandler(.ok) else { return }
-        let streamID = call.streamID
-        let compress = call.acceptsDeflate
-        if call.port.writeOnLoop(
-            streamID: streamID, final: true,
-            { FrameWriter.reply(streamID: streamID, response: response, compress: compress, into: &$0) })
-        {
-            return
-        }
-        var frame: [UInt8] = []
-        // Room for most replies at once, rather than growing the frame field by field.
-        frame.reserveCapacity(Self.replyCapacity)
-        FrameWriter.reply(streamID: call.streamID, response: response, compress: call.acceptsDeflate, into: &frame)
-        call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+        let compression = call.compression
+        if call.port.replyOnLoop(streamID: call.streamID, { compression.append(response, to: &$0) }) { return }
+        var bytes: [UInt8] = []
+        // Room for most replies at once, rather than growing the buffer field by field.
+        bytes.reserveCapacity(Self.replyCapacity)
+        response.encode(appendingTo: &bytes)
+        call.port.send(streamID: call.streamID, .reply(compression.independent(bytes)))
     }
 
-    /// Bytes a reply frame made off the loop starts with (a mutation's reply of an action and a
-    /// group is 300–600 bytes).
+    /// Bytes a reply made off the loop starts with (a mutation's reply of an action and a group
+    /// is 300–600 bytes).
     static var replyCapacity: Int { 512 }
 
     /// Replies with `error`.
     public func fail(_ error: RPCError) {
         guard call.completeByHandler(error) else { return }
-        let streamID = call.streamID
-        if call.port.writeOnLoop(
-            streamID: streamID, final: true, { FrameWriter.reply(streamID: streamID, error: error, into: &$0) })
-        {
-            return
-        }
-        var frame: [UInt8] = []
-        FrameWriter.reply(streamID: call.streamID, error: error, into: &frame)
-        call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+        call.port.send(streamID: call.streamID, .end(error))
     }
 
     /// Replies with `result`.
@@ -55,13 +40,19 @@ public struct UnaryResponder<Response: ProtoMessage>: Sendable {
         }
     }
 
-    /// Replies with a REPLY payload recorded earlier by `FrameWriter.replyPayload(for:)`
-    /// (an idempotent retry gets exactly the first call's reply).
+    /// Replies with what `RecordedReply.encode` kept of an earlier call (an idempotent retry gets
+    /// exactly the first call's reply).
     public func replay(payload: [UInt8]) {
-        let status = FrameWriter.status(ofReplyPayload: payload)
-        guard call.completeByHandler(StatusCode(rawValue: status.code), errorCode: status.errorCode) else { return }
-        var frame: [UInt8] = []
-        FrameWriter.reply(streamID: call.streamID, payload: payload, into: &frame)
-        call.port.deliver(streamID: call.streamID, frame: frame, final: true)
+        let part = RecordedReply.part(of: payload)
+        switch part {
+        case .reply(let message):
+            guard call.completeByHandler(.ok) else { return }
+            call.port.send(streamID: call.streamID, .reply(call.compression.independent(message.bytes)))
+        case .end(let error):
+            guard call.completeByHandler(error?.code ?? .ok, errorCode: error?.errorCode ?? "") else { return }
+            call.port.send(streamID: call.streamID, part)
+        case .message, .refused:
+            preconditionFailure("a recorded reply is a response or an error")
+        }
     }
 }

@@ -20,7 +20,7 @@ public enum GRPCHealth {
             guard service.isEmpty || services.contains(service) else { return nil }
             return health.isServing ? .serving : .notServing
         }
-        table.addUnary(Grpc_Health_V1_HealthMethods.check) { request, _, responder in
+        table.addUnary(Grpc_Health_V1_HealthMethods.check, allowsAnonymous: true) { request, _, responder in
             guard let serving = status(of: request.service) else {
                 responder.fail(
                     RPCError(.notFound, "no service \(request.service) on this server"))
@@ -28,7 +28,7 @@ public enum GRPCHealth {
             }
             responder.succeed(Grpc_Health_V1_HealthCheckResponse(status: serving))
         }
-        table.addUnary(Grpc_Health_V1_HealthMethods.list) { _, _, responder in
+        table.addUnary(Grpc_Health_V1_HealthMethods.list, allowsAnonymous: true) { _, _, responder in
             var statuses: [String: Grpc_Health_V1_HealthCheckResponse] = [:]
             for service in services.union([""]) {
                 statuses[service] = Grpc_Health_V1_HealthCheckResponse(status: status(of: service) ?? .serviceUnknown)
@@ -37,7 +37,7 @@ public enum GRPCHealth {
         }
         // The status now, then NOT_SERVING when the server drains, after which the stream ends
         // with UNAVAILABLE like every stream of a draining server.
-        table.addServerStream(Grpc_Health_V1_HealthMethods.watch) { request, _, stream in
+        table.addServerStream(Grpc_Health_V1_HealthMethods.watch, allowsAnonymous: true) { request, _, stream in
             let serving = status(of: request.service)
             stream.send(Grpc_Health_V1_HealthCheckResponse(status: serving ?? .serviceUnknown))
             stream.onTermination { reason in

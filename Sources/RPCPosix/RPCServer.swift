@@ -1,16 +1,17 @@
 internal import CSystemShims
 internal import Glibc
 public import RPCCore
-public import RPCGRPC
 import Synchronization
 public import TLSSupport
 import ThreadSupport
 
 /// The RPC server: event loops (one per usable core), their listeners, and a worker pool.
 ///
-/// The loops share one listening socket, each watching it with EPOLLEXCLUSIVE, so a connection
+/// The loops share each listening socket, each watching it with EPOLLEXCLUSIVE, so a connection
 /// wakes one loop and is served there for its whole life; no acceptor thread hands it over.
-/// The server knows methods and connections, never what the methods do.
+/// Every listener serves our framed protocol, and standard gRPC when a codec for it is configured
+/// (`grpc`): a connection's first bytes, or TLS's ALPN, say which. The server knows methods and
+/// connections, never what the methods do.
 public final class RPCServer: Sendable {
     /// How the server runs.
     public struct Configuration: Sendable {
@@ -42,12 +43,15 @@ public final class RPCServer: Sendable {
         public var rateLimiter: (any RateLimiter)?
         /// What clients make the server hold, against the operator's limit (`--memory-budget`).
         public var memoryBudget = MemoryBudget.unlimited()
-        /// TLS on the listener: every connection must complete a TLS handshake first (a plaintext
-        /// client is refused). nil: plaintext only. A reload of the context applies to the
-        /// connections accepted after it.
+        /// TLS on the main listener: every connection must complete a TLS handshake first (a
+        /// plaintext client is refused). nil: plaintext only. A reload of the context applies to
+        /// the connections accepted after it.
         public var tls: ReloadableTLSContext?
-        /// The gRPC listener (HTTP/2, h2c with prior knowledge) serving the same methods; nil: off.
-        public var grpc: GRPCListenerConfiguration?
+        /// Listeners besides the main one (`host`, `port`, `tls`), each with its own address and
+        /// TLS; each serves exactly what the main one serves.
+        public var extraListeners: [ListenerConfiguration] = []
+        /// Standard gRPC's codec: set, every listener serves gRPC too; nil: our protocol only.
+        public var grpc: (any WireCodecFactory)?
         /// What the loops' timers run on (handshake, idle, keepalive, deadlines, drain): the
         /// system's monotonic clock, or a test's `ManualClock`.
         public var clock: any ServerClock = SystemClock.shared
@@ -55,16 +59,20 @@ public final class RPCServer: Sendable {
         public init() {}
     }
 
-    /// Where the gRPC listener listens and what its sessions serve besides the method table.
-    public struct GRPCListenerConfiguration: Sendable {
+    /// A listener besides the main one.
+    public struct ListenerConfiguration: Sendable {
+        /// What the operator calls it (the flag that set it), for errors and logs.
+        public var name: String
         public var host: String
         public var port: UInt16
-        public var session: GRPCSession.Configuration
+        /// TLS on it; nil: plaintext.
+        public var tls: ReloadableTLSContext?
 
-        public init(host: String, port: UInt16, session: GRPCSession.Configuration = GRPCSession.Configuration()) {
+        public init(name: String, host: String, port: UInt16, tls: ReloadableTLSContext?) {
+            self.name = name
             self.host = host
             self.port = port
-            self.session = session
+            self.tls = tls
         }
     }
 
@@ -78,7 +86,8 @@ public final class RPCServer: Sendable {
         var workers: WorkerPool?
         var largeRequests: WorkerPool?
         var boundPort: UInt16 = 0
-        var boundGRPCPort: UInt16?
+        /// The extra listeners' ports, by name.
+        var boundExtraPorts: [String: UInt16] = [:]
         var draining = false
     }
 
@@ -100,53 +109,50 @@ public final class RPCServer: Sendable {
         // a flood of them takes at most half the loops' cores and never a storage worker.
         let largeRequests = WorkerPool(count: max(1, loopCount / 2), name: "large-request")
         let throttle = AuthenticationThrottle(configuration: configuration.authenticationThrottle)
-        var environment = ServerSession.Environment(
+        var environment = ServerEnvironment(
             serverName: configuration.serverName, serverVersion: configuration.serverVersion,
             limits: configuration.limits, methods: methods, authenticator: authenticator,
             logger: configuration.logger, offload: { workers.submit($0) },
-            now: { [clock = configuration.clock] in clock.now },
-            observer: configuration.observer, rateLimiter: configuration.rateLimiter,
-            memoryBudget: configuration.memoryBudget,
+            now: { [clock = configuration.clock] in clock.now }, observer: configuration.observer,
+            rateLimiter: configuration.rateLimiter, memoryBudget: configuration.memoryBudget,
             appConnections: configuration.maxConnectionsPerApp.map { AppConnections(limit: $0) },
-            authenticationThrottle: throttle, offloadLargeRequest: { largeRequests.submit($0) })
+            authenticationThrottle: throttle, offloadLargeRequest: { largeRequests.submit($0) },
+            grpc: configuration.grpc)
         environment.schemaDigest = configuration.schemaDigest
         environment.afterTurnInput = { EventLoop.afterTurnInput($0) }
-        // One listening socket, watched by every loop with EPOLLEXCLUSIVE so that one loop wakes
-        // per connection. (Not SO_REUSEPORT: it would let a second server bind the same port.)
-        var port: UInt16 = 0
-        let listenFD = configuration.host.withCString { cshim_listen($0, configuration.port, 4096, 0, 1, &port) }
-        guard listenFD >= 0 else {
-            workers.shutdown()
-            largeRequests.shutdown()
-            throw SystemError("listen on \(configuration.host):\(configuration.port)", errno: -listenFD)
-        }
-        let listener = Listener(fd: listenFD, loops: loopCount)
-        var grpcListener: ServerLoop.GRPCListener?
-        var grpcPort: UInt16?
-        if let grpc = configuration.grpc {
+        // One listening socket per address, watched by every loop with EPOLLEXCLUSIVE so that one
+        // loop wakes per connection. (Not SO_REUSEPORT: it would let a second server bind the
+        // same port.)
+        let wanted =
+            [
+                ListenerConfiguration(
+                    name: "", host: configuration.host, port: configuration.port, tls: configuration.tls)
+            ]
+            + configuration.extraListeners
+        var served: [ServerLoop.ServedListener] = []
+        var ports: [UInt16] = []
+        for listener in wanted {
             var bound: UInt16 = 0
-            let fd = grpc.host.withCString { cshim_listen($0, grpc.port, 4096, 0, 1, &bound) }
+            let fd = listener.host.withCString { cshim_listen($0, listener.port, 4096, 0, 1, &bound) }
             guard fd >= 0 else {
-                for _ in 0..<loopCount { listener.release() }
+                for opened in served { for _ in 0..<loopCount { opened.listener.release() } }
                 workers.shutdown()
                 largeRequests.shutdown()
-                throw SystemError("listen on \(grpc.host):\(grpc.port) (gRPC)", errno: -fd)
+                let name = listener.name.isEmpty ? "" : " (\(listener.name))"
+                throw SystemError("listen on \(listener.host):\(listener.port)\(name)", errno: -fd)
             }
-            grpcListener = ServerLoop.GRPCListener(
-                listener: Listener(fd: fd, loops: loopCount), configuration: grpc.session)
-            grpcPort = bound
+            served.append(ServerLoop.ServedListener(listener: Listener(fd: fd, loops: loopCount), tls: listener.tls))
+            ports.append(bound)
         }
         var loops: [ServerLoop] = []
         let shared = ServerLoop.Shared(
             counter: ConnectionCounter(limit: configuration.maxConnections), throttle: throttle,
             holdings: HoldingBoard(loops: loopCount), acceptFailures: LogSummary(intervalNanoseconds: 10_000_000_000),
-            refusals: LogSummary(intervalNanoseconds: 10_000_000_000), tls: configuration.tls,
-            clock: configuration.clock)
+            refusals: LogSummary(intervalNanoseconds: 10_000_000_000), clock: configuration.clock)
         for index in 0..<loopCount {
             do {
                 loops.append(
-                    try ServerLoop(
-                        index: index, listener: listener, grpc: grpcListener, environment: environment, shared: shared))
+                    try ServerLoop(index: index, listeners: served, environment: environment, shared: shared))
             } catch {
                 for loop in loops { loop.stop() }
                 workers.shutdown()
@@ -162,17 +168,19 @@ public final class RPCServer: Sendable {
             state.loops = loops
             state.workers = workers
             state.largeRequests = largeRequests
-            state.boundPort = port
-            state.boundGRPCPort = grpcPort
+            state.boundPort = ports[0]
+            for (listener, port) in zip(configuration.extraListeners, ports.dropFirst()) {
+                state.boundExtraPorts[listener.name] = port
+            }
         }
-        return port
+        return ports[0]
     }
 
-    /// The port the framed listener is bound to.
+    /// The port the main listener is bound to.
     public var boundPort: UInt16 { state.withLock { $0.boundPort } }
 
-    /// The port the gRPC listener is bound to; nil when it is off.
-    public var boundGRPCPort: UInt16? { state.withLock { $0.boundGRPCPort } }
+    /// The port the extra listener called `name` is bound to; nil when there is none.
+    public func boundPort(named name: String) -> UInt16? { state.withLock { $0.boundExtraPorts[name] } }
 
     /// Returns once every loop has taken in what reached it before the call and written what that
     /// asked for: after a test moves a `ManualClock`, the timers that came due have run and their

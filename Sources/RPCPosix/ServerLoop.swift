@@ -1,20 +1,21 @@
 internal import CSystemShims
 internal import Glibc
 import RPCCore
-import RPCGRPC
 import Synchronization
 import TLSSupport
 
-/// One event loop of the server with its connections; it accepts from the shared listener.
+/// One event loop of the server with its connections; it accepts from the server's listeners.
 ///
-/// Besides accepting, it keeps its connections to the memory budget: when a connection sees the
-/// budget under pressure, the loop cuts its connections that hold the most (`cutRound`), in
-/// step with the other loops through the `HoldingBoard`, and reads again the connections whose
-/// partial frames waited for room. When `accept` runs out of descriptors, the loop sheds the
-/// waiting connections with the listener's reserve descriptor and stops watching the listener
-/// for `acceptPauseNanoseconds`, so the level-triggered listener cannot make it spin.
-final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
-    // Invariant: `registry`, `nextConnection`, `listenRegistration`, `accepting`, `tickTimer`,
+/// Every listener serves both wires (each connection's first bytes, or ALPN, say which), with
+/// TLS or without as its own configuration says. Besides accepting, the loop keeps its
+/// connections to the memory budget: when a connection sees the budget under pressure, the loop
+/// cuts its connections that hold the most (`cutRound`), in step with the other loops through the
+/// `HoldingBoard`, and reads again the connections whose partial frames waited for room. When
+/// `accept` runs out of descriptors, the loop sheds the waiting connections with the listener's
+/// reserve descriptor and stops watching the listeners for `acceptPauseNanoseconds`, so a
+/// level-triggered listener cannot make it spin.
+final class ServerLoop: Flushable, @unchecked Sendable {
+    // Invariant: `registry`, `nextConnection`, `acceptors`, `accepting`, `tickTimer`,
     // `acceptPause` and `roundPending` are touched only on `loop`'s thread.
 
     /// What the loops of one server share.
@@ -26,45 +27,46 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         let acceptFailures: LogSummary
         /// One warning line per interval when connections are refused for `maxConnections`.
         let refusals: LogSummary
-        /// The listener's TLS context (each connection starts with the current one); nil for
-        /// plaintext.
-        let tls: ReloadableTLSContext?
         /// What every loop's timers run on.
         let clock: any ServerClock
     }
 
-    /// How long the listener is not watched after `accept` ran out of descriptors.
+    /// One listening socket the loops share, and its TLS context (each connection starts with the
+    /// current one; nil for plaintext).
+    struct ServedListener: Sendable {
+        let listener: Listener
+        let tls: ReloadableTLSContext?
+    }
+
+    /// How long the listeners are not watched after `accept` ran out of descriptors.
     static let acceptPauseNanoseconds: UInt64 = 100_000_000
     /// Waiting connections shed at most per failed `accept`.
     static let shedLimit = 1_024
 
-    /// The gRPC listener: its socket and what its sessions serve besides the method table.
-    struct GRPCListener {
-        let listener: Listener
-        let configuration: GRPCSession.Configuration
-    }
-
-    /// Watches the gRPC listener for this loop (the loop itself watches the framed one).
-    private final class GRPCAcceptor: EventHandler {
+    /// Watches one listener for this loop.
+    private final class Acceptor: EventHandler {
         unowned let owner: ServerLoop
-        init(owner: ServerLoop) { self.owner = owner }
-        func handleEvent(_ events: EpollEvents) { owner.acceptGRPC() }
+        let served: ServedListener
+        var registration: UInt32?
+
+        init(owner: ServerLoop, served: ServedListener) {
+            self.owner = owner
+            self.served = served
+        }
+
+        func handleEvent(_ events: EpollEvents) { owner.accept(self) }
     }
 
     let loop: EventLoop
     let shared: Shared
-    private let listener: Listener
-    private let grpc: GRPCListener?
-    private var grpcAcceptor: GRPCAcceptor?
-    private var grpcRegistration: UInt32?
-    private let environment: ServerSession.Environment
+    private let listeners: [ServedListener]
+    private var acceptors: [Acceptor] = []
+    private let environment: ServerEnvironment
     private let budget: MemoryBudget
     private let registry: ConnectionRegistry
     private var nextConnection: UInt64 = 0
-    /// The listener's registration; nil when this loop does not watch it (now).
-    private var listenRegistration: UInt32?
     private var accepting = true
-    /// Watching the listener again after running out of descriptors.
+    /// Watching the listeners again after running out of descriptors.
     private var acceptPause: TimerHandle?
     /// The once-a-second check of every connection's handshake, idle and keepalive timers.
     private var tickTimer: TimerHandle?
@@ -75,13 +77,9 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
     /// GOAWAY for a connection shed because the process is out of descriptors.
     private let outOfDescriptorsFrame: [UInt8]
 
-    init(
-        index: Int, listener: Listener, grpc: GRPCListener? = nil, environment: ServerSession.Environment,
-        shared: Shared
-    ) throws(SystemError) {
+    init(index: Int, listeners: [ServedListener], environment: ServerEnvironment, shared: Shared) throws(SystemError) {
         loop = try EventLoop(index: index, clock: shared.clock)
-        self.listener = listener
-        self.grpc = grpc
+        self.listeners = listeners
         self.environment = environment
         self.shared = shared
         budget = environment.memoryBudget
@@ -100,7 +98,8 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
     func start(cpu: Int32?) {
         loop.start(name: "loop-\(loop.index)", cpu: cpu)
         loop.execute { [self] in
-            watchListener()
+            acceptors = listeners.map { Acceptor(owner: self, served: $0) }
+            watchListeners()
             tickTimer = loop.scheduleRepeating(every: 1_000_000_000) { [self] in
                 let now = loop.now
                 for connection in Array(registry.all) { connection.tick(now: now) }
@@ -111,58 +110,25 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         }
     }
 
-    private func watchListener() {
-        do throws(SystemError) {
-            listenRegistration = try loop.register(fd: listener.fd, events: [.input, .exclusive], handler: self)
-        } catch {
-            // The other loops still accept; this one serves no connections.
-            environment.logger.error(
-                "event loop \(loop.index) cannot watch the listening socket", [("error", error.description)])
-        }
-        guard let grpc else { return }
-        let acceptor = grpcAcceptor ?? GRPCAcceptor(owner: self)
-        grpcAcceptor = acceptor
-        do throws(SystemError) {
-            grpcRegistration = try loop.register(fd: grpc.listener.fd, events: [.input, .exclusive], handler: acceptor)
-        } catch {
-            environment.logger.error(
-                "event loop \(loop.index) cannot watch the gRPC listening socket", [("error", error.description)])
+    private func watchListeners() {
+        for acceptor in acceptors where acceptor.registration == nil {
+            do throws(SystemError) {
+                acceptor.registration = try loop.register(
+                    fd: acceptor.served.listener.fd, events: [.input, .exclusive], handler: acceptor)
+            } catch {
+                // The other loops still accept; this one serves no connections from it.
+                environment.logger.error(
+                    "event loop \(loop.index) cannot watch a listening socket", [("error", error.description)])
+            }
         }
     }
 
-    /// The gRPC listener is readable: accept what is waiting, as on the framed listener.
-    fileprivate func acceptGRPC() {
+    /// A listener is readable: accept what is waiting.
+    private func accept(_ acceptor: Acceptor) {
         loop.assertInEventLoop()
-        guard let grpc else { return }
+        let listener = acceptor.served.listener
         for _ in 0..<64 {
-            guard accepting, grpcRegistration != nil else { return }
-            let fd = cshim_accept(grpc.listener.fd)
-            if fd < 0 {
-                let error = errno
-                if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM { acceptFailed(error) }
-                return
-            }
-            guard shared.counter.admit() else {
-                // An HTTP/2 client cannot read our GOAWAY: it sees the connection close.
-                Glibc.close(fd)
-                environment.observer?.transportEvent(.connectionRefused(.serverFull))
-                continue
-            }
-            _ = cshim_set_nodelay(fd)
-            nextConnection += 1
-            let connection = GRPCConnection(
-                id: UInt64(loop.index) << 48 | nextConnection, fd: fd, peer: Self.peerName(fd), loop: loop,
-                owner: registry, environment: environment, configuration: grpc.configuration)
-            registry.add(connection)
-            connection.start()
-        }
-    }
-
-    /// The listener is readable: accept what is waiting.
-    func handleEvent(_ events: EpollEvents) {
-        loop.assertInEventLoop()
-        for _ in 0..<64 {
-            guard accepting, listenRegistration != nil else { return }
+            guard accepting, acceptor.registration != nil else { return }
             let fd = cshim_accept(listener.fd)
             if fd < 0 {
                 let error = errno
@@ -175,7 +141,16 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
             }
             _ = cshim_set_nodelay(fd)
             var io = ConnectionIO.plain(fd)
-            if let tls = shared.tls {
+            if let tls = acceptor.served.tls {
+                // A handshake under way is counted in the budget: with no room for one more, the
+                // connection is closed at once (a flood of handshakes that never finish cannot
+                // hold more than the budget).
+                guard !budget.isExhausted(adding: TLSSession.handshakeBytes) else {
+                    Glibc.close(fd)
+                    shared.counter.release()
+                    environment.observer?.transportEvent(.connectionRefused(.memoryBudget))
+                    continue
+                }
                 guard let session = tls.current.makeServerSession(fd: fd) else {
                     environment.logger.warning("closing connection: OpenSSL cannot make a TLS session (out of memory?)")
                     Glibc.close(fd)
@@ -185,7 +160,7 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
                 io = .tls(session)
             }
             nextConnection += 1
-            let connection = ServerConnection(
+            let connection = SocketConnection(
                 id: UInt64(loop.index) << 48 | nextConnection, fd: fd, io: io, peer: Self.peerName(fd),
                 loop: loop, owner: registry, environment: environment)
             registry.add(connection)
@@ -205,8 +180,9 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         }
     }
 
-    /// `accept` failed for want of descriptors or kernel memory: shed what waits, log once per
-    /// interval, and stop watching the listener for a moment (it stays readable, and would wake
+    /// `accept` failed for want of descriptors or kernel memory: shed what waits on every
+    /// listener (a client of any port learns at once that the server is full), log once per
+    /// interval, and stop watching the listeners for a moment (they stay readable, and would wake
     /// this loop at once, again and again).
     private func acceptFailed(_ error: Int32) {
         let failure: TransportEvent.AcceptFailure =
@@ -218,7 +194,9 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
         environment.observer?.transportEvent(.acceptFailed(failure))
         var shed = 0
         if error == EMFILE || error == ENFILE {
-            shed = listener.shedWaiting(goaway: outOfDescriptorsFrame, limit: Self.shedLimit)
+            for served in listeners {
+                shed += served.listener.shedWaiting(goaway: outOfDescriptorsFrame, limit: Self.shedLimit)
+            }
             for _ in 0..<shed { environment.observer?.transportEvent(.connectionRefused(.outOfDescriptors)) }
         }
         if let count = shared.acceptFailures.record(now: loop.now) {
@@ -233,27 +211,25 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
     }
 
     private func pauseAccepting() {
-        guard accepting, let registration = listenRegistration else { return }
-        stopWatchingListener(registration)
-        if let grpc, let grpcRegistration {
-            try? loop.deregister(fd: grpc.listener.fd, registration: grpcRegistration)
-            self.grpcRegistration = nil
-            _ = grpc.listener.shedWaiting(goaway: [], limit: Self.shedLimit)
-        }
+        guard accepting, acceptors.contains(where: { $0.registration != nil }) else { return }
+        stopWatchingListeners()
         acceptPause = loop.schedule(at: loop.now + Self.acceptPauseNanoseconds) { [unowned self] in
             acceptPause = nil
-            if accepting { watchListener() }
+            if accepting { watchListeners() }
         }
     }
 
-    private func stopWatchingListener(_ registration: UInt32) {
-        do throws(SystemError) {
-            try loop.deregister(fd: listener.fd, registration: registration)
-        } catch {
-            environment.logger.error(
-                "event loop \(loop.index) cannot stop watching the listening socket", [("error", error.description)])
+    private func stopWatchingListeners() {
+        for acceptor in acceptors {
+            guard let registration = acceptor.registration else { continue }
+            do throws(SystemError) {
+                try loop.deregister(fd: acceptor.served.listener.fd, registration: registration)
+            } catch {
+                environment.logger.error(
+                    "event loop \(loop.index) cannot stop watching a listening socket", [("error", error.description)])
+            }
+            acceptor.registration = nil
         }
-        listenRegistration = nil
     }
 
     // MARK: The memory budget
@@ -347,15 +323,8 @@ final class ServerLoop: EventHandler, Flushable, @unchecked Sendable {
             loop.cancel(acceptPause)
             self.acceptPause = nil
         }
-        if let listenRegistration { stopWatchingListener(listenRegistration) }
-        listener.release()
-        if let grpc {
-            if let grpcRegistration {
-                try? loop.deregister(fd: grpc.listener.fd, registration: grpcRegistration)
-                self.grpcRegistration = nil
-            }
-            grpc.listener.release()
-        }
+        stopWatchingListeners()
+        for served in listeners { served.listener.release() }
     }
 
     private static func refusal(_ message: String) -> [UInt8] {

@@ -161,21 +161,29 @@ public final class ModerationServer: Sendable {
             }
         }
         configuration.tls = tls
+        // Every listener serves both wires: our protocol, and standard gRPC with the method table
+        // and server reflection (a bidirectional method, which the gRPC codec serves itself).
+        let services = Set(methods.methods.map(\.service)).union([
+            "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+        ])
+        do {
+            let reflection = try GRPCReflection(
+                fileDescriptorSets: [
+                    ModerationSchema.fileDescriptorSet, RPCSchema.fileDescriptorSet, GRPCSchema.fileDescriptorSet,
+                ], services: Array(services))
+            configuration.grpc = GRPCWire(bidirectional: [reflection])
+        } catch {
+            // The descriptor sets are built in: a failure here is a build's bug, not the operator's.
+            preconditionFailure("the built-in descriptor sets do not index: \(error)")
+        }
         if let grpc = settings.grpcListen {
-            let services = Set(methods.methods.map(\.service)).union([
-                "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
-            ])
-            do {
-                let reflection = try GRPCReflection(
-                    fileDescriptorSets: [
-                        ModerationSchema.fileDescriptorSet, RPCSchema.fileDescriptorSet, GRPCSchema.fileDescriptorSet,
-                    ], services: Array(services))
-                configuration.grpc = RPCServer.GRPCListenerConfiguration(
-                    host: grpc.host, port: grpc.port, session: GRPCSession.Configuration(bidirectional: [reflection]))
-            } catch {
-                // The descriptor sets are built in: a failure here is a build's bug, not the operator's.
-                preconditionFailure("the built-in descriptor sets do not index: \(error)")
-            }
+            configuration.extraListeners.append(
+                RPCServer.ListenerConfiguration(name: Self.grpcListener, host: grpc.host, port: grpc.port, tls: tls))
+        }
+        if let plaintext = settings.plaintextListen {
+            configuration.extraListeners.append(
+                RPCServer.ListenerConfiguration(
+                    name: Self.plaintextListener, host: plaintext.host, port: plaintext.port, tls: nil))
         }
         configuration.serverName = ServerInfo.name
         configuration.serverVersion = ServerInfo.version
@@ -237,8 +245,15 @@ public final class ModerationServer: Sendable {
         }
     }
 
-    /// The gRPC listener's port once started; nil when it is off.
-    public var grpcPort: UInt16? { server.boundGRPCPort }
+    /// The flags that name the extra listeners, which is what the server calls them.
+    static let grpcListener = "--grpc-listen"
+    static let plaintextListener = "--plaintext-listen"
+
+    /// The `--grpc-listen` port once started; nil when it is off.
+    public var grpcPort: UInt16? { server.boundPort(named: Self.grpcListener) }
+
+    /// The `--plaintext-listen` port once started; nil when there is none.
+    public var plaintextPort: UInt16? { server.boundPort(named: Self.plaintextListener) }
 
     /// Starts listening; returns the bound port.
     /// - Throws: `ServerStartupError` with the `SystemError` as its cause when the address cannot
@@ -252,11 +267,16 @@ public final class ModerationServer: Sendable {
             return port
         } catch {
             close()
-            // The error names the address (either listener's): "cannot listen on HOST:PORT: …",
-            // and the advice the flag that moves it.
+            // The error names the address (and the flag, for an extra listener): "cannot listen on
+            // HOST:PORT (--grpc-listen): …", and the advice the flag that moves it.
             let advice =
-                error.operation.contains("(gRPC)")
-                ? "; give --grpc-listen another HOST:PORT, or off" : "; give --listen another HOST:PORT"
+                if error.operation.contains("(\(Self.grpcListener))") {
+                    "; give --grpc-listen another HOST:PORT, or off"
+                } else if error.operation.contains("(\(Self.plaintextListener))") {
+                    "; give --plaintext-listen another HOST:PORT"
+                } else {
+                    "; give --listen another HOST:PORT"
+                }
             throw ServerStartupError("cannot \(error)\(advice)", cause: error)
         }
     }

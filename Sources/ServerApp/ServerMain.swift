@@ -117,27 +117,24 @@ public enum ServerMain {
         let grpcAddress = settings.grpcListen.flatMap { listen in
             moderation.grpcPort.map { HostPort(host: listen.host, port: $0).description }
         }
-        // One line on standard output, as before: tools read its address and may close the pipe.
-        // The gRPC listener is bound by then; its address is in the "server started" line.
-        let budget = moderation.memoryBudget
-        logger.info(
-            "server started",
-            [
-                ("listen", bound.listenAddress), ("grpc_listen", grpcAddress ?? "off"),
-                ("apps", keyStore.appIDs.joined(separator: ",")),
-                ("memory_budget", budget.isLimited ? "\(budget.limit >> 20) MiB" : "off"),
-                ("tls", tlsDescription(moderation.tls)),
-            ])
-        if let grpc = settings.grpcListen, !isLoopback(grpc.host) {
-            logger.warning(
-                "gRPC listening on \(grpcAddress ?? grpc.description) in plaintext (the gRPC listener has no TLS yet): "
-                    + "API keys and data cross the network in clear; keep it on a loopback address or behind a TLS proxy"
-            )
+        let plaintextAddress = settings.plaintextListen.flatMap { listen in
+            moderation.plaintextPort.map { HostPort(host: listen.host, port: $0).description }
         }
-        if moderation.tls == nil && !isLoopback(settings.host) {
-            logger.warning(
-                "listening on \(bound.listenAddress) in plaintext: API keys and data cross the network in clear; "
-                    + "give --tls-cert and --tls-key, or listen on a loopback address")
+        // One line on standard output, as before: tools read its address and may close the pipe.
+        // The other listeners are bound by then; their addresses are in the "server started" line.
+        let budget = moderation.memoryBudget
+        var started: [(String, String)] = [("listen", bound.listenAddress), ("grpc_listen", grpcAddress ?? "off")]
+        if let plaintextAddress { started.append(("plaintext_listen", plaintextAddress)) }
+        started += [
+            ("wires", "mrpc,grpc"), ("apps", keyStore.appIDs.joined(separator: ",")),
+            ("memory_budget", budget.isLimited ? "\(budget.limit >> 20) MiB" : "off"),
+            ("tls", tlsDescription(moderation.tls)),
+        ]
+        logger.info("server started", started)
+        for warning in plaintextWarnings(
+            settings, tls: moderation.tls, listen: bound.listenAddress, grpc: grpcAddress, plaintext: plaintextAddress)
+        {
+            logger.warning(warning)
         }
 
         while true {
@@ -180,6 +177,39 @@ public enum ServerMain {
         guard let tls else { return "off" }
         let certificate = tls.current.certificateSummary ?? tls.configuration.certificateChainFile
         return certificate + (tls.configuration.clientCAFile != nil ? "; client certificates required" : "")
+    }
+
+    /// What to warn about the listeners that serve without TLS: any of them off loopback (keys
+    /// cross the network in clear), and `--plaintext-listen` with client certificates required
+    /// (it serves without them, on any address).
+    static func plaintextWarnings(
+        _ settings: ServerSettings, tls: ReloadableTLSContext?, listen: String, grpc: String?, plaintext: String?
+    ) -> [String] {
+        var warnings: [String] = []
+        let clear = "API keys and data cross the network in clear"
+        if tls == nil {
+            if !isLoopback(settings.host) {
+                warnings.append(
+                    "listening on \(listen) in plaintext: \(clear); give --tls-cert and --tls-key, or listen on a "
+                        + "loopback address")
+            }
+            if let grpcListen = settings.grpcListen, !isLoopback(grpcListen.host) {
+                warnings.append(
+                    "listening on \(grpc ?? grpcListen.description) (--grpc-listen) in plaintext: \(clear); give "
+                        + "--tls-cert and --tls-key, or listen on a loopback address")
+            }
+        }
+        if let plaintextListen = settings.plaintextListen {
+            let address = plaintext ?? plaintextListen.description
+            if tls?.configuration.clientCAFile != nil {
+                warnings.append(
+                    "--plaintext-listen \(address) serves without TLS, so without the client certificates "
+                        + "--tls-client-ca requires: anyone who can reach it needs only an API key")
+            } else if !isLoopback(plaintextListen.host) {
+                warnings.append("--plaintext-listen \(address) serves without TLS: \(clear)")
+            }
+        }
+        return warnings
     }
 
     /// True for 127.0.0.0/8, ::1 and localhost: the addresses no other machine reaches.

@@ -114,7 +114,7 @@ final class ServerMetrics: CallObserver {
     private static let acceptFailures = TransportEvent.AcceptFailure.allCases
     private static let refusals = TransportEvent.Refusal.allCases
     private static let cuts = TransportEvent.Cut.allCases
-    private static let listeners = TransportEvent.Listener.allCases
+    private static let listeners = WireKind.allCases
     private static let handshakeRefusals = TransportEvent.HandshakeRefusal.allCases
     private static let authSlots = listeners.count * 2
     private static let transportSlots =
@@ -159,10 +159,11 @@ final class ServerMetrics: CallObserver {
         case .appFull: "max_connections_per_app"
         case .outOfDescriptors: "out_of_descriptors"
         case .protocolMismatch: "protocol_mismatch"
+        case .memoryBudget: "memory_budget"
         }
     }
 
-    static func label(_ listener: TransportEvent.Listener) -> String {
+    static func label(_ listener: WireKind) -> String {
         switch listener {
         case .mrpc: "mrpc"
         case .grpc: "grpc"

@@ -46,9 +46,14 @@ public struct ServerSettings: Sendable, Equatable {
     public var retentionHours = 168
     /// Where Prometheus scrapes `/metrics`; nil for no metrics listener.
     public var metricsListen: HostPort?
-    /// The standard gRPC listener (HTTP/2 cleartext, h2c with prior knowledge) serving the same
-    /// methods as `--listen`; nil for off (`--grpc-listen off`).
+    /// A second listener, kept for setups that route gRPC to a port of its own: it serves exactly
+    /// what `--listen` serves (standard gRPC and our protocol, with the same TLS); nil for off
+    /// (`--grpc-listen off`).
     public var grpcListen: HostPort? = HostPort(host: "127.0.0.1", port: 7601)
+    /// A listener that serves without TLS while the others have it (`--tls-cert`): asked for
+    /// explicitly, and warned about at start when client certificates are required, since it
+    /// serves without them; nil for none.
+    public var plaintextListen: HostPort?
     /// One info line per call (method, status, duration, app, acting user, request id).
     public var accessLog = true
     /// One successful call in this many gets an access-log line (per thread); failed calls always do.

@@ -46,9 +46,17 @@ public enum ServerSettingsParser {
         },
         Option(
             "--grpc-listen", "HOST:PORT|off",
-            help: "serve standard gRPC (HTTP/2 cleartext) on HOST:PORT; off for none (default 127.0.0.1:7601)"
+            help:
+                "a second address serving the same as --listen (gRPC and our protocol, the same TLS); off for none "
+                + "(default 127.0.0.1:7601)"
         ) { settings, value throws(ArgumentError) in
             settings.grpcListen = value.text == "off" ? nil : try value.hostPort()
+        },
+        Option(
+            "--plaintext-listen", "HOST:PORT",
+            help: "with --tls-cert: an address served without TLS (and so without client certificates)"
+        ) { settings, value throws(ArgumentError) in
+            settings.plaintextListen = try value.hostPort()
         },
         Option("--store", "KIND", help: "sqlite (embedded, the default) or postgres (shared; needs --postgres-url)") {
             settings, value throws(ArgumentError) in

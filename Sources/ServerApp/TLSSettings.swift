@@ -23,7 +23,9 @@ public struct TLSSettings: Sendable, Equatable {
             if keyFile != nil { throw ConfigurationError("--tls-key needs --tls-cert (the key's certificate)") }
             throw ConfigurationError("--tls-client-ca needs --tls-cert and --tls-key (the server's own certificate)")
         }
+        // Both wires on every port: ALPN names ours or HTTP/2 (stock gRPC clients require h2).
         return TLSServerConfiguration(
-            certificateChainFile: certificateFile, privateKeyFile: keyFile, clientCAFile: clientCAFile)
+            certificateChainFile: certificateFile, privateKeyFile: keyFile, clientCAFile: clientCAFile,
+            applicationProtocols: [TLSContext.mrpcProtocol, TLSContext.http2Protocol])
     }
 }

@@ -16,6 +16,8 @@ internal import Glibc
 public final class TLSContext: @unchecked Sendable {
     /// The ALPN name of the framed protocol (docs/PROTOCOL.md).
     public static let mrpcProtocol = "mrpc/1"
+    /// HTTP/2's ALPN name, which gRPC clients offer and require.
+    public static let http2Protocol = "h2"
 
     /// Which side of the handshake the sessions take.
     public enum Role: Sendable {

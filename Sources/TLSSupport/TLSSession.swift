@@ -15,6 +15,11 @@ internal import Glibc
 /// serialises its reader thread and its writers with one lock. (OpenSSL forbids concurrent
 /// calls on one session.)
 public final class TLSSession: @unchecked Sendable {
+    /// What a TLS handshake under way makes the server hold (OpenSSL's handshake state and its
+    /// buffers, about 44 KiB measured), counted in the memory budget until it completes: a flood of
+    /// handshakes that never finish cannot hold more than the budget allows.
+    public static let handshakeBytes = 48 * 1024
+
     /// What a read or a write did.
     public enum IOResult: Equatable, Sendable {
         /// This many bytes were read or written (more than zero).

@@ -61,12 +61,11 @@ struct LoadGeneratorTests {
             (error as? RPCError)?.code == .unauthenticated
         }
     }
-    /// A server with the gRPC listener on too, and a configuration that loads it.
+    /// A server (which serves gRPC on its port too), and a configuration that loads it over gRPC.
     static func grpcServer(limits: ServerLimits = ServerLimits()) throws -> (TestServer, LoadConfiguration) {
-        let server = try TestServer(limits: limits, configure: { $0.grpc = .init(host: "127.0.0.1", port: 0) })
+        let server = try TestServer(limits: limits)
         var configuration = Self.configuration(server)
         configuration.transport = .grpc
-        configuration.client.port = try #require(server.server.boundGRPCPort)
         return (server, configuration)
     }
 

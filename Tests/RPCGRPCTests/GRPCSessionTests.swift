@@ -73,7 +73,7 @@ struct GRPCSessionTests {
         #expect(try Self.decoded(EchoResponse.self, response).map(\.payload) == [[1, 2, 3]])
         #expect(response.trailers.map(\.name) == ["grpc-status"])
         #expect(response.grpcStatus == 0)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test("an unknown method: trailers-only UNIMPLEMENTED with ErrorInfo ERR_UNIMPLEMENTED")
@@ -130,7 +130,7 @@ struct GRPCSessionTests {
             let recorder = TransportEventRecorder()
             let harness = GRPCSessionHarness(observer: recorder)
             _ = harness.receiveRaw(bytes)
-            #expect(harness.session.closeRequested)
+            #expect(harness.core.closeRequested)
             #expect(recorder.events.contains(.handshakeRefused(.badPreface, .grpc)))
             #expect(recorder.events.filter { $0 == .handshakeRefused(.badPreface, .grpc) }.count == 1)
         }
@@ -144,13 +144,13 @@ struct GRPCSessionTests {
         let harness = GRPCSessionHarness(limits: limits, observer: recorder)
         harness.pump()
         harness.clock.advance(ms: 499)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(!harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(!harness.core.closeRequested)
         harness.clock.advance(ms: 2)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(harness.core.closeRequested)
         harness.clock.advance(ms: 1_000)
-        _ = harness.session.tick(now: harness.clock.now)
+        _ = harness.core.tick(now: harness.clock.now)
         #expect(recorder.events == [.handshakeRefused(.timeout, .grpc)])
     }
 
@@ -170,12 +170,12 @@ struct GRPCSessionTests {
         let id = harness.start(path: TestService.sleep.path, message: Self.echo(TestService.sleepPayload(ms: 0)))
         #expect(harness.offload.count == 1)
         #expect(!harness.response(id).ended)
-        #expect(harness.session.liveCallCount == 1)
+        #expect(harness.core.liveCallCount == 1)
         #expect(harness.runWorkers() == 1)
         let response = harness.response(id)
         #expect(response.grpcStatus == 0)
         #expect(try Self.decoded(EchoResponse.self, response).map(\.payload) == [TestService.sleepPayload(ms: 0)])
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     // MARK: Streams
@@ -199,7 +199,7 @@ struct GRPCSessionTests {
         let response = harness.response(id)
         #expect(!response.ended)
         #expect(try Self.decoded(Grpc_Health_V1_HealthCheckResponse.self, response).map(\.status) == [.serving])
-        #expect(harness.session.liveCallCount == 1)
+        #expect(harness.core.liveCallCount == 1)
     }
 
     @Test("grpc-timeout past: DEADLINE_EXCEEDED in the trailers after the sent message; the handler is told")
@@ -220,7 +220,7 @@ struct GRPCSessionTests {
         #expect(response.grpcStatus == Int(StatusCode.deadlineExceeded.rawValue))
         #expect(try response.errorInfo().reason == "ERR_DEADLINE_EXCEEDED")
         #expect(harness.service.termination(of: UInt32(id)) == .deadlineExceeded)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test("grpc-timeout past before a worker ran the call: trailers-only DEADLINE_EXCEEDED")
@@ -238,12 +238,12 @@ struct GRPCSessionTests {
     func clientReset() throws {
         let harness = GRPCSessionHarness()
         let id = harness.start(path: TestService.follow.path, message: Self.echo([]))
-        #expect(harness.session.liveCallCount == 1)
+        #expect(harness.core.liveCallCount == 1)
         #expect(harness.service.follower(UInt32(id)) != nil)
         harness.client.reset(streamID: id)
         harness.pump()
         #expect(harness.service.termination(of: UInt32(id)) == .cancelled)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
         #expect(harness.service.send(on: UInt32(id), seq: 2) != nil)
         harness.pump()
         #expect(try harness.response(id).messages().count == 1, "nothing is sent on a reset stream")
@@ -307,7 +307,7 @@ struct GRPCSessionTests {
         let prefix: [UInt8] = [0, 0, 0x10, 0, 0] // 1 MiB announced; nothing of it sent
         let id = harness.send(headers: GRPCSessionHarness.headers(path: Self.echoPath), body: prefix, endStream: false)
         try Self.expectTrailersOnly(harness.response(id), .resourceExhausted, reason: "ERR_MESSAGE_TOO_LARGE")
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test("a gzip bomb inflating past maxMessageBytes: RESOURCE_EXHAUSTED ERR_MESSAGE_TOO_LARGE")
@@ -337,7 +337,7 @@ struct GRPCSessionTests {
             headers: GRPCSessionHarness.headers(path: Self.echoPath),
             body: Array(GRPCSessionHarness.frame(Self.echo([1, 2, 3])).dropLast()))
         try Self.expectTrailersOnly(harness.response(cut), .invalidArgument, reason: "ERR_PROTOCOL")
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test(
@@ -369,7 +369,7 @@ struct GRPCSessionTests {
         harness.client.reset(streamID: ids[2])
         harness.pump()
         #expect(budget.inUse(.inbound) == 0)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test(
@@ -411,15 +411,15 @@ struct GRPCSessionTests {
         let partial = Array(GRPCSessionHarness.frame(Self.echo([UInt8](repeating: 1, count: 1000))).prefix(500))
         harness.send(headers: GRPCSessionHarness.headers(path: Self.echoPath), body: partial, endStream: false)
         #expect(budget.inUse(.inbound) == 500)
-        #expect(harness.session.liveCallCount == 3)
+        #expect(harness.core.liveCallCount == 3)
 
-        harness.session.connectionClosed()
+        harness.core.connectionClosed()
         #expect(harness.service.termination(of: UInt32(follow)) == .connectionClosed)
         #expect(harness.service.termination(of: UInt32(park)) == .connectionClosed)
         #expect(budget.inUse(.inbound) == 0)
-        #expect(harness.session.liveCallCount == 0)
-        #expect(!harness.session.hasCallsToEnd)
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.liveCallCount == 0)
+        #expect(!harness.core.hasCallsToEnd)
+        #expect(harness.core.closeRequested)
     }
 
     // MARK: Drain
@@ -431,7 +431,7 @@ struct GRPCSessionTests {
         let watch = harness.start(
             path: Grpc_Health_V1_HealthMethods.watch.path,
             message: Grpc_Health_V1_HealthCheckRequest(service: "").serializedBytes())
-        #expect(harness.session.liveCallCount == 2)
+        #expect(harness.core.liveCallCount == 2)
         harness.beginDrain()
         try #require(harness.goaways.count == 1)
         #expect(harness.goaways[0].lastStreamID == watch)
@@ -448,8 +448,8 @@ struct GRPCSessionTests {
         #expect(
             try Self.decoded(Grpc_Health_V1_HealthCheckResponse.self, watched).map(\.status) == [.serving, .notServing])
         #expect(watched.grpcStatus == Int(StatusCode.unavailable.rawValue))
-        #expect(harness.session.liveCallCount == 0)
-        #expect(harness.session.closeRequested, "the connection closes once its calls have ended")
+        #expect(harness.core.liveCallCount == 0)
+        #expect(harness.core.closeRequested, "the connection closes once its calls have ended")
 
         let late = harness.start(path: Self.echoPath, message: Self.echo([1]))
         #expect(harness.response(late).headers.isEmpty, "a stream after GOAWAY is not served")
@@ -463,16 +463,16 @@ struct GRPCSessionTests {
         let late = harness.client.request(
             headers: GRPCSessionHarness.headers(path: Self.echoPath), body: GRPCSessionHarness.frame(Self.echo([1])))
         let lateBytes = harness.client.output()
-        _ = harness.session.beginDrain()
-        _ = lateBytes.withUnsafeBytes { harness.session.receive($0) }
+        _ = harness.core.beginDrain()
+        _ = lateBytes.withUnsafeBytes { harness.core.receive($0) }
         harness.pump()
         #expect(harness.goaways.map(\.lastStreamID) == [follow])
         #expect(harness.response(follow).grpcStatus == Int(StatusCode.unavailable.rawValue))
         let refused = harness.response(late)
         #expect(refused.headers.isEmpty && refused.body.isEmpty)
         #expect(refused.closed == 7, "REFUSED_STREAM: the client may retry it elsewhere")
-        #expect(harness.session.liveCallCount == 0)
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.liveCallCount == 0)
+        #expect(harness.core.closeRequested)
     }
 
     // MARK: Not gRPC
@@ -488,9 +488,9 @@ struct GRPCSessionTests {
         let body = answer.split(separator: "\r\n\r\n", maxSplits: 1).last.map(String.init) ?? ""
         #expect(answer.contains("content-length: \(body.utf8.count)\r\n"))
         #expect(body.contains("HTTP/2"))
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.closeRequested)
         #expect(harness.lastActions.close)
-        #expect(!harness.session.hasPendingOutput)
+        #expect(!harness.core.hasPendingOutput)
     }
 
     @Test(
@@ -510,8 +510,8 @@ struct GRPCSessionTests {
         #expect(response.ended)
         #expect(response.trailers.first(named: "grpc-status") == nil)
         #expect(String(decoding: response.body, as: UTF8.self).contains(method == "GET" ? "POST" : "application/grpc"))
-        #expect(harness.session.liveCallCount == 0)
-        #expect(!harness.session.closeRequested, "one refused stream does not end the connection")
+        #expect(harness.core.liveCallCount == 0)
+        #expect(!harness.core.closeRequested, "one refused stream does not end the connection")
     }
 
     // MARK: Reflection

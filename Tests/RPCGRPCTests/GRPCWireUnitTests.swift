@@ -353,7 +353,7 @@ struct GRPCWireUnitTests {
         }
     }
 
-    // MARK: GRPCSession.looksLikeHTTP1
+    // MARK: GRPCCodec.looksLikeHTTP1
 
     @Test(
         "the HTTP/1 sniff: a request line is HTTP/1, HTTP/2's preface and other bytes are not",
@@ -365,6 +365,6 @@ struct GRPCWireUnitTests {
         ])
     func looksLikeHTTP1(_ text: String, _ expected: Bool) {
         let bytes = Array(text.utf8)
-        #expect(bytes.withUnsafeBytes { GRPCSession.looksLikeHTTP1($0) } == expected)
+        #expect(bytes.withUnsafeBytes { GRPCCodec.looksLikeHTTP1($0) } == expected)
     }
 }

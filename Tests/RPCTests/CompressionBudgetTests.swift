@@ -16,15 +16,16 @@ struct CompressionBudgetTests {
         acceptsDeflate: Bool = true, budget: MemoryBudget, port: FakeCallPort = FakeCallPort()
     ) -> ServerStream<EchoResponse> {
         let call = ServerCall(
-            context: CallContext(method: "/t/Stream", streamID: 1, appID: "app1"), acceptsDeflate: acceptsDeflate,
-            port: port, memoryBudget: budget)
+            context: CallContext(method: "/t/Stream", streamID: 1, appID: "app1"),
+            compression: acceptsDeflate ? .framedDeflate : .none, port: port, memoryBudget: budget)
         return ServerStream(call: call, pendingLimit: 1 << 20)
     }
 
-    /// The COMPRESSED flag of each MESSAGE delivered so far.
+    /// Whether each stream message sent so far was compressed.
     static func compressedFlags(_ port: FakeCallPort) throws -> [Bool] {
-        try port.take().flatMap { try FrameParser.frames(in: $0.frame) }.filter { $0.type == .message }.map {
-            $0.header.isCompressed
+        port.take().compactMap { delivery in
+            guard case .message(let message) = delivery.part else { return nil }
+            return message.compressed
         }
     }
 

@@ -87,7 +87,8 @@ struct CompressionTests {
         }
         for payload in payloads {
             FrameWriter.streamMessage(
-                streamID: 9, message: EchoResponse(payload: payload), deflater: deflater, into: &frames)
+                streamID: 9, encoded: EchoResponse(payload: payload).serializedBytes(), deflater: deflater,
+                into: &frames)
         }
         let parsed = try FrameParser.frames(in: frames)
         #expect(parsed.contains { $0.header.isCompressed })

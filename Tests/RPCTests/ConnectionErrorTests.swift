@@ -18,15 +18,27 @@ struct ConnectionErrorTests {
         return (goaway, try #require(goaway.status))
     }
 
-    @Test("a client that does not start with the MRPC magic gets GOAWAY ERR_PROTOCOL and is closed")
+    @Test("a client that starts with neither wire's preface gets GOAWAY ERR_PROTOCOL and is closed")
     func wrongMagic() throws {
         let server = try TestServer()
         defer { server.stop() }
         let raw = try server.raw()
-        try raw.send(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        try raw.send([0x16, 0x03, 0x01, 0x00, 0x20] + [UInt8](repeating: 7, count: 32))
         let (_, status) = try goawayThenClose(raw)
         #expect(status.errorCode == "ERR_PROTOCOL")
         #expect(status.message.contains("preface"))
+        try server.checkServing()
+    }
+
+    @Test("an HTTP/1 client gets an HTTP/1.1 answer naming what the port speaks, and the connection closes")
+    func http1Client() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let raw = try server.raw()
+        try raw.send(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let answer = String(decoding: try raw.readUntilClose(), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 505 HTTP Version Not Supported\r\n"), "\(answer)")
+        #expect(answer.contains("gRPC over HTTP/2") && answer.contains("framed protocol"), "\(answer)")
         try server.checkServing()
     }
 

@@ -36,8 +36,8 @@ struct HostileClientTests {
 
     /// Registers `large`, counting the calls it runs.
     static func registerLarge(counting runs: Count? = nil) -> (inout MethodTable) -> Void {
-        let reply = FrameWriter.replyPayload(
-            for: Result<EchoResponse, RPCError>.success(EchoResponse(payload: [UInt8](repeating: 1, count: replySize))))
+        let reply = RecordedReply.encode(
+            Result<EchoResponse, RPCError>.success(EchoResponse(payload: [UInt8](repeating: 1, count: replySize))))
         return { table in
             table.addUnary(Self.large) { _, _, responder in
                 runs?.add()

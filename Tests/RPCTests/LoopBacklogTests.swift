@@ -23,7 +23,7 @@ struct LoopBacklogTests {
     func behindUntilTaken(messages: Int, bytes: Int, behind: Bool) throws {
         let loop = try EventLoop(index: 0) // not started yet: nothing takes the port's queue
         let port = ConnectionPort(loop: loop)
-        for _ in 0..<messages { port.deliverMessage(streamID: 1, body: Self.body(bytes)) }
+        for _ in 0..<messages { port.sendMessage(streamID: 1, body: Self.body(bytes)) }
         #expect(port.isBehind == behind)
         // Other tests' ports may count too, so only "at least ours" holds for the process's count.
         if behind { #expect(LoopBacklog.isBehind) }

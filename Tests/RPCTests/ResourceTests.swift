@@ -79,8 +79,8 @@ struct ResourceTests {
         // crosses it), so a limit between 11 and 12 MiB makes exactly the 12 calls run before the
         // server stops reading; the kernel takes far less than the half it would need to resume.
         limits.maxPendingOutputBytes = 11 * 1024 * 1024 + 512 * 1024
-        let reply = FrameWriter.replyPayload(
-            for: Result<EchoResponse, RPCError>.success(
+        let reply = RecordedReply.encode(
+            Result<EchoResponse, RPCError>.success(
                 EchoResponse(payload: [UInt8](repeating: 1, count: 1 << 20))))
         // The handler runs on the connection's loop: it tells which thread to watch.
         let loopThreads = Collector<Int32?>()

@@ -9,7 +9,7 @@ import Testing
 @Suite("ServerCall: termination handlers")
 struct ServerCallTests {
     static func makeCall(port: any CallPort = FakeCallPort()) -> ServerCall {
-        ServerCall(context: CallContext(method: "/t/M", streamID: 1, appID: "app1"), acceptsDeflate: false, port: port)
+        ServerCall(context: CallContext(method: "/t/M", streamID: 1, appID: "app1"), port: port)
     }
 
     @Test("a unary call answered by its handler releases its termination handlers and what they capture")

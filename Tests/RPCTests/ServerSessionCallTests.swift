@@ -24,7 +24,7 @@ struct ServerSessionCallTests {
         let (status, body) = try reply.reply()
         #expect(status.code == 0)
         #expect(try EchoResponse(serializedBytes: body).payload == [1, 2, 3])
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     struct Rejection: Sendable, CustomTestStringConvertible {
@@ -90,8 +90,8 @@ struct ServerSessionCallTests {
         #expect(status.errorCode == rejection.errorCode)
         #expect(status.message.contains(rejection.mentions), "message: \(status.message)")
         #expect(body.isEmpty)
-        #expect(!harness.session.closeRequested)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(!harness.core.closeRequested)
+        #expect(harness.core.liveCallCount == 0)
         let next = try harness.reply(to: Frames.echo(streamID: 2, [42])).reply()
         #expect(next.status.code == 0)
     }
@@ -113,12 +113,12 @@ struct ServerSessionCallTests {
         #expect(try harness.handshake().maxConcurrentCalls == 2)
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest(payload: [1])))
         harness.receive(Frames.call(streamID: 2, TestService.park, EchoRequest(payload: [2])))
-        #expect(harness.session.liveCallCount == 2)
+        #expect(harness.core.liveCallCount == 2)
         let refused = try harness.reply(to: Frames.echo(streamID: 3, [3])).reply().status
         #expect(StatusCode(rawValue: refused.code) == .resourceExhausted)
         #expect(refused.errorCode == "ERR_TOO_MANY_CALLS")
         #expect(refused.message.contains("2"))
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
 
         harness.runWorkers()
         #expect(harness.service.releaseParked() == 2)
@@ -148,7 +148,7 @@ struct ServerSessionCallTests {
             Frames.raw(
                 type: type, flags: 0xFF, reserved: 0xBEEF, streamID: 77, payload: [UInt8](repeating: 0xEE, count: 100)))
         #expect(try harness.frames().isEmpty)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
         #expect(try harness.reply(to: Frames.echo(streamID: 1, [1])).reply().status.code == 0)
     }
 
@@ -160,14 +160,14 @@ struct ServerSessionCallTests {
         harness.runWorkers()
         harness.receive(Frames.cancel(streamID: 1))
         #expect(harness.service.termination(of: 1) == .cancelled)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
         harness.service.releaseParked()
         harness.pump()
         #expect(try harness.frames().isEmpty, "no reply after CANCEL")
         // CANCEL of a call that does not exist (finished, or never started) is ignored.
         harness.receive(Frames.cancel(streamID: 1) + Frames.cancel(streamID: 50))
         #expect(try harness.frames().isEmpty)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
     }
 
     @Test("a call past its deadline gets DEADLINE_EXCEEDED once; the handler's late reply is dropped")
@@ -181,14 +181,14 @@ struct ServerSessionCallTests {
         #expect(armed.deadline == start + 250_000_000)
         harness.runWorkers()
         harness.clock.advance(ms: 250)
-        _ = harness.session.deadlineExpired(streamID: 1)
+        _ = harness.core.expireDeadlines(now: harness.clock.now)
         let status = try harness.onlyFrame().reply().status
         #expect(StatusCode(rawValue: status.code) == .deadlineExceeded)
         #expect(status.errorCode == "ERR_DEADLINE_EXCEEDED")
         #expect(harness.service.termination(of: 1) == .deadlineExceeded)
         harness.service.releaseParked()
         harness.pump()
-        _ = harness.session.deadlineExpired(streamID: 1)
+        _ = harness.core.expireDeadlines(now: harness.clock.now)
         #expect(try harness.frames().isEmpty, "one reply per call")
     }
 
@@ -205,7 +205,7 @@ struct ServerSessionCallTests {
         #expect(StatusCode(rawValue: status.code) == .deadlineExceeded)
         #expect(status.message.contains("before the call ran"))
         #expect(harness.service.sleepRunCount == 0)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test("a completed call's deadline timer does nothing")
@@ -213,7 +213,8 @@ struct ServerSessionCallTests {
         let harness = SessionHarness()
         try harness.handshake()
         _ = try harness.reply(to: Frames.echo(streamID: 1, [1], timeoutMs: 100))
-        _ = harness.session.deadlineExpired(streamID: 1)
+        harness.clock.advance(ms: 100)
+        _ = harness.core.expireDeadlines(now: harness.clock.now)
         #expect(try harness.frames().isEmpty)
     }
 
@@ -223,7 +224,8 @@ struct ServerSessionCallTests {
         try harness.handshake()
         harness.receive(Frames.call(streamID: 1, TestService.follow, EchoRequest(), timeoutMs: 100))
         #expect(try harness.onlyFrame().type == .message)
-        _ = harness.session.deadlineExpired(streamID: 1)
+        harness.clock.advance(ms: 100)
+        _ = harness.core.expireDeadlines(now: harness.clock.now)
         let trailers = try harness.onlyFrame().trailers()
         #expect(StatusCode(rawValue: trailers.code) == .deadlineExceeded)
         #expect(harness.service.termination(of: 1) == .deadlineExceeded)
@@ -243,7 +245,7 @@ struct ServerSessionCallTests {
                 try EchoResponse(serializedBytes: frame.payload).payload == TestService.streamPayload(seq: index + 1))
         }
         #expect(try frames.last?.trailers().code == 0)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test(

@@ -29,7 +29,7 @@ struct ServerSessionHostileInputTests {
         let limit = ServerLimits().maxHelloBytes
         harness.receive(Preface.bytes + Frames.raw(type: FrameType.hello.rawValue, length: UInt32(limit)))
         #expect(try harness.frames().isEmpty)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
         #expect(harness.needed == FrameHeader.size + limit)
     }
 
@@ -42,10 +42,10 @@ struct ServerSessionHostileInputTests {
         let call = Frames.echo(streamID: 1, [UInt8](repeating: 7, count: 1_000))
         harness.receive(Array(call.prefix(500)))
         harness.clock.advance(ms: 1_999)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(try harness.frames().isEmpty && !harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(try harness.frames().isEmpty && !harness.core.closeRequested)
         harness.clock.advance(ms: 1)
-        _ = harness.session.tick(now: harness.clock.now)
+        _ = harness.core.tick(now: harness.clock.now)
         let status = try #require(try harness.expectGoawayAndClose().status)
         #expect(status.code == StatusCode.deadlineExceeded.rawValue)
         #expect(status.message.contains("2000 ms"))
@@ -62,7 +62,7 @@ struct ServerSessionHostileInputTests {
         harness.clock.advance(ms: 1_500)
         harness.receive(Array(call[300..<600]))
         harness.clock.advance(ms: 500)
-        _ = harness.session.tick(now: harness.clock.now)
+        _ = harness.core.tick(now: harness.clock.now)
         #expect(try harness.expectGoawayAndClose().status?.code == StatusCode.deadlineExceeded.rawValue)
     }
 
@@ -79,12 +79,12 @@ struct ServerSessionHostileInputTests {
         harness.receive(Array(first.dropFirst(10)) + Array(second.prefix(100)))
         #expect(try harness.frames().count == 1, "the first Echo is answered")
         harness.clock.advance(ms: 1_500)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(!harness.session.closeRequested, "the second frame began 1.5 s ago")
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(!harness.core.closeRequested, "the second frame began 1.5 s ago")
         harness.receive(Array(second.dropFirst(100)))
         harness.clock.advance(ms: 5_000)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(!harness.session.closeRequested, "nothing is partial any more")
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(!harness.core.closeRequested, "nothing is partial any more")
         #expect(try harness.frames().count == 1)
     }
 
@@ -106,8 +106,8 @@ struct ServerSessionHostileInputTests {
         harness.receive(calls, outboundLimit: 0)
         #expect(harness.unconsumed == calls.count / 4 * 3)
         harness.clock.advance(ms: 10_000)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(!harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(!harness.core.closeRequested)
     }
 
     @Test("the session stops taking frames, mid-batch, as soon as its output passes the transport's limit")
@@ -160,9 +160,9 @@ struct ServerSessionHostileInputTests {
         #expect(status.details["limit"] == "2")
         // Another app is not affected, and a closed connection makes room.
         try harness().handshake(apiKey: TestApp.two.apiKey)
-        third.session.connectionClosed()
+        third.core.connectionClosed()
         #expect(connections.count(app: "app1") == 2, "a refused connection was never counted")
-        first.session.connectionClosed()
+        first.core.connectionClosed()
         #expect(connections.count(app: "app1") == 1)
         try harness().handshake()
     }

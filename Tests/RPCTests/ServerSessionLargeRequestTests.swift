@@ -31,12 +31,12 @@ struct ServerSessionLargeRequestTests {
         let next = Frames.echo(streamID: 3, [7])
         harness.receive(Self.compressedEcho(streamID: 1, payload: payload) + next)
         #expect(try harness.frames().isEmpty, "nothing is answered on the loop")
-        #expect(harness.session.awaitsLargeRequest)
+        #expect(harness.core.awaitsLargeRequest)
         #expect(harness.offload.count == 1)
         #expect(harness.unconsumed == next.count, "the next frame waits for the large request")
 
         #expect(harness.runWorkers() == 1)
-        #expect(!harness.session.awaitsLargeRequest)
+        #expect(!harness.core.awaitsLargeRequest)
         let reply = try harness.onlyFrame()
         #expect(reply.streamID == 1)
         #expect(try EchoResponse(serializedBytes: reply.reply().body).payload == payload)
@@ -45,7 +45,7 @@ struct ServerSessionLargeRequestTests {
         let second = try harness.onlyFrame()
         #expect(second.streamID == 3)
         #expect(try EchoResponse(serializedBytes: second.reply().body).payload == [7])
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 
     @Test("a body within the inline limit is answered on the loop, with no pool")
@@ -91,8 +91,8 @@ struct ServerSessionLargeRequestTests {
         #expect(StatusCode(rawValue: status.code) == refusal.code)
         #expect(status.errorCode == refusal.errorCode)
         #expect(status.message.contains(refusal.mentions), "message: \(status.message)")
-        #expect(!harness.session.closeRequested)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(!harness.core.closeRequested)
+        #expect(harness.core.liveCallCount == 0)
         #expect(try harness.reply(to: Frames.echo(streamID: 2, [1])).reply().status.code == 0)
     }
 
@@ -106,7 +106,7 @@ struct ServerSessionLargeRequestTests {
         let status = try harness.onlyFrame().reply().status
         #expect(StatusCode(rawValue: status.code) == .deadlineExceeded)
         #expect(status.message.contains("before the call ran"))
-        #expect(!harness.session.awaitsLargeRequest)
+        #expect(!harness.core.awaitsLargeRequest)
     }
 
     @Test("the compressed body is counted in the memory budget while it waits for the pool")
@@ -128,9 +128,9 @@ struct ServerSessionLargeRequestTests {
         let harness = SessionHarness(limits: Self.limits)
         try harness.handshake()
         harness.receive(Self.compressedEcho(streamID: 1, payload: [UInt8](repeating: 3, count: 50_000)))
-        harness.session.connectionClosed()
+        harness.core.connectionClosed()
         harness.runWorkers()
         #expect(try harness.frames().isEmpty)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
     }
 }

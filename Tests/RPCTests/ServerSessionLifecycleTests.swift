@@ -31,7 +31,7 @@ struct ServerSessionLifecycleTests {
 
     private func tick(_ harness: SessionHarness, advancingMs ms: Int) {
         harness.clock.advance(ms: ms)
-        _ = harness.session.tick(now: harness.clock.now)
+        _ = harness.core.tick(now: harness.clock.now)
     }
 
     // MARK: Idle
@@ -41,7 +41,7 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         tick(harness, advancingMs: 999)
         #expect(try harness.frames().isEmpty)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
         tick(harness, advancingMs: 1)
         let status = try #require(try harness.expectGoawayAndClose().status)
         #expect(StatusCode(rawValue: status.code) == .unavailable)
@@ -57,14 +57,14 @@ struct ServerSessionLifecycleTests {
             #expect(try harness.onlyFrame().type == .pong)
         }
         tick(harness, advancingMs: 999)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
     }
 
     @Test("an idle timeout of 0 never closes")
     func idleDisabled() throws {
         let harness = try Self.harness(Self.limits(idleMs: 0))
         tick(harness, advancingMs: 86_400_000)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
         #expect(try harness.frames().isEmpty)
     }
 
@@ -73,7 +73,7 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest()))
         for _ in 0..<10 { tick(harness, advancingMs: 1_000) }
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
         #expect(try harness.frames().isEmpty)
     }
 
@@ -88,28 +88,24 @@ struct ServerSessionLifecycleTests {
         #expect(try harness.onlyFrame().type == .reply)
         tick(harness, advancingMs: 1)
         #expect(
-            !harness.session.closeRequested,
+            !harness.core.closeRequested,
             "closed 1 ms after the reply: the client had no chance to use the connection")
         tick(harness, advancingMs: 999)
         _ = try harness.expectGoawayAndClose()
     }
 
-    @Test("a call that ends through the loop's direct write also starts the idle timer")
+    @Test("a stream that ends on the loop itself also starts the idle timer")
     func idleCountsFromLastInlineCompletion() throws {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, Self.deaf, EchoRequest()))
         _ = try harness.frames()
         tick(harness, advancingMs: 5_000) // a stream longer than the idle timeout, the client silent
-        // The stream ends on the connection's own loop: its TRAILERS written straight into the output.
-        let written =
-            harness.session.deliverInline(streamID: 1, final: true) { output in
-                FrameWriter.trailers(streamID: 1, status: Status(), into: &output)
-            } != nil
-        #expect(written)
+        // The stream ends on the connection's own loop, its end handed over directly.
+        _ = harness.core.deliver(streamID: 1, .end(nil))
         #expect(try harness.onlyFrame().type == .trailers)
         tick(harness, advancingMs: 1)
         #expect(
-            !harness.session.closeRequested,
+            !harness.core.closeRequested,
             "closed 1 ms after the stream ended: the client had no chance to use the connection")
         tick(harness, advancingMs: 999)
         _ = try harness.expectGoawayAndClose()
@@ -132,12 +128,12 @@ struct ServerSessionLifecycleTests {
         #expect(try harness.frames().isEmpty, "one PING at a time")
         harness.receive(Frames.frame(.pong, payload: ping.payload))
         tick(harness, advancingMs: 1_000)
-        #expect(!harness.session.closeRequested, "the PONG answered the keepalive")
+        #expect(!harness.core.closeRequested, "the PONG answered the keepalive")
 
         tick(harness, advancingMs: 1_000)
         #expect(try harness.onlyFrame().type == .ping)
         tick(harness, advancingMs: 500)
-        #expect(harness.session.closeRequested, "no answer within the keepalive timeout")
+        #expect(harness.core.closeRequested, "no answer within the keepalive timeout")
         #expect(harness.service.termination(of: 1) == .connectionClosed)
     }
 
@@ -153,7 +149,7 @@ struct ServerSessionLifecycleTests {
         harness.receive(Frames.call(streamID: 3, TestService.follow, EchoRequest()))
         #expect(try harness.onlyFrame().type == .message)
 
-        _ = harness.session.beginDrain()
+        _ = harness.core.beginDrain()
         harness.pump()
         let frames = try harness.frames()
         let goaway = try #require(frames.first).goaway()
@@ -164,7 +160,7 @@ struct ServerSessionLifecycleTests {
         let trailers = try #require(frames.dropFirst().first).trailers()
         #expect(trailers.code == StatusCode.unavailable.rawValue)
         #expect(trailers.details["last_seq"] == "1")
-        #expect(!harness.session.closeRequested, "the unary call is still running")
+        #expect(!harness.core.closeRequested, "the unary call is still running")
 
         let refused = try harness.reply(to: Frames.echo(streamID: 5, [5])).reply().status
         #expect(StatusCode(rawValue: refused.code) == .unavailable)
@@ -174,17 +170,17 @@ struct ServerSessionLifecycleTests {
         let last = try harness.onlyFrame()
         #expect(last.streamID == 1)
         #expect(try last.reply().status.code == 0, "calls up to the GOAWAY's last stream complete normally")
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.closeRequested)
     }
 
     @Test("drain of a connection with no calls sends GOAWAY and closes at once")
     func drainIdle() throws {
         let harness = try Self.harness()
         _ = try harness.reply(to: Frames.echo(streamID: 4, [1]))
-        _ = harness.session.beginDrain()
+        _ = harness.core.beginDrain()
         let goaway = try harness.expectGoawayAndClose()
         #expect(goaway.lastStreamID == 4)
-        _ = harness.session.beginDrain()
+        _ = harness.core.beginDrain()
         #expect(try harness.frames().isEmpty, "a second drain sends nothing")
     }
 
@@ -192,8 +188,8 @@ struct ServerSessionLifecycleTests {
     func drainBeforeHello() throws {
         let harness = SessionHarness()
         harness.receive(Preface.bytes)
-        _ = harness.session.beginDrain()
-        #expect(harness.session.closeRequested)
+        _ = harness.core.beginDrain()
+        #expect(harness.core.closeRequested)
         #expect(try harness.frames().isEmpty)
     }
 
@@ -202,11 +198,11 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest()))
         harness.runWorkers()
-        _ = harness.session.beginDrain()
+        _ = harness.core.beginDrain()
         _ = try harness.frames()
         harness.receive(Frames.cancel(streamID: 1))
-        #expect(harness.session.liveCallCount == 0)
-        #expect(harness.session.closeRequested, "nothing is left to finish")
+        #expect(harness.core.liveCallCount == 0)
+        #expect(harness.core.closeRequested, "nothing is left to finish")
     }
 
     @Test("drain: a deadline ending the last call lets the connection close")
@@ -214,11 +210,12 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest(), timeoutMs: 100))
         harness.runWorkers()
-        _ = harness.session.beginDrain()
+        _ = harness.core.beginDrain()
         _ = try harness.frames()
-        _ = harness.session.deadlineExpired(streamID: 1)
+        harness.clock.advance(ms: 100)
+        _ = harness.core.expireDeadlines(now: harness.clock.now)
         #expect(try harness.onlyFrame().reply().status.code == StatusCode.deadlineExceeded.rawValue)
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.closeRequested)
     }
 
     @Test("after the grace period, streams that did not end get TRAILERS UNAVAILABLE")
@@ -226,14 +223,14 @@ struct ServerSessionLifecycleTests {
         let harness = try Self.harness()
         harness.receive(Frames.call(streamID: 1, Self.deaf, EchoRequest()))
         _ = try harness.frames()
-        _ = harness.session.beginDrain()
+        _ = harness.core.beginDrain()
         #expect(try harness.onlyFrame().type == .goaway)
-        #expect(!harness.session.closeRequested)
-        _ = harness.session.forceEndStreams()
+        #expect(!harness.core.closeRequested)
+        _ = harness.core.forceEndStreams()
         let trailers = try harness.onlyFrame()
         #expect(trailers.streamID == 1)
         #expect(try trailers.trailers().code == StatusCode.unavailable.rawValue)
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.closeRequested)
     }
 
     @Test("when the connection is gone every call is terminated and late replies are dropped")
@@ -243,10 +240,10 @@ struct ServerSessionLifecycleTests {
         harness.receive(Frames.call(streamID: 2, TestService.follow, EchoRequest()))
         harness.runWorkers()
         _ = try harness.frames()
-        harness.session.connectionClosed()
+        harness.core.connectionClosed()
         #expect(harness.service.termination(of: 1) == .connectionClosed)
         #expect(harness.service.termination(of: 2) == .connectionClosed)
-        #expect(harness.session.liveCallCount == 0)
+        #expect(harness.core.liveCallCount == 0)
         harness.service.releaseParked()
         harness.service.send(on: 2, seq: 2)
         harness.pump()
@@ -257,7 +254,7 @@ struct ServerSessionLifecycleTests {
     @Test("a closed connection's calls end a slice at a time, every one of them exactly once")
     func closedCallsEndInSlices() throws {
         let harness = try Self.harness()
-        let streams = 2 * ServerSession.callsEndedAtOnce + 5
+        let streams = 2 * ConnectionCore.callsEndedAtOnce + 5
         for index in 0..<streams {
             harness.receive(Frames.call(streamID: UInt32(2 * index + 1), TestService.follow, EchoRequest()))
         }
@@ -266,15 +263,15 @@ struct ServerSessionLifecycleTests {
         func ended() -> Int {
             (0..<streams).filter { harness.service.termination(of: UInt32(2 * $0 + 1)) == .connectionClosed }.count
         }
-        harness.session.connectionClosed()
-        #expect(harness.session.liveCallCount == 0)
-        #expect(ended() == ServerSession.callsEndedAtOnce)
-        #expect(harness.session.hasCallsToEnd)
-        #expect(harness.session.endClosedCalls(limit: ServerSession.callsEndedAtOnce) == ServerSession.callsEndedAtOnce)
-        #expect(ended() == 2 * ServerSession.callsEndedAtOnce)
-        #expect(harness.session.endClosedCalls(limit: 100) == 5)
-        #expect(!harness.session.hasCallsToEnd)
-        #expect(harness.session.endClosedCalls(limit: 100) == 0)
+        harness.core.connectionClosed()
+        #expect(harness.core.liveCallCount == 0)
+        #expect(ended() == ConnectionCore.callsEndedAtOnce)
+        #expect(harness.core.hasCallsToEnd)
+        #expect(harness.core.endClosedCalls(limit: ConnectionCore.callsEndedAtOnce) == ConnectionCore.callsEndedAtOnce)
+        #expect(ended() == 2 * ConnectionCore.callsEndedAtOnce)
+        #expect(harness.core.endClosedCalls(limit: 100) == 5)
+        #expect(!harness.core.hasCallsToEnd)
+        #expect(harness.core.endClosedCalls(limit: 100) == 0)
         #expect(ended() == streams)
     }
 }

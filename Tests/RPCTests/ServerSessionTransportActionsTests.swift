@@ -8,7 +8,7 @@ import Testing
 /// timer. The connection does nothing else, so these are the whole contract between them.
 @Suite("ServerSession: the actions it hands the transport")
 struct ServerSessionTransportActionsTests {
-    typealias Actions = ServerSession.TransportActions
+    typealias Actions = TransportActions
 
     @Test("HELLO: write the HELLO_ACK, keep the connection")
     func hello() {
@@ -39,7 +39,7 @@ struct ServerSessionTransportActionsTests {
         limits.handshakeTimeoutMs = 500
         let harness = SessionHarness(limits: limits)
         harness.clock.advance(ms: 500)
-        #expect(harness.session.tick(now: harness.clock.now) == Actions(close: true))
+        #expect(harness.core.tick(now: harness.clock.now) == Actions(close: true))
     }
 
     @Test("the deadline timer moves only to an earlier deadline, and to the next when it fires")
@@ -55,7 +55,7 @@ struct ServerSessionTransportActionsTests {
         #expect(harness.lastActions == Actions(armDeadlineTimer: .init(deadline: start + 100_000_000, streamID: 5)))
 
         harness.clock.advance(ms: 100)
-        let fired = harness.session.expireDeadlines(now: harness.clock.now)
+        let fired = harness.core.expireDeadlines(now: harness.clock.now)
         #expect(fired == Actions(write: true, armDeadlineTimer: .init(deadline: start + 250_000_000, streamID: 1)))
         #expect(try harness.onlyFrame().streamID == 5)
     }
@@ -66,7 +66,7 @@ struct ServerSessionTransportActionsTests {
         try harness.handshake()
         harness.receive(Frames.call(streamID: 1, TestService.park, EchoRequest()))
         harness.runWorkers()
-        #expect(harness.session.beginDrain() == Actions(write: true))
+        #expect(harness.core.beginDrain() == Actions(write: true))
         _ = try harness.frames()
         harness.service.releaseParked()
         harness.pump()
@@ -79,7 +79,7 @@ struct ServerSessionTransportActionsTests {
         try harness.handshake()
         harness.receive(Frames.raw(type: 0x0B))
         _ = try harness.frames()
-        #expect(harness.session.beginDrain() == Actions(close: true))
+        #expect(harness.core.beginDrain() == Actions(close: true))
         #expect(try harness.frames().isEmpty)
     }
 }

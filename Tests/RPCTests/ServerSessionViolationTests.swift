@@ -85,7 +85,7 @@ struct ServerSessionViolationTests {
         if violation.afterHello { try harness.handshake() } else { harness.receive(Preface.bytes) }
         for frame in violation.setup { harness.receive(frame) }
         _ = try harness.frames()
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
 
         // The violation and a valid call behind it, in one read: the call must not be served.
         harness.receive(violation.bytes + Frames.echo(streamID: 99, [9]))
@@ -97,9 +97,9 @@ struct ServerSessionViolationTests {
         #expect(status.errorCode == "ERR_PROTOCOL")
         #expect(status.message.contains(violation.mentions), "message: \(status.message)")
         #expect(goaway.lastStreamID == violation.lastStreamID)
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.closeRequested)
         #expect(harness.unconsumed == 0)
-        #expect(harness.session.liveCallCount == 0, "a closing connection keeps no call")
+        #expect(harness.core.liveCallCount == 0, "a closing connection keeps no call")
 
         harness.receive(Frames.echo(streamID: 100, [1]))
         #expect(try harness.frames().isEmpty, "nothing more is served after GOAWAY")

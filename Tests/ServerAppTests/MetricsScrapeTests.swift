@@ -98,8 +98,13 @@ struct MetricsScrapeTests {
 
         try expectOne(Self.handshake("mrpc", "bad_preface"), "a wrong preface") {
             let raw = try RawConnection(port: server.port)
-            try raw.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+            try raw.send([0x16, 0x03, 0x01, 0x00, 0x20, 0, 0, 0])
             _ = try raw.expectClose()
+        }
+        try expectOne(Self.handshake("grpc", "bad_preface"), "an HTTP/1 request") {
+            let raw = try RawConnection(port: server.port)
+            try raw.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+            _ = try raw.readUntilClose()
         }
         try expectOne(Self.handshake("mrpc", "bad_preface"), "a protocol version the server does not speak") {
             let raw = try RawConnection(port: server.port)

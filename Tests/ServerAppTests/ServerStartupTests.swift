@@ -78,7 +78,7 @@ struct ServerStartupTests {
         let busy = "127.0.0.1:\(first.port)"
         for (flag, name, advice) in [
             ("--listen", busy, "; give --listen another HOST:PORT"),
-            ("--grpc-listen", "\(busy) (gRPC)", "; give --grpc-listen another HOST:PORT, or off"),
+            ("--grpc-listen", "\(busy) (--grpc-listen)", "; give --grpc-listen another HOST:PORT, or off"),
         ] {
             let other = flag == "--listen" ? "--grpc-listen" : "--listen"
             let second = try ChildProcess(

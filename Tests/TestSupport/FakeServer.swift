@@ -34,7 +34,7 @@ extension Frames {
     /// REPLY OK with `response`, as a server sends it.
     public static func reply<Response: ProtoMessage>(streamID: UInt32, _ response: Response) -> [UInt8] {
         var out: [UInt8] = []
-        FrameWriter.reply(streamID: streamID, response: response, compress: false, into: &out)
+        FrameWriter.reply(streamID: streamID, message: ResponseMessage(bytes: response.serializedBytes()), into: &out)
         return out
     }
 

@@ -6,16 +6,18 @@ public import RPCCore
 public import RPCGRPC
 import RPCMessages
 
-/// A `GRPCSession` driven by an in-process nghttp2 client, with a fake port, a fake clock and a
-/// manual worker pool: the gRPC listener's rules checked with no socket and no thread.
+/// A connection's core on standard gRPC, driven by an in-process nghttp2 client, with a fake
+/// port, a manual clock and a manual worker pool: the gRPC wire's rules checked with no socket
+/// and no thread.
 ///
 /// The method table holds `TestService`'s methods, whatever `register` adds, `GRPCHealth` and
-/// `RuntimeServices` (Echo); reflection is the session's bidirectional service, as the server
-/// configures it. `pump` plays the transport and the loop: the client's bytes go to `receive`,
-/// what handlers delivered to `deliver`, the session's output (`takeOutput`, `outbound`) to the
-/// client, until nothing moves; what the client received is kept in `events`.
+/// `RuntimeServices` (Echo); reflection is the gRPC codec's bidirectional service, as the server
+/// configures it. `pump` plays the transport and the loop: the client's bytes go to `receive`
+/// (the core knows the wire from their preface), what handlers sent to `deliver`, the core's
+/// output (`takeOutput`, `outbound`) to the client, until nothing moves; what the client
+/// received is kept in `events`.
 public final class GRPCSessionHarness {
-    public let session: GRPCSession
+    public let core: ConnectionCore
     public let client: HTTP2TestClient
     public let port = FakeCallPort()
     public let clock: ManualClock
@@ -27,9 +29,12 @@ public final class GRPCSessionHarness {
     /// Deadlines the session asked the transport to arm, in order.
     public private(set) var deadlines: [(deadline: UInt64, streamID: UInt32)] = []
     /// What the session asked of the transport after the last thing the harness fed it.
-    public private(set) var lastActions = ServerSession.TransportActions()
+    public private(set) var lastActions = TransportActions()
     /// Everything the client received, in order.
     public private(set) var events: [HTTP2TestClient.Event] = []
+    /// Bytes the client sent that the core has not consumed yet (a frame not yet whole: the
+    /// transport keeps those, and feeds them again with what follows).
+    private var pendingInput: [UInt8] = []
 
     /// `authorization` of a request with the valid test key (`TestKeys`).
     public static let bearer = "Bearer \(Frames.appID):\(Frames.apiKey)"
@@ -53,17 +58,13 @@ public final class GRPCSessionHarness {
         RuntimeServices.register(
             in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet])
         let offload = self.offload
-        let environment = ServerSession.Environment(
-            serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
-            authenticator: TestKeys(), logger: .disabled, offload: { offload.submit($0) },
-            now: { [clock] in clock.now }, observer: observer, memoryBudget: memoryBudget)
         let services = Set(methods.methods.map(\.service)).union([
             "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
         ])
         reflectedServices = services.sorted()
-        var configuration = GRPCSession.Configuration()
+        var wire = GRPCWire()
         do {
-            configuration.bidirectional = [
+            wire.bidirectional = [
                 try GRPCReflection(
                     fileDescriptorSets: [RPCSchema.fileDescriptorSet, GRPCSchema.fileDescriptorSet],
                     services: Array(services))
@@ -71,13 +72,17 @@ public final class GRPCSessionHarness {
         } catch {
             preconditionFailure("the built-in descriptor sets do not index: \(error)")
         }
-        session = GRPCSession(environment: environment, configuration: configuration, port: port, peer: "10.0.0.1:5000")
+        let environment = ServerEnvironment(
+            serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
+            authenticator: TestKeys(), logger: .disabled, offload: { offload.submit($0) },
+            now: { [clock] in clock.now }, observer: observer, memoryBudget: memoryBudget, grpc: wire)
+        core = ConnectionCore(environment: environment, port: port, peer: "10.0.0.1:5000")
     }
 
     /// The harness plays the transport: when it goes, so does the connection (calls still live
     /// end, and their termination handlers release what they capture).
     deinit {
-        session.connectionClosed()
+        core.connectionClosed()
     }
 
     // MARK: Driving
@@ -89,17 +94,26 @@ public final class GRPCSessionHarness {
             let request = client.output()
             if !request.isEmpty {
                 moved = true
-                record(request.withUnsafeBytes { session.receive($0) })
+                pendingInput += request
+            }
+            if !pendingInput.isEmpty {
+                let (consumed, _, actions) = pendingInput.withUnsafeBytes { core.receive($0) }
+                record(actions)
+                pendingInput.removeFirst(consumed)
             }
             for delivery in port.take() {
                 moved = true
-                record(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
+                record(core.deliver(streamID: delivery.streamID, delivery.part))
             }
-            session.takeOutput()
-            if !session.outbound.isEmpty {
+            for _ in 0..<port.takeLargeRequestsTakenIn() {
                 moved = true
-                let response = session.outbound
-                session.outbound.removeAll()
+                record(core.largeRequestTakenIn())
+            }
+            core.takeOutput()
+            if !core.outbound.isEmpty {
+                moved = true
+                let response = core.outbound
+                core.outbound.removeAll()
                 events += client.receive(response)
             }
             if !moved { return }
@@ -109,10 +123,13 @@ public final class GRPCSessionHarness {
     /// Feeds `bytes` as if read from the socket (no client involved) and returns what the session
     /// wrote in answer.
     public func receiveRaw(_ bytes: [UInt8]) -> [UInt8] {
-        record(bytes.withUnsafeBytes { session.receive($0) })
-        session.takeOutput()
-        defer { session.outbound.removeAll() }
-        return session.outbound
+        pendingInput += bytes
+        let (consumed, _, actions) = pendingInput.withUnsafeBytes { core.receive($0) }
+        record(actions)
+        pendingInput.removeFirst(consumed)
+        core.takeOutput()
+        defer { core.outbound.removeAll() }
+        return core.outbound
     }
 
     /// Runs the work offloaded to the "worker pool", then pumps its results to the client.
@@ -126,17 +143,17 @@ public final class GRPCSessionHarness {
     /// Moves the clock by `ms`, fires the deadline timer as the loop would, and pumps.
     public func expireDeadlines(afterMs ms: Int) {
         clock.advance(ms: ms)
-        record(session.expireDeadlines(now: clock.now))
+        record(core.expireDeadlines(now: clock.now))
         pump()
     }
 
     /// Begins the graceful drain and pumps.
     public func beginDrain() {
-        record(session.beginDrain())
+        record(core.beginDrain())
         pump()
     }
 
-    private func record(_ actions: ServerSession.TransportActions) {
+    private func record(_ actions: TransportActions) {
         lastActions = actions
         if let timer = actions.armDeadlineTimer { deadlines.append((timer.deadline, timer.streamID)) }
     }

@@ -201,6 +201,19 @@ public final class RawConnection {
         return parser.take(count)
     }
 
+    /// Reads every raw byte until the peer closes (an answer in another protocol), bypassing frame
+    /// parsing.
+    /// - Throws: `TestFailure` when the connection is still open after `timeoutMs`.
+    public func readUntilClose(timeoutMs: Int = 5_000) throws -> [UInt8] {
+        let deadline = Clock.nowMs + timeoutMs
+        while !sawEOF {
+            let left = deadline - Clock.nowMs
+            guard left > 0 else { throw TestFailure("the connection is still open after \(timeoutMs) ms") }
+            try readSome(timeoutMs: left)
+        }
+        return parser.take(parser.bufferedCount)
+    }
+
     /// Waits up to `timeoutMs` for data and buffers what arrives.
     private func readSome(timeoutMs: Int) throws {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -2,13 +2,12 @@ public import RPCCore
 public import RPCMessages
 import Synchronization
 
-/// A `CallPort` that keeps what handlers deliver until the test hands it to the session,
+/// A `CallPort` that keeps what handlers send until the test hands it to the connection's core,
 /// as a connection's loop would; its pending-bytes count is set by the test.
 public final class FakeCallPort: CallPort {
     public struct Delivery: Sendable {
         public let streamID: UInt32
-        public let frame: [UInt8]
-        public let final: Bool
+        public let part: ResponsePart
     }
 
     private let queue = Mutex<[Delivery]>([])
@@ -17,14 +16,14 @@ public final class FakeCallPort: CallPort {
 
     public init() {}
 
-    public func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
-        queue.withLock { $0.append(Delivery(streamID: streamID, frame: frame, final: final)) }
+    public func send(streamID: UInt32, _ part: ResponsePart) {
+        queue.withLock { $0.append(Delivery(streamID: streamID, part: part)) }
     }
 
     public var pendingBytes: Int { pending.load(ordering: .relaxed) }
 
-    /// Never "on the loop": every completion goes through `deliver`, where the test sees it.
-    public func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool { false }
+    /// Never "on the loop": every completion goes through `send`, where the test sees it.
+    public func replyOnLoop(streamID: UInt32, _ write: MessageWriter) -> Bool { false }
 
     public func largeRequestTakenIn() { takenIn.add(1, ordering: .relaxed) }
 
@@ -66,14 +65,14 @@ public final class ManualOffload: Sendable {
     }
 }
 
-/// A `ServerSession` driven by bytes, with a fake port, a fake clock and a manual worker pool:
-/// every protocol rule can be checked with no socket and no thread.
+/// A connection's core on our framed protocol, driven by bytes, with a fake port, a manual clock
+/// and a manual worker pool: every protocol rule can be checked with no socket and no thread.
 ///
-/// `receive` plays the transport: it keeps bytes the session did not consume, and after each
-/// step hands the session what handlers delivered (as the loop would). `frames()` takes what the
-/// session wrote so far, parsed.
+/// `receive` plays the transport: it keeps bytes the core did not consume, and after each step
+/// hands the core what handlers sent (as the loop would). `frames()` takes what the core wrote
+/// so far, parsed.
 public final class SessionHarness {
-    public let session: ServerSession
+    public let core: ConnectionCore
     public let port = FakeCallPort()
     public let clock: ManualClock
     public let offload = ManualOffload()
@@ -81,7 +80,7 @@ public final class SessionHarness {
     /// Deadlines the session asked the transport to arm, in order.
     public private(set) var deadlines: [(deadline: UInt64, streamID: UInt32)] = []
     /// What the session asked of the transport after the last bytes or delivery the harness fed it.
-    public private(set) var lastActions = ServerSession.TransportActions()
+    public private(set) var lastActions = TransportActions()
     private var inbound: [UInt8] = []
     /// What the session said the next frame needs in all, after the last `receive`.
     public private(set) var needed = 0
@@ -92,7 +91,7 @@ public final class SessionHarness {
     public init(
         limits: ServerLimits = ServerLimits(), clock: ManualClock = ManualClock(), logger: Logger = .disabled,
         peer: String = "test-peer", register: (inout MethodTable) -> Void = { _ in },
-        configure: (inout ServerSession.Environment) -> Void = { _ in }
+        configure: (inout ServerEnvironment) -> Void = { _ in }
     ) {
         self.clock = clock
         var methods = MethodTable()
@@ -101,41 +100,41 @@ public final class SessionHarness {
         RuntimeServices.register(
             in: &methods, health: HealthStatus(), fileDescriptorSets: [RPCSchema.fileDescriptorSet])
         let offload = self.offload
-        var environment = ServerSession.Environment(
+        var environment = ServerEnvironment(
             serverName: "test-server", serverVersion: "9.9.9", limits: limits, methods: methods,
             authenticator: TestKeys(), logger: logger, offload: { offload.submit($0) }, now: { [clock] in clock.now })
         configure(&environment)
-        session = ServerSession(environment: environment, port: port, peer: peer)
+        core = ConnectionCore(environment: environment, port: port, peer: peer)
     }
 
     /// The harness plays the transport: when it goes, so does the connection, and calls still
     /// live end as they would (their termination handlers run, and release what they capture).
     deinit {
-        session.connectionClosed()
+        core.connectionClosed()
     }
 
     /// Feeds bytes as the transport would, then delivers what handlers completed.
-    /// - Parameter outboundLimit: the transport's backpressure (see `ServerSession.receive`).
+    /// - Parameter outboundLimit: the transport's backpressure (see `ConnectionCore.receive`).
     public func receive(_ bytes: [UInt8], outboundLimit: Int = .max) {
         inbound += bytes
-        let (consumed, next, actions) = inbound.withUnsafeBytes { session.receive($0, outboundLimit: outboundLimit) }
+        let (consumed, next, actions) = inbound.withUnsafeBytes { core.receive($0, outboundLimit: outboundLimit) }
         inbound.removeFirst(consumed)
         needed = next
         record(actions)
         pump()
     }
 
-    /// Hands the session every frame handlers delivered so far.
+    /// Hands the core every part handlers sent so far.
     public func pump() {
         for delivery in port.take() {
-            record(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
+            record(core.deliver(streamID: delivery.streamID, delivery.part))
         }
-        for _ in 0..<port.takeLargeRequestsTakenIn() { record(session.largeRequestTakenIn()) }
+        for _ in 0..<port.takeLargeRequestsTakenIn() { record(core.largeRequestTakenIn()) }
     }
 
     /// Keeps the deadline timers the session asks for; what it writes stays in `outbound`, and
     /// whether it closes in `closeRequested`, for the test to look at.
-    private func record(_ actions: ServerSession.TransportActions) {
+    private func record(_ actions: TransportActions) {
         lastActions = actions
         if let timer = actions.armDeadlineTimer { deadlines.append((timer.deadline, timer.streamID)) }
     }
@@ -153,8 +152,8 @@ public final class SessionHarness {
 
     /// The frames the session wrote since the last call, parsed; clears `outbound`.
     public func frames() throws -> [RawFrame] {
-        let frames = try FrameParser.frames(in: session.outbound)
-        session.outbound.removeAll()
+        let frames = try FrameParser.frames(in: core.outbound)
+        core.outbound.removeAll()
         return frames
     }
 
@@ -184,7 +183,7 @@ public final class SessionHarness {
     public func expectGoawayAndClose() throws -> Goaway {
         let frames = try frames()
         guard let last = frames.last, last.type == .goaway else { throw TestFailure("expected GOAWAY, got \(frames)") }
-        guard session.closeRequested else { throw TestFailure("GOAWAY was sent but the session did not ask to close") }
+        guard core.closeRequested else { throw TestFailure("GOAWAY was sent but the core did not ask to close") }
         return try last.goaway()
     }
 }

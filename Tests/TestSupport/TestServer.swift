@@ -1,10 +1,12 @@
 public import RPCCore
+import RPCGRPC
 public import RPCMessages
 public import RPCPosix
 public import TLSSupport
 
 /// A real `RPCServer` on 127.0.0.1, port chosen by the kernel, with the runtime services, the
-/// `TestService` methods, any extra methods, and `TestKeys` as authenticator.
+/// `TestService` methods, any extra methods, and `TestKeys` as authenticator; it serves standard
+/// gRPC on the same port, as the process does (`grpc: false` for our protocol only).
 ///
 /// Call `stop()` when done (it is idempotent); `checkServing()` proves that the server still
 /// serves a fresh client after whatever a test did to another connection.
@@ -27,16 +29,18 @@ public final class TestServer: Sendable {
     ///   - configure: changes to the server's configuration (memory budget, connection caps, TLS).
     ///   - clientTLS: how `clientOptions` (and so `connect` and `checkServing`) speak TLS.
     ///   - clock: a clock the test moves with `advance`, for timeouts tested without sleeping.
+    ///   - grpc: serve standard gRPC too.
     public init(
         limits: ServerLimits = ServerLimits(), eventLoops: Int = 2, workers: Int = 2, logger: Logger = .disabled,
         register: (inout MethodTable) -> Void = { _ in }, configure: (inout RPCServer.Configuration) -> Void = { _ in },
-        clientTLS: TLSClientConfiguration? = nil, clock: ManualClock? = nil
+        clientTLS: TLSClientConfiguration? = nil, clock: ManualClock? = nil, grpc: Bool = true
     ) throws {
         let service = TestService()
         let health = HealthStatus()
         var methods = MethodTable()
         service.register(in: &methods)
         register(&methods)
+        if grpc { GRPCHealth.register(in: &methods, health: health) }
         RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: [RPCSchema.fileDescriptorSet])
         var configuration = RPCServer.Configuration()
         configuration.port = 0
@@ -47,6 +51,7 @@ public final class TestServer: Sendable {
         configuration.serverVersion = "9.9.9"
         configuration.logger = logger
         if let clock { configuration.clock = clock }
+        if grpc { configuration.grpc = GRPCWire() }
         configure(&configuration)
         server = RPCServer(configuration: configuration, methods: methods, authenticator: TestKeys())
         port = try server.start()

@@ -32,7 +32,7 @@ enum Main {
     static func main() { runFuzzer(fuzzSession) }
 }
 
-/// libFuzzer entry point: arbitrary bytes into one `ServerSession`, as the transport feeds them.
+/// libFuzzer entry point: arbitrary bytes into one connection's core, as the transport feeds them.
 ///
 /// Byte 0: bit 0 opens the connection first with the preface and a valid HELLO (so the input
 /// reaches calls), bit 1 makes that HELLO accept deflate, bits 2–7 choose the size of the reads

@@ -4,10 +4,11 @@ import RPCCore
 import RPCMessages
 import Synchronization
 
-/// Plays the transport and the event loop for one `ServerSession`: feeds reads, runs offloaded
-/// work, delivers completions, fires timers, and checks every byte the session writes.
+/// Plays the transport and the event loop for one connection's `ConnectionCore` (our framed wire:
+/// the server it drives serves no gRPC): feeds reads, runs offloaded work, delivers completions,
+/// fires timers, and checks every byte the core writes.
 final class SessionDriver {
-    let session: ServerSession
+    let session: ConnectionCore
     let clock = FuzzClock()
     private let port = QueuePort()
     private let offload = WorkQueue()
@@ -23,11 +24,11 @@ final class SessionDriver {
         limits.streamPendingLimitBytes = 4096
         let offload = self.offload
         let clock = self.clock
-        let environment = ServerSession.Environment(
+        let environment = ServerEnvironment(
             serverName: "fuzz-server", serverVersion: "0", limits: limits, methods: methods,
             authenticator: FuzzAuthenticator(), logger: .disabled,
             offload: { offload.submit($0) }, now: { clock.now })
-        session = ServerSession(environment: environment, port: port, peer: "fuzz-peer")
+        session = ConnectionCore(environment: environment, port: port, peer: "fuzz-peer")
     }
 
     /// One read from the socket, then what the loop does before the next one.
@@ -62,7 +63,7 @@ final class SessionDriver {
     private func runLoopTurn() {
         while offload.runAll() > 0 || port.hasDeliveries {
             for delivery in port.take() {
-                check(session.deliver(streamID: delivery.streamID, frame: delivery.frame, final: delivery.final))
+                check(session.deliver(streamID: delivery.streamID, delivery.part))
             }
             for _ in 0..<port.takeLargeRequestsTakenIn() { check(session.largeRequestTakenIn()) }
         }
@@ -71,7 +72,7 @@ final class SessionDriver {
 
     /// What the session tells the transport agrees with its state: it asks to write exactly when
     /// it has output, to close exactly when it will close, and for deadline timers in the future.
-    private func check(_ actions: ServerSession.TransportActions) {
+    private func check(_ actions: TransportActions) {
         fuzzCheck(
             actions.write == !session.outbound.isEmpty,
             "write \(actions.write) with \(session.outbound.count) bytes to write")
@@ -107,19 +108,18 @@ final class FuzzClock: Sendable {
     func advance(ms: Int) { value.add(UInt64(ms) * 1_000_000, ordering: .relaxed) }
 }
 
-/// A `CallPort` that queues deliveries for the driver to hand to the session.
+/// A `CallPort` that queues response parts for the driver to hand to the core.
 final class QueuePort: CallPort {
     struct Delivery {
         let streamID: UInt32
-        let frame: [UInt8]
-        let final: Bool
+        let part: ResponsePart
     }
 
     private let queue = Mutex<[Delivery]>([])
     private let takenIn = Atomic<Int>(0)
 
-    func deliver(streamID: UInt32, frame: [UInt8], final: Bool) {
-        queue.withLock { $0.append(Delivery(streamID: streamID, frame: frame, final: final)) }
+    func send(streamID: UInt32, _ part: ResponsePart) {
+        queue.withLock { $0.append(Delivery(streamID: streamID, part: part)) }
     }
 
     func largeRequestTakenIn() { takenIn.add(1, ordering: .relaxed) }
@@ -127,9 +127,11 @@ final class QueuePort: CallPort {
     /// How many large requests were reported taken in since the last call.
     func takeLargeRequestsTakenIn() -> Int { takenIn.exchange(0, ordering: .relaxed) }
 
-    var pendingBytes: Int { queue.withLock { $0.reduce(0) { $0 + $1.frame.count } } }
+    var pendingBytes: Int {
+        queue.withLock { $0.reduce(0) { $0 + OutgoingPart(streamID: $1.streamID, $1.part).wireSize } }
+    }
 
-    func writeOnLoop(streamID: UInt32, final: Bool, _ write: (inout [UInt8]) -> Void) -> Bool { false }
+    func replyOnLoop(streamID: UInt32, _ write: MessageWriter) -> Bool { false }
 
     var hasDeliveries: Bool { queue.withLock { !$0.isEmpty } }
 

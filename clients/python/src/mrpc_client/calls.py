@@ -22,7 +22,7 @@ from .status import StatusCode
 
 #: Replies that say the server did not run the call (safe to retry; an unknown method ran nothing).
 NOT_RUN_ERROR_CODES = frozenset(("ERR_TOO_MANY_CALLS", "ERR_UNAVAILABLE", "ERR_RATE_LIMITED", "ERR_OVERLOADED",
-                                 "ERR_UNIMPLEMENTED"))
+                                 "ERR_UNIMPLEMENTED", "ERR_UNAUTHENTICATED"))
 
 
 def _bad_reply(method: RpcMethod, what: str) -> RpcError:

@@ -4,17 +4,22 @@ import RPCMessages
 import TestSupport
 import Testing
 
-/// The preface, HELLO and HELLO_ACK, and the handshake timeout, on a session with no socket.
-@Suite("ServerSession: preface and handshake")
-struct ServerSessionHandshakeTests {
-    @Test("a preface and HELLO fed one byte at a time get one HELLO_ACK, and the session says how much it needs")
+/// The preface, HELLO and HELLO_ACK, and the handshake timeout, on a connection's core with no
+/// socket.
+@Suite("Framed wire: preface and handshake")
+struct FramedHandshakeTests {
+    @Test("a preface and HELLO fed one byte at a time get one HELLO_ACK, and the core says how much it needs")
     func byteByByte() throws {
         let harness = SessionHarness()
         let opening = Frames.opening()
         for (index, byte) in opening.enumerated() {
             #expect(try harness.frames().isEmpty, "nothing may be answered before the HELLO is complete")
             harness.receive([byte])
-            if index < Preface.size - 1 { #expect(harness.needed == Preface.size) }
+            // The first bytes say which wire; then the preface, the frame header, the frame.
+            if index < WireSniffer.decidingBytes - 1 { #expect(harness.needed == WireSniffer.decidingBytes) }
+            if index >= WireSniffer.decidingBytes - 1 && index < Preface.size - 1 {
+                #expect(harness.needed == Preface.size)
+            }
             if index >= Preface.size && index < Preface.size + FrameHeader.size - 1 {
                 #expect(harness.needed == FrameHeader.size)
             }
@@ -25,7 +30,7 @@ struct ServerSessionHandshakeTests {
         let ack = try harness.onlyFrame().helloAck()
         #expect(ack.protocolVersion == 1)
         #expect(harness.unconsumed == 0)
-        #expect(harness.session.authenticatedApp == Frames.appID)
+        #expect(harness.core.authenticatedApp == Frames.appID)
     }
 
     @Test("HELLO_ACK names the server and advertises the limits it enforces")
@@ -66,8 +71,8 @@ struct ServerSessionHandshakeTests {
     }
 
     @Test(
-        "a wrong or missing API key gets GOAWAY UNAUTHENTICATED and the connection closes",
-        arguments: ["wrong-key", ""])
+        "a wrong API key gets GOAWAY UNAUTHENTICATED and the connection closes",
+        arguments: ["wrong-key", "app1:wrong-key"])
     func badKey(key: String) throws {
         let harness = SessionHarness()
         harness.receive(Frames.opening(apiKey: key))
@@ -76,11 +81,32 @@ struct ServerSessionHandshakeTests {
         #expect(status.code == StatusCode.unauthenticated.rawValue)
         #expect(status.errorCode == "ERR_UNAUTHENTICATED")
         #expect(goaway.lastStreamID == 0)
-        #expect(!status.message.contains(key) || key.isEmpty, "the refusal must not echo the key")
-        #expect(harness.session.authenticatedApp.isEmpty)
+        #expect(!status.message.contains(key), "the refusal must not echo the key")
+        #expect(harness.core.authenticatedApp.isEmpty)
         // Whatever follows is ignored: the connection is closing.
         harness.receive(Frames.echo(streamID: 1, [1]))
         #expect(try harness.frames().isEmpty)
+    }
+
+    @Test(
+        "a HELLO with no key opens the connection for the health checks only, with the tightest limits, as on gRPC"
+    )
+    func noKey() throws {
+        var limits = ServerLimits()
+        limits.handshakeTimeoutMs = 10_000
+        let harness = SessionHarness(limits: limits)
+        let ack = try harness.handshake(apiKey: "")
+        #expect(ack.appID == "")
+        #expect(ack.maxConcurrentCalls == UInt32(limits.anonymousMaxConcurrentCalls))
+        #expect(ack.idleTimeoutMs == 10_000, "no more time idle than the handshake had")
+        let health = try harness.reply(to: Frames.call(streamID: 1, HealthMethods.check, HealthCheckRequest()))
+        #expect(try HealthCheckResponse(serializedBytes: health.reply().body).status == .serving)
+        let refused = try harness.reply(to: Frames.echo(streamID: 3, [1]))
+        let error = try #require(try refused.replyError())
+        #expect(error.code == .unauthenticated)
+        #expect(error.errorCode == "ERR_UNAUTHENTICATED")
+        #expect(error.message.contains("needs an API key"))
+        #expect(!harness.core.closeRequested, "a call refused, not the connection")
     }
 
     @Test("a HELLO that is not a protobuf Hello gets GOAWAY naming the message type")
@@ -146,7 +172,7 @@ struct ServerSessionHandshakeTests {
         try harness.handshake()
         harness.receive(Frames.raw(type: FrameType.call.rawValue, streamID: 1, length: UInt32(limits.maxFramePayload)))
         #expect(try harness.frames().isEmpty)
-        #expect(!harness.session.closeRequested)
+        #expect(!harness.core.closeRequested)
         #expect(harness.needed == FrameHeader.size + limits.maxFramePayload)
     }
 
@@ -158,15 +184,15 @@ struct ServerSessionHandshakeTests {
         let harness = SessionHarness(limits: limits, configure: { $0.observer = recorder })
         harness.receive(Array(Preface.bytes.prefix(bytesSent)))
         harness.clock.advance(ms: 499)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(!harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(!harness.core.closeRequested)
         #expect(recorder.events.isEmpty)
         harness.clock.advance(ms: 1)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(harness.core.closeRequested)
         #expect(try harness.frames().isEmpty, "a silent peer is simply closed")
         harness.clock.advance(ms: 1_000)
-        _ = harness.session.tick(now: harness.clock.now)
+        _ = harness.core.tick(now: harness.clock.now)
         #expect(recorder.events == [.handshakeRefused(.timeout, .mrpc)], "counted once for /metrics")
     }
 
@@ -181,13 +207,12 @@ struct ServerSessionHandshakeTests {
                 .handshakeRefused(.badHello, .mrpc)
             ),
             (Frames.opening(apiKey: "app1:wrong-key-999"), .authenticationFailed(.mrpc, logged: true)),
-            (Frames.opening(apiKey: ""), .authenticationFailed(.mrpc, logged: true)),
         ])
     func refusalsReported(bytes: [UInt8], event: TransportEvent) throws {
         let recorder = TransportEventRecorder()
         let harness = SessionHarness(configure: { $0.observer = recorder })
         harness.receive(bytes)
-        #expect(harness.session.closeRequested)
+        #expect(harness.core.closeRequested)
         #expect(recorder.events == [event])
     }
 
@@ -199,8 +224,8 @@ struct ServerSessionHandshakeTests {
         let harness = SessionHarness(limits: limits)
         try harness.handshake()
         harness.clock.advance(ms: 10_000)
-        _ = harness.session.tick(now: harness.clock.now)
-        #expect(!harness.session.closeRequested)
+        _ = harness.core.tick(now: harness.clock.now)
+        #expect(!harness.core.closeRequested)
         #expect(try harness.frames().isEmpty)
     }
 }

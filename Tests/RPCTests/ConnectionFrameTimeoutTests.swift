@@ -4,9 +4,9 @@ import Testing
 
 /// The frame timeout in the connection's state machine: a partial frame is timed only in the
 /// open and draining states, from when it began, and a whole frame ends it.
-@Suite("ServerSession.StateMachine: the frame timeout")
-struct ServerSessionFrameTimeoutTests {
-    typealias Machine = ServerSession.StateMachine
+@Suite("ConnectionStateMachine: the frame timeout")
+struct ConnectionFrameTimeoutTests {
+    typealias Machine = ConnectionStateMachine
 
     static func ms(_ milliseconds: UInt64) -> UInt64 { milliseconds * 1_000_000 }
 
@@ -19,8 +19,7 @@ struct ServerSessionFrameTimeoutTests {
 
     static func open(draining: Bool = false) -> Machine {
         var machine = Machine(openedAt: ms(1_000), limits: limits)
-        machine.prefaceReceived()
-        machine.helloAccepted(at: ms(1_100))
+        machine.authenticated(anonymous: false, at: ms(1_100))
         if draining { _ = machine.beginDrain(callsInFlight: true) }
         return machine
     }
@@ -43,19 +42,18 @@ struct ServerSessionFrameTimeoutTests {
     func endedByAFrame() {
         var machine = Self.open()
         machine.inputLeft(incomplete: true, at: Self.ms(2_000))
-        machine.frameReceived(at: Self.ms(2_900))
+        machine.inbound(at: Self.ms(2_900))
         #expect(machine.tick(now: Self.ms(3_500), callsInFlight: true) == .none)
         machine.inputLeft(incomplete: true, at: Self.ms(3_600))
         machine.inputLeft(incomplete: false, at: Self.ms(3_700))
         #expect(machine.tick(now: Self.ms(9_000), callsInFlight: true) == .none)
     }
 
-    @Test("before HELLO the handshake timeout applies, not the frame timeout")
-    func notBeforeHello() {
+    @Test("before the handshake the handshake timeout applies, not the frame timeout")
+    func notBeforeHandshake() {
         var machine = Machine(openedAt: Self.ms(1_000), limits: Self.limits)
-        machine.prefaceReceived()
         machine.inputLeft(incomplete: true, at: Self.ms(1_010))
-        #expect(machine.state == .awaitingHello)
+        #expect(machine.state == .awaitingHandshake)
         #expect(machine.tick(now: Self.ms(1_500), callsInFlight: false) == .close(.handshakeTimeout))
     }
 }

@@ -2,17 +2,21 @@ import Testing
 
 @testable import RPCCore
 
-/// The connection lifecycle as a table: state × event → next state + action, with no session,
-/// no bytes and no clock — the transitions alone, as grpc-swift 2 tests its connection state
-/// machines.
+/// The connection lifecycle as a table: state × event → next state + action, with no core, no
+/// bytes and no clock — the transitions alone, as grpc-swift 2 tests its connection state
+/// machines. One machine serves both wires, so each event row stands for what either codec
+/// reports: our HELLO or gRPC's first authenticated request (`authenticated`), a HELLO with no
+/// key or a key-less gRPC health check (`authenticated(anonymous:)`), any whole frame of either
+/// wire (`inbound`), a partial one (`inputLeft`), a broken frame stream or an HTTP/2 connection
+/// error (`failed`), HTTP/2's own end of the connection or an HTTP/1 client answered
+/// (`wireEnded`).
 ///
-/// The rows marked "forbidden" are the contradictory combinations the old separate flags
-/// (`phase`, `draining`, `closeRequested`, `keepalivePingSentAt`) could reach and the one enum
-/// cannot: a second GOAWAY after the closing one, a drain or a PING on a connection already told
-/// to close, a keepalive before HELLO, a handshake that opens without its preface.
-@Suite("ServerSession.StateMachine: every transition")
-struct ServerSessionStateMachineTests {
-    typealias Machine = ServerSession.StateMachine
+/// The rows marked "forbidden" are the contradictory combinations separate flags could reach
+/// and the one enum cannot: a second GOAWAY after the closing one, a drain or a PING on a
+/// connection already told to close, a keepalive before the handshake.
+@Suite("ConnectionStateMachine: every transition, for both wires' events")
+struct ConnectionStateMachineTests {
+    typealias Machine = ConnectionStateMachine
     typealias State = Machine.State
     typealias Open = Machine.Open
     typealias Action = Machine.Action
@@ -42,10 +46,11 @@ struct ServerSessionStateMachineTests {
     static let idle = RPCError.unavailable("the connection was idle for 1000 ms")
 
     enum Event: Sendable, CustomStringConvertible {
-        case prefaceReceived
-        case helloAccepted(at: UInt64)
-        case frameReceived(at: UInt64)
+        case authenticated(anonymous: Bool, at: UInt64)
+        case inbound(at: UInt64)
+        case inputLeft(incomplete: Bool, at: UInt64)
         case failed(RPCError)
+        case wireEnded
         case tick(now: UInt64, callsInFlight: Bool)
         case beginDrain(callsInFlight: Bool)
         case lastCallEnded(at: UInt64)
@@ -54,16 +59,17 @@ struct ServerSessionStateMachineTests {
 
         func apply(to machine: inout Machine) -> Action {
             switch self {
-            case .prefaceReceived:
-                machine.prefaceReceived()
+            case .authenticated(let anonymous, let now):
+                machine.authenticated(anonymous: anonymous, at: now)
                 return .none
-            case .helloAccepted(let now):
-                machine.helloAccepted(at: now)
+            case .inbound(let now):
+                machine.inbound(at: now)
                 return .none
-            case .frameReceived(let now):
-                machine.frameReceived(at: now)
+            case .inputLeft(let incomplete, let now):
+                machine.inputLeft(incomplete: incomplete, at: now)
                 return .none
             case .failed(let error): return machine.failed(error)
+            case .wireEnded: return machine.wireEnded()
             case .tick(let now, let callsInFlight): return machine.tick(now: now, callsInFlight: callsInFlight)
             case .beginDrain(let callsInFlight): return machine.beginDrain(callsInFlight: callsInFlight)
             case .lastCallEnded(let now): return machine.lastCallEnded(at: now)
@@ -74,10 +80,13 @@ struct ServerSessionStateMachineTests {
 
         var description: String {
             switch self {
-            case .prefaceReceived: "preface"
-            case .helloAccepted(let now): "HELLO at \(now / 1_000_000) ms"
-            case .frameReceived(let now): "frame at \(now / 1_000_000) ms"
+            case .authenticated(let anonymous, let now):
+                "\(anonymous ? "handshake without a key" : "handshake with a key") at \(now / 1_000_000) ms"
+            case .inbound(let now): "frame at \(now / 1_000_000) ms"
+            case .inputLeft(let incomplete, let now):
+                "\(incomplete ? "part of a frame left" : "nothing left") at \(now / 1_000_000) ms"
             case .failed(let error): "failure \(error.errorCode)"
+            case .wireEnded: "the wire ended the connection"
             case .tick(let now, let calls): "tick at \(now / 1_000_000) ms\(calls ? ", calls in flight" : ", no call")"
             case .beginDrain(let calls): "drain\(calls ? ", calls in flight" : ", no call")"
             case .lastCallEnded(let now): "last call ended at \(now / 1_000_000) ms"
@@ -100,9 +109,10 @@ struct ServerSessionStateMachineTests {
 
         static func name(_ state: State) -> String {
             switch state {
-            case .awaitingPreface: "awaitingPreface"
-            case .awaitingHello: "awaitingHello"
-            case .open(let open): open.pingSentAt == nil ? "open" : "open, PING sent"
+            case .awaitingHandshake: "awaitingHandshake"
+            case .open(let open):
+                (open.anonymous ? "open without a key" : "open") + (open.pingSentAt == nil ? "" : ", PING sent")
+                    + (open.partialFrameSince == nil ? "" : ", a frame partial")
             case .draining(let open): open.pingSentAt == nil ? "draining" : "draining, PING sent"
             case .closing: "closing"
             case .closed: "closed"
@@ -110,44 +120,77 @@ struct ServerSessionStateMachineTests {
         }
     }
 
+    /// An anonymous connection (no key) whose last frame came at 2 s.
+    static let anonymous = Open(lastInbound: ms(2_000), lastCallEnded: openedAt, anonymous: true)
+    /// A connection with part of a frame since 2.2 s.
+    static let partial = Open(lastInbound: ms(2_000), lastCallEnded: openedAt, partialFrameSince: ms(2_200))
+
     static let transitions: [Transition] = [
-        // Handshake.
-        Transition(from: .awaitingPreface, event: .prefaceReceived, to: .awaitingHello),
+        // Handshake: our HELLO, or gRPC's first request with a key (or a health check without).
         Transition(
-            from: .awaitingHello, event: .helloAccepted(at: ms(1_200)),
-            to: .open(Open(lastInbound: ms(1_200), lastCallEnded: openedAt, pingSentAt: nil))),
+            from: .awaitingHandshake, event: .authenticated(anonymous: false, at: ms(1_200)),
+            to: .open(Open(lastInbound: ms(1_200), lastCallEnded: openedAt))),
         Transition(
-            from: .awaitingPreface, event: .helloAccepted(at: ms(1_200)), to: .awaitingPreface,
-            note: "forbidden: open without a preface"),
+            from: .awaitingHandshake, event: .authenticated(anonymous: true, at: ms(1_200)),
+            to: .open(Open(lastInbound: ms(1_200), lastCallEnded: openedAt, anonymous: true)),
+            note: "no key: health checks only"),
         Transition(
-            from: .awaitingHello, event: .frameReceived(at: ms(1_200)), to: .awaitingHello,
-            note: "forbidden: keepalive state before HELLO"),
-        Transition(from: .awaitingPreface, event: .tick(now: ms(1_499), callsInFlight: false), to: .awaitingPreface),
+            from: .awaitingHandshake, event: .inbound(at: ms(1_200)), to: .awaitingHandshake,
+            note: "forbidden: keepalive state before the handshake"),
         Transition(
-            from: .awaitingPreface, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
+            from: .awaitingHandshake, event: .inputLeft(incomplete: true, at: ms(1_200)), to: .awaitingHandshake,
+            note: "the handshake timeout bounds a partial frame before it"),
+        Transition(
+            from: .awaitingHandshake, event: .tick(now: ms(1_499), callsInFlight: false), to: .awaitingHandshake),
+        Transition(
+            from: .awaitingHandshake, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
             action: .close(.handshakeTimeout), note: "handshake timeout"),
         Transition(
-            from: .awaitingHello, event: .tick(now: ms(1_500), callsInFlight: false), to: .closing,
-            action: .close(.handshakeTimeout), note: "handshake timeout"),
+            from: .awaitingHandshake, event: .beginDrain(callsInFlight: false), to: .closing,
+            action: .close(.shutdownBeforeHandshake), note: "no GOAWAY before the handshake"),
         Transition(
-            from: .awaitingHello, event: .beginDrain(callsInFlight: false), to: .closing,
-            action: .close(.shutdownBeforeHello), note: "no GOAWAY before HELLO"),
+            from: .awaitingHandshake, event: .failed(violation), to: .closing,
+            action: .sendGoawayAndClose(violation, .failure), note: "bad preface, bad HELLO, HTTP/2 error"),
         Transition(
-            from: .awaitingPreface, event: .failed(violation), to: .closing,
-            action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
+            from: .awaitingHandshake, event: .wireEnded, to: .closing, action: .close(.wireEnded),
+            note: "an HTTP/1 client answered in HTTP/1"),
         Transition(
-            from: .awaitingHello, event: .failed(violation), to: .closing,
-            action: .sendGoawayAndClose(violation, .failure), note: "protocol violation"),
-        Transition(from: .awaitingHello, event: .transportClosed, to: .closed, action: .close(.transportClosed)),
+            from: .awaitingHandshake, event: .transportClosed, to: .closed, action: .close(.transportClosed)),
+
+        // Without a key.
+        Transition(
+            from: .open(anonymous), event: .tick(now: ms(2_499), callsInFlight: false), to: .open(anonymous),
+            note: "idle counts the handshake timeout without a key"),
+        Transition(
+            from: .open(anonymous), event: .tick(now: ms(2_500), callsInFlight: false), to: .closing,
+            action: .sendGoawayAndClose(.unavailable("the connection was idle for 500 ms"), .idle),
+            note: "idle after the handshake timeout without a key"),
+        Transition(
+            from: .open(anonymous), event: .authenticated(anonymous: false, at: ms(2_100)),
+            to: .open(Open(lastInbound: ms(2_000), lastCallEnded: openedAt)),
+            note: "a gRPC request with a key lifts a key-less connection"),
+        Transition(
+            from: .open(quiet), event: .authenticated(anonymous: true, at: ms(2_100)), to: .open(quiet),
+            note: "a key-less health check leaves a keyed connection as it is"),
+
+        // Partial frames.
+        Transition(
+            from: .open(quiet), event: .inputLeft(incomplete: true, at: ms(2_200)), to: .open(partial)),
+        Transition(
+            from: .open(partial), event: .inputLeft(incomplete: true, at: ms(2_900)), to: .open(partial),
+            note: "the frame timeout runs from the frame's start"),
+        Transition(from: .open(partial), event: .inputLeft(incomplete: false, at: ms(2_900)), to: .open(quiet)),
 
         // Established.
         Transition(
-            from: .open(quiet), event: .frameReceived(at: ms(2_500)),
+            from: .open(quiet), event: .inbound(at: ms(2_500)),
             to: .open(Open(lastInbound: ms(2_500), lastCallEnded: openedAt, pingSentAt: nil))),
         Transition(
-            from: .open(quiet), event: .helloAccepted(at: ms(2_500)), to: .open(quiet),
-            note: "a second HELLO opens nothing"),
-        Transition(from: .open(quiet), event: .prefaceReceived, to: .open(quiet)),
+            from: .open(quiet), event: .authenticated(anonymous: false, at: ms(2_500)), to: .open(quiet),
+            note: "a second handshake opens nothing"),
+        Transition(
+            from: .open(quiet), event: .wireEnded, to: .closing, action: .close(.wireEnded),
+            note: "HTTP/2's GOAWAY exchange ended"),
         Transition(from: .open(quiet), event: .tick(now: ms(2_999), callsInFlight: false), to: .open(quiet)),
         Transition(
             from: .open(quiet), event: .tick(now: ms(3_000), callsInFlight: false), to: .closing,
@@ -168,7 +211,7 @@ struct ServerSessionStateMachineTests {
             from: .open(pinged), event: .tick(now: ms(5_499), callsInFlight: true), to: .open(pinged),
             note: "one PING at a time"),
         Transition(
-            from: .open(pinged), event: .frameReceived(at: ms(5_200)),
+            from: .open(pinged), event: .inbound(at: ms(5_200)),
             to: .open(Open(lastInbound: ms(5_200), lastCallEnded: openedAt, pingSentAt: nil)),
             note: "PONG (any frame) received"),
         Transition(
@@ -199,7 +242,7 @@ struct ServerSessionStateMachineTests {
             from: .draining(quiet), event: .beginDrain(callsInFlight: true), to: .draining(quiet),
             note: "forbidden: a second GOAWAY"),
         Transition(
-            from: .draining(quiet), event: .frameReceived(at: ms(2_500)),
+            from: .draining(quiet), event: .inbound(at: ms(2_500)),
             to: .draining(Open(lastInbound: ms(2_500), lastCallEnded: openedAt, pingSentAt: nil))),
         Transition(
             from: .draining(quiet), event: .tick(now: ms(4_000), callsInFlight: true),
@@ -230,7 +273,7 @@ struct ServerSessionStateMachineTests {
         Transition(
             from: .closing, event: .tick(now: ms(100_000), callsInFlight: false), to: .closing,
             note: "forbidden: idle GOAWAY or PING on a closing connection"),
-        Transition(from: .closing, event: .frameReceived(at: ms(2_500)), to: .closing),
+        Transition(from: .closing, event: .inbound(at: ms(2_500)), to: .closing),
         Transition(from: .closing, event: .lastCallEnded(at: ms(2_500)), to: .closing),
         Transition(from: .closing, event: .streamsForceEnded(callsInFlight: false), to: .closing),
         Transition(from: .closing, event: .transportClosed, to: .closed, action: .close(.transportClosed)),
@@ -240,7 +283,7 @@ struct ServerSessionStateMachineTests {
         Transition(from: .closed, event: .beginDrain(callsInFlight: false), to: .closed),
         Transition(from: .closed, event: .tick(now: ms(100_000), callsInFlight: false), to: .closed),
         Transition(from: .closed, event: .failed(violation), to: .closed),
-        Transition(from: .closed, event: .prefaceReceived, to: .closed),
+        Transition(from: .closed, event: .wireEnded, to: .closed),
     ]
 
     @Test("transition", arguments: transitions)
@@ -262,8 +305,7 @@ struct ServerSessionStateMachineTests {
     @Test(
         "what each state reads, closes and refuses",
         arguments: [
-            Query(state: .awaitingPreface, isReading: true, closeRequested: false, isDraining: false),
-            Query(state: .awaitingHello, isReading: true, closeRequested: false, isDraining: false),
+            Query(state: .awaitingHandshake, isReading: true, closeRequested: false, isDraining: false),
             Query(state: .open(quiet), isReading: true, closeRequested: false, isDraining: false),
             Query(state: .draining(quiet), isReading: true, closeRequested: false, isDraining: true),
             Query(state: .closing, isReading: false, closeRequested: true, isDraining: false),
@@ -288,10 +330,9 @@ struct ServerSessionStateMachineTests {
     @Test("a whole life: handshake, calls, a PING answered, drain, the last call, close")
     func wholeLife() {
         var machine = Machine(openedAt: Self.openedAt, limits: Self.limits)
-        machine.prefaceReceived()
-        machine.helloAccepted(at: Self.ms(1_100))
+        machine.authenticated(anonymous: false, at: Self.ms(1_100))
         #expect(machine.tick(now: Self.ms(3_100), callsInFlight: true) == .sendPing(token: Self.ms(3_100)))
-        machine.frameReceived(at: Self.ms(3_200))
+        machine.inbound(at: Self.ms(3_200))
         #expect(machine.tick(now: Self.ms(3_700), callsInFlight: true) == .none, "the PING was answered")
         #expect(machine.beginDrain(callsInFlight: true) == .sendGoawayAndDrain(Self.shuttingDown))
         #expect(machine.isDraining && !machine.closeRequested)

@@ -1,0 +1,441 @@
+import HTTP2Support
+import ProtoBridge
+public import RPCCore
+
+/// What a server serves on standard gRPC besides its method table, and the factory of the codec
+/// every gRPC connection gets (`ServerEnvironment.grpc`).
+public struct GRPCWire: WireCodecFactory {
+    /// Bidirectional methods the codec serves itself (server reflection): the method table holds
+    /// unary and server-streaming methods only.
+    public var bidirectional: [any GRPCBidirectionalService]
+
+    public init(bidirectional: [any GRPCBidirectionalService] = []) {
+        self.bidirectional = bidirectional
+    }
+
+    public func makeCodec(for core: ConnectionCore) -> any WireCodec {
+        GRPCCodec(core: core, bidirectional: bidirectional)
+    }
+}
+
+/// A bidirectional method the gRPC codec serves itself (the method table holds unary and
+/// server-streaming methods only): one response message per request message, the stream ended
+/// with OK when the client half-closes. Server reflection is one.
+public protocol GRPCBidirectionalService: Sendable {
+    /// The method paths it answers.
+    var paths: [String] { get }
+    /// The encoded response to one encoded request message on `path`.
+    func respond(path: String, to message: [UInt8]) throws(RPCError) -> [UInt8]
+}
+
+/// Standard gRPC (HTTP/2, over nghttp2) as a connection's wire: requests' header blocks and
+/// length-prefixed messages in, response headers, messages and trailers out.
+///
+/// What a request means for the connection — its key, its admission, its call, a reset — goes to
+/// the `ConnectionCore`, which holds the rules both wires share; this codec keeps only what is
+/// HTTP/2's and gRPC's own: the nghttp2 session, each stream's message reassembly and response
+/// headers, and how a call's end travels (trailers, or a trailers-only response; the `ERR_…`
+/// code in `grpc-status-details-bin`).
+///
+/// Input is fed to nghttp2 one whole HTTP/2 frame at a time: the connection's backpressure is
+/// checked before every frame, as on our protocol, and a frame that has begun must complete
+/// within the frame timeout (the transport keeps its bytes and counts them in the budget;
+/// nghttp2 never holds a partial frame).
+///
+/// Confined to its connection's event loop.
+final class GRPCCodec: WireCodec {
+    let wire = WireKind.grpc
+
+    /// One request stream: what the codec keeps of it until its end is written. A class, so
+    /// the table holds a reference that each event changes in place.
+    final class Stream {
+        /// The method path, for the end's ErrorInfo domain.
+        let path: String
+        /// The method, for a call of the method table.
+        let method: RegisteredMethod?
+        /// The service, for a bidirectional method the codec serves.
+        let bidirectional: (any GRPCBidirectionalService)?
+        /// `grpc-encoding` of the request's messages: nil for identity.
+        let messageEncoding: CompressionFormat?
+        /// The response's messages are compressed with this (from `grpc-accept-encoding`).
+        let responseEncoding: CompressionFormat?
+        var reader = GRPCMessageReader()
+        /// The request message of a unary or server-streaming call (exactly one is allowed).
+        var request: GRPCMessageReader.Message?
+        var headersSent = false
+        /// Request bytes held (an incomplete message, a whole one awaiting END_STREAM), reserved
+        /// in the memory budget.
+        var reserved = 0
+
+        init(
+            path: String, method: RegisteredMethod?, bidirectional: (any GRPCBidirectionalService)?,
+            messageEncoding: CompressionFormat?, responseEncoding: CompressionFormat?
+        ) {
+            self.path = path
+            self.method = method
+            self.bidirectional = bidirectional
+            self.messageEncoding = messageEncoding
+            self.responseEncoding = responseEncoding
+        }
+    }
+
+    /// Invariant: the core owns this codec and outlives it (unowned(unsafe): no reference count
+    /// is checked on the per-frame path).
+    unowned(unsafe) let core: ConnectionCore
+    let http2: HTTP2ServerSession
+    /// The paths of the bidirectional services, read once (a service's `paths` may be made on
+    /// every read): a request's path is looked up here before the method table.
+    private let bidirectionalPaths: [(path: String, service: any GRPCBidirectionalService)]
+    /// The properties touched on every call are `@exclusivity(unchecked)`: the codec is confined
+    /// to its loop's thread and none of its methods starts an access to one while another is
+    /// under way, so the runtime's check would guard against nothing.
+    @exclusivity(unchecked) var streams: [Int32: Stream] = [:]
+    /// The events of the frame being fed, and a spare array they trade places with.
+    @exclusivity(unchecked) private var events: [HTTP2Event] = []
+    /// The last request head's path, app and key, whose strings the next head reuses when equal.
+    @exclusivity(unchecked) private var recentHead = GRPCRequestHead.Recent()
+    /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
+    @exclusivity(unchecked) private var bufferedInput = 0
+    /// The buffer a handler writes its reply into on the loop, kept from call to call.
+    @exclusivity(unchecked) var replyBuffer: [UInt8] = []
+    /// The client's first bytes have arrived (the server's preface waits for them).
+    private(set) var sawInput = false
+    /// The connection preface (24 bytes) has been fed.
+    private var sawPreface = false
+    /// An HTTP/1 client was answered in HTTP/1: nothing of HTTP/2 goes out.
+    private(set) var refusedHTTP1 = false
+
+    /// HTTP/2's output may go out: the client spoke first, and spoke HTTP/2.
+    var sawOutputPermission: Bool { sawInput && !refusedHTTP1 }
+
+    init(core: ConnectionCore, bidirectional: [any GRPCBidirectionalService]) {
+        self.core = core
+        bidirectionalPaths = bidirectional.flatMap { service in service.paths.map { ($0, service) } }
+        var settings = HTTP2ServerConfiguration()
+        settings.maxConcurrentStreams = UInt32(core.limits.maxConcurrentCalls)
+        settings.initialWindowSize = UInt32(Self.streamWindow)
+        http2 = HTTP2ServerSession(configuration: settings)
+    }
+
+    /// The HTTP/2 stream window the server announces: big enough that a request of a few hundred
+    /// KiB needs no WINDOW_UPDATE round trip, small enough that what streams may send ahead stays
+    /// bounded (the connection also refuses past `maxBufferedInput`).
+    static let streamWindow = 1 << 20
+
+    /// Request bytes one connection may hold for calls not yet started (incomplete messages, and
+    /// whole ones waiting for END_STREAM) over all its streams: twice the message limit, so two
+    /// large requests may arrive side by side. The stream whose bytes pass it is refused
+    /// (RESOURCE_EXHAUSTED, `ERR_OVERLOADED`).
+    private var maxBufferedInput: Int { 2 * core.limits.maxMessageBytes + 64 * 1024 }
+
+    // MARK: Input
+
+    /// HTTP/2's client connection preface.
+    static let prefaceSize = 24
+    /// An HTTP/2 frame's header.
+    static let frameHeaderSize = 9
+
+    func receive(_ bytes: UnsafeRawBufferPointer, outboundLimit: Int, frameLimit: Int) -> (consumed: Int, needed: Int) {
+        if !sawInput {
+            sawInput = true
+            if Self.looksLikeHTTP1(bytes) {
+                refuseHTTP1()
+                return (bytes.count, 0)
+            }
+        }
+        var offset = 0
+        if !sawPreface {
+            guard bytes.count >= Self.prefaceSize else { return (0, Self.prefaceSize) }
+            feed(UnsafeRawBufferPointer(rebasing: bytes[0..<Self.prefaceSize]))
+            sawPreface = true
+            offset = Self.prefaceSize
+        }
+        var frames = 0
+        while core.isReading && !http2.hasFailed {
+            guard core.pendingOutput <= outboundLimit && frames < frameLimit && !core.awaitsLargeRequest else {
+                // Held back, not late: the frame timeout does not run for what the server holds.
+                core.inputLeft(incomplete: false)
+                return (offset, 0)
+            }
+            let available = bytes.count - offset
+            guard available >= Self.frameHeaderSize else {
+                core.inputLeft(incomplete: available > 0)
+                return (offset, Self.frameHeaderSize)
+            }
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            if length > Int(http2.configuration.maxFrameSize) {
+                // nghttp2 refuses it from its header: the peer never makes the server wait for it.
+                feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Self.frameHeaderSize]))
+                return (bytes.count, 0)
+            }
+            let total = Self.frameHeaderSize + length
+            guard available >= total else {
+                core.inputLeft(incomplete: true)
+                return (offset, total)
+            }
+            feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + total]))
+            offset += total
+            frames += 1
+            core.inboundFrame()
+        }
+        return (offset, 0)
+    }
+
+    /// Feeds one frame (or the preface) to nghttp2 and handles what it completed.
+    private func feed(_ bytes: UnsafeRawBufferPointer) {
+        http2.receive(bytes, into: &events)
+        guard !events.isEmpty else { return }
+        // Handled from a local array: handling may feed nothing, but it writes responses, which
+        // must not find `events` taken.
+        var batch: [HTTP2Event] = []
+        swap(&batch, &events)
+        for event in batch { handle(event) }
+        batch.removeAll(keepingCapacity: true)
+        swap(&batch, &events)
+    }
+
+    /// True when the first bytes of a connection are an HTTP/1 request line rather than HTTP/2's
+    /// preface (`PRI * HTTP/2.0`): a method token, a space, and `HTTP/1.` on the line.
+    static func looksLikeHTTP1(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let line = bytes.prefix(while: { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") })
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")), space > 0,
+            line[..<space].allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        else { return false }
+        let text = String(decoding: line, as: UTF8.self)
+        return !text.hasPrefix("PRI ") && text.contains(" HTTP/1.")
+    }
+
+    /// An HTTP/1 client (curl without --http2-prior-knowledge, a browser, an HTTP/1 health
+    /// check) gets an HTTP/1.1 answer it can read, saying what this port speaks, and the
+    /// connection closes; nothing of HTTP/2 was sent to it (the server's preface waits for the
+    /// client's first bytes).
+    private func refuseHTTP1() {
+        let body =
+            "this port speaks gRPC over HTTP/2 (h2c with prior knowledge, or h2 under TLS) and this server's own "
+            + "framed protocol; not HTTP/1\n"
+        let response =
+            "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
+            + "connection: close\r\n\r\n" + body
+        core.outbound.append(contentsOf: response.utf8)
+        core.environment.observer?.transportEvent(.connectionRefused(.protocolMismatch))
+        core.handshakeRefused(.badPreface)
+        core.logger.debug("closing connection: an HTTP/1 request")
+        refusedHTTP1 = true
+    }
+
+    private func handle(_ event: HTTP2Event) {
+        switch event {
+        case .request(let id, let headers, let endStream):
+            openStream(id, headers: headers)
+            if endStream { requestEnded(id) }
+        case .data(let id, let bytes, let endStream):
+            received(bytes, on: id)
+            if endStream { requestEnded(id) }
+        case .trailers(let id, _), .endStream(let id):
+            requestEnded(id)
+        case .streamReset(let id, _):
+            forgetClosed(id)
+            core.cancel(streamID: UInt32(id), reason: "the client reset the stream")
+        case .streamClosed(let id, _):
+            forgetClosed(id)
+            core.cancel(streamID: UInt32(id), reason: "the stream closed before the call completed")
+        case .goaway, .response:
+            break // a server session never reports a response
+        case .connectionError(let reason):
+            if http2.refusedPreface { core.handshakeRefused(.badPreface) }
+            core.fail(.protocolViolation(reason))
+        }
+    }
+
+    // MARK: Requests
+
+    private func openStream(_ id: Int32, headers: HTTP2HeaderBlock) {
+        let streamID = UInt32(id)
+        let head: GRPCRequestHead
+        do throws(GRPCRequestHead.Refusal) {
+            head = try GRPCRequestHead.parse(headers, recent: &recentHead)
+        } catch {
+            switch error {
+            case .http(let status, let message):
+                refuseHTTP(id, status: status, message: message)
+            case .grpc(let rpcError):
+                let path = headers.first(named: ":path") ?? ""
+                track(
+                    id, Stream(path: path, method: nil, bidirectional: nil, messageEncoding: nil, responseEncoding: nil)
+                )
+                core.refuse(
+                    streamID: streamID, rpcError, head: CallHead(path: path, byteCount: headers.listSize),
+                    caller: .anonymous)
+            }
+            return
+        }
+        let callHead = CallHead(
+            path: head.path, timeoutNanoseconds: head.timeoutNanoseconds, onBehalfOf: head.onBehalfOf,
+            idempotencyKey: head.idempotencyKey, requestID: head.requestID, metadata: head.metadata,
+            byteCount: headers.listSize)
+        let bidirectional = bidirectionalPaths.first { $0.path == head.path }?.service
+        let caller: Authenticated
+        let method: RegisteredMethod?
+        do throws(RPCError) {
+            caller = try core.authenticateRequest(apiKey: head.apiKey, appID: head.appID)
+        } catch {
+            track(
+                id,
+                Stream(path: head.path, method: nil, bidirectional: nil, messageEncoding: nil, responseEncoding: nil))
+            core.refuse(streamID: streamID, error, head: callHead, caller: .anonymous)
+            return
+        }
+        do throws(RPCError) {
+            method = try core.admit(callHead, caller: caller, wireServed: bidirectional != nil)
+        } catch {
+            track(
+                id,
+                Stream(path: head.path, method: nil, bidirectional: nil, messageEncoding: nil, responseEncoding: nil))
+            core.refuse(
+                streamID: streamID, error, head: callHead, caller: caller,
+                methodIndex: core.environment.methods[head.path]?.index)
+            return
+        }
+        let responseEncoding = head.acceptedEncodings.first
+        track(
+            id,
+            Stream(
+                path: head.path, method: method, bidirectional: bidirectional, messageEncoding: head.messageEncoding,
+                responseEncoding: responseEncoding))
+        core.open(
+            streamID: streamID, head: callHead, method: method, caller: caller,
+            compression: responseEncoding.map { .grpc($0) } ?? .none, request: nil)
+    }
+
+    private func track(_ id: Int32, _ stream: Stream) {
+        streams[id] = stream
+    }
+
+    private func received(_ bytes: [UInt8], on id: Int32) {
+        guard let stream = streams[id], core.isLive(UInt32(id)) else { return }
+        let messages: [GRPCMessageReader.Message]
+        do throws(RPCError) {
+            messages = try stream.reader.append(bytes, limit: core.limits.maxMessageBytes)
+        } catch {
+            return refuseRequest(id, error)
+        }
+        if stream.bidirectional == nil {
+            for message in messages {
+                guard stream.request == nil else {
+                    return refuseRequest(
+                        id, .invalidArgument("\(stream.path) takes one request message; the client sent more"))
+                }
+                stream.request = message
+            }
+        }
+        settleBuffered(stream)
+        if bufferedInput > maxBufferedInput
+            || (stream.reserved > 0 && core.environment.memoryBudget.isUnderPressure)
+        {
+            return refuseRequest(
+                id,
+                .overloaded(
+                    "the connection holds more than \(maxBufferedInput) bytes of request messages for calls not yet "
+                        + "started, or the server's memory budget is short; retry later"))
+        }
+        if let service = stream.bidirectional {
+            for message in messages { answer(id, stream, service: service, message: message) }
+        }
+    }
+
+    /// A request that cannot run (a second message, one too large, not gRPC's framing): its call
+    /// is refused as any refusal is.
+    private func refuseRequest(_ id: Int32, _ error: RPCError) {
+        core.refuseOpen(streamID: UInt32(id), error)
+    }
+
+    /// Keeps the budget's count and the connection's in step with the request bytes a stream
+    /// holds: its incomplete message, and a whole one waiting for END_STREAM.
+    private func settleBuffered(_ stream: Stream) {
+        let now = stream.reader.pending.count + (stream.request?.bytes.count ?? 0)
+        guard now != stream.reserved else { return }
+        if now > stream.reserved {
+            core.environment.memoryBudget.reserve(now - stream.reserved, for: .inbound)
+        } else {
+            core.environment.memoryBudget.release(stream.reserved - now, for: .inbound)
+        }
+        bufferedInput += now - stream.reserved
+        stream.reserved = now
+    }
+
+    private func releaseBuffered(_ stream: Stream) {
+        guard stream.reserved > 0 else { return }
+        core.environment.memoryBudget.release(stream.reserved, for: .inbound)
+        bufferedInput -= stream.reserved
+        stream.reserved = 0
+    }
+
+    /// The client half-closed: a unary or server-streaming call starts with its one message; a
+    /// bidirectional one the codec serves ends OK.
+    private func requestEnded(_ id: Int32) {
+        guard let stream = streams[id], core.isLive(UInt32(id)) else { return }
+        guard stream.reader.pending.isEmpty else {
+            return refuseRequest(
+                id, .protocolViolation("the request ended inside a message (its length prefix promised more)"))
+        }
+        if stream.bidirectional != nil {
+            return core.endWireServed(streamID: UInt32(id), error: nil)
+        }
+        guard let method = stream.method, let message = stream.request else {
+            return refuseRequest(id, .invalidArgument("\(stream.path) takes one request message; the client sent none"))
+        }
+        if message.compressed && stream.messageEncoding == nil {
+            return refuseRequest(
+                id, .protocolViolation("a message is flagged compressed but the request names no grpc-encoding"))
+        }
+        stream.request = nil
+        settleBuffered(stream)
+        message.bytes.withUnsafeBytes { body in
+            core.requestArrived(
+                streamID: UInt32(id), method: method,
+                ConnectionCore.RequestBody(bytes: body, encoding: message.compressed ? stream.messageEncoding : nil))
+        }
+    }
+
+    /// One message of a bidirectional method the codec serves: one response message.
+    private func answer(
+        _ id: Int32, _ stream: Stream, service: any GRPCBidirectionalService, message: GRPCMessageReader.Message
+    ) {
+        do throws(RPCError) {
+            var body = message.bytes
+            if message.compressed {
+                guard let encoding = stream.messageEncoding else {
+                    throw .protocolViolation("a message is flagged compressed but the request names no grpc-encoding")
+                }
+                var inflated: [UInt8] = []
+                do throws(Inflater.Failure) {
+                    try MessageCompression.inflater(encoding).inflateIndependent(
+                        body, limit: core.limits.maxMessageBytes, appendingTo: &inflated)
+                } catch {
+                    throw ConnectionCore.inflateError(error, encoding)
+                }
+                body = inflated
+            }
+            let response = try service.respond(path: stream.path, to: body)
+            writeMessage(streamID: UInt32(id), MessageCompression.none.independent(response))
+        } catch {
+            core.endWireServed(streamID: UInt32(id), error: error)
+        }
+    }
+
+    /// Not gRPC at all (another method, another content type): an HTTP status and a text body.
+    private func refuseHTTP(_ id: Int32, status: Int, message: String) {
+        core.logger.debug("request refused", [("stream", String(id)), ("status", String(status)), ("reason", message)])
+        try? http2.submitResponseHeaders(
+            streamID: id,
+            headers: [HTTP2Header(":status", String(status)), HTTP2Header("content-type", "text/plain")])
+        try? http2.sendData(streamID: id, bytes: Array((message + "\n").utf8))
+        try? http2.submitTrailers(streamID: id, headers: [])
+    }
+
+    /// The codec lets go of a stream (its end was written, or it is gone).
+    func forgetClosed(_ id: Int32) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        releaseBuffered(stream)
+    }
+}
