@@ -250,7 +250,9 @@ final class ServerLoop: Flushable, @unchecked Sendable {
             for connection in registry.takeBlockedInput() { connection.resumeInput() }
             return
         }
-        let candidates = registry.holders.values.sorted {
+        // Every connection may hold a small holding whatever the budget says (a subscription's
+        // head, a few small replies): only those holding more are cut.
+        let candidates = registry.holders.values.filter { $0.held > MemoryBudget.smallHolding }.sorted {
             $0.held != $1.held ? $0.held > $1.held : ($0.holdingSince ?? 0) < ($1.holdingSince ?? 0)
         }
         var next = 0
