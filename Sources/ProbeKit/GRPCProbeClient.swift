@@ -351,14 +351,18 @@ final class GRPCProbeClient {
     private func received(_ bytes: [UInt8], on call: CallState, id: Int32) {
         do throws(RPCError) {
             for message in try call.reader.append(bytes, limit: maxMessageBytes) {
-                var inflated = message.bytes
+                var inflated = Array(message.bytes)
                 if message.compressed {
                     guard let inflater = call.inflater else {
                         throw RPCError.protocolViolation("a compressed response message without a grpc-encoding")
                     }
                     inflated = []
                     do throws(Inflater.Failure) {
-                        try inflater.inflateIndependent(message.bytes, limit: maxMessageBytes, appendingTo: &inflated)
+                        try message.bytes.withUnsafeBytes { raw in
+                            Result { () throws(Inflater.Failure) in
+                                try inflater.inflateIndependent(raw, limit: maxMessageBytes, appendingTo: &inflated)
+                            }
+                        }.get()
                     } catch {
                         switch error {
                         case .tooLarge(let limit):

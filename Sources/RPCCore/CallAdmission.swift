@@ -23,6 +23,12 @@ extension ServerEnvironment {
         guard let method = methods[path] else {
             throw .unimplemented(method: path.isEmpty ? "(empty method)" : path)
         }
+        return try admit(method, caller: caller, now: now)
+    }
+
+    /// `admit(path:caller:now:)` for a method already found.
+    public func admit(_ method: RegisteredMethod, caller: Authenticated, now: UInt64) throws(RPCError) -> RegisteredMethod {
+        let path = method.path
         guard case .app(let appID) = caller else {
             guard method.allowsAnonymous else {
                 throw .unauthenticated(

@@ -96,7 +96,14 @@ extension ConnectionCore {
             guard !anonymous else { throw .unauthenticated("\(head.path) needs an API key, and the call carries none") }
             return nil
         }
-        return try environment.admit(path: head.path, caller: caller, now: now)
+        // The method of the last call, when this one calls it too (most do): its path compared,
+        // not hashed — and a gRPC head reuses the last path's string, so equal strings are one.
+        if let method = lastMethod, method.path == head.path {
+            return try environment.admit(method, caller: caller, now: now)
+        }
+        let method = try environment.admit(path: head.path, caller: caller, now: now)
+        lastMethod = method
+        return method
     }
 
     /// Opens a call admitted on `streamID`: from now on it is live — its deadline runs, its
@@ -107,18 +114,29 @@ extension ConnectionCore {
     ///   - method: nil for a call the wire serves itself (its end comes with `endWireServed`).
     ///   - compression: how its response messages go, from what the client accepts.
     public func open(
-        streamID: UInt32, head rawHead: CallHead, method: RegisteredMethod?, caller: Authenticated,
+        streamID: UInt32, head: CallHead, method: RegisteredMethod?, caller: Authenticated,
         compression: MessageCompression, request: RequestBody?
     ) {
-        lastStreamID = max(lastStreamID, streamID)
-        let head: CallHead
-        do throws(RPCError) {
-            head = try rawHead.normalized()
-        } catch {
-            refuse(streamID: streamID, error, head: rawHead, caller: caller, methodIndex: method?.index)
+        guard head.metadata.isEmpty else {
+            // Metadata may name the envelope's fields (most calls carry none: no copy for them).
+            do throws(RPCError) {
+                let normalized = try head.normalized()
+                open(streamID, normalized, method, caller, compression, request)
+            } catch {
+                lastStreamID = max(lastStreamID, streamID)
+                refuse(streamID: streamID, error, head: head, caller: caller, methodIndex: method?.index)
+            }
             return
         }
-        machine.authenticated(anonymous: caller == .anonymous, at: now)
+        open(streamID, head, method, caller, compression, request)
+    }
+
+    private func open(
+        _ streamID: UInt32, _ head: CallHead, _ method: RegisteredMethod?, _ caller: Authenticated,
+        _ compression: MessageCompression, _ request: RequestBody?
+    ) {
+        lastStreamID = max(lastStreamID, streamID)
+        if case .anonymous = caller { machine.authenticated(anonymous: true, at: now) }
         let deadline = head.timeoutNanoseconds.map { now &+ min($0, UInt64.max / 4) }
         let context = CallContext(
             method: head.path, streamID: streamID, appID: caller.appID, onBehalfOf: head.onBehalfOf,
@@ -127,10 +145,10 @@ extension ConnectionCore {
         let call = ServerCall(
             context: context, compression: compression, port: port, methodIndex: method?.index,
             isInternal: method?.isInternal, observer: environment.observer, clock: environment.now,
-            memoryBudget: environment.memoryBudget, wire: wire ?? .mrpc)
+            memoryBudget: environment.memoryBudget, wire: wireKind)
         // Registered before the handler runs: an inline handler may complete it at once.
         calls[streamID] = LiveCall(
-            call: call, isStream: method?.description.serverStreaming ?? true, deadline: deadline,
+            call: call, isStream: method?.serverStreaming ?? true, deadline: deadline,
             headBytes: head.byteCount, receiving: request == nil && method != nil, servedByWire: method == nil)
         heldHeadBytes += head.byteCount
         if let deadline, deadline < armedDeadline {
@@ -139,7 +157,7 @@ extension ConnectionCore {
         }
         guard let method else { return }
         if let request {
-            start(streamID: streamID, method: method, call: call, request: request)
+            start(streamID: streamID, method: method, call: call, context: context, request: request)
         } else {
             receivingOrder.append((streamID, now))
         }
@@ -147,10 +165,13 @@ extension ConnectionCore {
 
     /// The request of a call opened before it (`open` with no request) arrived whole.
     public func requestArrived(streamID: UInt32, method: RegisteredMethod, _ request: RequestBody) {
-        guard var live = calls[streamID], live.receiving else { return }
-        live.receiving = false
-        calls[streamID] = live
-        start(streamID: streamID, method: method, call: live.call, request: request)
+        let call = calls.modify(streamID) { live -> ServerCall? in
+            guard live.receiving else { return nil }
+            live.receiving = false
+            return live.call
+        }
+        guard let call = call ?? nil else { return }
+        start(streamID: streamID, method: method, call: call, context: call.context, request: request)
     }
 
     /// A call's request message as its wire received it.
@@ -166,7 +187,9 @@ extension ConnectionCore {
     }
 
     /// Inflates (a little, here; more on the large-request pool), decodes and starts the handler.
-    private func start(streamID: UInt32, method: RegisteredMethod, call: ServerCall, request: RequestBody) {
+    private func start(
+        streamID: UInt32, method: RegisteredMethod, call: ServerCall, context: CallContext, request: RequestBody
+    ) {
         guard let encoding = request.encoding else {
             guard request.bytes.count <= limits.maxMessageBytes else {
                 return failStart(
@@ -176,7 +199,7 @@ extension ConnectionCore {
                     ))
             }
             do throws(RPCError) {
-                try environment.start(method, body: request.bytes, context: call.context, call: call)
+                try environment.start(method, body: request.bytes, context: context, call: call)
             } catch {
                 failStart(streamID, call, error)
             }
@@ -198,7 +221,7 @@ extension ConnectionCore {
         do throws(RPCError) {
             try inflated.withUnsafeBytes { body in
                 Result { () throws(RPCError) in
-                    try environment.start(method, body: body, context: call.context, call: call)
+                    try environment.start(method, body: body, context: context, call: call)
                 }
             }.get()
         } catch {

@@ -41,6 +41,8 @@ public final class ConnectionCore {
     public internal(set) var now: UInt64 = 0
     /// The wire's codec, once the connection's first bytes (or ALPN) chose it.
     public private(set) var codec: (any WireCodec)?
+    /// Its wire, kept for the calls' records (our protocol's until one is chosen).
+    private(set) var wireKind = WireKind.mrpc
 
     var machine: ConnectionStateMachine
     var calls = StreamIDMap<LiveCall>()
@@ -65,6 +67,8 @@ public final class ConnectionCore {
     /// The last key that authenticated, and its app: a gRPC connection sends the same key on
     /// every request, and the key store's constant-time check need not run again for it.
     var lastKey: (appID: String, apiKey: String, app: String)?
+    /// The method the last admitted call called (see `admit`).
+    var lastMethod: RegisteredMethod?
     /// A request of this connection is being taken in on the large-request pool: no further
     /// input is decoded until it has been (`largeRequestTakenIn`), so one connection has at most
     /// one such request, and its inflated body, off the loop at a time.
@@ -169,6 +173,7 @@ public final class ConnectionCore {
             guard let factory = environment.grpc else { return attach(.mrpc) }
             codec = factory.makeCodec(for: self)
         }
+        wireKind = wire
         logger = logger.with("wire", wire.rawValue)
     }
 

@@ -21,7 +21,8 @@ public enum MessageCompression: Sendable, Equatable {
     /// The message `bytes` as it goes out: compressed on its own (a unary reply, or any gRPC
     /// message) when it is large enough and that makes it smaller.
     public func independent(_ bytes: [UInt8]) -> ResponseMessage {
-        guard self != .none, bytes.count >= Self.threshold else { return ResponseMessage(bytes: bytes) }
+        if case .none = self { return ResponseMessage(bytes: bytes) }
+        guard bytes.count >= Self.threshold else { return ResponseMessage(bytes: bytes) }
         var compressed: [UInt8] = []
         bytes.withUnsafeBytes { deflater.compressIndependent($0, appendingTo: &compressed) }
         guard compressed.count < bytes.count else { return ResponseMessage(bytes: bytes) }
@@ -32,7 +33,7 @@ public enum MessageCompression: Sendable, Equatable {
     /// `independent`); returns whether it was compressed. Encoded straight into `buffer` when no
     /// compression applies.
     public func append<Message: ProtoMessage>(_ message: Message, to buffer: inout [UInt8]) -> Bool {
-        guard self != .none else {
+        if case .none = self {
             message.encode(appendingTo: &buffer)
             return false
         }

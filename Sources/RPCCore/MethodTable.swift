@@ -74,7 +74,6 @@ public struct MethodTable: Sendable {
 
     private mutating func add(_ method: RegisteredMethod) {
         precondition(byPath[method.description.path] == nil, "\(method.description.path) is registered twice")
-        var method = method
         method.index = order.count
         byPath[method.description.path] = method
         order.append(method.description.path)
@@ -88,11 +87,20 @@ public struct MethodTable: Sendable {
 }
 
 /// A method of the table with its handler behind a type-erased entry point.
-public struct RegisteredMethod: Sendable {
+///
+/// A class: a call passes its method from admission to its start, and a reference is one retain
+/// where the struct's description, handler and closures were one each.
+///
+/// Invariant: `index` is set once, when the table adds the method, before any server shares it.
+public final class RegisteredMethod: @unchecked Sendable {
     public let description: any ProtoMethodDescription
+    /// The description's path and streaming flag, kept here: read for every call, and through
+    /// the existential each read is a call.
+    public let path: String
+    public let serverStreaming: Bool
     public let executor: HandlerExecutor
     /// Position in the table (registration order), for per-method metrics.
-    public internal(set) var index = 0
+    public fileprivate(set) var index = 0
     /// A method of the runtime's reflection or health services (`RuntimeServices.isInternal`).
     public let isInternal: Bool
     /// A caller with no API key may call it (see `MethodTable.addUnary`).
@@ -123,6 +131,8 @@ public struct RegisteredMethod: Sendable {
             Void
     ) {
         self.description = description
+        path = description.path
+        serverStreaming = description.serverStreaming
         self.executor = executor
         self.allowsAnonymous = allowsAnonymous
         self.start = start

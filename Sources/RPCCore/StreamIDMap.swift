@@ -9,28 +9,34 @@
 ///
 /// Stream 0 is never a call's (a CALL on it is a protocol violation), so 0 marks an empty slot.
 /// Like `Dictionary`, a value type: iterating a copy while the original changes is safe.
-struct StreamIDMap<Value> {
+public struct StreamIDMap<Value> {
     /// Slot keys, 0 for empty; `slotKeys.count` is 0 or a power of two.
-    private var slotKeys: [UInt32] = []
-    private var slotValues: [Value?] = []
-    private(set) var count = 0
+    @usableFromInline var slotKeys: [UInt32] = []
+    @usableFromInline var slotValues: [Value?] = []
+    @usableFromInline var storedCount = 0
+
+    /// Entries in the map.
+    @inlinable public var count: Int { storedCount }
     /// log2 of the capacity, for taking the hash's top bits.
-    private var bits = 0
+    @usableFromInline var bits = 0
+
+    /// An empty map (it takes storage at its first insertion).
+    public init() {}
 
     /// The most entries kept per slot: past three quarters, probes get long.
-    private static var maxLoad: Double { 0.75 }
+    @usableFromInline static var maxLoad: Double { 0.75 }
     /// The first capacity, taken on the first insertion (an idle connection holds none).
-    private static var initialBits: Int { 3 }
+    @usableFromInline static var initialBits: Int { 3 }
 
-    var isEmpty: Bool { count == 0 }
+    @inlinable public var isEmpty: Bool { count == 0 }
 
     /// The slot where `key`'s probe starts.
-    private func home(of key: UInt32) -> Int {
+    @inlinable func home(of key: UInt32) -> Int {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B1) >> UInt32(32 - bits))
     }
 
     /// The slot holding `key`, or nil.
-    private func slot(of key: UInt32) -> Int? {
+    @inlinable func slot(of key: UInt32) -> Int? {
         guard count > 0 else { return nil }
         let mask = slotKeys.count - 1
         var index = home(of: key)
@@ -42,9 +48,9 @@ struct StreamIDMap<Value> {
         }
     }
 
-    func contains(_ key: UInt32) -> Bool { slot(of: key) != nil }
+    @inlinable public func contains(_ key: UInt32) -> Bool { slot(of: key) != nil }
 
-    subscript(key: UInt32) -> Value? {
+    @inlinable public subscript(key: UInt32) -> Value? {
         get { slot(of: key).flatMap { slotValues[$0] } }
         set {
             if let newValue {
@@ -55,7 +61,7 @@ struct StreamIDMap<Value> {
         }
     }
 
-    private mutating func insert(_ key: UInt32, _ value: Value) {
+    @inlinable mutating func insert(_ key: UInt32, _ value: Value) {
         precondition(key != 0, "stream 0 is never a call's")
         if let index = slot(of: key) {
             slotValues[index] = value
@@ -67,11 +73,18 @@ struct StreamIDMap<Value> {
         while slotKeys[index] != 0 { index = (index + 1) & mask }
         slotKeys[index] = key
         slotValues[index] = value
-        count += 1
+        storedCount += 1
     }
 
-    @discardableResult
-    mutating func removeValue(forKey key: UInt32) -> Value? {
+    /// Lets `body` change the value of `key` in place (no copy out and back); nil when absent.
+    @inlinable
+    public mutating func modify<R>(_ key: UInt32, _ body: (inout Value) -> R) -> R? {
+        guard let index = slot(of: key) else { return nil }
+        return body(&slotValues[index]!)
+    }
+
+    @discardableResult @inlinable
+    public mutating func removeValue(forKey key: UInt32) -> Value? {
         guard var hole = slot(of: key) else { return nil }
         let removed = slotValues[hole]
         let mask = slotKeys.count - 1
@@ -90,28 +103,28 @@ struct StreamIDMap<Value> {
         }
         slotKeys[hole] = 0
         slotValues[hole] = nil
-        count -= 1
+        storedCount -= 1
         return removed
     }
 
     /// Empties the map and gives its storage back.
-    mutating func removeAll() {
+    public mutating func removeAll() {
         slotKeys = []
         slotValues = []
-        count = 0
+        storedCount = 0
         bits = 0
     }
 
     /// The values, in no particular order.
-    var values: [Value] { slotValues.compactMap { $0 } }
+    public var values: [Value] { slotValues.compactMap { $0 } }
 
-    private mutating func grow() {
+    @usableFromInline mutating func grow() {
         let oldKeys = slotKeys
         let oldValues = slotValues
         bits = bits == 0 ? Self.initialBits : bits + 1
         slotKeys = [UInt32](repeating: 0, count: 1 << bits)
         slotValues = [Value?](repeating: nil, count: 1 << bits)
-        count = 0
+        storedCount = 0
         for index in oldKeys.indices where oldKeys[index] != 0 {
             insert(oldKeys[index], oldValues[index]!)
         }
@@ -119,12 +132,12 @@ struct StreamIDMap<Value> {
 }
 
 extension StreamIDMap: Sequence {
-    struct Iterator: IteratorProtocol {
+    public struct Iterator: IteratorProtocol {
         fileprivate let keys: [UInt32]
         fileprivate let values: [Value?]
         fileprivate var index = 0
 
-        mutating func next() -> (streamID: UInt32, value: Value)? {
+        public mutating func next() -> (streamID: UInt32, value: Value)? {
             while index < keys.count {
                 defer { index += 1 }
                 if keys[index] != 0, let value = values[index] { return (keys[index], value) }
@@ -133,7 +146,7 @@ extension StreamIDMap: Sequence {
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(keys: slotKeys, values: slotValues) }
+    public func makeIterator() -> Iterator { Iterator(keys: slotKeys, values: slotValues) }
 
-    var underestimatedCount: Int { count }
+    public var underestimatedCount: Int { count }
 }

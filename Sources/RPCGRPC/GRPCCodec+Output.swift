@@ -26,14 +26,14 @@ extension GRPCCodec {
 
     func writeReply(streamID: UInt32, _ message: ResponseMessage) {
         let id = Int32(streamID)
-        guard let stream = streams[id] else { return }
+        guard let stream = streams[streamID] else { return }
         sendMessage(id, stream, framed(message))
         finish(id, stream, error: nil)
     }
 
     func writeReply(streamID: UInt32, _ write: MessageWriter) {
         let id = Int32(streamID)
-        guard let stream = streams[id] else { return }
+        guard let stream = streams[streamID] else { return }
         // The message is written after room for its 5-byte prefix, which is filled in after it.
         var scratch = takeScratch()
         scratch.append(contentsOf: [0, 0, 0, 0, 0] as [UInt8])
@@ -50,13 +50,13 @@ extension GRPCCodec {
 
     func writeMessage(streamID: UInt32, _ message: ResponseMessage) {
         let id = Int32(streamID)
-        guard let stream = streams[id] else { return }
+        guard let stream = streams[streamID] else { return }
         sendMessage(id, stream, framed(message))
     }
 
     func writeEnd(streamID: UInt32, error: RPCError?, isStream: Bool) {
         let id = Int32(streamID)
-        guard let stream = streams[id] else { return }
+        guard let stream = streams[streamID] else { return }
         finish(id, stream, error: error)
     }
 
@@ -89,7 +89,7 @@ extension GRPCCodec {
     }
 
     func connectionClosed() {
-        for id in Array(streams.keys) { forgetClosed(id) }
+        for (id, _) in streams { forgetClosed(Int32(id)) }
     }
 
     // MARK: Helpers

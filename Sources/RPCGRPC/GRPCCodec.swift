@@ -83,13 +83,17 @@ final class GRPCCodec: WireCodec {
     /// is checked on the per-frame path).
     unowned(unsafe) let core: ConnectionCore
     let http2: HTTP2ServerSession
+    /// The server's, kept here: reached through the core, a struct of its environment would be
+    /// copied for each.
+    let budget: MemoryBudget
+    let maxMessageBytes: Int
     /// The paths of the bidirectional services, read once (a service's `paths` may be made on
     /// every read): a request's path is looked up here before the method table.
     private let bidirectionalPaths: [(path: String, service: any GRPCBidirectionalService)]
     /// The properties touched on every call are `@exclusivity(unchecked)`: the codec is confined
     /// to its loop's thread and none of its methods starts an access to one while another is
     /// under way, so the runtime's check would guard against nothing.
-    @exclusivity(unchecked) var streams: [Int32: Stream] = [:]
+    @exclusivity(unchecked) var streams = StreamIDMap<Stream>()
     /// The events of the frame being fed, and a spare array they trade places with.
     @exclusivity(unchecked) private var events: [HTTP2Event] = []
     /// The last request head's path, app and key, whose strings the next head reuses when equal.
@@ -110,6 +114,8 @@ final class GRPCCodec: WireCodec {
 
     init(core: ConnectionCore, bidirectional: [any GRPCBidirectionalService]) {
         self.core = core
+        budget = core.environment.memoryBudget
+        maxMessageBytes = core.limits.maxMessageBytes
         bidirectionalPaths = bidirectional.flatMap { service in service.paths.map { ($0, service) } }
         var settings = HTTP2ServerConfiguration()
         settings.maxConcurrentStreams = UInt32(core.limits.maxConcurrentCalls)
@@ -126,7 +132,7 @@ final class GRPCCodec: WireCodec {
     /// whole ones waiting for END_STREAM) over all its streams: twice the message limit, so two
     /// large requests may arrive side by side. The stream whose bytes pass it is refused
     /// (RESOURCE_EXHAUSTED, `ERR_OVERLOADED`).
-    private var maxBufferedInput: Int { 2 * core.limits.maxMessageBytes + 64 * 1024 }
+    private var maxBufferedInput: Int { 2 * maxMessageBytes + 64 * 1024 }
 
     // MARK: Input
 
@@ -229,7 +235,7 @@ final class GRPCCodec: WireCodec {
             openStream(id, headers: headers)
             if endStream { requestEnded(id) }
         case .data(let id, let bytes, let endStream):
-            received(bytes, on: id)
+            received(bytes, on: id, ending: endStream)
             if endStream { requestEnded(id) }
         case .trailers(let id, _), .endStream(let id):
             requestEnded(id)
@@ -308,38 +314,39 @@ final class GRPCCodec: WireCodec {
     }
 
     private func track(_ id: Int32, _ stream: Stream) {
-        streams[id] = stream
+        streams[UInt32(id)] = stream
     }
 
-    private func received(_ bytes: [UInt8], on id: Int32) {
-        guard let stream = streams[id], core.isLive(UInt32(id)) else { return }
-        let messages: [GRPCMessageReader.Message]
+    /// A DATA frame's bytes for `id`: messages taken from them (one for a unary or
+    /// server-streaming call; each answered for a bidirectional one), and what waits for more
+    /// counted. With `ending` (the frame carries END_STREAM, as a unary request's one DATA frame
+    /// does) the request is taken in at once, so nothing is held to count.
+    private func received(_ bytes: [UInt8], on id: Int32, ending: Bool) {
+        guard let stream = streams[UInt32(id)], core.isLive(UInt32(id)) else { return }
         do throws(RPCError) {
-            messages = try stream.reader.append(bytes, limit: core.limits.maxMessageBytes)
+            if let service = stream.bidirectional {
+                try stream.reader.append(bytes, limit: maxMessageBytes) { message throws(RPCError) in
+                    answer(id, stream, service: service, message: message)
+                }
+            } else {
+                try stream.reader.append(bytes, limit: maxMessageBytes) { message throws(RPCError) in
+                    guard stream.request == nil else {
+                        throw .invalidArgument("\(stream.path) takes one request message; the client sent more")
+                    }
+                    stream.request = message
+                }
+            }
         } catch {
             return refuseRequest(id, error)
         }
-        if stream.bidirectional == nil {
-            for message in messages {
-                guard stream.request == nil else {
-                    return refuseRequest(
-                        id, .invalidArgument("\(stream.path) takes one request message; the client sent more"))
-                }
-                stream.request = message
-            }
-        }
+        guard !ending else { return }
         settleBuffered(stream)
-        if bufferedInput > maxBufferedInput
-            || (stream.reserved > 0 && core.environment.memoryBudget.isUnderPressure)
-        {
+        if bufferedInput > maxBufferedInput || (stream.reserved > 0 && budget.isUnderPressure) {
             return refuseRequest(
                 id,
                 .overloaded(
                     "the connection holds more than \(maxBufferedInput) bytes of request messages for calls not yet "
                         + "started, or the server's memory budget is short; retry later"))
-        }
-        if let service = stream.bidirectional {
-            for message in messages { answer(id, stream, service: service, message: message) }
         }
     }
 
@@ -355,9 +362,9 @@ final class GRPCCodec: WireCodec {
         let now = stream.reader.pending.count + (stream.request?.bytes.count ?? 0)
         guard now != stream.reserved else { return }
         if now > stream.reserved {
-            core.environment.memoryBudget.reserve(now - stream.reserved, for: .inbound)
+            budget.reserve(now - stream.reserved, for: .inbound)
         } else {
-            core.environment.memoryBudget.release(stream.reserved - now, for: .inbound)
+            budget.release(stream.reserved - now, for: .inbound)
         }
         bufferedInput += now - stream.reserved
         stream.reserved = now
@@ -365,7 +372,7 @@ final class GRPCCodec: WireCodec {
 
     private func releaseBuffered(_ stream: Stream) {
         guard stream.reserved > 0 else { return }
-        core.environment.memoryBudget.release(stream.reserved, for: .inbound)
+        budget.release(stream.reserved, for: .inbound)
         bufferedInput -= stream.reserved
         stream.reserved = 0
     }
@@ -373,7 +380,7 @@ final class GRPCCodec: WireCodec {
     /// The client half-closed: a unary or server-streaming call starts with its one message; a
     /// bidirectional one the codec serves ends OK.
     private func requestEnded(_ id: Int32) {
-        guard let stream = streams[id], core.isLive(UInt32(id)) else { return }
+        guard let stream = streams[UInt32(id)], core.isLive(UInt32(id)) else { return }
         guard stream.reader.pending.isEmpty else {
             return refuseRequest(
                 id, .protocolViolation("the request ended inside a message (its length prefix promised more)"))
@@ -389,7 +396,7 @@ final class GRPCCodec: WireCodec {
                 id, .protocolViolation("a message is flagged compressed but the request names no grpc-encoding"))
         }
         stream.request = nil
-        settleBuffered(stream)
+        if stream.reserved > 0 { settleBuffered(stream) }
         message.bytes.withUnsafeBytes { body in
             core.requestArrived(
                 streamID: UInt32(id), method: method,
@@ -402,7 +409,7 @@ final class GRPCCodec: WireCodec {
         _ id: Int32, _ stream: Stream, service: any GRPCBidirectionalService, message: GRPCMessageReader.Message
     ) {
         do throws(RPCError) {
-            var body = message.bytes
+            var body = Array(message.bytes)
             if message.compressed {
                 guard let encoding = stream.messageEncoding else {
                     throw .protocolViolation("a message is flagged compressed but the request names no grpc-encoding")
@@ -410,7 +417,7 @@ final class GRPCCodec: WireCodec {
                 var inflated: [UInt8] = []
                 do throws(Inflater.Failure) {
                     try MessageCompression.inflater(encoding).inflateIndependent(
-                        body, limit: core.limits.maxMessageBytes, appendingTo: &inflated)
+                        body, limit: maxMessageBytes, appendingTo: &inflated)
                 } catch {
                     throw ConnectionCore.inflateError(error, encoding)
                 }
@@ -435,7 +442,7 @@ final class GRPCCodec: WireCodec {
 
     /// The codec lets go of a stream (its end was written, or it is gone).
     func forgetClosed(_ id: Int32) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
+        guard let stream = streams.removeValue(forKey: UInt32(id)) else { return }
         releaseBuffered(stream)
     }
 }

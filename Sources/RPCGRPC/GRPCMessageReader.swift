@@ -14,44 +14,63 @@ public struct GRPCMessageReader {
 
     public init(side: String = "request") { self.side = side }
 
-    /// A whole message as the client sent it (inflating is the caller's, per `grpc-encoding`).
+    /// A whole message as the peer sent it (inflating is the caller's, per `grpc-encoding`).
     public struct Message: Equatable, Sendable {
         public var compressed: Bool
-        public var bytes: [UInt8]
+        /// The message's bytes: a slice of what was received, not a copy.
+        public var bytes: ArraySlice<UInt8>
+
+        public init(compressed: Bool, bytes: ArraySlice<UInt8>) {
+            self.compressed = compressed
+            self.bytes = bytes
+        }
     }
 
     /// Appends `bytes` and returns the messages they complete, in order.
     /// - Throws: RESOURCE_EXHAUSTED `ERR_MESSAGE_TOO_LARGE` for a message announced over `limit`;
     ///   INVALID_ARGUMENT `ERR_PROTOCOL` for a compressed-flag byte other than 0 or 1.
     public mutating func append(_ bytes: [UInt8], limit: Int) throws(RPCError) -> [Message] {
+        var messages: [Message] = []
+        try append(bytes, limit: limit) { messages.append($0) }
+        return messages
+    }
+
+    /// Appends `bytes` and hands each message they complete to `body`, in order, with no array
+    /// made for them: the common request, one whole message in one DATA frame, is a slice of that
+    /// frame's bytes, and only an incomplete tail is copied to wait for the rest.
+    public mutating func append(
+        _ bytes: [UInt8], limit: Int, _ body: (Message) throws(RPCError) -> Void
+    ) throws(RPCError) {
+        let buffer: [UInt8]
         if pending.isEmpty {
-            pending = bytes
+            buffer = bytes
         } else {
             pending.append(contentsOf: bytes)
+            buffer = pending
         }
-        var messages: [Message] = []
         var offset = 0
-        while pending.count - offset >= 5 {
-            let flag = pending[offset]
+        while buffer.count - offset >= 5 {
+            let flag = buffer[offset]
             guard flag <= 1 else {
                 throw .protocolViolation("a gRPC message's compressed flag is \(flag); it must be 0 or 1")
             }
             let length =
-                Int(pending[offset + 1]) << 24 | Int(pending[offset + 2]) << 16 | Int(pending[offset + 3]) << 8
-                | Int(pending[offset + 4])
+                Int(buffer[offset + 1]) << 24 | Int(buffer[offset + 2]) << 16 | Int(buffer[offset + 3]) << 8
+                | Int(buffer[offset + 4])
             guard length <= limit else {
                 throw .messageTooLarge("a \(side) message of \(length) bytes exceeds the limit of \(limit) bytes")
             }
-            guard pending.count - offset - 5 >= length else { break }
-            messages.append(Message(compressed: flag == 1, bytes: Array(pending[offset + 5..<offset + 5 + length])))
+            guard buffer.count - offset - 5 >= length else { break }
+            try body(Message(compressed: flag == 1, bytes: buffer[offset + 5..<offset + 5 + length]))
             offset += 5 + length
         }
-        if offset == pending.count {
+        if offset == buffer.count {
             pending = []
         } else if offset > 0 {
-            pending.removeFirst(offset)
-        }
-        return messages
+            pending = Array(buffer[offset...])
+        } else if pending.isEmpty {
+            pending = bytes  // the first part of a message: kept as it came, not copied
+        }  // else `pending` already holds it all, and grows in place as the rest arrives
     }
 
     /// Frames `message` for the wire: the flag byte, the length, the bytes.
