@@ -16,16 +16,23 @@ internal import Glibc
 public final class HTTP2HeaderBlock: @unchecked Sendable, RandomAccessCollection, ExpressibleByArrayLiteral,
     Equatable, CustomStringConvertible
 {
-    /// One field's bytes in place, valid while the block is alive.
+    /// One field's bytes in place, valid while the block (or the view it came from) is alive.
     public struct Field {
         /// The name when it is one of the common ones (recognised once, as the block was made).
         public let commonName: HTTP2CommonName?
         public let name: UnsafeBufferPointer<UInt8>
         public let value: UnsafeBufferPointer<UInt8>
+
+        @inlinable
+        public init(commonName: HTTP2CommonName?, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+            self.commonName = commonName
+            self.name = name
+            self.value = value
+        }
     }
 
-    /// The `nghttp2_nv` array, then one common-name code per field, then every name and value
-    /// back to back (and a zero byte, so that the address is valid when all are empty).
+    /// The `nghttp2_nv` array, then one `HTTP2HeaderFields.Entry` per field, then every name and
+    /// value back to back (and a zero byte, so that the address is valid when all are empty).
     private let storage: UnsafeMutableRawPointer
     public let count: Int
     /// Its size as RFC 9113 counts a header list: names, values and 32 bytes per field.
@@ -58,42 +65,43 @@ public final class HTTP2HeaderBlock: @unchecked Sendable, RandomAccessCollection
         count = lengths.count
         listSize = byteCount + 32 * lengths.count
         let arrayBytes = MemoryLayout<nghttp2_nv>.stride * count
+        let entryBytes = MemoryLayout<HTTP2HeaderFields.Entry>.stride * count
         storage = .allocate(
-            byteCount: arrayBytes + count + byteCount + 1, alignment: MemoryLayout<nghttp2_nv>.alignment)
+            byteCount: arrayBytes + entryBytes + byteCount + 1, alignment: MemoryLayout<nghttp2_nv>.alignment)
         let fields = storage.bindMemory(to: nghttp2_nv.self, capacity: count)
-        let codes = (storage + arrayBytes).bindMemory(to: UInt8.self, capacity: count)
-        let text = (storage + arrayBytes + count).bindMemory(to: UInt8.self, capacity: byteCount + 1)
+        let entries = (storage + arrayBytes).bindMemory(to: HTTP2HeaderFields.Entry.self, capacity: count)
+        let text = (storage + arrayBytes + entryBytes).bindMemory(to: UInt8.self, capacity: byteCount + 1)
         fill(text)
         text[byteCount] = 0
-        var cursor = text
+        var offset = 0
         for (index, length) in lengths.enumerated() {
+            let cursor = text + offset
             let name = UnsafeBufferPointer(start: cursor, count: length.name)
             (fields + index).initialize(
                 to: nghttp2_nv(
                     name: cursor, value: cursor + length.name, namelen: length.name, valuelen: length.value,
                     flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-            (codes + index).initialize(to: HTTP2CommonName(name)?.rawValue ?? HTTP2CommonName.noCode)
-            cursor += length.name + length.value
+            (entries + index).initialize(
+                to: HTTP2HeaderFields.Entry(
+                    nameOffset: Int32(offset), nameLength: Int32(length.name), valueLength: Int32(length.value),
+                    code: HTTP2CommonName(name)?.rawValue ?? HTTP2CommonName.noCode))
+            offset += length.name + length.value
         }
+        self.fields = HTTP2HeaderFields(
+            bytes: UnsafePointer(text), entries: UnsafePointer(entries), count: count)
     }
+
+    /// The fields, read in place (valid while the block is alive).
+    public let fields: HTTP2HeaderFields
 
     deinit { storage.deallocate() }
 
-    private var fields: UnsafePointer<nghttp2_nv> { UnsafePointer(storage.assumingMemoryBound(to: nghttp2_nv.self)) }
-
     /// Field `index`'s name (recognised) and value, as bytes in place.
-    public func field(_ index: Int) -> Field {
-        precondition(index >= 0 && index < count, "header field \(index) of \(count)")
-        let nv = fields[index]
-        let code = (storage + MemoryLayout<nghttp2_nv>.stride * count).load(fromByteOffset: index, as: UInt8.self)
-        return Field(
-            commonName: HTTP2CommonName(rawValue: code), name: UnsafeBufferPointer(start: nv.name, count: nv.namelen),
-            value: UnsafeBufferPointer(start: nv.value, count: nv.valuelen))
-    }
+    public func field(_ index: Int) -> Field { fields.field(index) }
 
     /// Calls `body` with the block as nghttp2's name/value array (valid during the call).
     func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>?, Int) -> R) -> R {
-        body(fields, count)
+        body(storage.assumingMemoryBound(to: nghttp2_nv.self), count)
     }
 
     // MARK: Collection

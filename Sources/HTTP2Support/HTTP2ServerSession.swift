@@ -20,6 +20,13 @@ public final class HTTP2ServerSession {
     /// What the session announced and holds the peer to.
     public let configuration: HTTP2ServerConfiguration
 
+    /// Told of each request as nghttp2 reads it (see `HTTP2ServerSessionDelegate`); nil: `receive`
+    /// reports events instead. Not retained: the delegate owns the session.
+    public unowned(unsafe) var delegate: (any HTTP2ServerSessionDelegate)? {
+        get { state.delegate }
+        set { state.delegate = newValue }
+    }
+
     /// A server session that has queued its SETTINGS (sent by the first `takeOutput`).
     public init(configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration()) {
         self.configuration = configuration
@@ -228,6 +235,27 @@ public final class HTTP2ServerSession {
         stream.headersSubmitted = true
     }
 
+    /// A whole response at once, as a unary call has it: the header block, the body and the
+    /// trailers, submitted together (the body goes out as flow control allows, then the trailers).
+    public func submitResponse(
+        streamID: Int32, headers: HTTP2HeaderBlock, body: [UInt8], trailers: HTTP2HeaderBlock
+    ) throws(HTTP2Error) {
+        let stream = try openStream(streamID)
+        guard !stream.headersSubmitted else {
+            throw HTTP2Error(code: 0, message: "stream \(streamID): response headers already submitted")
+        }
+        stream.queue.append(body)
+        state.queuedBytes += body.count
+        stream.trailers = trailers
+        stream.isEnded = true
+        var provider = nghttp2_data_provider(
+            source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+            read_callback: SessionCallbacks.readData)
+        let result = headers.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+        try check(result, "stream \(streamID): submitting a response")
+        stream.headersSubmitted = true
+    }
+
     /// Queues body bytes for the stream; they go out in DATA frames as flow control allows.
     public func sendData(streamID: Int32, bytes: [UInt8]) throws(HTTP2Error) {
         let stream = try openStream(streamID)
@@ -254,7 +282,7 @@ public final class HTTP2ServerSession {
     public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode) throws(HTTP2Error) {
         let result = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
         try check(result, "stream \(streamID): submitting RST_STREAM")
-        if let stream = state.streams[streamID] {
+        if let stream = linkedStream(streamID) {
             state.queuedBytes -= stream.queue.count
             stream.queue = ByteQueue()
             stream.trailers = nil
@@ -296,24 +324,37 @@ public final class HTTP2ServerSession {
 
     /// Bytes of the stream's body submitted and not yet sent (flow control holds them): the
     /// caller's measure of a slow consumer.
-    public func queuedBytes(streamID: Int32) -> Int { state.streams[streamID]?.queue.count ?? 0 }
+    public func queuedBytes(streamID: Int32) -> Int { linkedStream(streamID)?.queue.count ?? 0 }
 
     /// Bytes submitted and not yet sent on all streams.
     public var queuedBytes: Int { state.queuedBytes }
 
     // MARK: Helpers
 
-    /// The stream's output side, when nghttp2 still has the stream open.
+    /// The stream's output side, when nghttp2 still has the stream open: its user data, made
+    /// and linked the first time (nghttp2's own lookup, no table of ours).
     private func openStream(_ streamID: Int32) throws(HTTP2Error) -> OutboundStream {
-        guard !state.isFatal, let open = nghttp2_session_find_stream(session, streamID),
+        guard !state.isFatal else { throw Self.notOpen(streamID) }
+        if let stream = linkedStream(streamID) { return stream }
+        guard let open = nghttp2_session_find_stream(session, streamID),
             nghttp2_stream_get_state(open) != NGHTTP2_STREAM_STATE_CLOSED
-        else {
-            throw HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue), message: "stream \(streamID) is not open")
-        }
-        if let stream = state.streams[streamID] { return stream }
+        else { throw Self.notOpen(streamID) }
         let stream = OutboundStream()
-        state.streams[streamID] = stream
+        guard nghttp2_session_set_stream_user_data(session, streamID, Unmanaged.passUnretained(stream).toOpaque()) == 0
+        else { throw Self.notOpen(streamID) }
+        state.link(stream)
         return stream
+    }
+
+    /// The output side linked to an open stream, if any.
+    private func linkedStream(_ streamID: Int32) -> OutboundStream? {
+        nghttp2_session_get_stream_user_data(session, streamID).map {
+            Unmanaged<OutboundStream>.fromOpaque($0).takeUnretainedValue()
+        }
+    }
+
+    private static func notOpen(_ streamID: Int32) -> HTTP2Error {
+        HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue), message: "stream \(streamID) is not open")
     }
 
     /// Wakes the stream's data provider if it was waiting for data.

@@ -41,6 +41,25 @@ enum SessionCallbacks {
         let frame = frame!.pointee
         let streamID = frame.hd.stream_id
         let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        if let delegate = state.delegate {
+            switch UInt32(frame.hd.type) {
+            case NGHTTP2_HEADERS.rawValue:
+                if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
+                    state.withHeaderFields { delegate.request(streamID: streamID, headers: $0, endStream: endStream) }
+                } else {
+                    state.withHeaderFields { _ in }
+                    if endStream { delegate.requestEnded(streamID: streamID) }
+                }
+            case NGHTTP2_DATA.rawValue:
+                if endStream { delegate.requestEnded(streamID: streamID) }
+            case NGHTTP2_RST_STREAM.rawValue:
+                delegate.streamReset(
+                    streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: frame.rst_stream.error_code))
+            default:
+                break
+            }
+            return 0
+        }
         switch UInt32(frame.hd.type) {
         case NGHTTP2_HEADERS.rawValue:
             let headers = state.takeHeaderBlock()
@@ -71,12 +90,21 @@ enum SessionCallbacks {
     }
 
     private static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, user in
-        SessionState.from(user).dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+        let state = SessionState.from(user)
+        if let delegate = state.delegate {
+            delegate.requestData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+        } else {
+            state.dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+        }
         return 0
     }
 
-    private static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, user in
-        SessionState.from(user).streamClosed(streamID, errorCode: errorCode)
+    private static let onStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, user in
+        // A server's output side is the stream's user data (held by the state, which lets it go).
+        let linked = nghttp2_session_get_stream_user_data(session, streamID).map {
+            Unmanaged<OutboundStream>.fromOpaque($0).takeUnretainedValue()
+        }
+        SessionState.from(user).streamClosed(streamID, errorCode: errorCode, linked: linked)
         return 0
     }
 

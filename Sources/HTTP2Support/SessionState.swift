@@ -13,24 +13,31 @@ internal import CNGHTTP2
 final class SessionState {
     let maxHeaderListSize: Int
 
-    /// Events of the `receive` or `takeOutput` under way, in order.
+    /// Events of the `receive` or `takeOutput` under way, in order (none are made for what a
+    /// delegate is told).
     @exclusivity(unchecked) var events: [HTTP2Event] = []
+    /// A server session's delegate, told of requests as nghttp2 reads them; nil: events.
+    @exclusivity(unchecked) unowned(unsafe) var delegate: (any HTTP2ServerSessionDelegate)?
 
     /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run): its
     /// names and values back to back (`blockByteCount` of `blockCapacity` bytes, grown by
-    /// doubling), and their lengths; both kept from block to block.
+    /// doubling), and one entry per field; both kept from block to block.
     @exclusivity(unchecked) private var blockBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
     @exclusivity(unchecked) private var blockCapacity = 1024
     @exclusivity(unchecked) private var blockByteCount = 0
-    @exclusivity(unchecked) private var blockLengths: [(name: Int, value: Int)] = []
+    @exclusivity(unchecked) private var blockEntries: [HTTP2HeaderFields.Entry] = []
     /// Its size as RFC 9113 counts it (name + value + 32 per field).
     @exclusivity(unchecked) var headerBlockSize = 0
     /// The DATA frame being received: its stream and the payload so far.
     @exclusivity(unchecked) var dataStreamID: Int32 = 0
     @exclusivity(unchecked) var dataPayload: [UInt8] = []
 
-    /// Streams with output: response submitted, data queued or trailers pending.
+    /// A client's streams with output (request body queued): nghttp2 makes a client stream
+    /// only when its HEADERS go out, so the record is kept here, by id.
     @exclusivity(unchecked) var streams: [Int32: OutboundStream] = [:]
+    /// A server's streams with output, found through nghttp2's stream user data (no hashing of
+    /// our own) and held here, linked, until nghttp2 closes them or the session ends.
+    @exclusivity(unchecked) var linkedStreams: OutboundStream?
     /// Bytes queued in all streams and not yet handed to nghttp2.
     @exclusivity(unchecked) var queuedBytes = 0
 
@@ -53,7 +60,34 @@ final class SessionState {
         self.maxHeaderListSize = maxHeaderListSize
     }
 
-    deinit { blockBytes.deallocate() }
+    deinit {
+        blockBytes.deallocate()
+        // Unlinked one by one: a long chain released from its head would recurse in deinit.
+        while let stream = linkedStreams {
+            linkedStreams = stream.next
+            stream.next = nil
+        }
+    }
+
+    /// Links a server stream's output side (held here until `unlink`).
+    func link(_ stream: OutboundStream) {
+        stream.next = linkedStreams
+        linkedStreams?.previous = stream
+        linkedStreams = stream
+    }
+
+    /// Lets go of a server stream's output side.
+    func unlink(_ stream: OutboundStream) {
+        queuedBytes -= stream.queue.count
+        if let previous = stream.previous {
+            previous.next = stream.next
+        } else {
+            linkedStreams = stream.next
+        }
+        stream.next?.previous = stream.previous
+        stream.next = nil
+        stream.previous = nil
+    }
 
     static func from(_ userData: UnsafeMutableRawPointer?) -> SessionState {
         Unmanaged<SessionState>.fromOpaque(userData!).takeUnretainedValue()
@@ -99,7 +133,7 @@ final class SessionState {
 
     func beginHeaders() {
         blockByteCount = 0
-        blockLengths.removeAll(keepingCapacity: true)
+        blockEntries.removeAll(keepingCapacity: true)
         headerBlockSize = 0
     }
 
@@ -109,7 +143,7 @@ final class SessionState {
         headerBlockSize += name.count + value.count + 32
         guard headerBlockSize <= maxHeaderListSize else {
             blockByteCount = 0
-            blockLengths.removeAll(keepingCapacity: true)
+            blockEntries.removeAll(keepingCapacity: true)
             return false
         }
         let needed = blockByteCount + name.count + value.count
@@ -125,21 +159,32 @@ final class SessionState {
         if let base = value.baseAddress {
             (blockBytes + blockByteCount + name.count).initialize(from: base, count: value.count)
         }
+        blockEntries.append(
+            HTTP2HeaderFields.Entry(
+                nameOffset: Int32(blockByteCount), nameLength: Int32(name.count), valueLength: Int32(value.count),
+                code: HTTP2CommonName(name)?.rawValue ?? HTTP2CommonName.noCode))
         blockByteCount = needed
-        blockLengths.append((name.count, value.count))
         return true
+    }
+
+    /// Calls `body` with the header block just completed, read in place (valid during the
+    /// call), then empties it for the next (the buffers stay).
+    func withHeaderFields<R>(_ body: (HTTP2HeaderFields) -> R) -> R {
+        defer {
+            blockByteCount = 0
+            blockEntries.removeAll(keepingCapacity: true)
+        }
+        return blockEntries.withUnsafeBufferPointer { entries in
+            body(
+                HTTP2HeaderFields(
+                    bytes: UnsafePointer(blockBytes), entries: entries.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                    count: entries.count))
+        }
     }
 
     /// The header block just completed, made into one `HTTP2HeaderBlock` (the buffers stay for the next).
     func takeHeaderBlock() -> HTTP2HeaderBlock {
-        let bytes = blockBytes
-        let count = blockByteCount
-        let block = HTTP2HeaderBlock(byteCount: count, lengths: blockLengths) {
-            $0.initialize(from: bytes, count: count)
-        }
-        blockByteCount = 0
-        blockLengths.removeAll(keepingCapacity: true)
-        return block
+        withHeaderFields { $0.block() }
     }
 
     func dataChunk(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -158,19 +203,34 @@ final class SessionState {
         return dataPayload
     }
 
-    func streamClosed(_ streamID: Int32, errorCode: UInt32) {
-        if let stream = streams.removeValue(forKey: streamID) { queuedBytes -= stream.queue.count }
+    /// nghttp2 closed the stream: its output side goes; a client is told of every close, a
+    /// server's delegate of those that were not a clean end of both sides.
+    func streamClosed(_ streamID: Int32, errorCode: UInt32, linked: OutboundStream?) {
+        if let linked {
+            unlink(linked)
+        } else if let stream = streams.removeValue(forKey: streamID) {
+            queuedBytes -= stream.queue.count
+        }
         if streamID == dataStreamID {
             dataStreamID = 0
             dataPayload = []
         }
-        events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
+        if let delegate {
+            if errorCode != 0 {
+                delegate.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode))
+            }
+        } else {
+            events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
+        }
     }
 }
 
 /// One stream's response side: what is queued for its DATA frames and what ends it. Confined to
 /// the connection's thread like `SessionState`, and unchecked for exclusivity as it is.
 final class OutboundStream {
+    /// The server's links (`SessionState.linkedStreams`).
+    @exclusivity(unchecked) var next: OutboundStream?
+    @exclusivity(unchecked) unowned(unsafe) var previous: OutboundStream?
     @exclusivity(unchecked) var queue = ByteQueue()
     /// Response headers submitted (once only).
     @exclusivity(unchecked) var headersSubmitted = false

@@ -27,7 +27,9 @@ extension ServerEnvironment {
     }
 
     /// `admit(path:caller:now:)` for a method already found.
-    public func admit(_ method: RegisteredMethod, caller: Authenticated, now: UInt64) throws(RPCError) -> RegisteredMethod {
+    public func admit(_ method: RegisteredMethod, caller: Authenticated, now: UInt64) throws(RPCError)
+        -> RegisteredMethod
+    {
         let path = method.path
         guard case .app(let appID) = caller else {
             guard method.allowsAnonymous else {

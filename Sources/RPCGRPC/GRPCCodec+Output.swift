@@ -6,16 +6,9 @@ import RPCCore
 extension GRPCCodec {
     func takeOutput() {
         guard sawOutputPermission else { return }
-        for event in http2.takeOutput(into: &core.outbound) {
-            switch event {
-            case .streamClosed(let id, _):
-                forgetClosed(id)
-                core.cancel(streamID: UInt32(id), reason: "the stream closed before the call completed")
-            case .connectionError(let reason):
-                core.fail(.protocolViolation(reason))
-            default:
-                break
-            }
+        // Streams that closed as their last frames went out are told to the delegate.
+        for case .connectionError(let reason) in http2.takeOutput(into: &core.outbound) {
+            core.fail(.protocolViolation(reason))
         }
     }
 
@@ -25,27 +18,40 @@ extension GRPCCodec {
     var wantsClose: Bool { refusedHTTP1 || http2.wantsClose }
 
     func writeReply(streamID: UInt32, _ message: ResponseMessage) {
-        let id = Int32(streamID)
         guard let stream = streams[streamID] else { return }
-        sendMessage(id, stream, framed(message))
-        finish(id, stream, error: nil)
+        reply(Int32(streamID), stream, framed(message))
     }
 
     func writeReply(streamID: UInt32, _ write: MessageWriter) {
-        let id = Int32(streamID)
         guard let stream = streams[streamID] else { return }
         // The message is written after room for its 5-byte prefix, which is filled in after it.
-        var scratch = takeScratch()
-        scratch.append(contentsOf: [0, 0, 0, 0, 0] as [UInt8])
-        let compressed = write(&scratch)
-        let length = scratch.count - 5
-        scratch[0] = compressed ? 1 : 0
-        scratch[1] = UInt8(truncatingIfNeeded: length >> 24)
-        scratch[2] = UInt8(truncatingIfNeeded: length >> 16)
-        scratch[3] = UInt8(truncatingIfNeeded: length >> 8)
-        scratch[4] = UInt8(truncatingIfNeeded: length)
-        sendMessage(id, stream, scratch)
-        finish(id, stream, error: nil)
+        var body: [UInt8] = []
+        body.reserveCapacity(64)
+        body.append(contentsOf: [0, 0, 0, 0, 0] as [UInt8])
+        let compressed = write(&body)
+        let length = body.count - 5
+        body[0] = compressed ? 1 : 0
+        body[1] = UInt8(truncatingIfNeeded: length >> 24)
+        body[2] = UInt8(truncatingIfNeeded: length >> 16)
+        body[3] = UInt8(truncatingIfNeeded: length >> 8)
+        body[4] = UInt8(truncatingIfNeeded: length)
+        reply(Int32(streamID), stream, body)
+    }
+
+    /// A unary call's whole answer: headers, its one message and OK trailers, submitted together.
+    private func reply(_ id: Int32, _ stream: Stream, _ body: [UInt8]) {
+        guard !stream.headersSent else {
+            sendMessage(id, stream, body)
+            return finish(id, stream, error: nil)
+        }
+        do throws(HTTP2Error) {
+            try http2.submitResponse(
+                streamID: id, headers: Self.responseHeaders(stream.responseEncoding), body: body,
+                trailers: Self.okTrailers)
+        } catch {
+            // Gone already: the client reset it.
+        }
+        forgetClosed(id)
     }
 
     func writeMessage(streamID: UInt32, _ message: ResponseMessage) {
@@ -130,14 +136,6 @@ extension GRPCCodec {
             // Gone already: the client reset it.
         }
         forgetClosed(id)
-    }
-
-    /// The scratch buffer for a reply written in place, emptied (its capacity kept).
-    private func takeScratch() -> [UInt8] {
-        var scratch: [UInt8] = []
-        swap(&scratch, &replyBuffer)
-        scratch.removeAll(keepingCapacity: true)
-        return scratch
     }
 
     // MARK: Header blocks

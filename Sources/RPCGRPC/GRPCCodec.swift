@@ -43,7 +43,7 @@ public protocol GRPCBidirectionalService: Sendable {
 /// nghttp2 never holds a partial frame).
 ///
 /// Confined to its connection's event loop.
-final class GRPCCodec: WireCodec {
+final class GRPCCodec: WireCodec, HTTP2ServerSessionDelegate {
     let wire = WireKind.grpc
 
     /// One request stream: what the codec keeps of it until its end is written. A class, so
@@ -94,14 +94,17 @@ final class GRPCCodec: WireCodec {
     /// to its loop's thread and none of its methods starts an access to one while another is
     /// under way, so the runtime's check would guard against nothing.
     @exclusivity(unchecked) var streams = StreamIDMap<Stream>()
-    /// The events of the frame being fed, and a spare array they trade places with.
+    /// The events of the frame being fed beyond what the delegate is told (a connection error),
+    /// kept from frame to frame.
     @exclusivity(unchecked) private var events: [HTTP2Event] = []
+    /// A DATA frame's bytes read in place, not yet copied: when its END_STREAM follows in the same
+    /// frame (a unary request's one DATA frame), the call starts from them with no copy; else they
+    /// are copied into the stream's reader when the frame has been fed.
+    @exclusivity(unchecked) private var borrowed: (streamID: UInt32, bytes: UnsafeRawBufferPointer)?
     /// The last request head's path, app and key, whose strings the next head reuses when equal.
     @exclusivity(unchecked) private var recentHead = GRPCRequestHead.Recent()
     /// Request bytes held over all streams (see `Stream.reserved`), against `maxBufferedInput`.
     @exclusivity(unchecked) private var bufferedInput = 0
-    /// The buffer a handler writes its reply into on the loop, kept from call to call.
-    @exclusivity(unchecked) var replyBuffer: [UInt8] = []
     /// The client's first bytes have arrived (the server's preface waits for them).
     private(set) var sawInput = false
     /// The connection preface (24 bytes) has been fed.
@@ -121,6 +124,7 @@ final class GRPCCodec: WireCodec {
         settings.maxConcurrentStreams = UInt32(core.limits.maxConcurrentCalls)
         settings.initialWindowSize = UInt32(Self.streamWindow)
         http2 = HTTP2ServerSession(configuration: settings)
+        http2.delegate = self
     }
 
     /// The HTTP/2 stream window the server announces: big enough that a request of a few hundred
@@ -187,17 +191,17 @@ final class GRPCCodec: WireCodec {
         return (offset, 0)
     }
 
-    /// Feeds one frame (or the preface) to nghttp2 and handles what it completed.
+    /// Feeds one frame (or the preface) to nghttp2, which tells the codec (its delegate) what it
+    /// completed; what is left of a DATA frame read in place is copied before its bytes go.
     private func feed(_ bytes: UnsafeRawBufferPointer) {
         http2.receive(bytes, into: &events)
+        if borrowed != nil { keepBorrowed() }
         guard !events.isEmpty else { return }
-        // Handled from a local array: handling may feed nothing, but it writes responses, which
-        // must not find `events` taken.
-        var batch: [HTTP2Event] = []
-        swap(&batch, &events)
-        for event in batch { handle(event) }
-        batch.removeAll(keepingCapacity: true)
-        swap(&batch, &events)
+        for case .connectionError(let reason) in events {
+            if http2.refusedPreface { core.handshakeRefused(.badPreface) }
+            core.fail(.protocolViolation(reason))
+        }
+        events.removeAll(keepingCapacity: true)
     }
 
     /// True when the first bytes of a connection are an HTTP/1 request line rather than HTTP/2's
@@ -229,33 +233,74 @@ final class GRPCCodec: WireCodec {
         refusedHTTP1 = true
     }
 
-    private func handle(_ event: HTTP2Event) {
-        switch event {
-        case .request(let id, let headers, let endStream):
-            openStream(id, headers: headers)
-            if endStream { requestEnded(id) }
-        case .data(let id, let bytes, let endStream):
-            received(bytes, on: id, ending: endStream)
-            if endStream { requestEnded(id) }
-        case .trailers(let id, _), .endStream(let id):
-            requestEnded(id)
-        case .streamReset(let id, _):
-            forgetClosed(id)
-            core.cancel(streamID: UInt32(id), reason: "the client reset the stream")
-        case .streamClosed(let id, _):
-            forgetClosed(id)
-            core.cancel(streamID: UInt32(id), reason: "the stream closed before the call completed")
-        case .goaway, .response:
-            break // a server session never reports a response
-        case .connectionError(let reason):
-            if http2.refusedPreface { core.handshakeRefused(.badPreface) }
-            core.fail(.protocolViolation(reason))
+    // MARK: What nghttp2 read (HTTP2ServerSessionDelegate)
+
+    func request(streamID id: Int32, headers: HTTP2HeaderFields, endStream: Bool) {
+        openStream(id, headers: headers)
+        if endStream { requestEnded(streamID: id) }
+    }
+
+    func requestData(streamID id: Int32, bytes: UnsafeRawBufferPointer) {
+        let streamID = UInt32(id)
+        guard let stream = streams[streamID], core.isLive(streamID) else { return }
+        if borrowed == nil, stream.bidirectional == nil, stream.request == nil, stream.reader.pending.isEmpty {
+            borrowed = (streamID, bytes)
+            return
         }
+        if borrowed != nil { keepBorrowed() }
+        received(Array(bytes), on: stream, id)
+    }
+
+    func requestEnded(streamID id: Int32) {
+        let streamID = UInt32(id)
+        guard let stream = streams[streamID], core.isLive(streamID) else { return }
+        if let borrowed, borrowed.streamID == streamID {
+            self.borrowed = nil
+            do throws(RPCError) {
+                if let method = stream.method,
+                    let message = try GRPCMessageReader.single(in: borrowed.bytes, limit: maxMessageBytes)
+                {
+                    // The whole request in this frame: started from the bytes in place.
+                    guard !message.compressed || stream.messageEncoding != nil else {
+                        return refuseRequest(
+                            id,
+                            .protocolViolation("a message is flagged compressed but the request names no grpc-encoding")
+                        )
+                    }
+                    return core.requestArrived(
+                        streamID: streamID, method: method,
+                        ConnectionCore.RequestBody(
+                            bytes: message.body, encoding: message.compressed ? stream.messageEncoding : nil))
+                }
+            } catch {
+                return refuseRequest(id, error)
+            }
+            received(Array(borrowed.bytes), on: stream, id)
+        }
+        requestEnded(id, stream)
+    }
+
+    func streamReset(streamID id: Int32, errorCode: HTTP2ErrorCode) {
+        forgetClosed(id)
+        core.cancel(streamID: UInt32(id), reason: "the client reset the stream")
+    }
+
+    func streamClosed(streamID id: Int32, errorCode: HTTP2ErrorCode) {
+        forgetClosed(id)
+        core.cancel(streamID: UInt32(id), reason: "the stream closed before the call completed")
+    }
+
+    /// The DATA bytes read in place, copied into their stream's reader before they go.
+    private func keepBorrowed() {
+        guard let borrowed else { return }
+        self.borrowed = nil
+        guard let stream = streams[borrowed.streamID], core.isLive(borrowed.streamID) else { return }
+        received(Array(borrowed.bytes), on: stream, Int32(borrowed.streamID))
     }
 
     // MARK: Requests
 
-    private func openStream(_ id: Int32, headers: HTTP2HeaderBlock) {
+    private func openStream(_ id: Int32, headers: HTTP2HeaderFields) {
         let streamID = UInt32(id)
         let head: GRPCRequestHead
         do throws(GRPCRequestHead.Refusal) {
@@ -317,12 +362,9 @@ final class GRPCCodec: WireCodec {
         streams[UInt32(id)] = stream
     }
 
-    /// A DATA frame's bytes for `id`: messages taken from them (one for a unary or
-    /// server-streaming call; each answered for a bidirectional one), and what waits for more
-    /// counted. With `ending` (the frame carries END_STREAM, as a unary request's one DATA frame
-    /// does) the request is taken in at once, so nothing is held to count.
-    private func received(_ bytes: [UInt8], on id: Int32, ending: Bool) {
-        guard let stream = streams[UInt32(id)], core.isLive(UInt32(id)) else { return }
+    /// A request's body bytes: messages taken from them (one for a unary or server-streaming
+    /// call; each answered for a bidirectional one), and what waits for more counted.
+    private func received(_ bytes: [UInt8], on stream: Stream, _ id: Int32) {
         do throws(RPCError) {
             if let service = stream.bidirectional {
                 try stream.reader.append(bytes, limit: maxMessageBytes) { message throws(RPCError) in
@@ -339,7 +381,6 @@ final class GRPCCodec: WireCodec {
         } catch {
             return refuseRequest(id, error)
         }
-        guard !ending else { return }
         settleBuffered(stream)
         if bufferedInput > maxBufferedInput || (stream.reserved > 0 && budget.isUnderPressure) {
             return refuseRequest(
@@ -379,8 +420,7 @@ final class GRPCCodec: WireCodec {
 
     /// The client half-closed: a unary or server-streaming call starts with its one message; a
     /// bidirectional one the codec serves ends OK.
-    private func requestEnded(_ id: Int32) {
-        guard let stream = streams[UInt32(id)], core.isLive(UInt32(id)) else { return }
+    private func requestEnded(_ id: Int32, _ stream: Stream) {
         guard stream.reader.pending.isEmpty else {
             return refuseRequest(
                 id, .protocolViolation("the request ended inside a message (its length prefix promised more)"))

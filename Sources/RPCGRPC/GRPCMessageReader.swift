@@ -69,8 +69,27 @@ public struct GRPCMessageReader {
         } else if offset > 0 {
             pending = Array(buffer[offset...])
         } else if pending.isEmpty {
-            pending = bytes  // the first part of a message: kept as it came, not copied
-        }  // else `pending` already holds it all, and grows in place as the rest arrives
+            pending = bytes // the first part of a message: kept as it came, not copied
+        } // else `pending` already holds it all, and grows in place as the rest arrives
+    }
+
+    /// The one whole message `bytes` hold exactly (its 5-byte prefix, then that many bytes), read
+    /// in place; nil when they hold anything else (part of one, several).
+    /// - Throws: as `append` does, for a bad flag or a length over `limit`.
+    public static func single(
+        in bytes: UnsafeRawBufferPointer, limit: Int
+    ) throws(RPCError) -> (compressed: Bool, body: UnsafeRawBufferPointer)? {
+        guard bytes.count >= 5 else { return nil }
+        let flag = bytes[0]
+        guard flag <= 1 else {
+            throw .protocolViolation("a gRPC message's compressed flag is \(flag); it must be 0 or 1")
+        }
+        let length = Int(bytes[1]) << 24 | Int(bytes[2]) << 16 | Int(bytes[3]) << 8 | Int(bytes[4])
+        guard length <= limit else {
+            throw .messageTooLarge("a request message of \(length) bytes exceeds the limit of \(limit) bytes")
+        }
+        guard bytes.count == 5 + length else { return nil }
+        return (flag == 1, UnsafeRawBufferPointer(rebasing: bytes[5...]))
     }
 
     /// Frames `message` for the wire: the flag byte, the length, the bytes.

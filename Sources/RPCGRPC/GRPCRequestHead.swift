@@ -57,13 +57,13 @@ struct GRPCRequestHead: Equatable {
         "accept-encoding", "content-length",
     ]
 
-    /// Reads a request header block (names lowercase, as HTTP/2 requires). On the hot path of
-    /// every call: the common names were recognised as the block was received, values are read
+    /// Reads a request's header fields (names lowercase, as HTTP/2 requires). On the hot path of
+    /// every call: the common names were recognised as the fields were received, values are read
     /// as bytes in place, and text is made only of what the call keeps.
     ///
     /// `recent` holds the text of the connection's last request (its path, app and key), which
     /// the next one most often repeats: equal bytes reuse those strings instead of making new ones.
-    static func parse(_ headers: HTTP2HeaderBlock, recent: inout Recent) throws(Refusal) -> GRPCRequestHead {
+    static func parse(_ headers: HTTP2HeaderFields, recent: inout Recent) throws(Refusal) -> GRPCRequestHead {
         var head = GRPCRequestHead()
         var method = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         var contentType = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
@@ -133,6 +133,12 @@ struct GRPCRequestHead: Equatable {
                     .unimplemented, "\(text) is not served: messages are protobuf (application/grpc+proto)"))
         }
         return head
+    }
+
+    /// `parse` of a block's fields (the block kept alive while they are read).
+    static func parse(_ block: HTTP2HeaderBlock, recent: inout Recent) throws(Refusal) -> GRPCRequestHead {
+        defer { withExtendedLifetime(block) {} }
+        return try parse(block.fields, recent: &recent)
     }
 
     private static let post = Array("POST".utf8)
