@@ -17,28 +17,36 @@ enum SessionCallbacks {
     /// The read callback of every response's (or request's) data provider.
     /// Its source is the stream's `OutboundStream` (unretained: `SessionState.streams` holds it).
     static let readData: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, source, user in
-        SessionState.from(user).readData(
-            session: session!, streamID: streamID,
-            stream: Unmanaged<OutboundStream>.fromOpaque(source!.pointee.ptr).takeUnretainedValue(), into: buffer!,
-            capacity: length, flags: flags!)
+        SessionState.with(user) { state in
+            Unmanaged<OutboundStream>.fromOpaque(source!.pointee.ptr)._withUnsafeGuaranteedRef { stream in
+                state.readData(
+                    session: session!, streamID: streamID, stream: stream, into: buffer!, capacity: length,
+                    flags: flags!)
+            }
+        }
     }
 
     private static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, _, user in
-        SessionState.from(user).beginHeaders()
+        SessionState.with(user) { $0.beginHeaders() }
         return 0
     }
 
     private static let onHeader: nghttp2_on_header_callback = { _, _, name, nameLength, value, valueLength, _, user in
-        let accepted = SessionState.from(user).header(
-            name: UnsafeBufferPointer(start: name, count: nameLength),
-            value: UnsafeBufferPointer(start: value, count: valueLength))
+        let accepted = SessionState.with(user) {
+            $0.header(
+                name: UnsafeBufferPointer(start: name, count: nameLength),
+                value: UnsafeBufferPointer(start: value, count: valueLength))
+        }
         // A temporal failure resets this stream only (INTERNAL_ERROR) and skips the rest of the block.
         return accepted ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
     }
 
     private static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, user in
-        let state = SessionState.from(user)
-        let frame = frame!.pointee
+        SessionState.with(user) { frameReceived(frame!, $0) }
+    }
+
+    private static func frameReceived(_ frame: UnsafePointer<nghttp2_frame>, _ state: SessionState) -> Int32 {
+        let frame = frame.pointee
         let streamID = frame.hd.stream_id
         let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         if let delegate = state.delegate {
@@ -90,11 +98,12 @@ enum SessionCallbacks {
     }
 
     private static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, user in
-        let state = SessionState.from(user)
-        if let delegate = state.delegate {
-            delegate.requestData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
-        } else {
-            state.dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+        SessionState.with(user) { state in
+            if let delegate = state.delegate {
+                delegate.requestData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+            } else {
+                state.dataChunk(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+            }
         }
         return 0
     }
@@ -104,20 +113,19 @@ enum SessionCallbacks {
         let linked = nghttp2_session_get_stream_user_data(session, streamID).map {
             Unmanaged<OutboundStream>.fromOpaque($0).takeUnretainedValue()
         }
-        SessionState.from(user).streamClosed(streamID, errorCode: errorCode, linked: linked)
+        SessionState.with(user) { $0.streamClosed(streamID, errorCode: errorCode, linked: linked) }
         return 0
     }
 
     /// Tells the caller's GOAWAYs from nghttp2's own, which it queues when it ends the connection
     /// over an error it found (its reason is the frame's debug data).
     private static let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, user in
+        guard UInt32(frame!.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
         let state = SessionState.from(user)
-        let frame = frame!.pointee
-        guard UInt32(frame.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
         if state.goawaysSubmitted > 0 {
             state.goawaysSubmitted -= 1
         } else {
-            let goaway = frame.goaway
+            let goaway = frame!.pointee.goaway
             let debug = String(
                 decoding: UnsafeBufferPointer(start: goaway.opaque_data, count: goaway.opaque_data_len), as: UTF8.self)
             let code = HTTP2ErrorCode(rawValue: goaway.error_code)

@@ -20,12 +20,15 @@ final class SessionState {
     @exclusivity(unchecked) unowned(unsafe) var delegate: (any HTTP2ServerSessionDelegate)?
 
     /// The header block being received (HEADERS and its CONTINUATIONs arrive as one run): its
-    /// names and values back to back (`blockByteCount` of `blockCapacity` bytes, grown by
-    /// doubling), and one entry per field; both kept from block to block.
+    /// names and values back to back (`blockByteCount` of `blockCapacity` bytes), and one entry
+    /// per field (`entryCount` of `entryCapacity`); both grown by doubling and kept from block to
+    /// block (plain buffers: an array's uniqueness check and bounds costs showed on every field).
     @exclusivity(unchecked) private var blockBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
     @exclusivity(unchecked) private var blockCapacity = 1024
     @exclusivity(unchecked) private var blockByteCount = 0
-    @exclusivity(unchecked) private var blockEntries: [HTTP2HeaderFields.Entry] = []
+    @exclusivity(unchecked) private var entries = UnsafeMutablePointer<HTTP2HeaderFields.Entry>.allocate(capacity: 16)
+    @exclusivity(unchecked) private var entryCapacity = 16
+    @exclusivity(unchecked) private var entryCount = 0
     /// Its size as RFC 9113 counts it (name + value + 32 per field).
     @exclusivity(unchecked) var headerBlockSize = 0
     /// The DATA frame being received: its stream and the payload so far.
@@ -62,6 +65,7 @@ final class SessionState {
 
     deinit {
         blockBytes.deallocate()
+        entries.deallocate()
         // Unlinked one by one: a long chain released from its head would recurse in deinit.
         while let stream = linkedStreams {
             linkedStreams = stream.next
@@ -91,6 +95,13 @@ final class SessionState {
 
     static func from(_ userData: UnsafeMutableRawPointer?) -> SessionState {
         Unmanaged<SessionState>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    /// Calls `body` with the state a callback's `userData` points to, with no reference counted
+    /// for the call: the session holds the state for as long as nghttp2 may call back.
+    @inline(__always)
+    static func with<R>(_ userData: UnsafeMutableRawPointer?, _ body: (SessionState) -> R) -> R {
+        Unmanaged<SessionState>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 
     /// Records the connection's failure (the first reason stays); `receive` reports it as an event.
@@ -133,7 +144,7 @@ final class SessionState {
 
     func beginHeaders() {
         blockByteCount = 0
-        blockEntries.removeAll(keepingCapacity: true)
+        entryCount = 0
         headerBlockSize = 0
     }
 
@@ -143,7 +154,7 @@ final class SessionState {
         headerBlockSize += name.count + value.count + 32
         guard headerBlockSize <= maxHeaderListSize else {
             blockByteCount = 0
-            blockEntries.removeAll(keepingCapacity: true)
+            entryCount = 0
             return false
         }
         let needed = blockByteCount + name.count + value.count
@@ -159,10 +170,18 @@ final class SessionState {
         if let base = value.baseAddress {
             (blockBytes + blockByteCount + name.count).initialize(from: base, count: value.count)
         }
-        blockEntries.append(
-            HTTP2HeaderFields.Entry(
+        if entryCount == entryCapacity {
+            let bigger = UnsafeMutablePointer<HTTP2HeaderFields.Entry>.allocate(capacity: 2 * entryCapacity)
+            bigger.moveInitialize(from: entries, count: entryCount)
+            entries.deallocate()
+            entries = bigger
+            entryCapacity *= 2
+        }
+        (entries + entryCount).initialize(
+            to: HTTP2HeaderFields.Entry(
                 nameOffset: Int32(blockByteCount), nameLength: Int32(name.count), valueLength: Int32(value.count),
                 code: HTTP2CommonName(name)?.rawValue ?? HTTP2CommonName.noCode))
+        entryCount += 1
         blockByteCount = needed
         return true
     }
@@ -172,14 +191,10 @@ final class SessionState {
     func withHeaderFields<R>(_ body: (HTTP2HeaderFields) -> R) -> R {
         defer {
             blockByteCount = 0
-            blockEntries.removeAll(keepingCapacity: true)
+            entryCount = 0
         }
-        return blockEntries.withUnsafeBufferPointer { entries in
-            body(
-                HTTP2HeaderFields(
-                    bytes: UnsafePointer(blockBytes), entries: entries.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                    count: entries.count))
-        }
+        return body(
+            HTTP2HeaderFields(bytes: UnsafePointer(blockBytes), entries: UnsafePointer(entries), count: entryCount))
     }
 
     /// The header block just completed, made into one `HTTP2HeaderBlock` (the buffers stay for the next).

@@ -1,5 +1,5 @@
 /// What a handler knows of its call: who calls, for whom, with which key, until when.
-public struct CallContext: Sendable {
+public final class CallContext: Sendable {
     /// The method path, e.g. "/moderation.v1.Moderation/KickMember".
     public let method: String
     /// The call's stream id on its connection.

@@ -1,6 +1,6 @@
 /// What a wire read of a call before its request message, in one shape whichever wire carried
 /// it: our `CallHeader`, or a gRPC request's header block.
-public struct CallHead: Sendable {
+public struct CallHead: Sendable, Equatable {
     /// The method path, e.g. "/moderation.v1.Moderation/KickMember".
     public var path: String
     /// The call's timeout, relative to when the head arrived; nil for none.

@@ -35,15 +35,11 @@ extension CallObserver {
 
 /// One ended call, as the access log and metrics see it.
 public struct CallRecord: Sendable {
+    /// The call's context, shared with its handler: the method's path as the client sent it, the
+    /// app, the acting user, the request id, the peer and the stream.
+    public let context: CallContext
     /// The method's index in the `MethodTable`, or nil when the path is not a method of the server.
     public let methodIndex: Int?
-    /// The method's path as the client sent it.
-    public let method: String
-    public let appID: String
-    public let onBehalfOf: String
-    public let requestID: String
-    public let peer: String
-    public let streamID: UInt32
     public let code: StatusCode
     public let errorCode: String
     /// From the CALL frame to the call's last frame.
@@ -56,25 +52,41 @@ public struct CallRecord: Sendable {
     /// the log (it is still counted): a flood of wrong keys writes a summary, not a line each.
     public let logged: Bool
 
+    public var method: String { context.method }
+    public var appID: String { context.appID }
+    public var onBehalfOf: String { context.onBehalfOf }
+    public var requestID: String { context.requestID }
+    public var peer: String { context.peer }
+    public var streamID: UInt32 { context.streamID }
+
+    /// The record of a call that ran: its context is the handler's (no field copied).
     public init(
-        methodIndex: Int?, method: String, appID: String, onBehalfOf: String, requestID: String, peer: String,
-        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64, isInternal: Bool? = nil,
-        wire: WireKind = .mrpc, logged: Bool = true
+        context: CallContext, methodIndex: Int?, code: StatusCode, errorCode: String, durationNanoseconds: UInt64,
+        isInternal: Bool?, wire: WireKind, logged: Bool = true
     ) {
+        self.context = context
         self.methodIndex = methodIndex
-        self.method = method
-        self.appID = appID
-        self.onBehalfOf = onBehalfOf
-        self.requestID = requestID
-        self.peer = peer
-        self.streamID = streamID
         self.code = code
         self.errorCode = errorCode
         self.durationNanoseconds = durationNanoseconds
         // From the path when the caller does not know (a refused call): a short scan, off the
         // hot path; a served call's method says it.
-        self.isInternal = isInternal ?? RuntimeServices.isInternal(path: method)
+        self.isInternal = isInternal ?? RuntimeServices.isInternal(path: context.method)
         self.wire = wire
         self.logged = logged
+    }
+
+    /// The record of a call from its fields (a refused call, which has no context of its own).
+    public init(
+        methodIndex: Int?, method: String, appID: String, onBehalfOf: String, requestID: String, peer: String,
+        streamID: UInt32, code: StatusCode, errorCode: String, durationNanoseconds: UInt64, isInternal: Bool? = nil,
+        wire: WireKind = .mrpc, logged: Bool = true
+    ) {
+        self.init(
+            context: CallContext(
+                method: method, streamID: streamID, appID: appID, onBehalfOf: onBehalfOf, requestID: requestID,
+                peer: peer),
+            methodIndex: methodIndex, code: code, errorCode: errorCode, durationNanoseconds: durationNanoseconds,
+            isInternal: isInternal, wire: wire, logged: logged)
     }
 }

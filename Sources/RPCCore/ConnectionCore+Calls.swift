@@ -34,7 +34,7 @@ extension ConnectionCore {
     ///   is then failed too).
     public func authenticateRequest(apiKey: String, appID: String) throws(RPCError) -> Authenticated {
         guard !apiKey.isEmpty else { return .anonymous }
-        if let lastKey, lastKey.apiKey == apiKey, lastKey.appID == appID { return .app(lastKey.app) }
+        if apiKey == lastAPIKey && appID == lastAppID { return .app(lastApp) }
         guard let app = environment.authenticator.authenticate(apiKey: apiKey, appID: appID) else {
             throw .unauthenticated("the API key is not valid")
         }
@@ -42,7 +42,7 @@ extension ConnectionCore {
             fail(error)
             throw error
         }
-        lastKey = (appID, apiKey, app)
+        (lastAPIKey, lastAppID, lastApp) = (apiKey, appID, app)
         machine.authenticated(anonymous: false, at: now)
         return .app(app)
     }

@@ -66,7 +66,11 @@ public final class ConnectionCore {
     var countedInApp = false
     /// The last key that authenticated, and its app: a gRPC connection sends the same key on
     /// every request, and the key store's constant-time check need not run again for it.
-    var lastKey: (appID: String, apiKey: String, app: String)?
+    /// Stored as plain strings (an optional tuple of them is copied field by field on each check);
+    /// an empty `lastAPIKey` means none yet.
+    var lastAPIKey = ""
+    var lastAppID = ""
+    var lastApp = ""
     /// The method the last admitted call called (see `admit`).
     var lastMethod: RegisteredMethod?
     /// A request of this connection is being taken in on the large-request pool: no further

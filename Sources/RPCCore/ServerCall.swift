@@ -53,10 +53,7 @@ public final class ServerCall: Sendable {
         if let observer {
             observer.callEnded(
                 CallRecord(
-                    methodIndex: methodIndex, method: context.method, appID: context.appID,
-                    onBehalfOf: context.onBehalfOf,
-                    requestID: context.requestID, peer: context.peer, streamID: streamID, code: code,
-                    errorCode: errorCode,
+                    context: context, methodIndex: methodIndex, code: code, errorCode: errorCode,
                     durationNanoseconds: clock() - startedAt, isInternal: isInternal, wire: wire))
         }
         return true

@@ -20,8 +20,9 @@ public struct GRPCWire: WireCodecFactory {
 
 /// A bidirectional method the gRPC codec serves itself (the method table holds unary and
 /// server-streaming methods only): one response message per request message, the stream ended
-/// with OK when the client half-closes. Server reflection is one.
-public protocol GRPCBidirectionalService: Sendable {
+/// with OK when the client half-closes. Server reflection is one. A class: each stream of its
+/// methods holds a reference to it.
+public protocol GRPCBidirectionalService: AnyObject, Sendable {
     /// The method paths it answers.
     var paths: [String] { get }
     /// The encoded response to one encoded request message on `path`.
@@ -90,6 +91,10 @@ final class GRPCCodec: WireCodec, HTTP2ServerSessionDelegate {
     /// The paths of the bidirectional services, read once (a service's `paths` may be made on
     /// every read): a request's path is looked up here before the method table.
     private let bidirectionalPaths: [(path: String, service: any GRPCBidirectionalService)]
+    /// The last request's path and the bidirectional service it names (mostly none): a request
+    /// for the same path (the same string, `GRPCRequestHead.Recent`) is not looked up again.
+    @exclusivity(unchecked) private var recentPath = ""
+    @exclusivity(unchecked) private var recentBidirectional: (any GRPCBidirectionalService)?
     /// The properties touched on every call are `@exclusivity(unchecked)`: the codec is confined
     /// to its loop's thread and none of its methods starts an access to one while another is
     /// under way, so the runtime's check would guard against nothing.
@@ -320,11 +325,12 @@ final class GRPCCodec: WireCodec, HTTP2ServerSessionDelegate {
             }
             return
         }
-        let callHead = CallHead(
-            path: head.path, timeoutNanoseconds: head.timeoutNanoseconds, onBehalfOf: head.onBehalfOf,
-            idempotencyKey: head.idempotencyKey, requestID: head.requestID, metadata: head.metadata,
-            byteCount: headers.listSize)
-        let bidirectional = bidirectionalPaths.first { $0.path == head.path }?.service
+        let callHead = head.call
+        if head.path != recentPath {
+            recentPath = head.path
+            recentBidirectional = bidirectionalPaths.first { $0.path == head.path }?.service
+        }
+        let bidirectional = recentBidirectional
         let caller: Authenticated
         let method: RegisteredMethod?
         do throws(RPCError) {

@@ -5,25 +5,27 @@ import RPCCore
 /// deadline and the message encodings — our CALL envelope, read from HTTP/2 headers as
 /// docs/GRPC.md maps it.
 struct GRPCRequestHead: Equatable {
-    /// `:path`, the method path we already use (`/moderation.v1.Moderation/KickMember`).
-    var path = ""
+    /// The call's head as every wire gives it to the core: `:path` (the method path we already
+    /// use, `/moderation.v1.Moderation/KickMember`), `grpc-timeout`, the envelope's headers,
+    /// custom metadata (every other header that is not HTTP/2's or gRPC's own; binary `-bin`
+    /// values stay in their base64 text), and the header list's size.
+    var call = CallHead(path: "")
     /// The API key, from `authorization: Bearer APP_ID:KEY` or `x-api-key` (`APP_ID:KEY` or `KEY`).
     var apiKey = ""
     /// The app the key is given for (the part before the key's first `:`), or empty.
     var appID = ""
-    var onBehalfOf = ""
-    var idempotencyKey = ""
-    var requestID = ""
-    /// Custom metadata: every other header that is not HTTP/2's or gRPC's own (binary `-bin`
-    /// values stay in their base64 text).
-    var metadata: [String: String] = [:]
-    /// `grpc-timeout`, in nanoseconds.
-    var timeoutNanoseconds: UInt64?
     /// `grpc-encoding` of the request's messages: nil for identity.
     var messageEncoding: CompressionFormat?
     /// Encodings the client accepts for the response's messages (`grpc-accept-encoding`), in the
     /// client's order.
     var acceptedEncodings: [CompressionFormat] = []
+
+    var path: String { call.path }
+    var onBehalfOf: String { call.onBehalfOf }
+    var idempotencyKey: String { call.idempotencyKey }
+    var requestID: String { call.requestID }
+    var metadata: [String: String] { call.metadata }
+    var timeoutNanoseconds: UInt64? { call.timeoutNanoseconds }
 
     /// Why a request is refused from its headers alone.
     enum Refusal: Error, Equatable {
@@ -65,6 +67,7 @@ struct GRPCRequestHead: Equatable {
     /// the next one most often repeats: equal bytes reuse those strings instead of making new ones.
     static func parse(_ headers: HTTP2HeaderFields, recent: inout Recent) throws(Refusal) -> GRPCRequestHead {
         var head = GRPCRequestHead()
+        head.call.byteCount = headers.listSize
         var method = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         var contentType = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         for index in 0..<headers.count {
@@ -72,14 +75,14 @@ struct GRPCRequestHead: Equatable {
             let value = field.value
             switch field.commonName {
             case .method?: method = value
-            case .path?: head.path = text(value, reusing: &recent.path)
+            case .path?: head.call.path = text(value, reusing: &recent.path)
             case .contentType?: contentType = value
             case .grpcTimeout?:
                 let text = String(decoding: value, as: UTF8.self)
                 guard let timeout = GRPCTimeout.nanoseconds(text) else {
                     throw .grpc(.invalidArgument("grpc-timeout \"\(text)\" is not a timeout (digits and a unit)"))
                 }
-                head.timeoutNanoseconds = timeout
+                head.call.timeoutNanoseconds = timeout
             case .grpcEncoding?: head.messageEncoding = try encoding(named: String(decoding: value, as: UTF8.self))
             case .grpcAcceptEncoding?:
                 head.acceptedEncodings = value.split(separator: UInt8(ascii: ",")).compactMap { name in
@@ -105,12 +108,12 @@ struct GRPCRequestHead: Equatable {
                 switch name {
                 case "x-api-key":
                     if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...], recent: &recent) }
-                case "x-on-behalf-of": head.onBehalfOf = String(decoding: value, as: UTF8.self)
-                case "x-idempotency-key": head.idempotencyKey = String(decoding: value, as: UTF8.self)
-                case "x-request-id": head.requestID = String(decoding: value, as: UTF8.self)
+                case "x-on-behalf-of": head.call.onBehalfOf = String(decoding: value, as: UTF8.self)
+                case "x-idempotency-key": head.call.idempotencyKey = String(decoding: value, as: UTF8.self)
+                case "x-request-id": head.call.requestID = String(decoding: value, as: UTF8.self)
                 default:
                     if name.hasPrefix(":") || name.hasPrefix("grpc-") || reserved.contains(name) { continue }
-                    head.metadata[name] = String(decoding: value, as: UTF8.self)
+                    head.call.metadata[name] = String(decoding: value, as: UTF8.self)
                 }
             }
         }
