@@ -192,6 +192,9 @@ final class FramedCodec: WireCodec {
         } catch {
             return core.refuse(streamID: streamID, .invalidArgument(error.description), head: nil, caller: caller)
         }
+        // Read before the head is made of the rest, which then takes the strings over (no copies).
+        let compression: MessageCompression =
+            acceptsDeflate && callHeader.acceptEncodings.contains("deflate") ? .framedDeflate : .none
         let head = CallHead(
             path: callHeader.method,
             timeoutNanoseconds: callHeader.timeoutMs > 0 ? UInt64(callHeader.timeoutMs) * 1_000_000 : nil,
@@ -205,8 +208,6 @@ final class FramedCodec: WireCodec {
                 streamID: streamID, error, head: head, caller: caller,
                 methodIndex: core.environment.methods[head.path]?.index)
         }
-        let compression: MessageCompression =
-            acceptsDeflate && callHeader.acceptEncodings.contains("deflate") ? .framedDeflate : .none
         core.open(
             streamID: streamID, head: head, method: method, caller: caller, compression: compression,
             request: ConnectionCore.RequestBody(
