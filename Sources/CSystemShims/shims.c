@@ -298,7 +298,7 @@ int cshim_log_value_needs_escape(const uint8_t *bytes, size_t count, int json) {
 
 size_t cshim_access_line_maximum(const cshim_access_line *line) {
     // Fixed text and numbers, then every value at its worst (\u00XX per byte, and quotes).
-    size_t total = 256;
+    size_t total = 256 + line->wire.count;
     const cshim_text *values[] = {&line->method, &line->status, &line->error_code, &line->app,
                                   &line->on_behalf_of, &line->request_id, &line->peer};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) total += 6 * values[i]->count + 2;
@@ -397,6 +397,8 @@ size_t cshim_format_access_line(uint8_t *out, const cshim_access_line *line, int
         out = put_json_string(out, line->peer);
         out = PUT(out, ",\"stream\":");
         out = put_decimal(out, line->stream);
+        out = PUT(out, ",\"wire\":");
+        out = put_json_string(out, line->wire);
         out = PUT(out, "}\n");
     } else {
         out = put(out, (const char *)line->time, 24);
@@ -418,6 +420,8 @@ size_t cshim_format_access_line(uint8_t *out, const cshim_access_line *line, int
         out = put_text_value(out, line->peer, 1);
         out = PUT(out, " stream=");
         out = put_decimal(out, line->stream);
+        out = PUT(out, " wire=");
+        out = put_text_value(out, line->wire, 1);
         *out++ = '\n';
     }
     return (size_t)(out - start);

@@ -27,11 +27,13 @@ final class AccessLog: @unchecked Sendable {
     /// Tells this log's buffers from another's in a thread's slot (tests run several servers
     /// in one process; an address could be reused, a number is not).
     private let id: UInt64
-    /// The method table's paths and the status codes' names, as bytes made once: a line copies
+    /// The method table's paths, the status codes' and the wires' names, as bytes made once: a line copies
     /// them from here, where a `String` would need a closure to reach its bytes.
     private let names: UnsafeMutablePointer<UInt8>
     private let methodNames: [cshim_text]
     private let statusNames: [cshim_text]
+    /// `WireKind`'s names, in `allCases` order.
+    private let wireNames: [cshim_text]
 
     private static let nextID = Atomic<UInt64>(1)
     private static let slots = ThreadLocal { AccessLogSlot() }
@@ -44,7 +46,8 @@ final class AccessLog: @unchecked Sendable {
         precondition(selection.sampleEvery >= 1, "sampleEvery must be at least 1")
         id = Self.nextID.add(1, ordering: .relaxed).oldValue
         let statuses = (0...16).map { StatusCode(rawValue: UInt32($0)).name }
-        let all = methods + statuses
+        let wires = WireKind.allCases.map(\.rawValue)
+        let all = methods + statuses + wires
         names = .allocate(capacity: max(1, all.reduce(0) { $0 + $1.utf8.count }))
         var texts: [cshim_text] = []
         var offset = 0
@@ -54,7 +57,8 @@ final class AccessLog: @unchecked Sendable {
             offset += name.utf8.count
         }
         methodNames = Array(texts.prefix(methods.count))
-        statusNames = Array(texts.suffix(statuses.count))
+        statusNames = Array(texts[methods.count..<methods.count + statuses.count])
+        wireNames = Array(texts.suffix(wires.count))
     }
 
     deinit { names.deallocate() }
@@ -63,9 +67,10 @@ final class AccessLog: @unchecked Sendable {
     /// this log's: ordinary lines are never dropped).
     var droppedLines: UInt64 { writer.droppedLines }
 
-    /// Writes `call`'s line, unless the selection leaves it out.
+    /// Writes `call`'s line, unless the selection leaves it out or the authentication throttle
+    /// kept it out (`CallRecord.logged`: a flood of wrong keys is summed up, not logged per call).
     func record(_ call: CallRecord) {
-        if call.isInternal && !selection.includeInternal { return }
+        if !call.logged || (call.isInternal && !selection.includeInternal) { return }
         let slot = Self.slots.value
         if selection.sampleEvery > 1 && call.code == .ok {
             slot.sampled &+= 1
@@ -77,6 +82,7 @@ final class AccessLog: @unchecked Sendable {
         var line = cshim_access_line()
         line.duration_ns = call.durationNanoseconds
         line.stream = call.streamID
+        line.wire = wireNames[call.wire == .grpc ? 1 : 0]
         let code = Int(call.code.rawValue)
         if code < statusNames.count { line.status = statusNames[code] }
         let known = call.methodIndex.flatMap { $0 < methodNames.count ? methodNames[$0] : nil }

@@ -16,7 +16,7 @@ final class ServerMetrics: CallObserver {
     private static let codes = 18 // 0–16, and one slot for any other
 
     private let methods: [String]
-    private let calls: Counters // [method][code]
+    private let calls: Counters // [wire][method][code]
     private let histogram: Counters // [method][bucket]: counts per bucket (not cumulative)
     private let durationSum: Counters // [method]: nanoseconds
     private let connection: Counters // opened, closed
@@ -27,7 +27,7 @@ final class ServerMetrics: CallObserver {
     /// three; the totals are sums of counters that only grow, so they only grow too.
     private let streamTraffic: Counters
     private let transport: Counters // see `slot(of:)`
-    private let internalCalls: Counters // [method][code], for calls of `RuntimeServices.isInternal` methods
+    private let internalCalls: Counters // [wire][method][code], for calls of `RuntimeServices.isInternal` methods
     private let accessLog: AccessLog?
     private let gauges: @Sendable () -> [Sample]
     /// Calls refused by the rate limit, by app: apps are those with keys (a refused call has
@@ -54,8 +54,8 @@ final class ServerMetrics: CallObserver {
     ) {
         self.methods = methods + ["unknown"]
         let slots = self.methods.count
-        calls = Counters(count: slots * Self.codes)
-        internalCalls = Counters(count: slots * Self.codes)
+        calls = Counters(count: Self.listeners.count * slots * Self.codes)
+        internalCalls = Counters(count: Self.listeners.count * slots * Self.codes)
         histogram = Counters(count: slots * (Self.durationBuckets.count + 1))
         durationSum = Counters(count: slots)
         connection = Counters(count: 2)
@@ -92,13 +92,14 @@ final class ServerMetrics: CallObserver {
         accessLog?.record(call)
         let method = call.methodIndex.map { min($0, methods.count - 1) } ?? methods.count - 1
         let code = min(Int(call.code.rawValue), Self.codes - 1)
+        let slot = (call.wire == .grpc ? methods.count : 0) * Self.codes + method * Self.codes + code
         // Tools' reflection and health calls are counted apart, so they never show in the
         // service's rates and latencies.
         guard !call.isInternal else {
-            internalCalls.add(method * Self.codes + code)
+            internalCalls.add(slot)
             return
         }
-        calls.add(method * Self.codes + code)
+        calls.add(slot)
         let seconds = Double(call.durationNanoseconds) / 1e9
         let bucket = Self.durationBuckets.firstIndex(where: { seconds <= $0 }) ?? Self.durationBuckets.count
         histogram.add(method * (Self.durationBuckets.count + 1) + bucket)
@@ -197,11 +198,13 @@ final class ServerMetrics: CallObserver {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
         header(
-            "mrpc_calls_total", "counter", "Calls ended, by method and gRPC status code (reflection and health apart).")
+            "mrpc_calls_total", "counter",
+            "Calls ended, by method, gRPC status code and wire (reflection and health apart).")
         renderCalls(calls, name: "mrpc_calls_total", into: &out)
         header(
             "mrpc_internal_calls_total", "counter",
-            "Calls of the runtime's reflection and health services (tools finding their way), by method and code.")
+            "Calls of the runtime's reflection and health services (tools finding their way), by method, code and wire."
+        )
         renderCalls(internalCalls, name: "mrpc_internal_calls_total", into: &out)
         header("mrpc_call_duration_seconds", "histogram", "Time from a call's CALL frame to its last frame, by method.")
         for (m, method) in methods.enumerated() {
@@ -315,12 +318,14 @@ final class ServerMetrics: CallObserver {
     }
 
     private func renderCalls(_ counters: Counters, name: String, into out: inout String) {
-        for (m, method) in methods.enumerated() {
-            for code in 0..<Self.codes {
-                let value = counters[m * Self.codes + code]
-                guard value > 0 else { continue }
-                let codeName = code < 17 ? StatusCode(rawValue: UInt32(code)).name : "OTHER"
-                out += "\(name){method=\"\(method)\",code=\"\(codeName)\"} \(value)\n"
+        for (w, wire) in Self.listeners.enumerated() {
+            for (m, method) in methods.enumerated() {
+                for code in 0..<Self.codes {
+                    let value = counters[(w * methods.count + m) * Self.codes + code]
+                    guard value > 0 else { continue }
+                    let codeName = code < 17 ? StatusCode(rawValue: UInt32(code)).name : "OTHER"
+                    out += "\(name){method=\"\(method)\",code=\"\(codeName)\",wire=\"\(Self.label(wire))\"} \(value)\n"
+                }
             }
         }
     }

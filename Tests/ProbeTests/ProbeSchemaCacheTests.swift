@@ -11,7 +11,7 @@ import Testing
 @Suite("rpc-probe schema cache", .serialized)
 struct ProbeSchemaCacheTests {
     static let fetches =
-        "mrpc_internal_calls_total{method=\"\(ReflectionMethods.getFileDescriptorSet.path)\",code=\"OK\"}"
+        "mrpc_internal_calls_total{method=\"\(ReflectionMethods.getFileDescriptorSet.path)\",code=\"OK\",wire=\"mrpc\"}"
 
     /// The descriptor set the server reflects.
     static let served = RPCSchema.fileDescriptorSet + ModerationSchema.fileDescriptorSet

@@ -60,7 +60,7 @@ struct AccessLogTests {
         #expect(
             lines[0].split(separator: " ", maxSplits: 1)[1]
                 == "INFO call method=/moderation.v1.Moderation/KickMember status=OK error_code=\"\" duration_ms=1.204 "
-                + "app=acme on_behalf_of=alice request_id=req-42 peer=10.0.0.7:53122 stream=17\n")
+                + "app=acme on_behalf_of=alice request_id=req-42 peer=10.0.0.7:53122 stream=17 wire=mrpc\n")
         #expect(lines[1].contains(" status=NOT_FOUND error_code=ERR_GROUP_NOT_FOUND "), "\(lines[1])")
         #expect(lines[1].contains(" request_id=\"\" "), "empty values are quoted: \(lines[1])")
     }
@@ -78,7 +78,7 @@ struct AccessLogTests {
                     ("method", call.method), ("status", call.code.name), ("error_code", call.errorCode),
                     ("duration_ms", LogMilliseconds(nanoseconds: call.durationNanoseconds)), ("app", call.appID),
                     ("on_behalf_of", call.onBehalfOf), ("request_id", call.requestID), ("peer", call.peer),
-                    ("stream", call.streamID),
+                    ("stream", call.streamID), ("wire", call.wire.rawValue),
                 ])
             let withoutTime = { (line: String) in line.replacing(#/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/#, with: "T")
             }
@@ -99,7 +99,26 @@ struct AccessLogTests {
         #expect(object["request_id"].string == "tab\there")
         #expect(object["duration_ms"].number == "1.204")
         #expect(object["stream"].number == "17")
+        #expect(object["wire"].string == "mrpc")
         #expect(object["error_code"].string == "")
+    }
+
+    @Test("a gRPC call's line says its wire; a refusal the authentication throttle kept out gets none")
+    func wireAndThrottle() throws {
+        let harness = Harness()
+        let grpc = Self.record()
+        harness.log.record(
+            CallRecord(
+                context: grpc.context, methodIndex: grpc.methodIndex, code: .ok, errorCode: "",
+                durationNanoseconds: 1, isInternal: false, wire: .grpc))
+        harness.log.record(
+            CallRecord(
+                context: grpc.context, methodIndex: grpc.methodIndex, code: .unauthenticated,
+                errorCode: "ERR_UNAUTHENTICATED", durationNanoseconds: 0, isInternal: false, wire: .grpc,
+                logged: false))
+        let lines = harness.flush()
+        try #require(lines.count == 1, "\(lines)")
+        #expect(lines[0].hasSuffix(" stream=17 wire=grpc\n"), "\(lines[0])")
     }
 
     @Test("sampling keeps one successful call in N per thread, and every failed call")
@@ -213,7 +232,10 @@ struct AccessLogTests {
         let lines = harness.flush()
         #expect(harness.writer.droppedLines == 0)
         #expect(lines.count == 40_000)
-        let streams = Set(lines.compactMap { $0.split(separator: "stream=").last.flatMap { Int($0.dropLast()) } })
+        let streams = Set(
+            lines.compactMap { line in
+                line.split(separator: " stream=").last.flatMap { Int($0.prefix { $0 != " " }) }
+            })
         #expect(streams.count == 40_000)
     }
 
@@ -231,9 +253,13 @@ struct AccessLogTests {
         metrics.callEnded(health)
         metrics.callEnded(health)
         let text = metrics.render()
-        #expect(text.contains("mrpc_calls_total{method=\"/moderation.v1.Moderation/KickMember\",code=\"OK\"} 1\n"))
+        #expect(
+            text.contains(
+                "mrpc_calls_total{method=\"/moderation.v1.Moderation/KickMember\",code=\"OK\",wire=\"mrpc\"} 1\n"))
         #expect(!text.contains("mrpc_calls_total{method=\"/mrpc.health.v1.Health/Check\""))
-        #expect(text.contains("mrpc_internal_calls_total{method=\"/mrpc.health.v1.Health/Check\",code=\"OK\"} 2\n"))
+        #expect(
+            text.contains(
+                "mrpc_internal_calls_total{method=\"/mrpc.health.v1.Health/Check\",code=\"OK\",wire=\"mrpc\"} 2\n"))
         #expect(!text.contains("mrpc_call_duration_seconds_count{method=\"/mrpc.health.v1.Health/Check\"}"))
         #expect(
             text.contains("# TYPE moderation_access_log_dropped_total counter\nmoderation_access_log_dropped_total 0\n")

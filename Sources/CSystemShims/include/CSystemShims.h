@@ -96,6 +96,8 @@ typedef struct {
     /// `2026-11-29T11:30:00.123Z`: exactly 24 bytes.
     const uint8_t *time;
     cshim_text method, status, error_code, app, on_behalf_of, request_id, peer;
+    /// The wire the call came on (`mrpc` or `grpc`): plain, never escaped.
+    cshim_text wire;
     uint64_t duration_ns;
     uint32_t stream;
     /// The method is a path of the server's method table, which needs no escaping.
@@ -107,7 +109,7 @@ size_t cshim_access_line_maximum(const cshim_access_line *line);
 
 /// Writes `line` into `out` (room for `cshim_access_line_maximum` bytes) as the text format's
 /// `TIME INFO call method=… status=… error_code=… duration_ms=… app=… on_behalf_of=…
-/// request_id=… peer=… stream=…` line, or (`json` 1) as one JSON object, newline included,
+/// request_id=… peer=… stream=… wire=…` line, or (`json` 1) as one JSON object, newline included,
 /// with values quoted and escaped exactly as the server's `Logger` does; returns the bytes
 /// written. In C because it runs for every call: the Swift formatting cost more than the call.
 size_t cshim_format_access_line(uint8_t *out, const cshim_access_line *line, int json);
