@@ -49,8 +49,9 @@ public final class HTTP2ServerSession {
             option, configuration.streamResetBurst, configuration.streamResetRate)
 
         var session: OpaquePointer?
-        let status = nghttp2_session_server_new2(
-            &session, callbacks, Unmanaged.passUnretained(state).toOpaque(), option)
+        var mem = CountingAllocator.mem(counting: state.allocatedBytes)
+        let status = nghttp2_session_server_new3(
+            &session, callbacks, Unmanaged.passUnretained(state).toOpaque(), option, &mem)
         precondition(status == 0 && session != nil, "nghttp2: out of memory")
         self.session = session!
 
@@ -73,6 +74,10 @@ public final class HTTP2ServerSession {
     }
 
     deinit { nghttp2_session_del(session) }
+
+    /// Bytes nghttp2 holds for this connection now: its HPACK tables, its streams, the frames it
+    /// has queued — what the peer can make it keep, for the server's memory budget.
+    public var allocatedBytes: Int { state.allocatedBytes.pointee }
 
     // MARK: Input
 

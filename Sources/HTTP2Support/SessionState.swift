@@ -59,13 +59,19 @@ final class SessionState {
     /// is its own, ending the connection after an error it found.
     var goawaysSubmitted = 0
 
+    /// Bytes nghttp2 holds for the session (`CountingAllocator`); outlives the nghttp2 session,
+    /// as this state does.
+    let allocatedBytes = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
     init(maxHeaderListSize: Int) {
         self.maxHeaderListSize = maxHeaderListSize
+        allocatedBytes.initialize(to: 0)
     }
 
     deinit {
         blockBytes.deallocate()
         entries.deallocate()
+        allocatedBytes.deallocate()
         // Unlinked one by one: a long chain released from its head would recurse in deinit.
         while let stream = linkedStreams {
             linkedStreams = stream.next

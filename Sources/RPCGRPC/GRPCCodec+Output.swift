@@ -14,7 +14,9 @@ extension GRPCCodec {
 
     var hasPendingOutput: Bool { sawOutputPermission && http2.wantsWrite }
     var queuedBytes: Int { http2.queuedBytes }
-    var stateBytes: Int { 0 }
+    /// nghttp2's own: HPACK tables, streams, frames queued (the request messages held for calls
+    /// not yet started are reserved in the budget as they arrive).
+    var stateBytes: Int { http2.allocatedBytes }
     var wantsClose: Bool { refusedHTTP1 || http2.wantsClose }
 
     func writeReply(streamID: UInt32, _ message: ResponseMessage) {

@@ -76,6 +76,29 @@ struct HTTP2ServerSessionTests {
         #expect(Array(events.dropFirst()) == ending.expected(id))
     }
 
+    @Test("what nghttp2 holds is counted: it grows with open streams and falls back when they close")
+    func allocatedBytes() throws {
+        var pair = HTTP2Pair()
+        pair.pump()
+        let idle = pair.server.allocatedBytes
+        #expect(idle > 0, "a session holds its HPACK tables and buffers")
+        let ids = (0..<50).map { _ in pair.client.request(body: Self.body, endStream: false) }
+        pair.pump()
+        _ = pair.takeServerEvents()
+        let open = pair.server.allocatedBytes
+        #expect(open > idle + 50 * 100, "50 open streams: \(open) bytes, idle \(idle)")
+        for id in ids {
+            try pair.server.submitResponseHeaders(streamID: id, headers: [HTTP2Header(":status", "200")])
+            try pair.server.submitTrailers(streamID: id, headers: [HTTP2Header("grpc-status", "0")])
+        }
+        pair.pump()
+        for id in ids { pair.client.send(streamID: id, bytes: [], endStream: true) }
+        pair.pump()
+        #expect(pair.server.allocatedBytes < open, "closed: \(pair.server.allocatedBytes), open \(open)")
+        #expect(pair.server.allocatedBytes <= idle + 4096, "closed: \(pair.server.allocatedBytes), idle \(idle)")
+        print("nghttp2 holds \(idle) bytes idle, \(open) with 50 open streams, \(pair.server.allocatedBytes) after")
+    }
+
     @Test("a response's headers, three DATA chunks and trailers reach the client intact; the stream then closes")
     func response() throws {
         var pair = HTTP2Pair()

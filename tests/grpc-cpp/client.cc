@@ -1,15 +1,28 @@
 // The gRPC C++ client test: the stock generator's stubs (protoc --grpc_out with grpc_cpp_plugin,
-// generated from proto/ at build time) against a running moderation-server's gRPC listener.
+// generated from proto/ at build time) against a running moderation-server, over cleartext
+// HTTP/2, TLS or mutual TLS.
 //
-//   moderation-grpc-client HOST:PORT APP_ID:KEY
+//   moderation-grpc-client HOST:PORT APP_ID:KEY [--tls CA.pem [--client-cert CERT.pem --client-key KEY.pem]]
+//                          [--health-only]
 //
-// Calls, with the API key in `authorization: Bearer APP_ID:KEY` and the acting user in
+// --tls: a TLS channel (grpc::SslCredentials) that trusts the CAs in CA.pem and verifies the
+// server's certificate against HOST (an IP address or a DNS name); --client-cert and --client-key
+// add a client certificate (mutual TLS). Without --tls the channel is cleartext (h2c).
+//
+// First, without an API key: grpc.health.v1.Health/Check answers SERVING (health checks need no
+// key, as load balancers and Kubernetes probes send none) and a moderation call (GetUser) is
+// refused with UNAUTHENTICATED. With --tls, the call's auth context says the transport is TLS
+// with a certificate for HOST. --health-only stops there.
+//
+// Then, with the API key in `authorization: Bearer APP_ID:KEY` and the acting user in
 // `x-on-behalf-of`: CreateUser (three users), CreateGroup on behalf of its owner, a Subscribe
 // stream (ClientReader) on behalf of the owner replaying the group's actions from after_seq 0
 // and then live, JoinGroup, a KickMember refused (by a user who is not a member: PERMISSION_DENIED
 // with reason ERR_GROUP_NOT_JOINED, read from the trailing metadata's grpc-status-details-bin as
 // a google.rpc.Status holding a google.rpc.ErrorInfo), KickMember by the owner; then reads the
-// stream's created, joined and kicked actions and cancels it with ClientContext::TryCancel().
+// stream's created, joined and kicked actions and cancels it with ClientContext::TryCancel(),
+// and checks that the channel still serves a keyed call (GetUser) and that a call without a key
+// on the same connection is still refused.
 // Prints one line per check ("ok - …" or "FAIL - …") and "N passed, M failed"; exits 0 only when
 // every check passed.
 
@@ -18,17 +31,21 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "moderation/v1/moderation.grpc.pb.h"
 
 namespace {
 
 namespace mv1 = moderation::v1;
+namespace hv1 = grpc::health::v1;
 
 int passed = 0;
 int failed = 0;
@@ -81,15 +98,127 @@ bool CreateUser(const Caller& caller, const std::string& uid, const std::string&
                status.ok() ? "the response names uid " + response.user().uid() : Describe(status));
 }
 
+// The whole of a file (a PEM), or exits: a missing file is a usage error.
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "moderation-grpc-client: cannot read %s\n", path.c_str());
+    std::exit(2);
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// A property of the call's auth context ("" when it has none).
+std::string AuthProperty(const grpc::ClientContext& context, const std::string& name) {
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (!auth) return "";
+  std::vector<grpc::string_ref> values = auth->FindPropertyValues(name);
+  return values.empty() ? "" : std::string(values[0].data(), values[0].size());
+}
+
+// Every value of a property of the call's auth context, comma-separated.
+std::string AuthProperties(const grpc::ClientContext& context, const std::string& name) {
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  std::string joined;
+  if (!auth) return joined;
+  for (const grpc::string_ref& value : auth->FindPropertyValues(name))
+    joined += (joined.empty() ? "" : ",") + std::string(value.data(), value.size());
+  return joined;
+}
+
+// A moderation call without an API key: refused with UNAUTHENTICATED.
+void GetUserWithoutKey(const Caller& caller, const std::string& when) {
+  mv1::GetUserRequest request;
+  request.set_uid("cpp-nobody");
+  mv1::GetUserResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::Status status = caller.stub->GetUser(&context, request, &response);
+  Check(status.error_code() == grpc::StatusCode::UNAUTHENTICATED,
+        "GetUser without an API key " + when + " refused with UNAUTHENTICATED", Describe(status));
+}
+
+void Usage(const char* program) {
+  std::fprintf(stderr,
+               "usage: %s HOST:PORT APP_ID:KEY [--tls CA.pem [--client-cert CERT.pem --client-key KEY.pem]] "
+               "[--health-only]\n",
+               program);
+  std::exit(2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s HOST:PORT APP_ID:KEY\n", argv[0]);
-    return 2;
-  }
+  if (argc < 3) Usage(argv[0]);
   const std::string target = argv[1];
-  Caller caller{mv1::Moderation::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials())), argv[2]};
+  const std::string key = argv[2];
+  std::string ca_file, cert_file, key_file;
+  bool health_only = false;
+  for (int i = 3; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--health-only") {
+      health_only = true;
+    } else if ((flag == "--tls" || flag == "--client-cert" || flag == "--client-key") && i + 1 < argc) {
+      (flag == "--tls" ? ca_file : flag == "--client-cert" ? cert_file : key_file) = argv[++i];
+    } else {
+      Usage(argv[0]);
+    }
+  }
+  if ((cert_file.empty() != key_file.empty()) || (!cert_file.empty() && ca_file.empty())) Usage(argv[0]);
+  const bool tls = !ca_file.empty();
+  // HOST of HOST:PORT ([::1]:PORT too): the name the server's certificate must carry.
+  std::string host = target.substr(0, target.rfind(':'));
+  if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (tls) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = ReadFile(ca_file);
+    if (!cert_file.empty()) {
+      options.pem_cert_chain = ReadFile(cert_file);
+      options.pem_private_key = ReadFile(key_file);
+    }
+    credentials = grpc::SslCredentials(options);
+  } else {
+    credentials = grpc::InsecureChannelCredentials();
+  }
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(target, credentials);
+  const std::string transport = !tls ? "cleartext" : cert_file.empty() ? "TLS" : "mutual TLS";
+  std::printf("# %s, %s\n", target.c_str(), transport.c_str());
+  std::fflush(stdout);
+  Caller caller{mv1::Moderation::NewStub(channel), key};
+  std::unique_ptr<hv1::Health::Stub> health = hv1::Health::NewStub(channel);
+
+  // Health/Check without an API key: the one service that needs none. It is the channel's first
+  // call, so it also makes the connection (and, with --tls, the TLS handshake).
+  {
+    hv1::HealthCheckRequest request;
+    hv1::HealthCheckResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    grpc::Status status = health->Check(&context, request, &response);
+    Check(status.ok() && response.status() == hv1::HealthCheckResponse::SERVING,
+          "Health/Check without an API key answers SERVING",
+          status.ok() ? "status " + hv1::HealthCheckResponse::ServingStatus_Name(response.status()) : Describe(status));
+    if (tls) {
+      // What gRPC's TLS handshake established: the transport, and the server certificate's names
+      // (verified against the target by gRPC before any call ran).
+      const std::string type = AuthProperty(context, GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME);
+      const std::string names = AuthProperties(context, GRPC_X509_SAN_PROPERTY_NAME);
+      bool named = ("," + names + ",").find("," + host + ",") != std::string::npos;
+      Check(status.ok() && type == GRPC_SSL_TRANSPORT_SECURITY_TYPE && named,
+            "the call went over TLS, to a certificate naming " + host,
+            "transport security \"" + type + "\", subject alternative names \"" + names + "\"");
+    }
+  }
+  GetUserWithoutKey(caller, "on a fresh connection");
+  if (health_only) {
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 && passed > 0 ? 0 : 1;
+  }
+
   const std::string guid = "cpp-room";
 
   // Unary calls, as the app.
@@ -224,6 +353,9 @@ int main(int argc, char** argv) {
     Check(status.ok() && response.user().name() == "Joiner", "GetUser after the cancel",
           status.ok() ? "name " + response.user().name() : Describe(status));
   }
+
+  // The connection has authenticated the key by now; a call without one is still refused.
+  GetUserWithoutKey(caller, "after keyed calls on the same connection");
 
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
