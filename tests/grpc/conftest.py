@@ -1,5 +1,5 @@
-"""Fixtures of the standard-gRPC tests: stubs generated from proto/, a real moderation-server with
-its gRPC listener, channels and metadata.
+"""Fixtures of the standard-gRPC tests: stubs generated from proto/, a real moderation-server and
+a channel to its main port, a throwaway certificate authority for TLS, and metadata.
 
 Environment (tests/grpc/run-tests sets the first two):
 
@@ -38,7 +38,7 @@ gen_stubs.check_imports(_stubs_dir)
 import grpc  # noqa: E402
 
 import grpc_support  # noqa: E402
-from grpc_support import GrpcUnsupported, ServerProcess  # noqa: E402
+from grpc_support import Certificates, GrpcUnsupported, ServerProcess  # noqa: E402
 from moderation.v1 import moderation_pb2 as m  # noqa: E402
 from moderation.v1 import moderation_pb2_grpc  # noqa: E402
 
@@ -70,16 +70,18 @@ def server_binary() -> str:
 
 @pytest.fixture(scope="session")
 def start_server(server_binary: str, tmp_path_factory) -> Iterator[Callable[..., ServerProcess]]:
-    """Starts a server of a test's own (``start_server(extra_args=[...])``) with its own data
-    directory and the suite's API key; every one is stopped at the end of the session (SIGTERM,
-    then SIGKILL), if the test did not stop it itself."""
+    """Starts a server of a test's own (``start_server(extra_args=[...])``; ``plaintext_listen=True``
+    adds a --plaintext-listen address) with its own data directory and the suite's API key; every
+    one is stopped at the end of the session (SIGTERM, then SIGKILL), if the test did not stop it
+    itself."""
     started: List[ServerProcess] = []
 
-    def start(extra_args: Optional[List[str]] = None, api_key: str = API_KEY) -> ServerProcess:
+    def start(extra_args: Optional[List[str]] = None, api_key: str = API_KEY,
+              plaintext_listen: bool = False) -> ServerProcess:
         base = tmp_path_factory.mktemp("server")
         try:
             server = ServerProcess(server_binary, str(base / "data"), api_key, str(base / "server.log"),
-                                   extra_args=extra_args)
+                                   extra_args=extra_args, plaintext_listen=plaintext_listen)
         except GrpcUnsupported as error:
             _unsupported.append(str(error))
             pytest.skip(str(error))
@@ -93,14 +95,22 @@ def start_server(server_binary: str, tmp_path_factory) -> Iterator[Callable[...,
 
 @pytest.fixture(scope="session")
 def server(start_server) -> ServerProcess:
-    """The suite's shared server: framed listener on an ephemeral port, gRPC on a free one."""
+    """The suite's shared server: the main port (--listen) ephemeral, --grpc-listen on a free port."""
     return start_server()
 
 
 @pytest.fixture(scope="session")
 def channel(server: ServerProcess) -> Iterator[grpc.Channel]:
-    with grpc.insecure_channel(server.grpc_target) as ch:
+    """A cleartext channel to the shared server's main port, the address a user is told about."""
+    with grpc.insecure_channel(server.target) as ch:
         yield ch
+
+
+@pytest.fixture(scope="session")
+def certificates(tmp_path_factory) -> Certificates:
+    """A throwaway CA with server and client certificates (grpc_support.make_test_ca), made once
+    per session in a temporary directory."""
+    return grpc_support.make_test_ca(str(tmp_path_factory.mktemp("certificates")))
 
 
 @pytest.fixture(scope="session")

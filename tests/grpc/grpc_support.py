@@ -1,5 +1,5 @@
-"""What the standard-gRPC tests share: a moderation-server process with its gRPC listener, call
-metadata, and reading our errors from gRPC's rich error model.
+"""What the standard-gRPC tests share: a moderation-server process and its listeners, a throwaway
+certificate authority for TLS, call metadata, and reading our errors from gRPC's rich error model.
 
 Nothing here knows our framed protocol: everything goes through stock grpcio, the stubs
 grpc_tools.protoc generated from proto/ (tests/grpc/gen_stubs.py), grpcio-health-checking,
@@ -9,6 +9,8 @@ grpcio-reflection and grpcio-status — the clients no one here wrote.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -27,7 +29,7 @@ GRPC_FLAG = "--grpc-listen"
 
 
 class GrpcUnsupported(Exception):
-    """The server binary does not accept --grpc-listen (a build from before issue 15)."""
+    """The server binary does not accept --grpc-listen (a build from before its gRPC listener)."""
 
 
 def free_port() -> int:
@@ -46,27 +48,42 @@ def check_supports_grpc(binary: str) -> None:
     text = result.stdout.decode(errors="replace")
     if GRPC_FLAG not in text:
         raise GrpcUnsupported("%s does not accept %s (its --help does not list it): this build has no "
-                              "standard gRPC listener yet (issue 15)" % (binary, GRPC_FLAG))
+                              "standard gRPC listener yet" % (binary, GRPC_FLAG))
 
 
 class ServerProcess:
-    """``moderation-server`` with its framed listener on an ephemeral port and its gRPC listener on
-    a free port of 127.0.0.1, a temporary data directory and one API key; stderr goes to
-    ``log_path``. Ready once a health Check on the gRPC port answers SERVING."""
+    """``moderation-server`` with its main listener (--listen) on an ephemeral port, its second
+    listener (--grpc-listen) on a free port of 127.0.0.1 and, with ``plaintext_listen``, a
+    --plaintext-listen address on another; a temporary data directory and one API key; stderr goes
+    to ``log_path``. Every listener serves gRPC and our framed protocol alike.
+
+    ``target`` is the main port (the address a user is told about, from the "listening on" line),
+    ``grpc_target`` the --grpc-listen address and ``plaintext_target`` the --plaintext-listen one
+    (None without it), each as ``127.0.0.1:PORT``. A cleartext server is ready once a health Check
+    on the main port answers SERVING; a server started with --tls-cert (``tls``) once its log says
+    "server started" with those addresses, since a cleartext probe cannot reach it."""
 
     def __init__(self, binary: str, data_dir: str, api_key: str, log_path: str,
-                 extra_args: Optional[Sequence[str]] = None, ready_timeout: float = 30) -> None:
+                 extra_args: Optional[Sequence[str]] = None, ready_timeout: float = 30,
+                 plaintext_listen: bool = False) -> None:
         self.binary = binary
         self.api_key = api_key
         self.app_id = api_key.split(":", 1)[0]
         self.log_path = log_path
+        self.tls = "--tls-cert" in (extra_args or [])
         os.makedirs(data_dir, exist_ok=True)
         last_error: Optional[Exception] = None
-        for _attempt in range(3):  # another process may take the free port before the server binds it
+        for _attempt in range(3):  # another process may take a free port before the server binds it
             self.grpc_port = free_port()
             self.grpc_target = "127.0.0.1:%d" % self.grpc_port
+            self.plaintext_target: Optional[str] = None
             args = [binary, "--listen", "127.0.0.1:0", GRPC_FLAG, self.grpc_target, "--data-dir", data_dir,
-                    "--api-key", api_key, "--shutdown-grace", "2", "--durability", "normal"] + list(extra_args or [])
+                    "--api-key", api_key, "--shutdown-grace", "2", "--durability", "normal"]
+            if plaintext_listen:
+                self.plaintext_target = "127.0.0.1:%d" % free_port()
+                args += ["--plaintext-listen", self.plaintext_target]
+            args += list(extra_args or [])
+            self._log_start = os.path.getsize(log_path) if os.path.exists(log_path) else 0
             self._log = open(log_path, "ab")
             self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._log)
             self.pid = self.process.pid
@@ -80,7 +97,7 @@ class ServerProcess:
             except _PortTaken as error:
                 last_error = error
                 self.kill()
-        raise RuntimeError("could not start the server on a free gRPC port: %s" % last_error)
+        raise RuntimeError("could not start the server on free ports: %s" % last_error)
 
     # -- start
 
@@ -90,15 +107,32 @@ class ServerProcess:
             line = raw.decode(errors="replace").rstrip("\n")
             self.stdout_lines.append(line)
             if line.startswith("listening on "):
-                self.framed_address = line[len("listening on "):].strip()
+                self.target = line[len("listening on "):].strip()
+                self.port = int(self.target.rsplit(":", 1)[1])
                 self._listening.set()
 
     def log_text(self) -> str:
+        """The server's log (its stderr) so far, from this server's start on."""
         try:
-            with open(self.log_path, errors="replace") as fh:
-                return fh.read()
+            with open(self.log_path, "rb") as fh:
+                fh.seek(getattr(self, "_log_start", 0))
+                return fh.read().decode(errors="replace")
         except OSError:
             return ""
+
+    def wait_for_log(self, pattern: str, timeout: float = 10) -> str:
+        """The first line of the log matching the regular expression ``pattern``, waiting up to
+        ``timeout`` s for it; AssertionError (with the log's end) when none comes."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            for line in self.log_text().splitlines():
+                if regex.search(line):
+                    return line
+            if time.monotonic() > deadline:
+                raise AssertionError("no line of the server log matches %r within %g s; it ends:\n%s"
+                                     % (pattern, timeout, "\n".join(self.log_text().splitlines()[-20:])))
+            time.sleep(0.05)
 
     def _exited(self) -> None:
         code = self.process.wait()
@@ -109,7 +143,7 @@ class ServerProcess:
             raise GrpcUnsupported("%s refused %s: %s" % (self.binary, GRPC_FLAG, log.strip().splitlines()[-1]))
         if "in use" in log.lower():
             raise _PortTaken(log.strip().splitlines()[-1])
-        raise RuntimeError("the server exited (code %s) before serving gRPC; its log ends:\n%s"
+        raise RuntimeError("the server exited (code %s) before serving; its log ends:\n%s"
                            % (code, "\n".join(log.strip().splitlines()[-20:])))
 
     def _await_ready(self, timeout: float) -> None:
@@ -120,8 +154,35 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 self.kill()
                 raise RuntimeError("the server printed no 'listening on' line within %g s" % timeout)
+        if self.tls:
+            self._await_started_line(deadline, timeout)
+        else:
+            self._await_serving(deadline, timeout)
+
+    def _await_started_line(self, deadline: float, timeout: float) -> None:
+        """TLS only: the "server started" log line, naming every listener, says all are bound."""
+        expected = ["listen=" + self.target, "grpc_listen=" + self.grpc_target]
+        if self.plaintext_target:
+            expected.append("plaintext_listen=" + self.plaintext_target)
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                self._exited()
+            for line in self.log_text().splitlines():
+                if " server started " in line:
+                    fields = line.split()
+                    missing = [field for field in expected if field not in fields]
+                    if missing or "tls=off" in fields:
+                        self.kill()
+                        raise RuntimeError("the server started without %s: %s"
+                                           % (", ".join(missing) or "TLS", line))
+                    return
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError("the TLS server logged no 'server started' line within %g s" % timeout)
+
+    def _await_serving(self, deadline: float, timeout: float) -> None:
         last: Optional[BaseException] = None
-        with grpc.insecure_channel(self.grpc_target) as channel:
+        with grpc.insecure_channel(self.target) as channel:
             health = health_pb2_grpc.HealthStub(channel)
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
@@ -136,8 +197,8 @@ class ServerProcess:
                     last = error
                 time.sleep(0.1)
         self.kill()
-        raise RuntimeError("the gRPC listener %s did not answer a health Check with SERVING within %g s (last: %s)"
-                           % (self.grpc_target, timeout, describe(last) if isinstance(last, grpc.RpcError) else last))
+        raise RuntimeError("the main port %s did not answer a health Check with SERVING within %g s (last: %s)"
+                           % (self.target, timeout, describe(last) if isinstance(last, grpc.RpcError) else last))
 
     # -- stop
 
@@ -169,6 +230,71 @@ class ServerProcess:
 
 class _PortTaken(Exception):
     pass
+
+
+# -- TLS
+
+class Certificates:
+    """A throwaway certificate authority and its certificates, made by ``make_test_ca`` (PEM files
+    in ``directory``): ``ca.pem``; ``server.pem``/``server.key`` for localhost and 127.0.0.1;
+    ``client.pem``/``client.key`` issued by ca; and ``other-ca.pem`` with
+    ``other-client.pem``/``other-client.key``, issued by another CA the server does not trust."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.directory, name)
+
+    def read(self, name: str) -> bytes:
+        with open(self.path(name), "rb") as fh:
+            return fh.read()
+
+    def server_args(self, client_ca: bool = False) -> List[str]:
+        """The server's flags: TLS with server.pem, and with ``client_ca`` client certificates of
+        ca.pem required (mutual TLS)."""
+        args = ["--tls-cert", self.path("server.pem"), "--tls-key", self.path("server.key")]
+        if client_ca:
+            args += ["--tls-client-ca", self.path("ca.pem")]
+        return args
+
+    def credentials(self, client: Optional[str] = None) -> grpc.ChannelCredentials:
+        """grpcio's TLS credentials trusting ca.pem; with ``client`` ("client" or "other-client")
+        they present that certificate."""
+        if client is None:
+            return grpc.ssl_channel_credentials(root_certificates=self.read("ca.pem"))
+        return grpc.ssl_channel_credentials(root_certificates=self.read("ca.pem"),
+                                            private_key=self.read(client + ".key"),
+                                            certificate_chain=self.read(client + ".pem"))
+
+
+def make_test_ca(directory: str) -> Certificates:
+    """Makes a throwaway CA and its certificates in ``directory`` with the openssl command line
+    (P-256 keys, valid two days), the same set as tests/grpc-server.sh's make_test_ca."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise RuntimeError("the TLS tests need the openssl command line, which is not on PATH")
+    os.makedirs(directory, exist_ok=True)
+
+    def run(*args: str) -> None:
+        result = subprocess.run([openssl] + list(args), cwd=directory, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, timeout=60)
+        if result.returncode != 0:
+            raise RuntimeError("openssl %s failed:\n%s" % (" ".join(args), result.stdout.decode(errors="replace")))
+
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    for ca in ("ca", "other-ca"):
+        run("req", "-x509", *key, "-days", "2", "-subj", "/CN=moderation test %s" % ca,
+            "-keyout", ca + ".key", "-out", ca + ".pem")
+    with open(os.path.join(directory, "server.ext"), "w") as fh:
+        fh.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    for name, ca, extra in (("server", "ca", ["-extfile", "server.ext"]), ("client", "ca", []),
+                            ("other-client", "other-ca", [])):
+        run("req", *key, "-subj", "/CN=%s" % ("localhost" if name == "server" else name),
+            "-keyout", name + ".key", "-out", name + ".csr")
+        run("x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key", "-CAcreateserial",
+            "-days", "2", *extra, "-out", name + ".pem")
+    return Certificates(directory)
 
 
 # -- metadata
@@ -351,7 +477,7 @@ class StreamCollector:
 
 
 class ByteCountingProxy:
-    """A TCP relay in front of the gRPC listener that counts the bytes each way: what grpcio puts
+    """A TCP relay in front of a listener that counts the bytes each way: what grpcio puts
     on the wire, so a test can tell that a message really travelled compressed (grpcio does not
     show the grpc-encoding it received). ``with ByteCountingProxy(target) as proxy:`` then dial
     ``proxy.target``; ``proxy.up`` (client → server) and ``proxy.down`` are running totals."""

@@ -70,7 +70,7 @@ def test_compressed_requests_and_responses(server, stub, users, run_id, encoding
     request = m.UpdateUserRequest(uid=uid, avatar="https://avatars.example/" + "b" * 2900, metadata=metadata)
     size = request.ByteSize()
     assert size > 6000
-    with measured(server.grpc_target, encoding if where == "channel" else None) as (mod, proxy):
+    with measured(server.target, encoding if where == "channel" else None) as (mod, proxy):
         kwargs = {} if where == "channel" else {"compression": encoding}
         reply, up, down = bytes_of(proxy, lambda: mod.UpdateUser(request, **kwargs))
     assert (reply.user.avatar, dict(reply.user.metadata)) == (request.avatar, metadata)
@@ -83,7 +83,7 @@ def test_the_relay_sees_an_uncompressed_request_whole(server, users) -> None:
     """The control of the measurements above: without compression the bytes are all there."""
     (uid,) = users("plain")
     request = m.UpdateUserRequest(uid=uid, avatar="https://avatars.example/" + "b" * 2900)
-    with measured(server.grpc_target) as (mod, proxy):
+    with measured(server.target) as (mod, proxy):
         reply, up, _ = bytes_of(proxy, lambda: mod.UpdateUser(request))
     assert reply.user.avatar == request.avatar
     assert up >= request.ByteSize(), "%d bytes went up for a %d-byte request" % (up, request.ByteSize())
@@ -93,7 +93,7 @@ def test_the_relay_sees_an_uncompressed_request_whole(server, users) -> None:
 def test_a_large_response_compressed_and_not(server, big_group, encoding) -> None:
     guid, owner, size = big_group
     assert size > 300_000
-    with measured(server.grpc_target) as (mod, proxy):
+    with measured(server.target) as (mod, proxy):
         request = m.ListMembersRequest(guid=guid, limit=100)
         kwargs = {} if encoding is None else {"compression": encoding}
         reply, up, down = bytes_of(proxy, lambda: mod.ListMembers(request, as_=owner, **kwargs))
@@ -107,7 +107,7 @@ def test_a_large_response_compressed_and_not(server, big_group, encoding) -> Non
 def test_a_large_compressed_request_under_the_limit_is_inflated_and_read(server, encoding) -> None:
     """3 MiB (under the 4 MiB limit) that compress to a few KB: the server inflates and decodes
     it, and refuses it only for the avatar's own limit of 3000 characters."""
-    with measured(server.grpc_target) as (mod, proxy):
+    with measured(server.target) as (mod, proxy):
         request = m.CreateUserRequest(uid="whale", avatar="a" * (3 * MiB))
         (error, _), up, _ = bytes_of(proxy, lambda: expect_error(
             S.INVALID_ARGUMENT, "ERR_INVALID_ARGUMENT", lambda: mod.CreateUser(request, compression=encoding)))
@@ -127,7 +127,7 @@ def test_a_request_over_4_mib_is_resource_exhausted(server, stub) -> None:
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_a_compressed_request_inflating_over_4_mib_is_resource_exhausted(server, encoding) -> None:
     """A few KB on the wire that inflate to 5 MiB (a compression bomb): refused after inflation."""
-    with measured(server.grpc_target) as (mod, proxy):
+    with measured(server.target) as (mod, proxy):
         request = m.CreateUserRequest(uid="bomb", avatar="a" * (5 * MiB))
         _, up, _ = bytes_of(proxy, lambda: expect_error(
             S.RESOURCE_EXHAUSTED, "ERR_MESSAGE_TOO_LARGE", lambda: mod.CreateUser(request, compression=encoding)))

@@ -154,7 +154,7 @@ def test_error_details_travel_in_error_info_metadata(stub, users, run_id) -> Non
 
 def test_the_app_rate_limit_reports_retry_after_ms(start_server) -> None:
     server = start_server(["--rate-limit", "1", "--rate-burst", "2"])
-    with grpc.insecure_channel(server.grpc_target) as channel:
+    with grpc.insecure_channel(server.target) as channel:
         mod = Moderation(moderation_pb2_grpc.ModerationStub(channel), API_KEY)
         outcomes = []
         for i in range(6):

@@ -116,7 +116,7 @@ def v1_database(channel: grpc.Channel):
 
 @pytest.fixture
 def keyed_channel(server):
-    with grpc.insecure_channel(server.grpc_target) as channel:
+    with grpc.insecure_channel(server.target) as channel:
         yield grpc.intercept_channel(channel, _AddMetadata(auth(API_KEY)))
 
 

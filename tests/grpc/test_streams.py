@@ -139,7 +139,7 @@ def test_a_deadline_ends_a_subscribe_with_deadline_exceeded(stub, users, run_id)
 def _limited(start_server):
     """A server allowing one subscription per app: what the server frees shows what it ended."""
     server = start_server(["--max-subscriptions-per-app", "1"])
-    channel = grpc.insecure_channel(server.grpc_target)
+    channel = grpc.insecure_channel(server.target)
     mod = Moderation(moderation_pb2_grpc.ModerationStub(channel), API_KEY)
     mod.CreateUser(m.CreateUserRequest(uid="owner"))
     created_seq = make_group(mod, "owner", "g")
