@@ -64,8 +64,10 @@ extension SocketConnection {
 
     /// A plaintext client on the TLS listener (its first bytes are our preface or HTTP/2's, not a
     /// TLS record): one of ours gets a GOAWAY it can read, saying why, instead of a TLS alert it
-    /// cannot; an HTTP/2 one gets HTTP/2's GOAWAY with the reason as its debug data. Then the
-    /// connection closes. Costs one peek per TLS connection, before OpenSSL reads anything.
+    /// cannot; an HTTP/2 one gets HTTP/2's GOAWAY with the reason as its debug data — and no
+    /// SETTINGS before it, so that the client never counts the connection as made: gRPC clients
+    /// retry a made connection at once, but back off from one that failed. Then the connection
+    /// closes. Costs one peek per TLS connection, before OpenSSL reads anything.
     private func refusedPlaintextPeer() -> Bool {
         var first: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         let n = withUnsafeMutableBytes(of: &first) { recv(fd, $0.baseAddress, 4, Int32(MSG_PEEK)) }
@@ -77,11 +79,10 @@ extension SocketConnection {
                 lastStreamID: 0,
                 error: .protocolViolation("\(reason) (rpc-probe --tls, the Python client's tls=True)"), into: &refusal)
         } else if first == (UInt8(ascii: "P"), UInt8(ascii: "R"), UInt8(ascii: "I"), UInt8(ascii: " ")) {
-            // HTTP/2: the server's preface (an empty SETTINGS), then GOAWAY(0, PROTOCOL_ERROR).
+            // HTTP/2: GOAWAY(0, PROTOCOL_ERROR) alone.
             let debug = Array(reason.utf8)
-            refusal = [0, 0, 0, 0x04, 0, 0, 0, 0, 0]
             let length = 8 + debug.count
-            refusal += [UInt8(length >> 16), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x07, 0, 0, 0, 0, 0]
+            refusal = [UInt8(length >> 16), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x07, 0, 0, 0, 0, 0]
             refusal += [0, 0, 0, 0, 0, 0, 0, 1] + debug
         } else {
             return false

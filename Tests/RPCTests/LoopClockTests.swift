@@ -1,3 +1,5 @@
+import HTTP2Support
+import ProtoBridge
 import RPCCore
 import RPCMessages
 import Synchronization
@@ -145,6 +147,120 @@ struct LoopClockTests {
         #expect(reply.type == .reply)
         #expect(try reply.replyError()?.code == .deadlineExceeded)
         #expect(server.service.waitForTermination(of: 1) == .deadlineExceeded)
+    }
+}
+
+/// The same timers for a gRPC connection on the same port: the core's lifecycle is shared, and
+/// these check that its timers reach the HTTP/2 wire — GOAWAY and close, PING, a stream ended
+/// with its status — at their moment and not before.
+@Suite("Loop timers on a manual clock, gRPC: handshake, idle, keepalive, request timeout, deadlines")
+struct GRPCLoopClockTests {
+    static let key = "\(Frames.appID):\(Frames.apiKey)"
+    static let echo = GRPCSessionHarness.frame(EchoRequest(payload: [1, 2, 3]).serializedBytes())
+
+    /// A call that completed, so the connection is authenticated and idle.
+    private func served(_ server: TestServer) throws -> GRPCSocketClient {
+        let client = try GRPCSocketClient(port: server.port)
+        let id = try client.call(DiagnosticsMethods.echo.path, message: Self.echo, apiKey: Self.key)
+        #expect(try client.exchange(untilMs: 2_000) { client.ending(of: id) != nil })
+        return client
+    }
+
+    @Test("a connection that sends no request closes at the handshake timeout, not before", arguments: [false, true])
+    func handshakeTimeout(preface: Bool) throws {
+        var limits = ServerLimits()
+        limits.handshakeTimeoutMs = 10_000
+        let server = try TestServer(limits: limits, clock: ManualClock())
+        defer { server.stop() }
+        let client = try GRPCSocketClient(port: server.port, preface: preface)
+        #expect(server.waitForConnections(1))
+        // The server's SETTINGS answer the client's preface at once.
+        #expect(try client.exchange(untilMs: 2_000) { !preface || !client.frameTypes.isEmpty })
+        server.advance(ms: 9_999)
+        #expect(try client.isQuiet(), "nothing before the timeout: \(client.frameTypes)")
+        server.advance(ms: 1)
+        #expect(try client.closes())
+        if preface { #expect(client.frameTypes.contains(GRPCSocketClient.goaway), "\(client.frameTypes)") }
+    }
+
+    @Test("an authenticated connection with no call in flight gets GOAWAY at the idle timeout, then closes")
+    func idleTimeout() throws {
+        var limits = ServerLimits()
+        limits.idleTimeoutMs = 300_000
+        let server = try TestServer(limits: limits, clock: ManualClock())
+        defer { server.stop() }
+        let client = try served(server)
+        server.advance(ms: 299_999)
+        #expect(try client.isQuiet())
+        server.advance(ms: 1)
+        #expect(try client.closes())
+        #expect(client.frameTypes.contains(GRPCSocketClient.goaway), "\(client.frameTypes)")
+    }
+
+    @Test("a quiet peer with a call in flight gets a PING, and is closed when it does not answer")
+    func keepalive() throws {
+        var limits = ServerLimits()
+        limits.keepaliveIntervalMs = 60_000
+        limits.keepaliveTimeoutMs = 20_000
+        let server = try TestServer(limits: limits, clock: ManualClock())
+        defer {
+            server.service.releaseParked()
+            server.stop()
+        }
+        let client = try GRPCSocketClient(port: server.port)
+        try client.call(TestService.park.path, message: Self.echo, apiKey: Self.key)
+        #expect(server.service.waitForParked(1))
+        _ = try client.exchange()
+        server.advance(ms: 59_999)
+        #expect(try client.isQuiet())
+        server.advance(ms: 1)
+        #expect(try client.exchange(waitMs: 2_000, answer: false).contains(GRPCSocketClient.ping))
+        server.advance(ms: 19_999)
+        #expect(try client.isQuiet())
+        server.advance(ms: 1)
+        #expect(try client.closes())
+    }
+
+    @Test("a request whose message never ends: DEADLINE_EXCEEDED at the request timeout, the connection stays")
+    func requestTimeout() throws {
+        var limits = ServerLimits()
+        limits.requestTimeoutMs = 30_000
+        limits.keepaliveIntervalMs = 600_000
+        let server = try TestServer(limits: limits, clock: ManualClock())
+        defer { server.stop() }
+        let client = try served(server)
+        let open = try client.call(
+            DiagnosticsMethods.echo.path, message: Array(Self.echo.prefix(6)), apiKey: Self.key, end: false)
+        _ = try client.exchange()
+        server.advance(ms: 29_999)
+        #expect(try client.isQuiet())
+        #expect(client.ending(of: open) == nil)
+        server.advance(ms: 1_000)
+        #expect(try client.exchange(untilMs: 2_000) { client.ending(of: open) != nil })
+        let ending = try #require(client.ending(of: open))
+        #expect(ending.first(named: "grpc-status") == String(StatusCode.deadlineExceeded.rawValue))
+        #expect(!client.raw.peerClosed)
+    }
+
+    @Test("grpc-timeout: DEADLINE_EXCEEDED at the deadline, and the handler is told")
+    func callDeadline() throws {
+        let server = try TestServer(clock: ManualClock())
+        defer {
+            server.service.releaseParked()
+            server.stop()
+        }
+        let client = try GRPCSocketClient(port: server.port)
+        let id = try client.call(
+            TestService.park.path, message: Self.echo, apiKey: Self.key, extra: [HTTP2Header("grpc-timeout", "500m")])
+        #expect(server.service.waitForParked(1))
+        _ = try client.exchange()
+        server.advance(ms: 499)
+        #expect(try client.isQuiet())
+        server.advance(ms: 1)
+        #expect(try client.exchange(untilMs: 2_000) { client.ending(of: id) != nil })
+        let ending = try #require(client.ending(of: id))
+        #expect(ending.first(named: "grpc-status") == String(StatusCode.deadlineExceeded.rawValue))
+        #expect(server.service.waitForTermination(of: UInt32(id)) == .deadlineExceeded)
     }
 }
 

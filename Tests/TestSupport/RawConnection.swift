@@ -201,6 +201,16 @@ public final class RawConnection {
         return parser.take(count)
     }
 
+    /// The raw bytes that arrive within `waitMs` (0: only those already here), bypassing frame
+    /// parsing; empty when none did. `peerClosed` tells whether the peer closed meanwhile.
+    public func availableBytes(waitMs: Int = 0) throws -> [UInt8] {
+        if parser.bufferedCount == 0 && !sawEOF { try readSome(timeoutMs: waitMs) }
+        return parser.take(parser.bufferedCount)
+    }
+
+    /// True once the peer closed (end of stream or reset).
+    public var peerClosed: Bool { sawEOF }
+
     /// Reads every raw byte until the peer closes (an answer in another protocol), bypassing frame
     /// parsing.
     /// - Throws: `TestFailure` when the connection is still open after `timeoutMs`.
