@@ -181,6 +181,7 @@ public final class ModerationServer: Sendable {
                 RPCServer.ListenerConfiguration(name: Self.grpcListener, host: grpc.host, port: grpc.port, tls: tls))
         }
         if let plaintext = settings.plaintextListen {
+            precondition(tls != nil, "--plaintext-listen without TLS: the settings parser refuses it")
             configuration.extraListeners.append(
                 RPCServer.ListenerConfiguration(
                     name: Self.plaintextListener, host: plaintext.host, port: plaintext.port, tls: nil))

@@ -174,7 +174,7 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.maxConnections = try value.integer(in: 1...10_000_000)
         },
-        // Issue 13, hostile clients: the per-app connection cap, the memory budget, the frame timeout.
+        // Hostile clients: the per-app connection cap, the memory budget, the frame timeout.
         Option("--max-connections-per-app", "N", help: "connections one app may hold (default 50000)") {
             settings, value throws(ArgumentError) in
             settings.maxConnectionsPerApp = try value.integer(in: 1...10_000_000)
@@ -223,7 +223,7 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.shutdownGraceSeconds = try value.integer(in: 0...3600)
         },
-        // Issue 13, TLS on the listener: all three are files, read again on SIGHUP.
+        // TLS on every listener: all three are files, read again on SIGHUP.
         Option("--tls-cert", "FILE", help: "serve TLS only, with this certificate chain (PEM; needs --tls-key)") {
             settings, value throws(ArgumentError) in
             guard !value.text.isEmpty else { throw value.error("the path is empty") }
@@ -293,6 +293,11 @@ public enum ServerSettingsParser {
             throw ConfigurationError("--store postgres needs --postgres-url URL (or MODERATION_POSTGRES_URL)")
         }
         _ = try settings.tls?.configuration()
+        if settings.plaintextListen != nil && settings.tls == nil {
+            throw ConfigurationError(
+                "--plaintext-listen is for a server with --tls-cert: without TLS every listener speaks plaintext "
+                    + "already (--grpc-listen adds a second address)")
+        }
         return .run(settings)
     }
 

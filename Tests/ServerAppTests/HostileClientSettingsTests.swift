@@ -5,8 +5,8 @@ import Testing
 
 @testable import ServerApp
 
-/// The settings of issue 13 (the memory budget, the per-app connection cap, the frame timeout)
-/// and what /metrics says about the transport and the budget.
+/// The settings against hostile clients (the memory budget, the per-app connection cap, the frame
+/// timeout) and what /metrics says about the transport and the budget.
 @Suite("Settings and metrics against hostile clients: budget, per-app cap, frame timeout")
 struct HostileClientSettingsTests {
     private func settings(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings {

@@ -59,11 +59,12 @@ struct TLSSettingsTests {
     }
 
     @Test(
-        "a certificate without its key, a key without its certificate, a client CA alone: refused, naming what is missing",
+        "a certificate without its key, a key without its certificate, a client CA or a plaintext listener alone: refused, naming what is missing",
         arguments: [
             (["--tls-cert", "/c.pem"], "--tls-cert needs --tls-key"),
             (["--tls-key", "/k.pem"], "--tls-key needs --tls-cert"),
             (["--tls-client-ca", "/ca.pem"], "--tls-client-ca needs --tls-cert and --tls-key"),
+            (["--plaintext-listen", "127.0.0.1:7602"], "--plaintext-listen is for a server with --tls-cert"),
         ])
     func incomplete(_ arguments: [String], _ message: String) {
         #expect(error(arguments)?.hasPrefix(message) == true, "\(error(arguments) ?? "accepted")")

@@ -149,13 +149,15 @@ def users(stub, md, run_id) -> Callable[..., List[str]]:
 
 @pytest.fixture(autouse=True)
 def _server_log_on_failure(request):
-    """On a failing test, prints the end of the shared server's log (when it was started)."""
+    """On a failing test, prints the end of the log of every server among its fixtures (the shared
+    one, or a module's own)."""
     yield
     report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed and "server" in request.fixturenames:
-        server = request.getfixturevalue("server")
-        print("\n--- last lines of the server log (%s) ---\n%s" % (
-            server.log_path, "\n".join(server.log_text().splitlines()[-30:])))
+    if report is not None and report.failed:
+        for name, value in getattr(request.node, "funcargs", {}).items():
+            if isinstance(value, ServerProcess):
+                print("\n--- last lines of the log of %s (%s) ---\n%s" % (
+                    name, value.log_path, "\n".join(value.log_text().splitlines()[-30:])))
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
