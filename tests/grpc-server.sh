@@ -47,7 +47,7 @@ start_server() {
     --shutdown-grace 2 "$@" >"$work/stdout" 2>"$server_log" &
   server_pid=$!
   for _ in $(seq 100); do
-    if grep -q '^listening on ' "$work/stdout"; then
+    if grep -qs '^listening on ' "$work/stdout"; then
       main_address=$(sed -n 's/^listening on //p' "$work/stdout" | head -1)
       grpc_address=$(sed -n 's/.* server started .*grpc_listen=\([^ ]*\).*/\1/p' "$server_log" | head -1)
       break
