@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "RPCPosix",
             dependencies: [
-                "RPCCore", "RPCGRPC", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport", "TLSSupport",
+                "RPCCore", "ProtoBridge", "RPCMessages", "CSystemShims", "ThreadSupport", "TLSSupport",
             ],
             swiftSettings: swiftSettings),
         // The load engine of `rpc-probe bench` and the wire benchmark: lean connections over the

@@ -63,7 +63,8 @@ public enum LoadGenerator {
     /// gRPC: every request is one length-prefixed message (uncompressed) in one DATA frame.
     private static func runGRPC(_ configuration: LoadConfiguration) throws(RPCError) -> LoadReport {
         guard configuration.client.tls == nil else {
-            throw .invalidArgument("gRPC load speaks plaintext HTTP/2 (h2c) only; the gRPC listener has no TLS")
+            throw .invalidArgument(
+                "gRPC load speaks plaintext HTTP/2 (h2c) only; over TLS, load the same port with our protocol")
         }
         let payloads = configuration.bodies.map { GRPCMessageReader.frame($0, compressed: false) }
         let headers = GRPCLoadConnection.requestHeaders(configuration)

@@ -179,7 +179,9 @@ struct ProbeOptions {
     func grpcServer() throws(ProbeError) -> HostPort {
         let options = try clientOptions()
         guard options.tls == nil else {
-            throw .usage("--grpc speaks plaintext HTTP/2 (h2c) only; drop the TLS flags (the gRPC listener has no TLS)")
+            throw .usage(
+                "--grpc speaks plaintext HTTP/2 (h2c) only; drop the TLS flags, or drop --grpc: the same port serves our protocol, over TLS too"
+            )
         }
         return HostPort(host: options.host, port: options.port)
     }
