@@ -5,7 +5,7 @@ import RPCCore
 import RPCPosix
 
 /// `rpc-probe [--grpc] HOST:PORT bench METHOD`: a ghz-class load test of one unary method, on the
-/// framed listener or (`--grpc`) a gRPC listener.
+/// framed protocol or (`--grpc`) standard gRPC.
 enum BenchCommand: ProbeVerb {
     static let name = "bench"
 
@@ -32,8 +32,7 @@ enum BenchCommand: ProbeVerb {
           --threads N                  client threads the connections are spread over (default 1)
           --format text|json|csv       the report's format (default text)
 
-        With --grpc the load goes to a gRPC listener (moderation-server --grpc-listen): --conns HTTP/2
-        connections (h2c, plaintext) with --depth concurrent streams on each, one stream per call
+        With --grpc the load speaks standard gRPC: --conns HTTP/2 connections (h2c, plaintext) with --depth concurrent streams on each, one stream per call
         (its latency from submitting the request to the trailers), statuses read from the trailers
         (grpc-status and the ERR_ code in grpc-status-details-bin), --timeout sent as grpc-timeout.
         --depth may not exceed the streams the server allows per connection (its
@@ -115,7 +114,11 @@ enum BenchCommand: ProbeVerb {
         }
         let data = try dataArgument.map(RequestData.read) ?? "{}"
         if options.grpc {
-            _ = try options.grpcServer() // plaintext only
+            guard try options.grpcServer().tls == nil else {
+                throw .usage(
+                    "bench --grpc loads plaintext HTTP/2 (h2c) only; over TLS, drop --grpc: the same port serves our "
+                        + "protocol, over TLS too")
+            }
             configuration.transport = .grpc
         }
         configuration.client = try options.clientOptions()

@@ -6,9 +6,10 @@ import RPCCore
 import RPCGRPC
 import RPCMessages
 import RPCPosix
+import TLSSupport
 
-/// rpc-probe's gRPC client (`--grpc`): one HTTP/2 connection (h2c with prior knowledge) on a
-/// plain socket, driven on the calling thread — a verb starts a call, sends its messages and
+/// rpc-probe's gRPC client (`--grpc`): one HTTP/2 connection — h2c with prior knowledge on a plain
+/// socket, or h2 under TLS (ALPN) — driven on the calling thread — a verb starts a call, sends its messages and
 /// pulls responses with `next`, which does the I/O until something for that call arrives.
 ///
 /// Blocking and single-threaded on purpose: the probe makes a few calls one after another, and a
@@ -18,6 +19,8 @@ final class GRPCProbeClient {
     /// "HOST:PORT" as connected to (`:authority`, and the errors).
     let authority: String
     private let fd: Int32
+    /// The connection's TLS, when it speaks TLS.
+    let tls: TLSSession?
     private let http2 = HTTP2ClientSession()
     private let maxMessageBytes: Int
     private var calls: [Int32: CallState] = [:]
@@ -25,6 +28,9 @@ final class GRPCProbeClient {
     private var unsent: [UInt8] = []
     /// Set once the connection is unusable: every open call and every new one fails with it.
     private var failure: RPCError?
+    /// TLS: the last read needs the socket writable first, or the last write readable.
+    private var readWaitsForOutput = false
+    private var writeWaitsForInput = false
 
     /// A response message: its bytes (inflated), and what it took on the wire.
     struct Message {
@@ -47,8 +53,9 @@ final class GRPCProbeClient {
         var deadline: UInt64?
     }
 
-    private init(fd: Int32, authority: String, maxMessageBytes: Int) {
+    private init(fd: Int32, tls: TLSSession?, authority: String, maxMessageBytes: Int) {
         self.fd = fd
+        self.tls = tls
         self.authority = authority
         self.maxMessageBytes = maxMessageBytes
     }
@@ -56,28 +63,46 @@ final class GRPCProbeClient {
     deinit {
         try? http2.submitGoaway()
         http2.takeOutput(into: &unsent)
-        _ = unsent.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = try? writeSome()
+        tls?.shutdown()
         Glibc.close(fd)
     }
 
     // MARK: Connecting
 
-    /// Connects and exchanges HTTP/2's prefaces within `timeoutMs`.
-    /// - Throws: UNAVAILABLE when the server cannot be reached or does not answer as an HTTP/2
-    ///   server; the message says what it seems to be instead (our framed MRPC listener, an
-    ///   HTTP/1 server).
-    static func connect(host: String, port: UInt16, timeoutMs: Int, maxMessageBytes: Int) throws(RPCError)
-        -> GRPCProbeClient
+    /// Connects — with TLS when `tls` is given, offering ALPN `h2` — and exchanges HTTP/2's
+    /// prefaces within `timeoutMs`.
+    /// - Throws: UNAVAILABLE when the server cannot be reached, refuses TLS, or does not answer as
+    ///   an HTTP/2 server; the message says what it seems to be instead (a server of our framed
+    ///   protocol alone, an HTTP/1 server).
+    static func connect(host: String, port: UInt16, tls: TLSContext?, timeoutMs: Int, maxMessageBytes: Int)
+        throws(RPCError) -> GRPCProbeClient
     {
         let address = GRPCRequestHeaders.authority(host: host, port: port)
+        let deadline = monotonicNow() + UInt64(timeoutMs) * 1_000_000
         let fd = host.withCString { cshim_connect($0, port, Int32(timeoutMs)) }
         guard fd >= 0 else {
             throw .unavailable("cannot connect to \(address): \(String(cString: strerror(-fd)))")
         }
         _ = cshim_set_nodelay(fd)
         _ = cshim_set_nonblocking(fd, 1)
-        let client = GRPCProbeClient(fd: fd, authority: address, maxMessageBytes: maxMessageBytes)
-        try client.awaitServerPreface(deadline: monotonicNow() + UInt64(timeoutMs) * 1_000_000, timeoutMs: timeoutMs)
+        var session: TLSSession?
+        if let tls {
+            do throws(RPCError) {
+                session = try ClientHandshake.establishTLS(
+                    fd: fd, context: tls, host: host, port: port, timeoutMs: timeoutMs, deadline: deadline)
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+            if let chosen = session?.applicationProtocol, chosen != TLSContext.http2Protocol {
+                session?.shutdown()
+                Glibc.close(fd)
+                throw .unavailable("\(address) chose the protocol \(chosen) over TLS, not HTTP/2 (ALPN h2)")
+            }
+        }
+        let client = GRPCProbeClient(fd: fd, tls: session, authority: address, maxMessageBytes: maxMessageBytes)
+        try client.awaitServerPreface(deadline: deadline, timeoutMs: timeoutMs)
         return client
     }
 
@@ -111,45 +136,52 @@ final class GRPCProbeClient {
     /// listener this is), if it is still there to read.
     private func readLeftover() {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) > 0 else { return }
+        guard tls?.hasBufferedInput == true || poll(&poller, 1, 100) > 0 else { return }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-        if n > 0 { _ = buffer.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
+        guard let n = try? readSome(into: &buffer), n > 0 else { return }
+        _ = buffer.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
 
     /// What a peer that did not answer HTTP/2's preface with SETTINGS seems to be.
     static func notGRPC(_ authority: String, firstBytes: [UInt8], closed: RPCError?) -> RPCError {
-        let hint =
-            "; --grpc needs the gRPC listener (moderation-server --grpc-listen, 127.0.0.1:7601 by default)"
+        let hint = "; --grpc needs a server that speaks standard gRPC"
+        // An HTTP/2 GOAWAY before any SETTINGS: a refusal with its reason (a TLS-only port says so).
+        if firstBytes.count >= 17, firstBytes[3] == 0x07, firstBytes[5...8].allSatisfy({ $0 == 0 }) {
+            let length = Int(firstBytes[0]) << 16 | Int(firstBytes[1]) << 8 | Int(firstBytes[2])
+            let debug = String(decoding: firstBytes.dropFirst(17).prefix(max(0, length - 8)), as: UTF8.self)
+            let tlsHint = debug.contains("TLS only") ? "; add --tls (with --cacert for a private CA)" : ""
+            return .unavailable(
+                "\(authority) refused the connection with HTTP/2's GOAWAY\(debug.isEmpty ? "" : ": \(debug)")\(tlsHint)"
+            )
+        }
         if firstBytes.count >= FrameHeader.size {
             let (header, _) = firstBytes.withUnsafeBytes { FrameHeader.read(from: $0) }
             if header.type == .goaway, header.streamID == 0 {
                 let payload = Array(firstBytes.dropFirst(FrameHeader.size).prefix(Int(header.length)))
                 let reason = (try? Goaway(serializedBytes: payload))?.status?.message
                 return .unavailable(
-                    "\(authority) is not a gRPC listener: it answered HTTP/2's preface with a GOAWAY of rpc-probe's "
-                        + "own framed protocol (MRPC)\(reason.map { ": \($0)" } ?? ""), so it is the framed listener "
-                        + "(moderation-server --listen): drop --grpc to speak to it, or give the gRPC listener's "
-                        + "address (--grpc-listen, 127.0.0.1:7601 by default)")
+                    "\(authority) answered HTTP/2's preface with a GOAWAY of rpc-probe's own framed protocol (MRPC)"
+                        + "\(reason.map { ": \($0)" } ?? ""): a server of that protocol alone, or one refusing "
+                        + "connections for now; drop --grpc to speak our protocol to it")
             }
         }
         let text = String(decoding: firstBytes.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
         if text.hasPrefix("HTTP/1.") {
-            return .unavailable("\(authority) is not a gRPC listener: it answered in HTTP/1 (\"\(text)\")" + hint)
+            return .unavailable("\(authority) is not a gRPC server: it answered in HTTP/1 (\"\(text)\")" + hint)
         }
         if firstBytes.isEmpty {
             return .unavailable(
                 "\(authority) closed the connection without answering HTTP/2's preface (\(closed?.message ?? "no reply")): "
-                    + "it does not seem to be a gRPC listener" + hint)
+                    + "it does not seem to speak gRPC" + hint)
         }
         return .unavailable(
-            "\(authority) is not a gRPC listener: its first bytes are not HTTP/2's SETTINGS frame" + hint)
+            "\(authority) is not a gRPC server: its first bytes are not HTTP/2's SETTINGS frame" + hint)
     }
 
     /// True when `host:port` answers HTTP/2's preface with SETTINGS: asked after our framed
-    /// handshake failed, to tell a user who forgot `--grpc` that this is the gRPC listener.
+    /// handshake failed, to tell a user who forgot `--grpc` that this server speaks gRPC.
     static func answersHTTP2(host: String, port: UInt16, timeoutMs: Int) -> Bool {
-        (try? connect(host: host, port: port, timeoutMs: timeoutMs, maxMessageBytes: 1024)) != nil
+        (try? connect(host: host, port: port, tls: nil, timeoutMs: timeoutMs, maxMessageBytes: 1024)) != nil
     }
 
     // MARK: Calls
@@ -172,6 +204,7 @@ final class GRPCProbeClient {
     func start(path: String, metadata: Metadata, timeoutMs: UInt32) throws(RPCError) -> Int32 {
         if let failure { throw failure }
         var headers = GRPCRequestHeaders(path: path, authority: authority)
+        if tls != nil { headers.scheme = "https" }
         headers.timeoutMs = UInt64(timeoutMs)
         headers.acceptCompressed = metadata.acceptCompressed
         headers.apiKey = metadata.apiKey
@@ -259,21 +292,23 @@ final class GRPCProbeClient {
     private func pumpOnce(timeoutMs: Int32) throws(RPCError) {
         handle(http2.takeOutput(into: &unsent))
         try flush()
-        var poller = pollfd(fd: fd, events: Int16(POLLIN) | (unsent.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
-        let ready = poll(&poller, 1, timeoutMs)
+        var events = Int16(POLLIN)
+        if !unsent.isEmpty { events |= writeWaitsForInput ? Int16(POLLIN) : Int16(POLLOUT) }
+        if readWaitsForOutput { events |= Int16(POLLOUT) }
+        var poller = pollfd(fd: fd, events: events, revents: 0)
+        // OpenSSL may hold decrypted input the socket no longer shows.
+        let ready = tls?.hasBufferedInput == true ? 1 : poll(&poller, 1, timeoutMs)
         if ready < 0 && errno != EINTR {
             throw .unavailable("\(authority): poll failed: \(String(cString: strerror(errno)))")
         }
         guard ready > 0 else { return }
-        if poller.revents & Int16(POLLOUT) != 0 { try flush() }
-        if poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if poller.revents & Int16(POLLOUT) != 0 || (writeWaitsForInput && poller.revents & Int16(POLLIN) != 0) {
+            try flush()
+        }
+        if poller.revents & Int16(POLLIN | POLLHUP | POLLERR | POLLOUT) != 0 || tls?.hasBufferedInput == true {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n == 0 { throw .unavailable("\(authority): the server closed the connection") }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return }
-                throw .unavailable("\(authority): cannot read from the server: \(String(cString: strerror(errno)))")
-            }
+            let n = try readSome(into: &buffer)
+            guard n > 0 else { return }
             handle(buffer.withUnsafeBytes { http2.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n])) })
             // Acknowledgements and WINDOW_UPDATEs go out at once.
             handle(http2.takeOutput(into: &unsent))
@@ -283,14 +318,64 @@ final class GRPCProbeClient {
 
     private func flush() throws(RPCError) {
         while !unsent.isEmpty {
+            let n = try writeSome()
+            if n == 0 { return }
+            unsent.removeFirst(n)
+        }
+    }
+
+    /// Reads what the connection has (through TLS when it speaks TLS): the count, or 0 when
+    /// nothing is there yet.
+    /// - Throws: UNAVAILABLE when the server closed the connection or it failed.
+    private func readSome(into buffer: inout [UInt8]) throws(RPCError) -> Int {
+        if let tls {
+            readWaitsForOutput = false
+            let result = buffer.withUnsafeMutableBytes { tls.read(into: $0.baseAddress!, count: $0.count) }
+            switch result {
+            case .bytes(let n): return n
+            case .wantRead: return 0
+            case .wantWrite:
+                readWaitsForOutput = true
+                return 0
+            case .closed: throw .unavailable("\(authority): the server closed the connection")
+            case .failed:
+                throw .unavailable("\(authority): TLS failed: \(tls.failure?.message ?? "no reason given")")
+            }
+        }
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        if n == 0 { throw .unavailable("\(authority): the server closed the connection") }
+        if n < 0 {
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw .unavailable("\(authority): cannot read from the server: \(String(cString: strerror(errno)))")
+        }
+        return n
+    }
+
+    /// Writes what it can of `unsent` (through TLS when it speaks TLS): the count, 0 when the
+    /// socket takes nothing now.
+    private func writeSome() throws(RPCError) -> Int {
+        guard !unsent.isEmpty else { return 0 }
+        if let tls {
+            writeWaitsForInput = false
+            let result = unsent.withUnsafeBytes { tls.write(from: $0.baseAddress!, count: $0.count) }
+            switch result {
+            case .bytes(let n): return n
+            case .wantWrite: return 0
+            case .wantRead:
+                writeWaitsForInput = true
+                return 0
+            case .closed: throw .unavailable("\(authority): the server closed the connection")
+            case .failed:
+                throw .unavailable("\(authority): TLS failed: \(tls.failure?.message ?? "no reason given")")
+            }
+        }
+        while true {
             // MSG_NOSIGNAL: a server that closes on our preface must be an error, not SIGPIPE.
             let n = unsent.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                throw .unavailable("\(authority): cannot write to the server: \(String(cString: strerror(errno)))")
-            }
-            unsent.removeFirst(n)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw .unavailable("\(authority): cannot write to the server: \(String(cString: strerror(errno)))")
         }
     }
 

@@ -30,8 +30,8 @@ struct ProbeOptions {
     var tls: TLSClientConfiguration?
     /// `-plaintext` was given: grpcurl's way to say "no TLS", which is rpc-probe's default.
     var plaintext = false
-    /// Speak standard gRPC (HTTP/2, h2c with prior knowledge) to the server's gRPC listener
-    /// instead of our framed protocol.
+    /// Speak standard gRPC (HTTP/2: h2c with prior knowledge, or h2 under TLS) instead of our
+    /// framed protocol.
     var grpc = false
     /// Where descriptor sets fetched by reflection are kept (`SchemaCache`); nil with
     /// `--no-cache`, or when the environment names no cache directory.
@@ -175,15 +175,12 @@ struct ProbeOptions {
         return options
     }
 
-    /// The server's host and port, for the gRPC client (which takes no TLS flag yet).
-    func grpcServer() throws(ProbeError) -> HostPort {
+    /// The server's host and port for the gRPC client, and its TLS (offering ALPN `h2`), if any.
+    func grpcServer() throws(ProbeError) -> (server: HostPort, tls: TLSClientConfiguration?) {
         let options = try clientOptions()
-        guard options.tls == nil else {
-            throw .usage(
-                "--grpc speaks plaintext HTTP/2 (h2c) only; drop the TLS flags, or drop --grpc: the same port serves our protocol, over TLS too"
-            )
-        }
-        return HostPort(host: options.host, port: options.port)
+        var tls = options.tls
+        tls?.applicationProtocols = [TLSContext.http2Protocol]
+        return (HostPort(host: options.host, port: options.port), tls)
     }
 
     /// The gRPC request metadata from the shared flags: the key as `authorization: Bearer`, `--as`
@@ -224,10 +221,10 @@ struct ProbeOptions {
                                  while the server's HELLO_ACK names the same schema digest
           -v                     verbose: server, sizes and timings on standard error
           -plaintext             no TLS (rpc-probe's default; accepted for grpcurl's habit)
-          --grpc                 speak standard gRPC (HTTP/2, plaintext h2c) to a gRPC listener
-                                 (moderation-server --grpc-listen, 127.0.0.1:7601 by default) or
-                                 any gRPC server with reflection; list/describe use gRPC
-                                 reflection, health grpc.health.v1, bench HTTP/2 streams
+          --grpc                 speak standard gRPC (HTTP/2: h2c, or h2 with the TLS flags) to
+                                 moderation-server (any of its ports) or any gRPC server with
+                                 reflection; list/describe use gRPC reflection, health
+                                 grpc.health.v1, bench HTTP/2 streams (plaintext only)
 
         TLS (the server's --tls-cert; without these flags rpc-probe speaks plaintext):
           --tls                  connect with TLS, checking the server's certificate against the

@@ -3,6 +3,7 @@ import ProtoSchema
 import RPCCore
 import RPCMessages
 import RPCPosix
+import TLSSupport
 
 /// What a verb works with: a connection opened when first needed, and the schema (from
 /// `--protoset`, else the server's reflection) loaded when first needed, with the time each took.
@@ -45,33 +46,43 @@ final class ProbeSession {
     }
 
     /// A framed handshake the server ended without a word, from a server that answers HTTP/2:
-    /// the user pointed the probe at the gRPC listener and forgot `--grpc`.
+    /// the user pointed the probe at a gRPC server and forgot `--grpc`.
     private static func hintingGRPC(_ error: ProbeError, options: ClientOptions) -> ProbeError {
         guard case .call(var failure) = error, failure.code == .unavailable, options.tls == nil,
             failure.message.contains("closed the connection"),
             GRPCProbeClient.answersHTTP2(host: options.host, port: options.port, timeoutMs: options.connectTimeoutMs)
         else { return error }
         failure.message +=
-            " — \(options.host):\(options.port) speaks HTTP/2: it seems to be a gRPC listener "
-            + "(moderation-server --grpc-listen); add --grpc to speak to it"
+            " — \(options.host):\(options.port) speaks HTTP/2: it seems to be a gRPC server; add --grpc to speak "
+            + "to it"
         return .call(failure)
     }
 
     /// The `--grpc` connection, opened when first needed (its time is `connectNanoseconds`).
     func connectGRPC() throws(ProbeError) -> GRPCProbeClient {
         if let grpcClient { return grpcClient }
-        let server = try options.grpcServer()
+        let (server, tls) = try options.grpcServer()
         let started = monotonicNow()
         defer { connectNanoseconds = monotonicNow() - started }
         let fresh: GRPCProbeClient
         do throws(RPCError) {
+            let context: TLSContext?
+            do throws(TLSError) {
+                context = try tls.map { configuration throws(TLSError) in try TLSContext.client(configuration) }
+            } catch {
+                throw RPCError.unavailable("cannot set up TLS: \(error.message)")
+            }
             fresh = try GRPCProbeClient.connect(
-                host: server.host, port: server.port, timeoutMs: options.connectTimeoutMs(),
+                host: server.host, port: server.port, tls: context, timeoutMs: options.connectTimeoutMs(),
                 maxMessageBytes: options.maxMessageBytes)
         } catch {
             throw options.maxTimeExceeded(.call(error), connecting: true)
         }
-        if options.verbose { printError("connected to \(fresh.authority): gRPC over HTTP/2 (h2c, plaintext)") }
+        if options.verbose {
+            let transport =
+                fresh.tls.map { "h2, \($0.protocolVersion) \($0.cipherSuite)" } ?? "h2c, plaintext"
+            printError("connected to \(fresh.authority): gRPC over HTTP/2 (\(transport))")
+        }
         grpcClient = fresh
         return fresh
     }

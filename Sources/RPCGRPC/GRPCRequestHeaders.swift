@@ -7,6 +7,8 @@ public struct GRPCRequestHeaders {
     public var path: String
     /// "HOST:PORT" as connected to.
     public var authority: String
+    /// `https` over TLS, else `http`.
+    public var scheme = "http"
     /// The deadline, sent as `grpc-timeout` (0: none).
     public var timeoutMs: UInt64 = 0
     /// Ask for gzip- or deflate-compressed responses.
@@ -30,7 +32,7 @@ public struct GRPCRequestHeaders {
 
     public var block: HTTP2HeaderBlock {
         var headers = [
-            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", path),
+            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", scheme), HTTP2Header(":path", path),
             HTTP2Header(":authority", authority), HTTP2Header("content-type", "application/grpc"),
             HTTP2Header("te", "trailers"), HTTP2Header("user-agent", "rpc-probe"),
             HTTP2Header("grpc-accept-encoding", acceptCompressed ? "gzip,deflate,identity" : "identity"),

@@ -90,9 +90,22 @@ public struct ClientHandshake: Sendable {
     private static func establishTLS(fd: Int32, context: TLSContext, options: ClientOptions, deadline: UInt64)
         throws(RPCError) -> TLSSession
     {
+        try establishTLS(
+            fd: fd, context: context, host: options.host, port: options.port, timeoutMs: options.connectTimeoutMs,
+            deadline: deadline)
+    }
+
+    /// The client's side of a TLS handshake on the connected socket `fd`, made non-blocking for it
+    /// (and left so), by `deadline` (`timeoutMs` after the connect began, for the message): every
+    /// client of ours over TLS starts with it, whatever it speaks inside.
+    /// - Throws: UNAVAILABLE naming the host and why (with a hint when the server seems not to
+    ///   speak TLS at all).
+    public static func establishTLS(
+        fd: Int32, context: TLSContext, host: String, port: UInt16, timeoutMs: Int, deadline: UInt64
+    ) throws(RPCError) -> TLSSession {
         let session: TLSSession
         do throws(TLSError) {
-            session = try context.makeClientSession(fd: fd, host: options.host)
+            session = try context.makeClientSession(fd: fd, host: host)
         } catch {
             throw .unavailable(error.message)
         }
@@ -107,12 +120,11 @@ public struct ClientHandshake: Sendable {
             case .wantWrite:
                 events = Int16(POLLOUT)
             case .failed(let error):
-                throw .unavailable(describe(error, options: options))
+                throw .unavailable(describe(error, host: host, port: port))
             }
             let now = monotonicNow()
             guard now < deadline else {
-                throw .unavailable(
-                    "no TLS handshake with \(options.host):\(options.port) within \(options.connectTimeoutMs) ms")
+                throw .unavailable("no TLS handshake with \(host):\(port) within \(timeoutMs) ms")
             }
             var poller = pollfd(fd: fd, events: events, revents: 0)
             _ = poll(&poller, 1, Int32((deadline - now) / 1_000_000) + 1)
@@ -121,8 +133,8 @@ public struct ClientHandshake: Sendable {
 
     /// A handshake failure as a user reads it, with a hint when the server does not seem to
     /// speak TLS at all.
-    private static func describe(_ error: TLSError, options: ClientOptions) -> String {
-        var message = "\(options.host):\(options.port): \(error.message)"
+    private static func describe(_ error: TLSError, host: String, port: UInt16) -> String {
+        var message = "\(host):\(port): \(error.message)"
         let plaintextSigns = ["wrong version number", "packet length too long", "record layer failure", "http request"]
         if plaintextSigns.contains(where: { error.message.contains($0) }) {
             message +=

@@ -2,11 +2,13 @@ import ModerationMessages
 import TestSupport
 import Testing
 
-/// `rpc-probe --grpc` against the real moderation-server's gRPC listener: the schema through
-/// standard gRPC reflection, calls and their errors shown exactly as on the framed listener,
-/// grpc.health.v1, a live watch, and both wires on every port.
+/// `rpc-probe --grpc` against the real moderation-server in standard gRPC: the schema through
+/// standard gRPC reflection, calls and their errors shown exactly as on the framed protocol,
+/// grpc.health.v1, a live watch, both wires on every port, and TLS.
 @Suite("rpc-probe --grpc")
 struct ProbeGRPCTests {
+    static let echo = "mrpc.diagnostics.v1.Diagnostics/Echo"
+
     @Test("list and describe come from gRPC reflection and match what the framed listener's reflection gives")
     func discovery() throws {
         let server = try ModerationServerProcess()
@@ -160,7 +162,40 @@ struct ProbeGRPCTests {
         #expect(framedToSecond.isCleanSuccess, "\(framedToSecond)")
         #expect(framedToSecond.standardOutput.contains("SERVING"), "\(framedToSecond)")
 
-        let tls = try ProbeRunner.grpc(server).run("--tls", "health")
-        #expect(tls.exitCode == 2, "no TLS on --grpc yet: \(tls)")
+        let bench = try ProbeRunner.grpc(server).run("--tls", "bench", Self.echo, "--total", "10")
+        #expect(bench.exitCode == 2, "bench --grpc loads plaintext only: \(bench)")
+    }
+
+    @Test("--grpc over TLS: ALPN h2, health, a call and reflection; mutual TLS; plaintext to a TLS port says why")
+    func overTLS() throws {
+        let certificates = try TestCertificates()
+        let server = try ModerationServerProcess(
+            arguments: [
+                "--tls-cert", certificates.main.serverCertificate, "--tls-key", certificates.main.serverKey,
+                "--tls-client-ca", certificates.main.certificate,
+            ])
+        defer { _ = try? server.stop() }
+        let tls = [
+            "--cacert", certificates.main.certificate, "--cert", certificates.main.clientCertificate, "--key",
+            certificates.main.clientKey,
+        ]
+        let grpc = ProbeRunner(address: server.address, apiKey: ModerationServerProcess.apiKey, leading: ["--grpc"])
+        let health = try grpc.run(tls + ["-v", "health"])
+        #expect(health.exitCode == 0 && health.standardOutput.contains("SERVING"), "\(health)")
+        #expect(health.standardError.contains("gRPC over HTTP/2 (h2, TLSv1.3"), "\(health)")
+        let echo = try grpc.run(tls + ["call", Self.echo, "-d", #"{"payload":"AAEC"}"#])
+        #expect(echo.isCleanSuccess && echo.standardOutput.contains(#""payload": "AAEC""#), "\(echo)")
+        let list = try grpc.run(tls + ["list"])
+        #expect(list.isCleanSuccess && list.standardOutput.contains("moderation.v1.Moderation"), "\(list)")
+
+        let noCertificate = try grpc.run("--cacert", certificates.main.certificate, "health")
+        #expect(noCertificate.exitCode == 64 + 14, "\(noCertificate)")
+        #expect(noCertificate.standardError.contains("certificate required"), "\(noCertificate)")
+
+        let plaintext = try grpc.run("health")
+        #expect(plaintext.exitCode == 64 + 14, "\(plaintext)")
+        #expect(
+            plaintext.standardError.contains("TLS only") && plaintext.standardError.contains("add --tls"),
+            "\(plaintext)")
     }
 }
