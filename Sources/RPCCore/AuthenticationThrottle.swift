@@ -153,7 +153,10 @@ public final class AuthenticationThrottle: Sendable {
             var forgotten: [String] = []
             for (address, var entry) in table.entries {
                 if entry.refused > 0 {
-                    guard now - entry.lastSummary >= configuration.summaryNanoseconds else { continue }
+                    // Failures are stamped by every loop, the round by one: a stamp may be later than `now`.
+                    guard now > entry.lastSummary, now - entry.lastSummary >= configuration.summaryNanoseconds else {
+                        continue
+                    }
                     if report.addresses.count < configuration.summariesPerRound {
                         report.addresses.append(Summary(address: address, refused: entry.refused))
                     } else {

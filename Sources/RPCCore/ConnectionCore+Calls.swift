@@ -87,10 +87,11 @@ extension ConnectionCore {
             anonymous ? min(limits.anonymousMaxConcurrentCalls, limits.maxConcurrentCalls) : limits.maxConcurrentCalls
         guard calls.count < maxCalls else { throw .tooManyCalls(limit: maxCalls) }
         let maxHead = anonymous ? limits.anonymousMaxHeldHeadBytes : limits.maxHeldHeadBytes
-        guard heldHeadBytes + head.byteCount <= maxHead else {
+        let holds = head.byteCount + Self.callStateBytes
+        guard heldHeadBytes + holds <= maxHead else {
             throw .overloaded(
-                "the calls in flight on this connection hold \(heldHeadBytes) bytes of heads, and this one's "
-                    + "\(head.byteCount) would pass the limit of \(maxHead); retry when fewer are in flight")
+                "the calls in flight on this connection hold \(heldHeadBytes) bytes, and this one's \(holds) "
+                    + "would pass the limit of \(maxHead); retry when fewer are in flight")
         }
         guard !wireServed else {
             guard !anonymous else { throw .unauthenticated("\(head.path) needs an API key, and the call carries none") }
@@ -149,8 +150,9 @@ extension ConnectionCore {
         // Registered before the handler runs: an inline handler may complete it at once.
         calls[streamID] = LiveCall(
             call: call, isStream: method?.serverStreaming ?? true, deadline: deadline,
-            headBytes: head.byteCount, receiving: request == nil && method != nil, servedByWire: method == nil)
-        heldHeadBytes += head.byteCount
+            headBytes: head.byteCount + Self.callStateBytes, receiving: request == nil && method != nil,
+            servedByWire: method == nil)
+        heldHeadBytes += head.byteCount + Self.callStateBytes
         if let deadline, deadline < armedDeadline {
             armedDeadline = deadline
             deadlineToArm = TransportActions.DeadlineTimer(deadline: deadline, streamID: streamID)

@@ -50,7 +50,7 @@ extension ConnectionCore {
                 receivingStart += 1
                 continue
             }
-            guard now - since >= limit else { break }
+            guard ConnectionStateMachine.elapsed(now, since: since) >= limit else { break }
             receivingStart += 1
             end(
                 streamID, .deadlineExceeded("the request did not arrive whole within \(timeoutMs) ms of its head"),

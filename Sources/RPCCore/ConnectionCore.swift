@@ -50,8 +50,13 @@ public final class ConnectionCore {
     var callsToEnd = CallsToEnd()
     /// The highest stream id a call was opened or refused on: what GOAWAY names.
     public internal(set) var lastStreamID: UInt32 = 0
-    /// Bytes the heads of the calls in flight hold, against `maxHeldHeadBytes`.
+    /// Bytes the calls in flight hold — their heads, and `callStateBytes` each for their own
+    /// records — against `maxHeldHeadBytes`, and in the memory budget.
     public internal(set) var heldHeadBytes = 0
+    /// What an open call's own records take besides its head: the live call, its `ServerCall` and
+    /// context, the codec's stream (measured: about 1 KiB). Counted, so that streams opened and
+    /// never ended cannot hold more than the budget says.
+    public static let callStateBytes = 1024
     /// Calls whose request is still arriving, oldest first, with when their head came (entries
     /// of calls no longer receiving are skipped): what the request timeout walks.
     var receivingOrder: [(streamID: UInt32, since: UInt64)] = []

@@ -202,17 +202,26 @@ public struct ConnectionStateMachine: Sendable {
         return .sendGoawayAndClose(error, .failure)
     }
 
+    /// The time from `since` to `now`, none when `since` is later: events are stamped as they
+    /// happen, and a tick may carry the time its loop read before them (a call that ended during
+    /// the tick's own pass over the connections).
+    static func elapsed(_ now: UInt64, since: UInt64) -> UInt64 {
+        now > since ? now - since : 0
+    }
+
     /// The periodic check of the handshake, idle, keepalive and frame timers.
     public mutating func tick(now: UInt64, callsInFlight: Bool) -> Action {
         switch state {
         case .awaitingHandshake:
-            guard now - openedAt >= Self.nanoseconds(limits.handshakeTimeoutMs) else { return .none }
+            guard Self.elapsed(now, since: openedAt) >= Self.nanoseconds(limits.handshakeTimeoutMs) else {
+                return .none
+            }
             state = .closing
             return .close(.handshakeTimeout)
         case .open(var open):
             if let action = frameTimeout(now: now, open) { return action }
             guard callsInFlight else {
-                let idle = now - max(open.lastInbound, open.lastCallEnded)
+                let idle = Self.elapsed(now, since: max(open.lastInbound, open.lastCallEnded))
                 // A connection with no key has no more time to stay than it had to authenticate.
                 let limit = open.anonymous ? limits.handshakeTimeoutMs : limits.idleTimeoutMs
                 guard limit > 0, idle >= Self.nanoseconds(limit) else { return .none }
@@ -238,7 +247,9 @@ public struct ConnectionStateMachine: Sendable {
 
     /// A frame begun longer ago than the frame timeout: GOAWAY and close.
     private mutating func frameTimeout(now: UInt64, _ open: Open) -> Action? {
-        guard let since = open.partialFrameSince, now - since >= Self.nanoseconds(limits.frameTimeoutMs) else {
+        guard let since = open.partialFrameSince,
+            Self.elapsed(now, since: since) >= Self.nanoseconds(limits.frameTimeoutMs)
+        else {
             return nil
         }
         state = .closing
@@ -250,11 +261,13 @@ public struct ConnectionStateMachine: Sendable {
     /// With calls in flight and a quiet peer: a PING, or the close when one went unanswered.
     private mutating func keepalive(now: UInt64, _ open: inout Open) -> Action {
         if let sentAt = open.pingSentAt {
-            guard now - sentAt >= Self.nanoseconds(limits.keepaliveTimeoutMs) else { return .none }
+            guard Self.elapsed(now, since: sentAt) >= Self.nanoseconds(limits.keepaliveTimeoutMs) else { return .none }
             state = .closing
             return .close(.keepaliveTimeout)
         }
-        guard now - open.lastInbound >= Self.nanoseconds(limits.keepaliveIntervalMs) else { return .none }
+        guard Self.elapsed(now, since: open.lastInbound) >= Self.nanoseconds(limits.keepaliveIntervalMs) else {
+            return .none
+        }
         open.pingSentAt = now
         return .sendPing(token: now)
     }

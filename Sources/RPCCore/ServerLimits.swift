@@ -32,9 +32,10 @@ public struct ServerLimits: Sendable {
     /// time, or the call ends with DEADLINE_EXCEEDED (on gRPC a stream's head and its end come
     /// apart; a stream the peer never ends would hold its head for good).
     public var requestTimeoutMs = 30_000
-    /// Bytes of call heads (method, metadata, ids) one connection's calls in flight may hold
-    /// together: a call whose head would pass it is refused (RESOURCE_EXHAUSTED,
-    /// `ERR_OVERLOADED`). What they hold is counted in the memory budget too.
+    /// Bytes one connection's calls in flight may hold together — their heads (method, metadata,
+    /// ids) and 1 KiB each for the call's own records (`ConnectionCore.callStateBytes`): a call
+    /// that would pass it is refused (RESOURCE_EXHAUSTED, `ERR_OVERLOADED`). What they hold is
+    /// counted in the memory budget too.
     public var maxHeldHeadBytes = 2 * 1024 * 1024
     /// The tighter limits of a connection with no API key (health checks only): calls in flight,
     /// and head bytes held. Its idle timeout, and the time each of its requests has to arrive

@@ -327,6 +327,19 @@ struct ConnectionStateMachineTests {
         #expect(machine.state == .open(Self.quiet))
     }
 
+    @Test(
+        "a tick whose time was read before the events it follows (a call ended during the tick's pass) counts none of them as elapsed",
+        arguments: [false, true])
+    func tickBehindEvents(anonymous: Bool) {
+        var machine = Machine(openedAt: Self.openedAt, limits: Self.limits)
+        machine.authenticated(anonymous: anonymous, at: Self.ms(1_000))
+        machine.inbound(at: Self.ms(2_000))
+        #expect(machine.lastCallEnded(at: Self.ms(2_500)) == .none)
+        #expect(machine.tick(now: Self.ms(2_400), callsInFlight: false) == .none)
+        #expect(machine.tick(now: Self.ms(1_900), callsInFlight: true) == .none)
+        #expect(!machine.closeRequested)
+    }
+
     @Test("a whole life: handshake, calls, a PING answered, drain, the last call, close")
     func wholeLife() {
         var machine = Machine(openedAt: Self.openedAt, limits: Self.limits)
