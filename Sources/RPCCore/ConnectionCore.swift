@@ -63,6 +63,8 @@ public final class ConnectionCore {
     var receivingStart = 0
     /// The deadline the transport's one deadline timer is armed for (`.max`: none asked for).
     var armedDeadline: UInt64 = .max
+    /// When the current `receive` stops decoding (`inputTimeNanoseconds` after it began).
+    var inputDeadline: UInt64 = .max
     /// A move of the deadline timer asked for during the current event, returned with its actions.
     var deadlineToArm: TransportActions.DeadlineTimer?
     /// The app the connection authenticated as first (empty before, or without a key).
@@ -137,13 +139,25 @@ public final class ConnectionCore {
 
     // MARK: Input
 
+    /// How long one `receive` decodes frames before it leaves the rest to the transport's next
+    /// turn: a bystander on the same loop waits for at most this much of any one connection.
+    public static let inputTimeNanoseconds: UInt64 = 2_000_000
+
+    /// True once the current `receive` has decoded for `inputTimeNanoseconds`; its codec asks
+    /// every 16 frames (one clock read each time).
+    public func inputTimeSpent(afterFrames frames: Int) -> Bool {
+        frames & 15 == 15 && environment.now() >= inputDeadline
+    }
+
     /// Decodes every whole unit of the wire at the start of `bytes`, stopping early once the
     /// connection's output (`pendingOutput`) passes `outboundLimit`: the transport's backpressure,
     /// checked before each frame, so a peer that pipelines calls with large replies cannot make
     /// one batch of input hold more than the limit and one reply. The bytes not consumed stay
     /// with the transport until it feeds them again. It also stops after `frameLimit` frames, so
-    /// the transport can share its thread out among connections, and while a large request of
-    /// the connection is taken in off the loop (`awaitsLargeRequest`).
+    /// the transport can share its thread out among connections, or after `inputTimeNanoseconds`
+    /// of decoding (frames that each cost much — large heads — are few enough for a frame count to
+    /// bound an event's time), and while a large request of the connection is taken in off the
+    /// loop (`awaitsLargeRequest`).
     /// - Returns: the bytes consumed; how many bytes the next unit needs in all when known (0
     ///   when unknown, or when it stopped early), so the transport can make room for it; and what
     ///   the transport does.
@@ -151,6 +165,7 @@ public final class ConnectionCore {
         _ bytes: UnsafeRawBufferPointer, outboundLimit: Int = .max, frameLimit: Int = .max
     ) -> (consumed: Int, needed: Int, actions: TransportActions) {
         now = environment.now()
+        inputDeadline = now &+ Self.inputTimeNanoseconds
         if codec == nil {
             switch WireSniffer.identify(bytes) {
             case .needMore: return (0, WireSniffer.decidingBytes, transportActions())

@@ -40,7 +40,10 @@ final class FramedCodec: WireCodec {
             sawPreface = true
         }
         while core.isReading {
-            guard core.pendingOutput <= outboundLimit && frames < frameLimit && !core.awaitsLargeRequest else {
+            guard
+                core.pendingOutput <= outboundLimit && frames < frameLimit && !core.awaitsLargeRequest
+                    && !core.inputTimeSpent(afterFrames: frames)
+            else {
                 // Held back, not late: the frame timeout does not run for what the server holds.
                 core.inputLeft(incomplete: false)
                 return (offset, 0)
