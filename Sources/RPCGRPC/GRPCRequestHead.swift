@@ -108,9 +108,9 @@ struct GRPCRequestHead: Equatable {
                 switch name {
                 case "x-api-key":
                     if head.apiKey.isEmpty { (head.appID, head.apiKey) = splitKey(value[...], recent: &recent) }
-                case "x-on-behalf-of": head.call.onBehalfOf = String(decoding: value, as: UTF8.self)
-                case "x-idempotency-key": head.call.idempotencyKey = String(decoding: value, as: UTF8.self)
-                case "x-request-id": head.call.requestID = String(decoding: value, as: UTF8.self)
+                case CallHead.fieldNames.onBehalfOf: try once(value, named: name, into: &head.call.onBehalfOf)
+                case CallHead.fieldNames.idempotencyKey: try once(value, named: name, into: &head.call.idempotencyKey)
+                case CallHead.fieldNames.requestID: try once(value, named: name, into: &head.call.requestID)
                 default:
                     if name.hasPrefix(":") || name.hasPrefix("grpc-") || reserved.contains(name) { continue }
                     head.call.metadata[name] = String(decoding: value, as: UTF8.self)
@@ -136,6 +136,18 @@ struct GRPCRequestHead: Equatable {
                     .unimplemented, "\(text) is not served: messages are protobuf (application/grpc+proto)"))
         }
         return head
+    }
+
+    /// Sets a field named by a header that may come once: the same header again with another
+    /// value is refused, so that a caller who asks to act as one user is never run as another.
+    private static func once(
+        _ value: UnsafeBufferPointer<UInt8>, named name: String, into field: inout String
+    ) throws(Refusal) {
+        let text = String(decoding: value, as: UTF8.self)
+        guard field.isEmpty || field == text else {
+            throw .grpc(.invalidArgument("\(name) is sent twice, as \"\(field)\" and \"\(text)\": send it once"))
+        }
+        field = text
     }
 
     /// `parse` of a block's fields (the block kept alive while they are read).

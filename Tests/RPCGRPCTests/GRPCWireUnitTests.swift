@@ -195,7 +195,7 @@ struct GRPCWireUnitTests {
     }
 
     @Test(
-        "the request head: refusals (405, 415, UNIMPLEMENTED encodings, INVALID_ARGUMENT timeout)",
+        "the request head: refusals (405, 415, UNIMPLEMENTED encodings, INVALID_ARGUMENT timeout or a field sent twice)",
         arguments: [
             (head([], method: "GET"), Refused.http(405)), (head([], method: "PUT"), .http(405)),
             (head([], contentType: "application/json"), .http(415)), (head([], contentType: nil), .http(415)),
@@ -211,6 +211,14 @@ struct GRPCWireUnitTests {
             ),
             (
                 head([HTTP2Header("grpc-timeout", "123456789m")]),
+                .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument.name)
+            ),
+            (
+                head([HTTP2Header("x-on-behalf-of", "u4"), HTTP2Header("x-on-behalf-of", "u2")]),
+                .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument.name)
+            ),
+            (
+                head([HTTP2Header("x-idempotency-key", "a"), HTTP2Header("x-idempotency-key", "b")]),
                 .grpc(.invalidArgument, RuntimeErrorCode.invalidArgument.name)
             ),
         ] as [([HTTP2Header], Refused)])
