@@ -14,35 +14,31 @@ Usage: bench/access_log.py --build-dir .build/release [--runs 5] [--seconds 5]
 import argparse
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import echo  # noqa: E402  (the Echo load and the server's CPU, shared with bench/echo.py)
+import echo  # noqa: E402  (the Echo load, shared with bench/echo.py)
+from benchkit import API_KEY, ModerationServer, column, free_port, read_metrics, spread  # noqa: E402
 
 
-def start(build: str, work: str, name: str, extra: list) -> dict:
-    port, metrics = echo.free_port(), echo.free_port()
-    log_path = os.path.join(work, name + ".log")
-    log = open(log_path, "wb")
-    server = subprocess.Popen(
-        ["taskset", "-c", "0", os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
-         "--grpc-listen", "off", "--metrics-listen", "127.0.0.1:%d" % metrics,
-         "--data-dir", os.path.join(work, name), "--api-key", echo.API_KEY, "--threads", "1"] + extra,
-        stdout=subprocess.DEVNULL, stderr=log)
-    echo.wait_listening(server, port)
-    return {"name": name, "process": server, "port": port, "metrics": metrics, "log": log, "log_path": log_path}
+class LoggingServer(ModerationServer):
+    """A server of this run: its log in a file of the run's scratch directory, its metrics on a
+    known port (finding the port in a log of millions of lines would take a while)."""
 
+    def __init__(self, build: str, work: str, name: str, extra: list) -> None:
+        self.name = name
+        self.metrics = free_port()
+        try:
+            super().__init__(os.path.join(build, "moderation-server"), os.path.join(work, name), API_KEY,
+                             ["--metrics-listen", "127.0.0.1:%d" % self.metrics, "--threads", "1"] + extra,
+                             grpc_listen="off", core=0, log=os.path.join(work, name + ".log"))
+        except RuntimeError as error:
+            sys.exit("bench/access_log.py: the %s server: %s" % (name, error))
 
-def dropped(server: dict) -> int:
-    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % server["metrics"], timeout=5).read().decode()
-    for line in text.splitlines():
-        if line.startswith("moderation_access_log_dropped_total "):
-            return int(float(line.split()[1]))
-    return 0
+    def dropped(self) -> int:
+        url = "http://127.0.0.1:%d/metrics" % self.metrics
+        return int(read_metrics(url, timeout=5).get("moderation_access_log_dropped_total", 0))
 
 
 def main() -> int:
@@ -56,25 +52,23 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="moderation-access-log-bench-")
     servers = []
     try:
-        servers = [start(args.build_dir, work, "off", ["--access-log", "off"]),
-                   start(args.build_dir, work, "default", []),
-                   start(args.build_dir, work, "sample16", ["--access-log-sample", "16"])]
-        rows = {server["name"]: [] for server in servers}
+        for name, extra in (("off", ["--access-log", "off"]), ("default", []),
+                            ("sample16", ["--access-log-sample", "16"])):
+            servers.append(LoggingServer(args.build_dir, work, name, extra))
+        rows = {server.name: [] for server in servers}
         for server in servers:  # warm-up, not reported
-            echo.bench(args.build_dir, server["port"], server["process"].pid, 4, 32, 1)
+            echo.bench(args.build_dir, server.port, server.pid, 4, 32, 1)
         for _ in range(args.runs):
             for server in servers:
-                size_before = os.path.getsize(server["log_path"])
-                row = echo.bench(args.build_dir, server["port"], server["process"].pid, 4, 32, args.seconds)
-                row["log_bytes_per_call"] = (os.path.getsize(server["log_path"]) - size_before) / (
+                size_before = os.path.getsize(server.log_path)
+                row = echo.bench(args.build_dir, server.port, server.pid, 4, 32, args.seconds)
+                row["log_bytes_per_call"] = (os.path.getsize(server.log_path) - size_before) / (
                     row["calls_per_s"] * args.seconds)
-                rows[server["name"]].append(row)
-        drops = {server["name"]: dropped(server) for server in servers}
+                rows[server.name].append(row)
+        drops = {server.name: server.dropped() for server in servers}
     finally:
         for server in servers:
-            server["process"].terminate()
-            server["process"].wait()
-            server["log"].close()
+            server.stop()
         shutil.rmtree(work, ignore_errors=True)
 
     print("Echo at 4 × 32, 16-byte payload; server on core 0 (one loop), rpc-probe bench on core 1; "
@@ -83,12 +77,11 @@ def main() -> int:
               "sample16": "--access-log-sample 16"}
     for name, label in labels.items():
         print("  %s: calls/s %s; server CPU %s µs/call; log %s bytes/call; lines dropped in all: %d" % (
-            label, echo.summary(rows[name], "calls_per_s"), echo.summary(rows[name], "server_us_per_call"),
-            echo.summary(rows[name], "log_bytes_per_call"), drops[name]))
+            label, spread(column(rows[name], "calls_per_s")), spread(column(rows[name], "server_us_per_call")),
+            spread(column(rows[name], "log_bytes_per_call")), drops[name]))
     for name in ("default", "sample16"):
         ratios = [row["calls_per_s"] / off["calls_per_s"] for row, off in zip(rows[name], rows["off"])]
-        print("  %s / off, run by run: %.2f (%.2f–%.2f)" % (
-            labels[name], statistics.median(ratios), min(ratios), max(ratios)))
+        print("  %s / off, run by run: %s" % (labels[name], spread(ratios, 2)))
     return 0
 
 

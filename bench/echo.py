@@ -20,41 +20,14 @@ import argparse
 import json
 import os
 import shutil
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-API_KEY = "bench:benchkey0123456789"
+from benchkit import API_KEY, ModerationServer, column, cpu_seconds, free_port, spread
+
 PAYLOAD = "MDEyMzQ1Njc4OWFiY2RlZg=="  # 16 bytes, base64
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cpu_seconds(pid: int) -> float:
-    with open("/proc/%d/stat" % pid) as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
-
-
-def wait_listening(process: subprocess.Popen, port: int) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit("bench/echo.py: the server exited with %s" % process.returncode)
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    sys.exit("bench/echo.py: the server did not listen on port %d" % port)
 
 
 def make_certificate(directory: str) -> dict:
@@ -78,15 +51,12 @@ def make_certificate(directory: str) -> dict:
         "key": os.path.join(directory, "server.key")}
 
 
-def start_server(build: str, data: str, extra: list) -> tuple:
-    port = free_port()
-    server = subprocess.Popen(
-        ["taskset", "-c", "0", os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
-         "--grpc-listen", "127.0.0.1:0",
-         "--data-dir", data, "--api-key", API_KEY, "--threads", "1", "--access-log", "off", "--log-level", "warning"]
-        + extra, stdout=subprocess.DEVNULL)
-    wait_listening(server, port)
-    return server, port
+def start_server(build: str, data: str, extra: list) -> ModerationServer:
+    try:
+        return ModerationServer(os.path.join(build, "moderation-server"), data, API_KEY,
+                                ["--threads", "1", "--access-log", "off", "--log-level", "warning"] + extra, core=0)
+    except RuntimeError as error:
+        sys.exit("bench/echo.py: %s" % error)
 
 
 def handshakes(port: int, pid: int, ca: str, seconds: float) -> dict:
@@ -130,9 +100,11 @@ def tcp_floor(pingpong: str) -> dict:
     return json.loads(out)
 
 
-def summary(rows: list, key: str) -> str:
-    values = [row[key] for row in rows]
-    return "%.1f (%.1f–%.1f)" % (statistics.median(values), min(values), max(values))
+def echo_line(rows: list) -> str:
+    """One scenario's runs, as this report and bench/grpc.py's print them."""
+    return "calls/s %s; p50 %s µs; p99 %s µs; server CPU %s µs/call; client CPU %s µs/call" % tuple(
+        spread(column(rows, key)) for key in ("calls_per_s", "p50_us", "p99_us", "server_us_per_call",
+                                              "client_us_per_call"))
 
 
 def main() -> int:
@@ -150,16 +122,16 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="moderation-echo-bench-")
     servers = []
     try:
-        plain, plain_port = start_server(args.build_dir, os.path.join(work, "plain"), [])
+        plain = start_server(args.build_dir, os.path.join(work, "plain"), [])
         servers.append(plain)
         # (label, port, pid, rpc-probe's flags)
-        transports = [("", plain_port, plain.pid, [])]
+        transports = [("", plain.port, plain.pid, [])]
         if not args.no_tls:
             pem = make_certificate(work)
-            tls, tls_port = start_server(args.build_dir, os.path.join(work, "tls"),
-                                         ["--tls-cert", pem["server"], "--tls-key", pem["key"]])
+            tls = start_server(args.build_dir, os.path.join(work, "tls"),
+                               ["--tls-cert", pem["server"], "--tls-key", pem["key"]])
             servers.append(tls)
-            transports.append(("TLS, ", tls_port, tls.pid, ["--cacert", pem["ca"]]))
+            transports.append(("TLS, ", tls.port, tls.pid, ["--cacert", pem["ca"]]))
         scenarios = {"4 connections × 32 in flight": (4, 32), "1 connection × 1 in flight": (1, 1)}
         results = {(label, name): [] for label, *_ in transports for name in scenarios}
         floors, handshake_rows = [], []
@@ -172,22 +144,20 @@ def main() -> int:
                     results[(label, name)].append(bench(args.build_dir, port, pid, conns, depth, args.seconds, flags))
             floors.append(tcp_floor(pingpong))
             if not args.no_tls:
-                handshake_rows.append(handshakes(tls_port, tls.pid, pem["ca"], min(args.seconds, 3)))
+                handshake_rows.append(handshakes(tls.port, tls.pid, pem["ca"], min(args.seconds, 3)))
     finally:
         for server in servers:
-            server.terminate()
-            server.wait()
+            server.stop()
         shutil.rmtree(work, ignore_errors=True)
     print("Echo, 16-byte payload; server on core 0 (one loop), rpc-probe bench on core 1; median (min–max) of %d runs of %g s"
           % (args.runs, args.seconds))
     for (label, name), rows in results.items():
-        print("  %s%s: calls/s %s; p50 %s µs; p99 %s µs; server CPU %s µs/call; client CPU %s µs/call" % (
-            label, name, summary(rows, "calls_per_s"), summary(rows, "p50_us"), summary(rows, "p99_us"),
-            summary(rows, "server_us_per_call"), summary(rows, "client_us_per_call")))
-    print("  raw TCP ping-pong, 32 bytes (the floor): p50 %s µs; p99 %s µs" % (summary(floors, "p50_us"), summary(floors, "p99_us")))
+        print("  %s%s: %s" % (label, name, echo_line(rows)))
+    print("  raw TCP ping-pong, 32 bytes (the floor): p50 %s µs; p99 %s µs" % (
+        spread(column(floors, "p50_us")), spread(column(floors, "p99_us"))))
     if handshake_rows:
         print("  TLS handshakes (openssl s_time -new, EC P-256, TLS 1.3): %s/s; server CPU %s µs/handshake" % (
-            summary(handshake_rows, "per_s"), summary(handshake_rows, "server_us_per_handshake")))
+            spread(column(handshake_rows, "per_s")), spread(column(handshake_rows, "server_us_per_handshake"))))
     return 0
 
 

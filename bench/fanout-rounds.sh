@@ -22,7 +22,7 @@ if [ ! -x "$build/fanout-client" ]; then
 fi
 ulimit -n $((2 * subscribers + 1000)) 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 work=$(mktemp -d)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 "$(dirname "$0")/benchkit.py" free-port)
 taskset -c 0 "$build/moderation-server" --listen "127.0.0.1:$port" --grpc-listen 127.0.0.1:0 \
   --data-dir "$work/data" --api-key "$key" --access-log off --log-level warning \
   --max-connections-per-app $((4 * subscribers + 1000)) --max-subscriptions-per-app $((4 * subscribers + 1000)) \
@@ -39,13 +39,14 @@ if [ -n "${PROFILE:-}" ]; then
   perf record -p "$server" -g -o fanout-rounds.perf.data -- sleep "$PROFILE" 2>&1 | tail -1
 fi
 wait $client
-python3 - "$work/result.json" <<'PY'
-import json, statistics, sys
+python3 - "$work/result.json" "$(dirname "$0")" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from benchkit import spread
 result = json.load(open(sys.argv[1]))
 rounds = result["rounds"]
-print("%d subscribers, one socket each, %d rounds: server CPU per action %.1f ms (median; %.1f–%.1f), "
-      "send → last receipt %.1f ms, live after %.0f ms" % (
-          result["subscribers"], len(rounds), statistics.median(r["server_cpu_ms"] for r in rounds),
-          min(r["server_cpu_ms"] for r in rounds), max(r["server_cpu_ms"] for r in rounds),
+print("%d subscribers, one socket each, %d rounds: server CPU per action %s, median (min–max); "
+      "send → last receipt %.1f ms, median; live after %.0f ms" % (
+          result["subscribers"], len(rounds), spread([r["server_cpu_ms"] for r in rounds], unit=" ms"),
           result["median_send_to_last_ms"], result["live_ms"]))
 PY

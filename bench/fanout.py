@@ -41,7 +41,6 @@ import json
 import os
 import resource
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -50,18 +49,13 @@ import tempfile
 import time
 from typing import NoReturn
 
-API_KEY = "bench:benchkey0123456789"
+from benchkit import API_KEY, free_port, spread, stop_process
+
 PEER_PACKAGES = {"redis": ("redis-server", "redis-server"), "nats": ("nats-server", "nats-server")}
 
 
 def fail(message: str) -> NoReturn:
     sys.exit("bench/fanout.py: " + message)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def open_files(pid: int) -> int:
@@ -120,13 +114,7 @@ class Server:
         return names
 
     def stop(self) -> None:
-        if self.alive():
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self.log.close()
 
 
@@ -166,20 +154,6 @@ class Bench:
             result["error"] += "\n%s exited with %s; its log ends:\n%s" % (
                 peer, server.process.returncode, server.log_tail())
         return result
-
-
-def spread(values: list, unit: str = "", digits: int = 1) -> str:
-    if not values:
-        return "—"
-    form = "%%.%df" % digits
-    return "%s%s (%s–%s)" % (form % statistics.median(values), unit, form % min(values), form % max(values))
-
-
-def rate(values: list) -> str:
-    if not values:
-        return "—"
-    return "%s (%s–%s)" % tuple("{:,.0f}".format(v).replace(",", " ") for v in
-                                (statistics.median(values), min(values), max(values)))
 
 
 def main() -> int:
@@ -372,9 +346,10 @@ def report(args, configs, results, failures) -> None:
             continue
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |" % (
             label, spread(rounds_of(config, "send_to_last_ms")), spread(rounds_of(config, "first_to_last_ms")),
-            spread(rounds_of(config, "server_cpu_ms")), rate(per_run(config, ["sustained", "deliveries_per_s"])),
-            spread(per_run(config, ["sustained", "server_us_per_delivery"]), digits=2),
-            spread(per_run(config, ["sustained", "server_cpu_percent"]), "%", 0),
+            spread(rounds_of(config, "server_cpu_ms")),
+            spread(per_run(config, ["sustained", "deliveries_per_s"]), 0, grouped=True),
+            spread(per_run(config, ["sustained", "server_us_per_delivery"]), 2),
+            spread(per_run(config, ["sustained", "server_cpu_percent"]), 0, unit="%"),
             results[config][0].get("sustained", {}).get("inflight", "—"), spread(per_run(config, ["live_ms"])),
             statistics.median(per_run(config, ["receipt_bytes"]))))
 

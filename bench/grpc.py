@@ -26,7 +26,8 @@ import subprocess
 import sys
 import time
 
-from echo import cpu_seconds, free_port, summary  # bench/echo.py: the same measurements for our server
+from benchkit import cpu_seconds, free_port, stop_process
+from echo import echo_line  # bench/echo.py: the same report for our server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, ".build", "grpc")
@@ -136,18 +137,11 @@ def main() -> int:
             for name, (conns, depth) in scenarios.items():
                 results[name].append(bench(port, server.pid, conns, depth, args.seconds))
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server, timeout=10)
     print("gRPC C++ %s Echo, 16-byte payload; server on core 0 (one completion queue, one polling thread), "
           "echo-client on core 1; median (min–max) of %d runs of %g s" % (grpc_version(), args.runs, args.seconds))
     for name, rows in results.items():
-        print("  %s: calls/s %s; p50 %s µs; p99 %s µs; server CPU %s µs/call; client CPU %s µs/call" % (
-            name, summary(rows, "calls_per_s"), summary(rows, "p50_us"), summary(rows, "p99_us"),
-            summary(rows, "server_us_per_call"), summary(rows, "client_us_per_call")))
+        print("  %s: %s" % (name, echo_line(rows)))
     if server.returncode != 0:
         say("the server exited with %s on SIGTERM" % server.returncode)
     return 0

@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grpc as grpc_bench  # bench/grpc.py: building and starting the gRPC C++ server  # noqa: E402
-from echo import API_KEY, cpu_seconds, free_port  # noqa: E402
+from benchkit import API_KEY, ModerationServer, cpu_seconds, free_port, spread, stop_process  # noqa: E402
 from echo import bench as framed_bench  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -137,29 +137,14 @@ def start_nghttpd(directory: str) -> tuple:
     sys.exit("bench/grpc_listener.py: nghttpd did not listen within 10 s")
 
 
-def start_ours(build: str, data: str, grpc: bool) -> tuple:
-    port, grpc_port = free_port(), free_port()
-    server = subprocess.Popen(
-        ["taskset", "-c", "0", os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:%d" % port,
-         "--grpc-listen", "127.0.0.1:%d" % grpc_port if grpc else "off", "--data-dir", data, "--api-key", API_KEY,
-         "--threads", "1", "--access-log", "off", "--log-level", "warning"],
-        stdout=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    if not line.startswith("listening on"):
-        sys.exit("bench/grpc_listener.py: moderation-server printed %r" % line)
-    return server, port, grpc_port
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
+def start_ours(build: str, data: str, grpc: bool) -> ModerationServer:
+    """Our server, its main port serving both protocols; with a second address for gRPC or none."""
     try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-def summary(values: list, digits: int = 0) -> str:
-    return "%.*f (%.*f–%.*f)" % (digits, statistics.median(values), digits, min(values), digits, max(values))
+        return ModerationServer(os.path.join(build, "moderation-server"), data, API_KEY,
+                                ["--threads", "1", "--access-log", "off", "--log-level", "warning"],
+                                grpc_listen="127.0.0.1:0" if grpc else "off", core=0)
+    except RuntimeError as error:
+        sys.exit("bench/grpc_listener.py: moderation-server: %s" % error)
 
 
 def main() -> int:
@@ -177,14 +162,14 @@ def main() -> int:
                       stdout=sys.stderr).returncode != 0:
         sys.exit("bench/grpc_listener.py: building bench/grpc failed")
     data = tempfile.mkdtemp(prefix="grpc-listener-bench-")
-    ours, ours_port, _ = start_ours(args.build_dir, data, grpc=False)
+    ours = start_ours(args.build_dir, data, grpc=False)
     nghttpd, nghttpd_port = start_nghttpd(data)
     cpp_port = free_port()
     cpp = subprocess.Popen(["taskset", "-c", "0", os.path.join(grpc_bench.BUILD, "echo-server"), str(cpp_port)],
                            stdout=subprocess.PIPE, text=True)
     cpp_name = "grpc++ %s" % grpc_bench.grpc_version()
     servers = {
-        "ours": (ours_port, "/mrpc.diagnostics.v1.Diagnostics/Echo", ours.pid, True),
+        "ours": (ours.port, "/mrpc.diagnostics.v1.Diagnostics/Echo", ours.pid, True),
         "nghttpd": (nghttpd_port, "/mrpc.diagnostics.v1.Diagnostics/Echo", nghttpd.pid, False),
         cpp_name: (cpp_port, "/benchgrpc.v1.Echo/Echo", cpp.pid, False),
     }
@@ -205,9 +190,9 @@ def main() -> int:
                         h2load(port, path, pid, clients, streams, args.seconds, auth, log if streams == 1 else ""))
             say("run %d of %d done" % (run + 1, args.runs))
     finally:
-        stop(ours)
-        stop(nghttpd)
-        stop(cpp)
+        ours.stop()
+        stop_process(nghttpd)
+        stop_process(cpp)
     print("gRPC Echo (16-byte payload) driven by h2load on core 1, servers on core 0; median (min–max) of %d runs"
           % args.runs)
 
@@ -219,13 +204,13 @@ def main() -> int:
         for server in servers:
             runs = results[(server, scenario)]
             line = "    %-14s calls/s %s   server CPU/call %s µs   h2load CPU/call %s µs (%.0f%% of its core)" % (
-                server, summary([r["calls_per_second"] for r in runs]),
-                summary([r["server_us_per_call"] for r in runs], 2),
-                summary([r["h2load_us_per_call"] for r in runs], 2),
+                server, spread([r["calls_per_second"] for r in runs], 0),
+                spread([r["server_us_per_call"] for r in runs], 2),
+                spread([r["h2load_us_per_call"] for r in runs], 2),
                 100 * statistics.median(r["h2load_core_share"] for r in runs))
             if "p50_us" in runs[0]:
-                line += "   p50 %s µs   p99 %s µs" % (summary([r["p50_us"] for r in runs]),
-                                                     summary([r["p99_us"] for r in runs]))
+                line += "   p50 %s µs   p99 %s µs" % (spread([r["p50_us"] for r in runs], 0),
+                                                     spread([r["p99_us"] for r in runs], 0))
             print(line)
         ours_rate = median("ours", scenario, "calls_per_second")
         print("    ours: %.2f× the calls/s of nghttpd (%.2f× by server CPU per call), %.2f× those of gRPC C++" % (
@@ -246,14 +231,14 @@ def main() -> int:
     rates = {"on": [], "off": []}
     for run in range(args.runs):
         for mode in ("on", "off"):
-            server, port, _ = start_ours(args.build_dir, tempfile.mkdtemp(prefix="grpc-listener-bench-"), mode == "on")
+            server = start_ours(args.build_dir, tempfile.mkdtemp(prefix="grpc-listener-bench-"), mode == "on")
             try:
                 time.sleep(0.3)
-                rates[mode].append(framed_bench(args.build_dir, port, server.pid, 4, 32, args.seconds)["calls_per_s"])
+                rates[mode].append(framed_bench(args.build_dir, server.port, server.pid, 4, 32, args.seconds)["calls_per_s"])
             finally:
-                stop(server)
+                server.stop()
     for mode in ("on", "off"):
-        print("  --grpc-listen %-3s calls/s %s" % (mode, summary(rates[mode])))
+        print("  --grpc-listen %-3s calls/s %s" % (mode, spread(rates[mode], 0)))
     print("  ratio on/off: %.2f" % (statistics.median(rates["on"]) / statistics.median(rates["off"])))
     return 0
 

@@ -24,11 +24,12 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from benchkit import ModerationServer, spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONNECTIONS = 16  # moderation-bench wire's default
@@ -42,17 +43,12 @@ def fresh_database(build: str, work: str) -> str:
     """A database the server created and closed: the schema of the release under test. Each floor
     run starts from a copy of it."""
     data = os.path.join(work, "template")
-    server = subprocess.Popen(
-        [os.path.join(build, "moderation-server"), "--listen", "127.0.0.1:0", "--grpc-listen", "off",
-         "--data-dir", data], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    for line in server.stderr:
-        if "server started" in line:
-            break
-    else:
-        fail("the server exited before it started: %s" % server.wait())
-    server.terminate()
-    server.stderr.read()
-    if server.wait(timeout=30) != 0:
+    try:
+        server = ModerationServer(os.path.join(build, "moderation-server"), data, grpc_listen="off",
+                                  log=subprocess.DEVNULL)
+    except RuntimeError as error:
+        fail(str(error))
+    if server.stop(timeout=30) != 0:
         fail("the server did not shut down cleanly")
     database = os.path.join(data, "moderation.sqlite3")
     if not os.path.exists(database) or os.path.exists(database + "-wal"):
@@ -85,10 +81,6 @@ def floor(program: str, template: str, work: str, seconds: float, batch: int, sl
     shutil.rmtree(scratch)
     result = json.loads(output)
     return {"per_second": result["mutations_per_second"], "cpu_us": result["cpu_us_per_mutation"]}
-
-
-def spread(values: list) -> str:
-    return "%.1f (%.1f–%.1f)" % (statistics.median(values), min(values), max(values))
 
 
 def main() -> int:

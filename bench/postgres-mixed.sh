@@ -30,7 +30,7 @@ url=$(MODERATION_PG_FSYNC=on "$root/tools/pg-cluster" start "$cluster")
 # One measurement: a fresh schema, a server with read cache size $1, writes at $2/s; prints reads/s.
 measure() {
   local cache=$1 rate=$2 port schema probe writer=
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  port=$(python3 "$root/bench/benchkit.py" free-port)
   schema="mixed_${RANDOM}_$$"
   "$build/moderation-server" --store postgres --postgres-url "$url" --postgres-schema "$schema" \
     --listen "127.0.0.1:$port" --grpc-listen off --api-key app:mixed-bench-key --access-log off \

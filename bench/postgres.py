@@ -33,7 +33,7 @@ Around each measured window (`--snapshot-command`), this script records PostgreS
 cutime, cstime) and its WAL counters (pg_stat_wal, with track_wal_io_timing on; pg_stat_database's
 commits; backends publish those counters at most once a second, so over a 10 s window they are
 within about 10 %), so the report says where the time goes. The report gives every round's raw output, then
-medians with the spread (min-max) and the ratios the issue sets targets for.
+medians with the spread (min–max) and the ratios the issue sets targets for.
 
 Usage: bench/postgres.py --build-dir .build/release [--runs 5] [--seconds 10] [--read-seconds 5]
                          [--instances 3] [--apps 8]
@@ -47,14 +47,14 @@ import re
 import resource
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+from benchkit import TICKS, proc_stat, spread
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TICKS = os.sysconf("SC_CLK_TCK")
 WAL_QUERY = (
     "SELECT wal_records, wal_fpi, wal_bytes, wal_write, wal_sync, wal_write_time, wal_sync_time,"
     " (SELECT sum(xact_commit) FROM pg_stat_database) FROM pg_stat_wal"
@@ -90,8 +90,7 @@ def postgres_cpu(cluster: str) -> float:
         if not entry.isdigit():
             continue
         try:
-            with open("/proc/%s/stat" % entry) as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
+            fields = proc_stat(int(entry))
         except OSError:
             continue
         pid, parent = int(entry), int(fields[1])
@@ -121,13 +120,6 @@ def snapshot_command(argv: list) -> None:
 
 def delta(before: dict, after: dict) -> dict:
     return {key: after[key] - before[key] for key in before if isinstance(before[key], float)}
-
-
-def median_spread(values: list, digits: int = 0) -> str:
-    if not values:
-        return "-"
-    form = "%%.%df" % digits
-    return "%s (%s-%s)" % (form % statistics.median(values), form % min(values), form % max(values))
 
 
 def parse_mutations(output: str) -> dict:
@@ -320,18 +312,18 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     def column(key: str, field: str) -> list:
         return [r[field] for r in results[key]]
 
-    print("\n## summary: median (min-max) of %d rounds" % runs)
-    print("pgbench -N, 16 clients:                     %s transactions/s" % median_spread(column("pgbench", "rate")))
-    print("service on PostgreSQL, 1 instance, 16 x 8:  %s durable mutations/s" % median_spread(column("one", "rate")))
-    print("service on PostgreSQL, %d instances:         %s durable mutations/s (total)" % (arguments.instances, median_spread(column("many", "rate"))))
-    print("  the same, every connection on one of them: %s durable mutations/s (total)" % median_spread(column("one_home", "rate")))
-    print("  the same over %d apps, 1 instance:          %s durable mutations/s" % (arguments.apps, median_spread(column("one_apps", "rate"))))
-    print("  the same over %d apps, %d instances:        %s durable mutations/s (total)" % (arguments.apps, arguments.instances, median_spread(column("many_apps", "rate"))))
-    print("  the same, each app on one instance:        %s durable mutations/s (total)" % median_spread(column("routed_apps", "rate")))
+    print("\n## summary: median (min–max) of %d rounds" % runs)
+    print("pgbench -N, 16 clients:                     %s transactions/s" % spread(column("pgbench", "rate"), 0))
+    print("service on PostgreSQL, 1 instance, 16 x 8:  %s durable mutations/s" % spread(column("one", "rate"), 0))
+    print("service on PostgreSQL, %d instances:         %s durable mutations/s (total)" % (arguments.instances, spread(column("many", "rate"), 0)))
+    print("  the same, every connection on one of them: %s durable mutations/s (total)" % spread(column("one_home", "rate"), 0))
+    print("  the same over %d apps, 1 instance:          %s durable mutations/s" % (arguments.apps, spread(column("one_apps", "rate"), 0)))
+    print("  the same over %d apps, %d instances:        %s durable mutations/s (total)" % (arguments.apps, arguments.instances, spread(column("many_apps", "rate"), 0)))
+    print("  the same, each app on one instance:        %s durable mutations/s (total)" % spread(column("routed_apps", "rate"), 0))
 
     def ratio(label: str, top: str, bottom: str, target: str = "") -> None:
         values = [a["rate"] / b["rate"] for a, b in zip(results[top], results[bottom])]
-        print("  %-40s %s%s" % (label + ", per round:", median_spread(values, 2), "  (target >= %s)" % target if target else ""))
+        print("  %-40s %s%s" % (label + ", per round:", spread(values, 2), "  (target >= %s)" % target if target else ""))
 
     ratio("1 instance / pgbench -N", "one", "pgbench", "2.00")
     ratio("%d apps, 1 instance / pgbench -N" % arguments.apps, "one_apps", "pgbench", "2.00")
@@ -340,10 +332,10 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     ratio("%d instances, one home / 1 instance" % arguments.instances, "one_home", "one")
     ratio("%d apps: %d instances / 1 instance" % (arguments.apps, arguments.instances), "many_apps", "one_apps", "1.00")
     ratio("%d apps routed by app: %d instances / 1" % (arguments.apps, arguments.instances), "routed_apps", "one_apps", "1.00")
-    print("reads on SQLite:                            %s reads/s" % median_spread(column("sqlite_reads", "rate")))
-    print("reads on PostgreSQL:                        %s reads/s" % median_spread(column("pg_reads", "rate")))
+    print("reads on SQLite:                            %s reads/s" % spread(column("sqlite_reads", "rate"), 0))
+    print("reads on PostgreSQL:                        %s reads/s" % spread(column("pg_reads", "rate"), 0))
     ratio("PostgreSQL / SQLite", "pg_reads", "sqlite_reads", "0.50")
-    print("pgbench -S, 16 clients:                     %s transactions/s (PostgreSQL alone, one SELECT each)" % median_spread(column("pgbench_select", "rate")))
+    print("pgbench -S, 16 clients:                     %s transactions/s (PostgreSQL alone, one SELECT each)" % spread(column("pgbench_select", "rate"), 0))
     print("\nwhere the time goes (medians):")
     labels = [
         ("pgbench", "pgbench -N"),
@@ -358,38 +350,38 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
         rows = results[key]
         line = "  %-22s PostgreSQL %s µs CPU/op (%s cores); WAL %s bytes/op; %s WAL flushes/s, %s ops per flush, %s ms per flush" % (
             label,
-            median_spread(column(key, "pg_cpu_us"), 1),
-            median_spread(column(key, "pg_cores"), 2),
-            median_spread(column(key, "wal_bytes")),
-            median_spread(column(key, "wal_syncs_per_s")),
-            median_spread(column(key, "ops_per_sync"), 1),
-            median_spread(column(key, "sync_ms"), 2),
+            spread(column(key, "pg_cpu_us"), 1),
+            spread(column(key, "pg_cores"), 2),
+            spread(column(key, "wal_bytes"), 0),
+            spread(column(key, "wal_syncs_per_s"), 0),
+            spread(column(key, "ops_per_sync"), 1),
+            spread(column(key, "sync_ms"), 2),
         )
         if key == "pgbench":
-            line += "; pgbench %s µs CPU/op" % median_spread(column(key, "client_cpu_us"), 1)
+            line += "; pgbench %s µs CPU/op" % spread(column(key, "client_cpu_us"), 1)
         else:
             line += ("; server %s µs CPU/op (%s cores); %s writes per commit, COMMIT %s ms; %s writes deferred; "
                      "app lock waited %s ms, read ahead %s ms a commit") % (
-                median_spread(column(key, "server_cpu_us"), 1),
-                median_spread(column(key, "server_cores"), 2),
-                median_spread(column(key, "writes_per_commit"), 1),
-                median_spread(column(key, "commit_ms"), 2),
-                median_spread(column(key, "deferred")),
-                median_spread(column(key, "lock_wait_ms"), 2),
-                median_spread(column(key, "read_ahead_ms"), 2),
+                spread(column(key, "server_cpu_us"), 1),
+                spread(column(key, "server_cores"), 2),
+                spread(column(key, "writes_per_commit"), 1),
+                spread(column(key, "commit_ms"), 2),
+                spread(column(key, "deferred"), 0),
+                spread(column(key, "lock_wait_ms"), 2),
+                spread(column(key, "read_ahead_ms"), 2),
             )
         print(line)
     print(
         "  reads on PostgreSQL: server %s µs CPU/read, PostgreSQL %s µs CPU/read (%s cores), %s commits/s;"
         " on SQLite: server %s µs CPU/read; pgbench -S: PostgreSQL %s µs CPU/transaction (%s cores)"
         % (
-            median_spread(column("pg_reads", "server_cpu_us"), 1),
-            median_spread(column("pg_reads", "pg_cpu_us"), 1),
-            median_spread(column("pg_reads", "pg_cores"), 2),
-            median_spread(column("pg_reads", "pg_commits_per_s")),
-            median_spread(column("sqlite_reads", "server_cpu_us"), 1),
-            median_spread(column("pgbench_select", "pg_cpu_us"), 1),
-            median_spread(column("pgbench_select", "pg_cores"), 2),
+            spread(column("pg_reads", "server_cpu_us"), 1),
+            spread(column("pg_reads", "pg_cpu_us"), 1),
+            spread(column("pg_reads", "pg_cores"), 2),
+            spread(column("pg_reads", "pg_commits_per_s"), 0),
+            spread(column("sqlite_reads", "server_cpu_us"), 1),
+            spread(column("pgbench_select", "pg_cpu_us"), 1),
+            spread(column("pgbench_select", "pg_cores"), 2),
         )
     )
 

@@ -31,7 +31,6 @@ import re
 import resource
 import selectors
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -39,21 +38,22 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from typing import Callable, Dict, List, Optional, Tuple
 
 import rawwire
-import serverproc  # noqa: F401  (puts the client on sys.path)
+import serverproc  # noqa: F401  (puts the client and bench/ on sys.path)
+from rawwire import CALL, GOAWAY, HELLO, HELLO_ACK, MESSAGE, PING, PONG, REPLY, TRAILERS
 from serverproc import API_KEY
+
+import benchkit
 
 import mrpc_client
 from mrpc_client import RpcError
 from mrpc_client import moderation_v1
-from mrpc_client.frames import HEADER, PREFACE, encode_frame
+from mrpc_client.frames import HEADER, PREFACE
 from mrpc_client.gen.mrpc.diagnostics.v1 import diagnostics_pb2
 from mrpc_client.gen.mrpc.v1 import envelope_pb2
 
-HELLO, HELLO_ACK, CALL, REPLY, MESSAGE, TRAILERS, CANCEL, PING, PONG, GOAWAY = range(1, 11)
 FRAME_NAMES = {HELLO_ACK: "HELLO_ACK", REPLY: "REPLY", MESSAGE: "MESSAGE", TRAILERS: "TRAILERS", PING: "PING",
                PONG: "PONG", GOAWAY: "GOAWAY"}
 ECHO = "/mrpc.diagnostics.v1.Diagnostics/Echo"
@@ -67,11 +67,8 @@ MAX_MESSAGE = 4 * MIB
 # MARK: wire
 
 
-def hello(api_key: str, accept_deflate: bool = False, client_name: str = "adversary") -> bytes:
-    message = envelope_pb2.Hello(api_key=api_key, client_name=client_name)
-    if accept_deflate:
-        message.accept_encodings.append("deflate")
-    return encode_frame(HELLO, 0, message.SerializeToString())
+def hello(api_key: str, accept_deflate: bool = False) -> bytes:
+    return rawwire.hello(api_key, accept_deflate, client_name="adversary")
 
 
 def status_of(frame_type: int, payload: bytes) -> Optional[envelope_pb2.Status]:
@@ -193,53 +190,31 @@ class LogTap:
                 fh.write(bytes(self.tail[len(self.tail) - rest:]))
 
 
-class AttackedServer:
+class AttackedServer(benchkit.ModerationServer):
     """moderation-server on an ephemeral loopback port with its own data directory, its log piped
     through a `LogTap`, optionally under a lower file-descriptor limit (soft and hard: the server
     raises its soft limit to the hard one at start)."""
 
     def __init__(self, binary: str, directory: str, arguments: List[str], nofile: Optional[int] = None) -> None:
         self.directory = directory
-        data_dir = os.path.join(directory, "data")
-        os.makedirs(data_dir, exist_ok=True)
-        command = [binary, "--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0", "--data-dir", data_dir, "--api-key", API_KEY,
-                   "--metrics-listen", "127.0.0.1:0"] + arguments
-        self.command = command
 
         def limit_files() -> None:
             if nofile:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        preexec_fn=limit_files)
-        self.pid = self.process.pid
-        self.log = LogTap(self.process.stderr)
-        self.address = self._await_listening(30)
+        super().__init__(binary, os.path.join(directory, "data"), API_KEY,
+                         ["--metrics-listen", "127.0.0.1:0"] + arguments, log=subprocess.PIPE, preexec_fn=limit_files)
         self.metrics_url = self._metrics_url()
 
-    def _await_listening(self, timeout: float) -> str:
-        import select
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + timeout
-        line = b""
-        while not line.endswith(b"\n"):
-            ready, _, _ = select.select([self.process.stdout], [], [], max(deadline - time.monotonic(), 0))
-            chunk = os.read(self.process.stdout.fileno(), 256) if ready else b""
-            if not chunk:
-                if ready or self.process.poll() is not None:
-                    code = self.process.wait()
-                    self.log.thread.join(2)
-                    said = " / ".join(self.log.text_head().strip().splitlines()[-3:])
-                    if "--memory-budget" in said:
-                        said += " (a build without --memory-budget: run with --no-budget-flag)"
-                    raise RuntimeError("the server exited with %s before listening: %s" % (code, said))
-                self.process.kill()
-                raise RuntimeError("the server printed no 'listening on' line within %g s" % timeout)
-            line += chunk
-        text = line.decode().strip()
-        if not text.startswith("listening on "):
-            raise RuntimeError("unexpected first line from the server: %r" % text)
-        return text[len("listening on "):]
+    def started(self) -> None:
+        self.log = LogTap(self.process.stderr)
+
+    def log_excerpt(self) -> str:
+        self.log.thread.join(2)
+        said = " / ".join(self.log.text_head().strip().splitlines()[-3:])
+        if "--memory-budget" in said:
+            said += " (a build without --memory-budget: run with --no-budget-flag)"
+        return said
 
     def _metrics_url(self) -> Optional[str]:
         deadline = time.monotonic() + 5
@@ -255,51 +230,20 @@ class AttackedServer:
         if not self.metrics_url:
             return None
         try:
-            with urllib.request.urlopen(self.metrics_url, timeout=timeout) as response:
-                for line in response.read().decode().splitlines():
-                    if line.startswith(name + " "):
-                        return float(line.split()[1])
+            return benchkit.read_metrics(self.metrics_url, timeout).get(name)
         except Exception:  # slow, refused or closed: the gauge is unknown
             return None
-        return None
 
     def rss_kib(self) -> Optional[int]:
         try:
-            with open("/proc/%d/status" % self.pid) as fh:
-                for line in fh:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1])
+            return benchkit.memory_kib(self.pid).get("VmRSS")
         except OSError:
             return None
-        return None
-
-    def cpu_seconds(self) -> float:
-        """utime + stime of the process so far."""
-        with open("/proc/%d/stat" % self.pid) as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
 
     def terminate(self, wait: float) -> Tuple[Optional[int], float]:
         """SIGTERM and wait up to `wait` s: (exit code or None when it had to be SIGKILLed, seconds)."""
         start = time.monotonic()
-        if self.process.poll() is not None:
-            return self.process.returncode, 0.0
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            code: Optional[int] = self.process.wait(wait)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            code = None
-        return code, time.monotonic() - start
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        return self.stop(wait), time.monotonic() - start
 
 
 # MARK: liveness probe (a process of its own, so the attack's threads never delay a probe)

@@ -13,11 +13,11 @@ from mrpc_client.frames import PREFACE, encode_frame
 from mrpc_client.gen.mrpc.diagnostics.v1 import diagnostics_pb2
 from mrpc_client.gen.mrpc.v1 import envelope_pb2
 
-HELLO, CALL, GOAWAY, PING = 1, 3, 10, 8
+HELLO, HELLO_ACK, CALL, REPLY, MESSAGE, TRAILERS, CANCEL, PING, PONG, GOAWAY = range(1, 11)
 
 
-def hello(api_key: str, accept_deflate: bool = False) -> bytes:
-    message = envelope_pb2.Hello(api_key=api_key, client_name="soak-raw")
+def hello(api_key: str, accept_deflate: bool = False, client_name: str = "soak-raw") -> bytes:
+    message = envelope_pb2.Hello(api_key=api_key, client_name=client_name)
     if accept_deflate:
         message.accept_encodings.append("deflate")
     return encode_frame(HELLO, 0, message.SerializeToString())

@@ -1,5 +1,8 @@
 """The moderation-server of the soak and crash tests: the client package's ServerProcess with
-the hardening key, and what the soak samples of it from /proc (memory, descriptors, threads)."""
+the hardening key, and what the soak samples of it from /proc (memory, descriptors, threads).
+
+Importing this module puts the client package (clients/python/src) and bench/ (for
+bench/benchkit.py, what the hardening drivers share with the benchmarks) on sys.path."""
 
 from __future__ import annotations
 
@@ -9,7 +12,9 @@ from typing import Dict, List, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "clients", "python", "src"))
+sys.path.append(os.path.join(ROOT, "bench"))  # last: bench's scripts shadow no module
 
+import benchkit  # noqa: E402
 from mrpc_client.testing import ServerProcess  # noqa: E402
 
 APP_ID = "hardening"
@@ -24,15 +29,8 @@ class ObservedServer(ServerProcess):
         super().__init__(binary, data_dir, API_KEY, log_path, extra_args=extra_args)
 
     def memory_kib(self) -> Dict[str, int]:
-        """VmRSS and its parts, in KiB: RssAnon (heap, stacks: what a leak grows), RssFile
-        (mapped files: SQLite maps its database) and RssShmem (SQLite's WAL index)."""
-        values = {}
-        with open("/proc/%d/status" % self.pid) as fh:
-            for line in fh:
-                key, _, rest = line.partition(":")
-                if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
-                    values[key] = int(rest.split()[0])
-        return values
+        """VmRSS, RssAnon, RssFile and RssShmem in KiB (benchkit.memory_kib)."""
+        return benchkit.memory_kib(self.pid)
 
     def open_files(self) -> int:
         return len(os.listdir("/proc/%d/fd" % self.pid))
