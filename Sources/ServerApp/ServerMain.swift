@@ -54,10 +54,14 @@ public enum ServerMain {
             logWriter.write(Array(startupError(message, format: settings.logFormat).utf8))
         }
 
+        // A start that fails takes back what it made: the data directory, the default key file,
+        // a new store's files.
+        let footprint = StartupFootprint(dataDirectory: settings.dataDirectory)
         let created = FileSystem.makeDirectories(settings.dataDirectory)
         guard created == 0, FileSystem.isWritableDirectory(settings.dataDirectory) else {
             let reason = created != 0 ? FileSystem.describe(errno: created) : "not writable"
             printError("moderation-server: --data-dir \(settings.dataDirectory) is unusable: \(reason)")
+            footprint.remove()
             return 1
         }
 
@@ -66,6 +70,7 @@ public enum ServerMain {
             keys = try loadKeys(settings, logger: logger)
         } catch {
             printError("moderation-server: \(error.message)")
+            footprint.remove()
             return 1
         }
         let keyStore = APIKeyStore(keys)
@@ -78,13 +83,21 @@ public enum ServerMain {
         }
 
         let moderation: ModerationServer
-        let port: UInt16
         do throws(ServerStartupError) {
             moderation = try ModerationServer(
                 settings: settings, authenticator: keyStore, logger: logger, apps: { keyStore.appIDs })
+        } catch {
+            printError("moderation-server: \(error.message)")
+            footprint.remove()
+            return 1
+        }
+        let port: UInt16
+        do throws(ServerStartupError) {
             port = try moderation.start()
         } catch {
             printError("moderation-server: \(error.message)")
+            moderation.shutdown(gracePeriodMs: 0)
+            footprint.remove()
             return 1
         }
         var endpoint: MetricsEndpoint?
@@ -101,6 +114,7 @@ public enum ServerMain {
                     "moderation-server: cannot serve metrics on --metrics-listen \(host):\(metricsListen.port): \(error)"
                 )
                 moderation.shutdown(gracePeriodMs: 0)
+                footprint.remove()
                 return 1
             }
         }

@@ -96,6 +96,43 @@ struct ServerStartupTests {
         }
     }
 
+    @Test("a start that fails leaves nothing behind: no new data directory, no key file or store in an old one")
+    func failedStartLeavesNothing() throws {
+        let directory = TemporaryDirectory(prefix: "startup")
+        defer { directory.remove() }
+        let executable = try BuiltProducts.path(of: "moderation-server")
+        let first = try ServerProcess(
+            executable: executable,
+            arguments: ["--data-dir", directory.path + "/first", "--api-key", "app1:key-of-app-one"],
+            logPath: directory.path + "/first.log")
+        let existing = directory.path + "/existing"
+        #expect(mkdir(existing, 0o755) == 0)
+        #expect(close(open(existing + "/kept", O_CREAT | O_WRONLY, 0o600)) == 0)
+        for data in [directory.path + "/new/data", existing] {
+            // No --api-key: the start makes the default key file, then cannot listen.
+            let second = try ChildProcess(
+                executable: executable, arguments: ["--listen", "127.0.0.1:\(first.port)", "--data-dir", data])
+            let outcome = try second.finish(timeoutMs: 15_000)
+            #expect(outcome.exitCode == 1, "\(outcome)")
+            #expect(outcome.standardError.contains("cannot listen on"), "\(outcome)")
+        }
+        #expect(access(directory.path + "/new", F_OK) != 0, "the new data directory and its parent are gone")
+        #expect(Self.entries(existing) == ["kept"], "only what was there before")
+    }
+
+    static func entries(_ path: String) -> [String] {
+        guard let stream = opendir(path) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     @Test("a second server on a data directory in use exits 1 naming the holder's pid; backup still reads")
     func dataDirectoryInUse() throws {
         let directory = TemporaryDirectory(prefix: "startup")
