@@ -200,7 +200,7 @@ struct ProbeOptions {
 
     static let help = """
         shared flags (anywhere: before the address, after the verb; -name works as --name):
-          --api-key KEY          API key, bare or APP_ID:KEY (default: $RPC_PROBE_API_KEY)
+          --api-key KEY          API key, bare or APP_ID:KEY (default: $MODERATION_CLIENT_API_KEY)
           --as UID               act on behalf of this user (CallHeader.on_behalf_of; default: the app)
           -H key=value, -H 'key: value'
                                  call metadata (CallHeader.metadata; repeatable);

@@ -41,13 +41,26 @@ public enum RPCProbe {
         return nil
     }
 
+    /// The variable every client tool reads its API key from (`APP_ID:KEY`, or a bare key),
+    /// and the older names still read when it is unset, in order.
+    public static let apiKeyVariable = "MODERATION_CLIENT_API_KEY"
+    public static let apiKeyAliases = ["RPC_PROBE_API_KEY", "MRPC_API_KEY"]
+
+    /// The API key the environment gives: `apiKeyVariable`, else the first alias set.
+    static func apiKey(_ environment: [String: String]) -> String {
+        for name in [apiKeyVariable] + apiKeyAliases {
+            if let key = environment[name], !key.isEmpty { return key }
+        }
+        return ""
+    }
+
     /// Runs rpc-probe; returns the exit code.
     /// - Parameters:
     ///   - arguments: the command line without the program name.
-    ///   - environment: the process environment (`RPC_PROBE_API_KEY`).
+    ///   - environment: the process environment (`MODERATION_CLIENT_API_KEY`).
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         var options = ProbeOptions()
-        options.apiKey = environment["RPC_PROBE_API_KEY"] ?? ""
+        options.apiKey = apiKey(environment)
         options.schemaCache = SchemaCache(environment: environment)
         do throws(ProbeError) {
             let line: ProbeCommandLine

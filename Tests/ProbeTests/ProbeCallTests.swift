@@ -261,7 +261,7 @@ struct ProbeCallTests {
         #expect(envelope["timing"]["callMs"].isNull)
     }
 
-    @Test("a wrong or missing API key exits 80 (UNAUTHENTICATED); --api-key overrides RPC_PROBE_API_KEY")
+    @Test("a wrong or missing API key exits 80 (UNAUTHENTICATED); --api-key overrides MODERATION_CLIENT_API_KEY")
     func apiKeys() throws {
         let server = try ModerationServerProcess()
         defer { _ = try? server.stop() }
@@ -280,6 +280,21 @@ struct ProbeCallTests {
         )
         .run("call", moderation("GetUser"), "-d", #"{"uid":"nobody"}"#)
         #expect(qualified.exitCode == 64 + 5, "APP_ID:KEY is accepted: \(qualified)")
+        // The older names still give the key; the current one wins over them.
+        let notFound: Int32 = 64 + 5
+        for (variables, expected) in [
+            (["RPC_PROBE_API_KEY": ModerationServerProcess.apiKey], notFound),
+            (["MRPC_API_KEY": ModerationServerProcess.apiKey], notFound),
+            (
+                ["MODERATION_CLIENT_API_KEY": "not-the-key", "RPC_PROBE_API_KEY": ModerationServerProcess.apiKey],
+                64 + 16
+            ),
+        ] {
+            var runner = ProbeRunner(address: server.address, apiKey: nil)
+            runner.environment = variables
+            let outcome = try runner.run("call", moderation("GetUser"), "-d", #"{"uid":"nobody"}"#)
+            #expect(outcome.exitCode == expected, "\(variables): \(outcome)")
+        }
     }
 
     @Test("--compress gives the same response (inflated); -v reports the connection, sizes and time on standard error")

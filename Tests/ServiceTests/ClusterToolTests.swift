@@ -46,7 +46,7 @@ struct ClusterToolTests {
         let keyLine = try #require(started.lines.first { $0.contains("API key (app demo): ") })
         let key = String(keyLine.split(separator: " ").last!)
         var probeEnvironment = environment
-        probeEnvironment["RPC_PROBE_API_KEY"] = key
+        probeEnvironment["MODERATION_CLIENT_API_KEY"] = key
         let probe = try BuiltProducts.path(of: "rpc-probe")
         let created = try ChildProcess.run(
             executable: probe,

@@ -1,12 +1,12 @@
 internal import RPCPosix
 
 /// Runs the built `rpc-probe` as a child process, with an environment of its own: this process's
-/// without any `RPC_PROBE_*` variable (a developer's key must not leak into a test), plus
-/// `RPC_PROBE_API_KEY` when a key is given, and `XDG_CACHE_HOME` in a temporary directory.
+/// without any variable that gives a key (a developer's key must not leak into a test), plus
+/// `MODERATION_CLIENT_API_KEY` when a key is given, and `XDG_CACHE_HOME` in a temporary directory.
 public struct ProbeRunner: Sendable {
     /// The address put before every command line, or nil for commands that need none.
     public let address: String?
-    /// The API key passed in `RPC_PROBE_API_KEY`, or nil for none.
+    /// The API key passed in `MODERATION_CLIENT_API_KEY`, or nil for none.
     public let apiKey: String?
 
     public init(address: String?, apiKey: String?) {
@@ -56,9 +56,12 @@ public struct ProbeRunner: Sendable {
 
     /// `rpc-probe [ADDRESS] arguments…` started, for commands that run on (`watch`).
     public func start(_ arguments: [String], standardInput: [UInt8]? = nil) throws -> ChildProcess {
-        var environment = ProcessEnvironment.current().filter { !$0.key.hasPrefix("RPC_PROBE_") }
+        let keyVariables: Set = ["MODERATION_CLIENT_API_KEY", "MRPC_API_KEY"]
+        var environment = ProcessEnvironment.current().filter {
+            !$0.key.hasPrefix("RPC_PROBE_") && !keyVariables.contains($0.key)
+        }
         environment["XDG_CACHE_HOME"] = Self.cacheHome.path
-        if let apiKey { environment["RPC_PROBE_API_KEY"] = apiKey }
+        if let apiKey { environment["MODERATION_CLIENT_API_KEY"] = apiKey }
         environment.merge(self.environment) { _, override in override }
         return try ChildProcess(
             executable: try BuiltProducts.path(of: "rpc-probe"),
