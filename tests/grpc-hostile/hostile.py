@@ -1674,7 +1674,11 @@ class Suite:
             what = "mTLS server, %s" % port_name
             # Cleartext HTTP/2 with a valid key.
             conn = Connection(address, timeout=5)
-            conn.request(1, request_headers(self.key), grpc_message(echo_request(b"cleartext")))
+            try:
+                conn.request(1, request_headers(self.key), grpc_message(echo_request(b"cleartext")))
+            except (ConnectionResetError, BrokenPipeError):
+                # The server refused the preface and closed before the request was written.
+                conn._ended("connection reset")
             over = conn.until_over(5)
             served = bool(conn.frames_seen.get("HEADERS") or conn.frames_seen.get("DATA"))
             raw = conn.buffer
