@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import zipfile
 from typing import Dict, Iterator, List
@@ -40,19 +41,32 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, str]:
         result.stdout[-3000:], result.stderr[-3000:])
     names = sorted(os.listdir(work / "dist"))
     version = mrpc_client.__version__
-    assert names == ["mrpc-client-%s.tar.gz" % version, "mrpc_client-%s-py3-none-any.whl" % version], names
-    return {"work": str(work), "wheel": str(work / "dist" / names[1])}
+    wheel = "mrpc_client-%s-py3-none-any.whl" % version
+    # setuptools 69.3 and later name the sdist as PEP 625 says (mrpc_client-…), older ones mrpc-client-….
+    sdists = {"mrpc-client-%s.tar.gz" % version, "mrpc_client-%s.tar.gz" % version}
+    assert len(names) == 2 and wheel in names and set(names) - {wheel} <= sdists, names
+    return {"work": str(work), "wheel": str(work / "dist" / wheel)}
 
 
 @pytest.fixture(scope="module")
 def venv(built: Dict[str, str]) -> Iterator[str]:
-    """A virtual environment with the wheel installed (protobuf from the system's site-packages)."""
+    """A virtual environment with the wheel installed, and protobuf (and its type stubs) from the
+    environment running the tests. ``--system-site-packages`` would not do: the tests run in a
+    venv of their own (clients/python/run-tests), and that option gives the base interpreter's
+    packages instead, so a ``.pth`` file, written once the wheel is installed, names this
+    environment's site-packages: plain paths, appended after the venv's own, so the wheel's
+    ``mrpc_client`` is the one imported."""
     path = os.path.join(built["work"], "venv")
-    result = run([sys.executable, "-m", "venv", "--system-site-packages", path], cwd=built["work"])
+    result = run([sys.executable, "-m", "venv", path], cwd=built["work"])
     assert result.returncode == 0, result.stderr
     python = os.path.join(path, "bin", "python")
     result = run([python, "-m", "pip", "install", "--no-index", "--no-deps", "-q", built["wheel"]], cwd=built["work"])
     assert result.returncode == 0, result.stdout + result.stderr
+    result = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=built["work"])
+    assert result.returncode == 0, result.stderr
+    ours = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    with open(os.path.join(result.stdout.strip(), "outer-environment.pth"), "w") as file:
+        file.write("".join(directory + "\n" for directory in ours))
     yield python
 
 
@@ -68,7 +82,14 @@ def test_the_wheel_holds_the_package_its_types_and_its_dependency(built: Dict[st
     for module in ("moderation_v1", "mrpc_v1", "mrpc_health_v1", "mrpc_diagnostics_v1", "mrpc_reflection_v1",
                    "channel", "multicallable", "gen/services"):
         assert "mrpc_client/%s.py" % module in files
-    assert "Requires-Dist: protobuf<5,>=4.21" in metadata
+    # The wheel requires what pyproject.toml declares (setuptools versions order the specifiers
+    # differently, so they are compared as sets).
+    with open(os.path.join(PACKAGE_DIR, "pyproject.toml")) as file:
+        declared = re.search(r'^dependencies = \["protobuf([^"]*)"\]$', file.read(), re.M)
+    assert declared, "pyproject.toml declares no protobuf dependency"
+    required = re.findall(r"^Requires-Dist: protobuf ?\(?([^;()\n]*)\)?$", metadata, re.M)
+    assert len(required) == 1, metadata
+    assert set(required[0].replace(" ", "").split(",")) == set(declared.group(1).split(",")), required
     assert not any(name.startswith("tests/") or "__pycache__" in name for name in files)
 
 
@@ -136,6 +157,7 @@ def test_a_type_checker_sees_each_methods_request_and_response_classes(venv: str
 
 
 def test_the_package_itself_type_checks() -> None:
-    result = run([sys.executable, "-m", "mypy", "--no-error-summary", "-p", "mrpc_client"],
+    result = run([sys.executable, "-m", "mypy", "--no-error-summary", "--config-file",
+                  os.path.join(PACKAGE_DIR, "pyproject.toml"), "-p", "mrpc_client"],
                  cwd=os.path.join(PACKAGE_DIR, "src"))
     assert result.returncode == 0, result.stdout + result.stderr

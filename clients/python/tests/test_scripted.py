@@ -553,7 +553,13 @@ def future_subscribe_response() -> type:
                            type_name=".mrpc_client_tests.SubscriptionStarted",
                            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
         pool.AddSerializedFile(file.SerializeToString())
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("mrpc_client_tests.SubscribeResponse"))
+    descriptor = pool.FindMessageTypeByName("mrpc_client_tests.SubscribeResponse")
+    # protobuf 4.22 added message_factory.GetMessageClass and 6.x removed MessageFactory.GetPrototype:
+    # neither spans every protobuf the client supports (4.21 up), so use whichever this one has.
+    get_message_class = getattr(message_factory, "GetMessageClass", None)
+    if get_message_class is not None:
+        return get_message_class(descriptor)
+    return message_factory.MessageFactory(pool).GetPrototype(descriptor)
 
 
 def started_subscribe_script(log: List[SubscribeRequest], plan: dict):

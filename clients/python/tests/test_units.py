@@ -7,6 +7,8 @@ import time
 import zlib
 
 import pytest
+from google.protobuf import descriptor_pb2
+from google.protobuf.descriptor import MethodDescriptor
 
 import mrpc_client
 from mrpc_client import Compression, RpcError, StatusCode, parse_address
@@ -170,6 +172,18 @@ def test_status_code_prints_and_compares_like_grpcs() -> None:
     assert StatusCode.NOT_FOUND == 5 and StatusCode(16).name == "UNAUTHENTICATED"
 
 
+def server_streaming(method: MethodDescriptor) -> bool:
+    """Whether the method's server streams. ``MethodDescriptor.server_streaming`` came with
+    protobuf 4.25; on older ones (the client supports 4.21 up) it is read from the method's
+    ``MethodDescriptorProto``."""
+    flag = getattr(method, "server_streaming", None)
+    if flag is not None:
+        return bool(flag)
+    proto = descriptor_pb2.MethodDescriptorProto()
+    method.CopyToProto(proto)
+    return proto.server_streaming
+
+
 def test_method_table_covers_every_rpc_of_every_service_in_the_descriptors() -> None:
     from mrpc_client.gen.mrpc.diagnostics.v1 import diagnostics_pb2
     from mrpc_client.gen.mrpc.health.v1 import health_pb2
@@ -180,7 +194,7 @@ def test_method_table_covers_every_rpc_of_every_service_in_the_descriptors() -> 
         for service in module.DESCRIPTOR.services_by_name.values():
             for method in service.methods:
                 expected["/%s/%s" % (service.full_name, method.name)] = (
-                    method.input_type.full_name, method.output_type.full_name, method.server_streaming)
+                    method.input_type.full_name, method.output_type.full_name, server_streaming(method))
     table = {path: (spec.request_type.DESCRIPTOR.full_name, spec.response_type.DESCRIPTOR.full_name,
                     spec.server_streaming) for path, spec in services.METHODS_BY_PATH.items()}
     assert table == expected
