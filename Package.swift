@@ -65,7 +65,8 @@ let package = Package(
         .target(name: "ByteCoding", swiftSettings: swiftSettings),
 
         // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
-        .target(name: "ProtoSchema", dependencies: ["ByteCoding"], swiftSettings: swiftSettings),
+        .target(name: "NameSuggestion", swiftSettings: swiftSettings),
+        .target(name: "ProtoSchema", dependencies: ["ByteCoding", "NameSuggestion"], swiftSettings: swiftSettings),
 
         // TLS over OpenSSL for any transport: contexts (reloadable for a listener) and non-blocking
         // sessions over a socket. Knows nothing of the RPC protocol.
@@ -132,7 +133,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
                 "ModerationSQLite", "ModerationPostgres", "ModerationEvents", "ModerationRPC", "ModerationMessages",
-                "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC", "GRPCMessages",
+                "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC", "GRPCMessages", "NameSuggestion",
             ],
             swiftSettings: swiftSettings),
 
@@ -143,7 +144,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "RPCPosix", "LoadGeneration", "RPCMessages", "ProtoSchema", "ProtoBridge",
                 "CommandLineSupport", "TLSSupport", "HTTP2Support", "RPCGRPC", "GRPCMessages", "ByteCoding",
-                "CSystemShims", "COpenSSL",
+                "CSystemShims", "COpenSSL", "NameSuggestion",
             ],
             swiftSettings: swiftSettings),
 

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import NameSuggestion
 
 /// rpc-probe's command line read whole, before anything runs: the server's address, the verb,
 /// its positional arguments, and every flag with its value, in order.
@@ -29,10 +30,11 @@ struct ProbeCommandLine: Equatable {
     /// - Parameters:
     ///   - verbs: the verbs' names (`help` aside).
     ///   - takesValue: whether the flag named so takes a value; nil for a flag no table has.
+    ///   - knownFlags: every flag's names, to suggest the closest to an unknown one.
     /// - Throws: a usage error: a flag no verb has, a missing value, no verb, an unknown verb.
-    static func read(_ arguments: [String], verbs: Set<String>, takesValue: (String) -> Bool?) throws(ProbeError)
-        -> ProbeCommandLine
-    {
+    static func read(
+        _ arguments: [String], verbs: Set<String>, takesValue: (String) -> Bool?, knownFlags: [String] = []
+    ) throws(ProbeError) -> ProbeCommandLine {
         var reader = ArgumentReader(arguments, style: .go)
         var positionals: [String] = []
         var flags: [ArgumentReader.Flag] = []
@@ -72,9 +74,13 @@ struct ProbeCommandLine: Equatable {
         }
         if let unknown, !wantsHelp {
             let verb = unresolved == nil && line.verb != "help" ? line.verb : nil
+            var advice = GRPCurlHabits.advice(for: unknown.name)
+            if advice.isEmpty, let closest = Suggestion.offers(for: unknown.name, among: knownFlags).first {
+                advice = " (did you mean \(closest)?)"
+            }
             throw .usage(
-                (verb.map { "\($0): " } ?? "") + "unknown flag \(unknown.spelled)"
-                    + GRPCurlHabits.advice(for: unknown.name) + " (see rpc-probe \(verb.map { "\($0) " } ?? "")--help)")
+                (verb.map { "\($0): " } ?? "") + "unknown flag \(unknown.spelled)" + advice
+                    + " (see rpc-probe \(verb.map { "\($0) " } ?? "")--help)")
         }
         if let unresolved { throw unresolved }
         return line

@@ -66,7 +66,8 @@ public enum RPCProbe {
             let line: ProbeCommandLine
             do throws(ProbeError) {
                 line = try ProbeCommandLine.read(
-                    arguments, verbs: Set(verbs.map { $0.name }), takesValue: takesValue)
+                    arguments, verbs: Set(verbs.map { $0.name }), takesValue: takesValue,
+                    knownFlags: ProbeOptions.flags.flatMap(\.names) + verbs.flatMap { $0.flagNames })
             } catch .usage(let text) where text.hasPrefix("missing ") {
                 throw .usage(text + "\n\n" + help)
             }
@@ -126,4 +127,7 @@ public enum RPCProbe {
 extension ProbeVerb {
     /// Whether this verb's flag named so takes a value; nil when it has no such flag.
     static func takesValue(_ name: String) -> Bool? { flags.flag(named: name)?.takesValue }
+
+    /// Every name of this verb's flags.
+    static var flagNames: [String] { flags.flatMap(\.names) }
 }

@@ -1,4 +1,5 @@
 import ByteCoding
+import NameSuggestion
 
 /// Reads proto3 JSON (https://protobuf.dev/programming-guides/proto3/#json) into dynamic messages.
 ///

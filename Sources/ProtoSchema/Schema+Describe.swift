@@ -1,3 +1,5 @@
+import NameSuggestion
+
 extension Schema {
     /// Describes a symbol in .proto syntax, as `grpcurl describe SYMBOL` does: a first line
     /// saying what the symbol is ("moderation.v1.Moderation is a service:"), then its comments

@@ -1,3 +1,5 @@
+import NameSuggestion
+
 /// Every message, enum, service and method of a `FileDescriptorSet`, resolved and looked up by
 /// fully-qualified name.
 ///

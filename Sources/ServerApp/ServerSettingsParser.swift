@@ -1,6 +1,7 @@
 import CommandLineSupport
 import ModerationPostgres
 import ModerationSQLite
+import NameSuggestion
 import RPCCore
 import RPCPosix
 
@@ -313,7 +314,12 @@ public enum ServerSettingsParser {
     }
 
     private static func unknownOption(_ token: ArgumentReader.Token) -> ArgumentError {
-        ArgumentError("unknown option '\(token.argument)' (see --help)")
+        guard case .flag(let flag) = token,
+            let closest = Suggestion.offers(
+                for: flag.name, among: options.map(\.flag) + ["--help", "--version", "--config"]
+            ).first
+        else { return ArgumentError("unknown option '\(token.argument)' (see --help)") }
+        return ArgumentError("unknown option '\(token.argument)' (did you mean \(closest)?)")
     }
 
     /// Applies a config file: one `name = value` a line (names as the flags without `--`),
@@ -338,7 +344,9 @@ public enum ServerSettingsParser {
                 value = String(value.dropFirst().dropLast())
             }
             guard let option = options.first(where: { $0.flag == "--" + name }) else {
-                throw ConfigurationError(source + "unknown setting '\(name)'")
+                let names = options.map { String($0.flag.dropFirst(2)) }
+                let hint = Suggestion.offers(for: String(name), among: names).first.map { " (did you mean \($0)?)" }
+                throw ConfigurationError(source + "unknown setting '\(name)'" + (hint ?? ""))
             }
             try apply(option, ArgumentValue(value, name: option.flag), to: &settings, source: source)
         }

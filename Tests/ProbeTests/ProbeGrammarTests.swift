@@ -174,6 +174,8 @@ struct ProbeGrammarTests {
                 "unknown flag -insecure: a grpcurl flag rpc-probe does not take; use --tls-insecure-skip-verify"
             ),
             (["-vv", "HOST", "list"], "unknown flag -vv: a grpcurl flag rpc-probe does not take; use -v"),
+            (["-plaintxt", "HOST", "list"], "unknown flag -plaintxt (did you mean --plaintext?)"),
+            (["HOST", "bench", "--totl", "5", "x.Y/Z"], "bench: unknown flag --totl (did you mean --total?)"),
             (
                 ["-rpc-header", "k: v", "HOST", "list"],
                 "unknown flag -rpc-header: a grpcurl flag rpc-probe does not take; use -H 'key: value'"

@@ -85,6 +85,8 @@ struct ServerSettingsTests {
             (["--threads"], "--threads needs a value"),
             (["--bogus=1"], "unknown option '--bogus=1'"),
             (["stray"], "unknown option 'stray'"),
+            (["--lisen", "127.0.0.1:1"], "unknown option '--lisen' (did you mean --listen?)"),
+            (["--grpc", "127.0.0.1:1"], "unknown option '--grpc' (did you mean --grpc-listen?)"),
             (["--config"], "--config needs a value: --config FILE"),
         ])
     func invalid(_ arguments: [String], _ named: String) {
@@ -108,6 +110,10 @@ struct ServerSettingsTests {
         #expect(error(["--config", file])?.contains("line 2") == true)
         try #require(write(file, "colour = blue\n"))
         #expect(error(["--config", file])?.contains("unknown setting 'colour'") == true)
+        try #require(write(file, "metrics-lisen = 127.0.0.1:9600\n"))
+        #expect(
+            error(["--config", file])?.contains("unknown setting 'metrics-lisen' (did you mean metrics-listen?)")
+                == true)
         #expect(error(["--config", directory.path + "/missing.conf"])?.contains("cannot be read") == true)
     }
 

@@ -1,19 +1,20 @@
-/// "Did you mean …?" for mistyped names.
+/// "Did you mean …?" for mistyped names: fields, enum values and methods in hand-written JSON
+/// and symbols (rpc-probe), flags and config settings (the server, rpc-probe).
 ///
-/// A misspelt field or enum value name is the most common mistake in hand-written JSON; naming
-/// the closest real name turns a dead end into a one-character fix. A name cut short
+/// A misspelt name is the most common mistake in hand-written input; naming the closest real
+/// name turns a dead end into a one-character fix. A name cut short
 /// (`moderation.v1.Moderation.Kick`) is completed within its scope (`…KickMember`) rather than
 /// matched to the shorter name it is closest to by edits (the service).
-enum Suggestion {
+public enum Suggestion {
     /// At most this many names are offered at once.
-    static let maximumOffered = 6
+    public static let maximumOffered = 6
 
     /// The names to offer for `name`, best first: the same name in another letter case; else
     /// the names of the same scope (the part before the last dot) whose last component `name`'s
     /// last component begins; else the names that end in "_" + `name` (an enum value given
     /// without its prefix); else, for a name without a scope, the names whose last component is
     /// it or begins with it; else the one closest by edits, when it is a plausible typo.
-    static func offers(for name: String, among candidates: [String]) -> [String] {
+    public static func offers(for name: String, among candidates: [String]) -> [String] {
         let lowered = name.lowercased()
         if let sameLetters = candidates.first(where: { $0 != name && $0.lowercased() == lowered }) {
             return [sameLetters]
@@ -38,7 +39,7 @@ enum Suggestion {
 
     /// " (did you mean "A"?)", " (did you mean one of "A", "B"?)", or "" when nothing is offered.
     /// - Parameter quote: how a name is written in the message (JSON quoting, or plain quotes).
-    static func hint(
+    public static func hint(
         for name: String, among candidates: [String], quote: (String) -> String = { "\"\($0)\"" }
     ) -> String {
         let offered = offers(for: name, among: candidates)
@@ -51,7 +52,7 @@ enum Suggestion {
 
     /// The candidate closest to `name` (letter case ignored, a swap of neighbours counted as one
     /// edit), when it is close enough to be a plausible typo.
-    static func closest(to name: String, among candidates: [String]) -> String? {
+    public static func closest(to name: String, among candidates: [String]) -> String? {
         let target = Array(name.lowercased().unicodeScalars)
         var best: (name: String, distance: Int)?
         for candidate in candidates {
