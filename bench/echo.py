@@ -2,7 +2,7 @@
 """The RPC runtime's benchmark: Echo with a 16-byte payload against a release moderation-server.
 
 The server runs pinned to core 0 (`taskset -c 0`, one event loop), the load (`rpc-probe bench`,
-itself pinned to core 1) on the other core, as the RPC runtime issue prescribes. Each scenario
+itself pinned to core 1) on the other core, so that the two never share a core. Each scenario
 runs --runs times; the report gives the median and the spread. Server CPU per call comes from
 /proc/PID/stat (utime + stime) around each run; the client's CPU per call is rpc-probe's own.
 A raw TCP ping-pong (bench/tcp-pingpong.c) on the same two cores gives the floor under the

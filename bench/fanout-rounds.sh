@@ -1,6 +1,6 @@
 #!/bin/bash
 # One action to N subscribers, one socket each, many times: our server alone, no sustained phase,
-# for A/B runs of a change to the fan-out and for profiling just that (issue 16 §2).
+# for A/B runs of a change to the fan-out and for profiling just that.
 #
 #   bench/fanout-rounds.sh [BUILD_DIR]          # default .build/release; builds the C client if needed
 #   ROUNDS=120 SUBSCRIBERS=10000 PROFILE=6 bench/fanout-rounds.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fan-out benchmark against Redis, NATS and a bare C floor (issue 16 §2).
+"""The fan-out benchmark against Redis, NATS and a bare C floor.
 
 One C client (bench/fanout/fanout-client.c, pinned to core 1) subscribes N subscribers to each
 peer (pinned to core 0), sends one trigger at a time on a connection of its own and times the
@@ -28,7 +28,7 @@ the sustained phase and keeps the best; then --runs runs, the peers alternating 
 with --rounds timed rounds after two warm-up rounds and a --seconds sustained phase. The report:
 per peer and shape the median (min–max) of send → last receipt and first → last over all rounds,
 of the sustained deliveries/s and of the time until every subscription is live; then each of the
-issue's targets with the measured ratio. The server's CPU time (all its threads, from
+targets (docs/BENCHMARKS.md) with the measured ratio. The server's CPU time (all its threads, from
 /proc/PID/task/*/schedstat) per action and per sustained delivery is reported beside the times:
 on a machine shared with other work the times measure the scheduler too, the CPU much less.
 

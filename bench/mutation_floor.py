@@ -11,7 +11,7 @@ reply, no event. The floor runs at the batch size the server reached in that rou
 per commit); then once more through SQLite's default VFS (two writes per WAL frame), which shows
 what the server's VFS saves.
 
-Two loads: 8 calls in flight per connection (the wire bench's 16 × 8, what the issue's target
+Two loads: 8 calls in flight per connection (the wire bench's 16 × 8, what the target
 names) and 64 (16 × 64: larger batches, so a smaller share of each commit's fixed cost per
 mutation). The rounds alternate ours and the floor, so each round's ratio compares the two on the
 same minute of the machine. Reports the median (min–max) of each over the rounds.
@@ -132,7 +132,7 @@ def main() -> int:
         print("  ours − floor at ours' batch:    %s µs" % spread([r[0]["cpu_us"] - r[1]["cpu_us"] for r in table]))
         print("  ours / floor at ours' batch:    %s×" % spread([r[0]["cpu_us"] / r[1]["cpu_us"] for r in table]))
     print()
-    print("target (issue 16 §4, at 16 × 8): ≤ 15 µs per mutation")
+    print("target (at 16 × 8): ≤ 15 µs per mutation")
     return 0
 
 

@@ -33,7 +33,7 @@ Around each measured window (`--snapshot-command`), this script records PostgreS
 cutime, cstime) and its WAL counters (pg_stat_wal, with track_wal_io_timing on; pg_stat_database's
 commits; backends publish those counters at most once a second, so over a 10 s window they are
 within about 10 %), so the report says where the time goes. The report gives every round's raw output, then
-medians with the spread (min–max) and the ratios the issue sets targets for.
+medians with the spread (min–max) and the ratios docs/BENCHMARKS.md sets targets for.
 
 Usage: bench/postgres.py --build-dir .build/release [--runs 5] [--seconds 10] [--read-seconds 5]
                          [--instances 3] [--apps 8]

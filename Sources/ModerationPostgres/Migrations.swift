@@ -267,7 +267,7 @@ enum Migrations {
         );
         """
 
-    /// Issue 17: mutes, freezes and deleted users. Adding a column with a constant default
+    /// Mutes, freezes and deleted users. Adding a column with a constant default
     /// rewrites nothing, so instances of the previous build keep running while one migrates.
     private static let version3 = """
         -- A deleted user keeps their row as a tombstone (profile erased, deleted_at set), so the
@@ -292,7 +292,7 @@ enum Migrations {
         CREATE INDEX bans_by_user ON bans (user_id);
         """
 
-    /// Issue 17, phase 2: invites, join requests and reports. New tables, and columns with a constant
+    /// Invites, join requests and reports. New tables, and columns with a constant
     /// default (which rewrite nothing), so instances of the previous build keep running while one
     /// migrates.
     private static let version4 = """

@@ -187,7 +187,7 @@ enum Schema {
         CREATE INDEX idempotency_by_age ON idempotency (created_at);
         """
 
-    /// Issue 17: mutes, freezes and deleted users.
+    /// Version 2: mutes, freezes and deleted users.
     private static let version2 = """
         -- A deleted user keeps their row as a tombstone (profile erased, deleted_at set), so the
         -- uid is never used again; lookups by uid skip it.
@@ -211,7 +211,7 @@ enum Schema {
         CREATE INDEX bans_by_user ON bans (user_id);
         """
 
-    /// Issue 17, phase 2: invites, join requests and reports.
+    /// Version 3: invites, join requests and reports.
     private static let version3 = """
         -- Invites, live until expires_at (Unix ms) exactly; rows past it are "not found" to every
         -- call and purged by maintenance. A member or a banned user has none (inserting either

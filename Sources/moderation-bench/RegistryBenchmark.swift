@@ -10,7 +10,7 @@ import ThreadSupport
 /// For each size N, N subscriptions of one app start (a third whole-app, a third one group, a
 /// third a user who belongs to five groups), then all end as their streams go away; each phase is
 /// timed until the hub's dispatcher has applied it (`EventHub.settle`). O(1) per operation shows
-/// as the same time per operation at every size (issue 13, finding 1: the registry copied the
+/// as the same time per operation at every size (an earlier registry copied the
 /// app's indexes on every change, so each cost O(N)).
 enum RegistryBenchmark {
     static func run(arguments: [String]) -> Int32 {

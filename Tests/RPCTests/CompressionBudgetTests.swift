@@ -6,7 +6,7 @@ import Testing
 
 /// A compressed server stream's deflate context: made on its first message worth compressing
 /// (not with the stream), counted in the memory budget while it exists, and given back when the
-/// stream ends (issue 13, finding 4: every compressed subscription held ~23 KiB from its start,
+/// stream ends (an earlier build had every compressed subscription hold ~23 KiB from its start,
 /// with no overall cap). With no room in the budget, messages go uncompressed.
 @Suite("Compression: a stream's deflate context and the memory budget")
 struct CompressionBudgetTests {

@@ -7,7 +7,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Issue 13 over real sockets: clients that pipeline large replies and never read, announce
+/// Hostile clients over real sockets: clients that pipeline large replies and never read, announce
 /// large HELLOs, stall halfway through a frame, flood wrong keys, or open more connections than
 /// their app (or the server) may hold; and a swarm against a small memory budget, while a fresh
 /// client keeps being served. Serialized: several measure the process's memory or time.

@@ -4,7 +4,7 @@ import RPCMessages
 import TestSupport
 import Testing
 
-/// What a session does against hostile input, with no socket (issue 13): HELLO's own small
+/// What a session does against hostile input, with no socket: HELLO's own small
 /// limit, the frame timeout, backpressure inside one batch of frames, calls refused when the
 /// memory budget is spent, the per-app connection cap, and failed handshakes kept out of the log.
 @Suite("ServerSession: hostile input (HELLO limit, frame timeout, backpressure, budget, caps, throttle)")

@@ -7,7 +7,7 @@ import Testing
 /// The real `moderation-server` with a low RLIMIT_NOFILE (set by a shell before it execs the
 /// server): connections until `accept` fails with EMFILE, then the server must neither spin nor
 /// flood its log, must tell the clients it cannot take why, and must accept again once
-/// descriptors are free (issue 13, finding 2).
+/// descriptors are free.
 @Suite("moderation-server out of file descriptors", .serialized)
 struct AcceptErrorTests {
     static let descriptorLimit = 160

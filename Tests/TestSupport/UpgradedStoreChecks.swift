@@ -66,7 +66,7 @@ public enum UpgradedStoreChecks {
         #expect(log.contains { $0.kind == .deleted && $0.group.guid == "gone" })
         #expect(log.allSatisfy { !$0.group.frozen || $0.group.guid == "quiet" })
         if try admin.listGroups().items.contains(where: { $0.group.guid == "quiet" }) {
-            // A release with issue 17's first set: its mute, freeze and deleted user read back.
+            // A release with mutes, freezes and deleted users: its mute, freeze and deleted user read back.
             let quiet = try admin.getGroup("quiet").group
             #expect(quiet.frozen && quiet.frozenReason == "maintenance" && quiet.membersCount == 2)
             #expect(try admin.memberState("quiet", "amir").mute?.reason == "calm down")
@@ -107,7 +107,7 @@ public enum UpgradedStoreChecks {
         #expect(report.expiredBans == 1 && report.expiredMutes == 1)
         #expect(try admin.listBanned("lobby").items.isEmpty)
 
-        // Issue 17's second set on the release's rows: an invite into its private group, a
+        // Invites, join requests and reports on the release's rows: an invite into its private group, a
         // knock on its public one, a report that the reported member does not see.
         try user("vic").invite("vault", "nick", scope: .moderator)
         #expect(try user("nick").getGroup("vault").group.guid == "vault")

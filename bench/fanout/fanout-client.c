@@ -1,4 +1,4 @@
-// The fan-out benchmark's client (issue 16 §2): one program that subscribes N subscribers to one
+// The fan-out benchmark's client: one program that subscribes N subscribers to one
 // peer, sends it triggers on a connection of its own, and times the receipts.
 //
 //   fanout-client mrpc|redis|nats|floor --port P [options]   one run; prints one JSON object

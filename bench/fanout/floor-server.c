@@ -1,4 +1,4 @@
-// The fan-out benchmark's floor (issue 16 §2): the least a server can do to deliver one event to
+// The fan-out benchmark's floor: the least a server can do to deliver one event to
 // N subscribers over TCP, one `write` per subscriber, and nothing else.
 //
 //   floor-server PORT PAYLOAD_BYTES

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Adversarial drivers for issue 13: hostile clients against one real moderation-server each,
+"""Adversarial drivers: hostile clients against one real moderation-server each,
 with the server's memory, liveness and shutdown checked while the attack runs. See
-docs/HARDENING.md ("Adversarial drivers (issue 13)") for what each scenario does and its limits.
+docs/HARDENING.md ("Adversarial drivers") for what each scenario does and its limits.
 
     adversary.py --server BINARY SCENARIO [options]
 
 SCENARIO is one of subscription-churn, emfile, pipelined-replies, compressed-subscriptions,
 partial-frames, auth-flood, or all (each in turn, one table at the end). Every scenario starts
-its own server (--memory-budget 512MiB by default: the flag of issue 13's finding 9; pass
+its own server (--memory-budget 512MiB by default, the bound these attacks are measured against; pass
 --no-budget-flag to a build without it) and checks, while the attack runs:
 
 - RSS (VmRSS of /proc/PID/status) stays under the budget + --rss-slack-mib (200);
@@ -557,11 +557,12 @@ def wait_for(condition: Callable[[], bool], timeout: float, poll: float = 0.05) 
 
 
 class Scenario:
-    """One attack: starts its server, runs, and checks. Subclasses set `name`, `finding`, and
-    implement `attack`, adding checks and figures of their own."""
+    """One attack: starts its server, runs, and checks. Subclasses set `name`, `weakness` (what
+    the attack exploited in builds before the fix) and implement `attack`, adding checks and
+    figures of their own."""
 
     name = ""
-    finding = ""
+    weakness = ""
 
     def __init__(self, args, root_out: str) -> None:
         self.args = args
@@ -599,7 +600,7 @@ class Scenario:
 
     def run(self) -> bool:
         args = self.args
-        say("%s (finding %s): starting the server" % (self.name, self.finding))
+        say("%s (%s): starting the server" % (self.name, self.weakness))
         try:
             self.server = AttackedServer(args.server, self.out, self.server_arguments(), self.nofile())
         except RuntimeError as error:
@@ -680,7 +681,7 @@ class Scenario:
         return all(check.ok for check in self.checks)
 
     def result(self) -> dict:
-        return {"scenario": self.name, "finding": self.finding, "checks": [c.as_dict() for c in self.checks],
+        return {"scenario": self.name, "weakness": self.weakness, "checks": [c.as_dict() for c in self.checks],
                 "figures": self.figures, "server": self.server.command if self.server else None}
 
     # Shared by the two subscription scenarios.
@@ -722,7 +723,7 @@ class Scenario:
 
 class SubscriptionChurn(Scenario):
     name = "subscription-churn"
-    finding = "1"
+    weakness = "subscribing and unsubscribing cost O(N) in the app's open subscriptions"
 
     def attack(self) -> None:
         self.subscribe_swarm(self.connections(60), self.args.subscriptions, compressed=False)
@@ -738,7 +739,7 @@ class SubscriptionChurn(Scenario):
 
 class Emfile(Scenario):
     name = "emfile"
-    finding = "2"
+    weakness = "out of file descriptors, the server spun on accept and logged every failure"
 
     def nofile(self) -> Optional[int]:
         return self.args.nofile
@@ -811,7 +812,7 @@ class Emfile(Scenario):
 
 class PipelinedReplies(Scenario):
     name = "pipelined-replies"
-    finding = "3"
+    weakness = "a client that never reads made the server queue its replies without bound"
 
     def attack(self) -> None:
         args, swarm = self.args, self.swarm
@@ -843,7 +844,7 @@ class PipelinedReplies(Scenario):
 
 class CompressedSubscriptions(Scenario):
     name = "compressed-subscriptions"
-    finding = "4"
+    weakness = "every compressed subscription made its deflate context at once, outside any limit"
 
     def attack(self) -> None:
         self.subscribe_swarm(self.connections(100), self.args.subscriptions, compressed=True)
@@ -866,7 +867,7 @@ class CompressedSubscriptions(Scenario):
 
 class PartialFrames(Scenario):
     name = "partial-frames"
-    finding = "5"
+    weakness = "unfinished frames were buffered with no bound on their size or time"
 
     def attack(self) -> None:
         args, swarm = self.args, self.swarm
@@ -900,7 +901,7 @@ class PartialFrames(Scenario):
 
 class AuthFlood(Scenario):
     name = "auth-flood"
-    finding = "6"
+    weakness = "a log line for every failed handshake"
 
     def attack(self) -> None:
         args, server = self.args, self.server

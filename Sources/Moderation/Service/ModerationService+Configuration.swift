@@ -32,10 +32,10 @@ extension ModerationService {
         public var wrongPasswordLimit: Int
         public var wrongPasswordWindowMs: Int64
         /// How many join requests one group may have pending; one more is `ERR_RATE_LIMITED`
-        /// (SERVICE-2.md fixes 1 000; tests lower it).
+        /// (the service allows 1 000; tests lower it).
         public var maxPendingJoinRequests: Int
         /// How many reports one user may file per hour in an app; one more is `ERR_RATE_LIMITED`
-        /// (SERVICE-2.md fixes 20; tests lower it).
+        /// (the service allows 20; tests lower it).
         public var maxReportsPerHour: Int
 
         public init(
