@@ -36,6 +36,7 @@ final class CommitWatcher: Sendable {
     /// - Parameters:
     ///   - listens: `LISTEN` for notifications (false: follow by the poll alone).
     ///   - pollIntervalMs: how often apps' heads are read, whatever the notifications.
+    ///   - availability: told of each connection attempt's outcome.
     ///   - followedApps: the apps whose heads the poll reads; nil for every app's. Without
     ///     `listens`, the poll reads every app's.
     ///   - everyAppEvery: one poll in this many reads every app's head (see `WatchLoop`).
@@ -43,8 +44,8 @@ final class CommitWatcher: Sendable {
     ///     catch-up failed are tried again).
     init(
         options: PGConnection.Options, notifier: CommitNotifier, listens: Bool, pollIntervalMs: Int,
-        statistics: PostgresStatisticsRecorder, followedApps: @escaping @Sendable () -> Set<String>?,
-        everyAppEvery: Int = WatchLoop.everyAppEvery,
+        statistics: PostgresStatisticsRecorder, availability: StoreAvailability? = nil,
+        followedApps: @escaping @Sendable () -> Set<String>?, everyAppEvery: Int = WatchLoop.everyAppEvery,
         report: @escaping @Sendable (_ heads: [String: UInt64], _ retry: Bool) -> Void
     ) {
         var fds: [Int32] = [-1, -1]
@@ -59,7 +60,7 @@ final class CommitWatcher: Sendable {
         let loop = WatchLoop(
             options: options, notifier: notifier, listens: listens, pollIntervalMs: max(10, pollIntervalMs),
             statistics: statistics, followedApps: followedApps, everyAppEvery: max(1, everyAppEvery),
-            wakeFD: fds[0], stop: stop, report: report)
+            wakeFD: fds[0], stop: stop, availability: availability, report: report)
         let worker = WorkerThread(name: "mod-pg-watch") { loop.run() }
         thread.withLock { $0 = worker }
     }
@@ -95,6 +96,7 @@ struct WatchLoop: Sendable {
     let everyAppEvery: Int
     let wakeFD: Int32
     let stop: CommitWatcher.Stop
+    let availability: StoreAvailability?
     let report: @Sendable ([String: UInt64], Bool) -> Void
 
     /// The longest pause between two attempts to connect, in milliseconds.
@@ -110,7 +112,7 @@ struct WatchLoop: Sendable {
         var connectedBefore = false
         while !stop.requested.load(ordering: .acquiring) {
             do throws(ModerationError) {
-                let connection = try PGConnection(options, pipeline: false)
+                let connection = try connect()
                 if listens { try connection.exec("LISTEN \(PGConnection.quoteIdentifier(notifier.channel))") }
                 if connectedBefore { statistics.record { $0.watcherReconnects += 1 } }
                 connectedBefore = true
@@ -121,6 +123,19 @@ struct WatchLoop: Sendable {
                 _ = wait(on: nil, timeoutMs: pauseMs)
                 pauseMs = min(Self.maxPauseMs, pauseMs * 2)
             }
+        }
+    }
+
+    /// A connection, its outcome told to `availability`: while PostgreSQL is away this loop's
+    /// attempts are what notices it coming back, with or without calls.
+    private func connect() throws(ModerationError) -> PGConnection {
+        do throws(ModerationError) {
+            let connection = try PGConnection(options, pipeline: false)
+            availability?.connected()
+            return connection
+        } catch {
+            if error.code == .storeUnavailable { availability?.failed(error) }
+            throw error
         }
     }
 

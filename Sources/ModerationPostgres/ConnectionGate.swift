@@ -13,9 +13,11 @@ final class ConnectionGate: Sendable {
     private let failure = Mutex<Failure?>(nil)
     /// How long after a failed connection new ones are refused without trying, in seconds.
     private let pause: Double
+    private let availability: StoreAvailability?
 
-    init(pauseSeconds: Double = 0.5) {
+    init(pauseSeconds: Double = 0.5, availability: StoreAvailability? = nil) {
         pause = pauseSeconds
+        self.availability = availability
     }
 
     /// A new connection, or the recent failure's error without trying.
@@ -25,9 +27,11 @@ final class ConnectionGate: Sendable {
         do {
             let connection = try PGConnection(options, pipeline: pipeline)
             failure.withLock { $0 = nil }
+            availability?.connected()
             return connection
         } catch {
             failure.withLock { $0 = Failure(until: monotonicSeconds() + pause, error: error) }
+            if error.code == .storeUnavailable { availability?.failed(error) }
             throw error
         }
     }

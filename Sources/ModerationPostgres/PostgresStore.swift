@@ -34,11 +34,17 @@ public final class PostgresStore: ModerationStore {
     private let attempts: PostgresPasswordAttempts
     private let closed = Atomic<Bool>(false)
     private let nextWriter = Atomic<Int>(0)
+    private let availability: StoreAvailability
 
     /// Connects, creates or migrates the schema, and starts the writers.
     /// - Throws: `ERR_STORE_UNAVAILABLE` when PostgreSQL cannot be reached; `ERR_INTERNAL` when
     ///   the schema is newer than this build or cannot be migrated.
-    public init(options: PostgresStoreOptions) throws(ModerationError) {
+    /// - Parameter availabilityChanged: told when PostgreSQL stops answering the store's
+    ///   connections and when it answers again (the server logs it), on the thread that noticed.
+    public init(
+        options: PostgresStoreOptions,
+        availabilityChanged: @escaping @Sendable (StoreAvailabilityChange) -> Void = { _ in }
+    ) throws(ModerationError) {
         guard PostgresStoreOptions.isValidSchema(options.schema) else {
             throw .storage("the schema name '\(options.schema)' is not a lowercase SQL identifier")
         }
@@ -52,7 +58,9 @@ public final class PostgresStore: ModerationStore {
             for row in 0..<rows.rowCount { heads[rows.string(row, 0)] = rows.uint64(row, 1) }
         }
         let connectionOptions = options.connectionOptions
-        let gate = ConnectionGate()
+        let availability = StoreAvailability(observer: availabilityChanged)
+        self.availability = availability
+        let gate = ConnectionGate(availability: availability)
         let readCache = ReadCache(capacity: options.readCacheEntries)
         self.readCache = readCache
         let readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> PostgresSession in
@@ -201,7 +209,7 @@ public final class PostgresStore: ModerationStore {
             watcher = CommitWatcher(
                 options: options.connectionOptions, notifier: notifier, listens: options.listensForCommits,
                 pollIntervalMs: options.pollIntervalMs,
-                statistics: recorder,
+                statistics: recorder, availability: availability,
                 followedApps: {
                     // Without a handler nothing is delivered: no app's head is needed.
                     guard let handler = completer.box.handler.withLock({ $0 }) else { return [] }

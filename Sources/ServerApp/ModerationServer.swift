@@ -76,7 +76,7 @@ public final class ModerationServer: Sendable {
         // TLS first: a certificate that does not load stops the start before the store opens.
         tls = try Self.loadTLS(settings.tls)
         let storeSamples: @Sendable () -> [ServerMetrics.Sample]
-        (store, storeSamples) = try Self.openStore(settings)
+        (store, storeSamples) = try Self.openStore(settings, health: StoreHealthLog(logger: logger))
         // A round of durable writes is reported together: its replies reach each event loop as
         // one batch, with one wake-up (not a wake-up, a turn and a write for every reply).
         store.setCompletionScope { round in WakeDeferral.batch { round() } }
@@ -206,7 +206,8 @@ public final class ModerationServer: Sendable {
     }
 
     /// The store `settings` choose, opened, with what `/metrics` samples of it.
-    private static func openStore(_ settings: ServerSettings) throws(ServerStartupError) -> (
+    /// - Parameter health: where PostgreSQL's outages and returns are logged.
+    private static func openStore(_ settings: ServerSettings, health: StoreHealthLog) throws(ServerStartupError) -> (
         any ModerationStore, @Sendable () -> [ServerMetrics.Sample]
     ) {
         switch settings.store {
@@ -236,7 +237,8 @@ public final class ModerationServer: Sendable {
                     options: PostgresStoreOptions(
                         url: url, schema: settings.postgresSchema, writers: settings.postgresWriters,
                         readers: settings.postgresReaders, pollIntervalMs: settings.postgresPollMs,
-                        readCacheEntries: settings.postgresReadCache))
+                        readCacheEntries: settings.postgresReadCache),
+                    availabilityChanged: health.record)
                 return (store, { ServerGauges.storeSamples(store.statistics) })
             } catch {
                 throw ServerStartupError(

@@ -11,6 +11,14 @@ final class Instance: Sendable {
     let service: ModerationService
     /// Every action the commit handler (through the service's listeners) was given, in order.
     let delivered = Delivered()
+    /// Every change of availability the store reported, in order.
+    let availability = AvailabilityChanges()
+
+    final class AvailabilityChanges: Sendable {
+        private let changes = Mutex<[StoreAvailabilityChange]>([])
+        func append(_ change: StoreAvailabilityChange) { changes.withLock { $0.append(change) } }
+        var all: [StoreAvailabilityChange] { changes.withLock { $0 } }
+    }
 
     final class Delivered: Sendable {
         private let actions = Mutex<[ActionRecord]>([])
@@ -29,7 +37,8 @@ final class Instance: Sendable {
         var options = PostgresStoreOptions(
             url: url, schema: schema, writers: writers, readers: 4, maxBatchSize: maxBatchSize)
         tweak(&options)
-        store = try PostgresStore(options: options)
+        let availability = availability
+        store = try PostgresStore(options: options, availabilityChanged: availability.append)
         service = ModerationService(
             store: store, now: clock.function,
             configuration: ModerationService.Configuration(

@@ -57,6 +57,19 @@ struct OutageTests {
         #expect(log.map(\.seq) == Array(1...UInt64(log.count)), "gapless after the outage")
         #expect(Set(acknowledged).isSubset(of: Set(log.map(\.seq))), "every acknowledged write is there")
         #expect(instance.store.statistics.reconnects >= 1)
+        // One outage, reported once when it began and once when it ended.
+        let changes = instance.availability.all
+        #expect(changes.count == 2, "\(changes)")
+        if case .unavailable(let reason)? = changes.first {
+            #expect(!reason.isEmpty)
+        } else {
+            Issue.record("the first change is not the outage: \(changes)")
+        }
+        if case .available(let seconds)? = changes.last {
+            #expect(seconds > 0 && seconds < 60, "\(seconds) s")
+        } else {
+            Issue.record("the last change is not the return: \(changes)")
+        }
     }
 
     @Test("the commit watcher reconnects after a restart and catches up: nothing another instance committed is missed")
