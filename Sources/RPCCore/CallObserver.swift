@@ -12,8 +12,13 @@ public protocol CallObserver: AnyObject, Sendable {
     func connectionClosed()
     /// Bytes read from and written to sockets.
     func transferred(received: Int, sent: Int)
+    /// A call began: its head was taken (a call refused at once begins and ends together).
+    /// Every call begun ends with `callEnded`; the difference is the calls in flight.
+    func callStarted(methodIndex: Int?, wire: WireKind)
+    /// A call's request message arrived and goes to its handler.
+    func requestReceived(methodIndex: Int, wire: WireKind)
     /// One message of a server stream: its size encoded, and on the wire (smaller when deflated).
-    func streamMessage(encodedBytes: Int, wireBytes: Int)
+    func streamMessage(encodedBytes: Int, wireBytes: Int, methodIndex: Int?, wire: WireKind)
     /// A call ended: with which status, after how long.
     func callEnded(_ call: CallRecord)
     /// Something happened to the transport outside any call (accept failed, a connection refused
@@ -26,6 +31,12 @@ public protocol CallObserver: AnyObject, Sendable {
 }
 
 extension CallObserver {
+    /// Observers that count only ends ignore starts.
+    public func callStarted(methodIndex: Int?, wire: WireKind) {}
+
+    /// Observers that count only ends ignore requests.
+    public func requestReceived(methodIndex: Int, wire: WireKind) {}
+
     /// Observers that count only calls and traffic ignore transport events.
     public func transportEvent(_ event: TransportEvent) {}
 

@@ -192,6 +192,7 @@ extension ConnectionCore {
     private func start(
         streamID: UInt32, method: RegisteredMethod, call: ServerCall, context: CallContext, request: RequestBody
     ) {
+        environment.observer?.requestReceived(methodIndex: method.index, wire: wireKind)
         guard let encoding = request.encoding else {
             guard request.bytes.count <= limits.maxMessageBytes else {
                 return failStart(
@@ -317,6 +318,7 @@ extension ConnectionCore {
                 [("stream", String(streamID)), ("path", head?.path ?? ""), ("error", error.description)])
         }
         codec?.writeEnd(streamID: streamID, error: error, isStream: false)
+        environment.observer?.callStarted(methodIndex: methodIndex, wire: wire ?? .mrpc)
         environment.observer?.callEnded(
             CallRecord(
                 methodIndex: methodIndex, method: head?.path ?? "", appID: caller.appID,

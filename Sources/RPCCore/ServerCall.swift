@@ -38,6 +38,7 @@ public final class ServerCall: Sendable {
         self.isInternal = isInternal ?? RuntimeServices.isInternal(path: context.method)
         self.wire = wire
         self.observer = observer
+        observer?.callStarted(methodIndex: methodIndex, wire: wire)
         self.clock = clock
         self.memoryBudget = memoryBudget
         startedAt = clock()

@@ -102,6 +102,8 @@ public final class StreamWriter: Sendable {
     private let streamID: UInt32
     private let compression: MessageCompression
     private let observer: (any CallObserver)?
+    private let methodIndex: Int?
+    private let wire: WireKind
 
     public init(call: ServerCall, pendingLimit: Int) {
         self.call = call
@@ -109,6 +111,8 @@ public final class StreamWriter: Sendable {
         streamID = call.streamID
         compression = call.compression
         observer = call.observer
+        methodIndex = call.methodIndex
+        wire = call.wire
         self.pendingLimit = pendingLimit
         state = Mutex(State())
         call.onTermination { [weak self] _ in
@@ -137,14 +141,16 @@ public final class StreamWriter: Sendable {
                 if let deflater = deflater(&state) {
                     var compressed: [UInt8] = []
                     body.withUnsafeBytes { deflater.compressStreamMessage($0, appendingTo: &compressed) }
-                    observer?.streamMessage(encodedBytes: body.count, wireBytes: compressed.count)
+                    observer?.streamMessage(
+                        encodedBytes: body.count, wireBytes: compressed.count, methodIndex: methodIndex, wire: wire)
                     port.send(streamID: streamID, .message(ResponseMessage(bytes: compressed, compressed: true)))
                 } else {
                     sendAsIs(body)
                 }
             case .grpc:
                 let message = compression.independent(body)
-                observer?.streamMessage(encodedBytes: body.count, wireBytes: message.bytes.count)
+                observer?.streamMessage(
+                    encodedBytes: body.count, wireBytes: message.bytes.count, methodIndex: methodIndex, wire: wire)
                 port.send(streamID: streamID, .message(message))
             case .none, .framedDeflate:
                 sendAsIs(body)
@@ -156,7 +162,8 @@ public final class StreamWriter: Sendable {
 
     /// The bytes as they are, shared with every other stream they go to.
     private func sendAsIs(_ body: [UInt8]) {
-        observer?.streamMessage(encodedBytes: body.count, wireBytes: body.count)
+        observer?.streamMessage(
+            encodedBytes: body.count, wireBytes: body.count, methodIndex: methodIndex, wire: wire)
         port.sendMessage(streamID: streamID, body: body)
     }
 

@@ -126,7 +126,8 @@ public final class ModerationServer: Sendable {
         let accessLogDropped = accessLog
         let storeKind = settings.store
         metrics = ServerMetrics(
-            methods: methods.methods.map(\.path), accessLog: accessLog, apps: apps,
+            methods: methods.methods.map(\.path), serverStreaming: methods.methods.map(\.serverStreaming),
+            accessLog: accessLog, apps: apps,
             gauges: {
                 ServerGauges.buildInfoSamples(store: storeKind)
                     + ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())

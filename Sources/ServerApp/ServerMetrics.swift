@@ -13,12 +13,23 @@ final class ServerMetrics: CallObserver {
     static let durationBuckets: [Double] = [
         0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]
-    private static let codes = 18 // 0–16, and one slot for any other
+    static let codes = 18 // 0–16, and one slot for any other
 
-    private let methods: [String]
-    private let calls: Counters // [wire][method][code]
-    private let histogram: Counters // [method][bucket]: counts per bucket (not cumulative)
-    private let durationSum: Counters // [method]: nanoseconds
+    /// Method paths in `MethodTable` order, and "unknown" last (paths the server does not serve).
+    let methods: [String]
+    /// Whether each of `methods` is server-streaming (false for "unknown").
+    let serverStreaming: [Bool]
+    /// Whether each of `methods` is a runtime reflection or health method.
+    let isInternal: [Bool]
+    let calls: Counters // [wire][method][code]
+    let histogram: Counters // [wire][method][bucket]: counts per bucket (not cumulative), every method
+    let durationSum: Counters // [wire][method]: nanoseconds
+    let started: Counters // [wire][method]
+    let requestsReceived: Counters // [wire][method]
+    let messagesSent: Counters // [wire][method]: unary replies and stream messages
+    /// Failed calls by method index and `ERR_…` code: the codes are a fixed set, so the keys are
+    /// bounded; a lock only on failures.
+    let errors = Mutex<[ErrorKey: UInt64]>([:])
     private let connection: Counters // opened, closed
     private let traffic: Counters // received, sent (by the loops)
     /// Server-stream messages (by whoever sends: the fan-out): messages; bytes of those sent
@@ -27,7 +38,7 @@ final class ServerMetrics: CallObserver {
     /// three; the totals are sums of counters that only grow, so they only grow too.
     private let streamTraffic: Counters
     private let transport: Counters // see `slot(of:)`
-    private let internalCalls: Counters // [wire][method][code], for calls of `RuntimeServices.isInternal` methods
+    let internalCalls: Counters // [wire][method][code], for calls of `RuntimeServices.isInternal` methods
     private let accessLog: AccessLog?
     private let gauges: @Sendable () -> [Sample]
     /// Calls refused by the rate limit, by app: apps are those with keys (a refused call has
@@ -48,16 +59,23 @@ final class ServerMetrics: CallObserver {
     ///   - methods: the method paths, in `MethodTable` order.
     ///   - accessLog: where one info line per call goes; nil for no access log.
     ///   - apps: the apps with keys now: their per-app counters are shown from zero.
+    ///   - serverStreaming: for each method, whether it is server-streaming (empty: none is).
     init(
-        methods: [String], accessLog: AccessLog?, apps: @escaping @Sendable () -> [String] = { [] },
-        gauges: @escaping @Sendable () -> [Sample]
+        methods: [String], serverStreaming: [Bool] = [], accessLog: AccessLog?,
+        apps: @escaping @Sendable () -> [String] = { [] }, gauges: @escaping @Sendable () -> [Sample]
     ) {
         self.methods = methods + ["unknown"]
+        self.serverStreaming = methods.indices.map { $0 < serverStreaming.count && serverStreaming[$0] } + [false]
+        isInternal = self.methods.map { RuntimeServices.isInternal(path: $0) }
         let slots = self.methods.count
-        calls = Counters(count: Self.listeners.count * slots * Self.codes)
-        internalCalls = Counters(count: Self.listeners.count * slots * Self.codes)
-        histogram = Counters(count: slots * (Self.durationBuckets.count + 1))
-        durationSum = Counters(count: slots)
+        let perWire = Self.listeners.count * slots
+        calls = Counters(count: perWire * Self.codes)
+        internalCalls = Counters(count: perWire * Self.codes)
+        histogram = Counters(count: perWire * (Self.durationBuckets.count + 1))
+        durationSum = Counters(count: perWire)
+        started = Counters(count: perWire)
+        requestsReceived = Counters(count: perWire)
+        messagesSent = Counters(count: perWire)
         connection = Counters(count: 2)
         traffic = Counters(count: 2)
         streamTraffic = Counters(count: 4)
@@ -78,7 +96,16 @@ final class ServerMetrics: CallObserver {
         if sent > 0 { traffic.add(1, UInt64(sent)) }
     }
 
-    func streamMessage(encodedBytes: Int, wireBytes: Int) {
+    func callStarted(methodIndex: Int?, wire: WireKind) {
+        started.add(slot(wire, methodIndex))
+    }
+
+    func requestReceived(methodIndex: Int, wire: WireKind) {
+        requestsReceived.add(slot(wire, methodIndex))
+    }
+
+    func streamMessage(encodedBytes: Int, wireBytes: Int, methodIndex: Int?, wire: WireKind) {
+        messagesSent.add(slot(wire, methodIndex))
         streamTraffic.add(0)
         if encodedBytes == wireBytes {
             streamTraffic.add(1, UInt64(encodedBytes))
@@ -90,20 +117,38 @@ final class ServerMetrics: CallObserver {
 
     func callEnded(_ call: CallRecord) {
         accessLog?.record(call)
-        let method = call.methodIndex.map { min($0, methods.count - 1) } ?? methods.count - 1
+        let method = slot(call.wire, call.methodIndex)
         let code = min(Int(call.code.rawValue), Self.codes - 1)
-        let slot = (call.wire == .grpc ? methods.count : 0) * Self.codes + method * Self.codes + code
-        // Tools' reflection and health calls are counted apart, so they never show in the
-        // service's rates and latencies.
-        guard !call.isInternal else {
-            internalCalls.add(slot)
-            return
-        }
-        calls.add(slot)
         let seconds = Double(call.durationNanoseconds) / 1e9
         let bucket = Self.durationBuckets.firstIndex(where: { seconds <= $0 }) ?? Self.durationBuckets.count
         histogram.add(method * (Self.durationBuckets.count + 1) + bucket)
         durationSum.add(method, call.durationNanoseconds)
+        // A unary call's reply is its one message; a stream's are counted as they go.
+        if call.code == .ok && !serverStreaming[method % methods.count] { messagesSent.add(method) }
+        if !call.errorCode.isEmpty && call.code != .ok {
+            let key = ErrorKey(method: method % methods.count, code: call.errorCode)
+            errors.withLock { $0[key, default: 0] += 1 }
+        }
+        // Tools' reflection and health calls are counted apart, so they never show in the
+        // service's rates and latencies.
+        if call.isInternal {
+            internalCalls.add(method * Self.codes + code)
+        } else {
+            calls.add(method * Self.codes + code)
+        }
+    }
+
+    /// A failed call's method and `ERR_…` code.
+    struct ErrorKey: Hashable {
+        var method: Int
+        var code: String
+    }
+
+    /// The counters' index of a method on a wire: [wire][method], "unknown" for a path the
+    /// server does not serve.
+    private func slot(_ wire: WireKind, _ methodIndex: Int?) -> Int {
+        let method = methodIndex.map { min($0, methods.count - 1) } ?? methods.count - 1
+        return (wire == .grpc ? methods.count : 0) + method
     }
 
     func transportEvent(_ event: TransportEvent) { transport.add(Self.slot(of: event)) }
@@ -207,12 +252,12 @@ final class ServerMetrics: CallObserver {
         )
         renderCalls(internalCalls, name: "mrpc_internal_calls_total", into: &out)
         header("mrpc_call_duration_seconds", "histogram", "Time from a call's CALL frame to its last frame, by method.")
-        for (m, method) in methods.enumerated() {
-            let base = m * (Self.durationBuckets.count + 1)
+        for (m, method) in methods.enumerated() where !isInternal[m] {
+            let buckets = Self.durationBuckets.count + 1
             var cumulative: UInt64 = 0
             var counts: [UInt64] = []
-            for b in 0...Self.durationBuckets.count {
-                cumulative += histogram[base + b]
+            for b in 0..<buckets {
+                cumulative += histogram[m * buckets + b] + histogram[(methods.count + m) * buckets + b]
                 counts.append(cumulative)
             }
             guard cumulative > 0 else { continue }
@@ -220,7 +265,8 @@ final class ServerMetrics: CallObserver {
                 out += "mrpc_call_duration_seconds_bucket{method=\"\(method)\",le=\"\(bound)\"} \(counts[b])\n"
             }
             out += "mrpc_call_duration_seconds_bucket{method=\"\(method)\",le=\"+Inf\"} \(cumulative)\n"
-            out += "mrpc_call_duration_seconds_sum{method=\"\(method)\"} \(Double(durationSum[m]) / 1e9)\n"
+            let nanoseconds = durationSum[m] + durationSum[methods.count + m]
+            out += "mrpc_call_duration_seconds_sum{method=\"\(method)\"} \(Double(nanoseconds) / 1e9)\n"
             out += "mrpc_call_duration_seconds_count{method=\"\(method)\"} \(cumulative)\n"
         }
         header("mrpc_connections_open", "gauge", "Open client connections.")
@@ -301,6 +347,7 @@ final class ServerMetrics: CallObserver {
         for (app, count) in limited.sorted(by: { $0.key < $1.key }) {
             out += "moderation_rate_limited_calls_total{app=\"\(Self.escape(app))\"} \(count)\n"
         }
+        renderStandardNames(into: &out)
         var described: Set<String> = []
         for sample in gauges() {
             // A histogram's samples share one family: `name` for buckets (written `name_bucket`),

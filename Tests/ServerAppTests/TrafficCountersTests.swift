@@ -1,3 +1,4 @@
+import RPCCore
 import Testing
 
 @testable import ServerApp
@@ -18,7 +19,9 @@ struct TrafficCountersTests {
         let metrics = ServerMetrics(methods: [], accessLog: nil, gauges: { [] })
         for bytes in received { metrics.transferred(received: bytes, sent: 0) }
         for bytes in sent { metrics.transferred(received: 0, sent: bytes) }
-        for message in messages { metrics.streamMessage(encodedBytes: message.encoded, wireBytes: message.wire) }
+        for message in messages {
+            metrics.streamMessage(encodedBytes: message.encoded, wireBytes: message.wire, methodIndex: nil, wire: .mrpc)
+        }
         let text = metrics.render()
         #expect(text.contains("mrpc_received_bytes_total \(received.reduce(0, +))\n"))
         #expect(text.contains("mrpc_sent_bytes_total \(sent.reduce(0, +))\n"))

@@ -11,7 +11,7 @@ public final class TransportEventRecorder: CallObserver {
     public func connectionOpened() {}
     public func connectionClosed() {}
     public func transferred(received: Int, sent: Int) {}
-    public func streamMessage(encodedBytes: Int, wireBytes: Int) {}
+    public func streamMessage(encodedBytes: Int, wireBytes: Int, methodIndex: Int?, wire: WireKind) {}
     public func callEnded(_ call: CallRecord) {}
 
     public func transportEvent(_ event: TransportEvent) { recorded.withLock { $0.events.append(event) } }
