@@ -135,7 +135,9 @@ let package = Package(
                 "ModerationSQLite", "ModerationPostgres", "ModerationEvents", "ModerationRPC", "ModerationMessages",
                 "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC", "GRPCMessages", "NameSuggestion",
             ],
-            swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings, plugins: ["BuildRevision"]),
+        // The git commit a build comes from, embedded at build time (`moderation_build_info`).
+        .plugin(name: "BuildRevision", capability: .buildTool()),
 
         // rpc-probe's verbs, over the client library and descriptor-driven JSON; with --grpc, over
         // its own HTTP/2 client (HTTP2Support) and gRPC's standard reflection and health.

@@ -126,16 +126,17 @@ enum ServerGauges {
     }
 
     /// `moderation_build_info`: always 1, its labels saying which build runs (as
-    /// `moderation-server --version`), on which store, built by which Swift compiler — the
+    /// `moderation-server --version`: the version, `-dev` unless a release, and the commit), on which store, built by which Swift compiler — the
     /// `…_build_info` convention, joined onto other series with `on() group_left`.
     static func buildInfoSamples(store: StoreKind) -> [ServerMetrics.Sample] {
         [
             ServerMetrics.Sample(
                 name: "moderation_build_info",
-                help: "The running build: version, store and Swift compiler as labels; the value is 1.",
+                help: "The running build: version, git revision, store and Swift compiler as labels; the value is 1.",
                 type: "gauge",
                 labels: [
-                    ("version", ServerInfo.version), ("store", store.rawValue), ("swift", ServerInfo.swiftVersion),
+                    ("version", ServerInfo.buildVersion), ("revision", ServerInfo.revision), ("store", store.rawValue),
+                    ("swift", ServerInfo.swiftVersion),
                 ],
                 value: 1)
         ]

@@ -137,7 +137,15 @@ public enum ServerCommand: Equatable {
 /// The server's name and version, as HELLO_ACK and --version report them.
 public enum ServerInfo {
     public static let name = "moderation-server"
+    /// The release this build belongs to, as HELLO_ACK names the server.
     public static let version = "0.1.0"
+    /// The build's version as `--version` and `moderation_build_info` say it: the release's
+    /// number for a clean checkout of its tag (`v0.1.0`); `-dev` after it for any other build,
+    /// `-dev+modified` when the sources had changes no commit has.
+    public static let buildVersion =
+        BuildRevision.isRelease ? version : version + (BuildRevision.modified ? "-dev+modified" : "-dev")
+    /// The git commit the build comes from, embedded at build time ("unknown" outside a checkout).
+    public static let revision = BuildRevision.commit
 
     /// The Swift compiler that built the server, major.minor (the language offers no string of
     /// it; `#if compiler` tells it apart release by release).

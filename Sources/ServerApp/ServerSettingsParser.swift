@@ -259,7 +259,8 @@ public enum ServerSettingsParser {
                 guard case .flag(let flag) = token else { throw unknownOption(token) }
                 switch flag.name {
                 case "--help", "-h": return .help(helpText())
-                case "--version": return .version("moderation-server \(ServerInfo.version)")
+                case "--version":
+                    return .version("moderation-server \(ServerInfo.buildVersion) (revision \(ServerInfo.revision))")
                 case "--config":
                     // The first --config wins, as the first is the one read.
                     let path = try reader.value(for: flag, placeholder: "FILE").text
@@ -354,7 +355,7 @@ public enum ServerSettingsParser {
 
     static func helpText() -> String {
         var lines = [
-            "moderation-server \(ServerInfo.version) — the group-moderation RPC service",
+            "moderation-server \(ServerInfo.buildVersion) — the group-moderation RPC service",
             "",
             "usage: moderation-server [options]",
             "",

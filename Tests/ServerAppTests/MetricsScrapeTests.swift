@@ -45,8 +45,12 @@ struct MetricsScrapeTests {
         #expect(scrape["process_resident_memory_bytes"] > 0)
         let info = scrape.values.filter { $0.key.hasPrefix("moderation_build_info{") }
         #expect(info.count == 1)
-        #expect(
-            info.first?.key.hasPrefix("moderation_build_info{version=\"0.1.0\",store=\"sqlite\",swift=\"6.") == true)
+        // A test build is never a release: a clean checkout of a v… tag is.
+        let key = info.first?.key ?? ""
+        #expect(key.hasPrefix("moderation_build_info{version=\"0.1.0-dev"), "\(key)")
+        #expect(key.contains(",store=\"sqlite\",swift=\"6."), "\(key)")
+        let revision = key.firstRange(of: "revision=\"").map { key[$0.upperBound...].prefix(40) } ?? ""
+        #expect(revision.count == 40 && revision.allSatisfy(\.isHexDigit), "a git commit: \(key)")
         #expect(info.first?.value == 1)
         for reason in ["bad_key", "bad_preface", "bad_hello", "timeout"] {
             #expect(scrape.values[Self.handshake("mrpc", reason)] == 0, "mrpc \(reason) shown from zero")

@@ -191,7 +191,8 @@ struct ServerSettingsTests {
             Issue.record("--version must print the version")
             return
         }
-        #expect(version.hasPrefix("moderation-server "))
+        #expect(version.hasPrefix("moderation-server 0.1.0"))
+        #expect(version.contains("(revision "), "\(version)")
     }
 
     private func write(_ path: String, _ text: String) -> Bool {
