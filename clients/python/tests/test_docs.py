@@ -48,8 +48,9 @@ def docs_server(server_binary: str, tmp_path) -> Iterator[Tuple[ServerProcess, s
 def run_examples(blocks: List[str], server: ServerProcess, folder: str) -> str:
     script = "\n\n".join(blocks)
     assert ADDRESS in script
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPC_API_KEY")}
-    env["MRPC_API_KEY_FILE"] = "data/api-keys"  # as the section says to export after tools/run
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("MRPC_API_KEY") and not k.startswith("MODERATION_CLIENT_API_KEY")}
+    env["MODERATION_CLIENT_API_KEY_FILE"] = "data/api-keys"  # as the section says to export after tools/run
     result = subprocess.run([sys.executable, "-c", script.replace(ADDRESS, server.address)], cwd=folder, env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, "the examples failed:\n%s\n%s" % (result.stdout, result.stderr)
@@ -58,16 +59,18 @@ def run_examples(blocks: List[str], server: ServerProcess, folder: str) -> str:
 
 def test_the_examples_of_clients_md_run_as_written(docs_server: Tuple[ServerProcess, str]) -> None:
     blocks = python_blocks(os.path.join(ROOT, "docs", "CLIENTS.md"), "## Python: `clients/python`")
-    assert len(blocks) == 6, "the section's runnable examples: %d" % len(blocks)
+    assert len(blocks) == 7, "the section's runnable examples: %d" % len(blocks)
     out = run_examples(blocks, *docs_server).split("\n")
     assert out[0] == "4194304"
     assert re.fullmatch(r"\d+ ACTION_TYPE_KICKED 1", out[1]), out[1]
-    assert out[2:6] == ["StatusCode.FAILED_PRECONDITION", "FAILED_PRECONDITION", "ERR_NOT_A_MEMBER",
-                        out[5]] and "bob" in out[5] and "g1" in out[5]
-    assert out[6:8] == ["{}", "False False"]
-    assert out[8] == str(sum(len(b"%d" % i) for i in range(1000)))
-    events = [line.split(" ", 1)[1] for line in out[9:] if line]
-    assert events == ["ACTION_TYPE_CREATED alice", "ACTION_TYPE_JOINED bob", "ACTION_TYPE_KICKED bob"], out[9:]
+    assert out[2] == "Alice"  # the call with its own key in authorization metadata
+    assert out[3:7] == ["StatusCode.FAILED_PRECONDITION", "FAILED_PRECONDITION", "ERR_NOT_A_MEMBER",
+                        out[6]] and "bob" in out[6] and "g1" in out[6]
+    assert out[7:9] == ["{}", "False False"]
+    assert out[9:11] == ["9 ERR_NOT_A_MEMBER moderation.v1", "Alice StatusCode.OK ()"]  # from_call, with_call
+    assert out[11] == str(sum(len(b"%d" % i) for i in range(1000)))
+    events = [line.split(" ", 1)[1] for line in out[12:] if line]
+    assert events == ["ACTION_TYPE_CREATED alice", "ACTION_TYPE_JOINED bob", "ACTION_TYPE_KICKED bob"], out[12:]
 
 
 def test_the_example_of_the_package_readme_runs_as_written(docs_server: Tuple[ServerProcess, str]) -> None:

@@ -16,8 +16,8 @@ from fake_server import (CANCEL, GOAWAY, HELLO_ACK, MESSAGE, PING, PONG, Call, F
 
 import mrpc_client
 from mrpc_client import Channel, Compression, RpcError, StatusCode
-from mrpc_client.moderation_v1 import (ACTION_TYPE_JOINED, ACTION_TYPE_LEFT, Action, Group, ModerationStub,
-                                       SubscribeRequest, SubscribeResponse)
+from mrpc_client.moderation_v1 import (ACTION_TYPE_JOINED, ACTION_TYPE_LEFT, Action, GetUserRequest, Group,
+                                       ModerationStub, SubscribeRequest, SubscribeResponse)
 from mrpc_client.mrpc_diagnostics_v1 import DiagnosticsStub, EchoRequest, EchoResponse
 from mrpc_client.mrpc_v1 import CallHeader
 
@@ -391,6 +391,11 @@ def test_stream_end_that_is_not_resumable_is_raised() -> None:
             assert caught.value.error_details == {"retry_after_ms": "100"}
             assert caught.value.last_seq == 2, "the error that ends a subscription says where to resume"
             assert (stream.code(), stream.details()) == (StatusCode.RESOURCE_EXHAUSTED, "slow down")
+            # How it ended, as grpcio's stream says it: the rich status in its trailing metadata.
+            info = mrpc_client.rpc_status.ErrorInfo()
+            assert mrpc_client.rpc_status.from_call(stream).details[0].Unpack(info)
+            assert (info.reason, info.domain, dict(info.metadata)) == (
+                "ERR_RATE_LIMITED", "moderation.v1", {"retry_after_ms": "100"})
             with pytest.raises(StopIteration):
                 next(stream)
     assert len(log) == 1
@@ -528,6 +533,99 @@ def test_metadata_and_keywords_become_the_call_header() -> None:
     assert (second.on_behalf_of, second.idempotency_key, second.request_id, dict(second.metadata)) == (
         "u3", "k2", "r2", {"trace": "def"})
     assert second.timeout_ms == 0
+
+
+# MARK: A call's own API key
+
+def test_a_call_with_its_own_key_goes_on_a_connection_opened_with_that_key() -> None:
+    """HELLO carries the key once per connection: a call that names another key than the
+    channel's gets a connection of that key; calls naming the same key share it, and a call
+    naming the channel's own key uses the channel's connection."""
+    seen: List[Tuple[str, str, dict]] = []  # (the connection's HELLO key, the echoed payload, metadata)
+
+    def script(peer: Peer) -> None:
+        peer.send_hello_ack()
+        while True:
+            try:
+                call = peer.read_call(timeout=5)
+            except (EOFError, OSError):
+                return
+            assert peer.hello is not None
+            payload = EchoRequest.FromString(call.body).payload
+            seen.append((peer.hello.api_key, payload.decode(), dict(call.header.metadata)))
+            peer.reply(call.stream_id, EchoResponse(payload=payload))
+
+    with FakeServer(script) as server:
+        with channel_to(server, app_id="fake") as channel:
+            echo = DiagnosticsStub(channel).Echo
+            echo(EchoRequest(payload=b"channel"), timeout=5)
+            echo(EchoRequest(payload=b"other"), timeout=5, metadata=[("authorization", "Bearer other:key-0000001")])
+            echo(EchoRequest(payload=b"other again"), timeout=5,
+                 metadata=[("authorization", "bearer other:key-0000001"), ("trace", "t")])
+            echo(EchoRequest(payload=b"by x-api-key"), timeout=5, metadata={"x-api-key": "third:key-0000002"})
+            echo(EchoRequest(payload=b"own key"), timeout=5, metadata=[("authorization", "Bearer " + KEY)])
+            channel_connection = channel.connection()
+            assert channel.connection(api_key="other:key-0000001") is not channel_connection
+        server.join()
+        server.check()
+    assert seen == [(KEY, "channel", {}), ("other:key-0000001", "other", {}),
+                    ("other:key-0000001", "other again", {"trace": "t"}), ("third:key-0000002", "by x-api-key", {}),
+                    (KEY, "own key", {})]
+    assert [peer.hello.api_key for peer in server.peers] == [  # type: ignore[union-attr]
+        KEY, "other:key-0000001", "third:key-0000002"]
+    # The channel's app_id goes with its own key only.
+    assert [peer.hello.app_id for peer in server.peers] == ["fake", "", ""]  # type: ignore[union-attr]
+
+
+def test_a_channel_without_a_key_sends_hello_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MODERATION_CLIENT_API_KEY", "MODERATION_CLIENT_API_KEY_FILE", "MRPC_API_KEY", "MRPC_API_KEY_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeServer(idle) as server:
+        with mrpc_client.insecure_channel(server.address) as channel:
+            channel.hello_ack
+        server.join()
+    assert server.peers[0].hello is not None and server.peers[0].hello.api_key == ""
+
+
+def test_a_refused_key_of_a_call_is_that_calls_error_and_carries_its_rich_status() -> None:
+    def script(peer: Peer) -> None:
+        assert peer.hello is not None
+        if peer.hello.api_key != KEY:
+            peer.goaway(0, status(16, "ERR_UNAUTHENTICATED", "the API key is not valid"))
+            peer.close()
+            return
+        idle(peer)
+
+    with FakeServer(script) as server:
+        with channel_to(server) as channel:
+            stub = ModerationStub(channel)
+            with pytest.raises(RpcError) as caught:
+                stub.GetUser(GetUserRequest(uid="u1"), timeout=5, metadata=[("authorization", "Bearer x:wrong-key")])
+            assert channel.hello_ack.app_id == "fake"  # the channel's own connection is fine
+        server.join()
+        server.check()
+    error = caught.value
+    assert (error.code(), error.error_code, error.not_run, error.method) == (
+        StatusCode.UNAUTHENTICATED, "ERR_UNAUTHENTICATED", True, "/moderation.v1.Moderation/GetUser")
+    info = mrpc_client.rpc_status.ErrorInfo()
+    assert mrpc_client.rpc_status.from_call(error).details[0].Unpack(info)
+    assert (info.reason, info.domain) == ("ERR_UNAUTHENTICATED", "moderation.v1")
+
+
+def test_a_subscription_with_its_own_key_resumes_with_that_key() -> None:
+    log: List[SubscribeRequest] = []
+    plan = {0: (1, 3, "drop"), 1: (4, 5, "ok")}
+    with FakeServer(subscribe_script(log, plan)) as server:
+        with channel_to(server) as channel:
+            stream = ModerationStub(channel).Subscribe(SubscribeRequest(whole_app=True), timeout=10,
+                                                       compression=Compression.Deflate,
+                                                       metadata=[("authorization", "Bearer sub:key-0000003")])
+            assert [event.action.seq for event in stream] == [1, 2, 3, 4, 5]
+            assert stream.resumes == 1 and stream.trailing_metadata() == ()
+        server.join()
+        server.check()
+    assert [peer.hello.api_key for peer in server.peers] == ["sub:key-0000003"] * 2  # type: ignore[union-attr]
+    assert [r.after_seq for r in log[1:]] == [3]
 
 
 # MARK: Subscriptions: the started message, last_seq, cancel

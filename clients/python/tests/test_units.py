@@ -11,7 +11,7 @@ from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import MethodDescriptor
 
 import mrpc_client
-from mrpc_client import Compression, RpcError, StatusCode, parse_address
+from mrpc_client import Compression, RpcError, StatusCode, parse_address, rpc_status
 from mrpc_client.compression import InflateError, StreamInflater, deflate_body, inflate_body
 from mrpc_client.frames import (PREFACE, FrameType, ProtocolViolation, call_payload, decode_header, encode_frame,
                                 split_reply)
@@ -128,8 +128,10 @@ def test_metadata_fills_the_call_header_as_the_grpc_listener_reads_it() -> None:
 
 
 @pytest.mark.parametrize("metadata, keywords, error, text", [
-    ([("authorization", "Bearer app:key-123456")], {}, ValueError, "the API key is the channel's"),
-    ([("x-api-key", "app:key-123456")], {}, ValueError, "the API key is the channel's"),
+    ([("authorization", "Bearer a:key-1"), ("authorization", "Bearer b:key-2")], {}, ValueError,
+     "'authorization' is given twice"),
+    ([("authorization", "Basic a2V5")], {}, RpcError, 'must be "Bearer APP_ID:KEY"'),
+    ([("authorization", "Bearer ")], {}, RpcError, 'must be "Bearer APP_ID:KEY"'),
     ([("x-on-behalf-of", "u1")], {"on_behalf_of": "u2"}, ValueError, "on_behalf_of is given twice"),
     ([("x-request-id", "a"), ("x-request-id", "b")], {}, ValueError, "request_id is given twice"),
     ([("trace", "a"), ("trace", "b")], {}, ValueError, "'trace' is given twice"),
@@ -141,6 +143,24 @@ def test_metadata_fills_the_call_header_as_the_grpc_listener_reads_it() -> None:
 def test_bad_metadata_is_refused_naming_the_key(metadata: object, keywords: dict, error: type, text: str) -> None:
     with pytest.raises(error, match=text):
         CallSettings.of_call("/x.Y/Z", metadata=metadata, **keywords)  # type: ignore[arg-type]
+
+
+def test_a_calls_own_key_comes_from_authorization_or_x_api_key_and_is_not_sent_as_metadata() -> None:
+    settings = CallSettings.of_call("/x.Y/Z", metadata=[("authorization", "Bearer app:key-123456"), ("trace", "t")])
+    assert settings.api_key == "app:key-123456"
+    assert dict(settings.call_header("/x.Y/Z", None, False).metadata) == {"trace": "t"}
+    # The scheme in any case, as the gRPC listener takes it; a bare key is a key too.
+    assert CallSettings.of_call("/x.Y/Z", metadata={"authorization": "bearer  bare-key-1234 "}).api_key == \
+        "bare-key-1234"
+    assert CallSettings.of_call("/x.Y/Z", metadata=[("x-api-key", "app:key-2")]).api_key == "app:key-2"
+    # Both: authorization wins, as on the gRPC listener.
+    both = CallSettings.of_call("/x.Y/Z", metadata=[("x-api-key", "app:key-2"), ("authorization", "Bearer app:key-1")])
+    assert both.api_key == "app:key-1" and not both.call_header("/x.Y/Z", None, False).metadata
+    assert CallSettings.of_call("/x.Y/Z").api_key is None  # the channel's
+    with pytest.raises(RpcError) as caught:
+        CallSettings.of_call("/x.Y/Z", metadata=[("authorization", "app:key-1")])
+    assert (caught.value.code(), caught.value.error_code, caught.value.local, caught.value.not_run) == (
+        StatusCode.UNAUTHENTICATED, "ERR_UNAUTHENTICATED", True, True)
 
 
 def test_parse_address() -> None:
@@ -159,11 +179,80 @@ def test_rpc_error_is_shaped_like_grpcs_and_pickles() -> None:
     assert str(error) == "PERMISSION_DENIED ERR_PERMISSION_DENIED: u2 may not kick u1 [guid=g1]"
     assert error.debug_error_string() == str(error)
     error.last_seq = 41
+    error.method = "/moderation.v1.Moderation/KickMember"
     copy = pickle.loads(pickle.dumps(error))
-    assert (copy.code(), copy.error_code, copy.details(), copy.error_details, copy.last_seq) == (
-        StatusCode.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", "u2 may not kick u1", {"guid": "g1"}, 41)
+    assert (copy.code(), copy.error_code, copy.details(), copy.error_details, copy.last_seq, copy.method) == (
+        StatusCode.PERMISSION_DENIED, "ERR_PERMISSION_DENIED", "u2 may not kick u1", {"guid": "g1"}, 41,
+        "/moderation.v1.Moderation/KickMember")
     odd = RpcError(99, "", "what")
     assert odd.code() is StatusCode.UNKNOWN and odd.details() == "status code 99: what"
+
+
+def test_an_error_from_the_server_carries_the_rich_status_the_grpc_listener_sends() -> None:
+    status = envelope_pb2.Status(code=7, error_code="ERR_PERMISSION_DENIED", message="u2 may not kick u1",
+                                 details={"guid": "g1", "uid": "u1"})
+    error = RpcError.from_status(status, method="/moderation.v1.Moderation/KickMember")
+    assert error.initial_metadata() == ()
+    [(key, value)] = error.trailing_metadata()
+    assert key == "grpc-status-details-bin" and isinstance(value, bytes)
+    rich = rpc_status.from_call(error)
+    assert (rich.code, rich.message, len(rich.details)) == (7, "u2 may not kick u1", 1)
+    info = rpc_status.ErrorInfo()
+    assert rich.details[0].type_url == "type.googleapis.com/google.rpc.ErrorInfo" and rich.details[0].Unpack(info)
+    assert (info.reason, info.domain, dict(info.metadata)) == (
+        "ERR_PERMISSION_DENIED", "moderation.v1", {"guid": "g1", "uid": "u1"})
+    # Without an ERR_… code or details, the Status alone; without a method, the domain "mrpc".
+    assert not rpc_status.from_call(RpcError(5, "", "gone")).details
+    info.Clear()
+    rpc_status.from_call(RpcError(16, "ERR_UNAUTHENTICATED", "no")).details[0].Unpack(info)
+    assert info.domain == "mrpc"
+    # An error this client decided has none, as a deadline has none with grpcio.
+    local = RpcError.client_side(StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED", "late")
+    assert local.trailing_metadata() == () and rpc_status.from_call(local) is None
+    # A status that disagrees with the call is refused, as grpc_status refuses it.
+    class Mismatch:
+        def code(self) -> StatusCode:
+            return StatusCode.NOT_FOUND
+
+        def details(self) -> str:
+            return error.details()
+
+        def trailing_metadata(self) -> tuple:
+            return error.trailing_metadata()
+
+    with pytest.raises(ValueError, match="doesn't match status code"):
+        rpc_status.from_call(Mismatch())
+
+
+def test_rpc_status_domains_are_the_called_methods_package() -> None:
+    assert rpc_status.domain_of("/moderation.v1.Moderation/KickMember") == "moderation.v1"
+    assert rpc_status.domain_of("/mrpc.health.v1.Health/Check") == "mrpc.health.v1"
+    assert rpc_status.domain_of("/Service/Method") == "mrpc"
+    assert rpc_status.domain_of(None) == "mrpc"
+
+
+def test_rpc_status_builds_its_own_messages_without_googleapis_common_protos() -> None:
+    status_class, info_class = rpc_status._build_classes()
+    assert (status_class.DESCRIPTOR.full_name, info_class.DESCRIPTOR.full_name) == (
+        "google.rpc.Status", "google.rpc.ErrorInfo")
+    # The same wire format as the classes in use (googleapis-common-protos' when installed).
+    encoded = rpc_status.encode_status(9, "no", "ERR_NOT_A_MEMBER", {"guid": "g1"}, "moderation.v1")
+    status = status_class.FromString(encoded)
+    info = info_class()
+    assert status.details[0].Unpack(info) and (info.reason, dict(info.metadata)) == ("ERR_NOT_A_MEMBER", {"guid": "g1"})
+    assert status.SerializeToString(deterministic=True) == encoded
+    in_use = rpc_status.ErrorInfo()
+    assert status.details[0].Unpack(in_use) and in_use.domain == "moderation.v1"
+
+
+def test_the_call_of_with_call_is_shaped_like_grpcs() -> None:
+    call = mrpc_client.CompletedCall(time.monotonic() + 5)
+    assert (call.code(), call.details(), call.initial_metadata(), call.trailing_metadata()) == (
+        StatusCode.OK, "", (), ())
+    assert not call.is_active() and not call.cancel() and not call.add_callback(lambda: None)
+    assert 4 < call.time_remaining() <= 5  # type: ignore[operator]
+    assert rpc_status.from_call(call) is None
+    assert mrpc_client.CompletedCall(None).time_remaining() is None
 
 
 def test_status_code_prints_and_compares_like_grpcs() -> None:
@@ -307,14 +396,23 @@ def test_a_method_resolves_from_the_table_or_from_grpcios_arguments() -> None:
         unknown.encode("text")
 
 
+KEY_VARIABLES = ("MODERATION_CLIENT_API_KEY", "MODERATION_CLIENT_API_KEY_FILE", "MRPC_API_KEY", "MRPC_API_KEY_FILE")
+
+
 def test_channel_arguments_are_checked_when_it_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MRPC_API_KEY", raising=False)
-    monkeypatch.delenv("MRPC_API_KEY_FILE", raising=False)
-    with pytest.raises(ValueError, match="no API key: set MRPC_API_KEY"):
-        mrpc_client.insecure_channel("127.0.0.1:7600")
-    monkeypatch.setenv("MRPC_API_KEY", "app:key-from-env")
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    # No key anywhere: a channel without one (health checks, or calls that bring their own key).
+    with mrpc_client.insecure_channel("127.0.0.1:7600") as channel:
+        assert channel._api_key == ""
+    monkeypatch.setenv("MODERATION_CLIENT_API_KEY", "app:key-from-env")
     with mrpc_client.insecure_channel("127.0.0.1:7600") as channel:
         assert channel._api_key == "app:key-from-env"
+    monkeypatch.setenv("MODERATION_CLIENT_API_KEY_FILE", "/no/such/keys/file")
+    monkeypatch.delenv("MODERATION_CLIENT_API_KEY")
+    with pytest.raises(OSError):  # a keys file named but unreadable is an error, not "no key"
+        mrpc_client.insecure_channel("127.0.0.1:7600")
+    monkeypatch.delenv("MODERATION_CLIENT_API_KEY_FILE")
     with pytest.raises(ValueError, match="expected HOST:PORT"):
         mrpc_client.insecure_channel("localhost", api_key="app:key-123456")
     with pytest.raises(ValueError, match="deflate only"):
@@ -366,11 +464,24 @@ def test_read_api_key_reads_the_servers_keys_file(tmp_path) -> None:
 def test_api_key_from_env_reads_the_variable_or_the_file_it_names(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "api-keys"
     path.write_text(KEYS_FILE)
-    monkeypatch.delenv("MRPC_API_KEY", raising=False)
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert mrpc_client.lookup_api_key() is None
+    with pytest.raises(ValueError, match="no API key: set MODERATION_CLIENT_API_KEY to APP_ID:KEY, or "
+                                         "MODERATION_CLIENT_API_KEY_FILE .* the older MRPC_API_KEY, MRPC_API_KEY_FILE"):
+        mrpc_client.api_key_from_env()
+    # The older names still work...
     monkeypatch.setenv("MRPC_API_KEY_FILE", str(path))
     assert mrpc_client.api_key_from_env(app_id="billing") == "billing:new-key-111111"
     monkeypatch.setenv("MRPC_API_KEY", " app:from-the-variable ")
     assert mrpc_client.api_key_from_env() == "app:from-the-variable"
+    # ...and anything under the new name wins: its keys file over the old variable, its variable over all.
+    monkeypatch.setenv("MODERATION_CLIENT_API_KEY_FILE", str(path))
+    assert mrpc_client.api_key_from_env(app_id="default") == "default:0123456789abcdef"
+    monkeypatch.setenv("MODERATION_CLIENT_API_KEY", "app:the-new-name")
+    assert mrpc_client.api_key_from_env() == "app:the-new-name"
+    monkeypatch.setenv("MODERATION_CLIENT_API_KEY", "")  # empty is unset
+    assert mrpc_client.api_key_from_env(app_id="billing") == "billing:new-key-111111"
     monkeypatch.setenv("RPC_PROBE_API_KEY", "probe:key-0000000")
     assert mrpc_client.api_key_from_env("RPC_PROBE_API_KEY") == "probe:key-0000000"
     monkeypatch.delenv("OTHER_KEY", raising=False)

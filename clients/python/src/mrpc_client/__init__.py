@@ -18,13 +18,14 @@ siblings), the stubs and method table are generated from the descriptors
             print(error.code().name, error.error_code, error.details())
 """
 
+from . import rpc_status
 from .channel import Channel, insecure_channel, parse_address, secure_channel
 from .connection import Connection, ConnectionStats
 from .credentials import ChannelCredentials, ssl_channel_credentials
 from .errors import RpcError
-from .keys import api_key_from_env, read_api_key
+from .keys import api_key_from_env, lookup_api_key, read_api_key
 from .methods import MethodSpec, ServiceSpec
-from .multicallable import UnaryStreamMultiCallable, UnaryUnaryMultiCallable
+from .multicallable import CompletedCall, UnaryStreamMultiCallable, UnaryUnaryMultiCallable
 from .options import Compression
 from .status import StatusCode
 from .stream import ServerStream
@@ -32,6 +33,7 @@ from .stream import ServerStream
 __all__ = [
     "Channel",
     "ChannelCredentials",
+    "CompletedCall",
     "Compression",
     "Connection",
     "ConnectionStats",
@@ -44,8 +46,10 @@ __all__ = [
     "UnaryUnaryMultiCallable",
     "api_key_from_env",
     "insecure_channel",
+    "lookup_api_key",
     "parse_address",
     "read_api_key",
+    "rpc_status",
     "secure_channel",
     "ssl_channel_credentials",
 ]

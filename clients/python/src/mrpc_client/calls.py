@@ -88,7 +88,8 @@ class UnaryCall(Call):
         try:
             status, body = split_reply(payload)
             if status.code != 0:
-                raise RpcError.from_status(status, not_run=status.error_code in NOT_RUN_ERROR_CODES)
+                raise RpcError.from_status(status, not_run=status.error_code in NOT_RUN_ERROR_CODES,
+                                            method=self.method.path)
             response = decode_body(self.method, header, body, self.accepted_deflate, self.limit)
         except ProtocolViolation as violation:
             self.fail(_bad_reply(self.method, str(violation)))
@@ -168,7 +169,7 @@ class StreamCall(Call):
             except ProtocolViolation as violation:
                 self._end(_bad_reply(self.method, str(violation)))
                 return True
-            self._end(RpcError.from_status(status) if status.code != 0 else None)
+            self._end(RpcError.from_status(status, method=self.method.path) if status.code != 0 else None)
             return True
         # A REPLY ends a stream the server refused before starting it (unknown method, bad
         # request, too many calls, draining).
@@ -180,7 +181,7 @@ class StreamCall(Call):
         if status.code == 0:
             self._end(_bad_reply(self.method, "a server-streaming call got an OK REPLY instead of MESSAGE/TRAILERS"))
         else:
-            self._end(RpcError.from_status(status, not_run=True))
+            self._end(RpcError.from_status(status, not_run=True, method=self.method.path))
         return True
 
     def fail(self, error: RpcError) -> None:

@@ -7,14 +7,14 @@ import contextlib
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .calls import StreamCall
 from .connection import Connection, GoingAway
 from .credentials import ChannelCredentials
 from .errors import RpcError
 from .gen.mrpc.v1 import envelope_pb2
-from .keys import api_key_from_env
+from .keys import lookup_api_key
 from .multicallable import UnaryStreamMultiCallable, UnaryUnaryMultiCallable
 from .options import CallSettings, Compression, deflates
 from .rpc_method import Deserializer, RpcMethod, Serializer
@@ -49,10 +49,17 @@ class Channel:
     resumable streams move to it.
 
     The API key (``api_key=``, ``APP_ID:KEY`` or bare) is the channel's, sent once per connection
-    in HELLO; without one the channel reads ``MRPC_API_KEY`` (or the keys file ``MRPC_API_KEY_FILE``
-    names): see ``api_key_from_env``. ``compression`` is the default of every call;
-    ``client_name`` and ``app_id`` go in HELLO. Beyond grpcio's channel: ``hello_ack`` (the
-    server's limits), ``batch()`` (pipelining), ``ping()``, ``connection()``.
+    in HELLO; without one the channel reads ``MODERATION_CLIENT_API_KEY`` (or the keys file
+    ``MODERATION_CLIENT_API_KEY_FILE`` names, or the older ``MRPC_API_KEY`` / ``MRPC_API_KEY_FILE``):
+    see ``lookup_api_key``. When none is found the channel has no key: its calls may call the
+    health checks, or bring a key of their own. A call's own key — metadata
+    ``("authorization", "Bearer APP_ID:KEY")`` as with grpcio (or ``x-api-key``) — is used for
+    that call: since this protocol authenticates a connection, not a call, the channel keeps one
+    connection per key a call has named (opened at its first call, replaced like the channel's
+    own); a call naming the channel's own key uses the channel's connection. ``compression`` is
+    the default of every call; ``client_name`` and ``app_id`` (of the channel's own key) go in
+    HELLO. Beyond grpcio's channel: ``hello_ack`` (the server's limits), ``batch()``
+    (pipelining), ``ping()``, ``connection()``.
     """
 
     def __init__(self, target: str, *, api_key: Optional[str] = None,
@@ -62,7 +69,7 @@ class Channel:
         self.host, self.port = parse_address(target)
         self.target = target
         if api_key is None:
-            api_key = api_key_from_env()
+            api_key = lookup_api_key() or ""
         if not isinstance(api_key, str):
             raise TypeError("api_key must be a str (APP_ID:KEY or a bare key), got %r" % (api_key,))
         if credentials is not None and not isinstance(credentials, ChannelCredentials):
@@ -79,7 +86,9 @@ class Channel:
         self._app_id = app_id
         self._connect_timeout = connect_timeout
         self._lock = threading.Lock()
-        self._connection: Optional[Connection] = None
+        #: The current connection of each API key ("" for none): the channel's own, and those of
+        #: keys that calls brought.
+        self._connections: Dict[str, Connection] = {}
         self._retired: List[Connection] = []
         self._closed = False
 
@@ -104,19 +113,21 @@ class Channel:
 
     # MARK: Connections
 
-    def connection(self, deadline: Optional[float] = None) -> Connection:
-        """The connection new calls use, opened (handshake included) when there is none or the
-        current one takes no new calls."""
+    def connection(self, deadline: Optional[float] = None, *, api_key: Optional[str] = None) -> Connection:
+        """The connection new calls with ``api_key`` use (default: the channel's own key), opened
+        (handshake included) when there is none or the current one takes no new calls."""
+        key = self._api_key if api_key is None else api_key
         with self._lock:
             if self._closed:
                 raise RpcError.client_side(StatusCode.CANCELLED, "ERR_CANCELLED", "the channel is closed", not_run=True)
-            conn = self._connection
+            conn = self._connections.get(key)
             if conn is not None and conn.accepting_calls:
                 return conn
             if conn is not None:
                 self._retired.append(conn)
             self._retired = [c for c in self._retired if not c.closed]
-            self._connection = None
+            # Keys whose connection has ended (the server closes idle ones) are forgotten.
+            self._connections = {k: c for k, c in self._connections.items() if k != key and not c.closed}
             timeout = self._connect_timeout
             if deadline is not None:
                 timeout = min(timeout, deadline - time.monotonic())
@@ -124,11 +135,11 @@ class Channel:
                     raise RpcError.client_side(StatusCode.DEADLINE_EXCEEDED, "ERR_DEADLINE_EXCEEDED",
                                                "the deadline passed before a connection to %s was open" % self.target,
                                                not_run=True)
-            conn = Connection.open(self.host, self.port, self._api_key, client_name=self._client_name,
-                                   app_id=self._app_id, timeout=timeout,
+            conn = Connection.open(self.host, self.port, key, client_name=self._client_name,
+                                   app_id=self._app_id if key == self._api_key else "", timeout=timeout,
                                    ssl_context=self._credentials.ssl_context if self._credentials else None,
                                    server_hostname=self._server_hostname)
-            self._connection = conn
+            self._connections[key] = conn
             return conn
 
     @property
@@ -139,7 +150,8 @@ class Channel:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Connection]:
-        """Pipelining: calls started inside the block are sent together when it ends."""
+        """Pipelining: calls started inside the block on the channel's own connection (calls
+        that bring no key of their own) are sent together when it ends."""
         conn = self.connection()
         with conn.batch():
             yield conn
@@ -157,7 +169,7 @@ class Channel:
     def start_unary(self, method: RpcMethod, request: Any, settings: CallSettings) -> "Future[Any]":
         """Sends a unary call on the current connection (a new one when it is going away)."""
         deadline = None if settings.timeout is None else time.monotonic() + settings.timeout
-        return self._on_a_connection(method, deadline,
+        return self._on_a_connection(method, settings, deadline,
                                      lambda conn: conn.start_unary(method, request, settings, deadline))
 
     def start_stream(self, method: RpcMethod, request: Any, settings: CallSettings) -> ServerStream[Any]:
@@ -171,11 +183,18 @@ class Channel:
         def start(conn: Connection) -> Tuple[Connection, StreamCall]:
             return conn, conn.start_stream(method, request, settings, deadline, notice)
 
-        return self._on_a_connection(method, deadline, start)
+        return self._on_a_connection(method, settings, deadline, start)
 
-    def _on_a_connection(self, method: RpcMethod, deadline: Optional[float], start: Callable[[Connection], Any]) -> Any:
+    def _on_a_connection(self, method: RpcMethod, settings: CallSettings, deadline: Optional[float],
+                         start: Callable[[Connection], Any]) -> Any:
         for _ in range(3):
-            conn = self.connection(deadline)
+            try:
+                conn = self.connection(deadline, api_key=settings.api_key)
+            except RpcError as error:
+                # A refused handshake is this call's error (its ErrorInfo's domain is the method's).
+                if error.method is None:
+                    error.method = method.path
+                raise
             try:
                 return start(conn)
             except GoingAway:
@@ -190,8 +209,8 @@ class Channel:
         """Closes every connection; live calls fail with CANCELLED. Idempotent."""
         with self._lock:
             self._closed = True
-            conns = self._retired + ([self._connection] if self._connection else [])
-            self._connection = None
+            conns = self._retired + list(self._connections.values())
+            self._connections = {}
             self._retired = []
         for conn in conns:
             conn.close()

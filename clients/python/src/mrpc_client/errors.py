@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Union
+from typing import Dict, Mapping, Optional, Tuple, Union
 
+from . import rpc_status
 from .gen.mrpc.v1 import envelope_pb2
 from .status import StatusCode
+
+#: Call metadata as grpcio returns it: ``(key, value)`` pairs, ``bytes`` values for ``-bin`` keys.
+MetadataTuple = Tuple[Tuple[str, Union[str, bytes]], ...]
 
 
 class RpcError(Exception):
@@ -26,7 +30,14 @@ class RpcError(Exception):
     - ``local``: True when this client decided the outcome (its own deadline, a lost connection,
       a bad reply) rather than a ``Status`` sent by the server;
     - ``not_run``: True when the call is known not to have run (refused before running, or above
-      a GOAWAY's ``last_stream_id``), so retrying it cannot apply it twice.
+      a GOAWAY's ``last_stream_id``), so retrying it cannot apply it twice;
+    - ``method``: the path of the method called, when known;
+    - as grpcio's errors, which are also calls: ``trailing_metadata()`` holds
+      ``grpc-status-details-bin``, the ``google.rpc.Status`` the server's gRPC listener sends for
+      the same error (an ``ErrorInfo`` with the ``ERR_…`` code as its reason, the method's package
+      as its domain, the details as its metadata), which ``mrpc_client.rpc_status.from_call``
+      reads; an error this client decided itself has none, as with grpcio.
+      ``initial_metadata()`` is empty: this protocol has no response headers.
     """
 
     def __init__(
@@ -39,6 +50,7 @@ class RpcError(Exception):
         local: bool = False,
         not_run: bool = False,
         last_seq: Optional[int] = None,
+        method: Optional[str] = None,
     ) -> None:
         try:
             status = StatusCode(int(code))
@@ -51,6 +63,8 @@ class RpcError(Exception):
         self.local: bool = local
         self.not_run: bool = not_run
         self.last_seq: Optional[int] = last_seq
+        self.method: Optional[str] = method
+        self._status_bytes: Optional[bytes] = None
         super().__init__(self._describe())
 
     def code(self) -> StatusCode:
@@ -65,10 +79,28 @@ class RpcError(Exception):
         """Everything the error says on one line: code, ``ERR_…`` code, message, details."""
         return self._describe()
 
+    def initial_metadata(self) -> MetadataTuple:
+        """Always empty: this protocol has no response headers."""
+        return ()
+
+    def trailing_metadata(self) -> MetadataTuple:
+        """``(("grpc-status-details-bin", <google.rpc.Status>),)`` for an error the server sent,
+        as grpcio's errors carry it (read it with ``mrpc_client.rpc_status.from_call``); empty
+        for an error this client decided (``local``)."""
+        if self.local:
+            return ()
+        if self._status_bytes is None:
+            self._status_bytes = rpc_status.encode_status(int(self._code), self._message, self.error_code,
+                                                          self.error_details, rpc_status.domain_of(self.method))
+        return ((rpc_status.GRPC_DETAILS_METADATA_KEY, self._status_bytes),)
+
     @classmethod
-    def from_status(cls, status: envelope_pb2.Status, *, not_run: bool = False) -> "RpcError":
-        """The error a non-OK ``mrpc.v1.Status`` from the server stands for."""
-        return cls(status.code, status.error_code, status.message, dict(status.details), not_run=not_run)
+    def from_status(cls, status: envelope_pb2.Status, *, not_run: bool = False,
+                    method: Optional[str] = None) -> "RpcError":
+        """The error a non-OK ``mrpc.v1.Status`` from the server stands for, in a call of
+        ``method`` (a path) when known."""
+        return cls(status.code, status.error_code, status.message, dict(status.details), not_run=not_run,
+                   method=method)
 
     @classmethod
     def client_side(cls, code: StatusCode, error_code: str, message: str, *, not_run: bool = False,
@@ -94,9 +126,10 @@ class RpcError(Exception):
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         return (_rebuild, (int(self._code), self.error_code, self._message, self.error_details, self.local,
-                           self.not_run, self.last_seq))
+                           self.not_run, self.last_seq, self.method))
 
 
 def _rebuild(code: int, error_code: str, message: str, details: Dict[str, str], local: bool,
-             not_run: bool, last_seq: Optional[int]) -> RpcError:
-    return RpcError(code, error_code, message, details, local=local, not_run=not_run, last_seq=last_seq)
+             not_run: bool, last_seq: Optional[int], method: Optional[str] = None) -> RpcError:
+    return RpcError(code, error_code, message, details, local=local, not_run=not_run, last_seq=last_seq,
+                    method=method)

@@ -4,6 +4,11 @@ The server reads its keys from such a file (``--api-keys-file``, or ``DATA_DIR/a
 its first start creates for app ``default``): one ``APP_ID:KEY`` a line, ``#`` comments and blank
 lines ignored. The helpers here read the same format with the server's rules, so a key that
 loads here is one the server could have loaded, and return it as HELLO takes it: ``APP_ID:KEY``.
+
+Every client tool of the project (this client, ``rpc-probe``) reads its key from one variable,
+``MODERATION_CLIENT_API_KEY`` (``APP_ID:KEY``, or a bare key). This client also reads the keys
+file that ``MODERATION_CLIENT_API_KEY_FILE`` names, and the older names ``MRPC_API_KEY`` and
+``MRPC_API_KEY_FILE`` when neither new one is set.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import re
 from typing import List, Optional, Tuple, Union
 
 #: The variable ``api_key_from_env`` reads by default; ``<NAME>_FILE`` names a keys file instead.
-DEFAULT_KEY_VARIABLE = "MRPC_API_KEY"
+DEFAULT_KEY_VARIABLE = "MODERATION_CLIENT_API_KEY"
+#: Older names of ``DEFAULT_KEY_VARIABLE``, read (with their ``_FILE`` twins) when it is unset.
+KEY_VARIABLE_ALIASES = ("MRPC_API_KEY",)
 
 _APP_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
@@ -53,16 +60,36 @@ def read_api_key(path: Union[str, "os.PathLike[str]"] = "data/api-keys", app_id:
     return "%s:%s" % (app, key)
 
 
-def api_key_from_env(variable: str = DEFAULT_KEY_VARIABLE, app_id: Optional[str] = None) -> str:
-    """The API key in the environment variable ``variable`` (bare or ``APP_ID:KEY``, used as it
-    is), or else in the keys file that ``<variable>_FILE`` names (read with ``read_api_key``).
-    Raises ``ValueError`` naming both variables when neither is set."""
-    value = os.environ.get(variable, "").strip()
-    if value:
-        return value
-    file_variable = variable + "_FILE"
-    path = os.environ.get(file_variable, "").strip()
-    if path:
-        return read_api_key(path, app_id)
-    raise ValueError("no API key: set %s to APP_ID:KEY, or %s to a keys file such as the server's "
-                     "data/api-keys (or pass api_key=)" % (variable, file_variable))
+def lookup_api_key(variable: Optional[str] = None, app_id: Optional[str] = None) -> Optional[str]:
+    """The API key the environment gives, or None when it gives none.
+
+    Without ``variable``: ``MODERATION_CLIENT_API_KEY`` (bare or ``APP_ID:KEY``, used as it is),
+    else the keys file ``MODERATION_CLIENT_API_KEY_FILE`` names (read with ``read_api_key``),
+    else the same under the older name ``MRPC_API_KEY`` and ``MRPC_API_KEY_FILE``: anything set
+    under the new name wins. With ``variable``: that variable, else its ``<variable>_FILE`` twin.
+    An empty variable counts as unset; a keys file that cannot be read raises."""
+    names = (variable,) if variable else (DEFAULT_KEY_VARIABLE,) + KEY_VARIABLE_ALIASES
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+        path = os.environ.get(name + "_FILE", "").strip()
+        if path:
+            return read_api_key(path, app_id)
+    return None
+
+
+def api_key_from_env(variable: Optional[str] = None, app_id: Optional[str] = None) -> str:
+    """The API key the environment gives (see ``lookup_api_key``: ``MODERATION_CLIENT_API_KEY``,
+    its ``_FILE`` twin, then the older ``MRPC_API_KEY`` and its twin; or ``variable`` and its
+    twin). Raises ``ValueError`` naming the variables when none is set."""
+    key = lookup_api_key(variable, app_id)
+    if key is not None:
+        return key
+    if variable:
+        raise ValueError("no API key: set %s to APP_ID:KEY, or %s_FILE to a keys file such as the server's "
+                         "data/api-keys (or pass api_key=)" % (variable, variable))
+    raise ValueError("no API key: set %s to APP_ID:KEY, or %s_FILE to a keys file such as the server's "
+                     "data/api-keys (or pass api_key=); the older %s are read too"
+                     % (DEFAULT_KEY_VARIABLE, DEFAULT_KEY_VARIABLE,
+                        " and ".join("%s, %s_FILE" % (name, name) for name in KEY_VARIABLE_ALIASES)))

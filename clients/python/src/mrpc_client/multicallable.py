@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, Tuple, TypeVar
 
+from .errors import MetadataTuple
 from .options import Compression, Metadata
 from .rpc_method import RpcMethod
+from .status import StatusCode
 from .stream import ServerStream
 
 if TYPE_CHECKING:
@@ -16,15 +19,57 @@ Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 
 
+class CompletedCall:
+    """The call that ``with_call`` returns beside the response, shaped like grpcio's ``grpc.Call``
+    for a unary call that succeeded: ``code()`` OK, ``details()`` empty, no metadata (this
+    protocol has no response headers, and an OK reply no trailers), no longer active. A call that
+    fails raises ``RpcError`` instead, as with grpcio; the error is the failed call."""
+
+    def __init__(self, deadline: Optional[float]) -> None:
+        self._deadline = deadline
+
+    def initial_metadata(self) -> MetadataTuple:
+        return ()
+
+    def trailing_metadata(self) -> MetadataTuple:
+        return ()
+
+    def code(self) -> StatusCode:
+        return StatusCode.OK
+
+    def details(self) -> str:
+        return ""
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> Optional[float]:
+        """Seconds that were left of the call's deadline (``timeout=``); None without one."""
+        return None if self._deadline is None else max(self._deadline - time.monotonic(), 0.0)
+
+    def cancel(self) -> bool:
+        """Nothing to cancel: the call has completed."""
+        return False
+
+    def add_callback(self, callback: Callable[[], Any]) -> bool:
+        """The call has completed: the callback is not registered (False), as with grpcio."""
+        return False
+
+    def __repr__(self) -> str:
+        return "<CompletedCall OK>"
+
+
 class UnaryUnaryMultiCallable(Generic[Req, Resp]):
     """A unary method: ``stub.KickMember(request, timeout=2, metadata=[...])`` returns the
-    response or raises ``RpcError``; ``stub.KickMember.future(request, ...)`` returns a
+    response or raises ``RpcError``; ``stub.KickMember.with_call(request, ...)`` returns
+    ``(response, call)``; ``stub.KickMember.future(request, ...)`` returns a
     ``concurrent.futures.Future`` at once (cancelling it sends CANCEL).
 
     Keywords of both: ``timeout`` (seconds: sent as the call's deadline and enforced by the client
     too), ``metadata`` (pairs or a dict; ``x-on-behalf-of``, ``x-idempotency-key`` and
     ``x-request-id`` are the acting user, the idempotency key and the request id, as on the
-    server's gRPC listener), ``compression`` (``Compression.Deflate``: compressed response, and a
+    server's gRPC listener; ``authorization: Bearer APP_ID:KEY`` is the call's own API key, see
+    ``Channel``), ``compression`` (``Compression.Deflate``: compressed response, and a
     request of 1 KiB or more compressed; default: the channel's), and, as keywords instead of
     metadata, ``on_behalf_of``, ``idempotency_key``, ``request_id``.
     """
@@ -48,6 +93,18 @@ class UnaryUnaryMultiCallable(Generic[Req, Resp]):
         except KeyboardInterrupt:
             future.cancel()
             raise
+
+    def with_call(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
+                  compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,
+                  idempotency_key: Optional[str] = None,
+                  request_id: Optional[str] = None) -> Tuple[Resp, CompletedCall]:
+        """As calling the method, but returns ``(response, call)`` as grpcio's ``with_call`` does:
+        ``call`` is a ``CompletedCall`` (``code()``, ``details()``, ``initial_metadata()``,
+        ``trailing_metadata()``). A failed call raises ``RpcError``, which is the call."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        response = self(request, timeout, metadata, compression=compression, on_behalf_of=on_behalf_of,
+                        idempotency_key=idempotency_key, request_id=request_id)
+        return response, CompletedCall(deadline)
 
     def future(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
                compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,

@@ -8,7 +8,9 @@ import enum
 import math
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
+from .errors import RpcError
 from .gen.mrpc.v1 import envelope_pb2
+from .status import StatusCode
 
 #: Call metadata as grpcio takes it — ``(key, value)`` pairs — or as a dict.
 Metadata = Union[Sequence[Tuple[str, str]], Mapping[str, str]]
@@ -20,8 +22,10 @@ ENVELOPE_METADATA = {
     "x-idempotency-key": "idempotency_key",
     "x-request-id": "request_id",
 }
-#: Metadata keys that carry the API key on the gRPC listener; on this protocol the key is the
-#: channel's, sent once in HELLO.
+#: Metadata keys that carry the API key, as the server's gRPC listener reads them:
+#: ``authorization: Bearer APP_ID:KEY`` (it wins), else ``x-api-key: APP_ID:KEY``. This protocol
+#: sends the key once per connection, in HELLO: a call with a key of its own goes on the channel's
+#: connection for that key (see ``Channel``), and the key is not sent as call metadata.
 KEY_METADATA = ("authorization", "x-api-key")
 
 
@@ -51,6 +55,8 @@ class CallSettings:
     resume: bool = True
     resume_attempts: int = 8
     max_buffered_messages: int = 10000
+    #: The call's own API key (``authorization`` / ``x-api-key`` metadata); None: the channel's.
+    api_key: Optional[str] = None
 
     @classmethod
     def of_call(cls, path: str, *, timeout: Optional[float] = None, metadata: Optional[Metadata] = None,
@@ -60,8 +66,11 @@ class CallSettings:
         """The settings of a call of ``path`` from its keywords. ``x-on-behalf-of``,
         ``x-idempotency-key`` and ``x-request-id`` in ``metadata`` fill the ``CallHeader`` fields of
         the same meaning, like the keywords ``on_behalf_of=``, ``idempotency_key=``, ``request_id=``
-        (giving one both ways is an error); every other key is ``CallHeader.metadata``. ``stream``
-        holds the stream-only keywords (``resume``, ``resume_attempts``, ``max_buffered_messages``)."""
+        (giving one both ways is an error); ``authorization: Bearer APP_ID:KEY`` (else
+        ``x-api-key: APP_ID:KEY``) is the call's API key; every other key is
+        ``CallHeader.metadata``. ``stream`` holds the stream-only keywords (``resume``,
+        ``resume_attempts``, ``max_buffered_messages``). An ``authorization`` value that is not
+        ``Bearer KEY`` is the ``RpcError`` the gRPC listener answers it with, UNAUTHENTICATED."""
         fields: Dict[str, Any] = {}
         for name, value in (("on_behalf_of", on_behalf_of), ("idempotency_key", idempotency_key),
                             ("request_id", request_id)):
@@ -70,10 +79,13 @@ class CallSettings:
                     raise TypeError("%s: %s must be a str, got %r" % (path, name, value))
                 fields[name] = value
         extra: Dict[str, str] = {}
+        keys: Dict[str, str] = {}
         for key, value in _pairs(path, metadata):
             if key in KEY_METADATA:
-                raise ValueError("%s: metadata %r: the API key is the channel's (api_key=), sent once when the "
-                                 "connection opens, not per call" % (path, key))
+                if key in keys:
+                    raise ValueError("%s: metadata key %r is given twice" % (path, key))
+                keys[key] = _bearer_key(path, value) if key == "authorization" else value.strip()
+                continue
             field = ENVELOPE_METADATA.get(key)
             if field is None:
                 if key in extra:
@@ -86,7 +98,9 @@ class CallSettings:
             else:
                 fields[field] = value
         chosen = compression if compression is not None else default_compression
-        settings = cls(timeout=timeout, metadata=extra, compress=deflates(path, chosen), **fields, **stream)
+        api_key = keys.get("authorization", keys.get("x-api-key"))
+        settings = cls(timeout=timeout, metadata=extra, compress=deflates(path, chosen), api_key=api_key, **fields,
+                       **stream)
         settings._validate(path)
         return settings
 
@@ -123,6 +137,16 @@ class CallSettings:
 
     def replace(self, **changes: Any) -> "CallSettings":
         return dataclasses.replace(self, **changes)
+
+
+def _bearer_key(path: str, value: str) -> str:
+    """The key in an ``authorization`` value: ``Bearer APP_ID:KEY`` (the scheme in any case), as
+    the server's gRPC listener takes it; another value is refused as it refuses it."""
+    scheme, _, key = value.strip().partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise RpcError.client_side(StatusCode.UNAUTHENTICATED, "ERR_UNAUTHENTICATED",
+                                   '%s: the authorization header must be "Bearer APP_ID:KEY"' % path, not_run=True)
+    return key.strip()
 
 
 def _pairs(path: str, metadata: Optional[Metadata]) -> Sequence[Tuple[str, str]]:

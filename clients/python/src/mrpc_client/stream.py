@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Optional, Tu
 from google.protobuf.message import Message
 
 from .calls import StreamCall
-from .errors import RpcError
+from .errors import MetadataTuple, RpcError
 from .options import CallSettings
 from .rpc_method import RpcMethod
 from .status import StatusCode
@@ -251,6 +251,20 @@ class ServerStream(Generic[Resp], Iterator[Resp]):
         if outcome is None:
             return None
         return "" if isinstance(outcome, str) else outcome.details()
+
+    def initial_metadata(self) -> MetadataTuple:
+        """Always empty: this protocol has no response headers."""
+        return ()
+
+    def trailing_metadata(self) -> Optional[MetadataTuple]:
+        """How the stream ended, as grpcio's trailing metadata: empty for OK, the error's
+        ``trailing_metadata()`` for an error (``grpc-status-details-bin`` when the server sent it,
+        which ``mrpc_client.rpc_status.from_call`` reads); None while it is active."""
+        with self._lock:
+            outcome = self._outcome
+        if outcome is None:
+            return None
+        return () if isinstance(outcome, str) else outcome.trailing_metadata()
 
     def time_remaining(self) -> Optional[float]:
         """Seconds left before the stream's deadline (``timeout=``); None without one."""
