@@ -33,6 +33,8 @@ public final class EventHub: Sendable {
     private let nextID = Atomic<UInt64>(1)
     private let dispatcher = Mutex<WorkerThread?>(nil)
     private let replays: ReplayThreads
+    /// The seq of the last action the dispatcher handed to subscribers, by app.
+    private let dispatched = Mutex<[String: UInt64]>([:])
 
     /// Actions read per page while replaying.
     static let replayPageSize = 500
@@ -93,6 +95,14 @@ public final class EventHub: Sendable {
 
     /// Subscriptions one app may have open at once.
     public var maxSubscriptionsPerApp: Int { quota.maxPerApp }
+
+    /// The seq of the last action of `app` handed to its subscribers, for the apps with a
+    /// subscription open now: against the app's head seq, how far the fan-out lags behind the
+    /// log. (Only those apps: the others' actions are not even read, so theirs would only age.)
+    public func dispatchedSeqs() -> [(app: String, seq: UInt64)] {
+        let seqs = dispatched.withLock { $0 }
+        return seqs.filter { quota.openCount(app: $0.key) > 0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     /// Queues a committed batch for delivery (normally called by the service's commit listener).
     public func publish(_ batch: [ActionRecord]) { inbox.push(batch) }
@@ -306,6 +316,10 @@ public final class EventHub: Sendable {
             for subscription in ended { registry.remove(subscription) }
             ended.removeAll(keepingCapacity: true)
             registry.track(action)
+        }
+        // A batch may hold several apps' actions (one commit of many writers' writes).
+        dispatched.withLock { seqs in
+            for action in batch where action.seq > seqs[action.app, default: 0] { seqs[action.app] = action.seq }
         }
     }
 }

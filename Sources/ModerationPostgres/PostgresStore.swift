@@ -219,6 +219,10 @@ public final class PostgresStore: ModerationStore {
         }
     }
 
+    /// False while PostgreSQL does not answer the store's connections (from a failed attempt
+    /// until one succeeds; see `StoreAvailabilityChange`).
+    public var isAvailable: Bool { availability.isAvailable }
+
     /// Commits, batch sizes, commit latencies, deferrals, reconnections and the read cache so far.
     public var statistics: PostgresStoreStatistics {
         var statistics = recorder.snapshot

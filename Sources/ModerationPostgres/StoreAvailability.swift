@@ -26,6 +26,9 @@ final class StoreAvailability: Sendable {
         self.observer = observer
     }
 
+    /// False from a failed connection attempt until one succeeds.
+    var isAvailable: Bool { outageStart.withLock { $0 == nil } }
+
     /// A connection was made.
     func connected() {
         let now = monotonicSeconds()

@@ -240,7 +240,7 @@ public final class ModerationServer: Sendable {
                         readers: settings.postgresReaders, pollIntervalMs: settings.postgresPollMs,
                         readCacheEntries: settings.postgresReadCache),
                     availabilityChanged: health.record)
-                return (store, { ServerGauges.storeSamples(store.statistics) })
+                return (store, { ServerGauges.storeSamples(store.statistics, available: store.isAvailable) })
             } catch {
                 throw ServerStartupError(
                     "cannot open the PostgreSQL store at \(PostgresURL.redacted(url)) (schema \(settings.postgresSchema)): "

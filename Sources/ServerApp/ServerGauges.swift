@@ -34,6 +34,13 @@ enum ServerGauges {
                     type: "gauge",
                     labels: [("app", app)], value: Double(head)))
         }
+        for (app, seq) in hub.dispatchedSeqs() {
+            samples.append(
+                ServerMetrics.Sample(
+                    name: "moderation_events_dispatched_seq",
+                    help: "Seq of the last action handed to subscribers, by app (apps with a subscription open).",
+                    type: "gauge", labels: [("app", app)], value: Double(seq)))
+        }
         samples += store
         samples += processSamples()
         return samples
@@ -142,13 +149,23 @@ enum ServerGauges {
         ]
     }
 
+    /// `moderation_store_available`: 1 while the store answers, 0 during an outage.
+    static func availabilitySample(_ available: Bool) -> ServerMetrics.Sample {
+        ServerMetrics.Sample(
+            name: "moderation_store_available",
+            help: "1 while the store answers; 0 while PostgreSQL does not answer its connections.", type: "gauge",
+            value: available ? 1 : 0)
+    }
+
     /// The SQLite store's commits, batch sizes (writes per transaction) and WAL flush latency.
     static func storeSamples(_ statistics: StoreStatistics) -> [ServerMetrics.Sample] {
         var samples = [
+            // The embedded store is a file of this process: it answers as long as the process runs.
+            availabilitySample(true),
             ServerMetrics.Sample(
                 name: "moderation_store_commits_total", help: "Transactions the store's writer committed.",
                 type: "counter",
-                value: Double(statistics.commits))
+                value: Double(statistics.commits)),
         ]
         samples += histogram(
             "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",
@@ -164,12 +181,13 @@ enum ServerGauges {
     /// The PostgreSQL store's commits, batch sizes, COMMIT latency (the WAL flush included), and
     /// what sharing the database with other writers costs (deferred writes, retried batches,
     /// reconnections, actions of other instances read to fill a gap).
-    static func storeSamples(_ statistics: PostgresStoreStatistics) -> [ServerMetrics.Sample] {
+    static func storeSamples(_ statistics: PostgresStoreStatistics, available: Bool) -> [ServerMetrics.Sample] {
         var samples = [
+            availabilitySample(available),
             ServerMetrics.Sample(
                 name: "moderation_store_commits_total", help: "Transactions the store's writers committed.",
                 type: "counter",
-                value: Double(statistics.commits))
+                value: Double(statistics.commits)),
         ]
         samples += histogram(
             "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",

@@ -1,3 +1,4 @@
+internal import Glibc
 import RPCCore
 import TestSupport
 import Testing
@@ -105,5 +106,25 @@ struct StandardMetricNamesTests {
         for (series, value) in expected {
             #expect(scrape.values[series] == value, "\(series): \(String(describing: scrape.values[series]))")
         }
+        #expect(scrape.values["moderation_store_available"] == 1)
+        // A whole-app subscription: the fan-out's progress shows beside the log's head.
+        let app = ModerationServerProcess.appID
+        let watch = try framed.start(["watch", "--app"])
+        let dispatched = "moderation_events_dispatched_seq{app=\"\(app)\"}"
+        var seen = false
+        _ = try framed.run(
+            "--as", "m1", "call", "moderation.v1.Moderation/CreateGroup", "-d",
+            #"{"guid":"mg","name":"M","type":"GROUP_TYPE_PUBLIC"}"#)
+        for attempt in 0..<50 where !seen {
+            _ = try framed.run("call", "moderation.v1.Moderation/CreateUser", "-d", #"{"uid":"w\#(attempt)"}"#)
+            _ = try framed.run(
+                "--as", "w\(attempt)", "call", "moderation.v1.Moderation/JoinGroup", "-d", #"{"guid":"mg"}"#)
+            let now = try MetricsScrape(port: server.metricsPort())
+            let head = now.values["moderation_action_log_head_seq{app=\"\(app)\"}"]
+            seen = now.values[dispatched] != nil && now.values[dispatched] == head
+        }
+        #expect(seen, "the dispatched seq reaches the head while a subscription is open")
+        watch.send(signal: SIGKILL)
+        _ = try watch.finish(timeoutMs: 10_000)
     }
 }
