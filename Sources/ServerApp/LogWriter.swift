@@ -132,9 +132,10 @@ public final class LogWriter: LogOutput {
 
     private func run() {
         while true {
-            let (blocks, linesWaiting, stopping) = queue.withLock(when: {
+            let linesWaiting = queue.withLock(when: {
                 !$0.blocks.isEmpty || $0.linesWaiting || $0.stopping
-            }) { queue in (Self.takeBlocks(&queue), queue.linesWaiting, queue.stopping) }
+            }) { queue in queue.linesWaiting }
+            let (blocks, stopping) = takeBlocks(afterWaitingLines: linesWaiting)
             for block in blocks { destination.write(block) }
             if stopping {
                 drainAndStop()
@@ -147,16 +148,27 @@ public final class LogWriter: LogOutput {
             while true {
                 let now = monotonicNow()
                 guard now < deadline else { break }
-                let taken: (blocks: [[UInt8]], stopping: Bool)? = queue.withLock(
+                let woken: Bool? = queue.withLock(
                     when: { !$0.blocks.isEmpty || $0.stopping }, timeout: .nanoseconds(Int64(deadline - now))
-                ) { queue in (Self.takeBlocks(&queue), queue.stopping) }
-                let (more, stop) = taken ?? ([], false)
+                ) { _ in true }
+                guard woken != nil else { continue }
+                let (more, stop) = takeBlocks(afterWaitingLines: true)
                 for block in more { destination.write(block) }
                 if stop { break }
             }
             queue.withLock { $0.linesWaiting = false }
             collect()
         }
+    }
+
+    /// Takes the queued blocks (ordinary lines, full buffers) to write; when the threads' buffers
+    /// have lines waiting, writes those first: they are older, and the log stays in time order
+    /// (an access line is never written after a later warning, as it would be a whole flush
+    /// interval later). Collected before the blocks are taken, so that while a slow destination
+    /// holds the writer the queue keeps counting them against its bound.
+    private func takeBlocks(afterWaitingLines linesWaiting: Bool) -> (blocks: [[UInt8]], stopping: Bool) {
+        if linesWaiting && queue.withLock({ !$0.blocks.isEmpty }) { collect() }
+        return queue.withLock { queue in (Self.takeBlocks(&queue), queue.stopping) }
     }
 
     /// Writes what the line buffers hold, and forgets the buffers of threads that ended.
