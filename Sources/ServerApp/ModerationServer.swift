@@ -267,7 +267,7 @@ public final class ModerationServer: Sendable {
         do throws(SystemError) {
             let port = try server.start()
             let metrics = self.metrics
-            heapTrimmer.withLock { $0 = HeapTrimmer(activity: { metrics.bytesTransferred }) }
+            heapTrimmer.withLock { $0 = HeapTrimmer(activity: { metrics.activity }) }
             return port
         } catch {
             close()

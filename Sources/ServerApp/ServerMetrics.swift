@@ -231,8 +231,13 @@ final class ServerMetrics: CallObserver {
         }
     }
 
-    /// Bytes received and sent on every connection so far: a count that moves while the server works.
+    /// Bytes received and sent on every connection so far.
     var bytesTransferred: UInt64 { traffic[0] &+ traffic[1] }
+
+    /// A count that moves while the server works or lets go of what it held: bytes in and out,
+    /// connections opened and closed. Closing counts: connections that held much and sent
+    /// nothing (an attack's, idle ones cut by a timeout) free it with no traffic at all.
+    var activity: UInt64 { bytesTransferred &+ connection[0] &+ connection[1] }
 
     // MARK: Rendering
 

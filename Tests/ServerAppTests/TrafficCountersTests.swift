@@ -30,4 +30,14 @@ struct TrafficCountersTests {
         #expect(text.contains("mrpc_stream_wire_bytes_total \(messages.reduce(0) { $0 + $1.wire })\n"))
         #expect(metrics.bytesTransferred == UInt64(received.reduce(0, +) + sent.reduce(0, +)))
     }
+
+    @Test("the heap trimmer's activity moves when a connection closes, with no byte sent")
+    func closingIsActivity() {
+        let metrics = ServerMetrics(methods: [], accessLog: nil, gauges: { [] })
+        metrics.connectionOpened()
+        let before = metrics.activity
+        metrics.connectionClosed()
+        #expect(metrics.activity != before)
+        #expect(metrics.bytesTransferred == 0)
+    }
 }
