@@ -9,22 +9,6 @@ import ThreadSupport
 /// write is finished after its COMMIT returned; reads never wait for the writer.
 @Suite("PostgreSQL group commit")
 struct GroupCommitTests {
-    /// Fills one batch of the store's (single) writer behind a gate: every write submitted while
-    /// the gate holds the writer is committed in the next batch, together.
-    static func batch(_ store: PostgresStore, _ writes: [ClosureWrite]) {
-        let release = BlockingSemaphore()
-        let entered = BlockingSemaphore()
-        let gate = ClosureWrite { _ throws(ModerationError) in
-            entered.signal()
-            release.wait()
-        }
-        store.submit(gate)
-        entered.wait()
-        for write in writes { store.submit(write) }
-        release.signal()
-        _ = gate.wait()
-    }
-
     /// Runs `body` with a single-writer instance on a fresh schema, where user "o" owns group "g".
     static func withGroup(_ body: (Instance) throws -> Void) throws {
         let schema = try TestSchema()
@@ -60,7 +44,7 @@ struct GroupCommitTests {
                 Self.addUser("w4"),
             ]
             let commitsBefore = instance.store.commitCount
-            Self.batch(instance.store, writes)
+            ClosureWrite.submitAsOneBatch(writes, to: instance.store)
             #expect(writes.map { $0.wait()?.code } == [nil, .permissionDenied, nil, .notAMember, nil])
             #expect(instance.store.commitCount - commitsBefore <= 2, "the writes shared a transaction")
             #expect(try StoreProbe.user(instance.store, app: "app", uid: "w2") == nil, "the failing write left nothing")
@@ -110,7 +94,7 @@ struct GroupCommitTests {
                 Self.recordUpdate(saw: saw), Self.recordUpdate(),
             ]
             let retriesBefore = instance.store.statistics.retries
-            Self.batch(instance.store, writes)
+            ClosureWrite.submitAsOneBatch(writes, to: instance.store)
             #expect(writes.map { $0.wait()?.code } == [nil, ErrorCode.permissionDenied, nil, nil, nil])
             #expect(instance.store.statistics.retries == retriesBefore, "the failed write was undone in memory")
             #expect(saw.all.suffix(3) == [head + 1, head + 2, head + 3], "the log read saw the batch's actions")
@@ -131,7 +115,7 @@ struct GroupCommitTests {
                     groupID: 987_654_321, user: user, membership: Membership(scope: .participant, joinedAt: 1))
             }
             let writes = [Self.addUser("before"), broken, Self.addUser("after")]
-            Self.batch(instance.store, writes)
+            ClosureWrite.submitAsOneBatch(writes, to: instance.store)
             let outcomes = writes.map { $0.wait() }
             #expect(outcomes[0] == nil && outcomes[2] == nil, "\(outcomes)")
             #expect(outcomes[1]?.code == .internal && outcomes[1]?.message.contains("23503") == true, "\(outcomes)")
@@ -234,7 +218,7 @@ struct GroupCommitTests {
         ]
         let prefetchedBefore = instance.store.statistics.prefetchedStandings
         let readAheadBefore = instance.store.statistics.readAheadSeconds
-        Self.batch(instance.store, writes)
+        ClosureWrite.submitAsOneBatch(writes, to: instance.store)
         #expect(
             writes.map { $0.wait()?.code }
                 == Array(repeating: nil, count: uids.count) + [nil, nil, .permissionDenied, nil, nil])

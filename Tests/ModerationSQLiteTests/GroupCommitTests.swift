@@ -9,22 +9,6 @@ import ThreadSupport
 /// only after the commit, and reads that never wait for the writer.
 @Suite("Group commit")
 struct GroupCommitTests {
-    /// Fills one batch behind a gate: the gate write blocks the writer until released, so every
-    /// write submitted meanwhile is committed in the next batch, together.
-    static func batch(_ store: SQLiteStore, _ writes: [ClosureWrite]) {
-        let release = BlockingSemaphore()
-        let entered = BlockingSemaphore()
-        let gate = ClosureWrite { _ throws(ModerationError) in
-            entered.signal()
-            release.wait()
-        }
-        store.submit(gate)
-        entered.wait()
-        for write in writes { store.submit(write) }
-        release.signal()
-        _ = gate.wait()
-    }
-
     @Test("one failing write in a batch rolls back alone, and its seqs are handed out again")
     func isolation() throws {
         let harness = try ServiceHarness(backend: .sqlite)
@@ -53,7 +37,7 @@ struct GroupCommitTests {
             addUser("w4"),
         ]
         let commitsBefore = store.commitCount
-        Self.batch(store, writes)
+        ClosureWrite.submitAsOneBatch(writes, to: store)
         let outcomes = writes.map { $0.wait() }
         #expect(outcomes.map { $0?.code } == [nil, .permissionDenied, nil, .notAMember, nil])
         #expect(

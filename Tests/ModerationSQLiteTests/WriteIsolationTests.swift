@@ -53,7 +53,7 @@ struct WriteIsolationTests {
     ) {
         let first = Neighbour("w1")
         let second = Neighbour("w2")
-        GroupCommitTests.batch(harness.sqliteStore, [first.write, failing, second.write])
+        ClosureWrite.submitAsOneBatch([first.write, failing, second.write], to: harness.sqliteStore)
         #expect([first.write, failing, second.write].map { $0.wait()?.code } == [nil, .permissionDenied, nil])
         for uid in ["w1", "w2"] { #expect(try StoreProbe.user(harness.store, app: "app", uid: uid) != nil) }
         let log = try StoreProbe.log(harness.store, app: "app")

@@ -114,15 +114,10 @@ func isNotFound(_ reply: Reply) -> Bool {
     return code == 5
 }
 
-/// Serialized `FileDescriptorProto`s as one `FileDescriptorSet` (field 1, repeated).
-func descriptorSet(_ files: [[UInt8]]) -> [UInt8] {
-    files.flatMap { Wire.field(1, $0) }
-}
-
 /// The names of returned files, read by ProtoSchema, which also resolves every type reference:
 /// a file served without one of its imports fails here.
 func fileNames(_ files: [[UInt8]]) throws -> [String] {
-    try Schema(fileDescriptorSet: descriptorSet(files)).fileNames
+    try Schema(fileDescriptorSet: TestDescriptors.set(files)).fileNames
 }
 
 @Suite("GRPCReflection: server reflection v1 and v1alpha over the served descriptor sets")
@@ -264,9 +259,11 @@ struct GRPCReflectionTests {
     func firstSetWins() throws {
         let members = try files(ask(.file("moderation/v1/members.proto")))[0]
         // Another members.proto (a different package, one enum) in a set before or after the real one.
-        let other = TestProto.file(
-            "moderation/v1/members.proto", package: "other.v1", enums: [TestProto.enumType("Other", ["OTHER_ZERO"])])
-        let otherSet = descriptorSet([other])
+        let other = TestDescriptors.file(
+            "moderation/v1/members.proto", package: "other.v1",
+            enums: [TestDescriptors.enumType("Other", [("OTHER_ZERO", 0)])],
+            syntax: "proto2")
+        let otherSet = TestDescriptors.set([other])
         let after = try GRPCReflection(
             fileDescriptorSets: [ModerationSchema.fileDescriptorSet, otherSet], services: [])
         #expect(try files(ask(.file("moderation/v1/members.proto"), after)) == [members])
@@ -281,12 +278,14 @@ struct GRPCReflectionTests {
 
     @Test("extensions a set does declare are found, by extension and by symbol, and numbered")
     func declaredExtensions() throws {
-        let base = TestProto.file("test/base.proto", package: "test", messages: [TestProto.message("Base")])
-        let holder = TestProto.message("Holder", extensions: [TestProto.extensionField("flag", 101, ".test.Base")])
-        let extending = TestProto.file(
+        let base = TestDescriptors.file(
+            "test/base.proto", package: "test", messages: [TestDescriptors.message("Base")], syntax: "proto2")
+        let holder = TestDescriptors.message(
+            "Holder", extensions: [TestDescriptors.extensionField("flag", 101, ".test.Base")])
+        let extending = TestDescriptors.file(
             "test/ext.proto", package: "test.ext", dependencies: ["test/base.proto"], messages: [holder],
-            extensions: [TestProto.extensionField("note", 100, ".test.Base")])
-        let server = try GRPCReflection(fileDescriptorSets: [descriptorSet([base, extending])], services: [])
+            extensions: [TestDescriptors.extensionField("note", 100, ".test.Base")], syntax: "proto2")
+        let server = try GRPCReflection(fileDescriptorSets: [TestDescriptors.set([base, extending])], services: [])
         #expect(try ask(.extension("test.Base", 100), server) == .files([extending, base]))
         #expect(try ask(.extension(".test.Base", 101), server) == .files([extending, base]))
         #expect(
@@ -315,10 +314,21 @@ struct GRPCReflectionTests {
         ([GRPCSchema.fileDescriptorSet, [0x0A, 0x02, 0x12, 0x00]], "descriptor set #2 does not parse"),
         ([[0x0A, 0x03, 0x0A, 0x01, 0xFF]], "not valid UTF-8"),
         (
-            [descriptorSet([TestProto.file("a.proto", package: "a", dependencies: ["b.proto"])])],
+            [
+                TestDescriptors.set([
+                    TestDescriptors.file("a.proto", package: "a", dependencies: ["b.proto"], syntax: "proto2")
+                ])
+            ],
             "a.proto imports b.proto"
         ),
-        ([descriptorSet([TestProto.file("a.proto", package: "a", messages: [TestProto.message("")])])], "has no name"),
+        (
+            [
+                TestDescriptors.set([
+                    TestDescriptors.file(
+                        "a.proto", package: "a", messages: [TestDescriptors.message("")], syntax: "proto2")
+                ])
+            ], "has no name"
+        ),
     ]
 
     @Test("a descriptor set that does not parse, or lacks an import, is refused naming why", arguments: badSets)
@@ -370,39 +380,4 @@ struct GRPCReflectionTests {
                  method.output_type.full_name]
         open(sys.argv[2], "w").write("\n".join(lines) + "\n")
         """#
-}
-
-/// Serialized descriptor protos built by hand, for sets the generated modules do not have.
-enum TestProto {
-    static func string(_ number: UInt32, _ value: String) -> [UInt8] { Wire.field(number, Array(value.utf8)) }
-
-    static func varint(_ number: UInt32, _ value: UInt64) -> [UInt8] {
-        var out: [UInt8] = []
-        Wire.tag(number, wireType: 0, into: &out)
-        Wire.varint(value, into: &out)
-        return out
-    }
-
-    /// A `FieldDescriptorProto` of an optional int32 extension.
-    static func extensionField(_ name: String, _ number: UInt64, _ extendee: String) -> [UInt8] {
-        string(1, name) + string(2, extendee) + varint(3, number) + varint(4, 1) + varint(5, 5)
-    }
-
-    static func message(_ name: String, extensions: [[UInt8]] = []) -> [UInt8] {
-        string(1, name) + extensions.flatMap { Wire.field(6, $0) }
-    }
-
-    static func enumType(_ name: String, _ values: [String]) -> [UInt8] {
-        string(1, name)
-            + values.enumerated().flatMap { Wire.field(2, string(1, $0.element) + varint(2, UInt64($0.offset))) }
-    }
-
-    static func file(
-        _ name: String, package: String, dependencies: [String] = [], messages: [[UInt8]] = [],
-        enums: [[UInt8]] = [], extensions: [[UInt8]] = []
-    ) -> [UInt8] {
-        string(1, name) + string(2, package) + dependencies.flatMap { string(3, $0) }
-            + messages.flatMap { Wire.field(4, $0) } + enums.flatMap { Wire.field(5, $0) }
-            + extensions.flatMap { Wire.field(7, $0) } + string(12, "proto2")
-    }
 }

@@ -41,6 +41,23 @@ public final class ClosureWrite: StoreWrite, @unchecked Sendable {
 }
 
 extension ClosureWrite {
+    /// Submits `writes` to `store` as one batch: a gate write holds the writer until all are
+    /// queued, so every one of them is committed in the next batch, together (for a store with
+    /// several writers, give the writes the same affinity).
+    public static func submitAsOneBatch(_ writes: [ClosureWrite], to store: some ModerationStore) {
+        let release = BlockingSemaphore()
+        let entered = BlockingSemaphore()
+        let gate = ClosureWrite(affinity: writes.first?.affinity) { _ throws(ModerationError) in
+            entered.signal()
+            release.wait()
+        }
+        store.submit(gate)
+        entered.wait()
+        for write in writes { store.submit(write) }
+        release.signal()
+        _ = gate.wait()
+    }
+
     /// Submits to `store` a write that adds user "pending" to app "app" and locks group "g" as a
     /// write of it would, and returns once it runs: its transaction stays open until `release`
     /// is signalled.
