@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// CheckPost (SERVICE-2.md's decision call): per (group, user) pair, allowed or the reason why
+/// CheckPost (the decision call, docs/SERVICE.md): per (group, user) pair, allowed or the reason why
 /// not; a refusal is an answer, the call fails only on its own arguments and rights.
 @Suite("CheckPost")
 struct CheckPostTests {

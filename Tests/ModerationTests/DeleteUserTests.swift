@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// DeleteUser (SERVICE-2.md): refused while the user owns a group; otherwise the user leaves every
+/// DeleteUser (docs/SERVICE.md): refused while the user owns a group; otherwise the user leaves every
 /// group (`left`, reason `userDeleted`), their bans go with them (`userDeleted`), the profile is
 /// erased and the uid kept as a tombstone: never reused, and everywhere else as unknown.
 @Suite("DeleteUser")

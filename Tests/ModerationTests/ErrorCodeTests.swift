@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import ThreadSupport
 
-/// Every error code of SERVICE.md and SERVICE-2.md provoked on purpose (ERR_UNAUTHENTICATED and
+/// Every error code of docs/SERVICE.md provoked on purpose (ERR_UNAUTHENTICATED and
 /// ERR_RATE_LIMITED belong to the RPC layer; ERR_TOO_MANY_SUBSCRIPTIONS comes from an event hub
 /// over the same service; ERR_STORE_UNAVAILABLE from a store on a server, which
 /// ModerationPostgresTests stop; ERR_MEMBER_MUTED and ERR_GROUP_FROZEN are CheckPost verdicts,

@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// Freezes (SERVICE-2.md): admins freeze and unfreeze a group; while it is frozen only its
+/// Freezes (docs/SERVICE.md): admins freeze and unfreeze a group; while it is frozen only its
 /// moderators and admins may post, and nothing else changes; `frozen` shows to everyone who sees
 /// the group, its reason to admins, moderators and the app only.
 @Suite("Freezes")

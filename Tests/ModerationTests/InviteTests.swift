@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// Invites (SERVICE-2.md): admins and moderators invite users with a scope; the invitee accepts
+/// Invites (docs/SERVICE.md): admins and moderators invite users with a scope; the invitee accepts
 /// (becoming a member whatever the group's type), declines, or lets it lapse; an admin revokes
 /// it. A live invite shows the private group to its invitee; an expired one is "not found" at
 /// its expiry exactly, and maintenance only reclaims its row.

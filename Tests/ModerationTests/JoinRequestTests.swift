@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// Join requests ("knock", SERVICE-2.md): a group that takes them lets a non-member ask;
+/// Join requests ("knock", docs/SERVICE.md): a group that takes them lets a non-member ask;
 /// admins and moderators approve (the user becomes a participant) or reject; the requester may
 /// cancel. A private group with requests off does not exist for the asker.
 @Suite("Join requests")

@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// Mutes (SERVICE-2.md): a muted member stays a member but may not post; a mute ends at its
+/// Mutes (docs/SERVICE.md): a muted member stays a member but may not post; a mute ends at its
 /// expiry exactly, on every read, and the sweeper records it; leaving, a kick or a ban ends it
 /// without an `unmuted` action; its reason is for admins, moderators and the app.
 @Suite("Mutes")

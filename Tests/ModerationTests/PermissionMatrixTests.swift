@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// The whole permission matrix of SERVICE.md and SERVICE-2.md: every action × every standing of
+/// The whole permission matrix of docs/SERVICE.md: every action × every standing of
 /// the actor × every standing of the target, on a public and a private group, asserting the exact
 /// error code.
 ///

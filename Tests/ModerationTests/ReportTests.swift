@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// Reports (SERVICE-2.md): any member reports another; admins and moderators list and resolve
+/// Reports (docs/SERVICE.md): any member reports another; admins and moderators list and resolve
 /// them. Reports are private: their actions are listed only to the group's admins and
 /// moderators, the app and the reporter — never to the reported member or other members.
 @Suite("Reports")

@@ -2,7 +2,7 @@ public import Moderation
 import Testing
 
 /// Reads a whole group in one snapshot of the store and reports every broken invariant of
-/// SERVICE.md and SERVICE-2.md: exactly one owner; the owner a member with scope admin, never
+/// docs/SERVICE.md: exactly one owner; the owner a member with scope admin, never
 /// muted; nobody both member and banned (not even by an expired ban row); nobody muted who is not
 /// a member (the store's muted-members list names members only, and exactly the members whose row
 /// holds a mute); members_count equal to the members; nobody both invited and a member, nor

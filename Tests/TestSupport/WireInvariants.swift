@@ -1,7 +1,7 @@
 import ModerationMessages
 import RPCCore
 
-/// The invariants of SERVICE.md and SERVICE-2.md checked through the API as the app sees a group:
+/// The invariants of docs/SERVICE.md checked through the API as the app sees a group:
 /// exactly one owner, a member with scope admin, never muted; nobody both member and banned;
 /// nobody muted who is not a member (the muted-only list names listed members, exactly those
 /// shown muted); members_count equal to the number of members listed; nobody both invited and a
