@@ -109,6 +109,11 @@ public enum RPCProbe {
                     try shared.apply(given, to: &options)
                 } else if let own = Verb.flags.flag(named: given.flag.name) {
                     try own.apply(given, to: &values)
+                } else if case let advice = GRPCurlHabits.advice(for: given.flag.name), !advice.isEmpty {
+                    // Another verb's flag under a grpcurl name (bench's ghz --insecure): the grpcurl
+                    // habit is the likelier slip here.
+                    throw ArgumentError(
+                        "\(Verb.name): unknown flag \(given.flag.spelled)\(advice) (see rpc-probe \(Verb.name) --help)")
                 } else {
                     let owners = verbs.filter { $0.takesValue(given.flag.name) != nil }.map { $0.name }
                     throw ArgumentError(
