@@ -19,10 +19,17 @@ enum BenchCommand: ProbeVerb {
         --connections, -r, --insecure, -O, -o).
 
         bench flags:
-          -d JSON | -d @FILE | -d @-   the request as JSON (default {}); every "{{n}}" in it is
-                                       replaced by the request's variant number (see --variants)
-          --variants N                 make N requests from -d, "{{n}}" = 0…N-1, sent round-robin
-                                       (default 1: "{{n}}" is 0)
+          -d JSON | -d @FILE | -d @-   the request as JSON (default {}), with ghz's template
+                                       actions: {{.RequestNumber}} (0, 1, …), {{.UUID}} (random,
+                                       one per request), {{newUUID}}, {{.TimestampUnix}},
+                                       {{.TimestampUnixMilli}}, {{.TimestampUnixNano}},
+                                       {{.Timestamp}}, {{.MethodName}}, {{.ServiceName}},
+                                       {{.FullyQualifiedName}}, {{.InputName}}, {{.OutputName}};
+                                       and rpc-probe's {{n}}, the request's number too
+          --variants N                 requests made from -d before the load, sent in turn
+                                       (default 1; when -d has per-request values, as many as
+                                       --total, or --rps × the run's length, else 100000); the
+                                       report says when the run sent some more than once
           --conns N, --connections N   connections (default 1)
           --depth N                    calls in flight per connection (default 1)
           -c N, --concurrency N        ghz's concurrency: N calls in flight in all, spread over the
@@ -56,7 +63,8 @@ enum BenchCommand: ProbeVerb {
     struct Flags {
         var configuration = LoadConfiguration()
         var data: String?
-        var variants = 1
+        /// `--variants`; nil when not given (`BenchRequests.count` decides).
+        var variants: Int?
         var format = "text"
         /// `-o`: where the report goes; nil for standard output.
         var output: String?
@@ -165,7 +173,7 @@ enum BenchCommand: ProbeVerb {
                 "bench: --insecure is ghz's plaintext, which contradicts the TLS flags (--tls, --cacert, --cert, "
                     + "--key, --servername); drop one side (grpcurl's -insecure is --tls-insecure-skip-verify)")
         }
-        let data = try dataArgument.map(RequestData.read) ?? "{}"
+        let template = try RequestTemplate(dataArgument.map(RequestData.read) ?? "{}")
         // Made before the load: a report that cannot be written should not cost a run.
         let output = try flags.output.map { (path: String) throws(ProbeError) in try ProbeOutput.File(creating: path) }
         if options.grpc {
@@ -188,20 +196,17 @@ enum BenchCommand: ProbeVerb {
         // yet), or is not the listener the flags speak to.
         if options.grpc { _ = try session.connectGRPC() } else { _ = try session.connect() }
         configuration.path = method.path
-        configuration.bodies = try (0..<variants).map { (n: Int) throws(ProbeError) -> [UInt8] in
-            let json = data.replacingAll("{{n}}", with: String(n))
-            do throws(ProtoSchemaError) {
-                return try DynamicMessage(jsonString: json, as: method.inputType).serializedBytes()
-            } catch {
-                throw .failure(
-                    "invalid request for \(method.fullName)\(variants > 1 ? " (variant \(n))" : ""): \(error.message)")
-            }
-        }
+        let count = BenchRequests.count(variants: variants, template: template, configuration: configuration)
+        let encoding = monotonicNow()
+        let requests = try BenchRequests.make(template, count: count, method: method)
+        configuration.bodies = requests.bodies
         if options.verbose {
             printError(
                 "bench \(method.path)\(options.grpc ? " (gRPC)" : ""): \(configuration.connections) connection(s) × \(configuration.depth) in flight, "
                     + (configuration.total.map { "\($0) calls" }
-                        ?? "\(BenchReport.fixed(configuration.durationSeconds, 3)) s"))
+                        ?? "\(BenchReport.fixed(configuration.durationSeconds, 3)) s")
+                    + "; \(count) request(s) made in "
+                    + "\(BenchReport.fixed(Double(monotonicNow() - encoding) / 1e9, 3)) s")
         }
         let report: LoadReport
         do throws(RPCError) {
@@ -209,11 +214,12 @@ enum BenchCommand: ProbeVerb {
         } catch {
             throw .call(error)
         }
+        let run = BenchRun(report: report, configuration: configuration, variesPerRequest: requests.variesPerRequest)
         let rendered: String
         switch format {
-        case "json": rendered = BenchReport.json(report, configuration: configuration)
-        case "csv": rendered = BenchReport.csv(report, configuration: configuration)
-        default: rendered = BenchReport.text(report, configuration: configuration)
+        case "json": rendered = BenchReport.json(run)
+        case "csv": rendered = BenchReport.csv(run)
+        default: rendered = BenchReport.text(run)
         }
         if let output {
             try output.write(Array((rendered + "\n").utf8))

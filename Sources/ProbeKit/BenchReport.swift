@@ -4,7 +4,8 @@ import RPCCore
 /// The three renderings of a load report: text for people (ghz's layout), JSON and CSV for
 /// machines. All three carry the same figures.
 enum BenchReport {
-    static func text(_ report: LoadReport, configuration: LoadConfiguration) -> String {
+    static func text(_ run: BenchRun) -> String {
+        let (report, configuration) = (run.report, run.configuration)
         let latency = report.latency
         var lines = [
             "Summary:",
@@ -20,6 +21,9 @@ enum BenchReport {
                 + (configuration.warmupSeconds > 0
                     ? ", after \(fixed(configuration.warmupSeconds, 2)) s of warm-up" : ""),
             "  Client CPU:   \(fixed(report.clientCPUNanosecondsPerCall / 1000, 2)) µs per call",
+        ]
+        if run.showsRequests { lines.append("  Requests:     \(run.requestsSummary)") }
+        lines += [
             "",
             "Latency distribution:",
         ]
@@ -45,7 +49,8 @@ enum BenchReport {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ report: LoadReport, configuration: LoadConfiguration) -> String {
+    static func json(_ run: BenchRun) -> String {
+        let (report, configuration) = (run.report, run.configuration)
         let latency = report.latency
         var fields: [String] = [
             "\"method\":\(Logger.jsonString(configuration.path))",
@@ -58,6 +63,8 @@ enum BenchReport {
             "\"rps\":\(configuration.rate.map { fixed($0, 1) } ?? "null")",
             "\"warmupSeconds\":\(fixed(configuration.warmupSeconds, 3))",
             "\"clientCpuMicrosPerCall\":\(fixed(report.clientCPUNanosecondsPerCall / 1000, 3))",
+            "\"requests\":{\"distinct\":\(run.distinctRequests),\"sent\":\(report.sentCalls),"
+                + "\"repeated\":\(run.requestsRepeated)}",
         ]
         var latencyFields = [
             "\"fastest\":\(ms(fastest(latency)))",
@@ -80,9 +87,10 @@ enum BenchReport {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// One `section,name,value` row per figure: summary, latency_ms, histogram_ms (name = the
-    /// bucket's upper bound), status (name = code name and ERR_ code), connection_error.
-    static func csv(_ report: LoadReport, configuration: LoadConfiguration) -> String {
+    /// One `section,name,value` row per figure: summary, requests, latency_ms, histogram_ms (name =
+    /// the bucket's upper bound), status (name = code name and ERR_ code), connection_error.
+    static func csv(_ run: BenchRun) -> String {
+        let (report, configuration) = (run.report, run.configuration)
         let latency = report.latency
         var rows: [(String, String, String)] = [
             ("summary", "method", configuration.path),
@@ -94,6 +102,9 @@ enum BenchReport {
             ("summary", "depth", "\(configuration.depth)"),
             ("summary", "rps", configuration.rate.map { fixed($0, 1) } ?? ""),
             ("summary", "warmup_s", fixed(configuration.warmupSeconds, 3)),
+            ("requests", "distinct", "\(run.distinctRequests)"),
+            ("requests", "sent", "\(report.sentCalls)"),
+            ("requests", "repeated", "\(run.requestsRepeated)"),
             ("latency_ms", "fastest", ms(fastest(latency))),
             ("latency_ms", "slowest", ms(latency.maxNanoseconds)),
             ("latency_ms", "mean", ms(latency.meanNanoseconds)),

@@ -46,8 +46,11 @@ struct ProbeBenchTests {
         #expect(
             report.keys == [
                 "method", "count", "errors", "durationSeconds", "callsPerSecond", "connections", "depth", "rps",
-                "warmupSeconds", "clientCpuMicrosPerCall", "latencyMs", "histogram", "statuses", "connectionErrors",
+                "warmupSeconds", "clientCpuMicrosPerCall", "requests", "latencyMs", "histogram", "statuses",
+                "connectionErrors",
             ])
+        #expect(report["requests"]["distinct"].int == 1 && report["requests"]["sent"].int == 60)
+        #expect(report["requests"]["repeated"].bool == true, "one request, sent 60 times")
         #expect(report["method"].string == "/mrpc.diagnostics.v1.Diagnostics/Echo")
         #expect(report["count"].int == 60)
         #expect(report["errors"].int == 0)
