@@ -40,7 +40,8 @@ enum BenchCommand: ProbeVerb {
           -r R, --rps R                at most R calls per second across all connections
                                        (default: no limit)
           --threads N                  client threads the connections are spread over (default 1)
-          -O F, --format F             the report's format: text, json or csv (default text)
+          -O F, --format F             the report's format: text, json, csv, or html (one
+                                       self-contained page with charts; default text)
           -o FILE, --output FILE       write the report to FILE (created or replaced) instead of
                                        standard output
           --insecure                   ghz's plaintext: rpc-probe's default, so it changes nothing;
@@ -113,8 +114,8 @@ enum BenchCommand: ProbeVerb {
             flags.configuration.threads = try value.integer(in: 1...256)
         },
         ProbeFlag("-O", "--format") { flags, value throws(ArgumentError) in
-            guard ["text", "json", "csv"].contains(value.text) else {
-                throw value.error("expected text, json or csv, got '\(value.text)'")
+            guard ["text", "json", "csv", "html"].contains(value.text) else {
+                throw value.error("expected text, json, csv or html, got '\(value.text)'")
             }
             flags.format = value.text
         },
@@ -219,6 +220,7 @@ enum BenchCommand: ProbeVerb {
         switch format {
         case "json": rendered = BenchReport.json(run)
         case "csv": rendered = BenchReport.csv(run)
+        case "html": rendered = BenchReport.html(run)
         default: rendered = BenchReport.text(run)
         }
         if let output {

@@ -1,8 +1,8 @@
 import LoadGeneration
 import RPCCore
 
-/// The three renderings of a load report: text for people (ghz's layout), JSON and CSV for
-/// machines. All three carry the same figures.
+/// The renderings of a load report: text for people (ghz's layout), JSON and CSV for machines,
+/// HTML for a browser (`BenchReport+HTML.swift`). All carry the same figures.
 enum BenchReport {
     static func text(_ run: BenchRun) -> String {
         let (report, configuration) = (run.report, run.configuration)
@@ -126,14 +126,14 @@ enum BenchReport {
 
     // MARK: Figures
 
-    private static let percentiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)]
+    static let percentiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)]
 
-    private static func fastest(_ latency: LatencyHistogram) -> UInt64 {
+    static func fastest(_ latency: LatencyHistogram) -> UInt64 {
         latency.count > 0 ? latency.minNanoseconds : 0
     }
 
     /// A status seen during the run, with its count; most frequent first.
-    private struct Outcome {
+    struct Outcome {
         /// As the load generator counts it: "OK", "NOT_FOUND ERR_GROUP_NOT_FOUND", "MALFORMED_REPLY".
         var label: String
         var count: UInt64
@@ -143,7 +143,7 @@ enum BenchReport {
         var code: StatusCode? { StatusCode(name: codeName) }
     }
 
-    private static func outcomes(_ report: LoadReport) -> [Outcome] {
+    static func outcomes(_ report: LoadReport) -> [Outcome] {
         report.outcomes.map { label, count in
             let parts = label.split(separator: " ", maxSplits: 1).map(String.init)
             return Outcome(
@@ -151,7 +151,7 @@ enum BenchReport {
         }.sorted { ($0.count, $1.label) > ($1.count, $0.label) }
     }
 
-    private static func connectionErrors(_ report: LoadReport) -> [(error: String, count: Int)] {
+    static func connectionErrors(_ report: LoadReport) -> [(error: String, count: Int)] {
         Dictionary(grouping: report.connectionErrors, by: { $0 }).map { ($0.key, $0.value.count) }.sorted {
             $0.error < $1.error
         }
@@ -159,7 +159,7 @@ enum BenchReport {
 
     /// About ten evenly spaced buckets between the fastest and slowest call: (upper bound in µs,
     /// calls whose latency is above the previous bound and at most this one).
-    private static func histogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
+    static func histogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
         let fine = latency.nonEmptyBuckets
         guard let first = fine.first, let last = fine.last else { return [] }
         let low = first.upperMicros

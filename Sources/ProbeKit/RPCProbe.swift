@@ -12,7 +12,7 @@ public enum RPCProbe {
           describe [SYMBOL] a service, method, message or enum as .proto text
           call METHOD       call a method with a JSON request (-d); print the JSON response
           watch             follow the event stream, one JSON object a line
-          bench METHOD      load-test a unary method (ghz-style report: text, json or csv)
+          bench METHOD      load-test a unary method (ghz-style report: text, json, csv, html)
           health [SERVICE]  the server's serving status
           protoset          save the server's schema as a FileDescriptorSet for --protoset
 

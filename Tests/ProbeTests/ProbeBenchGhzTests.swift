@@ -65,7 +65,7 @@ struct ProbeBenchGhzTests {
             (["-c", "2", "--connections", "3"], "-c 2 is fewer calls in flight than the 3 connections"),
             (["--insecure", "--tls"], "--insecure is ghz's plaintext, which contradicts the TLS flags"),
             (["-z", "10", "-n", "5"], "give --duration or --total, not both"),
-            (["-O", "xml"], "-O: expected text, json or csv, got 'xml'"),
+            (["-O", "xml"], "-O: expected text, json, csv or html, got 'xml'"),
             (["-z", "1d"], "-z: '1d' is not a duration"),
         ])
     func contradictions(_ flags: [String], _ message: String) throws {

@@ -183,7 +183,7 @@ struct ProbeBenchTests {
         for (arguments, message) in [
             (["bench", Self.echo, "--duration", "1s", "--total", "5"], "give --duration or --total, not both"),
             (["bench", moderation("Subscribe"), "--total", "1"], "is a server-streaming method"),
-            (["bench", Self.echo, "--format", "xml"], "--format: expected text, json or csv, got 'xml'"),
+            (["bench", Self.echo, "--format", "xml"], "--format: expected text, json, csv or html, got 'xml'"),
             (["bench", Self.echo, "--rps", "0"], "--rps: must be more than 0"),
             (["bench"], "bench: expected one METHOD"),
         ] {
