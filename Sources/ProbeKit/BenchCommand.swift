@@ -213,7 +213,12 @@ enum BenchCommand: ProbeVerb {
         do throws(RPCError) {
             report = try LoadGenerator.run(configuration)
         } catch {
-            throw .call(error)
+            // The load's own errors name --depth; say where it came from when -c set it.
+            guard let concurrency = flags.concurrency, error.message.hasPrefix("--depth") else { throw .call(error) }
+            var explained = error
+            explained.message +=
+                " (-c \(concurrency) over \(configuration.connections) connection(s) is --depth \(configuration.depth))"
+            throw .call(explained)
         }
         let run = BenchRun(report: report, configuration: configuration, variesPerRequest: requests.variesPerRequest)
         let rendered: String

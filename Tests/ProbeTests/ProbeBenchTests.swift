@@ -280,6 +280,12 @@ struct ProbeBenchTests {
             over.standardError.contains(
                 "--depth 9 is more than the 8 concurrent streams the server allows per connection "
                     + "(its SETTINGS_MAX_CONCURRENT_STREAMS)"), "\(over)")
+        let ghz = try grpc.run("bench", Self.echo, "-c", "20", "--connections", "2", "-n", "10")
+        #expect(ghz.exitCode == 64 + 3, "\(ghz)")
+        #expect(
+            ghz.standardError.contains(
+                "give --depth 8 or less, and more --conns for more calls in flight "
+                    + "(-c 20 over 2 connection(s) is --depth 10)"), "\(ghz)")
         let at = try grpc.run("bench", Self.echo, "--depth", "8", "--conns", "2", "--total", "100")
         #expect(at.isCleanSuccess, "--depth at the limit runs: \(at)")
         #expect(at.standardOutput.contains("  [OK]   100 responses"), "\(at)")
