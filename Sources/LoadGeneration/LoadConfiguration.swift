@@ -15,7 +15,8 @@ public struct LoadConfiguration: Sendable {
     public var client = ClientOptions()
     /// Method path, e.g. "/mrpc.diagnostics.v1.Diagnostics/Echo".
     public var path = ""
-    /// Encoded request bodies, used round-robin (one body is the common case).
+    /// Encoded request bodies, used in turn: the `k`-th call sent (warm-up included, whatever its
+    /// thread) sends body `k % bodies.count` (one body is the common case).
     public var bodies: [[UInt8]] = [[]]
     public var callOptions = CallOptions()
     public var connections = 1

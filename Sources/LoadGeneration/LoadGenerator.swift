@@ -116,7 +116,7 @@ public enum LoadGenerator {
         for (index, group) in groups.enumerated() {
             let worker = LoadThread(
                 connections: group, payloads: payloads, depth: configuration.depth,
-                interval: perConnectionInterval, shared: shared, bodyOffset: index)
+                interval: perConnectionInterval, shared: shared)
             threads.append(
                 WorkerThread(name: "load-\(index)") {
                     let result = worker.run()
@@ -125,7 +125,9 @@ public enum LoadGenerator {
         }
         for thread in threads { thread.join() }
         let cpu = processCPUNanoseconds() - cpuBefore
+        shared.finish(at: monotonicNow())
         var report = LoadReport()
+        report.sentCalls = shared.sentCalls
         let measuredStart = shared.measureStart
         report.durationSeconds = Double(max(shared.measureStop, measuredStart) - measuredStart) / 1e9
         for result in results.withLock({ $0 }) {

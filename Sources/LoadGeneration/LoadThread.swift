@@ -14,19 +14,16 @@ final class LoadThread<Connection: LoadTransport>: @unchecked Sendable {
     private let depth: Int
     private let interval: UInt64?
     private let shared: SharedRun
-    private var bodyIndex: Int
     private var result = LoadThreadResult()
 
     init(
-        connections: [Connection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun,
-        bodyOffset: Int
+        connections: [Connection], payloads: [[UInt8]], depth: Int, interval: UInt64?, shared: SharedRun
     ) {
         self.connections = connections
         self.payloads = payloads
         self.depth = depth
         self.interval = interval
         self.shared = shared
-        bodyIndex = bodyOffset
     }
 
     func run() -> LoadThreadResult {
@@ -49,7 +46,8 @@ final class LoadThread<Connection: LoadTransport>: @unchecked Sendable {
         let readable: EpollEvents = [.input, .error, .hangUp]
         var open = connections.count
         while open > 0 {
-            if shared.isOver && connections.allSatisfy({ $0.inFlight == 0 || $0.closed }) { break }
+            // Over, or nothing left to send: stop once this thread's calls are in.
+            if shared.isOver || shared.allSent, connections.allSatisfy({ $0.inFlight == 0 || $0.closed }) { break }
             let timeout: Int32 = interval == nil ? 100 : 1
             let count = cshim_epoll_wait(epoll, events, data, 64, timeout)
             let now = monotonicNow()
@@ -111,14 +109,16 @@ final class LoadThread<Connection: LoadTransport>: @unchecked Sendable {
                 guard now >= connection.nextSend else { return }
                 connection.nextSend += interval
             }
-            issue(connection, now: now)
+            guard issue(connection, now: now) else { return }
         }
     }
 
-    private func issue(_ connection: Connection, now: UInt64) {
-        let payload = payloads[bodyIndex % payloads.count]
-        bodyIndex &+= 1
-        connection.appendCall(payload: payload, now: now)
+    /// Sends the next request on `connection`; false when there is none left to send.
+    @discardableResult
+    private func issue(_ connection: Connection, now: UInt64) -> Bool {
+        guard let number = shared.nextRequest(at: now) else { return false }
+        connection.appendCall(payload: payloads[number % payloads.count], now: now)
+        return true
     }
 }
 

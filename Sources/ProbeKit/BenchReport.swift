@@ -1,10 +1,11 @@
 import LoadGeneration
 import RPCCore
 
-/// The three renderings of a load report: text for people (ghz's layout), JSON and CSV for
-/// machines. All three carry the same figures.
+/// The renderings of a load report: text for people (ghz's layout), JSON and CSV for machines,
+/// HTML for a browser (`BenchReport+HTML.swift`). All carry the same figures.
 enum BenchReport {
-    static func text(_ report: LoadReport, configuration: LoadConfiguration) -> String {
+    static func text(_ run: BenchRun) -> String {
+        let (report, configuration) = (run.report, run.configuration)
         let latency = report.latency
         var lines = [
             "Summary:",
@@ -20,6 +21,9 @@ enum BenchReport {
                 + (configuration.warmupSeconds > 0
                     ? ", after \(fixed(configuration.warmupSeconds, 2)) s of warm-up" : ""),
             "  Client CPU:   \(fixed(report.clientCPUNanosecondsPerCall / 1000, 2)) µs per call",
+        ]
+        if run.showsRequests { lines.append("  Requests:     \(run.requestsSummary)") }
+        lines += [
             "",
             "Latency distribution:",
         ]
@@ -45,7 +49,8 @@ enum BenchReport {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ report: LoadReport, configuration: LoadConfiguration) -> String {
+    static func json(_ run: BenchRun) -> String {
+        let (report, configuration) = (run.report, run.configuration)
         let latency = report.latency
         var fields: [String] = [
             "\"method\":\(Logger.jsonString(configuration.path))",
@@ -58,6 +63,8 @@ enum BenchReport {
             "\"rps\":\(configuration.rate.map { fixed($0, 1) } ?? "null")",
             "\"warmupSeconds\":\(fixed(configuration.warmupSeconds, 3))",
             "\"clientCpuMicrosPerCall\":\(fixed(report.clientCPUNanosecondsPerCall / 1000, 3))",
+            "\"requests\":{\"distinct\":\(run.distinctRequests),\"sent\":\(report.sentCalls),"
+                + "\"repeated\":\(run.requestsRepeated)}",
         ]
         var latencyFields = [
             "\"fastest\":\(ms(fastest(latency)))",
@@ -80,9 +87,10 @@ enum BenchReport {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// One `section,name,value` row per figure: summary, latency_ms, histogram_ms (name = the
-    /// bucket's upper bound), status (name = code name and ERR_ code), connection_error.
-    static func csv(_ report: LoadReport, configuration: LoadConfiguration) -> String {
+    /// One `section,name,value` row per figure: summary, requests, latency_ms, histogram_ms (name =
+    /// the bucket's upper bound), status (name = code name and ERR_ code), connection_error.
+    static func csv(_ run: BenchRun) -> String {
+        let (report, configuration) = (run.report, run.configuration)
         let latency = report.latency
         var rows: [(String, String, String)] = [
             ("summary", "method", configuration.path),
@@ -94,6 +102,9 @@ enum BenchReport {
             ("summary", "depth", "\(configuration.depth)"),
             ("summary", "rps", configuration.rate.map { fixed($0, 1) } ?? ""),
             ("summary", "warmup_s", fixed(configuration.warmupSeconds, 3)),
+            ("requests", "distinct", "\(run.distinctRequests)"),
+            ("requests", "sent", "\(report.sentCalls)"),
+            ("requests", "repeated", "\(run.requestsRepeated)"),
             ("latency_ms", "fastest", ms(fastest(latency))),
             ("latency_ms", "slowest", ms(latency.maxNanoseconds)),
             ("latency_ms", "mean", ms(latency.meanNanoseconds)),
@@ -115,14 +126,14 @@ enum BenchReport {
 
     // MARK: Figures
 
-    private static let percentiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)]
+    static let percentiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999)]
 
-    private static func fastest(_ latency: LatencyHistogram) -> UInt64 {
+    static func fastest(_ latency: LatencyHistogram) -> UInt64 {
         latency.count > 0 ? latency.minNanoseconds : 0
     }
 
     /// A status seen during the run, with its count; most frequent first.
-    private struct Outcome {
+    struct Outcome {
         /// As the load generator counts it: "OK", "NOT_FOUND ERR_GROUP_NOT_FOUND", "MALFORMED_REPLY".
         var label: String
         var count: UInt64
@@ -132,7 +143,7 @@ enum BenchReport {
         var code: StatusCode? { StatusCode(name: codeName) }
     }
 
-    private static func outcomes(_ report: LoadReport) -> [Outcome] {
+    static func outcomes(_ report: LoadReport) -> [Outcome] {
         report.outcomes.map { label, count in
             let parts = label.split(separator: " ", maxSplits: 1).map(String.init)
             return Outcome(
@@ -140,7 +151,7 @@ enum BenchReport {
         }.sorted { ($0.count, $1.label) > ($1.count, $0.label) }
     }
 
-    private static func connectionErrors(_ report: LoadReport) -> [(error: String, count: Int)] {
+    static func connectionErrors(_ report: LoadReport) -> [(error: String, count: Int)] {
         Dictionary(grouping: report.connectionErrors, by: { $0 }).map { ($0.key, $0.value.count) }.sorted {
             $0.error < $1.error
         }
@@ -148,7 +159,7 @@ enum BenchReport {
 
     /// About ten evenly spaced buckets between the fastest and slowest call: (upper bound in µs,
     /// calls whose latency is above the previous bound and at most this one).
-    private static func histogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
+    static func histogram(_ latency: LatencyHistogram) -> [(upperMicros: UInt64, count: UInt64)] {
         let fine = latency.nonEmptyBuckets
         guard let first = fine.first, let last = fine.last else { return [] }
         let low = first.upperMicros

@@ -5,11 +5,15 @@
 /// the verbs' tables): `-d`, `-H`, `-plaintext`, `-max-time`, `-connect-timeout`, `-max-msg-sz`,
 /// `-emit-defaults`, `-format`, `-protoset`, `-proto`, `-import-path`, `-cacert`, `-cert`,
 /// `-key`, `-servername`, `-v`. docs/RPC-PROBE.md ("grpcurl habits") lists both.
+///
+/// One name is taken by a verb with another tool's meaning: `bench --insecure` is ghz's
+/// plaintext. The other verbs keep the grpcurl advice for it, and say where it does work.
 enum GRPCurlHabits {
     /// Names in their `--` form (the `.go` reading turns `-insecure` into `--insecure`).
     static let insteads: [String: String] = [
         "--insecure":
-            "use --tls-insecure-skip-verify (for tests only: nothing about the server's certificate is checked)",
+            "use --tls-insecure-skip-verify (for tests only: nothing about the server's certificate is checked); "
+            + "bench takes --insecure as ghz does, meaning plaintext",
         "--authority": "rpc-probe sends HOST:PORT as the authority; --servername NAME sets the name TLS checks",
         "--rpc-header": "use -H 'key: value' (sent with every call, reflection included)",
         "--reflect-header": "use -H 'key: value' (sent with every call, reflection included)",

@@ -1,5 +1,4 @@
 import CommandLineSupport
-internal import Glibc
 import ProtoSchema
 
 /// `rpc-probe HOST:PORT protoset [-o FILE]`: saves the server's schema as a `FileDescriptorSet`,
@@ -50,7 +49,7 @@ enum ProtosetCommand: ProbeVerb {
             throw .failure("the server's descriptor set is not valid: \(error.message)")
         }
         if let output {
-            try write(bytes, to: output)
+            try ProbeOutput.File(creating: output).write(bytes)
         } else {
             ProbeOutput.standardOutputBytes(bytes)
         }
@@ -60,18 +59,5 @@ enum ProtosetCommand: ProbeVerb {
                     + "\(schema.messages.count) message types")
         }
         return 0
-    }
-
-    private static func write(_ bytes: [UInt8], to path: String) throws(ProbeError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .failure("-o: cannot create \(path): \(SchemaLoader.errorText())") }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw .failure("-o: cannot write \(path): \(SchemaLoader.errorText())") }
-            written += n
-        }
     }
 }

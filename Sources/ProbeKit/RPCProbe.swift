@@ -12,7 +12,7 @@ public enum RPCProbe {
           describe [SYMBOL] a service, method, message or enum as .proto text
           call METHOD       call a method with a JSON request (-d); print the JSON response
           watch             follow the event stream, one JSON object a line
-          bench METHOD      load-test a unary method (ghz-style report: text, json or csv)
+          bench METHOD      load-test a unary method (ghz-style report: text, json, csv, html)
           health [SERVICE]  the server's serving status
           protoset          save the server's schema as a FileDescriptorSet for --protoset
 
@@ -109,6 +109,11 @@ public enum RPCProbe {
                     try shared.apply(given, to: &options)
                 } else if let own = Verb.flags.flag(named: given.flag.name) {
                     try own.apply(given, to: &values)
+                } else if case let advice = GRPCurlHabits.advice(for: given.flag.name), !advice.isEmpty {
+                    // Another verb's flag under a grpcurl name (bench's ghz --insecure): the grpcurl
+                    // habit is the likelier slip here.
+                    throw ArgumentError(
+                        "\(Verb.name): unknown flag \(given.flag.spelled)\(advice) (see rpc-probe \(Verb.name) --help)")
                 } else {
                     let owners = verbs.filter { $0.takesValue(given.flag.name) != nil }.map { $0.name }
                     throw ArgumentError(

@@ -1,5 +1,5 @@
 extension String {
-    /// The string with every occurrence of `target` replaced (bench's "{{n}}" templating).
+    /// The string with every occurrence of `target` replaced.
     func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
         var result = ""

@@ -38,12 +38,16 @@ struct ArgumentValueTests {
         "duration() in seconds",
         arguments: [
             ("10s", 10.0), ("500ms", 0.5), ("2m", 120), ("1h", 3600), ("1.5", 1.5), ("0", 0), ("0.25s", 0.25),
+            ("1m30s", 90), ("1h2m3.5s", 3723.5), ("1.5m", 90), ("250000us", 0.25), ("250000µs", 0.25),
+            ("2000000000ns", 2), ("1s500ms", 1.5),
         ])
     func duration(_ text: String, _ seconds: Double) throws {
         #expect(try Self.value(text).duration() == seconds)
     }
 
-    @Test("duration() refuses", arguments: ["soon", "-1s", "10x", "", "ms", "1d"])
+    @Test(
+        "duration() refuses",
+        arguments: ["soon", "-1s", "10x", "", "ms", "1d", "1m30", "s1", "1..5s", "1 s", "1e3s", "1m-5s"])
     func durationRefuses(_ text: String) {
         #expect(throws: ArgumentError("--flag: '\(text)' is not a duration (e.g. 10s, 500ms, 2m)")) {
             try Self.value(text).duration()

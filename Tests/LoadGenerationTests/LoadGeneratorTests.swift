@@ -3,11 +3,13 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import RPCPosix
+import Synchronization
 import TestSupport
 import Testing
 
 /// The load engine in process against a real `RPCServer`: exact counts for a `total` run spread
-/// over threads and connections, outcomes by status and error code, a refused handshake.
+/// over threads and connections, each body sent as often as the request numbering says, outcomes
+/// by status and error code, a refused handshake.
 @Suite("LoadGenerator")
 struct LoadGeneratorTests {
     static func configuration(_ server: TestServer, path: String = DiagnosticsMethods.echo.path) -> LoadConfiguration {
@@ -37,6 +39,46 @@ struct LoadGeneratorTests {
         #expect(report.durationSeconds > 0 && report.callsPerSecond > 0)
         #expect(report.latency.minNanoseconds <= report.latency.percentile(0.5))
         #expect(report.latency.percentile(0.5) <= report.latency.maxNanoseconds)
+    }
+
+    /// The payload of every call a server's `Record` method received.
+    final class Received: Sendable {
+        static let record = ProtoMethod<EchoRequest, EchoResponse>(
+            service: "test.Recorder", name: "Record", serverStreaming: false)
+        let payloads = Mutex<[[UInt8]]>([])
+
+        func register(in table: inout MethodTable) {
+            table.addUnary(Self.record) { [self] request, _, responder in
+                payloads.withLock { $0.append(request.payload) }
+                responder.succeed(EchoResponse())
+            }
+        }
+    }
+
+    @Test(
+        "a total run sends exactly total calls, numbered across threads: as many bodies as calls, each sent once",
+        arguments: [LoadConfiguration.Transport.framed, .grpc])
+    func everyBodyOnce(_ transport: LoadConfiguration.Transport) throws {
+        let received = Received()
+        let server = try TestServer(register: received.register)
+        defer { server.stop() }
+        var configuration = Self.configuration(server, path: Received.record.path)
+        configuration.transport = transport
+        configuration.bodies = (0..<300).map { EchoRequest(payload: Array("request \($0)".utf8)).serializedBytes() }
+        let report = try LoadGenerator.run(configuration)
+        #expect(report.calls == 300 && report.sentCalls == 300, "\(report.calls) measured, \(report.sentCalls) sent")
+        let payloads = received.payloads.withLock { $0 }
+        #expect(payloads.count == 300, "the server got no call beyond the total")
+        #expect(Set(payloads).count == 300, "no body was sent twice")
+
+        // Fewer bodies than calls: each is sent in turn, as often as the others (give or take one).
+        received.payloads.withLock { $0 = [] }
+        configuration.bodies = Array(configuration.bodies.prefix(7))
+        configuration.total = 70
+        let cycled = try LoadGenerator.run(configuration)
+        #expect(cycled.sentCalls == 70)
+        let counts = Dictionary(grouping: received.payloads.withLock { $0 }, by: { $0 }).mapValues(\.count)
+        #expect(counts.count == 7 && counts.values.allSatisfy { $0 == 10 }, "\(counts.values)")
     }
 
     @Test("failed calls are counted by status name and ERR_ code")

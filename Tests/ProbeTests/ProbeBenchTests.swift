@@ -46,8 +46,11 @@ struct ProbeBenchTests {
         #expect(
             report.keys == [
                 "method", "count", "errors", "durationSeconds", "callsPerSecond", "connections", "depth", "rps",
-                "warmupSeconds", "clientCpuMicrosPerCall", "latencyMs", "histogram", "statuses", "connectionErrors",
+                "warmupSeconds", "clientCpuMicrosPerCall", "requests", "latencyMs", "histogram", "statuses",
+                "connectionErrors",
             ])
+        #expect(report["requests"]["distinct"].int == 1 && report["requests"]["sent"].int == 60)
+        #expect(report["requests"]["repeated"].bool == true, "one request, sent 60 times")
         #expect(report["method"].string == "/mrpc.diagnostics.v1.Diagnostics/Echo")
         #expect(report["count"].int == 60)
         #expect(report["errors"].int == 0)
@@ -180,7 +183,7 @@ struct ProbeBenchTests {
         for (arguments, message) in [
             (["bench", Self.echo, "--duration", "1s", "--total", "5"], "give --duration or --total, not both"),
             (["bench", moderation("Subscribe"), "--total", "1"], "is a server-streaming method"),
-            (["bench", Self.echo, "--format", "xml"], "--format: expected text, json or csv, got 'xml'"),
+            (["bench", Self.echo, "--format", "xml"], "--format: expected text, json, csv or html, got 'xml'"),
             (["bench", Self.echo, "--rps", "0"], "--rps: must be more than 0"),
             (["bench"], "bench: expected one METHOD"),
         ] {
@@ -277,6 +280,12 @@ struct ProbeBenchTests {
             over.standardError.contains(
                 "--depth 9 is more than the 8 concurrent streams the server allows per connection "
                     + "(its SETTINGS_MAX_CONCURRENT_STREAMS)"), "\(over)")
+        let ghz = try grpc.run("bench", Self.echo, "-c", "20", "--connections", "2", "-n", "10")
+        #expect(ghz.exitCode == 64 + 3, "\(ghz)")
+        #expect(
+            ghz.standardError.contains(
+                "give --depth 8 or less, and more --conns for more calls in flight "
+                    + "(-c 20 over 2 connection(s) is --depth 10)"), "\(ghz)")
         let at = try grpc.run("bench", Self.echo, "--depth", "8", "--conns", "2", "--total", "100")
         #expect(at.isCleanSuccess, "--depth at the limit runs: \(at)")
         #expect(at.standardOutput.contains("  [OK]   100 responses"), "\(at)")
