@@ -117,17 +117,10 @@ extension ModerationService {
         _ caller: Caller, guid: String, uids: [String], replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(uids, field: "uids")
-            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                try context.forEachTarget(uids, in: guid, toDo: "kick members") {
-                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                        -> UserResult in
-                    .changed(seq: try context.kickOne(&access, uid: uid).seq)
-                }
-            }
+        submitBulk(caller, guid: guid, uids: uids, toDo: "kick members", replay: replay, completion: completion) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
+            in
+            .changed(seq: try context.kickOne(&access, uid: uid).seq)
         }
     }
 
@@ -138,20 +131,15 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(uids, field: "uids")
-            try Self.validateBan(reason: reason, durationMs: durationMs)
-            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                try context.forEachTarget(uids, in: guid, toDo: "ban members") {
-                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                        -> UserResult in
-                    let result = try context.banOne(
-                        &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
-                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                }
-            }
+        submitBulk(
+            caller, guid: guid, uids: uids, toDo: "ban members", replay: replay, completion: completion,
+            validate: { () throws(ModerationError) in try Self.validateBan(reason: reason, durationMs: durationMs) }
+        ) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
+            in
+            let result = try context.banOne(
+                &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
+            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
         }
     }
 
@@ -161,18 +149,11 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(uids, field: "uids")
-            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                try context.forEachTarget(uids, in: guid, toDo: "unban members") {
-                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                        -> UserResult in
-                    let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
-                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                }
-            }
+        submitBulk(caller, guid: guid, uids: uids, toDo: "unban members", replay: replay, completion: completion) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
+            in
+            let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
+            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
         }
     }
 

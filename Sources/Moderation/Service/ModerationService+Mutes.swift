@@ -58,20 +58,15 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(uids, field: "uids")
-            try Self.validateMute(reason: reason, durationMs: durationMs)
-            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                try context.forEachTarget(uids, in: guid, toDo: "mute members") {
-                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                        -> UserResult in
-                    let result = try context.muteOne(
-                        &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
-                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                }
-            }
+        submitBulk(
+            caller, guid: guid, uids: uids, toDo: "mute members", replay: replay, completion: completion,
+            validate: { () throws(ModerationError) in try Self.validateMute(reason: reason, durationMs: durationMs) }
+        ) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
+            in
+            let result = try context.muteOne(
+                &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
+            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
         }
     }
 
@@ -81,18 +76,11 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submit(caller, touching: (guid, uids), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<[String: UserResult]> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(uids, field: "uids")
-            return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
-                try context.forEachTarget(uids, in: guid, toDo: "unmute members") {
-                    (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                        -> UserResult in
-                    let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
-                    return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-                }
-            }
+        submitBulk(caller, guid: guid, uids: uids, toDo: "unmute members", replay: replay, completion: completion) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
+            in
+            let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
+            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
         }
     }
 
