@@ -17,7 +17,14 @@ extension EventHub {
         }
     }
 
-    /// Validates what the request asks to follow (no store read: cheap enough for an event loop).
+    /// The request's acting user, validated (nil for the app).
+    func actingUser(_ request: SubscriptionRequest) throws(ModerationError) -> String? {
+        guard let actor = request.caller.actor else { return nil }
+        return try Validation.identifier(actor, field: "on_behalf_of")
+    }
+
+    /// Validates what the request asks to follow (step 1; no store read: cheap enough for an
+    /// event loop). Whether the caller may follow it is `permit`'s, after the ban from the app.
     func resolveTarget(_ request: SubscriptionRequest) throws(ModerationError) -> ResolvedTarget {
         let actor = request.caller.actor
         switch request.target {
@@ -29,11 +36,7 @@ extension EventHub {
             }
             return .user(try Validation.identifier(actor, field: "on_behalf_of"))
         case .user(let uid)?:
-            let uid = try Validation.identifier(uid, field: "user_uid")
-            if let actor, try Validation.identifier(actor, field: "on_behalf_of") != uid {
-                throw ModerationError(.permissionDenied, "\(actor) may not subscribe to the events of user \(uid)")
-            }
-            return .user(uid)
+            return .user(try Validation.identifier(uid, field: "user_uid"))
         case .groups(let guids)?:
             guard !guids.isEmpty, guids.count <= 100 else {
                 throw ModerationError(.invalidArgument, "guids: give 1 to 100 groups")
@@ -42,11 +45,22 @@ extension EventHub {
             for guid in guids { normalized.insert(try Validation.identifier(guid, field: "guids")) }
             return .groups(normalized)
         case .app?:
-            if let actor {
-                throw ModerationError(
-                    .permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
-            }
             return .app
+        }
+    }
+
+    /// Step 4: a user follows only themselves, or groups (whose membership `authorize` checks);
+    /// whole-app subscriptions are the app's (`ERR_PERMISSION_DENIED`). `actor` is validated.
+    func permit(_ target: ResolvedTarget, actor: String?) throws(ModerationError) {
+        guard let actor else { return }
+        switch target {
+        case .user(let uid) where uid != actor:
+            throw ModerationError(.permissionDenied, "\(actor) may not subscribe to the events of user \(uid)")
+        case .app:
+            throw ModerationError(
+                .permissionDenied, "whole-app subscriptions are for the app only; \(actor) may not make one")
+        case .user, .groups:
+            return
         }
     }
 

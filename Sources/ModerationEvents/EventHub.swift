@@ -116,17 +116,21 @@ public final class EventHub: Sendable {
     }
 
     /// Starts a subscription on one of the hub's replay threads (see `subscribe`); returns at once.
-    /// `refused` gets why when the subscription is not allowed, is over its app's cap, has no
-    /// room in the memory budget, or its cursor has expired (nothing was sent then). The first
-    /// three are decided before this returns, on the caller's thread.
+    /// `refused` gets why when the subscription is malformed or not allowed, is over its app's
+    /// cap, has no room in the memory budget, or its cursor has expired (nothing was sent then).
+    /// Malformed, over the cap and out of room are decided before this returns, on the caller's
+    /// thread; what the caller may follow is decided in the snapshot it starts from, after the
+    /// acting user's ban from the app.
     public func startSubscription(
         _ request: SubscriptionRequest, sink: any EventSink, refused: @escaping @Sendable (SubscriptionRefusal) -> Void
     ) {
         let target: ResolvedTarget
+        let actor: String?
         let admission: SubscriptionQuota.Admission
         do throws(SubscriptionRefusal) {
             do throws(ModerationError) {
                 target = try resolveTarget(request)
+                actor = try actingUser(request)
             } catch {
                 throw .rejected(error)
             }
@@ -137,7 +141,7 @@ public final class EventHub: Sendable {
         }
         replays.submit { [self] in
             do throws(ModerationError) {
-                try run(request, target: target, admission: admission, sink: sink)
+                try run(request, target: target, actor: actor, admission: admission, sink: sink)
             } catch {
                 refused(.rejected(error))
             }
@@ -152,6 +156,7 @@ public final class EventHub: Sendable {
     ///   cursor has expired; nothing was sent then.
     public func subscribe(_ request: SubscriptionRequest, sink: any EventSink) throws(ModerationError) {
         let target = try resolveTarget(request)
+        let actor = try actingUser(request)
         let admission: SubscriptionQuota.Admission
         do throws(SubscriptionRefusal) {
             admission = try admit(request.caller.app, target: target, force: true)
@@ -159,7 +164,7 @@ public final class EventHub: Sendable {
             guard case .rejected(let error) = error else { preconditionFailure("a forced admission has room") }
             throw error
         }
-        try run(request, target: target, admission: admission, sink: sink)
+        try run(request, target: target, actor: actor, admission: admission, sink: sink)
     }
 
     /// Ends every subscription with UNAVAILABLE and where to resume, and stops the dispatcher.
@@ -196,8 +201,13 @@ public final class EventHub: Sendable {
     }
 
     /// Registers, authorizes, replays and hands the subscription over to the dispatcher.
+    ///
+    /// An acting user banned from the app is refused (`ERR_USER_BANNED_FROM_APP`) in the same
+    /// snapshot the start reads, before what they ask to follow is authorized; a ban committed
+    /// after that snapshot comes later in the log, and ends the subscription when it is delivered
+    /// (`Subscription.deliver`), so no subscription outlives a ban of its user.
     private func run(
-        _ request: SubscriptionRequest, target: ResolvedTarget, admission: SubscriptionQuota.Admission,
+        _ request: SubscriptionRequest, target: ResolvedTarget, actor: String?, admission: SubscriptionQuota.Admission,
         sink: any EventSink
     )
         throws(ModerationError)
@@ -206,7 +216,7 @@ public final class EventHub: Sendable {
         let subscription = Subscription(
             id: nextID.add(1, ordering: .relaxed).oldValue, app: caller.app,
             filter: SubscriptionFilter(target: target.filterTarget, kinds: request.kinds), sink: sink,
-            afterSeq: request.afterSeq, admission: admission)
+            afterSeq: request.afterSeq, actor: actor, admission: admission)
         // Invariant (no gap between the replay and the live stream): the subscription is in the
         // inbox before the log's snapshot is read below, so every batch committed after that
         // snapshot — every action after the replay's head — is queued after it, and the
@@ -234,6 +244,8 @@ public final class EventHub: Sendable {
         let head: UInt64
         do throws(ModerationError) {
             let plan = try service.withActionLog(app: caller.app) { (log) throws(ModerationError) -> ReplayPlan in
+                if let actor { try log.requireNotBannedFromApp(actor) }
+                try permit(target, actor: actor)
                 try authorize(target, caller: caller, log: log)
                 return try start(subscription, target: target, request: request, log: log)
             }

@@ -1,3 +1,5 @@
+public import Moderation
+
 /// Where a subscription's events go: the RPC adapter wraps a server stream in it.
 ///
 /// The hub hands each matching action's message, encoded once for every subscriber, to `send`;
@@ -56,4 +58,7 @@ public enum SubscriptionEnd: Sendable, Equatable {
     case shuttingDown(lastSeq: UInt64)
     /// The subscription failed (e.g. the store could not be read).
     case failed(code: String, message: String, lastSeq: UInt64)
+    /// The subscription may not go on: its acting user was banned from the app
+    /// (`ERR_USER_BANNED_FROM_APP`). `lastSeq` is the last action it sent.
+    case revoked(ModerationError, lastSeq: UInt64)
 }

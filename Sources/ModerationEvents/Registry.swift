@@ -11,7 +11,8 @@ import Moderation
 ///
 /// A user subscription is indexed under its user and under the groups the user belongs to; the
 /// index follows the log (`track`) exactly as each subscription's own filter does, and the
-/// filter has the last word.
+/// filter has the last word. A group subscription opened by a user is also indexed under that
+/// user (`byActor`), so that the user's ban from the app reaches it and ends it.
 final class Registry {
     private var apps: [String: AppSubscriptions] = [:]
     /// Every subscription held, with where it is indexed.
@@ -31,6 +32,8 @@ final class Registry {
         /// The group keys it is indexed under: the groups it follows (`.groups`), or the groups
         /// its user belongs to (`.user`).
         var groups: Set<String> = []
+        /// The acting user it is indexed under in `byActor` (`.groups` opened by a user).
+        var actor: String?
 
         init(_ subscription: Subscription) { self.subscription = subscription }
     }
@@ -42,9 +45,12 @@ final class Registry {
         var byGroup: [String: SubscriptionSet] = [:]
         var byUser: [String: SubscriptionSet] = [:]
         var byMemberGroup: [String: SubscriptionSet] = [:]
+        /// Group subscriptions by the user who opened them: only an `appBanned` action looks here.
+        var byActor: [String: SubscriptionSet] = [:]
 
         var isEmpty: Bool {
             replaying.isEmpty && everything.isEmpty && byGroup.isEmpty && byUser.isEmpty && byMemberGroup.isEmpty
+                && byActor.isEmpty
         }
     }
 
@@ -53,7 +59,7 @@ final class Registry {
     /// Keys of the group, user and member-group indexes over every app: bounded by the
     /// subscriptions open (and what they follow), however many groups and users have come and gone.
     var indexKeys: Int {
-        apps.values.reduce(0) { $0 + $1.byGroup.count + $1.byUser.count + $1.byMemberGroup.count }
+        apps.values.reduce(0) { $0 + $1.byGroup.count + $1.byUser.count + $1.byMemberGroup.count + $1.byActor.count }
     }
 
     var all: [Subscription] { entries.values.map(\.subscription) }
@@ -89,6 +95,10 @@ final class Registry {
             entry.place = .groups
             entry.groups = guids
             for guid in guids { app.byGroup.set(subscription, id: id, under: guid) }
+            if let actor = subscription.actor {
+                entry.actor = actor
+                app.byActor.set(subscription, id: id, under: actor)
+            }
         case .user(let uid, _):
             entry.place = .user(uid)
             entry.groups = memberOf
@@ -108,6 +118,7 @@ final class Registry {
             app.everything.remove(id)
         case .groups:
             for guid in entry.groups { app.byGroup.set(nil, id: id, under: guid) }
+            if let actor = entry.actor { app.byActor.set(nil, id: id, under: actor) }
         case .user(let uid):
             app.byUser.set(nil, id: id, under: uid)
             for guid in entry.groups { app.byMemberGroup.set(nil, id: id, under: guid) }
@@ -124,6 +135,10 @@ final class Registry {
         let guid = action.group.guid
         // A group subscription sits once under each of its groups, and an action has one group.
         app.byGroup[guid]?.forEachSubscription(body)
+        // The group subscriptions a ban from the app ends (an app-wide action is under no group).
+        if action.kind == .appBanned, let uid = action.actionOn?.uid {
+            app.byActor[uid]?.forEachSubscription(body)
+        }
         // A user subscription may sit under several of these: its user is the action's target
         // or actor, and belongs to the action's group.
         var userIndexes: [SubscriptionSet] = []
@@ -182,7 +197,7 @@ final class Registry {
             }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned:
             return
         }
     }

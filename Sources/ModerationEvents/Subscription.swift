@@ -18,6 +18,9 @@ final class Subscription: Sendable {
     let sink: any EventSink
     /// The request's after_seq; nil for a subscription that asked for live actions only.
     let afterSeq: UInt64?
+    /// The acting user who opened it (validated); nil for the app's. A ban of theirs from the
+    /// app, committed after the subscription started, ends it (`deliver`).
+    let actor: String?
     /// Its place under the hub's limits; nil for a subscription made outside the hub.
     private let admission: SubscriptionQuota.Admission?
     private var quota: SubscriptionQuota? { admission?.quota }
@@ -71,11 +74,12 @@ final class Subscription: Sendable {
     ///     for a subscription that counts against nothing.
     init(
         id: UInt64, app: String, filter: SubscriptionFilter, sink: any EventSink, afterSeq: UInt64? = nil,
-        admission: SubscriptionQuota.Admission? = nil
+        actor: String? = nil, admission: SubscriptionQuota.Admission? = nil
     ) {
         self.id = id
         self.app = app
         self.afterSeq = afterSeq
+        self.actor = actor
         self.sink = sink
         self.admission = admission
         state = Mutex(State(filter: filter, reserved: admission?.reserved ?? 0))
@@ -219,11 +223,21 @@ final class Subscription: Sendable {
         state.withLock { _ = close(&$0) }
     }
 
+    /// Hands a live action to the sink when the filter admits it. A ban from the app of the
+    /// subscription's acting user (not a shadow ban) ends it after that, with
+    /// `ERR_USER_BANNED_FROM_APP`: every such action here is newer than where the subscription
+    /// started, whose start refused a user banned then. A replay never ends it (`replay`): the
+    /// bans it goes through were lifted before the start.
     private func deliver(_ action: ActionRecord, _ encoded: [UInt8], _ state: inout State) -> Bool {
         guard action.seq > state.through else { return true }
         state.through = action.seq
-        guard state.filter.admit(action) else { return true }
-        return settle(sink.send(encoded: encoded), seq: action.seq, &state)
+        if state.filter.admit(action) {
+            guard settle(sink.send(encoded: encoded), seq: action.seq, &state) else { return false }
+        }
+        guard action.kind == .appBanned, !action.shadow, let actor, action.actionOn?.uid == actor else { return true }
+        let error = ModerationError(.userBannedFromApp, "user \(actor) was banned from the app; the subscription ended")
+        end(&state, .revoked(error, lastSeq: state.lastSent))
+        return false
     }
 
     private func settle(_ outcome: EventSendOutcome, seq: UInt64, _ state: inout State) -> Bool {

@@ -172,7 +172,7 @@ struct SubscriptionFilter: Sendable {
             memberOf.remove(guid)
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned:
             break
         }
     }
@@ -185,7 +185,7 @@ struct SubscriptionFilter: Sendable {
         case .deleted: true
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned:
             false
         }
     }

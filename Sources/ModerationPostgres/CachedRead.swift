@@ -13,11 +13,14 @@ internal import Moderation
 final class CachedRead: StoreSnapshot {
     // Invariant: used by the one thread running the read, from its start to `close`.
     private let cache: ReadCache
+    private let appBanSets: AppBanSets
     private let readers: ReaderPool
     private let arrivedAt: UInt64
     /// The cache's generation when the read began: nothing the read learns is kept once the
     /// cache was cleared since.
     private let generation: UInt64
+    /// `appBanSets`' generation when the read began, for what the read keeps there.
+    private let appBansGeneration: UInt64
     /// The connection the read holds, once it needed one (checked in by `close`).
     private var session: PostgresSession?
     /// Whether `session` was an idle pooled connection (it may have died while idle).
@@ -28,15 +31,19 @@ final class CachedRead: StoreSnapshot {
     /// The one app the read works in (the first it asks about) and its version for this read.
     private var appID: Int64?
     private var version: UInt64?
+    /// The version of the app's bans from the app, read with `version`.
+    private var appBansVersion: UInt64?
     private var answeredFromCache = false
     /// A cached answer and the transaction disagree: the read must run again (see the type).
     private(set) var conflicted = false
 
-    init(cache: ReadCache, readers: ReaderPool, arrivedAt: UInt64?) {
+    init(cache: ReadCache, appBanSets: AppBanSets, readers: ReaderPool, arrivedAt: UInt64?) {
         self.cache = cache
+        self.appBanSets = appBanSets
         self.readers = readers
         self.arrivedAt = arrivedAt ?? monotonicNanoseconds()
         generation = cache.generation
+        appBansGeneration = appBanSets.generation
     }
 
     /// The read's connection broke (PostgreSQL went away).
@@ -97,8 +104,9 @@ final class CachedRead: StoreSnapshot {
         if let version { return version }
         if inTransaction {
             version = try transactionVersion(of: appID)
-        } else if let shared = cache.version(of: appID, checkedSince: arrivedAt) {
-            version = shared
+        } else if let shared = cache.check(of: appID, since: arrivedAt) {
+            version = shared.version
+            appBansVersion = shared.appBansVersion
         } else {
             // The check is the transaction's first statement, in a round trip of its own: a read
             // that then misses goes on in the same transaction.
@@ -107,12 +115,17 @@ final class CachedRead: StoreSnapshot {
         return version
     }
 
-    /// The app's version in the transaction's snapshot, recorded as a check.
+    /// The app's version in the transaction's snapshot, recorded as a check; the version of its
+    /// bans from the app comes with it (`appBansVersion`): every change to them moves the
+    /// app's version too.
     private func transactionVersion(of appID: Int64) throws(ModerationError) -> UInt64 {
         let row = try session!.connection.query(.appDataVersion, [.int(appID)])
         guard row.rowCount > 0 else { throw .storage("app \(appID) vanished") }
         let found = row.uint64(0, 0)
-        cache.recordCheck(appID: appID, startedAt: transactionStartedAt, version: found, generation: generation)
+        appBansVersion = row.uint64(0, 1)
+        cache.recordCheck(
+            appID: appID, startedAt: transactionStartedAt, version: found, appBansVersion: row.uint64(0, 1),
+            generation: generation)
         return found
     }
 
@@ -203,7 +216,35 @@ final class CachedRead: StoreSnapshot {
             })
     }
 
+    /// From memory at the version the read keeps to (`AppBanSets`), every call on behalf of a
+    /// user asks it; an app that never banned anyone needs no set at all. A set not kept yet is
+    /// read in the transaction, at the transaction's version, and kept.
+    func appBanStanding(appID: Int64, uid: String) throws(ModerationError) -> AppBanStanding? {
+        guard try cachedVersion(of: appID) != nil, let readVersion = appBansVersion else {
+            return try transaction().appBanStanding(appID: appID, uid: uid)
+        }
+        if let kept = appBanSets.bans(appID: appID, version: readVersion) {
+            answeredFromCache = true
+            return kept[uid]
+        }
+        let session = try transaction()
+        let bans = try session.appBansOfApp(appID: appID)
+        // The transaction's version: the same as before, unless nothing came from the cache.
+        if let version = appBansVersion {
+            appBanSets.keep(bans, appID: appID, version: version, generation: appBansGeneration)
+        }
+        return bans[uid]
+    }
+
     // MARK: Read in the transaction
+
+    func appBan(appID: Int64, uid: String) throws(ModerationError) -> AppBan? {
+        try transaction().appBan(appID: appID, uid: uid)
+    }
+
+    func appBans(appID: Int64, query: BanPageQuery) throws(ModerationError) -> [AppBan] {
+        try transaction().appBans(appID: appID, query: query)
+    }
 
     func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
         try transaction().user(appID: appID, uid: uid)

@@ -13,6 +13,7 @@ enum Migrations {
     static func all(trigramSchema: String) -> [String] {
         [
             version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4, version5,
+            version6,
         ]
     }
 
@@ -361,5 +362,34 @@ enum Migrations {
         -- Bumped by every transaction that wrote the app's data (with head_seq, under the app's
         -- lock): a cached read is exact while the app's data_version is the one it was read at.
         ALTER TABLE apps ADD COLUMN data_version bigint NOT NULL DEFAULT 0;
+        """
+
+    /// Bans from the whole app. A new table and columns with a constant default (which rewrite
+    /// nothing), so instances of the previous build keep running while one migrates.
+    private static let version6 = """
+        -- Bans from the whole app (and expired ones the sweeper has not recorded yet).
+        -- expires_at 0: until unbanned. A deleted user's ban goes with them.
+        CREATE TABLE app_bans (
+            app_id bigint NOT NULL REFERENCES apps (id),
+            uid text COLLATE "C" NOT NULL,
+            user_id bigint NOT NULL,
+            banned_at bigint NOT NULL,
+            banned_by text COLLATE "C" NOT NULL,
+            reason text NOT NULL,
+            expires_at bigint NOT NULL,
+            shadow boolean NOT NULL,
+            PRIMARY KEY (app_id, uid)
+        );
+        CREATE INDEX app_bans_by_banned ON app_bans (app_id, banned_at DESC, uid);
+        CREATE INDEX app_bans_by_expiry ON app_bans (expires_at) WHERE expires_at > 0;
+
+        -- Bumped by every change to the app's bans (under the app's lock, with data_version at
+        -- COMMIT): the per-call check keeps an app's bans in memory for the version they were
+        -- read at (AppBanSets), and reads check it with data_version.
+        ALTER TABLE apps ADD COLUMN app_bans_version bigint NOT NULL DEFAULT 0;
+
+        -- Whether the ban of an appBanned / appUnbanned action is a shadow ban. Those actions
+        -- belong to no group: group_id and revision 0.
+        ALTER TABLE actions ADD COLUMN shadow boolean NOT NULL DEFAULT false;
         """
 }

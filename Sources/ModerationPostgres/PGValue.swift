@@ -33,6 +33,11 @@ enum PGValue: Sendable, Equatable {
         .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
     }
 
+    /// A `boolean[]` literal (`{t,f}`), for a parameter cast with `::boolean[]`.
+    static func boolArray(_ values: [Bool]) -> PGValue {
+        .text("{" + values.map { $0 ? "t" : "f" }.joined(separator: ",") + "}")
+    }
+
     /// A `text[]` literal (`{"a","b"}`), for a parameter cast with `::text[]`.
     static func textArray(_ values: [String]) -> PGValue {
         textArray(values.map(Optional.some))

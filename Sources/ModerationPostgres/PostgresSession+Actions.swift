@@ -27,6 +27,7 @@ extension PostgresSession {
         var idempotencyKey: String
         var requestID: String
         var reportID: UInt64
+        var shadow: Bool
     }
 
     /// The next seq comes from the head read under the app's lock, counted in memory: what
@@ -63,6 +64,7 @@ extension PostgresSession {
                 .textArray(actions.map(\.reason)), .intArray(actions.map(\.expiresAt)),
                 .intArray(actions.map(\.timestamp)), .textArray(actions.map(\.idempotencyKey)),
                 .textArray(actions.map(\.requestID)), .intArray(actions.map { Int64(clamping: $0.reportID) }),
+                .boolArray(actions.map(\.shadow)),
             ])
         actionsSent = batchActions.count
     }
@@ -97,13 +99,17 @@ extension PostgresSession {
                 newScope: rows.optionalInt(index, 9).flatMap(StorageCodes.scope), reason: rows.string(index, 10),
                 expiresAt: rows.int64(index, 11), timestamp: rows.int64(index, 12),
                 idempotencyKey: rows.string(index, 13), requestID: rows.string(index, 14),
-                reportID: rows.uint64(index, 15))
-            guard !rows.isNull(index, Self.actionColumnCount) else {
-                throw .storage("group revision \(row.groupID)/\(row.revision) is missing")
+                reportID: rows.uint64(index, 15), shadow: rows.bool(index, 16))
+            // An action of the whole app (group key 0) shows no group.
+            var group: Group = .appWide
+            if row.groupID != StoredGroup.appWide.id {
+                guard !rows.isNull(index, Self.actionColumnCount) else {
+                    throw .storage("group revision \(row.groupID)/\(row.revision) is missing")
+                }
+                group = decodeRevision(rows, index, from: Self.actionColumnCount)
+                group.membersCount = row.membersCount
+                group.version = row.version
             }
-            var group = decodeRevision(rows, index, from: Self.actionColumnCount)
-            group.membersCount = row.membersCount
-            group.version = row.version
             let by = resolvedUser(row.by, rows, index, from: Self.actionColumnCount + 12)
             let on = row.on.map { resolvedUser($0, rows, index, from: Self.actionColumnCount + 18) }
             records.append(
@@ -111,13 +117,13 @@ extension PostgresSession {
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
                     oldScope: row.oldScope, newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt,
                     timestamp: row.timestamp, idempotencyKey: row.idempotencyKey, requestID: row.requestID,
-                    reportID: row.reportID))
+                    reportID: row.reportID, shadow: row.shadow))
         }
         return records
     }
 
     /// How many columns `Statement.actionColumns` has.
-    private static let actionColumnCount = 16
+    private static let actionColumnCount = 17
 
     /// Per app, deletes the longest prefix of the log older than `cutoff` (up to `limit` actions
     /// in all) and records it in `pruned_through`. Only the apps that have such a prefix are

@@ -20,7 +20,7 @@ extension PostgresSession {
         if locked.rowCount > 0 {
             let id = locked.int64(0, 0)
             writer.appIDs[app] = id
-            hold(appID: id, head: locked.uint64(0, 1))
+            hold(appID: id, head: locked.uint64(0, 1), appBansVersion: locked.uint64(0, 2))
             return id
         }
         if waiting { return nil }
@@ -35,7 +35,7 @@ extension PostgresSession {
         if inserted.rowCount > 0 {
             let id = inserted.int64(0, 0)
             writer.appIDs[app] = id
-            hold(appID: id, head: 0)
+            hold(appID: id, head: 0, appBansVersion: 0)
             return id
         }
         // Another transaction created it and has committed since.
@@ -53,12 +53,14 @@ extension PostgresSession {
             throw deferral("\(appID)")
         }
         writer.appIDs[locked.string(0, 0)] = appID
-        hold(appID: appID, head: locked.uint64(0, 1))
+        hold(appID: appID, head: locked.uint64(0, 1), appBansVersion: locked.uint64(0, 2))
     }
 
-    /// Records that the transaction holds the app's lock, with the head seq read under it.
-    func hold(appID: Int64, head: UInt64) {
+    /// Records that the transaction holds the app's lock, with the head seq and the version of
+    /// its bans from the app read under it.
+    func hold(appID: Int64, head: UInt64, appBansVersion: UInt64) {
         writer.heads[appID] = head
+        writer.appBansVersions[appID] = appBansVersion
         locksHeld = true
     }
 

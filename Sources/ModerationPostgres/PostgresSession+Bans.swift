@@ -59,8 +59,9 @@ extension PostgresSession {
         try lockedExpiries(.expiredBans, at: now, limit: limit)
     }
 
-    /// The rows of `expiredBans` or `expiredMutes` (app id, app, guid, uid, the app's head seq),
-    /// whose apps the statement locked: the transaction now holds each of them.
+    /// The rows of `expiredBans`, `expiredMutes` or `expiredAppBans` (app id, app, guid, uid, the
+    /// app's head seq and version of its bans from the app), whose apps the statement locked: the
+    /// transaction now holds each of them.
     func lockedExpiries(_ statement: Statement, at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
         let rows = try connection.query(statement, [.int(now), .int(limit)])
         var expired: [ExpiredEntry] = []
@@ -70,7 +71,7 @@ extension PostgresSession {
             let app = rows.string(row, 1)
             if writer.heads[appID] == nil {
                 writer.appIDs[app] = appID
-                hold(appID: appID, head: rows.uint64(row, 4))
+                hold(appID: appID, head: rows.uint64(row, 4), appBansVersion: rows.uint64(row, 5))
             }
             expired.append(ExpiredEntry(appID: appID, app: app, guid: rows.string(row, 2), uid: rows.string(row, 3)))
         }

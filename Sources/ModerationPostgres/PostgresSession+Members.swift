@@ -116,10 +116,13 @@ extension PostgresSession {
                     scope: scope,
                     muteExpiresAt: StorageCodes.mute(mutedUntil: rows.int64(row, 4), reason: "")?.expiresAt)
             }
+            let appBan =
+                rows.isNull(row, 6) ? nil : AppBanStanding(expiresAt: rows.int64(row, 6), shadow: rows.bool(row, 7))
             standings.append(
                 PostingStanding(
                     groupType: StorageCodes.groupType(rows.int(row, 1)), frozen: rows.bool(row, 2),
-                    membership: membership, banExpiresAt: rows.isNull(row, 5) ? nil : rows.int64(row, 5)))
+                    membership: membership, banExpiresAt: rows.isNull(row, 5) ? nil : rows.int64(row, 5),
+                    appBan: appBan))
         }
         return standings
     }

@@ -33,6 +33,12 @@ final class PostgresSession: @unchecked Sendable {
         /// The group the running write last read: its users' memberships and bans are read with
         /// them (`user(appID:uid:)`). Cleared when a write starts.
         var focusGroup: Int64?
+        /// The version of the bans from the app of each app locked, read under its lock and
+        /// counted with the transaction's own changes (`apps.app_bans_version`).
+        var appBansVersions: [Int64: UInt64] = [:]
+        /// The bans from the app of each app whose bans the transaction changed, whole, as they
+        /// will be committed (at `appBansVersions`); published to `appBanSets` after COMMIT.
+        var appBanChanges: [Int64: AppBanSets.Bans] = [:]
     }
 
     let connection: PGConnection
@@ -73,6 +79,9 @@ final class PostgresSession: @unchecked Sendable {
     var missingUsers: Set<WriterCache.UserKey> = []
     /// Where a writer announces its commits to the other instances (nil: it does not).
     var notifier: CommitNotifier?
+    /// The bans from the app the store keeps in memory, which a writer reads and publishes to
+    /// (nil: a reader, which asks PostgreSQL, or `CachedRead` does).
+    var appBanSets: AppBanSets?
     private var savepoints: [WriteMark] = []
 
     /// An idempotency key within an app, for `prefetchedReplies`.
@@ -155,6 +164,12 @@ final class PostgresSession: @unchecked Sendable {
         } catch {
             abandonWrite()
             throw error
+        }
+        if let appBanSets {
+            let generation = appBanSets.generation
+            for (appID, bans) in writer.appBanChanges {
+                appBanSets.keep(bans, appID: appID, version: writer.appBansVersions[appID] ?? 0, generation: generation)
+            }
         }
         let actions = batchActions
         resetTransactionState()

@@ -27,6 +27,8 @@ public final class PostgresStore: ModerationStore {
     private let writers: [PostgresWriter]
     let readers: ReaderPool
     private let readCache: ReadCache
+    /// Each app's bans from the app, for the per-call check of writers and cached reads.
+    private let appBanSets = AppBanSets()
     private let completer: Completer
     private let notifier: CommitNotifier
     private let watcher = Mutex<CommitWatcher?>(nil)
@@ -63,12 +65,14 @@ public final class PostgresStore: ModerationStore {
         let gate = ConnectionGate(availability: availability)
         let readCache = ReadCache(capacity: options.readCacheEntries)
         self.readCache = readCache
+        let appBanSets = appBanSets
         let readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> PostgresSession in
             PostgresSession(connection: try gate.connect(connectionOptions, pipeline: true), isWriter: false)
         } lost: {
             // The server went away: the next connection may reach another (a failover, a
             // restore), whose versions need not mean what the cached ones did.
             readCache.clear()
+            appBanSets.clear()
         }
         self.readers = readers
         attempts = PostgresPasswordAttempts(readers: readers)
@@ -87,7 +91,7 @@ public final class PostgresStore: ModerationStore {
         writers = (0..<max(1, options.writers)).map { index in
             PostgresWriter(
                 index: index, options: options, gate: gate, notifier: notifier, completer: completer,
-                statistics: recorder)
+                appBanSets: appBanSets, statistics: recorder)
         }
     }
 
@@ -106,7 +110,7 @@ public final class PostgresStore: ModerationStore {
         guard !closed.load(ordering: .acquiring) else { throw .storage("the store is closed") }
         var retried = false
         while true {
-            let snapshot = CachedRead(cache: readCache, readers: readers, arrivedAt: instant)
+            let snapshot = CachedRead(cache: readCache, appBanSets: appBanSets, readers: readers, arrivedAt: instant)
             defer { snapshot.close() }
             do {
                 let value = try body(snapshot)

@@ -9,12 +9,12 @@ final class PostgresWriter: Sendable {
 
     init(
         index: Int, options: PostgresStoreOptions, gate: ConnectionGate, notifier: CommitNotifier,
-        completer: Completer, statistics: PostgresStatisticsRecorder
+        completer: Completer, appBanSets: AppBanSets, statistics: PostgresStatisticsRecorder
     ) {
         let queue = queue
         let loop = WriterLoop(
             options: options, gate: gate, notifier: notifier, queue: queue, completer: completer,
-            statistics: statistics)
+            appBanSets: appBanSets, statistics: statistics)
         thread = WorkerThread(name: "mod-pg-write-\(index)") {
             while let batch = queue.take(max: max(1, options.maxBatchSize)) {
                 loop.run(batch)
@@ -42,19 +42,21 @@ final class WriterLoop: @unchecked Sendable {
     private var connectedBefore = false
     private let queue: WriteQueue
     private let completer: Completer
+    private let appBanSets: AppBanSets
     private let statistics: PostgresStatisticsRecorder
     /// How often a write may meet a transient failure (deadlock, serialization) before it fails.
     private static let transientRetries = 3
 
     init(
         options: PostgresStoreOptions, gate: ConnectionGate, notifier: CommitNotifier, queue: WriteQueue,
-        completer: Completer, statistics: PostgresStatisticsRecorder
+        completer: Completer, appBanSets: AppBanSets, statistics: PostgresStatisticsRecorder
     ) {
         self.options = options
         self.gate = gate
         self.notifier = notifier
         self.queue = queue
         self.completer = completer
+        self.appBanSets = appBanSets
         self.statistics = statistics
     }
 
@@ -272,10 +274,16 @@ final class WriterLoop: @unchecked Sendable {
         if let session, !session.connection.isBroken { return session }
         session = nil
         let connection = try gate.connect(options.connectionOptions, pipeline: true)
-        if connectedBefore { statistics.record { $0.reconnects += 1 } }
+        if connectedBefore {
+            statistics.record { $0.reconnects += 1 }
+            // The new connection may reach another server, whose versions need not mean what the
+            // kept ones did (as the readers' cache, `PostgresStore.init`).
+            appBanSets.clear()
+        }
         connectedBefore = true
         let fresh = PostgresSession(connection: connection, isWriter: true)
         fresh.notifier = notifier
+        fresh.appBanSets = appBanSets
         session = fresh
         return fresh
     }

@@ -37,10 +37,12 @@ final class ReadCache: Sendable {
         var weight = 0
     }
 
-    /// A check of an app's version: when it was sent and what it found.
+    /// A check of an app's version: when it was sent and what it found — the app's data version
+    /// and the version of its bans from the app (`AppBanSets`), read together.
     struct Check {
         let startedAt: UInt64
         let version: UInt64
+        var appBansVersion: UInt64 = 0
     }
 
     private struct State {
@@ -105,22 +107,30 @@ final class ReadCache: Sendable {
 
     /// The app's version as found by a check sent at or after `instant`, if there was one.
     func version(of appID: Int64, checkedSince instant: UInt64) -> UInt64? {
-        let found = state.withLock { state -> UInt64? in
+        check(of: appID, since: instant)?.version
+    }
+
+    /// The check of the app sent at or after `instant`, if there was one.
+    func check(of appID: Int64, since instant: UInt64) -> Check? {
+        let found = state.withLock { state -> Check? in
             guard let check = state.checks[appID], check.startedAt >= instant else { return nil }
-            return check.version
+            return check
         }
         if found != nil { counters.record(.sharedCheck) }
         return found
     }
 
-    /// Records a check sent at `startedAt` that found the app at `version` (the latest check is
-    /// kept), and forgets the app's entries when they are older than that.
-    func recordCheck(appID: Int64, startedAt: UInt64, version: UInt64, generation: UInt64) {
+    /// Records a check sent at `startedAt` that found the app at `version`, its bans from the
+    /// app at `appBansVersion` (the latest check is kept), and forgets the app's entries when
+    /// they are older than that.
+    func recordCheck(
+        appID: Int64, startedAt: UInt64, version: UInt64, appBansVersion: UInt64 = 0, generation: UInt64
+    ) {
         counters.record(.check)
         state.withLock { state in
             guard state.generation == generation else { return }
             if let known = state.checks[appID], known.startedAt > startedAt { return }
-            state.checks[appID] = Check(startedAt: startedAt, version: version)
+            state.checks[appID] = Check(startedAt: startedAt, version: version, appBansVersion: appBansVersion)
             if let entries = state.apps[appID], entries.version < version {
                 state.weight -= entries.weight
                 state.apps[appID] = AppEntries(version: version)

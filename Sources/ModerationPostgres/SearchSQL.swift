@@ -20,6 +20,13 @@ enum SearchSQL {
         \(Statement.bansOrder)
         """
 
+    /// The app's bans matching $6; the other parameters as `Statement.appBansPage`.
+    static let appBans = """
+        SELECT \(Statement.appBanColumns) \(Statement.appBansFrom)
+          AND (u.uid LIKE $6::text OR u.name_folded LIKE $6::text)
+        \(Statement.appBansOrder)
+        """
+
     /// Groups matching $10; the other parameters as `Statement.groupsPage`.
     static let groups = """
         SELECT \(Statement.groupColumns), m.scope, m.joined_at \(Statement.groupsFrom)

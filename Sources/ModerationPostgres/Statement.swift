@@ -23,6 +23,8 @@ enum Statement: Int, CaseIterable {
 
     case ban, insertBan, deleteBan, bansPage, expiredBans, groupsBanningUser
 
+    case appBan, appBanStanding, appBansOfApp, insertAppBan, deleteAppBan, appBansPage, expiredAppBans
+
     case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
     case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
     case deleteJoinRequestsOfUser
@@ -46,6 +48,7 @@ enum Statement: Int, CaseIterable {
         case .insertApp, .setAppHead, .setPrunedThrough, .insertUser, .updateUser, .markUserDeleted, .insertGroup,
             .updateGroupCounters, .updateGroupAll, .deleteGroup, .insertRevision, .supersedeRevision, .deleteRevision,
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
+            .insertAppBan, .deleteAppBan,
             .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertJoinRequest, .deleteJoinRequest,
             .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertActions,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
@@ -55,146 +58,6 @@ enum Statement: Int, CaseIterable {
             false
         }
     }
-
-    /// A lookup of `table` by `key`, for a row of pairs: a `LATERAL` subquery under `alias`, kept
-    /// from being merged into the join by `OFFSET 0`, so PostgreSQL plans it alone, as one probe
-    /// of the whole key per pair. PostgreSQL costs a lookup in a group it does not know when it
-    /// plans by the average group: joined directly, in an app of small groups, it probed
-    /// `members` by the group alone and filtered on the uid, and a batch in a group of 100 000
-    /// members read half the group per pair, 0.6 s (`KeyProbeTests`). Groups and users the same
-    /// way, by app: among many small apps, the plan made once for all (a generic plan) costs a
-    /// lookup in an app by the average app, and joined directly it hashed the whole of a large
-    /// app's groups for each batch (107 ms a read-ahead in an app of 200 000 groups beside
-    /// 30 000 apps of three).
-    ///
-    /// `fromTable`: the row must come from the table (`Statement.readFromTable`).
-    static func probe(_ table: String, as alias: String, where key: String, fromTable: Bool = false) -> String {
-        let condition = fromTable ? "\(key) AND \(readFromTable(alias))" : key
-        return "LATERAL (SELECT * FROM \(table) \(alias) WHERE \(condition) OFFSET 0) \(alias)"
-    }
-
-    /// A condition true of every row that only the table's row answers (`ctid IS NOT NULL`), for
-    /// a lookup of one membership by its key: no index-only scan can serve it, and among index
-    /// scans the primary key's one-row probe is always the cheapest. `members_by_joined` covers
-    /// every column, and PostgreSQL costs a lookup in a group it does not know when it plans by
-    /// the app's average group: in an app of small groups, it answered such a lookup by an
-    /// index-only scan walking a large group's whole range for the uid (4–47 ms a lookup in a
-    /// group of 100 000 members, 0.25 s a read-ahead of 60; `KeyProbeTests`).
-    static func readFromTable(_ alias: String) -> String { "\(alias).ctid IS NOT NULL" }
-
-    /// The id of user $2 of app $1 (only a live user's with `live`), as a scalar subquery, for
-    /// the statements that read one user's groups, bans or invites through their rows. Joined
-    /// instead, the user's rows were estimated as if app and uid were independent: for a uid
-    /// every app has ("1", "admin") that was thousands of users, and a plan made for the values
-    /// (every search, and a prepared statement's first five runs on a connection) hashed the whole
-    /// of `members`: 9 ms at 26 000 memberships, growing with every app's members, against
-    /// 0.3 ms through `members_by_user` (`KeyProbeTests`). A subquery's one value is looked up
-    /// first, and the rows by it are estimated as one user's.
-    static func userID(live: Bool = false) -> String {
-        "(SELECT id FROM users WHERE app_id = $1 AND uid = $2::text\(live ? " AND deleted_at = 0" : ""))"
-    }
-
-    /// The columns `PostgresSession.decodeGroup` reads, in order, from a `groups` row named `g`.
-    static let groupColumns = """
-        g.id, g.revision, g.guid, g.name, g.icon, g.description, g.type, g.password_hash, g.metadata, g.tags, g.owner,
-        g.members_count, g.version, g.created_at, g.updated_at, g.frozen, g.frozen_reason, g.join_requests
-        """
-
-    /// A user's standing in a group, in the order `PostgresSession.keepStanding` reads it: the user
-    /// (`u`), their membership (`m`), their ban (`b`) with its user's row (`bu`).
-    static let standingColumns = """
-        u.id, u.uid, u.name, u.avatar, u.metadata, u.created_at, m.scope, m.joined_at, m.muted_until, m.mute_reason,
-        b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at
-        """
-
-    /// Data-modifying CTEs deleting the invite of user $2 to group $1 and their join request.
-    static let dropInviteAndRequest = """
-        dropped_invite AS (DELETE FROM invites WHERE group_id = $1 AND uid = $2),
-             dropped_request AS (DELETE FROM join_requests WHERE group_id = $1 AND uid = $2)
-        """
-
-    /// The tokens in an app's rate bucket now (`leaseRateTokens`).
-    static let rateAvailable =
-        "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch FROM now() - b.updated_at)::float8))"
-
-    /// The columns `PostgresSession.decodeMember` reads, in order.
-    static let memberColumns = "m.uid, u.name, u.avatar, m.scope, m.joined_at, m.muted_until, m.mute_reason"
-
-    /// The columns `PostgresSession.decodeBan` reads, in order.
-    static let banColumns =
-        "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
-
-    /// The columns `PostgresSession.decodeInvite` reads, in order.
-    static let inviteColumns = "i.uid, u.name, u.avatar, i.scope, i.invited_by, i.invited_at, i.expires_at"
-
-    /// The columns `PostgresSession.decodeReport` reads, in order.
-    static let reportColumns =
-        "r.id, r.reporter, r.target, r.category, r.text, r.resolution, r.note, r.created_at, r.resolved_at, r.resolved_by"
-
-    /// The columns `PostgresSession.actions` reads, in order.
-    static let actionColumns = """
-        a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope,
-        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id
-        """
-
-    /// What an action row (`a`, of app $1) refers to, resolved in its statement
-    /// (`PostgresSession.actions`): the group's revision it shows (`r`), then its actor (`bu`) and
-    /// its target (`ou`) as live users (NULL when deleted, or the app).
-    static let actionResolvedColumns = """
-        r.guid, r.name, r.icon, r.description, r.type, r.metadata, r.tags, r.owner, r.created_at, r.updated_at,
-        r.frozen, r.join_requests,
-        bu.id, bu.uid, bu.name, bu.avatar, bu.metadata, bu.created_at,
-        ou.id, ou.uid, ou.name, ou.avatar, ou.metadata, ou.created_at
-        """
-    /// The joins behind `actionResolvedColumns`. The users are probes of their key (`probe`):
-    /// joined directly, a plan made for the values (a prepared statement's first five runs on a
-    /// connection) hashed every user of the app for a page of 500 actions (`KeyProbeTests`).
-    static let actionResolvedFrom = """
-        LEFT JOIN group_revisions r ON r.group_id = a.group_id AND r.revision = a.revision
-        LEFT JOIN \(probe("users", as: "bu", where: "bu.app_id = $1 AND bu.uid = a.by_uid AND bu.deleted_at = 0")) ON true
-        LEFT JOIN \(probe("users", as: "ou", where: "ou.app_id = $1 AND ou.uid = a.on_uid AND ou.deleted_at = 0")) ON true
-        """
-
-    /// The member list's filter: $1 group, $2/$3 keyset (joined_at, uid), $4 scope mask, $6 muted
-    /// at (0: every member; else only those muted then); $5 limit.
-    static let membersFrom = "FROM members m JOIN users u ON u.id = m.user_id \(membersWhere)"
-    static let membersWhere = """
-        WHERE m.group_id = $1 AND (m.joined_at, m.uid) > ($2::bigint, $3::text)
-          AND ((1::bigint << m.scope) & $4::bigint) <> 0
-          AND ($6::bigint = 0 OR m.muted_until = -1 OR m.muted_until > $6::bigint)
-        """
-    static let membersOrder = "ORDER BY m.joined_at, m.uid LIMIT $5"
-
-    /// The banned list's filter: $1 group, $2/$3 keyset (banned_at descending, uid), $4 now
-    /// (expired bans are left out); $5 limit.
-    static let bansFrom = """
-        FROM bans b JOIN users u ON u.id = b.user_id
-        WHERE b.group_id = $1 AND b.banned_at <= $2::bigint AND (b.banned_at < $2::bigint OR b.uid > $3::text)
-          AND (b.expires_at = 0 OR b.expires_at > $4::bigint)
-        """
-    static let bansOrder = "ORDER BY b.banned_at DESC, b.uid LIMIT $5"
-
-    /// The group list's filter: $1 app, $2 viewer uid ('' for the app), $3 true when the app
-    /// asks, $4/$5 keyset, $6 type mask, $7 tags (text[], NULL for any), $8 now; $9 limit. `m`
-    /// is the viewer's membership row (NULL when none).
-    static let groupsFilter = """
-        (g.created_at, g.guid) > ($4::bigint, $5::text)
-        AND ((1::bigint << g.type) & $6::bigint) <> 0
-        AND ($7::text[] IS NULL OR EXISTS (SELECT 1 FROM group_tags t WHERE t.group_id = g.id AND t.tag = ANY ($7::text[])))
-        AND ($3::boolean OR g.type <> 3 OR m.uid IS NOT NULL)
-        AND ($3::boolean OR NOT EXISTS (SELECT 1 FROM bans b WHERE b.group_id = g.id AND b.uid = $2::text
-                                          AND (b.expires_at = 0 OR b.expires_at > $8::bigint)))
-        """
-    static let groupsFrom = """
-        FROM groups g LEFT JOIN members m ON m.group_id = g.id AND m.uid = $2::text AND \(readFromTable("m"))
-        WHERE g.app_id = $1 AND \(groupsFilter)
-        """
-    /// The viewer's own groups, found through their memberships.
-    static let groupsJoinedFrom = """
-        FROM members m JOIN groups g ON g.id = m.group_id
-        WHERE m.user_id = \(userID()) AND \(groupsFilter)
-        """
-    static let groupsOrder = "ORDER BY g.created_at, g.guid LIMIT $9"
 
     var sql: String {
         switch self {
@@ -209,15 +72,18 @@ enum Statement: Int, CaseIterable {
         case .notifyCommit: "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
 
         case .appByName: "SELECT id FROM apps WHERE name = $1"
-        // The app's lock: every write of an app takes it first (see PostgresSession+Apps).
-        case .lockApp: "SELECT id, head_seq FROM apps WHERE name = $1 FOR NO KEY UPDATE"
-        case .lockAppSkipping: "SELECT id, head_seq FROM apps WHERE name = $1 FOR NO KEY UPDATE SKIP LOCKED"
-        case .lockAppByID: "SELECT name, head_seq FROM apps WHERE id = $1 FOR NO KEY UPDATE"
-        case .lockAppByIDSkipping: "SELECT name, head_seq FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        // The app's lock: every write of an app takes it first (see PostgresSession+Apps), and
+        // reads under it the head seq and the version of the app's bans from the app.
+        case .lockApp: "SELECT id, head_seq, app_bans_version FROM apps WHERE name = $1 FOR NO KEY UPDATE"
+        case .lockAppSkipping:
+            "SELECT id, head_seq, app_bans_version FROM apps WHERE name = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        case .lockAppByID: "SELECT name, head_seq, app_bans_version FROM apps WHERE id = $1 FOR NO KEY UPDATE"
+        case .lockAppByIDSkipping:
+            "SELECT name, head_seq, app_bans_version FROM apps WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
         case .insertApp: "INSERT INTO apps (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id"
         case .appLog: "SELECT name, head_seq, pruned_through FROM apps WHERE id = $1"
         case .setAppHead: "UPDATE apps SET head_seq = $2, data_version = data_version + 1 WHERE id = $1"
-        case .appDataVersion: "SELECT data_version FROM apps WHERE id = $1"
+        case .appDataVersion: "SELECT data_version, app_bans_version FROM apps WHERE id = $1"
         case .appsToPrune:
             // The apps (at most $2) whose log begins with an action older than $1, the cutoff:
             // one probe of the first unpruned action of each app that has any. Asking app by
@@ -368,7 +234,7 @@ enum Statement: Int, CaseIterable {
             // Locks the apps of the mutes it returns, skipping those another writer holds, as
             // expiredBans does (see PostgresSession+Members).
             """
-            SELECT a.id, a.name, g.guid, m.uid, a.head_seq
+            SELECT a.id, a.name, g.guid, m.uid, a.head_seq, a.app_bans_version
             FROM members m JOIN groups g ON g.id = m.group_id JOIN apps a ON a.id = g.app_id
             WHERE m.muted_until > 0 AND m.muted_until <= $1
             ORDER BY m.muted_until LIMIT $2
@@ -377,15 +243,17 @@ enum Statement: Int, CaseIterable {
         case .postingStandings:
             // CheckPost, every check of a call in one statement: $1 app, $2 guids, $3 uids (in
             // the checks' order). Per check: the group by its unique key and the membership by
-            // its primary key (`Statement.probe`), and, for a non-member only, the ban by its
-            // primary key.
+            // its primary key (`Statement.probe`), for a non-member only the ban by its primary
+            // key, and the user's ban from the app by its primary key (NULL: none).
             """
             SELECT c.i, g.type, g.frozen, m.scope, m.muted_until,
                    CASE WHEN g.id IS NOT NULL AND m.uid IS NULL
-                        THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END
+                        THEN (SELECT b.expires_at FROM bans b WHERE b.group_id = g.id AND b.uid = c.uid) END,
+                   x.expires_at, x.shadow
             FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS c (guid, uid, i)
             LEFT JOIN \(Self.probe("groups", as: "g", where: "g.app_id = $1 AND g.guid = c.guid COLLATE \"C\"")) ON true
             LEFT JOIN \(Self.probe("members", as: "m", where: "m.group_id = g.id AND m.uid = c.uid COLLATE \"C\"", fromTable: true)) ON true
+            LEFT JOIN \(Self.probe("app_bans", as: "x", where: "x.app_id = $1 AND x.uid = c.uid COLLATE \"C\"")) ON true
             ORDER BY c.i
             """
 
@@ -408,10 +276,41 @@ enum Statement: Int, CaseIterable {
             // Locks the apps of the bans it returns, skipping those another writer holds: the
             // sweeper then handles only bans it can change now (see PostgresSession+Bans).
             """
-            SELECT a.id, a.name, g.guid, b.uid, a.head_seq
+            SELECT a.id, a.name, g.guid, b.uid, a.head_seq, a.app_bans_version
             FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id
             WHERE b.expires_at > 0 AND b.expires_at <= $1
             ORDER BY b.expires_at LIMIT $2
+            FOR NO KEY UPDATE OF a SKIP LOCKED
+            """
+
+        case .appBan:
+            "SELECT \(Self.appBanColumns) FROM app_bans x JOIN users u ON u.id = x.user_id WHERE x.app_id = $1 AND x.uid = $2"
+        // A reader without the read cache: one user's ban, for the per-call check.
+        case .appBanStanding: "SELECT expires_at, shadow FROM app_bans WHERE app_id = $1 AND uid = $2"
+        // Every ban of an app, as the per-call check keeps them in memory (`AppBanSets`).
+        case .appBansOfApp: "SELECT uid, expires_at, shadow FROM app_bans WHERE app_id = $1"
+        // Each change of an app's bans bumps the app's app_bans_version in the same statement
+        // (under the app's lock, which the write holds): the version `AppBanSets` keeps them for.
+        case .insertAppBan:
+            """
+            WITH bumped AS (UPDATE apps SET app_bans_version = app_bans_version + 1 WHERE id = $1)
+            INSERT INTO app_bans (app_id, uid, user_id, banned_at, banned_by, reason, expires_at, shadow)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            """
+        case .deleteAppBan:
+            """
+            WITH bumped AS (UPDATE apps SET app_bans_version = app_bans_version + 1 WHERE id = $1)
+            DELETE FROM app_bans WHERE app_id = $1 AND uid = $2
+            """
+        case .appBansPage: "SELECT \(Self.appBanColumns) \(Self.appBansFrom) \(Self.appBansOrder)"
+        case .expiredAppBans:
+            // Locks the apps of the bans it returns, skipping those another writer holds, as
+            // expiredBans does; the guid column is empty (a ban from the app is in no group).
+            """
+            SELECT a.id, a.name, '', x.uid, a.head_seq, a.app_bans_version
+            FROM app_bans x JOIN apps a ON a.id = x.app_id
+            WHERE x.expires_at > 0 AND x.expires_at <= $1
+            ORDER BY x.expires_at LIMIT $2
             FOR NO KEY UPDATE OF a SKIP LOCKED
             """
 
@@ -489,10 +388,12 @@ enum Statement: Int, CaseIterable {
             // One array per column, an element per action: a batch's actions in one statement.
             """
             INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
-                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id, report_id)
+                                 new_scope, reason, expires_at, timestamp, idempotency_key, request_id, report_id,
+                                 shadow)
             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::text[],
                                  $7::text[], $8::bigint[], $9::bigint[], $10::integer[], $11::integer[], $12::text[],
-                                 $13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[])
+                                 $13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[],
+                                 $18::boolean[])
             """
         case .actionsOfApp:
             // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,

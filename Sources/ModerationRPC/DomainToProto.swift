@@ -42,7 +42,8 @@ enum DomainToProto {
 
     static func postCheckResult(_ verdict: PostVerdict) -> PostCheckResult {
         PostCheckResult(
-            allowed: verdict.allowed, errorCode: verdict.refusal?.name ?? "", mutedUntil: verdict.mutedUntil)
+            allowed: verdict.allowed, errorCode: verdict.refusal?.name ?? "", mutedUntil: verdict.mutedUntil,
+            shadowed: verdict.shadowed)
     }
 
     static func deleteUser(_ result: DeleteUserResult) -> DeleteUserResponse {
@@ -96,13 +97,21 @@ enum DomainToProto {
             bannedAt: ban.bannedAt, bannedBy: ban.bannedBy, reason: ban.reason, expiresAt: ban.expiresAt)
     }
 
+    static func appBan(_ ban: Moderation.AppBan) -> ModerationMessages.AppBan {
+        ModerationMessages.AppBan(
+            uid: ban.uid, name: ban.name, avatar: ban.avatar, bannedAt: ban.bannedAt, bannedBy: ban.bannedBy,
+            reason: ban.reason, expiresAt: ban.expiresAt, shadow: ban.shadow)
+    }
+
+    /// An action as the wire shows it: an action of the whole app has no `action_for`.
     static func action(_ record: ActionRecord) -> Action {
         Action(
             seq: record.seq, action: actionType(record.kind), actionBy: user(record.actionBy),
             actionOn: record.actionOn.map(user),
-            actionFor: group(record.group), oldScope: scope(record.oldScope), newScope: scope(record.newScope),
-            reason: record.reason, expiresAt: record.expiresAt, timestamp: record.timestamp,
-            idempotencyKey: record.idempotencyKey, requestID: record.requestID, reportID: record.reportID)
+            actionFor: record.isAppWide ? nil : group(record.group), oldScope: scope(record.oldScope),
+            newScope: scope(record.newScope), reason: record.reason, expiresAt: record.expiresAt,
+            timestamp: record.timestamp, idempotencyKey: record.idempotencyKey, requestID: record.requestID,
+            reportID: record.reportID, shadow: record.shadow)
     }
 
     static func results(_ results: [String: Moderation.UserResult]) -> [String: ModerationMessages.UserResult] {
@@ -158,6 +167,8 @@ enum DomainToProto {
         case .joinRequestCancelled: .joinRequestCancelled
         case .reported: .reported
         case .reportResolved: .reportResolved
+        case .appBanned: .appBanned
+        case .appUnbanned: .appUnbanned
         }
     }
 }

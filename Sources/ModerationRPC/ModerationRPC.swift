@@ -26,6 +26,7 @@ public enum ModerationRPC {
         registerReports(in: &table, service)
         registerFreezes(in: &table, service)
         registerPosting(in: &table, service)
+        registerAppBans(in: &table, service)
         registerActionLog(in: &table, service, hub)
     }
 

@@ -66,6 +66,8 @@ enum ProtoToDomain {
             case .joinRequestCancelled: kinds.insert(.joinRequestCancelled)
             case .reported: kinds.insert(.reported)
             case .reportResolved: kinds.insert(.reportResolved)
+            case .appBanned: kinds.insert(.appBanned)
+            case .appUnbanned: kinds.insert(.appUnbanned)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }

@@ -1,4 +1,5 @@
 internal import Glibc
+import Moderation
 import ModerationEvents
 import ModerationMessages
 import ProtoBridge
@@ -68,6 +69,9 @@ struct StreamEventSink: EventSink {
         case .failed(let code, let message, let lastSeq):
             stream.finish(
                 RPCError(code: .internal, errorCode: code, message: message, details: ["last_seq": String(lastSeq)]))
+        case .revoked(var error, let lastSeq):
+            error.details["last_seq"] = String(lastSeq)
+            stream.finish(RPCError(error))
         }
     }
 

@@ -15,6 +15,7 @@ enum Query: Int, CaseIterable {
     case groupsOfUser, expiredMutes, postingGroup
 
     case ban, banExpiry, insertBan, deleteBan, bansPage, bansPageScan, bansPageSearch, expiredBans, groupsBanningUser
+    case appBan, insertAppBan, deleteAppBan, appBansPage, appBansPageScan, appBansPageSearch, expiredAppBans, allAppBans
 
     case invite, upsertInvite, deleteInvite, invitesPage, invitesOfUser, purgeInvites, deleteInvitesOfUser
     case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
@@ -47,20 +48,27 @@ enum Query: Int, CaseIterable {
     private static let banColumns =
         "b.uid, u.name, u.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at"
 
-    /// One of a group's lists of users — its members or its bans — paged by a keyset and
-    /// searchable by uid or name: three statements, one per search plan, built from one shape.
+    /// The columns `SQLiteSession.decodeAppBan` reads, in order.
+    private static let appBanColumns =
+        "x.uid, u.name, u.avatar, x.banned_at, x.banned_by, x.reason, x.expires_at, x.shadow"
+
+    /// One of a group's lists of users — its members or its bans — or the app's bans, paged by a
+    /// keyset and searchable by uid or name: three statements, one per search plan, built from
+    /// one shape.
     ///
-    /// Parameters: ?1 group, ?2–?4 `filter` (the keyset and the list's own filter), ?5 limit,
-    /// ?6 the folded keyword (scan and search), ?7 the candidate user ids from the trigram index,
-    /// as JSON (search). The search plan starts from the candidates and finds each one's row by
-    /// (group, uid).
+    /// Parameters: ?1 the group (the app, for the app's bans), ?2–?4 `filter` (the keyset and the
+    /// list's own filter), ?5 limit, ?6 the folded keyword (scan and search), ?7 the candidate user
+    /// ids from the trigram index, as JSON (search). The search plan starts from the candidates
+    /// and finds each one's row by (group, uid).
     struct UserList {
         let plain: Query
         let scan: Query
         let search: Query
-        /// The list's rows, `table` as `alias`, with `group_id`, `uid` and `user_id` columns.
+        /// The list's rows, `table` as `alias`, with `uid` and `user_id` columns and its owner's
+        /// key in `owner` (`group_id`, or `app_id` for the app's bans).
         let table: String
         let alias: String
+        var owner = "group_id"
         let columns: String
         let filter: String
         let order: String
@@ -84,6 +92,14 @@ enum Query: Int, CaseIterable {
                 "b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)",
             order: "b.banned_at DESC, b.uid", searchHint: " INDEXED BY bans_by_uid")
 
+        /// The app's bans, as a group's: ?2/?3 keyset (banned_at descending, uid), ?4 now.
+        static let appBans = UserList(
+            plain: .appBansPage, scan: .appBansPageScan, search: .appBansPageSearch, table: "app_bans", alias: "x",
+            owner: "app_id", columns: Query.appBanColumns,
+            filter:
+                "x.banned_at <= ?2 AND (x.banned_at < ?2 OR x.uid > ?3) AND (x.expires_at = 0 OR x.expires_at > ?4)",
+            order: "x.banned_at DESC, x.uid", searchHint: " INDEXED BY app_bans_by_uid")
+
         /// The statement that runs `plan`.
         func query(for plan: SearchPlan) -> Query {
             switch plan {
@@ -100,13 +116,13 @@ enum Query: Int, CaseIterable {
             case search:
                 return """
                     SELECT \(columns) FROM json_each(?7) j CROSS JOIN users u CROSS JOIN \(table) \(alias)\(searchHint)
-                    WHERE u.id = j.value AND \(alias).group_id = ?1 AND \(alias).uid = u.uid AND \(filter) AND \(keyword)
+                    WHERE u.id = j.value AND \(alias).\(owner) = ?1 AND \(alias).uid = u.uid AND \(filter) AND \(keyword)
                     ORDER BY \(order) LIMIT ?5
                     """
             default:
                 return """
                     SELECT \(columns) FROM \(table) \(alias) JOIN users u ON u.id = \(alias).user_id
-                    WHERE \(alias).group_id = ?1 AND \(filter)\(query == scan ? " AND " + keyword : "")
+                    WHERE \(alias).\(owner) = ?1 AND \(filter)\(query == scan ? " AND " + keyword : "")
                     ORDER BY \(order) LIMIT ?5
                     """
             }
@@ -116,7 +132,7 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.actions` reads, in order.
     private static let actionColumns = """
         a.id, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
-        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id
+        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id, a.shadow
         """
 
     // Shared filters of the group list: ?2 viewer uid ('' for the app), ?3 1 when the app asks,
@@ -278,6 +294,25 @@ enum Query: Int, CaseIterable {
             WHERE u.app_id = ?1 AND u.uid = ?2 AND u.deleted_at = 0 ORDER BY g.guid
             """
         case .bansPage, .bansPageScan, .bansPageSearch: UserList.bans.sql(self)
+
+        case .appBan:
+            """
+            SELECT \(Self.appBanColumns) FROM app_bans x JOIN users u ON u.id = x.user_id
+            WHERE x.app_id = ?1 AND x.uid = ?2
+            """
+        case .insertAppBan:
+            """
+            INSERT INTO app_bans (app_id, uid, user_id, banned_at, banned_by, reason, expires_at, shadow)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """
+        case .deleteAppBan: "DELETE FROM app_bans WHERE app_id = ?1 AND uid = ?2"
+        case .appBansPage, .appBansPageScan, .appBansPageSearch: UserList.appBans.sql(self)
+        case .expiredAppBans:
+            """
+            SELECT a.id, a.name, x.uid FROM app_bans x JOIN apps a ON a.id = x.app_id
+            WHERE x.expires_at > 0 AND x.expires_at <= ?1 ORDER BY x.expires_at LIMIT ?2
+            """
+        case .allAppBans: "SELECT app_id, uid, expires_at, shadow FROM app_bans"
         case .expiredBans:
             """
             SELECT a.id, a.name, g.guid, b.uid FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id
@@ -357,8 +392,8 @@ enum Query: Int, CaseIterable {
         case .insertAction:
             """
             INSERT INTO actions (id, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope, new_scope,
-                                 reason, expires_at, timestamp, idempotency_key, request_id, report_id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                                 reason, expires_at, timestamp, idempotency_key, request_id, report_id, shadow)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
             """
         case .actionsOfApp:
             // ?1/?2: the id range (the app's seqs after the start), ?3 kind mask, ?4 actor or NULL,

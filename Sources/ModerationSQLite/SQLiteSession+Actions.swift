@@ -21,6 +21,7 @@ extension SQLiteSession {
         var idempotencyKey: String
         var requestID: String
         var reportID: UInt64
+        var shadow: Bool
     }
 
     private struct RevisionKey: Hashable {
@@ -51,6 +52,7 @@ extension SQLiteSession {
             statement.bind(14, value.idempotencyKey)
             statement.bind(15, value.requestID)
             statement.bind(16, value.reportID)
+            statement.bind(17, value.shadow ? 1 : 0)
             try statement.execute()
         }
         writer.heads[appID] = seq
@@ -104,7 +106,8 @@ extension SQLiteSession {
                         newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
                         expiresAt: statement.int64(11), timestamp: statement.int64(12),
                         idempotencyKey: statement.string(13),
-                        requestID: statement.string(14), reportID: statement.uint64(15)))
+                        requestID: statement.string(14), reportID: statement.uint64(15), shadow: statement.int(16) != 0)
+                )
             }
             return rows
         }
@@ -113,9 +116,13 @@ extension SQLiteSession {
         var records: [ActionRecord] = []
         records.reserveCapacity(rows.count)
         for row in rows {
-            var group = try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions)
-            group.membersCount = row.membersCount
-            group.version = row.version
+            // An action of the whole app (group key 0) shows no group.
+            var group: Group = .appWide
+            if row.groupID != StoredGroup.appWide.id {
+                group = try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions)
+                group.membersCount = row.membersCount
+                group.version = row.version
+            }
             let by = try resolveUser(row.by, appID: appID, cache: &users)
             let on = try row.on.map { (uid: String) throws(ModerationError) -> User in
                 try resolveUser(uid, appID: appID, cache: &users)
@@ -125,7 +132,8 @@ extension SQLiteSession {
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
                     oldScope: row.oldScope,
                     newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt, timestamp: row.timestamp,
-                    idempotencyKey: row.idempotencyKey, requestID: row.requestID, reportID: row.reportID))
+                    idempotencyKey: row.idempotencyKey, requestID: row.requestID, reportID: row.reportID,
+                    shadow: row.shadow))
         }
         return records
     }

@@ -48,7 +48,7 @@ extension SQLiteSession {
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
         try userListPage(
-            .bans, groupID: groupID, search: query.search, limit: query.limit,
+            .bans, of: groupID, search: query.search, limit: query.limit,
             bind: { statement in
                 statement.bind(2, query.after?.bannedAt ?? Int64.max)
                 statement.bind(3, query.after?.uid ?? "")

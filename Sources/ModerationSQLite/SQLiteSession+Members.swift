@@ -75,7 +75,7 @@ extension SQLiteSession {
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
         try userListPage(
-            .members, groupID: groupID, search: query.search, limit: query.limit,
+            .members, of: groupID, search: query.search, limit: query.limit,
             bind: { statement in
                 statement.bind(2, query.after?.joinedAt ?? Int64.min)
                 statement.bind(3, query.after?.uid ?? "")
@@ -133,10 +133,12 @@ extension SQLiteSession {
                     banExpiresAt: membership == nil ? try banExpiry(groupID: group.id, uid: check.uid) : nil)
                 if cached { postingCache?.store(entry, for: pair) }
             }
+            // The ban from the app comes from memory: it is not a group's, so no group version
+            // covers it in the posting cache.
             standings.append(
                 PostingStanding(
                     groupType: group.type, frozen: group.frozen, membership: entry.membership,
-                    banExpiresAt: entry.banExpiresAt))
+                    banExpiresAt: entry.banExpiresAt, appBan: try appBanStanding(appID: appID, uid: check.uid)))
         }
         return standings
     }

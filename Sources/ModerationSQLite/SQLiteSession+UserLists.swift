@@ -1,19 +1,26 @@
 internal import Moderation
 
 extension SQLiteSession {
-    /// One page of a group's members or bans: the statement of the search plan `search` needs,
-    /// the parameters every such list shares, and up to `limit` rows.
+    /// One page of a group's members or bans, or of the app's bans: the statement of the search
+    /// plan `search` needs, the parameters every such list shares, and up to `limit` rows.
     ///
     /// - Parameters:
+    ///   - owner: the group's key (the app's, for the app's bans).
+    ///   - appID: the app's key, when known (else read from the group, for a search).
     ///   - bind: binds the list's own parameters, ?2–?4 (the keyset and the list's filter).
     ///   - decode: reads one row.
     func userListPage<Row>(
-        _ list: Query.UserList, groupID: Int64, search: String, limit: Int, bind: (SQLiteStatement) -> Void,
-        decode: (SQLiteStatement) -> Row
+        _ list: Query.UserList, of owner: Int64, appID: Int64? = nil, search: String, limit: Int,
+        bind: (SQLiteStatement) -> Void, decode: (SQLiteStatement) -> Row
     ) throws(ModerationError) -> [Row] {
-        let plan = search.isEmpty ? .none : try searchPlan(search, kind: .user, appID: appOfGroup(groupID))
+        var plan = SearchPlan.none
+        if !search.isEmpty {
+            let app: Int64
+            if let appID { app = appID } else { app = try appOfGroup(owner) }
+            plan = try searchPlan(search, kind: .user, appID: app)
+        }
         return try connection.run(list.query(for: plan)) { (statement) throws(ModerationError) -> [Row] in
-            statement.bind(1, groupID)
+            statement.bind(1, owner)
             bind(statement)
             statement.bind(5, limit)
             switch plan {

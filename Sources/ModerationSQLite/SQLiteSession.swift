@@ -18,6 +18,9 @@ final class SQLiteSession: @unchecked Sendable {
         var heads: [Int64: UInt64] = [:]
         var dirtyHeads: Set<Int64> = []
         var appIDs: [String: Int64] = [:]
+        /// Bans from the app the open transaction made (a standing) or lifted (nil), published
+        /// to `appBans` once it commits.
+        var appBanChanges: [AppBanKey: AppBanStanding?] = [:]
     }
 
     let connection: SQLiteConnection
@@ -26,6 +29,9 @@ final class SQLiteSession: @unchecked Sendable {
     let isWriter: Bool
     /// CheckPost's answers by group version, shared by the store's readers (nil on the writer).
     let postingCache: PostingCache?
+    /// Every app's bans from the app, shared by the store's sessions, and this session's copy.
+    let appBans: AppBanMemory
+    var appBanCopy = AppBanMemory.Copy()
     /// App keys a reader has seen (apps are never deleted, so they stay right).
     var readerAppIDs: [String: Int64] = [:]
     /// What CheckPost needs of the groups a reader has looked up in its open read transaction
@@ -41,10 +47,14 @@ final class SQLiteSession: @unchecked Sendable {
     private var savepoints: [WriteMark] = []
     private var savepointSQL: [(begin: String, release: String, rollback: String)] = []
 
-    init(connection: SQLiteConnection, options: SQLiteStoreOptions, isWriter: Bool, postingCache: PostingCache? = nil) {
+    init(
+        connection: SQLiteConnection, options: SQLiteStoreOptions, isWriter: Bool, appBans: AppBanMemory,
+        postingCache: PostingCache? = nil
+    ) {
         self.connection = connection
         self.options = options
         self.isWriter = isWriter
+        self.appBans = appBans
         self.postingCache = postingCache
     }
 
@@ -104,6 +114,9 @@ final class SQLiteSession: @unchecked Sendable {
             try connection.execute(.commit)
             writer.dirtyHeads.removeAll()
             cache.committed()
+            // Before the commit is counted (`WriterLoop.run`): a read that starts after it sees it.
+            appBans.publish(writer.appBanChanges)
+            writer.appBanChanges.removeAll()
         } catch {
             abandonWrite()
             throw error

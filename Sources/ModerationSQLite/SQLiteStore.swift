@@ -36,16 +36,20 @@ public final class SQLiteStore: ModerationStore {
         try Self.configureWriter(connection, options)
         try Schema.migrate(connection)
         let postingCache = PostingCache(capacity: options.postingCacheEntries)
+        // Read once here, then kept in step by the writer (see `AppBanMemory`).
+        let loader = SQLiteSession(connection: connection, options: options, isWriter: true, appBans: AppBanMemory([:]))
+        let appBans = AppBanMemory(try loader.allAppBans())
         readers = ReaderPool(size: options.readers) { () throws(ModerationError) -> SQLiteSession in
             let connection = try SQLiteConnection(path: options.databasePath, readOnly: true)
             try Self.configureReader(connection, options)
-            return SQLiteSession(connection: connection, options: options, isWriter: false, postingCache: postingCache)
+            return SQLiteSession(
+                connection: connection, options: options, isWriter: false, appBans: appBans, postingCache: postingCache)
         }
         let sync =
             options.durability == .full
             ? try WALSync(databasePath: options.databasePath, directory: options.directory) : nil
         writer = GroupCommitWriter(
-            session: SQLiteSession(connection: connection, options: options, isWriter: true),
+            session: SQLiteSession(connection: connection, options: options, isWriter: true, appBans: appBans),
             maxBatchSize: options.maxBatchSize, readers: readers, sync: sync)
     }
 

@@ -6,7 +6,7 @@ internal import Moderation
 /// Never edit a released migration; append a new one. Every table is STRICT; every query has an
 /// index (listed next to the table it reads).
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     /// Brings the database up to the latest version; a no-op when it is already there.
     static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
@@ -271,5 +271,30 @@ enum Schema {
 
         -- The report a reported / reportResolved action is about (0 for other actions).
         ALTER TABLE actions ADD COLUMN report_id INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Version 4: bans from the whole app.
+    private static let version4 = """
+        -- Bans from the whole app (and expired ones the sweeper has not recorded yet), clustered
+        -- in the order of ListAppBans. expires_at 0: until unbanned; shadow 1: a shadow ban. The
+        -- per-call check reads them from memory (AppBanMemory), loaded at open. A deleted user's
+        -- ban goes with them.
+        CREATE TABLE app_bans (
+            app_id INTEGER NOT NULL REFERENCES apps (id),
+            banned_at INTEGER NOT NULL,
+            uid TEXT NOT NULL,
+            user_id INTEGER NOT NULL,
+            banned_by TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            expires_at INTEGER NOT NULL,
+            shadow INTEGER NOT NULL,
+            PRIMARY KEY (app_id, banned_at DESC, uid)
+        ) STRICT, WITHOUT ROWID;
+        CREATE UNIQUE INDEX app_bans_by_uid ON app_bans (app_id, uid);
+        CREATE INDEX app_bans_by_expiry ON app_bans (expires_at) WHERE expires_at > 0;
+
+        -- Whether the ban of an appBanned / appUnbanned action is a shadow ban. Those actions
+        -- belong to no group: group_id and revision 0.
+        ALTER TABLE actions ADD COLUMN shadow INTEGER NOT NULL DEFAULT 0;
         """
 }

@@ -41,7 +41,7 @@ public enum StorageCodes {
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
         .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted,
         .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected,
-        .joinRequestCancelled, .reported, .reportResolved,
+        .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned,
     ]
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }

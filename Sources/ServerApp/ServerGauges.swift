@@ -23,6 +23,10 @@ enum ServerGauges {
                 name: "moderation_mute_expiries_swept_total",
                 help: "Expired mutes recorded as unmuted (reason expired) by the sweeper.",
                 type: "counter", value: Double(service.expiredMutesSweptCount)),
+            ServerMetrics.Sample(
+                name: "moderation_app_ban_expiries_swept_total",
+                help: "Expired bans from the app recorded as appUnbanned (reason expired) by the sweeper.",
+                type: "counter", value: Double(service.expiredAppBansSweptCount)),
         ]
         for app in apps {
             let head =

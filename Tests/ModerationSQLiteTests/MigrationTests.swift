@@ -32,14 +32,14 @@ struct MigrationTests {
         let schema = try Self.schema(options.databasePath)
         for table in [
             "apps", "users", "groups", "group_tags", "group_revisions", "members", "bans", "actions", "idempotency",
-            "search_grams", "search_gram_counts",
+            "search_grams", "search_gram_counts", "app_bans",
         ] {
             let definition = try #require(schema.first { $0.hasPrefix("table \(table) ") }, "table \(table) missing")
             #expect(definition.contains("STRICT"), "table \(table) is not STRICT")
         }
         for index in [
             "members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group",
-            "groups_by_created", "idempotency_by_age",
+            "groups_by_created", "idempotency_by_age", "app_bans_by_uid", "app_bans_by_expiry",
         ] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
@@ -78,7 +78,7 @@ struct MigrationTests {
     }
 
     /// The build's schema version.
-    static let version = 3
+    static let version = 4
 
     /// What the fixture's database held before the upgrade.
     struct FixtureCounts {

@@ -98,6 +98,8 @@ struct ConcurrencyTests {
             case .updated, .deleted, .muted, .unmuted, .frozen, .unfrozen, .invited, .inviteDeclined, .inviteRevoked,
                 .joinRequested, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
                 break
+            case .appBanned, .appUnbanned:
+                continue // the whole app's, in no group
             }
             #expect(action.group.membersCount == state.members.count, "seq \(action.seq): members_count")
             #expect(action.group.owner == state.owner, "seq \(action.seq): owner")

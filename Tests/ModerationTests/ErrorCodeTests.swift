@@ -18,10 +18,10 @@ struct ErrorCodeTests {
             && $0 != .groupFrozen
     }
 
-    @Test("the 42 codes have their wire names and gRPC statuses")
+    @Test("the 43 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 42)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 42)
+        #expect(ErrorCode.allCases.count == 43)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 43)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)
@@ -137,6 +137,9 @@ struct ErrorCodeTests {
             let id = (try? part.report("g", "owner"))?.report.id ?? 0
             _ = try? owner.resolveReport("g", id, .dismissed)
             return (error { try owner.resolveReport("g", id, .actioned) }, "\(id)")
+        case .userBannedFromApp:
+            _ = try? app.banFromApp("outsider")
+            return (error { try outsider.getUser("owner") }, "outsider")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

@@ -15,9 +15,16 @@ import Testing
 /// USER_NOT_MUTED, AB ALREADY_BANNED, AJ ALREADY_JOINED, BAN BANNED_GROUPMEMBER, JNA
 /// GROUP_JOIN_NOT_ALLOWED, OCL OWNER_CANNOT_LEAVE, SS SAME_SCOPE, IA INVALID_ARGUMENT, UOG
 /// USER_OWNS_GROUPS, INF INVITE_NOT_FOUND, JRD JOIN_REQUESTS_DISABLED, JRNF JOIN_REQUEST_NOT_FOUND,
-/// RAR REPORT_ALREADY_RESOLVED;
+/// RAR REPORT_ALREADY_RESOLVED, UBA USER_BANNED_FROM_APP;
 /// "-" means the cell does not apply (the app has no
 /// self).
+///
+/// The roster's participants banned from the app (SERVICE-3.md) add two actors and two targets
+/// beyond the tables' seven: a user banned from the app gets UBA for every call (after its
+/// arguments, all valid here), but deletes themselves; a shadow-banned one gets a participant's
+/// outcomes exactly. As targets both are participants to every action of others — CheckPost
+/// excepted, whose verdict for a user banned from the app is UBA where a participant's is OK. The
+/// calls of the app-wide bans have their own tables (`appBanMatrix`).
 ///
 /// Some actions start from a prepared state (`prepare`): `unmute` from the target muted by the
 /// app wherever the app can mute it, `unfreeze` from the group frozen, `acceptInvite` and
@@ -57,7 +64,7 @@ struct PermissionMatrixTests {
         "JNA": .groupJoinNotAllowed, "OCL": .ownerCannotLeave, "SS": .sameScope, "IA": .invalidArgument,
         "CMO": .cannotMuteOwner, "UNM": .userNotMuted, "UOG": .userOwnsGroups, "INF": .inviteNotFound,
         "JRD": .joinRequestsDisabled, "JRNF": .joinRequestNotFound,
-        "RAR": .reportAlreadyResolved,
+        "RAR": .reportAlreadyResolved, "UBA": .userBannedFromApp,
     ]
 
     // MARK: Expected outcomes on a public group
@@ -234,6 +241,19 @@ struct PermissionMatrixTests {
 
     static func expected(_ action: Action, _ type: GroupType, _ actor: Roster.Actor, _ target: Roster.Target?) -> String
     {
+        switch (actor, target) {
+        case (.appBanned, _):
+            return "UBA"
+        case (.shadowBanned, _):
+            return expected(action, type, .participant, target)
+        case (_, .appBanned?):
+            let code = expected(action, type, actor, .participant)
+            return action == .checkPost && code == "OK" ? "UBA" : code
+        case (_, .shadowBanned?):
+            return expected(action, type, actor, .participant)
+        default:
+            break
+        }
         let actorIndex = Roster.Actor.allCases.firstIndex(of: actor)!
         guard let target else {
             let row = (type == .private ? privateUntargeted : publicUntargeted)[action]!
@@ -397,10 +417,14 @@ struct PermissionMatrixTests {
     // MARK: DeleteUser
 
     /// DeleteUser by each actor on each target of the roster; columns as above. A user deletes
-    /// only themselves, the app anyone; an owner of a group is refused until ownership moves.
+    /// only themselves, the app anyone; an owner of a group is refused until ownership moves. The
+    /// users banned from the app: the last two rows and columns (a banned user deletes themselves
+    /// only — any other deletion is refused for the ban first —, a shadow-banned one as a
+    /// participant; as targets, both are participants).
     static let deleteUser: [String] = [
-        "UOG PD PD PD PD PD UOG", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK",
-        "PD PD PD PD PD PD OK", "PD PD PD PD PD PD OK", "UOG OK OK OK OK OK -",
+        "UOG PD PD PD PD PD UOG PD PD", "PD PD PD PD PD PD OK PD PD", "PD PD PD PD PD PD OK PD PD",
+        "PD PD PD PD PD PD OK PD PD", "PD PD PD PD PD PD OK PD PD", "PD PD PD PD PD PD OK PD PD",
+        "UOG OK OK OK OK OK - OK OK", "UBA UBA UBA UBA UBA UBA OK UBA UBA", "PD PD PD PD PD PD OK PD PD",
     ]
 
     @Test("DeleteUser: every actor on every target gets the exact code; a deleted uid is gone for good")
@@ -434,6 +458,89 @@ struct PermissionMatrixTests {
                 }
                 let broken = Invariants.violations(store: harness.store, app: app, guid: "g")
                 #expect(broken.isEmpty, "deleteUser by \(actor) of \(target): \(broken)")
+            }
+        }
+    }
+
+    // MARK: The app-wide bans
+
+    /// The calls of the app-wide bans (SERVICE-3.md), by each actor (rows: owner admin moderator
+    /// participant nonMember banned app appBanned shadowBanned) on each target (columns: owner
+    /// admin moderator participant nonMember banned self appBanned shadowBanned). Only the app
+    /// may make them, on anyone but a user banned from the app already; a user banned from the app
+    /// is refused for that first. `unbanFromApp` starts from the target banned from the app by the
+    /// app (wherever it is not already).
+    enum AppBanAction: String, CaseIterable, Sendable {
+        case banFromApp, shadowBanFromApp, unbanFromApp, listAppBans
+    }
+
+    static let usersRow = "PD PD PD PD PD PD PD PD PD"
+    static let appBanTables: [AppBanAction: [String]] = [
+        .banFromApp: [
+            usersRow, usersRow, usersRow, usersRow, usersRow, usersRow, "OK OK OK OK OK OK - AB AB", repeated("UBA"),
+            usersRow,
+        ],
+        .shadowBanFromApp: [
+            usersRow, usersRow, usersRow, usersRow, usersRow, usersRow, "OK OK OK OK OK OK - AB AB", repeated("UBA"),
+            usersRow,
+        ],
+        .unbanFromApp: [
+            usersRow, usersRow, usersRow, usersRow, usersRow, usersRow, "OK OK OK OK OK OK - OK OK", repeated("UBA"),
+            usersRow,
+        ],
+        // No target: one cell per actor, the same in every column.
+        .listAppBans: [
+            usersRow, usersRow, usersRow, usersRow, usersRow, usersRow, repeated("OK"), repeated("UBA"), usersRow,
+        ],
+    ]
+
+    static func repeated(_ code: String) -> String {
+        Array(repeating: code, count: Roster.Target.allCases.count).joined(separator: " ")
+    }
+
+    @Test("the app-wide bans: only the app, and a banned user is refused first", arguments: AppBanAction.allCases)
+    func appBanMatrix(_ action: AppBanAction) throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        var cell = 0
+        for (actorIndex, actor) in Roster.Actor.allCases.enumerated() {
+            let targets = action == .listAppBans ? [Roster.Target.participant] : Roster.Target.allCases
+            for target in targets {
+                let targetIndex = Roster.Target.allCases.firstIndex(of: target)!
+                let row = try #require(Self.appBanTables[action])[actorIndex]
+                let expectedCode = row.split(separator: " ").map(String.init)[targetIndex]
+                guard expectedCode != "-", let uid = target.uid(for: actor) else { continue }
+                cell += 1
+                // A fresh app per cell: a ban from the app is app-wide.
+                let app = "bans-\(cell)"
+                try Roster.createUsers(harness, app: app)
+                try Roster.createGroup(harness, guid: "g", type: .public, app: app)
+                let admin = harness.client(app: app)
+                if action == .unbanFromApp, target != .appBanned, target != .shadowBanned, actor.uid != uid {
+                    try admin.banFromApp(uid, reason: "prepared")
+                }
+                let client = harness.client(actor.uid, app: app)
+                let outcome = ModerationClient.code { () throws -> Any in
+                    switch action {
+                    case .banFromApp: try client.banFromApp(uid, reason: "matrix")
+                    case .shadowBanFromApp: try client.banFromApp(uid, reason: "matrix", shadow: true)
+                    case .unbanFromApp: try client.unbanFromApp(uid)
+                    case .listAppBans: try client.listAppBans()
+                    }
+                }
+                let expected = try #require(Self.codes[expectedCode], "unknown code \(expectedCode)")
+                #expect(
+                    outcome == expected,
+                    "\(action) by \(actor) of \(target): got \(outcome?.name ?? "OK"), expected \(expected?.name ?? "OK")"
+                )
+                let banned = Set(try admin.listAppBans(ListBannedOptions(limit: 100)).items.map(\.uid))
+                switch (action, outcome) {
+                case (.banFromApp, nil), (.shadowBanFromApp, nil): #expect(banned.contains(uid))
+                case (.unbanFromApp, nil): #expect(!banned.contains(uid))
+                default: break
+                }
+                let broken = Invariants.violations(store: harness.store, app: app, guid: "g")
+                #expect(broken.isEmpty, "\(action) by \(actor) of \(target): \(broken)")
             }
         }
     }

@@ -60,6 +60,7 @@ struct ErrorCodeStatusTests {
         Row(code: .joinRequestNotFound, status: .notFound),
         Row(code: .alreadyReported, status: .alreadyExists),
         Row(code: .reportAlreadyResolved, status: .failedPrecondition),
+        Row(code: .userBannedFromApp, status: .permissionDenied),
     ]
 
     @Test("the table lists every code once")

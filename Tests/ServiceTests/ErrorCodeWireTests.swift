@@ -59,6 +59,7 @@ extension EndToEnd {
             Row(code: "ERR_JOIN_REQUEST_NOT_FOUND", status: .notFound, mentions: "dave"),
             Row(code: "ERR_ALREADY_REPORTED", status: .alreadyExists, mentions: "bob"),
             Row(code: "ERR_REPORT_ALREADY_RESOLVED", status: .failedPrecondition, mentions: "g"),
+            Row(code: "ERR_USER_BANNED_FROM_APP", status: .permissionDenied, mentions: "dave"),
             // ERR_INTERNAL (INTERNAL): a storage failure cannot be caused cleanly through the wire
             // (the domain tests provoke it by closing the store under the service).
             // ERR_STORE_UNAVAILABLE (UNAVAILABLE): only a store on a database server has it
@@ -138,6 +139,9 @@ extension EndToEnd {
                 let id = try alice.report("g", "bob").report?.reportID ?? 0
                 try alice.resolveReport("g", id, .dismissed)
                 return failure { try alice.resolveReport("g", id, .actioned) }
+            case "ERR_USER_BANNED_FROM_APP":
+                try app.banFromApp("dave", reason: "abuse")
+                return failure { try dave.getGroup("g") }
             case "ERR_SAME_SCOPE": return failure { try owner.changeScope("g", "bob", to: .moderator) }
             case "ERR_GROUP_NO_SELF_ACTION": return failure { try alice.kick("g", "alice") }
             case "ERR_GUID_ALREADY_EXISTS": return failure { try app.createGroup("g", owner: "owner") }
@@ -188,7 +192,7 @@ extension EndToEnd {
                     fromProto[String(name)] = lastStatus
                 }
             }
-            #expect(fromProto.count == 42)
+            #expect(fromProto.count == 43)
             // ERR_TOO_MANY_SUBSCRIPTIONS needs a server started with a small subscription cap:
             // SubscriptionLimitTests provokes it over the wire. ERR_STORE_UNAVAILABLE needs the
             // PostgreSQL store with its database stopped (ModerationPostgresTests).

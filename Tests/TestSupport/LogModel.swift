@@ -2,7 +2,7 @@ public import ModerationMessages
 
 /// The state of an app rebuilt from its action log alone, in seq order: which groups exist, who
 /// owns them, who is a member with which scope, who is banned or muted, which groups are
-/// frozen — what a client replaying the
+/// frozen, who is banned from the app — what a client replaying the
 /// event stream would believe. Tests compare it with the state read through the API, and use it
 /// to say who a user subscription must deliver each action to.
 public struct LogModel: Sendable {
@@ -35,6 +35,8 @@ public struct LogModel: Sendable {
     }
 
     public private(set) var groups: [String: GroupState] = [:]
+    /// Users banned from the app (until an `appUnbanned`), each with whether it is a shadow ban.
+    public private(set) var appBanned: [String: Bool] = [:]
     /// Seqs applied, in order.
     public private(set) var seqs: [UInt64] = []
     /// Actions that contradicted the model (e.g. a kick of someone who was not a member).
@@ -61,6 +63,15 @@ public struct LogModel: Sendable {
         let target = action.actionOn?.uid ?? ""
         func note(_ what: String) {
             contradictions.append("seq \(action.seq) \(action.action) \(guid) \(target): \(what)")
+        }
+        if action.action == .appBanned || action.action == .appUnbanned {
+            if action.actionFor != nil { note("an action of the whole app shows a group") }
+            if action.action == .appBanned {
+                if appBanned.updateValue(action.shadow, forKey: target) != nil { note("already banned from the app") }
+            } else if appBanned.removeValue(forKey: target) != action.shadow {
+                note("not banned from the app, or banned otherwise")
+            }
+            return
         }
         if action.action != .created && groups[guid] == nil {
             note("no such group")
@@ -137,7 +148,7 @@ public struct LogModel: Sendable {
             groups[guid]?.frozen = false
         case .userDeleted:
             if groups[guid]?.banned.remove(target) == nil { note("a deleted user's dropped ban, but not banned") }
-        case .updated, .reported, .reportResolved, .unspecified, .unrecognized:
+        case .updated, .reported, .reportResolved, .appBanned, .appUnbanned, .unspecified, .unrecognized:
             break
         }
         if let group = groups[guid], let count = action.actionFor?.membersCount, Int(count) != group.members.count {

@@ -3,8 +3,8 @@ import Synchronization
 import ThreadSupport
 
 extension ModerationService {
-    /// Runs the maintenance pass (expired bans and mutes, retention, idempotency window) and
-    /// waits for it.
+    /// Runs the maintenance pass (expired bans, mutes and bans from the app, retention,
+    /// idempotency window) and waits for it.
     /// - Throws: the pass's `ModerationError`.
     @discardableResult
     public func runMaintenanceAndWait() throws(ModerationError) -> MaintenanceReport {
@@ -16,6 +16,13 @@ extension ModerationService {
     @discardableResult
     public func sweepExpiredMutesAndWait() throws(ModerationError) -> Int {
         try Self.wait(sweepExpiredMutes)
+    }
+
+    /// Sweeps expired bans from the app and waits; returns how many were recorded.
+    /// - Throws: the sweep's `ModerationError`.
+    @discardableResult
+    public func sweepExpiredAppBansAndWait() throws(ModerationError) -> Int {
+        try Self.wait(sweepExpiredAppBans)
     }
 
     /// Starts `start` and waits for the result it completes with.

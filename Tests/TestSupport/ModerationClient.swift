@@ -442,6 +442,28 @@ public struct ModerationClient: Sendable {
         try service.checkPost(caller, checks: [PostCheck(guid: guid, uid: uid)])[0]
     }
 
+    // MARK: Bans from the app
+
+    @discardableResult
+    public func banFromApp(_ uid: String, reason: String = "", durationMs: Int64 = 0, shadow: Bool = false)
+        throws(ModerationError) -> AppBanResult
+    {
+        try run {
+            service.banUserFromApp(
+                $0, uid: uid, reason: reason, durationMs: durationMs, shadow: shadow, replay: $1, completion: $2)
+        }
+    }
+
+    @discardableResult
+    public func unbanFromApp(_ uid: String) throws(ModerationError) -> ActionRecord {
+        try run { service.unbanUserFromApp($0, uid: uid, replay: $1, completion: $2) }
+    }
+
+    public func listAppBans(_ options: ListBannedOptions = ListBannedOptions()) throws(ModerationError) -> Page<AppBan>
+    {
+        try service.listAppBans(caller, options: options)
+    }
+
     public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError)
         -> ActionPage
     {

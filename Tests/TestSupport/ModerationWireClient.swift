@@ -377,6 +377,28 @@ public struct ModerationWireClient: Sendable {
         try checkPost([(guid, uid)]).first ?? PostCheckResult()
     }
 
+    // MARK: Bans from the app
+
+    @discardableResult
+    public func banFromApp(_ uid: String, reason: String = "", durationMs: Int64 = 0, shadow: Bool = false)
+        throws(RPCError) -> BanUserFromAppResponse
+    {
+        try call(
+            ModerationMethods.banUserFromApp,
+            BanUserFromAppRequest(uid: uid, reason: reason, durationMs: durationMs, shadow: shadow))
+    }
+
+    @discardableResult
+    public func unbanFromApp(_ uid: String) throws(RPCError) -> Action {
+        try call(ModerationMethods.unbanUserFromApp, UnbanUserFromAppRequest(uid: uid)).action ?? Action()
+    }
+
+    public func appBans(limit: UInt32 = 0, cursor: String = "", search: String = "") throws(RPCError)
+        -> ListAppBansResponse
+    {
+        try call(ModerationMethods.listAppBans, ListAppBansRequest(limit: limit, cursor: cursor, search: search))
+    }
+
     // MARK: The action log and events
 
     public func actions(

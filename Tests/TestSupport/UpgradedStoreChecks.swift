@@ -5,7 +5,7 @@ import Testing
 /// upgraded) by this build, the same on both stores: the release's data reads as it was written,
 /// its idempotent replies still replay, writes go on without a gap in the log, and the new
 /// features (mutes, freezes, CheckPost, DeleteUser, the mute sweeper; invites, join requests,
-/// reports) work on its rows.
+/// reports; bans from the app) work on its rows.
 public enum UpgradedStoreChecks {
     /// What the fixture's store held, read from it before the upgrade.
     public struct Log: Sendable {
@@ -118,6 +118,16 @@ public enum UpgradedStoreChecks {
         let filed = try user("mona").report("lobby", "pia", category: .spam)
         #expect(try user("olga").listReports("lobby").page.items.map(\.id) == [filed.report.id])
         #expect(try user("pia").actions("lobby").actions.allSatisfy { !$0.isPrivateReport })
+        // Bans from the app on the release's users: a ban refuses their calls and CheckPost, a
+        // shadow ban marks their posts, both are listed, and lifting one restores everything.
+        try admin.banFromApp("amir", reason: "upgraded")
+        try admin.banFromApp("mona", shadow: true)
+        #expect(ModerationClient.code { try user("amir").getGroup("lobby") } == .userBannedFromApp)
+        #expect(try admin.checkPost("lobby", "amir") == PostVerdict(refusal: .userBannedFromApp))
+        #expect(try user("mona").checkPost("lobby") == .shadowed)
+        #expect(try admin.listAppBans().items.map(\.uid).sorted() == ["amir", "mona"])
+        try admin.unbanFromApp("amir")
+        #expect(try user("amir").checkPost("lobby") == .allowed)
         for guid in ["lobby", "club", "vault"] {
             Invariants.expectHeld(store: store, app: app, guid: guid, after: "the upgrade")
         }

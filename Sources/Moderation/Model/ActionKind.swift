@@ -26,9 +26,15 @@ public enum ActionKind: String, Sendable, CaseIterable {
     case joinRequestCancelled
     case reported
     case reportResolved
+    case appBanned
+    case appUnbanned
 }
 
 extension ActionRecord {
+    /// True for the actions of the whole app (`appBanned`, `appUnbanned`): they belong to no
+    /// group, and their `group` is `Group.appWide`.
+    public var isAppWide: Bool { kind == .appBanned || kind == .appUnbanned }
+
     /// True for the actions of reports, which only the group's admins and moderators, the app
     /// and the reporter may see.
     public var isPrivateReport: Bool { kind == .reported || kind == .reportResolved }

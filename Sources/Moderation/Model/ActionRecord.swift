@@ -36,6 +36,7 @@ public struct ActionRecord: Sendable, Equatable {
         @usableFromInline var idempotencyKey: String
         @usableFromInline var requestID: String
         @usableFromInline var reportID: UInt64
+        @usableFromInline var shadow: Bool
     }
 
     /// The box, first copied when another record shares it.
@@ -73,7 +74,8 @@ public struct ActionRecord: Sendable, Equatable {
         set { uniqueBox().fields.actionOn = newValue }
     }
 
-    /// The group right after the change (for `deleted`: as it was before).
+    /// The group right after the change (for `deleted`: as it was before); `Group.appWide` for the
+    /// actions of the whole app (`isAppWide`).
     public var group: Group {
         @inlinable get { box.fields.group }
         set { uniqueBox().fields.group = newValue }
@@ -127,16 +129,23 @@ public struct ActionRecord: Sendable, Equatable {
         set { uniqueBox().fields.reportID = newValue }
     }
 
+    /// For `appBanned` and `appUnbanned`: the ban is (was) a shadow ban; false for other actions.
+    public var shadow: Bool {
+        @inlinable get { box.fields.shadow }
+        set { uniqueBox().fields.shadow = newValue }
+    }
+
     public init(
         app: String, seq: UInt64 = 0, kind: ActionKind, actionBy: User, actionOn: User?, group: Group,
         oldScope: Scope? = nil, newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0,
-        timestamp: Int64, idempotencyKey: String = "", requestID: String = "", reportID: UInt64 = 0
+        timestamp: Int64, idempotencyKey: String = "", requestID: String = "", reportID: UInt64 = 0,
+        shadow: Bool = false
     ) {
         box = Box(
             Fields(
                 app: app, seq: seq, kind: kind, actionBy: actionBy, actionOn: actionOn, group: group,
                 oldScope: oldScope, newScope: newScope, reason: reason, expiresAt: expiresAt, timestamp: timestamp,
-                idempotencyKey: idempotencyKey, requestID: requestID, reportID: reportID))
+                idempotencyKey: idempotencyKey, requestID: requestID, reportID: reportID, shadow: shadow))
     }
 
     public static func == (lhs: ActionRecord, rhs: ActionRecord) -> Bool {

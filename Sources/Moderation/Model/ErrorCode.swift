@@ -72,8 +72,11 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let joinRequestNotFound = ErrorCode("ERR_JOIN_REQUEST_NOT_FOUND", status: .notFound)
     public static let alreadyReported = ErrorCode("ERR_ALREADY_REPORTED", status: .alreadyExists)
     public static let reportAlreadyResolved = ErrorCode("ERR_REPORT_ALREADY_RESOLVED", status: .failedPrecondition)
+    /// Every call on behalf of a user banned from the app fails with it (but DeleteUser of
+    /// themselves); also a `CheckPost` answer, for every group.
+    public static let userBannedFromApp = ErrorCode("ERR_USER_BANNED_FROM_APP", status: .permissionDenied)
 
-    /// The 42 codes of the service, in the order of `errors.proto`.
+    /// The 43 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -83,6 +86,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
         .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
         .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound, .alreadyReported, .reportAlreadyResolved,
+        .userBannedFromApp,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

@@ -57,3 +57,9 @@ public struct Group: Sendable, Equatable {
         self.joinRequests = joinRequests
     }
 }
+
+extension Group {
+    /// No group: what the actions of the whole app (`ActionRecord.isAppWide`) show as their group
+    /// (an empty guid; the wire leaves `action_for` out).
+    public static let appWide = Group(guid: "", name: "", type: .public, owner: "")
+}

@@ -45,6 +45,15 @@ extension ModerationError {
     static func joinRequestNotFound(_ uid: String, _ guid: String) -> ModerationError {
         ModerationError(.joinRequestNotFound, "user \(uid) has no pending request to join group \(guid)")
     }
+    static func bannedFromApp(_ uid: String) -> ModerationError {
+        ModerationError(.userBannedFromApp, "user \(uid) is banned from the app")
+    }
+    static func alreadyBannedFromApp(_ uid: String) -> ModerationError {
+        ModerationError(.alreadyBanned, "user \(uid) is already banned from the app")
+    }
+    static func notBannedFromApp(_ uid: String) -> ModerationError {
+        ModerationError(.userNotBanned, "user \(uid) is not banned from the app")
+    }
     static func appIsNotAMember(_ field: String = "on_behalf_of") -> ModerationError {
         .invalid(field, "the app is not a member; set on_behalf_of")
     }

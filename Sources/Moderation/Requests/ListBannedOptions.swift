@@ -1,4 +1,4 @@
-/// Paging and filters of `ListBannedMembers`.
+/// Paging and filters of `ListBannedMembers`, and of `ListAppBans`, which pages the same way.
 public struct ListBannedOptions: Sendable, Equatable {
     /// Page size 1–100; 0 means the default of 30.
     public var limit: Int

@@ -16,6 +16,7 @@ enum Cursor {
         case myInvites = 0x76 // "v"
         case joinRequests = 0x6B // "k"
         case reports = 0x72 // "r"
+        case appBans = 0x42 // "B"
     }
 
     static func encode(_ key: MemberKey) -> String { encode(.members, key.joinedAt, key.uid) }
@@ -23,6 +24,7 @@ enum Cursor {
     static func encode(_ key: GroupKey) -> String { encode(.groups, key.createdAt, key.guid) }
     static func encode(invites key: InviteKey) -> String { encode(.invites, key.invitedAt, key.id) }
     static func encode(myInvites key: InviteKey) -> String { encode(.myInvites, key.invitedAt, key.id) }
+    static func encode(appBans key: BanKey) -> String { encode(.appBans, key.bannedAt, key.uid) }
     static func encode(joinRequests key: MemberKey) -> String { encode(.joinRequests, key.joinedAt, key.uid) }
     static func encode(reportID id: UInt64) -> String {
         var bytes: [UInt8] = [version, Tag.reports.rawValue]
@@ -56,6 +58,12 @@ enum Cursor {
     static func banKey(_ cursor: String) throws(ModerationError) -> BanKey? {
         guard !cursor.isEmpty else { return nil }
         let (time, uid) = try decode(.bans, cursor)
+        return BanKey(bannedAt: time, uid: uid)
+    }
+
+    static func appBanKey(_ cursor: String) throws(ModerationError) -> BanKey? {
+        guard !cursor.isEmpty else { return nil }
+        let (time, uid) = try decode(.appBans, cursor)
         return BanKey(bannedAt: time, uid: uid)
     }
 

@@ -7,6 +7,8 @@
 /// tells them), else a private group is as missing (`ERR_GROUP_NOT_FOUND`: its existence never
 /// leaks), else `ERR_GROUP_NOT_JOINED`; for a member, a mute in force (`ERR_MEMBER_MUTED` with
 /// its `muted_until`), then a freeze, which only moderators and above pass (`ERR_GROUP_FROZEN`).
+/// Only then the user's ban from the app: a ban in force refuses (`ERR_USER_BANNED_FROM_APP`), a
+/// shadow ban allows the post marked `shadowed`; a ban past its expiry counts for nothing.
 enum PostingDecision {
     static func verdict(_ standing: PostingStanding?, at now: Int64) -> PostVerdict {
         guard let standing else { return PostVerdict(refusal: .groupNotFound) }
@@ -22,6 +24,7 @@ enum PostingDecision {
         if standing.frozen && !membership.scope.rank.isModeratorOrAbove {
             return PostVerdict(refusal: .groupFrozen)
         }
-        return .allowed
+        guard let appBan = standing.appBan, appBan.isActive(at: now) else { return .allowed }
+        return appBan.shadow ? .shadowed : PostVerdict(refusal: .userBannedFromApp)
     }
 }

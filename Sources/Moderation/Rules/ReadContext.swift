@@ -24,6 +24,16 @@ struct ReadContext {
         return access
     }
 
+    /// The step after the arguments, for every read on behalf of a user: the acting user is not
+    /// banned from the app (`ERR_USER_BANNED_FROM_APP`). A shadow ban, or a ban past its expiry,
+    /// lets them through; the app has nothing to check.
+    func requireNotBannedFromApp() throws(ModerationError) {
+        guard let actor = caller.actor, let appID = try appID(),
+            let ban = try snapshot.appBanStanding(appID: appID, uid: actor), ban.blocks(at: now)
+        else { return }
+        throw .bannedFromApp(actor)
+    }
+
     /// The ban of `uid` in the group when one applies now.
     func activeBan(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
         guard let ban = try snapshot.ban(groupID: groupID, uid: uid), ban.isActive(at: now) else { return nil }

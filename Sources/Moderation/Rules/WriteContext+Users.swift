@@ -7,10 +7,13 @@ extension WriteContext {
     /// owners read first. Then, in each group the user is a member of, a `left` action (reason
     /// `userDeleted`, by the caller); in each group that holds a ban of theirs, the ban goes with
     /// them and a `userDeleted` action says so (a ban past its expiry is converted as every
-    /// write converts one: `unbanned`, reason `expired`). Last the profile is erased and the uid
-    /// kept as a tombstone (`StoreTransaction.deleteUser`).
+    /// write converts one: `unbanned`, reason `expired`). A ban from the app goes with them too
+    /// (`dropAppBan`). Last the profile is erased and the uid kept as a tombstone
+    /// (`StoreTransaction.deleteUser`).
     mutating func deleteUser(_ uid: String) throws(ModerationError) -> DeleteUserResult {
         if let actor = caller.actor, actor != uid {
+            // Deleting oneself is the one call a user banned from the app may still make.
+            try requireNotBannedFromApp()
             throw ModerationError(.permissionDenied, "\(actor) may not delete user \(uid)")
         }
         let user = try requireUser(uid)
@@ -62,6 +65,7 @@ extension WriteContext {
             try saveCounters(&access)
             result.lastSeq = action.seq
         }
+        if let action = try dropAppBan(of: user.user) { result.lastSeq = action.seq }
         try tx.deleteUser(user, at: now)
         return result
     }

@@ -37,6 +37,15 @@ struct WriteContext {
         try GroupAccess.load(tx, appID: appID(), guid: guid, caller: caller, lock: tx)
     }
 
+    /// The step after the arguments, for every write on behalf of a user: the acting user is not
+    /// banned from the app (`ERR_USER_BANNED_FROM_APP`), as `ReadContext.requireNotBannedFromApp`.
+    mutating func requireNotBannedFromApp() throws(ModerationError) {
+        guard let actor = caller.actor, let appID = try appID(),
+            let ban = try tx.appBanStanding(appID: appID, uid: actor), ban.blocks(at: now)
+        else { return }
+        throw .bannedFromApp(actor)
+    }
+
     /// Step 5: the user `uid` exists in the caller's app.
     mutating func requireUser(_ uid: String) throws(ModerationError) -> StoredUser {
         guard let appID = try appID(), let user = try tx.user(appID: appID, uid: uid) else { throw .uidNotFound(uid) }
@@ -56,13 +65,14 @@ struct WriteContext {
         return user
     }
 
-    /// Appends an action showing `group` as it is now, by the actor unless `by` says otherwise.
+    /// Appends an action showing `group` as it is now (`StoredGroup.appWide` for an action of the
+    /// whole app), by the actor unless `by` says otherwise.
     ///
     /// The snapshot leaves out the reason of a freeze: actions go to every member, and the log
     /// keeps no such reason (the `frozen` action itself carries it).
     mutating func record(
         _ kind: ActionKind, on target: User?, group: StoredGroup, by: User? = nil, oldScope: Scope? = nil,
-        newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0, reportID: UInt64 = 0
+        newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0, reportID: UInt64 = 0, shadow: Bool = false
     ) throws(ModerationError) -> ActionRecord {
         let actor: User
         if let by {
@@ -75,7 +85,7 @@ struct WriteContext {
         var action = ActionRecord(
             app: caller.app, kind: kind, actionBy: actor, actionOn: target, group: snapshot, oldScope: oldScope,
             newScope: newScope, reason: reason, expiresAt: expiresAt, timestamp: now,
-            idempotencyKey: caller.idempotencyKey, requestID: caller.requestID, reportID: reportID)
+            idempotencyKey: caller.idempotencyKey, requestID: caller.requestID, reportID: reportID, shadow: shadow)
         try tx.appendAction(&action, appID: ensureAppID(), group: group)
         return action
     }

@@ -6,6 +6,18 @@
 public struct ActionLogSnapshot {
     let snapshot: any StoreSnapshot
     let appID: Int64?
+    /// When the snapshot was taken (the service's clock): what a ban's expiry is judged against.
+    let now: Int64
+
+    /// The step after a subscription's arguments: its acting user `uid` (validated) is not banned
+    /// from the app now (`ERR_USER_BANNED_FROM_APP`), as every call checks. A shadow ban, or one
+    /// past its expiry, lets them through.
+    public func requireNotBannedFromApp(_ uid: String) throws(ModerationError) {
+        guard let appID, let ban = try snapshot.appBanStanding(appID: appID, uid: uid), ban.blocks(at: now) else {
+            return
+        }
+        throw .bannedFromApp(uid)
+    }
 
     /// Seq of the newest action (0 when the app has none).
     public func headSeq() throws(ModerationError) -> UInt64 {

@@ -75,8 +75,9 @@ extension ModerationService {
     public func withActionLog<T>(app: String, _ body: (ActionLogSnapshot) throws(ModerationError) -> T)
         throws(ModerationError) -> T
     {
-        try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
-            try body(ActionLogSnapshot(snapshot: snapshot, appID: snapshot.appID(named: app)))
+        let now = clock()
+        return try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
+            try body(ActionLogSnapshot(snapshot: snapshot, appID: snapshot.appID(named: app), now: now))
         }
     }
 }

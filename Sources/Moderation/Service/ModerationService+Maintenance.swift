@@ -15,6 +15,8 @@ extension ModerationService {
         /// Rows of invites past their expiry removed (an expired invite is already "not found";
         /// its expiry records no action: the `invited` action carried it).
         public var purgedInvites: Int = 0
+        /// Expired bans from the app recorded as `appUnbanned` (reason "expired").
+        public var expiredAppBans: Int = 0
     }
 
     /// Records every ban past its expiry as an `unbanned` action (reason "expired", by "@app")
@@ -29,8 +31,16 @@ extension ModerationService {
         sweepStep(.mutes, total: 0, completion: completion)
     }
 
-    /// Sweeps expired bans and mutes, then prunes actions older than the retention, idempotency
-    /// replies older than their window and invites past their expiry, each in bounded steps.
+    /// Records every ban from the app past its expiry as an `appUnbanned` action (reason
+    /// "expired", by "@app") and deletes it, in steps of `maintenanceBatchSize` bans; completes
+    /// with how many.
+    public func sweepExpiredAppBans(completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void) {
+        sweepStep(.appBans, total: 0, completion: completion)
+    }
+
+    /// Sweeps expired bans, mutes and bans from the app, then prunes actions older than the
+    /// retention, idempotency replies older than their window and invites past their expiry,
+    /// each in bounded steps.
     public func runMaintenance(completion: @escaping @Sendable (Result<MaintenanceReport, ModerationError>) -> Void) {
         runMaintenance(pruning: true, completion: completion)
     }
@@ -49,12 +59,20 @@ extension ModerationService {
                     case .failure(let error):
                         completion(.failure(error))
                     case .success(let expiredMutes):
-                        let report = MaintenanceReport(
-                            expiredBans: expiredBans, expiredMutes: expiredMutes, prunedActions: 0, purgedReplies: 0)
-                        if pruning {
-                            self.pruneStep(report: report, completion: completion)
-                        } else {
-                            completion(.success(report))
+                        self.sweepExpiredAppBans { appBans in
+                            switch appBans {
+                            case .failure(let error):
+                                completion(.failure(error))
+                            case .success(let expiredAppBans):
+                                let report = MaintenanceReport(
+                                    expiredBans: expiredBans, expiredMutes: expiredMutes, prunedActions: 0,
+                                    purgedReplies: 0, expiredAppBans: expiredAppBans)
+                                if pruning {
+                                    self.pruneStep(report: report, completion: completion)
+                                } else {
+                                    completion(.success(report))
+                                }
+                            }
                         }
                     }
                 }
@@ -80,12 +98,14 @@ extension ModerationService {
     private enum Sweep {
         case bans
         case mutes
+        case appBans
     }
 
-    /// One step of a sweep: up to a batch of expiries, each rechecked under the group's lock (a
-    /// store several servers share returns only apps this transaction holds, so another
-    /// instance's sweep cannot record the same expiry), then the next step if the batch was full
-    /// or the step's time (`maintenanceStepMs`) ran out before its end.
+    /// One step of a sweep: up to a batch of expiries, each rechecked under the group's (or, for
+    /// a ban from the app, the app's) lock (a store several servers share returns only apps this
+    /// transaction holds, so another instance's sweep cannot record the same expiry), then the
+    /// next step if the batch was full or the step's time (`maintenanceStepMs`) ran out before
+    /// its end.
     private func sweepStep(
         _ sweep: Sweep, total: Int, completion: @escaping @Sendable (Result<Int, ModerationError>) -> Void
     ) {
@@ -98,6 +118,7 @@ extension ModerationService {
                 switch sweep {
                 case .bans: try context.tx.expiredBans(at: now, limit: batch)
                 case .mutes: try context.tx.expiredMutes(at: now, limit: batch)
+                case .appBans: try context.tx.expiredAppBans(at: now, limit: batch)
                 }
             var handled = 0
             for entry in expired {
@@ -105,20 +126,25 @@ extension ModerationService {
                 if handled > 0, ContinuousClock.now - started >= stepTime { break }
                 handled += 1
                 var appContext = WriteContext(tx: context.tx, caller: ValidatedCaller(app: entry.app), now: now)
-                var access = try appContext.access(entry.guid)
                 switch sweep {
                 case .bans:
+                    var access = try appContext.access(entry.guid)
                     guard let ban = try context.tx.ban(groupID: access.groupID, uid: entry.uid), !ban.isActive(at: now)
                     else { continue }
                     try appContext.expire(ban, in: &access)
+                    try appContext.saveCounters(&access)
                 case .mutes:
+                    var access = try appContext.access(entry.guid)
                     let membership = try context.tx.membership(groupID: access.groupID, uid: entry.uid)
                     let state = MuteState(membership, at: now)
                     guard case .expired = state else { continue }
                     let user = try context.tx.user(appID: entry.appID, uid: entry.uid)?.user ?? User(uid: entry.uid)
                     try appContext.expireMute(state, of: user, in: &access)
+                    try appContext.saveCounters(&access)
+                case .appBans:
+                    guard case .expired(let ban) = try appContext.appBanState(of: entry.uid) else { continue }
+                    try appContext.expireAppBan(ban)
                 }
-                try appContext.saveCounters(&access)
             }
             return (handled, handled < expired.count || expired.count >= batch)
         }) { result in
@@ -138,6 +164,7 @@ extension ModerationService {
         switch sweep {
         case .bans: expiredBansSwept.add(UInt64(count), ordering: .relaxed)
         case .mutes: expiredMutesSwept.add(UInt64(count), ordering: .relaxed)
+        case .appBans: expiredAppBansSwept.add(UInt64(count), ordering: .relaxed)
         }
     }
 

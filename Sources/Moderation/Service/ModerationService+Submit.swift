@@ -13,11 +13,16 @@ extension ModerationService {
     /// request gave them), for the store's `WriteFootprint`: the actor is added to them.
     /// `admission` is a check the writer makes before anything else, idempotency included
     /// (`PendingMutation`).
+    ///
+    /// The writer's first step after the arguments is the acting user's ban from the app
+    /// (`ERR_USER_BANNED_FROM_APP`), inside the write so that it is exact and an idempotency key
+    /// records its refusal like any other; `checksAppBan: false` leaves it to the body (DeleteUser,
+    /// which a banned user may still make about themselves).
     func submit<Value: Sendable>(
         _ caller: Caller, touching: (guid: String, uids: [String])? = nil, replay: ReplayEncoder<Value>?,
         completion: @escaping @Sendable (MutationResult<Value>) -> Void,
         retry: (@Sendable () -> Void)? = nil, admission: PendingMutation<Value>.Admission? = nil,
-        prepare: () throws(ModerationError) -> WriteBody<Value>
+        checksAppBan: Bool = true, prepare: () throws(ModerationError) -> WriteBody<Value>
     ) {
         let validated: ValidatedCaller
         do {
@@ -28,7 +33,15 @@ extension ModerationService {
         }
         let body: WriteBody<Value>
         do {
-            body = try prepare()
+            let prepared = try prepare()
+            if checksAppBan && validated.actor != nil {
+                body = { (context: inout WriteContext) throws(ModerationError) -> Value in
+                    try context.requireNotBannedFromApp()
+                    return try prepared(&context)
+                }
+            } else {
+                body = prepared
+            }
         } catch {
             if validated.idempotencyKey.isEmpty {
                 completion(.done(.failure(error)))
@@ -57,13 +70,22 @@ extension ModerationService {
         return WriteFootprint(app: caller.app, guid: guid, uids: uids, replay: replay)
     }
 
-    /// Runs `body` in a read snapshot after validating the caller.
+    /// Runs `body` in a read snapshot after validating the caller and checking that the acting
+    /// user is not banned from the app (`ERR_USER_BANNED_FROM_APP`).
     func read<T>(_ caller: Caller, _ body: (ReadContext) throws(ModerationError) -> T) throws(ModerationError) -> T {
-        let validated = try ValidatedCaller(caller)
+        try read(ValidatedCaller(caller), arrivedAt: caller.receivedAt, body)
+    }
+
+    /// `read` for a caller validated already (a call whose arguments need the acting user to be
+    /// checked: CheckPost), that arrived at `instant`.
+    func read<T>(
+        _ caller: ValidatedCaller, arrivedAt instant: UInt64?, _ body: (ReadContext) throws(ModerationError) -> T
+    ) throws(ModerationError) -> T {
         let now = clock()
-        return try store.read(arrivedAt: caller.receivedAt) {
-            (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
-            try body(ReadContext(snapshot: snapshot, caller: validated, now: now))
+        return try store.read(arrivedAt: instant) { (snapshot: any StoreSnapshot) throws(ModerationError) -> T in
+            let context = ReadContext(snapshot: snapshot, caller: caller, now: now)
+            try context.requireNotBannedFromApp()
+            return try body(context)
         }
     }
 }

@@ -63,7 +63,8 @@ extension ModerationService {
 
     /// Deletes a user (`DeleteUser`): the user itself or the app. See `WriteContext.deleteUser`.
     ///
-    /// Order: arguments → permission (`ERR_PERMISSION_DENIED`) → user exists
+    /// Order: arguments → the acting user not banned from the app, unless they delete themselves
+    /// (`ERR_USER_BANNED_FROM_APP`) → permission (`ERR_PERMISSION_DENIED`) → user exists
     /// (`ERR_UID_NOT_FOUND`, also for one deleted before) → owns no group
     /// (`ERR_USER_OWNS_GROUPS`). Afterwards the uid behaves everywhere as one that never existed
     /// (GetUser, UpdateUser, a target: `ERR_UID_NOT_FOUND`; an actor: a non-member), except that
@@ -72,7 +73,7 @@ extension ModerationService {
         _ caller: Caller, uid: String, replay: @escaping ReplayEncoder<DeleteUserResult>,
         completion: @escaping @Sendable (MutationResult<DeleteUserResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, replay: replay, completion: completion, checksAppBan: false) {
             () throws(ModerationError) -> WriteBody<DeleteUserResult> in
             let uid = try Validation.identifier(uid, field: "uid")
             return { (context: inout WriteContext) throws(ModerationError) -> DeleteUserResult in

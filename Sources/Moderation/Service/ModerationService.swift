@@ -21,6 +21,9 @@ public final class ModerationService: Sendable {
     let expiredBansSwept = Atomic<UInt64>(0)
     /// Expired mutes the sweeper has recorded as `unmuted` since start (for metrics).
     let expiredMutesSwept = Atomic<UInt64>(0)
+    /// Expired bans from the app the sweeper has recorded as `appUnbanned` since start (for
+    /// metrics).
+    let expiredAppBansSwept = Atomic<UInt64>(0)
     /// Wrong group passwords per (app, group, user), to stop brute force through JoinGroup: in the
     /// store's shared ledger when it has one, else in memory.
     let passwordAttempts: PasswordAttemptLimiter
@@ -98,6 +101,10 @@ public final class ModerationService: Sendable {
 
     /// Expired mutes the sweeper has recorded as `unmuted` (reason "expired") since start.
     public var expiredMutesSweptCount: UInt64 { expiredMutesSwept.load(ordering: .relaxed) }
+
+    /// Expired bans from the app the sweeper has recorded as `appUnbanned` (reason "expired")
+    /// since start.
+    public var expiredAppBansSweptCount: UInt64 { expiredAppBansSwept.load(ordering: .relaxed) }
 
     /// Stops the maintenance loop, if any. The store stays open; close it after this.
     public func shutdown() {

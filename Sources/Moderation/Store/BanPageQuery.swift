@@ -1,4 +1,5 @@
-/// One page of a group's bans in force, as the store reads it.
+/// One page of a group's bans in force (or of the app's bans: `StoreSnapshot.appBans`), as the
+/// store reads it.
 public struct BanPageQuery: Sendable, Equatable {
     /// Start after this position; nil starts at the beginning.
     public var after: BanKey?

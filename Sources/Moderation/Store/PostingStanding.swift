@@ -1,6 +1,7 @@
 /// What `CheckPost` needs to know about one user in one group, read together (one index lookup
 /// per pair on SQLite, one statement per call on PostgreSQL): the group's type and freeze, the
-/// user's membership and, for a non-member, the expiry of their ban.
+/// user's membership and, for a non-member, the expiry of their ban; and the user's ban from the
+/// app.
 ///
 /// Plain values only (no strings): a store keeps one per pair it has answered and copies it for
 /// every pair of every call, so it must copy like the integers it is.
@@ -12,12 +13,19 @@ public struct PostingStanding: Sendable, Equatable {
     /// For a non-member: the expiry of their ban row (0: permanent), whether or not it has passed;
     /// nil when there is none. Not read for a member (a member is never banned).
     public var banExpiresAt: Int64?
+    /// The user's ban from the app, in force or past its expiry (the rules decide); nil when
+    /// there is none.
+    public var appBan: AppBanStanding?
 
-    public init(groupType: GroupType, frozen: Bool, membership: PostingMembership?, banExpiresAt: Int64?) {
+    public init(
+        groupType: GroupType, frozen: Bool, membership: PostingMembership?, banExpiresAt: Int64?,
+        appBan: AppBanStanding? = nil
+    ) {
         self.groupType = groupType
         self.frozen = frozen
         self.membership = membership
         self.banExpiresAt = banExpiresAt
+        self.appBan = appBan
     }
 }
 

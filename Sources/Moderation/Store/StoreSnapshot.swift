@@ -31,6 +31,17 @@ public protocol StoreSnapshot {
     /// A user's ban record in a group, whether or not it has expired (the rules decide).
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban?
 
+    /// The ban of `uid` from the app, in force or past its expiry (the rules decide), as every
+    /// call made on behalf of a user checks it: answered from memory where the store can, and
+    /// cheaply when the app has banned nobody. Nil when the user has none.
+    func appBanStanding(appID: Int64, uid: String) throws(ModerationError) -> AppBanStanding?
+
+    /// The ban of `uid` from the app with the user's profile, in force or past its expiry.
+    func appBan(appID: Int64, uid: String) throws(ModerationError) -> AppBan?
+
+    /// A page of the app's bans in force, sorted by (bannedAt descending, uid), with profiles.
+    func appBans(appID: Int64, query: BanPageQuery) throws(ModerationError) -> [AppBan]
+
     /// A user's invite to a group, live or past its expiry (the rules decide), with the
     /// invitee's profile.
     func invite(groupID: Int64, uid: String) throws(ModerationError) -> Invite?
@@ -90,8 +101,9 @@ public protocol StoreSnapshot {
     /// The guids of the groups that hold a ban row of `uid` (expired or not), sorted.
     func groupsBanning(appID: Int64, uid: String) throws(ModerationError) -> [String]
 
-    /// For each check (guid and uid already validated), what `CheckPost` decides from: nil when
-    /// the app has no such group. The answers come in the order of `checks`.
+    /// For each check (guid and uid already validated), what `CheckPost` decides from, the user's
+    /// ban from the app included: nil when the app has no such group. The answers come in the
+    /// order of `checks`.
     func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?]
 
     /// The reply stored under an idempotency key at or after `notBefore`, if any.

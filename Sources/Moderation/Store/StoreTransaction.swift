@@ -68,6 +68,15 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Up to `limit` bans, across apps, whose expiry is at or before `now`.
     func expiredBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
 
+    /// Inserts a ban from the app (its `name` and `avatar` are ignored: they come from the user).
+    /// Memberships, group bans and everything else of the user stay as they are.
+    func insertAppBan(appID: Int64, user: StoredUser, ban: AppBan) throws(ModerationError)
+    func deleteAppBan(appID: Int64, uid: String) throws(ModerationError)
+    /// Up to `limit` app bans, across apps, whose expiry is at or before `now` (their `guid` is
+    /// empty). A store several servers share returns only bans of apps this transaction holds or
+    /// could lock now, as `expiredBans` does.
+    func expiredAppBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry]
+
     /// Inserts the invite of `user` to the group, or replaces the one there (a refresh); its
     /// `name` and `avatar` are ignored.
     func upsertInvite(groupID: Int64, user: StoredUser, invite: Invite) throws(ModerationError)

@@ -20,3 +20,9 @@ public struct StoredGroup: Sendable, Equatable {
         self.passwordHash = passwordHash
     }
 }
+
+extension StoredGroup {
+    /// No group: what `StoreTransaction.appendAction` is given for an action of the whole app.
+    /// Key 0, which no stored group has (group keys start at 1).
+    public static let appWide = StoredGroup(id: 0, revision: 0, group: .appWide, passwordHash: nil)
+}

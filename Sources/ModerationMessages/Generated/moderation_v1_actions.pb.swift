@@ -67,13 +67,19 @@ public enum ActionType: ProtoEnum {
     /// the outcome is addressed; reason: "dismissed" or "actioned"; report_id). Private, as
     /// "reported".
     case reportResolved
+    /// "appBanned": the app banned a user from the whole app (guid empty: no action_for; reason,
+    /// expires_at, shadow). Delivered to whole-app subscribers and the user's own subscriptions.
+    case appBanned
+    /// "appUnbanned": a user's app ban was lifted, by the app, by expiry (reason "expired") or with
+    /// the user's deletion (reason "userDeleted"); shadow tells which kind of ban it was.
+    case appUnbanned
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -104,6 +110,8 @@ public enum ActionType: ProtoEnum {
         case 24: self = .joinRequestCancelled
         case 25: self = .reported
         case 26: self = .reportResolved
+        case 27: self = .appBanned
+        case 28: self = .appUnbanned
         default: self = .unrecognized(rawValue)
         }
     }
@@ -137,6 +145,8 @@ public enum ActionType: ProtoEnum {
         case .joinRequestCancelled: 24
         case .reported: 25
         case .reportResolved: 26
+        case .appBanned: 27
+        case .appUnbanned: 28
         case .unrecognized(let value): value
         }
     }
@@ -171,6 +181,8 @@ public enum ActionType: ProtoEnum {
         case .joinRequestCancelled: "ACTION_TYPE_JOIN_REQUEST_CANCELLED"
         case .reported: "ACTION_TYPE_REPORTED"
         case .reportResolved: "ACTION_TYPE_REPORT_RESOLVED"
+        case .appBanned: "ACTION_TYPE_APP_BANNED"
+        case .appUnbanned: "ACTION_TYPE_APP_UNBANNED"
         case .unrecognized: nil
         }
     }
@@ -188,20 +200,22 @@ public struct Action: ProtoMessage {
     public var actionBy: User? = nil
     /// Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
     /// banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
-    /// userDeleted (the deleted user), the invite actions (the invitee) and the join request
-    /// actions (the requester); the owner for created; absent for updated, deleted, frozen
-    /// and unfrozen.
+    /// userDeleted (the deleted user), the invite actions (the invitee), the join request
+    /// actions (the requester) and the app ban actions (the user); the owner for created; absent
+    /// for updated, deleted, frozen and unfrozen.
     public var actionOn: User? = nil
-    /// The group after the change (members_count and version updated); no per-user fields.
+    /// The group after the change (members_count and version updated); no per-user fields. Absent
+    /// for the app-wide actions (appBanned, appUnbanned), which belong to no group.
     public var actionFor: Group? = nil
     /// Scope of action_on before the change, where it applies.
     public var oldScope: Scope = .init(rawValue: 0)
     /// Scope of action_on after the change, where it applies.
     public var newScope: Scope = .init(rawValue: 0)
-    /// Reason given (bans, mutes, freezes; "expired" for an unban or unmute by expiry;
-    /// "userDeleted" for a leave caused by DeleteUser).
+    /// Reason given (bans, app bans, mutes, freezes; "expired" for an unban, app unban or unmute by
+    /// expiry; "userDeleted" for a leave or an app unban caused by DeleteUser).
     public var reason: String = ""
-    /// Expiry of a ban or mute, Unix milliseconds; 0 for permanent (until unmuted) or neither.
+    /// Expiry of a ban, app ban or mute, Unix milliseconds; 0 for permanent (until unmuted) or
+    /// neither.
     public var expiresAt: Int64 = 0
     /// When the change was committed, Unix milliseconds.
     public var timestamp: Int64 = 0
@@ -211,6 +225,8 @@ public struct Action: ProtoMessage {
     public var requestID: String = ""
     /// The report a "reported" or "reportResolved" action is about; 0 for other actions.
     public var reportID: UInt64 = 0
+    /// For appBanned and appUnbanned: the ban is (was) a shadow ban; false for other actions.
+    public var shadow: Bool = false
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -229,7 +245,8 @@ public struct Action: ProtoMessage {
         timestamp: Int64 = 0,
         idempotencyKey: String = "",
         requestID: String = "",
-        reportID: UInt64 = 0
+        reportID: UInt64 = 0,
+        shadow: Bool = false
     ) {
         self.seq = seq
         self.action = action
@@ -244,6 +261,7 @@ public struct Action: ProtoMessage {
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
         self.reportID = reportID
+        self.shadow = shadow
     }
 }
 
@@ -268,6 +286,7 @@ extension Action {
         if !idempotencyKey.isEmpty { c.pointee.idempotency_key = arena.cString(idempotencyKey) }
         if !requestID.isEmpty { c.pointee.request_id = arena.cString(requestID) }
         if reportID != 0 { c.pointee.report_id = reportID }
+        if shadow { c.pointee.shadow = 1 }
         return c
     }
 
@@ -293,6 +312,7 @@ extension Action {
         self.idempotencyKey = try arena.string(c.pointee.idempotency_key, field: "idempotency_key", of: Self.protoName)
         self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
         self.reportID = c.pointee.report_id
+        self.shadow = (c.pointee.shadow != 0)
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
@@ -309,5 +329,6 @@ extension Action {
         if !self.idempotencyKey.isEmpty { buffer.append(0x5A); ProtoWireWriter.string(self.idempotencyKey, &buffer) }
         if !self.requestID.isEmpty { buffer.append(0x62); ProtoWireWriter.string(self.requestID, &buffer) }
         if self.reportID != 0 { buffer.append(0x68); ProtoWireWriter.varint(self.reportID, &buffer) }
+        if self.shadow { buffer.append(0x70); buffer.append(self.shadow ? 1 : 0) }
     }
 }

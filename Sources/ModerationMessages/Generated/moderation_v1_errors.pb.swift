@@ -98,13 +98,16 @@ public enum ErrorCode: ProtoEnum {
     case errAlreadyReported
     /// FAILED_PRECONDITION: the report is resolved already.
     case errReportAlreadyResolved
+    /// PERMISSION_DENIED: the acting user is banned from the whole app; every call on their behalf
+    /// fails with it but DeleteUser of themselves (and CheckPost answers it for every group).
+    case errUserBannedFromApp
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved, .errUserBannedFromApp]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -151,6 +154,7 @@ public enum ErrorCode: ProtoEnum {
         case 40: self = .errJoinRequestNotFound
         case 41: self = .errAlreadyReported
         case 42: self = .errReportAlreadyResolved
+        case 43: self = .errUserBannedFromApp
         default: self = .unrecognized(rawValue)
         }
     }
@@ -200,6 +204,7 @@ public enum ErrorCode: ProtoEnum {
         case .errJoinRequestNotFound: 40
         case .errAlreadyReported: 41
         case .errReportAlreadyResolved: 42
+        case .errUserBannedFromApp: 43
         case .unrecognized(let value): value
         }
     }
@@ -250,6 +255,7 @@ public enum ErrorCode: ProtoEnum {
         case .errJoinRequestNotFound: "ERR_JOIN_REQUEST_NOT_FOUND"
         case .errAlreadyReported: "ERR_ALREADY_REPORTED"
         case .errReportAlreadyResolved: "ERR_REPORT_ALREADY_RESOLVED"
+        case .errUserBannedFromApp: "ERR_USER_BANNED_FROM_APP"
         case .unrecognized: nil
         }
     }

@@ -146,6 +146,52 @@ public struct BannedMember: ProtoMessage {
     }
 }
 
+/// A user banned from the whole app: the record as ListAppBans shows it.
+public struct AppBan: ProtoMessage {
+    public static let protoName = "moderation.v1.AppBan"
+
+    /// The banned user's uid.
+    public var uid: String = ""
+    /// The banned user's display name.
+    public var name: String = ""
+    /// The banned user's avatar URL.
+    public var avatar: String = ""
+    /// When the ban was made, Unix milliseconds.
+    public var bannedAt: Int64 = 0
+    /// Who banned the user ("@app": only the app bans from the app).
+    public var bannedBy: String = ""
+    /// Reason given with the ban (≤ 512 characters).
+    public var reason: String = ""
+    /// When the ban stops applying, Unix milliseconds; 0 means until unbanned.
+    public var expiresAt: Int64 = 0
+    /// True for a shadow ban: the user's calls keep working and CheckPost answers shadowed.
+    public var shadow: Bool = false
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        uid: String = "",
+        name: String = "",
+        avatar: String = "",
+        bannedAt: Int64 = 0,
+        bannedBy: String = "",
+        reason: String = "",
+        expiresAt: Int64 = 0,
+        shadow: Bool = false
+    ) {
+        self.uid = uid
+        self.name = name
+        self.avatar = avatar
+        self.bannedAt = bannedAt
+        self.bannedBy = bannedBy
+        self.reason = reason
+        self.expiresAt = expiresAt
+        self.shadow = shadow
+    }
+}
+
 /// A user to add to a group, with the scope to give them.
 public struct MemberToAdd: ProtoMessage {
     public static let protoName = "moderation.v1.MemberToAdd"
@@ -332,6 +378,56 @@ extension BannedMember {
         if !self.bannedBy.isEmpty { buffer.append(0x3A); ProtoWireWriter.string(self.bannedBy, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.reason, &buffer) }
         if self.expiresAt != 0 { buffer.append(0x48); ProtoWireWriter.int64(self.expiresAt, &buffer) }
+    }
+}
+
+extension AppBan {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AppBan> {
+        let c = arena.allocate(Moderation__V1__AppBan.self)
+        moderation__v1__app_ban__init(c)
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !name.isEmpty { c.pointee.name = arena.cString(name) }
+        if !avatar.isEmpty { c.pointee.avatar = arena.cString(avatar) }
+        if bannedAt != 0 { c.pointee.banned_at = bannedAt }
+        if !bannedBy.isEmpty { c.pointee.banned_by = arena.cString(bannedBy) }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        if expiresAt != 0 { c.pointee.expires_at = expiresAt }
+        if shadow { c.pointee.shadow = 1 }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__app_ban__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AppBan>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.name = try arena.string(c.pointee.name, field: "name", of: Self.protoName)
+        self.avatar = try arena.string(c.pointee.avatar, field: "avatar", of: Self.protoName)
+        self.bannedAt = c.pointee.banned_at
+        self.bannedBy = try arena.string(c.pointee.banned_by, field: "banned_by", of: Self.protoName)
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+        self.expiresAt = c.pointee.expires_at
+        self.shadow = (c.pointee.shadow != 0)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
+        if self.bannedAt != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.bannedAt, &buffer) }
+        if !self.bannedBy.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.bannedBy, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.expiresAt != 0 { buffer.append(0x38); ProtoWireWriter.int64(self.expiresAt, &buffer) }
+        if self.shadow { buffer.append(0x40); buffer.append(self.shadow ? 1 : 0) }
     }
 }
 

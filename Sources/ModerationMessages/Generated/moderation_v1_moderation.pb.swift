@@ -1918,20 +1918,29 @@ public struct PostCheckResult: ProtoMessage {
     /// True when the user may post in the group now.
     public var allowed: Bool = false
     /// Why not, when not allowed: ERR_GROUP_NOT_FOUND (no such group, or a private group the user
-    /// is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED or
-    /// ERR_GROUP_FROZEN.
+    /// is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED,
+    /// ERR_GROUP_FROZEN or ERR_USER_BANNED_FROM_APP (checked in that order).
     public var errorCode: String = ""
     /// With ERR_MEMBER_MUTED: when the mute ends, Unix milliseconds; -1 until unmuted.
     public var mutedUntil: Int64 = 0
+    /// With allowed: the user is shadow-banned from the app, so the post is shown to its author
+    /// only.
+    public var shadowed: Bool = false
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
 
     /// Creates the message; every field left out is at its proto3 zero value.
-    public init(allowed: Bool = false, errorCode: String = "", mutedUntil: Int64 = 0) {
+    public init(
+        allowed: Bool = false,
+        errorCode: String = "",
+        mutedUntil: Int64 = 0,
+        shadowed: Bool = false
+    ) {
         self.allowed = allowed
         self.errorCode = errorCode
         self.mutedUntil = mutedUntil
+        self.shadowed = shadowed
     }
 }
 
@@ -1948,6 +1957,129 @@ public struct CheckPostResponse: ProtoMessage {
     /// Creates the message; every field left out is at its proto3 zero value.
     public init(results: [PostCheckResult] = []) {
         self.results = results
+    }
+}
+
+/// Request of BanUserFromApp.
+public struct BanUserFromAppRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.BanUserFromAppRequest"
+
+    /// UID of the user to ban from the app.
+    public var uid: String = ""
+    /// Reason (≤ 512 characters).
+    public var reason: String = ""
+    /// Length of the ban in milliseconds; 0 means until unbanned.
+    public var durationMs: Int64 = 0
+    /// True for a shadow ban: the user's calls keep working, and CheckPost allows their posts
+    /// marked shadowed (the message service shows them to their author only).
+    public var shadow: Bool = false
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        uid: String = "",
+        reason: String = "",
+        durationMs: Int64 = 0,
+        shadow: Bool = false
+    ) {
+        self.uid = uid
+        self.reason = reason
+        self.durationMs = durationMs
+        self.shadow = shadow
+    }
+}
+
+/// Response of BanUserFromApp.
+public struct BanUserFromAppResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.BanUserFromAppResponse"
+
+    /// The "appBanned" action recorded.
+    public var action: Action? = nil
+    /// The app ban in effect.
+    public var ban: AppBan? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil, ban: AppBan? = nil) {
+        self.action = action
+        self.ban = ban
+    }
+}
+
+/// Request of UnbanUserFromApp.
+public struct UnbanUserFromAppRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.UnbanUserFromAppRequest"
+
+    /// UID of the user banned from the app.
+    public var uid: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(uid: String = "") {
+        self.uid = uid
+    }
+}
+
+/// Response of UnbanUserFromApp.
+public struct UnbanUserFromAppResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.UnbanUserFromAppResponse"
+
+    /// The "appUnbanned" action recorded.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(action: Action? = nil) {
+        self.action = action
+    }
+}
+
+/// Request of ListAppBans.
+public struct ListAppBansRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListAppBansRequest"
+
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+    /// Case-insensitive keyword matched against uid and name.
+    public var search: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(limit: UInt32 = 0, cursor: String = "", search: String = "") {
+        self.limit = limit
+        self.cursor = cursor
+        self.search = search
+    }
+}
+
+/// Response of ListAppBans.
+public struct ListAppBansResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListAppBansResponse"
+
+    /// The page of app bans in force, sorted by (banned_at descending, uid).
+    public var appBans: [AppBan] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(appBans: [AppBan] = [], nextCursor: String = "") {
+        self.appBans = appBans
+        self.nextCursor = nextCursor
     }
 }
 
@@ -5517,6 +5649,7 @@ extension PostCheckResult {
         if allowed { c.pointee.allowed = 1 }
         if !errorCode.isEmpty { c.pointee.error_code = arena.cString(errorCode) }
         if mutedUntil != 0 { c.pointee.muted_until = mutedUntil }
+        if shadowed { c.pointee.shadowed = 1 }
         return c
     }
 
@@ -5532,12 +5665,14 @@ extension PostCheckResult {
         self.allowed = (c.pointee.allowed != 0)
         self.errorCode = try arena.string(c.pointee.error_code, field: "error_code", of: Self.protoName)
         self.mutedUntil = c.pointee.muted_until
+        self.shadowed = (c.pointee.shadowed != 0)
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
         if self.allowed { buffer.append(0x08); buffer.append(self.allowed ? 1 : 0) }
         if !self.errorCode.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorCode, &buffer) }
         if self.mutedUntil != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
+        if self.shadowed { buffer.append(0x20); buffer.append(self.shadowed ? 1 : 0) }
     }
 }
 
@@ -5575,6 +5710,209 @@ extension CheckPostResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension BanUserFromAppRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__BanUserFromAppRequest> {
+        let c = arena.allocate(Moderation__V1__BanUserFromAppRequest.self)
+        moderation__v1__ban_user_from_app_request__init(c)
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !reason.isEmpty { c.pointee.reason = arena.cString(reason) }
+        if durationMs != 0 { c.pointee.duration_ms = durationMs }
+        if shadow { c.pointee.shadow = 1 }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__ban_user_from_app_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__BanUserFromAppRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.reason = try arena.string(c.pointee.reason, field: "reason", of: Self.protoName)
+        self.durationMs = c.pointee.duration_ms
+        self.shadow = (c.pointee.shadow != 0)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.durationMs, &buffer) }
+        if self.shadow { buffer.append(0x20); buffer.append(self.shadow ? 1 : 0) }
+    }
+}
+
+extension BanUserFromAppResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__BanUserFromAppResponse> {
+        let c = arena.allocate(Moderation__V1__BanUserFromAppResponse.self)
+        moderation__v1__ban_user_from_app_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        if let value = ban { c.pointee.ban = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__ban_user_from_app_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__BanUserFromAppResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+        if let value = c.pointee.ban { self.ban = try AppBan(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.ban { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension UnbanUserFromAppRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UnbanUserFromAppRequest> {
+        let c = arena.allocate(Moderation__V1__UnbanUserFromAppRequest.self)
+        moderation__v1__unban_user_from_app_request__init(c)
+        if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__unban_user_from_app_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UnbanUserFromAppRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+    }
+}
+
+extension UnbanUserFromAppResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UnbanUserFromAppResponse> {
+        let c = arena.allocate(Moderation__V1__UnbanUserFromAppResponse.self)
+        moderation__v1__unban_user_from_app_response__init(c)
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__unban_user_from_app_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UnbanUserFromAppResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension ListAppBansRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListAppBansRequest> {
+        let c = arena.allocate(Moderation__V1__ListAppBansRequest.self)
+        moderation__v1__list_app_bans_request__init(c)
+        if limit != 0 { c.pointee.limit = limit }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        if !search.isEmpty { c.pointee.search = arena.cString(search) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_app_bans_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListAppBansRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.limit = c.pointee.limit
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+        self.search = try arena.string(c.pointee.search, field: "search", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
+        if !self.search.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.search, &buffer) }
+    }
+}
+
+extension ListAppBansResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListAppBansResponse> {
+        let c = arena.allocate(Moderation__V1__ListAppBansResponse.self)
+        moderation__v1__list_app_bans_response__init(c)
+        if !appBans.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__AppBan>?.self, count: appBans.count)
+            for (i, item) in appBans.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_app_bans = appBans.count
+            c.pointee.app_bans = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_app_bans_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListAppBansResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_app_bans > 0 {
+            self.appBans.reserveCapacity(c.pointee.n_app_bans)
+            for i in 0..<c.pointee.n_app_bans { self.appBans.append(try AppBan(c: ProtoArena.required(c.pointee.app_bans[i], field: "app_bans", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        for index in self.appBans.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.appBans[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
 
@@ -5958,6 +6296,18 @@ public enum ModerationMethods {
     /// refusal is an answer, not a failed call. The app asks about anyone, a user about itself.
     public static let checkPost = ProtoMethod<CheckPostRequest, CheckPostResponse>(
         service: name, name: "CheckPost", clientStreaming: false, serverStreaming: false)
+    /// Bans a user from the whole app (the app only). A ban: every call on the user's behalf fails
+    /// with ERR_USER_BANNED_FROM_APP (but DeleteUser of themselves), their subscriptions end, and
+    /// CheckPost refuses them everywhere. A shadow ban: their calls keep working and CheckPost
+    /// allows their posts marked shadowed. Memberships are kept.
+    public static let banUserFromApp = ProtoMethod<BanUserFromAppRequest, BanUserFromAppResponse>(
+        service: name, name: "BanUserFromApp", clientStreaming: false, serverStreaming: false)
+    /// Lifts a user's app ban (the app only): everything is as it was before the ban.
+    public static let unbanUserFromApp = ProtoMethod<UnbanUserFromAppRequest, UnbanUserFromAppResponse>(
+        service: name, name: "UnbanUserFromApp", clientStreaming: false, serverStreaming: false)
+    /// Lists the app's bans in force, newest first (the app only).
+    public static let listAppBans = ProtoMethod<ListAppBansRequest, ListAppBansResponse>(
+        service: name, name: "ListAppBans", clientStreaming: false, serverStreaming: false)
     /// Reads a group's action log ("missed events"), oldest first.
     public static let listGroupActions = ProtoMethod<ListGroupActionsRequest, ListGroupActionsResponse>(
         service: name, name: "ListGroupActions", clientStreaming: false, serverStreaming: false)
@@ -5966,5 +6316,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, banUserFromApp, unbanUserFromApp, listAppBans, listGroupActions, subscribe]
 }

@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[43] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[44] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -52,11 +52,12 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_JOIN_REQUEST_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_JOIN_REQUEST_NOT_FOUND", 40 },
   { "ERR_ALREADY_REPORTED", "MODERATION__V1__ERROR_CODE__ERR_ALREADY_REPORTED", 41 },
   { "ERR_REPORT_ALREADY_RESOLVED", "MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED", 42 },
+  { "ERR_USER_BANNED_FROM_APP", "MODERATION__V1__ERROR_CODE__ERR_USER_BANNED_FROM_APP", 43 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 43}
+{0, 0},{0, 44}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[43] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[44] =
 {
   { "ERR_ALREADY_BANNED", 11 },
   { "ERR_ALREADY_FROZEN", 33 },
@@ -96,6 +97,7 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_UID_NOT_FOUND", 2 },
   { "ERR_UNAUTHENTICATED", 24 },
   { "ERR_UNSPECIFIED", 0 },
+  { "ERR_USER_BANNED_FROM_APP", 43 },
   { "ERR_USER_NOT_BANNED", 8 },
   { "ERR_USER_NOT_MUTED", 31 },
   { "ERR_USER_OWNS_GROUPS", 36 },
@@ -109,9 +111,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  43,
+  44,
   moderation__v1__error_code__enum_values_by_number,
-  43,
+  44,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

@@ -97,6 +97,51 @@ void   moderation__v1__banned_member__free_unpacked
   assert(message->base.descriptor == &moderation__v1__banned_member__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__app_ban__init
+                     (Moderation__V1__AppBan         *message)
+{
+  static const Moderation__V1__AppBan init_value = MODERATION__V1__APP_BAN__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__app_ban__get_packed_size
+                     (const Moderation__V1__AppBan *message)
+{
+  assert(message->base.descriptor == &moderation__v1__app_ban__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__app_ban__pack
+                     (const Moderation__V1__AppBan *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__app_ban__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__app_ban__pack_to_buffer
+                     (const Moderation__V1__AppBan *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__app_ban__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AppBan *
+       moderation__v1__app_ban__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AppBan *)
+     protobuf_c_message_unpack (&moderation__v1__app_ban__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__app_ban__free_unpacked
+                     (Moderation__V1__AppBan *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__app_ban__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__member_to_add__init
                      (Moderation__V1__MemberToAdd         *message)
 {
@@ -488,6 +533,135 @@ const ProtobufCMessageDescriptor moderation__v1__banned_member__descriptor =
   moderation__v1__banned_member__field_indices_by_name,
   1,  moderation__v1__banned_member__number_ranges,
   (ProtobufCMessageInit) moderation__v1__banned_member__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__app_ban__field_descriptors[8] =
+{
+  {
+    "uid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "avatar",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, avatar),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "banned_at",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, banned_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "banned_by",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, banned_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_at",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, expires_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "shadow",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AppBan, shadow),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__app_ban__field_indices_by_name[] = {
+  2,   /* field[2] = avatar */
+  3,   /* field[3] = banned_at */
+  4,   /* field[4] = banned_by */
+  6,   /* field[6] = expires_at */
+  1,   /* field[1] = name */
+  5,   /* field[5] = reason */
+  7,   /* field[7] = shadow */
+  0,   /* field[0] = uid */
+};
+static const ProtobufCIntRange moderation__v1__app_ban__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor moderation__v1__app_ban__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AppBan",
+  "AppBan",
+  "Moderation__V1__AppBan",
+  "moderation.v1",
+  sizeof(Moderation__V1__AppBan),
+  8,
+  moderation__v1__app_ban__field_descriptors,
+  moderation__v1__app_ban__field_indices_by_name,
+  1,  moderation__v1__app_ban__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__app_ban__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor moderation__v1__member_to_add__field_descriptors[2] =

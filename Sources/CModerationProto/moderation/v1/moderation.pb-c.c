@@ -4135,6 +4135,276 @@ void   moderation__v1__check_post_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__check_post_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__ban_user_from_app_request__init
+                     (Moderation__V1__BanUserFromAppRequest         *message)
+{
+  static const Moderation__V1__BanUserFromAppRequest init_value = MODERATION__V1__BAN_USER_FROM_APP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__ban_user_from_app_request__get_packed_size
+                     (const Moderation__V1__BanUserFromAppRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__ban_user_from_app_request__pack
+                     (const Moderation__V1__BanUserFromAppRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__ban_user_from_app_request__pack_to_buffer
+                     (const Moderation__V1__BanUserFromAppRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__BanUserFromAppRequest *
+       moderation__v1__ban_user_from_app_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__BanUserFromAppRequest *)
+     protobuf_c_message_unpack (&moderation__v1__ban_user_from_app_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__ban_user_from_app_request__free_unpacked
+                     (Moderation__V1__BanUserFromAppRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__ban_user_from_app_response__init
+                     (Moderation__V1__BanUserFromAppResponse         *message)
+{
+  static const Moderation__V1__BanUserFromAppResponse init_value = MODERATION__V1__BAN_USER_FROM_APP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__ban_user_from_app_response__get_packed_size
+                     (const Moderation__V1__BanUserFromAppResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__ban_user_from_app_response__pack
+                     (const Moderation__V1__BanUserFromAppResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__ban_user_from_app_response__pack_to_buffer
+                     (const Moderation__V1__BanUserFromAppResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__BanUserFromAppResponse *
+       moderation__v1__ban_user_from_app_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__BanUserFromAppResponse *)
+     protobuf_c_message_unpack (&moderation__v1__ban_user_from_app_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__ban_user_from_app_response__free_unpacked
+                     (Moderation__V1__BanUserFromAppResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__ban_user_from_app_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__unban_user_from_app_request__init
+                     (Moderation__V1__UnbanUserFromAppRequest         *message)
+{
+  static const Moderation__V1__UnbanUserFromAppRequest init_value = MODERATION__V1__UNBAN_USER_FROM_APP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__unban_user_from_app_request__get_packed_size
+                     (const Moderation__V1__UnbanUserFromAppRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__unban_user_from_app_request__pack
+                     (const Moderation__V1__UnbanUserFromAppRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__unban_user_from_app_request__pack_to_buffer
+                     (const Moderation__V1__UnbanUserFromAppRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UnbanUserFromAppRequest *
+       moderation__v1__unban_user_from_app_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UnbanUserFromAppRequest *)
+     protobuf_c_message_unpack (&moderation__v1__unban_user_from_app_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__unban_user_from_app_request__free_unpacked
+                     (Moderation__V1__UnbanUserFromAppRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__unban_user_from_app_response__init
+                     (Moderation__V1__UnbanUserFromAppResponse         *message)
+{
+  static const Moderation__V1__UnbanUserFromAppResponse init_value = MODERATION__V1__UNBAN_USER_FROM_APP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__unban_user_from_app_response__get_packed_size
+                     (const Moderation__V1__UnbanUserFromAppResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__unban_user_from_app_response__pack
+                     (const Moderation__V1__UnbanUserFromAppResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__unban_user_from_app_response__pack_to_buffer
+                     (const Moderation__V1__UnbanUserFromAppResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UnbanUserFromAppResponse *
+       moderation__v1__unban_user_from_app_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UnbanUserFromAppResponse *)
+     protobuf_c_message_unpack (&moderation__v1__unban_user_from_app_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__unban_user_from_app_response__free_unpacked
+                     (Moderation__V1__UnbanUserFromAppResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__unban_user_from_app_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_app_bans_request__init
+                     (Moderation__V1__ListAppBansRequest         *message)
+{
+  static const Moderation__V1__ListAppBansRequest init_value = MODERATION__V1__LIST_APP_BANS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_app_bans_request__get_packed_size
+                     (const Moderation__V1__ListAppBansRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_app_bans_request__pack
+                     (const Moderation__V1__ListAppBansRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_app_bans_request__pack_to_buffer
+                     (const Moderation__V1__ListAppBansRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListAppBansRequest *
+       moderation__v1__list_app_bans_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListAppBansRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_app_bans_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_app_bans_request__free_unpacked
+                     (Moderation__V1__ListAppBansRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_app_bans_response__init
+                     (Moderation__V1__ListAppBansResponse         *message)
+{
+  static const Moderation__V1__ListAppBansResponse init_value = MODERATION__V1__LIST_APP_BANS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_app_bans_response__get_packed_size
+                     (const Moderation__V1__ListAppBansResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_app_bans_response__pack
+                     (const Moderation__V1__ListAppBansResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_app_bans_response__pack_to_buffer
+                     (const Moderation__V1__ListAppBansResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListAppBansResponse *
+       moderation__v1__list_app_bans_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListAppBansResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_app_bans_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_app_bans_response__free_unpacked
+                     (Moderation__V1__ListAppBansResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_app_bans_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message)
 {
@@ -10057,7 +10327,7 @@ const ProtobufCMessageDescriptor moderation__v1__check_post_request__descriptor 
   (ProtobufCMessageInit) moderation__v1__check_post_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_descriptors[3] =
+static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_descriptors[4] =
 {
   {
     "allowed",
@@ -10095,16 +10365,29 @@ static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "shadowed",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheckResult, shadowed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__post_check_result__field_indices_by_name[] = {
   0,   /* field[0] = allowed */
   1,   /* field[1] = error_code */
   2,   /* field[2] = muted_until */
+  3,   /* field[3] = shadowed */
 };
 static const ProtobufCIntRange moderation__v1__post_check_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor =
 {
@@ -10114,7 +10397,7 @@ const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor =
   "Moderation__V1__PostCheckResult",
   "moderation.v1",
   sizeof(Moderation__V1__PostCheckResult),
-  3,
+  4,
   moderation__v1__post_check_result__field_descriptors,
   moderation__v1__post_check_result__field_indices_by_name,
   1,  moderation__v1__post_check_result__number_ranges,
@@ -10157,6 +10440,325 @@ const ProtobufCMessageDescriptor moderation__v1__check_post_response__descriptor
   moderation__v1__check_post_response__field_indices_by_name,
   1,  moderation__v1__check_post_response__number_ranges,
   (ProtobufCMessageInit) moderation__v1__check_post_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__ban_user_from_app_request__field_descriptors[4] =
+{
+  {
+    "uid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BanUserFromAppRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BanUserFromAppRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "duration_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BanUserFromAppRequest, duration_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "shadow",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BanUserFromAppRequest, shadow),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__ban_user_from_app_request__field_indices_by_name[] = {
+  2,   /* field[2] = duration_ms */
+  1,   /* field[1] = reason */
+  3,   /* field[3] = shadow */
+  0,   /* field[0] = uid */
+};
+static const ProtobufCIntRange moderation__v1__ban_user_from_app_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__ban_user_from_app_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BanUserFromAppRequest",
+  "BanUserFromAppRequest",
+  "Moderation__V1__BanUserFromAppRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__BanUserFromAppRequest),
+  4,
+  moderation__v1__ban_user_from_app_request__field_descriptors,
+  moderation__v1__ban_user_from_app_request__field_indices_by_name,
+  1,  moderation__v1__ban_user_from_app_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__ban_user_from_app_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__ban_user_from_app_response__field_descriptors[2] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BanUserFromAppResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ban",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__BanUserFromAppResponse, ban),
+    &moderation__v1__app_ban__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__ban_user_from_app_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+  1,   /* field[1] = ban */
+};
+static const ProtobufCIntRange moderation__v1__ban_user_from_app_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__ban_user_from_app_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.BanUserFromAppResponse",
+  "BanUserFromAppResponse",
+  "Moderation__V1__BanUserFromAppResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__BanUserFromAppResponse),
+  2,
+  moderation__v1__ban_user_from_app_response__field_descriptors,
+  moderation__v1__ban_user_from_app_response__field_indices_by_name,
+  1,  moderation__v1__ban_user_from_app_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__ban_user_from_app_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__unban_user_from_app_request__field_descriptors[1] =
+{
+  {
+    "uid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnbanUserFromAppRequest, uid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__unban_user_from_app_request__field_indices_by_name[] = {
+  0,   /* field[0] = uid */
+};
+static const ProtobufCIntRange moderation__v1__unban_user_from_app_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__unban_user_from_app_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UnbanUserFromAppRequest",
+  "UnbanUserFromAppRequest",
+  "Moderation__V1__UnbanUserFromAppRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__UnbanUserFromAppRequest),
+  1,
+  moderation__v1__unban_user_from_app_request__field_descriptors,
+  moderation__v1__unban_user_from_app_request__field_indices_by_name,
+  1,  moderation__v1__unban_user_from_app_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__unban_user_from_app_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__unban_user_from_app_response__field_descriptors[1] =
+{
+  {
+    "action",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UnbanUserFromAppResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__unban_user_from_app_response__field_indices_by_name[] = {
+  0,   /* field[0] = action */
+};
+static const ProtobufCIntRange moderation__v1__unban_user_from_app_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__unban_user_from_app_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UnbanUserFromAppResponse",
+  "UnbanUserFromAppResponse",
+  "Moderation__V1__UnbanUserFromAppResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__UnbanUserFromAppResponse),
+  1,
+  moderation__v1__unban_user_from_app_response__field_descriptors,
+  moderation__v1__unban_user_from_app_response__field_indices_by_name,
+  1,  moderation__v1__unban_user_from_app_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__unban_user_from_app_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_app_bans_request__field_descriptors[3] =
+{
+  {
+    "limit",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListAppBansRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListAppBansRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "search",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListAppBansRequest, search),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_app_bans_request__field_indices_by_name[] = {
+  1,   /* field[1] = cursor */
+  0,   /* field[0] = limit */
+  2,   /* field[2] = search */
+};
+static const ProtobufCIntRange moderation__v1__list_app_bans_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_app_bans_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListAppBansRequest",
+  "ListAppBansRequest",
+  "Moderation__V1__ListAppBansRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListAppBansRequest),
+  3,
+  moderation__v1__list_app_bans_request__field_descriptors,
+  moderation__v1__list_app_bans_request__field_indices_by_name,
+  1,  moderation__v1__list_app_bans_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_app_bans_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_app_bans_response__field_descriptors[2] =
+{
+  {
+    "app_bans",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListAppBansResponse, n_app_bans),
+    offsetof(Moderation__V1__ListAppBansResponse, app_bans),
+    &moderation__v1__app_ban__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListAppBansResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_app_bans_response__field_indices_by_name[] = {
+  0,   /* field[0] = app_bans */
+  1,   /* field[1] = next_cursor */
+};
+static const ProtobufCIntRange moderation__v1__list_app_bans_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_app_bans_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListAppBansResponse",
+  "ListAppBansResponse",
+  "Moderation__V1__ListAppBansResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListAppBansResponse),
+  2,
+  moderation__v1__list_app_bans_response__field_descriptors,
+  moderation__v1__list_app_bans_response__field_indices_by_name,
+  1,  moderation__v1__list_app_bans_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_app_bans_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor moderation__v1__list_group_actions_request__field_descriptors[7] =
@@ -10531,7 +11133,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[46] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[49] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -10577,6 +11179,9 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "FreezeGroup", &moderation__v1__freeze_group_request__descriptor, &moderation__v1__freeze_group_response__descriptor },
   { "UnfreezeGroup", &moderation__v1__unfreeze_group_request__descriptor, &moderation__v1__unfreeze_group_response__descriptor },
   { "CheckPost", &moderation__v1__check_post_request__descriptor, &moderation__v1__check_post_response__descriptor },
+  { "BanUserFromApp", &moderation__v1__ban_user_from_app_request__descriptor, &moderation__v1__ban_user_from_app_response__descriptor },
+  { "UnbanUserFromApp", &moderation__v1__unban_user_from_app_request__descriptor, &moderation__v1__unban_user_from_app_response__descriptor },
+  { "ListAppBans", &moderation__v1__list_app_bans_request__descriptor, &moderation__v1__list_app_bans_response__descriptor },
   { "ListGroupActions", &moderation__v1__list_group_actions_request__descriptor, &moderation__v1__list_group_actions_response__descriptor },
   { "Subscribe", &moderation__v1__subscribe_request__descriptor, &moderation__v1__subscribe_response__descriptor },
 };
@@ -10585,6 +11190,7 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   12,        /* AddMembers */
   30,        /* ApproveJoinRequest */
   14,        /* BanMember */
+  44,        /* BanUserFromApp */
   20,        /* BulkBanMembers */
   19,        /* BulkKickMembers */
   39,        /* BulkMuteMembers */
@@ -10606,8 +11212,9 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   9,        /* JoinGroup */
   13,        /* KickMember */
   10,        /* LeaveGroup */
+  46,        /* ListAppBans */
   16,        /* ListBannedMembers */
-  44,        /* ListGroupActions */
+  47,        /* ListGroupActions */
   8,        /* ListGroups */
   27,        /* ListInvites */
   33,        /* ListJoinRequests */
@@ -10620,9 +11227,10 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   29,        /* RequestToJoin */
   36,        /* ResolveReport */
   26,        /* RevokeInvite */
-  45,        /* Subscribe */
+  48,        /* Subscribe */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
+  45,        /* UnbanUserFromApp */
   42,        /* UnfreezeGroup */
   38,        /* UnmuteMember */
   6,        /* UpdateGroup */
@@ -10635,7 +11243,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  46,
+  49,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -10991,13 +11599,37 @@ void moderation__v1__moderation__check_post(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 43, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__ban_user_from_app(ProtobufCService *service,
+                                                   const Moderation__V1__BanUserFromAppRequest *input,
+                                                   Moderation__V1__BanUserFromAppResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__unban_user_from_app(ProtobufCService *service,
+                                                     const Moderation__V1__UnbanUserFromAppRequest *input,
+                                                     Moderation__V1__UnbanUserFromAppResponse_Closure closure,
+                                                     void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_app_bans(ProtobufCService *service,
+                                               const Moderation__V1__ListAppBansRequest *input,
+                                               Moderation__V1__ListAppBansResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 46, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 47, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -11005,7 +11637,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 48, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

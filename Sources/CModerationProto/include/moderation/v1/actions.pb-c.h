@@ -142,7 +142,17 @@ typedef enum _Moderation__V1__ActionType {
    * the outcome is addressed; reason: "dismissed" or "actioned"; report_id). Private, as
    * "reported".
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORT_RESOLVED = 26
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORT_RESOLVED = 26,
+  /*
+   * "appBanned": the app banned a user from the whole app (guid empty: no action_for; reason,
+   * expires_at, shadow). Delivered to whole-app subscribers and the user's own subscriptions.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_APP_BANNED = 27,
+  /*
+   * "appUnbanned": a user's app ban was lifted, by the app, by expiry (reason "expired") or with
+   * the user's deletion (reason "userDeleted"); shadow tells which kind of ban it was.
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_APP_UNBANNED = 28
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -169,13 +179,14 @@ struct  Moderation__V1__Action
   /*
    * Whom it was done to: the target of joined (the joiner), left (the leaver), added, kicked,
    * banned, unbanned, scopeChanged, ownershipTransferred (the new owner), muted, unmuted,
-   * userDeleted (the deleted user), the invite actions (the invitee) and the join request
-   * actions (the requester); the owner for created; absent for updated, deleted, frozen
-   * and unfrozen.
+   * userDeleted (the deleted user), the invite actions (the invitee), the join request
+   * actions (the requester) and the app ban actions (the user); the owner for created; absent
+   * for updated, deleted, frozen and unfrozen.
    */
   Moderation__V1__User *action_on;
   /*
-   * The group after the change (members_count and version updated); no per-user fields.
+   * The group after the change (members_count and version updated); no per-user fields. Absent
+   * for the app-wide actions (appBanned, appUnbanned), which belong to no group.
    */
   Moderation__V1__Group *action_for;
   /*
@@ -187,12 +198,13 @@ struct  Moderation__V1__Action
    */
   Moderation__V1__Scope new_scope;
   /*
-   * Reason given (bans, mutes, freezes; "expired" for an unban or unmute by expiry;
-   * "userDeleted" for a leave caused by DeleteUser).
+   * Reason given (bans, app bans, mutes, freezes; "expired" for an unban, app unban or unmute by
+   * expiry; "userDeleted" for a leave or an app unban caused by DeleteUser).
    */
   char *reason;
   /*
-   * Expiry of a ban or mute, Unix milliseconds; 0 for permanent (until unmuted) or neither.
+   * Expiry of a ban, app ban or mute, Unix milliseconds; 0 for permanent (until unmuted) or
+   * neither.
    */
   int64_t expires_at;
   /*
@@ -211,10 +223,14 @@ struct  Moderation__V1__Action
    * The report a "reported" or "reportResolved" action is about; 0 for other actions.
    */
   uint64_t report_id;
+  /*
+   * For appBanned and appUnbanned: the ban is (was) a shadow ban; false for other actions.
+   */
+  protobuf_c_boolean shadow;
 };
 #define MODERATION__V1__ACTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__action__descriptor) \
-    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /* Moderation__V1__Action methods */

@@ -201,7 +201,12 @@ typedef enum _Moderation__V1__ErrorCode {
   /*
    * FAILED_PRECONDITION: the report is resolved already.
    */
-  MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED = 42
+  MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED = 42,
+  /*
+   * PERMISSION_DENIED: the acting user is banned from the whole app; every call on their behalf
+   * fails with it but DeleteUser of themselves (and CheckPost answers it for every group).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_USER_BANNED_FROM_APP = 43
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

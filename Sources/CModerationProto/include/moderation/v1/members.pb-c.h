@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 typedef struct Moderation__V1__GroupMember Moderation__V1__GroupMember;
 typedef struct Moderation__V1__BannedMember Moderation__V1__BannedMember;
+typedef struct Moderation__V1__AppBan Moderation__V1__AppBan;
 typedef struct Moderation__V1__MemberToAdd Moderation__V1__MemberToAdd;
 typedef struct Moderation__V1__UserResult Moderation__V1__UserResult;
 typedef struct Moderation__V1__JoinRequest Moderation__V1__JoinRequest;
@@ -136,6 +137,50 @@ struct  Moderation__V1__BannedMember
 #define MODERATION__V1__BANNED_MEMBER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__banned_member__descriptor) \
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * A user banned from the whole app: the record as ListAppBans shows it.
+ */
+struct  Moderation__V1__AppBan
+{
+  ProtobufCMessage base;
+  /*
+   * The banned user's uid.
+   */
+  char *uid;
+  /*
+   * The banned user's display name.
+   */
+  char *name;
+  /*
+   * The banned user's avatar URL.
+   */
+  char *avatar;
+  /*
+   * When the ban was made, Unix milliseconds.
+   */
+  int64_t banned_at;
+  /*
+   * Who banned the user ("@app": only the app bans from the app).
+   */
+  char *banned_by;
+  /*
+   * Reason given with the ban (≤ 512 characters).
+   */
+  char *reason;
+  /*
+   * When the ban stops applying, Unix milliseconds; 0 means until unbanned.
+   */
+  int64_t expires_at;
+  /*
+   * True for a shadow ban: the user's calls keep working and CheckPost answers shadowed.
+   */
+  protobuf_c_boolean shadow;
+};
+#define MODERATION__V1__APP_BAN__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__app_ban__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -262,6 +307,25 @@ Moderation__V1__BannedMember *
 void   moderation__v1__banned_member__free_unpacked
                      (Moderation__V1__BannedMember *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__AppBan methods */
+void   moderation__v1__app_ban__init
+                     (Moderation__V1__AppBan         *message);
+size_t moderation__v1__app_ban__get_packed_size
+                     (const Moderation__V1__AppBan   *message);
+size_t moderation__v1__app_ban__pack
+                     (const Moderation__V1__AppBan   *message,
+                      uint8_t             *out);
+size_t moderation__v1__app_ban__pack_to_buffer
+                     (const Moderation__V1__AppBan   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AppBan *
+       moderation__v1__app_ban__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__app_ban__free_unpacked
+                     (Moderation__V1__AppBan *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__MemberToAdd methods */
 void   moderation__v1__member_to_add__init
                      (Moderation__V1__MemberToAdd         *message);
@@ -327,6 +391,9 @@ typedef void (*Moderation__V1__GroupMember_Closure)
 typedef void (*Moderation__V1__BannedMember_Closure)
                  (const Moderation__V1__BannedMember *message,
                   void *closure_data);
+typedef void (*Moderation__V1__AppBan_Closure)
+                 (const Moderation__V1__AppBan *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__MemberToAdd_Closure)
                  (const Moderation__V1__MemberToAdd *message,
                   void *closure_data);
@@ -345,6 +412,7 @@ typedef void (*Moderation__V1__JoinRequest_Closure)
 extern const ProtobufCEnumDescriptor    moderation__v1__scope__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__group_member__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__banned_member__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__app_ban__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__member_to_add__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__user_result__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__join_request__descriptor;

@@ -124,6 +124,12 @@ typedef struct Moderation__V1__PostCheck Moderation__V1__PostCheck;
 typedef struct Moderation__V1__CheckPostRequest Moderation__V1__CheckPostRequest;
 typedef struct Moderation__V1__PostCheckResult Moderation__V1__PostCheckResult;
 typedef struct Moderation__V1__CheckPostResponse Moderation__V1__CheckPostResponse;
+typedef struct Moderation__V1__BanUserFromAppRequest Moderation__V1__BanUserFromAppRequest;
+typedef struct Moderation__V1__BanUserFromAppResponse Moderation__V1__BanUserFromAppResponse;
+typedef struct Moderation__V1__UnbanUserFromAppRequest Moderation__V1__UnbanUserFromAppRequest;
+typedef struct Moderation__V1__UnbanUserFromAppResponse Moderation__V1__UnbanUserFromAppResponse;
+typedef struct Moderation__V1__ListAppBansRequest Moderation__V1__ListAppBansRequest;
+typedef struct Moderation__V1__ListAppBansResponse Moderation__V1__ListAppBansResponse;
 typedef struct Moderation__V1__ListGroupActionsRequest Moderation__V1__ListGroupActionsRequest;
 typedef struct Moderation__V1__ListGroupActionsResponse Moderation__V1__ListGroupActionsResponse;
 typedef struct Moderation__V1__SubscribeRequest Moderation__V1__SubscribeRequest;
@@ -2263,18 +2269,23 @@ struct  Moderation__V1__PostCheckResult
   protobuf_c_boolean allowed;
   /*
    * Why not, when not allowed: ERR_GROUP_NOT_FOUND (no such group, or a private group the user
-   * is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED or
-   * ERR_GROUP_FROZEN.
+   * is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED,
+   * ERR_GROUP_FROZEN or ERR_USER_BANNED_FROM_APP (checked in that order).
    */
   char *error_code;
   /*
    * With ERR_MEMBER_MUTED: when the mute ends, Unix milliseconds; -1 until unmuted.
    */
   int64_t muted_until;
+  /*
+   * With allowed: the user is shadow-banned from the app, so the post is shown to its author
+   * only.
+   */
+  protobuf_c_boolean shadowed;
 };
 #define MODERATION__V1__POST_CHECK_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__post_check_result__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, 0 }
+    , 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -2292,6 +2303,132 @@ struct  Moderation__V1__CheckPostResponse
 #define MODERATION__V1__CHECK_POST_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__check_post_response__descriptor) \
     , 0,NULL }
+
+
+/*
+ * Request of BanUserFromApp.
+ */
+struct  Moderation__V1__BanUserFromAppRequest
+{
+  ProtobufCMessage base;
+  /*
+   * UID of the user to ban from the app.
+   */
+  char *uid;
+  /*
+   * Reason (≤ 512 characters).
+   */
+  char *reason;
+  /*
+   * Length of the ban in milliseconds; 0 means until unbanned.
+   */
+  int64_t duration_ms;
+  /*
+   * True for a shadow ban: the user's calls keep working, and CheckPost allows their posts
+   * marked shadowed (the message service shows them to their author only).
+   */
+  protobuf_c_boolean shadow;
+};
+#define MODERATION__V1__BAN_USER_FROM_APP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__ban_user_from_app_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+
+
+/*
+ * Response of BanUserFromApp.
+ */
+struct  Moderation__V1__BanUserFromAppResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "appBanned" action recorded.
+   */
+  Moderation__V1__Action *action;
+  /*
+   * The app ban in effect.
+   */
+  Moderation__V1__AppBan *ban;
+};
+#define MODERATION__V1__BAN_USER_FROM_APP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__ban_user_from_app_response__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * Request of UnbanUserFromApp.
+ */
+struct  Moderation__V1__UnbanUserFromAppRequest
+{
+  ProtobufCMessage base;
+  /*
+   * UID of the user banned from the app.
+   */
+  char *uid;
+};
+#define MODERATION__V1__UNBAN_USER_FROM_APP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__unban_user_from_app_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of UnbanUserFromApp.
+ */
+struct  Moderation__V1__UnbanUserFromAppResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The "appUnbanned" action recorded.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__UNBAN_USER_FROM_APP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__unban_user_from_app_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ListAppBans.
+ */
+struct  Moderation__V1__ListAppBansRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+  /*
+   * Case-insensitive keyword matched against uid and name.
+   */
+  char *search;
+};
+#define MODERATION__V1__LIST_APP_BANS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_app_bans_request__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of ListAppBans.
+ */
+struct  Moderation__V1__ListAppBansResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page of app bans in force, sorted by (banned_at descending, uid).
+   */
+  size_t n_app_bans;
+  Moderation__V1__AppBan **app_bans;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_APP_BANS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_app_bans_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -4201,6 +4338,120 @@ Moderation__V1__CheckPostResponse *
 void   moderation__v1__check_post_response__free_unpacked
                      (Moderation__V1__CheckPostResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__BanUserFromAppRequest methods */
+void   moderation__v1__ban_user_from_app_request__init
+                     (Moderation__V1__BanUserFromAppRequest         *message);
+size_t moderation__v1__ban_user_from_app_request__get_packed_size
+                     (const Moderation__V1__BanUserFromAppRequest   *message);
+size_t moderation__v1__ban_user_from_app_request__pack
+                     (const Moderation__V1__BanUserFromAppRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__ban_user_from_app_request__pack_to_buffer
+                     (const Moderation__V1__BanUserFromAppRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__BanUserFromAppRequest *
+       moderation__v1__ban_user_from_app_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__ban_user_from_app_request__free_unpacked
+                     (Moderation__V1__BanUserFromAppRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__BanUserFromAppResponse methods */
+void   moderation__v1__ban_user_from_app_response__init
+                     (Moderation__V1__BanUserFromAppResponse         *message);
+size_t moderation__v1__ban_user_from_app_response__get_packed_size
+                     (const Moderation__V1__BanUserFromAppResponse   *message);
+size_t moderation__v1__ban_user_from_app_response__pack
+                     (const Moderation__V1__BanUserFromAppResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__ban_user_from_app_response__pack_to_buffer
+                     (const Moderation__V1__BanUserFromAppResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__BanUserFromAppResponse *
+       moderation__v1__ban_user_from_app_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__ban_user_from_app_response__free_unpacked
+                     (Moderation__V1__BanUserFromAppResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UnbanUserFromAppRequest methods */
+void   moderation__v1__unban_user_from_app_request__init
+                     (Moderation__V1__UnbanUserFromAppRequest         *message);
+size_t moderation__v1__unban_user_from_app_request__get_packed_size
+                     (const Moderation__V1__UnbanUserFromAppRequest   *message);
+size_t moderation__v1__unban_user_from_app_request__pack
+                     (const Moderation__V1__UnbanUserFromAppRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__unban_user_from_app_request__pack_to_buffer
+                     (const Moderation__V1__UnbanUserFromAppRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UnbanUserFromAppRequest *
+       moderation__v1__unban_user_from_app_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__unban_user_from_app_request__free_unpacked
+                     (Moderation__V1__UnbanUserFromAppRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UnbanUserFromAppResponse methods */
+void   moderation__v1__unban_user_from_app_response__init
+                     (Moderation__V1__UnbanUserFromAppResponse         *message);
+size_t moderation__v1__unban_user_from_app_response__get_packed_size
+                     (const Moderation__V1__UnbanUserFromAppResponse   *message);
+size_t moderation__v1__unban_user_from_app_response__pack
+                     (const Moderation__V1__UnbanUserFromAppResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__unban_user_from_app_response__pack_to_buffer
+                     (const Moderation__V1__UnbanUserFromAppResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UnbanUserFromAppResponse *
+       moderation__v1__unban_user_from_app_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__unban_user_from_app_response__free_unpacked
+                     (Moderation__V1__UnbanUserFromAppResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListAppBansRequest methods */
+void   moderation__v1__list_app_bans_request__init
+                     (Moderation__V1__ListAppBansRequest         *message);
+size_t moderation__v1__list_app_bans_request__get_packed_size
+                     (const Moderation__V1__ListAppBansRequest   *message);
+size_t moderation__v1__list_app_bans_request__pack
+                     (const Moderation__V1__ListAppBansRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_app_bans_request__pack_to_buffer
+                     (const Moderation__V1__ListAppBansRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListAppBansRequest *
+       moderation__v1__list_app_bans_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_app_bans_request__free_unpacked
+                     (Moderation__V1__ListAppBansRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListAppBansResponse methods */
+void   moderation__v1__list_app_bans_response__init
+                     (Moderation__V1__ListAppBansResponse         *message);
+size_t moderation__v1__list_app_bans_response__get_packed_size
+                     (const Moderation__V1__ListAppBansResponse   *message);
+size_t moderation__v1__list_app_bans_response__pack
+                     (const Moderation__V1__ListAppBansResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_app_bans_response__pack_to_buffer
+                     (const Moderation__V1__ListAppBansResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListAppBansResponse *
+       moderation__v1__list_app_bans_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_app_bans_response__free_unpacked
+                     (Moderation__V1__ListAppBansResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__ListGroupActionsRequest methods */
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message);
@@ -4607,6 +4858,24 @@ typedef void (*Moderation__V1__PostCheckResult_Closure)
 typedef void (*Moderation__V1__CheckPostResponse_Closure)
                  (const Moderation__V1__CheckPostResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__BanUserFromAppRequest_Closure)
+                 (const Moderation__V1__BanUserFromAppRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__BanUserFromAppResponse_Closure)
+                 (const Moderation__V1__BanUserFromAppResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UnbanUserFromAppRequest_Closure)
+                 (const Moderation__V1__UnbanUserFromAppRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UnbanUserFromAppResponse_Closure)
+                 (const Moderation__V1__UnbanUserFromAppResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListAppBansRequest_Closure)
+                 (const Moderation__V1__ListAppBansRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListAppBansResponse_Closure)
+                 (const Moderation__V1__ListAppBansResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__ListGroupActionsRequest_Closure)
                  (const Moderation__V1__ListGroupActionsRequest *message,
                   void *closure_data);
@@ -4805,6 +5074,18 @@ struct Moderation__V1__Moderation_Service
                      const Moderation__V1__CheckPostRequest *input,
                      Moderation__V1__CheckPostResponse_Closure closure,
                      void *closure_data);
+  void (*ban_user_from_app)(Moderation__V1__Moderation_Service *service,
+                            const Moderation__V1__BanUserFromAppRequest *input,
+                            Moderation__V1__BanUserFromAppResponse_Closure closure,
+                            void *closure_data);
+  void (*unban_user_from_app)(Moderation__V1__Moderation_Service *service,
+                              const Moderation__V1__UnbanUserFromAppRequest *input,
+                              Moderation__V1__UnbanUserFromAppResponse_Closure closure,
+                              void *closure_data);
+  void (*list_app_bans)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__ListAppBansRequest *input,
+                        Moderation__V1__ListAppBansResponse_Closure closure,
+                        void *closure_data);
   void (*list_group_actions)(Moderation__V1__Moderation_Service *service,
                              const Moderation__V1__ListGroupActionsRequest *input,
                              Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -4865,6 +5146,9 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## freeze_group,\
       function_prefix__ ## unfreeze_group,\
       function_prefix__ ## check_post,\
+      function_prefix__ ## ban_user_from_app,\
+      function_prefix__ ## unban_user_from_app,\
+      function_prefix__ ## list_app_bans,\
       function_prefix__ ## list_group_actions,\
       function_prefix__ ## subscribe  }
 void moderation__v1__moderation__create_user(ProtobufCService *service,
@@ -5043,6 +5327,18 @@ void moderation__v1__moderation__check_post(ProtobufCService *service,
                                             const Moderation__V1__CheckPostRequest *input,
                                             Moderation__V1__CheckPostResponse_Closure closure,
                                             void *closure_data);
+void moderation__v1__moderation__ban_user_from_app(ProtobufCService *service,
+                                                   const Moderation__V1__BanUserFromAppRequest *input,
+                                                   Moderation__V1__BanUserFromAppResponse_Closure closure,
+                                                   void *closure_data);
+void moderation__v1__moderation__unban_user_from_app(ProtobufCService *service,
+                                                     const Moderation__V1__UnbanUserFromAppRequest *input,
+                                                     Moderation__V1__UnbanUserFromAppResponse_Closure closure,
+                                                     void *closure_data);
+void moderation__v1__moderation__list_app_bans(ProtobufCService *service,
+                                               const Moderation__V1__ListAppBansRequest *input,
+                                               Moderation__V1__ListAppBansResponse_Closure closure,
+                                               void *closure_data);
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -5157,6 +5453,12 @@ extern const ProtobufCMessageDescriptor moderation__v1__post_check__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__check_post_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__check_post_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__ban_user_from_app_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__ban_user_from_app_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__unban_user_from_app_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__unban_user_from_app_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_app_bans_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_app_bans_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__subscribe_request__descriptor;

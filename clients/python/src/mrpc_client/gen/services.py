@@ -375,6 +375,30 @@ MODERATION_V1_MODERATION__CHECK_POST: MethodSpec[_moderation_v1_moderation_pb2.C
     response_type=_moderation_v1_moderation_pb2.CheckPostResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__BAN_USER_FROM_APP: MethodSpec[_moderation_v1_moderation_pb2.BanUserFromAppRequest, _moderation_v1_moderation_pb2.BanUserFromAppResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='BanUserFromApp',
+    path='/moderation.v1.Moderation/BanUserFromApp',
+    request_type=_moderation_v1_moderation_pb2.BanUserFromAppRequest,
+    response_type=_moderation_v1_moderation_pb2.BanUserFromAppResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__UNBAN_USER_FROM_APP: MethodSpec[_moderation_v1_moderation_pb2.UnbanUserFromAppRequest, _moderation_v1_moderation_pb2.UnbanUserFromAppResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='UnbanUserFromApp',
+    path='/moderation.v1.Moderation/UnbanUserFromApp',
+    request_type=_moderation_v1_moderation_pb2.UnbanUserFromAppRequest,
+    response_type=_moderation_v1_moderation_pb2.UnbanUserFromAppResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_APP_BANS: MethodSpec[_moderation_v1_moderation_pb2.ListAppBansRequest, _moderation_v1_moderation_pb2.ListAppBansResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListAppBans',
+    path='/moderation.v1.Moderation/ListAppBans',
+    request_type=_moderation_v1_moderation_pb2.ListAppBansRequest,
+    response_type=_moderation_v1_moderation_pb2.ListAppBansResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS: MethodSpec[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='ListGroupActions',
@@ -438,6 +462,9 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__FREEZE_GROUP,
         MODERATION_V1_MODERATION__UNFREEZE_GROUP,
         MODERATION_V1_MODERATION__CHECK_POST,
+        MODERATION_V1_MODERATION__BAN_USER_FROM_APP,
+        MODERATION_V1_MODERATION__UNBAN_USER_FROM_APP,
+        MODERATION_V1_MODERATION__LIST_APP_BANS,
         MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS,
         MODERATION_V1_MODERATION__SUBSCRIBE,
     ),
@@ -786,6 +813,27 @@ class ModerationStub:
             '/moderation.v1.Moderation/CheckPost',
             request_serializer=_moderation_v1_moderation_pb2.CheckPostRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.CheckPostResponse.FromString,
+        )
+        #: Bans a user from the whole app (the app only). A ban: every call on the user's behalf fails
+        #: with ERR_USER_BANNED_FROM_APP (but DeleteUser of themselves), their subscriptions end, and
+        #: CheckPost refuses them everywhere. A shadow ban: their calls keep working and CheckPost
+        #: allows their posts marked shadowed. Memberships are kept.
+        self.BanUserFromApp: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.BanUserFromAppRequest, _moderation_v1_moderation_pb2.BanUserFromAppResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/BanUserFromApp',
+            request_serializer=_moderation_v1_moderation_pb2.BanUserFromAppRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.BanUserFromAppResponse.FromString,
+        )
+        #: Lifts a user's app ban (the app only): everything is as it was before the ban.
+        self.UnbanUserFromApp: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.UnbanUserFromAppRequest, _moderation_v1_moderation_pb2.UnbanUserFromAppResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/UnbanUserFromApp',
+            request_serializer=_moderation_v1_moderation_pb2.UnbanUserFromAppRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.UnbanUserFromAppResponse.FromString,
+        )
+        #: Lists the app's bans in force, newest first (the app only).
+        self.ListAppBans: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListAppBansRequest, _moderation_v1_moderation_pb2.ListAppBansResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListAppBans',
+            request_serializer=_moderation_v1_moderation_pb2.ListAppBansRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListAppBansResponse.FromString,
         )
         #: Reads a group's action log ("missed events"), oldest first.
         self.ListGroupActions: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = channel.unary_unary(

@@ -9,6 +9,26 @@ SCOPE_MODERATOR: Scope
 SCOPE_PARTICIPANT: Scope
 SCOPE_UNSPECIFIED: Scope
 
+class AppBan(_message.Message):
+    __slots__ = ["avatar", "banned_at", "banned_by", "expires_at", "name", "reason", "shadow", "uid"]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
+    BANNED_AT_FIELD_NUMBER: _ClassVar[int]
+    BANNED_BY_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    avatar: str
+    banned_at: int
+    banned_by: str
+    expires_at: int
+    name: str
+    reason: str
+    shadow: bool
+    uid: str
+    def __init__(self, uid: _Optional[str] = ..., name: _Optional[str] = ..., avatar: _Optional[str] = ..., banned_at: _Optional[int] = ..., banned_by: _Optional[str] = ..., reason: _Optional[str] = ..., expires_at: _Optional[int] = ..., shadow: bool = ...) -> None: ...
+
 class BannedMember(_message.Message):
     __slots__ = ["avatar", "banned_at", "banned_by", "expires_at", "joined_at", "name", "reason", "scope", "uid"]
     AVATAR_FIELD_NUMBER: _ClassVar[int]

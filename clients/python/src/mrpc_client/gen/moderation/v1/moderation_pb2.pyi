@@ -88,6 +88,26 @@ class BanMemberResponse(_message.Message):
     changed: bool
     def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., ban: _Optional[_Union[_members_pb2.BannedMember, _Mapping]] = ...) -> None: ...
 
+class BanUserFromAppRequest(_message.Message):
+    __slots__ = ["duration_ms", "reason", "shadow", "uid"]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    duration_ms: int
+    reason: str
+    shadow: bool
+    uid: str
+    def __init__(self, uid: _Optional[str] = ..., reason: _Optional[str] = ..., duration_ms: _Optional[int] = ..., shadow: bool = ...) -> None: ...
+
+class BanUserFromAppResponse(_message.Message):
+    __slots__ = ["action", "ban"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    BAN_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    ban: _members_pb2.AppBan
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., ban: _Optional[_Union[_members_pb2.AppBan, _Mapping]] = ...) -> None: ...
+
 class BulkBanMembersRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_banned", "reason", "uids"]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
@@ -499,6 +519,24 @@ class LeaveGroupResponse(_message.Message):
     action: _actions_pb2.Action
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
+class ListAppBansRequest(_message.Message):
+    __slots__ = ["cursor", "limit", "search"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    limit: int
+    search: str
+    def __init__(self, limit: _Optional[int] = ..., cursor: _Optional[str] = ..., search: _Optional[str] = ...) -> None: ...
+
+class ListAppBansResponse(_message.Message):
+    __slots__ = ["app_bans", "next_cursor"]
+    APP_BANS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    app_bans: _containers.RepeatedCompositeFieldContainer[_members_pb2.AppBan]
+    next_cursor: str
+    def __init__(self, app_bans: _Optional[_Iterable[_Union[_members_pb2.AppBan, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
 class ListBannedMembersRequest(_message.Message):
     __slots__ = ["cursor", "guid", "limit", "search"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -709,14 +747,16 @@ class PostCheck(_message.Message):
     def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
 
 class PostCheckResult(_message.Message):
-    __slots__ = ["allowed", "error_code", "muted_until"]
+    __slots__ = ["allowed", "error_code", "muted_until", "shadowed"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
     MUTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    SHADOWED_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
     error_code: str
     muted_until: int
-    def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ...) -> None: ...
+    shadowed: bool
+    def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ..., shadowed: bool = ...) -> None: ...
 
 class RejectJoinRequestRequest(_message.Message):
     __slots__ = ["guid", "reason", "uid"]
@@ -865,6 +905,18 @@ class UnbanMemberResponse(_message.Message):
     action: _actions_pb2.Action
     changed: bool
     def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class UnbanUserFromAppRequest(_message.Message):
+    __slots__ = ["uid"]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    uid: str
+    def __init__(self, uid: _Optional[str] = ...) -> None: ...
+
+class UnbanUserFromAppResponse(_message.Message):
+    __slots__ = ["action"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class UnfreezeGroupRequest(_message.Message):
     __slots__ = ["guid"]

@@ -1,0 +1,12 @@
+/// What `BanUserFromApp` returns.
+public struct AppBanResult: Sendable, Equatable {
+    /// The `appBanned` action.
+    public var action: ActionRecord
+    /// The ban in effect.
+    public var ban: AppBan
+
+    public init(action: ActionRecord, ban: AppBan) {
+        self.action = action
+        self.ban = ban
+    }
+}
