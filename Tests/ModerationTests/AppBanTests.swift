@@ -2,7 +2,7 @@ import Moderation
 import TestSupport
 import Testing
 
-/// Bans from the whole app (SERVICE-3.md): who may make them, every error code, what a ban and a
+/// Bans from the whole app (docs/SERVICE.md): who may make them, every error code, what a ban and a
 /// shadow ban do to a user's calls and to CheckPost, exact expiry and the sweeper, memberships
 /// kept, the action log and idempotency keys.
 @Suite("App-wide bans")

@@ -19,7 +19,7 @@ import Testing
 /// "-" means the cell does not apply (the app has no
 /// self).
 ///
-/// The roster's participants banned from the app (SERVICE-3.md) add two actors and two targets
+/// The roster's participants banned from the app (docs/SERVICE.md) add two actors and two targets
 /// beyond the tables' seven: a user banned from the app gets UBA for every call (after its
 /// arguments, all valid here), but deletes themselves; a shadow-banned one gets a participant's
 /// outcomes exactly. As targets both are participants to every action of others — CheckPost
@@ -464,7 +464,7 @@ struct PermissionMatrixTests {
 
     // MARK: The app-wide bans
 
-    /// The calls of the app-wide bans (SERVICE-3.md), by each actor (rows: owner admin moderator
+    /// The calls of the app-wide bans (docs/SERVICE.md), by each actor (rows: owner admin moderator
     /// participant nonMember banned app appBanned shadowBanned) on each target (columns: owner
     /// admin moderator participant nonMember banned self appBanned shadowBanned). Only the app
     /// may make them, on anyone but a user banned from the app already; a user banned from the app
