@@ -1,7 +1,7 @@
 """Every RPC of moderation.v1 through stock grpcio and protoc-generated stubs, in the seeds'
 scenario (the same one clients/python/tests/test_moderation_scenario.py runs on our framed
 protocol): users, groups, join, members, add, kick, ban, unban, the banned list, scope changes,
-bulk moderation, ownership transfer, mutes, freezes, CheckPost, user deletion, invites, join requests, reports, the action log,
+bulk moderation, ownership transfer, mutes, freezes, CheckPost, bans from the app, user deletion, invites, join requests, reports, the action log,
 leave and delete — and the events they cause on a Subscribe stream. Each refused step checks the gRPC status and the ERR_… reason of the
 ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
 """
@@ -344,6 +344,32 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
         assert len(logged) < 100, "paging does not end"
     assert logged[0].seq == created_seq and logged[0].action_on.uid == alice
     assert [summary(act) for act in logged[1:]] == expected
+
+    # Bans from the whole app: only the app bans. A banned moderator's calls fail and CheckPost
+    # refuses them in every group; a shadow-banned one is allowed, marked shadowed. Neither is in
+    # the group's log (their actions belong to no group).
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.BanUserFromApp(m.BanUserFromAppRequest(uid=carol), as_=dave))
+    app_ban = mod.BanUserFromApp(m.BanUserFromAppRequest(uid=carol, reason="abuse"))
+    assert (app_ban.ban.uid, app_ban.ban.reason, app_ban.ban.shadow) == (carol, "abuse", False)
+    assert a.ActionType.Name(app_ban.action.action) == "ACTION_TYPE_APP_BANNED" and not app_ban.action.action_for.guid
+    expect_error(S.ALREADY_EXISTS, "ERR_ALREADY_BANNED",
+                 lambda: mod.BanUserFromApp(m.BanUserFromAppRequest(uid=carol)))
+    expect_error(S.PERMISSION_DENIED, "ERR_USER_BANNED_FROM_APP",
+                 lambda: mod.GetGroup(m.GetGroupRequest(guid=guid), as_=carol))
+    assert [(v.allowed, v.error_code) for v in mod.CheckPost(m.CheckPostRequest(checks=[
+        m.PostCheck(guid=guid, uid=carol)])).results] == [(False, "ERR_USER_BANNED_FROM_APP")]
+    assert [b.uid for b in mod.ListAppBans(m.ListAppBansRequest(search=carol)).app_bans] == [carol]
+    assert a.ActionType.Name(mod.UnbanUserFromApp(m.UnbanUserFromAppRequest(uid=carol)).action.action) == (
+        "ACTION_TYPE_APP_UNBANNED")
+    expect_error(S.FAILED_PRECONDITION, "ERR_USER_NOT_BANNED",
+                 lambda: mod.UnbanUserFromApp(m.UnbanUserFromAppRequest(uid=carol)))
+    assert mod.BanUserFromApp(m.BanUserFromAppRequest(uid=carol, shadow=True)).ban.shadow
+    assert mod.GetGroup(m.GetGroupRequest(guid=guid), as_=carol).group.guid == guid
+    shadowed = mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=carol)])).results[0]
+    assert (shadowed.allowed, shadowed.shadowed) == (True, True)
+    mod.UnbanUserFromApp(m.UnbanUserFromAppRequest(uid=carol))
+    assert not mod.ListAppBans(m.ListAppBansRequest(search=carol)).app_bans
 
     # Leave and delete: the owner cannot leave; only the owner deletes.
     expect_error(S.FAILED_PRECONDITION, "ERR_OWNER_CANNOT_LEAVE",
