@@ -13,9 +13,10 @@ final class ConnectionGate: Sendable {
     private let failure = Mutex<Failure?>(nil)
     /// How long after a failed connection new ones are refused without trying, in seconds.
     private let pause: Double
-    private let availability: StoreAvailability?
+    /// Told of each attempt's outcome (the server logs outages from it).
+    private let availability: StoreAvailability
 
-    init(pauseSeconds: Double = 0.5, availability: StoreAvailability? = nil) {
+    init(pauseSeconds: Double = 0.5, availability: StoreAvailability) {
         pause = pauseSeconds
         self.availability = availability
     }
@@ -27,11 +28,11 @@ final class ConnectionGate: Sendable {
         do {
             let connection = try PGConnection(options, pipeline: pipeline)
             failure.withLock { $0 = nil }
-            availability?.connected()
+            availability.connected()
             return connection
         } catch {
             failure.withLock { $0 = Failure(until: monotonicSeconds() + pause, error: error) }
-            if error.code == .storeUnavailable { availability?.failed(error) }
+            if error.code == .storeUnavailable { availability.failed(error) }
             throw error
         }
     }
