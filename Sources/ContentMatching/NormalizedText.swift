@@ -92,6 +92,16 @@ public enum WordCharacters {
         }
     }
 
+    /// Unicode's White_Space, which separates a phrase's words.
+    public static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+            return true
+        default:
+            return false
+        }
+    }
+
     public static func isHost(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "-" || isWord(scalar)
     }

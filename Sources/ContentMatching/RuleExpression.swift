@@ -6,9 +6,12 @@ internal import CHyperscan
 /// Hyperscan has no lookaround, so the conditions on the characters beside a word or host are
 /// checked on the normalized text after the match (one or two characters each, so the scan stays
 /// linear), and a word rule's wildcards are not compiled at all: the scanner widens the match to
-/// the whole word. Expressions of a fixed byte length compile without start-of-match tracking:
-/// the start is the end minus that length. Only variable-length ones (phrases, regexes) pay for
-/// `HS_FLAG_SOM_LEFTMOST` (which also refuses `\w*spam\w*` as "too large" with Unicode classes).
+/// the whole word. Only regexes compile with start-of-match tracking (`HS_FLAG_SOM_LEFTMOST`),
+/// which costs dearly at compile time (2 000 regexes: about 30 s with it; 2 000 phrases took
+/// 44 s with it, under 1 s without) and refuses some expressions as "too large". A word or a
+/// domain has a fixed byte length, so its start is its end minus that length; a phrase's words
+/// are separated by white-space runs, and the scanner finds its start by stepping back over its
+/// words' lengths and the white-space run before each.
 struct RuleExpression {
     /// What the scanner checks around a match.
     enum Check {
@@ -27,6 +30,8 @@ struct RuleExpression {
     var check: Check
     /// The byte length of every match, when it is fixed (no start-of-match tracking then).
     var fixedLength: Int?
+    /// A phrase's words' byte lengths, from which the scanner finds where a match starts.
+    var phraseWordLengths: [Int]? = nil
 
     /// Translates `rule`, its pattern normalized as the text will be.
     static func make(for rule: ContentRule, normalizer: TextNormalizer) throws(ContentRuleError) -> RuleExpression {
@@ -46,10 +51,10 @@ struct RuleExpression {
             }
             let phrase = words.count > 1
             return RuleExpression(
-                expression: words.map(escape).joined(separator: "\\s+"),
-                flags: phrase ? flagsUTF8 | flagsUCP | flagsSOM : flagsUTF8,
+                expression: words.map(escape).joined(separator: whiteSpaceRun), flags: flagsUTF8,
                 check: .word(prefix: prefix, suffix: suffix),
-                fixedLength: phrase ? nil : words[0].utf8.count)
+                fixedLength: phrase ? nil : words[0].utf8.count,
+                phraseWordLengths: phrase ? words.map(\.utf8.count) : nil)
         case .domain:
             let host = hostName(normalizer.normalize(rule.pattern))
             let labels = host.split(separator: ".", omittingEmptySubsequences: false)
@@ -66,6 +71,10 @@ struct RuleExpression {
         }
     }
 
+    /// One or more white-space characters: Unicode's White_Space, the same set as
+    /// `WordCharacters.isSpace` (spelled out rather than `\s`, which would need Unicode mode).
+    private static let whiteSpaceRun =
+        #"[\x{9}-\x{d}\x{20}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+"#
     private static let flagsUTF8 = UInt32(HS_FLAG_UTF8)
     private static let flagsUCP = UInt32(HS_FLAG_UCP)
     private static let flagsSOM = UInt32(HS_FLAG_SOM_LEFTMOST)

@@ -32,6 +32,8 @@ struct MatchingTests {
         Case(kind: .word, patterns: ["*spam*"], text: "xspamx spam sp am", expected: [(0, "xspamx"), (0, "spam")]),
         Case(kind: .word, patterns: ["buy now"], text: "Buy  Now! buynow buy nowhere", expected: [(0, "Buy  Now")]),
         Case(kind: .word, patterns: ["buy now"], text: "buy\nnow", expected: [(0, "buy\nnow")]),
+        Case(kind: .word, patterns: ["buy now"], text: "x buy \t\u{2028} now", expected: [(0, "buy \t\u{2028} now")]),
+        Case(kind: .word, patterns: ["a b c"], text: "ä b  c, a b", expected: [(0, "ä b  c")]),
         Case(kind: .word, patterns: ["free mon*"], text: "FREE money now", expected: [(0, "FREE money")]),
         Case(kind: .word, patterns: ["café"], text: "le CAFE, le café", expected: [(0, "CAFE"), (0, "café")]),
         Case(kind: .word, patterns: ["слово"], text: "СЛОВО словосочетание", expected: [(0, "СЛОВО")]),
