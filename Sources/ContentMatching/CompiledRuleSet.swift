@@ -61,6 +61,9 @@ public final class CompiledRuleSet: @unchecked Sendable {
     /// - Throws: `ContentRuleSetError` when the set cannot compile though each rule does alone
     ///   (too large for Hyperscan) or the processor lacks what Hyperscan needs.
     public static func compile(_ rules: [ContentRule]) throws(ContentRuleSetError) -> CompiledRuleSet {
+        guard hs_valid_platform() == HS_SUCCESS else {
+            throw ContentRuleSetError(reason: "this processor lacks the instructions Hyperscan needs (SSSE3)")
+        }
         let normalizer = TextNormalizer()
         var errors: [ContentRuleError] = []
         var accepted: [(rule: ContentRule, expression: RuleExpression)] = []
