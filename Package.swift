@@ -83,7 +83,9 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // The RPC runtime: wire protocol and sessions (no syscalls), then the POSIX transport.
-        .target(name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib"], swiftSettings: swiftSettings),
+        .target(
+            name: "RPCCore", dependencies: ["ProtoBridge", "RPCMessages", "CZlib", "ThreadSupport"],
+            swiftSettings: swiftSettings),
         .target(
             name: "RPCPosix",
             dependencies: [
@@ -108,7 +110,8 @@ let package = Package(
 
         // The moderation domain (rules, service façade, store protocols) and its stores.
         .target(
-            name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
+            name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport", "ContentMatching"],
+            swiftSettings: swiftSettings),
         // What both stores share: how enums are stored, the writer's row cache.
         .target(name: "ModerationStoreSupport", dependencies: ["Moderation"], swiftSettings: swiftSettings),
         .target(

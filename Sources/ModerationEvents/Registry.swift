@@ -197,7 +197,8 @@ final class Registry {
             }
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned,
+            .contentRulesChanged:
             return
         }
     }

@@ -95,7 +95,7 @@ struct SubscriptionFilter: Sendable {
         }
         var visible = true
         if let viewer {
-            if action.isPrivateReport {
+            if action.isPrivate {
                 visible = action.isVisible(to: viewer, moderates: moderates.contains(action.group.guid))
             }
             if Self.changesScope(action, of: viewer) { Self.applyScope(action, for: viewer, to: &moderates) }
@@ -172,7 +172,8 @@ struct SubscriptionFilter: Sendable {
             memberOf.remove(guid)
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned,
+            .contentRulesChanged:
             break
         }
     }
@@ -185,7 +186,8 @@ struct SubscriptionFilter: Sendable {
         case .deleted: true
         case .updated, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen,
             .userDeleted, .invited, .inviteDeclined, .inviteRevoked, .joinRequested,
-            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned:
+            .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned,
+            .contentRulesChanged:
             false
         }
     }

@@ -10,8 +10,9 @@ public import ProtoBridge
 
 extension CheckPostRequest {
     /// Decodes the request in Swift. As protobuf-c and the bridge: a structural fault anywhere is
-    /// `invalidEncoding`, and otherwise the first bad string (checks in order, guid before uid,
-    /// the last occurrence of a field being the one that counts) is reported.
+    /// `invalidEncoding`, and otherwise the first bad string (checks in order,
+    /// guid before uid before text, the last occurrence of a field being the one that counts) is
+    /// reported.
     public static func decoded(from bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) -> CheckPostRequest {
         var request = CheckPostRequest()
         // A check is at least 2 bytes and usually about 20; room for the service's 100 at most.
@@ -48,6 +49,7 @@ extension PostCheck {
     fileprivate struct Fields {
         var guid: UnsafeRawBufferPointer?
         var uid: UnsafeRawBufferPointer?
+        var text: UnsafeRawBufferPointer?
     }
 
     fileprivate static func fields(of bytes: UnsafeRawBufferPointer) throws(ProtoWireScanner.Malformed) -> Fields {
@@ -56,10 +58,14 @@ extension PostCheck {
         while !scanner.isAtEnd {
             let key = try scanner.key()
             switch key.field {
-            case 1, 2:
+            case 1, 2, 3:
                 guard key.wireType == .lengthDelimited else { throw ProtoWireScanner.Malformed() }
                 let value = try scanner.lengthDelimited()
-                if key.field == 1 { fields.guid = value } else { fields.uid = value }
+                switch key.field {
+                case 1: fields.guid = value
+                case 2: fields.uid = value
+                default: fields.text = value
+                }
             default:
                 try scanner.skip(key.wireType)
             }
@@ -74,6 +80,9 @@ extension PostCheck {
             } ?? "",
             uid: try fields.uid.map { bytes throws(ProtoDecodingError) in
                 try ProtoWireScanner.string(bytes, field: "uid", of: Self.protoName)
+            } ?? "",
+            text: try fields.text.map { bytes throws(ProtoDecodingError) in
+                try ProtoWireScanner.string(bytes, field: "text", of: Self.protoName)
             } ?? "")
     }
 }

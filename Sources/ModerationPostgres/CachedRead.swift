@@ -282,6 +282,30 @@ final class CachedRead: StoreSnapshot {
         try transaction().pendingJoinRequestCount(groupID: groupID)
     }
 
+    func contentRules(appID: Int64, guid: String, afterID: UInt64, limit: Int) throws(ModerationError)
+        -> [ContentRule]
+    {
+        try transaction().contentRules(appID: appID, guid: guid, afterID: afterID, limit: limit)
+    }
+
+    func contentRuleCount(appID: Int64, guid: String) throws(ModerationError) -> Int {
+        try transaction().contentRuleCount(appID: appID, guid: guid)
+    }
+
+    func contentRule(appID: Int64, guid: String, id: UInt64) throws(ModerationError) -> ContentRule? {
+        try transaction().contentRule(appID: appID, guid: guid, id: id)
+    }
+
+    func contentRule(appID: Int64, guid: String, kind: ContentRuleKind, pattern: String) throws(ModerationError)
+        -> ContentRule?
+    {
+        try transaction().contentRule(appID: appID, guid: guid, kind: kind, pattern: pattern)
+    }
+
+    func contentRuleSetVersions() throws(ModerationError) -> [ContentRuleSetVersion] {
+        try transaction().contentRuleSetVersions()
+    }
+
     func report(groupID: Int64, id: UInt64) throws(ModerationError) -> Report? {
         try transaction().report(groupID: groupID, id: id)
     }

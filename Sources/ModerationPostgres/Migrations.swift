@@ -13,7 +13,7 @@ enum Migrations {
     static func all(trigramSchema: String) -> [String] {
         [
             version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4, version5,
-            version6,
+            version6, version7,
         ]
     }
 
@@ -391,5 +391,38 @@ enum Migrations {
         -- Whether the ban of an appBanned / appUnbanned action is a shadow ban. Those actions
         -- belong to no group: group_id and revision 0.
         ALTER TABLE actions ADD COLUMN shadow boolean NOT NULL DEFAULT false;
+        """
+
+    /// Version 7: content rules.
+    private static let version7 = """
+        -- Content rules of the app's set (guid '') and of groups' sets, in the order added (id).
+        -- kind 1 word, 2 regex, 3 domain; action 1 block, 2 flag. A group's rules go with it.
+        CREATE TABLE content_rules (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app_id bigint NOT NULL REFERENCES apps (id),
+            guid text COLLATE "C" NOT NULL,
+            kind integer NOT NULL,
+            pattern text COLLATE "C" NOT NULL,
+            action integer NOT NULL,
+            description text NOT NULL,
+            created_at bigint NOT NULL,
+            created_by text COLLATE "C" NOT NULL
+        );
+        CREATE INDEX content_rules_by_set ON content_rules (app_id, guid, id);
+        CREATE UNIQUE INDEX content_rules_by_pattern ON content_rules (app_id, guid, kind, pattern);
+
+        -- Each set's version: the seq of the contentRulesChanged action that last changed it
+        -- (written under the app's lock). Every server compares these with the sets it has
+        -- compiled, which is how a change made on one server reaches the others.
+        CREATE TABLE content_rule_sets (
+            app_id bigint NOT NULL REFERENCES apps (id),
+            guid text COLLATE "C" NOT NULL,
+            version bigint NOT NULL,
+            PRIMARY KEY (app_id, guid)
+        );
+
+        -- How many rules a contentRulesChanged action added and removed (0 for other actions).
+        ALTER TABLE actions ADD COLUMN rules_added integer NOT NULL DEFAULT 0;
+        ALTER TABLE actions ADD COLUMN rules_removed integer NOT NULL DEFAULT 0;
         """
 }

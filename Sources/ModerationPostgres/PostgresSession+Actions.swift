@@ -28,6 +28,8 @@ extension PostgresSession {
         var requestID: String
         var reportID: UInt64
         var shadow: Bool
+        var rulesAdded: Int
+        var rulesRemoved: Int
     }
 
     /// The next seq comes from the head read under the app's lock, counted in memory: what
@@ -64,7 +66,8 @@ extension PostgresSession {
                 .textArray(actions.map(\.reason)), .intArray(actions.map(\.expiresAt)),
                 .intArray(actions.map(\.timestamp)), .textArray(actions.map(\.idempotencyKey)),
                 .textArray(actions.map(\.requestID)), .intArray(actions.map { Int64(clamping: $0.reportID) }),
-                .boolArray(actions.map(\.shadow)),
+                .boolArray(actions.map(\.shadow)), .intArray(actions.map { Int64($0.rulesAdded) }),
+                .intArray(actions.map { Int64($0.rulesRemoved) }),
             ])
         actionsSent = batchActions.count
     }
@@ -99,7 +102,8 @@ extension PostgresSession {
                 newScope: rows.optionalInt(index, 9).flatMap(StorageCodes.scope), reason: rows.string(index, 10),
                 expiresAt: rows.int64(index, 11), timestamp: rows.int64(index, 12),
                 idempotencyKey: rows.string(index, 13), requestID: rows.string(index, 14),
-                reportID: rows.uint64(index, 15), shadow: rows.bool(index, 16))
+                reportID: rows.uint64(index, 15), shadow: rows.bool(index, 16), rulesAdded: rows.int(index, 17),
+                rulesRemoved: rows.int(index, 18))
             // An action of the whole app (group key 0) shows no group.
             var group: Group = .appWide
             if row.groupID != StoredGroup.appWide.id {
@@ -117,13 +121,14 @@ extension PostgresSession {
                     app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
                     oldScope: row.oldScope, newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt,
                     timestamp: row.timestamp, idempotencyKey: row.idempotencyKey, requestID: row.requestID,
-                    reportID: row.reportID, shadow: row.shadow))
+                    reportID: row.reportID, shadow: row.shadow, rulesAdded: row.rulesAdded,
+                    rulesRemoved: row.rulesRemoved))
         }
         return records
     }
 
     /// How many columns `Statement.actionColumns` has.
-    private static let actionColumnCount = 17
+    private static let actionColumnCount = 19
 
     /// Per app, deletes the longest prefix of the log older than `cutoff` (up to `limit` actions
     /// in all) and records it in `pruned_through`. Only the apps that have such a prefix are

@@ -83,8 +83,12 @@ extension Statement {
     /// The columns `PostgresSession.actions` reads, in order.
     static let actionColumns = """
         a.seq, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope,
-        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id, a.shadow
+        a.new_scope, a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id, a.shadow,
+        a.rules_added, a.rules_removed
         """
+
+    /// The columns `PostgresSession.decodeContentRule` reads, in order.
+    static let contentRuleColumns = "id, guid, kind, pattern, action, description, created_at, created_by"
 
     /// What an action row (`a`, of app $1) refers to, resolved in its statement
     /// (`PostgresSession.actions`): the group's revision it shows (`r`), then its actor (`bu`) and

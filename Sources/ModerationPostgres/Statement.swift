@@ -29,6 +29,8 @@ enum Statement: Int, CaseIterable {
     case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
     case deleteJoinRequestsOfUser
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
+    case contentRulesPage, contentRuleCount, contentRuleByID, contentRuleByPattern, contentRuleSetVersions
+    case insertContentRule, deleteContentRule, setContentRuleSetVersion, deleteContentRulesOfSet, deleteContentRuleSet
 
     case insertActions, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -50,7 +52,8 @@ enum Statement: Int, CaseIterable {
             .deleteTags, .insertTags, .insertMember, .deleteMember, .setScope, .setMute, .insertBan, .deleteBan,
             .insertAppBan, .deleteAppBan,
             .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertJoinRequest, .deleteJoinRequest,
-            .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertActions,
+            .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertContentRule, .deleteContentRule,
+            .setContentRuleSetVersion, .deleteContentRulesOfSet, .deleteContentRuleSet, .insertActions,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -384,16 +387,45 @@ enum Statement: Int, CaseIterable {
         case .resolveReport:
             "UPDATE reports SET resolution = $3, note = $4, resolved_at = $5, resolved_by = $6 WHERE group_id = $1 AND id = $2"
 
+        case .contentRulesPage:
+            // $3 after id, $4 limit.
+            """
+            SELECT \(Self.contentRuleColumns) FROM content_rules
+            WHERE app_id = $1 AND guid = $2 AND id > $3 ORDER BY id LIMIT $4
+            """
+        case .contentRuleCount: "SELECT count(*) FROM content_rules WHERE app_id = $1 AND guid = $2"
+        case .contentRuleByID:
+            "SELECT \(Self.contentRuleColumns) FROM content_rules WHERE id = $3 AND app_id = $1 AND guid = $2"
+        case .contentRuleByPattern:
+            """
+            SELECT \(Self.contentRuleColumns) FROM content_rules
+            WHERE app_id = $1 AND guid = $2 AND kind = $3 AND pattern = $4
+            """
+        case .contentRuleSetVersions: "SELECT app_id, guid, version FROM content_rule_sets"
+        case .insertContentRule:
+            """
+            INSERT INTO content_rules (app_id, guid, kind, pattern, action, description, created_at, created_by)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+            """
+        case .deleteContentRule: "DELETE FROM content_rules WHERE id = $2 AND app_id = $1"
+        case .setContentRuleSetVersion:
+            """
+            INSERT INTO content_rule_sets (app_id, guid, version) VALUES ($1, $2, $3)
+            ON CONFLICT (app_id, guid) DO UPDATE SET version = excluded.version
+            """
+        case .deleteContentRulesOfSet: "DELETE FROM content_rules WHERE app_id = $1 AND guid = $2"
+        case .deleteContentRuleSet: "DELETE FROM content_rule_sets WHERE app_id = $1 AND guid = $2"
+
         case .insertActions:
             // One array per column, an element per action: a batch's actions in one statement.
             """
             INSERT INTO actions (app_id, seq, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope,
                                  new_scope, reason, expires_at, timestamp, idempotency_key, request_id, report_id,
-                                 shadow)
+                                 shadow, rules_added, rules_removed)
             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::text[],
                                  $7::text[], $8::bigint[], $9::bigint[], $10::integer[], $11::integer[], $12::text[],
                                  $13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[],
-                                 $18::boolean[])
+                                 $18::boolean[], $19::integer[], $20::integer[])
             """
         case .actionsOfApp:
             // $1 app, $2/$3 the seq range (after, through), $4 kind mask, $5 actor or NULL,

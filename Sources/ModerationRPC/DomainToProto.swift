@@ -43,7 +43,11 @@ enum DomainToProto {
     static func postCheckResult(_ verdict: PostVerdict) -> PostCheckResult {
         PostCheckResult(
             allowed: verdict.allowed, errorCode: verdict.refusal?.name ?? "", mutedUntil: verdict.mutedUntil,
-            shadowed: verdict.shadowed)
+            shadowed: verdict.shadowed, flagged: verdict.flagged,
+            matches: verdict.matches.map {
+                ModerationMessages.ContentMatch(
+                    ruleID: $0.ruleID, start: UInt32(clamping: $0.start), end: UInt32(clamping: $0.end))
+            })
     }
 
     static func deleteUser(_ result: DeleteUserResult) -> DeleteUserResponse {
@@ -111,7 +115,36 @@ enum DomainToProto {
             actionFor: record.isAppWide ? nil : group(record.group), oldScope: scope(record.oldScope),
             newScope: scope(record.newScope), reason: record.reason, expiresAt: record.expiresAt,
             timestamp: record.timestamp, idempotencyKey: record.idempotencyKey, requestID: record.requestID,
-            reportID: record.reportID, shadow: record.shadow)
+            reportID: record.reportID, shadow: record.shadow, rulesAdded: UInt32(clamping: record.rulesAdded),
+            rulesRemoved: UInt32(clamping: record.rulesRemoved))
+    }
+
+    static func contentRule(_ rule: Moderation.ContentRule) -> ModerationMessages.ContentRule {
+        ModerationMessages.ContentRule(
+            id: rule.id, guid: rule.guid, kind: contentRuleKind(rule.kind), pattern: rule.pattern,
+            action: contentAction(rule.action), description: rule.description, createdAt: rule.createdAt,
+            createdBy: rule.createdBy)
+    }
+
+    static func contentRuleResult(_ outcome: ContentRuleOutcome) -> ContentRuleResult {
+        ContentRuleResult(
+            ok: outcome.error == nil, changed: outcome.changed, errorCode: outcome.error?.code.name ?? "",
+            message: outcome.error?.message ?? "", rule: outcome.rule.map(contentRule), id: outcome.id)
+    }
+
+    static func contentRuleKind(_ kind: Moderation.ContentRuleKind) -> ModerationMessages.ContentRuleKind {
+        switch kind {
+        case .word: .word
+        case .regex: .regex
+        case .domain: .domain
+        }
+    }
+
+    static func contentAction(_ action: Moderation.ContentAction) -> ModerationMessages.ContentAction {
+        switch action {
+        case .block: .block
+        case .flag: .flag
+        }
     }
 
     static func results(_ results: [String: Moderation.UserResult]) -> [String: ModerationMessages.UserResult] {
@@ -169,6 +202,7 @@ enum DomainToProto {
         case .reportResolved: .reportResolved
         case .appBanned: .appBanned
         case .appUnbanned: .appUnbanned
+        case .contentRulesChanged: .contentRulesChanged
         }
     }
 }

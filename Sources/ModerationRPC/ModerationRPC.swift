@@ -27,6 +27,7 @@ public enum ModerationRPC {
         registerFreezes(in: &table, service)
         registerPosting(in: &table, service)
         registerAppBans(in: &table, service)
+        registerContentRules(in: &table, service)
         registerActionLog(in: &table, service, hub)
     }
 
@@ -429,7 +430,7 @@ public enum ModerationRPC {
             ModerationMethods.checkPost, afterTurnInput: service.readsShareChecks, offloadWhen: { _ in false }
         ) {
             request, caller throws(ModerationError) in
-            let checks = request.checks.map { Moderation.PostCheck(guid: $0.guid, uid: $0.uid) }
+            let checks = request.checks.map { Moderation.PostCheck(guid: $0.guid, uid: $0.uid, text: $0.text) }
             return CheckPostResponse(
                 results: try service.checkPost(caller, checks: checks).map(DomainToProto.postCheckResult))
         }

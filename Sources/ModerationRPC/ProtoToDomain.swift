@@ -68,6 +68,7 @@ enum ProtoToDomain {
             case .reportResolved: kinds.insert(.reportResolved)
             case .appBanned: kinds.insert(.appBanned)
             case .appUnbanned: kinds.insert(.appUnbanned)
+            case .contentRulesChanged: kinds.insert(.contentRulesChanged)
             case .unrecognized(let value):
                 throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
             }
@@ -76,6 +77,32 @@ enum ProtoToDomain {
     }
 
     static func limit(_ limit: UInt32) -> Int { Int(limit) }
+
+    /// A rule to add; an unset kind or action stays nil (the service refuses that rule alone), an
+    /// unknown one refuses the call.
+    static func newContentRule(_ rule: ModerationMessages.NewContentRule, field: String) throws(ModerationError)
+        -> Moderation.NewContentRule
+    {
+        let kind: Moderation.ContentRuleKind?
+        switch rule.kind {
+        case .unspecified: kind = nil
+        case .word: kind = .word
+        case .regex: kind = .regex
+        case .domain: kind = .domain
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "\(field).kind: \(value) is not a ContentRuleKind")
+        }
+        let action: Moderation.ContentAction?
+        switch rule.action {
+        case .unspecified: action = nil
+        case .block: action = .block
+        case .flag: action = .flag
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "\(field).action: \(value) is not a ContentAction")
+        }
+        return Moderation.NewContentRule(
+            kind: kind, pattern: rule.pattern, action: action, description: rule.description)
+    }
 
     static func reportCategory(_ category: ReportCategory) throws(ModerationError) -> Moderation.Report.Category {
         switch category {

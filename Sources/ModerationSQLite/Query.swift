@@ -21,6 +21,8 @@ enum Query: Int, CaseIterable {
     case joinRequest, insertJoinRequest, deleteJoinRequest, joinRequestsPage, joinRequestCount
     case deleteJoinRequestsOfUser
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
+    case contentRulesPage, contentRuleCount, contentRuleByID, contentRuleByPattern, contentRuleSetVersions
+    case insertContentRule, deleteContentRule, setContentRuleSetVersion, deleteContentRulesOfSet, deleteContentRuleSet
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -132,8 +134,12 @@ enum Query: Int, CaseIterable {
     /// The columns `SQLiteSession.actions` reads, in order.
     private static let actionColumns = """
         a.id, a.group_id, a.revision, a.kind, a.by_uid, a.on_uid, a.members_count, a.version, a.old_scope, a.new_scope,
-        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id, a.shadow
+        a.reason, a.expires_at, a.timestamp, a.idempotency_key, a.request_id, a.report_id, a.shadow, a.rules_added,
+        a.rules_removed
         """
+
+    /// The columns `SQLiteSession.decodeContentRule` reads, in order.
+    static let contentRuleColumns = "id, guid, kind, pattern, action, description, created_at, created_by"
 
     // Shared filters of the group list: ?2 viewer uid ('' for the app), ?3 1 when the app asks,
     // ?4/?5 keyset, ?6 type mask, ?7 tags as a JSON array ('' for none), ?8 now, ?9 limit.
@@ -389,11 +395,41 @@ enum Query: Int, CaseIterable {
         case .resolveReport:
             "UPDATE reports SET resolution = ?3, note = ?4, resolved_at = ?5, resolved_by = ?6 WHERE group_id = ?1 AND id = ?2"
 
+        case .contentRulesPage:
+            // ?3 after id, ?4 limit.
+            """
+            SELECT \(Self.contentRuleColumns) FROM content_rules
+            WHERE app_id = ?1 AND guid = ?2 AND id > ?3 ORDER BY id LIMIT ?4
+            """
+        case .contentRuleCount: "SELECT count(*) FROM content_rules WHERE app_id = ?1 AND guid = ?2"
+        case .contentRuleByID:
+            "SELECT \(Self.contentRuleColumns) FROM content_rules WHERE id = ?3 AND app_id = ?1 AND guid = ?2"
+        case .contentRuleByPattern:
+            """
+            SELECT \(Self.contentRuleColumns) FROM content_rules
+            WHERE app_id = ?1 AND guid = ?2 AND kind = ?3 AND pattern = ?4
+            """
+        case .contentRuleSetVersions: "SELECT app_id, guid, version FROM content_rule_sets"
+        case .insertContentRule:
+            """
+            INSERT INTO content_rules (app_id, guid, kind, pattern, action, description, created_at, created_by)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """
+        case .deleteContentRule: "DELETE FROM content_rules WHERE id = ?2 AND app_id = ?1"
+        case .setContentRuleSetVersion:
+            """
+            INSERT INTO content_rule_sets (app_id, guid, version) VALUES (?1, ?2, ?3)
+            ON CONFLICT (app_id, guid) DO UPDATE SET version = excluded.version
+            """
+        case .deleteContentRulesOfSet: "DELETE FROM content_rules WHERE app_id = ?1 AND guid = ?2"
+        case .deleteContentRuleSet: "DELETE FROM content_rule_sets WHERE app_id = ?1 AND guid = ?2"
+
         case .insertAction:
             """
             INSERT INTO actions (id, group_id, revision, kind, by_uid, on_uid, members_count, version, old_scope, new_scope,
-                                 reason, expires_at, timestamp, idempotency_key, request_id, report_id, shadow)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                                 reason, expires_at, timestamp, idempotency_key, request_id, report_id, shadow,
+                                 rules_added, rules_removed)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
             """
         case .actionsOfApp:
             // ?1/?2: the id range (the app's seqs after the start), ?3 kind mask, ?4 actor or NULL,

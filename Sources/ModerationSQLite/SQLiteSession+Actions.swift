@@ -22,6 +22,8 @@ extension SQLiteSession {
         var requestID: String
         var reportID: UInt64
         var shadow: Bool
+        var rulesAdded: Int
+        var rulesRemoved: Int
     }
 
     private struct RevisionKey: Hashable {
@@ -53,6 +55,8 @@ extension SQLiteSession {
             statement.bind(15, value.requestID)
             statement.bind(16, value.reportID)
             statement.bind(17, value.shadow ? 1 : 0)
+            statement.bind(18, value.rulesAdded)
+            statement.bind(19, value.rulesRemoved)
             try statement.execute()
         }
         writer.heads[appID] = seq
@@ -106,7 +110,8 @@ extension SQLiteSession {
                         newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
                         expiresAt: statement.int64(11), timestamp: statement.int64(12),
                         idempotencyKey: statement.string(13),
-                        requestID: statement.string(14), reportID: statement.uint64(15), shadow: statement.int(16) != 0)
+                        requestID: statement.string(14), reportID: statement.uint64(15), shadow: statement.int(16) != 0,
+                        rulesAdded: statement.int(17), rulesRemoved: statement.int(18))
                 )
             }
             return rows
@@ -133,7 +138,7 @@ extension SQLiteSession {
                     oldScope: row.oldScope,
                     newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt, timestamp: row.timestamp,
                     idempotencyKey: row.idempotencyKey, requestID: row.requestID, reportID: row.reportID,
-                    shadow: row.shadow))
+                    shadow: row.shadow, rulesAdded: row.rulesAdded, rulesRemoved: row.rulesRemoved))
         }
         return records
     }

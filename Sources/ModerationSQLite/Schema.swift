@@ -6,7 +6,7 @@ internal import Moderation
 /// Never edit a released migration; append a new one. Every table is STRICT; every query has an
 /// index (listed next to the table it reads).
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     /// Brings the database up to the latest version; a no-op when it is already there.
     static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
@@ -296,5 +296,37 @@ enum Schema {
         -- Whether the ban of an appBanned / appUnbanned action is a shadow ban. Those actions
         -- belong to no group: group_id and revision 0.
         ALTER TABLE actions ADD COLUMN shadow INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Version 5: content rules.
+    private static let version5 = """
+        -- Content rules of the app's set (guid '') and of groups' sets, in the order added (id).
+        -- kind 1 word, 2 regex, 3 domain; action 1 block, 2 flag. A group's rules go with it.
+        CREATE TABLE content_rules (
+            id INTEGER PRIMARY KEY,
+            app_id INTEGER NOT NULL REFERENCES apps (id),
+            guid TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            pattern TEXT NOT NULL,
+            action INTEGER NOT NULL,
+            description TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            created_by TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX content_rules_by_set ON content_rules (app_id, guid, id);
+        CREATE UNIQUE INDEX content_rules_by_pattern ON content_rules (app_id, guid, kind, pattern);
+
+        -- Each set's version: the seq of the contentRulesChanged action that last changed it. A
+        -- server compares these with the sets it has compiled.
+        CREATE TABLE content_rule_sets (
+            app_id INTEGER NOT NULL REFERENCES apps (id),
+            guid TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            PRIMARY KEY (app_id, guid)
+        ) STRICT, WITHOUT ROWID;
+
+        -- How many rules a contentRulesChanged action added and removed (0 for other actions).
+        ALTER TABLE actions ADD COLUMN rules_added INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE actions ADD COLUMN rules_removed INTEGER NOT NULL DEFAULT 0;
         """
 }

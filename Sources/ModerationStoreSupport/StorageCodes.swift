@@ -41,8 +41,30 @@ public enum StorageCodes {
         .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged,
         .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted,
         .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected,
-        .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned,
+        .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned, .contentRulesChanged,
     ]
+
+    /// A content rule's kind as stored: its proto number.
+    public static func code(_ kind: ContentRuleKind) -> Int {
+        switch kind {
+        case .word: 1
+        case .regex: 2
+        case .domain: 3
+        }
+    }
+
+    public static func contentRuleKind(_ code: Int) -> ContentRuleKind {
+        switch code {
+        case 2: .regex
+        case 3: .domain
+        default: .word
+        }
+    }
+
+    /// A content rule's action as stored: its proto number.
+    public static func code(_ action: ContentAction) -> Int { action == .block ? 1 : 2 }
+
+    public static func contentAction(_ code: Int) -> ContentAction { code == 2 ? .flag : .block }
 
     public static func code(_ kind: ActionKind) -> Int { kinds.firstIndex(of: kind)! + 1 }
 

@@ -1,5 +1,6 @@
 public import ProtoBridge
 public import RPCMessages
+internal import ThreadSupport
 
 /// Appends complete frames (header and payload) to an output buffer.
 ///

@@ -1,4 +1,5 @@
 public import ProtoBridge
+internal import ThreadSupport
 
 /// How a call's response messages are compressed, chosen by its wire when the call starts from
 /// what the client said it accepts.

@@ -1,3 +1,5 @@
+internal import ThreadSupport
+
 /// Something other threads hand work to and then wake: an event loop.
 public protocol Wakeable: AnyObject, Sendable {
     /// Wakes it to take the work handed to it.

@@ -2,6 +2,7 @@ internal import CSystemShims
 internal import Glibc
 import RPCCore
 import Synchronization
+import ThreadSupport
 
 /// The access log: one `info` line per ended call, in the logger's format.
 ///

@@ -11,7 +11,7 @@ import ThreadSupport
 @Suite("PostgreSQL migrations")
 struct MigrationTests {
     /// The build's schema version.
-    static let version = "6"
+    static let version = "7"
 
     @Test("a new schema is created at the build's version; opening it again changes nothing")
     func createsAndReopens() throws {

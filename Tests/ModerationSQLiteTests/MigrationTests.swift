@@ -78,7 +78,7 @@ struct MigrationTests {
     }
 
     /// The build's schema version.
-    static let version = 4
+    static let version = 5
 
     /// What the fixture's database held before the upgrade.
     struct FixtureCounts {

@@ -96,7 +96,8 @@ struct ConcurrencyTests {
             case .userDeleted:
                 state.bans.remove(target)
             case .updated, .deleted, .muted, .unmuted, .frozen, .unfrozen, .invited, .inviteDeclined, .inviteRevoked,
-                .joinRequested, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved:
+                .joinRequested, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved,
+                .contentRulesChanged:
                 break
             case .appBanned, .appUnbanned:
                 continue // the whole app's, in no group

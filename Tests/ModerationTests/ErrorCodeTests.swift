@@ -8,20 +8,21 @@ import ThreadSupport
 /// Every error code of docs/SERVICE.md provoked on purpose (ERR_UNAUTHENTICATED and
 /// ERR_RATE_LIMITED belong to the RPC layer; ERR_TOO_MANY_SUBSCRIPTIONS comes from an event hub
 /// over the same service; ERR_STORE_UNAVAILABLE from a store on a server, which
-/// ModerationPostgresTests stop; ERR_MEMBER_MUTED and ERR_GROUP_FROZEN are CheckPost verdicts,
-/// never a call's failure: CheckPostTests has them), each with a message that names the uid, guid
-/// or app involved.
+/// ModerationPostgresTests stop; ERR_MEMBER_MUTED, ERR_GROUP_FROZEN and ERR_CONTENT_BLOCKED are
+/// CheckPost verdicts, never a call's failure: CheckPostTests and ContentRuleTests have them;
+/// ERR_CONTENT_RULE_NOT_FOUND is one id's result of DeleteContentRules: ContentRuleTests), each
+/// with a message that names the uid, guid or app involved.
 @Suite("Error codes")
 struct ErrorCodeTests {
     static let provoked = ErrorCode.allCases.filter {
         $0 != .unauthenticated && $0 != .rateLimited && $0 != .storeUnavailable && $0 != .memberMuted
-            && $0 != .groupFrozen
+            && $0 != .groupFrozen && $0 != .contentBlocked && $0 != .contentRuleNotFound
     }
 
-    @Test("the 43 codes have their wire names and gRPC statuses")
+    @Test("the 45 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 43)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 43)
+        #expect(ErrorCode.allCases.count == 45)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 45)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)

@@ -125,7 +125,7 @@ struct SchemaTests {
                 "moderation.v1.Moderation",
             ])
         let moderation = try #require(try schema().service(named: ".moderation.v1.Moderation"))
-        #expect(moderation.methods.count == 49)
+        #expect(moderation.methods.count == 52)
         #expect(moderation.method(named: "KickMember")?.path == "/moderation.v1.Moderation/KickMember")
         #expect(moderation.leadingComments == " Group moderation for one app (tenant) per API key.\n")
     }
@@ -135,7 +135,8 @@ struct SchemaTests {
         #expect(
             action.fields.map(\.name) == [
                 "seq", "action", "action_by", "action_on", "action_for", "old_scope", "new_scope", "reason",
-                "expires_at", "timestamp", "idempotency_key", "request_id", "report_id", "shadow",
+                "expires_at", "timestamp", "idempotency_key", "request_id", "report_id", "shadow", "rules_added",
+                "rules_removed",
             ])
         let actionBy = try #require(action.field(named: "actionBy"))
         #expect(actionBy.name == "action_by")

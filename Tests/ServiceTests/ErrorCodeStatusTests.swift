@@ -61,6 +61,8 @@ struct ErrorCodeStatusTests {
         Row(code: .alreadyReported, status: .alreadyExists),
         Row(code: .reportAlreadyResolved, status: .failedPrecondition),
         Row(code: .userBannedFromApp, status: .permissionDenied),
+        Row(code: .contentBlocked, status: .permissionDenied),
+        Row(code: .contentRuleNotFound, status: .notFound),
     ]
 
     @Test("the table lists every code once")

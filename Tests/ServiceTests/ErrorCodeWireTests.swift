@@ -64,8 +64,10 @@ extension EndToEnd {
             // (the domain tests provoke it by closing the store under the service).
             // ERR_STORE_UNAVAILABLE (UNAVAILABLE): only a store on a database server has it
             // (ModerationPostgresTests provoke it by stopping PostgreSQL).
-            // ERR_MEMBER_MUTED and ERR_GROUP_FROZEN are CheckPost answers, never a call's failure
-            // (MuteFreezeDeleteWireTests checks them in CheckPost's replies).
+            // ERR_MEMBER_MUTED, ERR_GROUP_FROZEN and ERR_CONTENT_BLOCKED are CheckPost answers,
+            // never a call's failure (MuteFreezeDeleteWireTests and ContentRuleWireTests check them
+            // in CheckPost's replies); ERR_CONTENT_RULE_NOT_FOUND is one id's result
+            // (ContentRuleWireTests).
         ]
 
         /// Retention of the test server's action log for the ERR_CURSOR_EXPIRED case.
@@ -192,13 +194,13 @@ extension EndToEnd {
                     fromProto[String(name)] = lastStatus
                 }
             }
-            #expect(fromProto.count == 43)
+            #expect(fromProto.count == 45)
             // ERR_TOO_MANY_SUBSCRIPTIONS needs a server started with a small subscription cap:
             // SubscriptionLimitTests provokes it over the wire. ERR_STORE_UNAVAILABLE needs the
             // PostgreSQL store with its database stopped (ModerationPostgresTests).
             let skipped: Set<String> = [
                 "ERR_INTERNAL", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_STORE_UNAVAILABLE", "ERR_MEMBER_MUTED",
-                "ERR_GROUP_FROZEN",
+                "ERR_GROUP_FROZEN", "ERR_CONTENT_BLOCKED", "ERR_CONTENT_RULE_NOT_FOUND",
             ]
             #expect(Set(Self.table.map(\.code)) == Set(fromProto.keys).subtracting(skipped))
             for row in Self.table {

@@ -73,6 +73,9 @@ public struct LogModel: Sendable {
             }
             return
         }
+        if action.action == .contentRulesChanged && action.actionFor == nil {
+            return // the app's own set: no group
+        }
         if action.action != .created && groups[guid] == nil {
             note("no such group")
             return
@@ -148,7 +151,8 @@ public struct LogModel: Sendable {
             groups[guid]?.frozen = false
         case .userDeleted:
             if groups[guid]?.banned.remove(target) == nil { note("a deleted user's dropped ban, but not banned") }
-        case .updated, .reported, .reportResolved, .appBanned, .appUnbanned, .unspecified, .unrecognized:
+        case .updated, .reported, .reportResolved, .appBanned, .appUnbanned, .contentRulesChanged, .unspecified,
+            .unrecognized:
             break
         }
         if let group = groups[guid], let count = action.actionFor?.membersCount, Int(count) != group.members.count {

@@ -464,6 +464,43 @@ public struct ModerationClient: Sendable {
         try service.listAppBans(caller, options: options)
     }
 
+    // MARK: Content rules
+
+    /// Adds rules to the app's set (`guid` empty) or a group's.
+    @discardableResult
+    public func addContentRules(_ guid: String, _ rules: [NewContentRule]) throws(ModerationError)
+        -> ContentRulesResult
+    {
+        try run { service.addContentRules($0, guid: guid, rules: rules, replay: $1, completion: $2) }
+    }
+
+    /// Adds one rule and returns it (failing with its refusal when refused).
+    @discardableResult
+    public func addContentRule(
+        _ guid: String, _ kind: ContentRuleKind, _ pattern: String, _ action: ContentAction = .block
+    ) throws(ModerationError) -> ContentRule {
+        let outcome = try addContentRules(guid, [NewContentRule(kind: kind, pattern: pattern, action: action)])
+            .outcomes[0]
+        if let error = outcome.error { throw error }
+        return outcome.rule!
+    }
+
+    @discardableResult
+    public func deleteContentRules(_ guid: String, _ ids: [UInt64]) throws(ModerationError) -> ContentRulesResult {
+        try run { service.deleteContentRules($0, guid: guid, ids: ids, replay: $1, completion: $2) }
+    }
+
+    public func listContentRules(_ guid: String, limit: Int = 0, cursor: String = "") throws(ModerationError)
+        -> Page<ContentRule>
+    {
+        try service.listContentRules(caller, guid: guid, limit: limit, cursor: cursor)
+    }
+
+    /// The one verdict of `uid` (empty: the caller) posting `text` in `guid`.
+    public func checkPost(_ guid: String, _ uid: String = "", text: String) throws(ModerationError) -> PostVerdict {
+        try service.checkPost(caller, checks: [PostCheck(guid: guid, uid: uid, text: text)])[0]
+    }
+
     public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError)
         -> ActionPage
     {
@@ -473,13 +510,19 @@ public struct ModerationClient: Sendable {
     /// The error code `body` fails with, or nil when it succeeds (`.internal` for an error that
     /// is not a `ModerationError`).
     public static func code<T>(_ body: () throws -> T) -> ErrorCode? {
+        error(body)?.code
+    }
+
+    /// The error `body` fails with, or nil when it succeeds (`.internal` for an error that is not
+    /// a `ModerationError`).
+    public static func error<T>(_ body: () throws -> T) -> ModerationError? {
         do {
             _ = try body()
             return nil
         } catch let error as ModerationError {
-            return error.code
+            return error
         } catch {
-            return .internal
+            return ModerationError(.internal, "\(error)")
         }
     }
 }

@@ -117,7 +117,7 @@ public enum UpgradedStoreChecks {
         #expect(try user("mona").approveJoinRequest("lobby", "vic").action.newScope == .participant)
         let filed = try user("mona").report("lobby", "pia", category: .spam)
         #expect(try user("olga").listReports("lobby").page.items.map(\.id) == [filed.report.id])
-        #expect(try user("pia").actions("lobby").actions.allSatisfy { !$0.isPrivateReport })
+        #expect(try user("pia").actions("lobby").actions.allSatisfy { !$0.isPrivate })
         // Bans from the app on the release's users: a ban refuses their calls and CheckPost, a
         // shadow ban marks their posts, both are listed, and lifting one restores everything.
         try admin.banFromApp("amir", reason: "upgraded")

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "moderation/v1/actions.pb-c.h"
+#include "moderation/v1/content.pb-c.h"
 #include "moderation/v1/errors.pb-c.h"
 #include "moderation/v1/groups.pb-c.h"
 #include "moderation/v1/invites.pb-c.h"

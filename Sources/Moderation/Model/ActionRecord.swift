@@ -37,6 +37,8 @@ public struct ActionRecord: Sendable, Equatable {
         @usableFromInline var requestID: String
         @usableFromInline var reportID: UInt64
         @usableFromInline var shadow: Bool
+        @usableFromInline var rulesAdded: Int
+        @usableFromInline var rulesRemoved: Int
     }
 
     /// The box, first copied when another record shares it.
@@ -135,17 +137,30 @@ public struct ActionRecord: Sendable, Equatable {
         set { uniqueBox().fields.shadow = newValue }
     }
 
+    /// For `contentRulesChanged`: how many rules were added; 0 for other actions.
+    public var rulesAdded: Int {
+        @inlinable get { box.fields.rulesAdded }
+        set { uniqueBox().fields.rulesAdded = newValue }
+    }
+
+    /// For `contentRulesChanged`: how many rules were deleted; 0 for other actions.
+    public var rulesRemoved: Int {
+        @inlinable get { box.fields.rulesRemoved }
+        set { uniqueBox().fields.rulesRemoved = newValue }
+    }
+
     public init(
         app: String, seq: UInt64 = 0, kind: ActionKind, actionBy: User, actionOn: User?, group: Group,
         oldScope: Scope? = nil, newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0,
         timestamp: Int64, idempotencyKey: String = "", requestID: String = "", reportID: UInt64 = 0,
-        shadow: Bool = false
+        shadow: Bool = false, rulesAdded: Int = 0, rulesRemoved: Int = 0
     ) {
         box = Box(
             Fields(
                 app: app, seq: seq, kind: kind, actionBy: actionBy, actionOn: actionOn, group: group,
                 oldScope: oldScope, newScope: newScope, reason: reason, expiresAt: expiresAt, timestamp: timestamp,
-                idempotencyKey: idempotencyKey, requestID: requestID, reportID: reportID, shadow: shadow))
+                idempotencyKey: idempotencyKey, requestID: requestID, reportID: reportID, shadow: shadow,
+                rulesAdded: rulesAdded, rulesRemoved: rulesRemoved))
     }
 
     public static func == (lhs: ActionRecord, rhs: ActionRecord) -> Bool {

@@ -75,8 +75,11 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// Every call on behalf of a user banned from the app fails with it (but DeleteUser of
     /// themselves); also a `CheckPost` answer, for every group.
     public static let userBannedFromApp = ErrorCode("ERR_USER_BANNED_FROM_APP", status: .permissionDenied)
+    /// A blocking content rule matched the post's text: a `CheckPost` answer, never a failed call.
+    public static let contentBlocked = ErrorCode("ERR_CONTENT_BLOCKED", status: .permissionDenied)
+    public static let contentRuleNotFound = ErrorCode("ERR_CONTENT_RULE_NOT_FOUND", status: .notFound)
 
-    /// The 43 codes of the service, in the order of `errors.proto`.
+    /// The 45 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -86,7 +89,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
         .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
         .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound, .alreadyReported, .reportAlreadyResolved,
-        .userBannedFromApp,
+        .userBannedFromApp, .contentBlocked, .contentRuleNotFound,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

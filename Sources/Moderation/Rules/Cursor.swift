@@ -17,6 +17,7 @@ enum Cursor {
         case joinRequests = 0x6B // "k"
         case reports = 0x72 // "r"
         case appBans = 0x42 // "B"
+        case contentRules = 0x63 // "c"
     }
 
     static func encode(_ key: MemberKey) -> String { encode(.members, key.joinedAt, key.uid) }
@@ -26,16 +27,28 @@ enum Cursor {
     static func encode(myInvites key: InviteKey) -> String { encode(.myInvites, key.invitedAt, key.id) }
     static func encode(appBans key: BanKey) -> String { encode(.appBans, key.bannedAt, key.uid) }
     static func encode(joinRequests key: MemberKey) -> String { encode(.joinRequests, key.joinedAt, key.uid) }
-    static func encode(reportID id: UInt64) -> String {
-        var bytes: [UInt8] = [version, Tag.reports.rawValue]
+    static func encode(reportID id: UInt64) -> String { encode(id: id, .reports) }
+
+    static func reportID(_ cursor: String) throws(ModerationError) -> UInt64? {
+        try id(.reports, cursor)
+    }
+
+    static func encode(contentRuleID id: UInt64) -> String { encode(id: id, .contentRules) }
+
+    private static func encode(id: UInt64, _ tag: Tag) -> String {
+        var bytes: [UInt8] = [version, tag.rawValue]
         Varint.append(id, to: &bytes)
         return text(bytes)
     }
 
-    static func reportID(_ cursor: String) throws(ModerationError) -> UInt64? {
+    static func contentRuleID(_ cursor: String) throws(ModerationError) -> UInt64? {
+        try id(.contentRules, cursor)
+    }
+
+    /// The id of a cursor of `tag`'s list, which pages by id.
+    private static func id(_ tag: Tag, _ cursor: String) throws(ModerationError) -> UInt64? {
         guard !cursor.isEmpty else { return nil }
-        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.reports.rawValue
-        else {
+        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == tag.rawValue else {
             throw bad
         }
         var reader = Reader(bytes: bytes, offset: 2)

@@ -72,7 +72,8 @@ struct WriteContext {
     /// keeps no such reason (the `frozen` action itself carries it).
     mutating func record(
         _ kind: ActionKind, on target: User?, group: StoredGroup, by: User? = nil, oldScope: Scope? = nil,
-        newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0, reportID: UInt64 = 0, shadow: Bool = false
+        newScope: Scope? = nil, reason: String = "", expiresAt: Int64 = 0, reportID: UInt64 = 0, shadow: Bool = false,
+        rulesAdded: Int = 0, rulesRemoved: Int = 0
     ) throws(ModerationError) -> ActionRecord {
         let actor: User
         if let by {
@@ -85,7 +86,8 @@ struct WriteContext {
         var action = ActionRecord(
             app: caller.app, kind: kind, actionBy: actor, actionOn: target, group: snapshot, oldScope: oldScope,
             newScope: newScope, reason: reason, expiresAt: expiresAt, timestamp: now,
-            idempotencyKey: caller.idempotencyKey, requestID: caller.requestID, reportID: reportID, shadow: shadow)
+            idempotencyKey: caller.idempotencyKey, requestID: caller.requestID, reportID: reportID, shadow: shadow,
+            rulesAdded: rulesAdded, rulesRemoved: rulesRemoved)
         try tx.appendAction(&action, appID: ensureAppID(), group: group)
         return action
     }

@@ -37,6 +37,10 @@ extension ModerationService {
         /// How many reports one user may file per hour in an app; one more is `ERR_RATE_LIMITED`
         /// (the service allows 20; tests lower it).
         public var maxReportsPerHour: Int
+        /// How often, in milliseconds, the content rules are compared with the store's, to pick
+        /// up what other servers changed on a shared store (changes made through this server
+        /// apply before their call answers).
+        public var contentRulePollMs: Int64
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
@@ -44,7 +48,7 @@ extension ModerationService {
             pruneIntervalMs: Int64 = 60_000, maintenanceBatchSize: Int = 500, maintenanceStepMs: Int64 = 10,
             memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5,
             wrongPasswordWindowMs: Int64 = 15 * 60_000,
-            maxPendingJoinRequests: Int = 1_000, maxReportsPerHour: Int = 20
+            maxPendingJoinRequests: Int = 1_000, maxReportsPerHour: Int = 20, contentRulePollMs: Int64 = 500
         ) {
             self.passwordHasher = passwordHasher
             self.actionRetentionMs = actionRetentionMs
@@ -58,6 +62,7 @@ extension ModerationService {
             self.wrongPasswordWindowMs = wrongPasswordWindowMs
             self.maxPendingJoinRequests = maxPendingJoinRequests
             self.maxReportsPerHour = maxReportsPerHour
+            self.contentRulePollMs = contentRulePollMs
         }
     }
 }

@@ -83,7 +83,8 @@ extension ModerationService {
         }
     }
 
-    /// Deletes a group with its members and bans (`DeleteGroup`): the owner or the app.
+    /// Deletes a group with its members, bans and content rules (`DeleteGroup`): the owner or the
+    /// app.
     ///
     /// Records one `deleted` action whose snapshot is the group as it was before deletion.
     public func deleteGroup(
@@ -100,6 +101,9 @@ extension ModerationService {
                 try access.requireRank(.owner, toDo: "delete the group")
                 let action = try context.record(.deleted, on: nil, group: access.stored)
                 try context.tx.deleteGroup(access.stored, at: context.now)
+                if let appID = try context.appID() {
+                    try context.tx.deleteContentRuleSet(appID: appID, guid: guid)
+                }
                 return action
             }
         }

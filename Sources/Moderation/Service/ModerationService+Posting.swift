@@ -1,3 +1,6 @@
+internal import ContentMatching
+internal import ThreadSupport
+
 extension ModerationService {
     /// May these users post in these groups now (`CheckPost`)? One verdict per check, in order;
     /// a refusal is a verdict (`PostingDecision`), not a failed call.
@@ -8,7 +11,10 @@ extension ModerationService {
     /// about anyone but themselves: `ERR_PERMISSION_DENIED`. It is the hot path of a chat backend
     /// (a message service asks before every message): one snapshot, and the store reads every
     /// pair's standing at once (`StoreSnapshot.postingStandings`), the user's ban from the app
-    /// included.
+    /// included. Then, for each pair whose standing allows the post, its text is scanned with the
+    /// app's and the group's content rules (`ContentDecision`): on the calling thread, with its
+    /// own scratch space, in time linear in the text (`maxPostText` bytes at most: more is
+    /// `ERR_INVALID_ARGUMENT` naming the check).
     public func checkPost(_ caller: Caller, checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {
         guard (1...Validation.maxBatch).contains(checks.count) else {
             throw .invalid("checks", "give 1–\(Validation.maxBatch) checks (got \(checks.count))")
@@ -26,7 +32,12 @@ extension ModerationService {
             } else {
                 uid = try Validation.identifier(check.uid, field: "checks[\(index)].uid")
             }
-            normalized.append(PostCheck(guid: guid, uid: uid))
+            guard check.text.utf8.count <= Self.maxPostText else {
+                throw .invalid(
+                    "checks[\(index)].text",
+                    "must be at most \(Self.maxPostText) bytes of UTF-8 (got \(check.text.utf8.count))")
+            }
+            normalized.append(PostCheck(guid: guid, uid: uid, text: check.text))
         }
         return try read(validated, arrivedAt: caller.receivedAt) {
             (context: ReadContext) throws(ModerationError) -> [PostVerdict] in
@@ -37,7 +48,36 @@ extension ModerationService {
                 return Array(repeating: PostVerdict(refusal: .groupNotFound), count: checks.count)
             }
             let standings = try context.snapshot.postingStandings(appID: appID, checks: normalized)
-            return standings.map { PostingDecision.verdict($0, at: context.now) }
+            var verdicts = standings.map { PostingDecision.verdict($0, at: context.now) }
+            for index in verdicts.indices where verdicts[index].allowed && !normalized[index].text.isEmpty {
+                let check = normalized[index]
+                verdicts[index] = ContentDecision.verdict(
+                    verdicts[index], matches: scan(check.text, appID: appID, guid: check.guid))
+            }
+            return verdicts
         }
     }
+
+    /// The matches of the app's and the group's content rules in `text`, in order of start.
+    private func scan(_ text: String, appID: Int64, guid: String) -> [(match: ContentMatch, action: ContentAction)] {
+        let sets = contentRules.sets(appID: appID, guid: guid)
+        var found: [(match: ContentMatch, action: ContentAction)] = []
+        let scanner = Self.scanners.value
+        for set in [sets.app, sets.group] {
+            guard let set, !set.compiled.rules.isEmpty else { continue }
+            for match in scanner.scan(text, with: set.compiled) {
+                guard let action = set.actions[match.ruleID] else { continue }
+                found.append((ContentMatch(ruleID: match.ruleID, start: match.start, end: match.end), action))
+            }
+        }
+        if sets.app != nil && sets.group != nil {
+            found.sort {
+                ($0.match.start, $0.match.end, $0.match.ruleID) < ($1.match.start, $1.match.end, $1.match.ruleID)
+            }
+        }
+        return found
+    }
+
+    /// Each thread's scanner: its Hyperscan scratch space and buffers, never shared.
+    private static let scanners = ThreadLocal { ContentScanner() }
 }

@@ -27,6 +27,8 @@ public final class ModerationService: Sendable {
     /// Wrong group passwords per (app, group, user), to stop brute force through JoinGroup: in the
     /// store's shared ledger when it has one, else in memory.
     let passwordAttempts: PasswordAttemptLimiter
+    /// The content rule sets, compiled, for CheckPost's scan.
+    let contentRules: ContentRuleSets
 
     /// The store's reads share a check when started together (`ModerationStore.readsShareChecks`).
     public var readsShareChecks: Bool { store.readsShareChecks }
@@ -59,6 +61,7 @@ public final class ModerationService: Sendable {
         store.setCommitHandler(
             CommitHandler(
                 follows: listeners.follows, followedApps: listeners.followedApps, deliver: listeners.deliver))
+        contentRules = ContentRuleSets(store: store, pollIntervalMs: configuration.contentRulePollMs)
         maintenance = Mutex(nil)
         if configuration.maintenanceIntervalMs > 0 {
             let loop = MaintenanceLoop(intervalMs: configuration.maintenanceIntervalMs) { [weak self] in
@@ -106,12 +109,14 @@ public final class ModerationService: Sendable {
     /// since start.
     public var expiredAppBansSweptCount: UInt64 { expiredAppBansSwept.load(ordering: .relaxed) }
 
-    /// Stops the maintenance loop, if any. The store stays open; close it after this.
+    /// Stops the maintenance loop, if any, and the content rules' compile thread. The store stays
+    /// open; close it after this.
     public func shutdown() {
         let loop = maintenance.withLock { loop in
             defer { loop = nil }
             return loop
         }
         loop?.stop()
+        contentRules.close()
     }
 }

@@ -106,6 +106,23 @@ public protocol StoreSnapshot {
     /// order of `checks`.
     func postingStandings(appID: Int64, checks: [PostCheck]) throws(ModerationError) -> [PostingStanding?]
 
+    /// A page of a content rule set (`guid` empty: the app's), by id, after `afterID`.
+    func contentRules(appID: Int64, guid: String, afterID: UInt64, limit: Int) throws(ModerationError) -> [ContentRule]
+
+    /// How many rules a content rule set holds.
+    func contentRuleCount(appID: Int64, guid: String) throws(ModerationError) -> Int
+
+    /// The rule `id` of a set, if the set holds it.
+    func contentRule(appID: Int64, guid: String, id: UInt64) throws(ModerationError) -> ContentRule?
+
+    /// The rule of a set with this kind and pattern (as written), if any.
+    func contentRule(appID: Int64, guid: String, kind: ContentRuleKind, pattern: String) throws(ModerationError)
+        -> ContentRule?
+
+    /// The version of every content rule set of every app: what a server compares with the sets
+    /// it has compiled, to pick up changes other servers made.
+    func contentRuleSetVersions() throws(ModerationError) -> [ContentRuleSetVersion]
+
     /// The reply stored under an idempotency key at or after `notBefore`, if any.
     func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
 }

@@ -95,6 +95,15 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Writes a report's resolution, note, time and resolver.
     func resolveReport(groupID: Int64, _ report: Report) throws(ModerationError)
 
+    /// Inserts a content rule (its `id` is ignored) and returns its new id, unique in the store
+    /// and increasing.
+    func insertContentRule(appID: Int64, _ rule: ContentRule) throws(ModerationError) -> UInt64
+    func deleteContentRule(appID: Int64, id: UInt64) throws(ModerationError)
+    /// Sets a rule set's version (the seq of the action that last changed it).
+    func setContentRuleSetVersion(appID: Int64, guid: String, version: UInt64) throws(ModerationError)
+    /// Deletes a rule set with its version: its group was deleted.
+    func deleteContentRuleSet(appID: Int64, guid: String) throws(ModerationError)
+
     /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
     /// `group` is the state the action's snapshot shows.
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError)

@@ -73,13 +73,17 @@ public enum ActionType: ProtoEnum {
     /// "appUnbanned": a user's app ban was lifted, by the app, by expiry (reason "expired") or with
     /// the user's deletion (reason "userDeleted"); shadow tells which kind of ban it was.
     case appUnbanned
+    /// "contentRulesChanged": content rules were added to or deleted from a group's set or, guid
+    /// empty, the app's (rules_added, rules_removed). Private: delivered and listed only to the
+    /// group's admins and moderators and the app (the app's set: the app only).
+    case contentRulesChanged
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ActionType"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned]
+    public static let allKnown: [Self] = [.unspecified, .created, .updated, .deleted, .joined, .left, .added, .kicked, .banned, .unbanned, .scopeChanged, .ownershipTransferred, .muted, .unmuted, .frozen, .unfrozen, .userDeleted, .invited, .inviteAccepted, .inviteDeclined, .inviteRevoked, .joinRequested, .joinRequestApproved, .joinRequestRejected, .joinRequestCancelled, .reported, .reportResolved, .appBanned, .appUnbanned, .contentRulesChanged]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -112,6 +116,7 @@ public enum ActionType: ProtoEnum {
         case 26: self = .reportResolved
         case 27: self = .appBanned
         case 28: self = .appUnbanned
+        case 29: self = .contentRulesChanged
         default: self = .unrecognized(rawValue)
         }
     }
@@ -147,6 +152,7 @@ public enum ActionType: ProtoEnum {
         case .reportResolved: 26
         case .appBanned: 27
         case .appUnbanned: 28
+        case .contentRulesChanged: 29
         case .unrecognized(let value): value
         }
     }
@@ -183,6 +189,7 @@ public enum ActionType: ProtoEnum {
         case .reportResolved: "ACTION_TYPE_REPORT_RESOLVED"
         case .appBanned: "ACTION_TYPE_APP_BANNED"
         case .appUnbanned: "ACTION_TYPE_APP_UNBANNED"
+        case .contentRulesChanged: "ACTION_TYPE_CONTENT_RULES_CHANGED"
         case .unrecognized: nil
         }
     }
@@ -227,6 +234,10 @@ public struct Action: ProtoMessage {
     public var reportID: UInt64 = 0
     /// For appBanned and appUnbanned: the ban is (was) a shadow ban; false for other actions.
     public var shadow: Bool = false
+    /// For contentRulesChanged: how many rules were added.
+    public var rulesAdded: UInt32 = 0
+    /// For contentRulesChanged: how many rules were deleted.
+    public var rulesRemoved: UInt32 = 0
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -246,7 +257,9 @@ public struct Action: ProtoMessage {
         idempotencyKey: String = "",
         requestID: String = "",
         reportID: UInt64 = 0,
-        shadow: Bool = false
+        shadow: Bool = false,
+        rulesAdded: UInt32 = 0,
+        rulesRemoved: UInt32 = 0
     ) {
         self.seq = seq
         self.action = action
@@ -262,6 +275,8 @@ public struct Action: ProtoMessage {
         self.requestID = requestID
         self.reportID = reportID
         self.shadow = shadow
+        self.rulesAdded = rulesAdded
+        self.rulesRemoved = rulesRemoved
     }
 }
 
@@ -287,6 +302,8 @@ extension Action {
         if !requestID.isEmpty { c.pointee.request_id = arena.cString(requestID) }
         if reportID != 0 { c.pointee.report_id = reportID }
         if shadow { c.pointee.shadow = 1 }
+        if rulesAdded != 0 { c.pointee.rules_added = rulesAdded }
+        if rulesRemoved != 0 { c.pointee.rules_removed = rulesRemoved }
         return c
     }
 
@@ -313,6 +330,8 @@ extension Action {
         self.requestID = try arena.string(c.pointee.request_id, field: "request_id", of: Self.protoName)
         self.reportID = c.pointee.report_id
         self.shadow = (c.pointee.shadow != 0)
+        self.rulesAdded = c.pointee.rules_added
+        self.rulesRemoved = c.pointee.rules_removed
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
@@ -330,5 +349,7 @@ extension Action {
         if !self.requestID.isEmpty { buffer.append(0x62); ProtoWireWriter.string(self.requestID, &buffer) }
         if self.reportID != 0 { buffer.append(0x68); ProtoWireWriter.varint(self.reportID, &buffer) }
         if self.shadow { buffer.append(0x70); buffer.append(self.shadow ? 1 : 0) }
+        if self.rulesAdded != 0 { buffer.append(0x78); ProtoWireWriter.varint(UInt64(self.rulesAdded), &buffer) }
+        if self.rulesRemoved != 0 { buffer.append(0x80); buffer.append(0x01); ProtoWireWriter.varint(UInt64(self.rulesRemoved), &buffer) }
     }
 }

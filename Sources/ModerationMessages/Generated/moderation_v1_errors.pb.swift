@@ -56,7 +56,8 @@ public enum ErrorCode: ProtoEnum {
     case errCursorExpired
     /// UNAUTHENTICATED: the API key is missing or wrong.
     case errUnauthenticated
-    /// RESOURCE_EXHAUSTED: the app's request rate is over its limit; details carry retry_after_ms.
+    /// RESOURCE_EXHAUSTED: the app's request rate is over its limit (details carry retry_after_ms),
+    /// or a content rule set would grow past its limit (details carry limit and count).
     case errRateLimited
     /// INTERNAL: the server failed; nothing was changed.
     case errInternal
@@ -101,13 +102,18 @@ public enum ErrorCode: ProtoEnum {
     /// PERMISSION_DENIED: the acting user is banned from the whole app; every call on their behalf
     /// fails with it but DeleteUser of themselves (and CheckPost answers it for every group).
     case errUserBannedFromApp
+    /// PERMISSION_DENIED: a blocking content rule matched the post's text (a CheckPost answer,
+    /// with the matches).
+    case errContentBlocked
+    /// NOT_FOUND: the set has no content rule with that id.
+    case errContentRuleNotFound
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved, .errUserBannedFromApp]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved, .errUserBannedFromApp, .errContentBlocked, .errContentRuleNotFound]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -155,6 +161,8 @@ public enum ErrorCode: ProtoEnum {
         case 41: self = .errAlreadyReported
         case 42: self = .errReportAlreadyResolved
         case 43: self = .errUserBannedFromApp
+        case 44: self = .errContentBlocked
+        case 45: self = .errContentRuleNotFound
         default: self = .unrecognized(rawValue)
         }
     }
@@ -205,6 +213,8 @@ public enum ErrorCode: ProtoEnum {
         case .errAlreadyReported: 41
         case .errReportAlreadyResolved: 42
         case .errUserBannedFromApp: 43
+        case .errContentBlocked: 44
+        case .errContentRuleNotFound: 45
         case .unrecognized(let value): value
         }
     }
@@ -256,6 +266,8 @@ public enum ErrorCode: ProtoEnum {
         case .errAlreadyReported: "ERR_ALREADY_REPORTED"
         case .errReportAlreadyResolved: "ERR_REPORT_ALREADY_RESOLVED"
         case .errUserBannedFromApp: "ERR_USER_BANNED_FROM_APP"
+        case .errContentBlocked: "ERR_CONTENT_BLOCKED"
+        case .errContentRuleNotFound: "ERR_CONTENT_RULE_NOT_FOUND"
         case .unrecognized: nil
         }
     }

@@ -1884,14 +1884,18 @@ public struct PostCheck: ProtoMessage {
     public var guid: String = ""
     /// UID of the user; empty means the acting user.
     public var uid: String = ""
+    /// The post's text (≤ 10 000 bytes of UTF-8), scanned with the app's and the group's content
+    /// rules when the user's standing allows posting; empty scans nothing.
+    public var text: String = ""
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
 
     /// Creates the message; every field left out is at its proto3 zero value.
-    public init(guid: String = "", uid: String = "") {
+    public init(guid: String = "", uid: String = "", text: String = "") {
         self.guid = guid
         self.uid = uid
+        self.text = text
     }
 }
 
@@ -1919,13 +1923,19 @@ public struct PostCheckResult: ProtoMessage {
     public var allowed: Bool = false
     /// Why not, when not allowed: ERR_GROUP_NOT_FOUND (no such group, or a private group the user
     /// is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED,
-    /// ERR_GROUP_FROZEN or ERR_USER_BANNED_FROM_APP (checked in that order).
+    /// ERR_GROUP_FROZEN or ERR_USER_BANNED_FROM_APP (checked in that order), then
+    /// ERR_CONTENT_BLOCKED when a blocking content rule matched the text.
     public var errorCode: String = ""
     /// With ERR_MEMBER_MUTED: when the mute ends, Unix milliseconds; -1 until unmuted.
     public var mutedUntil: Int64 = 0
     /// With allowed: the user is shadow-banned from the app, so the post is shown to its author
     /// only.
     public var shadowed: Bool = false
+    /// With allowed: a flagging content rule matched the text, so the post is marked for review.
+    public var flagged: Bool = false
+    /// Every content rule of the app's and the group's sets that matched the text, in order of
+    /// start (empty when the standing refused the post: the text is not scanned then).
+    public var matches: [ContentMatch] = []
 
     /// Creates the message with every field at its proto3 zero value.
     public init() {}
@@ -1935,12 +1945,16 @@ public struct PostCheckResult: ProtoMessage {
         allowed: Bool = false,
         errorCode: String = "",
         mutedUntil: Int64 = 0,
-        shadowed: Bool = false
+        shadowed: Bool = false,
+        flagged: Bool = false,
+        matches: [ContentMatch] = []
     ) {
         self.allowed = allowed
         self.errorCode = errorCode
         self.mutedUntil = mutedUntil
         self.shadowed = shadowed
+        self.flagged = flagged
+        self.matches = matches
     }
 }
 
@@ -2079,6 +2093,123 @@ public struct ListAppBansResponse: ProtoMessage {
     /// Creates the message; every field left out is at its proto3 zero value.
     public init(appBans: [AppBan] = [], nextCursor: String = "") {
         self.appBans = appBans
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Request of AddContentRules.
+public struct AddContentRulesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.AddContentRulesRequest"
+
+    /// GUID of the group whose set to add to; empty for the app's set.
+    public var guid: String = ""
+    /// The rules (1–1 000).
+    public var rules: [NewContentRule] = []
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", rules: [NewContentRule] = []) {
+        self.guid = guid
+        self.rules = rules
+    }
+}
+
+/// Response of AddContentRules.
+public struct AddContentRulesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.AddContentRulesResponse"
+
+    /// One result per rule, in the order of the request.
+    public var results: [ContentRuleResult] = []
+    /// The "contentRulesChanged" action recorded; absent when nothing was added.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [ContentRuleResult] = [], action: Action? = nil) {
+        self.results = results
+        self.action = action
+    }
+}
+
+/// Request of DeleteContentRules.
+public struct DeleteContentRulesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.DeleteContentRulesRequest"
+
+    /// GUID of the group whose set to delete from; empty for the app's set.
+    public var guid: String = ""
+    /// Ids of the rules (1–1 000).
+    public var ids: [UInt64] = []
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", ids: [UInt64] = []) {
+        self.guid = guid
+        self.ids = ids
+    }
+}
+
+/// Response of DeleteContentRules.
+public struct DeleteContentRulesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.DeleteContentRulesResponse"
+
+    /// One result per id, in the order of the request.
+    public var results: [ContentRuleResult] = []
+    /// The "contentRulesChanged" action recorded; absent when nothing was deleted.
+    public var action: Action? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(results: [ContentRuleResult] = [], action: Action? = nil) {
+        self.results = results
+        self.action = action
+    }
+}
+
+/// Request of ListContentRules.
+public struct ListContentRulesRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListContentRulesRequest"
+
+    /// GUID of the group whose set to list; empty for the app's set.
+    public var guid: String = ""
+    /// Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+    public var cursor: String = ""
+    /// Page size, 1–100; 0 means the default of 30.
+    public var limit: UInt32 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(guid: String = "", cursor: String = "", limit: UInt32 = 0) {
+        self.guid = guid
+        self.cursor = cursor
+        self.limit = limit
+    }
+}
+
+/// Response of ListContentRules.
+public struct ListContentRulesResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListContentRulesResponse"
+
+    /// The page of rules, oldest first (by id).
+    public var rules: [ContentRule] = []
+    /// Cursor of the next page; empty exactly when nothing is left.
+    public var nextCursor: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(rules: [ContentRule] = [], nextCursor: String = "") {
+        self.rules = rules
         self.nextCursor = nextCursor
     }
 }
@@ -5579,6 +5710,7 @@ extension PostCheck {
         moderation__v1__post_check__init(c)
         if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
         if !uid.isEmpty { c.pointee.uid = arena.cString(uid) }
+        if !text.isEmpty { c.pointee.text = arena.cString(text) }
         return c
     }
 
@@ -5593,11 +5725,13 @@ extension PostCheck {
         self.init()
         self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
         self.uid = try arena.string(c.pointee.uid, field: "uid", of: Self.protoName)
+        self.text = try arena.string(c.pointee.text, field: "text", of: Self.protoName)
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+        if !self.text.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.text, &buffer) }
     }
 }
 
@@ -5650,6 +5784,13 @@ extension PostCheckResult {
         if !errorCode.isEmpty { c.pointee.error_code = arena.cString(errorCode) }
         if mutedUntil != 0 { c.pointee.muted_until = mutedUntil }
         if shadowed { c.pointee.shadowed = 1 }
+        if flagged { c.pointee.flagged = 1 }
+        if !matches.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__ContentMatch>?.self, count: matches.count)
+            for (i, item) in matches.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_matches = matches.count
+            c.pointee.matches = items
+        }
         return c
     }
 
@@ -5666,6 +5807,11 @@ extension PostCheckResult {
         self.errorCode = try arena.string(c.pointee.error_code, field: "error_code", of: Self.protoName)
         self.mutedUntil = c.pointee.muted_until
         self.shadowed = (c.pointee.shadowed != 0)
+        self.flagged = (c.pointee.flagged != 0)
+        if c.pointee.n_matches > 0 {
+            self.matches.reserveCapacity(c.pointee.n_matches)
+            for i in 0..<c.pointee.n_matches { self.matches.append(try ContentMatch(c: ProtoArena.required(c.pointee.matches[i], field: "matches", of: Self.protoName), arena: arena)) }
+        }
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
@@ -5673,6 +5819,8 @@ extension PostCheckResult {
         if !self.errorCode.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorCode, &buffer) }
         if self.mutedUntil != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
         if self.shadowed { buffer.append(0x20); buffer.append(self.shadowed ? 1 : 0) }
+        if self.flagged { buffer.append(0x28); buffer.append(self.flagged ? 1 : 0) }
+        for index in self.matches.indices { buffer.append(0x32); do { let start = ProtoWireWriter.beginLength(&buffer); self.matches[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
 }
 
@@ -5912,6 +6060,246 @@ extension ListAppBansResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.appBans.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.appBans[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
+}
+
+extension AddContentRulesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AddContentRulesRequest> {
+        let c = arena.allocate(Moderation__V1__AddContentRulesRequest.self)
+        moderation__v1__add_content_rules_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !rules.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__NewContentRule>?.self, count: rules.count)
+            for (i, item) in rules.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_rules = rules.count
+            c.pointee.rules = items
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__add_content_rules_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AddContentRulesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        if c.pointee.n_rules > 0 {
+            self.rules.reserveCapacity(c.pointee.n_rules)
+            for i in 0..<c.pointee.n_rules { self.rules.append(try NewContentRule(c: ProtoArena.required(c.pointee.rules[i], field: "rules", of: Self.protoName), arena: arena)) }
+        }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        for index in self.rules.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.rules[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension AddContentRulesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__AddContentRulesResponse> {
+        let c = arena.allocate(Moderation__V1__AddContentRulesResponse.self)
+        moderation__v1__add_content_rules_response__init(c)
+        if !results.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__ContentRuleResult>?.self, count: results.count)
+            for (i, item) in results.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_results = results.count
+            c.pointee.results = items
+        }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__add_content_rules_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__AddContentRulesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_results > 0 {
+            self.results.reserveCapacity(c.pointee.n_results)
+            for i in 0..<c.pointee.n_results { self.results.append(try ContentRuleResult(c: ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName), arena: arena)) }
+        }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension DeleteContentRulesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeleteContentRulesRequest> {
+        let c = arena.allocate(Moderation__V1__DeleteContentRulesRequest.self)
+        moderation__v1__delete_content_rules_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !ids.isEmpty {
+            let items = arena.allocateArray(UInt64.self, count: ids.count)
+            for (i, item) in ids.enumerated() { items[i] = item }
+            c.pointee.n_ids = ids.count
+            c.pointee.ids = items
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__delete_content_rules_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeleteContentRulesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        if c.pointee.n_ids > 0 {
+            self.ids.reserveCapacity(c.pointee.n_ids)
+            for i in 0..<c.pointee.n_ids { self.ids.append(c.pointee.ids[i]) }
+        }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.ids.isEmpty {
+            buffer.append(0x12)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.ids { ProtoWireWriter.varint(item, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+    }
+}
+
+extension DeleteContentRulesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeleteContentRulesResponse> {
+        let c = arena.allocate(Moderation__V1__DeleteContentRulesResponse.self)
+        moderation__v1__delete_content_rules_response__init(c)
+        if !results.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__ContentRuleResult>?.self, count: results.count)
+            for (i, item) in results.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_results = results.count
+            c.pointee.results = items
+        }
+        if let value = action { c.pointee.action = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__delete_content_rules_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeleteContentRulesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_results > 0 {
+            self.results.reserveCapacity(c.pointee.n_results)
+            for i in 0..<c.pointee.n_results { self.results.append(try ContentRuleResult(c: ProtoArena.required(c.pointee.results[i], field: "results", of: Self.protoName), arena: arena)) }
+        }
+        if let value = c.pointee.action { self.action = try Action(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension ListContentRulesRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListContentRulesRequest> {
+        let c = arena.allocate(Moderation__V1__ListContentRulesRequest.self)
+        moderation__v1__list_content_rules_request__init(c)
+        if !guid.isEmpty { c.pointee.guid = arena.cString(guid) }
+        if !cursor.isEmpty { c.pointee.cursor = arena.cString(cursor) }
+        if limit != 0 { c.pointee.limit = limit }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_content_rules_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListContentRulesRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.guid = try arena.string(c.pointee.guid, field: "guid", of: Self.protoName)
+        self.cursor = try arena.string(c.pointee.cursor, field: "cursor", of: Self.protoName)
+        self.limit = c.pointee.limit
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+        if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
+        if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+    }
+}
+
+extension ListContentRulesResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListContentRulesResponse> {
+        let c = arena.allocate(Moderation__V1__ListContentRulesResponse.self)
+        moderation__v1__list_content_rules_response__init(c)
+        if !rules.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__ContentRule>?.self, count: rules.count)
+            for (i, item) in rules.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_rules = rules.count
+            c.pointee.rules = items
+        }
+        if !nextCursor.isEmpty { c.pointee.next_cursor = arena.cString(nextCursor) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_content_rules_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListContentRulesResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_rules > 0 {
+            self.rules.reserveCapacity(c.pointee.n_rules)
+            for i in 0..<c.pointee.n_rules { self.rules.append(try ContentRule(c: ProtoArena.required(c.pointee.rules[i], field: "rules", of: Self.protoName), arena: arena)) }
+        }
+        self.nextCursor = try arena.string(c.pointee.next_cursor, field: "next_cursor", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        for index in self.rules.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.rules[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
 }
@@ -6308,6 +6696,17 @@ public enum ModerationMethods {
     /// Lists the app's bans in force, newest first (the app only).
     public static let listAppBans = ProtoMethod<ListAppBansRequest, ListAppBansResponse>(
         service: name, name: "ListAppBans", clientStreaming: false, serverStreaming: false)
+    /// Adds content rules to the app's set (guid empty: the app only) or a group's (its owner and
+    /// admins, or the app), up to 1 000 per call; each rule is answered. Records one
+    /// "contentRulesChanged" action when something was added.
+    public static let addContentRules = ProtoMethod<AddContentRulesRequest, AddContentRulesResponse>(
+        service: name, name: "AddContentRules", clientStreaming: false, serverStreaming: false)
+    /// Deletes content rules by id from the app's set or a group's (as AddContentRules).
+    public static let deleteContentRules = ProtoMethod<DeleteContentRulesRequest, DeleteContentRulesResponse>(
+        service: name, name: "DeleteContentRules", clientStreaming: false, serverStreaming: false)
+    /// Lists a rule set, oldest first (as AddContentRules, and the group's moderators).
+    public static let listContentRules = ProtoMethod<ListContentRulesRequest, ListContentRulesResponse>(
+        service: name, name: "ListContentRules", clientStreaming: false, serverStreaming: false)
     /// Reads a group's action log ("missed events"), oldest first.
     public static let listGroupActions = ProtoMethod<ListGroupActionsRequest, ListGroupActionsResponse>(
         service: name, name: "ListGroupActions", clientStreaming: false, serverStreaming: false)
@@ -6316,5 +6715,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, banUserFromApp, unbanUserFromApp, listAppBans, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, banUserFromApp, unbanUserFromApp, listAppBans, addContentRules, deleteContentRules, listContentRules, listGroupActions, subscribe]
 }

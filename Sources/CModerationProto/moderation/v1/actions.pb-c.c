@@ -52,7 +52,7 @@ void   moderation__v1__action__free_unpacked
   assert(message->base.descriptor == &moderation__v1__action__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor moderation__v1__action__field_descriptors[14] =
+static const ProtobufCFieldDescriptor moderation__v1__action__field_descriptors[16] =
 {
   {
     "seq",
@@ -222,6 +222,30 @@ static const ProtobufCFieldDescriptor moderation__v1__action__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "rules_added",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__Action, rules_added),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rules_removed",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__Action, rules_removed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__action__field_indices_by_name[] = {
   1,   /* field[1] = action */
@@ -235,6 +259,8 @@ static const unsigned moderation__v1__action__field_indices_by_name[] = {
   7,   /* field[7] = reason */
   12,   /* field[12] = report_id */
   11,   /* field[11] = request_id */
+  14,   /* field[14] = rules_added */
+  15,   /* field[15] = rules_removed */
   0,   /* field[0] = seq */
   13,   /* field[13] = shadow */
   9,   /* field[9] = timestamp */
@@ -242,7 +268,7 @@ static const unsigned moderation__v1__action__field_indices_by_name[] = {
 static const ProtobufCIntRange moderation__v1__action__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 14 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
 {
@@ -252,14 +278,14 @@ const ProtobufCMessageDescriptor moderation__v1__action__descriptor =
   "Moderation__V1__Action",
   "moderation.v1",
   sizeof(Moderation__V1__Action),
-  14,
+  16,
   moderation__v1__action__field_descriptors,
   moderation__v1__action__field_indices_by_name,
   1,  moderation__v1__action__number_ranges,
   (ProtobufCMessageInit) moderation__v1__action__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[29] =
+static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_number[30] =
 {
   { "ACTION_TYPE_UNSPECIFIED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED", 0 },
   { "ACTION_TYPE_CREATED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CREATED", 1 },
@@ -290,16 +316,18 @@ static const ProtobufCEnumValue moderation__v1__action_type__enum_values_by_numb
   { "ACTION_TYPE_REPORT_RESOLVED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_REPORT_RESOLVED", 26 },
   { "ACTION_TYPE_APP_BANNED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_APP_BANNED", 27 },
   { "ACTION_TYPE_APP_UNBANNED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_APP_UNBANNED", 28 },
+  { "ACTION_TYPE_CONTENT_RULES_CHANGED", "MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CONTENT_RULES_CHANGED", 29 },
 };
 static const ProtobufCIntRange moderation__v1__action_type__value_ranges[] = {
-{0, 0},{0, 29}
+{0, 0},{0, 30}
 };
-static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[29] =
+static const ProtobufCEnumValueIndex moderation__v1__action_type__enum_values_by_name[30] =
 {
   { "ACTION_TYPE_ADDED", 6 },
   { "ACTION_TYPE_APP_BANNED", 27 },
   { "ACTION_TYPE_APP_UNBANNED", 28 },
   { "ACTION_TYPE_BANNED", 8 },
+  { "ACTION_TYPE_CONTENT_RULES_CHANGED", 29 },
   { "ACTION_TYPE_CREATED", 1 },
   { "ACTION_TYPE_DELETED", 3 },
   { "ACTION_TYPE_FROZEN", 14 },
@@ -333,9 +361,9 @@ const ProtobufCEnumDescriptor moderation__v1__action_type__descriptor =
   "ActionType",
   "Moderation__V1__ActionType",
   "moderation.v1",
-  29,
+  30,
   moderation__v1__action_type__enum_values_by_number,
-  29,
+  30,
   moderation__v1__action_type__enum_values_by_name,
   1,
   moderation__v1__action_type__value_ranges,

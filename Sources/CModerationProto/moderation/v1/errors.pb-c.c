@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[44] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[46] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -53,11 +53,13 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_ALREADY_REPORTED", "MODERATION__V1__ERROR_CODE__ERR_ALREADY_REPORTED", 41 },
   { "ERR_REPORT_ALREADY_RESOLVED", "MODERATION__V1__ERROR_CODE__ERR_REPORT_ALREADY_RESOLVED", 42 },
   { "ERR_USER_BANNED_FROM_APP", "MODERATION__V1__ERROR_CODE__ERR_USER_BANNED_FROM_APP", 43 },
+  { "ERR_CONTENT_BLOCKED", "MODERATION__V1__ERROR_CODE__ERR_CONTENT_BLOCKED", 44 },
+  { "ERR_CONTENT_RULE_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_CONTENT_RULE_NOT_FOUND", 45 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 44}
+{0, 0},{0, 46}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[44] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[46] =
 {
   { "ERR_ALREADY_BANNED", 11 },
   { "ERR_ALREADY_FROZEN", 33 },
@@ -70,6 +72,8 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_CANNOT_CHANGE_OWNER_SCOPE", 9 },
   { "ERR_CANNOT_KICK_OWNER", 6 },
   { "ERR_CANNOT_MUTE_OWNER", 29 },
+  { "ERR_CONTENT_BLOCKED", 44 },
+  { "ERR_CONTENT_RULE_NOT_FOUND", 45 },
   { "ERR_CURSOR_EXPIRED", 23 },
   { "ERR_EMPTY_GROUP_PASS", 15 },
   { "ERR_GROUP_FROZEN", 35 },
@@ -111,9 +115,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  44,
+  46,
   moderation__v1__error_code__enum_values_by_number,
-  44,
+  46,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

@@ -4405,6 +4405,276 @@ void   moderation__v1__list_app_bans_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__list_app_bans_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__add_content_rules_request__init
+                     (Moderation__V1__AddContentRulesRequest         *message)
+{
+  static const Moderation__V1__AddContentRulesRequest init_value = MODERATION__V1__ADD_CONTENT_RULES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__add_content_rules_request__get_packed_size
+                     (const Moderation__V1__AddContentRulesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__add_content_rules_request__pack
+                     (const Moderation__V1__AddContentRulesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__add_content_rules_request__pack_to_buffer
+                     (const Moderation__V1__AddContentRulesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AddContentRulesRequest *
+       moderation__v1__add_content_rules_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AddContentRulesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__add_content_rules_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__add_content_rules_request__free_unpacked
+                     (Moderation__V1__AddContentRulesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__add_content_rules_response__init
+                     (Moderation__V1__AddContentRulesResponse         *message)
+{
+  static const Moderation__V1__AddContentRulesResponse init_value = MODERATION__V1__ADD_CONTENT_RULES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__add_content_rules_response__get_packed_size
+                     (const Moderation__V1__AddContentRulesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__add_content_rules_response__pack
+                     (const Moderation__V1__AddContentRulesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__add_content_rules_response__pack_to_buffer
+                     (const Moderation__V1__AddContentRulesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__AddContentRulesResponse *
+       moderation__v1__add_content_rules_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__AddContentRulesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__add_content_rules_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__add_content_rules_response__free_unpacked
+                     (Moderation__V1__AddContentRulesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__add_content_rules_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__delete_content_rules_request__init
+                     (Moderation__V1__DeleteContentRulesRequest         *message)
+{
+  static const Moderation__V1__DeleteContentRulesRequest init_value = MODERATION__V1__DELETE_CONTENT_RULES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__delete_content_rules_request__get_packed_size
+                     (const Moderation__V1__DeleteContentRulesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__delete_content_rules_request__pack
+                     (const Moderation__V1__DeleteContentRulesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__delete_content_rules_request__pack_to_buffer
+                     (const Moderation__V1__DeleteContentRulesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeleteContentRulesRequest *
+       moderation__v1__delete_content_rules_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeleteContentRulesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__delete_content_rules_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__delete_content_rules_request__free_unpacked
+                     (Moderation__V1__DeleteContentRulesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__delete_content_rules_response__init
+                     (Moderation__V1__DeleteContentRulesResponse         *message)
+{
+  static const Moderation__V1__DeleteContentRulesResponse init_value = MODERATION__V1__DELETE_CONTENT_RULES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__delete_content_rules_response__get_packed_size
+                     (const Moderation__V1__DeleteContentRulesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__delete_content_rules_response__pack
+                     (const Moderation__V1__DeleteContentRulesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__delete_content_rules_response__pack_to_buffer
+                     (const Moderation__V1__DeleteContentRulesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeleteContentRulesResponse *
+       moderation__v1__delete_content_rules_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeleteContentRulesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__delete_content_rules_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__delete_content_rules_response__free_unpacked
+                     (Moderation__V1__DeleteContentRulesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__delete_content_rules_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_content_rules_request__init
+                     (Moderation__V1__ListContentRulesRequest         *message)
+{
+  static const Moderation__V1__ListContentRulesRequest init_value = MODERATION__V1__LIST_CONTENT_RULES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_content_rules_request__get_packed_size
+                     (const Moderation__V1__ListContentRulesRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_content_rules_request__pack
+                     (const Moderation__V1__ListContentRulesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_content_rules_request__pack_to_buffer
+                     (const Moderation__V1__ListContentRulesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListContentRulesRequest *
+       moderation__v1__list_content_rules_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListContentRulesRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_content_rules_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_content_rules_request__free_unpacked
+                     (Moderation__V1__ListContentRulesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_content_rules_response__init
+                     (Moderation__V1__ListContentRulesResponse         *message)
+{
+  static const Moderation__V1__ListContentRulesResponse init_value = MODERATION__V1__LIST_CONTENT_RULES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_content_rules_response__get_packed_size
+                     (const Moderation__V1__ListContentRulesResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_content_rules_response__pack
+                     (const Moderation__V1__ListContentRulesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_content_rules_response__pack_to_buffer
+                     (const Moderation__V1__ListContentRulesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListContentRulesResponse *
+       moderation__v1__list_content_rules_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListContentRulesResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_content_rules_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_content_rules_response__free_unpacked
+                     (Moderation__V1__ListContentRulesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_content_rules_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message)
 {
@@ -10238,7 +10508,7 @@ const ProtobufCMessageDescriptor moderation__v1__unfreeze_group_response__descri
   (ProtobufCMessageInit) moderation__v1__unfreeze_group_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__post_check__field_descriptors[2] =
+static const ProtobufCFieldDescriptor moderation__v1__post_check__field_descriptors[3] =
 {
   {
     "guid",
@@ -10264,15 +10534,28 @@ static const ProtobufCFieldDescriptor moderation__v1__post_check__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "text",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheck, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__post_check__field_indices_by_name[] = {
   0,   /* field[0] = guid */
+  2,   /* field[2] = text */
   1,   /* field[1] = uid */
 };
 static const ProtobufCIntRange moderation__v1__post_check__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor moderation__v1__post_check__descriptor =
 {
@@ -10282,7 +10565,7 @@ const ProtobufCMessageDescriptor moderation__v1__post_check__descriptor =
   "Moderation__V1__PostCheck",
   "moderation.v1",
   sizeof(Moderation__V1__PostCheck),
-  2,
+  3,
   moderation__v1__post_check__field_descriptors,
   moderation__v1__post_check__field_indices_by_name,
   1,  moderation__v1__post_check__number_ranges,
@@ -10327,7 +10610,7 @@ const ProtobufCMessageDescriptor moderation__v1__check_post_request__descriptor 
   (ProtobufCMessageInit) moderation__v1__check_post_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_descriptors[4] =
+static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_descriptors[6] =
 {
   {
     "allowed",
@@ -10377,17 +10660,43 @@ static const ProtobufCFieldDescriptor moderation__v1__post_check_result__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "flagged",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__PostCheckResult, flagged),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "matches",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__PostCheckResult, n_matches),
+    offsetof(Moderation__V1__PostCheckResult, matches),
+    &moderation__v1__content_match__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned moderation__v1__post_check_result__field_indices_by_name[] = {
   0,   /* field[0] = allowed */
   1,   /* field[1] = error_code */
+  4,   /* field[4] = flagged */
+  5,   /* field[5] = matches */
   2,   /* field[2] = muted_until */
   3,   /* field[3] = shadowed */
 };
 static const ProtobufCIntRange moderation__v1__post_check_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor =
 {
@@ -10397,7 +10706,7 @@ const ProtobufCMessageDescriptor moderation__v1__post_check_result__descriptor =
   "Moderation__V1__PostCheckResult",
   "moderation.v1",
   sizeof(Moderation__V1__PostCheckResult),
-  4,
+  6,
   moderation__v1__post_check_result__field_descriptors,
   moderation__v1__post_check_result__field_indices_by_name,
   1,  moderation__v1__post_check_result__number_ranges,
@@ -10759,6 +11068,325 @@ const ProtobufCMessageDescriptor moderation__v1__list_app_bans_response__descrip
   moderation__v1__list_app_bans_response__field_indices_by_name,
   1,  moderation__v1__list_app_bans_response__number_ranges,
   (ProtobufCMessageInit) moderation__v1__list_app_bans_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__add_content_rules_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AddContentRulesRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rules",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__AddContentRulesRequest, n_rules),
+    offsetof(Moderation__V1__AddContentRulesRequest, rules),
+    &moderation__v1__new_content_rule__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__add_content_rules_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = rules */
+};
+static const ProtobufCIntRange moderation__v1__add_content_rules_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__add_content_rules_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AddContentRulesRequest",
+  "AddContentRulesRequest",
+  "Moderation__V1__AddContentRulesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__AddContentRulesRequest),
+  2,
+  moderation__v1__add_content_rules_request__field_descriptors,
+  moderation__v1__add_content_rules_request__field_indices_by_name,
+  1,  moderation__v1__add_content_rules_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__add_content_rules_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__add_content_rules_response__field_descriptors[2] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__AddContentRulesResponse, n_results),
+    offsetof(Moderation__V1__AddContentRulesResponse, results),
+    &moderation__v1__content_rule_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__AddContentRulesResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__add_content_rules_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__add_content_rules_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__add_content_rules_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.AddContentRulesResponse",
+  "AddContentRulesResponse",
+  "Moderation__V1__AddContentRulesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__AddContentRulesResponse),
+  2,
+  moderation__v1__add_content_rules_response__field_descriptors,
+  moderation__v1__add_content_rules_response__field_indices_by_name,
+  1,  moderation__v1__add_content_rules_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__add_content_rules_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__delete_content_rules_request__field_descriptors[2] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteContentRulesRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ids",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Moderation__V1__DeleteContentRulesRequest, n_ids),
+    offsetof(Moderation__V1__DeleteContentRulesRequest, ids),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__delete_content_rules_request__field_indices_by_name[] = {
+  0,   /* field[0] = guid */
+  1,   /* field[1] = ids */
+};
+static const ProtobufCIntRange moderation__v1__delete_content_rules_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__delete_content_rules_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeleteContentRulesRequest",
+  "DeleteContentRulesRequest",
+  "Moderation__V1__DeleteContentRulesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeleteContentRulesRequest),
+  2,
+  moderation__v1__delete_content_rules_request__field_descriptors,
+  moderation__v1__delete_content_rules_request__field_indices_by_name,
+  1,  moderation__v1__delete_content_rules_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__delete_content_rules_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__delete_content_rules_response__field_descriptors[2] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__DeleteContentRulesResponse, n_results),
+    offsetof(Moderation__V1__DeleteContentRulesResponse, results),
+    &moderation__v1__content_rule_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "action",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteContentRulesResponse, action),
+    &moderation__v1__action__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__delete_content_rules_response__field_indices_by_name[] = {
+  1,   /* field[1] = action */
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange moderation__v1__delete_content_rules_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__delete_content_rules_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeleteContentRulesResponse",
+  "DeleteContentRulesResponse",
+  "Moderation__V1__DeleteContentRulesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeleteContentRulesResponse),
+  2,
+  moderation__v1__delete_content_rules_response__field_descriptors,
+  moderation__v1__delete_content_rules_response__field_indices_by_name,
+  1,  moderation__v1__delete_content_rules_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__delete_content_rules_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_content_rules_request__field_descriptors[3] =
+{
+  {
+    "guid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListContentRulesRequest, guid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListContentRulesRequest, cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListContentRulesRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_content_rules_request__field_indices_by_name[] = {
+  1,   /* field[1] = cursor */
+  0,   /* field[0] = guid */
+  2,   /* field[2] = limit */
+};
+static const ProtobufCIntRange moderation__v1__list_content_rules_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_content_rules_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListContentRulesRequest",
+  "ListContentRulesRequest",
+  "Moderation__V1__ListContentRulesRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListContentRulesRequest),
+  3,
+  moderation__v1__list_content_rules_request__field_descriptors,
+  moderation__v1__list_content_rules_request__field_indices_by_name,
+  1,  moderation__v1__list_content_rules_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_content_rules_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_content_rules_response__field_descriptors[2] =
+{
+  {
+    "rules",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListContentRulesResponse, n_rules),
+    offsetof(Moderation__V1__ListContentRulesResponse, rules),
+    &moderation__v1__content_rule__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_cursor",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ListContentRulesResponse, next_cursor),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_content_rules_response__field_indices_by_name[] = {
+  1,   /* field[1] = next_cursor */
+  0,   /* field[0] = rules */
+};
+static const ProtobufCIntRange moderation__v1__list_content_rules_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_content_rules_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListContentRulesResponse",
+  "ListContentRulesResponse",
+  "Moderation__V1__ListContentRulesResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListContentRulesResponse),
+  2,
+  moderation__v1__list_content_rules_response__field_descriptors,
+  moderation__v1__list_content_rules_response__field_indices_by_name,
+  1,  moderation__v1__list_content_rules_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_content_rules_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor moderation__v1__list_group_actions_request__field_descriptors[7] =
@@ -11133,7 +11761,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[49] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[52] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -11182,11 +11810,15 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "BanUserFromApp", &moderation__v1__ban_user_from_app_request__descriptor, &moderation__v1__ban_user_from_app_response__descriptor },
   { "UnbanUserFromApp", &moderation__v1__unban_user_from_app_request__descriptor, &moderation__v1__unban_user_from_app_response__descriptor },
   { "ListAppBans", &moderation__v1__list_app_bans_request__descriptor, &moderation__v1__list_app_bans_response__descriptor },
+  { "AddContentRules", &moderation__v1__add_content_rules_request__descriptor, &moderation__v1__add_content_rules_response__descriptor },
+  { "DeleteContentRules", &moderation__v1__delete_content_rules_request__descriptor, &moderation__v1__delete_content_rules_response__descriptor },
+  { "ListContentRules", &moderation__v1__list_content_rules_request__descriptor, &moderation__v1__list_content_rules_response__descriptor },
   { "ListGroupActions", &moderation__v1__list_group_actions_request__descriptor, &moderation__v1__list_group_actions_response__descriptor },
   { "Subscribe", &moderation__v1__subscribe_request__descriptor, &moderation__v1__subscribe_response__descriptor },
 };
 const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   24,        /* AcceptInvite */
+  47,        /* AddContentRules */
   12,        /* AddMembers */
   30,        /* ApproveJoinRequest */
   14,        /* BanMember */
@@ -11202,6 +11834,7 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   4,        /* CreateGroup */
   0,        /* CreateUser */
   25,        /* DeclineInvite */
+  48,        /* DeleteContentRules */
   7,        /* DeleteGroup */
   3,        /* DeleteUser */
   41,        /* FreezeGroup */
@@ -11214,7 +11847,8 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   10,        /* LeaveGroup */
   46,        /* ListAppBans */
   16,        /* ListBannedMembers */
-  47,        /* ListGroupActions */
+  49,        /* ListContentRules */
+  50,        /* ListGroupActions */
   8,        /* ListGroups */
   27,        /* ListInvites */
   33,        /* ListJoinRequests */
@@ -11227,7 +11861,7 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   29,        /* RequestToJoin */
   36,        /* ResolveReport */
   26,        /* RevokeInvite */
-  48,        /* Subscribe */
+  51,        /* Subscribe */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
   45,        /* UnbanUserFromApp */
@@ -11243,7 +11877,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  49,
+  52,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -11623,13 +12257,37 @@ void moderation__v1__moderation__list_app_bans(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 46, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__add_content_rules(ProtobufCService *service,
+                                                   const Moderation__V1__AddContentRulesRequest *input,
+                                                   Moderation__V1__AddContentRulesResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 47, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__delete_content_rules(ProtobufCService *service,
+                                                      const Moderation__V1__DeleteContentRulesRequest *input,
+                                                      Moderation__V1__DeleteContentRulesResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 48, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_content_rules(ProtobufCService *service,
+                                                    const Moderation__V1__ListContentRulesRequest *input,
+                                                    Moderation__V1__ListContentRulesResponse_Closure closure,
+                                                    void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 49, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 47, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 50, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -11637,7 +12295,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 48, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 51, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

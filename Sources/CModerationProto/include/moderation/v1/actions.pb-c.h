@@ -152,7 +152,13 @@ typedef enum _Moderation__V1__ActionType {
    * "appUnbanned": a user's app ban was lifted, by the app, by expiry (reason "expired") or with
    * the user's deletion (reason "userDeleted"); shadow tells which kind of ban it was.
    */
-  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_APP_UNBANNED = 28
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_APP_UNBANNED = 28,
+  /*
+   * "contentRulesChanged": content rules were added to or deleted from a group's set or, guid
+   * empty, the app's (rules_added, rules_removed). Private: delivered and listed only to the
+   * group's admins and moderators and the app (the app's set: the app only).
+   */
+  MODERATION__V1__ACTION_TYPE__ACTION_TYPE_CONTENT_RULES_CHANGED = 29
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ACTION_TYPE)
 } Moderation__V1__ActionType;
 
@@ -227,10 +233,18 @@ struct  Moderation__V1__Action
    * For appBanned and appUnbanned: the ban is (was) a shadow ban; false for other actions.
    */
   protobuf_c_boolean shadow;
+  /*
+   * For contentRulesChanged: how many rules were added.
+   */
+  uint32_t rules_added;
+  /*
+   * For contentRulesChanged: how many rules were deleted.
+   */
+  uint32_t rules_removed;
 };
 #define MODERATION__V1__ACTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__action__descriptor) \
-    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+    , 0, MODERATION__V1__ACTION_TYPE__ACTION_TYPE_UNSPECIFIED, NULL, NULL, NULL, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, MODERATION__V1__SCOPE__SCOPE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0 }
 
 
 /* Moderation__V1__Action methods */

@@ -125,7 +125,8 @@ typedef enum _Moderation__V1__ErrorCode {
    */
   MODERATION__V1__ERROR_CODE__ERR_UNAUTHENTICATED = 24,
   /*
-   * RESOURCE_EXHAUSTED: the app's request rate is over its limit; details carry retry_after_ms.
+   * RESOURCE_EXHAUSTED: the app's request rate is over its limit (details carry retry_after_ms),
+   * or a content rule set would grow past its limit (details carry limit and count).
    */
   MODERATION__V1__ERROR_CODE__ERR_RATE_LIMITED = 25,
   /*
@@ -206,7 +207,16 @@ typedef enum _Moderation__V1__ErrorCode {
    * PERMISSION_DENIED: the acting user is banned from the whole app; every call on their behalf
    * fails with it but DeleteUser of themselves (and CheckPost answers it for every group).
    */
-  MODERATION__V1__ERROR_CODE__ERR_USER_BANNED_FROM_APP = 43
+  MODERATION__V1__ERROR_CODE__ERR_USER_BANNED_FROM_APP = 43,
+  /*
+   * PERMISSION_DENIED: a blocking content rule matched the post's text (a CheckPost answer,
+   * with the matches).
+   */
+  MODERATION__V1__ERROR_CODE__ERR_CONTENT_BLOCKED = 44,
+  /*
+   * NOT_FOUND: the set has no content rule with that id.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_CONTENT_RULE_NOT_FOUND = 45
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

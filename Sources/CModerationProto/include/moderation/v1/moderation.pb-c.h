@@ -15,6 +15,7 @@ PROTOBUF_C__BEGIN_DECLS
 #endif
 
 #include "moderation/v1/actions.pb-c.h"
+#include "moderation/v1/content.pb-c.h"
 #include "moderation/v1/groups.pb-c.h"
 #include "moderation/v1/invites.pb-c.h"
 #include "moderation/v1/members.pb-c.h"
@@ -130,6 +131,12 @@ typedef struct Moderation__V1__UnbanUserFromAppRequest Moderation__V1__UnbanUser
 typedef struct Moderation__V1__UnbanUserFromAppResponse Moderation__V1__UnbanUserFromAppResponse;
 typedef struct Moderation__V1__ListAppBansRequest Moderation__V1__ListAppBansRequest;
 typedef struct Moderation__V1__ListAppBansResponse Moderation__V1__ListAppBansResponse;
+typedef struct Moderation__V1__AddContentRulesRequest Moderation__V1__AddContentRulesRequest;
+typedef struct Moderation__V1__AddContentRulesResponse Moderation__V1__AddContentRulesResponse;
+typedef struct Moderation__V1__DeleteContentRulesRequest Moderation__V1__DeleteContentRulesRequest;
+typedef struct Moderation__V1__DeleteContentRulesResponse Moderation__V1__DeleteContentRulesResponse;
+typedef struct Moderation__V1__ListContentRulesRequest Moderation__V1__ListContentRulesRequest;
+typedef struct Moderation__V1__ListContentRulesResponse Moderation__V1__ListContentRulesResponse;
 typedef struct Moderation__V1__ListGroupActionsRequest Moderation__V1__ListGroupActionsRequest;
 typedef struct Moderation__V1__ListGroupActionsResponse Moderation__V1__ListGroupActionsResponse;
 typedef struct Moderation__V1__SubscribeRequest Moderation__V1__SubscribeRequest;
@@ -2234,10 +2241,15 @@ struct  Moderation__V1__PostCheck
    * UID of the user; empty means the acting user.
    */
   char *uid;
+  /*
+   * The post's text (≤ 10 000 bytes of UTF-8), scanned with the app's and the group's content
+   * rules when the user's standing allows posting; empty scans nothing.
+   */
+  char *text;
 };
 #define MODERATION__V1__POST_CHECK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__post_check__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -2270,7 +2282,8 @@ struct  Moderation__V1__PostCheckResult
   /*
    * Why not, when not allowed: ERR_GROUP_NOT_FOUND (no such group, or a private group the user
    * is not in), ERR_GROUP_NOT_JOINED, ERR_BANNED_GROUPMEMBER, ERR_MEMBER_MUTED,
-   * ERR_GROUP_FROZEN or ERR_USER_BANNED_FROM_APP (checked in that order).
+   * ERR_GROUP_FROZEN or ERR_USER_BANNED_FROM_APP (checked in that order), then
+   * ERR_CONTENT_BLOCKED when a blocking content rule matched the text.
    */
   char *error_code;
   /*
@@ -2282,10 +2295,20 @@ struct  Moderation__V1__PostCheckResult
    * only.
    */
   protobuf_c_boolean shadowed;
+  /*
+   * With allowed: a flagging content rule matched the text, so the post is marked for review.
+   */
+  protobuf_c_boolean flagged;
+  /*
+   * Every content rule of the app's and the group's sets that matched the text, in order of
+   * start (empty when the standing refused the post: the text is not scanned then).
+   */
+  size_t n_matches;
+  Moderation__V1__ContentMatch **matches;
 };
 #define MODERATION__V1__POST_CHECK_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__post_check_result__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, 0, 0 }
+    , 0, (char *)protobuf_c_empty_string, 0, 0, 0, 0,NULL }
 
 
 /*
@@ -2428,6 +2451,135 @@ struct  Moderation__V1__ListAppBansResponse
 };
 #define MODERATION__V1__LIST_APP_BANS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_app_bans_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of AddContentRules.
+ */
+struct  Moderation__V1__AddContentRulesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose set to add to; empty for the app's set.
+   */
+  char *guid;
+  /*
+   * The rules (1–1 000).
+   */
+  size_t n_rules;
+  Moderation__V1__NewContentRule **rules;
+};
+#define MODERATION__V1__ADD_CONTENT_RULES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__add_content_rules_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * Response of AddContentRules.
+ */
+struct  Moderation__V1__AddContentRulesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * One result per rule, in the order of the request.
+   */
+  size_t n_results;
+  Moderation__V1__ContentRuleResult **results;
+  /*
+   * The "contentRulesChanged" action recorded; absent when nothing was added.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__ADD_CONTENT_RULES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__add_content_rules_response__descriptor) \
+    , 0,NULL, NULL }
+
+
+/*
+ * Request of DeleteContentRules.
+ */
+struct  Moderation__V1__DeleteContentRulesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose set to delete from; empty for the app's set.
+   */
+  char *guid;
+  /*
+   * Ids of the rules (1–1 000).
+   */
+  size_t n_ids;
+  uint64_t *ids;
+};
+#define MODERATION__V1__DELETE_CONTENT_RULES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__delete_content_rules_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * Response of DeleteContentRules.
+ */
+struct  Moderation__V1__DeleteContentRulesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * One result per id, in the order of the request.
+   */
+  size_t n_results;
+  Moderation__V1__ContentRuleResult **results;
+  /*
+   * The "contentRulesChanged" action recorded; absent when nothing was deleted.
+   */
+  Moderation__V1__Action *action;
+};
+#define MODERATION__V1__DELETE_CONTENT_RULES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__delete_content_rules_response__descriptor) \
+    , 0,NULL, NULL }
+
+
+/*
+ * Request of ListContentRules.
+ */
+struct  Moderation__V1__ListContentRulesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * GUID of the group whose set to list; empty for the app's set.
+   */
+  char *guid;
+  /*
+   * Opaque cursor from a previous response's next_cursor; empty starts at the beginning.
+   */
+  char *cursor;
+  /*
+   * Page size, 1–100; 0 means the default of 30.
+   */
+  uint32_t limit;
+};
+#define MODERATION__V1__LIST_CONTENT_RULES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_content_rules_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Response of ListContentRules.
+ */
+struct  Moderation__V1__ListContentRulesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The page of rules, oldest first (by id).
+   */
+  size_t n_rules;
+  Moderation__V1__ContentRule **rules;
+  /*
+   * Cursor of the next page; empty exactly when nothing is left.
+   */
+  char *next_cursor;
+};
+#define MODERATION__V1__LIST_CONTENT_RULES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_content_rules_response__descriptor) \
     , 0,NULL, (char *)protobuf_c_empty_string }
 
 
@@ -4452,6 +4604,120 @@ Moderation__V1__ListAppBansResponse *
 void   moderation__v1__list_app_bans_response__free_unpacked
                      (Moderation__V1__ListAppBansResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__AddContentRulesRequest methods */
+void   moderation__v1__add_content_rules_request__init
+                     (Moderation__V1__AddContentRulesRequest         *message);
+size_t moderation__v1__add_content_rules_request__get_packed_size
+                     (const Moderation__V1__AddContentRulesRequest   *message);
+size_t moderation__v1__add_content_rules_request__pack
+                     (const Moderation__V1__AddContentRulesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__add_content_rules_request__pack_to_buffer
+                     (const Moderation__V1__AddContentRulesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AddContentRulesRequest *
+       moderation__v1__add_content_rules_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__add_content_rules_request__free_unpacked
+                     (Moderation__V1__AddContentRulesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__AddContentRulesResponse methods */
+void   moderation__v1__add_content_rules_response__init
+                     (Moderation__V1__AddContentRulesResponse         *message);
+size_t moderation__v1__add_content_rules_response__get_packed_size
+                     (const Moderation__V1__AddContentRulesResponse   *message);
+size_t moderation__v1__add_content_rules_response__pack
+                     (const Moderation__V1__AddContentRulesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__add_content_rules_response__pack_to_buffer
+                     (const Moderation__V1__AddContentRulesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__AddContentRulesResponse *
+       moderation__v1__add_content_rules_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__add_content_rules_response__free_unpacked
+                     (Moderation__V1__AddContentRulesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeleteContentRulesRequest methods */
+void   moderation__v1__delete_content_rules_request__init
+                     (Moderation__V1__DeleteContentRulesRequest         *message);
+size_t moderation__v1__delete_content_rules_request__get_packed_size
+                     (const Moderation__V1__DeleteContentRulesRequest   *message);
+size_t moderation__v1__delete_content_rules_request__pack
+                     (const Moderation__V1__DeleteContentRulesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__delete_content_rules_request__pack_to_buffer
+                     (const Moderation__V1__DeleteContentRulesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeleteContentRulesRequest *
+       moderation__v1__delete_content_rules_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__delete_content_rules_request__free_unpacked
+                     (Moderation__V1__DeleteContentRulesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeleteContentRulesResponse methods */
+void   moderation__v1__delete_content_rules_response__init
+                     (Moderation__V1__DeleteContentRulesResponse         *message);
+size_t moderation__v1__delete_content_rules_response__get_packed_size
+                     (const Moderation__V1__DeleteContentRulesResponse   *message);
+size_t moderation__v1__delete_content_rules_response__pack
+                     (const Moderation__V1__DeleteContentRulesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__delete_content_rules_response__pack_to_buffer
+                     (const Moderation__V1__DeleteContentRulesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeleteContentRulesResponse *
+       moderation__v1__delete_content_rules_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__delete_content_rules_response__free_unpacked
+                     (Moderation__V1__DeleteContentRulesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListContentRulesRequest methods */
+void   moderation__v1__list_content_rules_request__init
+                     (Moderation__V1__ListContentRulesRequest         *message);
+size_t moderation__v1__list_content_rules_request__get_packed_size
+                     (const Moderation__V1__ListContentRulesRequest   *message);
+size_t moderation__v1__list_content_rules_request__pack
+                     (const Moderation__V1__ListContentRulesRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_content_rules_request__pack_to_buffer
+                     (const Moderation__V1__ListContentRulesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListContentRulesRequest *
+       moderation__v1__list_content_rules_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_content_rules_request__free_unpacked
+                     (Moderation__V1__ListContentRulesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListContentRulesResponse methods */
+void   moderation__v1__list_content_rules_response__init
+                     (Moderation__V1__ListContentRulesResponse         *message);
+size_t moderation__v1__list_content_rules_response__get_packed_size
+                     (const Moderation__V1__ListContentRulesResponse   *message);
+size_t moderation__v1__list_content_rules_response__pack
+                     (const Moderation__V1__ListContentRulesResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_content_rules_response__pack_to_buffer
+                     (const Moderation__V1__ListContentRulesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListContentRulesResponse *
+       moderation__v1__list_content_rules_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_content_rules_response__free_unpacked
+                     (Moderation__V1__ListContentRulesResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__ListGroupActionsRequest methods */
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message);
@@ -4876,6 +5142,24 @@ typedef void (*Moderation__V1__ListAppBansRequest_Closure)
 typedef void (*Moderation__V1__ListAppBansResponse_Closure)
                  (const Moderation__V1__ListAppBansResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__AddContentRulesRequest_Closure)
+                 (const Moderation__V1__AddContentRulesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__AddContentRulesResponse_Closure)
+                 (const Moderation__V1__AddContentRulesResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeleteContentRulesRequest_Closure)
+                 (const Moderation__V1__DeleteContentRulesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeleteContentRulesResponse_Closure)
+                 (const Moderation__V1__DeleteContentRulesResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListContentRulesRequest_Closure)
+                 (const Moderation__V1__ListContentRulesRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListContentRulesResponse_Closure)
+                 (const Moderation__V1__ListContentRulesResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__ListGroupActionsRequest_Closure)
                  (const Moderation__V1__ListGroupActionsRequest *message,
                   void *closure_data);
@@ -5086,6 +5370,18 @@ struct Moderation__V1__Moderation_Service
                         const Moderation__V1__ListAppBansRequest *input,
                         Moderation__V1__ListAppBansResponse_Closure closure,
                         void *closure_data);
+  void (*add_content_rules)(Moderation__V1__Moderation_Service *service,
+                            const Moderation__V1__AddContentRulesRequest *input,
+                            Moderation__V1__AddContentRulesResponse_Closure closure,
+                            void *closure_data);
+  void (*delete_content_rules)(Moderation__V1__Moderation_Service *service,
+                               const Moderation__V1__DeleteContentRulesRequest *input,
+                               Moderation__V1__DeleteContentRulesResponse_Closure closure,
+                               void *closure_data);
+  void (*list_content_rules)(Moderation__V1__Moderation_Service *service,
+                             const Moderation__V1__ListContentRulesRequest *input,
+                             Moderation__V1__ListContentRulesResponse_Closure closure,
+                             void *closure_data);
   void (*list_group_actions)(Moderation__V1__Moderation_Service *service,
                              const Moderation__V1__ListGroupActionsRequest *input,
                              Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -5149,6 +5445,9 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## ban_user_from_app,\
       function_prefix__ ## unban_user_from_app,\
       function_prefix__ ## list_app_bans,\
+      function_prefix__ ## add_content_rules,\
+      function_prefix__ ## delete_content_rules,\
+      function_prefix__ ## list_content_rules,\
       function_prefix__ ## list_group_actions,\
       function_prefix__ ## subscribe  }
 void moderation__v1__moderation__create_user(ProtobufCService *service,
@@ -5339,6 +5638,18 @@ void moderation__v1__moderation__list_app_bans(ProtobufCService *service,
                                                const Moderation__V1__ListAppBansRequest *input,
                                                Moderation__V1__ListAppBansResponse_Closure closure,
                                                void *closure_data);
+void moderation__v1__moderation__add_content_rules(ProtobufCService *service,
+                                                   const Moderation__V1__AddContentRulesRequest *input,
+                                                   Moderation__V1__AddContentRulesResponse_Closure closure,
+                                                   void *closure_data);
+void moderation__v1__moderation__delete_content_rules(ProtobufCService *service,
+                                                      const Moderation__V1__DeleteContentRulesRequest *input,
+                                                      Moderation__V1__DeleteContentRulesResponse_Closure closure,
+                                                      void *closure_data);
+void moderation__v1__moderation__list_content_rules(ProtobufCService *service,
+                                                    const Moderation__V1__ListContentRulesRequest *input,
+                                                    Moderation__V1__ListContentRulesResponse_Closure closure,
+                                                    void *closure_data);
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -5459,6 +5770,12 @@ extern const ProtobufCMessageDescriptor moderation__v1__unban_user_from_app_requ
 extern const ProtobufCMessageDescriptor moderation__v1__unban_user_from_app_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_app_bans_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_app_bans_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__add_content_rules_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__add_content_rules_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__delete_content_rules_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__delete_content_rules_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_content_rules_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_content_rules_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__subscribe_request__descriptor;

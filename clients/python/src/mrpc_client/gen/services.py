@@ -399,6 +399,30 @@ MODERATION_V1_MODERATION__LIST_APP_BANS: MethodSpec[_moderation_v1_moderation_pb
     response_type=_moderation_v1_moderation_pb2.ListAppBansResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__ADD_CONTENT_RULES: MethodSpec[_moderation_v1_moderation_pb2.AddContentRulesRequest, _moderation_v1_moderation_pb2.AddContentRulesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='AddContentRules',
+    path='/moderation.v1.Moderation/AddContentRules',
+    request_type=_moderation_v1_moderation_pb2.AddContentRulesRequest,
+    response_type=_moderation_v1_moderation_pb2.AddContentRulesResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__DELETE_CONTENT_RULES: MethodSpec[_moderation_v1_moderation_pb2.DeleteContentRulesRequest, _moderation_v1_moderation_pb2.DeleteContentRulesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='DeleteContentRules',
+    path='/moderation.v1.Moderation/DeleteContentRules',
+    request_type=_moderation_v1_moderation_pb2.DeleteContentRulesRequest,
+    response_type=_moderation_v1_moderation_pb2.DeleteContentRulesResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_CONTENT_RULES: MethodSpec[_moderation_v1_moderation_pb2.ListContentRulesRequest, _moderation_v1_moderation_pb2.ListContentRulesResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListContentRules',
+    path='/moderation.v1.Moderation/ListContentRules',
+    request_type=_moderation_v1_moderation_pb2.ListContentRulesRequest,
+    response_type=_moderation_v1_moderation_pb2.ListContentRulesResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS: MethodSpec[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='ListGroupActions',
@@ -465,6 +489,9 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__BAN_USER_FROM_APP,
         MODERATION_V1_MODERATION__UNBAN_USER_FROM_APP,
         MODERATION_V1_MODERATION__LIST_APP_BANS,
+        MODERATION_V1_MODERATION__ADD_CONTENT_RULES,
+        MODERATION_V1_MODERATION__DELETE_CONTENT_RULES,
+        MODERATION_V1_MODERATION__LIST_CONTENT_RULES,
         MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS,
         MODERATION_V1_MODERATION__SUBSCRIBE,
     ),
@@ -834,6 +861,26 @@ class ModerationStub:
             '/moderation.v1.Moderation/ListAppBans',
             request_serializer=_moderation_v1_moderation_pb2.ListAppBansRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.ListAppBansResponse.FromString,
+        )
+        #: Adds content rules to the app's set (guid empty: the app only) or a group's (its owner and
+        #: admins, or the app), up to 1 000 per call; each rule is answered. Records one
+        #: "contentRulesChanged" action when something was added.
+        self.AddContentRules: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.AddContentRulesRequest, _moderation_v1_moderation_pb2.AddContentRulesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/AddContentRules',
+            request_serializer=_moderation_v1_moderation_pb2.AddContentRulesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.AddContentRulesResponse.FromString,
+        )
+        #: Deletes content rules by id from the app's set or a group's (as AddContentRules).
+        self.DeleteContentRules: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.DeleteContentRulesRequest, _moderation_v1_moderation_pb2.DeleteContentRulesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/DeleteContentRules',
+            request_serializer=_moderation_v1_moderation_pb2.DeleteContentRulesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.DeleteContentRulesResponse.FromString,
+        )
+        #: Lists a rule set, oldest first (as AddContentRules, and the group's moderators).
+        self.ListContentRules: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListContentRulesRequest, _moderation_v1_moderation_pb2.ListContentRulesResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListContentRules',
+            request_serializer=_moderation_v1_moderation_pb2.ListContentRulesRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListContentRulesResponse.FromString,
         )
         #: Reads a group's action log ("missed events"), oldest first.
         self.ListGroupActions: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = channel.unary_unary(

@@ -10,6 +10,7 @@ ACTION_TYPE_ADDED: ActionType
 ACTION_TYPE_APP_BANNED: ActionType
 ACTION_TYPE_APP_UNBANNED: ActionType
 ACTION_TYPE_BANNED: ActionType
+ACTION_TYPE_CONTENT_RULES_CHANGED: ActionType
 ACTION_TYPE_CREATED: ActionType
 ACTION_TYPE_DELETED: ActionType
 ACTION_TYPE_FROZEN: ActionType
@@ -38,7 +39,7 @@ ACTION_TYPE_USER_DELETED: ActionType
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Action(_message.Message):
-    __slots__ = ["action", "action_by", "action_for", "action_on", "expires_at", "idempotency_key", "new_scope", "old_scope", "reason", "report_id", "request_id", "seq", "shadow", "timestamp"]
+    __slots__ = ["action", "action_by", "action_for", "action_on", "expires_at", "idempotency_key", "new_scope", "old_scope", "reason", "report_id", "request_id", "rules_added", "rules_removed", "seq", "shadow", "timestamp"]
     ACTION_BY_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     ACTION_FOR_FIELD_NUMBER: _ClassVar[int]
@@ -50,6 +51,8 @@ class Action(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     REPORT_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_ADDED_FIELD_NUMBER: _ClassVar[int]
+    RULES_REMOVED_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     SHADOW_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -64,10 +67,12 @@ class Action(_message.Message):
     reason: str
     report_id: int
     request_id: str
+    rules_added: int
+    rules_removed: int
     seq: int
     shadow: bool
     timestamp: int
-    def __init__(self, seq: _Optional[int] = ..., action: _Optional[_Union[ActionType, str]] = ..., action_by: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_on: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_for: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., old_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., new_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., reason: _Optional[str] = ..., expires_at: _Optional[int] = ..., timestamp: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., request_id: _Optional[str] = ..., report_id: _Optional[int] = ..., shadow: bool = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., action: _Optional[_Union[ActionType, str]] = ..., action_by: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_on: _Optional[_Union[_users_pb2.User, _Mapping]] = ..., action_for: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., old_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., new_scope: _Optional[_Union[_members_pb2.Scope, str]] = ..., reason: _Optional[str] = ..., expires_at: _Optional[int] = ..., timestamp: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., request_id: _Optional[str] = ..., report_id: _Optional[int] = ..., shadow: bool = ..., rules_added: _Optional[int] = ..., rules_removed: _Optional[int] = ...) -> None: ...
 
 class ActionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

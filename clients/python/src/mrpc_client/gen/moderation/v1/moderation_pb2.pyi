@@ -1,4 +1,5 @@
 from mrpc_client.gen.moderation.v1 import actions_pb2 as _actions_pb2
+from mrpc_client.gen.moderation.v1 import content_pb2 as _content_pb2
 from mrpc_client.gen.moderation.v1 import groups_pb2 as _groups_pb2
 from mrpc_client.gen.moderation.v1 import invites_pb2 as _invites_pb2
 from mrpc_client.gen.moderation.v1 import members_pb2 as _members_pb2
@@ -24,6 +25,22 @@ class AcceptInviteResponse(_message.Message):
     action: _actions_pb2.Action
     group: _groups_pb2.Group
     def __init__(self, group: _Optional[_Union[_groups_pb2.Group, _Mapping]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class AddContentRulesRequest(_message.Message):
+    __slots__ = ["guid", "rules"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    rules: _containers.RepeatedCompositeFieldContainer[_content_pb2.NewContentRule]
+    def __init__(self, guid: _Optional[str] = ..., rules: _Optional[_Iterable[_Union[_content_pb2.NewContentRule, _Mapping]]] = ...) -> None: ...
+
+class AddContentRulesResponse(_message.Message):
+    __slots__ = ["action", "results"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    results: _containers.RepeatedCompositeFieldContainer[_content_pb2.ContentRuleResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[_content_pb2.ContentRuleResult, _Mapping]]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class AddMembersRequest(_message.Message):
     __slots__ = ["guid", "members"]
@@ -356,6 +373,22 @@ class DeclineInviteResponse(_message.Message):
     action: _actions_pb2.Action
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
 
+class DeleteContentRulesRequest(_message.Message):
+    __slots__ = ["guid", "ids"]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    guid: str
+    ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, guid: _Optional[str] = ..., ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class DeleteContentRulesResponse(_message.Message):
+    __slots__ = ["action", "results"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    action: _actions_pb2.Action
+    results: _containers.RepeatedCompositeFieldContainer[_content_pb2.ContentRuleResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[_content_pb2.ContentRuleResult, _Mapping]]] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
 class DeleteGroupRequest(_message.Message):
     __slots__ = ["guid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -557,6 +590,24 @@ class ListBannedMembersResponse(_message.Message):
     next_cursor: str
     def __init__(self, banned_members: _Optional[_Iterable[_Union[_members_pb2.BannedMember, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class ListContentRulesRequest(_message.Message):
+    __slots__ = ["cursor", "guid", "limit"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    GUID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    cursor: str
+    guid: str
+    limit: int
+    def __init__(self, guid: _Optional[str] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListContentRulesResponse(_message.Message):
+    __slots__ = ["next_cursor", "rules"]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    next_cursor: str
+    rules: _containers.RepeatedCompositeFieldContainer[_content_pb2.ContentRule]
+    def __init__(self, rules: _Optional[_Iterable[_Union[_content_pb2.ContentRule, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
 class ListGroupActionsRequest(_message.Message):
     __slots__ = ["actions", "actor", "after_seq", "cursor", "guid", "limit", "target"]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -739,24 +790,30 @@ class MuteMemberResponse(_message.Message):
     def __init__(self, changed: bool = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., member: _Optional[_Union[_members_pb2.GroupMember, _Mapping]] = ...) -> None: ...
 
 class PostCheck(_message.Message):
-    __slots__ = ["guid", "uid"]
+    __slots__ = ["guid", "text", "uid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
     UID_FIELD_NUMBER: _ClassVar[int]
     guid: str
+    text: str
     uid: str
-    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+    def __init__(self, guid: _Optional[str] = ..., uid: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class PostCheckResult(_message.Message):
-    __slots__ = ["allowed", "error_code", "muted_until", "shadowed"]
+    __slots__ = ["allowed", "error_code", "flagged", "matches", "muted_until", "shadowed"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    FLAGGED_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
     MUTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
     SHADOWED_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
     error_code: str
+    flagged: bool
+    matches: _containers.RepeatedCompositeFieldContainer[_content_pb2.ContentMatch]
     muted_until: int
     shadowed: bool
-    def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ..., shadowed: bool = ...) -> None: ...
+    def __init__(self, allowed: bool = ..., error_code: _Optional[str] = ..., muted_until: _Optional[int] = ..., shadowed: bool = ..., flagged: bool = ..., matches: _Optional[_Iterable[_Union[_content_pb2.ContentMatch, _Mapping]]] = ...) -> None: ...
 
 class RejectJoinRequestRequest(_message.Message):
     __slots__ = ["guid", "reason", "uid"]

@@ -3,7 +3,7 @@ internal import Glibc
 /// A per-thread instance of a class, created on first use and released when the thread exits.
 ///
 /// For scratch state that is expensive to create and must not be shared between threads
-/// (compression contexts).
+/// (compression contexts, content-matching scratch space).
 public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     // Invariant: `make` is only called on the thread that will own the value; the key is written once.
     private let key: pthread_key_t
