@@ -14,7 +14,6 @@ public final class CompiledRuleSet: @unchecked Sendable {
         var ruleID: UInt64
         var check: RuleExpression.Check
         var fixedLength: Int?
-        var phraseWordLengths: [Int]?
     }
 
     /// The rules that compiled, in the order given.
@@ -79,9 +78,7 @@ public final class CompiledRuleSet: @unchecked Sendable {
             switch build(accepted.map(\.expression)) {
             case .success(let database):
                 let entries = accepted.map {
-                    Entry(
-                        ruleID: $0.rule.id, check: $0.expression.check, fixedLength: $0.expression.fixedLength,
-                        phraseWordLengths: $0.expression.phraseWordLengths)
+                    Entry(ruleID: $0.rule.id, check: $0.expression.check, fixedLength: $0.expression.fixedLength)
                 }
                 return CompiledRuleSet(
                     rules: accepted.map(\.rule), errors: errors, entries: entries, database: database)
