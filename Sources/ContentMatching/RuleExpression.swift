@@ -10,6 +10,13 @@ internal import CHyperscan
 /// which costs dearly at compile time and refuses some expressions as "too large". A word, a
 /// phrase (its words joined by one space, as the normalized text has every run of white space)
 /// or a domain is a literal of fixed byte length, so its start is its end minus that length.
+///
+/// A regex reads the normalized text too, where each run of white space is one space; it
+/// compiles case-insensitively (`HS_FLAG_CASELESS` costs nothing measurable, and spares lowering
+/// its letters around escapes like `\W` or `\x{4A}`) and without `HS_FLAG_UCP`, so `\w`, `\d`,
+/// `\s` and `\b` are ASCII's: with accents removed and white space one space they mostly mean
+/// the same, and Unicode mode refuses `\b` outright (`\bfree\s+money\b`) and made the app's
+/// largest set compile 1.2 to 1.7 times slower.
 struct RuleExpression {
     /// What the scanner checks around a match.
     enum Check {
@@ -61,12 +68,11 @@ struct RuleExpression {
         case .regex:
             return RuleExpression(
                 expression: normalizeRegex(rule.pattern, normalizer: normalizer),
-                flags: flagsUTF8 | flagsUCP | flagsSOM | flagsCaseless, check: .none, fixedLength: nil)
+                flags: flagsUTF8 | flagsSOM | flagsCaseless, check: .none, fixedLength: nil)
         }
     }
 
     private static let flagsUTF8 = UInt32(HS_FLAG_UTF8)
-    private static let flagsUCP = UInt32(HS_FLAG_UCP)
     private static let flagsSOM = UInt32(HS_FLAG_SOM_LEFTMOST)
     private static let flagsCaseless = UInt32(HS_FLAG_CASELESS)
 
