@@ -39,7 +39,7 @@ public struct NormalizedText: Sendable {
         originEnd.removeAll(keepingCapacity: true)
     }
 
-    /// Appends an ASCII character that comes from `origin` (white space joins the run it ends).
+    /// Appends an ASCII character that comes from `origin` (white space joins a run just before it).
     mutating func append(ascii byte: UInt8, from origin: Range<Int>) {
         if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
             appendSpace(from: origin)
@@ -48,7 +48,7 @@ public struct NormalizedText: Sendable {
         }
     }
 
-    /// Appends `scalar` as UTF-8, coming from `origin` (white space joins the run it ends).
+    /// Appends `scalar` as UTF-8, coming from `origin` (white space joins a run just before it).
     mutating func append(scalar: UInt32, from origin: Range<Int>) {
         let value = Unicode.Scalar(scalar) ?? "\u{FFFD}"
         if WordCharacters.isSpace(value) { return appendSpace(from: origin) }
