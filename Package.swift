@@ -165,6 +165,10 @@ let package = Package(
         .executableTarget(
             name: "moderation-server", dependencies: ["ServerApp", "RPCPosix"], swiftSettings: swiftSettings),
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
+        // The content engine's compile time and cost per text on the app's largest rule set.
+        .executableTarget(
+            name: "content-bench", dependencies: ["ContentMatching"], path: "Sources/ContentBench",
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
             dependencies: [

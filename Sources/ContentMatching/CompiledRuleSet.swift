@@ -4,7 +4,7 @@ import Synchronization
 /// A rule set compiled into one Hyperscan database, ready to scan from any number of threads
 /// (each with its own `ContentScanner`).
 ///
-/// Compiling is the slow part (about a second for ten thousand word rules): a running service
+/// Compiling is the slow part (about half a second for the app's largest set): a running service
 /// compiles on `RuleSetHolder`'s thread and swaps the result in. The database is never changed
 /// after `compile` returns, and Hyperscan reads it from several threads at once, so the set is
 /// shared freely; it frees the database when the last scan using it lets go.
@@ -14,7 +14,6 @@ public final class CompiledRuleSet: @unchecked Sendable {
         var ruleID: UInt64
         var check: RuleExpression.Check
         var fixedLength: Int?
-        var phraseWordLengths: [Int]?
     }
 
     /// The rules that compiled, in the order given.
@@ -79,9 +78,7 @@ public final class CompiledRuleSet: @unchecked Sendable {
             switch build(accepted.map(\.expression)) {
             case .success(let database):
                 let entries = accepted.map {
-                    Entry(
-                        ruleID: $0.rule.id, check: $0.expression.check, fixedLength: $0.expression.fixedLength,
-                        phraseWordLengths: $0.expression.phraseWordLengths)
+                    Entry(ruleID: $0.rule.id, check: $0.expression.check, fixedLength: $0.expression.fixedLength)
                 }
                 return CompiledRuleSet(
                     rules: accepted.map(\.rule), errors: errors, entries: entries, database: database)

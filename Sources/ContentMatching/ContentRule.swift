@@ -9,7 +9,9 @@ public struct ContentRule: Hashable, Sendable {
         /// stands for any word prefix or suffix (`spam*` matches `spammer`).
         case word
         /// A regular expression in Hyperscan's linear-time subset (no backreferences, no
-        /// lookaround), matched case-insensitively.
+        /// lookaround), matched case-insensitively against the normalized text, where each run of
+        /// white space is one space (`a\s+b` matches `a \t b`; `a\s\sb` matches nothing) and
+        /// `\w`, `\d`, `\b` are ASCII's (a letter without its accents mostly is).
         case regex
         /// A link or bare host whose host is the domain or one of its subdomains.
         case domain

@@ -20,8 +20,6 @@ public final class ContentScanner {
     /// there starts, and where the run that starts there ends.
     private var wordRunStarts: [Int32] = []
     private var wordRunEnds: [Int32] = []
-    /// For phrases: at each scalar boundary, where the run of white space that ends there starts.
-    private var spaceRunStarts: [Int32] = []
 
     /// One match as Hyperscan reports it, over the normalized text.
     private struct Hit {
@@ -100,13 +98,6 @@ public final class ContentScanner {
             let entry = set.entries[Int(hit.entry)]
             var end = Int(hit.to)
             var start = entry.fixedLength.map { end - $0 } ?? Int(hit.from)
-            if let lengths = entry.phraseWordLengths {
-                if !runsReady {
-                    findRuns()
-                    runsReady = true
-                }
-                start = phraseStart(endingAt: end, wordLengths: lengths)
-            }
             switch entry.check {
             case .none:
                 break
@@ -151,42 +142,25 @@ public final class ContentScanner {
         return unique
     }
 
-    /// Where a phrase whose match ends at `end` starts: back over its last word, then over the
-    /// white-space run and the word before it, and so on (the run is all of the white space
-    /// there, since words hold none).
-    private func phraseStart(endingAt end: Int, wordLengths: [Int]) -> Int {
-        var position = end - wordLengths[wordLengths.count - 1]
-        for length in wordLengths.dropLast().reversed() {
-            position = Int(spaceRunStarts[position]) - length
-        }
-        return position
-    }
-
-    /// Fills `wordRunStarts`, `wordRunEnds` and `spaceRunStarts` for the normalized text, in
-    /// two linear passes.
+    /// Fills `wordRunStarts` and `wordRunEnds` for the normalized text, in two linear passes.
     private func findRuns() {
         let count = normalized.bytes.count
         wordRunStarts.removeAll(keepingCapacity: true)
         wordRunStarts.append(contentsOf: repeatElement(0, count: count + 1))
-        spaceRunStarts.removeAll(keepingCapacity: true)
-        spaceRunStarts.append(contentsOf: repeatElement(0, count: count + 1))
         wordRunEnds.removeAll(keepingCapacity: true)
         wordRunEnds.append(contentsOf: repeatElement(Int32(count), count: count + 1))
         var boundaries: [Int] = [0]
         var words: [Bool] = []
-        var spaces: [Bool] = []
         var index = 0
         while index < count {
             let (scalar, length) = normalized.scalar(at: index)
             words.append(WordCharacters.isWord(scalar))
-            spaces.append(WordCharacters.isSpace(scalar))
             index += length
             boundaries.append(index)
         }
         for (position, boundary) in boundaries.enumerated().dropFirst() {
             let previous = boundaries[position - 1]
             wordRunStarts[boundary] = words[position - 1] ? wordRunStarts[previous] : Int32(boundary)
-            spaceRunStarts[boundary] = spaces[position - 1] ? spaceRunStarts[previous] : Int32(boundary)
         }
         for position in boundaries.indices.reversed().dropFirst() {
             let boundary = boundaries[position]

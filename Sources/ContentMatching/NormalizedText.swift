@@ -1,10 +1,13 @@
-/// Text as rules match it (NFKC, case folded, diacritics removed), with the way back to the text
-/// as sent: every normalized byte knows the byte range of the original it came from.
+/// Text as rules match it (NFKC, case folded, diacritics removed, every run of white space one
+/// ASCII space), with the way back to the text as sent: every normalized byte knows the byte
+/// range of the original it came from.
 ///
 /// Normalization works one normalization segment at a time (a character that starts one, and the
 /// combining characters that follow it), so each normalized byte maps to the whole original
 /// segment it was produced from: a match's span in the original runs from the start of the
-/// segment of its first byte to the end of the segment of its last byte.
+/// segment of its first byte to the end of the segment of its last byte. The space that stands
+/// for a run of white space maps to the whole run, so a phrase is a literal of fixed length whose
+/// span still covers the white space between its words as sent.
 public struct NormalizedText: Sendable {
     /// The normalized text, always valid UTF-8 (bytes that are not UTF-8 read as U+FFFD).
     public internal(set) var bytes: [UInt8] = []
@@ -36,17 +39,36 @@ public struct NormalizedText: Sendable {
         originEnd.removeAll(keepingCapacity: true)
     }
 
-    /// Appends normalized bytes that all come from `origin`.
-    mutating func append(_ byte: UInt8, from origin: Range<Int>) {
+    /// Appends an ASCII character that comes from `origin` (white space joins a run just before it).
+    mutating func append(ascii byte: UInt8, from origin: Range<Int>) {
+        if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+            appendSpace(from: origin)
+        } else {
+            appendByte(byte, from: origin)
+        }
+    }
+
+    /// Appends `scalar` as UTF-8, coming from `origin` (white space joins a run just before it).
+    mutating func append(scalar: UInt32, from origin: Range<Int>) {
+        let value = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+        if WordCharacters.isSpace(value) { return appendSpace(from: origin) }
+        for byte in UTF8.encode(value)! { appendByte(byte, from: origin) }
+    }
+
+    /// One space for a run of white space: the first of the run appends it, the others stretch
+    /// its origin to their end (the only spaces in `bytes` are these, so the last byte tells).
+    private mutating func appendSpace(from origin: Range<Int>) {
+        if bytes.last == 0x20 {
+            originEnd[originEnd.count - 1] = Int32(origin.upperBound)
+        } else {
+            appendByte(0x20, from: origin)
+        }
+    }
+
+    private mutating func appendByte(_ byte: UInt8, from origin: Range<Int>) {
         bytes.append(byte)
         originStart.append(Int32(origin.lowerBound))
         originEnd.append(Int32(origin.upperBound))
-    }
-
-    /// Appends `scalar` as UTF-8, coming from `origin`.
-    mutating func append(scalar: UInt32, from origin: Range<Int>) {
-        let value = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-        for byte in UTF8.encode(value)! { append(byte, from: origin) }
     }
 }
 
@@ -92,7 +114,7 @@ public enum WordCharacters {
         }
     }
 
-    /// Unicode's White_Space, which separates a phrase's words.
+    /// Unicode's White_Space: each run of it is one space in the normalized text.
     public static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:

@@ -2,7 +2,8 @@ internal import CICU
 
 /// Normalizes text for matching: ICU's NFKC_Casefold, then the nonspacing marks (Mn) of the
 /// canonical decomposition removed and the rest recomposed (NFC), so that `BÁDWORD`,
-/// `ｂａｄｗｏｒｄ` and `badword` read the same.
+/// `ｂａｄｗｏｒｄ` and `badword` read the same; then every run of white space (Unicode's
+/// White_Space, `WordCharacters.isSpace`) becomes one ASCII space, so that a phrase is a literal.
 ///
 /// The text is cut where ICU reports a normalization boundary before a character, and each piece
 /// (a segment) is normalized alone, which gives the same result as normalizing the whole text and
@@ -53,7 +54,7 @@ public final class TextNormalizer {
                 segmentStart = index
                 if index + 1 == text.count || text[index + 1] < 0x80 {
                     let lowered = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
-                    result.append(lowered, from: index..<index + 1)
+                    result.append(ascii: lowered, from: index..<index + 1)
                     segmentStart = index + 1
                 } else {
                     segment.append(UInt16(byte))

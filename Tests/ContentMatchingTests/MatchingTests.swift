@@ -34,6 +34,9 @@ struct MatchingTests {
         Case(kind: .word, patterns: ["buy now"], text: "buy\nnow", expected: [(0, "buy\nnow")]),
         Case(kind: .word, patterns: ["buy now"], text: "x buy \t\u{2028} now", expected: [(0, "buy \t\u{2028} now")]),
         Case(kind: .word, patterns: ["a b c"], text: "ä b  c, a b", expected: [(0, "ä b  c")]),
+        Case(
+            kind: .word, patterns: [" buy\u{3000}\tnow "], text: "BUY\u{A0}NOW, buy now",
+            expected: [(0, "BUY\u{A0}NOW"), (0, "buy now")]),
         Case(kind: .word, patterns: ["free mon*"], text: "FREE money now", expected: [(0, "FREE money")]),
         Case(kind: .word, patterns: ["café"], text: "le CAFE, le café", expected: [(0, "CAFE"), (0, "café")]),
         Case(kind: .word, patterns: ["слово"], text: "СЛОВО словосочетание", expected: [(0, "СЛОВО")]),
@@ -74,6 +77,18 @@ struct MatchingTests {
         Case(kind: .regex, patterns: ["a+"], text: "baaab aa", expected: [(0, "aaa"), (0, "aa")]),
         Case(kind: .regex, patterns: ["\\d{3}-\\d{4}"], text: "call 555-1234", expected: [(0, "555-1234")]),
         Case(kind: .regex, patterns: ["caf[eé]"], text: "CAFÉ", expected: [(0, "CAFÉ")]),
+        Case(
+            kind: .regex, patterns: ["\\bfree\\s+money\\b"], text: "FREE \t money! freemoney free moneys",
+            expected: [(0, "FREE \t money")]),
+        Case(
+            kind: .regex, patterns: ["Buy [A-Z]+ NOW"], text: "buy pills\u{3000}now",
+            expected: [(0, "buy pills\u{3000}now")]),
+        Case(kind: .regex, patterns: ["a\\s\\sb"], text: "a  b a\tb", expected: []),
+        Case(kind: .regex, patterns: ["\\x{61}\\QA+B\\E"], text: "AA+B", expected: [(0, "AA+B")]),
+        // `\w` and `\b` are ASCII's: a Cyrillic letter is no word character to a regex.
+        Case(kind: .regex, patterns: ["\\bfree\\b"], text: "жfreeж", expected: [(0, "free")]),
+        Case(kind: .regex, patterns: ["\\QA+B\\E\\d\\W"], text: "xA+B1!", expected: [(0, "A+B1!")]),
+        Case(kind: .regex, patterns: ["(buy|sell)\\s+now"], text: "SELL\u{A0}NOW", expected: [(0, "SELL\u{A0}NOW")]),
     ]
 
     @Test("Word rules", arguments: wordCases)

@@ -18,6 +18,10 @@ struct NormalizationTests {
             ("naïve café", "naive cafe"),
             ("①②", "12"),
             ("plain ascii 123", "plain ascii 123"),
+            ("a \t\n b", "a b"),
+            ("x\u{3000}\u{A0}\u{2028}y", "x y"),
+            (" lead and trail\r\n", " lead and trail "),
+            ("Ｂ\u{2003}ｃ", "b c"),
             ("", ""),
         ])
     func normalizes(text: String, expected: String) {
@@ -34,6 +38,19 @@ struct NormalizationTests {
         #expect(normalized.originalRange(of: 1..<2) == 1..<5)
         #expect(normalized.originalRange(of: 2..<3) == 5..<8)
         #expect(normalized.originalRange(of: 1..<5) == 1..<10)
+    }
+
+    @Test("A run of white space is one space that maps back to the whole run")
+    func whiteSpaceRuns() {
+        // "a" 0, " \t" 1..<3, U+3000 3..<6, "\n" 6, "b" 7, " " 8, U+00A0 9..<11, U+0301 11..<13, "c" 13.
+        let text = Array("a \t\u{3000}\nb \u{A0}\u{301}c".utf8)
+        let normalized = text.withUnsafeBufferPointer { TextNormalizer().normalize($0) }
+        #expect(normalized.string == "a b c")
+        #expect(normalized.originalRange(of: 1..<2) == 1..<7)
+        #expect(normalized.originalRange(of: 0..<3) == 0..<8)
+        // The no-break space and its mark are one segment, which joins the space before it.
+        #expect(normalized.originalRange(of: 3..<4) == 8..<13)
+        #expect(normalized.originalRange(of: 4..<5) == 13..<14)
     }
 
     @Test("Bytes that are not UTF-8 read as U+FFFD, one byte each, and never crash")

@@ -4,7 +4,8 @@ import ContentMatching
 /// normalized text into words and host names, then compares strings.
 ///
 /// Word: the text's words (maximal runs of letters, numbers and `_`) one after another with only
-/// white space between them, each equal to the pattern's word, or ending with it (a `*` before
+/// white space between them (any White_Space, not only the one space the normalizer leaves of a
+/// run, so that a normalizer that left runs whole would be caught), each equal to the pattern's word, or ending with it (a `*` before
 /// it) or starting with it (a `*` after it). Domain: the text's host names (maximal runs of
 /// labels, each a run of word characters and `-`, joined by single dots) equal to the domain or
 /// ending with a dot and the domain. Each rule keeps its leftmost-longest matches that do not

@@ -76,7 +76,9 @@ enum Generator {
     }
 
     static func text(vocabulary: [String], labels: [String], using random: inout SplitMix64) -> String {
-        let separators = [" ", " ", " ", "  ", "\n", "\t", ", ", ".", "-", "/", ":", "\u{A0}", " 🙂 ", "é", "x"]
+        let separators = [
+            " ", " ", " ", "  ", "\n", "\t", ", ", ".", "-", "/", ":", "\u{A0}", " \u{3000}\t", " 🙂 ", "é", "x",
+        ]
         var text = ""
         for _ in 0..<(1 + Int(random.next() % 10)) {
             switch random.next() % 10 {
