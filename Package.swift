@@ -105,7 +105,7 @@ let package = Package(
         // Content rules' matching engine over Hyperscan and ICU (words, regexes, domains in
         // normalized text), knowing nothing of groups or the service.
         .target(
-            name: "ContentMatching", dependencies: ["CHyperscan", "CICU", "ThreadSupport"],
+            name: "ContentMatching", dependencies: ["CHyperscan", "CICU"],
             swiftSettings: swiftSettings),
 
         // The moderation domain (rules, service façade, store protocols) and its stores.
@@ -264,7 +264,7 @@ let package = Package(
             dependencies: ["Moderation", "ModerationEvents", "ModerationPostgres", "TestSupport", "ThreadSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ContentMatchingTests", dependencies: ["ContentMatching", "ThreadSupport"],
+            name: "ContentMatchingTests", dependencies: ["ContentMatching"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),

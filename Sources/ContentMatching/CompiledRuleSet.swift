@@ -5,7 +5,7 @@ import Synchronization
 /// (each with its own `ContentScanner`).
 ///
 /// Compiling is the slow part (about half a second for the app's largest set): a running service
-/// compiles on `RuleSetHolder`'s thread and swaps the result in. The database is never changed
+/// compiles on its content-rules thread and swaps the result in. The database is never changed
 /// after `compile` returns, and Hyperscan reads it from several threads at once, so the set is
 /// shared freely; it frees the database when the last scan using it lets go.
 public final class CompiledRuleSet: @unchecked Sendable {
