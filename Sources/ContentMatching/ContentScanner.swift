@@ -11,8 +11,8 @@ public final class ContentScanner {
     private let normalizer = TextNormalizer()
     private var normalized = NormalizedText()
     private var scratch: OpaquePointer?
-    /// The serial of the last set the scratch was checked against.
-    private var preparedSerial: UInt64 = 0
+    /// The serials of the sets the scratch is known to fit.
+    private var preparedSerials = Set<UInt64>()
     private var hits: [Hit] = []
     /// For the host checks: where the host name that ends a domain's labels starts (memoized).
     private var hostStarts: [Int32] = []
@@ -49,9 +49,28 @@ public final class ContentScanner {
     /// one or two characters per match). Any bytes are accepted: those that are not UTF-8 read as
     /// U+FFFD.
     public func scan(_ text: UnsafeBufferPointer<UInt8>, with set: CompiledRuleSet) -> [ContentMatch] {
-        guard let database = set.database, !text.isEmpty else { return [] }
+        scan(text, with: [set])[0]
+    }
+
+    /// The matches of each set's rules in `text`, one list per set in the order given: the text
+    /// is normalized once for all of them.
+    public func scan(_ text: UnsafeBufferPointer<UInt8>, with sets: [CompiledRuleSet]) -> [[ContentMatch]] {
+        guard !text.isEmpty, sets.contains(where: { $0.database != nil }) else {
+            return Array(repeating: [], count: sets.count)
+        }
         normalizer.normalize(text, into: &normalized)
-        guard !normalized.bytes.isEmpty else { return [] }
+        return sets.map(scanNormalized)
+    }
+
+    /// The matches of each set's rules in `text` (offsets into its UTF-8), one list per set.
+    public func scan(_ text: String, with sets: [CompiledRuleSet]) -> [[ContentMatch]] {
+        var text = text
+        return text.withUTF8 { scan($0, with: sets) }
+    }
+
+    /// One set's matches in the text normalized last.
+    private func scanNormalized(with set: CompiledRuleSet) -> [ContentMatch] {
+        guard let database = set.database, !normalized.bytes.isEmpty else { return [] }
         prepareScratch(for: set, database: database)
         hits.removeAll(keepingCapacity: true)
         let status = withUnsafeMutablePointer(to: &hits) { hitsPointer in
@@ -80,12 +99,15 @@ public final class ContentScanner {
         return text.withUTF8 { scan($0, with: set) }
     }
 
-    /// Makes the scratch big enough for `set`'s database, once per set.
+    /// Makes the scratch big enough for `set`'s database, once per set (a scratch only grows, so
+    /// one that fitted a set fits it for good; the record is forgotten now and then, as sets are
+    /// replaced).
     private func prepareScratch(for set: CompiledRuleSet, database: OpaquePointer) {
-        guard preparedSerial != set.serial else { return }
+        guard !preparedSerials.contains(set.serial) else { return }
         let status = hs_alloc_scratch(database, &scratch)
         precondition(status == HS_SUCCESS, "hs_alloc_scratch failed with status \(status)")
-        preparedSerial = set.serial
+        if preparedSerials.count >= 256 { preparedSerials.removeAll(keepingCapacity: true) }
+        preparedSerials.insert(set.serial)
     }
 
     /// Checks the hits, keeps each rule's leftmost-longest non-overlapping ones and maps them

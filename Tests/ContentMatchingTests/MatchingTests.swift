@@ -149,6 +149,20 @@ struct MatchingTests {
         }
     }
 
+    @Test("Several sets over one normalized text: each finds what it finds alone, the scratch fitting each")
+    func severalSets() throws {
+        let words = try CompiledRuleSet.compile([ContentRule(id: 1, kind: .word, pattern: "spam")])
+        let regexes = try CompiledRuleSet.compile([
+            ContentRule(id: 2, kind: .regex, pattern: "x{3,}"),
+            ContentRule(id: 3, kind: .domain, pattern: "evil.example"),
+        ])
+        let scanner = ContentScanner()
+        for text in ["SPAM xxxx at https://www.evil.example/a", "nothing", "spam", "xxx evil.example spam"] {
+            let together = scanner.scan(text, with: [words, CompiledRuleSet(), regexes])
+            #expect(together == [scanner.scan(text, with: words), [], scanner.scan(text, with: regexes)])
+        }
+    }
+
     @Test("An empty set and an empty text find nothing")
     func empty() throws {
         let scanner = ContentScanner()

@@ -60,22 +60,23 @@ extension ModerationService {
 
     /// The matches of the app's and the group's content rules in `text`, in order of start.
     private func scan(_ text: String, appID: Int64, guid: String) -> [(match: ContentMatch, action: ContentAction)] {
-        let sets = contentRules.sets(appID: appID, guid: guid)
-        var found: [(match: ContentMatch, action: ContentAction)] = []
-        let scanner = Self.scanners.value
-        for set in [sets.app, sets.group] {
-            guard let set, !set.compiled.rules.isEmpty else { continue }
-            for match in scanner.scan(text, with: set.compiled) {
+        let found = contentRules.sets(appID: appID, guid: guid)
+        let sets = [found.app, found.group].compactMap { $0 }.filter { !$0.compiled.rules.isEmpty }
+        guard !sets.isEmpty else { return [] }
+        let perSet = Self.scanners.value.scan(text, with: sets.map(\.compiled))
+        var matches: [(match: ContentMatch, action: ContentAction)] = []
+        for (set, setMatches) in zip(sets, perSet) {
+            for match in setMatches {
                 guard let action = set.actions[match.ruleID] else { continue }
-                found.append((ContentMatch(ruleID: match.ruleID, start: match.start, end: match.end), action))
+                matches.append((ContentMatch(ruleID: match.ruleID, start: match.start, end: match.end), action))
             }
         }
-        if sets.app != nil && sets.group != nil {
-            found.sort {
+        if sets.count > 1 {
+            matches.sort {
                 ($0.match.start, $0.match.end, $0.match.ruleID) < ($1.match.start, $1.match.end, $1.match.ruleID)
             }
         }
-        return found
+        return matches
     }
 
     /// Each thread's scanner: its Hyperscan scratch space and buffers, never shared.
