@@ -377,6 +377,30 @@ public struct ModerationWireClient: Sendable {
         try checkPost([(guid, uid)]).first ?? PostCheckResult()
     }
 
+    /// The answer for `uid` (empty: the acting user) posting `text` in `guid`.
+    public func checkPost(_ guid: String, _ uid: String = "", text: String) throws(RPCError) -> PostCheckResult {
+        try call(ModerationMethods.checkPost, CheckPostRequest(checks: [PostCheck(guid: guid, uid: uid, text: text)]))
+            .results.first ?? PostCheckResult()
+    }
+
+    // MARK: Content rules
+
+    @discardableResult
+    public func addContentRules(_ guid: String, _ rules: [NewContentRule]) throws(RPCError) -> AddContentRulesResponse {
+        try call(ModerationMethods.addContentRules, AddContentRulesRequest(guid: guid, rules: rules))
+    }
+
+    @discardableResult
+    public func deleteContentRules(_ guid: String, _ ids: [UInt64]) throws(RPCError) -> DeleteContentRulesResponse {
+        try call(ModerationMethods.deleteContentRules, DeleteContentRulesRequest(guid: guid, ids: ids))
+    }
+
+    public func contentRules(_ guid: String, cursor: String = "", limit: UInt32 = 0) throws(RPCError)
+        -> ListContentRulesResponse
+    {
+        try call(ModerationMethods.listContentRules, ListContentRulesRequest(guid: guid, cursor: cursor, limit: limit))
+    }
+
     // MARK: Bans from the app
 
     @discardableResult
