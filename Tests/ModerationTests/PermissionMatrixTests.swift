@@ -41,6 +41,7 @@ struct PermissionMatrixTests {
         case getGroup, updateGroup, updateTypeAndPassword, deleteGroup, join, leave, listMembers, listBanned,
             listActions, freeze, unfreeze, acceptInvite, declineInvite, listInvites, listMyInvites
         case requestToJoin, requestToJoinOff, cancelJoinRequest, listJoinRequests, listReports, resolveReport
+        case addContentRules, deleteContentRules, listContentRules, addAppContentRules, listAppContentRules
         // Actions on a target user.
         case addParticipant, addModerator, addAdmin, kick, ban, unban
         case scopeToAdmin, scopeToModerator, scopeToParticipant, transfer, memberState
@@ -95,6 +96,13 @@ struct PermissionMatrixTests {
         // Reports: resolving starts from an open report (by p2 about a2) the test files first.
         .listReports: "OK OK OK PD NJ NJ OK",
         .resolveReport: "OK OK OK PD NJ NJ OK",
+        // A group's content rules are its owner's and admins' (and the app's); its moderators
+        // read them. The app's own set is the app's alone, whatever the group.
+        .addContentRules: "OK OK PD PD NJ NJ OK",
+        .deleteContentRules: "OK OK PD PD NJ NJ OK",
+        .listContentRules: "OK OK OK PD NJ NJ OK",
+        .addAppContentRules: "PD PD PD PD PD PD OK",
+        .listAppContentRules: "PD PD PD PD PD PD OK",
     ]
 
     /// Actions on a target; one row per actor (owner admin moderator participant nonMember banned
@@ -228,6 +236,11 @@ struct PermissionMatrixTests {
         .listJoinRequests: "OK OK OK PD NF NF OK",
         .listReports: "OK OK OK PD NF NF OK",
         .resolveReport: "OK OK OK PD NF NF OK",
+        .addContentRules: "OK OK PD PD NF NF OK",
+        .deleteContentRules: "OK OK PD PD NF NF OK",
+        .listContentRules: "OK OK OK PD NF NF OK",
+        .addAppContentRules: "PD PD PD PD PD PD OK",
+        .listAppContentRules: "PD PD PD PD PD PD OK",
     ]
 
     static let privateOutsiderRow = "NF NF NF NF NF NF NF"
@@ -317,6 +330,8 @@ struct PermissionMatrixTests {
             if let target { _ = try? app.invite(guid, target, scope: .moderator) }
         case .resolveReport:
             _ = try? app.acting(as: "p2").report(guid, "a2")
+        case .deleteContentRules:
+            _ = try? app.addContentRule(guid, .word, "prepared")
         case .requestToJoin, .listJoinRequests:
             _ = try? app.setJoinRequests(guid, true)
         case .cancelJoinRequest:
@@ -389,6 +404,17 @@ struct PermissionMatrixTests {
         case .revokeInvite, .revokeModeratorInvite: return ModerationClient.code { try client.revokeInvite(guid, uid) }
         case .reportMember: return ModerationClient.code { try client.report(guid, uid, text: "matrix") }
         case .listReports: return ModerationClient.code { try client.listReports(guid) }
+        case .addContentRules: return ModerationClient.code { try client.addContentRule(guid, .word, "matrix") }
+        case .deleteContentRules:
+            return ModerationClient.code {
+                let rules = try client.service.listContentRules(Caller(app: "app"), guid: guid)
+                let id = try #require(rules.items.first?.id)
+                let result = try client.deleteContentRules(guid, [id])
+                if let error = result.outcomes[0].error { throw error }
+            }
+        case .listContentRules: return ModerationClient.code { try client.listContentRules(guid) }
+        case .addAppContentRules: return ModerationClient.code { try client.addContentRule("", .word, "matrix") }
+        case .listAppContentRules: return ModerationClient.code { try client.listContentRules("") }
         case .resolveReport:
             do {
                 let open = try client.service.listReports(Caller(app: "app"), guid: guid, open: true)
