@@ -15,6 +15,7 @@ import grpc
 from conftest import API_KEY
 from grpc_support import Moderation, StreamCollector, expect_error
 from moderation.v1 import actions_pb2 as a
+from moderation.v1 import content_pb2 as c
 from moderation.v1 import groups_pb2 as g
 from moderation.v1 import members_pb2 as mb
 from moderation.v1 import moderation_pb2 as m
@@ -370,6 +371,29 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
     assert (shadowed.allowed, shadowed.shadowed) == (True, True)
     mod.UnbanUserFromApp(m.UnbanUserFromAppRequest(uid=carol))
     assert not mod.ListAppBans(m.ListAppBansRequest(search=carol)).app_bans
+
+    # Content rules: the app's blocklist makes CheckPost read the post; a regex that needs
+    # backtracking is refused on its own; matches are byte offsets in the text as sent.
+    def word(pattern):
+        return c.NewContentRule(kind=c.CONTENT_RULE_KIND_WORD, pattern=pattern, action=c.CONTENT_ACTION_BLOCK)
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.AddContentRules(m.AddContentRulesRequest(rules=[word("x")]), as_=dave))
+    added = mod.AddContentRules(m.AddContentRulesRequest(rules=[
+        word("badword"),
+        c.NewContentRule(kind=c.CONTENT_RULE_KIND_REGEX, pattern="(a)\\1", action=c.CONTENT_ACTION_BLOCK)]))
+    assert [x.ok for x in added.results] == [True, False]
+    assert added.results[1].error_code == "ERR_INVALID_ARGUMENT"
+    assert a.ActionType.Name(added.action.action) == "ACTION_TYPE_CONTENT_RULES_CHANGED"
+    assert added.action.rules_added == 1 and not added.action.action_for.guid
+    verdict = mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=dave, text="so BÁDWORD")]))
+    blocked = verdict.results[0]
+    assert (blocked.allowed, blocked.error_code) == (False, "ERR_CONTENT_BLOCKED")
+    assert [(x.rule_id, x.start, x.end) for x in blocked.matches] == [(added.results[0].rule.id, 3, 11)]
+    assert [x.pattern for x in mod.ListContentRules(m.ListContentRulesRequest()).rules] == ["badword"]
+    assert not mod.ListContentRules(m.ListContentRulesRequest(guid=guid), as_=dave).rules
+    removed = mod.DeleteContentRules(m.DeleteContentRulesRequest(ids=[added.results[0].rule.id, 999999]))
+    assert [x.error_code for x in removed.results] == ["", "ERR_CONTENT_RULE_NOT_FOUND"]
+    assert mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=dave, text="badword")])).results[0].allowed
 
     # Leave and delete: the owner cannot leave; only the owner deletes.
     expect_error(S.FAILED_PRECONDITION, "ERR_OWNER_CANNOT_LEAVE",
