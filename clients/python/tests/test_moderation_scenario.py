@@ -322,7 +322,7 @@ def test_subscription_resumes_across_a_server_restart(server_binary: str, tmp_pa
 
 
 def test_mute_freeze_check_post_and_delete_user(channel: Channel) -> None:
-    """Issue 17's first set through the generated stubs: mute (a refusal of CheckPost is an answer),
+    """Mutes, freezes and DeleteUser through the generated stubs: mute (a refusal of CheckPost is an answer),
     freeze, bulk mute, and deleting a user whose uid then never comes back."""
     run = uuid.uuid4().hex[:8]
     owner, mod_uid, part, gone = ("%s-%s" % (name, run) for name in ("owner", "mod", "part", "gone"))
@@ -360,6 +360,45 @@ def test_mute_freeze_check_post_and_delete_user(channel: Channel) -> None:
     expect_error("ALREADY_EXISTS", "ERR_UID_ALREADY_EXISTS", lambda: mod.CreateUser(m.CreateUserRequest(uid=gone)))
     expect_error("FAILED_PRECONDITION", "ERR_USER_OWNS_GROUPS",
                  lambda: mod.DeleteUser(m.DeleteUserRequest(uid=owner)))
+
+
+def test_content_rules_and_a_post_text(channel: Channel) -> None:
+    """Content rules through the generated stubs, with no code of their own: a group's blocklist
+    from its owner, a refused regex answered on its own, CheckPost's matches in bytes of the text
+    as sent, listing and deleting."""
+    run = uuid.uuid4().hex[:8]
+    owner, part = ("%s-%s" % (name, run) for name in ("owner", "part"))
+    guid = "rules-%s" % run
+    mod = m.ModerationStub(channel)
+    require_moderation(mod, owner)
+    mod.CreateUser(m.CreateUserRequest(uid=part, name="Part"))
+    mod.CreateGroup(m.CreateGroupRequest(guid=guid, name="Rules", type=m.GROUP_TYPE_PUBLIC, owner=owner,
+                                         members=[MemberToAdd(uid=part)]))
+    added = mod.AddContentRules(m.AddContentRulesRequest(guid=guid, rules=[
+        m.NewContentRule(kind=m.CONTENT_RULE_KIND_WORD, pattern="spam*", action=m.CONTENT_ACTION_BLOCK),
+        m.NewContentRule(kind=m.CONTENT_RULE_KIND_REGEX, pattern="x(?=y)", action=m.CONTENT_ACTION_FLAG),
+        m.NewContentRule(kind=m.CONTENT_RULE_KIND_DOMAIN, pattern="evil.example", action=m.CONTENT_ACTION_FLAG),
+    ]), on_behalf_of=owner)
+    assert [r.ok for r in added.results] == [True, False, True]
+    assert added.results[1].error_code == "ERR_INVALID_ARGUMENT" and "x(?=y)" in added.results[1].message
+    assert m.ActionType.Name(added.action.action) == "ACTION_TYPE_CONTENT_RULES_CHANGED"
+    text = "Spammers at évil.example"
+    verdict = mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, text=text)]),
+                            on_behalf_of=part).results[0]
+    assert (verdict.allowed, verdict.error_code) == (False, "ERR_CONTENT_BLOCKED")
+    raw = text.encode()
+    assert [raw[x.start:x.end].decode() for x in verdict.matches] == ["Spammers", "évil.example"]
+    flagged = mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, text="see evil.example")]),
+                            on_behalf_of=part).results[0]
+    assert (flagged.allowed, flagged.flagged) == (True, True)
+    rules = mod.ListContentRules(m.ListContentRulesRequest(guid=guid), on_behalf_of=owner).rules
+    assert [r.pattern for r in rules] == ["spam*", "evil.example"]
+    expect_error("PERMISSION_DENIED", "ERR_PERMISSION_DENIED", lambda: mod.ListContentRules(
+        m.ListContentRulesRequest(guid=guid), on_behalf_of=part))
+    removed = mod.DeleteContentRules(m.DeleteContentRulesRequest(guid=guid, ids=[rules[0].id]), on_behalf_of=owner)
+    assert removed.results[0].ok and removed.action.rules_removed == 1
+    assert mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, text="spam")]),
+                         on_behalf_of=part).results[0].allowed
 
 
 def test_invite_into_a_private_group(channel: Channel) -> None:
