@@ -28,6 +28,27 @@ enum ServerGauges {
                 help: "Expired bans from the app recorded as appUnbanned (reason expired) by the sweeper.",
                 type: "counter", value: Double(service.expiredAppBansSweptCount)),
         ]
+        let rules = service.contentRuleStatistics
+        samples += [
+            ServerMetrics.Sample(
+                name: "moderation_content_rule_sets",
+                help: "Content rule sets compiled in memory (the apps' and groups').",
+                type: "gauge", value: Double(rules.sets)),
+            ServerMetrics.Sample(
+                name: "moderation_content_rules", help: "Content rules across the sets in memory.", type: "gauge",
+                value: Double(rules.rules)),
+            ServerMetrics.Sample(
+                name: "moderation_content_rule_compiles_total", help: "Content rule sets compiled since start.",
+                type: "counter", value: Double(rules.compiles)),
+            ServerMetrics.Sample(
+                name: "moderation_content_rule_compile_failures_total",
+                help: "Content rule sets Hyperscan refused as a whole (the set in place stayed).", type: "counter",
+                value: Double(rules.compileFailures)),
+            ServerMetrics.Sample(
+                name: "moderation_content_rule_compile_seconds_total",
+                help: "Time spent compiling content rule sets, off the event loop.", type: "counter",
+                value: rules.compileSeconds),
+        ]
         for app in apps {
             let head =
                 (try? service.withActionLog(app: app) { (log) throws(ModerationError) -> UInt64 in try log.headSeq() })

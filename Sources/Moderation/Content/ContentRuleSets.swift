@@ -40,7 +40,7 @@ final class ContentRuleSets: Sendable {
         let published = Mutex<[Key: Published]>([:])
         let requests = ConditionLock(Requests())
         let store: any ModerationStore
-        let failures = Mutex<String?>(nil)
+        let statistics = Mutex(ContentRuleStatistics())
 
         init(store: any ModerationStore) {
             self.store = store
@@ -85,8 +85,15 @@ final class ContentRuleSets: Sendable {
         shared.requests.broadcast()
     }
 
-    /// Why the last compile of a set failed as a whole, if it did (the previous set stayed).
-    var lastFailure: String? { shared.failures.withLock { $0 } }
+    /// What the sets hold and what compiling them has cost, for metrics.
+    var statistics: ContentRuleStatistics {
+        var statistics = shared.statistics.withLock { $0 }
+        shared.published.withLock { published in
+            statistics.sets = published.count
+            statistics.rules = published.values.reduce(0) { $0 + $1.compiled.rules.count }
+        }
+        return statistics
+    }
 
     /// Stops the compile thread and waits for it.
     func close() {
@@ -149,17 +156,18 @@ final class ContentRuleSets: Sendable {
             let engineRules = rules.map {
                 ContentMatching.ContentRule(id: $0.id, kind: $0.kind.engineKind, pattern: $0.pattern)
             }
+            let started = ContinuousClock.now
             do throws(ContentRuleSetError) {
                 let set = try CompiledRuleSet.compile(engineRules)
                 var actions: [UInt64: ContentAction] = [:]
                 for rule in rules { actions[rule.id] = rule.action }
                 compiled[key] = Published(compiled: set, actions: actions, version: version)
-                shared.failures.withLock { $0 = nil }
+                shared.statistics.withLock { $0.record(compileTime: ContinuousClock.now - started, failed: false) }
             } catch {
                 // Each rule compiled alone when it was added, so this is Hyperscan refusing the
                 // whole set: the previous set stays, at the new version, so it is not retried
                 // every poll.
-                shared.failures.withLock { $0 = "\(error)" }
+                shared.statistics.withLock { $0.record(compileTime: ContinuousClock.now - started, failed: true) }
                 let previous = known[key]
                 compiled[key] = Published(
                     compiled: previous?.compiled ?? CompiledRuleSet(), actions: previous?.actions ?? [:],

@@ -109,6 +109,9 @@ public final class ModerationService: Sendable {
     /// since start.
     public var expiredAppBansSweptCount: UInt64 { expiredAppBansSwept.load(ordering: .relaxed) }
 
+    /// The content rule sets compiled in memory, and what compiling them has cost since start.
+    public var contentRuleStatistics: ContentRuleStatistics { contentRules.statistics }
+
     /// Stops the maintenance loop, if any, and the content rules' compile thread. The store stays
     /// open; close it after this.
     public func shutdown() {
