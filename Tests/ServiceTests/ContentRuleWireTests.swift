@@ -85,6 +85,24 @@ extension EndToEnd {
             #expect(carolStream.actions.allSatisfy { $0.action != .contentRulesChanged })
         }
 
+        @Test("100 texts of 10 000 bytes: answered (on a worker, not the event loop), each scanned")
+        func largeTexts() throws {
+            let cast = try Cast()
+            defer { cast.tearDown() }
+            try cast.app.addContentRules("", [Self.rule(.word, "needle")])
+            let hay = String(repeating: "hay ", count: 2_500)
+            let needle = String(repeating: "hay ", count: 2_498) + "needle "
+            let texts = (0..<100).map { $0 % 10 == 0 ? needle : hay }
+            let request = CheckPostRequest(checks: texts.map { PostCheck(guid: "g", uid: "carol", text: $0) })
+            let results = try cast.app.call(ModerationMethods.checkPost, request).results
+            #expect(results.count == 100)
+            #expect(
+                results.enumerated().allSatisfy {
+                    ($0.offset % 10 == 0) == ($0.element.errorCode == "ERR_CONTENT_BLOCKED")
+                })
+            #expect(results[0].matches.map(\.start) == [9_992])
+        }
+
         @Test("a text over 10 000 bytes, or not UTF-8, refuses the whole call with ERR_INVALID_ARGUMENT")
         func badTexts() throws {
             let cast = try Cast()
