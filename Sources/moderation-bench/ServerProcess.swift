@@ -108,6 +108,41 @@ final class ServerProcess {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// CPU time one of the server's threads has used (user + system), in seconds, or nil: on a
+    /// shared machine, what a thread's work cost where wall-clock time also counts other
+    /// processes.
+    func threadCPUSeconds(named name: String) -> Double? {
+        guard let tid = threadID(named: name), let stat = Self.firstLine("/proc/\(pid)/task/\(tid)/stat"),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The id of the server's thread named `name` (`/proc/PID/task/TID/comm`), or nil.
+    private func threadID(named name: String) -> Int? {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return nil }
+        defer { closedir(tasks) }
+        while let entry = readdir(tasks) {
+            let tid = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let id = Int(tid), Self.firstLine("/proc/\(pid)/task/\(tid)/comm") == name { return id }
+        }
+        return nil
+    }
+
+    /// The first line of a file, without its newline, or nil.
+    private static func firstLine(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard fgets(&buffer, 1024, file) != nil else { return nil }
+        let line = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return line.hasSuffix("\n") ? String(line.dropLast()) : line
+    }
+
     /// One metric's value from /metrics (the sum of its samples), or nil.
     func metric(_ name: String) -> Double? {
         let fd = "127.0.0.1".withCString { cshim_connect($0, metricsPort, 2_000) }

@@ -100,9 +100,9 @@ extension WireBenchmark {
         if !failures.isEmpty { print("  failures: \(failures.prefix(5))") }
     }
 
-    /// One phase of the CheckPost benchmark: a method, its pre-encoded requests, and how many
+    /// One phase of the CheckPost benchmarks: a method, its pre-encoded requests, and how many
     /// pairs each call asks about.
-    private struct Phase {
+    struct Phase {
         let name: String
         let path: String
         let pairsPerCall: Int
@@ -132,15 +132,21 @@ extension WireBenchmark {
                 callsPerSecond: report.callsPerSecond, pairsPerSecond: report.callsPerSecond * Double(pairsPerCall),
                 cpuPerPair: pairs > 0 ? cpu / (pairs * (seconds + configuration.warmupSeconds) / seconds) : 0,
                 p50Ms: Double(report.latency.percentile(0.5)) / 1e6,
+                p99Ms: Double(report.latency.percentile(0.99)) / 1e6,
+                clientCPUPerCall: report.clientCPUNanosecondsPerCall / 1e9,
                 failures: report.outcomes.filter { $0.key != "OK" }.map { "\(name) \($0.key) × \($0.value)" })
         }
     }
 
-    private struct Measured {
+    struct Measured {
         let callsPerSecond: Double
         let pairsPerSecond: Double
         let cpuPerPair: Double
         let p50Ms: Double
+        let p99Ms: Double
+        /// The load generator's CPU per call, in seconds: below the server's, the client is not
+        /// what limits the rate.
+        let clientCPUPerCall: Double
         let failures: [String]
     }
 }

@@ -20,6 +20,9 @@ import Synchronization
 ///   first page of ListBannedMembers and of a search by name (one match).
 /// - checkpost: CheckPost against GetMemberState, and CheckPost with 100 pairs a call against one
 ///   pair a call, in the same run (`WireBenchmark+CheckPost.swift`).
+/// - content (with `--rules FILE`, from `content-bench --write-rules`): CheckPost with a text per
+///   pair against the same batches without, and its latency while the app's rule set recompiles
+///   (`WireBenchmark+ContentRules.swift`).
 ///
 /// With `--pin` the servers run on CPU 0 and this process (its load generators) on CPU 1, as
 /// the `echo` suite runs: the calls/s then measure the server, not the two sharing the cores.
@@ -49,6 +52,7 @@ enum WireBenchmark {
         var executable = ".build/release/moderation-server"
         var suites: Set<String> = ["mutations", "reads", "big", "checkpost"]
         var rounds = 3
+        var rulesFile: String?
         var postgresURL: String?
         var postgresWriters: Int?
         var instances = 1
@@ -72,6 +76,7 @@ enum WireBenchmark {
                 case "--depth": depth = try reader.value(for: flag).integer(in: 1...10_000)
                 case "--big-members": bigMembers = try reader.value(for: flag).integer(in: 1...10_000_000)
                 case "--server": executable = try reader.value(for: flag).text
+                case "--rules": rulesFile = try reader.value(for: flag, placeholder: "FILE").text
                 case "--postgres-url": postgresURL = try reader.value(for: flag, placeholder: "URL").text
                 case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
                 case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
@@ -83,7 +88,7 @@ enum WireBenchmark {
                 case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
                 case "--only":
                     let value = try reader.value(for: flag)
-                    let known = ["mutations", "reads", "big", "checkpost"].map { ($0, $0) }
+                    let known = ["mutations", "reads", "big", "checkpost", "content"].map { ($0, $0) }
                     suites = []
                     for name in value.text.split(separator: ",") {
                         suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known))
@@ -93,6 +98,10 @@ enum WireBenchmark {
             }
         } catch {
             print("wire: \(error.message)")
+            return 2
+        }
+        if suites.contains("content") && rulesFile == nil {
+            print("wire: --only content needs --rules FILE (content-bench --write-rules FILE)")
             return 2
         }
         if postgresURL == nil && (instances > 1 || postgresWriters != nil) {
@@ -117,7 +126,7 @@ enum WireBenchmark {
             }
         }
         do throws(BenchError) {
-            let readers = suites.contains("reads") || suites.contains("checkpost")
+            let readers = suites.contains("reads") || suites.contains("checkpost") || suites.contains("content")
             if suites.contains("mutations") || readers {
                 var servers = [
                     try ServerProcess(
@@ -152,6 +161,11 @@ enum WireBenchmark {
                     try checkPost(
                         server: servers[0], connections: connections, depth: depth, seconds: seconds, rounds: rounds,
                         snapshot: snapshot)
+                }
+                if suites.contains("content"), let rulesFile {
+                    try contentRules(
+                        server: servers[0], rulesFile: rulesFile, connections: connections, depth: depth,
+                        seconds: seconds, rounds: rounds, pinned: pin, snapshot: snapshot)
                 }
             }
             if suites.contains("big") {
