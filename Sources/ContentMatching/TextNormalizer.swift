@@ -51,15 +51,18 @@ public final class TextNormalizer {
             let byte = text[index]
             if byte < 0x80 {
                 flush(into: &result, origin: segmentStart..<index)
+                // The run of ASCII up to the next non-ASCII character, or the end: all of it but
+                // its last character (which a combining mark may follow) is only lowered.
+                var end = index + 1
+                while end < text.count && text[end] < 0x80 { end += 1 }
+                let lowered = end == text.count ? end : end - 1
+                if lowered > index { result.appendLowered(ascii: text, lowered: index..<lowered) }
+                index = lowered
                 segmentStart = index
-                if index + 1 == text.count || text[index + 1] < 0x80 {
-                    let lowered = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
-                    result.append(ascii: lowered, from: index..<index + 1)
-                    segmentStart = index + 1
-                } else {
-                    segment.append(UInt16(byte))
+                if index < text.count {
+                    segment.append(UInt16(text[index]))
+                    index += 1
                 }
-                index += 1
                 continue
             }
             let (scalar, length) = UTF8Decoding.scalar(in: text, at: index)
