@@ -172,16 +172,35 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
-        .target(name: "CTestSupport", dependencies: ["CSQLite"], path: "Tests/CTestSupport"),
+        // Tests and the helpers they share, by layer: a test builds only the layers it uses.
+        // The RPC runtime's: processes, sockets, frames, TLS, HTTP/2, messages, malloc statistics.
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
             name: "TestSupport",
             dependencies: [
-                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "CLibPQ", "RPCCore", "RPCPosix",
-                "RPCMessages", "Moderation", "ModerationSQLite", "ModerationPostgres", "ModerationEvents",
-                "ModerationMessages", "CModerationProto", "ServerApp", "ThreadSupport", "TLSSupport", "COpenSSL",
-                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CommandLineSupport",
+                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
+                "ModerationMessages", "CModerationProto", "ThreadSupport", "TLSSupport", "COpenSSL", "HTTP2Support",
+                "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CSystemShims",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // The domain's and the stores': service harnesses on either store, PostgreSQL clusters,
+        // upgrade fixtures, and a SQLite VFS whose WAL writes fail on demand.
+        .target(name: "CSQLiteFaultVFS", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaultVFS"),
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [
+                "TestSupport", "Moderation", "ModerationSQLite", "ModerationPostgres", "ThreadSupport", "CSQLite",
+                "CLibPQ", "RPCPosix",
+            ],
+            path: "Tests/StoreTestSupport", swiftSettings: swiftSettings),
+        // The server's: the real moderation server in-process.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "TestSupport", "StoreTestSupport", "ServerApp", "CommandLineSupport", "Moderation", "ModerationEvents",
+                "RPCCore", "RPCPosix",
+            ],
+            path: "Tests/ServerTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
         // HTTP2Support against an in-process nghttp2 client session (no sockets).
         .testTarget(
@@ -228,33 +247,41 @@ let package = Package(
             name: "ServerAppTests",
             dependencies: [
                 "ServerApp", "Moderation", "ModerationPostgres", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport", "HTTP2Support",
+                "RPCMessages", "ProtoBridge", "TestSupport", "StoreTestSupport", "ServerTestSupport", "ThreadSupport",
+                "TLSSupport", "HTTP2Support",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
             dependencies: [
-                "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "ThreadSupport",
+                "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "StoreTestSupport",
+                "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "TestSupport", "ServerApp", "Moderation", "ModerationRPC", "ModerationMessages", "RPCCore", "RPCPosix",
-                "RPCMessages",
-                "ProtoBridge",
+                "TestSupport", "StoreTestSupport", "ServerTestSupport", "ServerApp", "Moderation", "ModerationRPC",
+                "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",
             dependencies: [
-                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "CSQLiteWAL", "CTestSupport",
-                "TestSupport", "ThreadSupport",
+                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "CSQLiteWAL", "TestSupport",
+                "StoreTestSupport", "ThreadSupport",
             ],
+            swiftSettings: swiftSettings),
+        // The WAL-coalescing VFS (C) on raw SQLite connections, with WAL writes that fail on demand.
+        .testTarget(
+            name: "SQLiteWALTests", dependencies: ["CSQLite", "CSQLiteWAL", "CSQLiteFaultVFS", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationPostgresTests",
-            dependencies: ["Moderation", "ModerationEvents", "ModerationPostgres", "TestSupport", "ThreadSupport"],
+            dependencies: [
+                "Moderation", "ModerationEvents", "ModerationPostgres", "TestSupport", "StoreTestSupport",
+                "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentMatchingTests", dependencies: ["ContentMatching", "ThreadSupport"],
@@ -264,3 +291,4 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+

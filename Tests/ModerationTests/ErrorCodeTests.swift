@@ -1,6 +1,7 @@
 import Moderation
 import ModerationEvents
 import ModerationSQLite
+import StoreTestSupport
 import TestSupport
 import Testing
 import ThreadSupport
@@ -11,7 +12,7 @@ import ThreadSupport
 /// ModerationPostgresTests stop; ERR_MEMBER_MUTED and ERR_GROUP_FROZEN are CheckPost verdicts,
 /// never a call's failure: CheckPostTests has them), each with a message that names the uid, guid
 /// or app involved.
-@Suite("Error codes")
+@Suite("Error codes", .onEveryStore)
 struct ErrorCodeTests {
     static let provoked = ErrorCode.allCases.filter {
         $0 != .unauthenticated && $0 != .rateLimited && $0 != .storeUnavailable && $0 != .memberMuted
