@@ -292,3 +292,26 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// With MODERATION_TEST_TARGETS (names of test targets or executables, separated by commas), the
+// package is just those targets and what they depend on: tools/sanitize's builds compile no more
+// than the suites they run need.
+if let names = Context.environment["MODERATION_TEST_TARGETS"], !names.isEmpty {
+    var kept = Set(names.split(separator: ",").map(String.init))
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var pending = Array(kept)
+    while let name = pending.popLast() {
+        guard let target = byName[name] else { fatalError("MODERATION_TEST_TARGETS: no target \(name)") }
+        var uses: [String] = target.dependencies.compactMap {
+            switch $0 {
+            case .targetItem(let name, _), .byNameItem(let name, _): name
+            default: nil
+            }
+        }
+        uses += (target.plugins ?? []).compactMap {
+            if case .plugin(let name, nil) = $0 { name } else { nil }
+        }
+        for use in uses where kept.insert(use).inserted { pending.append(use) }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll()
+}
