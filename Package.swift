@@ -109,7 +109,7 @@ let package = Package(
         // The moderation domain (rules, service façade, store protocols) and its stores.
         .target(
             name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport"], swiftSettings: swiftSettings),
-        // What both stores share: how enums are stored, the writer's row cache.
+        // What both stores share: how enums are stored, the writer's row cache, an action read back.
         .target(name: "ModerationStoreSupport", dependencies: ["Moderation"], swiftSettings: swiftSettings),
         .target(
             name: "ModerationSQLite",
