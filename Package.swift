@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "Moderation", dependencies: ["ByteCoding", "CSodium", "ThreadSupport", "ContentMatching"],
             swiftSettings: swiftSettings),
-        // What both stores share: how enums are stored, the writer's row cache.
+        // What both stores share: how enums are stored, the writer's row cache, an action read back.
         .target(name: "ModerationStoreSupport", dependencies: ["Moderation"], swiftSettings: swiftSettings),
         .target(
             name: "ModerationSQLite",
@@ -179,16 +179,35 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // Tests and the helpers they share.
-        .target(name: "CTestSupport", dependencies: ["CSQLite"], path: "Tests/CTestSupport"),
+        // Tests and the helpers they share, by layer: a test builds only the layers it uses.
+        // The RPC runtime's: processes, sockets, frames, TLS, HTTP/2, messages, malloc statistics.
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
             name: "TestSupport",
             dependencies: [
-                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "CSQLite", "CLibPQ", "RPCCore", "RPCPosix",
-                "RPCMessages", "Moderation", "ModerationSQLite", "ModerationPostgres", "ModerationEvents",
-                "ModerationMessages", "CModerationProto", "ServerApp", "ThreadSupport", "TLSSupport", "COpenSSL",
-                "HTTP2Support", "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CommandLineSupport",
+                "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
+                "ModerationMessages", "CModerationProto", "ThreadSupport", "TLSSupport", "COpenSSL", "HTTP2Support",
+                "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CSystemShims",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // The domain's and the stores': service harnesses on either store, PostgreSQL clusters,
+        // upgrade fixtures, and a SQLite VFS whose WAL writes fail on demand.
+        .target(name: "CSQLiteFaultVFS", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaultVFS"),
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [
+                "TestSupport", "Moderation", "ModerationSQLite", "ModerationPostgres", "ThreadSupport", "CSQLite",
+                "CLibPQ", "RPCPosix",
+            ],
+            path: "Tests/StoreTestSupport", swiftSettings: swiftSettings),
+        // The server's: the real moderation server in-process.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "TestSupport", "StoreTestSupport", "ServerApp", "CommandLineSupport", "Moderation", "ModerationEvents",
+                "RPCCore", "RPCPosix",
+            ],
+            path: "Tests/ServerTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ThreadSupportTests", dependencies: ["ThreadSupport"], swiftSettings: swiftSettings),
         // HTTP2Support against an in-process nghttp2 client session (no sockets).
         .testTarget(
@@ -235,33 +254,41 @@ let package = Package(
             name: "ServerAppTests",
             dependencies: [
                 "ServerApp", "Moderation", "ModerationPostgres", "ModerationSQLite", "RPCCore", "RPCPosix",
-                "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport", "HTTP2Support",
+                "RPCMessages", "ProtoBridge", "TestSupport", "StoreTestSupport", "ServerTestSupport", "ThreadSupport",
+                "TLSSupport", "HTTP2Support",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationTests",
             dependencies: [
-                "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "ThreadSupport",
+                "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "StoreTestSupport",
+                "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "TestSupport", "ServerApp", "Moderation", "ModerationRPC", "ModerationMessages", "RPCCore", "RPCPosix",
-                "RPCMessages",
-                "ProtoBridge",
+                "TestSupport", "StoreTestSupport", "ServerTestSupport", "ServerApp", "Moderation", "ModerationRPC",
+                "ModerationMessages", "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationSQLiteTests",
             dependencies: [
-                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "CSQLiteWAL", "CTestSupport",
-                "TestSupport", "ThreadSupport",
+                "Moderation", "ModerationSQLite", "ModerationStoreSupport", "CSQLite", "CSQLiteWAL", "TestSupport",
+                "StoreTestSupport", "ThreadSupport",
             ],
+            swiftSettings: swiftSettings),
+        // The WAL-coalescing VFS (C) on raw SQLite connections, with WAL writes that fail on demand.
+        .testTarget(
+            name: "SQLiteWALTests", dependencies: ["CSQLite", "CSQLiteWAL", "CSQLiteFaultVFS", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ModerationPostgresTests",
-            dependencies: ["Moderation", "ModerationEvents", "ModerationPostgres", "TestSupport", "ThreadSupport"],
+            dependencies: [
+                "Moderation", "ModerationEvents", "ModerationPostgres", "TestSupport", "StoreTestSupport",
+                "ThreadSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentMatchingTests", dependencies: ["ContentMatching"],
@@ -271,3 +298,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// With MODERATION_TEST_TARGETS (names of test targets or executables, separated by commas), the
+// package is just those targets and what they depend on: tools/sanitize's builds compile no more
+// than the suites they run need.
+if let names = Context.environment["MODERATION_TEST_TARGETS"], !names.isEmpty {
+    var kept = Set(names.split(separator: ",").map(String.init))
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var pending = Array(kept)
+    while let name = pending.popLast() {
+        guard let target = byName[name] else { fatalError("MODERATION_TEST_TARGETS: no target \(name)") }
+        var uses: [String] = target.dependencies.compactMap {
+            switch $0 {
+            case .targetItem(let name, _), .byNameItem(let name, _): name
+            default: nil
+            }
+        }
+        uses += (target.plugins ?? []).compactMap {
+            if case .plugin(let name, nil) = $0 { name } else { nil }
+        }
+        for use in uses where kept.insert(use).inserted { pending.append(use) }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll()
+}

@@ -9,29 +9,6 @@ struct ActionInsertRow {
 }
 
 extension PostgresSession {
-    /// An action row before its users and group snapshot are resolved.
-    private struct ActionRow {
-        var seq: UInt64
-        var groupID: Int64
-        var revision: UInt64
-        var kind: ActionKind
-        var by: String
-        var on: String?
-        var membersCount: Int
-        var version: UInt64
-        var oldScope: Scope?
-        var newScope: Scope?
-        var reason: String
-        var expiresAt: Int64
-        var timestamp: Int64
-        var idempotencyKey: String
-        var requestID: String
-        var reportID: UInt64
-        var shadow: Bool
-        var rulesAdded: Int
-        var rulesRemoved: Int
-    }
-
     /// The next seq comes from the head read under the app's lock, counted in memory: what
     /// `UPDATE apps SET head_seq = head_seq + 1 … RETURNING` would return, without a round trip
     /// per action (the row lock that orders the app's commits is the one taken for the write).
@@ -94,7 +71,7 @@ extension PostgresSession {
         var records: [ActionRecord] = []
         records.reserveCapacity(rows.rowCount)
         for index in 0..<rows.rowCount {
-            let row = ActionRow(
+            let row = StoredAction(
                 seq: rows.uint64(index, 0), groupID: rows.int64(index, 1), revision: rows.uint64(index, 2),
                 kind: StorageCodes.kind(rows.int(index, 3)), by: rows.string(index, 4),
                 on: rows.optionalString(index, 5), membersCount: rows.int(index, 6), version: rows.uint64(index, 7),
@@ -104,25 +81,16 @@ extension PostgresSession {
                 idempotencyKey: rows.string(index, 13), requestID: rows.string(index, 14),
                 reportID: rows.uint64(index, 15), shadow: rows.bool(index, 16), rulesAdded: rows.int(index, 17),
                 rulesRemoved: rows.int(index, 18))
-            // An action of the whole app (group key 0) shows no group.
-            var group: Group = .appWide
-            if row.groupID != StoredGroup.appWide.id {
+            var group: Group?
+            if row.isOfGroup {
                 guard !rows.isNull(index, Self.actionColumnCount) else {
                     throw .storage("group revision \(row.groupID)/\(row.revision) is missing")
                 }
                 group = decodeRevision(rows, index, from: Self.actionColumnCount)
-                group.membersCount = row.membersCount
-                group.version = row.version
             }
             let by = resolvedUser(row.by, rows, index, from: Self.actionColumnCount + 12)
             let on = row.on.map { resolvedUser($0, rows, index, from: Self.actionColumnCount + 18) }
-            records.append(
-                ActionRecord(
-                    app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
-                    oldScope: row.oldScope, newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt,
-                    timestamp: row.timestamp, idempotencyKey: row.idempotencyKey, requestID: row.requestID,
-                    reportID: row.reportID, shadow: row.shadow, rulesAdded: row.rulesAdded,
-                    rulesRemoved: row.rulesRemoved))
+            records.append(row.record(app: appName, revision: group, by: by, on: on))
         }
         return records
     }

@@ -3,29 +3,6 @@ internal import Moderation
 internal import ModerationStoreSupport
 
 extension SQLiteSession {
-    /// An action row before its users and group snapshot are resolved.
-    private struct ActionRow {
-        var seq: UInt64
-        var groupID: Int64
-        var revision: UInt64
-        var kind: ActionKind
-        var by: String
-        var on: String?
-        var membersCount: Int
-        var version: UInt64
-        var oldScope: Scope?
-        var newScope: Scope?
-        var reason: String
-        var expiresAt: Int64
-        var timestamp: Int64
-        var idempotencyKey: String
-        var requestID: String
-        var reportID: UInt64
-        var shadow: Bool
-        var rulesAdded: Int
-        var rulesRemoved: Int
-    }
-
     private struct RevisionKey: Hashable {
         let groupID: Int64
         let revision: UInt64
@@ -89,7 +66,7 @@ extension SQLiteSession {
             return try statement.step() ? statement.string(0) : ""
         }
         let statementQuery: Query = query.groupID == nil ? .actionsOfApp : .actionsOfGroup
-        let rows = try connection.run(statementQuery) { (statement) throws(ModerationError) -> [ActionRow] in
+        let rows = try connection.run(statementQuery) { (statement) throws(ModerationError) -> [StoredAction] in
             statement.bind(1, ActionID.id(appID: appID, seq: min(query.afterSeq, ActionID.maxSeq)))
             statement.bind(2, ActionID.id(appID: appID, seq: min(query.throughSeq ?? ActionID.maxSeq, ActionID.maxSeq)))
             if let groupID = query.groupID { statement.bind(7, groupID) }
@@ -97,10 +74,10 @@ extension SQLiteSession {
             statement.bind(4, query.actor)
             statement.bind(5, query.target)
             statement.bind(6, query.limit)
-            var rows: [ActionRow] = []
+            var rows: [StoredAction] = []
             while try statement.step() {
                 rows.append(
-                    ActionRow(
+                    StoredAction(
                         seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1),
                         revision: statement.uint64(2),
                         kind: StorageCodes.kind(statement.int(3)), by: statement.string(4),
@@ -121,24 +98,14 @@ extension SQLiteSession {
         var records: [ActionRecord] = []
         records.reserveCapacity(rows.count)
         for row in rows {
-            // An action of the whole app (group key 0) shows no group.
-            var group: Group = .appWide
-            if row.groupID != StoredGroup.appWide.id {
-                group = try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions)
-                group.membersCount = row.membersCount
-                group.version = row.version
-            }
+            let group =
+                row.isOfGroup
+                ? try revision(RevisionKey(groupID: row.groupID, revision: row.revision), cache: &revisions) : nil
             let by = try resolveUser(row.by, appID: appID, cache: &users)
             let on = try row.on.map { (uid: String) throws(ModerationError) -> User in
                 try resolveUser(uid, appID: appID, cache: &users)
             }
-            records.append(
-                ActionRecord(
-                    app: appName, seq: row.seq, kind: row.kind, actionBy: by, actionOn: on, group: group,
-                    oldScope: row.oldScope,
-                    newScope: row.newScope, reason: row.reason, expiresAt: row.expiresAt, timestamp: row.timestamp,
-                    idempotencyKey: row.idempotencyKey, requestID: row.requestID, reportID: row.reportID,
-                    shadow: row.shadow, rulesAdded: row.rulesAdded, rulesRemoved: row.rulesRemoved))
+            records.append(row.record(app: appName, revision: group, by: by, on: on))
         }
         return records
     }

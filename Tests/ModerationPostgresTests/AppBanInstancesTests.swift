@@ -1,4 +1,5 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 import ThreadSupport

@@ -1,5 +1,6 @@
 import Glibc
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 import ThreadSupport

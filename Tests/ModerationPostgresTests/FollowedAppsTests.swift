@@ -2,6 +2,7 @@ import Glibc
 import Moderation
 import ModerationEvents
 import ModerationPostgres
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Moderation
 import ModerationPostgres
+import StoreTestSupport
 import Synchronization
 import TestSupport
 

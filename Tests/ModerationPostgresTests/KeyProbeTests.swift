@@ -1,3 +1,4 @@
+import StoreTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Glibc
 import Moderation
 import ModerationPostgres
+import StoreTestSupport
 import TestSupport
 import Testing
 

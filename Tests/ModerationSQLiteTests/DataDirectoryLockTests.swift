@@ -1,6 +1,7 @@
 internal import Glibc
 import Moderation
 import ModerationSQLite
+import StoreTestSupport
 import TestSupport
 import Testing
 

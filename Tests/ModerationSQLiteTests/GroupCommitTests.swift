@@ -1,5 +1,6 @@
 import Moderation
 import ModerationSQLite
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import CSQLite
 import Moderation
 import ModerationSQLite
+import StoreTestSupport
 import TestSupport
 import Testing
 

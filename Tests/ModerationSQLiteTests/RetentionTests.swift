@@ -1,5 +1,6 @@
 import Moderation
 import ModerationSQLite
+import StoreTestSupport
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Moderation
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing

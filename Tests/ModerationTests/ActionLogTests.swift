@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
 
 /// The action log: one action per affected user, gapless seqs per app, group snapshots after the
 /// change, and the commit listener seeing exactly what the log holds.
-@Suite("Action log")
+@Suite("Action log", .onEveryStore)
 struct ActionLogTests {
     final class Recorder: Sendable {
         let batches = Mutex<[[ActionRecord]]>([])

@@ -1,5 +1,6 @@
 import Moderation
 import ModerationEvents
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// subscribers and the user's own subscriptions; a ban ends every subscription the user opened
 /// with `ERR_USER_BANNED_FROM_APP` and refuses new ones; a shadow ban, the app's subscriptions
 /// and other users' go on.
-@Suite("App-wide bans and the event stream")
+@Suite("App-wide bans and the event stream", .onEveryStore)
 struct AppBanEventTests {
     /// A subscriber's stream: what it was sent ("kind target" per action), and how it ended.
     final class RecordingSink: EventSink {

@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Bans from the whole app (docs/SERVICE.md): who may make them, every error code, what a ban and a
 /// shadow ban do to a user's calls and to CheckPost, exact expiry and the sweeper, memberships
 /// kept, the action log and idempotency keys.
-@Suite("App-wide bans")
+@Suite("App-wide bans", .onEveryStore)
 struct AppBanTests {
     /// Users o (owner), u (moderator of "g"), p (participant), x (outside) and "gone" (deleted);
     /// group "g" public, "priv" private with o and u.

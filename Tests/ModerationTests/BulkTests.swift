@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Bulk kick, ban and unban: steps 1–4 fail the whole call, steps 5–10 give a result per user,
 /// one action per affected user.
-@Suite("Bulk operations")
+@Suite("Bulk operations", .onEveryStore)
 struct BulkTests {
     static func setUp() throws -> ServiceHarness {
         let harness = try ServiceHarness()

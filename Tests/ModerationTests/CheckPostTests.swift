@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// CheckPost (the decision call, docs/SERVICE.md): per (group, user) pair, allowed or the reason why
 /// not; a refusal is an answer, the call fails only on its own arguments and rights.
-@Suite("CheckPost")
+@Suite("CheckPost", .onEveryStore)
 struct CheckPostTests {
     /// Public "pub" and private "priv", both owned by o with moderator m, participants p and q;
     /// b banned from both, t banned from "pub" until `banEnds`; x exists outside.

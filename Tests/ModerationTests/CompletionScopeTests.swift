@@ -1,4 +1,5 @@
 import Moderation
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -6,7 +7,7 @@ import ThreadSupport
 
 /// The store reports every durable write inside the completion scope the server sets (where it
 /// holds its event loops' wake-ups), on either store.
-@Suite("Completion scope")
+@Suite("Completion scope", .onEveryStore)
 struct CompletionScopeTests {
     /// Counts rounds, and whether a write finished inside one.
     private final class Rounds: Sendable {

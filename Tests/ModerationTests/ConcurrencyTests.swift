@@ -1,4 +1,5 @@
 import Moderation
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -7,7 +8,7 @@ import ThreadSupport
 /// Many threads issuing random mutations on a few groups. Afterwards the log's seqs are gapless,
 /// the listener saw exactly the log, replaying the log in seq order rebuilds the current state,
 /// and every group holds its invariants.
-@Suite("Concurrency")
+@Suite("Concurrency", .onEveryStore)
 struct ConcurrencyTests {
     struct GroupState: Equatable {
         var owner = ""

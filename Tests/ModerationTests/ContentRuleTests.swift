@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Content rules (docs/SERVICE.md "Content rules"): who may keep the app's and a group's sets,
 /// each refusal, the limits, idempotent adds, paging, the action, and CheckPost reading the text
 /// after the user's standing.
-@Suite("Content rules")
+@Suite("Content rules", .onEveryStore)
 struct ContentRuleTests {
     /// Users o (owner of "g"), a (admin), m (moderator), p (participant), x (outside); group "g"
     /// public, "priv" private with o only.

@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// DeleteUser (docs/SERVICE.md): refused while the user owns a group; otherwise the user leaves every
 /// group (`left`, reason `userDeleted`), their bans go with them (`userDeleted`), the profile is
 /// erased and the uid kept as a tombstone: never reused, and everywhere else as unknown.
-@Suite("DeleteUser")
+@Suite("DeleteUser", .onEveryStore)
 struct DeleteUserTests {
     @Test("a user who owns groups is refused, naming up to 10 of them; nothing changes")
     func ownerRefused() throws {

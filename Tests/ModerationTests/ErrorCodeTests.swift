@@ -1,6 +1,7 @@
 import Moderation
 import ModerationEvents
 import ModerationSQLite
+import StoreTestSupport
 import TestSupport
 import Testing
 import ThreadSupport
@@ -12,7 +13,7 @@ import ThreadSupport
 /// CheckPost verdicts, never a call's failure: CheckPostTests and ContentRuleTests have them;
 /// ERR_CONTENT_RULE_NOT_FOUND is one id's result of DeleteContentRules: ContentRuleTests), each
 /// with a message that names the uid, guid or app involved.
-@Suite("Error codes")
+@Suite("Error codes", .onEveryStore)
 struct ErrorCodeTests {
     static let provoked = ErrorCode.allCases.filter {
         $0 != .unauthenticated && $0 != .rateLimited && $0 != .storeUnavailable && $0 != .memberMuted

@@ -1,6 +1,7 @@
 import Moderation
 import ModerationEvents
 import RPCCore
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -9,7 +10,7 @@ import ThreadSupport
 /// What the event hub lets subscriptions hold: a cap per app (`ERR_TOO_MANY_SUBSCRIPTIONS`), and
 /// their share of the server's memory budget (kind `.subscriptions`), refused when spent
 /// (`SubscriptionRefusal.overloaded`) and given back however a subscription ends.
-@Suite("Event hub: the cap per app and the memory budget")
+@Suite("Event hub: the cap per app and the memory budget", .onEveryStore)
 struct EventHubLimitTests {
     /// A subscriber's stream: sends succeed (or report a full connection once told to), and the
     /// test can close it from outside as a cancel or a lost connection would.

@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 import ThreadSupport
 
 /// Bans with a duration: they stop applying at `expires_at` exactly, on every read and in every
 /// rule; a write that meets an expired ban records its expiry first; the sweeper records the rest.
-@Suite("Expiring bans")
+@Suite("Expiring bans", .onEveryStore)
 struct ExpiringBanTests {
     static func setUp(_ clock: ManualWallClock) throws -> ServiceHarness {
         let harness = try ServiceHarness(clock: clock)

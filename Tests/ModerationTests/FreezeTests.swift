@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Freezes (docs/SERVICE.md): admins freeze and unfreeze a group; while it is frozen only its
 /// moderators and admins may post, and nothing else changes; `frozen` shows to everyone who sees
 /// the group, its reason to admins, moderators and the app only.
-@Suite("Freezes")
+@Suite("Freezes", .onEveryStore)
 struct FreezeTests {
     /// Public group "g" owned by o with admin a, moderator m, participant p; x exists outside.
     static func setUp() throws -> ServiceHarness {

@@ -1,5 +1,6 @@
 import Moderation
 import ModerationSQLite
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -7,7 +8,7 @@ import ThreadSupport
 
 /// Idempotency keys: a retry with the same key (same app, same acting user, within 24 h) gets
 /// the first call's reply bytes and changes nothing — also after a restart.
-@Suite("Idempotency")
+@Suite("Idempotency", .onEveryStore)
 struct IdempotencyTests {
     /// Counts the calls of a replay encoder.
     final class Encoder: Sendable {

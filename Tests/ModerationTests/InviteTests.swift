@@ -1,4 +1,5 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// (becoming a member whatever the group's type), declines, or lets it lapse; an admin revokes
 /// it. A live invite shows the private group to its invitee; an expired one is "not found" at
 /// its expiry exactly, and maintenance only reclaims its row.
-@Suite("Invites")
+@Suite("Invites", .onEveryStore)
 struct InviteTests {
     /// Private group "g" owned by o with admin a, moderator m, participant p; x, y, z exist
     /// outside.

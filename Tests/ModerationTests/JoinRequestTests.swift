@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Join requests ("knock", docs/SERVICE.md): a group that takes them lets a non-member ask;
 /// admins and moderators approve (the user becomes a participant) or reject; the requester may
 /// cancel. A private group with requests off does not exist for the asker.
-@Suite("Join requests")
+@Suite("Join requests", .onEveryStore)
 struct JoinRequestTests {
     /// Public group "g" and private group "h", owned by o with admin a, moderator m, participant
     /// p; x, y, z exist outside.

@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// The cached first member page always equals what a service without the cache reads from the
 /// same store, through joins, kicks, bans, scope changes, transfers and profile changes.
-@Suite("Member page cache")
+@Suite("Member page cache", .onEveryStore)
 struct MemberPageCacheTests {
     @Test func cachedPagesMatchUncachedReads() throws {
         let harness = try ServiceHarness()

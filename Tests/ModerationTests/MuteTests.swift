@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Mutes (docs/SERVICE.md): a muted member stays a member but may not post; a mute ends at its
 /// expiry exactly, on every read, and the sweeper records it; leaving, a kick or a ban ends it
 /// without an `unmuted` action; its reason is for admins, moderators and the app.
-@Suite("Mutes")
+@Suite("Mutes", .onEveryStore)
 struct MuteTests {
     /// Group "g" owned by o with admin a, moderator m, participants p and q; x exists outside.
     static func setUp(

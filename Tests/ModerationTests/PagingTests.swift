@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Keyset paging: limits, cursors, and no row repeating or vanishing when other rows are added
 /// or removed between pages.
-@Suite("Paging")
+@Suite("Paging", .onEveryStore)
 struct PagingTests {
     @Test(
         "limits: 0 is 30, 1–100 allowed, anything else refused",

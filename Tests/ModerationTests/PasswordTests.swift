@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
 import ThreadSupport
 
 /// Password groups: argon2id hashes verified away from the writer, re-checked in the write.
-@Suite("Password groups")
+@Suite("Password groups", .onEveryStore)
 struct PasswordTests {
     @Test func hasher() throws {
         let hasher = PasswordHasher.fastForTests

@@ -1,4 +1,5 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -34,7 +35,7 @@ import Testing
 /// requests, `cancelJoinRequest` from the actor's request and the approve/reject from the
 /// target's — wherever they can file one: a non-member who is not banned. CheckPost's cells are the
 /// call's error or, when the call succeeds, the verdict's refusal (OK: allowed).
-@Suite("Permission matrix")
+@Suite("Permission matrix", .onEveryStore)
 struct PermissionMatrixTests {
     enum Action: String, CaseIterable, Sendable {
         // Actions without a target.

@@ -1,3 +1,4 @@
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// the apps whose log begins before the cutoff lose anything. The stores find those apps in one
 /// statement (`appsToPrune`) instead of looking into every app's log, so the cost of a pass
 /// follows the apps with something to prune, not all the apps there are.
-@Suite("Pruning across apps")
+@Suite("Pruning across apps", .onEveryStore)
 struct PruningTests {
     @Test("only the apps whose log begins before the cutoff are pruned, each through its own prefix")
     func prunesEachAppsPrefix() throws {

@@ -1,5 +1,6 @@
 import Moderation
 import ModerationEvents
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import ThreadSupport
 /// A replay reads the log a page at a time, each page in a snapshot of its own (so a replay
 /// waiting for a slow subscriber holds no snapshot): the pages must join up, and actions that
 /// retention drops before they were sent must end the replay, never be skipped.
-@Suite("Event replay across snapshots")
+@Suite("Event replay across snapshots", .onEveryStore)
 struct ReplayTests {
     /// A subscriber's connection that is full at the first action until the test lets it drain.
     final class GatedSink: EventSink {

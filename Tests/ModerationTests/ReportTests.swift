@@ -1,11 +1,12 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Reports (docs/SERVICE.md): any member reports another; admins and moderators list and resolve
 /// them. Reports are private: their actions are listed only to the group's admins and
 /// moderators, the app and the reporter — never to the reported member or other members.
-@Suite("Reports")
+@Suite("Reports", .onEveryStore)
 struct ReportTests {
     /// Group "g" owned by o with admin a, moderator m, participants p, q, r.
     static func setUp(configuration: ModerationService.Configuration? = nil) throws -> ServiceHarness {

@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// The seed scenarios: kick then rejoin; ban, refused rejoin, unban, rejoin; the banned list;
 /// scope changes; ownership transfer; leave; delete. Invariants are checked after every step.
-@Suite("Scenarios")
+@Suite("Scenarios", .onEveryStore)
 struct ScenarioTests {
     /// A harness with users owner, alice, bob, carol, dave and public group "g" owned by owner
     /// with alice (admin), bob (moderator), carol (participant).

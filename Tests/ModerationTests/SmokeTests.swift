@@ -1,8 +1,9 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
-@Suite("Smoke")
+@Suite("Smoke", .onEveryStore)
 struct SmokeTests {
     @Test func kickThenRejoin() throws {
         let harness = try ServiceHarness()

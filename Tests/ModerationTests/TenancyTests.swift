@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Apps are tenants: nothing of app A is visible to, or changeable by, app B — not even its
 /// existence (the same "not found" errors as for data that does not exist).
-@Suite("Tenancy")
+@Suite("Tenancy", .onEveryStore)
 struct TenancyTests {
     @Test func appsAreIsolated() throws {
         let harness = try ServiceHarness()

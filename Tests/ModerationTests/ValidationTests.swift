@@ -1,10 +1,11 @@
 import Moderation
+import StoreTestSupport
 import TestSupport
 import Testing
 
 /// Step 1: arguments. UIDs and GUIDs are lower-cased, then 1–100 characters of [a-z0-9_-];
 /// field lengths follow the proto comments; the message names the field.
-@Suite("Validation")
+@Suite("Validation", .onEveryStore)
 struct ValidationTests {
     static let long = String(repeating: "x", count: 100)
 

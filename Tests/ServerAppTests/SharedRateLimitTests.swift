@@ -1,6 +1,7 @@
 import Glibc
 import ModerationPostgres
 import RPCPosix
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing

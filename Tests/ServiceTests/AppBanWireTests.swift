@@ -1,5 +1,6 @@
 import ModerationMessages
 import RPCCore
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -8,7 +9,7 @@ extension EndToEnd {
     /// `ERR_USER_BANNED_FROM_APP` and refuses their calls, CheckPost answers it, the app's
     /// whole-app stream sees `appBanned` and `appUnbanned`; a shadow ban leaves everything
     /// working and marks CheckPost's answer `shadowed`.
-    @Suite("App-wide bans over the wire")
+    @Suite("App-wide bans over the wire", .onEveryStore)
     struct AppBanWireTests {
         @Test("a banned user's open Subscribe ends with ERR_USER_BANNED_FROM_APP; the whole-app stream sees it all")
         func subscriptionsEnd() throws {

@@ -2,6 +2,8 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCMessages
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -9,7 +11,7 @@ extension EndToEnd {
     /// A compressed `Subscribe` stream, captured frame by frame from a raw socket, inflates with an
     /// independent inflater (Python's zlib, one context per stream, `00 00 FF FF` appended to each
     /// compressed message) to exactly the bytes an uncompressed subscription receives.
-    @Suite("Compressed event stream")
+    @Suite("Compressed event stream", .onEveryStore)
     struct CompressionWireTests {
         /// A realistic app: users with names and avatars, groups with descriptions, tags and
         /// metadata, then a mixed load of joins, kicks, bans with reasons, scope changes and updates.

@@ -1,12 +1,14 @@
 import ModerationMessages
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// Many clients mutating few groups at once; afterwards the action log, replayed in seq order,
     /// must explain exactly the state the API shows, with gapless seqs and the invariants intact.
-    @Suite("Concurrency over the wire")
+    @Suite("Concurrency over the wire", .onEveryStore)
     struct ConcurrencyWireTests {
         static let users = (0..<12).map { "u\($0)" }
         static let groups = ["c0", "c1", "c2"]

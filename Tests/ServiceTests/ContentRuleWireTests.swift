@@ -2,6 +2,7 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCPosix
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ extension EndToEnd {
     /// Content rules over real sockets: the three calls with their per-rule results, CheckPost's
     /// `flagged` and `matches` in bytes of the text as sent, the refusals of the whole call, and
     /// the private `contentRulesChanged` action on the streams.
-    @Suite("Content rules over the wire")
+    @Suite("Content rules over the wire", .onEveryStore)
     struct ContentRuleWireTests {
         static func rule(_ kind: ContentRuleKind, _ pattern: String, _ action: ContentAction = .block)
             -> NewContentRule

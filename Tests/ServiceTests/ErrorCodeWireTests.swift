@@ -3,13 +3,15 @@ import ModerationMessages
 import RPCCore
 import RPCPosix
 import ServerApp
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// Every error code of SERVICE.md provoked on purpose over the wire: the exact gRPC status, the
     /// `ERR_` code, and a message that names the uid or guid involved.
-    @Suite("Error codes over the wire")
+    @Suite("Error codes over the wire", .onEveryStore)
     struct ErrorCodeWireTests {
         /// One row of the table: the code, the status SERVICE.md (errors.proto) pairs it with, and
         /// what its message must name (nil where no uid or guid is involved).

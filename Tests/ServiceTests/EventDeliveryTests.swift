@@ -1,5 +1,7 @@
 import ModerationMessages
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -7,7 +9,7 @@ extension EndToEnd {
     /// Who gets which event over `Subscribe`: a user subscription gets the actions of the groups its
     /// user belongs to at the time, the actions done to them and their own; group and whole-app
     /// subscriptions, their permissions and kind filters.
-    @Suite("Event delivery")
+    @Suite("Event delivery", .onEveryStore)
     struct EventDeliveryTests {
         @Test("every seed event reaches the group's members, the affected user and the actor — and nobody else")
         func seedEvents() throws {

@@ -1,6 +1,7 @@
 import ModerationMessages
 import RPCCore
 import ServerApp
+import ServerTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,8 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCMessages
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -9,7 +11,7 @@ extension EndToEnd {
     /// A mutation retried with the same idempotency key returns byte for byte the REPLY payload of the
     /// first call (status and response, read from a raw socket) and records no second action — also
     /// across a server restart on the same data.
-    @Suite("Idempotency over the wire")
+    @Suite("Idempotency over the wire", .onEveryStore)
     struct IdempotencyWireTests {
         /// One mutating call as raw bytes: who makes it, the method's path and the encoded request.
         struct Mutation: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,7 @@
 import ModerationMessages
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -7,7 +9,7 @@ extension EndToEnd {
     /// Invites over real sockets: one accepted into a private group, one revoked, one expired —
     /// each step a call on the wire, checked against the reply, the actions recorded and
     /// delivered to the invitee's own subscription, and the state read back.
-    @Suite("Invites over the wire")
+    @Suite("Invites over the wire", .onEveryStore)
     struct InviteWireTests {
         /// The cast plus private group "p" owned by owner with alice (admin) and bob (moderator).
         static func privateGroup(_ cast: Cast) throws {

@@ -1,12 +1,13 @@
 import ModerationMessages
 import RPCCore
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// Join requests ("knock") over real sockets: one approved, one rejected, and one on a private
     /// group with requests off, which answers exactly as a missing group does.
-    @Suite("Join requests over the wire")
+    @Suite("Join requests over the wire", .onEveryStore)
     struct JoinRequestWireTests {
         @Test("a knock approved: the requester is a participant and hears of it on their own stream")
         func approved() throws {

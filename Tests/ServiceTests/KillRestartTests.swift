@@ -2,6 +2,7 @@ internal import Glibc
 import ModerationMessages
 import RPCCore
 import RPCPosix
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -10,7 +11,7 @@ extension EndToEnd {
     /// then restarted on the same data directory: every mutation that was acknowledged is there, the
     /// log is gapless and explains the state, and the invariants hold. Three kills in a row (more with
     /// `SERVICE_TESTS_KILLS`).
-    @Suite("Durability under SIGKILL")
+    @Suite("Durability under SIGKILL", .onEveryStore)
     struct KillRestartTests {
         static let users = (0..<16).map { "d\($0)" }
         static let groups = ["k0", "k1", "k2", "k3"]

@@ -2,6 +2,7 @@ internal import Glibc
 import ModerationMessages
 import RPCCore
 import RPCPosix
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -11,9 +12,8 @@ extension EndToEnd {
     /// behind a load balancer: random mutations through all three at once leave one gapless log
     /// whose replay is the state every instance reads, a subscriber on each instance sees that log
     /// action for action, and an instance killed with SIGKILL loses nothing it acknowledged while
-    /// the others keep serving. Only when the suites run on PostgreSQL (`tools/test`'s PostgreSQL
-    /// stage); skipped on SQLite.
-    @Suite("Three server instances on one PostgreSQL schema", .enabled(if: TestBackend.isPostgres))
+    /// the others keep serving. On PostgreSQL only (SQLite's store is one process's).
+    @Suite("Three server instances on one PostgreSQL schema", .onPostgreSQL)
     struct MultiInstanceTests {
         /// The durability test's users and groups, as its `check` expects them.
         static let users = KillRestartTests.users
@@ -194,10 +194,12 @@ extension EndToEnd {
         let schema = PostgresCluster.uniqueSchema("trio")
         private(set) var servers: [ServerProcess] = []
 
-        /// - Parameter url: the database; nil for the suites' (`MODERATION_TEST_POSTGRES_URL`).
+        /// - Parameter url: the database; nil for the one the test runs on (`TestBackend.current`).
         init(url: String? = nil) throws {
-            guard let url = url ?? PostgresCluster.configuredURL else {
-                throw TestFailure("the instances need the suites' PostgreSQL (MODERATION_TEST_POSTGRES_URL)")
+            var suitesURL: String?
+            if case .postgres(let current) = TestBackend.current { suitesURL = current }
+            guard let url = url ?? suitesURL else {
+                throw TestFailure("the instances need PostgreSQL (the suite runs `.onPostgreSQL`)")
             }
             self.url = url
             do {

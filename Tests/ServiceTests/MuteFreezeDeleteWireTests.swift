@@ -1,5 +1,7 @@
 import ModerationMessages
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -7,7 +9,7 @@ extension EndToEnd {
     /// Issue 17's first set over real sockets: mutes (one that expires while the member waits),
     /// freezes, the decision call and user deletion — each step a call on the wire, checked
     /// against the reply, the actions recorded and delivered, and the state read back.
-    @Suite("Mutes, freezes, CheckPost and DeleteUser over the wire")
+    @Suite("Mutes, freezes, CheckPost and DeleteUser over the wire", .onEveryStore)
     struct MuteFreezeDeleteWireTests {
         @Test("a mute that expires while the member waits: refused until muted_until, then allowed; swept once")
         func muteExpiresWhileWaiting() throws {

@@ -1,12 +1,13 @@
 import ModerationMessages
 import RPCCore
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// Keyset paging over the wire: rows added or removed between pages never make another row repeat
     /// or vanish; `next_cursor` is empty exactly when nothing is left; limits and cursors are checked.
-    @Suite("Paging over the wire")
+    @Suite("Paging over the wire", .onEveryStore)
     struct PagingWireTests {
         /// A cast whose group "g" also has `members` added members (one AddMembers call per 50, so many
         /// share a joined_at) and `bans` banned users (one BulkBan per 50, sharing a banned_at).

@@ -1,5 +1,6 @@
 import ModerationMessages
 import RPCCore
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -7,7 +8,7 @@ extension EndToEnd {
     /// Reports over real sockets: delivered live to a moderator's streams (user and group
     /// subscriptions alike) and to the reporter, never to the reported member's stream nor
     /// another member's; ListGroupActions leaves them out the same way.
-    @Suite("Reports over the wire")
+    @Suite("Reports over the wire", .onEveryStore)
     struct ReportWireTests {
         @Test("a report: visible to a moderator, invisible to the reported user's stream")
         func privacy() throws {

@@ -1,13 +1,15 @@
 import ModerationMessages
 import RPCCore
 import RPCPosix
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// Resuming the event stream: a subscriber that goes away mid-stream while writes go on and comes
     /// back with `after_seq` = the last seq it received gets every action exactly once, in order.
-    @Suite("Resume")
+    @Suite("Resume", .onEveryStore)
     struct ResumeTests {
         enum Disconnect: String, CaseIterable, Sendable {
             /// CANCEL the stream; the connection stays.

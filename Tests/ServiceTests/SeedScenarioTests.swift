@@ -1,12 +1,13 @@
 import ModerationMessages
 import RPCCore
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// The seed scenarios end to end over real sockets: every step is a call on the wire, checked
     /// against the reply, the action it recorded and the state read back; invariants after each.
-    @Suite("Seed scenarios over the wire")
+    @Suite("Seed scenarios over the wire", .onEveryStore)
     struct SeedScenarioTests {
         @Test("kick, then the kicked member rejoins")
         func kickThenRejoin() throws {

@@ -1,12 +1,14 @@
 import ModerationMessages
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
 extension EndToEnd {
     /// A graceful shutdown ends every event stream with UNAVAILABLE and the seq to resume from; after
     /// a restart on the same data, resuming there misses nothing and repeats nothing.
-    @Suite("Graceful shutdown")
+    @Suite("Graceful shutdown", .onEveryStore)
     struct ShutdownTests {
         @Test("streams end with UNAVAILABLE and last_seq; resuming after a restart continues exactly")
         func streamsEndWithLastSeq() throws {

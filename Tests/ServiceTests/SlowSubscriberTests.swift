@@ -3,6 +3,8 @@ import ProtoBridge
 import RPCCore
 import RPCMessages
 import ServerApp
+import ServerTestSupport
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -11,7 +13,7 @@ extension EndToEnd {
     /// A subscriber that stops reading is cut off with RESOURCE_EXHAUSTED / ERR_SLOW_CONSUMER and the
     /// last seq it was sent, while writers and other subscribers go on at their pace and the server's
     /// memory stays bounded; it then resumes from that seq without a gap.
-    @Suite("Slow subscribers")
+    @Suite("Slow subscribers", .onEveryStore)
     struct SlowSubscriberTests {
         static let bulk = (0..<100).map { "bulk-\($0)" }
 

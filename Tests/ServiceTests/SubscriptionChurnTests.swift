@@ -2,6 +2,8 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCMessages
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -11,7 +13,7 @@ extension EndToEnd {
     /// event hub's dispatcher, whatever the number of subscriptions (issue 13, finding 1: the
     /// registry copied an app's indexes under the hub's lock on the event loops, and Echo from a
     /// fresh connection waited ~36 s while 60 × 1 024 subscriptions closed).
-    @Suite("Many subscriptions closing at once")
+    @Suite("Many subscriptions closing at once", .onEveryStore)
     struct SubscriptionChurnTests {
         static let connections = 60
         static let perConnection = 1_024

@@ -1,6 +1,8 @@
 import ModerationMessages
 import RPCCore
 import ServerApp
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -9,7 +11,7 @@ extension EndToEnd {
     /// subscriptions (`ERR_TOO_MANY_SUBSCRIPTIONS`, the app's own limit), and nothing past the
     /// server's memory budget (`ERR_OVERLOADED`, the server's condition). Both are
     /// RESOURCE_EXHAUSTED, and neither touches what is already open.
-    @Suite("Subscription limits over the wire")
+    @Suite("Subscription limits over the wire", .onEveryStore)
     struct SubscriptionLimitTests {
         @Test("past its cap an app gets RESOURCE_EXHAUSTED ERR_TOO_MANY_SUBSCRIPTIONS naming it and the cap")
         func capPerApp() throws {

@@ -1,6 +1,8 @@
 import ModerationMessages
 import ProtoBridge
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -10,7 +12,7 @@ extension EndToEnd {
     /// 100 connections × 1 024 compressed subscriptions held 2.3 GB before any event), and a
     /// connection that goes away — closed by its client, or cut by the server — gives back
     /// everything its subscriptions held.
-    @Suite("Subscriptions and the memory budget")
+    @Suite("Subscriptions and the memory budget", .onEveryStore)
     struct SubscriptionMemoryTests {
         @Test("compressed subscriptions hold no deflate state before their first event, and give everything back")
         func compressedSubscriptions() throws {

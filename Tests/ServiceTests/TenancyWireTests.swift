@@ -1,5 +1,7 @@
 import ModerationMessages
 import RPCCore
+import ServerTestSupport
+import StoreTestSupport
 import TestSupport
 import Testing
 
@@ -7,7 +9,7 @@ extension EndToEnd {
     /// Two apps on one server: app B can neither see nor change anything of app A — users, groups,
     /// actions, events — and gets the same "not found" errors as for things that do not exist; the
     /// same uids and guids in both apps are different things.
-    @Suite("Tenancy over the wire")
+    @Suite("Tenancy over the wire", .onEveryStore)
     struct TenancyWireTests {
         /// A server where app 1 has the cast (group "g", users owner…dave) and a private group "p".
         static func setUp() throws -> (Cast, ModerationWireClient) {

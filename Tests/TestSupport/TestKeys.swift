@@ -22,3 +22,17 @@ public struct TestKeys: Authenticator {
         return app
     }
 }
+
+/// The two apps `TestKeys` knows, as a test names them.
+public enum TestApp: String, Sendable, CaseIterable {
+    case one = "app1"
+    case two = "app2"
+
+    /// The API key of the app.
+    public var apiKey: String {
+        switch self {
+        case .one: Frames.apiKey
+        case .two: "key-of-app2"
+        }
+    }
+}

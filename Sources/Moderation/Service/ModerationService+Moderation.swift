@@ -8,16 +8,11 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<ActionRecord> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
-                var access = try context.moderatorAccess(guid, toDo: "kick members")
-                let action = try context.kickOne(&access, uid: uid)
-                try context.saveCounters(&access)
-                return action
-            }
+        submitChange(caller, guid: guid, uid: uid, toDo: "kick members", replay: replay, completion: completion) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                -> ActionRecord
+            in
+            try context.kickOne(&access, uid: uid)
         }
     }
 
@@ -33,18 +28,13 @@ extension ModerationService {
         ifNotBanned: Bool = false,
         replay: @escaping ReplayEncoder<BanResult>, completion: @escaping @Sendable (MutationResult<BanResult>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<BanResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            try Self.validateBan(reason: reason, durationMs: durationMs)
-            return { (context: inout WriteContext) throws(ModerationError) -> BanResult in
-                var access = try context.moderatorAccess(guid, toDo: "ban members")
-                let result = try context.banOne(
-                    &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
-                try context.saveCounters(&access)
-                return result
-            }
+        submitChange(
+            caller, guid: guid, uid: uid, toDo: "ban members", replay: replay, completion: completion,
+            validate: { () throws(ModerationError) in try Self.validateBan(reason: reason, durationMs: durationMs) }
+        ) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> BanResult
+            in
+            try context.banOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
         }
     }
 
@@ -59,16 +49,10 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<UnbanResult>,
         completion: @escaping @Sendable (MutationResult<UnbanResult>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<UnbanResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> UnbanResult in
-                var access = try context.moderatorAccess(guid, toDo: "unban members")
-                let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
-                try context.saveCounters(&access)
-                return result
-            }
+        submitChange(caller, guid: guid, uid: uid, toDo: "unban members", replay: replay, completion: completion) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UnbanResult
+            in
+            try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
         }
     }
 

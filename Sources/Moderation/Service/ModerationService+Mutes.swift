@@ -12,18 +12,13 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<MuteResult>,
         completion: @escaping @Sendable (MutationResult<MuteResult>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<MuteResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            try Self.validateMute(reason: reason, durationMs: durationMs)
-            return { (context: inout WriteContext) throws(ModerationError) -> MuteResult in
-                var access = try context.moderatorAccess(guid, toDo: "mute members")
-                let result = try context.muteOne(
-                    &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
-                try context.saveCounters(&access)
-                return result
-            }
+        submitChange(
+            caller, guid: guid, uid: uid, toDo: "mute members", replay: replay, completion: completion,
+            validate: { () throws(ModerationError) in try Self.validateMute(reason: reason, durationMs: durationMs) }
+        ) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> MuteResult
+            in
+            try context.muteOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
         }
     }
 
@@ -37,16 +32,11 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<UnmuteResult>,
         completion: @escaping @Sendable (MutationResult<UnmuteResult>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<UnmuteResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> UnmuteResult in
-                var access = try context.moderatorAccess(guid, toDo: "unmute members")
-                let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
-                try context.saveCounters(&access)
-                return result
-            }
+        submitChange(caller, guid: guid, uid: uid, toDo: "unmute members", replay: replay, completion: completion) {
+            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
+                -> UnmuteResult
+            in
+            try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
         }
     }
 

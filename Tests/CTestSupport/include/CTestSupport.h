@@ -12,9 +12,4 @@ void ctest_malloc_trim(void);
 size_t ctest_virtual_bytes(void);
 /// The stack size a thread created with default attributes gets.
 size_t ctest_default_thread_stack_bytes(void);
-
-/// Registers (once) `name`: a SQLite VFS over the default one whose writes to WAL files fail
-/// with SQLITE_IOERR_WRITE while ctest_failing_vfs_fail_wal_writes(1) is in effect.
-int ctest_register_failing_vfs(const char *name);
-void ctest_failing_vfs_fail_wal_writes(int fail);
 #endif

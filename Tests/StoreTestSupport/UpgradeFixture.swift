@@ -1,3 +1,5 @@
+import TestSupport
+
 /// The stores an earlier release wrote, kept as SQL text in `Tests/Fixtures` (made by
 /// `Tests/Fixtures/make-upgrade-fixtures` from that release's server and rpc-probe), from which
 /// the migration tests rebuild a store of that release's schema and upgrade it in place.

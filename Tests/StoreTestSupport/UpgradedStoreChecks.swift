@@ -1,4 +1,5 @@
 public import Moderation
+public import TestSupport
 import Testing
 
 /// What the migration tests check on a store rebuilt from an `UpgradeFixture` and opened (so

@@ -1,6 +1,6 @@
 import CSQLite
+import CSQLiteFaultVFS
 import CSQLiteWAL
-import CTestSupport
 import Glibc
 import Synchronization
 import TestSupport

@@ -5,26 +5,14 @@ import ModerationEvents
 public import RPCCore
 public import RPCPosix
 public import ServerApp
+public import StoreTestSupport
 import Synchronization
-
-/// The two apps `TestKeys` knows, as a test names them.
-public enum TestApp: String, Sendable, CaseIterable {
-    case one = "app1"
-    case two = "app2"
-
-    /// The API key of the app.
-    public var apiKey: String {
-        switch self {
-        case .one: Frames.apiKey
-        case .two: "key-of-app2"
-        }
-    }
-}
+public import TestSupport
 
 /// The real moderation server in-process — built by `ModerationServer`, as `moderation-server`
 /// builds it — on 127.0.0.1 (port chosen by the kernel) with a fresh data directory, `TestKeys`
 /// as keys, a clock tests can move forward, and fast password hashing. Its store is SQLite in the
-/// data directory, or, when the suites run on PostgreSQL (`TestBackend.current`), the PostgreSQL
+/// data directory, or, while a test runs on PostgreSQL (`TestBackend.current`), the PostgreSQL
 /// store in a schema of its own.
 ///
 /// `restart()` stops it and opens a new one on the same data (a clean restart); `tearDown()`

@@ -1,4 +1,5 @@
 internal import CLibPQ
+import TestSupport
 
 /// A plain libpq connection for tests that look into the database or hold a lock in it (the
 /// store's own connection type is internal to it, and a test must not share the code it checks).

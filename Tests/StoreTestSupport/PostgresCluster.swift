@@ -1,18 +1,18 @@
 internal import Glibc
 import RPCPosix
 import Synchronization
+public import TestSupport
 
 /// A PostgreSQL cluster for tests: the database `MODERATION_TEST_POSTGRES_URL` names, or one
 /// started here with `tools/pg-cluster` in a temporary directory.
 ///
-/// The service suites run on PostgreSQL only when the variable is set (`TestBackend.current`);
-/// `tools/test` sets it for its PostgreSQL stage. The store's own tests (ModerationPostgresTests)
-/// always run on PostgreSQL: on `shared`, which starts a private cluster for the test process when
-/// the variable is not set (and stops it when the process exits), or on a cluster of their own
-/// when they stop and restart it. Every store gets a schema of its own (`uniqueSchema`), so tests
+/// The service suites (on every store, `.onEveryStore`) and the store's own tests
+/// (ModerationPostgresTests) run on `shared`: the variable's database, else a private cluster
+/// started for the test process on first use (and stopped when the process exits); tests that stop
+/// and restart PostgreSQL start a cluster of their own. Every store gets a schema of its own (`uniqueSchema`), so tests
 /// sharing a database stay independent and run in parallel.
 public final class PostgresCluster: Sendable {
-    /// The variable that names the database of the service suites' PostgreSQL run.
+    /// The variable that names a database for the tests' PostgreSQL runs (unset: a private cluster).
     public static let environmentVariable = "MODERATION_TEST_POSTGRES_URL"
 
     public let url: String
@@ -20,14 +20,14 @@ public final class PostgresCluster: Sendable {
     public let directory: TemporaryDirectory?
     private let port: String?
 
-    /// The URL the variable gives (nil or empty: the service suites run on SQLite).
+    /// The URL the variable gives (nil or empty: `shared()` starts a cluster).
     public static let configuredURL: String? = {
         guard let value = getenv(environmentVariable), value.pointee != 0 else { return nil }
         return String(cString: value)
     }()
 
-    /// The cluster of the tests that need PostgreSQL whatever the suites run on: the configured
-    /// one, else one started on first use (stopped when the process exits).
+    /// The cluster of the tests that run on PostgreSQL: the configured one, else one started on
+    /// first use (stopped when the process exits).
     /// - Throws: `TestFailure` when none can be started (PostgreSQL is not installed).
     public static func shared() throws -> PostgresCluster {
         try sharedCluster.get()

@@ -1,10 +1,11 @@
 public import Moderation
 public import ModerationPostgres
 public import ModerationSQLite
+public import TestSupport
 
 /// A `ModerationService` on a fresh store with a manual clock — what every domain test starts
-/// from: SQLite in a temporary directory, or, when the suites run on PostgreSQL
-/// (`TestBackend.current`), the PostgreSQL store in a schema of its own. Reopening keeps the
+/// from: SQLite in a temporary directory, or, while a test runs on PostgreSQL
+/// (`TestBackend.current`, set by `.onEveryStore`), the PostgreSQL store in a schema of its own. Reopening keeps the
 /// data (durability tests).
 public final class ServiceHarness: @unchecked Sendable {
     // Invariant: `store` and `service` are replaced only by `reopen()`, which tests call from the

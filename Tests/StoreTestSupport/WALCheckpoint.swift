@@ -1,4 +1,5 @@
 internal import CSQLite
+import TestSupport
 
 /// Checks from outside the server whether SQLite could checkpoint its WAL and start it over, which
 /// it cannot while any connection holds a read snapshot that uses the WAL: a test's way to see
