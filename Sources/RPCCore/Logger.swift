@@ -312,4 +312,3 @@ public final class LogCapture: LogOutput {
         storage.withLock { $0.append(contentsOf: text) }
     }
 }
-// x
