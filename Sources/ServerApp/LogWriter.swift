@@ -165,10 +165,17 @@ public final class LogWriter: LogOutput {
     /// have lines waiting, writes those first: they are older, and the log stays in time order
     /// (an access line is never written after a later warning, as it would be a whole flush
     /// interval later). Collected before the blocks are taken, so that while a slow destination
-    /// holds the writer the queue keeps counting them against its bound.
+    /// holds the writer the queue keeps counting them against its bound — and again after, when
+    /// the blocks taken arrived since the check (lines buffered before them are there by then).
     private func takeBlocks(afterWaitingLines linesWaiting: Bool) -> (blocks: [[UInt8]], stopping: Bool) {
-        if linesWaiting && queue.withLock({ !$0.blocks.isEmpty }) { collect() }
-        return queue.withLock { queue in (Self.takeBlocks(&queue), queue.stopping) }
+        var collected = false
+        if linesWaiting && queue.withLock({ !$0.blocks.isEmpty }) {
+            collect()
+            collected = true
+        }
+        let taken = queue.withLock { queue in (Self.takeBlocks(&queue), queue.stopping) }
+        if linesWaiting && !collected && !taken.0.isEmpty { collect() }
+        return taken
     }
 
     /// Writes what the line buffers hold, and forgets the buffers of threads that ended.
