@@ -437,9 +437,10 @@ public struct ModerationClient: Sendable {
         try service.checkPost(caller, checks: checks)
     }
 
-    /// The one verdict of `uid` (empty: the caller) posting in `guid`.
-    public func checkPost(_ guid: String, _ uid: String = "") throws(ModerationError) -> PostVerdict {
-        try service.checkPost(caller, checks: [PostCheck(guid: guid, uid: uid)])[0]
+    /// The one verdict of `uid` (empty: the caller) posting `text` (empty: none) in `guid`.
+    public func checkPost(_ guid: String, _ uid: String = "", text: String = "") throws(ModerationError) -> PostVerdict
+    {
+        try service.checkPost(caller, checks: [PostCheck(guid: guid, uid: uid, text: text)])[0]
     }
 
     // MARK: Bans from the app
@@ -494,11 +495,6 @@ public struct ModerationClient: Sendable {
         -> Page<ContentRule>
     {
         try service.listContentRules(caller, guid: guid, limit: limit, cursor: cursor)
-    }
-
-    /// The one verdict of `uid` (empty: the caller) posting `text` in `guid`.
-    public func checkPost(_ guid: String, _ uid: String = "", text: String) throws(ModerationError) -> PostVerdict {
-        try service.checkPost(caller, checks: [PostCheck(guid: guid, uid: uid, text: text)])[0]
     }
 
     public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError)

@@ -372,13 +372,8 @@ public struct ModerationWireClient: Sendable {
         ).results
     }
 
-    /// The answer for `uid` (empty: the acting user) posting in `guid`.
-    public func checkPost(_ guid: String, _ uid: String = "") throws(RPCError) -> PostCheckResult {
-        try checkPost([(guid, uid)]).first ?? PostCheckResult()
-    }
-
-    /// The answer for `uid` (empty: the acting user) posting `text` in `guid`.
-    public func checkPost(_ guid: String, _ uid: String = "", text: String) throws(RPCError) -> PostCheckResult {
+    /// The answer for `uid` (empty: the acting user) posting `text` (empty: none) in `guid`.
+    public func checkPost(_ guid: String, _ uid: String = "", text: String = "") throws(RPCError) -> PostCheckResult {
         try call(ModerationMethods.checkPost, CheckPostRequest(checks: [PostCheck(guid: guid, uid: uid, text: text)]))
             .results.first ?? PostCheckResult()
     }
