@@ -157,7 +157,7 @@ final class CurlTransfer {
         // A body past the limit is cut on purpose: the answer's status stands.
         let bodyCut = code == CURLE_WRITE_ERROR && sink.pointee.received > bodyLimit
         if code == CURLE_OK || (bodyCut && status > 0) {
-            return .success(WebhookResponse(status: status, retryAfter: retryAfter()))
+            return .success(WebhookResponse(status: status, retryAfter: retryAfter(), httpVersion: httpVersion()))
         }
         let message =
             errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
@@ -200,6 +200,18 @@ final class CurlTransfer {
         }
         let date = curl_getdate(String(text), nil)
         return date == -1 ? nil : .date(unixSeconds: Int64(date))
+    }
+
+    private func httpVersion() -> String {
+        var version = 0
+        _ = mrpc_curl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): return "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): return "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): return "2"
+        case Int(CURL_HTTP_VERSION_3): return "3"
+        default: return "?"
+        }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -44,10 +44,13 @@ public struct WebhookResponse: Sendable, Equatable {
     public let status: Int
     /// Present when the answer carried a `Retry-After` that reads as seconds or an HTTP date.
     public let retryAfter: RetryAfter?
+    /// The HTTP version the answer came in (`1.1`, `2`), for TestWebhook's report and diagnostics.
+    public let httpVersion: String
 
-    public init(status: Int, retryAfter: RetryAfter?) {
+    public init(status: Int, retryAfter: RetryAfter?, httpVersion: String = "1.1") {
         self.status = status
         self.retryAfter = retryAfter
+        self.httpVersion = httpVersion
     }
 }
 

@@ -35,7 +35,7 @@ struct WebhookClientTests {
         let completion = try #require(recorder.wait(for: 1).first)
         #expect(completion.submission == number)
         #expect(completion.key == "wh")
-        #expect(try completion.result.get() == WebhookResponse(status: 200, retryAfter: nil))
+        #expect(try completion.result.get() == WebhookResponse(status: 200, retryAfter: nil, httpVersion: "1.1"))
         #expect(completion.elapsed > .zero)
         let record = try #require(receiver.records().first)
         #expect(record.path == "/ok")
@@ -186,6 +186,22 @@ struct WebhookClientTests {
         #expect(error.code == .tls, "\(error)")
         #expect(receiver.records().count == 1)
         #expect(receiver.records().first?.signatureValid == true)
+    }
+
+    @Test("Over TLS, HTTP/2 is used where the receiver offers it; otherwise HTTP/1.1")
+    func http2() throws {
+        let certificates = try WebhookReceiver(secret: secret, tls: true)
+        let server = try HTTP2Receiver(
+            port: Self.closedPort(), certificateFile: certificates.certificateFile, keyFile: certificates.keyFile)
+        let client = try client(extraCAFile: certificates.caFile)
+        let recorder = CompletionRecorder()
+        for _ in 0..<3 { client.submit(request(server.url("/hook")), key: "h2", completion: recorder.callback) }
+        client.submit(request(certificates.url("/ok")), key: "h1", completion: recorder.callback)
+        let completions = recorder.wait(for: 4)
+        let responses = completions.map { ($0.key, try? $0.result.get()) }
+        #expect(responses.filter { $0.0 == "h2" }.map { $0.1?.httpVersion } == ["2", "2", "2"], "\(completions)")
+        #expect(responses.filter { $0.0 == "h2" }.allSatisfy { $0.1?.status == 200 })
+        #expect(responses.first { $0.0 == "h1" }?.1?.httpVersion == "1.1")
     }
 
     @Test("An extra CA file that cannot be read fails the client's start")

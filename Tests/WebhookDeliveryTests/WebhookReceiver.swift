@@ -30,6 +30,9 @@ final class WebhookReceiver {
 
     /// The CA that signed the TLS receiver's certificate (PEM file).
     var caFile: String { directory + "/ca.pem" }
+    /// The TLS receiver's certificate (for `localhost` and 127.0.0.1) and key, for other servers.
+    var certificateFile: String { directory + "/server.pem" }
+    var keyFile: String { directory + "/server.key" }
 
     init(secret: WebhookSecret, tls: Bool = false) throws {
         var template = Array("/tmp/webhook-receiver-XXXXXX".utf8CString)
@@ -40,7 +43,7 @@ final class WebhookReceiver {
         try Self.write(Self.script, to: script)
         var arguments = ["python3", script, directory, secret.text]
         if tls { arguments.append("--tls") }
-        pid = try Self.spawn(arguments)
+        pid = try Self.spawn(arguments, standardError: directory + "/stderr")
         var port: Int?
         for _ in 0..<200 {
             if let text = try? Self.read(directory + "/port"), let number = Int(text) {
@@ -84,15 +87,13 @@ final class WebhookReceiver {
 
     // MARK: Processes and files
 
-    private static func spawn(_ arguments: [String]) throws -> pid_t {
+    static func spawn(_ arguments: [String], standardError: String? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        if arguments.count > 2 {
-            posix_spawn_file_actions_addopen(&actions, 2, arguments[2] + "/stderr", O_WRONLY | O_CREAT, 0o644)
-        }
+        posix_spawn_file_actions_addopen(&actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT, 0o644)
         // The test runner's threads block signals; the child starts with none blocked and default
         // handlers, so it behaves as from a shell.
         var attributes = posix_spawnattr_t()
@@ -224,6 +225,52 @@ final class WebhookReceiver {
         publish("port", str(server.server_address[1]))
         server.serve_forever()
         """#
+}
+
+/// nghttpd (nghttp2's server) over TLS, answering every POST with its own body: an HTTP/2 peer
+/// that Python's standard library does not offer.
+final class HTTP2Receiver {
+    let port: Int
+    private let pid: pid_t
+
+    init(port: Int, certificateFile: String, keyFile: String) throws {
+        self.port = port
+        // Debian installs it in /usr/sbin, which a test's PATH may lack.
+        let executable = access("/usr/sbin/nghttpd", X_OK) == 0 ? "/usr/sbin/nghttpd" : "nghttpd"
+        pid = try WebhookReceiver.spawn([
+            executable, "-a", "127.0.0.1", "--echo-upload", String(port), keyFile, certificateFile,
+        ])
+        for _ in 0..<200 {
+            if Self.accepts(port: port) { return }
+            usleep(25_000)
+        }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        throw ReceiverFailure("nghttpd did not start on port \(port)")
+    }
+
+    deinit {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    func url(_ path: String) -> String { "https://127.0.0.1:\(port)\(path)" }
+
+    private static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
 }
 
 struct ReceiverFailure: Error, CustomStringConvertible {
