@@ -124,12 +124,16 @@ final class CurlTransfer {
         check(
             mrpc_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
             CURLOPT_POSTFIELDSIZE_LARGE)
-        request.body.withUnsafeBytes { body in
-            // An empty body still needs a non-null pointer for curl to send a POST.
-            let pointer = body.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-            check(
-                mrpc_curl_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer)),
-                CURLOPT_COPYPOSTFIELDS)
+        if request.body.isEmpty {
+            // A null pointer would make curl read the body from a callback: "" is an empty POST.
+            check(mrpc_curl_setopt_str(easy, CURLOPT_COPYPOSTFIELDS, ""), CURLOPT_COPYPOSTFIELDS)
+        } else {
+            request.body.withUnsafeBytes { body in
+                check(
+                    mrpc_curl_setopt_ptr(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress)),
+                    CURLOPT_COPYPOSTFIELDS)
+            }
         }
         for line in [
             "content-type: application/json",

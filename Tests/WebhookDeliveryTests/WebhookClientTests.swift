@@ -44,6 +44,13 @@ struct WebhookClientTests {
         #expect(record.contentType == "application/json")
         #expect(record.body == #"{"type":"moderation.actions"}"#)
         #expect(record.signatureValid)
+
+        client.submit(request(receiver.url("/ok"), id: "wh_empty", body: ""), key: "wh", completion: recorder.callback)
+        #expect(recorder.wait(for: 1).count == 2)
+        let empty = try #require(receiver.records().last)
+        #expect(empty.messageID == "wh_empty")
+        #expect(empty.body.isEmpty)
+        #expect(empty.signatureValid)
     }
 
     @Test("Retry-After is read as seconds (503) and as an HTTP date (429); 410 is reported as it is")
