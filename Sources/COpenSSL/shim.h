@@ -1,4 +1,5 @@
-// OpenSSL (Debian's libssl-dev): TLS for the framed listener and its clients. Macros Swift cannot
+// OpenSSL (Debian's libssl-dev): TLS for the framed listener and its clients, HMAC-SHA256 and
+// random bytes for webhook signatures and their secrets. Macros Swift cannot
 // call (SSL_CTX_set_min_proto_version, SSL_set_tlsext_host_name, SSL_CTX_set_mode, the BIO retry
 // flags) and option bits Swift cannot import (SSL_OP_BIT) are wrapped here; so are the socket BIO
 // (send with MSG_NOSIGNAL) and the server's ALPN choice, which OpenSSL calls back in C.
@@ -9,6 +10,8 @@
 #include <sys/socket.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
