@@ -78,8 +78,9 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// A blocking content rule matched the post's text: a `CheckPost` answer, never a failed call.
     public static let contentBlocked = ErrorCode("ERR_CONTENT_BLOCKED", status: .permissionDenied)
     public static let contentRuleNotFound = ErrorCode("ERR_CONTENT_RULE_NOT_FOUND", status: .notFound)
+    public static let webhookNotFound = ErrorCode("ERR_WEBHOOK_NOT_FOUND", status: .notFound)
 
-    /// The 45 codes of the service, in the order of `errors.proto`.
+    /// The 46 codes of the service, in the order of `errors.proto`.
     public static let allCases: [ErrorCode] = [
         .groupNotFound, .uidNotFound, .groupNotJoined, .notAMember, .permissionDenied, .cannotKickOwner,
         .cannotBanOwner, .userNotBanned, .cannotChangeOwnerScope, .alreadyJoined, .alreadyBanned,
@@ -89,7 +90,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         .storeUnavailable, .cannotMuteOwner, .alreadyMuted, .userNotMuted, .memberMuted, .alreadyFrozen,
         .groupNotFrozen, .groupFrozen, .userOwnsGroups, .inviteNotFound,
         .joinRequestsDisabled, .alreadyRequested, .joinRequestNotFound, .alreadyReported, .reportAlreadyResolved,
-        .userBannedFromApp, .contentBlocked, .contentRuleNotFound,
+        .userBannedFromApp, .contentBlocked, .contentRuleNotFound, .webhookNotFound,
     ]
 
     /// True for the codes of a failure of the storage itself (`ERR_INTERNAL`,

@@ -6,6 +6,9 @@ extension ModerationError {
     static func groupNotFound(_ guid: String) -> ModerationError {
         ModerationError(.groupNotFound, "group \(guid) not found")
     }
+    static func webhookNotFound(_ id: String) -> ModerationError {
+        ModerationError(.webhookNotFound, "the app has no webhook \(id)")
+    }
     static func uidNotFound(_ uid: String) -> ModerationError {
         ModerationError(.uidNotFound, "user \(uid) not found")
     }

@@ -41,6 +41,9 @@ extension ModerationService {
         /// up what other servers changed on a shared store (changes made through this server
         /// apply before their call answers).
         public var contentRulePollMs: Int64
+        /// Why a webhook may not point at a URL, or nil when it may (the server's check resolves
+        /// the host and refuses private addresses unless allowed). By default: https only.
+        public var webhookURLCheck: @Sendable (_ url: String) -> String?
 
         public init(
             passwordHasher: PasswordHasher = .standard, actionRetentionMs: Int64 = 7 * 24 * 3_600_000,
@@ -48,7 +51,8 @@ extension ModerationService {
             pruneIntervalMs: Int64 = 60_000, maintenanceBatchSize: Int = 500, maintenanceStepMs: Int64 = 10,
             memberPageCacheGroups: Int = 10_000, wrongPasswordLimit: Int = 5,
             wrongPasswordWindowMs: Int64 = 15 * 60_000,
-            maxPendingJoinRequests: Int = 1_000, maxReportsPerHour: Int = 20, contentRulePollMs: Int64 = 500
+            maxPendingJoinRequests: Int = 1_000, maxReportsPerHour: Int = 20, contentRulePollMs: Int64 = 500,
+            webhookURLCheck: @escaping @Sendable (_ url: String) -> String? = Configuration.httpsOnly
         ) {
             self.passwordHasher = passwordHasher
             self.actionRetentionMs = actionRetentionMs
@@ -63,6 +67,12 @@ extension ModerationService {
             self.maxPendingJoinRequests = maxPendingJoinRequests
             self.maxReportsPerHour = maxReportsPerHour
             self.contentRulePollMs = contentRulePollMs
+            self.webhookURLCheck = webhookURLCheck
+        }
+
+        /// The default `webhookURLCheck`: any https URL.
+        public static let httpsOnly: @Sendable (String) -> String? = { url in
+            url.lowercased().hasPrefix("https://") && url.utf8.count > 8 ? nil : "only https URLs are allowed"
         }
     }
 }

@@ -123,6 +123,12 @@ public protocol StoreSnapshot {
     /// it has compiled, to pick up changes other servers made.
     func contentRuleSetVersions() throws(ModerationError) -> [ContentRuleSetVersion]
 
+    /// The app's webhooks, oldest first.
+    func webhooks(appID: Int64) throws(ModerationError) -> [StoredWebhook]
+
+    /// Every enabled webhook of every app: what delivery works through.
+    func enabledWebhooks() throws(ModerationError) -> [StoredWebhook]
+
     /// The reply stored under an idempotency key at or after `notBefore`, if any.
     func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
 }

@@ -104,6 +104,23 @@ public protocol StoreTransaction: StoreSnapshot {
     /// Deletes a rule set with its version: its group was deleted.
     func deleteContentRuleSet(appID: Int64, guid: String) throws(ModerationError)
 
+    /// Inserts a webhook (its id is the caller's, unique in the store), with no lease.
+    func insertWebhook(_ webhook: StoredWebhook) throws(ModerationError)
+    /// Replaces everything of a webhook but its lease: settings, status, secret and generation.
+    func updateWebhook(_ webhook: StoredWebhook) throws(ModerationError)
+    func deleteWebhook(appID: Int64, id: String) throws(ModerationError)
+    /// Takes or renews the lease of webhook `id` for `owner` until `expiresAt`, when it is free,
+    /// expired at `now` or `owner`'s already; returns whether `owner` holds it now (false also
+    /// when the webhook is gone).
+    func claimWebhookLease(id: String, owner: String, now: Int64, expiresAt: Int64) throws(ModerationError) -> Bool
+    /// Gives up every lease `owner` holds (a server shutting down), so others take over at once.
+    func releaseWebhookLeases(owner: String) throws(ModerationError)
+    /// Records a delivery's outcome (status and `enabled`) when `owner` still holds the lease of
+    /// webhook `id` and its generation is still `generation`; returns whether it did.
+    func recordWebhookDelivery(
+        id: String, owner: String, generation: UInt64, status: WebhookStatus, enabled: Bool
+    ) throws(ModerationError) -> Bool
+
     /// Appends `action` to its app's log with the app's next seq (set into `action.seq`);
     /// `group` is the state the action's snapshot shows.
     func appendAction(_ action: inout ActionRecord, appID: Int64, group: StoredGroup) throws(ModerationError)
