@@ -145,6 +145,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // Webhook delivery of the action log: one dispatcher thread reading each webhook's stretch
+        // of the log after its cursor, posting it through WebhookDelivery, moving the cursor.
+        .target(
+            name: "ModerationWebhooks",
+            dependencies: [
+                "Moderation", "ModerationRPC", "ModerationMessages", "ProtoSchema", "WebhookDelivery", "ThreadSupport",
+            ],
+            swiftSettings: swiftSettings),
+
         // The server process: settings, API keys, wiring of services into the RPC server.
         .target(
             name: "ServerApp",
@@ -152,6 +161,7 @@ let package = Package(
                 "RPCCore", "RPCPosix", "RPCMessages", "CSodium", "CSystemShims", "ProtoBridge", "Moderation",
                 "ModerationSQLite", "ModerationPostgres", "ModerationEvents", "ModerationRPC", "ModerationMessages",
                 "CommandLineSupport", "ThreadSupport", "TLSSupport", "RPCGRPC", "GRPCMessages", "NameSuggestion",
+                "ModerationWebhooks", "WebhookDelivery",
             ],
             swiftSettings: swiftSettings, plugins: ["BuildRevision"]),
         // The git commit a build comes from, embedded at build time (`moderation_build_info`).
@@ -302,7 +312,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The client against a local Python receiver (HTTP, and TLS under a throwaway CA).
         .testTarget(
-            name: "WebhookDeliveryTests", dependencies: ["WebhookDelivery", "ThreadSupport"],
+            name: "WebhookDeliveryTests", dependencies: ["WebhookDelivery", "ThreadSupport", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),

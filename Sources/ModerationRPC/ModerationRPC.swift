@@ -31,6 +31,12 @@ public enum ModerationRPC {
         registerActionLog(in: &table, service, hub)
     }
 
+    /// The wire encoding of one action as a `moderation.v1.Action` message (webhook bodies
+    /// carry its proto3 JSON).
+    public static func encodeAction(_ action: ActionRecord) -> [UInt8] {
+        DomainToProto.action(action).serializedBytes()
+    }
+
     /// The wire encoding of one event, as the hub sends it to every subscriber.
     public static func encodeEvent(_ action: ActionRecord) -> [UInt8] {
         SubscribeResponse(action: DomainToProto.action(action)).serializedBytes()

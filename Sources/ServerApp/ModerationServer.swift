@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Glibc
 import GRPCMessages
 public import Moderation
 public import ModerationEvents
@@ -6,6 +7,7 @@ import ModerationMessages
 import ModerationPostgres
 import ModerationRPC
 import ModerationSQLite
+import ModerationWebhooks
 import ProtoBridge
 public import RPCCore
 import RPCGRPC
@@ -13,6 +15,7 @@ import RPCMessages
 public import RPCPosix
 import Synchronization
 public import TLSSupport
+import WebhookDelivery
 
 /// The moderation service on the RPC runtime, assembled from settings: the store (SQLite under
 /// the data directory, or PostgreSQL at `--postgres-url`), the domain service, the event hub, the
@@ -59,6 +62,9 @@ public final class ModerationServer: Sendable {
     private let listenAddress: String
     /// The per-app rate limit's lease thread, on PostgreSQL (stopped with the store).
     private let rateLeases: LeasedRateLimiter?
+    /// Webhook delivery: the HTTP client's thread, and the dispatcher reading the log for it.
+    private let webhookClient: WebhookClient
+    public let webhooks: WebhookDispatcher
     /// The access log's writer when this server made it (its logger was not a `LogWriter`'s):
     /// stopped, after the last call, with the server.
     private let ownedLogWriter: LogWriter?
@@ -75,6 +81,7 @@ public final class ModerationServer: Sendable {
     ) throws(ServerStartupError) {
         // TLS first: a certificate that does not load stops the start before the store opens.
         tls = try Self.loadTLS(settings.tls)
+        webhookClient = try Self.makeWebhookClient(settings)
         let storeSamples: @Sendable () -> [ServerMetrics.Sample]
         (store, storeSamples) = try Self.openStore(settings, health: StoreHealthLog(logger: logger))
         // A round of durable writes is reported together: its replies reach each event loop as
@@ -83,7 +90,8 @@ public final class ModerationServer: Sendable {
         var serviceConfiguration = ModerationService.Configuration(
             passwordHasher: tuning.passwordHasher,
             actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
-            maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit)
+            maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit,
+            webhookURLCheck: AddressGuard(allowsPrivateAddresses: settings.webhookAllowPrivate).urlCheck)
         if settings.store == .postgres {
             // The member-page cache learns of profile changes from this process's UpdateUser
             // calls only; with other instances writing the same database it could show a name
@@ -91,6 +99,9 @@ public final class ModerationServer: Sendable {
             serviceConfiguration.memberPageCacheGroups = 0
         }
         service = ModerationService(store: store, now: tuning.clock, configuration: serviceConfiguration)
+        webhooks = WebhookDispatcher(
+            service: service, client: webhookClient,
+            configuration: WebhookDispatcher.Configuration(owner: Self.webhookLeaseOwner()))
         memoryBudget = MemoryBudget(limit: settings.memoryBudget.limit(available: AvailableMemory.bytes()))
         hub = EventHub(
             service: service, encode: ModerationRPC.encodeEvent,
@@ -106,6 +117,7 @@ public final class ModerationServer: Sendable {
 
         let service = self.service
         let hub = self.hub
+        let webhooks = self.webhooks
         let budget = memoryBudget
         let accessLog: AccessLog?
         if settings.accessLog, logger.isEnabled(.info), let output = logger.output {
@@ -132,6 +144,7 @@ public final class ModerationServer: Sendable {
                 ServerGauges.buildInfoSamples(store: storeKind)
                     + ServerGauges.sample(hub: hub, service: service, store: storeSamples(), apps: apps())
                     + ServerGauges.budgetSamples(budget) + ServerGauges.accessLogSamples(accessLogDropped)
+                    + ServerGauges.webhookSamples(webhooks.statistics, now: service.now)
             })
         var configuration = RPCServer.Configuration()
         configuration.host = settings.host
@@ -206,6 +219,27 @@ public final class ModerationServer: Sendable {
         }
     }
 
+    /// The webhook client: its thread, timeouts, the SSRF guard's policy, and trust.
+    private static func makeWebhookClient(_ settings: ServerSettings) throws(ServerStartupError) -> WebhookClient {
+        var configuration = WebhookClientConfiguration()
+        configuration.allowsPrivateAddresses = settings.webhookAllowPrivate
+        configuration.extraCAFile = settings.webhookCAFile
+        do {
+            return try WebhookClient(configuration: configuration)
+        } catch {
+            throw ServerStartupError("cannot set up webhook delivery: \(error.message)", cause: error)
+        }
+    }
+
+    /// This process's name in webhook leases: host, process id and a random part, so that a
+    /// restarted process (same pid in a new container) is not taken for the old one.
+    private static func webhookLeaseOwner() -> String {
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count - 1)
+        let name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "\(name)/\(getpid())/\(UInt32.random(in: 0...UInt32.max))"
+    }
+
     /// The store `settings` choose, opened, with what `/metrics` samples of it.
     /// - Parameter health: where PostgreSQL's outages and returns are logged.
     private static func openStore(_ settings: ServerSettings, health: StoreHealthLog) throws(ServerStartupError) -> (
@@ -268,6 +302,7 @@ public final class ModerationServer: Sendable {
             let port = try server.start()
             let metrics = self.metrics
             heapTrimmer.withLock { $0 = HeapTrimmer(activity: { metrics.activity }) }
+            webhooks.start()
             return port
         } catch {
             close()
@@ -299,6 +334,8 @@ public final class ModerationServer: Sendable {
             trimmer?.stop()
             trimmer = nil
         }
+        webhooks.stop()
+        webhookClient.shutdown()
         hub.shutdown()
         service.shutdown()
         rateLeases?.close()

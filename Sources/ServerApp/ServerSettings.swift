@@ -83,6 +83,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var wrongPasswordLimit = 5
     /// TLS on the listener (`--tls-cert`, `--tls-key`, `--tls-client-ca`); nil speaks plaintext.
     public var tls: TLSSettings?
+    /// `--webhook-allow-private`: webhooks may use http and loopback, private and link-local
+    /// addresses (a receiver on the same host or network, in development and tests).
+    public var webhookAllowPrivate = false
+    /// `--webhook-ca-file`: CAs (PEM) trusted for webhook receivers besides the system's.
+    public var webhookCAFile: String?
 
     public init() {}
 

@@ -20,17 +20,21 @@ public enum ServerSettingsParser {
         /// For an option that may be given several times: empties what the file and the variables
         /// gave, before the first flag adds to it (flags replace them; repeated flags add up).
         let clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)?
+        /// A switch: on when given bare on the command line (`--flag`, or `--flag=off`); in the
+        /// config file and the environment it takes on or off like any value.
+        let isSwitch: Bool
         let apply: @Sendable (inout ServerSettings, ArgumentValue) throws(ArgumentError) -> Void
 
         init(
             _ flag: String, _ argument: String, help: String,
-            clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)? = nil,
+            clearBeforeFlags: (@Sendable (inout ServerSettings) -> Void)? = nil, isSwitch: Bool = false,
             apply: @escaping @Sendable (inout ServerSettings, ArgumentValue) throws(ArgumentError) -> Void
         ) {
             self.flag = flag
             self.argument = argument
             self.help = help
             self.clearBeforeFlags = clearBeforeFlags
+            self.isSwitch = isSwitch
             self.apply = apply
         }
 
@@ -224,6 +228,18 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.shutdownGraceSeconds = try value.integer(in: 0...3600)
         },
+        // Webhooks: where deliveries may go, and whom they trust besides the system's CAs.
+        Option(
+            "--webhook-allow-private", "", help: "let webhooks use http and private or loopback addresses (default off)",
+            isSwitch: true
+        ) { settings, value throws(ArgumentError) in
+            settings.webhookAllowPrivate = try value.onOff()
+        },
+        Option("--webhook-ca-file", "FILE", help: "trust these CAs (PEM) for webhook receivers, beside the system's") {
+            settings, value throws(ArgumentError) in
+            guard !value.text.isEmpty else { throw value.error("the path is empty") }
+            settings.webhookCAFile = value.text
+        },
         // TLS on every listener: all three are files, read again on SIGHUP.
         Option("--tls-cert", "FILE", help: "serve TLS only, with this certificate chain (PEM; needs --tls-key)") {
             settings, value throws(ArgumentError) in
@@ -269,7 +285,12 @@ public enum ServerSettingsParser {
                     guard let option = options.first(where: { $0.flag == flag.name }) else {
                         throw unknownOption(token)
                     }
-                    flags.append((option, try reader.value(for: flag, placeholder: option.argument)))
+                    if option.isSwitch {
+                        let on = try flag.booleanValue()
+                        flags.append((option, ArgumentValue(on ? "on" : "off", name: flag.spelled)))
+                    } else {
+                        flags.append((option, try reader.value(for: flag, placeholder: option.argument)))
+                    }
                 }
             }
         } catch {
@@ -362,7 +383,7 @@ public enum ServerSettingsParser {
             "options (each also as an environment variable; a flag wins over its variable):",
         ]
         for option in options {
-            let left = "  \(option.flag) \(option.argument)"
+            let left = option.isSwitch ? "  \(option.flag)" : "  \(option.flag) \(option.argument)"
             lines.append(left.padding(to: 34) + option.help)
             lines.append(String(repeating: " ", count: 34) + "env \(option.environmentName)")
         }

@@ -60,6 +60,14 @@ public enum WebhookPayload {
             body: body)
     }
 
+    /// The body of `TestWebhook`'s request: `{"type":"ping","timestamp":…,"data":{"app":…,"webhook":…}}`.
+    public static func ping(webhookID: String, app: String, atMilliseconds milliseconds: Int64) -> [UInt8] {
+        let text =
+            #"{"type":"ping","timestamp":"# + jsonString(rfc3339(milliseconds: milliseconds)) + #","data":{"app":"#
+            + jsonString(app) + #","webhook":"# + jsonString(webhookID) + "}}"
+        return Array(text.utf8)
+    }
+
     /// `actions` cut into consecutive batches.
     public static func batches(webhookID: String, app: String, actions: [WebhookAction]) -> [WebhookBatch] {
         var batches: [WebhookBatch] = []

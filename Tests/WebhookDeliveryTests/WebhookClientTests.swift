@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import TestSupport
 import WebhookDelivery
 
 /// The delivery client against a real local receiver (`WebhookReceiver`): what goes on the wire,
@@ -26,7 +27,7 @@ struct WebhookClientTests {
 
     @Test("A POST carries the body, content-type and webhook-* headers, and its signature verifies at the receiver")
     func delivers() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client()
         let recorder = CompletionRecorder()
         let number = client.submit(
@@ -55,7 +56,7 @@ struct WebhookClientTests {
 
     @Test("Retry-After is read as seconds (503) and as an HTTP date (429); 410 is reported as it is")
     func statusesAndRetryAfter() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client()
         let recorder = CompletionRecorder()
         client.submit(request(receiver.url("/unavailable")), key: "a", completion: recorder.callback)
@@ -70,7 +71,7 @@ struct WebhookClientTests {
 
     @Test("A refused connect and a request past its timeout are errors with curl's message")
     func failures() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client(requestTimeout: .milliseconds(400))
         let recorder = CompletionRecorder()
         client.submit(
@@ -96,7 +97,7 @@ struct WebhookClientTests {
 
     @Test("Requests of one key go one at a time in submission order; their completions keep that order")
     func orderPerKey() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client()
         let recorder = CompletionRecorder()
         let paths = ["/slow/300", "/slow/10", "/slow/150", "/ok"]
@@ -108,7 +109,7 @@ struct WebhookClientTests {
 
     @Test("Sequential requests to one endpoint reuse one kept-alive connection")
     func keepAlive() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client()
         let recorder = CompletionRecorder()
         for index in 0..<5 {
@@ -122,7 +123,7 @@ struct WebhookClientTests {
 
     @Test("A large response body is cut at the limit and the status still counts")
     func bigBody() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client()
         let recorder = CompletionRecorder()
         client.submit(request(receiver.url("/big")), key: "wh", completion: recorder.callback)
@@ -132,7 +133,7 @@ struct WebhookClientTests {
 
     @Test("Submitting returns at once while the receiver sleeps; the completion comes later")
     func submitterNeverBlocks() throws {
-        let receiver = try WebhookReceiver(secret: secret)
+        let receiver = try WebhookReceiver(secret: secret.text)
         let client = try client()
         let recorder = CompletionRecorder()
         let clock = ContinuousClock()
@@ -153,7 +154,7 @@ struct WebhookClientTests {
 
     @Test("Without the private-address flag, 127.0.0.1 is refused at connect and http:// is refused outright")
     func refusesLoopback() throws {
-        let receiver = try WebhookReceiver(secret: secret, tls: true)
+        let receiver = try WebhookReceiver(secret: secret.text, tls: true)
         let client = try client(allowsPrivateAddresses: false, extraCAFile: receiver.caFile)
         let recorder = CompletionRecorder()
         client.submit(request(receiver.url("/ok")), key: "https", completion: recorder.callback)
@@ -177,7 +178,7 @@ struct WebhookClientTests {
 
     @Test("TLS verifies against the extra CA file, and without it the private CA's certificate is refused")
     func tlsWithExtraCA() throws {
-        let receiver = try WebhookReceiver(secret: secret, tls: true)
+        let receiver = try WebhookReceiver(secret: secret.text, tls: true)
         let trusting = try client(extraCAFile: receiver.caFile)
         let systemOnly = try client()
         let recorder = CompletionRecorder()
@@ -197,7 +198,7 @@ struct WebhookClientTests {
 
     @Test("Over TLS, HTTP/2 is used where the receiver offers it; otherwise HTTP/1.1")
     func http2() throws {
-        let certificates = try WebhookReceiver(secret: secret, tls: true)
+        let certificates = try WebhookReceiver(secret: secret.text, tls: true)
         let server = try HTTP2Receiver(
             port: Self.closedPort(), certificateFile: certificates.certificateFile, keyFile: certificates.keyFile)
         let client = try client(extraCAFile: certificates.caFile)

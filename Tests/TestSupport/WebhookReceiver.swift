@@ -1,7 +1,6 @@
-import Glibc
+public import Glibc
 import Synchronization
 import ThreadSupport
-import WebhookDelivery
 
 /// A local webhook receiver for the client's tests: Python's `http.server` (HTTP/1.1, keep-alive)
 /// in a child process, optionally over TLS under a throwaway CA made with `openssl` for this
@@ -10,38 +9,41 @@ import WebhookDelivery
 ///
 /// Paths choose the answer: `/ok` 200, `/slow/<ms>` 200 after sleeping, `/unavailable` 503 with
 /// `Retry-After: 7`, `/throttled` 429 with an HTTP-date `Retry-After`, `/gone` 410, `/big` 200
-/// with a 1 MiB body.
-final class WebhookReceiver {
+/// with a 1 MiB body. `/switch` answers as `setMode` last said: `ok` (200), `status:N` or
+/// `status:N:RETRY_AFTER`, `slow:MS` (200 after sleeping), or `drop` (the connection closed
+/// without an answer, as a receiver that is down).
+public final class WebhookReceiver: @unchecked Sendable {
     /// One request as the receiver saw it.
-    struct Record: Equatable {
-        let path: String
-        let connection: Int
-        let messageID: String
-        let timestamp: String
-        let signatureValid: Bool
-        let contentType: String
-        let body: String
+    public struct Record: Equatable, Sendable {
+        public let path: String
+        public let connection: Int
+        public let messageID: String
+        public let timestamp: String
+        public let signatureValid: Bool
+        public let contentType: String
+        public let body: String
     }
 
-    let directory: String
-    let port: Int
-    let scheme: String
+    public let directory: String
+    public let port: Int
+    public let scheme: String
     private let pid: pid_t
 
     /// The CA that signed the TLS receiver's certificate (PEM file).
-    var caFile: String { directory + "/ca.pem" }
+    public var caFile: String { directory + "/ca.pem" }
     /// The TLS receiver's certificate (for `localhost` and 127.0.0.1) and key, for other servers.
-    var certificateFile: String { directory + "/server.pem" }
-    var keyFile: String { directory + "/server.key" }
+    public var certificateFile: String { directory + "/server.pem" }
+    public var keyFile: String { directory + "/server.key" }
 
-    init(secret: WebhookSecret, tls: Bool = false) throws {
+    /// - Parameter secret: the `whsec_…` secret signatures are checked with.
+    public init(secret: String, tls: Bool = false) throws {
         var template = Array("/tmp/webhook-receiver-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw ReceiverFailure("mkdtemp failed") }
         directory = String(cString: made)
         scheme = tls ? "https" : "http"
         let script = directory + "/receiver.py"
         try Self.write(Self.script, to: script)
-        var arguments = ["python3", script, directory, secret.text]
+        var arguments = ["python3", script, directory, secret]
         if tls { arguments.append("--tls") }
         pid = try Self.spawn(arguments, standardError: directory + "/stderr")
         var port: Int?
@@ -68,10 +70,10 @@ final class WebhookReceiver {
         _ = try? Self.spawnAndWait(["rm", "-rf", directory])
     }
 
-    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     /// Every request received so far, in order of arrival.
-    func records() -> [Record] {
+    public func records() -> [Record] {
         guard let text = try? Self.read(directory + "/requests.tsv") else { return [] }
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -82,12 +84,20 @@ final class WebhookReceiver {
         }
     }
 
+    /// What `/switch` answers from now on (see the type's comment).
+    public func setMode(_ mode: String) throws {
+        try Self.write(mode, to: directory + "/mode.tmp")
+        guard rename(directory + "/mode.tmp", directory + "/mode") == 0 else {
+            throw ReceiverFailure("cannot set the receiver's mode")
+        }
+    }
+
     /// Connections accepted so far.
-    func connectionCount() -> Int { Int((try? Self.read(directory + "/connections")) ?? "0") ?? 0 }
+    public func connectionCount() -> Int { Int((try? Self.read(directory + "/connections")) ?? "0") ?? 0 }
 
     // MARK: Processes and files
 
-    static func spawn(_ arguments: [String], standardError: String? = nil) throws -> pid_t {
+    public static func spawn(_ arguments: [String], standardError: String? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -127,7 +137,7 @@ final class WebhookReceiver {
         fputs(text, file)
     }
 
-    static func read(_ path: String) throws -> String {
+    public static func read(_ path: String) throws -> String {
         guard let file = fopen(path, "r") else { throw ReceiverFailure("cannot read \(path)") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -185,7 +195,23 @@ final class WebhookReceiver {
                     log.write("\t".join(fields) + "\n")
                     log.flush()
                 status, headers, payload = 200, [], b"ok"
-                if self.path.startswith("/slow/"):
+                if self.path == "/switch":
+                    try:
+                        mode = open(os.path.join(directory, "mode")).read().strip()
+                    except OSError:
+                        mode = "ok"
+                    if mode == "drop":
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    if mode.startswith("slow:"):
+                        time.sleep(int(mode.split(":")[1]) / 1000)
+                    elif mode.startswith("status:"):
+                        parts = mode.split(":")
+                        status = int(parts[1])
+                        if len(parts) > 2:
+                            headers = [("Retry-After", parts[2])]
+                elif self.path.startswith("/slow/"):
                     time.sleep(int(self.path.split("/")[2]) / 1000)
                 elif self.path == "/unavailable":
                     status, headers = 503, [("Retry-After", "7")]
@@ -227,72 +253,9 @@ final class WebhookReceiver {
         """#
 }
 
-/// nghttpd (nghttp2's server) over TLS, answering every POST with its own body: an HTTP/2 peer
-/// that Python's standard library does not offer.
-final class HTTP2Receiver {
-    let port: Int
-    private let pid: pid_t
 
-    init(port: Int, certificateFile: String, keyFile: String) throws {
-        self.port = port
-        // Debian installs it in /usr/sbin, which a test's PATH may lack.
-        let executable = access("/usr/sbin/nghttpd", X_OK) == 0 ? "/usr/sbin/nghttpd" : "nghttpd"
-        pid = try WebhookReceiver.spawn([
-            executable, "-a", "127.0.0.1", "--echo-upload", String(port), keyFile, certificateFile,
-        ])
-        for _ in 0..<200 {
-            if Self.accepts(port: port) { return }
-            usleep(25_000)
-        }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        throw ReceiverFailure("nghttpd did not start on port \(port)")
-    }
-
-    deinit {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-    }
-
-    func url(_ path: String) -> String { "https://127.0.0.1:\(port)\(path)" }
-
-    private static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
+public struct ReceiverFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
-struct ReceiverFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Completions as the delivery thread reports them, for a test thread to wait on.
-final class CompletionRecorder: Sendable {
-    private let completions = Mutex<[WebhookCompletion]>([])
-    private let arrived = BlockingSemaphore()
-
-    var callback: @Sendable (WebhookCompletion) -> Void {
-        { completion in
-            self.completions.withLock { $0.append(completion) }
-            self.arrived.signal()
-        }
-    }
-
-    /// Waits for `count` more completions (10 s at most) and returns all so far, in order of arrival.
-    func wait(for count: Int, milliseconds: Int64 = 10_000) -> [WebhookCompletion] {
-        for _ in 0..<count where !arrived.wait(milliseconds: milliseconds) { break }
-        return completions.withLock { $0 }
-    }
-}
