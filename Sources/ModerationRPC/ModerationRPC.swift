@@ -12,7 +12,8 @@ public import RPCCore
 /// all — on the event loop, started together once the loop has read its turn's input when the
 /// store's reads share a check (`ModerationStore.readsShareChecks`: PostgreSQL's read cache). Mutations start on the event loop (the service only validates and
 /// queues them for the group-commit writer) except those that hash or check a group password,
-/// which are CPU-heavy and run on a worker.
+/// which are CPU-heavy, and those that check a webhook URL, which resolves its host: they run on
+/// a worker.
 public enum ModerationRPC {
     /// Adds every method of the service to `table`. `webhookPinger` sends TestWebhook's pings:
     /// the server's webhook delivery (nil: TestWebhook answers UNIMPLEMENTED).
