@@ -126,6 +126,31 @@ enum DomainToProto {
             createdBy: rule.createdBy)
     }
 
+    /// A webhook without its secret, which only CreateWebhook's response carries.
+    static func webhook(_ webhook: Moderation.Webhook) -> ModerationMessages.Webhook {
+        ModerationMessages.Webhook(
+            id: webhook.id, url: webhook.url, kinds: webhook.kinds.map(actionType), guids: webhook.guids,
+            description: webhook.description, enabled: webhook.enabled, createdAt: webhook.createdAt,
+            status: ModerationMessages.WebhookStatus(
+                state: webhookState(webhook.state), lastDeliveredSeq: webhook.status.lastDeliveredSeq,
+                consecutiveFailures: UInt32(clamping: webhook.status.consecutiveFailures),
+                lastError: webhook.status.lastError, nextAttemptAt: webhook.status.nextAttemptAt))
+    }
+
+    static func webhookState(_ state: Moderation.WebhookState) -> ModerationMessages.WebhookState {
+        switch state {
+        case .active: .active
+        case .failing: .failing
+        case .disabled: .disabled
+        }
+    }
+
+    static func testWebhook(_ result: WebhookPingResult) -> TestWebhookResponse {
+        TestWebhookResponse(
+            httpStatus: UInt32(clamping: result.httpStatus), latencyMs: result.latencyMs, error: result.error,
+            httpVersion: result.httpVersion)
+    }
+
     static func contentRuleResult(_ outcome: ContentRuleOutcome) -> ContentRuleResult {
         ContentRuleResult(
             ok: outcome.error == nil, changed: outcome.changed, errorCode: outcome.error?.code.name ?? "",

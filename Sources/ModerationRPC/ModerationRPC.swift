@@ -12,10 +12,15 @@ public import RPCCore
 /// all — on the event loop, started together once the loop has read its turn's input when the
 /// store's reads share a check (`ModerationStore.readsShareChecks`: PostgreSQL's read cache). Mutations start on the event loop (the service only validates and
 /// queues them for the group-commit writer) except those that hash or check a group password,
-/// which are CPU-heavy and run on a worker.
+/// which are CPU-heavy, and those that check a webhook URL, which resolves its host: they run on
+/// a worker.
 public enum ModerationRPC {
-    /// Adds every method of the service to `table`.
-    public static func register(in table: inout MethodTable, service: ModerationService, hub: EventHub) {
+    /// Adds every method of the service to `table`. `webhookPinger` sends TestWebhook's pings:
+    /// the server's webhook delivery (nil: TestWebhook answers UNIMPLEMENTED).
+    public static func register(
+        in table: inout MethodTable, service: ModerationService, hub: EventHub,
+        webhookPinger: (any WebhookPinger)? = nil
+    ) {
         registerUsers(in: &table, service)
         registerGroups(in: &table, service)
         registerMembership(in: &table, service)
@@ -28,6 +33,7 @@ public enum ModerationRPC {
         registerPosting(in: &table, service)
         registerAppBans(in: &table, service)
         registerContentRules(in: &table, service)
+        registerWebhooks(in: &table, service, webhookPinger)
         registerActionLog(in: &table, service, hub)
     }
 

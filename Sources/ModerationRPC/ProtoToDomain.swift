@@ -38,42 +38,62 @@ enum ProtoToDomain {
     static func actionKinds(_ types: [ActionType], field: String) throws(ModerationError) -> Set<ActionKind> {
         var kinds: Set<ActionKind> = []
         for type in types {
-            switch type {
-            case .unspecified: continue
-            case .created: kinds.insert(.created)
-            case .updated: kinds.insert(.updated)
-            case .deleted: kinds.insert(.deleted)
-            case .joined: kinds.insert(.joined)
-            case .left: kinds.insert(.left)
-            case .added: kinds.insert(.added)
-            case .kicked: kinds.insert(.kicked)
-            case .banned: kinds.insert(.banned)
-            case .unbanned: kinds.insert(.unbanned)
-            case .scopeChanged: kinds.insert(.scopeChanged)
-            case .ownershipTransferred: kinds.insert(.ownershipTransferred)
-            case .muted: kinds.insert(.muted)
-            case .unmuted: kinds.insert(.unmuted)
-            case .frozen: kinds.insert(.frozen)
-            case .unfrozen: kinds.insert(.unfrozen)
-            case .userDeleted: kinds.insert(.userDeleted)
-            case .invited: kinds.insert(.invited)
-            case .inviteAccepted: kinds.insert(.inviteAccepted)
-            case .inviteDeclined: kinds.insert(.inviteDeclined)
-            case .inviteRevoked: kinds.insert(.inviteRevoked)
-            case .joinRequested: kinds.insert(.joinRequested)
-            case .joinRequestApproved: kinds.insert(.joinRequestApproved)
-            case .joinRequestRejected: kinds.insert(.joinRequestRejected)
-            case .joinRequestCancelled: kinds.insert(.joinRequestCancelled)
-            case .reported: kinds.insert(.reported)
-            case .reportResolved: kinds.insert(.reportResolved)
-            case .appBanned: kinds.insert(.appBanned)
-            case .appUnbanned: kinds.insert(.appUnbanned)
-            case .contentRulesChanged: kinds.insert(.contentRulesChanged)
-            case .unrecognized(let value):
-                throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
-            }
+            if let kind = try actionKind(type, field: field) { kinds.insert(kind) }
         }
         return kinds
+    }
+
+    /// A webhook's kinds, in the request's order: each must be a kind of action (unlike a
+    /// filter's, where the zero value is ignored, an unset one is refused: it would read as
+    /// "every kind" once the list is stored).
+    static func webhookKinds(_ types: [ActionType], field: String) throws(ModerationError) -> [ActionKind] {
+        var kinds: [ActionKind] = []
+        kinds.reserveCapacity(types.count)
+        for (index, type) in types.enumerated() {
+            guard let kind = try actionKind(type, field: "\(field)[\(index)]") else {
+                throw ModerationError(.invalidArgument, "\(field)[\(index)]: a kind of action is required, not 0")
+            }
+            kinds.append(kind)
+        }
+        return kinds
+    }
+
+    /// The domain's kind of an action type; nil for the zero value.
+    static func actionKind(_ type: ActionType, field: String) throws(ModerationError) -> ActionKind? {
+        switch type {
+        case .unspecified: nil
+        case .created: .created
+        case .updated: .updated
+        case .deleted: .deleted
+        case .joined: .joined
+        case .left: .left
+        case .added: .added
+        case .kicked: .kicked
+        case .banned: .banned
+        case .unbanned: .unbanned
+        case .scopeChanged: .scopeChanged
+        case .ownershipTransferred: .ownershipTransferred
+        case .muted: .muted
+        case .unmuted: .unmuted
+        case .frozen: .frozen
+        case .unfrozen: .unfrozen
+        case .userDeleted: .userDeleted
+        case .invited: .invited
+        case .inviteAccepted: .inviteAccepted
+        case .inviteDeclined: .inviteDeclined
+        case .inviteRevoked: .inviteRevoked
+        case .joinRequested: .joinRequested
+        case .joinRequestApproved: .joinRequestApproved
+        case .joinRequestRejected: .joinRequestRejected
+        case .joinRequestCancelled: .joinRequestCancelled
+        case .reported: .reported
+        case .reportResolved: .reportResolved
+        case .appBanned: .appBanned
+        case .appUnbanned: .appUnbanned
+        case .contentRulesChanged: .contentRulesChanged
+        case .unrecognized(let value):
+            throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
+        }
     }
 
     static func limit(_ limit: UInt32) -> Int { Int(limit) }
@@ -199,6 +219,30 @@ enum ProtoToDomain {
             tags: mask.pick("tags", request.tags, isSet: !request.tags.isEmpty),
             ifVersion: request.ifVersion == 0 ? nil : request.ifVersion,
             joinRequests: mask.pick("join_requests", request.joinRequests, isSet: request.joinRequests))
+    }
+}
+
+extension ProtoToDomain {
+    static let webhookFields: Set<String> = ["url", "kinds", "guids", "description", "enabled"]
+
+    static func webhookUpdate(_ request: UpdateWebhookRequest) throws(ModerationError) -> WebhookUpdate {
+        let mask = try UpdateMask(request.updateMask, allowed: webhookFields)
+        var kinds: [ActionKind]?
+        if mask.includes("kinds", isSet: !request.kinds.isEmpty) {
+            kinds = try webhookKinds(request.kinds, field: "kinds")
+        }
+        return WebhookUpdate(
+            url: mask.pick("url", request.url, isSet: !request.url.isEmpty),
+            kinds: kinds,
+            guids: mask.pick("guids", request.guids, isSet: !request.guids.isEmpty),
+            description: mask.pick("description", request.description, isSet: !request.description.isEmpty),
+            enabled: mask.pick("enabled", request.enabled, isSet: request.enabled))
+    }
+
+    /// Whether an UpdateWebhook changes the URL (which the service checks by resolving its
+    /// host). A mask with an unknown name is refused before that check, wherever it runs.
+    static func webhookUpdateChangesURL(_ request: UpdateWebhookRequest) -> Bool {
+        request.updateMask.isEmpty ? !request.url.isEmpty : request.updateMask.contains("url")
     }
 }
 

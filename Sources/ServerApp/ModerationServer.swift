@@ -38,6 +38,9 @@ public final class ModerationServer: Sendable {
         public var workers = 0
         /// Connection limits; `maxMessageBytes` and `maxConcurrentCalls` are taken from `ServerSettings`.
         public var limits = ServerLimits()
+        /// Sends TestWebhook's pings; nil: TestWebhook answers UNIMPLEMENTED (until the server's
+        /// webhook delivery provides one).
+        public var webhookPinger: (any WebhookPinger)?
 
         public init() {}
     }
@@ -110,7 +113,8 @@ public final class ModerationServer: Sendable {
         health = HealthStatus()
 
         var methods = MethodTable()
-        ModerationRPC.register(in: &methods, service: service, hub: hub)
+        ModerationRPC.register(
+            in: &methods, service: service, hub: hub, webhookPinger: tuning.webhookPinger)
         GRPCHealth.register(in: &methods, health: health)
         let reflected = [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet]
         RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: reflected)

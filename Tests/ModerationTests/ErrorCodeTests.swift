@@ -20,10 +20,10 @@ struct ErrorCodeTests {
             && $0 != .groupFrozen && $0 != .contentBlocked && $0 != .contentRuleNotFound
     }
 
-    @Test("the 45 codes have their wire names and gRPC statuses")
+    @Test("the 46 codes have their wire names and gRPC statuses")
     func names() {
-        #expect(ErrorCode.allCases.count == 45)
-        #expect(Set(ErrorCode.allCases.map(\.name)).count == 45)
+        #expect(ErrorCode.allCases.count == 46)
+        #expect(Set(ErrorCode.allCases.map(\.name)).count == 46)
         #expect(ErrorCode.allCases.allSatisfy { $0.name.hasPrefix("ERR_") })
         #expect(ErrorCode.groupNotFound.grpcStatus == 5)
         #expect(ErrorCode.versionConflict.grpcStatus == 10)
@@ -142,6 +142,8 @@ struct ErrorCodeTests {
         case .userBannedFromApp:
             _ = try? app.banFromApp("outsider")
             return (error { try outsider.getUser("owner") }, "outsider")
+        case .webhookNotFound:
+            return (error { try app.service.webhookToTest(app.caller, id: "wh_missing") }, "wh_missing")
         case .internal:
             harness.store.close()
             // No invariant check: the store is closed.

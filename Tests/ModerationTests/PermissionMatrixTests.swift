@@ -571,4 +571,69 @@ struct PermissionMatrixTests {
             }
         }
     }
+
+    // MARK: Webhooks
+
+    /// The webhook calls (docs/SERVICE.md), by each actor (owner admin moderator participant
+    /// nonMember banned app appBanned shadowBanned): the app only; a user banned from the app is
+    /// refused for that first. The calls taking an id name a webhook the app made.
+    enum WebhookAction: String, CaseIterable, Sendable {
+        case createWebhook, updateWebhook, deleteWebhook, listWebhooks, replayWebhook, testWebhook
+    }
+
+    static let webhookRow = "PD PD PD PD PD PD OK UBA PD"
+
+    @Test("the webhooks: only the app, and a banned user is refused first", arguments: WebhookAction.allCases)
+    func webhookMatrix(_ action: WebhookAction) throws {
+        let harness = try ServiceHarness()
+        defer { harness.tearDown() }
+        let expectedCodes = Self.webhookRow.split(separator: " ").map(String.init)
+        for (actorIndex, actor) in Roster.Actor.allCases.enumerated() {
+            // A fresh app per actor: an app has at most 10 webhooks.
+            let app = "hooks-\(actorIndex)"
+            try Roster.createUsers(harness, app: app)
+            try Roster.createGroup(harness, guid: "g", type: .public, app: app)
+            let id = try Self.createWebhook(harness.client(app: app)).webhook.id
+            let client = harness.client(actor.uid, app: app)
+            let service = client.service
+            let caller = client.caller
+            let outcome = ModerationClient.code { () throws -> Any in
+                switch action {
+                case .createWebhook: try Self.createWebhook(client)
+                case .updateWebhook:
+                    try MutationWaiter.wait {
+                        service.updateWebhook(
+                            caller, id: id, WebhookUpdate(description: "matrix"), replay: MutationWaiter.describe,
+                            completion: $0)
+                    }.get()
+                case .deleteWebhook:
+                    try MutationWaiter.wait {
+                        service.deleteWebhook(caller, id: id, replay: MutationWaiter.describe, completion: $0)
+                    }.get()
+                case .listWebhooks: try service.listWebhooks(caller)
+                case .replayWebhook:
+                    try MutationWaiter.wait {
+                        service.replayWebhook(
+                            caller, id: id, afterSeq: 0, replay: MutationWaiter.describe, completion: $0)
+                    }.get()
+                case .testWebhook: try service.webhookToTest(caller, id: id)
+                }
+            }
+            let expected = try #require(Self.codes[expectedCodes[actorIndex]], "unknown code")
+            #expect(
+                outcome == expected,
+                "\(action) by \(actor): got \(outcome?.name ?? "OK"), expected \(expected?.name ?? "OK")")
+        }
+    }
+
+    @discardableResult
+    static func createWebhook(_ client: ModerationClient) throws(ModerationError) -> CreatedWebhook {
+        let service = client.service
+        let caller = client.caller
+        return try MutationWaiter.wait {
+            service.createWebhook(
+                caller, NewWebhook(url: "https://hooks.example/matrix"), replay: MutationWaiter.describe,
+                completion: $0)
+        }.get()
+    }
 }

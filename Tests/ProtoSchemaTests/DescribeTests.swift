@@ -27,7 +27,7 @@ struct DescribeTests {
             moderation.hasSuffix(
                 "  rpc Subscribe ( .moderation.v1.SubscribeRequest ) returns ( stream .moderation.v1.SubscribeResponse );\n}\n"
             ))
-        #expect(moderation.split(separator: "\n").filter { $0.hasPrefix("  rpc ") }.count == 52)
+        #expect(moderation.split(separator: "\n").filter { $0.hasPrefix("  rpc ") }.count == 58)
     }
 
     @Test(

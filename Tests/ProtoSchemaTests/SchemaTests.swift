@@ -125,7 +125,7 @@ struct SchemaTests {
                 "moderation.v1.Moderation",
             ])
         let moderation = try #require(try schema().service(named: ".moderation.v1.Moderation"))
-        #expect(moderation.methods.count == 52)
+        #expect(moderation.methods.count == 58)
         #expect(moderation.method(named: "KickMember")?.path == "/moderation.v1.Moderation/KickMember")
         #expect(moderation.leadingComments == " Group moderation for one app (tenant) per API key.\n")
     }

@@ -141,7 +141,7 @@ struct GRPCReflectionTests {
             Set(names) == [
                 "moderation/v1/moderation.proto", "moderation/v1/actions.proto", "moderation/v1/groups.proto",
                 "moderation/v1/members.proto", "moderation/v1/users.proto", "moderation/v1/invites.proto",
-                "moderation/v1/reports.proto", "moderation/v1/content.proto",
+                "moderation/v1/reports.proto", "moderation/v1/content.proto", "moderation/v1/webhooks.proto",
             ])
         // members.proto is imported by moderation.proto, groups.proto and actions.proto: sent once.
         #expect(names.count == Set(names).count, "each file once: \(names)")

@@ -63,6 +63,7 @@ struct ErrorCodeStatusTests {
         Row(code: .userBannedFromApp, status: .permissionDenied),
         Row(code: .contentBlocked, status: .permissionDenied),
         Row(code: .contentRuleNotFound, status: .notFound),
+        Row(code: .webhookNotFound, status: .notFound),
     ]
 
     @Test("the table lists every code once")

@@ -396,6 +396,40 @@ public struct ModerationWireClient: Sendable {
         try call(ModerationMethods.listContentRules, ListContentRulesRequest(guid: guid, cursor: cursor, limit: limit))
     }
 
+    // MARK: Webhooks
+
+    @discardableResult
+    public func createWebhook(
+        _ url: String, kinds: [ActionType] = [], guids: [String] = [], description: String = "", secret: String = ""
+    ) throws(RPCError) -> CreateWebhookResponse {
+        try call(
+            ModerationMethods.createWebhook,
+            CreateWebhookRequest(url: url, kinds: kinds, guids: guids, description: description, secret: secret))
+    }
+
+    @discardableResult
+    public func updateWebhook(_ request: UpdateWebhookRequest) throws(RPCError) -> Webhook {
+        try call(ModerationMethods.updateWebhook, request).webhook ?? Webhook()
+    }
+
+    @discardableResult
+    public func deleteWebhook(_ id: String) throws(RPCError) -> Webhook {
+        try call(ModerationMethods.deleteWebhook, DeleteWebhookRequest(id: id)).webhook ?? Webhook()
+    }
+
+    public func webhooks() throws(RPCError) -> [Webhook] {
+        try call(ModerationMethods.listWebhooks, ListWebhooksRequest()).webhooks
+    }
+
+    @discardableResult
+    public func replayWebhook(_ id: String, afterSeq: UInt64) throws(RPCError) -> Webhook {
+        try call(ModerationMethods.replayWebhook, ReplayWebhookRequest(id: id, afterSeq: afterSeq)).webhook ?? Webhook()
+    }
+
+    public func testWebhook(_ id: String) throws(RPCError) -> TestWebhookResponse {
+        try call(ModerationMethods.testWebhook, TestWebhookRequest(id: id))
+    }
+
     // MARK: Bans from the app
 
     @discardableResult

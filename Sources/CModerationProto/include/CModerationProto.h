@@ -13,6 +13,7 @@
 #include "moderation/v1/moderation.pb-c.h"
 #include "moderation/v1/reports.pb-c.h"
 #include "moderation/v1/users.pb-c.h"
+#include "moderation/v1/webhooks.pb-c.h"
 
 /// The serialized FileDescriptorSet of proto/moderation (with imports and source info).
 const uint8_t *cmoderationproto_descriptor_set(size_t *count);

@@ -107,13 +107,15 @@ public enum ErrorCode: ProtoEnum {
     case errContentBlocked
     /// NOT_FOUND: the set has no content rule with that id.
     case errContentRuleNotFound
+    /// NOT_FOUND: the app has no webhook with that id.
+    case errWebhookNotFound
     /// A value this build does not know (proto3 enums are open).
     case unrecognized(Int32)
 
     public static let protoName = "moderation.v1.ErrorCode"
 
     /// Every known value, in declaration order.
-    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved, .errUserBannedFromApp, .errContentBlocked, .errContentRuleNotFound]
+    public static let allKnown: [Self] = [.errUnspecified, .errGroupNotFound, .errUIDNotFound, .errGroupNotJoined, .errNotAMember, .errPermissionDenied, .errCannotKickOwner, .errCannotBanOwner, .errUserNotBanned, .errCannotChangeOwnerScope, .errAlreadyJoined, .errAlreadyBanned, .errBannedGroupmember, .errGroupJoinNotAllowed, .errWrongGroupPass, .errEmptyGroupPass, .errOwnerCannotLeave, .errSameScope, .errGroupNoSelfAction, .errGUIDAlreadyExists, .errUIDAlreadyExists, .errInvalidArgument, .errVersionConflict, .errCursorExpired, .errUnauthenticated, .errRateLimited, .errInternal, .errTooManySubscriptions, .errStoreUnavailable, .errCannotMuteOwner, .errAlreadyMuted, .errUserNotMuted, .errMemberMuted, .errAlreadyFrozen, .errGroupNotFrozen, .errGroupFrozen, .errUserOwnsGroups, .errInviteNotFound, .errJoinRequestsDisabled, .errAlreadyRequested, .errJoinRequestNotFound, .errAlreadyReported, .errReportAlreadyResolved, .errUserBannedFromApp, .errContentBlocked, .errContentRuleNotFound, .errWebhookNotFound]
 
     public init(rawValue: Int32) {
         switch rawValue {
@@ -163,6 +165,7 @@ public enum ErrorCode: ProtoEnum {
         case 43: self = .errUserBannedFromApp
         case 44: self = .errContentBlocked
         case 45: self = .errContentRuleNotFound
+        case 46: self = .errWebhookNotFound
         default: self = .unrecognized(rawValue)
         }
     }
@@ -215,6 +218,7 @@ public enum ErrorCode: ProtoEnum {
         case .errUserBannedFromApp: 43
         case .errContentBlocked: 44
         case .errContentRuleNotFound: 45
+        case .errWebhookNotFound: 46
         case .unrecognized(let value): value
         }
     }
@@ -268,6 +272,7 @@ public enum ErrorCode: ProtoEnum {
         case .errUserBannedFromApp: "ERR_USER_BANNED_FROM_APP"
         case .errContentBlocked: "ERR_CONTENT_BLOCKED"
         case .errContentRuleNotFound: "ERR_CONTENT_RULE_NOT_FOUND"
+        case .errWebhookNotFound: "ERR_WEBHOOK_NOT_FOUND"
         case .unrecognized: nil
         }
     }

@@ -2214,6 +2214,257 @@ public struct ListContentRulesResponse: ProtoMessage {
     }
 }
 
+/// Request of CreateWebhook.
+public struct CreateWebhookRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.CreateWebhookRequest"
+
+    /// The https URL to post the actions to (1–2 048 bytes).
+    public var url: String = ""
+    /// Only these kinds of action; empty for every kind.
+    public var kinds: [ActionType] = []
+    /// Only the actions of these groups (≤ 1 000); empty for every group and the app's own.
+    public var guids: [String] = []
+    /// Free text (≤ 255 characters).
+    public var description: String = ""
+    /// The signing secret: "whsec_" and the base64 of 24–64 bytes; empty for one made here.
+    public var secret: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        url: String = "",
+        kinds: [ActionType] = [],
+        guids: [String] = [],
+        description: String = "",
+        secret: String = ""
+    ) {
+        self.url = url
+        self.kinds = kinds
+        self.guids = guids
+        self.description = description
+        self.secret = secret
+    }
+}
+
+/// Response of CreateWebhook.
+public struct CreateWebhookResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.CreateWebhookResponse"
+
+    /// The new webhook.
+    public var webhook: Webhook? = nil
+    /// Its signing secret: shown here and never again.
+    public var secret: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(webhook: Webhook? = nil, secret: String = "") {
+        self.webhook = webhook
+        self.secret = secret
+    }
+}
+
+/// Request of UpdateWebhook.
+public struct UpdateWebhookRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.UpdateWebhookRequest"
+
+    /// Id of the webhook to change.
+    public var id: String = ""
+    /// New URL, when "url" is in update_mask (or update_mask is empty and url is not).
+    public var url: String = ""
+    /// New kinds (replace the old), likewise; empty in update_mask for every kind.
+    public var kinds: [ActionType] = []
+    /// New groups (replace the old), likewise; empty in update_mask for every group.
+    public var guids: [String] = []
+    /// New description, likewise.
+    public var description: String = ""
+    /// Whether delivery is on, when listed in update_mask or given true.
+    public var enabled: Bool = false
+    /// Names of the fields to change ("url", "kinds", "guids", "description", "enabled"). Empty:
+    /// change every field given with a non-empty value. Listing a field with an empty value clears it.
+    public var updateMask: [String] = []
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        id: String = "",
+        url: String = "",
+        kinds: [ActionType] = [],
+        guids: [String] = [],
+        description: String = "",
+        enabled: Bool = false,
+        updateMask: [String] = []
+    ) {
+        self.id = id
+        self.url = url
+        self.kinds = kinds
+        self.guids = guids
+        self.description = description
+        self.enabled = enabled
+        self.updateMask = updateMask
+    }
+}
+
+/// Response of UpdateWebhook.
+public struct UpdateWebhookResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.UpdateWebhookResponse"
+
+    /// The webhook after the change.
+    public var webhook: Webhook? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(webhook: Webhook? = nil) {
+        self.webhook = webhook
+    }
+}
+
+/// Request of DeleteWebhook.
+public struct DeleteWebhookRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.DeleteWebhookRequest"
+
+    /// Id of the webhook to delete.
+    public var id: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(id: String = "") {
+        self.id = id
+    }
+}
+
+/// Response of DeleteWebhook.
+public struct DeleteWebhookResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.DeleteWebhookResponse"
+
+    /// The webhook deleted, as it was.
+    public var webhook: Webhook? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(webhook: Webhook? = nil) {
+        self.webhook = webhook
+    }
+}
+
+/// Request of ListWebhooks.
+public struct ListWebhooksRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ListWebhooksRequest"
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init() {
+    }
+}
+
+/// Response of ListWebhooks.
+public struct ListWebhooksResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ListWebhooksResponse"
+
+    /// Every webhook of the app (at most 10), oldest first.
+    public var webhooks: [Webhook] = []
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(webhooks: [Webhook] = []) {
+        self.webhooks = webhooks
+    }
+}
+
+/// Request of ReplayWebhook.
+public struct ReplayWebhookRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.ReplayWebhookRequest"
+
+    /// Id of the webhook.
+    public var id: String = ""
+    /// Deliver the actions with a greater seq (ERR_CURSOR_EXPIRED when older than the log's
+    /// retention, ERR_INVALID_ARGUMENT past its head).
+    public var afterSeq: UInt64 = 0
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(id: String = "", afterSeq: UInt64 = 0) {
+        self.id = id
+        self.afterSeq = afterSeq
+    }
+}
+
+/// Response of ReplayWebhook.
+public struct ReplayWebhookResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.ReplayWebhookResponse"
+
+    /// The webhook with its cursor moved.
+    public var webhook: Webhook? = nil
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(webhook: Webhook? = nil) {
+        self.webhook = webhook
+    }
+}
+
+/// Request of TestWebhook.
+public struct TestWebhookRequest: ProtoMessage {
+    public static let protoName = "moderation.v1.TestWebhookRequest"
+
+    /// Id of the webhook to ping.
+    public var id: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(id: String = "") {
+        self.id = id
+    }
+}
+
+/// Response of TestWebhook: the receiver's answer to the ping, or why there was none.
+public struct TestWebhookResponse: ProtoMessage {
+    public static let protoName = "moderation.v1.TestWebhookResponse"
+
+    /// The receiver's HTTP status; 0 when there was no answer (error says why).
+    public var httpStatus: UInt32 = 0
+    /// How long the ping took, in milliseconds.
+    public var latencyMs: Int64 = 0
+    /// Why there was no answer (refused, timed out, TLS); empty when the receiver answered.
+    public var error: String = ""
+    /// "1.1" or "2"; empty without an answer.
+    public var httpVersion: String = ""
+
+    /// Creates the message with every field at its proto3 zero value.
+    public init() {}
+
+    /// Creates the message; every field left out is at its proto3 zero value.
+    public init(
+        httpStatus: UInt32 = 0,
+        latencyMs: Int64 = 0,
+        error: String = "",
+        httpVersion: String = ""
+    ) {
+        self.httpStatus = httpStatus
+        self.latencyMs = latencyMs
+        self.error = error
+        self.httpVersion = httpVersion
+    }
+}
+
 /// Request of ListGroupActions.
 public struct ListGroupActionsRequest: ProtoMessage {
     public static let protoName = "moderation.v1.ListGroupActionsRequest"
@@ -6304,6 +6555,454 @@ extension ListContentRulesResponse {
     }
 }
 
+extension CreateWebhookRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CreateWebhookRequest> {
+        let c = arena.allocate(Moderation__V1__CreateWebhookRequest.self)
+        moderation__v1__create_webhook_request__init(c)
+        if !url.isEmpty { c.pointee.url = arena.cString(url) }
+        if !kinds.isEmpty {
+            let items = arena.allocateArray(Moderation__V1__ActionType.self, count: kinds.count)
+            for (i, item) in kinds.enumerated() { items[i] = Moderation__V1__ActionType(rawValue: UInt32(bitPattern: item.rawValue)) }
+            c.pointee.n_kinds = kinds.count
+            c.pointee.kinds = items
+        }
+        if !guids.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<CChar>?.self, count: guids.count)
+            for (i, item) in guids.enumerated() { items[i] = arena.cString(item) }
+            c.pointee.n_guids = guids.count
+            c.pointee.guids = items
+        }
+        if !description.isEmpty { c.pointee.description = arena.cString(description) }
+        if !secret.isEmpty { c.pointee.secret = arena.cString(secret) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__create_webhook_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CreateWebhookRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.url = try arena.string(c.pointee.url, field: "url", of: Self.protoName)
+        if c.pointee.n_kinds > 0 {
+            self.kinds.reserveCapacity(c.pointee.n_kinds)
+            for i in 0..<c.pointee.n_kinds { self.kinds.append(ActionType(rawValue: Int32(bitPattern: c.pointee.kinds[i].rawValue))) }
+        }
+        if c.pointee.n_guids > 0 {
+            self.guids.reserveCapacity(c.pointee.n_guids)
+            for i in 0..<c.pointee.n_guids { self.guids.append(try arena.string(c.pointee.guids[i], field: "guids", of: Self.protoName)) }
+        }
+        self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
+        self.secret = try arena.string(c.pointee.secret, field: "secret", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.url.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.url, &buffer) }
+        if !self.kinds.isEmpty {
+            buffer.append(0x12)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.kinds { ProtoWireWriter.int32(item.rawValue, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for index in self.guids.indices { buffer.append(0x1A); ProtoWireWriter.string(self.guids[index], &buffer) }
+        if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
+        if !self.secret.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.secret, &buffer) }
+    }
+}
+
+extension CreateWebhookResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__CreateWebhookResponse> {
+        let c = arena.allocate(Moderation__V1__CreateWebhookResponse.self)
+        moderation__v1__create_webhook_response__init(c)
+        if let value = webhook { c.pointee.webhook = value.cStruct(in: arena) }
+        if !secret.isEmpty { c.pointee.secret = arena.cString(secret) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__create_webhook_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__CreateWebhookResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.webhook { self.webhook = try Webhook(c: value, arena: arena) }
+        self.secret = try arena.string(c.pointee.secret, field: "secret", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+        if !self.secret.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.secret, &buffer) }
+    }
+}
+
+extension UpdateWebhookRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UpdateWebhookRequest> {
+        let c = arena.allocate(Moderation__V1__UpdateWebhookRequest.self)
+        moderation__v1__update_webhook_request__init(c)
+        if !id.isEmpty { c.pointee.id = arena.cString(id) }
+        if !url.isEmpty { c.pointee.url = arena.cString(url) }
+        if !kinds.isEmpty {
+            let items = arena.allocateArray(Moderation__V1__ActionType.self, count: kinds.count)
+            for (i, item) in kinds.enumerated() { items[i] = Moderation__V1__ActionType(rawValue: UInt32(bitPattern: item.rawValue)) }
+            c.pointee.n_kinds = kinds.count
+            c.pointee.kinds = items
+        }
+        if !guids.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<CChar>?.self, count: guids.count)
+            for (i, item) in guids.enumerated() { items[i] = arena.cString(item) }
+            c.pointee.n_guids = guids.count
+            c.pointee.guids = items
+        }
+        if !description.isEmpty { c.pointee.description = arena.cString(description) }
+        if enabled { c.pointee.enabled = 1 }
+        if !updateMask.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<CChar>?.self, count: updateMask.count)
+            for (i, item) in updateMask.enumerated() { items[i] = arena.cString(item) }
+            c.pointee.n_update_mask = updateMask.count
+            c.pointee.update_mask = items
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__update_webhook_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UpdateWebhookRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.id = try arena.string(c.pointee.id, field: "id", of: Self.protoName)
+        self.url = try arena.string(c.pointee.url, field: "url", of: Self.protoName)
+        if c.pointee.n_kinds > 0 {
+            self.kinds.reserveCapacity(c.pointee.n_kinds)
+            for i in 0..<c.pointee.n_kinds { self.kinds.append(ActionType(rawValue: Int32(bitPattern: c.pointee.kinds[i].rawValue))) }
+        }
+        if c.pointee.n_guids > 0 {
+            self.guids.reserveCapacity(c.pointee.n_guids)
+            for i in 0..<c.pointee.n_guids { self.guids.append(try arena.string(c.pointee.guids[i], field: "guids", of: Self.protoName)) }
+        }
+        self.description = try arena.string(c.pointee.description, field: "description", of: Self.protoName)
+        self.enabled = (c.pointee.enabled != 0)
+        if c.pointee.n_update_mask > 0 {
+            self.updateMask.reserveCapacity(c.pointee.n_update_mask)
+            for i in 0..<c.pointee.n_update_mask { self.updateMask.append(try arena.string(c.pointee.update_mask[i], field: "update_mask", of: Self.protoName)) }
+        }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
+        if !self.url.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.url, &buffer) }
+        if !self.kinds.isEmpty {
+            buffer.append(0x1A)
+            let start = ProtoWireWriter.beginLength(&buffer)
+            for item in self.kinds { ProtoWireWriter.int32(item.rawValue, &buffer) }
+            ProtoWireWriter.endLength(&buffer, from: start)
+        }
+        for index in self.guids.indices { buffer.append(0x22); ProtoWireWriter.string(self.guids[index], &buffer) }
+        if !self.description.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.description, &buffer) }
+        if self.enabled { buffer.append(0x30); buffer.append(self.enabled ? 1 : 0) }
+        for index in self.updateMask.indices { buffer.append(0x3A); ProtoWireWriter.string(self.updateMask[index], &buffer) }
+    }
+}
+
+extension UpdateWebhookResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__UpdateWebhookResponse> {
+        let c = arena.allocate(Moderation__V1__UpdateWebhookResponse.self)
+        moderation__v1__update_webhook_response__init(c)
+        if let value = webhook { c.pointee.webhook = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__update_webhook_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__UpdateWebhookResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.webhook { self.webhook = try Webhook(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension DeleteWebhookRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeleteWebhookRequest> {
+        let c = arena.allocate(Moderation__V1__DeleteWebhookRequest.self)
+        moderation__v1__delete_webhook_request__init(c)
+        if !id.isEmpty { c.pointee.id = arena.cString(id) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__delete_webhook_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeleteWebhookRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.id = try arena.string(c.pointee.id, field: "id", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
+    }
+}
+
+extension DeleteWebhookResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__DeleteWebhookResponse> {
+        let c = arena.allocate(Moderation__V1__DeleteWebhookResponse.self)
+        moderation__v1__delete_webhook_response__init(c)
+        if let value = webhook { c.pointee.webhook = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__delete_webhook_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__DeleteWebhookResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.webhook { self.webhook = try Webhook(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension ListWebhooksRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListWebhooksRequest> {
+        let c = arena.allocate(Moderation__V1__ListWebhooksRequest.self)
+        moderation__v1__list_webhooks_request__init(c)
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_webhooks_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListWebhooksRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+    }
+}
+
+extension ListWebhooksResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ListWebhooksResponse> {
+        let c = arena.allocate(Moderation__V1__ListWebhooksResponse.self)
+        moderation__v1__list_webhooks_response__init(c)
+        if !webhooks.isEmpty {
+            let items = arena.allocateArray(UnsafeMutablePointer<Moderation__V1__Webhook>?.self, count: webhooks.count)
+            for (i, item) in webhooks.enumerated() { items[i] = item.cStruct(in: arena) }
+            c.pointee.n_webhooks = webhooks.count
+            c.pointee.webhooks = items
+        }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__list_webhooks_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ListWebhooksResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if c.pointee.n_webhooks > 0 {
+            self.webhooks.reserveCapacity(c.pointee.n_webhooks)
+            for i in 0..<c.pointee.n_webhooks { self.webhooks.append(try Webhook(c: ProtoArena.required(c.pointee.webhooks[i], field: "webhooks", of: Self.protoName), arena: arena)) }
+        }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        for index in self.webhooks.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.webhooks[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension ReplayWebhookRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ReplayWebhookRequest> {
+        let c = arena.allocate(Moderation__V1__ReplayWebhookRequest.self)
+        moderation__v1__replay_webhook_request__init(c)
+        if !id.isEmpty { c.pointee.id = arena.cString(id) }
+        if afterSeq != 0 { c.pointee.after_seq = afterSeq }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__replay_webhook_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ReplayWebhookRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.id = try arena.string(c.pointee.id, field: "id", of: Self.protoName)
+        self.afterSeq = c.pointee.after_seq
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
+        if self.afterSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.afterSeq, &buffer) }
+    }
+}
+
+extension ReplayWebhookResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__ReplayWebhookResponse> {
+        let c = arena.allocate(Moderation__V1__ReplayWebhookResponse.self)
+        moderation__v1__replay_webhook_response__init(c)
+        if let value = webhook { c.pointee.webhook = value.cStruct(in: arena) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__replay_webhook_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__ReplayWebhookResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        if let value = c.pointee.webhook { self.webhook = try Webhook(c: value, arena: arena) }
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+}
+
+extension TestWebhookRequest {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__TestWebhookRequest> {
+        let c = arena.allocate(Moderation__V1__TestWebhookRequest.self)
+        moderation__v1__test_webhook_request__init(c)
+        if !id.isEmpty { c.pointee.id = arena.cString(id) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__test_webhook_request__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__TestWebhookRequest>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.id = try arena.string(c.pointee.id, field: "id", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
+    }
+}
+
+extension TestWebhookResponse {
+    public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(cStruct(in: arena))
+    }
+
+    func cStruct(in arena: ProtoArena) -> UnsafeMutablePointer<Moderation__V1__TestWebhookResponse> {
+        let c = arena.allocate(Moderation__V1__TestWebhookResponse.self)
+        moderation__v1__test_webhook_response__init(c)
+        if httpStatus != 0 { c.pointee.http_status = httpStatus }
+        if latencyMs != 0 { c.pointee.latency_ms = latencyMs }
+        if !error.isEmpty { c.pointee.error = arena.cString(error) }
+        if !httpVersion.isEmpty { c.pointee.http_version = arena.cString(httpVersion) }
+        return c
+    }
+
+    public static func unpack(_ bytes: UnsafeRawBufferPointer, arena: ProtoArena) throws(ProtoDecodingError) -> Self {
+        guard let c = moderation__v1__test_webhook_response__unpack(arena.allocator, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)) else {
+            throw ProtoDecodingError(messageName: protoName, reason: arena.unpackFailureReason)
+        }
+        do { return try Self(c: c, arena: arena) } catch { throw error.reported(as: protoName) }
+    }
+
+    init(c: UnsafePointer<Moderation__V1__TestWebhookResponse>, arena: ProtoArena) throws(ProtoDecodingError) {
+        self.init()
+        self.httpStatus = c.pointee.http_status
+        self.latencyMs = c.pointee.latency_ms
+        self.error = try arena.string(c.pointee.error, field: "error", of: Self.protoName)
+        self.httpVersion = try arena.string(c.pointee.http_version, field: "http_version", of: Self.protoName)
+    }
+
+    public func writeFields(into buffer: inout [UInt8]) {
+        if self.httpStatus != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.httpStatus), &buffer) }
+        if self.latencyMs != 0 { buffer.append(0x10); ProtoWireWriter.int64(self.latencyMs, &buffer) }
+        if !self.error.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.error, &buffer) }
+        if !self.httpVersion.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.httpVersion, &buffer) }
+    }
+}
+
 extension ListGroupActionsRequest {
     public func cMessage(in arena: ProtoArena) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(cStruct(in: arena))
@@ -6707,6 +7406,29 @@ public enum ModerationMethods {
     /// Lists a rule set, oldest first (as AddContentRules, and the group's moderators).
     public static let listContentRules = ProtoMethod<ListContentRulesRequest, ListContentRulesResponse>(
         service: name, name: "ListContentRules", clientStreaming: false, serverStreaming: false)
+    /// Creates a webhook (the app only, at most 10): the app's actions after the log's head are
+    /// posted to its https URL, signed with its secret (given, or made here and shown only in the
+    /// response).
+    public static let createWebhook = ProtoMethod<CreateWebhookRequest, CreateWebhookResponse>(
+        service: name, name: "CreateWebhook", clientStreaming: false, serverStreaming: false)
+    /// Changes a webhook's URL, filters, description or whether it is enabled (the app only).
+    /// Enabling it clears its failures and resumes delivery from its cursor.
+    public static let updateWebhook = ProtoMethod<UpdateWebhookRequest, UpdateWebhookResponse>(
+        service: name, name: "UpdateWebhook", clientStreaming: false, serverStreaming: false)
+    /// Deletes a webhook (the app only): nothing more is delivered to it.
+    public static let deleteWebhook = ProtoMethod<DeleteWebhookRequest, DeleteWebhookResponse>(
+        service: name, name: "DeleteWebhook", clientStreaming: false, serverStreaming: false)
+    /// Lists the app's webhooks with their status, oldest first (the app only).
+    public static let listWebhooks = ProtoMethod<ListWebhooksRequest, ListWebhooksResponse>(
+        service: name, name: "ListWebhooks", clientStreaming: false, serverStreaming: false)
+    /// Moves a webhook's cursor (the app only): delivery goes on at once with the actions after
+    /// after_seq, again for those delivered already, its failures cleared.
+    public static let replayWebhook = ProtoMethod<ReplayWebhookRequest, ReplayWebhookResponse>(
+        service: name, name: "ReplayWebhook", clientStreaming: false, serverStreaming: false)
+    /// Posts one signed "ping" to a webhook's URL now and answers how the receiver answered
+    /// (the app only); a failed ping is an answer, not a failed call.
+    public static let testWebhook = ProtoMethod<TestWebhookRequest, TestWebhookResponse>(
+        service: name, name: "TestWebhook", clientStreaming: false, serverStreaming: false)
     /// Reads a group's action log ("missed events"), oldest first.
     public static let listGroupActions = ProtoMethod<ListGroupActionsRequest, ListGroupActionsResponse>(
         service: name, name: "ListGroupActions", clientStreaming: false, serverStreaming: false)
@@ -6715,5 +7437,5 @@ public enum ModerationMethods {
         service: name, name: "Subscribe", clientStreaming: false, serverStreaming: true)
 
     /// Every method of the service, in declaration order.
-    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, banUserFromApp, unbanUserFromApp, listAppBans, addContentRules, deleteContentRules, listContentRules, listGroupActions, subscribe]
+    public static let methods: [any ProtoMethodDescription] = [createUser, getUser, updateUser, deleteUser, createGroup, getGroup, updateGroup, deleteGroup, listGroups, joinGroup, leaveGroup, listMembers, addMembers, kickMember, banMember, unbanMember, listBannedMembers, changeMemberScope, transferOwnership, bulkKickMembers, bulkBanMembers, bulkUnbanMembers, getMemberState, inviteMembers, acceptInvite, declineInvite, revokeInvite, listInvites, listMyInvites, requestToJoin, approveJoinRequest, rejectJoinRequest, cancelJoinRequest, listJoinRequests, reportMember, listReports, resolveReport, muteMember, unmuteMember, bulkMuteMembers, bulkUnmuteMembers, freezeGroup, unfreezeGroup, checkPost, banUserFromApp, unbanUserFromApp, listAppBans, addContentRules, deleteContentRules, listContentRules, createWebhook, updateWebhook, deleteWebhook, listWebhooks, replayWebhook, testWebhook, listGroupActions, subscribe]
 }

@@ -76,7 +76,7 @@ def test_the_wheel_holds_the_package_its_types_and_its_dependency(built: Dict[st
         metadata = wheel.read("mrpc_client-%s.dist-info/METADATA" % mrpc_client.__version__).decode()
     assert "mrpc_client/py.typed" in files
     generated = [name for name in files if name.endswith("_pb2.py")]
-    assert len(generated) == 13, generated
+    assert len(generated) == 14, generated
     for module in generated:
         assert module + "i" in files, "no type stub for %s" % module
     for module in ("moderation_v1", "mrpc_v1", "mrpc_health_v1", "mrpc_diagnostics_v1", "mrpc_reflection_v1",

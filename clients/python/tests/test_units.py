@@ -287,7 +287,7 @@ def test_method_table_covers_every_rpc_of_every_service_in_the_descriptors() -> 
     table = {path: (spec.request_type.DESCRIPTOR.full_name, spec.response_type.DESCRIPTOR.full_name,
                     spec.server_streaming) for path, spec in services.METHODS_BY_PATH.items()}
     assert table == expected
-    assert len([p for p in table if p.startswith("/moderation.v1.Moderation/")]) == 52
+    assert len([p for p in table if p.startswith("/moderation.v1.Moderation/")]) == 58
     assert services.METHODS_BY_PATH["/moderation.v1.Moderation/Subscribe"].server_streaming
     kick = services.MODERATION_V1_MODERATION.method("KickMember")
     assert kick.path == "/moderation.v1.Moderation/KickMember" and kick.request_type is moderation_pb2.KickMemberRequest

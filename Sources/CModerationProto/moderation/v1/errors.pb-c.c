@@ -7,7 +7,7 @@
 #endif
 
 #include "moderation/v1/errors.pb-c.h"
-static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[46] =
+static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_number[47] =
 {
   { "ERR_UNSPECIFIED", "MODERATION__V1__ERROR_CODE__ERR_UNSPECIFIED", 0 },
   { "ERR_GROUP_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_GROUP_NOT_FOUND", 1 },
@@ -55,11 +55,12 @@ static const ProtobufCEnumValue moderation__v1__error_code__enum_values_by_numbe
   { "ERR_USER_BANNED_FROM_APP", "MODERATION__V1__ERROR_CODE__ERR_USER_BANNED_FROM_APP", 43 },
   { "ERR_CONTENT_BLOCKED", "MODERATION__V1__ERROR_CODE__ERR_CONTENT_BLOCKED", 44 },
   { "ERR_CONTENT_RULE_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_CONTENT_RULE_NOT_FOUND", 45 },
+  { "ERR_WEBHOOK_NOT_FOUND", "MODERATION__V1__ERROR_CODE__ERR_WEBHOOK_NOT_FOUND", 46 },
 };
 static const ProtobufCIntRange moderation__v1__error_code__value_ranges[] = {
-{0, 0},{0, 46}
+{0, 0},{0, 47}
 };
-static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[46] =
+static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_name[47] =
 {
   { "ERR_ALREADY_BANNED", 11 },
   { "ERR_ALREADY_FROZEN", 33 },
@@ -106,6 +107,7 @@ static const ProtobufCEnumValueIndex moderation__v1__error_code__enum_values_by_
   { "ERR_USER_NOT_MUTED", 31 },
   { "ERR_USER_OWNS_GROUPS", 36 },
   { "ERR_VERSION_CONFLICT", 22 },
+  { "ERR_WEBHOOK_NOT_FOUND", 46 },
   { "ERR_WRONG_GROUP_PASS", 14 },
 };
 const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
@@ -115,9 +117,9 @@ const ProtobufCEnumDescriptor moderation__v1__error_code__descriptor =
   "ErrorCode",
   "Moderation__V1__ErrorCode",
   "moderation.v1",
-  46,
+  47,
   moderation__v1__error_code__enum_values_by_number,
-  46,
+  47,
   moderation__v1__error_code__enum_values_by_name,
   1,
   moderation__v1__error_code__value_ranges,

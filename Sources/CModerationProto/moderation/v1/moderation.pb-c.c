@@ -4675,6 +4675,546 @@ void   moderation__v1__list_content_rules_response__free_unpacked
   assert(message->base.descriptor == &moderation__v1__list_content_rules_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   moderation__v1__create_webhook_request__init
+                     (Moderation__V1__CreateWebhookRequest         *message)
+{
+  static const Moderation__V1__CreateWebhookRequest init_value = MODERATION__V1__CREATE_WEBHOOK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__create_webhook_request__get_packed_size
+                     (const Moderation__V1__CreateWebhookRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__create_webhook_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__create_webhook_request__pack
+                     (const Moderation__V1__CreateWebhookRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__create_webhook_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__create_webhook_request__pack_to_buffer
+                     (const Moderation__V1__CreateWebhookRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__create_webhook_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CreateWebhookRequest *
+       moderation__v1__create_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CreateWebhookRequest *)
+     protobuf_c_message_unpack (&moderation__v1__create_webhook_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__create_webhook_request__free_unpacked
+                     (Moderation__V1__CreateWebhookRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__create_webhook_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__create_webhook_response__init
+                     (Moderation__V1__CreateWebhookResponse         *message)
+{
+  static const Moderation__V1__CreateWebhookResponse init_value = MODERATION__V1__CREATE_WEBHOOK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__create_webhook_response__get_packed_size
+                     (const Moderation__V1__CreateWebhookResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__create_webhook_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__create_webhook_response__pack
+                     (const Moderation__V1__CreateWebhookResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__create_webhook_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__create_webhook_response__pack_to_buffer
+                     (const Moderation__V1__CreateWebhookResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__create_webhook_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__CreateWebhookResponse *
+       moderation__v1__create_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__CreateWebhookResponse *)
+     protobuf_c_message_unpack (&moderation__v1__create_webhook_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__create_webhook_response__free_unpacked
+                     (Moderation__V1__CreateWebhookResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__create_webhook_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__update_webhook_request__init
+                     (Moderation__V1__UpdateWebhookRequest         *message)
+{
+  static const Moderation__V1__UpdateWebhookRequest init_value = MODERATION__V1__UPDATE_WEBHOOK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__update_webhook_request__get_packed_size
+                     (const Moderation__V1__UpdateWebhookRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__update_webhook_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__update_webhook_request__pack
+                     (const Moderation__V1__UpdateWebhookRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__update_webhook_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__update_webhook_request__pack_to_buffer
+                     (const Moderation__V1__UpdateWebhookRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__update_webhook_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UpdateWebhookRequest *
+       moderation__v1__update_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UpdateWebhookRequest *)
+     protobuf_c_message_unpack (&moderation__v1__update_webhook_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__update_webhook_request__free_unpacked
+                     (Moderation__V1__UpdateWebhookRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__update_webhook_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__update_webhook_response__init
+                     (Moderation__V1__UpdateWebhookResponse         *message)
+{
+  static const Moderation__V1__UpdateWebhookResponse init_value = MODERATION__V1__UPDATE_WEBHOOK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__update_webhook_response__get_packed_size
+                     (const Moderation__V1__UpdateWebhookResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__update_webhook_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__update_webhook_response__pack
+                     (const Moderation__V1__UpdateWebhookResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__update_webhook_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__update_webhook_response__pack_to_buffer
+                     (const Moderation__V1__UpdateWebhookResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__update_webhook_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__UpdateWebhookResponse *
+       moderation__v1__update_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__UpdateWebhookResponse *)
+     protobuf_c_message_unpack (&moderation__v1__update_webhook_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__update_webhook_response__free_unpacked
+                     (Moderation__V1__UpdateWebhookResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__update_webhook_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__delete_webhook_request__init
+                     (Moderation__V1__DeleteWebhookRequest         *message)
+{
+  static const Moderation__V1__DeleteWebhookRequest init_value = MODERATION__V1__DELETE_WEBHOOK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__delete_webhook_request__get_packed_size
+                     (const Moderation__V1__DeleteWebhookRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__delete_webhook_request__pack
+                     (const Moderation__V1__DeleteWebhookRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__delete_webhook_request__pack_to_buffer
+                     (const Moderation__V1__DeleteWebhookRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeleteWebhookRequest *
+       moderation__v1__delete_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeleteWebhookRequest *)
+     protobuf_c_message_unpack (&moderation__v1__delete_webhook_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__delete_webhook_request__free_unpacked
+                     (Moderation__V1__DeleteWebhookRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__delete_webhook_response__init
+                     (Moderation__V1__DeleteWebhookResponse         *message)
+{
+  static const Moderation__V1__DeleteWebhookResponse init_value = MODERATION__V1__DELETE_WEBHOOK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__delete_webhook_response__get_packed_size
+                     (const Moderation__V1__DeleteWebhookResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__delete_webhook_response__pack
+                     (const Moderation__V1__DeleteWebhookResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__delete_webhook_response__pack_to_buffer
+                     (const Moderation__V1__DeleteWebhookResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__DeleteWebhookResponse *
+       moderation__v1__delete_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__DeleteWebhookResponse *)
+     protobuf_c_message_unpack (&moderation__v1__delete_webhook_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__delete_webhook_response__free_unpacked
+                     (Moderation__V1__DeleteWebhookResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__delete_webhook_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_webhooks_request__init
+                     (Moderation__V1__ListWebhooksRequest         *message)
+{
+  static const Moderation__V1__ListWebhooksRequest init_value = MODERATION__V1__LIST_WEBHOOKS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_webhooks_request__get_packed_size
+                     (const Moderation__V1__ListWebhooksRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_webhooks_request__pack
+                     (const Moderation__V1__ListWebhooksRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_webhooks_request__pack_to_buffer
+                     (const Moderation__V1__ListWebhooksRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListWebhooksRequest *
+       moderation__v1__list_webhooks_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListWebhooksRequest *)
+     protobuf_c_message_unpack (&moderation__v1__list_webhooks_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_webhooks_request__free_unpacked
+                     (Moderation__V1__ListWebhooksRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__list_webhooks_response__init
+                     (Moderation__V1__ListWebhooksResponse         *message)
+{
+  static const Moderation__V1__ListWebhooksResponse init_value = MODERATION__V1__LIST_WEBHOOKS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__list_webhooks_response__get_packed_size
+                     (const Moderation__V1__ListWebhooksResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__list_webhooks_response__pack
+                     (const Moderation__V1__ListWebhooksResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__list_webhooks_response__pack_to_buffer
+                     (const Moderation__V1__ListWebhooksResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ListWebhooksResponse *
+       moderation__v1__list_webhooks_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ListWebhooksResponse *)
+     protobuf_c_message_unpack (&moderation__v1__list_webhooks_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__list_webhooks_response__free_unpacked
+                     (Moderation__V1__ListWebhooksResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__list_webhooks_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__replay_webhook_request__init
+                     (Moderation__V1__ReplayWebhookRequest         *message)
+{
+  static const Moderation__V1__ReplayWebhookRequest init_value = MODERATION__V1__REPLAY_WEBHOOK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__replay_webhook_request__get_packed_size
+                     (const Moderation__V1__ReplayWebhookRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__replay_webhook_request__pack
+                     (const Moderation__V1__ReplayWebhookRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__replay_webhook_request__pack_to_buffer
+                     (const Moderation__V1__ReplayWebhookRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ReplayWebhookRequest *
+       moderation__v1__replay_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ReplayWebhookRequest *)
+     protobuf_c_message_unpack (&moderation__v1__replay_webhook_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__replay_webhook_request__free_unpacked
+                     (Moderation__V1__ReplayWebhookRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__replay_webhook_response__init
+                     (Moderation__V1__ReplayWebhookResponse         *message)
+{
+  static const Moderation__V1__ReplayWebhookResponse init_value = MODERATION__V1__REPLAY_WEBHOOK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__replay_webhook_response__get_packed_size
+                     (const Moderation__V1__ReplayWebhookResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__replay_webhook_response__pack
+                     (const Moderation__V1__ReplayWebhookResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__replay_webhook_response__pack_to_buffer
+                     (const Moderation__V1__ReplayWebhookResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__ReplayWebhookResponse *
+       moderation__v1__replay_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__ReplayWebhookResponse *)
+     protobuf_c_message_unpack (&moderation__v1__replay_webhook_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__replay_webhook_response__free_unpacked
+                     (Moderation__V1__ReplayWebhookResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__replay_webhook_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__test_webhook_request__init
+                     (Moderation__V1__TestWebhookRequest         *message)
+{
+  static const Moderation__V1__TestWebhookRequest init_value = MODERATION__V1__TEST_WEBHOOK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__test_webhook_request__get_packed_size
+                     (const Moderation__V1__TestWebhookRequest *message)
+{
+  assert(message->base.descriptor == &moderation__v1__test_webhook_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__test_webhook_request__pack
+                     (const Moderation__V1__TestWebhookRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__test_webhook_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__test_webhook_request__pack_to_buffer
+                     (const Moderation__V1__TestWebhookRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__test_webhook_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__TestWebhookRequest *
+       moderation__v1__test_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__TestWebhookRequest *)
+     protobuf_c_message_unpack (&moderation__v1__test_webhook_request__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__test_webhook_request__free_unpacked
+                     (Moderation__V1__TestWebhookRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__test_webhook_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   moderation__v1__test_webhook_response__init
+                     (Moderation__V1__TestWebhookResponse         *message)
+{
+  static const Moderation__V1__TestWebhookResponse init_value = MODERATION__V1__TEST_WEBHOOK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t moderation__v1__test_webhook_response__get_packed_size
+                     (const Moderation__V1__TestWebhookResponse *message)
+{
+  assert(message->base.descriptor == &moderation__v1__test_webhook_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t moderation__v1__test_webhook_response__pack
+                     (const Moderation__V1__TestWebhookResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &moderation__v1__test_webhook_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t moderation__v1__test_webhook_response__pack_to_buffer
+                     (const Moderation__V1__TestWebhookResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &moderation__v1__test_webhook_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Moderation__V1__TestWebhookResponse *
+       moderation__v1__test_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Moderation__V1__TestWebhookResponse *)
+     protobuf_c_message_unpack (&moderation__v1__test_webhook_response__descriptor,
+                                allocator, len, data);
+}
+void   moderation__v1__test_webhook_response__free_unpacked
+                     (Moderation__V1__TestWebhookResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &moderation__v1__test_webhook_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message)
 {
@@ -11389,6 +11929,637 @@ const ProtobufCMessageDescriptor moderation__v1__list_content_rules_response__de
   (ProtobufCMessageInit) moderation__v1__list_content_rules_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor moderation__v1__create_webhook_request__field_descriptors[5] =
+{
+  {
+    "url",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CreateWebhookRequest, url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "kinds",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Moderation__V1__CreateWebhookRequest, n_kinds),
+    offsetof(Moderation__V1__CreateWebhookRequest, kinds),
+    &moderation__v1__action_type__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "guids",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Moderation__V1__CreateWebhookRequest, n_guids),
+    offsetof(Moderation__V1__CreateWebhookRequest, guids),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "description",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CreateWebhookRequest, description),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "secret",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CreateWebhookRequest, secret),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__create_webhook_request__field_indices_by_name[] = {
+  3,   /* field[3] = description */
+  2,   /* field[2] = guids */
+  1,   /* field[1] = kinds */
+  4,   /* field[4] = secret */
+  0,   /* field[0] = url */
+};
+static const ProtobufCIntRange moderation__v1__create_webhook_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor moderation__v1__create_webhook_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CreateWebhookRequest",
+  "CreateWebhookRequest",
+  "Moderation__V1__CreateWebhookRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__CreateWebhookRequest),
+  5,
+  moderation__v1__create_webhook_request__field_descriptors,
+  moderation__v1__create_webhook_request__field_indices_by_name,
+  1,  moderation__v1__create_webhook_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__create_webhook_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__create_webhook_response__field_descriptors[2] =
+{
+  {
+    "webhook",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CreateWebhookResponse, webhook),
+    &moderation__v1__webhook__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "secret",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__CreateWebhookResponse, secret),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__create_webhook_response__field_indices_by_name[] = {
+  1,   /* field[1] = secret */
+  0,   /* field[0] = webhook */
+};
+static const ProtobufCIntRange moderation__v1__create_webhook_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__create_webhook_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.CreateWebhookResponse",
+  "CreateWebhookResponse",
+  "Moderation__V1__CreateWebhookResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__CreateWebhookResponse),
+  2,
+  moderation__v1__create_webhook_response__field_descriptors,
+  moderation__v1__create_webhook_response__field_indices_by_name,
+  1,  moderation__v1__create_webhook_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__create_webhook_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__update_webhook_request__field_descriptors[7] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateWebhookRequest, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "url",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateWebhookRequest, url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "kinds",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Moderation__V1__UpdateWebhookRequest, n_kinds),
+    offsetof(Moderation__V1__UpdateWebhookRequest, kinds),
+    &moderation__v1__action_type__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "guids",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Moderation__V1__UpdateWebhookRequest, n_guids),
+    offsetof(Moderation__V1__UpdateWebhookRequest, guids),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "description",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateWebhookRequest, description),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "enabled",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateWebhookRequest, enabled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "update_mask",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Moderation__V1__UpdateWebhookRequest, n_update_mask),
+    offsetof(Moderation__V1__UpdateWebhookRequest, update_mask),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__update_webhook_request__field_indices_by_name[] = {
+  4,   /* field[4] = description */
+  5,   /* field[5] = enabled */
+  3,   /* field[3] = guids */
+  0,   /* field[0] = id */
+  2,   /* field[2] = kinds */
+  6,   /* field[6] = update_mask */
+  1,   /* field[1] = url */
+};
+static const ProtobufCIntRange moderation__v1__update_webhook_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor moderation__v1__update_webhook_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UpdateWebhookRequest",
+  "UpdateWebhookRequest",
+  "Moderation__V1__UpdateWebhookRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__UpdateWebhookRequest),
+  7,
+  moderation__v1__update_webhook_request__field_descriptors,
+  moderation__v1__update_webhook_request__field_indices_by_name,
+  1,  moderation__v1__update_webhook_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__update_webhook_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__update_webhook_response__field_descriptors[1] =
+{
+  {
+    "webhook",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__UpdateWebhookResponse, webhook),
+    &moderation__v1__webhook__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__update_webhook_response__field_indices_by_name[] = {
+  0,   /* field[0] = webhook */
+};
+static const ProtobufCIntRange moderation__v1__update_webhook_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__update_webhook_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.UpdateWebhookResponse",
+  "UpdateWebhookResponse",
+  "Moderation__V1__UpdateWebhookResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__UpdateWebhookResponse),
+  1,
+  moderation__v1__update_webhook_response__field_descriptors,
+  moderation__v1__update_webhook_response__field_indices_by_name,
+  1,  moderation__v1__update_webhook_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__update_webhook_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__delete_webhook_request__field_descriptors[1] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteWebhookRequest, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__delete_webhook_request__field_indices_by_name[] = {
+  0,   /* field[0] = id */
+};
+static const ProtobufCIntRange moderation__v1__delete_webhook_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__delete_webhook_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeleteWebhookRequest",
+  "DeleteWebhookRequest",
+  "Moderation__V1__DeleteWebhookRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeleteWebhookRequest),
+  1,
+  moderation__v1__delete_webhook_request__field_descriptors,
+  moderation__v1__delete_webhook_request__field_indices_by_name,
+  1,  moderation__v1__delete_webhook_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__delete_webhook_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__delete_webhook_response__field_descriptors[1] =
+{
+  {
+    "webhook",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__DeleteWebhookResponse, webhook),
+    &moderation__v1__webhook__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__delete_webhook_response__field_indices_by_name[] = {
+  0,   /* field[0] = webhook */
+};
+static const ProtobufCIntRange moderation__v1__delete_webhook_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__delete_webhook_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.DeleteWebhookResponse",
+  "DeleteWebhookResponse",
+  "Moderation__V1__DeleteWebhookResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__DeleteWebhookResponse),
+  1,
+  moderation__v1__delete_webhook_response__field_descriptors,
+  moderation__v1__delete_webhook_response__field_indices_by_name,
+  1,  moderation__v1__delete_webhook_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__delete_webhook_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define moderation__v1__list_webhooks_request__field_descriptors NULL
+#define moderation__v1__list_webhooks_request__field_indices_by_name NULL
+#define moderation__v1__list_webhooks_request__number_ranges NULL
+const ProtobufCMessageDescriptor moderation__v1__list_webhooks_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListWebhooksRequest",
+  "ListWebhooksRequest",
+  "Moderation__V1__ListWebhooksRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListWebhooksRequest),
+  0,
+  moderation__v1__list_webhooks_request__field_descriptors,
+  moderation__v1__list_webhooks_request__field_indices_by_name,
+  0,  moderation__v1__list_webhooks_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_webhooks_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__list_webhooks_response__field_descriptors[1] =
+{
+  {
+    "webhooks",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Moderation__V1__ListWebhooksResponse, n_webhooks),
+    offsetof(Moderation__V1__ListWebhooksResponse, webhooks),
+    &moderation__v1__webhook__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__list_webhooks_response__field_indices_by_name[] = {
+  0,   /* field[0] = webhooks */
+};
+static const ProtobufCIntRange moderation__v1__list_webhooks_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__list_webhooks_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ListWebhooksResponse",
+  "ListWebhooksResponse",
+  "Moderation__V1__ListWebhooksResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ListWebhooksResponse),
+  1,
+  moderation__v1__list_webhooks_response__field_descriptors,
+  moderation__v1__list_webhooks_response__field_indices_by_name,
+  1,  moderation__v1__list_webhooks_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__list_webhooks_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__replay_webhook_request__field_descriptors[2] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReplayWebhookRequest, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "after_seq",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReplayWebhookRequest, after_seq),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__replay_webhook_request__field_indices_by_name[] = {
+  1,   /* field[1] = after_seq */
+  0,   /* field[0] = id */
+};
+static const ProtobufCIntRange moderation__v1__replay_webhook_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor moderation__v1__replay_webhook_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ReplayWebhookRequest",
+  "ReplayWebhookRequest",
+  "Moderation__V1__ReplayWebhookRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__ReplayWebhookRequest),
+  2,
+  moderation__v1__replay_webhook_request__field_descriptors,
+  moderation__v1__replay_webhook_request__field_indices_by_name,
+  1,  moderation__v1__replay_webhook_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__replay_webhook_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__replay_webhook_response__field_descriptors[1] =
+{
+  {
+    "webhook",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__ReplayWebhookResponse, webhook),
+    &moderation__v1__webhook__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__replay_webhook_response__field_indices_by_name[] = {
+  0,   /* field[0] = webhook */
+};
+static const ProtobufCIntRange moderation__v1__replay_webhook_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__replay_webhook_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.ReplayWebhookResponse",
+  "ReplayWebhookResponse",
+  "Moderation__V1__ReplayWebhookResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__ReplayWebhookResponse),
+  1,
+  moderation__v1__replay_webhook_response__field_descriptors,
+  moderation__v1__replay_webhook_response__field_indices_by_name,
+  1,  moderation__v1__replay_webhook_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__replay_webhook_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__test_webhook_request__field_descriptors[1] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__TestWebhookRequest, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__test_webhook_request__field_indices_by_name[] = {
+  0,   /* field[0] = id */
+};
+static const ProtobufCIntRange moderation__v1__test_webhook_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor moderation__v1__test_webhook_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.TestWebhookRequest",
+  "TestWebhookRequest",
+  "Moderation__V1__TestWebhookRequest",
+  "moderation.v1",
+  sizeof(Moderation__V1__TestWebhookRequest),
+  1,
+  moderation__v1__test_webhook_request__field_descriptors,
+  moderation__v1__test_webhook_request__field_indices_by_name,
+  1,  moderation__v1__test_webhook_request__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__test_webhook_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor moderation__v1__test_webhook_response__field_descriptors[4] =
+{
+  {
+    "http_status",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__TestWebhookResponse, http_status),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "latency_ms",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__TestWebhookResponse, latency_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "error",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__TestWebhookResponse, error),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "http_version",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Moderation__V1__TestWebhookResponse, http_version),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned moderation__v1__test_webhook_response__field_indices_by_name[] = {
+  2,   /* field[2] = error */
+  0,   /* field[0] = http_status */
+  3,   /* field[3] = http_version */
+  1,   /* field[1] = latency_ms */
+};
+static const ProtobufCIntRange moderation__v1__test_webhook_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor moderation__v1__test_webhook_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "moderation.v1.TestWebhookResponse",
+  "TestWebhookResponse",
+  "Moderation__V1__TestWebhookResponse",
+  "moderation.v1",
+  sizeof(Moderation__V1__TestWebhookResponse),
+  4,
+  moderation__v1__test_webhook_response__field_descriptors,
+  moderation__v1__test_webhook_response__field_indices_by_name,
+  1,  moderation__v1__test_webhook_response__number_ranges,
+  (ProtobufCMessageInit) moderation__v1__test_webhook_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor moderation__v1__list_group_actions_request__field_descriptors[7] =
 {
   {
@@ -11761,7 +12932,7 @@ const ProtobufCMessageDescriptor moderation__v1__subscription_started__descripto
   (ProtobufCMessageInit) moderation__v1__subscription_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[52] =
+static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descriptors[58] =
 {
   { "CreateUser", &moderation__v1__create_user_request__descriptor, &moderation__v1__create_user_response__descriptor },
   { "GetUser", &moderation__v1__get_user_request__descriptor, &moderation__v1__get_user_response__descriptor },
@@ -11813,6 +12984,12 @@ static const ProtobufCMethodDescriptor moderation__v1__moderation__method_descri
   { "AddContentRules", &moderation__v1__add_content_rules_request__descriptor, &moderation__v1__add_content_rules_response__descriptor },
   { "DeleteContentRules", &moderation__v1__delete_content_rules_request__descriptor, &moderation__v1__delete_content_rules_response__descriptor },
   { "ListContentRules", &moderation__v1__list_content_rules_request__descriptor, &moderation__v1__list_content_rules_response__descriptor },
+  { "CreateWebhook", &moderation__v1__create_webhook_request__descriptor, &moderation__v1__create_webhook_response__descriptor },
+  { "UpdateWebhook", &moderation__v1__update_webhook_request__descriptor, &moderation__v1__update_webhook_response__descriptor },
+  { "DeleteWebhook", &moderation__v1__delete_webhook_request__descriptor, &moderation__v1__delete_webhook_response__descriptor },
+  { "ListWebhooks", &moderation__v1__list_webhooks_request__descriptor, &moderation__v1__list_webhooks_response__descriptor },
+  { "ReplayWebhook", &moderation__v1__replay_webhook_request__descriptor, &moderation__v1__replay_webhook_response__descriptor },
+  { "TestWebhook", &moderation__v1__test_webhook_request__descriptor, &moderation__v1__test_webhook_response__descriptor },
   { "ListGroupActions", &moderation__v1__list_group_actions_request__descriptor, &moderation__v1__list_group_actions_response__descriptor },
   { "Subscribe", &moderation__v1__subscribe_request__descriptor, &moderation__v1__subscribe_response__descriptor },
 };
@@ -11833,10 +13010,12 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   43,        /* CheckPost */
   4,        /* CreateGroup */
   0,        /* CreateUser */
+  50,        /* CreateWebhook */
   25,        /* DeclineInvite */
   48,        /* DeleteContentRules */
   7,        /* DeleteGroup */
   3,        /* DeleteUser */
+  52,        /* DeleteWebhook */
   41,        /* FreezeGroup */
   5,        /* GetGroup */
   22,        /* GetMemberState */
@@ -11848,27 +13027,31 @@ const unsigned moderation__v1__moderation__method_indices_by_name[] = {
   46,        /* ListAppBans */
   16,        /* ListBannedMembers */
   49,        /* ListContentRules */
-  50,        /* ListGroupActions */
+  56,        /* ListGroupActions */
   8,        /* ListGroups */
   27,        /* ListInvites */
   33,        /* ListJoinRequests */
   11,        /* ListMembers */
   28,        /* ListMyInvites */
   35,        /* ListReports */
+  53,        /* ListWebhooks */
   37,        /* MuteMember */
   31,        /* RejectJoinRequest */
+  54,        /* ReplayWebhook */
   34,        /* ReportMember */
   29,        /* RequestToJoin */
   36,        /* ResolveReport */
   26,        /* RevokeInvite */
-  51,        /* Subscribe */
+  57,        /* Subscribe */
+  55,        /* TestWebhook */
   18,        /* TransferOwnership */
   15,        /* UnbanMember */
   45,        /* UnbanUserFromApp */
   42,        /* UnfreezeGroup */
   38,        /* UnmuteMember */
   6,        /* UpdateGroup */
-  2         /* UpdateUser */
+  2,        /* UpdateUser */
+  51         /* UpdateWebhook */
 };
 const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
 {
@@ -11877,7 +13060,7 @@ const ProtobufCServiceDescriptor moderation__v1__moderation__descriptor =
   "Moderation",
   "Moderation__V1__Moderation",
   "moderation.v1",
-  52,
+  58,
   moderation__v1__moderation__method_descriptors,
   moderation__v1__moderation__method_indices_by_name
 };
@@ -12281,13 +13464,61 @@ void moderation__v1__moderation__list_content_rules(ProtobufCService *service,
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
   service->invoke(service, 49, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void moderation__v1__moderation__create_webhook(ProtobufCService *service,
+                                                const Moderation__V1__CreateWebhookRequest *input,
+                                                Moderation__V1__CreateWebhookResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 50, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__update_webhook(ProtobufCService *service,
+                                                const Moderation__V1__UpdateWebhookRequest *input,
+                                                Moderation__V1__UpdateWebhookResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 51, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__delete_webhook(ProtobufCService *service,
+                                                const Moderation__V1__DeleteWebhookRequest *input,
+                                                Moderation__V1__DeleteWebhookResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 52, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__list_webhooks(ProtobufCService *service,
+                                               const Moderation__V1__ListWebhooksRequest *input,
+                                               Moderation__V1__ListWebhooksResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 53, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__replay_webhook(ProtobufCService *service,
+                                                const Moderation__V1__ReplayWebhookRequest *input,
+                                                Moderation__V1__ReplayWebhookResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 54, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void moderation__v1__moderation__test_webhook(ProtobufCService *service,
+                                              const Moderation__V1__TestWebhookRequest *input,
+                                              Moderation__V1__TestWebhookResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &moderation__v1__moderation__descriptor);
+  service->invoke(service, 55, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
                                                     void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 50, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 56, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            const Moderation__V1__SubscribeRequest *input,
@@ -12295,7 +13526,7 @@ void moderation__v1__moderation__subscribe(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &moderation__v1__moderation__descriptor);
-  service->invoke(service, 51, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 57, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *service,
                                        Moderation__V1__Moderation_ServiceDestroy destroy)

@@ -105,6 +105,7 @@ from mrpc_client.gen.moderation.v1.errors_pb2 import (  # moderation/v1/errors.p
     ERR_USER_BANNED_FROM_APP,
     ERR_CONTENT_BLOCKED,
     ERR_CONTENT_RULE_NOT_FOUND,
+    ERR_WEBHOOK_NOT_FOUND,
 )
 from mrpc_client.gen.moderation.v1.groups_pb2 import (  # moderation/v1/groups.proto
     Group,
@@ -233,6 +234,18 @@ from mrpc_client.gen.moderation.v1.moderation_pb2 import (  # moderation/v1/mode
     DeleteContentRulesResponse,
     ListContentRulesRequest,
     ListContentRulesResponse,
+    CreateWebhookRequest,
+    CreateWebhookResponse,
+    UpdateWebhookRequest,
+    UpdateWebhookResponse,
+    DeleteWebhookRequest,
+    DeleteWebhookResponse,
+    ListWebhooksRequest,
+    ListWebhooksResponse,
+    ReplayWebhookRequest,
+    ReplayWebhookResponse,
+    TestWebhookRequest,
+    TestWebhookResponse,
     ListGroupActionsRequest,
     ListGroupActionsResponse,
     SubscribeRequest,
@@ -259,6 +272,15 @@ from mrpc_client.gen.moderation.v1.reports_pb2 import (  # moderation/v1/reports
 )
 from mrpc_client.gen.moderation.v1.users_pb2 import (  # moderation/v1/users.proto
     User,
+)
+from mrpc_client.gen.moderation.v1.webhooks_pb2 import (  # moderation/v1/webhooks.proto
+    WebhookStatus,
+    Webhook,
+    WebhookState,
+    WEBHOOK_STATE_UNSPECIFIED,
+    WEBHOOK_STATE_ACTIVE,
+    WEBHOOK_STATE_FAILING,
+    WEBHOOK_STATE_DISABLED,
 )
 from mrpc_client.gen.services import ModerationStub
 
@@ -355,6 +377,7 @@ __all__ = [
     'ERR_USER_BANNED_FROM_APP',
     'ERR_CONTENT_BLOCKED',
     'ERR_CONTENT_RULE_NOT_FOUND',
+    'ERR_WEBHOOK_NOT_FOUND',
     'Group',
     'GroupType',
     'GROUP_TYPE_UNSPECIFIED',
@@ -475,6 +498,18 @@ __all__ = [
     'DeleteContentRulesResponse',
     'ListContentRulesRequest',
     'ListContentRulesResponse',
+    'CreateWebhookRequest',
+    'CreateWebhookResponse',
+    'UpdateWebhookRequest',
+    'UpdateWebhookResponse',
+    'DeleteWebhookRequest',
+    'DeleteWebhookResponse',
+    'ListWebhooksRequest',
+    'ListWebhooksResponse',
+    'ReplayWebhookRequest',
+    'ReplayWebhookResponse',
+    'TestWebhookRequest',
+    'TestWebhookResponse',
     'ListGroupActionsRequest',
     'ListGroupActionsResponse',
     'SubscribeRequest',
@@ -497,5 +532,12 @@ __all__ = [
     'REPORT_RESOLUTION_DISMISSED',
     'REPORT_RESOLUTION_ACTIONED',
     'User',
+    'WebhookStatus',
+    'Webhook',
+    'WebhookState',
+    'WEBHOOK_STATE_UNSPECIFIED',
+    'WEBHOOK_STATE_ACTIVE',
+    'WEBHOOK_STATE_FAILING',
+    'WEBHOOK_STATE_DISABLED',
     'ModerationStub',
 ]

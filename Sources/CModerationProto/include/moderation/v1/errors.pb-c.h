@@ -216,7 +216,11 @@ typedef enum _Moderation__V1__ErrorCode {
   /*
    * NOT_FOUND: the set has no content rule with that id.
    */
-  MODERATION__V1__ERROR_CODE__ERR_CONTENT_RULE_NOT_FOUND = 45
+  MODERATION__V1__ERROR_CODE__ERR_CONTENT_RULE_NOT_FOUND = 45,
+  /*
+   * NOT_FOUND: the app has no webhook with that id.
+   */
+  MODERATION__V1__ERROR_CODE__ERR_WEBHOOK_NOT_FOUND = 46
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODERATION__V1__ERROR_CODE)
 } Moderation__V1__ErrorCode;
 

@@ -21,6 +21,7 @@ PROTOBUF_C__BEGIN_DECLS
 #include "moderation/v1/members.pb-c.h"
 #include "moderation/v1/reports.pb-c.h"
 #include "moderation/v1/users.pb-c.h"
+#include "moderation/v1/webhooks.pb-c.h"
 
 typedef struct Moderation__V1__CreateUserRequest Moderation__V1__CreateUserRequest;
 typedef struct Moderation__V1__CreateUserRequest__MetadataEntry Moderation__V1__CreateUserRequest__MetadataEntry;
@@ -137,6 +138,18 @@ typedef struct Moderation__V1__DeleteContentRulesRequest Moderation__V1__DeleteC
 typedef struct Moderation__V1__DeleteContentRulesResponse Moderation__V1__DeleteContentRulesResponse;
 typedef struct Moderation__V1__ListContentRulesRequest Moderation__V1__ListContentRulesRequest;
 typedef struct Moderation__V1__ListContentRulesResponse Moderation__V1__ListContentRulesResponse;
+typedef struct Moderation__V1__CreateWebhookRequest Moderation__V1__CreateWebhookRequest;
+typedef struct Moderation__V1__CreateWebhookResponse Moderation__V1__CreateWebhookResponse;
+typedef struct Moderation__V1__UpdateWebhookRequest Moderation__V1__UpdateWebhookRequest;
+typedef struct Moderation__V1__UpdateWebhookResponse Moderation__V1__UpdateWebhookResponse;
+typedef struct Moderation__V1__DeleteWebhookRequest Moderation__V1__DeleteWebhookRequest;
+typedef struct Moderation__V1__DeleteWebhookResponse Moderation__V1__DeleteWebhookResponse;
+typedef struct Moderation__V1__ListWebhooksRequest Moderation__V1__ListWebhooksRequest;
+typedef struct Moderation__V1__ListWebhooksResponse Moderation__V1__ListWebhooksResponse;
+typedef struct Moderation__V1__ReplayWebhookRequest Moderation__V1__ReplayWebhookRequest;
+typedef struct Moderation__V1__ReplayWebhookResponse Moderation__V1__ReplayWebhookResponse;
+typedef struct Moderation__V1__TestWebhookRequest Moderation__V1__TestWebhookRequest;
+typedef struct Moderation__V1__TestWebhookResponse Moderation__V1__TestWebhookResponse;
 typedef struct Moderation__V1__ListGroupActionsRequest Moderation__V1__ListGroupActionsRequest;
 typedef struct Moderation__V1__ListGroupActionsResponse Moderation__V1__ListGroupActionsResponse;
 typedef struct Moderation__V1__SubscribeRequest Moderation__V1__SubscribeRequest;
@@ -2584,6 +2597,262 @@ struct  Moderation__V1__ListContentRulesResponse
 
 
 /*
+ * Request of CreateWebhook.
+ */
+struct  Moderation__V1__CreateWebhookRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The https URL to post the actions to (1–2 048 bytes).
+   */
+  char *url;
+  /*
+   * Only these kinds of action; empty for every kind.
+   */
+  size_t n_kinds;
+  Moderation__V1__ActionType *kinds;
+  /*
+   * Only the actions of these groups (≤ 1 000); empty for every group and the app's own.
+   */
+  size_t n_guids;
+  char **guids;
+  /*
+   * Free text (≤ 255 characters).
+   */
+  char *description;
+  /*
+   * The signing secret: "whsec_" and the base64 of 24–64 bytes; empty for one made here.
+   */
+  char *secret;
+};
+#define MODERATION__V1__CREATE_WEBHOOK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__create_webhook_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of CreateWebhook.
+ */
+struct  Moderation__V1__CreateWebhookResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The new webhook.
+   */
+  Moderation__V1__Webhook *webhook;
+  /*
+   * Its signing secret: shown here and never again.
+   */
+  char *secret;
+};
+#define MODERATION__V1__CREATE_WEBHOOK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__create_webhook_response__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Request of UpdateWebhook.
+ */
+struct  Moderation__V1__UpdateWebhookRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Id of the webhook to change.
+   */
+  char *id;
+  /*
+   * New URL, when "url" is in update_mask (or update_mask is empty and url is not).
+   */
+  char *url;
+  /*
+   * New kinds (replace the old), likewise; empty in update_mask for every kind.
+   */
+  size_t n_kinds;
+  Moderation__V1__ActionType *kinds;
+  /*
+   * New groups (replace the old), likewise; empty in update_mask for every group.
+   */
+  size_t n_guids;
+  char **guids;
+  /*
+   * New description, likewise.
+   */
+  char *description;
+  /*
+   * Whether delivery is on, when listed in update_mask or given true.
+   */
+  protobuf_c_boolean enabled;
+  /*
+   * Names of the fields to change ("url", "kinds", "guids", "description", "enabled"). Empty:
+   * change every field given with a non-empty value. Listing a field with an empty value clears it.
+   */
+  size_t n_update_mask;
+  char **update_mask;
+};
+#define MODERATION__V1__UPDATE_WEBHOOK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__update_webhook_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0,NULL }
+
+
+/*
+ * Response of UpdateWebhook.
+ */
+struct  Moderation__V1__UpdateWebhookResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The webhook after the change.
+   */
+  Moderation__V1__Webhook *webhook;
+};
+#define MODERATION__V1__UPDATE_WEBHOOK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__update_webhook_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of DeleteWebhook.
+ */
+struct  Moderation__V1__DeleteWebhookRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Id of the webhook to delete.
+   */
+  char *id;
+};
+#define MODERATION__V1__DELETE_WEBHOOK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__delete_webhook_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of DeleteWebhook.
+ */
+struct  Moderation__V1__DeleteWebhookResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The webhook deleted, as it was.
+   */
+  Moderation__V1__Webhook *webhook;
+};
+#define MODERATION__V1__DELETE_WEBHOOK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__delete_webhook_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of ListWebhooks.
+ */
+struct  Moderation__V1__ListWebhooksRequest
+{
+  ProtobufCMessage base;
+};
+#define MODERATION__V1__LIST_WEBHOOKS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_webhooks_request__descriptor) \
+     }
+
+
+/*
+ * Response of ListWebhooks.
+ */
+struct  Moderation__V1__ListWebhooksResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Every webhook of the app (at most 10), oldest first.
+   */
+  size_t n_webhooks;
+  Moderation__V1__Webhook **webhooks;
+};
+#define MODERATION__V1__LIST_WEBHOOKS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__list_webhooks_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Request of ReplayWebhook.
+ */
+struct  Moderation__V1__ReplayWebhookRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Id of the webhook.
+   */
+  char *id;
+  /*
+   * Deliver the actions with a greater seq (ERR_CURSOR_EXPIRED when older than the log's
+   * retention, ERR_INVALID_ARGUMENT past its head).
+   */
+  uint64_t after_seq;
+};
+#define MODERATION__V1__REPLAY_WEBHOOK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__replay_webhook_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Response of ReplayWebhook.
+ */
+struct  Moderation__V1__ReplayWebhookResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The webhook with its cursor moved.
+   */
+  Moderation__V1__Webhook *webhook;
+};
+#define MODERATION__V1__REPLAY_WEBHOOK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__replay_webhook_response__descriptor) \
+    , NULL }
+
+
+/*
+ * Request of TestWebhook.
+ */
+struct  Moderation__V1__TestWebhookRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Id of the webhook to ping.
+   */
+  char *id;
+};
+#define MODERATION__V1__TEST_WEBHOOK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__test_webhook_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Response of TestWebhook: the receiver's answer to the ping, or why there was none.
+ */
+struct  Moderation__V1__TestWebhookResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The receiver's HTTP status; 0 when there was no answer (error says why).
+   */
+  uint32_t http_status;
+  /*
+   * How long the ping took, in milliseconds.
+   */
+  int64_t latency_ms;
+  /*
+   * Why there was no answer (refused, timed out, TLS); empty when the receiver answered.
+   */
+  char *error;
+  /*
+   * "1.1" or "2"; empty without an answer.
+   */
+  char *http_version;
+};
+#define MODERATION__V1__TEST_WEBHOOK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&moderation__v1__test_webhook_response__descriptor) \
+    , 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
  * Request of ListGroupActions.
  */
 struct  Moderation__V1__ListGroupActionsRequest
@@ -4718,6 +4987,234 @@ Moderation__V1__ListContentRulesResponse *
 void   moderation__v1__list_content_rules_response__free_unpacked
                      (Moderation__V1__ListContentRulesResponse *message,
                       ProtobufCAllocator *allocator);
+/* Moderation__V1__CreateWebhookRequest methods */
+void   moderation__v1__create_webhook_request__init
+                     (Moderation__V1__CreateWebhookRequest         *message);
+size_t moderation__v1__create_webhook_request__get_packed_size
+                     (const Moderation__V1__CreateWebhookRequest   *message);
+size_t moderation__v1__create_webhook_request__pack
+                     (const Moderation__V1__CreateWebhookRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__create_webhook_request__pack_to_buffer
+                     (const Moderation__V1__CreateWebhookRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CreateWebhookRequest *
+       moderation__v1__create_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__create_webhook_request__free_unpacked
+                     (Moderation__V1__CreateWebhookRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__CreateWebhookResponse methods */
+void   moderation__v1__create_webhook_response__init
+                     (Moderation__V1__CreateWebhookResponse         *message);
+size_t moderation__v1__create_webhook_response__get_packed_size
+                     (const Moderation__V1__CreateWebhookResponse   *message);
+size_t moderation__v1__create_webhook_response__pack
+                     (const Moderation__V1__CreateWebhookResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__create_webhook_response__pack_to_buffer
+                     (const Moderation__V1__CreateWebhookResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__CreateWebhookResponse *
+       moderation__v1__create_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__create_webhook_response__free_unpacked
+                     (Moderation__V1__CreateWebhookResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UpdateWebhookRequest methods */
+void   moderation__v1__update_webhook_request__init
+                     (Moderation__V1__UpdateWebhookRequest         *message);
+size_t moderation__v1__update_webhook_request__get_packed_size
+                     (const Moderation__V1__UpdateWebhookRequest   *message);
+size_t moderation__v1__update_webhook_request__pack
+                     (const Moderation__V1__UpdateWebhookRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__update_webhook_request__pack_to_buffer
+                     (const Moderation__V1__UpdateWebhookRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UpdateWebhookRequest *
+       moderation__v1__update_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__update_webhook_request__free_unpacked
+                     (Moderation__V1__UpdateWebhookRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__UpdateWebhookResponse methods */
+void   moderation__v1__update_webhook_response__init
+                     (Moderation__V1__UpdateWebhookResponse         *message);
+size_t moderation__v1__update_webhook_response__get_packed_size
+                     (const Moderation__V1__UpdateWebhookResponse   *message);
+size_t moderation__v1__update_webhook_response__pack
+                     (const Moderation__V1__UpdateWebhookResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__update_webhook_response__pack_to_buffer
+                     (const Moderation__V1__UpdateWebhookResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__UpdateWebhookResponse *
+       moderation__v1__update_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__update_webhook_response__free_unpacked
+                     (Moderation__V1__UpdateWebhookResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeleteWebhookRequest methods */
+void   moderation__v1__delete_webhook_request__init
+                     (Moderation__V1__DeleteWebhookRequest         *message);
+size_t moderation__v1__delete_webhook_request__get_packed_size
+                     (const Moderation__V1__DeleteWebhookRequest   *message);
+size_t moderation__v1__delete_webhook_request__pack
+                     (const Moderation__V1__DeleteWebhookRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__delete_webhook_request__pack_to_buffer
+                     (const Moderation__V1__DeleteWebhookRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeleteWebhookRequest *
+       moderation__v1__delete_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__delete_webhook_request__free_unpacked
+                     (Moderation__V1__DeleteWebhookRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__DeleteWebhookResponse methods */
+void   moderation__v1__delete_webhook_response__init
+                     (Moderation__V1__DeleteWebhookResponse         *message);
+size_t moderation__v1__delete_webhook_response__get_packed_size
+                     (const Moderation__V1__DeleteWebhookResponse   *message);
+size_t moderation__v1__delete_webhook_response__pack
+                     (const Moderation__V1__DeleteWebhookResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__delete_webhook_response__pack_to_buffer
+                     (const Moderation__V1__DeleteWebhookResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__DeleteWebhookResponse *
+       moderation__v1__delete_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__delete_webhook_response__free_unpacked
+                     (Moderation__V1__DeleteWebhookResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListWebhooksRequest methods */
+void   moderation__v1__list_webhooks_request__init
+                     (Moderation__V1__ListWebhooksRequest         *message);
+size_t moderation__v1__list_webhooks_request__get_packed_size
+                     (const Moderation__V1__ListWebhooksRequest   *message);
+size_t moderation__v1__list_webhooks_request__pack
+                     (const Moderation__V1__ListWebhooksRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_webhooks_request__pack_to_buffer
+                     (const Moderation__V1__ListWebhooksRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListWebhooksRequest *
+       moderation__v1__list_webhooks_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_webhooks_request__free_unpacked
+                     (Moderation__V1__ListWebhooksRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ListWebhooksResponse methods */
+void   moderation__v1__list_webhooks_response__init
+                     (Moderation__V1__ListWebhooksResponse         *message);
+size_t moderation__v1__list_webhooks_response__get_packed_size
+                     (const Moderation__V1__ListWebhooksResponse   *message);
+size_t moderation__v1__list_webhooks_response__pack
+                     (const Moderation__V1__ListWebhooksResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__list_webhooks_response__pack_to_buffer
+                     (const Moderation__V1__ListWebhooksResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ListWebhooksResponse *
+       moderation__v1__list_webhooks_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__list_webhooks_response__free_unpacked
+                     (Moderation__V1__ListWebhooksResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ReplayWebhookRequest methods */
+void   moderation__v1__replay_webhook_request__init
+                     (Moderation__V1__ReplayWebhookRequest         *message);
+size_t moderation__v1__replay_webhook_request__get_packed_size
+                     (const Moderation__V1__ReplayWebhookRequest   *message);
+size_t moderation__v1__replay_webhook_request__pack
+                     (const Moderation__V1__ReplayWebhookRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__replay_webhook_request__pack_to_buffer
+                     (const Moderation__V1__ReplayWebhookRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ReplayWebhookRequest *
+       moderation__v1__replay_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__replay_webhook_request__free_unpacked
+                     (Moderation__V1__ReplayWebhookRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__ReplayWebhookResponse methods */
+void   moderation__v1__replay_webhook_response__init
+                     (Moderation__V1__ReplayWebhookResponse         *message);
+size_t moderation__v1__replay_webhook_response__get_packed_size
+                     (const Moderation__V1__ReplayWebhookResponse   *message);
+size_t moderation__v1__replay_webhook_response__pack
+                     (const Moderation__V1__ReplayWebhookResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__replay_webhook_response__pack_to_buffer
+                     (const Moderation__V1__ReplayWebhookResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__ReplayWebhookResponse *
+       moderation__v1__replay_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__replay_webhook_response__free_unpacked
+                     (Moderation__V1__ReplayWebhookResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__TestWebhookRequest methods */
+void   moderation__v1__test_webhook_request__init
+                     (Moderation__V1__TestWebhookRequest         *message);
+size_t moderation__v1__test_webhook_request__get_packed_size
+                     (const Moderation__V1__TestWebhookRequest   *message);
+size_t moderation__v1__test_webhook_request__pack
+                     (const Moderation__V1__TestWebhookRequest   *message,
+                      uint8_t             *out);
+size_t moderation__v1__test_webhook_request__pack_to_buffer
+                     (const Moderation__V1__TestWebhookRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__TestWebhookRequest *
+       moderation__v1__test_webhook_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__test_webhook_request__free_unpacked
+                     (Moderation__V1__TestWebhookRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Moderation__V1__TestWebhookResponse methods */
+void   moderation__v1__test_webhook_response__init
+                     (Moderation__V1__TestWebhookResponse         *message);
+size_t moderation__v1__test_webhook_response__get_packed_size
+                     (const Moderation__V1__TestWebhookResponse   *message);
+size_t moderation__v1__test_webhook_response__pack
+                     (const Moderation__V1__TestWebhookResponse   *message,
+                      uint8_t             *out);
+size_t moderation__v1__test_webhook_response__pack_to_buffer
+                     (const Moderation__V1__TestWebhookResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Moderation__V1__TestWebhookResponse *
+       moderation__v1__test_webhook_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   moderation__v1__test_webhook_response__free_unpacked
+                     (Moderation__V1__TestWebhookResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Moderation__V1__ListGroupActionsRequest methods */
 void   moderation__v1__list_group_actions_request__init
                      (Moderation__V1__ListGroupActionsRequest         *message);
@@ -5160,6 +5657,42 @@ typedef void (*Moderation__V1__ListContentRulesRequest_Closure)
 typedef void (*Moderation__V1__ListContentRulesResponse_Closure)
                  (const Moderation__V1__ListContentRulesResponse *message,
                   void *closure_data);
+typedef void (*Moderation__V1__CreateWebhookRequest_Closure)
+                 (const Moderation__V1__CreateWebhookRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__CreateWebhookResponse_Closure)
+                 (const Moderation__V1__CreateWebhookResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UpdateWebhookRequest_Closure)
+                 (const Moderation__V1__UpdateWebhookRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__UpdateWebhookResponse_Closure)
+                 (const Moderation__V1__UpdateWebhookResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeleteWebhookRequest_Closure)
+                 (const Moderation__V1__DeleteWebhookRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__DeleteWebhookResponse_Closure)
+                 (const Moderation__V1__DeleteWebhookResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListWebhooksRequest_Closure)
+                 (const Moderation__V1__ListWebhooksRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ListWebhooksResponse_Closure)
+                 (const Moderation__V1__ListWebhooksResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ReplayWebhookRequest_Closure)
+                 (const Moderation__V1__ReplayWebhookRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__ReplayWebhookResponse_Closure)
+                 (const Moderation__V1__ReplayWebhookResponse *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__TestWebhookRequest_Closure)
+                 (const Moderation__V1__TestWebhookRequest *message,
+                  void *closure_data);
+typedef void (*Moderation__V1__TestWebhookResponse_Closure)
+                 (const Moderation__V1__TestWebhookResponse *message,
+                  void *closure_data);
 typedef void (*Moderation__V1__ListGroupActionsRequest_Closure)
                  (const Moderation__V1__ListGroupActionsRequest *message,
                   void *closure_data);
@@ -5382,6 +5915,30 @@ struct Moderation__V1__Moderation_Service
                              const Moderation__V1__ListContentRulesRequest *input,
                              Moderation__V1__ListContentRulesResponse_Closure closure,
                              void *closure_data);
+  void (*create_webhook)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__CreateWebhookRequest *input,
+                         Moderation__V1__CreateWebhookResponse_Closure closure,
+                         void *closure_data);
+  void (*update_webhook)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__UpdateWebhookRequest *input,
+                         Moderation__V1__UpdateWebhookResponse_Closure closure,
+                         void *closure_data);
+  void (*delete_webhook)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__DeleteWebhookRequest *input,
+                         Moderation__V1__DeleteWebhookResponse_Closure closure,
+                         void *closure_data);
+  void (*list_webhooks)(Moderation__V1__Moderation_Service *service,
+                        const Moderation__V1__ListWebhooksRequest *input,
+                        Moderation__V1__ListWebhooksResponse_Closure closure,
+                        void *closure_data);
+  void (*replay_webhook)(Moderation__V1__Moderation_Service *service,
+                         const Moderation__V1__ReplayWebhookRequest *input,
+                         Moderation__V1__ReplayWebhookResponse_Closure closure,
+                         void *closure_data);
+  void (*test_webhook)(Moderation__V1__Moderation_Service *service,
+                       const Moderation__V1__TestWebhookRequest *input,
+                       Moderation__V1__TestWebhookResponse_Closure closure,
+                       void *closure_data);
   void (*list_group_actions)(Moderation__V1__Moderation_Service *service,
                              const Moderation__V1__ListGroupActionsRequest *input,
                              Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -5448,6 +6005,12 @@ void moderation__v1__moderation__init (Moderation__V1__Moderation_Service *servi
       function_prefix__ ## add_content_rules,\
       function_prefix__ ## delete_content_rules,\
       function_prefix__ ## list_content_rules,\
+      function_prefix__ ## create_webhook,\
+      function_prefix__ ## update_webhook,\
+      function_prefix__ ## delete_webhook,\
+      function_prefix__ ## list_webhooks,\
+      function_prefix__ ## replay_webhook,\
+      function_prefix__ ## test_webhook,\
       function_prefix__ ## list_group_actions,\
       function_prefix__ ## subscribe  }
 void moderation__v1__moderation__create_user(ProtobufCService *service,
@@ -5650,6 +6213,30 @@ void moderation__v1__moderation__list_content_rules(ProtobufCService *service,
                                                     const Moderation__V1__ListContentRulesRequest *input,
                                                     Moderation__V1__ListContentRulesResponse_Closure closure,
                                                     void *closure_data);
+void moderation__v1__moderation__create_webhook(ProtobufCService *service,
+                                                const Moderation__V1__CreateWebhookRequest *input,
+                                                Moderation__V1__CreateWebhookResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__update_webhook(ProtobufCService *service,
+                                                const Moderation__V1__UpdateWebhookRequest *input,
+                                                Moderation__V1__UpdateWebhookResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__delete_webhook(ProtobufCService *service,
+                                                const Moderation__V1__DeleteWebhookRequest *input,
+                                                Moderation__V1__DeleteWebhookResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__list_webhooks(ProtobufCService *service,
+                                               const Moderation__V1__ListWebhooksRequest *input,
+                                               Moderation__V1__ListWebhooksResponse_Closure closure,
+                                               void *closure_data);
+void moderation__v1__moderation__replay_webhook(ProtobufCService *service,
+                                                const Moderation__V1__ReplayWebhookRequest *input,
+                                                Moderation__V1__ReplayWebhookResponse_Closure closure,
+                                                void *closure_data);
+void moderation__v1__moderation__test_webhook(ProtobufCService *service,
+                                              const Moderation__V1__TestWebhookRequest *input,
+                                              Moderation__V1__TestWebhookResponse_Closure closure,
+                                              void *closure_data);
 void moderation__v1__moderation__list_group_actions(ProtobufCService *service,
                                                     const Moderation__V1__ListGroupActionsRequest *input,
                                                     Moderation__V1__ListGroupActionsResponse_Closure closure,
@@ -5776,6 +6363,18 @@ extern const ProtobufCMessageDescriptor moderation__v1__delete_content_rules_req
 extern const ProtobufCMessageDescriptor moderation__v1__delete_content_rules_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_content_rules_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_content_rules_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__create_webhook_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__create_webhook_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__update_webhook_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__update_webhook_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__delete_webhook_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__delete_webhook_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_webhooks_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__list_webhooks_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__replay_webhook_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__replay_webhook_response__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__test_webhook_request__descriptor;
+extern const ProtobufCMessageDescriptor moderation__v1__test_webhook_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_request__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__list_group_actions_response__descriptor;
 extern const ProtobufCMessageDescriptor moderation__v1__subscribe_request__descriptor;

@@ -423,6 +423,54 @@ MODERATION_V1_MODERATION__LIST_CONTENT_RULES: MethodSpec[_moderation_v1_moderati
     response_type=_moderation_v1_moderation_pb2.ListContentRulesResponse,
     server_streaming=False,
 )
+MODERATION_V1_MODERATION__CREATE_WEBHOOK: MethodSpec[_moderation_v1_moderation_pb2.CreateWebhookRequest, _moderation_v1_moderation_pb2.CreateWebhookResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='CreateWebhook',
+    path='/moderation.v1.Moderation/CreateWebhook',
+    request_type=_moderation_v1_moderation_pb2.CreateWebhookRequest,
+    response_type=_moderation_v1_moderation_pb2.CreateWebhookResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__UPDATE_WEBHOOK: MethodSpec[_moderation_v1_moderation_pb2.UpdateWebhookRequest, _moderation_v1_moderation_pb2.UpdateWebhookResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='UpdateWebhook',
+    path='/moderation.v1.Moderation/UpdateWebhook',
+    request_type=_moderation_v1_moderation_pb2.UpdateWebhookRequest,
+    response_type=_moderation_v1_moderation_pb2.UpdateWebhookResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__DELETE_WEBHOOK: MethodSpec[_moderation_v1_moderation_pb2.DeleteWebhookRequest, _moderation_v1_moderation_pb2.DeleteWebhookResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='DeleteWebhook',
+    path='/moderation.v1.Moderation/DeleteWebhook',
+    request_type=_moderation_v1_moderation_pb2.DeleteWebhookRequest,
+    response_type=_moderation_v1_moderation_pb2.DeleteWebhookResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__LIST_WEBHOOKS: MethodSpec[_moderation_v1_moderation_pb2.ListWebhooksRequest, _moderation_v1_moderation_pb2.ListWebhooksResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ListWebhooks',
+    path='/moderation.v1.Moderation/ListWebhooks',
+    request_type=_moderation_v1_moderation_pb2.ListWebhooksRequest,
+    response_type=_moderation_v1_moderation_pb2.ListWebhooksResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__REPLAY_WEBHOOK: MethodSpec[_moderation_v1_moderation_pb2.ReplayWebhookRequest, _moderation_v1_moderation_pb2.ReplayWebhookResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='ReplayWebhook',
+    path='/moderation.v1.Moderation/ReplayWebhook',
+    request_type=_moderation_v1_moderation_pb2.ReplayWebhookRequest,
+    response_type=_moderation_v1_moderation_pb2.ReplayWebhookResponse,
+    server_streaming=False,
+)
+MODERATION_V1_MODERATION__TEST_WEBHOOK: MethodSpec[_moderation_v1_moderation_pb2.TestWebhookRequest, _moderation_v1_moderation_pb2.TestWebhookResponse] = MethodSpec(
+    service='moderation.v1.Moderation',
+    name='TestWebhook',
+    path='/moderation.v1.Moderation/TestWebhook',
+    request_type=_moderation_v1_moderation_pb2.TestWebhookRequest,
+    response_type=_moderation_v1_moderation_pb2.TestWebhookResponse,
+    server_streaming=False,
+)
 MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS: MethodSpec[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = MethodSpec(
     service='moderation.v1.Moderation',
     name='ListGroupActions',
@@ -492,6 +540,12 @@ MODERATION_V1_MODERATION = ServiceSpec(
         MODERATION_V1_MODERATION__ADD_CONTENT_RULES,
         MODERATION_V1_MODERATION__DELETE_CONTENT_RULES,
         MODERATION_V1_MODERATION__LIST_CONTENT_RULES,
+        MODERATION_V1_MODERATION__CREATE_WEBHOOK,
+        MODERATION_V1_MODERATION__UPDATE_WEBHOOK,
+        MODERATION_V1_MODERATION__DELETE_WEBHOOK,
+        MODERATION_V1_MODERATION__LIST_WEBHOOKS,
+        MODERATION_V1_MODERATION__REPLAY_WEBHOOK,
+        MODERATION_V1_MODERATION__TEST_WEBHOOK,
         MODERATION_V1_MODERATION__LIST_GROUP_ACTIONS,
         MODERATION_V1_MODERATION__SUBSCRIBE,
     ),
@@ -881,6 +935,47 @@ class ModerationStub:
             '/moderation.v1.Moderation/ListContentRules',
             request_serializer=_moderation_v1_moderation_pb2.ListContentRulesRequest.SerializeToString,
             response_deserializer=_moderation_v1_moderation_pb2.ListContentRulesResponse.FromString,
+        )
+        #: Creates a webhook (the app only, at most 10): the app's actions after the log's head are
+        #: posted to its https URL, signed with its secret (given, or made here and shown only in the
+        #: response).
+        self.CreateWebhook: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.CreateWebhookRequest, _moderation_v1_moderation_pb2.CreateWebhookResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/CreateWebhook',
+            request_serializer=_moderation_v1_moderation_pb2.CreateWebhookRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.CreateWebhookResponse.FromString,
+        )
+        #: Changes a webhook's URL, filters, description or whether it is enabled (the app only).
+        #: Enabling it clears its failures and resumes delivery from its cursor.
+        self.UpdateWebhook: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.UpdateWebhookRequest, _moderation_v1_moderation_pb2.UpdateWebhookResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/UpdateWebhook',
+            request_serializer=_moderation_v1_moderation_pb2.UpdateWebhookRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.UpdateWebhookResponse.FromString,
+        )
+        #: Deletes a webhook (the app only): nothing more is delivered to it.
+        self.DeleteWebhook: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.DeleteWebhookRequest, _moderation_v1_moderation_pb2.DeleteWebhookResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/DeleteWebhook',
+            request_serializer=_moderation_v1_moderation_pb2.DeleteWebhookRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.DeleteWebhookResponse.FromString,
+        )
+        #: Lists the app's webhooks with their status, oldest first (the app only).
+        self.ListWebhooks: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListWebhooksRequest, _moderation_v1_moderation_pb2.ListWebhooksResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ListWebhooks',
+            request_serializer=_moderation_v1_moderation_pb2.ListWebhooksRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ListWebhooksResponse.FromString,
+        )
+        #: Moves a webhook's cursor (the app only): delivery goes on at once with the actions after
+        #: after_seq, again for those delivered already, its failures cleared.
+        self.ReplayWebhook: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ReplayWebhookRequest, _moderation_v1_moderation_pb2.ReplayWebhookResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/ReplayWebhook',
+            request_serializer=_moderation_v1_moderation_pb2.ReplayWebhookRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.ReplayWebhookResponse.FromString,
+        )
+        #: Posts one signed "ping" to a webhook's URL now and answers how the receiver answered
+        #: (the app only); a failed ping is an answer, not a failed call.
+        self.TestWebhook: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.TestWebhookRequest, _moderation_v1_moderation_pb2.TestWebhookResponse] = channel.unary_unary(
+            '/moderation.v1.Moderation/TestWebhook',
+            request_serializer=_moderation_v1_moderation_pb2.TestWebhookRequest.SerializeToString,
+            response_deserializer=_moderation_v1_moderation_pb2.TestWebhookResponse.FromString,
         )
         #: Reads a group's action log ("missed events"), oldest first.
         self.ListGroupActions: UnaryUnaryMultiCallable[_moderation_v1_moderation_pb2.ListGroupActionsRequest, _moderation_v1_moderation_pb2.ListGroupActionsResponse] = channel.unary_unary(

@@ -48,6 +48,7 @@ ERR_USER_NOT_BANNED: ErrorCode
 ERR_USER_NOT_MUTED: ErrorCode
 ERR_USER_OWNS_GROUPS: ErrorCode
 ERR_VERSION_CONFLICT: ErrorCode
+ERR_WEBHOOK_NOT_FOUND: ErrorCode
 ERR_WRONG_GROUP_PASS: ErrorCode
 
 class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

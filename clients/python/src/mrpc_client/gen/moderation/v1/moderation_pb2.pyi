@@ -5,6 +5,7 @@ from mrpc_client.gen.moderation.v1 import invites_pb2 as _invites_pb2
 from mrpc_client.gen.moderation.v1 import members_pb2 as _members_pb2
 from mrpc_client.gen.moderation.v1 import reports_pb2 as _reports_pb2
 from mrpc_client.gen.moderation.v1 import users_pb2 as _users_pb2
+from mrpc_client.gen.moderation.v1 import webhooks_pb2 as _webhooks_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -361,6 +362,28 @@ class CreateUserResponse(_message.Message):
     user: _users_pb2.User
     def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
 
+class CreateWebhookRequest(_message.Message):
+    __slots__ = ["description", "guids", "kinds", "secret", "url"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    GUIDS_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    guids: _containers.RepeatedScalarFieldContainer[str]
+    kinds: _containers.RepeatedScalarFieldContainer[_actions_pb2.ActionType]
+    secret: str
+    url: str
+    def __init__(self, url: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[_actions_pb2.ActionType, str]]] = ..., guids: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., secret: _Optional[str] = ...) -> None: ...
+
+class CreateWebhookResponse(_message.Message):
+    __slots__ = ["secret", "webhook"]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    secret: str
+    webhook: _webhooks_pb2.Webhook
+    def __init__(self, webhook: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ..., secret: _Optional[str] = ...) -> None: ...
+
 class DeclineInviteRequest(_message.Message):
     __slots__ = ["guid"]
     GUID_FIELD_NUMBER: _ClassVar[int]
@@ -416,6 +439,18 @@ class DeleteUserResponse(_message.Message):
     groups_left: int
     last_seq: int
     def __init__(self, groups_left: _Optional[int] = ..., bans_dropped: _Optional[int] = ..., last_seq: _Optional[int] = ...) -> None: ...
+
+class DeleteWebhookRequest(_message.Message):
+    __slots__ = ["id"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class DeleteWebhookResponse(_message.Message):
+    __slots__ = ["webhook"]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    webhook: _webhooks_pb2.Webhook
+    def __init__(self, webhook: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ...) -> None: ...
 
 class FreezeGroupRequest(_message.Message):
     __slots__ = ["guid", "reason"]
@@ -765,6 +800,16 @@ class ListReportsResponse(_message.Message):
     reports: _containers.RepeatedCompositeFieldContainer[_reports_pb2.Report]
     def __init__(self, reports: _Optional[_Iterable[_Union[_reports_pb2.Report, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
+class ListWebhooksRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListWebhooksResponse(_message.Message):
+    __slots__ = ["webhooks"]
+    WEBHOOKS_FIELD_NUMBER: _ClassVar[int]
+    webhooks: _containers.RepeatedCompositeFieldContainer[_webhooks_pb2.Webhook]
+    def __init__(self, webhooks: _Optional[_Iterable[_Union[_webhooks_pb2.Webhook, _Mapping]]] = ...) -> None: ...
+
 class MuteMemberRequest(_message.Message):
     __slots__ = ["duration_ms", "guid", "if_not_muted", "reason", "uid"]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
@@ -830,6 +875,20 @@ class RejectJoinRequestResponse(_message.Message):
     ACTION_FIELD_NUMBER: _ClassVar[int]
     action: _actions_pb2.Action
     def __init__(self, action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class ReplayWebhookRequest(_message.Message):
+    __slots__ = ["after_seq", "id"]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    after_seq: int
+    id: str
+    def __init__(self, id: _Optional[str] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class ReplayWebhookResponse(_message.Message):
+    __slots__ = ["webhook"]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    webhook: _webhooks_pb2.Webhook
+    def __init__(self, webhook: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ...) -> None: ...
 
 class ReportMemberRequest(_message.Message):
     __slots__ = ["category", "guid", "text", "uid"]
@@ -928,6 +987,24 @@ class SubscriptionStarted(_message.Message):
     after_seq: int
     head_seq: int
     def __init__(self, after_seq: _Optional[int] = ..., head_seq: _Optional[int] = ...) -> None: ...
+
+class TestWebhookRequest(_message.Message):
+    __slots__ = ["id"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class TestWebhookResponse(_message.Message):
+    __slots__ = ["error", "http_status", "http_version", "latency_ms"]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    HTTP_STATUS_FIELD_NUMBER: _ClassVar[int]
+    HTTP_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    error: str
+    http_status: int
+    http_version: str
+    latency_ms: int
+    def __init__(self, http_status: _Optional[int] = ..., latency_ms: _Optional[int] = ..., error: _Optional[str] = ..., http_version: _Optional[str] = ...) -> None: ...
 
 class TransferOwnershipRequest(_message.Message):
     __slots__ = ["guid", "uid"]
@@ -1072,3 +1149,27 @@ class UpdateUserResponse(_message.Message):
     USER_FIELD_NUMBER: _ClassVar[int]
     user: _users_pb2.User
     def __init__(self, user: _Optional[_Union[_users_pb2.User, _Mapping]] = ...) -> None: ...
+
+class UpdateWebhookRequest(_message.Message):
+    __slots__ = ["description", "enabled", "guids", "id", "kinds", "update_mask", "url"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    GUIDS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_MASK_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    enabled: bool
+    guids: _containers.RepeatedScalarFieldContainer[str]
+    id: str
+    kinds: _containers.RepeatedScalarFieldContainer[_actions_pb2.ActionType]
+    update_mask: _containers.RepeatedScalarFieldContainer[str]
+    url: str
+    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[_actions_pb2.ActionType, str]]] = ..., guids: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., enabled: bool = ..., update_mask: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UpdateWebhookResponse(_message.Message):
+    __slots__ = ["webhook"]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    webhook: _webhooks_pb2.Webhook
+    def __init__(self, webhook: _Optional[_Union[_webhooks_pb2.Webhook, _Mapping]] = ...) -> None: ...
