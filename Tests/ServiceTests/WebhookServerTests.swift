@@ -13,7 +13,7 @@ extension EndToEnd {
     /// under a random write load, filters, a receiver that fails and recovers, 410, replay, the
     /// SSRF guard, and a receiver slow enough to hold every request for seconds.
     @Suite("Webhook delivery", .serialized)
-    struct WebhookDeliveryTests {
+    struct WebhookServerTests {
         static let secret = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"  // 24 bytes of base64
         static let users = (0..<12).map { "w\($0)" }
         static let groups = ["wg0", "wg1", "wg2"]
