@@ -38,8 +38,8 @@ public final class ModerationServer: Sendable {
         public var workers = 0
         /// Connection limits; `maxMessageBytes` and `maxConcurrentCalls` are taken from `ServerSettings`.
         public var limits = ServerLimits()
-        /// Sends TestWebhook's pings; nil: TestWebhook answers UNIMPLEMENTED (until the server's
-        /// webhook delivery provides one).
+        /// Sends TestWebhook's pings in place of the server's webhook delivery (a test's recorder);
+        /// nil: the delivery's own.
         public var webhookPinger: (any WebhookPinger)?
 
         public init() {}
@@ -114,7 +114,7 @@ public final class ModerationServer: Sendable {
 
         var methods = MethodTable()
         ModerationRPC.register(
-            in: &methods, service: service, hub: hub, webhookPinger: tuning.webhookPinger)
+            in: &methods, service: service, hub: hub, webhookPinger: tuning.webhookPinger ?? webhooks)
         GRPCHealth.register(in: &methods, health: health)
         let reflected = [RPCSchema.fileDescriptorSet, ModerationSchema.fileDescriptorSet]
         RuntimeServices.register(in: &methods, health: health, fileDescriptorSets: reflected)

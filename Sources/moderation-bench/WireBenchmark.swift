@@ -88,7 +88,7 @@ enum WireBenchmark {
                 case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
                 case "--only":
                     let value = try reader.value(for: flag)
-                    let known = ["mutations", "reads", "big", "checkpost", "content"].map { ($0, $0) }
+                    let known = ["mutations", "reads", "big", "checkpost", "content", "webhooks"].map { ($0, $0) }
                     suites = []
                     for name in value.text.split(separator: ",") {
                         suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known))
@@ -127,10 +127,12 @@ enum WireBenchmark {
         }
         do throws(BenchError) {
             let readers = suites.contains("reads") || suites.contains("checkpost") || suites.contains("content")
-            if suites.contains("mutations") || readers {
+            if suites.contains("mutations") || readers || suites.contains("webhooks") {
                 var servers = [
                     try ServerProcess(
-                        executable: executable, apps: apps, cpu: serverCPU, extraArguments: storeArguments("w"))
+                        executable: executable, apps: apps, cpu: serverCPU,
+                        extraArguments: storeArguments("w")
+                            + (suites.contains("webhooks") ? ["--webhook-allow-private"] : []))
                 ]
                 defer { for server in servers { server.stop() } }
                 let slotUsers = (connections * depth + 31) / 32
@@ -159,6 +161,11 @@ enum WireBenchmark {
                 }
                 if suites.contains("checkpost") {
                     try checkPost(
+                        server: servers[0], connections: connections, depth: depth, seconds: seconds, rounds: rounds,
+                        snapshot: snapshot)
+                }
+                if suites.contains("webhooks") {
+                    try webhooks(
                         server: servers[0], connections: connections, depth: depth, seconds: seconds, rounds: rounds,
                         snapshot: snapshot)
                 }
@@ -213,38 +220,11 @@ enum WireBenchmark {
             ports: ports, apps: apps, routeByApp: routeByApp, connections: connections, depth: depth, seconds: seconds
         ) {
             slot, step, connection, done in
-            // Slot s owns user (s / 32) of group (s % 32); steps cycle through five mutations.
-            let group = "g\(slot % 32)"
-            let user = "g\(slot % 32)-u\(slot / 32)"
-            let owner = "owner"
             // With --keyed every call carries a key of its own, as a client that retries safely sends.
-            let key = keyed ? "s\(slot)-\(step)" : ""
-            let record: @Sendable (RPCError?) -> Void = { error in
+            issueMutation(slot: slot, step: step, connection, key: keyed ? "s\(slot)-\(step)" : "") { error in
                 if let error { failures.withLock { if $0.count < 5 { $0.append(error.description) } } }
                 counter.add(1, ordering: .relaxed)
                 done()
-            }
-            switch step % 5 {
-            case 0, 2:
-                connection.unary(
-                    ModerationMethods.joinGroup, JoinGroupRequest(guid: group),
-                    options: CallOptions(onBehalfOf: user, idempotencyKey: key)
-                ) { record($0.error) }
-            case 1:
-                connection.unary(
-                    ModerationMethods.kickMember, KickMemberRequest(guid: group, uid: user),
-                    options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
-                ) { record($0.error) }
-            case 3:
-                connection.unary(
-                    ModerationMethods.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"),
-                    options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
-                ) { record($0.error) }
-            default:
-                connection.unary(
-                    ModerationMethods.unbanMember, UnbanMemberRequest(guid: group, uid: user),
-                    options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
-                ) { record($0.error) }
             }
         }
         let count = counter.load(ordering: .relaxed)
@@ -421,11 +401,44 @@ enum WireBenchmark {
         return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
+    /// Mutation `step` of call slot `slot`: slot s owns user (s / 32) of group (s % 32), and its
+    /// steps cycle through Join, Kick, Join, Ban, Unban, each a durable change with one action.
+    static func issueMutation(
+        slot: Int, step: Int, _ connection: ClientConnection, key: String = "",
+        completion: @escaping @Sendable (RPCError?) -> Void
+    ) {
+        let group = "g\(slot % 32)"
+        let user = "g\(slot % 32)-u\(slot / 32)"
+        let owner = "owner"
+        switch step % 5 {
+        case 0, 2:
+            connection.unary(
+                ModerationMethods.joinGroup, JoinGroupRequest(guid: group),
+                options: CallOptions(onBehalfOf: user, idempotencyKey: key)
+            ) { completion($0.error) }
+        case 1:
+            connection.unary(
+                ModerationMethods.kickMember, KickMemberRequest(guid: group, uid: user),
+                options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
+            ) { completion($0.error) }
+        case 3:
+            connection.unary(
+                ModerationMethods.banMember, BanMemberRequest(guid: group, uid: user, reason: "bench"),
+                options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
+            ) { completion($0.error) }
+        default:
+            connection.unary(
+                ModerationMethods.unbanMember, UnbanMemberRequest(guid: group, uid: user),
+                options: CallOptions(onBehalfOf: owner, idempotencyKey: key)
+            ) { completion($0.error) }
+        }
+    }
+
     /// Keeps `depth` calls in flight on each of `connections` connections for `seconds`, the
     /// connections spread round-robin over the servers at `ports` and, across those, over `apps`
     /// apps (or, `routeByApp`, round-robin over the apps, each app's on one server); `issue`
     /// starts call number `step` of a slot and calls `done` when it ends. Returns the elapsed time.
-    private static func drive(
+    static func drive(
         ports: [UInt16], apps: Int = 1, routeByApp: Bool = false, connections: Int, depth: Int, seconds: Double,
         issue: @escaping @Sendable (_ slot: Int, _ step: Int, ClientConnection, @escaping @Sendable () -> Void) -> Void
     ) throws(BenchError) -> Double {

@@ -4,7 +4,7 @@
 //          (subscribe and unsubscribe through the event hub in process, per operation, by size)
 //        moderation-bench fanout [--subscribers N] [--rounds N] [--seconds S] [--server PATH]
 //          (the event stream over sockets, against a release moderation-server child process)
-//        moderation-bench wire [--only mutations,reads,big,checkpost,content] [--seconds S] [--conns N] [--depth N]
+//        moderation-bench wire [--only mutations,reads,big,checkpost,content,webhooks] [--seconds S] [--conns N] [--depth N]
 //          [--big-members N] [--rounds N] [--pin] [--rules FILE]
 //          (--rules: content-bench --write-rules's file, which the content suite loads)
 //          (--pin: the server on CPU 0, this process on CPU 1)
