@@ -312,8 +312,8 @@ final class CachedRead: StoreSnapshot {
         try transaction().webhooks(appID: appID)
     }
 
-    func enabledWebhooks() throws(ModerationError) -> [StoredWebhook] {
-        try transaction().enabledWebhooks()
+    func allWebhooks() throws(ModerationError) -> [StoredWebhook] {
+        try transaction().allWebhooks()
     }
 
     func report(groupID: Int64, id: UInt64) throws(ModerationError) -> Report? {

@@ -456,7 +456,6 @@ enum Migrations {
             lease_expires_at bigint NOT NULL
         );
         CREATE INDEX webhooks_by_app ON webhooks (app_id, created_at, id);
-        CREATE INDEX webhooks_enabled ON webhooks (app_id, created_at, id) WHERE enabled;
         CREATE INDEX webhooks_by_lease_owner ON webhooks (lease_owner) WHERE lease_owner IS NOT NULL;
         """
 }

@@ -15,8 +15,8 @@ extension PostgresSession {
         return (0..<rows.rowCount).map { decodeWebhook(rows, $0) }
     }
 
-    func enabledWebhooks() throws(ModerationError) -> [StoredWebhook] {
-        let rows = try connection.query(.enabledWebhooks, [])
+    func allWebhooks() throws(ModerationError) -> [StoredWebhook] {
+        let rows = try connection.query(.allWebhooks, [])
         return (0..<rows.rowCount).map { decodeWebhook(rows, $0) }
     }
 

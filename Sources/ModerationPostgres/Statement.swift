@@ -31,7 +31,7 @@ enum Statement: Int, CaseIterable {
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
     case contentRulesPage, contentRuleCount, contentRuleByID, contentRuleByPattern, contentRuleSetVersions
     case insertContentRule, deleteContentRule, setContentRuleSetVersion, deleteContentRulesOfSet, deleteContentRuleSet
-    case webhooksOfApp, enabledWebhooks, insertWebhook, updateWebhook, deleteWebhook, webhookExists,
+    case webhooksOfApp, allWebhooks, insertWebhook, updateWebhook, deleteWebhook, webhookExists,
         lockWebhookSkipping, claimWebhookLease, leasedWebhooks, lockLeasedWebhooksSkipping, releaseWebhookLeases,
         recordWebhookDelivery
 
@@ -426,10 +426,10 @@ enum Statement: Int, CaseIterable {
             SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
             WHERE w.app_id = $1 ORDER BY w.created_at, w.id
             """
-        case .enabledWebhooks:
+        case .allWebhooks:
             """
             SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
-            WHERE w.enabled ORDER BY w.app_id, w.created_at, w.id
+            ORDER BY w.app_id, w.created_at, w.id
             """
         case .insertWebhook:
             """

@@ -23,7 +23,7 @@ enum Query: Int, CaseIterable {
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
     case contentRulesPage, contentRuleCount, contentRuleByID, contentRuleByPattern, contentRuleSetVersions
     case insertContentRule, deleteContentRule, setContentRuleSetVersion, deleteContentRulesOfSet, deleteContentRuleSet
-    case webhooksOfApp, enabledWebhooks, insertWebhook, updateWebhook, deleteWebhook, claimWebhookLease
+    case webhooksOfApp, allWebhooks, insertWebhook, updateWebhook, deleteWebhook, claimWebhookLease
     case releaseWebhookLeases, recordWebhookDelivery
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
@@ -438,10 +438,10 @@ enum Query: Int, CaseIterable {
             SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
             WHERE w.app_id = ?1 ORDER BY w.created_at, w.id
             """
-        case .enabledWebhooks:
+        case .allWebhooks:
             """
             SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
-            WHERE w.enabled = 1 ORDER BY w.app_id, w.created_at, w.id
+            ORDER BY w.app_id, w.created_at, w.id
             """
         case .insertWebhook:
             """

@@ -15,8 +15,8 @@ extension SQLiteSession {
         }
     }
 
-    func enabledWebhooks() throws(ModerationError) -> [StoredWebhook] {
-        try connection.run(.enabledWebhooks) { (statement) throws(ModerationError) -> [StoredWebhook] in
+    func allWebhooks() throws(ModerationError) -> [StoredWebhook] {
+        try connection.run(.allWebhooks) { (statement) throws(ModerationError) -> [StoredWebhook] in
             var webhooks: [StoredWebhook] = []
             while try statement.step() { webhooks.append(try decodeWebhook(statement)) }
             return webhooks

@@ -358,7 +358,6 @@ enum Schema {
             lease_expires_at INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX webhooks_by_app ON webhooks (app_id, created_at, id);
-        CREATE INDEX webhooks_enabled ON webhooks (app_id, created_at, id) WHERE enabled = 1;
         CREATE INDEX webhooks_by_lease_owner ON webhooks (lease_owner) WHERE lease_owner IS NOT NULL;
         """
 }

@@ -3,7 +3,7 @@ internal import Synchronization
 internal import ThreadSupport
 public import WebhookDelivery
 
-/// Delivers every enabled webhook of the store's apps: one thread that reads each webhook's
+/// Delivers every enabled webhook of the store's apps (and reports the disabled ones): one thread that reads each webhook's
 /// stretch of the action log after its cursor, posts it through the `WebhookClient`, and moves
 /// the cursor in the store after a 2xx.
 ///
@@ -168,18 +168,18 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         state.nextRefresh = now + configuration.refreshIntervalMs
         let webhooks: [StoredWebhook]
         do {
-            webhooks = try service.enabledWebhooks()
+            webhooks = try service.allWebhooks()
         } catch {
             return  // the store is away: try again at the next refresh
         }
         state.reconcile(webhooks)
-        followed.withLock { $0 = Set(webhooks.map(\.app)) }
+        followed.withLock { $0 = Set(webhooks.filter(\.webhook.enabled).map(\.app)) }
     }
 
     private func claim(_ state: inout DispatchState, now: Int64) {
         state.nextClaim = now + configuration.claimIntervalMs
         guard !state.claiming else { return }
-        let ids = Array(state.runners.keys)
+        let ids = state.runners.values.filter(\.stored.webhook.enabled).map(\.id)
         guard !ids.isEmpty else { return }
         state.claiming = true
         service.claimWebhookLeases(ids, owner: configuration.owner, durationMs: configuration.leaseMs) {
@@ -373,8 +373,9 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
                 runner.mayHaveWork = true
             }
             if !outcome.enabled {
+                // Kept, disabled, for the metrics, until the app enables or deletes it.
                 runner.stored.webhook.enabled = false
-                runner.removed = true
+                runner.leased = false
             }
         case .success(false):
             // The lease passed to another server, or the app moved the cursor: read again.
@@ -432,7 +433,8 @@ struct DispatchState {
         }
     }
 
-    /// Takes the store's list of enabled webhooks: new ones start, gone ones stop (once idle).
+    /// Takes the store's list of webhooks: new ones start, deleted ones stop (once idle), disabled
+    /// ones stay (not delivered) for the metrics.
     mutating func reconcile(_ webhooks: [StoredWebhook]) {
         let fresh = Dictionary(webhooks.map { ($0.webhook.id, $0) }) { first, _ in first }
         for (id, stored) in fresh {

@@ -41,7 +41,7 @@ struct WebhookRunner {
     var pending: PendingBatch?
     /// The log may have actions after the cursor this runner has not read.
     var mayHaveWork = true
-    /// Deleted or disabled in the store: dropped once nothing is in flight.
+    /// Deleted in the store: dropped once nothing is in flight.
     var removed = false
     /// Whether this server holds the lease, and until when it may act on it (Unix ms).
     var leased = false
@@ -60,7 +60,7 @@ struct WebhookRunner {
     mutating func update(from fresh: StoredWebhook) {
         let newGeneration = fresh.generation != stored.generation
         stored = fresh
-        if newGeneration || !leased {
+        if newGeneration || !leased || !fresh.webhook.enabled {
             status = fresh.webhook.status
             pending = nil
             mayHaveWork = true

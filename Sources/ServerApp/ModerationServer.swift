@@ -67,7 +67,7 @@ public final class ModerationServer: Sendable {
     private let rateLeases: LeasedRateLimiter?
     /// Webhook delivery: the HTTP client's thread, and the dispatcher reading the log for it.
     private let webhookClient: WebhookClient
-    public let webhooks: WebhookDispatcher
+    let webhooks: WebhookDispatcher
     /// The access log's writer when this server made it (its logger was not a `LogWriter`'s):
     /// stopped, after the last call, with the server.
     private let ownedLogWriter: LogWriter?

@@ -311,13 +311,13 @@ extension WireBenchmark {
     }
 
     /// The middle value (the upper one of an even count).
-    private static func middle(_ values: [Double]) -> Double {
+    static func middle(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
     /// `value` with two decimals.
-    private static func hundredths(_ value: Double) -> String {
+    static func hundredths(_ value: Double) -> String {
         let scaled = Int((value * 100).rounded())
         let fraction = String(scaled % 100)
         return "\(scaled / 100)." + (fraction.count < 2 ? "0" : "") + fraction

@@ -1,3 +1,4 @@
+import CSystemShims
 internal import Glibc
 import ModerationMessages
 import ProtoBridge
@@ -181,7 +182,8 @@ extension WireBenchmark {
 
         init(latency: Bool) throws(BenchError) {
             var template = Array("/tmp/webhook-bench-XXXXXX".utf8CString)
-            guard let made = mkstemp(&template) else { throw BenchError("mkstemp failed") }
+            let made = mkstemp(&template)
+            guard made >= 0 else { throw BenchError("mkstemp failed") }
             Glibc.close(made)
             log = String(cString: template)
             let portFile = log + ".port"
@@ -189,7 +191,8 @@ extension WireBenchmark {
                 "exec taskset -c \(cshim_usable_cpu_count() >= 2 ? 1 : 0) python3 bench/webhook_receiver.py \(log)"
                 + (latency ? " --latency" : "") + " > \(portFile)"
             var pid: pid_t = 0
-            var argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { strdup($0) } + [nil]
+            let arguments = ["/bin/sh", "-c", command]
+            var argv = arguments.map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
             guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else {
                 throw BenchError("cannot start bench/webhook_receiver.py")

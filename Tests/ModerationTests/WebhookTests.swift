@@ -59,7 +59,7 @@ struct WebhookTests {
         #expect(stored.webhook == made.webhook)
         #expect(stored.secret == made.secret && stored.app == "app" && stored.generation == 0)
         #expect(try app.webhookToTest(given.webhook.id).secret == Self.givenSecret)
-        #expect(try harness.service.enabledWebhooks().map(\.webhook.id) == [made.webhook.id, given.webhook.id])
+        #expect(try harness.service.allWebhooks().map(\.webhook.id) == [made.webhook.id, given.webhook.id])
     }
 
     @Test(
@@ -274,7 +274,7 @@ struct WebhookTests {
         #expect(theirs.status.lastDeliveredSeq == 0, "b's log is empty")
         #expect(try a.listWebhooks() == [mine])
         #expect(try b.listWebhooks() == [theirs])
-        let all = try harness.service.enabledWebhooks()
+        let all = try harness.service.allWebhooks()
         #expect(Set(all.map(\.webhook.id)) == [mine.id, theirs.id])
         #expect(all.first { $0.webhook.id == theirs.id }?.app == "b")
         #expect(all.first { $0.webhook.id == mine.id }?.app == "app")
@@ -491,8 +491,9 @@ extension ServiceHarness {
         }).get()
     }
 
-    /// Webhook `id` as delivery sees it (`enabledWebhooks`), or nil when delivery does not.
+    /// Webhook `id` as delivery sees it (`allWebhooks`) when it is enabled; nil when it is not
+    /// (delivery then leaves it be).
     fileprivate func enabled(_ id: String) throws(ModerationError) -> StoredWebhook? {
-        try service.enabledWebhooks().first { $0.webhook.id == id }
+        try service.allWebhooks().first { $0.webhook.id == id && $0.webhook.enabled }
     }
 }

@@ -1,5 +1,6 @@
 internal import Glibc
 import Moderation
+import RPCPosix
 import ServerApp
 import ServerTestSupport
 import StoreTestSupport
@@ -52,11 +53,19 @@ extension EndToEnd {
 
         /// The seqs of the actions a request carried, in body order.
         static func seqs(_ body: String) -> [UInt64] {
+            let marker = Array(#""seq":""#.utf8)
+            let bytes = Array(body.utf8)
             var seqs: [UInt64] = []
-            var rest = body[...]
-            while let range = rest.range(of: #""seq":""#) {
-                rest = rest[range.upperBound...]
-                seqs.append(UInt64(rest.prefix { $0.isNumber }) ?? 0)
+            var index = 0
+            while index + marker.count <= bytes.count {
+                guard bytes[index..<index + marker.count].elementsEqual(marker) else {
+                    index += 1
+                    continue
+                }
+                index += marker.count
+                let digits = bytes[index...].prefix { (0x30...0x39).contains($0) }
+                seqs.append(UInt64(String(decoding: digits, as: UTF8.self)) ?? 0)
+                index += digits.count
             }
             return seqs
         }

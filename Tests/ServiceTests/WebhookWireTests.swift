@@ -1,7 +1,9 @@
 import Moderation
 import ModerationMessages
 import RPCCore
+import ServerApp
 import Synchronization
+import StoreTestSupport
 import TestSupport
 import Testing
 

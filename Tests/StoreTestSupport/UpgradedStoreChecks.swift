@@ -134,7 +134,7 @@ public enum UpgradedStoreChecks {
         let hook = try admin.createWebhook().webhook
         #expect(hook.status.lastDeliveredSeq > fixture.headSeq)
         #expect(try admin.listWebhooks() == [hook])
-        #expect(try service.enabledWebhooks().map(\.webhook.id) == [hook.id])
+        #expect(try service.allWebhooks().map(\.webhook.id) == [hook.id])
         for guid in ["lobby", "club", "vault"] {
             Invariants.expectHeld(store: store, app: app, guid: guid, after: "the upgrade")
         }

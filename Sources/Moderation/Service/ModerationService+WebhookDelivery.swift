@@ -4,10 +4,10 @@ internal import Synchronization
 /// hold a webhook's lease and move its cursor. They go through the store's writer like any
 /// change (each a few rows), so they commit in the writer's batches beside the app's calls.
 extension ModerationService {
-    /// Every enabled webhook of every app, with its secret and generation.
-    public func enabledWebhooks() throws(ModerationError) -> [StoredWebhook] {
+    /// Every webhook of every app, enabled or not, with its secret and generation.
+    public func allWebhooks() throws(ModerationError) -> [StoredWebhook] {
         try store.read { (snapshot: any StoreSnapshot) throws(ModerationError) -> [StoredWebhook] in
-            try snapshot.enabledWebhooks()
+            try snapshot.allWebhooks()
         }
     }
 

@@ -126,8 +126,8 @@ public protocol StoreSnapshot {
     /// The app's webhooks, oldest first.
     func webhooks(appID: Int64) throws(ModerationError) -> [StoredWebhook]
 
-    /// Every enabled webhook of every app: what delivery works through.
-    func enabledWebhooks() throws(ModerationError) -> [StoredWebhook]
+    /// Every webhook of every app, enabled or not: what delivery works through (and reports).
+    func allWebhooks() throws(ModerationError) -> [StoredWebhook]
 
     /// The reply stored under an idempotency key at or after `notBefore`, if any.
     func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
