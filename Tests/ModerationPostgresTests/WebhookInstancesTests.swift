@@ -90,4 +90,36 @@ struct WebhookInstancesTests {
         #expect(claimed.withLock { $0 } == false, "the second instance holds the lease")
         #expect(try StoreProbe.user(first.store, app: "a1", uid: "one") != nil)
     }
+
+    @Test("lease writes after a lock is held take the webhook's row without waiting, and do their work")
+    func afterALock() throws {
+        try Instance.withPair(writers: 1) { _, clock, first, _ in
+            let ids = try (0..<2).map { try first.client().createWebhook("https://h.example/\($0)").webhook.id }
+            let now = clock.peek
+            let outcome = Mutex<[String]>([])
+            let write = ClosureWrite(affinity: "app") { (tx) throws(ModerationError) in
+                _ = try tx.appID(named: "app")
+                var seen: [String] = []
+                for id in ids + ["wh_gone"] {
+                    seen.append(
+                        "claim \(try tx.claimWebhookLease(id: id, owner: "a", now: now, expiresAt: now + 1_000))")
+                }
+                let status = WebhookStatus(lastDeliveredSeq: 1)
+                seen.append(
+                    "record \(try tx.recordWebhookDelivery(id: ids[0], owner: "a", generation: 0, status: status, enabled: true))"
+                )
+                try tx.releaseWebhookLeases(owner: "a")
+                seen.append(
+                    "claim \(try tx.claimWebhookLease(id: ids[1], owner: "b", now: now, expiresAt: now + 1_000))")
+                outcome.withLock { $0 = seen }
+            }
+            first.store.submit(write)
+            #expect(write.wait() == nil)
+            #expect(
+                outcome.withLock { $0 }
+                    == ["claim true", "claim true", "claim false", "record true", "claim true"])
+            #expect(try first.client().listWebhooks().map(\.status.lastDeliveredSeq).first == 1)
+            #expect(first.store.statistics.deferredWrites == 0)
+        }
+    }
 }
