@@ -8,10 +8,9 @@ extension ModerationRPC {
     /// may wait on DNS for seconds and must not hold the loop's other connections meanwhile.
     /// The other mutations start on the event loop; ListWebhooks and TestWebhook's lookup read
     /// one app's webhooks (at most 10) there. TestWebhook answers when `pinger` has its ping's
-    /// outcome, on whatever thread that is; a server without one answers UNIMPLEMENTED.
-    static func registerWebhooks(
-        in table: inout MethodTable, _ service: ModerationService, _ pinger: (any WebhookPinger)?
-    ) {
+    /// outcome, on whatever thread that is.
+    static func registerWebhooks(in table: inout MethodTable, _ service: ModerationService, _ pinger: any WebhookPinger)
+    {
         table.addMutation(
             ModerationMethods.createWebhook, executor: .workerPool,
             respond: { CreateWebhookResponse(webhook: DomainToProto.webhook($0.webhook), secret: $0.secret) }
@@ -54,10 +53,6 @@ extension ModerationRPC {
                 webhook = try service.webhookToTest(Caller(context), id: request.id)
             } catch {
                 responder.fail(RPCError(error))
-                return
-            }
-            guard let pinger else {
-                responder.fail(RPCError(.unimplemented, "TestWebhook: this server delivers no webhooks"))
                 return
             }
             pinger.ping(webhook) { result in responder.succeed(DomainToProto.testWebhook(result)) }

@@ -16,10 +16,9 @@ public import RPCCore
 /// a worker.
 public enum ModerationRPC {
     /// Adds every method of the service to `table`. `webhookPinger` sends TestWebhook's pings:
-    /// the server's webhook delivery (nil: TestWebhook answers UNIMPLEMENTED).
+    /// the server's webhook delivery.
     public static func register(
-        in table: inout MethodTable, service: ModerationService, hub: EventHub,
-        webhookPinger: (any WebhookPinger)? = nil
+        in table: inout MethodTable, service: ModerationService, hub: EventHub, webhookPinger: any WebhookPinger
     ) {
         registerUsers(in: &table, service)
         registerGroups(in: &table, service)

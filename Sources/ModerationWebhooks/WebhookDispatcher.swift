@@ -119,7 +119,8 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         do {
             secret = try WebhookSecret(parsing: webhook.secret)
         } catch {
-            return completion(WebhookPingResult(httpStatus: 0, latencyMs: 0, error: "the webhook's secret does not read"))
+            return completion(
+                WebhookPingResult(httpStatus: 0, latencyMs: 0, error: "the webhook's secret does not read"))
         }
         let now = service.now
         let body = WebhookPayload.ping(webhookID: webhook.webhook.id, app: webhook.app, atMilliseconds: now)
@@ -170,7 +171,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         do {
             webhooks = try service.allWebhooks()
         } catch {
-            return  // the store is away: try again at the next refresh
+            return // the store is away: try again at the next refresh
         }
         state.reconcile(webhooks)
         followed.withLock { $0 = Set(webhooks.filter(\.webhook.enabled).map(\.app)) }
@@ -261,7 +262,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
                 )
             }
         } catch {
-            return  // the store is away: the next refresh sets mayHaveWork again
+            return // the store is away: the next refresh sets mayHaveWork again
         }
         state.noteHead(stretch.head, of: runner.stored.app)
         if cursor + 1 < stretch.oldest {
@@ -301,7 +302,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         defer { state.runners[id] = runner }
         runner.phase = .idle
         guard generation == runner.stored.generation, !runner.removed, let pending = runner.pending else {
-            runner.pending = nil  // the app moved the cursor meanwhile: this outcome counts for nothing
+            runner.pending = nil // the app moved the cursor meanwhile: this outcome counts for nothing
             return
         }
         let now = service.now
@@ -325,7 +326,8 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         if status.failingSince == 0 { status.failingSince = now }
         status.lastError = RetrySchedule.text(of: failure)
         switch configuration.retrySchedule.decide(
-            after: failure, consecutiveFailures: status.consecutiveFailures, failingSinceMilliseconds: status.failingSince,
+            after: failure, consecutiveFailures: status.consecutiveFailures,
+            failingSinceMilliseconds: status.failingSince,
             nowMilliseconds: now, jitterDraw: Double.random(in: -1...1))
         {
         case .retry(let delay):
@@ -428,7 +430,8 @@ struct DispatchState {
 
     mutating func noteHead(_ head: UInt64, of app: String) {
         heads[app] = max(heads[app] ?? 0, head)
-        for id in runners.keys where runners[id]?.stored.app == app && (runners[id]?.status.lastDeliveredSeq ?? 0) < head {
+        for id in runners.keys
+        where runners[id]?.stored.app == app && (runners[id]?.status.lastDeliveredSeq ?? 0) < head {
             runners[id]?.mayHaveWork = true
         }
     }

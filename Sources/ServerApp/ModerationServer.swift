@@ -1,6 +1,6 @@
 import CommandLineSupport
-import Glibc
 import GRPCMessages
+import Glibc
 public import Moderation
 public import ModerationEvents
 import ModerationMessages
@@ -41,6 +41,9 @@ public final class ModerationServer: Sendable {
         /// Sends TestWebhook's pings in place of the server's webhook delivery (a test's recorder);
         /// nil: the delivery's own.
         public var webhookPinger: (any WebhookPinger)?
+        /// Checks webhook URLs in place of the server's (which resolves the host and applies
+        /// `--webhook-allow-private`): a test's stand-in where names do not resolve; nil: the server's.
+        public var webhookURLCheck: (@Sendable (String) -> String?)?
 
         public init() {}
     }
@@ -94,7 +97,8 @@ public final class ModerationServer: Sendable {
             passwordHasher: tuning.passwordHasher,
             actionRetentionMs: tuning.actionRetentionMs ?? Int64(settings.retentionHours) * 3_600_000,
             maintenanceIntervalMs: tuning.maintenanceIntervalMs, wrongPasswordLimit: settings.wrongPasswordLimit,
-            webhookURLCheck: AddressGuard(allowsPrivateAddresses: settings.webhookAllowPrivate).urlCheck)
+            webhookURLCheck: tuning.webhookURLCheck
+                ?? AddressGuard(allowsPrivateAddresses: settings.webhookAllowPrivate).urlCheck)
         if settings.store == .postgres {
             // The member-page cache learns of profile changes from this process's UpdateUser
             // calls only; with other instances writing the same database it could show a name

@@ -20,11 +20,13 @@ extension ServerGauges {
         }
         let states: [(WebhookState, String)] = [(.active, "active"), (.failing, "failing"), (.disabled, "disabled")]
         return each(
-            "moderation_webhook_state", "gauge", "1 for the state each webhook is in (active, failing, disabled), else 0."
+            "moderation_webhook_state", "gauge",
+            "1 for the state each webhook is in (active, failing, disabled), else 0."
         ) { webhook in states.map { ([("state", $0.1)], webhook.state == $0.0 ? 1 : 0) } }
-            + each("moderation_webhook_leased", "gauge", "1 when this server holds the webhook's lease (delivers it).") {
-                [([], $0.leased ? 1 : 0)]
-            }
+            + each("moderation_webhook_leased", "gauge", "1 when this server holds the webhook's lease (delivers it).")
+        {
+            [([], $0.leased ? 1 : 0)]
+        }
             + each(
                 "moderation_webhook_deliveries_total", "counter",
                 "Webhook requests this server made, by result (delivered: a 2xx; failed: any other answer or none)."

@@ -230,7 +230,8 @@ public enum ServerSettingsParser {
         },
         // Webhooks: where deliveries may go, and whom they trust besides the system's CAs.
         Option(
-            "--webhook-allow-private", "", help: "let webhooks use http and private or loopback addresses (default off)",
+            "--webhook-allow-private", "",
+            help: "let webhooks use http and private or loopback addresses (default off)",
             isSwitch: true
         ) { settings, value throws(ArgumentError) in
             settings.webhookAllowPrivate = try value.onOff()

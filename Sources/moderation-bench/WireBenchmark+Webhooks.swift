@@ -39,10 +39,12 @@ extension WireBenchmark {
             for active in round % 2 == 1 ? [false, true] : [true, false] {
                 var webhookID: String?
                 if active {
-                    webhookID = try call(setup, ModerationMethods.createWebhook, CreateWebhookRequest(url: url)).webhook?.id
+                    webhookID = try call(setup, ModerationMethods.createWebhook, CreateWebhookRequest(url: url))
+                        .webhook?.id
                 }
                 let deliveredBefore = server.metric("moderation_webhook_actions_delivered_total") ?? 0
-                let (rate, cpuPerCall) = try mutationRate(server, connections: connections, depth: depth, seconds: seconds)
+                let (rate, cpuPerCall) = try mutationRate(
+                    server, connections: connections, depth: depth, seconds: seconds)
                 let name = active ? "with a webhook" : "without"
                 rates[name, default: []].append(rate)
                 var text = "\(name) \(Int(rate)) mutations/s (\(fixed(cpuPerCall * 1e6)) µs server CPU each)"
@@ -67,7 +69,8 @@ extension WireBenchmark {
 
         // Throughput: the whole log again, to a webhook of its own.
         let head = UInt64(server.metric("moderation_action_log_head_seq") ?? 0)
-        let replayed = try call(setup, ModerationMethods.createWebhook, CreateWebhookRequest(url: url)).webhook?.id ?? ""
+        let replayed =
+            try call(setup, ModerationMethods.createWebhook, CreateWebhookRequest(url: url)).webhook?.id ?? ""
         let cpuBefore = server.cpuSeconds
         let receiverBefore = receiver.cpuSeconds
         let start = monotonicNanoseconds()
@@ -148,11 +151,13 @@ extension WireBenchmark {
                 nanosleep(&pause, nil)
             }
             next += interval
-            guard let slot = busy.withLock({ busy -> Int? in
-                guard let free = busy.firstIndex(of: false) else { return nil }
-                busy[free] = true
-                return free
-            }) else { continue }
+            guard
+                let slot = busy.withLock({ busy -> Int? in
+                    guard let free = busy.firstIndex(of: false) else { return nil }
+                    busy[free] = true
+                    return free
+                })
+            else { continue }
             let step = steps.withLock { steps -> Int in
                 defer { steps[slot] += 1 }
                 return steps[slot]

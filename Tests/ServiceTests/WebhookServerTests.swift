@@ -15,7 +15,7 @@ extension EndToEnd {
     /// SSRF guard, and a receiver slow enough to hold every request for seconds.
     @Suite("Webhook delivery", .serialized)
     struct WebhookServerTests {
-        static let secret = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"  // 24 bytes of base64
+        static let secret = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" // 24 bytes of base64
         static let users = (0..<12).map { "w\($0)" }
         static let groups = ["wg0", "wg1", "wg2"]
 
@@ -25,7 +25,8 @@ extension EndToEnd {
             let app = ModerationClient(service: server.service, caller: Caller(app: TestApp.one.rawValue))
             for uid in users { try app.createUser(uid) }
             for (index, guid) in groups.enumerated() {
-                try app.createGroup(guid, owner: users[index], members: [MemberGrant(uid: users[index + 3], scope: .admin)])
+                try app.createGroup(
+                    guid, owner: users[index], members: [MemberGrant(uid: users[index + 3], scope: .admin)])
             }
             return server
         }
@@ -128,11 +129,15 @@ extension EndToEnd {
                 })
             let bodies = receiver.records().map(\.body).joined()
             #expect(Self.seqs(bodies).count == 2, "the ban and the kick in wg1: \(bodies)")
-            #expect(bodies.contains(#""type":"ACTION_TYPE_BANNED""#) && bodies.contains(#""type":"ACTION_TYPE_KICKED""#))
+            #expect(
+                bodies.contains(#""action":"ACTION_TYPE_BANNED""#) && bodies.contains(#""action":"ACTION_TYPE_KICKED""#)
+            )
             #expect(!bodies.contains(#""guid":"wg0""#) && !bodies.contains(#""guid":"wg2""#))
         }
 
-        @Test("a receiver down for 10 s, then 503 with Retry-After, then 200: everything arrives, retries keep their webhook-id")
+        @Test(
+            "a receiver down for 10 s, then 503 with Retry-After, then 200: everything arrives, retries keep their webhook-id"
+        )
         func receiverFailures() throws {
             let server = try Self.server()
             defer { server.tearDown() }
@@ -214,7 +219,8 @@ extension EndToEnd {
             let caller = Caller(app: TestApp.one.rawValue)
             for (url, reason) in [
                 ("http://example.com/hook", "only https"), ("https://127.0.0.1:9/hook", "loopback"),
-                ("https://10.1.2.3/hook", "private"), ("https://169.254.169.254/latest", "link-local"),
+                ("https://10.1.2.3/hook", "private"), ("https://169.254.169.254/latest", "metadata"),
+                ("https://169.254.1.1/hook", "link-local"),
                 ("https://localhost/hook", "loopback"),
             ] {
                 let outcome = MutationWaiter.wait { done in

@@ -253,9 +253,7 @@ public final class WebhookReceiver: @unchecked Sendable {
         """#
 }
 
-
 public struct ReceiverFailure: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
-

@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
 import WebhookDelivery
 
 /// The delivery client against a real local receiver (`WebhookReceiver`): what goes on the wire,

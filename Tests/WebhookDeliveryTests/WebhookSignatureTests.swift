@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 import WebhookDelivery
 
 /// Standard Webhooks signing: the published reference vector, the secret's text form, and the

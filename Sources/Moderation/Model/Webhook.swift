@@ -83,7 +83,9 @@ public struct NewWebhook: Sendable, Equatable {
     /// `whsec_` and the base64 of 24–64 bytes; empty: the server makes one.
     public var secret: String
 
-    public init(url: String, kinds: [ActionKind] = [], guids: [String] = [], description: String = "", secret: String = "") {
+    public init(
+        url: String, kinds: [ActionKind] = [], guids: [String] = [], description: String = "", secret: String = ""
+    ) {
         self.url = url
         self.kinds = kinds
         self.guids = guids

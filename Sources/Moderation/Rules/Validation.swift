@@ -49,12 +49,13 @@ public enum Validation {
         return needsLowering
     }
 
-    /// A list of distinct identifiers, 1–`maxBatch` long (after lower-casing).
-    static func identifiers(_ raw: [String], field: String, allowEmpty: Bool = false) throws(ModerationError)
-        -> [String]
-    {
-        guard raw.count <= maxBatch, allowEmpty || !raw.isEmpty else {
-            throw .invalid(field, "give \(allowEmpty ? 0 : 1)–\(maxBatch) uids (got \(raw.count))")
+    /// A list of distinct identifiers, 1–`max` long (after lower-casing); `noun` names them in
+    /// the error.
+    static func identifiers(
+        _ raw: [String], field: String, allowEmpty: Bool = false, max: Int = maxBatch, noun: String = "uids"
+    ) throws(ModerationError) -> [String] {
+        guard raw.count <= max, allowEmpty || !raw.isEmpty else {
+            throw .invalid(field, "give \(allowEmpty ? 0 : 1)–\(max) \(noun) (got \(raw.count))")
         }
         var seen = Set<String>()
         var result: [String] = []

@@ -21,7 +21,8 @@ extension ModerationService {
         store.submit(
             StoreTask(completion: completion) { (tx: any StoreTransaction) throws(ModerationError) -> Set<String> in
                 var held = Set<String>()
-                for id in ids where try tx.claimWebhookLease(id: id, owner: owner, now: now, expiresAt: now + durationMs) {
+                for id in ids
+                where try tx.claimWebhookLease(id: id, owner: owner, now: now, expiresAt: now + durationMs) {
                     held.insert(id)
                 }
                 return held

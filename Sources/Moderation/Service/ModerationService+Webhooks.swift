@@ -125,10 +125,7 @@ extension ModerationService {
     }
 
     private static func webhookGuids(_ guids: [String], field: String) throws(ModerationError) -> [String] {
-        guard guids.count <= maxWebhookGuids else {
-            throw .invalid(field, "name at most \(maxWebhookGuids) groups (got \(guids.count))")
-        }
-        return try Validation.identifiers(guids, field: field, allowEmpty: true)
+        try Validation.identifiers(guids, field: field, allowEmpty: true, max: maxWebhookGuids, noun: "guids")
     }
 
     private static func webhookID(_ id: String) throws(ModerationError) -> String {

@@ -20,4 +20,3 @@ public struct StoredWebhook: Sendable, Equatable {
         self.generation = generation
     }
 }
-
