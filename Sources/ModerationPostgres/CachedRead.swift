@@ -306,6 +306,16 @@ final class CachedRead: StoreSnapshot {
         try transaction().contentRuleSetVersions()
     }
 
+    /// Never cached: delivery's progress changes without the app's data version (leases and
+    /// cursors are written without the app's lock).
+    func webhooks(appID: Int64) throws(ModerationError) -> [StoredWebhook] {
+        try transaction().webhooks(appID: appID)
+    }
+
+    func enabledWebhooks() throws(ModerationError) -> [StoredWebhook] {
+        try transaction().enabledWebhooks()
+    }
+
     func report(groupID: Int64, id: UInt64) throws(ModerationError) -> Report? {
         try transaction().report(groupID: groupID, id: id)
     }

@@ -13,7 +13,7 @@ enum Migrations {
     static func all(trigramSchema: String) -> [String] {
         [
             version1(trigram: PGConnection.quoteIdentifier(trigramSchema)), version2, version3, version4, version5,
-            version6, version7,
+            version6, version7, version8,
         ]
     }
 
@@ -424,5 +424,39 @@ enum Migrations {
         -- How many rules a contentRulesChanged action added and removed (0 for other actions).
         ALTER TABLE actions ADD COLUMN rules_added integer NOT NULL DEFAULT 0;
         ALTER TABLE actions ADD COLUMN rules_removed integer NOT NULL DEFAULT 0;
+        """
+
+    /// Version 8: webhooks. A new table, so instances of the previous build keep running while
+    /// one migrates.
+    private static let version8 = """
+        -- The app's webhooks, oldest first by (created_at, id). kinds: the ActionKind codes
+        -- delivered ('{}' for every kind); guids: the groups ('{}' for every group and the app's
+        -- own). The status columns are delivery's progress: the cursor (last_delivered_seq) and
+        -- the current run of failures. generation counts the app's moves of the cursor; a
+        -- delivery records its outcome only at the generation it read, and only while it holds
+        -- the lease (lease_owner NULL: free; lease_expires_at 0 with it). The app changes its
+        -- webhooks under the app's lock; leases and progress are written without it, row by row.
+        CREATE TABLE webhooks (
+            id text COLLATE "C" PRIMARY KEY,
+            app_id bigint NOT NULL REFERENCES apps (id),
+            url text NOT NULL,
+            kinds integer[] NOT NULL,
+            guids text[] NOT NULL,
+            description text NOT NULL,
+            enabled boolean NOT NULL,
+            created_at bigint NOT NULL,
+            secret text NOT NULL,
+            generation bigint NOT NULL,
+            last_delivered_seq bigint NOT NULL,
+            consecutive_failures integer NOT NULL,
+            last_error text NOT NULL,
+            next_attempt_at bigint NOT NULL,
+            failing_since bigint NOT NULL,
+            lease_owner text COLLATE "C",
+            lease_expires_at bigint NOT NULL
+        );
+        CREATE INDEX webhooks_by_app ON webhooks (app_id, created_at, id);
+        CREATE INDEX webhooks_enabled ON webhooks (app_id, created_at, id) WHERE enabled;
+        CREATE INDEX webhooks_by_lease_owner ON webhooks (lease_owner) WHERE lease_owner IS NOT NULL;
         """
 }

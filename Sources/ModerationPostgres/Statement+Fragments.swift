@@ -90,6 +90,13 @@ extension Statement {
     /// The columns `PostgresSession.decodeContentRule` reads, in order.
     static let contentRuleColumns = "id, guid, kind, pattern, action, description, created_at, created_by"
 
+    /// The columns `PostgresSession.decodeWebhook` reads, in order, from a `webhooks` row named
+    /// `w` joined to its app `a`.
+    static let webhookColumns = """
+        w.app_id, a.name, w.id, w.url, w.kinds, w.guids, w.description, w.enabled, w.created_at, w.secret,
+        w.generation, w.last_delivered_seq, w.consecutive_failures, w.last_error, w.next_attempt_at, w.failing_since
+        """
+
     /// What an action row (`a`, of app $1) refers to, resolved in its statement
     /// (`PostgresSession.actions`): the group's revision it shows (`r`), then its actor (`bu`) and
     /// its target (`ou`) as live users (NULL when deleted, or the app).

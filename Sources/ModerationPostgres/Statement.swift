@@ -31,6 +31,9 @@ enum Statement: Int, CaseIterable {
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
     case contentRulesPage, contentRuleCount, contentRuleByID, contentRuleByPattern, contentRuleSetVersions
     case insertContentRule, deleteContentRule, setContentRuleSetVersion, deleteContentRulesOfSet, deleteContentRuleSet
+    case webhooksOfApp, enabledWebhooks, insertWebhook, updateWebhook, deleteWebhook, webhookExists,
+        lockWebhookSkipping, claimWebhookLease, leasedWebhooks, lockLeasedWebhooksSkipping, releaseWebhookLeases,
+        recordWebhookDelivery
 
     case insertActions, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -53,7 +56,9 @@ enum Statement: Int, CaseIterable {
             .insertAppBan, .deleteAppBan,
             .upsertInvite, .deleteInvite, .purgeInvites, .deleteInvitesOfUser, .insertJoinRequest, .deleteJoinRequest,
             .deleteJoinRequestsOfUser, .insertReport, .resolveReport, .insertContentRule, .deleteContentRule,
-            .setContentRuleSetVersion, .deleteContentRulesOfSet, .deleteContentRuleSet, .insertActions,
+            .setContentRuleSetVersion, .deleteContentRulesOfSet, .deleteContentRuleSet, .insertWebhook,
+            .updateWebhook, .deleteWebhook, .claimWebhookLease, .releaseWebhookLeases, .recordWebhookDelivery,
+            .insertActions,
             .pruneDelete, .saveReply, .purgeReplies, .recordPasswordFailure, .clearPasswordFailures,
             .purgePasswordFailures, .leaseRateTokens:
             true
@@ -415,6 +420,55 @@ enum Statement: Int, CaseIterable {
             """
         case .deleteContentRulesOfSet: "DELETE FROM content_rules WHERE app_id = $1 AND guid = $2"
         case .deleteContentRuleSet: "DELETE FROM content_rule_sets WHERE app_id = $1 AND guid = $2"
+
+        case .webhooksOfApp:
+            """
+            SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
+            WHERE w.app_id = $1 ORDER BY w.created_at, w.id
+            """
+        case .enabledWebhooks:
+            """
+            SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
+            WHERE w.enabled ORDER BY w.app_id, w.created_at, w.id
+            """
+        case .insertWebhook:
+            """
+            INSERT INTO webhooks (app_id, id, url, kinds, guids, description, enabled, created_at, secret, generation,
+                                  last_delivered_seq, consecutive_failures, last_error, next_attempt_at, failing_since,
+                                  lease_owner, lease_expires_at)
+            VALUES ($1, $2, $3, $4::integer[], $5::text[], $6, $7::boolean, $8, $9, $10, $11, $12, $13, $14, $15, NULL, 0)
+            """
+        case .updateWebhook:
+            // The same parameters as insertWebhook; the lease stays.
+            """
+            UPDATE webhooks SET url = $3, kinds = $4::integer[], guids = $5::text[], description = $6,
+                enabled = $7::boolean, created_at = $8, secret = $9, generation = $10, last_delivered_seq = $11,
+                consecutive_failures = $12, last_error = $13, next_attempt_at = $14, failing_since = $15
+            WHERE id = $2 AND app_id = $1
+            """
+        case .deleteWebhook: "DELETE FROM webhooks WHERE id = $2 AND app_id = $1"
+        case .webhookExists: "SELECT 1 FROM webhooks WHERE id = $1"
+        // A webhook's row for a transaction that holds locks already: it must not wait (see
+        // `PostgresSession`), so a row another writer holds is skipped.
+        case .lockWebhookSkipping: "SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        case .claimWebhookLease:
+            // $1 id, $2 owner, $3 now, $4 expires at.
+            """
+            UPDATE webhooks SET lease_owner = $2, lease_expires_at = $4
+            WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at <= $3) RETURNING 1
+            """
+        case .leasedWebhooks: "SELECT count(*) FROM webhooks WHERE lease_owner = $1"
+        case .lockLeasedWebhooksSkipping:
+            "SELECT 1 FROM webhooks WHERE lease_owner = $1 FOR NO KEY UPDATE SKIP LOCKED"
+        case .releaseWebhookLeases:
+            "UPDATE webhooks SET lease_owner = NULL, lease_expires_at = 0 WHERE lease_owner = $1"
+        case .recordWebhookDelivery:
+            // $1 id, $2 owner, $3 generation, $4 enabled, $5–$9 the status.
+            """
+            UPDATE webhooks SET enabled = $4::boolean, last_delivered_seq = $5, consecutive_failures = $6,
+                last_error = $7, next_attempt_at = $8, failing_since = $9
+            WHERE id = $1 AND lease_owner = $2 AND generation = $3 RETURNING 1
+            """
 
         case .insertActions:
             // One array per column, an element per action: a batch's actions in one statement.

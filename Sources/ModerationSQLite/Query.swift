@@ -23,6 +23,8 @@ enum Query: Int, CaseIterable {
     case report, openReport, reportsPage, reportCounts, reportsFiled, insertReport, resolveReport
     case contentRulesPage, contentRuleCount, contentRuleByID, contentRuleByPattern, contentRuleSetVersions
     case insertContentRule, deleteContentRule, setContentRuleSetVersion, deleteContentRulesOfSet, deleteContentRuleSet
+    case webhooksOfApp, enabledWebhooks, insertWebhook, updateWebhook, deleteWebhook, claimWebhookLease
+    case releaseWebhookLeases, recordWebhookDelivery
 
     case insertAction, actionsOfApp, actionsOfGroup, hasActionsOn, pruneScan, pruneDelete
 
@@ -140,6 +142,13 @@ enum Query: Int, CaseIterable {
 
     /// The columns `SQLiteSession.decodeContentRule` reads, in order.
     static let contentRuleColumns = "id, guid, kind, pattern, action, description, created_at, created_by"
+
+    /// The columns `SQLiteSession.decodeWebhook` reads, in order, from a `webhooks` row named `w`
+    /// joined to its app `a`.
+    static let webhookColumns = """
+        w.app_id, a.name, w.id, w.url, w.kinds, w.guids, w.description, w.enabled, w.created_at, w.secret,
+        w.generation, w.last_delivered_seq, w.consecutive_failures, w.last_error, w.next_attempt_at, w.failing_since
+        """
 
     // Shared filters of the group list: ?2 viewer uid ('' for the app), ?3 1 when the app asks,
     // ?4/?5 keyset, ?6 type mask, ?7 tags as a JSON array ('' for none), ?8 now, ?9 limit.
@@ -423,6 +432,48 @@ enum Query: Int, CaseIterable {
             """
         case .deleteContentRulesOfSet: "DELETE FROM content_rules WHERE app_id = ?1 AND guid = ?2"
         case .deleteContentRuleSet: "DELETE FROM content_rule_sets WHERE app_id = ?1 AND guid = ?2"
+
+        case .webhooksOfApp:
+            """
+            SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
+            WHERE w.app_id = ?1 ORDER BY w.created_at, w.id
+            """
+        case .enabledWebhooks:
+            """
+            SELECT \(Self.webhookColumns) FROM webhooks w JOIN apps a ON a.id = w.app_id
+            WHERE w.enabled = 1 ORDER BY w.app_id, w.created_at, w.id
+            """
+        case .insertWebhook:
+            """
+            INSERT INTO webhooks (app_id, id, url, kinds, guids, description, enabled, created_at, secret, generation,
+                                  last_delivered_seq, consecutive_failures, last_error, next_attempt_at, failing_since,
+                                  lease_owner, lease_expires_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, NULL, 0)
+            """
+        case .updateWebhook:
+            // The same parameters as insertWebhook; the lease stays.
+            """
+            UPDATE webhooks SET url = ?3, kinds = ?4, guids = ?5, description = ?6, enabled = ?7, created_at = ?8,
+                secret = ?9, generation = ?10, last_delivered_seq = ?11, consecutive_failures = ?12, last_error = ?13,
+                next_attempt_at = ?14, failing_since = ?15
+            WHERE id = ?2 AND app_id = ?1
+            """
+        case .deleteWebhook: "DELETE FROM webhooks WHERE id = ?2 AND app_id = ?1"
+        case .claimWebhookLease:
+            // ?1 id, ?2 owner, ?3 now, ?4 expires at.
+            """
+            UPDATE webhooks SET lease_owner = ?2, lease_expires_at = ?4
+            WHERE id = ?1 AND (lease_owner IS NULL OR lease_owner = ?2 OR lease_expires_at <= ?3)
+            """
+        case .releaseWebhookLeases:
+            "UPDATE webhooks SET lease_owner = NULL, lease_expires_at = 0 WHERE lease_owner = ?1"
+        case .recordWebhookDelivery:
+            // ?1 id, ?2 owner, ?3 generation, ?4 enabled, ?5–?9 the status.
+            """
+            UPDATE webhooks SET enabled = ?4, last_delivered_seq = ?5, consecutive_failures = ?6, last_error = ?7,
+                next_attempt_at = ?8, failing_since = ?9
+            WHERE id = ?1 AND lease_owner = ?2 AND generation = ?3
+            """
 
         case .insertAction:
             """

@@ -6,7 +6,7 @@ internal import Moderation
 /// Never edit a released migration; append a new one. Every table is STRICT; every query has an
 /// index (listed next to the table it reads).
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
 
     /// Brings the database up to the latest version; a no-op when it is already there.
     static func migrate(_ connection: SQLiteConnection) throws(ModerationError) {
@@ -328,5 +328,37 @@ enum Schema {
         -- How many rules a contentRulesChanged action added and removed (0 for other actions).
         ALTER TABLE actions ADD COLUMN rules_added INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE actions ADD COLUMN rules_removed INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Version 6: webhooks.
+    private static let version6 = """
+        -- The app's webhooks, oldest first by (created_at, id). kinds: the ActionKind codes
+        -- delivered, comma-separated ('' for every kind); guids: RecordCoding strings (none: every
+        -- group and the app's own). The status columns are delivery's progress: the cursor
+        -- (last_delivered_seq) and the current run of failures. generation counts the app's moves
+        -- of the cursor; a delivery records its outcome only at the generation it read, and only
+        -- while it holds the lease (lease_owner NULL: free; lease_expires_at 0 with it).
+        CREATE TABLE webhooks (
+            id TEXT PRIMARY KEY,
+            app_id INTEGER NOT NULL REFERENCES apps (id),
+            url TEXT NOT NULL,
+            kinds TEXT NOT NULL,
+            guids BLOB NOT NULL,
+            description TEXT NOT NULL,
+            enabled INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            secret TEXT NOT NULL,
+            generation INTEGER NOT NULL,
+            last_delivered_seq INTEGER NOT NULL,
+            consecutive_failures INTEGER NOT NULL,
+            last_error TEXT NOT NULL,
+            next_attempt_at INTEGER NOT NULL,
+            failing_since INTEGER NOT NULL,
+            lease_owner TEXT,
+            lease_expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX webhooks_by_app ON webhooks (app_id, created_at, id);
+        CREATE INDEX webhooks_enabled ON webhooks (app_id, created_at, id) WHERE enabled = 1;
+        CREATE INDEX webhooks_by_lease_owner ON webhooks (lease_owner) WHERE lease_owner IS NOT NULL;
         """
 }

@@ -12,7 +12,7 @@ import ThreadSupport
 @Suite("PostgreSQL migrations")
 struct MigrationTests {
     /// The build's schema version.
-    static let version = "7"
+    static let version = "8"
 
     @Test("a new schema is created at the build's version; opening it again changes nothing")
     func createsAndReopens() throws {

@@ -33,14 +33,15 @@ struct MigrationTests {
         let schema = try Self.schema(options.databasePath)
         for table in [
             "apps", "users", "groups", "group_tags", "group_revisions", "members", "bans", "actions", "idempotency",
-            "search_grams", "search_gram_counts", "app_bans",
+            "search_grams", "search_gram_counts", "app_bans", "content_rules", "content_rule_sets", "webhooks",
         ] {
             let definition = try #require(schema.first { $0.hasPrefix("table \(table) ") }, "table \(table) missing")
             #expect(definition.contains("STRICT"), "table \(table) is not STRICT")
         }
         for index in [
             "members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group",
-            "groups_by_created", "idempotency_by_age", "app_bans_by_uid", "app_bans_by_expiry",
+            "groups_by_created", "idempotency_by_age", "app_bans_by_uid", "app_bans_by_expiry", "webhooks_by_app",
+            "webhooks_enabled", "webhooks_by_lease_owner",
         ] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
@@ -79,7 +80,7 @@ struct MigrationTests {
     }
 
     /// The build's schema version.
-    static let version = 5
+    static let version = 6
 
     /// What the fixture's database held before the upgrade.
     struct FixtureCounts {

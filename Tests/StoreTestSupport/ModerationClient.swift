@@ -497,6 +497,44 @@ public struct ModerationClient: Sendable {
         try service.listContentRules(caller, guid: guid, limit: limit, cursor: cursor)
     }
 
+    // MARK: Webhooks
+
+    @discardableResult
+    public func createWebhook(_ new: NewWebhook) throws(ModerationError) -> CreatedWebhook {
+        try run { service.createWebhook($0, new, replay: $1, completion: $2) }
+    }
+
+    /// Creates a webhook to `url` with nothing else set.
+    @discardableResult
+    public func createWebhook(_ url: String = "https://hooks.example.com/moderation") throws(ModerationError)
+        -> CreatedWebhook
+    {
+        try createWebhook(NewWebhook(url: url))
+    }
+
+    @discardableResult
+    public func updateWebhook(_ id: String, _ update: WebhookUpdate) throws(ModerationError) -> Webhook {
+        try run { service.updateWebhook($0, id: id, update, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func deleteWebhook(_ id: String) throws(ModerationError) -> Webhook {
+        try run { service.deleteWebhook($0, id: id, replay: $1, completion: $2) }
+    }
+
+    @discardableResult
+    public func replayWebhook(_ id: String, afterSeq: UInt64) throws(ModerationError) -> Webhook {
+        try run { service.replayWebhook($0, id: id, afterSeq: afterSeq, replay: $1, completion: $2) }
+    }
+
+    public func listWebhooks() throws(ModerationError) -> [Webhook] {
+        try service.listWebhooks(caller)
+    }
+
+    public func webhookToTest(_ id: String) throws(ModerationError) -> StoredWebhook {
+        try service.webhookToTest(caller, id: id)
+    }
+
     public func actions(_ guid: String, _ options: ListActionsOptions = ListActionsOptions()) throws(ModerationError)
         -> ActionPage
     {

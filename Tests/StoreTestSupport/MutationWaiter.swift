@@ -12,6 +12,19 @@ public enum MutationWaiter {
         return box.get()
     }
 
+    /// Blocks until a store task's completion (a plain `Result`: webhook delivery's writes) has
+    /// been called and returns what it was given.
+    public static func waitForResult<T: Sendable>(
+        _ start: (@escaping @Sendable (Result<T, ModerationError>) -> Void) -> Void
+    ) -> Result<T, ModerationError> {
+        let box = ResultBox<T>()
+        start { result in box.set(.done(result)) }
+        switch box.get() {
+        case .done(let result, _): return result
+        case .replayed: return .failure(ModerationError(.internal, "unexpected replay"))
+        }
+    }
+
     /// The bytes tests store under idempotency keys: the result's description, so equal results
     /// give equal bytes.
     public static func describe<T>(_ result: Result<T, ModerationError>) -> [UInt8] {

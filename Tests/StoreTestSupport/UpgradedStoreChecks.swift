@@ -6,7 +6,7 @@ import Testing
 /// upgraded) by this build, the same on both stores: the release's data reads as it was written,
 /// its idempotent replies still replay, writes go on without a gap in the log, and the new
 /// features (mutes, freezes, CheckPost, DeleteUser, the mute sweeper; invites, join requests,
-/// reports; bans from the app) work on its rows.
+/// reports; bans from the app; webhooks) work on its rows.
 public enum UpgradedStoreChecks {
     /// What the fixture's store held, read from it before the upgrade.
     public struct Log: Sendable {
@@ -129,6 +129,12 @@ public enum UpgradedStoreChecks {
         #expect(try admin.listAppBans().items.map(\.uid).sorted() == ["amir", "mona"])
         try admin.unbanFromApp("amir")
         #expect(try user("amir").checkPost("lobby") == .allowed)
+        // Webhooks on the release's app: created at the log's head (past the release's, which
+        // the checks above wrote after), listed, and given to delivery.
+        let hook = try admin.createWebhook().webhook
+        #expect(hook.status.lastDeliveredSeq > fixture.headSeq)
+        #expect(try admin.listWebhooks() == [hook])
+        #expect(try service.enabledWebhooks().map(\.webhook.id) == [hook.id])
         for guid in ["lobby", "club", "vault"] {
             Invariants.expectHeld(store: store, app: app, guid: guid, after: "the upgrade")
         }
