@@ -1,6 +1,8 @@
 import Moderation
 import ModerationMessages
 import RPCCore
+import ServerApp
+import StoreTestSupport
 import Synchronization
 import TestSupport
 import Testing
