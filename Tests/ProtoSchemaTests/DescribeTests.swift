@@ -153,7 +153,8 @@ struct DescribeTests {
             ("moderation.v1.GroupTy", #"(did you mean "moderation.v1.GroupType"?)"#),
             (
                 "moderation.v1.Moderation.Create",
-                #"(did you mean one of "moderation.v1.Moderation.CreateGroup", "moderation.v1.Moderation.CreateUser"?)"#
+                #"(did you mean one of "moderation.v1.Moderation.CreateGroup", "moderation.v1.Moderation.CreateUser", "#
+                    + #""moderation.v1.Moderation.CreateWebhook"?)"#
             ),
         ])
     func aNameCutShortIsCompleted(_ symbol: String, _ hint: String) throws {
