@@ -81,6 +81,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
             inbox.withLock { $0.heads.merge(heads) { max($0, $1) } }
             inbox.signal()
         }
+        service.addWebhookChangeListener { [weak self] in self?.webhooksChanged() }
         thread.withLock { thread in
             guard thread == nil else { return }
             thread = WorkerThread(name: "mod-webhook-dispatch") { [self] in run() }
@@ -104,7 +105,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
     }
 
     /// Asks the thread to read the webhooks again now (one was changed through this server).
-    public func webhooksChanged() {
+    func webhooksChanged() {
         inbox.withLock { $0.refreshNow = true }
         inbox.signal()
     }

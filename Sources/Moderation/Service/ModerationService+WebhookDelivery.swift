@@ -52,6 +52,24 @@ extension ModerationService {
             })
     }
 
+    /// Calls `listener` after each webhook change committed through this service (created,
+    /// updated, deleted, replayed), so that delivery here acts at once rather than at its next
+    /// read of the store; changes through other servers are seen there.
+    public func addWebhookChangeListener(_ listener: @escaping @Sendable () -> Void) {
+        webhookChangeListeners.withLock { $0.append(listener) }
+    }
+
+    /// `completion`, then the webhook change listeners when the change was made.
+    func notifyingWebhookChange<Value: Sendable>(
+        _ completion: @escaping @Sendable (MutationResult<Value>) -> Void
+    ) -> @Sendable (MutationResult<Value>) -> Void {
+        { [weak self] outcome in
+            completion(outcome)
+            guard case .done(.success, _) = outcome, let self else { return }
+            for listener in webhookChangeListeners.withLock({ $0 }) { listener() }
+        }
+    }
+
     /// The service's clock (Unix milliseconds).
     public var now: Int64 { clock() }
 }

@@ -22,7 +22,7 @@ extension ModerationService {
         _ caller: Caller, _ new: NewWebhook, replay: @escaping ReplayEncoder<CreatedWebhook>,
         completion: @escaping @Sendable (MutationResult<CreatedWebhook>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, replay: replay, completion: notifyingWebhookChange(completion)) {
             () throws(ModerationError) -> WriteBody<CreatedWebhook> in
             let url = try webhookURL(new.url)
             let guids = try Self.webhookGuids(new.guids, field: "guids")
@@ -44,7 +44,7 @@ extension ModerationService {
         _ caller: Caller, id: String, _ update: WebhookUpdate, replay: @escaping ReplayEncoder<Webhook>,
         completion: @escaping @Sendable (MutationResult<Webhook>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, replay: replay, completion: notifyingWebhookChange(completion)) {
             () throws(ModerationError) -> WriteBody<Webhook> in
             let id = try Self.webhookID(id)
             guard !update.isEmpty else { throw .invalid("update_mask", "names no field to change") }
@@ -67,7 +67,7 @@ extension ModerationService {
         _ caller: Caller, id: String, replay: @escaping ReplayEncoder<Webhook>,
         completion: @escaping @Sendable (MutationResult<Webhook>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, replay: replay, completion: notifyingWebhookChange(completion)) {
             () throws(ModerationError) -> WriteBody<Webhook> in
             let id = try Self.webhookID(id)
             return { (context: inout WriteContext) throws(ModerationError) -> Webhook in
@@ -84,7 +84,7 @@ extension ModerationService {
         _ caller: Caller, id: String, afterSeq: UInt64, replay: @escaping ReplayEncoder<Webhook>,
         completion: @escaping @Sendable (MutationResult<Webhook>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
+        submit(caller, replay: replay, completion: notifyingWebhookChange(completion)) {
             () throws(ModerationError) -> WriteBody<Webhook> in
             let id = try Self.webhookID(id)
             return { (context: inout WriteContext) throws(ModerationError) -> Webhook in

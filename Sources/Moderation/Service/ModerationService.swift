@@ -29,6 +29,8 @@ public final class ModerationService: Sendable {
     let passwordAttempts: PasswordAttemptLimiter
     /// The content rule sets, compiled, for CheckPost's scan.
     let contentRules: ContentRuleSets
+    /// Called after each webhook change this service committed (`addWebhookChangeListener`).
+    let webhookChangeListeners = Mutex<[@Sendable () -> Void]>([])
 
     /// The store's reads share a check when started together (`ModerationStore.readsShareChecks`).
     public var readsShareChecks: Bool { store.readsShareChecks }
