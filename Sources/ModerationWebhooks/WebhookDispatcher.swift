@@ -24,7 +24,8 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         /// How often the webhooks and their progress are read again (changes made through other
         /// servers, actions they committed).
         public var refreshIntervalMs: Int64 = 1_000
-        /// The most actions read from the log per turn of one webhook (its filters may keep few).
+        /// The most actions read from the log per turn of a webhook whose groups filter may keep
+        /// few of them (without one, a turn reads what one request carries).
         public var readLimit = 1_000
         public var retrySchedule = RetrySchedule()
 
@@ -174,7 +175,8 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         } catch {
             return // the store is away: try again at the next refresh
         }
-        state.reconcile(webhooks)
+        // A webhook new to this server, or enabled again, is claimed at once, not at the next round.
+        if state.reconcile(webhooks) { state.nextClaim = 0 }
         followed.withLock { $0 = Set(webhooks.filter(\.webhook.enabled).map(\.app)) }
     }
 
@@ -253,7 +255,9 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
     private func read(_ runner: inout WebhookRunner, _ state: inout DispatchState, now: Int64) {
         let cursor = runner.status.lastDeliveredSeq
         let webhook = runner.stored.webhook
-        let limit = configuration.readLimit
+        // What one request can carry, unless the groups filter (applied here, not in the store)
+        // may leave most of a stretch out: then a longer stretch per read.
+        let limit = webhook.guids.isEmpty ? WebhookPayload.maximumActions : configuration.readLimit
         let stretch: (rows: [ActionRecord], head: UInt64, oldest: UInt64)
         do {
             stretch = try service.withActionLog(app: runner.stored.app) { log throws(ModerationError) in
@@ -438,10 +442,13 @@ struct DispatchState {
     }
 
     /// Takes the store's list of webhooks: new ones start, deleted ones stop (once idle), disabled
-    /// ones stay (not delivered) for the metrics.
-    mutating func reconcile(_ webhooks: [StoredWebhook]) {
+    /// ones stay (not delivered) for the metrics. Returns whether a webhook is new here or enabled
+    /// again, which is worth a claim now.
+    mutating func reconcile(_ webhooks: [StoredWebhook]) -> Bool {
         let fresh = Dictionary(webhooks.map { ($0.webhook.id, $0) }) { first, _ in first }
+        var unclaimed = false
         for (id, stored) in fresh {
+            if stored.webhook.enabled && runners[id]?.stored.webhook.enabled != true { unclaimed = true }
             if runners[id] == nil {
                 runners[id] = WebhookRunner(stored)
             } else {
@@ -451,6 +458,7 @@ struct DispatchState {
             runners[id]?.mayHaveWork = true
         }
         for id in runners.keys where fresh[id] == nil { runners[id]?.removed = true }
+        return unclaimed
     }
 
     /// The next time the thread must wake without news: a refresh, a claim, a retry.

@@ -222,7 +222,7 @@ extension WireBenchmark {
             kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
-            unlink(log)
+            if getenv("WEBHOOK_BENCH_KEEP") == nil { unlink(log) } else { print("  (receiver log kept: \(log))") }
             unlink(log + ".port")
         }
 

@@ -194,8 +194,10 @@ extension EndToEnd {
         let schema = PostgresCluster.uniqueSchema("trio")
         private(set) var servers: [ServerProcess] = []
 
-        /// - Parameter url: the database; nil for the one the test runs on (`TestBackend.current`).
-        init(url: String? = nil) throws {
+        /// - Parameters:
+        ///   - url: the database; nil for the one the test runs on (`TestBackend.current`).
+        ///   - extraArguments: given to every instance besides the store's.
+        init(url: String? = nil, extraArguments: [String] = []) throws {
             var suitesURL: String?
             if case .postgres(let current) = TestBackend.current { suitesURL = current }
             guard let url = url ?? suitesURL else {
@@ -204,11 +206,12 @@ extension EndToEnd {
             self.url = url
             do {
                 for index in 0..<3 {
-                    let arguments = [
-                        "--data-dir", directory.path + "/data\(index)", "--api-key",
-                        "\(TestApp.one.rawValue):\(TestApp.one.apiKey)", "--log-level", "warning", "--store",
-                        "postgres", "--postgres-url", url, "--postgres-schema", schema,
-                    ]
+                    let arguments =
+                        [
+                            "--data-dir", directory.path + "/data\(index)", "--api-key",
+                            "\(TestApp.one.rawValue):\(TestApp.one.apiKey)", "--log-level", "warning", "--store",
+                            "postgres", "--postgres-url", url, "--postgres-schema", schema,
+                        ] + extraArguments
                     servers.append(
                         try ServerProcess(arguments: arguments, logPath: directory.path + "/server\(index).log"))
                 }
