@@ -96,7 +96,7 @@ extension EndToEnd {
 extension EndToEnd.MultiInstanceTests {
     @Test("the webhook's lease holder killed: another instance delivers within 10 s, without a gap")
     func webhookLeaseTakeover() throws {
-        let trio = try Trio(extraArguments: ["--webhook-allow-private"])
+        let trio = try EndToEnd.Trio(extraArguments: ["--webhook-allow-private"])
         defer { trio.tearDown() }
         try trio.seed()
         let receiver = try WebhookReceiver(secret: EndToEnd.WebhookFailoverTests.secret)
@@ -110,7 +110,7 @@ extension EndToEnd.MultiInstanceTests {
         var holder: Int?
         _ = waitUntil(timeoutMs: 10_000) {
             let owner = try? database.value("SELECT lease_owner FROM \(trio.schema).webhooks WHERE id = '\(id)'")
-            let pid = owner.flatMap { $0?.split(separator: "/").dropFirst().first }.flatMap { Int32($0) }
+            let pid = owner.flatMap { $0.split(separator: "/").dropFirst().first }.flatMap { Int32($0) }
             holder = trio.servers.firstIndex { $0.pid == pid }
             return holder != nil
         }
