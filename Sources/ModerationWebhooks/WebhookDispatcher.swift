@@ -41,12 +41,12 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
 
     struct Inbox {
         var events: [Event] = []
-        /// The last seq committed per app, from the commit listener.
-        var heads: [String: UInt64] = [:]
+        /// The actions committed since the thread last looked, per followed app, in seq order.
+        var committed: [String: [ActionRecord]] = [:]
         var refreshNow = false
         var stopping = false
 
-        var isEmpty: Bool { events.isEmpty && heads.isEmpty && !refreshNow && !stopping }
+        var isEmpty: Bool { events.isEmpty && committed.isEmpty && !refreshNow && !stopping }
     }
 
     private let service: ModerationService
@@ -74,12 +74,11 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         ) { [weak self] actions in
             guard let self else { return }
             let apps = followed.withLock { $0 }
-            var heads: [String: UInt64] = [:]
-            for action in actions where apps.contains(action.app) {
-                heads[action.app] = max(heads[action.app] ?? 0, action.seq)
+            let kept = actions.filter { apps.contains($0.app) }
+            guard !kept.isEmpty else { return }
+            inbox.withLock { inbox in
+                for action in kept { inbox.committed[action.app, default: []].append(action) }
             }
-            guard !heads.isEmpty else { return }
-            inbox.withLock { $0.heads.merge(heads) { max($0, $1) } }
             inbox.signal()
         }
         service.addWebhookChangeListener { [weak self] in self?.webhooksChanged() }
@@ -158,7 +157,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
             let received = taken ?? Inbox()
             if received.stopping { return }
             for event in received.events { handle(event, &state) }
-            for (app, head) in received.heads { state.noteHead(head, of: app) }
+            for (app, actions) in received.committed { state.noteCommitted(actions, of: app) }
             let now = service.now
             if received.refreshNow || now >= state.nextRefresh { refresh(&state, now: now) }
             if now >= state.nextClaim { claim(&state, now: now) }
@@ -177,7 +176,9 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         }
         // A webhook new to this server, or enabled again, is claimed at once, not at the next round.
         if state.reconcile(webhooks) { state.nextClaim = 0 }
-        followed.withLock { $0 = Set(webhooks.filter(\.webhook.enabled).map(\.app)) }
+        let apps = Set(webhooks.filter(\.webhook.enabled).map(\.app))
+        followed.withLock { $0 = apps }
+        state.recent = state.recent.filter { apps.contains($0.key) }
     }
 
     private func claim(_ state: inout DispatchState, now: Int64) {
@@ -259,15 +260,20 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         // may leave most of a stretch out: then a longer stretch per read.
         let limit = webhook.guids.isEmpty ? WebhookPayload.maximumActions : configuration.readLimit
         let stretch: (rows: [ActionRecord], head: UInt64, oldest: UInt64)
-        do {
-            stretch = try service.withActionLog(app: runner.stored.app) { log throws(ModerationError) in
-                (
-                    try log.actions(afterSeq: cursor, limit: limit, kinds: Set(webhook.kinds)),
-                    try log.headSeq(), try log.oldestRetainedSeq()
-                )
+        if let recent = state.recentActions(of: runner.stored.app, after: cursor, limit: limit, kinds: webhook.kinds) {
+            // Caught up: the actions are those the commit listener handed over, no read needed.
+            stretch = (recent.rows, recent.head, 0)
+        } else {
+            do {
+                stretch = try service.withActionLog(app: runner.stored.app) { log throws(ModerationError) in
+                    (
+                        try log.actions(afterSeq: cursor, limit: limit, kinds: Set(webhook.kinds)),
+                        try log.headSeq(), try log.oldestRetainedSeq()
+                    )
+                }
+            } catch {
+                return // the store is away: the next refresh sets mayHaveWork again
             }
-        } catch {
-            return // the store is away: the next refresh sets mayHaveWork again
         }
         state.noteHead(stretch.head, of: runner.stored.app)
         if cursor + 1 < stretch.oldest {
@@ -432,6 +438,40 @@ struct DispatchState {
     var attempts: UInt64 = 0
 
     init(configuration: WebhookDispatcher.Configuration) {}
+
+    /// The app's last actions as the commit listener handed them over, gapless and in seq
+    /// order, at most `recentLimit`: what a caught-up webhook delivers without reading the log.
+    var recent: [String: [ActionRecord]] = [:]
+    static let recentLimit = 4_096
+
+    /// Keeps the actions committed to `app` (a batch that does not follow the ones kept starts
+    /// afresh: the listener missed some, which the log has).
+    mutating func noteCommitted(_ actions: [ActionRecord], of app: String) {
+        guard let last = actions.last else { return }
+        var kept = recent[app] ?? []
+        if let previous = kept.last?.seq, let first = actions.first?.seq, first != previous + 1 { kept = [] }
+        kept += actions
+        if kept.count > Self.recentLimit { kept.removeFirst(kept.count - Self.recentLimit) }
+        recent[app] = kept
+        noteHead(last.seq, of: app)
+    }
+
+    /// Up to `limit` actions of `app` after `cursor` (of `kinds`, when given) from the recent
+    /// ones, and the last seq they cover; nil when they do not reach back to the cursor or
+    /// forward to the head this thread knows (the log must be read then).
+    func recentActions(of app: String, after cursor: UInt64, limit: Int, kinds: [ActionKind])
+        -> (rows: [ActionRecord], head: UInt64)?
+    {
+        guard let kept = recent[app], let first = kept.first?.seq, let last = kept.last?.seq,
+            first <= cursor + 1, last >= cursor, last == heads[app]
+        else { return nil }
+        var rows: [ActionRecord] = []
+        for action in kept[Int(cursor + 1 - first)...] where kinds.isEmpty || kinds.contains(action.kind) {
+            rows.append(action)
+            if rows.count == limit { break }
+        }
+        return (rows, last)
+    }
 
     mutating func noteHead(_ head: UInt64, of app: String) {
         heads[app] = max(heads[app] ?? 0, head)
