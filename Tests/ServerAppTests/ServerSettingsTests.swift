@@ -101,6 +101,22 @@ struct ServerSettingsTests {
         #expect(try settings([], ["MODERATION_SQLITE_CACHE_MIB": "4"]).sqliteCacheMiB == 4)
     }
 
+    @Test("--webhook-allow-private is a switch on the command line, on or off elsewhere; --webhook-ca-file a path")
+    func webhookSettings() throws {
+        #expect(try settings([]).webhookAllowPrivate == false)
+        #expect(try settings(["--webhook-allow-private"]).webhookAllowPrivate)
+        #expect(try settings(["--webhook-allow-private", "--data-dir", "/tmp/x"]).dataDirectory == "/tmp/x")
+        #expect(try settings(["--webhook-allow-private=off"]).webhookAllowPrivate == false)
+        #expect(try settings([], ["MODERATION_WEBHOOK_ALLOW_PRIVATE": "on"]).webhookAllowPrivate)
+        #expect(
+            try settings(["--webhook-allow-private=off"], ["MODERATION_WEBHOOK_ALLOW_PRIVATE": "on"])
+                .webhookAllowPrivate == false)
+        #expect(error(["--webhook-allow-private=maybe"]) != nil)
+        #expect(try settings(["--webhook-ca-file", "/etc/hooks-ca.pem"]).webhookCAFile == "/etc/hooks-ca.pem")
+        #expect(error(["--webhook-ca-file", ""])?.contains("empty") == true)
+        #expect(error(["--webhook-allow-privat"])?.contains("did you mean --webhook-allow-private?") == true)
+    }
+
     @Test func invalidEnvironmentAndFileNameTheirSource() throws {
         #expect(error([], ["MODERATION_THREADS": "-1"])?.hasPrefix("MODERATION_THREADS:") == true)
         let directory = TemporaryDirectory()
