@@ -95,8 +95,9 @@ def start_server(server_binary: str, tmp_path_factory) -> Iterator[Callable[...,
 
 @pytest.fixture(scope="session")
 def server(start_server) -> ServerProcess:
-    """The suite's shared server: the main port (--listen) ephemeral, --grpc-listen on a free port."""
-    return start_server()
+    """The suite's shared server: the main port (--listen) ephemeral, --grpc-listen on a free port;
+    webhooks may use this machine's addresses (the scenario's receiver is one)."""
+    return start_server(extra_args=["--webhook-allow-private"])
 
 
 @pytest.fixture(scope="session")

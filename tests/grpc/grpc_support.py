@@ -545,3 +545,58 @@ class ByteCountingProxy:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class WebhookReceiver:
+    """A webhook endpoint of Python's standard library in a thread of this process: verifies each
+    request's Standard Webhooks signature (HMAC-SHA256 over ``id.timestamp.body`` with the
+    secret's bytes) and keeps what it got; answers 204, or 401 to a request that does not verify."""
+
+    def __init__(self, secret: str) -> None:
+        import base64
+        import hashlib
+        import hmac
+        import json
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        key = base64.b64decode(secret[len("whsec_"):])
+        self.requests: List[Dict[str, object]] = []
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                msg_id = self.headers.get("webhook-id", "")
+                timestamp = self.headers.get("webhook-timestamp", "")
+                expected = base64.b64encode(
+                    hmac.new(key, f"{msg_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()).decode()
+                given = [s[len("v1,"):] for s in self.headers.get("webhook-signature", "").split()]
+                verified = any(hmac.compare_digest(expected, s) for s in given)
+                with receiver._lock:
+                    receiver.requests.append({"id": msg_id, "verified": verified, "body": json.loads(body),
+                                              "content_type": self.headers.get("content-type", "")})
+                self.send_response(204 if verified else 401)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d/hook" % self._server.server_address[1]
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def actions(self) -> List[Dict[str, object]]:
+        """The actions delivered so far, in order of arrival."""
+        with self._lock:
+            return [action for request in self.requests
+                    if request["body"]["type"] == "moderation.actions"
+                    for action in request["body"]["data"]["actions"]]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -8,18 +8,20 @@ ErrorInfo in grpc-status-details-bin (docs/SERVICE.md's error table).
 
 from __future__ import annotations
 
+import time
 from typing import List, Tuple
 
 import grpc
 
 from conftest import API_KEY
-from grpc_support import Moderation, StreamCollector, expect_error
+from grpc_support import Moderation, StreamCollector, WebhookReceiver, expect_error
 from moderation.v1 import actions_pb2 as a
 from moderation.v1 import content_pb2 as c
 from moderation.v1 import groups_pb2 as g
 from moderation.v1 import members_pb2 as mb
 from moderation.v1 import moderation_pb2 as m
 from moderation.v1 import reports_pb2 as r
+from moderation.v1 import webhooks_pb2 as w
 
 S = grpc.StatusCode
 
@@ -395,6 +397,27 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
     assert [x.error_code for x in removed.results] == ["", "ERR_CONTENT_RULE_NOT_FOUND"]
     assert mod.CheckPost(m.CheckPostRequest(checks=[m.PostCheck(guid=guid, uid=dave, text="badword")])).results[0].allowed
 
+    # Webhooks: the group's actions from here on pushed to a receiver of Python's standard
+    # library, which verifies each signature; only the app manages them.
+    secret = "whsec_" + "c2NlbmFyaW8tc2VjcmV0LTMyLWJ5dGVzLWxvbmchIQ=="
+    receiver = WebhookReceiver(secret)
+    expect_error(S.PERMISSION_DENIED, "ERR_PERMISSION_DENIED",
+                 lambda: mod.CreateWebhook(m.CreateWebhookRequest(url=receiver.url), as_=dave))
+    hook = mod.CreateWebhook(m.CreateWebhookRequest(url=receiver.url, guids=[guid], secret=secret,
+                                                     description="scenario"))
+    assert hook.secret == secret and hook.webhook.id.startswith("wh_")
+    assert w.WebhookState.Name(hook.webhook.status.state) == "WEBHOOK_STATE_ACTIVE"
+    ping = mod.TestWebhook(m.TestWebhookRequest(id=hook.webhook.id))
+    assert (ping.http_status, ping.error) == (204, "")
+    assert hook.webhook.id in [x.id for x in mod.ListWebhooks(m.ListWebhooksRequest()).webhooks]
+    assert mod.UpdateWebhook(m.UpdateWebhookRequest(id=hook.webhook.id, description="the scenario's",
+                                                     update_mask=["description"])).webhook.description == (
+        "the scenario's")
+    assert mod.ReplayWebhook(m.ReplayWebhookRequest(id=hook.webhook.id, after_seq=hook.webhook.status.last_delivered_seq)
+                             ).webhook.status.last_delivered_seq == hook.webhook.status.last_delivered_seq
+    expect_error(S.NOT_FOUND, "ERR_WEBHOOK_NOT_FOUND",
+                 lambda: mod.DeleteWebhook(m.DeleteWebhookRequest(id="wh_none")))
+
     # Leave and delete: the owner cannot leave; only the owner deletes.
     expect_error(S.FAILED_PRECONDITION, "ERR_OWNER_CANNOT_LEAVE",
                  lambda: mod.LeaveGroup(m.LeaveGroupRequest(guid=guid), as_=dave))
@@ -407,6 +430,21 @@ def test_every_rpc_in_the_seed_scenario(stub, users, run_id) -> None:
     assert deleted.seq > expected[-1][0]
     expected.append(summary(deleted))
     expect_error(S.NOT_FOUND, "ERR_GROUP_NOT_FOUND", lambda: mod.GetGroup(m.GetGroupRequest(guid=guid), as_=dave))
+
+    # The webhook delivered the group's last actions, signed, in seq order, ending with "deleted".
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not any(
+            x["action"] == "ACTION_TYPE_DELETED" for x in receiver.actions()):
+        time.sleep(0.05)
+    delivered = receiver.actions()
+    assert all(request["verified"] for request in receiver.requests)
+    assert all(request["content_type"] == "application/json" for request in receiver.requests)
+    assert [int(x["seq"]) for x in delivered] == sorted(int(x["seq"]) for x in delivered)
+    assert [x["action"] for x in delivered][-1] == "ACTION_TYPE_DELETED"
+    assert {x["actionFor"]["guid"] for x in delivered} == {guid}
+    assert int(delivered[-1]["seq"]) == deleted.seq
+    mod.DeleteWebhook(m.DeleteWebhookRequest(id=hook.webhook.id))
+    receiver.close()
 
     # The app's stream saw every action of the group once, in order, ending with "deleted".
     events.wait_done(20)
