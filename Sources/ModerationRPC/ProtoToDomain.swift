@@ -60,41 +60,15 @@ enum ProtoToDomain {
 
     /// The domain's kind of an action type; nil for the zero value.
     static func actionKind(_ type: ActionType, field: String) throws(ModerationError) -> ActionKind? {
-        switch type {
-        case .unspecified: nil
-        case .created: .created
-        case .updated: .updated
-        case .deleted: .deleted
-        case .joined: .joined
-        case .left: .left
-        case .added: .added
-        case .kicked: .kicked
-        case .banned: .banned
-        case .unbanned: .unbanned
-        case .scopeChanged: .scopeChanged
-        case .ownershipTransferred: .ownershipTransferred
-        case .muted: .muted
-        case .unmuted: .unmuted
-        case .frozen: .frozen
-        case .unfrozen: .unfrozen
-        case .userDeleted: .userDeleted
-        case .invited: .invited
-        case .inviteAccepted: .inviteAccepted
-        case .inviteDeclined: .inviteDeclined
-        case .inviteRevoked: .inviteRevoked
-        case .joinRequested: .joinRequested
-        case .joinRequestApproved: .joinRequestApproved
-        case .joinRequestRejected: .joinRequestRejected
-        case .joinRequestCancelled: .joinRequestCancelled
-        case .reported: .reported
-        case .reportResolved: .reportResolved
-        case .appBanned: .appBanned
-        case .appUnbanned: .appUnbanned
-        case .contentRulesChanged: .contentRulesChanged
-        case .unrecognized(let value):
-            throw ModerationError(.invalidArgument, "\(field): \(value) is not an ActionType")
-        }
+        if type == .unspecified { return nil }
+        if let kind = kindsByType[type] { return kind }
+        let number = if case .unrecognized(let value) = type { String(value) } else { "\(type)" }
+        throw ModerationError(.invalidArgument, "\(field): \(number) is not an ActionType")
     }
+
+    /// The inverse of `DomainToProto.actionType`, which names each kind's type once.
+    private static let kindsByType = Dictionary(
+        uniqueKeysWithValues: ActionKind.allCases.map { (DomainToProto.actionType($0), $0) })
 
     static func limit(_ limit: UInt32) -> Int { Int(limit) }
 
