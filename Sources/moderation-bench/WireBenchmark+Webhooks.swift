@@ -47,7 +47,8 @@ extension WireBenchmark {
                     server, connections: connections, depth: depth, seconds: seconds)
                 let name = active ? "with a webhook" : "without"
                 rates[name, default: []].append(rate)
-                var text = "\(name) \(Int(rate)) mutations/s (\(fixed(cpuPerCall * 1e6)) µs server CPU each)"
+                var text =
+                    "\(name) \(Int(rate)) mutations/s (\(fixed(cpuPerCall * 1e6)) µs server CPU each, the server at \(Int(rate * cpuPerCall * 100))% of its core)"
                 if let webhookID {
                     let head = server.metric("moderation_action_log_head_seq") ?? 0
                     let caughtUp = waitFor(seconds: 30) {
