@@ -150,7 +150,7 @@ let package = Package(
         .target(
             name: "ModerationWebhooks",
             dependencies: [
-                "Moderation", "ModerationRPC", "ModerationMessages", "ProtoSchema", "WebhookDelivery", "ThreadSupport",
+                "Moderation", "ModerationRPC", "WebhookDelivery", "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
 

@@ -36,10 +36,16 @@ public enum ModerationRPC {
         registerActionLog(in: &table, service, hub)
     }
 
-    /// The wire encoding of one action as a `moderation.v1.Action` message (webhook bodies
-    /// carry its proto3 JSON).
+    /// The wire encoding of one action as a `moderation.v1.Action` message.
     public static func encodeAction(_ action: ActionRecord) -> [UInt8] {
         DomainToProto.action(action).serializedBytes()
+    }
+
+    /// One action as webhook bodies carry it: the proto3 JSON of its `moderation.v1.Action`
+    /// (camelCase names, enums by name, 64-bit integers as strings), UTF-8, from the generated
+    /// encoder.
+    public static func actionJSON(_ action: ActionRecord) -> [UInt8] {
+        DomainToProto.action(action).jsonUTF8()
     }
 
     /// The wire encoding of one event, as the hub sends it to every subscriber.
