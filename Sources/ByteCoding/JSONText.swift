@@ -69,21 +69,17 @@ public enum JSONText {
             out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
             return
         }
-        var count = 1
-        var rest = value / 10
-        while rest > 0 {
-            count += 1
-            rest /= 10
-        }
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: count))
-        var index = start + count - 1
-        rest = value
-        while rest > 0 {
-            let (quotient, digit) = rest.quotientAndRemainder(dividingBy: 10)
-            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit)
-            index -= 1
-            rest = quotient
+        // The digits from the last, into a buffer on the stack, then appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var index = digits.count
+            var rest = value
+            while rest > 0 {
+                let (quotient, digit) = rest.quotientAndRemainder(dividingBy: 10)
+                index -= 1
+                digits[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit)
+                rest = quotient
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
         }
     }
 
