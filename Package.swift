@@ -64,7 +64,8 @@ let package = Package(
 
         // Command lines: the argument reader and typed value parsers of the server and rpc-probe.
         .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
-        // Byte encodings used by several modules: varints (LEB128) and base64. No dependencies.
+        // Byte encodings used by several modules: varints (LEB128), base64, and proto3 JSON's string
+        // escapes and number forms (the descriptor-driven and the generated JSON encoders'). No dependencies.
         .target(name: "ByteCoding", swiftSettings: swiftSettings),
 
         // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
@@ -150,7 +151,7 @@ let package = Package(
         .target(
             name: "ModerationWebhooks",
             dependencies: [
-                "Moderation", "ModerationRPC", "ModerationMessages", "ProtoSchema", "WebhookDelivery", "ThreadSupport",
+                "Moderation", "ModerationRPC", "WebhookDelivery", "ThreadSupport",
             ],
             swiftSettings: swiftSettings),
 

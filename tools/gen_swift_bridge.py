@@ -9,6 +9,8 @@ Reads a FileDescriptorSet (made by `protoc --include_imports --include_source_in
   struct in a `ProtoArena` and reading one that protobuf-c unpacked into the arena;
 - its encoder in Swift (`writeFields(into:)`, through `ProtoWireWriter`): the bytes protobuf-c
   packs, without building its structs (a debug build checks each encoding against protobuf-c's);
+- its proto3 JSON encoder in Swift (`writeJSON(into:)`, through `ProtoJSONWriter`): the bytes
+  `ProtoSchema`'s descriptor-driven `DynamicMessage.jsonUTF8()` prints with its default options;
 - a Swift enum per proto enum, keeping unknown values (`unrecognized(Int32)`);
 - a `ProtoMethod` table per service, with each method's streaming flags (client and server),
   named `<Service>Methods` (e.g. `ModerationMethods`) so it does not take the name a Swift type
@@ -80,6 +82,39 @@ def camel_upper(snake):
 def swift_package_prefix(package):
     """SwiftProtobuf's spelling of a package as a name prefix: grpc.reflection.v1alpha -> Grpc_Reflection_V1alpha."""
     return "_".join(camel_upper(p) for p in package.split("."))
+
+
+def json_name(name):
+    """protoc's default `json_name` (as `ProtoSchema`'s `SchemaBuilder.jsonName`): underscores
+    dropped, the letter after each one upper-cased."""
+    out = []
+    upper = False
+    for ch in name:
+        if ch == "_":
+            upper = True
+        else:
+            out.append(ch.upper() if upper else ch)
+            upper = False
+    return "".join(out)
+
+
+def json_quoted(text):
+    """`text` as a JSON string literal, escaped as `ByteCoding`'s `JSONText.appendQuoted` does."""
+    short = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", '"': '\\"', "\\": "\\\\"}
+    return '"' + "".join(short.get(ch, "\\u%04X" % ord(ch) if ord(ch) < 0x20 else ch) for ch in text) + '"'
+
+
+def swift_string_literal(text):
+    """`text` as a Swift string literal."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append("\\u{%X}" % ord(ch))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def swift_ident(name):
@@ -417,6 +452,8 @@ class Generator:
             out.append("        }\n")
         out.append("    }\n\n")
         out.append(self.encoder(fqn, m))
+        out.append("\n")
+        out.append(self.json_encoder(fqn, m))
         out.append("}\n")
         for n in m.nested_type:
             if not n.options.map_entry:
@@ -435,6 +472,82 @@ class Generator:
             out.append(self.write_field(fl, oneof_names))
         out.append("    }\n")
         return "".join(out)
+
+    def json_encoder(self, fqn, m):
+        """`writeJSON(into:)`: proto3 JSON as `ProtoSchema`'s `JSONMessageEncoder` prints it with
+        its default options: fields in declaration order under their JSON names, present exactly
+        when `writeFields(into:)` writes them (the descriptor-driven encoder prints what it reads
+        from those bytes)."""
+        out = []
+        out.append("    public func writeJSON(into buffer: inout [UInt8]) {\n")
+        if not m.field:
+            out.append('        ProtoJSONWriter.raw("{}", &buffer)\n')
+        else:
+            out.append("        let object = ProtoJSONWriter.begin(&buffer)\n")
+            oneof_names = [od.name for od in m.oneof_decl]
+            for fl in m.field:
+                out.append(self.json_field(fl, oneof_names))
+            out.append("        ProtoJSONWriter.endObject(&buffer, from: object)\n")
+        out.append("    }\n")
+        return "".join(out)
+
+    def json_key(self, fl):
+        """The statement appending a member's `,"jsonName":` (the comma before every member)."""
+        name = fl.json_name if fl.HasField("json_name") else json_name(fl.name)
+        return 'ProtoJSONWriter.raw(%s, &buffer)' % swift_string_literal("," + json_quoted(name) + ":")
+
+    def json_field(self, fl, oneof_names):
+        i8 = "        "
+        name = "self." + swift_ident(camel_lower(fl.name))
+        key = self.json_key(fl)
+        if fl.HasField("oneof_index"):
+            # Written whenever it is the member set, zero or not (as on the wire).
+            oneof = "self." + swift_ident(camel_lower(oneof_names[fl.oneof_index]))
+            return "%sif case .%s(let value)? = %s { %s; %s }\n" % (
+                i8, swift_ident(camel_lower(fl.name)), oneof, key, self.json_value(fl, "value"))
+        if self.is_map(fl):
+            k, v = self.map_entry(fl)
+            key_write = ("ProtoJSONWriter.string(entry.key, &buffer)" if k.type == FD.TYPE_STRING
+                         else "ProtoJSONWriter.key(entry.key, &buffer)")
+            return (
+                "%(i)sif !%(n)s.isEmpty {\n"
+                "%(i)s    %(key)s\n"
+                "%(i)s    let map = ProtoJSONWriter.begin(&buffer)\n"
+                "%(i)s    for entry in ProtoJSONWriter.sortedEntries(%(n)s) {\n"
+                "%(i)s        ProtoJSONWriter.raw(\",\", &buffer); %(kw)s; ProtoJSONWriter.raw(\":\", &buffer)\n"
+                "%(i)s        %(vw)s\n"
+                "%(i)s    }\n"
+                "%(i)s    ProtoJSONWriter.endObject(&buffer, from: map)\n"
+                "%(i)s}\n"
+            ) % {"i": i8, "n": name, "key": key, "kw": key_write, "vw": self.json_value(v, "entry.value")}
+        if fl.label == FD.LABEL_REPEATED:
+            # By index: `for item in` copies each element (retaining every string of a message).
+            return (
+                "%(i)sif !%(n)s.isEmpty {\n"
+                "%(i)s    %(key)s\n"
+                "%(i)s    let array = ProtoJSONWriter.begin(&buffer)\n"
+                "%(i)s    for index in %(n)s.indices { ProtoJSONWriter.raw(\",\", &buffer); %(w)s }\n"
+                "%(i)s    ProtoJSONWriter.endArray(&buffer, from: array)\n"
+                "%(i)s}\n"
+            ) % {"i": i8, "n": name, "key": key, "w": self.json_value(fl, "%s[index]" % name)}
+        if fl.type == FD.TYPE_MESSAGE:
+            return "%sif let value = %s { %s; %s }\n" % (i8, name, key, self.json_value(fl, "value"))
+        return "%sif %s { %s; %s }\n" % (i8, self.is_zero_check(fl, name), key, self.json_value(fl, name))
+
+    def json_value(self, fl, expr):
+        """A statement appending one value's JSON."""
+        t = fl.type
+        if t == FD.TYPE_MESSAGE:
+            return "%s.writeJSON(into: &buffer)" % expr
+        method = {
+            FD.TYPE_STRING: "string", FD.TYPE_BYTES: "bytes", FD.TYPE_BOOL: "bool", FD.TYPE_ENUM: "enumValue",
+            FD.TYPE_INT32: "int32", FD.TYPE_SINT32: "int32", FD.TYPE_SFIXED32: "int32",
+            FD.TYPE_UINT32: "uint32", FD.TYPE_FIXED32: "uint32",
+            FD.TYPE_INT64: "int64", FD.TYPE_SINT64: "int64", FD.TYPE_SFIXED64: "int64",
+            FD.TYPE_UINT64: "uint64", FD.TYPE_FIXED64: "uint64",
+            FD.TYPE_FLOAT: "float", FD.TYPE_DOUBLE: "double",
+        }[t]
+        return "ProtoJSONWriter.%s(%s, &buffer)" % (method, expr)
 
     def element_wire_type(self, fl):
         t = fl.type

@@ -57,7 +57,6 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
     /// The apps with an enabled webhook: what the commit listener wakes the thread for.
     private let followed = Mutex<Set<String>>([])
     private let thread = Mutex<WorkerThread?>(nil)
-    private let json = ActionJSON()
 
     public init(service: ModerationService, client: WebhookClient, configuration: Configuration) {
         self.service = service
@@ -297,7 +296,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
             return
         }
         let actions = kept.prefix(WebhookPayload.maximumActions).map {
-            WebhookAction(seq: $0.seq, committedAtMilliseconds: $0.timestamp, json: json.json(of: $0))
+            WebhookAction(seq: $0.seq, committedAtMilliseconds: $0.timestamp, json: ActionJSON.json(of: $0))
         }
         guard let batch = WebhookPayload.batch(webhookID: webhook.id, app: runner.stored.app, actions: actions) else {
             return

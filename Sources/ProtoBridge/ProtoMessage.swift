@@ -29,6 +29,11 @@ public protocol ProtoMessage: Sendable, Equatable {
     /// nested message's body. Generated in Swift (through `ProtoWireWriter`); the bytes must be
     /// the ones protobuf-c packs (`encode(appendingTo:)` checks, in debug builds).
     func writeFields(into buffer: inout [UInt8])
+
+    /// Appends the message as proto3 JSON (`{…}`, compact) to `buffer`. Generated in Swift
+    /// (through `ProtoJSONWriter`); the bytes must be the ones `ProtoSchema`'s
+    /// `DynamicMessage.jsonUTF8()` prints with its default options (a test compares them).
+    func writeJSON(into buffer: inout [UInt8])
 }
 
 extension ProtoMessage {
@@ -80,6 +85,18 @@ extension ProtoMessage {
         var bytes: [UInt8] = []
         encode(appendingTo: &bytes)
         return bytes
+    }
+
+    /// The message as proto3 JSON, UTF-8 encoded: compact, JSON names, zero values left out.
+    public func jsonUTF8() -> [UInt8] {
+        var bytes: [UInt8] = []
+        writeJSON(into: &bytes)
+        return bytes
+    }
+
+    /// The message as proto3 JSON text (see `jsonUTF8()`).
+    public func jsonString() -> String {
+        String(decoding: jsonUTF8(), as: UTF8.self)
     }
 
     /// The size of the message's encoding, in bytes.

@@ -74,30 +74,24 @@ struct JSONMessageEncoder {
     private mutating func single(_ value: ProtoValue, of field: SchemaStorage.FieldInfo, storage: SchemaStorage) {
         switch value {
         case .bool(let v): writer.raw(v ? "true" : "false")
-        case .int32(let v): writer.raw(String(v))
-        case .uint32(let v): writer.raw(String(v))
-        case .int64(let v): writer.string(String(v))
-        case .uint64(let v): writer.string(String(v))
-        case .float(let v):
-            if v.isFinite { writer.raw(JSONWriter.number(v)) } else { writer.string(Self.nonFinite(Double(v))) }
-        case .double(let v):
-            if v.isFinite { writer.raw(JSONWriter.number(v)) } else { writer.string(Self.nonFinite(v)) }
+        case .int32(let v): writer.append { JSONText.appendInteger(Int64(v), to: &$0) }
+        case .uint32(let v): writer.append { JSONText.appendInteger(UInt64(v), to: &$0) }
+        case .int64(let v): writer.append { JSONText.appendQuotedInteger(v, to: &$0) }
+        case .uint64(let v): writer.append { JSONText.appendQuotedInteger(v, to: &$0) }
+        case .float(let v): writer.append { JSONText.appendFloat(v, to: &$0) }
+        case .double(let v): writer.append { JSONText.appendDouble(v, to: &$0) }
         case .string(let v): writer.string(v)
-        case .bytes(let v): writer.string(Base64.encode(v))
+        case .bytes(let v): writer.append { JSONText.appendBase64(v, to: &$0) }
         case .enumNumber(let v):
             if let enumIndex = field.enumIndex, let valueIndex = storage.enums[enumIndex].valueByNumber[v] {
                 writer.string(storage.enums[enumIndex].values[valueIndex].name)
             } else {
-                writer.raw(String(v))
+                writer.append { JSONText.appendInteger(Int64(v), to: &$0) }
             }
         case .message(let v): message(v)
         case .list, .map:
             // Lists and maps only ever hold single values (see `DynamicMessage.problem(with:for:storage:)`).
             preconditionFailure("a list or map inside a list or map")
         }
-    }
-
-    private static func nonFinite(_ value: Double) -> String {
-        value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity"
     }
 }

@@ -1,8 +1,11 @@
+import ByteCoding
+
 /// Builds JSON text: escaped strings, numbers in proto3 JSON's forms, and the layout (compact,
 /// or pretty with two-space indentation).
 ///
 /// Output must be deterministic (tests and users diff it), so the writer decides every byte:
-/// member separators, indentation and the shortest round-tripping form of floating-point numbers.
+/// member separators and indentation here; escapes and the forms of numbers in `JSONText`
+/// (ByteCoding), which the generated encoders (`writeJSON(into:)`) share.
 struct JSONWriter {
     private(set) var output: [UInt8] = []
     private let pretty: Bool
@@ -65,48 +68,18 @@ struct JSONWriter {
     }
 
     private mutating func appendQuoted(_ string: String) {
-        Self.appendQuoted(string, to: &output)
+        JSONText.appendQuoted(string, to: &output)
+    }
+
+    /// Appends JSON text that `append` writes (`JSONText`'s integers, numbers, base64).
+    mutating func append(_ write: (inout [UInt8]) -> Void) {
+        write(&output)
     }
 
     /// `string` as a JSON string literal (for error messages too).
     static func quoted(_ string: String) -> String {
         var out: [UInt8] = []
-        appendQuoted(string, to: &out)
+        JSONText.appendQuoted(string, to: &out)
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func appendQuoted(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0..<0x20: out.append(contentsOf: "\\u\(JSONParser.hex(UInt32(byte), width: 4))".utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// A finite double in the shortest form that reads back to the same value: integers
-    /// without a fraction ("3", "-0"), others as Swift prints them ("0.1", "1e-07", "1.5e+300").
-    static func number(_ value: Double) -> String {
-        if value == value.rounded(.towardZero) && value.magnitude < 1e15 {
-            return value == 0 && value.sign == .minus ? "-0" : String(Int64(value))
-        }
-        return value.description
-    }
-
-    /// A finite float in the shortest form that reads back to the same `Float`.
-    static func number(_ value: Float) -> String {
-        if value == value.rounded(.towardZero) && value.magnitude < 1e7 {
-            return value == 0 && value.sign == .minus ? "-0" : String(Int64(value))
-        }
-        return value.description
     }
 }

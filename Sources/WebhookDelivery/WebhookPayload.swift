@@ -3,10 +3,10 @@ public struct WebhookAction: Sendable, Equatable {
     public let seq: UInt64
     /// Unix milliseconds (the action's `timestamp`).
     public let committedAtMilliseconds: Int64
-    /// The action's proto3 JSON, as the caller encoded it; inserted as it is.
-    public let json: String
+    /// The action's proto3 JSON (UTF-8), as the caller encoded it; inserted as it is.
+    public let json: [UInt8]
 
-    public init(seq: UInt64, committedAtMilliseconds: Int64, json: String) {
+    public init(seq: UInt64, committedAtMilliseconds: Int64, json: [UInt8]) {
         self.seq = seq
         self.committedAtMilliseconds = committedAtMilliseconds
         self.json = json
@@ -47,10 +47,10 @@ public enum WebhookPayload {
         var count = 0
         var last = first.seq
         for action in actions.prefix(maximumActions) {
-            let added = action.json.utf8.count + (count == 0 ? 0 : 1)
+            let added = action.json.count + (count == 0 ? 0 : 1)
             if count > 0, body.count + added + tail.count > maximumBodyBytes { break }
             if count > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(contentsOf: action.json.utf8)
+            body.append(contentsOf: action.json)
             count += 1
             last = action.seq
         }

@@ -6,9 +6,13 @@ import TestSupport
 /// schema that the generated types (and so `RandomMessages`) do not cover.
 struct RandomDynamicMessages {
     private var rng: SeededGenerator
+    /// Whether strings may hold NUL, which the generated types refuse (protobuf-c keeps strings
+    /// as C strings).
+    private let allowsNUL: Bool
 
-    init(seed: UInt64) {
+    init(seed: UInt64, allowsNUL: Bool = true) {
         rng = SeededGenerator(seed: seed)
+        self.allowsNUL = allowsNUL
     }
 
     mutating func message(_ descriptor: MessageDescriptor, depth: Int = 3) -> DynamicMessage {
@@ -63,7 +67,11 @@ struct RandomDynamicMessages {
                 ]))
         case .string:
             return .string(
-                pick(["", "a", "Ünïcödé 日本語 🙂", "quote \" backslash \\ slash /", "\n\t\u{0}\u{1F}", "\u{2028}"]))
+                pick([
+                    "", "a", "Ünïcödé 日本語 🙂", "quote \" backslash \\ slash /",
+                    allowsNUL ? "\n\t\u{0}\u{1F}" : "\n\t\u{1}\u{1F}\u{7F}\r\u{8}\u{C}",
+                    "\u{2028}",
+                ]))
         case .bytes:
             return .bytes((0..<Int.random(in: 0...7, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
         case .enum:

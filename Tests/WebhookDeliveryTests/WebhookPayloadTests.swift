@@ -9,7 +9,7 @@ struct WebhookPayloadTests {
             let padding = String(repeating: "x", count: max(0, jsonBytes - 20))
             return WebhookAction(
                 seq: seq, committedAtMilliseconds: 1_614_265_330_123 + Int64(seq),
-                json: #"{"seq":"\#(seq)","r":"\#(padding)"}"#)
+                json: Array(#"{"seq":"\#(seq)","r":"\#(padding)"}"#.utf8))
         }
     }
 
@@ -18,8 +18,8 @@ struct WebhookPayloadTests {
         let actions = [
             WebhookAction(
                 seq: 41, committedAtMilliseconds: 1_614_265_330_123,
-                json: #"{"seq":"41","action":"ACTION_TYPE_BANNED"}"#),
-            WebhookAction(seq: 42, committedAtMilliseconds: 1_614_265_339_000, json: #"{"seq":"42"}"#),
+                json: Array(#"{"seq":"41","action":"ACTION_TYPE_BANNED"}"#.utf8)),
+            WebhookAction(seq: 42, committedAtMilliseconds: 1_614_265_339_000, json: Array(#"{"seq":"42"}"#.utf8)),
         ]
         let batch = try #require(WebhookPayload.batch(webhookID: "wh_9", app: "app \"one\"", actions: actions))
         #expect(

@@ -159,4 +159,11 @@ extension Google_Protobuf_Any {
         if !self.typeURL.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.typeURL, &buffer) }
         if !self.value.isEmpty { buffer.append(0x12); ProtoWireWriter.bytes(self.value, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.typeURL.isEmpty { ProtoJSONWriter.raw(",\"typeUrl\":", &buffer); ProtoJSONWriter.string(self.typeURL, &buffer) }
+        if !self.value.isEmpty { ProtoJSONWriter.raw(",\"value\":", &buffer); ProtoJSONWriter.bytes(self.value, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

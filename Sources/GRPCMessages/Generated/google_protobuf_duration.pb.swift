@@ -116,4 +116,11 @@ extension Google_Protobuf_Duration {
         if self.seconds != 0 { buffer.append(0x08); ProtoWireWriter.int64(self.seconds, &buffer) }
         if self.nanos != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.nanos, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.seconds != 0 { ProtoJSONWriter.raw(",\"seconds\":", &buffer); ProtoJSONWriter.int64(self.seconds, &buffer) }
+        if self.nanos != 0 { ProtoJSONWriter.raw(",\"nanos\":", &buffer); ProtoJSONWriter.int32(self.nanos, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

@@ -480,6 +480,22 @@ extension Google_Rpc_ErrorInfo {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if !self.domain.isEmpty { ProtoJSONWriter.raw(",\"domain\":", &buffer); ProtoJSONWriter.string(self.domain, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_RetryInfo {
@@ -508,6 +524,12 @@ extension Google_Rpc_RetryInfo {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.retryDelay { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.retryDelay { ProtoJSONWriter.raw(",\"retryDelay\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -549,6 +571,18 @@ extension Google_Rpc_DebugInfo {
         for index in self.stackEntries.indices { buffer.append(0x0A); ProtoWireWriter.string(self.stackEntries[index], &buffer) }
         if !self.detail.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.detail, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.stackEntries.isEmpty {
+            ProtoJSONWriter.raw(",\"stackEntries\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.stackEntries.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.stackEntries[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.detail.isEmpty { ProtoJSONWriter.raw(",\"detail\":", &buffer); ProtoJSONWriter.string(self.detail, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_QuotaFailure {
@@ -585,6 +619,17 @@ extension Google_Rpc_QuotaFailure {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.violations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.violations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.violations.isEmpty {
+            ProtoJSONWriter.raw(",\"violations\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.violations.indices { ProtoJSONWriter.raw(",", &buffer); self.violations[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -625,6 +670,13 @@ extension Google_Rpc_QuotaFailure.Violation {
         if !self.subject.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.subject, &buffer) }
         if !self.description.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.description, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.subject.isEmpty { ProtoJSONWriter.raw(",\"subject\":", &buffer); ProtoJSONWriter.string(self.subject, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_PreconditionFailure {
@@ -661,6 +713,17 @@ extension Google_Rpc_PreconditionFailure {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.violations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.violations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.violations.isEmpty {
+            ProtoJSONWriter.raw(",\"violations\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.violations.indices { ProtoJSONWriter.raw(",", &buffer); self.violations[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -704,6 +767,14 @@ extension Google_Rpc_PreconditionFailure.Violation {
         if !self.subject.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.subject, &buffer) }
         if !self.description.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.description, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.type.isEmpty { ProtoJSONWriter.raw(",\"type\":", &buffer); ProtoJSONWriter.string(self.type, &buffer) }
+        if !self.subject.isEmpty { ProtoJSONWriter.raw(",\"subject\":", &buffer); ProtoJSONWriter.string(self.subject, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_BadRequest {
@@ -740,6 +811,17 @@ extension Google_Rpc_BadRequest {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.fieldViolations.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.fieldViolations[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.fieldViolations.isEmpty {
+            ProtoJSONWriter.raw(",\"fieldViolations\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.fieldViolations.indices { ProtoJSONWriter.raw(",", &buffer); self.fieldViolations[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -786,6 +868,15 @@ extension Google_Rpc_BadRequest.FieldViolation {
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
         if let value = self.localizedMessage { buffer.append(0x22); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.field.isEmpty { ProtoJSONWriter.raw(",\"field\":", &buffer); ProtoJSONWriter.string(self.field, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if let value = self.localizedMessage { ProtoJSONWriter.raw(",\"localizedMessage\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_RequestInfo {
@@ -817,6 +908,13 @@ extension Google_Rpc_RequestInfo {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.requestID.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.requestID, &buffer) }
         if !self.servingData.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.servingData, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.requestID.isEmpty { ProtoJSONWriter.raw(",\"requestId\":", &buffer); ProtoJSONWriter.string(self.requestID, &buffer) }
+        if !self.servingData.isEmpty { ProtoJSONWriter.raw(",\"servingData\":", &buffer); ProtoJSONWriter.string(self.servingData, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -856,6 +954,15 @@ extension Google_Rpc_ResourceInfo {
         if !self.owner.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.owner, &buffer) }
         if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.resourceType.isEmpty { ProtoJSONWriter.raw(",\"resourceType\":", &buffer); ProtoJSONWriter.string(self.resourceType, &buffer) }
+        if !self.resourceName.isEmpty { ProtoJSONWriter.raw(",\"resourceName\":", &buffer); ProtoJSONWriter.string(self.resourceName, &buffer) }
+        if !self.owner.isEmpty { ProtoJSONWriter.raw(",\"owner\":", &buffer); ProtoJSONWriter.string(self.owner, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_Help {
@@ -892,6 +999,17 @@ extension Google_Rpc_Help {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.links.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.links[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.links.isEmpty {
+            ProtoJSONWriter.raw(",\"links\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.links.indices { ProtoJSONWriter.raw(",", &buffer); self.links[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -932,6 +1050,13 @@ extension Google_Rpc_Help.Link {
         if !self.description.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.description, &buffer) }
         if !self.url.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.url, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if !self.url.isEmpty { ProtoJSONWriter.raw(",\"url\":", &buffer); ProtoJSONWriter.string(self.url, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Google_Rpc_LocalizedMessage {
@@ -963,5 +1088,12 @@ extension Google_Rpc_LocalizedMessage {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.locale.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.locale, &buffer) }
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.locale.isEmpty { ProtoJSONWriter.raw(",\"locale\":", &buffer); ProtoJSONWriter.string(self.locale, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }

@@ -77,4 +77,17 @@ extension Google_Rpc_Status {
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
         for index in self.details.indices { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); self.details[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.code != 0 { ProtoJSONWriter.raw(",\"code\":", &buffer); ProtoJSONWriter.int32(self.code, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        if !self.details.isEmpty {
+            ProtoJSONWriter.raw(",\"details\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.details.indices { ProtoJSONWriter.raw(",", &buffer); self.details[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

@@ -131,6 +131,12 @@ extension Grpc_Health_V1_HealthCheckRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.service.isEmpty { ProtoJSONWriter.raw(",\"service\":", &buffer); ProtoJSONWriter.string(self.service, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Grpc_Health_V1_HealthCheckResponse {
@@ -160,6 +166,12 @@ extension Grpc_Health_V1_HealthCheckResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.status.rawValue != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.status.rawValue != 0 { ProtoJSONWriter.raw(",\"status\":", &buffer); ProtoJSONWriter.enumValue(self.status, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Grpc_Health_V1_HealthListRequest {
@@ -185,6 +197,10 @@ extension Grpc_Health_V1_HealthListRequest {
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        ProtoJSONWriter.raw("{}", &buffer)
     }
 }
 
@@ -234,6 +250,20 @@ extension Grpc_Health_V1_HealthListResponse {
             if true { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
             ProtoWireWriter.endLength(&buffer, from: start)
         }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.statuses.isEmpty {
+            ProtoJSONWriter.raw(",\"statuses\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.statuses) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 

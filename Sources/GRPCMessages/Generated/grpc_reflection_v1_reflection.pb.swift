@@ -259,6 +259,17 @@ extension Grpc_Reflection_V1_ServerReflectionRequest {
         if case .allExtensionNumbersOfType(let value)? = self.messageRequest { buffer.append(0x32); ProtoWireWriter.string(value, &buffer) }
         if case .listServices(let value)? = self.messageRequest { buffer.append(0x3A); ProtoWireWriter.string(value, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.host.isEmpty { ProtoJSONWriter.raw(",\"host\":", &buffer); ProtoJSONWriter.string(self.host, &buffer) }
+        if case .fileByFilename(let value)? = self.messageRequest { ProtoJSONWriter.raw(",\"fileByFilename\":", &buffer); ProtoJSONWriter.string(value, &buffer) }
+        if case .fileContainingSymbol(let value)? = self.messageRequest { ProtoJSONWriter.raw(",\"fileContainingSymbol\":", &buffer); ProtoJSONWriter.string(value, &buffer) }
+        if case .fileContainingExtension(let value)? = self.messageRequest { ProtoJSONWriter.raw(",\"fileContainingExtension\":", &buffer); value.writeJSON(into: &buffer) }
+        if case .allExtensionNumbersOfType(let value)? = self.messageRequest { ProtoJSONWriter.raw(",\"allExtensionNumbersOfType\":", &buffer); ProtoJSONWriter.string(value, &buffer) }
+        if case .listServices(let value)? = self.messageRequest { ProtoJSONWriter.raw(",\"listServices\":", &buffer); ProtoJSONWriter.string(value, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Grpc_Reflection_V1_ExtensionRequest {
@@ -290,6 +301,13 @@ extension Grpc_Reflection_V1_ExtensionRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.containingType.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.containingType, &buffer) }
         if self.extensionNumber != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.extensionNumber, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.containingType.isEmpty { ProtoJSONWriter.raw(",\"containingType\":", &buffer); ProtoJSONWriter.string(self.containingType, &buffer) }
+        if self.extensionNumber != 0 { ProtoJSONWriter.raw(",\"extensionNumber\":", &buffer); ProtoJSONWriter.int32(self.extensionNumber, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -354,6 +372,17 @@ extension Grpc_Reflection_V1_ServerReflectionResponse {
         if case .listServicesResponse(let value)? = self.messageResponse { buffer.append(0x32); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if case .errorResponse(let value)? = self.messageResponse { buffer.append(0x3A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.validHost.isEmpty { ProtoJSONWriter.raw(",\"validHost\":", &buffer); ProtoJSONWriter.string(self.validHost, &buffer) }
+        if let value = self.originalRequest { ProtoJSONWriter.raw(",\"originalRequest\":", &buffer); value.writeJSON(into: &buffer) }
+        if case .fileDescriptorResponse(let value)? = self.messageResponse { ProtoJSONWriter.raw(",\"fileDescriptorResponse\":", &buffer); value.writeJSON(into: &buffer) }
+        if case .allExtensionNumbersResponse(let value)? = self.messageResponse { ProtoJSONWriter.raw(",\"allExtensionNumbersResponse\":", &buffer); value.writeJSON(into: &buffer) }
+        if case .listServicesResponse(let value)? = self.messageResponse { ProtoJSONWriter.raw(",\"listServicesResponse\":", &buffer); value.writeJSON(into: &buffer) }
+        if case .errorResponse(let value)? = self.messageResponse { ProtoJSONWriter.raw(",\"errorResponse\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Grpc_Reflection_V1_FileDescriptorResponse {
@@ -390,6 +419,17 @@ extension Grpc_Reflection_V1_FileDescriptorResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.fileDescriptorProto.indices { buffer.append(0x0A); ProtoWireWriter.bytes(self.fileDescriptorProto[index], &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.fileDescriptorProto.isEmpty {
+            ProtoJSONWriter.raw(",\"fileDescriptorProto\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.fileDescriptorProto.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.bytes(self.fileDescriptorProto[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -436,6 +476,18 @@ extension Grpc_Reflection_V1_ExtensionNumberResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.baseTypeName.isEmpty { ProtoJSONWriter.raw(",\"baseTypeName\":", &buffer); ProtoJSONWriter.string(self.baseTypeName, &buffer) }
+        if !self.extensionNumber.isEmpty {
+            ProtoJSONWriter.raw(",\"extensionNumber\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.extensionNumber.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.int32(self.extensionNumber[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Grpc_Reflection_V1_ListServiceResponse {
@@ -473,6 +525,17 @@ extension Grpc_Reflection_V1_ListServiceResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.service.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.service[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.service.isEmpty {
+            ProtoJSONWriter.raw(",\"service\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.service.indices { ProtoJSONWriter.raw(",", &buffer); self.service[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Grpc_Reflection_V1_ServiceResponse {
@@ -501,6 +564,12 @@ extension Grpc_Reflection_V1_ServiceResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -533,6 +602,13 @@ extension Grpc_Reflection_V1_ErrorResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.errorCode != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.errorCode, &buffer) }
         if !self.errorMessage.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.errorMessage, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.errorCode != 0 { ProtoJSONWriter.raw(",\"errorCode\":", &buffer); ProtoJSONWriter.int32(self.errorCode, &buffer) }
+        if !self.errorMessage.isEmpty { ProtoJSONWriter.raw(",\"errorMessage\":", &buffer); ProtoJSONWriter.string(self.errorMessage, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 

@@ -352,4 +352,25 @@ extension Action {
         if self.rulesAdded != 0 { buffer.append(0x78); ProtoWireWriter.varint(UInt64(self.rulesAdded), &buffer) }
         if self.rulesRemoved != 0 { buffer.append(0x80); buffer.append(0x01); ProtoWireWriter.varint(UInt64(self.rulesRemoved), &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.seq != 0 { ProtoJSONWriter.raw(",\"seq\":", &buffer); ProtoJSONWriter.uint64(self.seq, &buffer) }
+        if self.action.rawValue != 0 { ProtoJSONWriter.raw(",\"action\":", &buffer); ProtoJSONWriter.enumValue(self.action, &buffer) }
+        if let value = self.actionBy { ProtoJSONWriter.raw(",\"actionBy\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.actionOn { ProtoJSONWriter.raw(",\"actionOn\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.actionFor { ProtoJSONWriter.raw(",\"actionFor\":", &buffer); value.writeJSON(into: &buffer) }
+        if self.oldScope.rawValue != 0 { ProtoJSONWriter.raw(",\"oldScope\":", &buffer); ProtoJSONWriter.enumValue(self.oldScope, &buffer) }
+        if self.newScope.rawValue != 0 { ProtoJSONWriter.raw(",\"newScope\":", &buffer); ProtoJSONWriter.enumValue(self.newScope, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.expiresAt != 0 { ProtoJSONWriter.raw(",\"expiresAt\":", &buffer); ProtoJSONWriter.int64(self.expiresAt, &buffer) }
+        if self.timestamp != 0 { ProtoJSONWriter.raw(",\"timestamp\":", &buffer); ProtoJSONWriter.int64(self.timestamp, &buffer) }
+        if !self.idempotencyKey.isEmpty { ProtoJSONWriter.raw(",\"idempotencyKey\":", &buffer); ProtoJSONWriter.string(self.idempotencyKey, &buffer) }
+        if !self.requestID.isEmpty { ProtoJSONWriter.raw(",\"requestId\":", &buffer); ProtoJSONWriter.string(self.requestID, &buffer) }
+        if self.reportID != 0 { ProtoJSONWriter.raw(",\"reportId\":", &buffer); ProtoJSONWriter.uint64(self.reportID, &buffer) }
+        if self.shadow { ProtoJSONWriter.raw(",\"shadow\":", &buffer); ProtoJSONWriter.bool(self.shadow, &buffer) }
+        if self.rulesAdded != 0 { ProtoJSONWriter.raw(",\"rulesAdded\":", &buffer); ProtoJSONWriter.uint32(self.rulesAdded, &buffer) }
+        if self.rulesRemoved != 0 { ProtoJSONWriter.raw(",\"rulesRemoved\":", &buffer); ProtoJSONWriter.uint32(self.rulesRemoved, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

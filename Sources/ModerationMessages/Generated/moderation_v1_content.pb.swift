@@ -286,6 +286,19 @@ extension ContentRule {
         if self.createdAt != 0 { buffer.append(0x38); ProtoWireWriter.int64(self.createdAt, &buffer) }
         if !self.createdBy.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.createdBy, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.id != 0 { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.uint64(self.id, &buffer) }
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.kind.rawValue != 0 { ProtoJSONWriter.raw(",\"kind\":", &buffer); ProtoJSONWriter.enumValue(self.kind, &buffer) }
+        if !self.pattern.isEmpty { ProtoJSONWriter.raw(",\"pattern\":", &buffer); ProtoJSONWriter.string(self.pattern, &buffer) }
+        if self.action.rawValue != 0 { ProtoJSONWriter.raw(",\"action\":", &buffer); ProtoJSONWriter.enumValue(self.action, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if self.createdAt != 0 { ProtoJSONWriter.raw(",\"createdAt\":", &buffer); ProtoJSONWriter.int64(self.createdAt, &buffer) }
+        if !self.createdBy.isEmpty { ProtoJSONWriter.raw(",\"createdBy\":", &buffer); ProtoJSONWriter.string(self.createdBy, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension NewContentRule {
@@ -323,6 +336,15 @@ extension NewContentRule {
         if !self.pattern.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.pattern, &buffer) }
         if self.action.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.action.rawValue, &buffer) }
         if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.kind.rawValue != 0 { ProtoJSONWriter.raw(",\"kind\":", &buffer); ProtoJSONWriter.enumValue(self.kind, &buffer) }
+        if !self.pattern.isEmpty { ProtoJSONWriter.raw(",\"pattern\":", &buffer); ProtoJSONWriter.string(self.pattern, &buffer) }
+        if self.action.rawValue != 0 { ProtoJSONWriter.raw(",\"action\":", &buffer); ProtoJSONWriter.enumValue(self.action, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -368,6 +390,17 @@ extension ContentRuleResult {
         if let value = self.rule { buffer.append(0x2A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if self.id != 0 { buffer.append(0x30); ProtoWireWriter.varint(self.id, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.ok { ProtoJSONWriter.raw(",\"ok\":", &buffer); ProtoJSONWriter.bool(self.ok, &buffer) }
+        if self.changed { ProtoJSONWriter.raw(",\"changed\":", &buffer); ProtoJSONWriter.bool(self.changed, &buffer) }
+        if !self.errorCode.isEmpty { ProtoJSONWriter.raw(",\"errorCode\":", &buffer); ProtoJSONWriter.string(self.errorCode, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        if let value = self.rule { ProtoJSONWriter.raw(",\"rule\":", &buffer); value.writeJSON(into: &buffer) }
+        if self.id != 0 { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.uint64(self.id, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ContentMatch {
@@ -402,5 +435,13 @@ extension ContentMatch {
         if self.ruleID != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.ruleID, &buffer) }
         if self.start != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.start), &buffer) }
         if self.end != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.end), &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.ruleID != 0 { ProtoJSONWriter.raw(",\"ruleId\":", &buffer); ProtoJSONWriter.uint64(self.ruleID, &buffer) }
+        if self.start != 0 { ProtoJSONWriter.raw(",\"start\":", &buffer); ProtoJSONWriter.uint32(self.start, &buffer) }
+        if self.end != 0 { ProtoJSONWriter.raw(",\"end\":", &buffer); ProtoJSONWriter.uint32(self.end, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }

@@ -253,4 +253,41 @@ extension Group {
         if !self.frozenReason.isEmpty { buffer.append(0x92); buffer.append(0x01); ProtoWireWriter.string(self.frozenReason, &buffer) }
         if self.joinRequests { buffer.append(0x98); buffer.append(0x01); buffer.append(self.joinRequests ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.icon.isEmpty { ProtoJSONWriter.raw(",\"icon\":", &buffer); ProtoJSONWriter.string(self.icon, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if self.type.rawValue != 0 { ProtoJSONWriter.raw(",\"type\":", &buffer); ProtoJSONWriter.enumValue(self.type, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if !self.tags.isEmpty {
+            ProtoJSONWriter.raw(",\"tags\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.tags.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.tags[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.owner.isEmpty { ProtoJSONWriter.raw(",\"owner\":", &buffer); ProtoJSONWriter.string(self.owner, &buffer) }
+        if self.membersCount != 0 { ProtoJSONWriter.raw(",\"membersCount\":", &buffer); ProtoJSONWriter.uint32(self.membersCount, &buffer) }
+        if self.version != 0 { ProtoJSONWriter.raw(",\"version\":", &buffer); ProtoJSONWriter.uint64(self.version, &buffer) }
+        if self.createdAt != 0 { ProtoJSONWriter.raw(",\"createdAt\":", &buffer); ProtoJSONWriter.int64(self.createdAt, &buffer) }
+        if self.updatedAt != 0 { ProtoJSONWriter.raw(",\"updatedAt\":", &buffer); ProtoJSONWriter.int64(self.updatedAt, &buffer) }
+        if self.hasJoined { ProtoJSONWriter.raw(",\"hasJoined\":", &buffer); ProtoJSONWriter.bool(self.hasJoined, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        if self.joinedAt != 0 { ProtoJSONWriter.raw(",\"joinedAt\":", &buffer); ProtoJSONWriter.int64(self.joinedAt, &buffer) }
+        if self.isBanned { ProtoJSONWriter.raw(",\"isBanned\":", &buffer); ProtoJSONWriter.bool(self.isBanned, &buffer) }
+        if self.frozen { ProtoJSONWriter.raw(",\"frozen\":", &buffer); ProtoJSONWriter.bool(self.frozen, &buffer) }
+        if !self.frozenReason.isEmpty { ProtoJSONWriter.raw(",\"frozenReason\":", &buffer); ProtoJSONWriter.string(self.frozenReason, &buffer) }
+        if self.joinRequests { ProtoJSONWriter.raw(",\"joinRequests\":", &buffer); ProtoJSONWriter.bool(self.joinRequests, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

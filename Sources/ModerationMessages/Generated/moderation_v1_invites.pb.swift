@@ -105,4 +105,18 @@ extension Invite {
         if self.expiresAt != 0 { buffer.append(0x40); ProtoWireWriter.int64(self.expiresAt, &buffer) }
         if let value = self.group { buffer.append(0x4A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        if !self.invitedBy.isEmpty { ProtoJSONWriter.raw(",\"invitedBy\":", &buffer); ProtoJSONWriter.string(self.invitedBy, &buffer) }
+        if self.invitedAt != 0 { ProtoJSONWriter.raw(",\"invitedAt\":", &buffer); ProtoJSONWriter.int64(self.invitedAt, &buffer) }
+        if self.expiresAt != 0 { ProtoJSONWriter.raw(",\"expiresAt\":", &buffer); ProtoJSONWriter.int64(self.expiresAt, &buffer) }
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

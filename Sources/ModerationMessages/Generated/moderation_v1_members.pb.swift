@@ -326,6 +326,18 @@ extension GroupMember {
         if self.mutedUntil != 0 { buffer.append(0x30); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
         if !self.muteReason.isEmpty { buffer.append(0x3A); ProtoWireWriter.string(self.muteReason, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        if self.joinedAt != 0 { ProtoJSONWriter.raw(",\"joinedAt\":", &buffer); ProtoJSONWriter.int64(self.joinedAt, &buffer) }
+        if self.mutedUntil != 0 { ProtoJSONWriter.raw(",\"mutedUntil\":", &buffer); ProtoJSONWriter.int64(self.mutedUntil, &buffer) }
+        if !self.muteReason.isEmpty { ProtoJSONWriter.raw(",\"muteReason\":", &buffer); ProtoJSONWriter.string(self.muteReason, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BannedMember {
@@ -379,6 +391,20 @@ extension BannedMember {
         if !self.reason.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.reason, &buffer) }
         if self.expiresAt != 0 { buffer.append(0x48); ProtoWireWriter.int64(self.expiresAt, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        if self.joinedAt != 0 { ProtoJSONWriter.raw(",\"joinedAt\":", &buffer); ProtoJSONWriter.int64(self.joinedAt, &buffer) }
+        if self.bannedAt != 0 { ProtoJSONWriter.raw(",\"bannedAt\":", &buffer); ProtoJSONWriter.int64(self.bannedAt, &buffer) }
+        if !self.bannedBy.isEmpty { ProtoJSONWriter.raw(",\"bannedBy\":", &buffer); ProtoJSONWriter.string(self.bannedBy, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.expiresAt != 0 { ProtoJSONWriter.raw(",\"expiresAt\":", &buffer); ProtoJSONWriter.int64(self.expiresAt, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension AppBan {
@@ -429,6 +455,19 @@ extension AppBan {
         if self.expiresAt != 0 { buffer.append(0x38); ProtoWireWriter.int64(self.expiresAt, &buffer) }
         if self.shadow { buffer.append(0x40); buffer.append(self.shadow ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if self.bannedAt != 0 { ProtoJSONWriter.raw(",\"bannedAt\":", &buffer); ProtoJSONWriter.int64(self.bannedAt, &buffer) }
+        if !self.bannedBy.isEmpty { ProtoJSONWriter.raw(",\"bannedBy\":", &buffer); ProtoJSONWriter.string(self.bannedBy, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.expiresAt != 0 { ProtoJSONWriter.raw(",\"expiresAt\":", &buffer); ProtoJSONWriter.int64(self.expiresAt, &buffer) }
+        if self.shadow { ProtoJSONWriter.raw(",\"shadow\":", &buffer); ProtoJSONWriter.bool(self.shadow, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension MemberToAdd {
@@ -460,6 +499,13 @@ extension MemberToAdd {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
         if self.scope.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -502,6 +548,16 @@ extension UserResult {
         if !self.message.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.message, &buffer) }
         if self.seq != 0 { buffer.append(0x28); ProtoWireWriter.varint(self.seq, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.ok { ProtoJSONWriter.raw(",\"ok\":", &buffer); ProtoJSONWriter.bool(self.ok, &buffer) }
+        if self.changed { ProtoJSONWriter.raw(",\"changed\":", &buffer); ProtoJSONWriter.bool(self.changed, &buffer) }
+        if !self.errorCode.isEmpty { ProtoJSONWriter.raw(",\"errorCode\":", &buffer); ProtoJSONWriter.string(self.errorCode, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        if self.seq != 0 { ProtoJSONWriter.raw(",\"seq\":", &buffer); ProtoJSONWriter.uint64(self.seq, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension JoinRequest {
@@ -542,5 +598,15 @@ extension JoinRequest {
         if !self.avatar.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.avatar, &buffer) }
         if !self.message.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.message, &buffer) }
         if self.requestedAt != 0 { buffer.append(0x28); ProtoWireWriter.int64(self.requestedAt, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        if self.requestedAt != 0 { ProtoJSONWriter.raw(",\"requestedAt\":", &buffer); ProtoJSONWriter.int64(self.requestedAt, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }

@@ -2672,6 +2672,23 @@ extension CreateUserRequest {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension CreateUserResponse {
@@ -2700,6 +2717,12 @@ extension CreateUserResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.user { ProtoJSONWriter.raw(",\"user\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -2730,6 +2753,12 @@ extension GetUserRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension GetUserResponse {
@@ -2758,6 +2787,12 @@ extension GetUserResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.user { ProtoJSONWriter.raw(",\"user\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -2828,6 +2863,29 @@ extension UpdateUserRequest {
         }
         for index in self.updateMask.indices { buffer.append(0x2A); ProtoWireWriter.string(self.updateMask[index], &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if !self.updateMask.isEmpty {
+            ProtoJSONWriter.raw(",\"updateMask\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.updateMask.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.updateMask[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UpdateUserResponse {
@@ -2857,6 +2915,12 @@ extension UpdateUserResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.user { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.user { ProtoJSONWriter.raw(",\"user\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension DeleteUserRequest {
@@ -2885,6 +2949,12 @@ extension DeleteUserRequest {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -2920,6 +2990,14 @@ extension DeleteUserResponse {
         if self.groupsLeft != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.groupsLeft), &buffer) }
         if self.bansDropped != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.bansDropped), &buffer) }
         if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.groupsLeft != 0 { ProtoJSONWriter.raw(",\"groupsLeft\":", &buffer); ProtoJSONWriter.uint32(self.groupsLeft, &buffer) }
+        if self.bansDropped != 0 { ProtoJSONWriter.raw(",\"bansDropped\":", &buffer); ProtoJSONWriter.uint32(self.bansDropped, &buffer) }
+        if self.lastSeq != 0 { ProtoJSONWriter.raw(",\"lastSeq\":", &buffer); ProtoJSONWriter.uint64(self.lastSeq, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3024,6 +3102,45 @@ extension CreateGroupRequest {
         for index in self.members.indices { buffer.append(0x52); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         for index in self.bannedUids.indices { buffer.append(0x5A); ProtoWireWriter.string(self.bannedUids[index], &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.icon.isEmpty { ProtoJSONWriter.raw(",\"icon\":", &buffer); ProtoJSONWriter.string(self.icon, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if self.type.rawValue != 0 { ProtoJSONWriter.raw(",\"type\":", &buffer); ProtoJSONWriter.enumValue(self.type, &buffer) }
+        if !self.password.isEmpty { ProtoJSONWriter.raw(",\"password\":", &buffer); ProtoJSONWriter.string(self.password, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if !self.tags.isEmpty {
+            ProtoJSONWriter.raw(",\"tags\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.tags.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.tags[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.owner.isEmpty { ProtoJSONWriter.raw(",\"owner\":", &buffer); ProtoJSONWriter.string(self.owner, &buffer) }
+        if !self.members.isEmpty {
+            ProtoJSONWriter.raw(",\"members\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.members.indices { ProtoJSONWriter.raw(",", &buffer); self.members[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.bannedUids.isEmpty {
+            ProtoJSONWriter.raw(",\"bannedUids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.bannedUids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.bannedUids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension CreateGroupResponse {
@@ -3076,6 +3193,21 @@ extension CreateGroupResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension GetGroupRequest {
@@ -3105,6 +3237,12 @@ extension GetGroupRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension GetGroupResponse {
@@ -3133,6 +3271,12 @@ extension GetGroupResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3229,6 +3373,40 @@ extension UpdateGroupRequest {
         if self.ifVersion != 0 { buffer.append(0x50); ProtoWireWriter.varint(self.ifVersion, &buffer) }
         if self.joinRequests { buffer.append(0x58); buffer.append(self.joinRequests ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.icon.isEmpty { ProtoJSONWriter.raw(",\"icon\":", &buffer); ProtoJSONWriter.string(self.icon, &buffer) }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if self.type.rawValue != 0 { ProtoJSONWriter.raw(",\"type\":", &buffer); ProtoJSONWriter.enumValue(self.type, &buffer) }
+        if !self.password.isEmpty { ProtoJSONWriter.raw(",\"password\":", &buffer); ProtoJSONWriter.string(self.password, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if !self.tags.isEmpty {
+            ProtoJSONWriter.raw(",\"tags\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.tags.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.tags[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.updateMask.isEmpty {
+            ProtoJSONWriter.raw(",\"updateMask\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.updateMask.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.updateMask[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if self.ifVersion != 0 { ProtoJSONWriter.raw(",\"ifVersion\":", &buffer); ProtoJSONWriter.uint64(self.ifVersion, &buffer) }
+        if self.joinRequests { ProtoJSONWriter.raw(",\"joinRequests\":", &buffer); ProtoJSONWriter.bool(self.joinRequests, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UpdateGroupResponse {
@@ -3257,6 +3435,12 @@ extension UpdateGroupResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3287,6 +3471,12 @@ extension DeleteGroupRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension DeleteGroupResponse {
@@ -3315,6 +3505,12 @@ extension DeleteGroupResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3381,6 +3577,27 @@ extension ListGroupsRequest {
         }
         for index in self.tags.indices { buffer.append(0x32); ProtoWireWriter.string(self.tags[index], &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        if !self.search.isEmpty { ProtoJSONWriter.raw(",\"search\":", &buffer); ProtoJSONWriter.string(self.search, &buffer) }
+        if self.joinedOnly { ProtoJSONWriter.raw(",\"joinedOnly\":", &buffer); ProtoJSONWriter.bool(self.joinedOnly, &buffer) }
+        if !self.types.isEmpty {
+            ProtoJSONWriter.raw(",\"types\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.types.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.types[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.tags.isEmpty {
+            ProtoJSONWriter.raw(",\"tags\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.tags.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.tags[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListGroupsResponse {
@@ -3421,6 +3638,18 @@ extension ListGroupsResponse {
         for index in self.groups.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.groups[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.groups.isEmpty {
+            ProtoJSONWriter.raw(",\"groups\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.groups.indices { ProtoJSONWriter.raw(",", &buffer); self.groups[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension JoinGroupRequest {
@@ -3452,6 +3681,13 @@ extension JoinGroupRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.password.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.password, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.password.isEmpty { ProtoJSONWriter.raw(",\"password\":", &buffer); ProtoJSONWriter.string(self.password, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3485,6 +3721,13 @@ extension JoinGroupResponse {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension LeaveGroupRequest {
@@ -3514,6 +3757,12 @@ extension LeaveGroupRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension LeaveGroupResponse {
@@ -3542,6 +3791,12 @@ extension LeaveGroupResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3600,6 +3855,22 @@ extension ListMembersRequest {
         if !self.search.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.search, &buffer) }
         if self.mutedOnly { buffer.append(0x30); buffer.append(self.mutedOnly ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        if !self.scopes.isEmpty {
+            ProtoJSONWriter.raw(",\"scopes\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.scopes.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.scopes[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.search.isEmpty { ProtoJSONWriter.raw(",\"search\":", &buffer); ProtoJSONWriter.string(self.search, &buffer) }
+        if self.mutedOnly { ProtoJSONWriter.raw(",\"mutedOnly\":", &buffer); ProtoJSONWriter.bool(self.mutedOnly, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListMembersResponse {
@@ -3640,6 +3911,18 @@ extension ListMembersResponse {
         for index in self.members.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.members.isEmpty {
+            ProtoJSONWriter.raw(",\"members\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.members.indices { ProtoJSONWriter.raw(",", &buffer); self.members[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension AddMembersRequest {
@@ -3679,6 +3962,18 @@ extension AddMembersRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.members.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.members.isEmpty {
+            ProtoJSONWriter.raw(",\"members\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.members.indices { ProtoJSONWriter.raw(",", &buffer); self.members[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3732,6 +4027,21 @@ extension AddMembersResponse {
         }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension KickMemberRequest {
@@ -3764,6 +4074,13 @@ extension KickMemberRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension KickMemberResponse {
@@ -3792,6 +4109,12 @@ extension KickMemberResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3834,6 +4157,16 @@ extension BanMemberRequest {
         if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.ifNotBanned { buffer.append(0x28); buffer.append(self.ifNotBanned ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { ProtoJSONWriter.raw(",\"durationMs\":", &buffer); ProtoJSONWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotBanned { ProtoJSONWriter.raw(",\"ifNotBanned\":", &buffer); ProtoJSONWriter.bool(self.ifNotBanned, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BanMemberResponse {
@@ -3868,6 +4201,14 @@ extension BanMemberResponse {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.ban { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.changed { ProtoJSONWriter.raw(",\"changed\":", &buffer); ProtoJSONWriter.bool(self.changed, &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.ban { ProtoJSONWriter.raw(",\"ban\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3904,6 +4245,14 @@ extension UnbanMemberRequest {
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if self.onlyIfBanned { ProtoJSONWriter.raw(",\"onlyIfBanned\":", &buffer); ProtoJSONWriter.bool(self.onlyIfBanned, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UnbanMemberResponse {
@@ -3935,6 +4284,13 @@ extension UnbanMemberResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.changed { ProtoJSONWriter.raw(",\"changed\":", &buffer); ProtoJSONWriter.bool(self.changed, &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -3973,6 +4329,15 @@ extension ListBannedMembersRequest {
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
         if !self.search.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.search, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        if !self.search.isEmpty { ProtoJSONWriter.raw(",\"search\":", &buffer); ProtoJSONWriter.string(self.search, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4014,6 +4379,18 @@ extension ListBannedMembersResponse {
         for index in self.bannedMembers.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.bannedMembers[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.bannedMembers.isEmpty {
+            ProtoJSONWriter.raw(",\"bannedMembers\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.bannedMembers.indices { ProtoJSONWriter.raw(",", &buffer); self.bannedMembers[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ChangeMemberScopeRequest {
@@ -4049,6 +4426,14 @@ extension ChangeMemberScopeRequest {
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.scope.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.scope.rawValue, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ChangeMemberScopeResponse {
@@ -4080,6 +4465,13 @@ extension ChangeMemberScopeResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.member { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.member { ProtoJSONWriter.raw(",\"member\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4113,6 +4505,13 @@ extension TransferOwnershipRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension TransferOwnershipResponse {
@@ -4144,6 +4543,13 @@ extension TransferOwnershipResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4184,6 +4590,18 @@ extension BulkKickMembersRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uids.isEmpty {
+            ProtoJSONWriter.raw(",\"uids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.uids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.uids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4234,6 +4652,20 @@ extension BulkKickMembersResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BulkBanMembersRequest {
@@ -4282,6 +4714,21 @@ extension BulkBanMembersRequest {
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
         if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.ifNotBanned { buffer.append(0x28); buffer.append(self.ifNotBanned ? 1 : 0) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uids.isEmpty {
+            ProtoJSONWriter.raw(",\"uids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.uids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.uids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { ProtoJSONWriter.raw(",\"durationMs\":", &buffer); ProtoJSONWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotBanned { ProtoJSONWriter.raw(",\"ifNotBanned\":", &buffer); ProtoJSONWriter.bool(self.ifNotBanned, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4332,6 +4779,20 @@ extension BulkBanMembersResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BulkUnbanMembersRequest {
@@ -4374,6 +4835,19 @@ extension BulkUnbanMembersRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if self.onlyIfBanned { buffer.append(0x18); buffer.append(self.onlyIfBanned ? 1 : 0) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uids.isEmpty {
+            ProtoJSONWriter.raw(",\"uids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.uids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.uids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if self.onlyIfBanned { ProtoJSONWriter.raw(",\"onlyIfBanned\":", &buffer); ProtoJSONWriter.bool(self.onlyIfBanned, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4424,6 +4898,20 @@ extension BulkUnbanMembersResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension GetMemberStateRequest {
@@ -4455,6 +4943,13 @@ extension GetMemberStateRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4509,6 +5004,20 @@ extension GetMemberStateResponse {
         if self.mutedUntil != 0 { buffer.append(0x40); ProtoWireWriter.int64(self.mutedUntil, &buffer) }
         if !self.muteReason.isEmpty { buffer.append(0x4A); ProtoWireWriter.string(self.muteReason, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.isMember { ProtoJSONWriter.raw(",\"isMember\":", &buffer); ProtoJSONWriter.bool(self.isMember, &buffer) }
+        if self.scope.rawValue != 0 { ProtoJSONWriter.raw(",\"scope\":", &buffer); ProtoJSONWriter.enumValue(self.scope, &buffer) }
+        if self.joinedAt != 0 { ProtoJSONWriter.raw(",\"joinedAt\":", &buffer); ProtoJSONWriter.int64(self.joinedAt, &buffer) }
+        if self.isOwner { ProtoJSONWriter.raw(",\"isOwner\":", &buffer); ProtoJSONWriter.bool(self.isOwner, &buffer) }
+        if self.isBanned { ProtoJSONWriter.raw(",\"isBanned\":", &buffer); ProtoJSONWriter.bool(self.isBanned, &buffer) }
+        if let value = self.ban { ProtoJSONWriter.raw(",\"ban\":", &buffer); value.writeJSON(into: &buffer) }
+        if self.groupVersion != 0 { ProtoJSONWriter.raw(",\"groupVersion\":", &buffer); ProtoJSONWriter.uint64(self.groupVersion, &buffer) }
+        if self.mutedUntil != 0 { ProtoJSONWriter.raw(",\"mutedUntil\":", &buffer); ProtoJSONWriter.int64(self.mutedUntil, &buffer) }
+        if !self.muteReason.isEmpty { ProtoJSONWriter.raw(",\"muteReason\":", &buffer); ProtoJSONWriter.string(self.muteReason, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension InviteMembersRequest {
@@ -4551,6 +5060,19 @@ extension InviteMembersRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.members.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.members[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if self.expiresInMs != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.expiresInMs, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.members.isEmpty {
+            ProtoJSONWriter.raw(",\"members\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.members.indices { ProtoJSONWriter.raw(",", &buffer); self.members[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if self.expiresInMs != 0 { ProtoJSONWriter.raw(",\"expiresInMs\":", &buffer); ProtoJSONWriter.int64(self.expiresInMs, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4601,6 +5123,20 @@ extension InviteMembersResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension AcceptInviteRequest {
@@ -4629,6 +5165,12 @@ extension AcceptInviteRequest {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4662,6 +5204,13 @@ extension AcceptInviteResponse {
         if let value = self.group { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension DeclineInviteRequest {
@@ -4691,6 +5240,12 @@ extension DeclineInviteRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension DeclineInviteResponse {
@@ -4719,6 +5274,12 @@ extension DeclineInviteResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4752,6 +5313,13 @@ extension RevokeInviteRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension RevokeInviteResponse {
@@ -4780,6 +5348,12 @@ extension RevokeInviteResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4815,6 +5389,14 @@ extension ListInvitesRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4856,6 +5438,18 @@ extension ListInvitesResponse {
         for index in self.invites.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.invites[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.invites.isEmpty {
+            ProtoJSONWriter.raw(",\"invites\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.invites.indices { ProtoJSONWriter.raw(",", &buffer); self.invites[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListMyInvitesRequest {
@@ -4887,6 +5481,13 @@ extension ListMyInvitesRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -4928,6 +5529,18 @@ extension ListMyInvitesResponse {
         for index in self.invites.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.invites[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.invites.isEmpty {
+            ProtoJSONWriter.raw(",\"invites\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.invites.indices { ProtoJSONWriter.raw(",", &buffer); self.invites[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension RequestToJoinRequest {
@@ -4960,6 +5573,13 @@ extension RequestToJoinRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.message.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.message, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension RequestToJoinResponse {
@@ -4988,6 +5608,12 @@ extension RequestToJoinResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5021,6 +5647,13 @@ extension ApproveJoinRequestRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ApproveJoinRequestResponse {
@@ -5052,6 +5685,13 @@ extension ApproveJoinRequestResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5088,6 +5728,14 @@ extension RejectJoinRequestRequest {
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.reason, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension RejectJoinRequestResponse {
@@ -5116,6 +5764,12 @@ extension RejectJoinRequestResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5146,6 +5800,12 @@ extension CancelJoinRequestRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension CancelJoinRequestResponse {
@@ -5174,6 +5834,12 @@ extension CancelJoinRequestResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5209,6 +5875,14 @@ extension ListJoinRequestsRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if self.limit != 0 { buffer.append(0x10); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.cursor, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5250,6 +5924,18 @@ extension ListJoinRequestsResponse {
         for index in self.joinRequests.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.joinRequests[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.joinRequests.isEmpty {
+            ProtoJSONWriter.raw(",\"joinRequests\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.joinRequests.indices { ProtoJSONWriter.raw(",", &buffer); self.joinRequests[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ReportMemberRequest {
@@ -5288,6 +5974,15 @@ extension ReportMemberRequest {
         if self.category.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.category.rawValue, &buffer) }
         if !self.text.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.text, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if self.category.rawValue != 0 { ProtoJSONWriter.raw(",\"category\":", &buffer); ProtoJSONWriter.enumValue(self.category, &buffer) }
+        if !self.text.isEmpty { ProtoJSONWriter.raw(",\"text\":", &buffer); ProtoJSONWriter.string(self.text, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ReportMemberResponse {
@@ -5319,6 +6014,13 @@ extension ReportMemberResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.report { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.report { ProtoJSONWriter.raw(",\"report\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5357,6 +6059,15 @@ extension ListReportsRequest {
         if self.status.rawValue != 0 { buffer.append(0x10); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
         if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.cursor, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.status.rawValue != 0 { ProtoJSONWriter.raw(",\"status\":", &buffer); ProtoJSONWriter.enumValue(self.status, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5421,6 +6132,27 @@ extension ListReportsResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.reports.isEmpty {
+            ProtoJSONWriter.raw(",\"reports\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.reports.indices { ProtoJSONWriter.raw(",", &buffer); self.reports[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        if !self.counts.isEmpty {
+            ProtoJSONWriter.raw(",\"counts\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.counts) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.uint32(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ResolveReportRequest {
@@ -5459,6 +6191,15 @@ extension ResolveReportRequest {
         if self.resolution.rawValue != 0 { buffer.append(0x18); ProtoWireWriter.int32(self.resolution.rawValue, &buffer) }
         if !self.note.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.note, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.reportID != 0 { ProtoJSONWriter.raw(",\"reportId\":", &buffer); ProtoJSONWriter.uint64(self.reportID, &buffer) }
+        if self.resolution.rawValue != 0 { ProtoJSONWriter.raw(",\"resolution\":", &buffer); ProtoJSONWriter.enumValue(self.resolution, &buffer) }
+        if !self.note.isEmpty { ProtoJSONWriter.raw(",\"note\":", &buffer); ProtoJSONWriter.string(self.note, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ResolveReportResponse {
@@ -5490,6 +6231,13 @@ extension ResolveReportResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.report { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.report { ProtoJSONWriter.raw(",\"report\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5532,6 +6280,16 @@ extension MuteMemberRequest {
         if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.ifNotMuted { buffer.append(0x28); buffer.append(self.ifNotMuted ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { ProtoJSONWriter.raw(",\"durationMs\":", &buffer); ProtoJSONWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotMuted { ProtoJSONWriter.raw(",\"ifNotMuted\":", &buffer); ProtoJSONWriter.bool(self.ifNotMuted, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension MuteMemberResponse {
@@ -5566,6 +6324,14 @@ extension MuteMemberResponse {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.member { buffer.append(0x1A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.changed { ProtoJSONWriter.raw(",\"changed\":", &buffer); ProtoJSONWriter.bool(self.changed, &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.member { ProtoJSONWriter.raw(",\"member\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5602,6 +6368,14 @@ extension UnmuteMemberRequest {
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if self.onlyIfMuted { ProtoJSONWriter.raw(",\"onlyIfMuted\":", &buffer); ProtoJSONWriter.bool(self.onlyIfMuted, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UnmuteMemberResponse {
@@ -5633,6 +6407,13 @@ extension UnmuteMemberResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.changed { buffer.append(0x08); buffer.append(self.changed ? 1 : 0) }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.changed { ProtoJSONWriter.raw(",\"changed\":", &buffer); ProtoJSONWriter.bool(self.changed, &buffer) }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5683,6 +6464,21 @@ extension BulkMuteMembersRequest {
         if self.durationMs != 0 { buffer.append(0x20); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.ifNotMuted { buffer.append(0x28); buffer.append(self.ifNotMuted ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uids.isEmpty {
+            ProtoJSONWriter.raw(",\"uids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.uids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.uids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { ProtoJSONWriter.raw(",\"durationMs\":", &buffer); ProtoJSONWriter.int64(self.durationMs, &buffer) }
+        if self.ifNotMuted { ProtoJSONWriter.raw(",\"ifNotMuted\":", &buffer); ProtoJSONWriter.bool(self.ifNotMuted, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BulkMuteMembersResponse {
@@ -5732,6 +6528,20 @@ extension BulkMuteMembersResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BulkUnmuteMembersRequest {
@@ -5774,6 +6584,19 @@ extension BulkUnmuteMembersRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.uids.indices { buffer.append(0x12); ProtoWireWriter.string(self.uids[index], &buffer) }
         if self.onlyIfMuted { buffer.append(0x18); buffer.append(self.onlyIfMuted ? 1 : 0) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uids.isEmpty {
+            ProtoJSONWriter.raw(",\"uids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.uids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.uids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if self.onlyIfMuted { ProtoJSONWriter.raw(",\"onlyIfMuted\":", &buffer); ProtoJSONWriter.bool(self.onlyIfMuted, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5824,6 +6647,20 @@ extension BulkUnmuteMembersResponse {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.results) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                entry.value.writeJSON(into: &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension FreezeGroupRequest {
@@ -5855,6 +6692,13 @@ extension FreezeGroupRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.reason.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.reason, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5888,6 +6732,13 @@ extension FreezeGroupResponse {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UnfreezeGroupRequest {
@@ -5916,6 +6767,12 @@ extension UnfreezeGroupRequest {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5948,6 +6805,13 @@ extension UnfreezeGroupResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.group { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.group { ProtoJSONWriter.raw(",\"group\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -5983,6 +6847,14 @@ extension PostCheck {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.uid.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.uid, &buffer) }
         if !self.text.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.text, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.text.isEmpty { ProtoJSONWriter.raw(",\"text\":", &buffer); ProtoJSONWriter.string(self.text, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6020,6 +6892,17 @@ extension CheckPostRequest {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.checks.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.checks[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.checks.isEmpty {
+            ProtoJSONWriter.raw(",\"checks\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.checks.indices { ProtoJSONWriter.raw(",", &buffer); self.checks[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6073,6 +6956,22 @@ extension PostCheckResult {
         if self.flagged { buffer.append(0x28); buffer.append(self.flagged ? 1 : 0) }
         for index in self.matches.indices { buffer.append(0x32); do { let start = ProtoWireWriter.beginLength(&buffer); self.matches[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.allowed { ProtoJSONWriter.raw(",\"allowed\":", &buffer); ProtoJSONWriter.bool(self.allowed, &buffer) }
+        if !self.errorCode.isEmpty { ProtoJSONWriter.raw(",\"errorCode\":", &buffer); ProtoJSONWriter.string(self.errorCode, &buffer) }
+        if self.mutedUntil != 0 { ProtoJSONWriter.raw(",\"mutedUntil\":", &buffer); ProtoJSONWriter.int64(self.mutedUntil, &buffer) }
+        if self.shadowed { ProtoJSONWriter.raw(",\"shadowed\":", &buffer); ProtoJSONWriter.bool(self.shadowed, &buffer) }
+        if self.flagged { ProtoJSONWriter.raw(",\"flagged\":", &buffer); ProtoJSONWriter.bool(self.flagged, &buffer) }
+        if !self.matches.isEmpty {
+            ProtoJSONWriter.raw(",\"matches\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.matches.indices { ProtoJSONWriter.raw(",", &buffer); self.matches[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension CheckPostResponse {
@@ -6109,6 +7008,17 @@ extension CheckPostResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.results.indices { ProtoJSONWriter.raw(",", &buffer); self.results[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6148,6 +7058,15 @@ extension BanUserFromAppRequest {
         if self.durationMs != 0 { buffer.append(0x18); ProtoWireWriter.int64(self.durationMs, &buffer) }
         if self.shadow { buffer.append(0x20); buffer.append(self.shadow ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.reason.isEmpty { ProtoJSONWriter.raw(",\"reason\":", &buffer); ProtoJSONWriter.string(self.reason, &buffer) }
+        if self.durationMs != 0 { ProtoJSONWriter.raw(",\"durationMs\":", &buffer); ProtoJSONWriter.int64(self.durationMs, &buffer) }
+        if self.shadow { ProtoJSONWriter.raw(",\"shadow\":", &buffer); ProtoJSONWriter.bool(self.shadow, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension BanUserFromAppResponse {
@@ -6180,6 +7099,13 @@ extension BanUserFromAppResponse {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.ban { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.ban { ProtoJSONWriter.raw(",\"ban\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UnbanUserFromAppRequest {
@@ -6209,6 +7135,12 @@ extension UnbanUserFromAppRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.uid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.uid, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UnbanUserFromAppResponse {
@@ -6237,6 +7169,12 @@ extension UnbanUserFromAppResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6272,6 +7210,14 @@ extension ListAppBansRequest {
         if self.limit != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
         if !self.search.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.search, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        if !self.search.isEmpty { ProtoJSONWriter.raw(",\"search\":", &buffer); ProtoJSONWriter.string(self.search, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6313,6 +7259,18 @@ extension ListAppBansResponse {
         for index in self.appBans.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.appBans[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.appBans.isEmpty {
+            ProtoJSONWriter.raw(",\"appBans\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.appBans.indices { ProtoJSONWriter.raw(",", &buffer); self.appBans[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension AddContentRulesRequest {
@@ -6353,6 +7311,18 @@ extension AddContentRulesRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         for index in self.rules.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.rules[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.rules.isEmpty {
+            ProtoJSONWriter.raw(",\"rules\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.rules.indices { ProtoJSONWriter.raw(",", &buffer); self.rules[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension AddContentRulesResponse {
@@ -6392,6 +7362,18 @@ extension AddContentRulesResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.results.indices { ProtoJSONWriter.raw(",", &buffer); self.results[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6438,6 +7420,18 @@ extension DeleteContentRulesRequest {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.ids.isEmpty {
+            ProtoJSONWriter.raw(",\"ids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.ids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.uint64(self.ids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension DeleteContentRulesResponse {
@@ -6478,6 +7472,18 @@ extension DeleteContentRulesResponse {
         for index in self.results.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.results[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.action { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.results.isEmpty {
+            ProtoJSONWriter.raw(",\"results\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.results.indices { ProtoJSONWriter.raw(",", &buffer); self.results[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListContentRulesRequest {
@@ -6512,6 +7518,14 @@ extension ListContentRulesRequest {
         if !self.guid.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.guid, &buffer) }
         if !self.cursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.cursor, &buffer) }
         if self.limit != 0 { buffer.append(0x18); ProtoWireWriter.varint(UInt64(self.limit), &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6552,6 +7566,18 @@ extension ListContentRulesResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.rules.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.rules[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.rules.isEmpty {
+            ProtoJSONWriter.raw(",\"rules\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.rules.indices { ProtoJSONWriter.raw(",", &buffer); self.rules[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6615,6 +7641,26 @@ extension CreateWebhookRequest {
         if !self.description.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.description, &buffer) }
         if !self.secret.isEmpty { buffer.append(0x2A); ProtoWireWriter.string(self.secret, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.url.isEmpty { ProtoJSONWriter.raw(",\"url\":", &buffer); ProtoJSONWriter.string(self.url, &buffer) }
+        if !self.kinds.isEmpty {
+            ProtoJSONWriter.raw(",\"kinds\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.kinds.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.kinds[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.guids.isEmpty {
+            ProtoJSONWriter.raw(",\"guids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.guids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.guids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if !self.secret.isEmpty { ProtoJSONWriter.raw(",\"secret\":", &buffer); ProtoJSONWriter.string(self.secret, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension CreateWebhookResponse {
@@ -6646,6 +7692,13 @@ extension CreateWebhookResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.secret.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.secret, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.webhook { ProtoJSONWriter.raw(",\"webhook\":", &buffer); value.writeJSON(into: &buffer) }
+        if !self.secret.isEmpty { ProtoJSONWriter.raw(",\"secret\":", &buffer); ProtoJSONWriter.string(self.secret, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6723,6 +7776,33 @@ extension UpdateWebhookRequest {
         if self.enabled { buffer.append(0x30); buffer.append(self.enabled ? 1 : 0) }
         for index in self.updateMask.indices { buffer.append(0x3A); ProtoWireWriter.string(self.updateMask[index], &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.id.isEmpty { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.string(self.id, &buffer) }
+        if !self.url.isEmpty { ProtoJSONWriter.raw(",\"url\":", &buffer); ProtoJSONWriter.string(self.url, &buffer) }
+        if !self.kinds.isEmpty {
+            ProtoJSONWriter.raw(",\"kinds\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.kinds.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.kinds[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.guids.isEmpty {
+            ProtoJSONWriter.raw(",\"guids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.guids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.guids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if self.enabled { ProtoJSONWriter.raw(",\"enabled\":", &buffer); ProtoJSONWriter.bool(self.enabled, &buffer) }
+        if !self.updateMask.isEmpty {
+            ProtoJSONWriter.raw(",\"updateMask\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.updateMask.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.updateMask[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension UpdateWebhookResponse {
@@ -6751,6 +7831,12 @@ extension UpdateWebhookResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.webhook { ProtoJSONWriter.raw(",\"webhook\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -6781,6 +7867,12 @@ extension DeleteWebhookRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.id.isEmpty { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.string(self.id, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension DeleteWebhookResponse {
@@ -6810,6 +7902,12 @@ extension DeleteWebhookResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.webhook { ProtoJSONWriter.raw(",\"webhook\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListWebhooksRequest {
@@ -6835,6 +7933,10 @@ extension ListWebhooksRequest {
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        ProtoJSONWriter.raw("{}", &buffer)
     }
 }
 
@@ -6873,6 +7975,17 @@ extension ListWebhooksResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.webhooks.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.webhooks[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.webhooks.isEmpty {
+            ProtoJSONWriter.raw(",\"webhooks\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.webhooks.indices { ProtoJSONWriter.raw(",", &buffer); self.webhooks[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ReplayWebhookRequest {
@@ -6905,6 +8018,13 @@ extension ReplayWebhookRequest {
         if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
         if self.afterSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.afterSeq, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.id.isEmpty { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.string(self.id, &buffer) }
+        if self.afterSeq != 0 { ProtoJSONWriter.raw(",\"afterSeq\":", &buffer); ProtoJSONWriter.uint64(self.afterSeq, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ReplayWebhookResponse {
@@ -6934,6 +8054,12 @@ extension ReplayWebhookResponse {
     public func writeFields(into buffer: inout [UInt8]) {
         if let value = self.webhook { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.webhook { ProtoJSONWriter.raw(",\"webhook\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension TestWebhookRequest {
@@ -6962,6 +8088,12 @@ extension TestWebhookRequest {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.id.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.id, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.id.isEmpty { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.string(self.id, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -7000,6 +8132,15 @@ extension TestWebhookResponse {
         if self.latencyMs != 0 { buffer.append(0x10); ProtoWireWriter.int64(self.latencyMs, &buffer) }
         if !self.error.isEmpty { buffer.append(0x1A); ProtoWireWriter.string(self.error, &buffer) }
         if !self.httpVersion.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.httpVersion, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.httpStatus != 0 { ProtoJSONWriter.raw(",\"httpStatus\":", &buffer); ProtoJSONWriter.uint32(self.httpStatus, &buffer) }
+        if self.latencyMs != 0 { ProtoJSONWriter.raw(",\"latencyMs\":", &buffer); ProtoJSONWriter.int64(self.latencyMs, &buffer) }
+        if !self.error.isEmpty { ProtoJSONWriter.raw(",\"error\":", &buffer); ProtoJSONWriter.string(self.error, &buffer) }
+        if !self.httpVersion.isEmpty { ProtoJSONWriter.raw(",\"httpVersion\":", &buffer); ProtoJSONWriter.string(self.httpVersion, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -7061,6 +8202,23 @@ extension ListGroupActionsRequest {
         if !self.actor.isEmpty { buffer.append(0x32); ProtoWireWriter.string(self.actor, &buffer) }
         if !self.target.isEmpty { buffer.append(0x3A); ProtoWireWriter.string(self.target, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if self.afterSeq != 0 { ProtoJSONWriter.raw(",\"afterSeq\":", &buffer); ProtoJSONWriter.uint64(self.afterSeq, &buffer) }
+        if self.limit != 0 { ProtoJSONWriter.raw(",\"limit\":", &buffer); ProtoJSONWriter.uint32(self.limit, &buffer) }
+        if !self.cursor.isEmpty { ProtoJSONWriter.raw(",\"cursor\":", &buffer); ProtoJSONWriter.string(self.cursor, &buffer) }
+        if !self.actions.isEmpty {
+            ProtoJSONWriter.raw(",\"actions\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.actions.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.actions[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.actor.isEmpty { ProtoJSONWriter.raw(",\"actor\":", &buffer); ProtoJSONWriter.string(self.actor, &buffer) }
+        if !self.target.isEmpty { ProtoJSONWriter.raw(",\"target\":", &buffer); ProtoJSONWriter.string(self.target, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListGroupActionsResponse {
@@ -7103,6 +8261,19 @@ extension ListGroupActionsResponse {
         for index in self.actions.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.actions[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if !self.nextCursor.isEmpty { buffer.append(0x12); ProtoWireWriter.string(self.nextCursor, &buffer) }
         if self.lastSeq != 0 { buffer.append(0x18); ProtoWireWriter.varint(self.lastSeq, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.actions.isEmpty {
+            ProtoJSONWriter.raw(",\"actions\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.actions.indices { ProtoJSONWriter.raw(",", &buffer); self.actions[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.nextCursor.isEmpty { ProtoJSONWriter.raw(",\"nextCursor\":", &buffer); ProtoJSONWriter.string(self.nextCursor, &buffer) }
+        if self.lastSeq != 0 { ProtoJSONWriter.raw(",\"lastSeq\":", &buffer); ProtoJSONWriter.uint64(self.lastSeq, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -7176,6 +8347,26 @@ extension SubscribeRequest {
         }
         if case .afterSeq(let value)? = self.start { buffer.append(0x28); ProtoWireWriter.varint(value, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.userUID.isEmpty { ProtoJSONWriter.raw(",\"userUid\":", &buffer); ProtoJSONWriter.string(self.userUID, &buffer) }
+        if !self.guids.isEmpty {
+            ProtoJSONWriter.raw(",\"guids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.guids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.guids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if self.wholeApp { ProtoJSONWriter.raw(",\"wholeApp\":", &buffer); ProtoJSONWriter.bool(self.wholeApp, &buffer) }
+        if !self.actions.isEmpty {
+            ProtoJSONWriter.raw(",\"actions\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.actions.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.actions[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if case .afterSeq(let value)? = self.start { ProtoJSONWriter.raw(",\"afterSeq\":", &buffer); ProtoJSONWriter.uint64(value, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension SubscribeResponse {
@@ -7208,6 +8399,13 @@ extension SubscribeResponse {
         if let value = self.action { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
         if let value = self.started { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if let value = self.action { ProtoJSONWriter.raw(",\"action\":", &buffer); value.writeJSON(into: &buffer) }
+        if let value = self.started { ProtoJSONWriter.raw(",\"started\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension SubscriptionStarted {
@@ -7239,6 +8437,13 @@ extension SubscriptionStarted {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.afterSeq != 0 { buffer.append(0x08); ProtoWireWriter.varint(self.afterSeq, &buffer) }
         if self.headSeq != 0 { buffer.append(0x10); ProtoWireWriter.varint(self.headSeq, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.afterSeq != 0 { ProtoJSONWriter.raw(",\"afterSeq\":", &buffer); ProtoJSONWriter.uint64(self.afterSeq, &buffer) }
+        if self.headSeq != 0 { ProtoJSONWriter.raw(",\"headSeq\":", &buffer); ProtoJSONWriter.uint64(self.headSeq, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 

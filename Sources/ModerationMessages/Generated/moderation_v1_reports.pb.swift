@@ -275,4 +275,21 @@ extension Report {
         if self.resolvedAt != 0 { buffer.append(0x58); ProtoWireWriter.int64(self.resolvedAt, &buffer) }
         if !self.resolvedBy.isEmpty { buffer.append(0x62); ProtoWireWriter.string(self.resolvedBy, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.reportID != 0 { ProtoJSONWriter.raw(",\"reportId\":", &buffer); ProtoJSONWriter.uint64(self.reportID, &buffer) }
+        if !self.guid.isEmpty { ProtoJSONWriter.raw(",\"guid\":", &buffer); ProtoJSONWriter.string(self.guid, &buffer) }
+        if !self.reporter.isEmpty { ProtoJSONWriter.raw(",\"reporter\":", &buffer); ProtoJSONWriter.string(self.reporter, &buffer) }
+        if !self.target.isEmpty { ProtoJSONWriter.raw(",\"target\":", &buffer); ProtoJSONWriter.string(self.target, &buffer) }
+        if self.category.rawValue != 0 { ProtoJSONWriter.raw(",\"category\":", &buffer); ProtoJSONWriter.enumValue(self.category, &buffer) }
+        if !self.text.isEmpty { ProtoJSONWriter.raw(",\"text\":", &buffer); ProtoJSONWriter.string(self.text, &buffer) }
+        if self.status.rawValue != 0 { ProtoJSONWriter.raw(",\"status\":", &buffer); ProtoJSONWriter.enumValue(self.status, &buffer) }
+        if self.resolution.rawValue != 0 { ProtoJSONWriter.raw(",\"resolution\":", &buffer); ProtoJSONWriter.enumValue(self.resolution, &buffer) }
+        if !self.note.isEmpty { ProtoJSONWriter.raw(",\"note\":", &buffer); ProtoJSONWriter.string(self.note, &buffer) }
+        if self.createdAt != 0 { ProtoJSONWriter.raw(",\"createdAt\":", &buffer); ProtoJSONWriter.int64(self.createdAt, &buffer) }
+        if self.resolvedAt != 0 { ProtoJSONWriter.raw(",\"resolvedAt\":", &buffer); ProtoJSONWriter.int64(self.resolvedAt, &buffer) }
+        if !self.resolvedBy.isEmpty { ProtoJSONWriter.raw(",\"resolvedBy\":", &buffer); ProtoJSONWriter.string(self.resolvedBy, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

@@ -97,4 +97,22 @@ extension User {
         }
         if self.createdAt != 0 { buffer.append(0x28); ProtoWireWriter.int64(self.createdAt, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.uid.isEmpty { ProtoJSONWriter.raw(",\"uid\":", &buffer); ProtoJSONWriter.string(self.uid, &buffer) }
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.avatar.isEmpty { ProtoJSONWriter.raw(",\"avatar\":", &buffer); ProtoJSONWriter.string(self.avatar, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if self.createdAt != 0 { ProtoJSONWriter.raw(",\"createdAt\":", &buffer); ProtoJSONWriter.int64(self.createdAt, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }

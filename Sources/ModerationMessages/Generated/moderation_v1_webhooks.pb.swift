@@ -174,6 +174,16 @@ extension WebhookStatus {
         if !self.lastError.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.lastError, &buffer) }
         if self.nextAttemptAt != 0 { buffer.append(0x28); ProtoWireWriter.int64(self.nextAttemptAt, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.state.rawValue != 0 { ProtoJSONWriter.raw(",\"state\":", &buffer); ProtoJSONWriter.enumValue(self.state, &buffer) }
+        if self.lastDeliveredSeq != 0 { ProtoJSONWriter.raw(",\"lastDeliveredSeq\":", &buffer); ProtoJSONWriter.uint64(self.lastDeliveredSeq, &buffer) }
+        if self.consecutiveFailures != 0 { ProtoJSONWriter.raw(",\"consecutiveFailures\":", &buffer); ProtoJSONWriter.uint32(self.consecutiveFailures, &buffer) }
+        if !self.lastError.isEmpty { ProtoJSONWriter.raw(",\"lastError\":", &buffer); ProtoJSONWriter.string(self.lastError, &buffer) }
+        if self.nextAttemptAt != 0 { ProtoJSONWriter.raw(",\"nextAttemptAt\":", &buffer); ProtoJSONWriter.int64(self.nextAttemptAt, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Webhook {
@@ -244,5 +254,28 @@ extension Webhook {
         if self.enabled { buffer.append(0x30); buffer.append(self.enabled ? 1 : 0) }
         if self.createdAt != 0 { buffer.append(0x38); ProtoWireWriter.int64(self.createdAt, &buffer) }
         if let value = self.status { buffer.append(0x42); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.id.isEmpty { ProtoJSONWriter.raw(",\"id\":", &buffer); ProtoJSONWriter.string(self.id, &buffer) }
+        if !self.url.isEmpty { ProtoJSONWriter.raw(",\"url\":", &buffer); ProtoJSONWriter.string(self.url, &buffer) }
+        if !self.kinds.isEmpty {
+            ProtoJSONWriter.raw(",\"kinds\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.kinds.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.enumValue(self.kinds[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.guids.isEmpty {
+            ProtoJSONWriter.raw(",\"guids\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.guids.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.guids[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.description.isEmpty { ProtoJSONWriter.raw(",\"description\":", &buffer); ProtoJSONWriter.string(self.description, &buffer) }
+        if self.enabled { ProtoJSONWriter.raw(",\"enabled\":", &buffer); ProtoJSONWriter.bool(self.enabled, &buffer) }
+        if self.createdAt != 0 { ProtoJSONWriter.raw(",\"createdAt\":", &buffer); ProtoJSONWriter.int64(self.createdAt, &buffer) }
+        if let value = self.status { ProtoJSONWriter.raw(",\"status\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }

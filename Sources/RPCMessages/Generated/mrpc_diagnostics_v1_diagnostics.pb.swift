@@ -62,6 +62,12 @@ extension EchoRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.payload.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.payload, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.payload.isEmpty { ProtoJSONWriter.raw(",\"payload\":", &buffer); ProtoJSONWriter.bytes(self.payload, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension EchoResponse {
@@ -90,6 +96,12 @@ extension EchoResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.payload.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.payload, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.payload.isEmpty { ProtoJSONWriter.raw(",\"payload\":", &buffer); ProtoJSONWriter.bytes(self.payload, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 

@@ -112,6 +112,12 @@ extension HealthCheckRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.service.isEmpty { ProtoJSONWriter.raw(",\"service\":", &buffer); ProtoJSONWriter.string(self.service, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension HealthCheckResponse {
@@ -140,6 +146,12 @@ extension HealthCheckResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if self.status.rawValue != 0 { buffer.append(0x08); ProtoWireWriter.int32(self.status.rawValue, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.status.rawValue != 0 { ProtoJSONWriter.raw(",\"status\":", &buffer); ProtoJSONWriter.enumValue(self.status, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 

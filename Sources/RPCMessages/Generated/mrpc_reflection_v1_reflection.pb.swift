@@ -144,6 +144,12 @@ extension ListServicesRequest {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.service.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.service, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.service.isEmpty { ProtoJSONWriter.raw(",\"service\":", &buffer); ProtoJSONWriter.string(self.service, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension ListServicesResponse {
@@ -180,6 +186,17 @@ extension ListServicesResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         for index in self.services.indices { buffer.append(0x0A); do { let start = ProtoWireWriter.beginLength(&buffer); self.services[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.services.isEmpty {
+            ProtoJSONWriter.raw(",\"services\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.services.indices { ProtoJSONWriter.raw(",", &buffer); self.services[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -220,6 +237,18 @@ extension ServiceInfo {
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.name.isEmpty { buffer.append(0x0A); ProtoWireWriter.string(self.name, &buffer) }
         for index in self.methods.indices { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); self.methods[index].writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.methods.isEmpty {
+            ProtoJSONWriter.raw(",\"methods\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.methods.indices { ProtoJSONWriter.raw(",", &buffer); self.methods[index].writeJSON(into: &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -265,6 +294,17 @@ extension MethodInfo {
         if self.clientStreaming { buffer.append(0x28); buffer.append(self.clientStreaming ? 1 : 0) }
         if self.serverStreaming { buffer.append(0x30); buffer.append(self.serverStreaming ? 1 : 0) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.name.isEmpty { ProtoJSONWriter.raw(",\"name\":", &buffer); ProtoJSONWriter.string(self.name, &buffer) }
+        if !self.path.isEmpty { ProtoJSONWriter.raw(",\"path\":", &buffer); ProtoJSONWriter.string(self.path, &buffer) }
+        if !self.requestType.isEmpty { ProtoJSONWriter.raw(",\"requestType\":", &buffer); ProtoJSONWriter.string(self.requestType, &buffer) }
+        if !self.responseType.isEmpty { ProtoJSONWriter.raw(",\"responseType\":", &buffer); ProtoJSONWriter.string(self.responseType, &buffer) }
+        if self.clientStreaming { ProtoJSONWriter.raw(",\"clientStreaming\":", &buffer); ProtoJSONWriter.bool(self.clientStreaming, &buffer) }
+        if self.serverStreaming { ProtoJSONWriter.raw(",\"serverStreaming\":", &buffer); ProtoJSONWriter.bool(self.serverStreaming, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension GetFileDescriptorSetRequest {
@@ -290,6 +330,10 @@ extension GetFileDescriptorSetRequest {
     }
 
     public func writeFields(into buffer: inout [UInt8]) {
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        ProtoJSONWriter.raw("{}", &buffer)
     }
 }
 
@@ -319,6 +363,12 @@ extension GetFileDescriptorSetResponse {
 
     public func writeFields(into buffer: inout [UInt8]) {
         if !self.fileDescriptorSet.isEmpty { buffer.append(0x0A); ProtoWireWriter.bytes(self.fileDescriptorSet, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.fileDescriptorSet.isEmpty { ProtoJSONWriter.raw(",\"fileDescriptorSet\":", &buffer); ProtoJSONWriter.bytes(self.fileDescriptorSet, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 

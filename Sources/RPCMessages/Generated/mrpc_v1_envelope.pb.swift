@@ -353,6 +353,20 @@ extension Hello {
         for index in self.acceptEncodings.indices { buffer.append(0x1A); ProtoWireWriter.string(self.acceptEncodings[index], &buffer) }
         if !self.appID.isEmpty { buffer.append(0x22); ProtoWireWriter.string(self.appID, &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.apiKey.isEmpty { ProtoJSONWriter.raw(",\"apiKey\":", &buffer); ProtoJSONWriter.string(self.apiKey, &buffer) }
+        if !self.clientName.isEmpty { ProtoJSONWriter.raw(",\"clientName\":", &buffer); ProtoJSONWriter.string(self.clientName, &buffer) }
+        if !self.acceptEncodings.isEmpty {
+            ProtoJSONWriter.raw(",\"acceptEncodings\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.acceptEncodings.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.acceptEncodings[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.appID.isEmpty { ProtoJSONWriter.raw(",\"appId\":", &buffer); ProtoJSONWriter.string(self.appID, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension HelloAck {
@@ -416,6 +430,26 @@ extension HelloAck {
         if !self.appID.isEmpty { buffer.append(0x42); ProtoWireWriter.string(self.appID, &buffer) }
         if self.idleTimeoutMs != 0 { buffer.append(0x48); ProtoWireWriter.varint(UInt64(self.idleTimeoutMs), &buffer) }
         if !self.schemaDigest.isEmpty { buffer.append(0x52); ProtoWireWriter.string(self.schemaDigest, &buffer) }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.serverName.isEmpty { ProtoJSONWriter.raw(",\"serverName\":", &buffer); ProtoJSONWriter.string(self.serverName, &buffer) }
+        if !self.serverVersion.isEmpty { ProtoJSONWriter.raw(",\"serverVersion\":", &buffer); ProtoJSONWriter.string(self.serverVersion, &buffer) }
+        if self.protocolVersion != 0 { ProtoJSONWriter.raw(",\"protocolVersion\":", &buffer); ProtoJSONWriter.uint32(self.protocolVersion, &buffer) }
+        if self.maxMessageBytes != 0 { ProtoJSONWriter.raw(",\"maxMessageBytes\":", &buffer); ProtoJSONWriter.uint32(self.maxMessageBytes, &buffer) }
+        if self.maxCallHeaderBytes != 0 { ProtoJSONWriter.raw(",\"maxCallHeaderBytes\":", &buffer); ProtoJSONWriter.uint32(self.maxCallHeaderBytes, &buffer) }
+        if self.maxConcurrentCalls != 0 { ProtoJSONWriter.raw(",\"maxConcurrentCalls\":", &buffer); ProtoJSONWriter.uint32(self.maxConcurrentCalls, &buffer) }
+        if !self.acceptEncodings.isEmpty {
+            ProtoJSONWriter.raw(",\"acceptEncodings\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.acceptEncodings.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.acceptEncodings[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        if !self.appID.isEmpty { ProtoJSONWriter.raw(",\"appId\":", &buffer); ProtoJSONWriter.string(self.appID, &buffer) }
+        if self.idleTimeoutMs != 0 { ProtoJSONWriter.raw(",\"idleTimeoutMs\":", &buffer); ProtoJSONWriter.uint32(self.idleTimeoutMs, &buffer) }
+        if !self.schemaDigest.isEmpty { ProtoJSONWriter.raw(",\"schemaDigest\":", &buffer); ProtoJSONWriter.string(self.schemaDigest, &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
 
@@ -492,6 +526,31 @@ extension CallHeader {
         }
         for index in self.acceptEncodings.indices { buffer.append(0x3A); ProtoWireWriter.string(self.acceptEncodings[index], &buffer) }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if !self.method.isEmpty { ProtoJSONWriter.raw(",\"method\":", &buffer); ProtoJSONWriter.string(self.method, &buffer) }
+        if self.timeoutMs != 0 { ProtoJSONWriter.raw(",\"timeoutMs\":", &buffer); ProtoJSONWriter.uint32(self.timeoutMs, &buffer) }
+        if !self.onBehalfOf.isEmpty { ProtoJSONWriter.raw(",\"onBehalfOf\":", &buffer); ProtoJSONWriter.string(self.onBehalfOf, &buffer) }
+        if !self.idempotencyKey.isEmpty { ProtoJSONWriter.raw(",\"idempotencyKey\":", &buffer); ProtoJSONWriter.string(self.idempotencyKey, &buffer) }
+        if !self.requestID.isEmpty { ProtoJSONWriter.raw(",\"requestId\":", &buffer); ProtoJSONWriter.string(self.requestID, &buffer) }
+        if !self.metadata.isEmpty {
+            ProtoJSONWriter.raw(",\"metadata\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.metadata) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        if !self.acceptEncodings.isEmpty {
+            ProtoJSONWriter.raw(",\"acceptEncodings\":", &buffer)
+            let array = ProtoJSONWriter.begin(&buffer)
+            for index in self.acceptEncodings.indices { ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(self.acceptEncodings[index], &buffer) }
+            ProtoJSONWriter.endArray(&buffer, from: array)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Status {
@@ -550,6 +609,23 @@ extension Status {
             ProtoWireWriter.endLength(&buffer, from: start)
         }
     }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.code != 0 { ProtoJSONWriter.raw(",\"code\":", &buffer); ProtoJSONWriter.uint32(self.code, &buffer) }
+        if !self.errorCode.isEmpty { ProtoJSONWriter.raw(",\"errorCode\":", &buffer); ProtoJSONWriter.string(self.errorCode, &buffer) }
+        if !self.message.isEmpty { ProtoJSONWriter.raw(",\"message\":", &buffer); ProtoJSONWriter.string(self.message, &buffer) }
+        if !self.details.isEmpty {
+            ProtoJSONWriter.raw(",\"details\":", &buffer)
+            let map = ProtoJSONWriter.begin(&buffer)
+            for entry in ProtoJSONWriter.sortedEntries(self.details) {
+                ProtoJSONWriter.raw(",", &buffer); ProtoJSONWriter.string(entry.key, &buffer); ProtoJSONWriter.raw(":", &buffer)
+                ProtoJSONWriter.string(entry.value, &buffer)
+            }
+            ProtoJSONWriter.endObject(&buffer, from: map)
+        }
+        ProtoJSONWriter.endObject(&buffer, from: object)
+    }
 }
 
 extension Goaway {
@@ -581,5 +657,12 @@ extension Goaway {
     public func writeFields(into buffer: inout [UInt8]) {
         if self.lastStreamID != 0 { buffer.append(0x08); ProtoWireWriter.varint(UInt64(self.lastStreamID), &buffer) }
         if let value = self.status { buffer.append(0x12); do { let start = ProtoWireWriter.beginLength(&buffer); value.writeFields(into: &buffer); ProtoWireWriter.endLength(&buffer, from: start) } }
+    }
+
+    public func writeJSON(into buffer: inout [UInt8]) {
+        let object = ProtoJSONWriter.begin(&buffer)
+        if self.lastStreamID != 0 { ProtoJSONWriter.raw(",\"lastStreamId\":", &buffer); ProtoJSONWriter.uint32(self.lastStreamID, &buffer) }
+        if let value = self.status { ProtoJSONWriter.raw(",\"status\":", &buffer); value.writeJSON(into: &buffer) }
+        ProtoJSONWriter.endObject(&buffer, from: object)
     }
 }
