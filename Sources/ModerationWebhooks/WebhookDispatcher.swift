@@ -439,37 +439,46 @@ struct DispatchState {
     init(configuration: WebhookDispatcher.Configuration) {}
 
     /// The app's last actions as the commit listener handed them over, gapless and in seq
-    /// order, at most `recentLimit`: what a caught-up webhook delivers without reading the log.
+    /// order, between `recentLimit` and twice that many: what a caught-up webhook delivers
+    /// without reading the log.
     var recent: [String: [ActionRecord]] = [:]
     static let recentLimit = 4_096
 
     /// Keeps the actions committed to `app` (a batch that does not follow the ones kept starts
-    /// afresh: the listener missed some, which the log has).
+    /// afresh: the listener missed some, which the log has). In place, and trimmed only when
+    /// twice the limit, so that a commit costs its own actions, not a copy of the rest.
     mutating func noteCommitted(_ actions: [ActionRecord], of app: String) {
-        guard let last = actions.last else { return }
-        var kept = recent[app] ?? []
-        if let previous = kept.last?.seq, let first = actions.first?.seq, first != previous + 1 { kept = [] }
-        kept += actions
-        if kept.count > Self.recentLimit { kept.removeFirst(kept.count - Self.recentLimit) }
-        recent[app] = kept
-        noteHead(last.seq, of: app)
+        guard let first = actions.first?.seq, let last = actions.last?.seq else { return }
+        if let previous = recent[app]?.last?.seq, first != previous + 1 { recent[app] = nil }
+        recent[app, default: []].append(contentsOf: actions)
+        if let count = recent[app]?.count, count > 2 * Self.recentLimit {
+            recent[app]?.removeFirst(count - Self.recentLimit)
+        }
+        noteHead(last, of: app)
     }
 
     /// Up to `limit` actions of `app` after `cursor` (of `kinds`, when given) from the recent
-    /// ones, and the last seq they cover; nil when they do not reach back to the cursor or
-    /// forward to the head this thread knows (the log must be read then).
+    /// ones, and the last seq they cover; nil when they do not reach back to the cursor or on to
+    /// the head this thread has seen in the log (which must be read then).
     func recentActions(of app: String, after cursor: UInt64, limit: Int, kinds: [ActionKind])
         -> (rows: [ActionRecord], head: UInt64)?
     {
         guard let kept = recent[app], let first = kept.first?.seq, let last = kept.last?.seq,
-            first <= cursor + 1, last >= cursor, last == heads[app]
+            first <= cursor + 1, last >= cursor
         else { return nil }
         var rows: [ActionRecord] = []
+        var through = last
         for action in kept[Int(cursor + 1 - first)...] where kinds.isEmpty || kinds.contains(action.kind) {
             rows.append(action)
-            if rows.count == limit { break }
+            if rows.count == limit {
+                through = action.seq
+                break
+            }
         }
-        return (rows, last)
+        // Short of the head the log showed: the listener has yet to hand over the rest, or missed
+        // it; the log has it.
+        if rows.count < limit && last < heads[app] ?? 0 { return nil }
+        return (rows, through)
     }
 
     mutating func noteHead(_ head: UInt64, of app: String) {

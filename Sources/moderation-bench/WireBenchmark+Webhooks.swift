@@ -42,7 +42,6 @@ extension WireBenchmark {
                     webhookID = try call(setup, ModerationMethods.createWebhook, CreateWebhookRequest(url: url))
                         .webhook?.id
                 }
-                let deliveredBefore = server.metric("moderation_webhook_actions_delivered_total") ?? 0
                 let (rate, cpuPerCall) = try mutationRate(
                     server, connections: connections, depth: depth, seconds: seconds)
                 let name = active ? "with a webhook" : "without"
@@ -54,7 +53,12 @@ extension WireBenchmark {
                     let caughtUp = waitFor(seconds: 30) {
                         (try? cursor(setup, webhookID)).map { Double($0) >= head } ?? false
                     }
-                    let delivered = (server.metric("moderation_webhook_actions_delivered_total") ?? 0) - deliveredBefore
+                    // This webhook's own counter (the total moves as webhooks come and go).
+                    let delivered =
+                        server.metric(
+                            "moderation_webhook_actions_delivered_total{app=\"\(ServerProcess.app(0))\",webhook=\"\(webhookID)\"}"
+                        )
+                        ?? 0
                     text += ", \(Int(delivered)) actions delivered\(caughtUp ? "" : " (not caught up in 30 s)")"
                     _ = try call(setup, ModerationMethods.deleteWebhook, DeleteWebhookRequest(id: webhookID))
                 }
