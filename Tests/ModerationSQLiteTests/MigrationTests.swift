@@ -41,7 +41,7 @@ struct MigrationTests {
         for index in [
             "members_by_joined", "members_by_user", "bans_by_uid", "bans_by_expiry", "actions_by_group",
             "groups_by_created", "idempotency_by_age", "app_bans_by_uid", "app_bans_by_expiry", "webhooks_by_app",
-            "webhooks_enabled", "webhooks_by_lease_owner",
+            "webhooks_by_lease_owner",
         ] {
             #expect(schema.contains { $0.hasPrefix("index \(index) ") }, "index \(index) missing")
         }
