@@ -65,9 +65,10 @@ struct ClientConnectionTests {
             "128 client connections opened and closed: address space grew \(grown >> 20) MiB (thread stack \(stack >> 20) MiB)"
         )
         // A joinable reader nobody joins would keep 128 stacks mapped; other suites' threads
-        // running meanwhile account for the allowance.
+        // running meanwhile (their stacks, and the 64 MiB malloc arenas new threads may open)
+        // account for the allowance of half that.
         #expect(
-            grown < 32 * stack,
+            grown < 64 * stack,
             "address space grew \(grown >> 20) MiB: the reader threads kept their \(stack >> 20) MiB stacks")
     }
 
