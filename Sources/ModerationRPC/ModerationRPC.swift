@@ -36,11 +36,6 @@ public enum ModerationRPC {
         registerActionLog(in: &table, service, hub)
     }
 
-    /// The wire encoding of one action as a `moderation.v1.Action` message.
-    public static func encodeAction(_ action: ActionRecord) -> [UInt8] {
-        DomainToProto.action(action).serializedBytes()
-    }
-
     /// One action as webhook bodies carry it: the proto3 JSON of its `moderation.v1.Action`
     /// (camelCase names, enums by name, 64-bit integers as strings), UTF-8, from the generated
     /// encoder.
