@@ -1,3 +1,4 @@
+internal import ByteCoding
 /// One action of the log as a webhook carries it: its seq, commit time, and its proto3 JSON.
 public struct WebhookAction: Sendable, Equatable {
     public let seq: UInt64
@@ -41,7 +42,7 @@ public enum WebhookPayload {
         let head =
             Array(#"{"type":"moderation.actions","timestamp":""#.utf8)
             + Array(rfc3339(milliseconds: first.committedAtMilliseconds).utf8)
-            + Array(#"","data":{"app":"#.utf8) + Array(jsonString(app).utf8) + Array(#","actions":["#.utf8)
+            + Array(#"","data":{"app":"#.utf8) + quoted(app) + Array(#","actions":["#.utf8)
         let tail = Array("]}}".utf8)
         var body = head
         var count = 0
@@ -62,10 +63,9 @@ public enum WebhookPayload {
 
     /// The body of `TestWebhook`'s request: `{"type":"ping","timestamp":…,"data":{"app":…,"webhook":…}}`.
     public static func ping(webhookID: String, app: String, atMilliseconds milliseconds: Int64) -> [UInt8] {
-        let text =
-            #"{"type":"ping","timestamp":"# + jsonString(rfc3339(milliseconds: milliseconds)) + #","data":{"app":"#
-            + jsonString(app) + #","webhook":"# + jsonString(webhookID) + "}}"
-        return Array(text.utf8)
+        Array(#"{"type":"ping","timestamp":"#.utf8) + quoted(rfc3339(milliseconds: milliseconds))
+            + Array(#","data":{"app":"#.utf8) + quoted(app) + Array(#","webhook":"#.utf8) + quoted(webhookID)
+            + Array("}}".utf8)
     }
 
     /// `actions` cut into consecutive batches.
@@ -107,22 +107,10 @@ public enum WebhookPayload {
         return ((value - remainder) / divisor, remainder)
     }
 
-    /// `text` as a JSON string literal, escaped as RFC 8259 requires.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+    /// `text` as a JSON string literal (the escapes every JSON this server writes uses).
+    static func quoted(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONText.appendQuoted(text, to: &out)
+        return out
     }
 }
