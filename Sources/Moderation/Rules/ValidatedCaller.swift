@@ -34,6 +34,12 @@ struct ValidatedCaller: Sendable {
     /// The uid actions record for the actor ("@app" for the app).
     var actionUID: String { actor ?? User.appUID }
 
+    /// Step 4 of the app's own calls: only the app, never a user (`ERR_PERMISSION_DENIED`).
+    func requireApp(toDo what: String) throws(ModerationError) {
+        guard let actor else { return }
+        throw ModerationError(.permissionDenied, "\(actor) may not \(what): only the app may")
+    }
+
     /// The acting user's uid, or `ERR_INVALID_ARGUMENT` when the app calls an action only a
     /// member can take (join, leave).
     func requireUser() throws(ModerationError) -> String {

@@ -4,8 +4,7 @@
 extension WriteContext {
     /// Step 4 of the app's own calls: only the app, never a user (`ERR_PERMISSION_DENIED`).
     func requireApp(toDo what: String) throws(ModerationError) {
-        guard let actor = caller.actor else { return }
-        throw ModerationError(.permissionDenied, "\(actor) may not \(what): only the app may")
+        try caller.requireApp(toDo: what)
     }
 
     /// The ban of `uid` from the app as the rules see it now. A ban past its expiry that the

@@ -57,9 +57,7 @@ extension ModerationService {
         let after = try Cursor.appBanKey(options.cursor)
         let search = try Validation.search(options.search)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<AppBan> in
-            if let actor = context.caller.actor {
-                throw ModerationError(.permissionDenied, "\(actor) may not list the app's bans: only the app may")
-            }
+            try context.caller.requireApp(toDo: "list the app's bans")
             guard let appID = try context.appID() else { return Page(items: [], nextCursor: "") }
             let query = BanPageQuery(after: after, search: search, limit: limit + 1, activeAt: context.now)
             let rows = try context.snapshot.appBans(appID: appID, query: query)

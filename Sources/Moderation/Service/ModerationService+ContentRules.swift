@@ -71,10 +71,7 @@ extension ModerationService {
         let after = try Cursor.contentRuleID(cursor)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<ContentRule> in
             if guid.isEmpty {
-                if let actor = context.caller.actor {
-                    throw ModerationError(
-                        .permissionDenied, "\(actor) may not list the app's content rules: only the app may")
-                }
+                try context.caller.requireApp(toDo: "list the app's content rules")
             } else {
                 _ = try context.moderatorAccess(guid, toDo: "list content rules")
             }

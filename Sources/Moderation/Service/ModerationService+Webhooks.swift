@@ -96,7 +96,7 @@ extension ModerationService {
     /// The app's webhooks with their status, oldest first (`ListWebhooks`): the app only.
     public func listWebhooks(_ caller: Caller) throws(ModerationError) -> [Webhook] {
         try read(caller) { (context: ReadContext) throws(ModerationError) -> [Webhook] in
-            try Self.requireApp(context.caller, toDo: "list webhooks")
+            try context.caller.requireApp(toDo: "list webhooks")
             guard let appID = try context.appID() else { return [] }
             return try context.snapshot.webhooks(appID: appID).map(\.webhook)
         }
@@ -107,7 +107,7 @@ extension ModerationService {
     public func webhookToTest(_ caller: Caller, id: String) throws(ModerationError) -> StoredWebhook {
         let id = try Self.webhookID(id)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> StoredWebhook in
-            try Self.requireApp(context.caller, toDo: "test a webhook")
+            try context.caller.requireApp(toDo: "test a webhook")
             guard let appID = try context.appID(),
                 let stored = try context.snapshot.webhooks(appID: appID).first(where: { $0.webhook.id == id })
             else { throw .webhookNotFound(id) }
@@ -132,11 +132,6 @@ extension ModerationService {
         guard !id.isEmpty else { throw .invalid("id", "is required") }
         guard id.utf8.count <= 64 else { throw .webhookNotFound(id) }
         return id
-    }
-
-    private static func requireApp(_ caller: ValidatedCaller, toDo what: String) throws(ModerationError) {
-        guard let actor = caller.actor else { return }
-        throw ModerationError(.permissionDenied, "\(actor) may not \(what): only the app may")
     }
 
     private static func distinct(_ kinds: [ActionKind]) -> [ActionKind] {
