@@ -144,7 +144,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
     // MARK: The thread
 
     private func run() {
-        var state = DispatchState(configuration: configuration)
+        var state = DispatchState()
         while true {
             let wait = state.nextDeadline.map { max(0, $0 - service.now) }
             let taken = inbox.withLock(
@@ -227,8 +227,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         if runner.pending == nil {
             guard runner.mayHaveWork else { return }
             read(&runner, &state, now: now)
-            guard runner.pending != nil || runner.phase != .idle else { return }
-            if runner.phase != .idle { return }
+            if runner.phase != .idle { return } // the read moved the cursor or disabled the webhook
         }
         guard let pending = runner.pending else { return }
         let secret: WebhookSecret
@@ -304,7 +303,7 @@ public final class WebhookDispatcher: WebhookPinger, Sendable {
         let advanceTo = batch.actionCount == kept.count ? scannedThrough : batch.lastSeq
         if advanceTo < scannedThrough { runner.mayHaveWork = true }
         runner.pending = WebhookRunner.PendingBatch(
-            batch: batch, advanceTo: advanceTo, firstCommittedAt: kept[0].timestamp)
+            batch: batch, advanceTo: advanceTo)
     }
 
     private func sent(_ id: String, _ attempt: UInt64, _ completion: WebhookCompletion, _ state: inout DispatchState) {
@@ -435,8 +434,6 @@ struct DispatchState {
     var leaseValidUntil: Int64 = 0
     /// Numbers requests and writes, so a late completion is matched to what it answers.
     var attempts: UInt64 = 0
-
-    init(configuration: WebhookDispatcher.Configuration) {}
 
     /// The app's last actions as the commit listener handed them over, gapless and in seq
     /// order, between `recentLimit` and twice that many: what a caught-up webhook delivers

@@ -29,8 +29,6 @@ struct WebhookRunner {
         /// The cursor once the batch is delivered: its last seq, or the end of the stretch of the
         /// log it was read from when every action of that stretch the filters kept is in it.
         let advanceTo: UInt64
-        /// The first action's commit time (Unix milliseconds).
-        let firstCommittedAt: Int64
     }
 
     /// The webhook as last read from the store (settings, secret, generation).

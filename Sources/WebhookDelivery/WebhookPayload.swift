@@ -1,4 +1,5 @@
 internal import ByteCoding
+
 /// One action of the log as a webhook carries it: its seq, commit time, and its proto3 JSON.
 public struct WebhookAction: Sendable, Equatable {
     public let seq: UInt64
