@@ -32,6 +32,9 @@ extension ClientConnection {
         } catch {
             failure = error
         }
+        // Our end closes too: a server that ended the connection (a GOAWAY at shutdown, then end
+        // of stream) waits for that before it lets go of the socket.
+        shutdown(fd, Int32(SHUT_RDWR))
         let pending = state.withLock { state -> [PendingCall] in
             state.closed = failure
             defer { state.calls.removeAll() }
