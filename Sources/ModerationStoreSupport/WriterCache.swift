@@ -38,15 +38,7 @@ public final class WriterCache {
     }
 
     /// A user in a group (memberships and bans).
-    public struct EntryKey: Hashable {
-        public let groupID: Int64
-        public let uid: String
-
-        public init(groupID: Int64, uid: String) {
-            self.groupID = groupID
-            self.uid = uid
-        }
-    }
+    public typealias EntryKey = GroupUserKey
 
     /// A cached lookup: `.some(nil)` records that there is no row.
     public typealias Known<Value> = Value??
