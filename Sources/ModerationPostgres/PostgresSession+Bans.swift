@@ -25,10 +25,7 @@ extension PostgresSession {
                 .optional(ban.scopeBefore.map { StorageCodes.code($0) }), .int(ban.joinedAt), .int(ban.bannedAt),
                 .text(ban.bannedBy), .text(ban.reason), .int(ban.expiresAt),
             ])
-        var stored = ban
-        stored.name = user.user.name
-        stored.avatar = user.user.avatar
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+        cache.setInserted(ban, groupID: groupID, user: user)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {

@@ -68,18 +68,11 @@ extension PostgresSession {
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
-        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         guard descriptive else {
-            // Counters change with nearly every write: keep them in the cache and write each
-            // changed group's row once, before the batch commits.
-            if let key {
-                cache.set(key, group)
-                cache.setDirty(key, true)
-            } else {
-                try writeCounters([group])
-            }
+            if !cache.keepCounters(of: group) { try writeCounters([group]) }
             return
         }
+        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         try supersede(groupID: group.id, revision: group.revision, at: group.group.updatedAt)
         group.revision += 1
         let value = group
@@ -114,11 +107,7 @@ extension PostgresSession {
     }
 
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
-        if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
-            cache.set(key, nil)
-            cache.setDirty(key, false)
-        }
-        cache.forgetEntries()
+        cache.forgetDeleted(group)
         try supersede(groupID: group.id, revision: group.revision, at: time)
         try connection.send(.deleteGroup, [.int(group.id)])
     }

@@ -34,9 +34,7 @@ extension PostgresSession {
                 .int(groupID), .text(user.user.uid), .int(user.id), .int(StorageCodes.code(membership.scope)),
                 .int(membership.joinedAt),
             ])
-        var inserted = membership
-        inserted.mute = nil
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
+        cache.setInserted(membership, groupID: groupID, uid: user.user.uid)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -46,21 +44,13 @@ extension PostgresSession {
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
         try connection.send(.setScope, [.int(groupID), .text(uid), .int(StorageCodes.code(scope))])
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.scope = scope
-            cache.set(key, membership: membership)
-        }
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.scope = scope }
     }
 
     func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
         try connection.send(
             .setMute, [.int(groupID), .text(uid), .int(StorageCodes.mutedUntil(mute)), .text(mute?.reason ?? "")])
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.mute = mute
-            cache.set(key, membership: membership)
-        }
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.mute = mute }
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {

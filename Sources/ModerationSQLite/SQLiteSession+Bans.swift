@@ -31,10 +31,7 @@ extension SQLiteSession {
         }
         try deleteInvite(groupID: groupID, uid: user.user.uid)
         try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
-        var stored = ban
-        stored.name = user.user.name
-        stored.avatar = user.user.avatar
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+        cache.setInserted(ban, groupID: groupID, user: user)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {

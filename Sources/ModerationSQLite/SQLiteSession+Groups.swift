@@ -43,19 +43,11 @@ extension SQLiteSession {
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
-        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         guard descriptive else {
-            // Counters change with nearly every write: keep them in the cache and write each
-            // changed group's row once, when the batch commits.
-            if let key {
-                cache.set(key, group)
-                cache.setDirty(key, true)
-            } else {
-                try writeCounters(group)
-            }
+            if !cache.keepCounters(of: group) { try writeCounters(group) }
             return
         }
-        if let key { cache.set(key, nil) }
+        if let key = cache.key(ofGroup: group.id, guid: group.group.guid) { cache.set(key, nil) }
         guard let old = try searchableRow(.groupFolded, id: group.id) else {
             throw .storage("group \(group.group.guid) vanished during an update")
         }
@@ -103,11 +95,7 @@ extension SQLiteSession {
     }
 
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
-        if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
-            cache.set(key, nil)
-            cache.setDirty(key, false)
-        }
-        cache.forgetEntries()
+        cache.forgetDeleted(group)
         try supersede(groupID: group.id, revision: group.revision, at: time)
         let appID = try appOfGroup(group.id)
         try indexSearch(

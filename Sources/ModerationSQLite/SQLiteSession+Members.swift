@@ -30,9 +30,7 @@ extension SQLiteSession {
         }
         try deleteInvite(groupID: groupID, uid: user.user.uid)
         try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
-        var inserted = membership
-        inserted.mute = nil
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
+        cache.setInserted(membership, groupID: groupID, uid: user.user.uid)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -51,11 +49,7 @@ extension SQLiteSession {
             statement.bind(3, StorageCodes.code(scope))
             try statement.execute()
         }
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.scope = scope
-            cache.set(key, membership: membership)
-        }
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.scope = scope }
     }
 
     func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
@@ -66,11 +60,7 @@ extension SQLiteSession {
             statement.bind(4, mute?.reason ?? "")
             try statement.execute()
         }
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.mute = mute
-            cache.set(key, membership: membership)
-        }
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.mute = mute }
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
