@@ -114,19 +114,15 @@ extension PostgresSession {
 
     func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing] {
         if query.joinedOnly && query.viewer == nil { return [] }
-        var parameters: [PGValue] = [
-            .int(appID), .text(query.viewer ?? ""), .bool(query.viewer == nil),
-            .int(query.after?.createdAt ?? Int64.min), .text(query.after?.guid ?? ""),
-            .int(StorageCodes.mask(query.types)), query.tags.isEmpty ? .null : .textArray(query.tags), .int(query.now),
-            .int(query.limit),
-        ]
-        let rows: PGResult
-        if query.search.isEmpty {
-            rows = try connection.query(query.joinedOnly ? .groupsPageJoined : .groupsPage, parameters)
-        } else {
-            parameters.append(SearchSQL.pattern(query.search))
-            rows = try connection.query(sql: query.joinedOnly ? SearchSQL.groupsJoined : SearchSQL.groups, parameters)
-        }
+        let rows = try SearchSQL.page(
+            query.joinedOnly ? .groupsPageJoined : .groupsPage,
+            orSearch: query.joinedOnly ? SearchSQL.groupsJoined : SearchSQL.groups, for: query.search,
+            [
+                .int(appID), .text(query.viewer ?? ""), .bool(query.viewer == nil),
+                .int(query.after?.createdAt ?? Int64.min), .text(query.after?.guid ?? ""),
+                .int(StorageCodes.mask(query.types)), query.tags.isEmpty ? .null : .textArray(query.tags),
+                .int(query.now), .int(query.limit),
+            ], on: connection)
         var listings: [GroupListing] = []
         listings.reserveCapacity(rows.rowCount)
         for row in 0..<rows.rowCount {

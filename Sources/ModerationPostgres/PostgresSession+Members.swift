@@ -54,17 +54,12 @@ extension PostgresSession {
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
-        var parameters: [PGValue] = [
-            .int(groupID), .int(query.after?.joinedAt ?? Int64.min), .text(query.after?.uid ?? ""),
-            .int(StorageCodes.mask(query.scopes)), .int(query.limit), .int(query.mutedAt ?? 0),
-        ]
-        let rows: PGResult
-        if query.search.isEmpty {
-            rows = try connection.query(.membersPage, parameters)
-        } else {
-            parameters.append(SearchSQL.pattern(query.search))
-            rows = try connection.query(sql: SearchSQL.members, parameters)
-        }
+        let rows = try SearchSQL.page(
+            .membersPage, orSearch: SearchSQL.members, for: query.search,
+            [
+                .int(groupID), .int(query.after?.joinedAt ?? Int64.min), .text(query.after?.uid ?? ""),
+                .int(StorageCodes.mask(query.scopes)), .int(query.limit), .int(query.mutedAt ?? 0),
+            ], on: connection)
         return (0..<rows.rowCount).map { row in
             Member(
                 uid: rows.string(row, 0), name: rows.string(row, 1), avatar: rows.string(row, 2),
