@@ -70,11 +70,7 @@ final class CommitWatcher: Sendable {
         guard !stop.requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        let worker = thread.withLock { worker in
-            defer { worker = nil }
-            return worker
-        }
-        worker?.join()
+        thread.joinAndForget()
         Glibc.close(wakeRead)
         Glibc.close(wakeWrite)
     }

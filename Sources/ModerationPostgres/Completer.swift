@@ -123,10 +123,6 @@ final class Completer: Sendable {
     func close() {
         state.withLock { $0.closed = true }
         state.broadcast()
-        let worker = thread.withLock { worker in
-            defer { worker = nil }
-            return worker
-        }
-        worker?.join()
+        thread.joinAndForget()
     }
 }

@@ -74,11 +74,7 @@ final class PostgresPasswordAttempts: PasswordAttemptLedger {
     func close() {
         state.withLock { $0.closed = true }
         state.broadcast()
-        let worker = thread.withLock { worker in
-            defer { worker = nil }
-            return worker
-        }
-        worker?.join()
+        thread.joinAndForget()
     }
 
     private func enqueue(_ record: Record) {

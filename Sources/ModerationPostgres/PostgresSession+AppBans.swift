@@ -51,17 +51,7 @@ extension PostgresSession {
     }
 
     func appBans(appID: Int64, query: BanPageQuery) throws(ModerationError) -> [AppBan] {
-        var parameters: [PGValue] = [
-            .int(appID), .int(query.after?.bannedAt ?? Int64.max), .text(query.after?.uid ?? ""),
-            .int(query.activeAt), .int(query.limit),
-        ]
-        let rows: PGResult
-        if query.search.isEmpty {
-            rows = try connection.query(.appBansPage, parameters)
-        } else {
-            parameters.append(SearchSQL.pattern(query.search))
-            rows = try connection.query(sql: SearchSQL.appBans, parameters)
-        }
+        let rows = try banPage(.appBansPage, orSearch: SearchSQL.appBans, of: appID, query: query)
         return (0..<rows.rowCount).map { decodeAppBan(rows, $0) }
     }
 

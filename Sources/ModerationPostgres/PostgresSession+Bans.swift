@@ -25,10 +25,7 @@ extension PostgresSession {
                 .optional(ban.scopeBefore.map { StorageCodes.code($0) }), .int(ban.joinedAt), .int(ban.bannedAt),
                 .text(ban.bannedBy), .text(ban.reason), .int(ban.expiresAt),
             ])
-        var stored = ban
-        stored.name = user.user.name
-        stored.avatar = user.user.avatar
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), ban: stored)
+        cache.setInserted(ban, groupID: groupID, user: user)
     }
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
@@ -37,18 +34,22 @@ extension PostgresSession {
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {
-        var parameters: [PGValue] = [
-            .int(groupID), .int(query.after?.bannedAt ?? Int64.max), .text(query.after?.uid ?? ""),
-            .int(query.activeAt), .int(query.limit),
-        ]
-        let rows: PGResult
-        if query.search.isEmpty {
-            rows = try connection.query(.bansPage, parameters)
-        } else {
-            parameters.append(SearchSQL.pattern(query.search))
-            rows = try connection.query(sql: SearchSQL.bans, parameters)
-        }
+        let rows = try banPage(.bansPage, orSearch: SearchSQL.bans, of: groupID, query: query)
         return (0..<rows.rowCount).map { decodeBan(rows, $0) }
+    }
+
+    /// One page of a group's bans or of the app's, which page alike: $1 the group (the app),
+    /// $2/$3 the keyset (banned_at descending, uid), $4 the time the bans must be in force at,
+    /// $5 the limit.
+    func banPage(_ statement: Statement, orSearch searchSQL: String, of owner: Int64, query: BanPageQuery)
+        throws(ModerationError) -> PGResult
+    {
+        try SearchSQL.page(
+            statement, orSearch: searchSQL, for: query.search,
+            [
+                .int(owner), .int(query.after?.bannedAt ?? Int64.max), .text(query.after?.uid ?? ""),
+                .int(query.activeAt), .int(query.limit),
+            ], on: connection)
     }
 
     /// Expired bans whose app this transaction holds or could lock now: the statement locks the

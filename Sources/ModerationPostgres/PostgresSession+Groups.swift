@@ -68,18 +68,11 @@ extension PostgresSession {
     }
 
     func updateGroup(_ group: inout StoredGroup, descriptive: Bool) throws(ModerationError) {
-        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         guard descriptive else {
-            // Counters change with nearly every write: keep them in the cache and write each
-            // changed group's row once, before the batch commits.
-            if let key {
-                cache.set(key, group)
-                cache.setDirty(key, true)
-            } else {
-                try writeCounters([group])
-            }
+            if !cache.keepCounters(of: group) { try writeCounters([group]) }
             return
         }
+        let key = cache.key(ofGroup: group.id, guid: group.group.guid)
         try supersede(groupID: group.id, revision: group.revision, at: group.group.updatedAt)
         group.revision += 1
         let value = group
@@ -114,30 +107,22 @@ extension PostgresSession {
     }
 
     func deleteGroup(_ group: StoredGroup, at time: Int64) throws(ModerationError) {
-        if let key = cache.key(ofGroup: group.id, guid: group.group.guid) {
-            cache.set(key, nil)
-            cache.setDirty(key, false)
-        }
-        cache.forgetEntries()
+        cache.forgetDeleted(group)
         try supersede(groupID: group.id, revision: group.revision, at: time)
         try connection.send(.deleteGroup, [.int(group.id)])
     }
 
     func groups(appID: Int64, query: GroupPageQuery) throws(ModerationError) -> [GroupListing] {
         if query.joinedOnly && query.viewer == nil { return [] }
-        var parameters: [PGValue] = [
-            .int(appID), .text(query.viewer ?? ""), .bool(query.viewer == nil),
-            .int(query.after?.createdAt ?? Int64.min), .text(query.after?.guid ?? ""),
-            .int(StorageCodes.mask(query.types)), query.tags.isEmpty ? .null : .textArray(query.tags), .int(query.now),
-            .int(query.limit),
-        ]
-        let rows: PGResult
-        if query.search.isEmpty {
-            rows = try connection.query(query.joinedOnly ? .groupsPageJoined : .groupsPage, parameters)
-        } else {
-            parameters.append(SearchSQL.pattern(query.search))
-            rows = try connection.query(sql: query.joinedOnly ? SearchSQL.groupsJoined : SearchSQL.groups, parameters)
-        }
+        let rows = try SearchSQL.page(
+            query.joinedOnly ? .groupsPageJoined : .groupsPage,
+            orSearch: query.joinedOnly ? SearchSQL.groupsJoined : SearchSQL.groups, for: query.search,
+            [
+                .int(appID), .text(query.viewer ?? ""), .bool(query.viewer == nil),
+                .int(query.after?.createdAt ?? Int64.min), .text(query.after?.guid ?? ""),
+                .int(StorageCodes.mask(query.types)), query.tags.isEmpty ? .null : .textArray(query.tags),
+                .int(query.now), .int(query.limit),
+            ], on: connection)
         var listings: [GroupListing] = []
         listings.reserveCapacity(rows.rowCount)
         for row in 0..<rows.rowCount {

@@ -34,9 +34,7 @@ extension PostgresSession {
                 .int(groupID), .text(user.user.uid), .int(user.id), .int(StorageCodes.code(membership.scope)),
                 .int(membership.joinedAt),
             ])
-        var inserted = membership
-        inserted.mute = nil
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
+        cache.setInserted(membership, groupID: groupID, uid: user.user.uid)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
@@ -46,35 +44,22 @@ extension PostgresSession {
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
         try connection.send(.setScope, [.int(groupID), .text(uid), .int(StorageCodes.code(scope))])
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.scope = scope
-            cache.set(key, membership: membership)
-        }
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.scope = scope }
     }
 
     func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
         try connection.send(
             .setMute, [.int(groupID), .text(uid), .int(StorageCodes.mutedUntil(mute)), .text(mute?.reason ?? "")])
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.mute = mute
-            cache.set(key, membership: membership)
-        }
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.mute = mute }
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
-        var parameters: [PGValue] = [
-            .int(groupID), .int(query.after?.joinedAt ?? Int64.min), .text(query.after?.uid ?? ""),
-            .int(StorageCodes.mask(query.scopes)), .int(query.limit), .int(query.mutedAt ?? 0),
-        ]
-        let rows: PGResult
-        if query.search.isEmpty {
-            rows = try connection.query(.membersPage, parameters)
-        } else {
-            parameters.append(SearchSQL.pattern(query.search))
-            rows = try connection.query(sql: SearchSQL.members, parameters)
-        }
+        let rows = try SearchSQL.page(
+            .membersPage, orSearch: SearchSQL.members, for: query.search,
+            [
+                .int(groupID), .int(query.after?.joinedAt ?? Int64.min), .text(query.after?.uid ?? ""),
+                .int(StorageCodes.mask(query.scopes)), .int(query.limit), .int(query.mutedAt ?? 0),
+            ], on: connection)
         return (0..<rows.rowCount).map { row in
             Member(
                 uid: rows.string(row, 0), name: rows.string(row, 1), avatar: rows.string(row, 2),

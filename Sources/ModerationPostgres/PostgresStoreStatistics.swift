@@ -1,3 +1,4 @@
+internal import ModerationStoreSupport
 internal import Synchronization
 
 /// What the store's writers have done, for the server's metrics: commits, their batch sizes,
@@ -5,11 +6,9 @@ internal import Synchronization
 /// the events particular to a store shared by many instances.
 public struct PostgresStoreStatistics: Sendable, Equatable {
     /// Upper bounds of the batch-size histogram (writes per commit).
-    public static let batchSizeBounds: [Int] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    public static let batchSizeBounds: [Int] = StoreHistogram.batchSizeBounds
     /// Upper bounds of the commit-latency histogram, in seconds.
-    public static let commitSecondsBounds: [Double] = [
-        0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
-    ]
+    public static let commitSecondsBounds: [Double] = StoreHistogram.secondsBounds
 
     /// Transactions committed.
     public var commits: UInt64 = 0
@@ -66,12 +65,8 @@ final class PostgresStatisticsRecorder: Sendable {
     var snapshot: PostgresStoreStatistics { statistics.withLock { $0 } }
 
     func recordCommit(writes: Int, seconds: Double) {
-        let size =
-            PostgresStoreStatistics.batchSizeBounds.firstIndex(where: { writes <= $0 })
-            ?? PostgresStoreStatistics.batchSizeBounds.count
-        let latency =
-            PostgresStoreStatistics.commitSecondsBounds.firstIndex(where: { seconds <= $0 })
-            ?? PostgresStoreStatistics.commitSecondsBounds.count
+        let size = StoreHistogram.bucket(of: writes, bounds: PostgresStoreStatistics.batchSizeBounds)
+        let latency = StoreHistogram.bucket(of: seconds, bounds: PostgresStoreStatistics.commitSecondsBounds)
         statistics.withLock { statistics in
             statistics.commits += 1
             statistics.committedWrites += UInt64(writes)

@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 internal import Synchronization
 
 /// What reads found in PostgreSQL — groups, memberships and first member pages — kept per app
@@ -16,10 +17,7 @@ internal import Synchronization
 /// Apps are never deleted and keep their key, and a group's key is never reused, so those
 /// mappings stay true without a version.
 final class ReadCache: Sendable {
-    struct MembershipKey: Hashable {
-        let groupID: Int64
-        let uid: String
-    }
+    typealias MembershipKey = GroupUserKey
 
     struct MemberPageKey: Hashable {
         let groupID: Int64

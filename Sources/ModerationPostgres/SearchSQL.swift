@@ -1,3 +1,5 @@
+internal import Moderation
+
 /// The search variants of the list statements: a filter on the folded keyword added to the plain
 /// statement, sent unprepared so that PostgreSQL plans each search for its keyword (a rare one
 /// through the trigram indexes, a common one by walking the list in order and filtering).
@@ -40,6 +42,19 @@ enum SearchSQL {
           AND (g.guid LIKE $10::text OR g.name_folded LIKE $10::text)
         \(Statement.groupsOrder)
         """
+
+    /// One page of a list: its prepared `statement`, or, to search for `keyword`, the statement's
+    /// search variant `searchSQL` (planned for that keyword), with the keyword's pattern as the
+    /// parameter after `parameters`.
+    static func page(
+        _ statement: Statement, orSearch searchSQL: String, for keyword: String, _ parameters: [PGValue],
+        on connection: PGConnection
+    ) throws(ModerationError) -> PGResult {
+        guard !keyword.isEmpty else { return try connection.query(statement, parameters) }
+        var parameters = parameters
+        parameters.append(pattern(keyword))
+        return try connection.query(sql: searchSQL, parameters)
+    }
 
     /// The `LIKE` pattern of a substring search for `keyword`.
     static func pattern(_ keyword: String) -> PGValue {

@@ -52,6 +52,20 @@ extension Statement {
         b.uid, bu.name, bu.avatar, b.scope_before, b.joined_at, b.banned_at, b.banned_by, b.reason, b.expires_at
         """
 
+    /// The expired rows of `rows` (a table named `alias`, joined to its app `a`), those whose
+    /// `expiry` is past $1, at most $2, the earliest first, as `PostgresSession.lockedExpiries`
+    /// reads them: app id, app, `guid`, uid, the app's head seq and the version of its bans from
+    /// the app. Locks the apps of the rows it returns, skipping those another writer holds.
+    static func lockedExpiries(of rows: String, alias: String, guid: String, expiry: String) -> String {
+        """
+        SELECT a.id, a.name, \(guid), \(alias).uid, a.head_seq, a.app_bans_version
+        FROM \(rows)
+        WHERE \(expiry) > 0 AND \(expiry) <= $1
+        ORDER BY \(expiry) LIMIT $2
+        FOR NO KEY UPDATE OF a SKIP LOCKED
+        """
+    }
+
     /// Data-modifying CTEs deleting the invite of user $2 to group $1 and their join request.
     static let dropInviteAndRequest = """
         dropped_invite AS (DELETE FROM invites WHERE group_id = $1 AND uid = $2),

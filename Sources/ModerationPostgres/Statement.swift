@@ -239,15 +239,10 @@ enum Statement: Int, CaseIterable {
             WHERE m.user_id = \(Self.userID()) ORDER BY g.guid
             """
         case .expiredMutes:
-            // Locks the apps of the mutes it returns, skipping those another writer holds, as
-            // expiredBans does (see PostgresSession+Members).
-            """
-            SELECT a.id, a.name, g.guid, m.uid, a.head_seq, a.app_bans_version
-            FROM members m JOIN groups g ON g.id = m.group_id JOIN apps a ON a.id = g.app_id
-            WHERE m.muted_until > 0 AND m.muted_until <= $1
-            ORDER BY m.muted_until LIMIT $2
-            FOR NO KEY UPDATE OF a SKIP LOCKED
-            """
+            // As expiredBans (see PostgresSession+Members).
+            Self.lockedExpiries(
+                of: "members m JOIN groups g ON g.id = m.group_id JOIN apps a ON a.id = g.app_id", alias: "m",
+                guid: "g.guid", expiry: "m.muted_until")
         case .postingStandings:
             // CheckPost, every check of a call in one statement: $1 app, $2 guids, $3 uids (in
             // the checks' order). Per check: the group by its unique key and the membership by
@@ -281,15 +276,10 @@ enum Statement: Int, CaseIterable {
             """
         case .bansPage: "SELECT \(Self.banColumns) \(Self.bansFrom) \(Self.bansOrder)"
         case .expiredBans:
-            // Locks the apps of the bans it returns, skipping those another writer holds: the
-            // sweeper then handles only bans it can change now (see PostgresSession+Bans).
-            """
-            SELECT a.id, a.name, g.guid, b.uid, a.head_seq, a.app_bans_version
-            FROM bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id
-            WHERE b.expires_at > 0 AND b.expires_at <= $1
-            ORDER BY b.expires_at LIMIT $2
-            FOR NO KEY UPDATE OF a SKIP LOCKED
-            """
+            // The sweeper then handles only bans it can change now (see PostgresSession+Bans).
+            Self.lockedExpiries(
+                of: "bans b JOIN groups g ON g.id = b.group_id JOIN apps a ON a.id = g.app_id", alias: "b",
+                guid: "g.guid", expiry: "b.expires_at")
 
         case .appBan:
             "SELECT \(Self.appBanColumns) FROM app_bans x JOIN users u ON u.id = x.user_id WHERE x.app_id = $1 AND x.uid = $2"
@@ -312,15 +302,9 @@ enum Statement: Int, CaseIterable {
             """
         case .appBansPage: "SELECT \(Self.appBanColumns) \(Self.appBansFrom) \(Self.appBansOrder)"
         case .expiredAppBans:
-            // Locks the apps of the bans it returns, skipping those another writer holds, as
-            // expiredBans does; the guid column is empty (a ban from the app is in no group).
-            """
-            SELECT a.id, a.name, '', x.uid, a.head_seq, a.app_bans_version
-            FROM app_bans x JOIN apps a ON a.id = x.app_id
-            WHERE x.expires_at > 0 AND x.expires_at <= $1
-            ORDER BY x.expires_at LIMIT $2
-            FOR NO KEY UPDATE OF a SKIP LOCKED
-            """
+            // As expiredBans; the guid column is empty (a ban from the app is in no group).
+            Self.lockedExpiries(
+                of: "app_bans x JOIN apps a ON a.id = x.app_id", alias: "x", guid: "''", expiry: "x.expires_at")
 
         case .invite:
             "SELECT \(Self.inviteColumns) FROM invites i JOIN users u ON u.id = i.user_id WHERE i.group_id = $1 AND i.uid = $2"

@@ -1,4 +1,5 @@
 internal import Moderation
+internal import ModerationStoreSupport
 internal import Synchronization
 
 /// What CheckPost read of one user in one group, kept for the group's version: the store's
@@ -10,10 +11,7 @@ internal import Synchronization
 /// one the reader's own snapshot shows for the group; an entry is replaced only by one of the
 /// same or a newer version. Expiries are kept as times and judged by the caller at its own `now`.
 final class PostingCache: Sendable {
-    struct Key: Hashable {
-        let groupID: Int64
-        let uid: String
-    }
+    typealias Key = GroupUserKey
 
     struct Entry {
         let version: UInt64

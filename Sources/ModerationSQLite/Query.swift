@@ -88,21 +88,30 @@ enum Query: Int, CaseIterable {
                 "(m.joined_at, m.uid) > (?2, ?3) AND ((1 << m.scope) & ?4) != 0 AND (?8 = 0 OR m.muted_until = -1 OR m.muted_until > ?8)",
             order: "m.joined_at, m.uid", searchHint: "")
 
-        /// ?2/?3 keyset (banned_at descending, uid), ?4 now (expired bans are left out).
-        static let bans = UserList(
+        /// A group's bans.
+        static let bans = banList(
             plain: .bansPage, scan: .bansPageScan, search: .bansPageSearch, table: "bans", alias: "b",
-            columns: Query.banColumns,
-            filter:
-                "b.banned_at <= ?2 AND (b.banned_at < ?2 OR b.uid > ?3) AND (b.expires_at = 0 OR b.expires_at > ?4)",
-            order: "b.banned_at DESC, b.uid", searchHint: " INDEXED BY bans_by_uid")
+            columns: Query.banColumns)
 
-        /// The app's bans, as a group's: ?2/?3 keyset (banned_at descending, uid), ?4 now.
-        static let appBans = UserList(
+        /// The app's bans, as a group's.
+        static let appBans = banList(
             plain: .appBansPage, scan: .appBansPageScan, search: .appBansPageSearch, table: "app_bans", alias: "x",
-            owner: "app_id", columns: Query.appBanColumns,
-            filter:
-                "x.banned_at <= ?2 AND (x.banned_at < ?2 OR x.uid > ?3) AND (x.expires_at = 0 OR x.expires_at > ?4)",
-            order: "x.banned_at DESC, x.uid", searchHint: " INDEXED BY app_bans_by_uid")
+            owner: "app_id", columns: Query.appBanColumns)
+
+        /// A list of bans: ?2/?3 keyset (banned_at descending, uid), ?4 now (expired bans are left
+        /// out); searched through the table's unique index on (owner, uid), `<table>_by_uid`.
+        private static func banList(
+            plain: Query, scan: Query, search: Query, table: String, alias: String, owner: String = "group_id",
+            columns: String
+        ) -> UserList {
+            UserList(
+                plain: plain, scan: scan, search: search, table: table, alias: alias, owner: owner, columns: columns,
+                filter: """
+                    \(alias).banned_at <= ?2 AND (\(alias).banned_at < ?2 OR \(alias).uid > ?3) \
+                    AND (\(alias).expires_at = 0 OR \(alias).expires_at > ?4)
+                    """,
+                order: "\(alias).banned_at DESC, \(alias).uid", searchHint: " INDEXED BY \(table)_by_uid")
+        }
 
         /// The statement that runs `plan`.
         func query(for plan: SearchPlan) -> Query {

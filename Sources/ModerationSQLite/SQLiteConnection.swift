@@ -85,11 +85,35 @@ final class SQLiteConnection {
         return try body(statement)
     }
 
-    /// Runs a statement of `query` that takes no parameters and returns no rows.
-    func execute(_ query: Query) throws(ModerationError) {
-        let statement = try statement(query)
-        defer { statement.reset() }
-        try statement.execute()
+    /// Runs `query`, a statement that returns no rows, with `parameters` as ?1, ?2, ….
+    func execute<each Parameter: SQLiteParameter>(_ query: Query, _ parameters: repeat each Parameter)
+        throws(ModerationError)
+    {
+        try run(query) { (statement) throws(ModerationError) in
+            statement.bind(from: 1, repeat each parameters)
+            try statement.execute()
+        }
+    }
+
+    /// The first row `query` returns with `parameters` as ?1, ?2, …, read with `decode`; nil when
+    /// it returns none.
+    func row<Row, each Parameter: SQLiteParameter>(
+        _ query: Query, _ parameters: repeat each Parameter, decode: (SQLiteStatement) throws(ModerationError) -> Row
+    ) throws(ModerationError) -> Row? {
+        try run(query) { (statement) throws(ModerationError) -> Row? in
+            statement.bind(from: 1, repeat each parameters)
+            return try statement.row(decode)
+        }
+    }
+
+    /// Every row `query` returns with `parameters` as ?1, ?2, …, each read with `decode`.
+    func rows<Row, each Parameter: SQLiteParameter>(
+        _ query: Query, _ parameters: repeat each Parameter, decode: (SQLiteStatement) throws(ModerationError) -> Row
+    ) throws(ModerationError) -> [Row] {
+        try run(query) { (statement) throws(ModerationError) -> [Row] in
+            statement.bind(from: 1, repeat each parameters)
+            return try statement.rows(decode)
+        }
     }
 
     /// The value of a one-row, one-integer PRAGMA or query.
@@ -99,6 +123,12 @@ final class SQLiteConnection {
         guard try statement.step() else { return 0 }
         return statement.int64(0)
     }
+
+    /// Rows the last INSERT, UPDATE or DELETE that finished on this connection changed.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// True while a transaction is open on this connection.
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

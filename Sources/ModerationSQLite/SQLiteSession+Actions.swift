@@ -1,4 +1,3 @@
-internal import CSQLite
 internal import Moderation
 internal import ModerationStoreSupport
 
@@ -14,28 +13,12 @@ extension SQLiteSession {
             throw .storage("the action log of app \(appID) is full")
         }
         let value = action
-        try connection.run(.insertAction) { (statement) throws(ModerationError) in
-            statement.bind(1, ActionID.id(appID: appID, seq: seq))
-            statement.bind(2, group.id)
-            statement.bind(3, group.revision)
-            statement.bind(4, StorageCodes.code(value.kind))
-            statement.bind(5, value.actionBy.uid)
-            statement.bind(6, value.actionOn?.uid)
-            statement.bind(7, value.group.membersCount)
-            statement.bind(8, value.group.version)
-            statement.bind(9, value.oldScope.map { Int64(StorageCodes.code($0)) })
-            statement.bind(10, value.newScope.map { Int64(StorageCodes.code($0)) })
-            statement.bind(11, value.reason)
-            statement.bind(12, value.expiresAt)
-            statement.bind(13, value.timestamp)
-            statement.bind(14, value.idempotencyKey)
-            statement.bind(15, value.requestID)
-            statement.bind(16, value.reportID)
-            statement.bind(17, value.shadow ? 1 : 0)
-            statement.bind(18, value.rulesAdded)
-            statement.bind(19, value.rulesRemoved)
-            try statement.execute()
-        }
+        try connection.execute(
+            .insertAction, ActionID.id(appID: appID, seq: seq), group.id, group.revision, StorageCodes.code(value.kind),
+            value.actionBy.uid, value.actionOn?.uid, value.group.membersCount, value.group.version,
+            value.oldScope.map { Int64(StorageCodes.code($0)) }, value.newScope.map { Int64(StorageCodes.code($0)) },
+            value.reason, value.expiresAt, value.timestamp, value.idempotencyKey, value.requestID, value.reportID,
+            value.shadow, value.rulesAdded, value.rulesRemoved)
         writer.heads[appID] = seq
         writer.dirtyHeads.insert(appID)
         action.seq = seq
@@ -43,55 +26,38 @@ extension SQLiteSession {
     }
 
     func logBounds(appID: Int64) throws(ModerationError) -> LogBounds {
-        let stored = try connection.run(.appLog) { (statement) throws(ModerationError) -> LogBounds in
-            statement.bind(1, appID)
-            guard try statement.step() else { return LogBounds(headSeq: 0, prunedThrough: 0) }
-            return LogBounds(headSeq: statement.uint64(1), prunedThrough: statement.uint64(2))
-        }
+        let stored =
+            try connection.row(.appLog, appID) { LogBounds(headSeq: $0.uint64(1), prunedThrough: $0.uint64(2)) }
+            ?? LogBounds(headSeq: 0, prunedThrough: 0)
         guard let head = writer.heads[appID] else { return stored }
         return LogBounds(headSeq: head, prunedThrough: stored.prunedThrough)
     }
 
     func hasActions(groupID: Int64, on uid: String) throws(ModerationError) -> Bool {
-        try connection.run(.hasActionsOn) { (statement) throws(ModerationError) -> Bool in
-            statement.bind(1, groupID)
-            statement.bind(2, uid)
-            return try statement.step()
-        }
+        try connection.row(.hasActionsOn, groupID, uid) { _ in true } ?? false
     }
 
     func actions(appID: Int64, query: ActionLogQuery) throws(ModerationError) -> [ActionRecord] {
-        let appName = try connection.run(.appLog) { (statement) throws(ModerationError) -> String in
-            statement.bind(1, appID)
-            return try statement.step() ? statement.string(0) : ""
-        }
+        let appName = try connection.row(.appLog, appID) { $0.string(0) } ?? ""
         let statementQuery: Query = query.groupID == nil ? .actionsOfApp : .actionsOfGroup
         let rows = try connection.run(statementQuery) { (statement) throws(ModerationError) -> [StoredAction] in
-            statement.bind(1, ActionID.id(appID: appID, seq: min(query.afterSeq, ActionID.maxSeq)))
-            statement.bind(2, ActionID.id(appID: appID, seq: min(query.throughSeq ?? ActionID.maxSeq, ActionID.maxSeq)))
+            statement.bind(
+                from: 1, ActionID.id(appID: appID, seq: min(query.afterSeq, ActionID.maxSeq)),
+                ActionID.id(appID: appID, seq: min(query.throughSeq ?? ActionID.maxSeq, ActionID.maxSeq)),
+                StorageCodes.mask(query.kinds), query.actor, query.target, query.limit)
             if let groupID = query.groupID { statement.bind(7, groupID) }
-            statement.bind(3, StorageCodes.mask(query.kinds))
-            statement.bind(4, query.actor)
-            statement.bind(5, query.target)
-            statement.bind(6, query.limit)
-            var rows: [StoredAction] = []
-            while try statement.step() {
-                rows.append(
-                    StoredAction(
-                        seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1),
-                        revision: statement.uint64(2),
-                        kind: StorageCodes.kind(statement.int(3)), by: statement.string(4),
-                        on: statement.optionalString(5),
-                        membersCount: statement.int(6), version: statement.uint64(7),
-                        oldScope: statement.optionalInt(8).flatMap(StorageCodes.scope),
-                        newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
-                        expiresAt: statement.int64(11), timestamp: statement.int64(12),
-                        idempotencyKey: statement.string(13),
-                        requestID: statement.string(14), reportID: statement.uint64(15), shadow: statement.int(16) != 0,
-                        rulesAdded: statement.int(17), rulesRemoved: statement.int(18))
-                )
+            return try statement.rows { statement in
+                StoredAction(
+                    seq: ActionID.seq(statement.int64(0)), groupID: statement.int64(1), revision: statement.uint64(2),
+                    kind: StorageCodes.kind(statement.int(3)), by: statement.string(4), on: statement.optionalString(5),
+                    membersCount: statement.int(6), version: statement.uint64(7),
+                    oldScope: statement.optionalInt(8).flatMap(StorageCodes.scope),
+                    newScope: statement.optionalInt(9).flatMap(StorageCodes.scope), reason: statement.string(10),
+                    expiresAt: statement.int64(11), timestamp: statement.int64(12),
+                    idempotencyKey: statement.string(13),
+                    requestID: statement.string(14), reportID: statement.uint64(15), shadow: statement.int(16) != 0,
+                    rulesAdded: statement.int(17), rulesRemoved: statement.int(18))
             }
-            return rows
         }
         var users: [String: User] = [User.appUID: .app]
         var revisions: [RevisionKey: Group] = [:]
@@ -111,36 +77,19 @@ extension SQLiteSession {
     }
 
     func pruneActions(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int {
-        let apps = try connection.run(.appsToPrune) { (statement) throws(ModerationError) -> [(Int64, UInt64)] in
-            statement.bind(1, cutoff)
-            statement.bind(2, limit)
-            var apps: [(Int64, UInt64)] = []
-            while try statement.step() { apps.append((statement.int64(0), statement.uint64(1))) }
-            return apps
-        }
+        let apps = try connection.rows(.appsToPrune, cutoff, limit) { ($0.int64(0), $0.uint64(1)) }
         var removed = 0
         for (appID, pruned) in apps where removed < limit {
             let budget = limit - removed
-            let oldest = try connection.run(.pruneScan) { (statement) throws(ModerationError) -> [(UInt64, Int64)] in
-                statement.bind(1, ActionID.id(appID: appID, seq: pruned))
-                statement.bind(2, ActionID.id(appID: appID, seq: ActionID.maxSeq))
-                statement.bind(3, budget)
-                var rows: [(UInt64, Int64)] = []
-                while try statement.step() { rows.append((ActionID.seq(statement.int64(0)), statement.int64(1))) }
-                return rows
-            }
+            let oldest = try connection.rows(
+                .pruneScan, ActionID.id(appID: appID, seq: pruned), ActionID.id(appID: appID, seq: ActionID.maxSeq),
+                budget
+            ) { (ActionID.seq($0.int64(0)), $0.int64(1)) }
             let expired = oldest.prefix { $0.1 < cutoff }
             guard let last = expired.last?.0 else { continue }
-            try connection.run(.pruneDelete) { (statement) throws(ModerationError) in
-                statement.bind(1, ActionID.id(appID: appID, seq: pruned))
-                statement.bind(2, ActionID.id(appID: appID, seq: last))
-                try statement.execute()
-            }
-            try connection.run(.setPrunedThrough) { (statement) throws(ModerationError) in
-                statement.bind(1, appID)
-                statement.bind(2, last)
-                try statement.execute()
-            }
+            try connection.execute(
+                .pruneDelete, ActionID.id(appID: appID, seq: pruned), ActionID.id(appID: appID, seq: last))
+            try connection.execute(.setPrunedThrough, appID, last)
             removed += expired.count
         }
         try pruneRevisions(before: cutoff, limit: limit)
@@ -151,32 +100,18 @@ extension SQLiteSession {
     /// refer to nondecreasing revisions, so everything below the first retained action's
     /// revision is unreachable.
     private func pruneRevisions(before cutoff: Int64, limit: Int) throws(ModerationError) {
-        let candidates = try connection.run(.supersededRevisions) {
-            (statement) throws(ModerationError) -> [(Int64, UInt64)] in
-            statement.bind(1, cutoff)
-            statement.bind(2, limit)
-            var rows: [(Int64, UInt64)] = []
-            while try statement.step() { rows.append((statement.int64(0), statement.uint64(1))) }
-            return rows
-        }
+        let candidates = try connection.rows(.supersededRevisions, cutoff, limit) { ($0.int64(0), $0.uint64(1)) }
         var firstRetained: [Int64: UInt64?] = [:]
         for (groupID, revision) in candidates {
             let minimum: UInt64?
             if let known = firstRetained[groupID] {
                 minimum = known
             } else {
-                minimum = try connection.run(.firstRetainedRevision) { (statement) throws(ModerationError) -> UInt64? in
-                    statement.bind(1, groupID)
-                    return try statement.step() ? statement.uint64(0) : nil
-                }
+                minimum = try connection.row(.firstRetainedRevision, groupID) { $0.uint64(0) }
                 firstRetained[groupID] = minimum
             }
             if let minimum, revision >= minimum { continue }
-            try connection.run(.deleteRevision) { (statement) throws(ModerationError) in
-                statement.bind(1, groupID)
-                statement.bind(2, revision)
-                try statement.execute()
-            }
+            try connection.execute(.deleteRevision, groupID, revision)
         }
     }
 
@@ -189,13 +124,8 @@ extension SQLiteSession {
 
     private func revision(_ key: RevisionKey, cache: inout [RevisionKey: Group]) throws(ModerationError) -> Group {
         if let known = cache[key] { return known }
-        let group = try connection.run(.revision) { (statement) throws(ModerationError) -> Group in
-            statement.bind(1, key.groupID)
-            statement.bind(2, key.revision)
-            guard try statement.step() else {
-                throw .storage("group revision \(key.groupID)/\(key.revision) is missing")
-            }
-            return Group(
+        let found = try connection.row(.revision, key.groupID, key.revision) { (statement) throws(ModerationError) in
+            Group(
                 guid: statement.string(0), name: statement.string(1), icon: statement.string(2),
                 description: statement.string(3),
                 type: StorageCodes.groupType(statement.int(4)), metadata: try RecordCoding.metadata(statement.blob(5)),
@@ -203,6 +133,7 @@ extension SQLiteSession {
                 createdAt: statement.int64(8),
                 updatedAt: statement.int64(9), frozen: statement.int(10) != 0, joinRequests: statement.int(11) != 0)
         }
+        guard let group = found else { throw .storage("group revision \(key.groupID)/\(key.revision) is missing") }
         cache[key] = group
         return group
     }

@@ -10,58 +10,28 @@ extension SQLiteSession {
     }
 
     func appBan(appID: Int64, uid: String) throws(ModerationError) -> AppBan? {
-        try connection.run(.appBan) { (statement) throws(ModerationError) -> AppBan? in
-            statement.bind(1, appID)
-            statement.bind(2, uid)
-            return try statement.step() ? decodeAppBan(statement) : nil
-        }
+        try connection.row(.appBan, appID, uid, decode: decodeAppBan)
     }
 
     func insertAppBan(appID: Int64, user: StoredUser, ban: AppBan) throws(ModerationError) {
-        try connection.run(.insertAppBan) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, user.user.uid)
-            statement.bind(3, user.id)
-            statement.bind(4, ban.bannedAt)
-            statement.bind(5, ban.bannedBy)
-            statement.bind(6, ban.reason)
-            statement.bind(7, ban.expiresAt)
-            statement.bind(8, ban.shadow ? 1 : 0)
-            try statement.execute()
-        }
+        try connection.execute(
+            .insertAppBan, appID, user.user.uid, user.id, ban.bannedAt, ban.bannedBy, ban.reason, ban.expiresAt,
+            ban.shadow)
         writer.appBanChanges[AppBanKey(appID: appID, uid: user.user.uid)] = .some(ban.standing)
     }
 
     func deleteAppBan(appID: Int64, uid: String) throws(ModerationError) {
-        try connection.run(.deleteAppBan) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, uid)
-            try statement.execute()
-        }
+        try connection.execute(.deleteAppBan, appID, uid)
         writer.appBanChanges[AppBanKey(appID: appID, uid: uid)] = .some(nil)
     }
 
     func appBans(appID: Int64, query: BanPageQuery) throws(ModerationError) -> [AppBan] {
-        try userListPage(
-            .appBans, of: appID, appID: appID, search: query.search, limit: query.limit,
-            bind: { statement in
-                statement.bind(2, query.after?.bannedAt ?? Int64.max)
-                statement.bind(3, query.after?.uid ?? "")
-                statement.bind(4, query.activeAt)
-            }, decode: decodeAppBan)
+        try banPage(.appBans, of: appID, appID: appID, query: query, decode: decodeAppBan)
     }
 
     func expiredAppBans(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
-        try connection.run(.expiredAppBans) { (statement) throws(ModerationError) -> [ExpiredEntry] in
-            statement.bind(1, now)
-            statement.bind(2, limit)
-            var rows: [ExpiredEntry] = []
-            while try statement.step() {
-                rows.append(
-                    ExpiredEntry(
-                        appID: statement.int64(0), app: statement.string(1), guid: "", uid: statement.string(2)))
-            }
-            return rows
+        try connection.rows(.expiredAppBans, now, limit) { statement in
+            ExpiredEntry(appID: statement.int64(0), app: statement.string(1), guid: "", uid: statement.string(2))
         }
     }
 

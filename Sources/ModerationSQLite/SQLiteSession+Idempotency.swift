@@ -1,38 +1,20 @@
-internal import CSQLite
 internal import Moderation
 
 extension SQLiteSession {
     func idempotentReply(appID: Int64, actor: String, key: String, notBefore: Int64) throws(ModerationError) -> [UInt8]?
     {
-        try connection.run(.idempotentReply) { (statement) throws(ModerationError) -> [UInt8]? in
-            statement.bind(1, appID)
-            statement.bind(2, actor)
-            statement.bind(3, key)
-            statement.bind(4, notBefore)
-            return try statement.step() ? statement.blob(0) : nil
-        }
+        try connection.row(.idempotentReply, appID, actor, key, notBefore) { $0.blob(0) }
     }
 
     func saveIdempotentReply(appID: Int64, actor: String, key: String, reply: [UInt8], at time: Int64)
         throws(ModerationError)
     {
-        try connection.run(.saveReply) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, actor)
-            statement.bind(3, key)
-            statement.bind(4, time)
-            statement.bind(5, blob: reply)
-            try statement.execute()
-        }
+        try connection.execute(.saveReply, appID, actor, key, time, reply)
     }
 
     func purgeIdempotentReplies(before cutoff: Int64, limit: Int) throws(ModerationError) -> Int {
-        return try connection.run(.purgeReplies) { (statement) throws(ModerationError) -> Int in
-            statement.bind(1, cutoff)
-            statement.bind(2, limit)
-            try statement.execute()
-            return Int(sqlite3_changes(connection.handle))
-        }
+        try connection.execute(.purgeReplies, cutoff, limit)
+        return connection.changes
     }
 }
 

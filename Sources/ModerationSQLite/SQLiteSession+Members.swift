@@ -5,14 +5,13 @@ extension SQLiteSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
         let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.membership(key) { return known }
-        let found = try connection.run(.membership) { (statement) throws(ModerationError) -> Membership? in
-            statement.bind(1, groupID)
-            statement.bind(2, uid)
-            guard try statement.step(), let scope = StorageCodes.scope(statement.int(0)) else { return nil }
-            return Membership(
-                scope: scope, joinedAt: statement.int64(1),
-                mute: StorageCodes.mute(mutedUntil: statement.int64(2), reason: statement.string(3)))
-        }
+        let found =
+            try connection.row(.membership, groupID, uid) { statement -> Membership? in
+                guard let scope = StorageCodes.scope(statement.int(0)) else { return nil }
+                return Membership(
+                    scope: scope, joinedAt: statement.int64(1),
+                    mute: StorageCodes.mute(mutedUntil: statement.int64(2), reason: statement.string(3)))
+            } ?? nil
         if isWriter { cache.set(key, membership: found) }
         return found
     }
@@ -20,83 +19,41 @@ extension SQLiteSession {
     /// Inserts a membership without a mute (a new member is never muted), dropping any invite of
     /// the user to the group and any join request of theirs (a member has neither).
     func insertMember(groupID: Int64, user: StoredUser, membership: Membership) throws(ModerationError) {
-        try connection.run(.insertMember) { (statement) throws(ModerationError) in
-            statement.bind(1, groupID)
-            statement.bind(2, user.user.uid)
-            statement.bind(3, user.id)
-            statement.bind(4, StorageCodes.code(membership.scope))
-            statement.bind(5, membership.joinedAt)
-            try statement.execute()
-        }
+        try connection.execute(
+            .insertMember, groupID, user.user.uid, user.id, StorageCodes.code(membership.scope), membership.joinedAt)
         try deleteInvite(groupID: groupID, uid: user.user.uid)
         try deleteJoinRequest(groupID: groupID, uid: user.user.uid)
-        var inserted = membership
-        inserted.mute = nil
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: user.user.uid), membership: inserted)
+        cache.setInserted(membership, groupID: groupID, uid: user.user.uid)
     }
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
-        try connection.run(.deleteMember) { (statement) throws(ModerationError) in
-            statement.bind(1, groupID)
-            statement.bind(2, uid)
-            try statement.execute()
-        }
+        try connection.execute(.deleteMember, groupID, uid)
         cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), membership: nil)
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
-        try connection.run(.setScope) { (statement) throws(ModerationError) in
-            statement.bind(1, groupID)
-            statement.bind(2, uid)
-            statement.bind(3, StorageCodes.code(scope))
-            try statement.execute()
-        }
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.scope = scope
-            cache.set(key, membership: membership)
-        }
+        try connection.execute(.setScope, groupID, uid, StorageCodes.code(scope))
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.scope = scope }
     }
 
     func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
-        try connection.run(.setMute) { (statement) throws(ModerationError) in
-            statement.bind(1, groupID)
-            statement.bind(2, uid)
-            statement.bind(3, StorageCodes.mutedUntil(mute))
-            statement.bind(4, mute?.reason ?? "")
-            try statement.execute()
-        }
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
-        if let known = cache.membership(key), var membership = known {
-            membership.mute = mute
-            cache.set(key, membership: membership)
-        }
+        try connection.execute(.setMute, groupID, uid, StorageCodes.mutedUntil(mute), mute?.reason ?? "")
+        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.mute = mute }
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {
         try userListPage(
             .members, of: groupID, search: query.search, limit: query.limit,
             bind: { statement in
-                statement.bind(2, query.after?.joinedAt ?? Int64.min)
-                statement.bind(3, query.after?.uid ?? "")
-                statement.bind(4, StorageCodes.mask(query.scopes))
+                statement.bind(
+                    from: 2, query.after?.joinedAt ?? Int64.min, query.after?.uid ?? "", StorageCodes.mask(query.scopes)
+                )
                 statement.bind(8, query.mutedAt ?? 0)
             }, decode: decodeMember)
     }
 
     func expiredMutes(at now: Int64, limit: Int) throws(ModerationError) -> [ExpiredEntry] {
-        try connection.run(.expiredMutes) { (statement) throws(ModerationError) -> [ExpiredEntry] in
-            statement.bind(1, now)
-            statement.bind(2, limit)
-            var rows: [ExpiredEntry] = []
-            while try statement.step() {
-                rows.append(
-                    ExpiredEntry(
-                        appID: statement.int64(0), app: statement.string(1), guid: statement.string(2),
-                        uid: statement.string(3)))
-            }
-            return rows
-        }
+        try connection.rows(.expiredMutes, now, limit, decode: decodeExpiredEntry)
     }
 
     /// Each group read once per snapshot (a unique-key lookup, then kept in memory while the
@@ -144,11 +101,8 @@ extension SQLiteSession {
     }
 
     private func postingGroup(appID: Int64, guid: String) throws(ModerationError) -> PostingGroup? {
-        try connection.run(.postingGroup) { (statement) throws(ModerationError) -> PostingGroup? in
-            statement.bind(1, appID)
-            statement.bind(2, guid)
-            guard try statement.step() else { return nil }
-            return PostingGroup(
+        try connection.row(.postingGroup, appID, guid) { statement in
+            PostingGroup(
                 id: statement.int64(0), type: StorageCodes.groupType(statement.int(1)), frozen: statement.int(2) != 0,
                 version: statement.uint64(3))
         }
@@ -156,11 +110,7 @@ extension SQLiteSession {
 
     /// The expiry of `uid`'s ban row in the group (0: permanent), or nil when there is none.
     private func banExpiry(groupID: Int64, uid: String) throws(ModerationError) -> Int64? {
-        try connection.run(.banExpiry) { (statement) throws(ModerationError) -> Int64? in
-            statement.bind(1, groupID)
-            statement.bind(2, uid)
-            return try statement.step() ? statement.int64(0) : nil
-        }
+        try connection.row(.banExpiry, groupID, uid) { $0.int64(0) }
     }
 
     /// Groups a reader keeps for CheckPost at most; past it the next call starts afresh.
@@ -176,13 +126,13 @@ extension SQLiteSession {
 
     /// The guids a statement taking (?1 app, ?2 uid) returns.
     private func guids(_ query: Query, appID: Int64, uid: String) throws(ModerationError) -> [String] {
-        try connection.run(query) { (statement) throws(ModerationError) -> [String] in
-            statement.bind(1, appID)
-            statement.bind(2, uid)
-            var guids: [String] = []
-            while try statement.step() { guids.append(statement.string(0)) }
-            return guids
-        }
+        try connection.rows(query, appID, uid) { $0.string(0) }
+    }
+
+    /// An expired ban or mute: app id, app, guid, uid.
+    func decodeExpiredEntry(_ statement: SQLiteStatement) -> ExpiredEntry {
+        ExpiredEntry(
+            appID: statement.int64(0), app: statement.string(1), guid: statement.string(2), uid: statement.string(3))
     }
 
     /// A member row in the order of `Query.memberColumns`.

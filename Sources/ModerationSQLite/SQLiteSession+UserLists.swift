@@ -32,10 +32,19 @@ extension SQLiteSession {
                 statement.bind(6, keyword)
                 statement.bind(7, ids)
             }
-            var rows: [Row] = []
-            rows.reserveCapacity(limit)
-            while try statement.step() { rows.append(decode(statement)) }
-            return rows
+            return try statement.rows(reservingCapacity: limit, decode)
         }
+    }
+
+    /// One page of a group's bans or of the app's, which page alike: by the keyset (banned_at
+    /// descending, uid), with only the bans in force at the query's time.
+    func banPage<Row>(
+        _ list: Query.UserList, of owner: Int64, appID: Int64? = nil, query: BanPageQuery,
+        decode: (SQLiteStatement) -> Row
+    ) throws(ModerationError) -> [Row] {
+        try userListPage(
+            list, of: owner, appID: appID, search: query.search, limit: query.limit,
+            bind: { $0.bind(from: 2, query.after?.bannedAt ?? Int64.max, query.after?.uid ?? "", query.activeAt) },
+            decode: decode)
     }
 }

@@ -1,14 +1,10 @@
-internal import CSQLite
 internal import Moderation
 internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func appID(named app: String) throws(ModerationError) -> Int64? {
         if let known = isWriter ? writer.appIDs[app] : readerAppIDs[app] { return known }
-        let found = try connection.run(.appByName) { (statement) throws(ModerationError) -> Int64? in
-            statement.bind(1, app)
-            return try statement.step() ? statement.int64(0) : nil
-        }
+        let found = try connection.row(.appByName, app) { $0.int64(0) }
         if let found {
             if isWriter { writer.appIDs[app] = found } else { readerAppIDs[app] = found }
         }
@@ -17,11 +13,8 @@ extension SQLiteSession {
 
     func createApp(named app: String) throws(ModerationError) -> Int64 {
         if let existing = try appID(named: app) { return existing }
-        try connection.run(.insertApp) { (statement) throws(ModerationError) in
-            statement.bind(1, app)
-            try statement.execute()
-        }
-        let id = sqlite3_last_insert_rowid(connection.handle)
+        try connection.execute(.insertApp, app)
+        let id = connection.lastInsertedRowID
         writer.appIDs[app] = id
         return id
     }
@@ -29,10 +22,7 @@ extension SQLiteSession {
     func user(appID: Int64, uid: String) throws(ModerationError) -> StoredUser? {
         let key = WriterCache.UserKey(appID: appID, uid: uid)
         if isWriter, let cached = cache.user(key) { return cached }
-        let found = try connection.run(.userByUID) { (statement) throws(ModerationError) -> StoredUser? in
-            statement.bind(1, appID)
-            statement.bind(2, uid)
-            guard try statement.step() else { return nil }
+        let found = try connection.row(.userByUID, appID, uid) { (statement) throws(ModerationError) in
             let user = User(
                 uid: statement.string(1), name: statement.string(2), avatar: statement.string(3),
                 metadata: try RecordCoding.metadata(statement.blob(4)), createdAt: statement.int64(5))
@@ -43,19 +33,12 @@ extension SQLiteSession {
     }
 
     func uidRetired(appID: Int64, uid: String) throws(ModerationError) -> Bool {
-        try connection.run(.uidRetired) { (statement) throws(ModerationError) -> Bool in
-            statement.bind(1, appID)
-            statement.bind(2, uid)
-            return try statement.step()
-        }
+        try connection.row(.uidRetired, appID, uid) { _ in true } ?? false
     }
 
     func insertUser(appID: Int64, _ user: User) throws(ModerationError) -> StoredUser {
         let id = try insertSearchable(.insertUser, kind: .user, appID: appID, key: user.uid, name: user.name) {
-            statement in
-            statement.bind(5, user.avatar)
-            statement.bind(6, blob: RecordCoding.encode(user.metadata))
-            statement.bind(7, user.createdAt)
+            statement in statement.bind(from: 5, user.avatar, RecordCoding.encode(user.metadata), user.createdAt)
         }
         let stored = StoredUser(id: id, user: user)
         cache.set(WriterCache.UserKey(appID: appID, uid: user.uid), stored)
@@ -68,14 +51,8 @@ extension SQLiteSession {
             throw .storage("user \(user.user.uid) vanished during an update")
         }
         cache.set(WriterCache.UserKey(appID: old.appID, uid: user.user.uid), user)
-        try connection.run(.updateUser) { (statement) throws(ModerationError) in
-            statement.bind(1, user.id)
-            statement.bind(2, user.user.name)
-            statement.bind(3, folded)
-            statement.bind(4, user.user.avatar)
-            statement.bind(5, blob: RecordCoding.encode(user.user.metadata))
-            try statement.execute()
-        }
+        try connection.execute(
+            .updateUser, user.id, user.user.name, folded, user.user.avatar, RecordCoding.encode(user.user.metadata))
         try reindexSearch(kind: .user, id: user.id, old: old, key: user.user.uid, folded: folded)
     }
 
@@ -85,11 +62,7 @@ extension SQLiteSession {
         try updateUser(StoredUser(id: user.id, user: User(uid: user.user.uid, createdAt: user.user.createdAt)))
         try deleteInvites(ofUser: user.id)
         try deleteJoinRequests(ofUser: user.id)
-        try connection.run(.markUserDeleted) { (statement) throws(ModerationError) in
-            statement.bind(1, user.id)
-            statement.bind(2, time)
-            try statement.execute()
-        }
+        try connection.execute(.markUserDeleted, user.id, time)
         guard let appID = cache.appOfUser(user.id) else { return }
         cache.set(WriterCache.UserKey(appID: appID, uid: user.user.uid), nil)
     }

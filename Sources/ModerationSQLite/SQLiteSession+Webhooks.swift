@@ -1,4 +1,3 @@
-internal import CSQLite
 internal import Moderation
 internal import ModerationStoreSupport
 
@@ -7,20 +6,11 @@ internal import ModerationStoreSupport
 /// needs no lock beyond the write's own transaction.
 extension SQLiteSession {
     func webhooks(appID: Int64) throws(ModerationError) -> [StoredWebhook] {
-        try connection.run(.webhooksOfApp) { (statement) throws(ModerationError) -> [StoredWebhook] in
-            statement.bind(1, appID)
-            var webhooks: [StoredWebhook] = []
-            while try statement.step() { webhooks.append(try decodeWebhook(statement)) }
-            return webhooks
-        }
+        try connection.rows(.webhooksOfApp, appID, decode: decodeWebhook)
     }
 
     func allWebhooks() throws(ModerationError) -> [StoredWebhook] {
-        try connection.run(.allWebhooks) { (statement) throws(ModerationError) -> [StoredWebhook] in
-            var webhooks: [StoredWebhook] = []
-            while try statement.step() { webhooks.append(try decodeWebhook(statement)) }
-            return webhooks
-        }
+        try connection.rows(.allWebhooks, decode: decodeWebhook)
     }
 
     func insertWebhook(_ webhook: StoredWebhook) throws(ModerationError) {
@@ -32,70 +22,36 @@ extension SQLiteSession {
     }
 
     func deleteWebhook(appID: Int64, id: String) throws(ModerationError) {
-        try connection.run(.deleteWebhook) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, id)
-            try statement.execute()
-        }
+        try connection.execute(.deleteWebhook, appID, id)
     }
 
     func claimWebhookLease(id: String, owner: String, now: Int64, expiresAt: Int64) throws(ModerationError) -> Bool {
-        try connection.run(.claimWebhookLease) { (statement) throws(ModerationError) -> Bool in
-            statement.bind(1, id)
-            statement.bind(2, owner)
-            statement.bind(3, now)
-            statement.bind(4, expiresAt)
-            try statement.execute()
-            return sqlite3_changes64(connection.handle) > 0
-        }
+        try connection.execute(.claimWebhookLease, id, owner, now, expiresAt)
+        return connection.changes > 0
     }
 
     func releaseWebhookLeases(owner: String) throws(ModerationError) {
-        try connection.run(.releaseWebhookLeases) { (statement) throws(ModerationError) in
-            statement.bind(1, owner)
-            try statement.execute()
-        }
+        try connection.execute(.releaseWebhookLeases, owner)
     }
 
     func recordWebhookDelivery(
         id: String, owner: String, generation: UInt64, status: WebhookStatus, enabled: Bool
     ) throws(ModerationError) -> Bool {
-        try connection.run(.recordWebhookDelivery) { (statement) throws(ModerationError) -> Bool in
-            statement.bind(1, id)
-            statement.bind(2, owner)
-            statement.bind(3, generation)
-            statement.bind(4, enabled ? 1 : 0)
-            statement.bind(5, status.lastDeliveredSeq)
-            statement.bind(6, status.consecutiveFailures)
-            statement.bind(7, status.lastError)
-            statement.bind(8, status.nextAttemptAt)
-            statement.bind(9, status.failingSince)
-            try statement.execute()
-            return sqlite3_changes64(connection.handle) > 0
-        }
+        try connection.execute(
+            .recordWebhookDelivery, id, owner, generation, enabled, status.lastDeliveredSeq, status.consecutiveFailures,
+            status.lastError, status.nextAttemptAt, status.failingSince)
+        return connection.changes > 0
     }
 
     /// Runs `.insertWebhook` or `.updateWebhook`, which take the same parameters.
     private func write(_ query: Query, _ stored: StoredWebhook) throws(ModerationError) {
         let webhook = stored.webhook
-        try connection.run(query) { (statement) throws(ModerationError) in
-            statement.bind(1, stored.appID)
-            statement.bind(2, webhook.id)
-            statement.bind(3, webhook.url)
-            statement.bind(4, Self.encode(webhook.kinds))
-            statement.bind(5, blob: RecordCoding.encode(webhook.guids))
-            statement.bind(6, webhook.description)
-            statement.bind(7, webhook.enabled ? 1 : 0)
-            statement.bind(8, webhook.createdAt)
-            statement.bind(9, stored.secret)
-            statement.bind(10, stored.generation)
-            statement.bind(11, webhook.status.lastDeliveredSeq)
-            statement.bind(12, webhook.status.consecutiveFailures)
-            statement.bind(13, webhook.status.lastError)
-            statement.bind(14, webhook.status.nextAttemptAt)
-            statement.bind(15, webhook.status.failingSince)
-            try statement.execute()
-        }
+        try connection.execute(
+            query, stored.appID, webhook.id, webhook.url, Self.encode(webhook.kinds),
+            RecordCoding.encode(webhook.guids),
+            webhook.description, webhook.enabled, webhook.createdAt, stored.secret, stored.generation,
+            webhook.status.lastDeliveredSeq, webhook.status.consecutiveFailures, webhook.status.lastError,
+            webhook.status.nextAttemptAt, webhook.status.failingSince)
     }
 
     /// A webhook row in the order of `Query.webhookColumns`.

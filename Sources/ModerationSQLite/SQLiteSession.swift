@@ -103,13 +103,7 @@ final class SQLiteSession: @unchecked Sendable {
                 guard let group = cache.group(key) else { continue }
                 try writeCounters(group)
             }
-            for appID in writer.dirtyHeads {
-                try connection.run(.setAppHead) { (statement) throws(ModerationError) in
-                    statement.bind(1, appID)
-                    statement.bind(2, writer.heads[appID] ?? 0)
-                    try statement.execute()
-                }
-            }
+            for appID in writer.dirtyHeads { try connection.execute(.setAppHead, appID, writer.heads[appID] ?? 0) }
             connection.finishRunningStatements()
             try connection.execute(.commit)
             writer.dirtyHeads.removeAll()

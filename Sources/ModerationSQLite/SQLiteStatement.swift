@@ -46,11 +46,24 @@ final class SQLiteStatement {
     }
 
     func bind(_ index: Int32, _ value: String?) {
-        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+        if let value { bind(index, value) } else { bindNull(index) }
     }
 
     func bind(_ index: Int32, _ value: Int64?) {
-        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+        if let value { bind(index, value) } else { bindNull(index) }
+    }
+
+    /// Binds `parameters` in order to ?`first`, the next, and so on.
+    func bind<each Parameter: SQLiteParameter>(from first: Int32, _ parameters: repeat each Parameter) {
+        var index = first
+        for parameter in repeat each parameters {
+            parameter.bind(to: self, at: index)
+            index += 1
+        }
+    }
+
+    func bindNull(_ index: Int32) {
+        sqlite3_bind_null(handle, index)
     }
 
     func bind(_ index: Int32, blob: [UInt8]) {
@@ -77,6 +90,21 @@ final class SQLiteStatement {
         _ = try step()
     }
 
+    /// The next row, read with `decode`; nil when there is none.
+    func row<Row>(_ decode: (SQLiteStatement) throws(ModerationError) -> Row) throws(ModerationError) -> Row? {
+        try step() ? try decode(self) : nil
+    }
+
+    /// Every row left, each read with `decode`.
+    func rows<Row>(
+        reservingCapacity capacity: Int = 0, _ decode: (SQLiteStatement) throws(ModerationError) -> Row
+    ) throws(ModerationError) -> [Row] {
+        var rows: [Row] = []
+        rows.reserveCapacity(capacity)
+        while try step() { rows.append(try decode(self)) }
+        return rows
+    }
+
     func reset() {
         sqlite3_reset(handle)
     }
@@ -100,5 +128,42 @@ final class SQLiteStatement {
         guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, column))
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}
+
+/// A value a statement's parameter takes: an integer, a flag (1 or 0), text, bytes (a blob), or
+/// nil (NULL).
+protocol SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32)
+}
+
+extension Int64: SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension Int: SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension UInt64: SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension Bool: SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self ? 1 : 0) }
+}
+
+extension String: SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+/// Bytes bind as a blob.
+extension Array: SQLiteParameter where Element == UInt8 {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, blob: self) }
+}
+
+extension Optional: SQLiteParameter where Wrapped: SQLiteParameter {
+    func bind(to statement: SQLiteStatement, at index: Int32) {
+        if let self { self.bind(to: statement, at: index) } else { statement.bindNull(index) }
     }
 }

@@ -110,12 +110,8 @@ public final class SQLiteStore: ModerationStore {
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
-            PRAGMA trusted_schema = OFF;
             PRAGMA secure_delete = FAST;
-            PRAGMA temp_store = MEMORY;
-            PRAGMA busy_timeout = 5000;
-            PRAGMA cache_size = -\(options.cacheSizeKiB);
-            PRAGMA mmap_size = \(options.mmapSize);
+            \(connectionPragmas(options))
             PRAGMA wal_autocheckpoint = \(options.walAutocheckpointPages);
             PRAGMA journal_size_limit = \(64 << 20);
             """)
@@ -129,12 +125,19 @@ public final class SQLiteStore: ModerationStore {
         try connection.exec(
             """
             PRAGMA query_only = ON;
-            PRAGMA trusted_schema = OFF;
-            PRAGMA temp_store = MEMORY;
-            PRAGMA busy_timeout = 5000;
-            PRAGMA cache_size = -\(options.cacheSizeKiB);
-            PRAGMA mmap_size = \(options.mmapSize);
+            \(connectionPragmas(options))
             """)
+    }
+
+    /// The settings the writer's connection and the readers' share.
+    private static func connectionPragmas(_ options: SQLiteStoreOptions) -> String {
+        """
+        PRAGMA trusted_schema = OFF;
+        PRAGMA temp_store = MEMORY;
+        PRAGMA busy_timeout = 5000;
+        PRAGMA cache_size = -\(options.cacheSizeKiB);
+        PRAGMA mmap_size = \(options.mmapSize);
+        """
     }
 
     /// `mkdir -p`.

@@ -1,4 +1,3 @@
-internal import CSQLite
 internal import Moderation
 
 /// How a substring search runs.
@@ -42,12 +41,7 @@ extension SQLiteSession {
         if grams.isEmpty { return .scan(keyword: keyword) }
         var counted: [(gram: Int64, count: Int)] = []
         for gram in grams {
-            let count = try connection.run(.gramCount) { (statement) throws(ModerationError) -> Int in
-                statement.bind(1, kind.rawValue)
-                statement.bind(2, appID)
-                statement.bind(3, gram)
-                return try statement.step() ? statement.int(0) : 0
-            }
+            let count = try connection.row(.gramCount, kind.rawValue, appID, gram) { $0.int(0) } ?? 0
             if count == 0 { return .candidates(keyword: keyword, ids: "[]") }
             counted.append((gram, count))
         }
@@ -57,13 +51,9 @@ extension SQLiteSession {
         let second = counted.count > 1 ? counted[1].gram : nil
         let ids = try connection.run(second == nil ? .gramIDs : .gramIDsOfTwo) {
             (statement) throws(ModerationError) -> [Int64] in
-            statement.bind(1, kind.rawValue)
-            statement.bind(2, appID)
-            statement.bind(3, rarest)
+            statement.bind(from: 1, kind.rawValue, appID, rarest)
             if let second { statement.bind(4, second) }
-            var ids: [Int64] = []
-            while try statement.step() { ids.append(statement.int64(0)) }
-            return ids
+            return try statement.rows { $0.int64(0) }
         }
         return .candidates(keyword: keyword, ids: JSON.array(ids))
     }
@@ -84,24 +74,19 @@ extension SQLiteSession {
     ) throws(ModerationError) -> Int64 {
         let folded = TextFolding.fold(name)
         try connection.run(query) { (statement) throws(ModerationError) in
-            statement.bind(1, appID)
-            statement.bind(2, key)
-            statement.bind(3, name)
-            statement.bind(4, folded)
+            statement.bind(from: 1, appID, key, name, folded)
             bind(statement)
             try statement.execute()
         }
-        let id = sqlite3_last_insert_rowid(connection.handle)
+        let id = connection.lastInsertedRowID
         try indexSearch(kind: kind, appID: appID, id: id, old: nil, new: [key, folded])
         return id
     }
 
     /// The stored searchable texts of row `id`, read by `query` (`.userFolded`, `.groupFolded`).
     func searchableRow(_ query: Query, id: Int64) throws(ModerationError) -> SearchableRow? {
-        try connection.run(query) { (statement) throws(ModerationError) -> SearchableRow? in
-            statement.bind(1, id)
-            guard try statement.step() else { return nil }
-            return SearchableRow(key: statement.string(0), folded: statement.string(1), appID: statement.int64(2))
+        try connection.row(query, id) { statement in
+            SearchableRow(key: statement.string(0), folded: statement.string(1), appID: statement.int64(2))
         }
     }
 
@@ -131,19 +116,7 @@ extension SQLiteSession {
     private func changeGram(_ query: Query, kind: SearchPlan.Kind, appID: Int64, id: Int64, gram: Int64, delta: Int)
         throws(ModerationError)
     {
-        try connection.run(query) { (statement) throws(ModerationError) in
-            statement.bind(1, kind.rawValue)
-            statement.bind(2, appID)
-            statement.bind(3, gram)
-            statement.bind(4, id)
-            try statement.execute()
-        }
-        try connection.run(.gramCountAdd) { (statement) throws(ModerationError) in
-            statement.bind(1, kind.rawValue)
-            statement.bind(2, appID)
-            statement.bind(3, gram)
-            statement.bind(4, delta)
-            try statement.execute()
-        }
+        try connection.execute(query, kind.rawValue, appID, gram, id)
+        try connection.execute(.gramCountAdd, kind.rawValue, appID, gram, delta)
     }
 }

@@ -1,14 +1,13 @@
+internal import ModerationStoreSupport
 internal import Synchronization
 
 /// What the store's writer has done, for the server's metrics: commits, their batch sizes, and
 /// how long flushing the WAL took.
 public struct StoreStatistics: Sendable, Equatable {
     /// Upper bounds of the batch-size histogram (writes per commit).
-    public static let batchSizeBounds: [Int] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    public static let batchSizeBounds: [Int] = StoreHistogram.batchSizeBounds
     /// Upper bounds of the flush-latency histogram, in seconds.
-    public static let syncSecondsBounds: [Double] = [
-        0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
-    ]
+    public static let syncSecondsBounds: [Double] = StoreHistogram.secondsBounds
 
     /// Transactions committed.
     public var commits: UInt64 = 0
@@ -30,8 +29,7 @@ final class StoreStatisticsRecorder: Sendable {
     var snapshot: StoreStatistics { statistics.withLock { $0 } }
 
     func recordCommit(writes: Int) {
-        let bucket =
-            StoreStatistics.batchSizeBounds.firstIndex(where: { writes <= $0 }) ?? StoreStatistics.batchSizeBounds.count
+        let bucket = StoreHistogram.bucket(of: writes, bounds: StoreStatistics.batchSizeBounds)
         statistics.withLock { statistics in
             statistics.commits += 1
             statistics.committedWrites += UInt64(writes)
@@ -40,9 +38,7 @@ final class StoreStatisticsRecorder: Sendable {
     }
 
     func recordSync(seconds: Double) {
-        let bucket =
-            StoreStatistics.syncSecondsBounds.firstIndex(where: { seconds <= $0 })
-            ?? StoreStatistics.syncSecondsBounds.count
+        let bucket = StoreHistogram.bucket(of: seconds, bounds: StoreStatistics.syncSecondsBounds)
         statistics.withLock { statistics in
             statistics.syncs += 1
             statistics.syncSeconds += seconds

@@ -38,15 +38,7 @@ public final class WriterCache {
     }
 
     /// A user in a group (memberships and bans).
-    public struct EntryKey: Hashable {
-        public let groupID: Int64
-        public let uid: String
-
-        public init(groupID: Int64, uid: String) {
-            self.groupID = groupID
-            self.uid = uid
-        }
-    }
+    public typealias EntryKey = GroupUserKey
 
     /// A cached lookup: `.some(nil)` records that there is no row.
     public typealias Known<Value> = Value??
@@ -94,6 +86,30 @@ public final class WriterCache {
         bans[key] = .some(ban)
     }
 
+    /// A membership just inserted: as its row reads back, without a mute (a new member is never
+    /// muted).
+    public func setInserted(_ membership: Membership, groupID: Int64, uid: String) {
+        var inserted = membership
+        inserted.mute = nil
+        set(EntryKey(groupID: groupID, uid: uid), membership: inserted)
+    }
+
+    /// A ban just inserted: as its row reads back, joined to its user's name and avatar.
+    public func setInserted(_ ban: Ban, groupID: Int64, user: StoredUser) {
+        var inserted = ban
+        inserted.name = user.user.name
+        inserted.avatar = user.user.avatar
+        set(EntryKey(groupID: groupID, uid: user.user.uid), ban: inserted)
+    }
+
+    /// Changes a membership held here after its row changed (nothing when none is held, or the
+    /// one held is an absence).
+    public func updateMembership(_ key: EntryKey, _ change: (inout Membership) -> Void) {
+        guard let known = memberships[key], var membership = known else { return }
+        change(&membership)
+        set(key, membership: membership)
+    }
+
     /// Forgets every membership and ban (a group was deleted with all of its rows).
     public func forgetEntries() {
         for (key, value) in memberships { undo.append(.membership(key, .some(value))) }
@@ -130,6 +146,26 @@ public final class WriterCache {
     public func setDirty(_ key: GroupKey, _ isDirty: Bool) {
         undo.append(.dirty(key, dirty.contains(key)))
         if isDirty { dirty.insert(key) } else { dirty.remove(key) }
+    }
+
+    /// Keeps a group's new counters (members count and version) here, marked for writing before
+    /// the transaction commits: they change with nearly every write, so a batch writes each
+    /// group's row once. False when the group is not held: the caller writes them now.
+    public func keepCounters(of group: StoredGroup) -> Bool {
+        guard let key = key(ofGroup: group.id, guid: group.group.guid) else { return false }
+        set(key, group)
+        setDirty(key, true)
+        return true
+    }
+
+    /// Forgets a deleted group, with its counters still to be written and every membership and
+    /// ban held (its rows went with it).
+    public func forgetDeleted(_ group: StoredGroup) {
+        if let key = key(ofGroup: group.id, guid: group.group.guid) {
+            set(key, nil)
+            setDirty(key, false)
+        }
+        forgetEntries()
     }
 
     /// Undoes every change made after `mark`.
