@@ -312,6 +312,10 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     def column(key: str, field: str) -> list:
         return [r[field] for r in results[key]]
 
+    def spreads(key: str, *fields: tuple) -> tuple:
+        """The spread of each (field, digits) over one scenario's rounds, in order: a % format's values."""
+        return tuple(spread(column(key, field), digits) for field, digits in fields)
+
     print("\n## summary: median (min–max) of %d rounds" % runs)
     print("pgbench -N, 16 clients:                     %s transactions/s" % spread(column("pgbench", "rate"), 0))
     print("service on PostgreSQL, 1 instance, 16 x 8:  %s durable mutations/s" % spread(column("one", "rate"), 0))
@@ -349,27 +353,15 @@ def report(results: dict, arguments: argparse.Namespace) -> None:
     for key, label in labels:
         rows = results[key]
         line = "  %-22s PostgreSQL %s µs CPU/op (%s cores); WAL %s bytes/op; %s WAL flushes/s, %s ops per flush, %s ms per flush" % (
-            label,
-            spread(column(key, "pg_cpu_us"), 1),
-            spread(column(key, "pg_cores"), 2),
-            spread(column(key, "wal_bytes"), 0),
-            spread(column(key, "wal_syncs_per_s"), 0),
-            spread(column(key, "ops_per_sync"), 1),
-            spread(column(key, "sync_ms"), 2),
-        )
+            (label,) + spreads(key, ("pg_cpu_us", 1), ("pg_cores", 2), ("wal_bytes", 0), ("wal_syncs_per_s", 0),
+                               ("ops_per_sync", 1), ("sync_ms", 2)))
         if key == "pgbench":
             line += "; pgbench %s µs CPU/op" % spread(column(key, "client_cpu_us"), 1)
         else:
             line += ("; server %s µs CPU/op (%s cores); %s writes per commit, COMMIT %s ms; %s writes deferred; "
-                     "app lock waited %s ms, read ahead %s ms a commit") % (
-                spread(column(key, "server_cpu_us"), 1),
-                spread(column(key, "server_cores"), 2),
-                spread(column(key, "writes_per_commit"), 1),
-                spread(column(key, "commit_ms"), 2),
-                spread(column(key, "deferred"), 0),
-                spread(column(key, "lock_wait_ms"), 2),
-                spread(column(key, "read_ahead_ms"), 2),
-            )
+                     "app lock waited %s ms, read ahead %s ms a commit") % spreads(
+                key, ("server_cpu_us", 1), ("server_cores", 2), ("writes_per_commit", 1), ("commit_ms", 2),
+                ("deferred", 0), ("lock_wait_ms", 2), ("read_ahead_ms", 2))
         print(line)
     print(
         "  reads on PostgreSQL: server %s µs CPU/read, PostgreSQL %s µs CPU/read (%s cores), %s commits/s;"

@@ -31,36 +31,20 @@ public final class HTTP2ClientSession {
     ) {
         state = SessionState(maxHeaderListSize: Int(maxHeaderListSize))
 
-        var callbacks: OpaquePointer?
-        precondition(nghttp2_session_callbacks_new(&callbacks) == 0, "nghttp2: out of memory")
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        SessionCallbacks.install(callbacks!)
-
-        var option: OpaquePointer?
-        precondition(nghttp2_option_new(&option) == 0, "nghttp2: out of memory")
-        defer { nghttp2_option_del(option) }
-        nghttp2_option_set_no_closed_streams(option, 1)
-
-        var session: OpaquePointer?
-        let status = nghttp2_session_client_new2(
-            &session, callbacks, Unmanaged.passUnretained(state).toOpaque(), option)
-        precondition(status == 0 && session != nil, "nghttp2: out of memory")
-        self.session = session!
-
-        let settings = [
-            // Servers must not push to a gRPC client.
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: initialWindowSize),
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: maxHeaderListSize),
-        ]
-        let submitted = nghttp2_submit_settings(
-            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
-        precondition(submitted == 0, "nghttp2 refused the client's SETTINGS: \(Self.text(submitted))")
+        session = NGHTTP2Calls.makeSession(state: state) { session, callbacks, user, option in
+            nghttp2_session_client_new2(session, callbacks, user, option)
+        }
+        NGHTTP2Calls.submitSettings(
+            session,
+            [
+                // Servers must not push to a gRPC client.
+                (NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
+                (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, initialWindowSize),
+                (NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize),
+            ], what: "the client's SETTINGS")
         let widened = nghttp2_session_set_local_window_size(
-            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, connectionWindowSize)
-        precondition(widened == 0, "nghttp2 refused the connection window: \(Self.text(widened))")
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, connectionWindowSize)
+        precondition(widened == 0, "nghttp2 refused the connection window: \(NGHTTP2Calls.text(widened))")
     }
 
     deinit { nghttp2_session_del(session) }
@@ -75,7 +59,7 @@ public final class HTTP2ClientSession {
         guard state.connectionError == nil, let base = bytes.baseAddress, bytes.count > 0 else { return [] }
         if state.firstBytes.count < 64 { state.firstBytes += bytes.prefix(64 - state.firstBytes.count) }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if result < 0 { state.fail("HTTP/2 connection error: \(Self.text(Int32(result)))", fatal: true) }
+        if result < 0 { state.fail("HTTP/2 connection error: \(NGHTTP2Calls.text(Int32(result)))", fatal: true) }
         var events = state.events
         state.events = []
         if let reason = state.connectionError { events.append(.connectionError(reason)) }
@@ -99,21 +83,7 @@ public final class HTTP2ClientSession {
     @discardableResult
     public func takeOutput(into buffer: inout [UInt8]) -> [HTTP2Event] {
         guard !state.isFatal else { return [] }
-        let failedBefore = state.connectionError != nil
-        while true {
-            var data: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &data)
-            if n < 0 {
-                state.fail("HTTP/2 connection error while sending: \(Self.text(Int32(n)))", fatal: true)
-                break
-            }
-            guard n > 0, let data else { break }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
-        }
-        var events = state.events
-        state.events = []
-        if !failedBefore, let reason = state.connectionError { events.append(.connectionError(reason)) }
-        return events
+        return NGHTTP2Calls.takeOutput(of: session, state, into: &buffer)
     }
 
     /// True while nghttp2 expects more input.
@@ -153,25 +123,17 @@ public final class HTTP2ClientSession {
         if endStream {
             id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, nil, nil) }
         } else {
-            // The provider's source is the stream's output side, which `state.streams` holds
-            // until nghttp2 closes the stream (after which it never reads from the provider).
-            var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
-                read_callback: SessionCallbacks.readData)
+            var provider = NGHTTP2Calls.dataProvider(for: stream)
             id = headers.withNameValues { nghttp2_submit_request(session, nil, $0, $1, &provider, nil) }
         }
-        try check(id, "submitting a request")
+        try NGHTTP2Calls.check(id, "submitting a request")
         if !endStream { state.streams[id] = stream }
         return id
     }
 
     /// Queues body bytes for the request; they go out in DATA frames as flow control allows.
     public func sendData(streamID: Int32, bytes: [UInt8]) throws(HTTP2Error) {
-        let stream = try openStream(streamID)
-        guard !stream.isEnded else { throw HTTP2Error(code: 0, message: "stream \(streamID): data after the end") }
-        stream.queue.append(bytes)
-        state.queuedBytes += bytes.count
-        try resume(streamID, stream)
+        try NGHTTP2Calls.queue(bytes, on: try openStream(streamID), streamID: streamID, of: session, state)
     }
 
     /// Ends the request body: END_STREAM on the last DATA frame, after all queued data.
@@ -180,20 +142,20 @@ public final class HTTP2ClientSession {
         guard !stream.isEnded else { throw HTTP2Error(code: 0, message: "stream \(streamID): already ended") }
         stream.trailers = []
         stream.isEnded = true
-        try resume(streamID, stream)
+        try NGHTTP2Calls.resume(streamID, stream, of: session)
     }
 
     /// Resets the stream (RST_STREAM): gRPC's cancellation (`CANCEL`). Its queued data is dropped.
     public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode = .cancel) throws(HTTP2Error) {
         let result = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
-        try check(result, "stream \(streamID): submitting RST_STREAM")
+        try NGHTTP2Calls.check(result, "stream \(streamID): submitting RST_STREAM")
         if let stream = state.streams.removeValue(forKey: streamID) { state.queuedBytes -= stream.queue.count }
     }
 
     /// Sends GOAWAY: the client is done with the connection.
     public func submitGoaway(errorCode: HTTP2ErrorCode = .noError) throws(HTTP2Error) {
         let result = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, errorCode.rawValue, nil, 0)
-        try check(result, "submitting GOAWAY")
+        try NGHTTP2Calls.check(result, "submitting GOAWAY")
         state.goawaysSubmitted += 1
     }
 
@@ -211,17 +173,4 @@ public final class HTTP2ClientSession {
         }
         return stream
     }
-
-    private func resume(_ streamID: Int32, _ stream: OutboundStream) throws(HTTP2Error) {
-        guard stream.isDeferred else { return }
-        stream.isDeferred = false
-        try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
-    }
-
-    /// Throws for a negative nghttp2 result; `what` is made only then (not on every call).
-    private func check(_ result: Int32, _ what: @autoclosure () -> String) throws(HTTP2Error) {
-        if result < 0 { throw HTTP2Error(code: result, message: "\(what()): \(Self.text(result))") }
-    }
-
-    private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }
 }

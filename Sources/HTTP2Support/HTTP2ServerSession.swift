@@ -32,45 +32,24 @@ public final class HTTP2ServerSession {
         self.configuration = configuration
         state = SessionState(maxHeaderListSize: Int(configuration.maxHeaderListSize))
 
-        var callbacks: OpaquePointer?
-        precondition(nghttp2_session_callbacks_new(&callbacks) == 0, "nghttp2: out of memory")
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        SessionCallbacks.install(callbacks!)
-
-        var option: OpaquePointer?
-        precondition(nghttp2_option_new(&option) == 0, "nghttp2: out of memory")
-        defer { nghttp2_option_del(option) }
-        // Closed streams are kept only for RFC 7540's priority tree, which gRPC does not use.
-        nghttp2_option_set_no_closed_streams(option, 1)
-        nghttp2_option_set_max_outbound_ack(option, configuration.maxOutboundAcks)
-        nghttp2_option_set_max_settings(option, configuration.maxSettingsEntries)
-        nghttp2_option_set_max_continuations(option, configuration.maxContinuations)
-        nghttp2_option_set_stream_reset_rate_limit(
-            option, configuration.streamResetBurst, configuration.streamResetRate)
-
-        var session: OpaquePointer?
         var mem = CountingAllocator.mem(counting: state.allocatedBytes)
-        let status = nghttp2_session_server_new3(
-            &session, callbacks, Unmanaged.passUnretained(state).toOpaque(), option, &mem)
-        precondition(status == 0 && session != nil, "nghttp2: out of memory")
-        self.session = session!
-
-        let settings = [
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                value: configuration.maxConcurrentStreams),
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
-                value: configuration.initialWindowSize),
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_FRAME_SIZE.rawValue), value: configuration.maxFrameSize),
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                value: configuration.maxHeaderListSize),
-        ]
-        let submitted = nghttp2_submit_settings(
-            self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
-        precondition(submitted == 0, "nghttp2 refused the configuration's SETTINGS: \(Self.text(submitted))")
+        session = NGHTTP2Calls.makeSession(state: state) { option in
+            nghttp2_option_set_max_outbound_ack(option, configuration.maxOutboundAcks)
+            nghttp2_option_set_max_settings(option, configuration.maxSettingsEntries)
+            nghttp2_option_set_max_continuations(option, configuration.maxContinuations)
+            nghttp2_option_set_stream_reset_rate_limit(
+                option, configuration.streamResetBurst, configuration.streamResetRate)
+        } create: { session, callbacks, user, option in
+            nghttp2_session_server_new3(session, callbacks, user, option, &mem)
+        }
+        NGHTTP2Calls.submitSettings(
+            session,
+            [
+                (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams),
+                (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, configuration.initialWindowSize),
+                (NGHTTP2_SETTINGS_MAX_FRAME_SIZE, configuration.maxFrameSize),
+                (NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, configuration.maxHeaderListSize),
+            ], what: "the configuration's SETTINGS")
     }
 
     deinit { nghttp2_session_del(session) }
@@ -117,7 +96,7 @@ public final class HTTP2ServerSession {
     /// client sent instead (an HTTP/1.1 request line, most often).
     private func failureReason(_ code: Int32) -> String {
         guard code == NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue else {
-            return "HTTP/2 connection error: \(Self.text(code))"
+            return "HTTP/2 connection error: \(NGHTTP2Calls.text(code))"
         }
         let line = state.firstBytes.prefix { $0 != 13 && $0 != 10 }
         let shown = String(decoding: line.map { (32..<127).contains($0) ? $0 : 63 }, as: UTF8.self)
@@ -164,22 +143,7 @@ public final class HTTP2ServerSession {
             state.finalBytes = []
             return []
         }
-        let failedBefore = state.connectionError != nil
-        while true {
-            var data: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &data)
-            if n < 0 {
-                state.fail("HTTP/2 connection error while sending: \(Self.text(Int32(n)))", fatal: true)
-                break
-            }
-            guard n > 0, let data else { break }
-            state.sentOutput = true
-            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
-        }
-        var events = state.events
-        state.events = []
-        if !failedBefore, let reason = state.connectionError { events.append(.connectionError(reason)) }
-        return events
+        return NGHTTP2Calls.takeOutput(of: session, state, into: &buffer)
     }
 
     /// True while nghttp2 expects more input (false after a GOAWAY exchange with no streams left,
@@ -216,26 +180,19 @@ public final class HTTP2ServerSession {
     public func submitResponseHeaders(
         streamID: Int32, headers: HTTP2HeaderBlock, endStream: Bool = false
     ) throws(HTTP2Error) {
-        let stream = try openStream(streamID)
-        guard !stream.headersSubmitted else {
-            throw HTTP2Error(code: 0, message: "stream \(streamID): response headers already submitted")
-        }
+        let stream = try streamBeforeHeaders(streamID)
         if endStream {
             guard stream.queue.isEmpty else {
                 throw HTTP2Error(code: 0, message: "stream \(streamID): a trailers-only response with data queued")
             }
             let flags = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
             let result = headers.withNameValues { nghttp2_submit_headers(session, flags, streamID, nil, $0, $1, nil) }
-            try check(result, "stream \(streamID): submitting a trailers-only response")
+            try NGHTTP2Calls.check(result, "stream \(streamID): submitting a trailers-only response")
             stream.isEnded = true
         } else {
-            // The provider's source is the stream's output side, which `state.streams` holds
-            // until nghttp2 closes the stream (after which it never reads from the provider).
-            var provider = nghttp2_data_provider(
-                source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
-                read_callback: SessionCallbacks.readData)
+            var provider = NGHTTP2Calls.dataProvider(for: stream)
             let result = headers.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
-            try check(result, "stream \(streamID): submitting response headers")
+            try NGHTTP2Calls.check(result, "stream \(streamID): submitting response headers")
         }
         stream.headersSubmitted = true
     }
@@ -245,29 +202,20 @@ public final class HTTP2ServerSession {
     public func submitResponse(
         streamID: Int32, headers: HTTP2HeaderBlock, body: [UInt8], trailers: HTTP2HeaderBlock
     ) throws(HTTP2Error) {
-        let stream = try openStream(streamID)
-        guard !stream.headersSubmitted else {
-            throw HTTP2Error(code: 0, message: "stream \(streamID): response headers already submitted")
-        }
+        let stream = try streamBeforeHeaders(streamID)
         stream.queue.append(body)
         state.queuedBytes += body.count
         stream.trailers = trailers
         stream.isEnded = true
-        var provider = nghttp2_data_provider(
-            source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
-            read_callback: SessionCallbacks.readData)
+        var provider = NGHTTP2Calls.dataProvider(for: stream)
         let result = headers.withNameValues { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
-        try check(result, "stream \(streamID): submitting a response")
+        try NGHTTP2Calls.check(result, "stream \(streamID): submitting a response")
         stream.headersSubmitted = true
     }
 
     /// Queues body bytes for the stream; they go out in DATA frames as flow control allows.
     public func sendData(streamID: Int32, bytes: [UInt8]) throws(HTTP2Error) {
-        let stream = try openStream(streamID)
-        guard !stream.isEnded else { throw HTTP2Error(code: 0, message: "stream \(streamID): data after the end") }
-        stream.queue.append(bytes)
-        state.queuedBytes += bytes.count
-        try resume(streamID, stream)
+        try NGHTTP2Calls.queue(bytes, on: try openStream(streamID), streamID: streamID, of: session, state)
     }
 
     /// Ends the response with trailers (END_STREAM on their HEADERS frame), after all queued data;
@@ -279,14 +227,14 @@ public final class HTTP2ServerSession {
         }
         stream.trailers = headers
         stream.isEnded = true
-        try resume(streamID, stream)
+        try NGHTTP2Calls.resume(streamID, stream, of: session)
     }
 
     /// Resets the stream (RST_STREAM): a cancellation, or a slow consumer cut off. Its queued
     /// data is dropped at once.
     public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode) throws(HTTP2Error) {
         let result = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
-        try check(result, "stream \(streamID): submitting RST_STREAM")
+        try NGHTTP2Calls.check(result, "stream \(streamID): submitting RST_STREAM")
         if let stream = linkedStream(streamID) {
             state.queuedBytes -= stream.queue.count
             stream.queue = ByteQueue()
@@ -301,7 +249,7 @@ public final class HTTP2ServerSession {
         let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
         let result = nghttp2_submit_goaway(
             session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue, debugData, debugData.count)
-        try check(result, "submitting GOAWAY")
+        try NGHTTP2Calls.check(result, "submitting GOAWAY")
         state.goawaysSubmitted += 1
     }
 
@@ -311,7 +259,7 @@ public final class HTTP2ServerSession {
             nghttp2_submit_ping(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        try check(result, "submitting PING")
+        try NGHTTP2Calls.check(result, "submitting PING")
     }
 
     /// True once the session failed for good (after it, only its last bytes go out).
@@ -321,7 +269,7 @@ public final class HTTP2ServerSession {
     /// client to open no more streams while requests already in flight still arrive; send
     /// `submitGoaway` a round trip later.
     public func submitShutdownNotice() throws(HTTP2Error) {
-        try check(nghttp2_submit_shutdown_notice(session), "submitting the shutdown notice")
+        try NGHTTP2Calls.check(nghttp2_submit_shutdown_notice(session), "submitting the shutdown notice")
         state.goawaysSubmitted += 1
     }
 
@@ -351,6 +299,15 @@ public final class HTTP2ServerSession {
         return stream
     }
 
+    /// The open stream's output side, while its response headers have not been submitted.
+    private func streamBeforeHeaders(_ streamID: Int32) throws(HTTP2Error) -> OutboundStream {
+        let stream = try openStream(streamID)
+        guard !stream.headersSubmitted else {
+            throw HTTP2Error(code: 0, message: "stream \(streamID): response headers already submitted")
+        }
+        return stream
+    }
+
     /// The output side linked to an open stream, if any.
     private func linkedStream(_ streamID: Int32) -> OutboundStream? {
         nghttp2_session_get_stream_user_data(session, streamID).map {
@@ -361,18 +318,4 @@ public final class HTTP2ServerSession {
     private static func notOpen(_ streamID: Int32) -> HTTP2Error {
         HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue), message: "stream \(streamID) is not open")
     }
-
-    /// Wakes the stream's data provider if it was waiting for data.
-    private func resume(_ streamID: Int32, _ stream: OutboundStream) throws(HTTP2Error) {
-        guard stream.isDeferred else { return }
-        stream.isDeferred = false
-        try check(nghttp2_session_resume_data(session, streamID), "stream \(streamID): resuming its data")
-    }
-
-    /// Throws for a negative nghttp2 result; `what` is made only then (not on every call).
-    private func check(_ result: Int32, _ what: @autoclosure () -> String) throws(HTTP2Error) {
-        if result < 0 { throw HTTP2Error(code: result, message: "\(what()): \(Self.text(result))") }
-    }
-
-    private static func text(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }
 }

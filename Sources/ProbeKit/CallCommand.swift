@@ -180,13 +180,7 @@ enum CallCommand: ProbeVerb {
         let failure = connection.streamToEnd(path: method.path, body: body, options: options) { message in
             let text = render(message.body, as: output, format: format)
             if collect { lines.withLock { $0.append(text) } } else { ProbeOutput.standardOutput(text) }
-            if verbose {
-                printError(
-                    "message: "
-                        + ProbeOutput.size(
-                            bytes: message.body.count, wireBytes: message.wireBytes,
-                            encoding: message.compressed ? "deflate" : nil))
-            }
+            if verbose { printError("message: \(size(of: message))") }
         }
         return (lines.withLock { $0 }, failure)
     }
@@ -215,6 +209,12 @@ enum CallCommand: ProbeVerb {
         } catch {
             return (lines, error)
         }
+    }
+
+    /// A streamed message's size for `-v` (`ProbeOutput.size`).
+    static func size(of message: ClientConnection.StreamMessage) -> String {
+        ProbeOutput.size(
+            bytes: message.body.count, wireBytes: message.wireBytes, encoding: message.compressed ? "deflate" : nil)
     }
 
     /// A gRPC message's size for `-v` (`ProbeOutput.size`).

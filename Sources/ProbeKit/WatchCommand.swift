@@ -149,13 +149,7 @@ enum WatchCommand: ProbeVerb {
                 return
             }
             ProbeOutput.standardOutput(CallCommand.render(message.body, as: output, format: format))
-            if verbose {
-                printError(
-                    "event \(number): "
-                        + ProbeOutput.size(
-                            bytes: message.body.count, wireBytes: message.wireBytes,
-                            encoding: message.compressed ? "deflate" : nil))
-            }
+            if verbose { printError("event \(number): \(CallCommand.size(of: message))") }
             if let maxEvents, number == maxEvents { connection.cancel(streamID: message.streamID) }
         }
         let seen = totals.withLock { $0 }

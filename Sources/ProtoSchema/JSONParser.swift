@@ -83,13 +83,8 @@ public struct JSONParser {
         try enterNesting()
         offset += 1 // {
         var members: [(key: String, value: JSONValue)] = []
-        skipWhitespace()
-        if peek(UInt8(ascii: "}")) {
-            offset += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
+        if closesEmpty(with: UInt8(ascii: "}")) { return .object(members) }
+        repeat {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else {
                 throw Failure(offset: offset, reason: "expected a member name in double quotes, got \(found())")
@@ -104,45 +99,48 @@ public struct JSONParser {
             offset += 1
             skipWhitespace()
             members.append((key, try value()))
-            skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
-                offset += 1
-                continue
-            }
-            if peek(UInt8(ascii: "}")) {
-                offset += 1
-                depth -= 1
-                return .object(members)
-            }
-            throw Failure(offset: offset, reason: "expected ',' or '}' after an object member, got \(found())")
-        }
+        } while try continues(closedBy: UInt8(ascii: "}"), after: "an object member")
+        return .object(members)
     }
 
     private mutating func array() throws(Failure) -> JSONValue {
         try enterNesting()
         offset += 1 // [
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if peek(UInt8(ascii: "]")) {
-            offset += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
+        if closesEmpty(with: UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
             skipWhitespace()
             elements.append(try value())
-            skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
-                offset += 1
-                continue
-            }
-            if peek(UInt8(ascii: "]")) {
-                offset += 1
-                depth -= 1
-                return .array(elements)
-            }
-            throw Failure(offset: offset, reason: "expected ',' or ']' after an array element, got \(found())")
+        } while try continues(closedBy: UInt8(ascii: "]"), after: "an array element")
+        return .array(elements)
+    }
+
+    /// Right after an array's or object's opening byte: true when `close` follows at once, the
+    /// container is empty and its nesting left.
+    private mutating func closesEmpty(with close: UInt8) -> Bool {
+        skipWhitespace()
+        guard peek(close) else { return false }
+        offset += 1
+        depth -= 1
+        return true
+    }
+
+    /// After an element of an array or an object (`what`): true for a comma, another follows;
+    /// false for `close`, the container ended and its nesting left.
+    private mutating func continues(closedBy close: UInt8, after what: String) throws(Failure) -> Bool {
+        skipWhitespace()
+        if peek(UInt8(ascii: ",")) {
+            offset += 1
+            return true
         }
+        guard peek(close) else {
+            throw Failure(
+                offset: offset,
+                reason: "expected ',' or '\(Character(Unicode.Scalar(close)))' after \(what), got \(found())")
+        }
+        offset += 1
+        depth -= 1
+        return false
     }
 
     private mutating func enterNesting() throws(Failure) {

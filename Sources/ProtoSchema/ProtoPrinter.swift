@@ -17,6 +17,17 @@ struct ProtoPrinter {
         lines.append(String(repeating: "  ", count: indent) + text)
     }
 
+    /// A declaration with a body in braces (`service`, `message`, `oneof`, `enum`): its leading
+    /// comment, `opening {`, what `body` prints one level deeper, and `}`.
+    mutating func block(_ opening: String, comments text: String?, _ body: (inout Self) -> Void) {
+        comments(text)
+        line(opening + " {")
+        indent += 1
+        body(&self)
+        indent -= 1
+        line("}")
+    }
+
     /// The leading comment, one `//` line per line of it.
     mutating func comments(_ text: String?) {
         guard let text, !text.isEmpty else { return }
@@ -28,12 +39,9 @@ struct ProtoPrinter {
     }
 
     mutating func service(_ service: ServiceDescriptor) {
-        comments(service.leadingComments)
-        line("service \(service.name) {")
-        indent += 1
-        for method in service.methods { self.method(method) }
-        indent -= 1
-        line("}")
+        block("service \(service.name)", comments: service.leadingComments) { printer in
+            for method in service.methods { printer.method(method) }
+        }
     }
 
     mutating func method(_ method: MethodDescriptor) {
@@ -44,28 +52,22 @@ struct ProtoPrinter {
     }
 
     mutating func message(_ message: MessageDescriptor) {
-        comments(message.leadingComments)
-        line("message \(message.name) {")
-        indent += 1
-        if message.isMapEntry { line("option map_entry = true;") }
-        var printedOneofs: Set<Int> = []
-        for field in message.fields {
-            if let oneof = field.containingOneof {
-                guard printedOneofs.insert(oneof.index).inserted else { continue }
-                comments(oneof.leadingComments)
-                line("oneof \(oneof.name) {")
-                indent += 1
-                for member in oneof.fields { self.field(member) }
-                indent -= 1
-                line("}")
-            } else {
-                self.field(field)
+        block("message \(message.name)", comments: message.leadingComments) { printer in
+            if message.isMapEntry { printer.line("option map_entry = true;") }
+            var printedOneofs: Set<Int> = []
+            for field in message.fields {
+                if let oneof = field.containingOneof {
+                    guard printedOneofs.insert(oneof.index).inserted else { continue }
+                    printer.block("oneof \(oneof.name)", comments: oneof.leadingComments) { printer in
+                        for member in oneof.fields { printer.field(member) }
+                    }
+                } else {
+                    printer.field(field)
+                }
             }
+            for nested in message.nestedMessages where !nested.isMapEntry { printer.message(nested) }
+            for nested in message.nestedEnums { printer.enumType(nested) }
         }
-        for nested in message.nestedMessages where !nested.isMapEntry { self.message(nested) }
-        for nested in message.nestedEnums { enumType(nested) }
-        indent -= 1
-        line("}")
     }
 
     mutating func field(_ field: FieldDescriptor) {
@@ -87,15 +89,12 @@ struct ProtoPrinter {
     }
 
     mutating func enumType(_ enumType: EnumDescriptor) {
-        comments(enumType.leadingComments)
-        line("enum \(enumType.name) {")
-        indent += 1
-        for value in enumType.values {
-            comments(value.leadingComments)
-            line("\(value.name) = \(value.number);")
+        block("enum \(enumType.name)", comments: enumType.leadingComments) { printer in
+            for value in enumType.values {
+                printer.comments(value.leadingComments)
+                printer.line("\(value.name) = \(value.number);")
+            }
         }
-        indent -= 1
-        line("}")
     }
 
     /// "repeated string tags", "map<string, .pkg.V> results", "optional int64 x", ….

@@ -63,8 +63,7 @@ struct SchemaBuilder {
                 _ = try declare(enumType, scope: scope, fileIndex: fileIndex, path: [5, Int32(i)])
             }
             for service in file.services {
-                let fullName = try qualified(service.name, in: scope, kind: "service", file: file.name)
-                try register(fullName, as: .service(serviceCount), file: file.name)
+                _ = try register(service.name, in: scope, kind: "service", file: file.name, as: .service(serviceCount))
                 serviceCount += 1
             }
         }
@@ -73,10 +72,9 @@ struct SchemaBuilder {
     private mutating func declare(
         _ message: Raw.Message, scope: String, fileIndex: Int, path: [Int32]
     ) throws(ProtoSchemaError) -> Int {
-        let fileName = files[fileIndex].name
-        let fullName = try qualified(message.name, in: scope, kind: "message", file: fileName)
         let index = messages.count
-        try register(fullName, as: .message(index), file: fileName)
+        let fullName = try register(
+            message.name, in: scope, kind: "message", file: files[fileIndex].name, as: .message(index))
         // Reserve the index; nested types come after their parent.
         messages.append(
             PendingMessage(
@@ -100,10 +98,9 @@ struct SchemaBuilder {
     private mutating func declare(
         _ enumType: Raw.Enum, scope: String, fileIndex: Int, path: [Int32]
     ) throws(ProtoSchemaError) -> Int {
-        let fileName = files[fileIndex].name
-        let fullName = try qualified(enumType.name, in: scope, kind: "enum", file: fileName)
         let index = enums.count
-        try register(fullName, as: .enumType(index), file: fileName)
+        let fullName = try register(
+            enumType.name, in: scope, kind: "enum", file: files[fileIndex].name, as: .enumType(index))
         enums.append(PendingEnum(raw: enumType, fullName: fullName, fileIndex: fileIndex, path: path))
         return index
     }
@@ -117,13 +114,19 @@ struct SchemaBuilder {
         return scope.isEmpty ? name : "\(scope).\(name)"
     }
 
-    private mutating func register(_ fullName: String, as symbol: Storage.Symbol, file: String) throws(ProtoSchemaError)
-    {
+    /// Declares a message, enum or service (`kind`) of `file` under its name in `scope`.
+    /// - Returns: its full name.
+    /// - Throws: for a name that is empty or dotted, or one already declared.
+    private mutating func register(
+        _ name: String, in scope: String, kind: String, file: String, as symbol: Storage.Symbol
+    ) throws(ProtoSchemaError) -> String {
+        let fullName = try qualified(name, in: scope, kind: kind, file: file)
         if let other = symbolFiles[fullName] {
             throw Self.error("\(fullName) is defined twice (in \(other) and in \(file))")
         }
         symbols[fullName] = symbol
         symbolFiles[fullName] = file
+        return fullName
     }
 
     // MARK: - Resolving references

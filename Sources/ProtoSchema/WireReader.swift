@@ -71,20 +71,18 @@ struct WireReader {
     }
 
     /// Reads 4 little-endian bytes.
-    mutating func fixed32() throws(Failure) -> UInt32 {
-        guard bytes.count - offset >= 4 else { throw Failure(reason: "truncated 32-bit value") }
-        var value: UInt32 = 0
-        for i in 0..<4 { value |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
-        offset += 4
-        return value
-    }
+    mutating func fixed32() throws(Failure) -> UInt32 { try littleEndian() }
 
     /// Reads 8 little-endian bytes.
-    mutating func fixed64() throws(Failure) -> UInt64 {
-        guard bytes.count - offset >= 8 else { throw Failure(reason: "truncated 64-bit value") }
-        var value: UInt64 = 0
-        for i in 0..<8 { value |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
-        offset += 8
+    mutating func fixed64() throws(Failure) -> UInt64 { try littleEndian() }
+
+    /// Reads a fixed-width value's bytes, least significant first.
+    private mutating func littleEndian<Value: FixedWidthInteger & UnsignedInteger>() throws(Failure) -> Value {
+        let size = Value.bitWidth / 8
+        guard bytes.count - offset >= size else { throw Failure(reason: "truncated \(Value.bitWidth)-bit value") }
+        var value: Value = 0
+        for i in 0..<size { value |= Value(bytes[offset + i]) << (8 * i) }
+        offset += size
         return value
     }
 

@@ -149,6 +149,21 @@ public final class ConnectionCore {
         frames & 15 == 15 && environment.now() >= inputDeadline
     }
 
+    /// Whether a codec's `receive` may decode another frame after `frames` of them: not once the
+    /// output passed `outboundLimit` or `frameLimit` frames are done, while a large request is
+    /// taken in, or once `inputTimeNanoseconds` are spent (see `receive`). A stop leaves the
+    /// input held back, not late: the frame timeout does not run for what the server holds.
+    public func mayDecodeFrame(after frames: Int, outboundLimit: Int, frameLimit: Int) -> Bool {
+        guard
+            pendingOutput <= outboundLimit && frames < frameLimit && !awaitsLargeRequest
+                && !inputTimeSpent(afterFrames: frames)
+        else {
+            inputLeft(incomplete: false)
+            return false
+        }
+        return true
+    }
+
     /// Decodes every whole unit of the wire at the start of `bytes`, stopping early once the
     /// connection's output (`pendingOutput`) passes `outboundLimit`: the transport's backpressure,
     /// checked before each frame, so a peer that pipelines calls with large replies cannot make

@@ -45,10 +45,7 @@ public enum FrameWriter {
         streamID: UInt32, header: CallHeader, request: Request, compress: Bool = false, into buffer: inout [UInt8]
     ) -> CallSizes {
         let start = beginFrame(.call, streamID: streamID, into: &buffer)
-        let lengthAt = buffer.count
-        BigEndian.append(0, to: &buffer)
-        let headerLength = header.encode(appendingTo: &buffer)
-        BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
+        let headerLength = appendCallHeader(header, into: &buffer)
         let body = appendBody(request, compress: compress, into: &buffer)
         endFrame(start, compressed: body.compressed, into: &buffer)
         return CallSizes(headerBytes: headerLength, bodyBytes: body.bytes)
@@ -61,10 +58,7 @@ public enum FrameWriter {
         streamID: UInt32, header: CallHeader, body: UnsafeRawBufferPointer, into buffer: inout [UInt8]
     ) -> CallSizes {
         let start = beginFrame(.call, streamID: streamID, into: &buffer)
-        let lengthAt = buffer.count
-        BigEndian.append(0, to: &buffer)
-        let headerLength = header.encode(appendingTo: &buffer)
-        BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
+        let headerLength = appendCallHeader(header, into: &buffer)
         buffer.append(contentsOf: body)
         endFrame(start, compressed: false, into: &buffer)
         return CallSizes(headerBytes: headerLength, bodyBytes: body.count)
@@ -138,6 +132,15 @@ public enum FrameWriter {
         let start = beginFrame(type, streamID: streamID, into: &buffer)
         message.encode(appendingTo: &buffer)
         endFrame(start, compressed: false, into: &buffer)
+    }
+
+    /// CALL's header after its u32 length; returns the header's length.
+    private static func appendCallHeader(_ header: CallHeader, into buffer: inout [UInt8]) -> Int {
+        let lengthAt = buffer.count
+        BigEndian.append(0, to: &buffer)
+        let headerLength = header.encode(appendingTo: &buffer)
+        BigEndian.store(UInt32(headerLength), in: &buffer, at: lengthAt)
+        return headerLength
     }
 
     private static func beginFrame(_ type: FrameType, streamID: UInt32, into buffer: inout [UInt8]) -> Int {

@@ -167,12 +167,7 @@ final class GRPCCodec: WireCodec, HTTP2ServerSessionDelegate {
         }
         var frames = 0
         while core.isReading && !http2.hasFailed {
-            guard
-                core.pendingOutput <= outboundLimit && frames < frameLimit && !core.awaitsLargeRequest
-                    && !core.inputTimeSpent(afterFrames: frames)
-            else {
-                // Held back, not late: the frame timeout does not run for what the server holds.
-                core.inputLeft(incomplete: false)
+            guard core.mayDecodeFrame(after: frames, outboundLimit: outboundLimit, frameLimit: frameLimit) else {
                 return (offset, 0)
             }
             let available = bytes.count - offset

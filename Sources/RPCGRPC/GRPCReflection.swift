@@ -58,34 +58,19 @@ public final class GRPCReflection: Sendable {
     }
 
     /// The same answers in the older package, which grpcurl and many clients still try first.
+    ///
+    /// Its messages are v1's under another name, field for field, so the request is read as v1
+    /// and v1's answer is read back as v1alpha.
     public func respond(
         to request: Grpc_Reflection_V1alpha_ServerReflectionRequest
     ) -> Grpc_Reflection_V1alpha_ServerReflectionResponse {
-        let query: Query? =
-            switch request.messageRequest {
-            case .fileByFilename(let name): .fileByFilename(name)
-            case .fileContainingSymbol(let symbol): .fileContainingSymbol(symbol)
-            case .fileContainingExtension(let request):
-                .fileContainingExtension(type: request.containingType, number: request.extensionNumber)
-            case .allExtensionNumbersOfType(let type): .allExtensionNumbersOfType(type)
-            case .listServices: .listServices
-            case nil: nil
-            }
-        var response = Grpc_Reflection_V1alpha_ServerReflectionResponse(
-            validHost: request.host, originalRequest: request)
-        switch answer(query) {
-        case .files(let files):
-            response.messageResponse = .fileDescriptorResponse(.init(fileDescriptorProto: files))
-        case .extensionNumbers(let type, let numbers):
-            response.messageResponse = .allExtensionNumbersResponse(
-                .init(baseTypeName: type, extensionNumber: numbers))
-        case .services(let names):
-            response.messageResponse = .listServicesResponse(.init(service: names.map { .init(name: $0) }))
-        case .error(let code, let message):
-            response.messageResponse = .errorResponse(
-                .init(errorCode: Int32(bitPattern: code.rawValue), errorMessage: message))
+        do throws(ProtoDecodingError) {
+            let answer = respond(
+                to: try Grpc_Reflection_V1_ServerReflectionRequest(serializedBytes: request.serializedBytes()))
+            return try Grpc_Reflection_V1alpha_ServerReflectionResponse(serializedBytes: answer.serializedBytes())
+        } catch {
+            preconditionFailure("grpc.reflection v1alpha no longer reads as v1: \(error)")
         }
-        return response
     }
 
     // MARK: - One implementation for both versions

@@ -21,6 +21,20 @@ extension ClientConnection {
 
         var hasPending: Bool { written < output.count }
         var unwritten: Int { output.count - written }
+
+        /// The socket took all of `output`: empties it, keeping its storage unless it grew past
+        /// 1 MiB for a large frame.
+        mutating func allWritten() {
+            output.removeAll(keepingCapacity: output.capacity <= 1024 * 1024)
+            written = 0
+        }
+
+        /// The connection is broken: what was not written is dropped (the reader sees the break
+        /// and fails every call).
+        mutating func dropOutput() {
+            output.removeAll()
+            written = 0
+        }
     }
 
     /// Unwritten bytes above which new calls fail at once (the server is not reading).
@@ -49,14 +63,11 @@ extension ClientConnection {
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 return false
             } else {
-                // The connection is broken; the reader sees it and fails every call.
-                writer.output.removeAll()
-                writer.written = 0
+                writer.dropOutput()
                 return true
             }
         }
-        writer.output.removeAll(keepingCapacity: writer.output.capacity <= 1024 * 1024)
-        writer.written = 0
+        writer.allWritten()
         return true
     }
 
@@ -75,13 +86,11 @@ extension ClientConnection {
                 writer.writeNeedsInput = true
                 return false
             case .closed, .failed:
-                writer.output.removeAll()
-                writer.written = 0
+                writer.dropOutput()
                 return true
             }
         }
-        writer.output.removeAll(keepingCapacity: writer.output.capacity <= 1024 * 1024)
-        writer.written = 0
+        writer.allWritten()
         return true
     }
 

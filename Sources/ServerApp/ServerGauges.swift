@@ -182,20 +182,27 @@ enum ServerGauges {
             value: available ? 1 : 0)
     }
 
+    /// What either store reports alike: whether it answers, its commits (`commitsHelp` says whose
+    /// writer made them) and its batch sizes.
+    private static func commitSamples(
+        available: Bool, commitsHelp: String, commits: UInt64, batchSizeBounds: [Int], batchSizes: [UInt64],
+        committedWrites: UInt64
+    ) -> [ServerMetrics.Sample] {
+        let commitCount = ServerMetrics.Sample(
+            name: "moderation_store_commits_total", help: commitsHelp, type: "counter", value: Double(commits))
+        let batchSize = histogram(
+            "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",
+            bounds: batchSizeBounds.map { String($0) }, counts: batchSizes, sum: Double(committedWrites))
+        return [availabilitySample(available), commitCount] + batchSize
+    }
+
     /// The SQLite store's commits, batch sizes (writes per transaction) and WAL flush latency.
     static func storeSamples(_ statistics: StoreStatistics) -> [ServerMetrics.Sample] {
-        var samples = [
-            // The embedded store is a file of this process: it answers as long as the process runs.
-            availabilitySample(true),
-            ServerMetrics.Sample(
-                name: "moderation_store_commits_total", help: "Transactions the store's writer committed.",
-                type: "counter",
-                value: Double(statistics.commits)),
-        ]
-        samples += histogram(
-            "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",
-            bounds: StoreStatistics.batchSizeBounds.map { String($0) }, counts: statistics.batchSizes,
-            sum: Double(statistics.committedWrites))
+        // The embedded store is a file of this process: it answers as long as the process runs.
+        var samples = commitSamples(
+            available: true, commitsHelp: "Transactions the store's writer committed.", commits: statistics.commits,
+            batchSizeBounds: StoreStatistics.batchSizeBounds, batchSizes: statistics.batchSizes,
+            committedWrites: statistics.committedWrites)
         samples += histogram(
             "moderation_store_fsync_seconds", help: "Time to flush the WAL to disk before acknowledging commits.",
             bounds: StoreStatistics.syncSecondsBounds.map { String($0) }, counts: statistics.syncLatencies,
@@ -207,17 +214,10 @@ enum ServerGauges {
     /// what sharing the database with other writers costs (deferred writes, retried batches,
     /// reconnections, actions of other instances read to fill a gap).
     static func storeSamples(_ statistics: PostgresStoreStatistics, available: Bool) -> [ServerMetrics.Sample] {
-        var samples = [
-            availabilitySample(available),
-            ServerMetrics.Sample(
-                name: "moderation_store_commits_total", help: "Transactions the store's writers committed.",
-                type: "counter",
-                value: Double(statistics.commits)),
-        ]
-        samples += histogram(
-            "moderation_store_commit_batch_size", help: "Writes per committed transaction (group commit).",
-            bounds: PostgresStoreStatistics.batchSizeBounds.map { String($0) }, counts: statistics.batchSizes,
-            sum: Double(statistics.committedWrites))
+        var samples = commitSamples(
+            available: available, commitsHelp: "Transactions the store's writers committed.",
+            commits: statistics.commits, batchSizeBounds: PostgresStoreStatistics.batchSizeBounds,
+            batchSizes: statistics.batchSizes, committedWrites: statistics.committedWrites)
         samples += histogram(
             "moderation_store_commit_seconds",
             help: "Time from COMMIT sent to its answer (synchronous_commit=on: the WAL flush included).",

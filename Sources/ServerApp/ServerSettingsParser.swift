@@ -41,6 +41,68 @@ public enum ServerSettingsParser {
         var environmentName: String {
             "MODERATION_" + flag.dropFirst(2).uppercased().replacingOccurrences("-", with: "_")
         }
+
+        /// A whole number in `range`, kept in `setting`.
+        static func integer(
+            _ flag: String, _ argument: String, help: String,
+            _ setting: any WritableKeyPath<ServerSettings, Int> & Sendable, in range: ClosedRange<Int>
+        ) -> Option {
+            Option(flag, argument, help: help) { settings, value throws(ArgumentError) in
+                settings[keyPath: setting] = try value.integer(in: range)
+            }
+        }
+
+        /// One case of a string enum by its raw value, kept in `setting`.
+        static func choice<Choice: CaseIterable & RawRepresentable<String> & Sendable>(
+            _ flag: String, _ argument: String, help: String,
+            _ setting: any WritableKeyPath<ServerSettings, Choice> & Sendable
+        ) -> Option {
+            Option(flag, argument, help: help) { settings, value throws(ArgumentError) in
+                settings[keyPath: setting] = try value.choice(of: Choice.self)
+            }
+        }
+
+        /// An address of a listener that is off unless given, kept in `setting`.
+        static func hostPort(
+            _ flag: String, help: String, _ setting: any WritableKeyPath<ServerSettings, HostPort?> & Sendable
+        ) -> Option {
+            Option(flag, "HOST:PORT", help: help) { settings, value throws(ArgumentError) in
+                settings[keyPath: setting] = try value.hostPort()
+            }
+        }
+
+        /// On or off, kept in `setting`; `isSwitch` lets the flag stand bare.
+        static func onOff(
+            _ flag: String, _ argument: String, help: String,
+            _ setting: any WritableKeyPath<ServerSettings, Bool> & Sendable, isSwitch: Bool = false
+        ) -> Option {
+            Option(flag, argument, help: help, isSwitch: isSwitch) { settings, value throws(ArgumentError) in
+                settings[keyPath: setting] = try value.onOff()
+            }
+        }
+
+        /// A file or directory: any path but an empty one, which is more likely an unset shell
+        /// variable than a path meant.
+        static func path(
+            _ flag: String, _ argument: String, help: String,
+            store: @escaping @Sendable (inout ServerSettings, String) -> Void
+        ) -> Option {
+            Option(flag, argument, help: help) { settings, value throws(ArgumentError) in
+                guard !value.text.isEmpty else { throw value.error("the path is empty") }
+                store(&settings, value.text)
+            }
+        }
+
+        /// One of the TLS files; any of them turns TLS on, and `TLSSettings.configuration()`
+        /// says which are missing.
+        static func tlsFile(
+            _ flag: String, help: String, _ file: any WritableKeyPath<TLSSettings, String?> & Sendable
+        ) -> Option {
+            path(flag, "FILE", help: help) { settings, path in
+                settings.tls = settings.tls ?? TLSSettings()
+                settings.tls?[keyPath: file] = path
+            }
+        }
     }
 
     static let options: [Option] = [
@@ -57,16 +119,13 @@ public enum ServerSettingsParser {
         ) { settings, value throws(ArgumentError) in
             settings.grpcListen = value.text == "off" ? nil : try value.hostPort()
         },
-        Option(
-            "--plaintext-listen", "HOST:PORT",
-            help: "with --tls-cert: an address served without TLS (and so without client certificates)"
-        ) { settings, value throws(ArgumentError) in
-            settings.plaintextListen = try value.hostPort()
-        },
-        Option("--store", "KIND", help: "sqlite (embedded, the default) or postgres (shared; needs --postgres-url)") {
-            settings, value throws(ArgumentError) in
-            settings.store = try value.choice(of: StoreKind.self)
-        },
+        Option.hostPort(
+            "--plaintext-listen",
+            help: "with --tls-cert: an address served without TLS (and so without client certificates)",
+            \.plaintextListen),
+        Option.choice(
+            "--store", "KIND", help: "sqlite (embedded, the default) or postgres (shared; needs --postgres-url)",
+            \.store),
         Option(
             "--postgres-url", "URL",
             help: "the database of --store postgres: postgresql://USER@HOST:PORT/DB (its password is never logged)"
@@ -85,30 +144,22 @@ public enum ServerSettingsParser {
             }
             settings.postgresSchema = value.text
         },
-        Option("--postgres-readers", "N", help: "reader connections to PostgreSQL (default 16)") {
-            settings, value throws(ArgumentError) in
-            settings.postgresReaders = try value.integer(in: 1...1024)
-        },
-        Option("--postgres-writers", "N", help: "writer connections to PostgreSQL, each its own batches (default 2)") {
-            settings, value throws(ArgumentError) in
-            settings.postgresWriters = try value.integer(in: 1...64)
-        },
-        Option(
+        Option.integer(
+            "--postgres-readers", "N", help: "reader connections to PostgreSQL (default 16)", \.postgresReaders,
+            in: 1...1024),
+        Option.integer(
+            "--postgres-writers", "N", help: "writer connections to PostgreSQL, each its own batches (default 2)",
+            \.postgresWriters, in: 1...64),
+        Option.integer(
             "--postgres-poll-ms", "MS",
-            help: "how often other instances' commits are polled for, besides LISTEN (default 250)"
-        ) { settings, value throws(ArgumentError) in
-            settings.postgresPollMs = try value.integer(in: 10...60_000)
-        },
-        Option(
+            help: "how often other instances' commits are polled for, besides LISTEN (default 250)",
+            \.postgresPollMs, in: 10...60_000),
+        Option.integer(
             "--postgres-read-cache", "N",
-            help: "entries of the read cache of groups, memberships and member pages; 0 off (default 200000)"
-        ) { settings, value throws(ArgumentError) in
-            settings.postgresReadCache = try value.integer(in: 0...100_000_000)
-        },
-        Option("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") {
-            settings, value throws(ArgumentError) in
-            guard !value.text.isEmpty else { throw value.error("the path is empty") }
-            settings.dataDirectory = value.text
+            help: "entries of the read cache of groups, memberships and member pages; 0 off (default 200000)",
+            \.postgresReadCache, in: 0...100_000_000),
+        Option.path("--data-dir", "PATH", help: "directory of the embedded SQLite store (default ./data)") {
+            $0.dataDirectory = $1
         },
         Option(
             "--api-key", "APP_ID:KEY", help: "an accepted API key (repeatable; env: comma-separated)",
@@ -127,63 +178,43 @@ public enum ServerSettingsParser {
             settings, value throws(ArgumentError) in
             settings.apiKeysFile = value.text
         },
-        Option("--threads", "N", help: "event loops (default: one per usable core)") {
-            settings, value throws(ArgumentError) in
-            settings.threads = try value.integer(in: 1...256)
-        },
-        Option("--max-message-bytes", "N", help: "largest message body accepted or sent (default 4194304)") {
-            settings, value throws(ArgumentError) in
-            settings.maxMessageBytes = try value.integer(in: 1024...(256 * 1024 * 1024))
-        },
+        Option.integer("--threads", "N", help: "event loops (default: one per usable core)", \.threads, in: 1...256),
+        Option.integer(
+            "--max-message-bytes", "N", help: "largest message body accepted or sent (default 4194304)",
+            \.maxMessageBytes, in: 1024...(256 * 1024 * 1024)),
         Option("--log-level", "LEVEL", help: "trace, debug, info, notice, warning or error (default info)") {
             settings, value throws(ArgumentError) in
             settings.logLevel = try value.choice(Logger.Level.allCases.map { ($0.name, $0) }, ignoringCase: true)
         },
-        Option("--log-format", "FORMAT", help: "text or json (default text)") { settings, value throws(ArgumentError) in
-            settings.logFormat = try value.choice(of: Logger.Format.self)
-        },
-        Option("--durability", "MODE", help: "full (fsync before OK, default) or normal (no fsync per commit)") {
-            settings, value throws(ArgumentError) in
-            settings.durability = try value.choice(of: SQLiteStoreOptions.Durability.self)
-        },
-        Option("--sqlite-cache-mib", "MIB", help: "SQLite page cache per connection, 17 connections (default 2)") {
-            settings, value throws(ArgumentError) in
-            settings.sqliteCacheMiB = try value.integer(in: 1...65_536)
-        },
-        Option("--retention-hours", "HOURS", help: "how long the action log keeps actions (default 168)") {
-            settings, value throws(ArgumentError) in
-            settings.retentionHours = try value.integer(in: 1...(24 * 3650))
-        },
-        Option(
-            "--metrics-listen", "HOST:PORT", help: "serve Prometheus metrics on http://HOST:PORT/metrics (default off)"
-        ) { settings, value throws(ArgumentError) in
-            settings.metricsListen = try value.hostPort()
-        },
-        Option("--access-log", "on|off", help: "one info line per call (default on)") {
-            settings, value throws(ArgumentError) in
-            settings.accessLog = try value.onOff()
-        },
-        Option(
+        Option.choice("--log-format", "FORMAT", help: "text or json (default text)", \.logFormat),
+        Option.choice(
+            "--durability", "MODE", help: "full (fsync before OK, default) or normal (no fsync per commit)",
+            \.durability),
+        Option.integer(
+            "--sqlite-cache-mib", "MIB", help: "SQLite page cache per connection, 17 connections (default 2)",
+            \.sqliteCacheMiB, in: 1...65_536),
+        Option.integer(
+            "--retention-hours", "HOURS", help: "how long the action log keeps actions (default 168)", \.retentionHours,
+            in: 1...(24 * 3650)),
+        Option.hostPort(
+            "--metrics-listen", help: "serve Prometheus metrics on http://HOST:PORT/metrics (default off)",
+            \.metricsListen),
+        Option.onOff("--access-log", "on|off", help: "one info line per call (default on)", \.accessLog),
+        Option.integer(
             "--access-log-sample", "N",
-            help: "log one successful call in N (failed calls always; default 1: every call)"
-        ) { settings, value throws(ArgumentError) in
-            settings.accessLogSample = try value.integer(in: 1...1_000_000)
-        },
-        Option(
+            help: "log one successful call in N (failed calls always; default 1: every call)",
+            \.accessLogSample, in: 1...1_000_000),
+        Option.onOff(
             "--access-log-internal", "on|off",
-            help: "also log calls of the reflection and health services, which tools make (default off)"
-        ) { settings, value throws(ArgumentError) in
-            settings.accessLogInternal = try value.onOff()
-        },
-        Option("--max-connections", "N", help: "connections beyond N are refused at once (default 100000)") {
-            settings, value throws(ArgumentError) in
-            settings.maxConnections = try value.integer(in: 1...10_000_000)
-        },
+            help: "also log calls of the reflection and health services, which tools make (default off)",
+            \.accessLogInternal),
+        Option.integer(
+            "--max-connections", "N", help: "connections beyond N are refused at once (default 100000)",
+            \.maxConnections, in: 1...10_000_000),
         // Hostile clients: the per-app connection cap, the memory budget, the frame timeout.
-        Option("--max-connections-per-app", "N", help: "connections one app may hold (default 50000)") {
-            settings, value throws(ArgumentError) in
-            settings.maxConnectionsPerApp = try value.integer(in: 1...10_000_000)
-        },
+        Option.integer(
+            "--max-connections-per-app", "N", help: "connections one app may hold (default 50000)",
+            \.maxConnectionsPerApp, in: 1...10_000_000),
         Option(
             "--memory-budget", "SIZE",
             help: "what clients may make the server hold: 512MiB, 2GiB, bytes, off (default: half the memory)"
@@ -200,66 +231,44 @@ public enum ServerSettingsParser {
             guard seconds >= 0.1, seconds <= 3600 else { throw value.error("'\(value.text)' is not from 100ms to 1h") }
             settings.frameTimeoutMs = Int((seconds * 1000).rounded())
         },
-        Option("--max-concurrent-calls", "N", help: "calls in flight per connection (default 1024)") {
-            settings, value throws(ArgumentError) in
-            settings.maxConcurrentCalls = try value.integer(in: 1...1_000_000)
-        },
-        Option(
+        Option.integer(
+            "--max-concurrent-calls", "N", help: "calls in flight per connection (default 1024)", \.maxConcurrentCalls,
+            in: 1...1_000_000),
+        Option.integer(
             "--max-subscriptions-per-app", "N",
-            help: "event-stream subscriptions one app may have open at once (default 100000)"
-        ) { settings, value throws(ArgumentError) in
-            settings.maxSubscriptionsPerApp = try value.integer(in: 1...100_000_000)
-        },
-        Option("--rate-limit", "N", help: "calls per second each app may make (default 0: no limit)") {
-            settings, value throws(ArgumentError) in
-            settings.rateLimit = try value.integer(in: 0...100_000_000)
-        },
-        Option("--rate-burst", "N", help: "calls an app may make at once above its rate (default: the rate)") {
-            settings, value throws(ArgumentError) in
-            settings.rateBurst = try value.integer(in: 0...100_000_000)
-        },
-        Option(
+            help: "event-stream subscriptions one app may have open at once (default 100000)",
+            \.maxSubscriptionsPerApp, in: 1...100_000_000),
+        Option.integer(
+            "--rate-limit", "N", help: "calls per second each app may make (default 0: no limit)", \.rateLimit,
+            in: 0...100_000_000),
+        Option.integer(
+            "--rate-burst", "N", help: "calls an app may make at once above its rate (default: the rate)", \.rateBurst,
+            in: 0...100_000_000),
+        Option.integer(
             "--wrong-password-limit", "N",
-            help: "wrong group passwords per user and group in 15 min before joins are refused (default 5; 0: no limit)"
-        ) { settings, value throws(ArgumentError) in
-            settings.wrongPasswordLimit = try value.integer(in: 0...1_000_000)
-        },
-        Option("--shutdown-grace", "SECONDS", help: "how long a SIGTERM drain may take (default 10)") {
-            settings, value throws(ArgumentError) in
-            settings.shutdownGraceSeconds = try value.integer(in: 0...3600)
-        },
+            help:
+                "wrong group passwords per user and group in 15 min before joins are refused (default 5; 0: no limit)",
+            \.wrongPasswordLimit, in: 0...1_000_000),
+        Option.integer(
+            "--shutdown-grace", "SECONDS", help: "how long a SIGTERM drain may take (default 10)",
+            \.shutdownGraceSeconds, in: 0...3600),
         // Webhooks: where deliveries may go, and whom they trust besides the system's CAs.
-        Option(
+        Option.onOff(
             "--webhook-allow-private", "",
             help: "let webhooks use http and private or loopback addresses (default off)",
-            isSwitch: true
-        ) { settings, value throws(ArgumentError) in
-            settings.webhookAllowPrivate = try value.onOff()
-        },
-        Option("--webhook-ca-file", "FILE", help: "trust these CAs (PEM) for webhook receivers, beside the system's") {
-            settings, value throws(ArgumentError) in
-            guard !value.text.isEmpty else { throw value.error("the path is empty") }
-            settings.webhookCAFile = value.text
+            \.webhookAllowPrivate, isSwitch: true),
+        Option.path(
+            "--webhook-ca-file", "FILE", help: "trust these CAs (PEM) for webhook receivers, beside the system's"
+        ) {
+            $0.webhookCAFile = $1
         },
         // TLS on every listener: all three are files, read again on SIGHUP.
-        Option("--tls-cert", "FILE", help: "serve TLS only, with this certificate chain (PEM; needs --tls-key)") {
-            settings, value throws(ArgumentError) in
-            guard !value.text.isEmpty else { throw value.error("the path is empty") }
-            settings.tls = settings.tls ?? TLSSettings()
-            settings.tls?.certificateFile = value.text
-        },
-        Option("--tls-key", "FILE", help: "the private key of --tls-cert (PEM)") {
-            settings, value throws(ArgumentError) in
-            guard !value.text.isEmpty else { throw value.error("the path is empty") }
-            settings.tls = settings.tls ?? TLSSettings()
-            settings.tls?.keyFile = value.text
-        },
-        Option("--tls-client-ca", "FILE", help: "require client certificates issued by these CAs (PEM): mutual TLS") {
-            settings, value throws(ArgumentError) in
-            guard !value.text.isEmpty else { throw value.error("the path is empty") }
-            settings.tls = settings.tls ?? TLSSettings()
-            settings.tls?.clientCAFile = value.text
-        },
+        Option.tlsFile(
+            "--tls-cert", help: "serve TLS only, with this certificate chain (PEM; needs --tls-key)", \.certificateFile),
+        Option.tlsFile("--tls-key", help: "the private key of --tls-cert (PEM)", \.keyFile),
+        Option.tlsFile(
+            "--tls-client-ca", help: "require client certificates issued by these CAs (PEM): mutual TLS", \.clientCAFile
+        ),
     ]
 
     /// Parses `arguments` (without the program name) over `environment`.

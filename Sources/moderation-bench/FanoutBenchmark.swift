@@ -20,27 +20,17 @@ enum FanoutBenchmark {
         var rounds = 7
         var seconds = 5.0
         var executable = ".build/release/moderation-server"
-        var reader = ArgumentReader(arguments)
-        do throws(ArgumentError) {
-            while let token = reader.next() {
-                guard case .flag(let flag) = token else {
-                    throw ArgumentError("unexpected argument '\(token.argument)'")
-                }
-                switch flag.name {
-                case "--subscribers": subscribers = try reader.value(for: flag).integer(in: 1...1_000_000)
-                case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...1000)
-                case "--seconds":
-                    let value = try reader.value(for: flag)
-                    seconds = try value.duration()
-                    guard seconds > 0 else { throw value.error("must be more than 0") }
-                case "--server": executable = try reader.value(for: flag).text
-                default: throw ArgumentError("unknown flag \(flag.argument)")
-                }
+        let flagsRead = SuiteFlags.read(arguments, suite: "fanout") { flag, reader throws(ArgumentError) in
+            switch flag.name {
+            case "--subscribers": subscribers = try reader.value(for: flag).integer(in: 1...1_000_000)
+            case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...1000)
+            case "--seconds": seconds = try SuiteFlags.seconds(reader.value(for: flag))
+            case "--server": executable = try reader.value(for: flag).text
+            default: return false
             }
-        } catch {
-            print("fanout: \(error.message)")
-            return 2
+            return true
         }
+        guard flagsRead else { return 2 }
         do throws(BenchError) {
             try measure(executable: executable, subscribers: subscribers, rounds: rounds, seconds: seconds)
             return 0

@@ -16,26 +16,19 @@ enum RegistryBenchmark {
     static func run(arguments: [String]) -> Int32 {
         var runs = 3
         var sizes = [1_000, 10_000, 100_000]
-        var reader = ArgumentReader(arguments)
-        do throws(ArgumentError) {
-            while let token = reader.next() {
-                guard case .flag(let flag) = token else {
-                    throw ArgumentError("unexpected argument '\(token.argument)'")
+        let flagsRead = SuiteFlags.read(arguments, suite: "registry") { flag, reader throws(ArgumentError) in
+            switch flag.name {
+            case "--runs": runs = try reader.value(for: flag, placeholder: "N").integer(in: 1...100)
+            case "--sizes":
+                let value = try reader.value(for: flag, placeholder: "N,N,…")
+                sizes = try value.text.split(separator: ",").map { text throws(ArgumentError) in
+                    try ArgumentValue(String(text), name: flag.name).integer(in: 1...10_000_000)
                 }
-                switch flag.name {
-                case "--runs": runs = try reader.value(for: flag, placeholder: "N").integer(in: 1...100)
-                case "--sizes":
-                    let value = try reader.value(for: flag, placeholder: "N,N,…")
-                    sizes = try value.text.split(separator: ",").map { text throws(ArgumentError) in
-                        try ArgumentValue(String(text), name: flag.name).integer(in: 1...10_000_000)
-                    }
-                default: throw ArgumentError("unknown flag \(flag.argument)")
-                }
+            default: return false
             }
-        } catch {
-            print("registry: \(error.message)")
-            return 2
+            return true
         }
+        guard flagsRead else { return 2 }
         print("setting up: 100 users, 100 groups of 5 members each…")
         let fixture = StoreBenchmarks.Fixture(name: "registry")
         defer { StoreBenchmarks.cleanUp() }

@@ -61,7 +61,7 @@ extension WireBenchmark {
         let words = loaded.filter { $0.kind == .word && !$0.pattern.contains("*") && !$0.pattern.contains(" ") }
         guard let churned = words.last, words.count > 1 else { throw BenchError("no plain word rules") }
         let pairs = (0..<3200).map { index in (guid: "r\(index % 32)", uid: "r\(index % 32)-u\((index / 32) % 100)") }
-        var random = TextRandom(seed: 280)
+        var random = SplitMix(seed: 280) // seeded: every run posts the same texts
         func batch(_ body: Int, text: Bool) -> CheckPostRequest {
             CheckPostRequest(
                 checks: (0..<100).map { i in
@@ -287,7 +287,7 @@ extension WireBenchmark {
     /// A post of exactly 280 bytes of English filler, which no rule of the set matches (its
     /// words have letters the rules' words never use, or are too short), a word in ten accented;
     /// with `matching`, that word among the first twenty.
-    private static func postText(_ matching: String?, using random: inout TextRandom) -> String {
+    private static func postText(_ matching: String?, using random: inout SplitMix) -> String {
         let filler = [
             "the", "and", "of", "to", "we", "will", "meet", "at", "station", "tomorrow", "morning", "thanks",
             "for", "your", "help", "with", "this", "photo", "looks", "great", "see", "you", "later", "ok",
@@ -321,22 +321,5 @@ extension WireBenchmark {
         let scaled = Int((value * 100).rounded())
         let fraction = String(scaled % 100)
         return "\(scaled / 100)." + (fraction.count < 2 ? "0" : "") + fraction
-    }
-}
-
-/// A seeded generator (SplitMix64), so that every run posts the same texts.
-private struct TextRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func below(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

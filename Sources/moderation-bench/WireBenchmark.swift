@@ -61,45 +61,35 @@ enum WireBenchmark {
         var keyed = false
         var snapshotCommand: String?
         var pin = false
-        var reader = ArgumentReader(arguments)
-        do throws(ArgumentError) {
-            while let token = reader.next() {
-                guard case .flag(let flag) = token else {
-                    throw ArgumentError("unexpected argument '\(token.argument)'")
+        let flagsRead = SuiteFlags.read(arguments, suite: "wire") { flag, reader throws(ArgumentError) in
+            switch flag.name {
+            case "--seconds": seconds = try SuiteFlags.seconds(reader.value(for: flag))
+            case "--conns": connections = try reader.value(for: flag).integer(in: 1...10_000)
+            case "--depth": depth = try reader.value(for: flag).integer(in: 1...10_000)
+            case "--big-members": bigMembers = try reader.value(for: flag).integer(in: 1...10_000_000)
+            case "--server": executable = try reader.value(for: flag).text
+            case "--rules": rulesFile = try reader.value(for: flag, placeholder: "FILE").text
+            case "--postgres-url": postgresURL = try reader.value(for: flag, placeholder: "URL").text
+            case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
+            case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
+            case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
+            case "--route-by-app": routeByApp = true
+            case "--keyed": keyed = true
+            case "--pin": pin = true
+            case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
+            case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
+            case "--only":
+                let value = try reader.value(for: flag)
+                let known = ["mutations", "reads", "big", "checkpost", "content", "webhooks"].map { ($0, $0) }
+                suites = []
+                for name in value.text.split(separator: ",") {
+                    suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known))
                 }
-                switch flag.name {
-                case "--seconds":
-                    let value = try reader.value(for: flag)
-                    seconds = try value.duration()
-                    guard seconds > 0 else { throw value.error("must be more than 0") }
-                case "--conns": connections = try reader.value(for: flag).integer(in: 1...10_000)
-                case "--depth": depth = try reader.value(for: flag).integer(in: 1...10_000)
-                case "--big-members": bigMembers = try reader.value(for: flag).integer(in: 1...10_000_000)
-                case "--server": executable = try reader.value(for: flag).text
-                case "--rules": rulesFile = try reader.value(for: flag, placeholder: "FILE").text
-                case "--postgres-url": postgresURL = try reader.value(for: flag, placeholder: "URL").text
-                case "--postgres-writers": postgresWriters = try reader.value(for: flag).integer(in: 1...64)
-                case "--instances": instances = try reader.value(for: flag).integer(in: 1...16)
-                case "--apps": apps = try reader.value(for: flag).integer(in: 1...64)
-                case "--route-by-app": routeByApp = true
-                case "--keyed": keyed = true
-                case "--pin": pin = true
-                case "--snapshot-command": snapshotCommand = try reader.value(for: flag, placeholder: "CMD").text
-                case "--rounds": rounds = try reader.value(for: flag).integer(in: 1...100)
-                case "--only":
-                    let value = try reader.value(for: flag)
-                    let known = ["mutations", "reads", "big", "checkpost", "content", "webhooks"].map { ($0, $0) }
-                    suites = []
-                    for name in value.text.split(separator: ",") {
-                        suites.insert(try ArgumentValue(String(name), name: flag.name).choice(known))
-                    }
-                default: throw ArgumentError("unknown flag \(flag.argument)")
-                }
+            default: return false
             }
-        } catch {
-            print("wire: \(error.message)")
-            return 2
+            return true
         }
+        guard flagsRead else { return 2 }
         if suites.contains("content") && rulesFile == nil {
             print("wire: --only content needs --rules FILE (content-bench --write-rules FILE)")
             return 2

@@ -168,6 +168,11 @@ class Soak:
         finally:
             client.close()
 
+    def member(self, rng) -> dict:
+        """A user and a group of the soak's, drawn at random (the group first), as the calls on one
+        member take them."""
+        return {"guid": rng.choice(self.groups), "uid": rng.choice(self.users)}
+
     def op_create_user(self, client, rng, index, serial, temps):
         # With --user-pool N each caller creates at most N users: the data set stops growing
         # (the API deletes no users), so memory at rest can be judged without the caches filling.
@@ -222,16 +227,16 @@ class Soak:
                                                          members=[m.MemberToAdd(uid=u) for u in uids]), timeout=CALL_TIMEOUT)
 
     def op_kick(self, client, rng, index, serial, temps):
-        client.moderation.KickMember(m.KickMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+        client.moderation.KickMember(m.KickMemberRequest(**self.member(rng)),
                                      timeout=CALL_TIMEOUT)
 
     def op_ban(self, client, rng, index, serial, temps):
-        client.moderation.BanMember(m.BanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users),
+        client.moderation.BanMember(m.BanMemberRequest(**self.member(rng),
                                                        reason="soak", duration_ms=rng.choice([0, 2000, 60000])),
                                     timeout=CALL_TIMEOUT)
 
     def op_unban(self, client, rng, index, serial, temps):
-        client.moderation.UnbanMember(m.UnbanMemberRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+        client.moderation.UnbanMember(m.UnbanMemberRequest(**self.member(rng)),
                                       timeout=CALL_TIMEOUT)
 
     def op_list_banned(self, client, rng, index, serial, temps):
@@ -240,7 +245,7 @@ class Soak:
 
     def op_scope(self, client, rng, index, serial, temps):
         client.moderation.ChangeMemberScope(m.ChangeMemberScopeRequest(
-            guid=rng.choice(self.groups), uid=rng.choice(self.users),
+            **self.member(rng),
             scope=rng.choice([m.SCOPE_PARTICIPANT, m.SCOPE_MODERATOR])), timeout=CALL_TIMEOUT)
 
     def op_bulk(self, client, rng, index, serial, temps):
@@ -254,7 +259,7 @@ class Soak:
             client.moderation.BulkUnbanMembers(m.BulkUnbanMembersRequest(guid=guid, uids=uids), timeout=CALL_TIMEOUT)
 
     def op_member_state(self, client, rng, index, serial, temps):
-        client.moderation.GetMemberState(m.GetMemberStateRequest(guid=rng.choice(self.groups), uid=rng.choice(self.users)),
+        client.moderation.GetMemberState(m.GetMemberStateRequest(**self.member(rng)),
                                          timeout=CALL_TIMEOUT)
 
     def op_actions(self, client, rng, index, serial, temps):

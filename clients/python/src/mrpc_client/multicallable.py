@@ -59,7 +59,24 @@ class CompletedCall:
         return "<CompletedCall OK>"
 
 
-class UnaryUnaryMultiCallable(Generic[Req, Resp]):
+class _MethodCallable:
+    """What a stub's attribute holds, whatever the method's kind: the channel that calls it and the
+    method itself."""
+
+    def __init__(self, channel: "Channel", method: RpcMethod) -> None:
+        self._channel = channel
+        self._method = method
+
+    @property
+    def path(self) -> str:
+        """The method's path, e.g. ``"/moderation.v1.Moderation/KickMember"``."""
+        return self._method.path
+
+    def __repr__(self) -> str:
+        return "<%s %s>" % (type(self).__name__, self._method.path)
+
+
+class UnaryUnaryMultiCallable(_MethodCallable, Generic[Req, Resp]):
     """A unary method: ``stub.KickMember(request, timeout=2, metadata=[...])`` returns the
     response or raises ``RpcError``; ``stub.KickMember.with_call(request, ...)`` returns
     ``(response, call)``; ``stub.KickMember.future(request, ...)`` returns a
@@ -73,15 +90,6 @@ class UnaryUnaryMultiCallable(Generic[Req, Resp]):
     request of 1 KiB or more compressed; default: the channel's), and, as keywords instead of
     metadata, ``on_behalf_of``, ``idempotency_key``, ``request_id``.
     """
-
-    def __init__(self, channel: "Channel", method: RpcMethod) -> None:
-        self._channel = channel
-        self._method = method
-
-    @property
-    def path(self) -> str:
-        """The method's path, e.g. ``"/moderation.v1.Moderation/KickMember"``."""
-        return self._method.path
 
     def __call__(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
                  compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,
@@ -115,11 +123,8 @@ class UnaryUnaryMultiCallable(Generic[Req, Resp]):
                                              idempotency_key=idempotency_key, request_id=request_id)
         return self._channel.start_unary(self._method, request, settings)
 
-    def __repr__(self) -> str:
-        return "<UnaryUnaryMultiCallable %s>" % self._method.path
 
-
-class UnaryStreamMultiCallable(Generic[Req, Resp]):
+class UnaryStreamMultiCallable(_MethodCallable, Generic[Req, Resp]):
     """A server-streaming method: ``stub.Subscribe(request, ...)`` sends the call and returns a
     ``ServerStream``, an iterator of the responses with ``cancel()``.
 
@@ -132,15 +137,6 @@ class UnaryStreamMultiCallable(Generic[Req, Resp]):
     consumed).
     """
 
-    def __init__(self, channel: "Channel", method: RpcMethod) -> None:
-        self._channel = channel
-        self._method = method
-
-    @property
-    def path(self) -> str:
-        """The method's path, e.g. ``"/moderation.v1.Moderation/Subscribe"``."""
-        return self._method.path
-
     def __call__(self, request: Req, timeout: Optional[float] = None, metadata: Optional[Metadata] = None, *,
                  compression: Optional[Compression] = None, on_behalf_of: Optional[str] = None,
                  idempotency_key: Optional[str] = None, request_id: Optional[str] = None, resume: bool = True,
@@ -151,6 +147,3 @@ class UnaryStreamMultiCallable(Generic[Req, Resp]):
                                              resume_attempts=resume_attempts,
                                              max_buffered_messages=max_buffered_messages)
         return self._channel.start_stream(self._method, request, settings)
-
-    def __repr__(self) -> str:
-        return "<UnaryStreamMultiCallable %s>" % self._method.path
