@@ -66,7 +66,7 @@ extension ModerationService {
         for (set, setMatches) in zip(sets, perSet) {
             for match in setMatches {
                 guard let action = set.actions[match.ruleID] else { continue }
-                matches.append((ContentMatch(ruleID: match.ruleID, start: match.start, end: match.end), action))
+                matches.append((match, action))
             }
         }
         if sets.count > 1 {
