@@ -72,15 +72,24 @@ extension WriteContext {
 
     /// Kicks `uid` (steps 5–9).
     mutating func kickOne(_ access: inout GroupAccess, uid: String) throws(ModerationError) -> ActionRecord {
-        let target = try requireUser(uid)
-        try access.requireNotSelf(uid)
-        try access.requireNotOwner(uid, .cannotKickOwner, cannotBe: "kicked")
+        let target = try requireTarget(uid, in: access, unlessOwner: .cannotKickOwner, cannotBe: "kicked")
         let membership = try requireMembership(access, uid: uid)
         try access.requireOutranks(access.rank(of: uid, membership: membership), toDo: "kick \(uid)")
         try tx.deleteMember(groupID: access.groupID, uid: uid)
         access.stored.group.membersCount -= 1
         access.stored.group.version += 1
         return try record(.kicked, on: target.user, group: access.stored, oldScope: membership.scope)
+    }
+
+    /// Steps 5–7 of kick, ban and mute: the target is a user of the app (`ERR_UID_NOT_FOUND`),
+    /// not the actor, and not the owner (`GroupAccess.requireNotOwner`).
+    mutating func requireTarget(
+        _ uid: String, in access: GroupAccess, unlessOwner refusal: ErrorCode, cannotBe done: String
+    ) throws(ModerationError) -> StoredUser {
+        let target = try requireUser(uid)
+        try access.requireNotSelf(uid)
+        try access.requireNotOwner(uid, refusal, cannotBe: done)
+        return target
     }
 
     /// The step of the calls on a member (kick, mute, unmute, scope change, transfer) where the
@@ -97,9 +106,7 @@ extension WriteContext {
     mutating func banOne(
         _ access: inout GroupAccess, uid: String, reason: String, durationMs: Int64, ifNotBanned: Bool
     ) throws(ModerationError) -> BanResult {
-        let target = try requireUser(uid)
-        try access.requireNotSelf(uid)
-        try access.requireNotOwner(uid, .cannotBanOwner, cannotBe: "banned")
+        let target = try requireTarget(uid, in: access, unlessOwner: .cannotBanOwner, cannotBe: "banned")
         let banned = try banState(access, uid: uid)
         if let existing = banned.active {
             guard ifNotBanned else { throw .alreadyBanned(uid, access.guid) }

@@ -7,9 +7,7 @@ extension WriteContext {
     mutating func muteOne(
         _ access: inout GroupAccess, uid: String, reason: String, durationMs: Int64, ifNotMuted: Bool
     ) throws(ModerationError) -> MuteResult {
-        let target = try requireUser(uid)
-        try access.requireNotSelf(uid)
-        try access.requireNotOwner(uid, .cannotMuteOwner, cannotBe: "muted")
+        let target = try requireTarget(uid, in: access, unlessOwner: .cannotMuteOwner, cannotBe: "muted")
         let membership = try requireMembership(access, uid: uid)
         let state = MuteState(membership, at: now)
         if let existing = state.active {
