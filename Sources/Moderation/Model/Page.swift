@@ -5,11 +5,6 @@
 public struct Page<Item: Sendable>: Sendable {
     public var items: [Item]
     public var nextCursor: String
-
-    public init(items: [Item], nextCursor: String) {
-        self.items = items
-        self.nextCursor = nextCursor
-    }
 }
 
 extension Page: Equatable where Item: Equatable {}
