@@ -143,6 +143,7 @@ let package = Package(
             name: "ModerationRPC",
             dependencies: [
                 "Moderation", "ModerationEvents", "ModerationMessages", "RPCCore", "ProtoBridge", "ThreadSupport",
+                "ContentMatching",
             ],
             swiftSettings: swiftSettings),
 
@@ -280,7 +281,7 @@ let package = Package(
             name: "ModerationTests",
             dependencies: [
                 "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "StoreTestSupport",
-                "ThreadSupport",
+                "ThreadSupport", "ContentMatching",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

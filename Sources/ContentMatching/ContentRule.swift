@@ -50,11 +50,5 @@ public struct ContentRuleError: Error, Hashable, Sendable, CustomStringConvertib
     public var pattern: String
     public var reason: String
 
-    public init(ruleID: UInt64, pattern: String, reason: String) {
-        self.ruleID = ruleID
-        self.pattern = pattern
-        self.reason = reason
-    }
-
     public var description: String { "pattern \"\(pattern)\": \(reason)" }
 }

@@ -123,11 +123,7 @@ struct SubscriptionFilter: Sendable {
         case .created, .ownershipTransferred:
             moderates.insert(guid)
         case .joined, .added, .inviteAccepted, .joinRequestApproved, .scopeChanged:
-            if action.newScope?.rank.isModeratorOrAbove == true {
-                moderates.insert(guid)
-            } else {
-                moderates.remove(guid)
-            }
+            mark(guid, moderatedWith: action.newScope, in: &moderates)
         default:
             break
         }
@@ -147,16 +143,21 @@ struct SubscriptionFilter: Sendable {
             case .deleted, .created, .joined, .added, .inviteAccepted, .joinRequestApproved:
                 moderates.remove(guid)
             case .scopeChanged, .ownershipTransferred, .left, .kicked, .banned:
-                if action.oldScope?.rank.isModeratorOrAbove == true {
-                    moderates.insert(guid)
-                } else {
-                    moderates.remove(guid)
-                }
+                mark(guid, moderatedWith: action.oldScope, in: &moderates)
             default:
                 break
             }
         }
         return moderates
+    }
+
+    /// `guid` among the groups moderated exactly when `scope` is moderator or above.
+    private static func mark(_ guid: String, moderatedWith scope: Scope?, in moderates: inout Set<String>) {
+        if scope?.rank.isModeratorOrAbove == true {
+            moderates.insert(guid)
+        } else {
+            moderates.remove(guid)
+        }
     }
 
     /// How `action` changes `uid`'s set of groups.

@@ -1,3 +1,4 @@
+import ContentMatching
 import Moderation
 import ModerationMessages
 

@@ -18,7 +18,7 @@ extension ModerationRPC {
                 shadow: request.shadow, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.unbanUserFromApp, respond: { UnbanUserFromAppResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.unbanUserFromApp, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.unbanUserFromApp(caller, uid: request.uid, replay: replay, completion: done)
         }

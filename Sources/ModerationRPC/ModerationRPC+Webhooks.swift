@@ -23,18 +23,18 @@ extension ModerationRPC {
         table.addMutation(
             ModerationMethods.updateWebhook, executor: .workerPool,
             offloadWhen: { ProtoToDomain.webhookUpdateChangesURL($0) },
-            respond: { UpdateWebhookResponse(webhook: DomainToProto.webhook($0)) }
+            respond: DomainToProto.webhookResponse
         ) { request, caller, replay, done throws(ModerationError) in
             service.updateWebhook(
                 caller, id: request.id, try ProtoToDomain.webhookUpdate(request), replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.deleteWebhook, respond: { DeleteWebhookResponse(webhook: DomainToProto.webhook($0)) }
+            ModerationMethods.deleteWebhook, respond: DomainToProto.webhookResponse
         ) { request, caller, replay, done in
             service.deleteWebhook(caller, id: request.id, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.replayWebhook, respond: { ReplayWebhookResponse(webhook: DomainToProto.webhook($0)) }
+            ModerationMethods.replayWebhook, respond: DomainToProto.webhookResponse
         ) { request, caller, replay, done in
             service.replayWebhook(caller, id: request.id, afterSeq: request.afterSeq, replay: replay, completion: done)
         }

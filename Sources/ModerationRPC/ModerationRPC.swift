@@ -101,7 +101,7 @@ public enum ModerationRPC {
             service.updateGroup(caller, try ProtoToDomain.groupUpdate(request), replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.deleteGroup, respond: { DeleteGroupResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.deleteGroup, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.deleteGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
@@ -127,14 +127,12 @@ public enum ModerationRPC {
         table.addMutation(
             ModerationMethods.joinGroup, executor: .workerPool,
             offloadWhen: { service.joinMayBlock(password: $0.password) },
-            respond: {
-                JoinGroupResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
-            }
+            respond: DomainToProto.groupActionResponse
         ) { request, caller, replay, done in
             service.joinGroup(caller, guid: request.guid, password: request.password, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.leaveGroup, respond: { LeaveGroupResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.leaveGroup, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.leaveGroup(caller, guid: request.guid, replay: replay, completion: done)
         }
@@ -174,7 +172,7 @@ public enum ModerationRPC {
 
     private static func registerModeration(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
-            ModerationMethods.kickMember, respond: { KickMemberResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.kickMember, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.kickMember(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
@@ -190,10 +188,7 @@ public enum ModerationRPC {
                 ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.unbanMember,
-            respond: {
-                UnbanMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action))
-            }
+            ModerationMethods.unbanMember, respond: DomainToProto.liftResponse
         ) { request, caller, replay, done in
             service.unbanMember(
                 caller, guid: request.guid, uid: request.uid, onlyIfBanned: request.onlyIfBanned, replay: replay,
@@ -223,31 +218,21 @@ public enum ModerationRPC {
                 caller, guid: request.guid, uid: request.uid, scope: scope, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.transferOwnership,
-            respond: {
-                TransferOwnershipResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
-            }
+            ModerationMethods.transferOwnership, respond: DomainToProto.groupActionResponse
         ) { request, caller, replay, done in
             service.transferOwnership(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
-        table.addMutation(
-            ModerationMethods.bulkKickMembers, respond: { BulkKickMembersResponse(results: DomainToProto.results($0)) }
-        ) {
+        table.addMutation(ModerationMethods.bulkKickMembers, respond: DomainToProto.resultsResponse) {
             request, caller, replay, done in
             service.bulkKickMembers(caller, guid: request.guid, uids: request.uids, replay: replay, completion: done)
         }
-        table.addMutation(
-            ModerationMethods.bulkBanMembers, respond: { BulkBanMembersResponse(results: DomainToProto.results($0)) }
-        ) {
+        table.addMutation(ModerationMethods.bulkBanMembers, respond: DomainToProto.resultsResponse) {
             request, caller, replay, done in
             service.bulkBanMembers(
                 caller, guid: request.guid, uids: request.uids, reason: request.reason, durationMs: request.durationMs,
                 ifNotBanned: request.ifNotBanned, replay: replay, completion: done)
         }
-        table.addMutation(
-            ModerationMethods.bulkUnbanMembers,
-            respond: { BulkUnbanMembersResponse(results: DomainToProto.results($0)) }
-        ) {
+        table.addMutation(ModerationMethods.bulkUnbanMembers, respond: DomainToProto.resultsResponse) {
             request, caller, replay, done in
             service.bulkUnbanMembers(
                 caller, guid: request.guid, uids: request.uids, onlyIfBanned: request.onlyIfBanned,
@@ -269,23 +254,21 @@ public enum ModerationRPC {
                 ifNotMuted: request.ifNotMuted, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.unmuteMember,
-            respond: { UnmuteMemberResponse(changed: $0.changed, action: $0.action.map(DomainToProto.action)) }
+            ModerationMethods.unmuteMember, respond: DomainToProto.liftResponse
         ) { request, caller, replay, done in
             service.unmuteMember(
                 caller, guid: request.guid, uid: request.uid, onlyIfMuted: request.onlyIfMuted, replay: replay,
                 completion: done)
         }
         table.addMutation(
-            ModerationMethods.bulkMuteMembers, respond: { BulkMuteMembersResponse(results: DomainToProto.results($0)) }
+            ModerationMethods.bulkMuteMembers, respond: DomainToProto.resultsResponse
         ) { request, caller, replay, done in
             service.bulkMuteMembers(
                 caller, guid: request.guid, uids: request.uids, reason: request.reason, durationMs: request.durationMs,
                 ifNotMuted: request.ifNotMuted, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.bulkUnmuteMembers,
-            respond: { BulkUnmuteMembersResponse(results: DomainToProto.results($0)) }
+            ModerationMethods.bulkUnmuteMembers, respond: DomainToProto.resultsResponse
         ) { request, caller, replay, done in
             service.bulkUnmuteMembers(
                 caller, guid: request.guid, uids: request.uids, onlyIfMuted: request.onlyIfMuted, replay: replay,
@@ -295,27 +278,24 @@ public enum ModerationRPC {
 
     private static func registerInvites(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
-            ModerationMethods.inviteMembers, respond: { InviteMembersResponse(results: DomainToProto.results($0)) }
+            ModerationMethods.inviteMembers, respond: DomainToProto.resultsResponse
         ) { request, caller, replay, done throws(ModerationError) in
             service.inviteMembers(
                 caller, guid: request.guid, members: try ProtoToDomain.grants(request.members),
                 expiresInMs: request.expiresInMs, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.acceptInvite,
-            respond: {
-                AcceptInviteResponse(group: DomainToProto.group($0.group), action: DomainToProto.action($0.action))
-            }
+            ModerationMethods.acceptInvite, respond: DomainToProto.groupActionResponse
         ) { request, caller, replay, done in
             service.acceptInvite(caller, guid: request.guid, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.declineInvite, respond: { DeclineInviteResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.declineInvite, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.declineInvite(caller, guid: request.guid, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.revokeInvite, respond: { RevokeInviteResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.revokeInvite, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.revokeInvite(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
@@ -341,17 +321,13 @@ public enum ModerationRPC {
 
     private static func registerJoinRequests(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
-            ModerationMethods.requestToJoin, respond: { RequestToJoinResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.requestToJoin, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.requestToJoin(
                 caller, guid: request.guid, message: request.message, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.approveJoinRequest,
-            respond: {
-                ApproveJoinRequestResponse(
-                    action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
-            }
+            ModerationMethods.approveJoinRequest, respond: DomainToProto.groupActionResponse
         ) { request, caller, replay, done in
             service.approveJoinRequest(caller, guid: request.guid, uid: request.uid, replay: replay, completion: done)
         }
@@ -363,8 +339,7 @@ public enum ModerationRPC {
                 caller, guid: request.guid, uid: request.uid, reason: request.reason, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.cancelJoinRequest,
-            respond: { CancelJoinRequestResponse(action: DomainToProto.action($0)) }
+            ModerationMethods.cancelJoinRequest, respond: DomainToProto.actionResponse
         ) { request, caller, replay, done in
             service.cancelJoinRequest(caller, guid: request.guid, replay: replay, completion: done)
         }
@@ -381,12 +356,7 @@ public enum ModerationRPC {
 
     private static func registerReports(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
-            ModerationMethods.reportMember,
-            respond: {
-                ReportMemberResponse(
-                    report: DomainToProto.report($0.report, guid: $0.action.group.guid),
-                    action: DomainToProto.action($0.action))
-            }
+            ModerationMethods.reportMember, respond: DomainToProto.reportResponse
         ) { request, caller, replay, done throws(ModerationError) in
             service.reportMember(
                 caller, guid: request.guid, uid: request.uid,
@@ -394,12 +364,7 @@ public enum ModerationRPC {
                 text: request.text, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.resolveReport,
-            respond: {
-                ResolveReportResponse(
-                    report: DomainToProto.report($0.report, guid: $0.action.group.guid),
-                    action: DomainToProto.action($0.action))
-            }
+            ModerationMethods.resolveReport, respond: DomainToProto.reportResponse
         ) { request, caller, replay, done throws(ModerationError) in
             service.resolveReport(
                 caller, guid: request.guid, reportID: request.reportID,
@@ -422,18 +387,12 @@ public enum ModerationRPC {
 
     private static func registerFreezes(in table: inout MethodTable, _ service: ModerationService) {
         table.addMutation(
-            ModerationMethods.freezeGroup,
-            respond: {
-                FreezeGroupResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
-            }
+            ModerationMethods.freezeGroup, respond: DomainToProto.groupActionResponse
         ) { request, caller, replay, done in
             service.freezeGroup(caller, guid: request.guid, reason: request.reason, replay: replay, completion: done)
         }
         table.addMutation(
-            ModerationMethods.unfreezeGroup,
-            respond: {
-                UnfreezeGroupResponse(action: DomainToProto.action($0.action), group: DomainToProto.group($0.group))
-            }
+            ModerationMethods.unfreezeGroup, respond: DomainToProto.groupActionResponse
         ) { request, caller, replay, done in
             service.unfreezeGroup(caller, guid: request.guid, replay: replay, completion: done)
         }

@@ -6,27 +6,15 @@ public struct WebhookDeliveryStatistics: Sendable, Equatable {
     public var id: String
     public var state: WebhookState
     /// Whether this server holds the webhook's lease (delivers it now).
-    public var leased: Bool
+    public var leased = false
     /// Requests answered 2xx.
-    public var delivered: UInt64
+    public var delivered: UInt64 = 0
     /// Requests answered otherwise, or not at all.
-    public var failed: UInt64
+    public var failed: UInt64 = 0
     /// Actions in the requests answered 2xx.
-    public var actionsDelivered: UInt64
+    public var actionsDelivered: UInt64 = 0
     /// The app's last seq this server knows of, less the webhook's cursor.
-    public var lagSeqs: UInt64
+    public var lagSeqs: UInt64 = 0
     /// Unix milliseconds of the oldest action not delivered yet; 0 when caught up.
-    public var oldestUndeliveredAt: Int64
-
-    public init(app: String, id: String, state: WebhookState) {
-        self.app = app
-        self.id = id
-        self.state = state
-        leased = false
-        delivered = 0
-        failed = 0
-        actionsDelivered = 0
-        lagSeqs = 0
-        oldestUndeliveredAt = 0
-    }
+    public var oldestUndeliveredAt: Int64 = 0
 }

@@ -123,7 +123,7 @@ public struct ModerationClient: Sendable {
     // MARK: Membership
 
     @discardableResult
-    public func join(_ guid: String, password: String = "") throws(ModerationError) -> JoinResult {
+    public func join(_ guid: String, password: String = "") throws(ModerationError) -> GroupActionResult {
         try checked(guid, "join") { () throws(ModerationError) in
             try run { service.joinGroup($0, guid: guid, password: password, replay: $1, completion: $2) }
         }
@@ -176,8 +176,7 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(ModerationError) -> UnbanResult
-    {
+    public func unban(_ guid: String, _ uid: String, onlyIfBanned: Bool = false) throws(ModerationError) -> LiftResult {
         try checked(guid, "unban") { () throws(ModerationError) in
             try run {
                 service.unbanMember($0, guid: guid, uid: uid, onlyIfBanned: onlyIfBanned, replay: $1, completion: $2)
@@ -200,7 +199,7 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func transfer(_ guid: String, to uid: String) throws(ModerationError) -> TransferResult {
+    public func transfer(_ guid: String, to uid: String) throws(ModerationError) -> GroupActionResult {
         try checked(guid, "transfer") { () throws(ModerationError) in
             try run { service.transferOwnership($0, guid: guid, uid: uid, replay: $1, completion: $2) }
         }
@@ -254,8 +253,7 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func unmute(_ guid: String, _ uid: String, onlyIfMuted: Bool = false) throws(ModerationError) -> UnmuteResult
-    {
+    public func unmute(_ guid: String, _ uid: String, onlyIfMuted: Bool = false) throws(ModerationError) -> LiftResult {
         try checked(guid, "unmute") { () throws(ModerationError) in
             try run {
                 service.unmuteMember($0, guid: guid, uid: uid, onlyIfMuted: onlyIfMuted, replay: $1, completion: $2)
@@ -289,14 +287,14 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func freeze(_ guid: String, reason: String = "") throws(ModerationError) -> FreezeResult {
+    public func freeze(_ guid: String, reason: String = "") throws(ModerationError) -> GroupActionResult {
         try checked(guid, "freeze") { () throws(ModerationError) in
             try run { service.freezeGroup($0, guid: guid, reason: reason, replay: $1, completion: $2) }
         }
     }
 
     @discardableResult
-    public func unfreeze(_ guid: String) throws(ModerationError) -> FreezeResult {
+    public func unfreeze(_ guid: String) throws(ModerationError) -> GroupActionResult {
         try checked(guid, "unfreeze") { () throws(ModerationError) in
             try run { service.unfreezeGroup($0, guid: guid, replay: $1, completion: $2) }
         }
@@ -327,7 +325,7 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func acceptInvite(_ guid: String) throws(ModerationError) -> JoinResult {
+    public func acceptInvite(_ guid: String) throws(ModerationError) -> GroupActionResult {
         try checked(guid, "acceptInvite") { () throws(ModerationError) in
             try run { service.acceptInvite($0, guid: guid, replay: $1, completion: $2) }
         }
@@ -367,7 +365,7 @@ public struct ModerationClient: Sendable {
     }
 
     @discardableResult
-    public func approveJoinRequest(_ guid: String, _ uid: String) throws(ModerationError) -> JoinRequestResult {
+    public func approveJoinRequest(_ guid: String, _ uid: String) throws(ModerationError) -> GroupActionResult {
         try checked(guid, "approveJoinRequest") { () throws(ModerationError) in
             try run { service.approveJoinRequest($0, guid: guid, uid: uid, replay: $1, completion: $2) }
         }
@@ -375,7 +373,7 @@ public struct ModerationClient: Sendable {
 
     @discardableResult
     public func rejectJoinRequest(_ guid: String, _ uid: String, reason: String = "") throws(ModerationError)
-        -> JoinRequestResult
+        -> GroupActionResult
     {
         try checked(guid, "rejectJoinRequest") { () throws(ModerationError) in
             try run { service.rejectJoinRequest($0, guid: guid, uid: uid, reason: reason, replay: $1, completion: $2) }

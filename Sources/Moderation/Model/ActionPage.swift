@@ -6,10 +6,4 @@ public struct ActionPage: Sendable, Equatable {
     /// Seq of the last action in the page, or where the page started when it is empty: the
     /// `afterSeq` to resume from.
     public var lastSeq: UInt64
-
-    public init(actions: [ActionRecord], nextCursor: String, lastSeq: UInt64) {
-        self.actions = actions
-        self.nextCursor = nextCursor
-        self.lastSeq = lastSeq
-    }
 }

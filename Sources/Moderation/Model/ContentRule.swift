@@ -1,3 +1,5 @@
+public import ContentMatching
+
 /// How a content rule's pattern is read (`ContentRuleKind`).
 public enum ContentRuleKind: Sendable, Equatable, Hashable, CaseIterable {
     /// Whole words, a phrase when the pattern has spaces; `*` at its start or end stands for any
@@ -65,17 +67,6 @@ public struct NewContentRule: Sendable, Equatable {
     }
 }
 
-/// Where a content rule matched a post's text: byte offsets into the text as sent.
-public struct ContentMatch: Sendable, Equatable, Hashable {
-    public var ruleID: UInt64
-    /// The match's first byte.
-    public var start: Int
-    /// Just past the match's last byte.
-    public var end: Int
-
-    public init(ruleID: UInt64, start: Int, end: Int) {
-        self.ruleID = ruleID
-        self.start = start
-        self.end = end
-    }
-}
+/// Where a content rule matched a post's text: the engine's match, byte offsets into the text as
+/// sent.
+public typealias ContentMatch = ContentMatching.ContentMatch

@@ -3,20 +3,11 @@ public struct GroupView: Sendable, Equatable {
     /// The group.
     public var group: Group
     /// True when the acting user is a member.
-    public var hasJoined: Bool
+    public var hasJoined: Bool = false
     /// The acting user's scope when a member.
     public var scope: Scope?
     /// When the acting user joined, Unix milliseconds; 0 when not a member.
-    public var joinedAt: Int64
+    public var joinedAt: Int64 = 0
     /// True when the acting user is banned from the group now.
-    public var isBanned: Bool
-
-    public init(group: Group, hasJoined: Bool = false, scope: Scope? = nil, joinedAt: Int64 = 0, isBanned: Bool = false)
-    {
-        self.group = group
-        self.hasJoined = hasJoined
-        self.scope = scope
-        self.joinedAt = joinedAt
-        self.isBanned = isBanned
-    }
+    public var isBanned: Bool = false
 }

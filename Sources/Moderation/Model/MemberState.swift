@@ -15,18 +15,4 @@ public struct MemberState: Sendable, Equatable {
     /// The member's mute in effect; nil when not muted (its reason empty unless the reader is an
     /// admin, moderator or the app).
     public var mute: Mute?
-
-    public init(
-        isMember: Bool, scope: Scope?, joinedAt: Int64, isOwner: Bool, isBanned: Bool, ban: Ban?, groupVersion: UInt64,
-        mute: Mute? = nil
-    ) {
-        self.isMember = isMember
-        self.scope = scope
-        self.joinedAt = joinedAt
-        self.isOwner = isOwner
-        self.isBanned = isBanned
-        self.ban = ban
-        self.groupVersion = groupVersion
-        self.mute = mute
-    }
 }

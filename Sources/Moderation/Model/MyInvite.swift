@@ -2,9 +2,4 @@
 public struct MyInvite: Sendable, Equatable {
     public var invite: Invite
     public var group: GroupView
-
-    public init(invite: Invite, group: GroupView) {
-        self.invite = invite
-        self.group = group
-    }
 }

@@ -120,9 +120,4 @@ public struct WebhookUpdate: Sendable, Equatable {
 public struct CreatedWebhook: Sendable, Equatable {
     public var webhook: Webhook
     public var secret: String
-
-    public init(webhook: Webhook, secret: String) {
-        self.webhook = webhook
-        self.secret = secret
-    }
 }

@@ -3,9 +3,4 @@ public struct AddMembersResult: Sendable, Equatable {
     /// Keyed by (lower-cased) uid.
     public var results: [String: UserResult]
     public var group: GroupView
-
-    public init(results: [String: UserResult], group: GroupView) {
-        self.results = results
-        self.group = group
-    }
 }

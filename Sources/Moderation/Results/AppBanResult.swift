@@ -4,9 +4,4 @@ public struct AppBanResult: Sendable, Equatable {
     public var action: ActionRecord
     /// The ban in effect.
     public var ban: AppBan
-
-    public init(action: ActionRecord, ban: AppBan) {
-        self.action = action
-        self.ban = ban
-    }
 }

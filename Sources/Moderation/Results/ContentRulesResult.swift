@@ -8,14 +8,7 @@ public struct ContentRuleOutcome: Sendable, Equatable {
     /// True when it changed the set: false for a rule the set had already.
     public var changed: Bool
     /// For a deletion: the id asked for.
-    public var id: UInt64
-
-    public init(rule: ContentRule?, error: ModerationError? = nil, changed: Bool, id: UInt64 = 0) {
-        self.rule = rule
-        self.error = error
-        self.changed = changed
-        self.id = id
-    }
+    public var id: UInt64 = 0
 }
 
 /// What `AddContentRules` and `DeleteContentRules` return.
@@ -27,9 +20,4 @@ public struct ContentRulesResult: Sendable, Equatable {
     /// The set's version after the change, when something changed: what this server waits for
     /// before answering.
     var setVersion: ContentRuleSetVersion?
-
-    public init(outcomes: [ContentRuleOutcome], action: ActionRecord?) {
-        self.outcomes = outcomes
-        self.action = action
-    }
 }

@@ -4,9 +4,4 @@ public struct CreateGroupResult: Sendable, Equatable {
     public var group: GroupView
     /// Keyed by (lower-cased) uid.
     public var results: [String: UserResult]
-
-    public init(group: GroupView, results: [String: UserResult]) {
-        self.group = group
-        self.results = results
-    }
 }

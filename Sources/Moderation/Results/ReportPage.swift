@@ -3,9 +3,4 @@ public struct ReportPage: Sendable, Equatable {
     public var page: Page<Report>
     /// Reports of the status asked, per reported uid, over the whole group.
     public var counts: [String: Int]
-
-    public init(page: Page<Report>, counts: [String: Int]) {
-        self.page = page
-        self.counts = counts
-    }
 }

@@ -2,9 +2,4 @@
 public struct ReportResult: Sendable, Equatable {
     public var report: Report
     public var action: ActionRecord
-
-    public init(report: Report, action: ActionRecord) {
-        self.report = report
-        self.action = action
-    }
 }

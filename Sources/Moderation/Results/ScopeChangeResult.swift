@@ -2,9 +2,4 @@
 public struct ScopeChangeResult: Sendable, Equatable {
     public var action: ActionRecord
     public var member: Member
-
-    public init(action: ActionRecord, member: Member) {
-        self.action = action
-        self.member = member
-    }
 }

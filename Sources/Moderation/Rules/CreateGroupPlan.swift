@@ -20,10 +20,9 @@ struct CreateGroupPlan: Sendable {
         } else if !request.password.isEmpty {
             throw .invalid("password", "only password groups have a password")
         }
-        let memberUIDs = try Validation.identifiers(request.members.map(\.uid), field: "members", allowEmpty: true)
-        members = zip(memberUIDs, request.members).map { MemberGrant(uid: $0, scope: $1.scope) }
+        members = try Validation.grants(request.members, allowEmpty: true)
         bans = try Validation.identifiers(request.bannedUIDs, field: "banned_uids", allowEmpty: true)
-        if let both = bans.first(where: Set(memberUIDs).contains) {
+        if let both = bans.first(where: Set(members.map(\.uid)).contains) {
             throw .invalid("banned_uids", "\(both) is also listed in members")
         }
         let named = try request.owner.flatMap { (owner: String) throws(ModerationError) -> String? in

@@ -28,12 +28,40 @@ enum Cursor {
     static func encode(appBans key: BanKey) -> String { encode(.appBans, key.bannedAt, key.uid) }
     static func encode(joinRequests key: MemberKey) -> String { encode(.joinRequests, key.joinedAt, key.uid) }
     static func encode(reportID id: UInt64) -> String { encode(id: id, .reports) }
+    static func encode(contentRuleID id: UInt64) -> String { encode(id: id, .contentRules) }
+    static func encode(afterSeq seq: UInt64) -> String { encode(id: seq, .actions) }
 
-    static func reportID(_ cursor: String) throws(ModerationError) -> UInt64? {
-        try id(.reports, cursor)
+    static func memberKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
+        try key(.members, cursor, MemberKey.init(joinedAt:uid:))
     }
 
-    static func encode(contentRuleID id: UInt64) -> String { encode(id: id, .contentRules) }
+    static func banKey(_ cursor: String) throws(ModerationError) -> BanKey? {
+        try key(.bans, cursor, BanKey.init(bannedAt:uid:))
+    }
+
+    static func appBanKey(_ cursor: String) throws(ModerationError) -> BanKey? {
+        try key(.appBans, cursor, BanKey.init(bannedAt:uid:))
+    }
+
+    static func groupKey(_ cursor: String) throws(ModerationError) -> GroupKey? {
+        try key(.groups, cursor, GroupKey.init(createdAt:guid:))
+    }
+
+    static func inviteKey(_ cursor: String) throws(ModerationError) -> InviteKey? {
+        try key(.invites, cursor, InviteKey.init(invitedAt:id:))
+    }
+
+    static func myInviteKey(_ cursor: String) throws(ModerationError) -> InviteKey? {
+        try key(.myInvites, cursor, InviteKey.init(invitedAt:id:))
+    }
+
+    static func joinRequestKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
+        try key(.joinRequests, cursor, MemberKey.init(joinedAt:uid:))
+    }
+
+    static func reportID(_ cursor: String) throws(ModerationError) -> UInt64? { try id(.reports, cursor) }
+    static func contentRuleID(_ cursor: String) throws(ModerationError) -> UInt64? { try id(.contentRules, cursor) }
+    static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? { try id(.actions, cursor) }
 
     private static func encode(id: UInt64, _ tag: Tag) -> String {
         var bytes: [UInt8] = [version, tag.rawValue]
@@ -41,11 +69,7 @@ enum Cursor {
         return text(bytes)
     }
 
-    static func contentRuleID(_ cursor: String) throws(ModerationError) -> UInt64? {
-        try id(.contentRules, cursor)
-    }
-
-    /// The id of a cursor of `tag`'s list, which pages by id.
+    /// The id of a cursor of `tag`'s list, which pages by id (the action log: by seq).
     private static func id(_ tag: Tag, _ cursor: String) throws(ModerationError) -> UInt64? {
         guard !cursor.isEmpty else { return nil }
         guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == tag.rawValue else {
@@ -56,63 +80,14 @@ enum Cursor {
         return id
     }
 
-    static func encode(afterSeq seq: UInt64) -> String {
-        var bytes: [UInt8] = [version, Tag.actions.rawValue]
-        Varint.append(seq, to: &bytes)
-        return text(bytes)
-    }
-
-    static func memberKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
+    /// The key of a cursor of `tag`'s list, which pages by a time and an identifier, as `make`
+    /// builds it.
+    private static func key<Key>(_ tag: Tag, _ cursor: String, _ make: (Int64, String) -> Key) throws(ModerationError)
+        -> Key?
+    {
         guard !cursor.isEmpty else { return nil }
-        let (time, uid) = try decode(.members, cursor)
-        return MemberKey(joinedAt: time, uid: uid)
-    }
-
-    static func banKey(_ cursor: String) throws(ModerationError) -> BanKey? {
-        guard !cursor.isEmpty else { return nil }
-        let (time, uid) = try decode(.bans, cursor)
-        return BanKey(bannedAt: time, uid: uid)
-    }
-
-    static func appBanKey(_ cursor: String) throws(ModerationError) -> BanKey? {
-        guard !cursor.isEmpty else { return nil }
-        let (time, uid) = try decode(.appBans, cursor)
-        return BanKey(bannedAt: time, uid: uid)
-    }
-
-    static func groupKey(_ cursor: String) throws(ModerationError) -> GroupKey? {
-        guard !cursor.isEmpty else { return nil }
-        let (time, guid) = try decode(.groups, cursor)
-        return GroupKey(createdAt: time, guid: guid)
-    }
-
-    static func inviteKey(_ cursor: String) throws(ModerationError) -> InviteKey? {
-        guard !cursor.isEmpty else { return nil }
-        let (time, uid) = try decode(.invites, cursor)
-        return InviteKey(invitedAt: time, id: uid)
-    }
-
-    static func myInviteKey(_ cursor: String) throws(ModerationError) -> InviteKey? {
-        guard !cursor.isEmpty else { return nil }
-        let (time, guid) = try decode(.myInvites, cursor)
-        return InviteKey(invitedAt: time, id: guid)
-    }
-
-    static func joinRequestKey(_ cursor: String) throws(ModerationError) -> MemberKey? {
-        guard !cursor.isEmpty else { return nil }
-        let (time, uid) = try decode(.joinRequests, cursor)
-        return MemberKey(joinedAt: time, uid: uid)
-    }
-
-    static func afterSeq(_ cursor: String) throws(ModerationError) -> UInt64? {
-        guard !cursor.isEmpty else { return nil }
-        guard let bytes = Self.bytes(cursor), bytes.count >= 3, bytes[0] == version, bytes[1] == Tag.actions.rawValue
-        else {
-            throw bad
-        }
-        var reader = Reader(bytes: bytes, offset: 2)
-        guard let seq = reader.varint(), reader.atEnd else { throw bad }
-        return seq
+        let (time, id) = try decode(tag, cursor)
+        return make(time, id)
     }
 
     private static var bad: ModerationError { .invalid("cursor", "not a cursor of this list") }

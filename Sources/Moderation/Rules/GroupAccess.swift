@@ -70,6 +70,21 @@ struct GroupAccess {
         if uid == caller.actor { throw .noSelfAction(uid, guid) }
     }
 
+    /// Step 7 of kick, ban and mute: the target is not the owner, whom the group never loses
+    /// that way; `refusal` is the call's code (`ERR_CANNOT_KICK_OWNER`, …), `done` names what the
+    /// owner cannot be ("kicked").
+    func requireNotOwner(_ uid: String, _ refusal: ErrorCode, cannotBe done: String) throws(ModerationError) {
+        if uid == stored.group.owner {
+            throw ModerationError(refusal, "\(uid) owns group \(guid) and cannot be \(done)")
+        }
+    }
+
+    /// The last step of a moderation call on a user: the actor outranks `rank`, the target's
+    /// (`what` names the action in the refusal).
+    func requireOutranks(_ rank: Rank, toDo what: String) throws(ModerationError) {
+        guard actorRank.outranks(rank) else { throw .permissionDenied(caller.name, what, guid) }
+    }
+
     /// The rank of a member (or non-member) `uid`.
     func rank(of uid: String, membership: Membership?) -> Rank {
         guard let membership else { return .nonMember }

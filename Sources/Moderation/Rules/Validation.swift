@@ -54,9 +54,7 @@ public enum Validation {
     static func identifiers(
         _ raw: [String], field: String, allowEmpty: Bool = false, max: Int = maxBatch, noun: String = "uids"
     ) throws(ModerationError) -> [String] {
-        guard raw.count <= max, allowEmpty || !raw.isEmpty else {
-            throw .invalid(field, "give \(allowEmpty ? 0 : 1)–\(max) \(noun) (got \(raw.count))")
-        }
+        try count(raw.count, field: field, allowEmpty: allowEmpty, max: max, noun: noun)
         var seen = Set<String>()
         var result: [String] = []
         result.reserveCapacity(raw.count)
@@ -66,6 +64,23 @@ public enum Validation {
             result.append(uid)
         }
         return result
+    }
+
+    /// A list's length: 1–`max` (0–`max` with `allowEmpty`); `noun` names what it lists in the
+    /// error.
+    static func count(_ count: Int, field: String, allowEmpty: Bool = false, max: Int, noun: String)
+        throws(ModerationError)
+    {
+        guard count <= max, allowEmpty || count > 0 else {
+            throw .invalid(field, "give \(allowEmpty ? 0 : 1)–\(max) \(noun) (got \(count))")
+        }
+    }
+
+    /// The users to add or invite (`members`), their uids checked as `identifiers` checks them,
+    /// each with the scope asked for.
+    static func grants(_ members: [MemberGrant], allowEmpty: Bool = false) throws(ModerationError) -> [MemberGrant] {
+        let uids = try identifiers(members.map(\.uid), field: "members", allowEmpty: allowEmpty)
+        return zip(uids, members).map { MemberGrant(uid: $0, scope: $1.scope) }
     }
 
     /// Text of at most `max` characters (and at least `min`).
@@ -100,8 +115,10 @@ public enum Validation {
         }
     }
 
-    /// A ban's or mute's `duration_ms`: 0 (`meaningOfZero`) or up to 100 years.
-    static func duration(_ durationMs: Int64, meaningOfZero: String) throws(ModerationError) {
+    /// A ban's or mute's `reason` (at most 512 characters) and `duration_ms`: 0
+    /// (`meaningOfZero`) or up to 100 years.
+    static func sanction(reason: String, durationMs: Int64, meaningOfZero: String) throws(ModerationError) {
+        try text(reason, field: "reason", max: maxReason)
         guard durationMs >= 0, durationMs <= 100 * 365 * 86_400_000 else {
             throw .invalid(
                 "duration_ms", "must be 0 (\(meaningOfZero)) or a positive number of milliseconds up to 100 years")

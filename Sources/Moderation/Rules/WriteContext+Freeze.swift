@@ -3,7 +3,7 @@ extension WriteContext {
     /// Freezes or unfreezes the group (steps 2–4: visible, actor a member, actor an admin; then
     /// the group's state: `ERR_ALREADY_FROZEN` / `ERR_GROUP_NOT_FROZEN`). A freeze's reason is
     /// kept on the group for its admins and moderators and carried by the `frozen` action.
-    mutating func setFrozen(_ frozen: Bool, guid: String, reason: String) throws(ModerationError) -> FreezeResult {
+    mutating func setFrozen(_ frozen: Bool, guid: String, reason: String) throws(ModerationError) -> GroupActionResult {
         var access = try access(guid)
         try access.requireVisible()
         try access.requireMember()
@@ -21,6 +21,6 @@ extension WriteContext {
         try tx.updateGroup(&access.stored, descriptive: true)
         let action = try record(
             frozen ? .frozen : .unfrozen, on: nil, group: access.stored, reason: frozen ? reason : "")
-        return FreezeResult(action: action, group: access.view())
+        return GroupActionResult(action: action, group: access.view())
     }
 }

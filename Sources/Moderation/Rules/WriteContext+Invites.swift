@@ -41,7 +41,7 @@ extension WriteContext {
 
     /// Accepts the acting user's live invite: they become a member with the invited scope,
     /// whatever the group's type, and `inviteAccepted` is recorded (its `newScope` the scope).
-    mutating func acceptInvite(guid: String, uid: String) throws(ModerationError) -> JoinResult {
+    mutating func acceptInvite(guid: String, uid: String) throws(ModerationError) -> GroupActionResult {
         var (access, user, invite, banned) = try inviteeAccess(guid, uid: uid)
         try expire(banned, in: &access)
         let membership = Membership(scope: invite.scope, joinedAt: now)
@@ -53,7 +53,7 @@ extension WriteContext {
         let view = GroupView(
             group: Redaction.group(access.stored.group, for: invite.scope.rank), hasJoined: true, scope: invite.scope,
             joinedAt: now)
-        return JoinResult(group: view, action: action)
+        return GroupActionResult(action: action, group: view)
     }
 
     /// Declines the acting user's live invite; `inviteDeclined` is recorded.

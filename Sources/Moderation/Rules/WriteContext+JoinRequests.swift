@@ -40,7 +40,7 @@ extension WriteContext {
     /// admin or moderator, the user exists, not banned (`ERR_BANNED_GROUPMEMBER`), not a member
     /// (`ERR_ALREADY_JOINED`), a pending request (`ERR_JOIN_REQUEST_NOT_FOUND`). The user becomes
     /// a participant and `joinRequestApproved` is recorded.
-    mutating func approveJoinRequest(guid: String, uid: String) throws(ModerationError) -> JoinRequestResult {
+    mutating func approveJoinRequest(guid: String, uid: String) throws(ModerationError) -> GroupActionResult {
         var access = try moderatorAccess(guid, toDo: "approve join requests")
         let user = try requireUser(uid)
         let banned = try banState(access, uid: uid)
@@ -56,13 +56,13 @@ extension WriteContext {
         access.stored.group.version += 1
         let action = try record(.joinRequestApproved, on: user.user, group: access.stored, newScope: .participant)
         try saveCounters(&access)
-        return JoinRequestResult(action: action, group: access.view())
+        return GroupActionResult(action: action, group: access.view())
     }
 
     /// Rejects `uid`'s pending request (steps 2–8, as approving, without the ban and member
     /// checks: a banned user or a member has no request); `joinRequestRejected` carries `reason`.
     mutating func rejectJoinRequest(guid: String, uid: String, reason: String) throws(ModerationError)
-        -> JoinRequestResult
+        -> GroupActionResult
     {
         let access = try moderatorAccess(guid, toDo: "reject join requests")
         let user = try requireUser(uid)
@@ -71,7 +71,7 @@ extension WriteContext {
         }
         try tx.deleteJoinRequest(groupID: access.groupID, uid: uid)
         let action = try record(.joinRequestRejected, on: user.user, group: access.stored, reason: reason)
-        return JoinRequestResult(action: action, group: access.view())
+        return GroupActionResult(action: action, group: access.view())
     }
 
     /// Withdraws the acting user's pending request (`CancelJoinRequest`). A private group exists

@@ -14,9 +14,7 @@ extension WriteContext {
         let target = try requireUser(uid)
         try access.requireNotSelf(uid)
         if uid == access.stored.group.owner { throw ownerError() }
-        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
-            throw .notAMember(uid, guid)
-        }
+        let membership = try requireMembership(access, uid: uid)
         return MemberChange(access: access, target: target, membership: membership)
     }
 
@@ -52,7 +50,7 @@ extension WriteContext {
     /// The writer's part of `TransferOwnership`: after the shared opening (for the app, naming the
     /// current owner is the self-action), the new owner's mute ends (the owner is never muted),
     /// the new owner gets scope admin and the old owner stays a member with scope admin.
-    mutating func transferOwnership(guid: String, uid: String) throws(ModerationError) -> TransferResult {
+    mutating func transferOwnership(guid: String, uid: String) throws(ModerationError) -> GroupActionResult {
         var change = try memberChange(
             guid, uid: uid, actorAtLeast: .owner, toDo: "transfer ownership",
             ifOwner: ModerationError(.groupNoSelfAction, "\(uid) already owns group \(guid)"))
@@ -70,6 +68,6 @@ extension WriteContext {
             newScope: .admin)
         let view = GroupAccess(stored: change.access.stored, caller: caller, membership: change.access.actorMembership)
             .view()
-        return TransferResult(action: action, group: view)
+        return GroupActionResult(action: action, group: view)
     }
 }

@@ -14,17 +14,26 @@ extension WriteContext {
     }
 
     /// A bulk moderation call (kick, ban, unban, mute, unmute many): steps 2–4 once for the
-    /// whole call, then `one` per uid as its own step (a domain error becomes that uid's result),
-    /// then the group's counters saved once.
+    /// whole call, then `one` per uid.
     mutating func forEachTarget(
         _ uids: [String], in guid: String, toDo what: String,
         _ one: (inout WriteContext, inout GroupAccess, String) throws(ModerationError) -> UserResult
     ) throws(ModerationError) -> [String: UserResult] {
         var access = try moderatorAccess(guid, toDo: what)
+        return try forEachTarget(uids, uid: { $0 }, on: &access, one)
+    }
+
+    /// A call on many users of one group (add, invite, kick, ban, … many) after its steps 2–4:
+    /// `one` per target as its own step (a domain error becomes that uid's result), then the
+    /// group's counters saved once.
+    mutating func forEachTarget<Target>(
+        _ targets: [Target], uid: (Target) -> String, on access: inout GroupAccess,
+        _ one: (inout WriteContext, inout GroupAccess, Target) throws(ModerationError) -> UserResult
+    ) throws(ModerationError) -> [String: UserResult] {
         var results: [String: UserResult] = [:]
-        for uid in uids {
-            results[uid] = try perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                try one(&context, &access, uid)
+        for target in targets {
+            results[uid(target)] = try perUser { (context: inout WriteContext) throws(ModerationError) -> UserResult in
+                try one(&context, &access, target)
             }
         }
         try saveCounters(&access)
@@ -63,21 +72,33 @@ extension WriteContext {
 
     /// Kicks `uid` (steps 5–9).
     mutating func kickOne(_ access: inout GroupAccess, uid: String) throws(ModerationError) -> ActionRecord {
-        let target = try requireUser(uid)
-        try access.requireNotSelf(uid)
-        if uid == access.stored.group.owner {
-            throw ModerationError(.cannotKickOwner, "\(uid) owns group \(access.guid) and cannot be kicked")
-        }
-        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
-            throw .notAMember(uid, access.guid)
-        }
-        guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
-            throw .permissionDenied(caller.name, "kick \(uid)", access.guid)
-        }
+        let target = try requireTarget(uid, in: access, unlessOwner: .cannotKickOwner, cannotBe: "kicked")
+        let membership = try requireMembership(access, uid: uid)
+        try access.requireOutranks(access.rank(of: uid, membership: membership), toDo: "kick \(uid)")
         try tx.deleteMember(groupID: access.groupID, uid: uid)
         access.stored.group.membersCount -= 1
         access.stored.group.version += 1
         return try record(.kicked, on: target.user, group: access.stored, oldScope: membership.scope)
+    }
+
+    /// Steps 5–7 of kick, ban and mute: the target is a user of the app (`ERR_UID_NOT_FOUND`),
+    /// not the actor, and not the owner (`GroupAccess.requireNotOwner`).
+    mutating func requireTarget(
+        _ uid: String, in access: GroupAccess, unlessOwner refusal: ErrorCode, cannotBe done: String
+    ) throws(ModerationError) -> StoredUser {
+        let target = try requireUser(uid)
+        try access.requireNotSelf(uid)
+        try access.requireNotOwner(uid, refusal, cannotBe: done)
+        return target
+    }
+
+    /// The step of the calls on a member (kick, mute, unmute, scope change, transfer) where the
+    /// target must be a member of the group (`ERR_NOT_A_MEMBER`).
+    func requireMembership(_ access: GroupAccess, uid: String) throws(ModerationError) -> Membership {
+        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
+            throw .notAMember(uid, access.guid)
+        }
+        return membership
     }
 
     /// Bans `uid`, removing them when a member (steps 5–9). With `ifNotBanned`, an existing ban
@@ -85,20 +106,14 @@ extension WriteContext {
     mutating func banOne(
         _ access: inout GroupAccess, uid: String, reason: String, durationMs: Int64, ifNotBanned: Bool
     ) throws(ModerationError) -> BanResult {
-        let target = try requireUser(uid)
-        try access.requireNotSelf(uid)
-        if uid == access.stored.group.owner {
-            throw ModerationError(.cannotBanOwner, "\(uid) owns group \(access.guid) and cannot be banned")
-        }
+        let target = try requireTarget(uid, in: access, unlessOwner: .cannotBanOwner, cannotBe: "banned")
         let banned = try banState(access, uid: uid)
         if let existing = banned.active {
             guard ifNotBanned else { throw .alreadyBanned(uid, access.guid) }
-            return BanResult(changed: false, action: nil, ban: withProfile(existing, target.user))
+            return BanResult(action: nil, ban: withProfile(existing, target.user))
         }
         let membership = try tx.membership(groupID: access.groupID, uid: uid)
-        guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
-            throw .permissionDenied(caller.name, "ban \(uid)", access.guid)
-        }
+        try access.requireOutranks(access.rank(of: uid, membership: membership), toDo: "ban \(uid)")
         try expire(banned, in: &access)
         if membership != nil {
             try tx.deleteMember(groupID: access.groupID, uid: uid)
@@ -113,14 +128,14 @@ extension WriteContext {
         let action = try record(
             .banned, on: target.user, group: access.stored, oldScope: membership?.scope, reason: reason,
             expiresAt: ban.expiresAt)
-        return BanResult(changed: true, action: action, ban: ban)
+        return BanResult(action: action, ban: ban)
     }
 
     /// Lifts the ban of `uid` (steps 5–9); the rank check is against the scope the user had
     /// before the ban (a pre-emptive ban: a non-member). With `onlyIfBanned`, no ban is a success
     /// with `changed == false`.
     mutating func unbanOne(_ access: inout GroupAccess, uid: String, onlyIfBanned: Bool) throws(ModerationError)
-        -> UnbanResult
+        -> LiftResult
     {
         let target = try requireUser(uid)
         try access.requireNotSelf(uid)
@@ -128,15 +143,13 @@ extension WriteContext {
         guard let ban = banned.active else {
             guard onlyIfBanned else { throw .userNotBanned(uid, access.guid) }
             try expire(banned, in: &access)
-            return UnbanResult(changed: false, action: nil)
+            return LiftResult(action: nil)
         }
-        guard access.actorRank.outranks(ban.scopeBefore?.rank ?? .nonMember) else {
-            throw .permissionDenied(caller.name, "unban \(uid)", access.guid)
-        }
+        try access.requireOutranks(ban.scopeBefore?.rank ?? .nonMember, toDo: "unban \(uid)")
         try tx.deleteBan(groupID: access.groupID, uid: uid)
         access.stored.group.version += 1
         let action = try record(.unbanned, on: target.user, group: access.stored, oldScope: ban.scopeBefore)
-        return UnbanResult(changed: true, action: action)
+        return LiftResult(action: action)
     }
 
     private func withProfile(_ ban: Ban, _ user: User) -> Ban {

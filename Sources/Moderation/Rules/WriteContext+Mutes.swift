@@ -7,55 +7,43 @@ extension WriteContext {
     mutating func muteOne(
         _ access: inout GroupAccess, uid: String, reason: String, durationMs: Int64, ifNotMuted: Bool
     ) throws(ModerationError) -> MuteResult {
-        let target = try requireUser(uid)
-        try access.requireNotSelf(uid)
-        if uid == access.stored.group.owner {
-            throw ModerationError(.cannotMuteOwner, "\(uid) owns group \(access.guid) and cannot be muted")
-        }
-        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
-            throw .notAMember(uid, access.guid)
-        }
+        let target = try requireTarget(uid, in: access, unlessOwner: .cannotMuteOwner, cannotBe: "muted")
+        let membership = try requireMembership(access, uid: uid)
         let state = MuteState(membership, at: now)
         if let existing = state.active {
             guard ifNotMuted else { throw .alreadyMuted(uid, access.guid) }
-            return MuteResult(changed: false, action: nil, member: member(target.user, membership, mute: existing))
+            return MuteResult(action: nil, member: member(target.user, membership, mute: existing))
         }
-        guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
-            throw .permissionDenied(caller.name, "mute \(uid)", access.guid)
-        }
+        try access.requireOutranks(access.rank(of: uid, membership: membership), toDo: "mute \(uid)")
         try expireMute(state, of: target.user, in: &access)
         let mute = Mute(expiresAt: durationMs > 0 ? now + durationMs : 0, reason: reason)
         try tx.setMemberMute(groupID: access.groupID, uid: uid, mute: mute)
         access.stored.group.version += 1
         let action = try record(
             .muted, on: target.user, group: access.stored, reason: reason, expiresAt: mute.expiresAt)
-        return MuteResult(changed: true, action: action, member: member(target.user, membership, mute: mute))
+        return MuteResult(action: action, member: member(target.user, membership, mute: mute))
     }
 
     /// Lifts the mute of the member `uid` (steps 5–9; the owner is never muted, so step 7 has
     /// nothing to protect). With `onlyIfMuted`, no mute in force is a success with
     /// `changed == false`.
     mutating func unmuteOne(_ access: inout GroupAccess, uid: String, onlyIfMuted: Bool) throws(ModerationError)
-        -> UnmuteResult
+        -> LiftResult
     {
         let target = try requireUser(uid)
         try access.requireNotSelf(uid)
-        guard let membership = try tx.membership(groupID: access.groupID, uid: uid) else {
-            throw .notAMember(uid, access.guid)
-        }
+        let membership = try requireMembership(access, uid: uid)
         let state = MuteState(membership, at: now)
         guard state.active != nil else {
             guard onlyIfMuted else { throw .userNotMuted(uid, access.guid) }
             try expireMute(state, of: target.user, in: &access)
-            return UnmuteResult(changed: false, action: nil)
+            return LiftResult(action: nil)
         }
-        guard access.actorRank.outranks(access.rank(of: uid, membership: membership)) else {
-            throw .permissionDenied(caller.name, "unmute \(uid)", access.guid)
-        }
+        try access.requireOutranks(access.rank(of: uid, membership: membership), toDo: "unmute \(uid)")
         try tx.setMemberMute(groupID: access.groupID, uid: uid, mute: nil)
         access.stored.group.version += 1
         let action = try record(.unmuted, on: target.user, group: access.stored)
-        return UnmuteResult(changed: true, action: action)
+        return LiftResult(action: action)
     }
 
     /// Converts a mute past its expiry that the change met: lifts it and appends an `unmuted`

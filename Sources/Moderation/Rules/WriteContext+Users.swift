@@ -36,7 +36,7 @@ extension WriteContext {
                     "owned_groups": String(owned.count),
                 ])
         }
-        var result = DeleteUserResult(groupsLeft: 0, bansDropped: 0, lastSeq: 0)
+        var result = DeleteUserResult()
         for var access in memberships {
             let scope = try tx.membership(groupID: access.groupID, uid: uid)?.scope
             try tx.deleteMember(groupID: access.groupID, uid: uid)

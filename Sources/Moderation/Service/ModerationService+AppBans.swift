@@ -18,8 +18,7 @@ extension ModerationService {
         submit(caller, replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<AppBanResult> in
             let uid = try Validation.identifier(uid, field: "uid")
-            try Validation.text(reason, field: "reason", max: Validation.maxReason)
-            try Validation.duration(durationMs, meaningOfZero: "until unbanned")
+            try Validation.sanction(reason: reason, durationMs: durationMs, meaningOfZero: "until unbanned")
             return { (context: inout WriteContext) throws(ModerationError) -> AppBanResult in
                 try context.banFromApp(uid: uid, reason: reason, durationMs: durationMs, shadow: shadow)
             }
@@ -58,14 +57,10 @@ extension ModerationService {
         let search = try Validation.search(options.search)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<AppBan> in
             try context.caller.requireApp(toDo: "list the app's bans")
-            guard let appID = try context.appID() else { return Page(items: [], nextCursor: "") }
+            guard let appID = try context.appID() else { return .empty }
             let query = BanPageQuery(after: after, search: search, limit: limit + 1, activeAt: context.now)
             let rows = try context.snapshot.appBans(appID: appID, query: query)
-            let page = Array(rows.prefix(limit))
-            let next =
-                rows.count > limit
-                ? page.last.map { Cursor.encode(appBans: BanKey(bannedAt: $0.bannedAt, uid: $0.uid)) } : nil
-            return Page(items: page, nextCursor: next ?? "")
+            return Page(rows: rows, limit: limit) { Cursor.encode(appBans: BanKey(bannedAt: $0.bannedAt, uid: $0.uid)) }
         }
     }
 }

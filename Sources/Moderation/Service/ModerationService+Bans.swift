@@ -15,10 +15,7 @@ extension ModerationService {
             let access = try context.moderatorAccess(guid, toDo: "list the banned members")
             let query = BanPageQuery(after: after, search: search, limit: limit + 1, activeAt: context.now)
             let rows = try context.snapshot.bans(groupID: access.groupID, query: query)
-            let page = Array(rows.prefix(limit))
-            let next =
-                rows.count > limit ? page.last.map { Cursor.encode(BanKey(bannedAt: $0.bannedAt, uid: $0.uid)) } : nil
-            return Page(items: page, nextCursor: next ?? "")
+            return Page(rows: rows, limit: limit) { Cursor.encode(BanKey(bannedAt: $0.bannedAt, uid: $0.uid)) }
         }
     }
 }

@@ -27,9 +27,7 @@ extension ModerationService {
         submit(caller, replay: replay, completion: appliedFirst(completion)) {
             () throws(ModerationError) -> WriteBody<ContentRulesResult> in
             let guid = try Self.contentRuleSet(guid)
-            guard (1...Self.maxContentRulesPerCall).contains(rules.count) else {
-                throw .invalid("rules", "give 1–\(Self.maxContentRulesPerCall) rules (got \(rules.count))")
-            }
+            try Validation.count(rules.count, field: "rules", max: Self.maxContentRulesPerCall, noun: "rules")
             var found: [Int: ModerationError] = [:]
             for (index, rule) in rules.enumerated() {
                 if let refusal = Self.refusal(of: rule, at: index) { found[index] = refusal }
@@ -51,9 +49,7 @@ extension ModerationService {
         submit(caller, replay: replay, completion: appliedFirst(completion)) {
             () throws(ModerationError) -> WriteBody<ContentRulesResult> in
             let guid = try Self.contentRuleSet(guid)
-            guard (1...Self.maxContentRulesPerCall).contains(ids.count) else {
-                throw .invalid("ids", "give 1–\(Self.maxContentRulesPerCall) ids (got \(ids.count))")
-            }
+            try Validation.count(ids.count, field: "ids", max: Self.maxContentRulesPerCall, noun: "ids")
             if let zero = ids.firstIndex(of: 0) { throw .invalid("ids[\(zero)]", "0 is no rule's id") }
             return { (context: inout WriteContext) throws(ModerationError) -> ContentRulesResult in
                 try context.deleteContentRules(guid: guid, ids: ids)
@@ -75,12 +71,10 @@ extension ModerationService {
             } else {
                 _ = try context.moderatorAccess(guid, toDo: "list content rules")
             }
-            guard let appID = try context.appID() else { return Page(items: [], nextCursor: "") }
+            guard let appID = try context.appID() else { return .empty }
             let rows = try context.snapshot.contentRules(
                 appID: appID, guid: guid, afterID: after ?? 0, limit: limit + 1)
-            let page = Array(rows.prefix(limit))
-            let next = rows.count > limit ? page.last.map { Cursor.encode(contentRuleID: $0.id) } : nil
-            return Page(items: page, nextCursor: next ?? "")
+            return Page(rows: rows, limit: limit) { Cursor.encode(contentRuleID: $0.id) }
         }
     }
 

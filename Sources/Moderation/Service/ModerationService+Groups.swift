@@ -124,21 +124,20 @@ extension ModerationService {
             throw .invalid("tags", "at most \(Validation.maxBatch) tags")
         }
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<GroupView> in
-            guard let appID = try context.appID() else { return Page(items: [], nextCursor: "") }
+            guard let appID = try context.appID() else { return .empty }
             let query = GroupPageQuery(
                 viewer: context.caller.actor, after: after, search: search, joinedOnly: options.joinedOnly,
                 types: options.types, tags: options.tags, limit: limit + 1, now: context.now)
             let rows = try context.snapshot.groups(appID: appID, query: query)
-            let page = rows.prefix(limit).map { listing in
-                let rank: Rank = context.caller.actor == nil ? .app : listing.membership?.scope.rank ?? .nonMember
-                return GroupView(
-                    group: Redaction.group(listing.group.group, for: rank), hasJoined: listing.membership != nil,
-                    scope: listing.membership?.scope, joinedAt: listing.membership?.joinedAt ?? 0)
-            }
-            let next =
-                rows.count > limit
-                ? page.last.map { Cursor.encode(GroupKey(createdAt: $0.group.createdAt, guid: $0.group.guid)) } : nil
-            return Page(items: Array(page), nextCursor: next ?? "")
+            return Page(
+                rows: rows, limit: limit,
+                item: { listing in
+                    let rank: Rank = context.caller.actor == nil ? .app : listing.membership?.scope.rank ?? .nonMember
+                    return GroupView(
+                        group: Redaction.group(listing.group.group, for: rank), hasJoined: listing.membership != nil,
+                        scope: listing.membership?.scope, joinedAt: listing.membership?.joinedAt ?? 0)
+                },
+                cursor: { Cursor.encode(GroupKey(createdAt: $0.group.createdAt, guid: $0.group.guid)) })
         }
     }
 }

@@ -12,20 +12,15 @@ extension ModerationService {
         submit(caller, replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<[String: UserResult]> in
             let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(members.map(\.uid), field: "members")
-            let grants = zip(uids, members).map { MemberGrant(uid: $0, scope: $1.scope) }
+            let grants = try Validation.grants(members)
             let lifetime = try Validation.inviteLifetime(expiresInMs)
             return { (context: inout WriteContext) throws(ModerationError) -> [String: UserResult] in
                 var access = try context.moderatorAccess(guid, toDo: "invite members")
-                var results: [String: UserResult] = [:]
-                for grant in grants {
-                    results[grant.uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        try context.inviteOne(&access, grant, expiresInMs: lifetime)
-                    }
+                return try context.forEachTarget(grants, uid: \.uid, on: &access) {
+                    (context: inout WriteContext, access: inout GroupAccess, grant: MemberGrant) throws(ModerationError)
+                        -> UserResult in
+                    try context.inviteOne(&access, grant, expiresInMs: lifetime)
                 }
-                try context.saveCounters(&access)
-                return results
             }
         }
     }
@@ -37,15 +32,12 @@ extension ModerationService {
     /// (`ERR_BANNED_GROUPMEMBER`) → not a member (`ERR_ALREADY_JOINED`) → a live invite (a
     /// private group without one: `ERR_GROUP_NOT_FOUND`; other types: `ERR_INVITE_NOT_FOUND`).
     public func acceptInvite(
-        _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<JoinResult>,
-        completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
+        _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<GroupActionResult>,
+        completion: @escaping @Sendable (MutationResult<GroupActionResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) { () throws(ModerationError) -> WriteBody<JoinResult> in
-            let actor = try ValidatedCaller(caller).requireUser()
-            let guid = try Validation.identifier(guid, field: "guid")
-            return { (context: inout WriteContext) throws(ModerationError) -> JoinResult in
-                try context.acceptInvite(guid: guid, uid: actor)
-            }
+        submitAsUser(caller, guid: guid, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, actor: String) throws(ModerationError) -> GroupActionResult in
+            try context.acceptInvite(guid: guid, uid: actor)
         }
     }
 
@@ -54,13 +46,9 @@ extension ModerationService {
         _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<ActionRecord> in
-            let actor = try ValidatedCaller(caller).requireUser()
-            let guid = try Validation.identifier(guid, field: "guid")
-            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
-                try context.declineInvite(guid: guid, uid: actor)
-            }
+        submitAsUser(caller, guid: guid, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, actor: String) throws(ModerationError) -> ActionRecord in
+            try context.declineInvite(guid: guid, uid: actor)
         }
     }
 
@@ -74,13 +62,9 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<ActionRecord> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
-                try context.revokeInvite(guid: guid, uid: uid)
-            }
+        submitOnUser(caller, guid: guid, uid: uid, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, uid: String) throws(ModerationError) -> ActionRecord in
+            try context.revokeInvite(guid: guid, uid: uid)
         }
     }
 
@@ -97,11 +81,9 @@ extension ModerationService {
             let access = try context.moderatorAccess(guid, toDo: "list invites")
             let rows = try context.snapshot.invites(
                 groupID: access.groupID, query: InvitePageQuery(after: after, limit: limit + 1, liveAt: context.now))
-            let page = Array(rows.prefix(limit))
-            let next =
-                rows.count > limit
-                ? page.last.map { Cursor.encode(invites: InviteKey(invitedAt: $0.invitedAt, id: $0.uid)) } : nil
-            return Page(items: page, nextCursor: next ?? "")
+            return Page(rows: rows, limit: limit) {
+                Cursor.encode(invites: InviteKey(invitedAt: $0.invitedAt, id: $0.uid))
+            }
         }
     }
 
@@ -114,22 +96,20 @@ extension ModerationService {
         let limit = try Validation.limit(limit)
         let after = try Cursor.myInviteKey(cursor)
         return try read(caller) { (context: ReadContext) throws(ModerationError) -> Page<MyInvite> in
-            guard let appID = try context.appID() else { return Page(items: [], nextCursor: "") }
+            guard let appID = try context.appID() else { return .empty }
             let rows = try context.snapshot.invitesOf(
                 appID: appID, uid: actor, query: InvitePageQuery(after: after, limit: limit + 1, liveAt: context.now))
-            let page = rows.prefix(limit).map { listing in
-                MyInvite(
-                    invite: listing.invite,
-                    group: GroupView(
-                        group: Redaction.group(listing.group.group, for: .nonMember), hasJoined: false, scope: nil,
-                        joinedAt: 0))
-            }
-            let next =
-                rows.count > limit
-                ? page.last.map {
-                    Cursor.encode(myInvites: InviteKey(invitedAt: $0.invite.invitedAt, id: $0.group.group.guid))
-                } : nil
-            return Page(items: Array(page), nextCursor: next ?? "")
+            return Page(
+                rows: rows, limit: limit,
+                item: { listing in
+                    MyInvite(
+                        invite: listing.invite,
+                        group: GroupView(
+                            group: Redaction.group(listing.group.group, for: .nonMember), hasJoined: false, scope: nil,
+                            joinedAt: 0))
+                },
+                cursor: { Cursor.encode(myInvites: InviteKey(invitedAt: $0.invite.invitedAt, id: $0.group.group.guid)) }
+            )
         }
     }
 

@@ -11,14 +11,13 @@ extension ModerationService {
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
         let limit = configuration.maxPendingJoinRequests
-        submit(caller, replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<ActionRecord> in
-            let actor = try ValidatedCaller(caller).requireUser()
-            let guid = try Validation.identifier(guid, field: "guid")
-            try Validation.text(message, field: "message", max: Validation.maxDescription)
-            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
-                try context.requestToJoin(guid: guid, uid: actor, message: message, limit: limit)
+        submitAsUser(
+            caller, guid: guid, replay: replay, completion: completion,
+            validate: { () throws(ModerationError) in
+                try Validation.text(message, field: "message", max: Validation.maxDescription)
             }
+        ) { (context: inout WriteContext, guid: String, actor: String) throws(ModerationError) -> ActionRecord in
+            try context.requestToJoin(guid: guid, uid: actor, message: message, limit: limit)
         }
     }
 
@@ -29,16 +28,12 @@ extension ModerationService {
     /// banned (`ERR_BANNED_GROUPMEMBER`) → a member (`ERR_ALREADY_JOINED`) → a pending request
     /// (`ERR_JOIN_REQUEST_NOT_FOUND`).
     public func approveJoinRequest(
-        _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<JoinRequestResult>,
-        completion: @escaping @Sendable (MutationResult<JoinRequestResult>) -> Void
+        _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<GroupActionResult>,
+        completion: @escaping @Sendable (MutationResult<GroupActionResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<JoinRequestResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> JoinRequestResult in
-                try context.approveJoinRequest(guid: guid, uid: uid)
-            }
+        submitOnUser(caller, guid: guid, uid: uid, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, uid: String) throws(ModerationError) -> GroupActionResult in
+            try context.approveJoinRequest(guid: guid, uid: uid)
         }
     }
 
@@ -47,17 +42,16 @@ extension ModerationService {
     /// user exists → a pending request (`ERR_JOIN_REQUEST_NOT_FOUND`).
     public func rejectJoinRequest(
         _ caller: Caller, guid: String, uid: String, reason: String = "",
-        replay: @escaping ReplayEncoder<JoinRequestResult>,
-        completion: @escaping @Sendable (MutationResult<JoinRequestResult>) -> Void
+        replay: @escaping ReplayEncoder<GroupActionResult>,
+        completion: @escaping @Sendable (MutationResult<GroupActionResult>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<JoinRequestResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            try Validation.text(reason, field: "reason", max: Validation.maxReason)
-            return { (context: inout WriteContext) throws(ModerationError) -> JoinRequestResult in
-                try context.rejectJoinRequest(guid: guid, uid: uid, reason: reason)
+        submitOnUser(
+            caller, guid: guid, uid: uid, replay: replay, completion: completion,
+            validate: { () throws(ModerationError) in
+                try Validation.text(reason, field: "reason", max: Validation.maxReason)
             }
+        ) { (context: inout WriteContext, guid: String, uid: String) throws(ModerationError) -> GroupActionResult in
+            try context.rejectJoinRequest(guid: guid, uid: uid, reason: reason)
         }
     }
 
@@ -68,13 +62,9 @@ extension ModerationService {
         _ caller: Caller, guid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submit(caller, replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<ActionRecord> in
-            let actor = try ValidatedCaller(caller).requireUser()
-            let guid = try Validation.identifier(guid, field: "guid")
-            return { (context: inout WriteContext) throws(ModerationError) -> ActionRecord in
-                try context.cancelJoinRequest(guid: guid, uid: actor)
-            }
+        submitAsUser(caller, guid: guid, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, actor: String) throws(ModerationError) -> ActionRecord in
+            try context.cancelJoinRequest(guid: guid, uid: actor)
         }
     }
 
@@ -90,11 +80,9 @@ extension ModerationService {
             let access = try context.moderatorAccess(guid, toDo: "list join requests")
             let rows = try context.snapshot.joinRequests(
                 groupID: access.groupID, query: JoinRequestPageQuery(after: after, limit: limit + 1))
-            let page = Array(rows.prefix(limit))
-            let next =
-                rows.count > limit
-                ? page.last.map { Cursor.encode(joinRequests: MemberKey(joinedAt: $0.requestedAt, uid: $0.uid)) } : nil
-            return Page(items: page, nextCursor: next ?? "")
+            return Page(rows: rows, limit: limit) {
+                Cursor.encode(joinRequests: MemberKey(joinedAt: $0.requestedAt, uid: $0.uid))
+            }
         }
     }
 }

@@ -17,8 +17,8 @@ extension ModerationService {
     /// guess; without one there is no hash to spare, and the writer checks it first thing
     /// (`PendingMutation`'s admission), where a shared ledger has been read ahead with the batch.
     public func joinGroup(
-        _ caller: Caller, guid: String, password: String = "", replay: @escaping ReplayEncoder<JoinResult>,
-        completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
+        _ caller: Caller, guid: String, password: String = "", replay: @escaping ReplayEncoder<GroupActionResult>,
+        completion: @escaping @Sendable (MutationResult<GroupActionResult>) -> Void
     ) {
         let key = (try? ValidatedCaller(caller).requireUser(), try? Validation.identifier(guid, field: "guid"))
         guard let uid = key.0, let normalized = key.1 else {
@@ -31,7 +31,7 @@ extension ModerationService {
         guard !password.isEmpty else {
             // What the admission found, for a successful join to clear.
             let seen = ConditionLock(PasswordFailures(count: 0, first: nil))
-            let admission: PendingMutation<JoinResult>.Admission = { transaction, now throws(ModerationError) in
+            let admission: PendingMutation<GroupActionResult>.Admission = { transaction, now throws(ModerationError) in
                 let failures = try attempts.failures(attemptKey, now: now, in: transaction)
                 if let waitMs = attempts.retryAfter(failures, now: now) {
                     throw PasswordAttemptLimiter.refusal(attemptKey, waitMs: waitMs)
@@ -78,8 +78,9 @@ extension ModerationService {
 
     private func join(
         _ caller: Caller, guid rawGUID: String, password: String, attempt: Int,
-        replay: @escaping ReplayEncoder<JoinResult>, admission: PendingMutation<JoinResult>.Admission? = nil,
-        completion: @escaping @Sendable (MutationResult<JoinResult>) -> Void
+        replay: @escaping ReplayEncoder<GroupActionResult>,
+        admission: PendingMutation<GroupActionResult>.Admission? = nil,
+        completion: @escaping @Sendable (MutationResult<GroupActionResult>) -> Void
     ) {
         let hasher = configuration.passwordHasher
         let retry: @Sendable () -> Void = { [self] in
@@ -92,7 +93,7 @@ extension ModerationService {
         submit(
             caller, touching: (rawGUID, []), replay: replay, completion: completion, retry: retry, admission: admission
         ) {
-            () throws(ModerationError) -> WriteBody<JoinResult> in
+            () throws(ModerationError) -> WriteBody<GroupActionResult> in
             let actor = try ValidatedCaller(caller).requireUser()
             let guid = try Validation.identifier(rawGUID, field: "guid")
             try Validation.text(password, field: "password", max: Validation.maxName * 10)
@@ -100,7 +101,7 @@ extension ModerationService {
             // still gets an answer.
             let verifyOnWriter = attempt >= 3
             let proof = verifyOnWriter ? nil : passwordProof(caller, guid: guid, password: password, hasher: hasher)
-            return { (context: inout WriteContext) throws(ModerationError) -> JoinResult in
+            return { (context: inout WriteContext) throws(ModerationError) -> GroupActionResult in
                 var access = try context.access(guid)
                 let user = try context.requireUser(actor)
                 if access.actorMembership != nil { throw .alreadyJoined(actor, guid) }
@@ -137,7 +138,7 @@ extension ModerationService {
                 let view = GroupView(
                     group: Redaction.group(access.stored.group, for: .participant), hasJoined: true,
                     scope: .participant, joinedAt: context.now)
-                return JoinResult(group: view, action: action)
+                return GroupActionResult(action: action, group: view)
             }
         }
     }
@@ -197,18 +198,14 @@ extension ModerationService {
         submit(caller, replay: replay, completion: completion) {
             () throws(ModerationError) -> WriteBody<AddMembersResult> in
             let guid = try Validation.identifier(guid, field: "guid")
-            let uids = try Validation.identifiers(members.map(\.uid), field: "members")
-            let grants = zip(uids, members).map { MemberGrant(uid: $0, scope: $1.scope) }
+            let grants = try Validation.grants(members)
             return { (context: inout WriteContext) throws(ModerationError) -> AddMembersResult in
                 var access = try context.moderatorAccess(guid, toDo: "add members to the group")
-                var results: [String: UserResult] = [:]
-                for grant in grants {
-                    results[grant.uid] = try context.perUser {
-                        (context: inout WriteContext) throws(ModerationError) -> UserResult in
-                        try context.addOne(&access, grant)
-                    }
+                let results = try context.forEachTarget(grants, uid: \.uid, on: &access) {
+                    (context: inout WriteContext, access: inout GroupAccess, grant: MemberGrant) throws(ModerationError)
+                        -> UserResult in
+                    try context.addOne(&access, grant)
                 }
-                try context.saveCounters(&access)
                 return AddMembersResult(results: results, group: access.view())
             }
         }
@@ -249,11 +246,7 @@ extension ModerationService {
                 return seen(cached)
             }
             let rows = try context.snapshot.members(groupID: access.groupID, query: query)
-            let items = Array(rows.prefix(limit))
-            let next =
-                rows.count > limit
-                ? items.last.map { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) } : nil
-            let page = Page(items: items, nextCursor: next ?? "")
+            let page = Page(rows: rows, limit: limit) { Cursor.encode(MemberKey(joinedAt: $0.joinedAt, uid: $0.uid)) }
             if cacheable {
                 memberPages.store(page, groupID: access.groupID, version: version, epoch: epoch, limit: limit)
             }

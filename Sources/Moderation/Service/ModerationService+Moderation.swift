@@ -8,12 +8,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<ActionRecord>,
         completion: @escaping @Sendable (MutationResult<ActionRecord>) -> Void
     ) {
-        submitChange(caller, guid: guid, uid: uid, toDo: "kick members", replay: replay, completion: completion) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                -> ActionRecord
-            in
-            try context.kickOne(&access, uid: uid)
-        }
+        submitChange(caller, guid: guid, uid: uid, .kick, replay: replay, completion: completion)
     }
 
     /// Bans a user (`BanMember`), removing them when a member: admins and moderators outranking
@@ -29,13 +24,8 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<BanResult>, completion: @escaping @Sendable (MutationResult<BanResult>) -> Void
     ) {
         submitChange(
-            caller, guid: guid, uid: uid, toDo: "ban members", replay: replay, completion: completion,
-            validate: { () throws(ModerationError) in try Self.validateBan(reason: reason, durationMs: durationMs) }
-        ) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> BanResult
-            in
-            try context.banOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
-        }
+            caller, guid: guid, uid: uid, .ban(reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned),
+            replay: replay, completion: completion)
     }
 
     /// Lifts a ban (`UnbanMember`); the user is not re-added. Admins and moderators outranking
@@ -46,14 +36,11 @@ extension ModerationService {
     /// actor outranks the former scope.
     public func unbanMember(
         _ caller: Caller, guid: String, uid: String, onlyIfBanned: Bool = false,
-        replay: @escaping ReplayEncoder<UnbanResult>,
-        completion: @escaping @Sendable (MutationResult<UnbanResult>) -> Void
+        replay: @escaping ReplayEncoder<LiftResult>,
+        completion: @escaping @Sendable (MutationResult<LiftResult>) -> Void
     ) {
-        submitChange(caller, guid: guid, uid: uid, toDo: "unban members", replay: replay, completion: completion) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UnbanResult
-            in
-            try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
-        }
+        submitChange(
+            caller, guid: guid, uid: uid, .unban(onlyIfBanned: onlyIfBanned), replay: replay, completion: completion)
     }
 
     /// Changes a member's scope (`ChangeMemberScope`): admins outranking the member; only the
@@ -66,13 +53,9 @@ extension ModerationService {
         _ caller: Caller, guid: String, uid: String, scope: Scope, replay: @escaping ReplayEncoder<ScopeChangeResult>,
         completion: @escaping @Sendable (MutationResult<ScopeChangeResult>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<ScopeChangeResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> ScopeChangeResult in
-                try context.changeMemberScope(guid: guid, uid: uid, to: scope)
-            }
+        submitOnUser(caller, guid: guid, uid: uid, touching: true, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, uid: String) throws(ModerationError) -> ScopeChangeResult in
+            try context.changeMemberScope(guid: guid, uid: uid, to: scope)
         }
     }
 
@@ -82,16 +65,12 @@ extension ModerationService {
     /// (for the app: not the current owner) → target member. The new owner gets scope admin; the
     /// old owner stays a member with scope admin.
     public func transferOwnership(
-        _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<TransferResult>,
-        completion: @escaping @Sendable (MutationResult<TransferResult>) -> Void
+        _ caller: Caller, guid: String, uid: String, replay: @escaping ReplayEncoder<GroupActionResult>,
+        completion: @escaping @Sendable (MutationResult<GroupActionResult>) -> Void
     ) {
-        submit(caller, touching: (guid, [uid]), replay: replay, completion: completion) {
-            () throws(ModerationError) -> WriteBody<TransferResult> in
-            let guid = try Validation.identifier(guid, field: "guid")
-            let uid = try Validation.identifier(uid, field: "uid")
-            return { (context: inout WriteContext) throws(ModerationError) -> TransferResult in
-                try context.transferOwnership(guid: guid, uid: uid)
-            }
+        submitOnUser(caller, guid: guid, uid: uid, touching: true, replay: replay, completion: completion) {
+            (context: inout WriteContext, guid: String, uid: String) throws(ModerationError) -> GroupActionResult in
+            try context.transferOwnership(guid: guid, uid: uid)
         }
     }
 
@@ -101,11 +80,7 @@ extension ModerationService {
         _ caller: Caller, guid: String, uids: [String], replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submitBulk(caller, guid: guid, uids: uids, toDo: "kick members", replay: replay, completion: completion) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
-            in
-            .changed(seq: try context.kickOne(&access, uid: uid).seq)
-        }
+        submitBulk(caller, guid: guid, uids: uids, .kick, replay: replay, completion: completion)
     }
 
     /// Bans up to 100 users (`BulkBanMembers`) with one reason and duration.
@@ -116,15 +91,8 @@ extension ModerationService {
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
         submitBulk(
-            caller, guid: guid, uids: uids, toDo: "ban members", replay: replay, completion: completion,
-            validate: { () throws(ModerationError) in try Self.validateBan(reason: reason, durationMs: durationMs) }
-        ) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
-            in
-            let result = try context.banOne(
-                &access, uid: uid, reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned)
-            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-        }
+            caller, guid: guid, uids: uids, .ban(reason: reason, durationMs: durationMs, ifNotBanned: ifNotBanned),
+            replay: replay, completion: completion)
     }
 
     /// Unbans up to 100 users (`BulkUnbanMembers`).
@@ -133,16 +101,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submitBulk(caller, guid: guid, uids: uids, toDo: "unban members", replay: replay, completion: completion) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
-            in
-            let result = try context.unbanOne(&access, uid: uid, onlyIfBanned: onlyIfBanned)
-            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-        }
-    }
-
-    static func validateBan(reason: String, durationMs: Int64) throws(ModerationError) {
-        try Validation.text(reason, field: "reason", max: Validation.maxReason)
-        try Validation.duration(durationMs, meaningOfZero: "permanent")
+        submitBulk(
+            caller, guid: guid, uids: uids, .unban(onlyIfBanned: onlyIfBanned), replay: replay, completion: completion)
     }
 }

@@ -13,13 +13,8 @@ extension ModerationService {
         completion: @escaping @Sendable (MutationResult<MuteResult>) -> Void
     ) {
         submitChange(
-            caller, guid: guid, uid: uid, toDo: "mute members", replay: replay, completion: completion,
-            validate: { () throws(ModerationError) in try Self.validateMute(reason: reason, durationMs: durationMs) }
-        ) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> MuteResult
-            in
-            try context.muteOne(&access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
-        }
+            caller, guid: guid, uid: uid, .mute(reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted),
+            replay: replay, completion: completion)
     }
 
     /// Lifts a member's mute (`UnmuteMember`): admins and moderators outranking them.
@@ -29,15 +24,11 @@ extension ModerationService {
     /// `changed == false` with `onlyIfMuted`) → actor outranks target.
     public func unmuteMember(
         _ caller: Caller, guid: String, uid: String, onlyIfMuted: Bool = false,
-        replay: @escaping ReplayEncoder<UnmuteResult>,
-        completion: @escaping @Sendable (MutationResult<UnmuteResult>) -> Void
+        replay: @escaping ReplayEncoder<LiftResult>,
+        completion: @escaping @Sendable (MutationResult<LiftResult>) -> Void
     ) {
-        submitChange(caller, guid: guid, uid: uid, toDo: "unmute members", replay: replay, completion: completion) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError)
-                -> UnmuteResult
-            in
-            try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
-        }
+        submitChange(
+            caller, guid: guid, uid: uid, .unmute(onlyIfMuted: onlyIfMuted), replay: replay, completion: completion)
     }
 
     /// Mutes up to 100 members (`BulkMuteMembers`) with one reason and duration: steps 1–4 fail
@@ -49,15 +40,8 @@ extension ModerationService {
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
         submitBulk(
-            caller, guid: guid, uids: uids, toDo: "mute members", replay: replay, completion: completion,
-            validate: { () throws(ModerationError) in try Self.validateMute(reason: reason, durationMs: durationMs) }
-        ) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
-            in
-            let result = try context.muteOne(
-                &access, uid: uid, reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted)
-            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-        }
+            caller, guid: guid, uids: uids, .mute(reason: reason, durationMs: durationMs, ifNotMuted: ifNotMuted),
+            replay: replay, completion: completion)
     }
 
     /// Unmutes up to 100 members (`BulkUnmuteMembers`).
@@ -66,16 +50,7 @@ extension ModerationService {
         replay: @escaping ReplayEncoder<[String: UserResult]>,
         completion: @escaping @Sendable (MutationResult<[String: UserResult]>) -> Void
     ) {
-        submitBulk(caller, guid: guid, uids: uids, toDo: "unmute members", replay: replay, completion: completion) {
-            (context: inout WriteContext, access: inout GroupAccess, uid: String) throws(ModerationError) -> UserResult
-            in
-            let result = try context.unmuteOne(&access, uid: uid, onlyIfMuted: onlyIfMuted)
-            return result.action.map { .changed(seq: $0.seq) } ?? .unchanged
-        }
-    }
-
-    static func validateMute(reason: String, durationMs: Int64) throws(ModerationError) {
-        try Validation.text(reason, field: "reason", max: Validation.maxReason)
-        try Validation.duration(durationMs, meaningOfZero: "until unmuted")
+        submitBulk(
+            caller, guid: guid, uids: uids, .unmute(onlyIfMuted: onlyIfMuted), replay: replay, completion: completion)
     }
 }

@@ -16,9 +16,7 @@ extension ModerationService {
     /// own scratch space, in time linear in the text (`maxPostText` bytes at most: more is
     /// `ERR_INVALID_ARGUMENT` naming the check).
     public func checkPost(_ caller: Caller, checks: [PostCheck]) throws(ModerationError) -> [PostVerdict] {
-        guard (1...Validation.maxBatch).contains(checks.count) else {
-            throw .invalid("checks", "give 1–\(Validation.maxBatch) checks (got \(checks.count))")
-        }
+        try Validation.count(checks.count, field: "checks", max: Validation.maxBatch, noun: "checks")
         let validated = try ValidatedCaller(caller)
         let actor = validated.actor
         var normalized: [PostCheck] = []
@@ -68,7 +66,7 @@ extension ModerationService {
         for (set, setMatches) in zip(sets, perSet) {
             for match in setMatches {
                 guard let action = set.actions[match.ruleID] else { continue }
-                matches.append((ContentMatch(ruleID: match.ruleID, start: match.start, end: match.end), action))
+                matches.append((match, action))
             }
         }
         if sets.count > 1 {

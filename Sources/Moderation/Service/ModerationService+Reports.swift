@@ -60,14 +60,13 @@ extension ModerationService {
             let access = try context.moderatorAccess(guid, toDo: "list reports")
             let rows = try context.snapshot.reports(
                 groupID: access.groupID, query: ReportPageQuery(open: open, afterID: after, limit: limit + 1))
-            let page = Array(rows.prefix(limit))
-            let next = rows.count > limit ? page.last.map { Cursor.encode(reportID: $0.id) } : nil
+            var page = Page(rows: rows, limit: limit) { Cursor.encode(reportID: $0.id) }
             // A moderator never reads the reports about themselves (the page may be short).
             let reader = context.caller.actor
+            page.items.removeAll { $0.target == reader }
             var counts = try context.snapshot.reportCounts(groupID: access.groupID, open: open)
             if let reader { counts[reader] = nil }
-            return ReportPage(
-                page: Page(items: page.filter { $0.target != reader }, nextCursor: next ?? ""), counts: counts)
+            return ReportPage(page: page, counts: counts)
         }
     }
 }

@@ -7,27 +7,13 @@ public struct GroupPageQuery: Sendable, Equatable {
     public var viewer: String?
     public var after: GroupKey?
     /// Folded substring of the guid or the name; empty means no filter.
-    public var search: String
-    public var joinedOnly: Bool
+    public var search: String = ""
+    public var joinedOnly: Bool = false
     /// Empty means all.
-    public var types: Set<GroupType>
+    public var types: Set<GroupType> = []
     /// Groups with at least one of these tags; empty means all.
-    public var tags: [String]
+    public var tags: [String] = []
     public var limit: Int
     /// For ban expiry, Unix milliseconds.
     public var now: Int64
-
-    public init(
-        viewer: String?, after: GroupKey? = nil, search: String = "", joinedOnly: Bool = false,
-        types: Set<GroupType> = [], tags: [String] = [], limit: Int, now: Int64
-    ) {
-        self.viewer = viewer
-        self.after = after
-        self.search = search
-        self.joinedOnly = joinedOnly
-        self.types = types
-        self.tags = tags
-        self.limit = limit
-        self.now = now
-    }
 }

@@ -7,10 +7,4 @@ public struct ReportPageQuery: Sendable, Equatable {
     public var afterID: UInt64?
     /// How many rows at most.
     public var limit: Int
-
-    public init(open: Bool, afterID: UInt64? = nil, limit: Int) {
-        self.open = open
-        self.afterID = afterID
-        self.limit = limit
-    }
 }
