@@ -3,7 +3,7 @@ public import GRPCMessages
 public import HTTP2Support
 import ProtoBridge
 public import RPCCore
-public import RPCGRPC
+import RPCGRPC
 import RPCMessages
 
 /// A connection's core on standard gRPC, driven by an in-process nghttp2 client, with a fake
