@@ -42,7 +42,8 @@ public enum TestBackend: Sendable, Equatable, CustomStringConvertible {
 
 /// Runs each test of a suite once on every store (`TestBackend.every()`), one after the other in
 /// the same test case, with `TestBackend.current` set to the store: the service suites take the
-/// store as a parameter this way, and a test written for one store runs on both. A failure names
+/// store as a parameter this way, and a test written for one store runs on both. The test cases
+/// run on `TestCaseThreads`, several at once however few the cores. A failure names
 /// its store when it is a thrown error; an expectation that fails on one store only is told apart
 /// by running with `MODERATION_TEST_STORE=sqlite` or `postgres`.
 public struct EveryStoreTrait: SuiteTrait, TestTrait, TestScoping {
@@ -60,11 +61,13 @@ public struct EveryStoreTrait: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let stores = postgresOnly ? [.postgres(url: try PostgresCluster.shared().url)] : try TestBackend.every()
-        for backend in stores {
-            do {
-                try await TestBackend.$current.withValue(backend) { try await function() }
-            } catch {
-                Issue.record(FailureOnStore(backend: backend, error: error))
+        try await withTaskExecutorPreference(TestCaseThreads.shared) {
+            for backend in stores {
+                do {
+                    try await TestBackend.$current.withValue(backend) { try await function() }
+                } catch {
+                    Issue.record(FailureOnStore(backend: backend, error: error))
+                }
             }
         }
     }
