@@ -130,10 +130,12 @@ struct AppBanEventTests {
         try app.unbanFromApp("u")
         let replayed = Self.subscribe(hub, "u", nil, afterSeq: start)
         try app.kick("g", "p")
-        hub.settle()
+        // The replay hands over to live delivery on its own thread: wait for the live action.
+        #expect(waitUntil { replayed.events.count >= 3 }, "events so far: \(replayed.events)")
         #expect(replayed.events == ["appBanned u", "appUnbanned u", "kicked p"] && replayed.ended == nil)
         let ban = try app.banFromApp("u")
         hub.settle()
+        #expect(waitUntil { replayed.revoked != nil }, "the ban did not end the subscription")
         #expect(replayed.revoked?.code == .userBannedFromApp && replayed.revoked?.lastSeq == ban.action.seq)
     }
 }
