@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 extension EndToEnd {
-    /// DeleteUser with issue 17's second set over real sockets: the user's pending invites and
+    /// DeleteUser with invites, join requests and reports over real sockets: the user's pending invites and
     /// join requests go with them; the open reports they filed stay for the moderators.
     @Suite("DeleteUser with invites, join requests and reports over the wire", .onEveryStore)
     struct DeleteUserPhase2WireTests {

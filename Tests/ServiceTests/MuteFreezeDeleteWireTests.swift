@@ -6,8 +6,8 @@ import TestSupport
 import Testing
 
 extension EndToEnd {
-    /// Issue 17's first set over real sockets: mutes (one that expires while the member waits),
-    /// freezes, the decision call and user deletion — each step a call on the wire, checked
+    /// Mutes (one that expires while the member waits), freezes, the decision call and user
+    /// deletion over real sockets — each step a call on the wire, checked
     /// against the reply, the actions recorded and delivered, and the state read back.
     @Suite("Mutes, freezes, CheckPost and DeleteUser over the wire", .onEveryStore)
     struct MuteFreezeDeleteWireTests {

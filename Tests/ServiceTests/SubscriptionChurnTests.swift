@@ -10,22 +10,27 @@ import Testing
 extension EndToEnd {
     /// One tenant opening and dropping tens of thousands of subscriptions costs the other
     /// connections nothing: starting and ending a subscription only queues a command for the
-    /// event hub's dispatcher, whatever the number of subscriptions (issue 13, finding 1: the
-    /// registry copied an app's indexes under the hub's lock on the event loops, and Echo from a
-    /// fresh connection waited ~36 s while 60 × 1 024 subscriptions closed).
+    /// event hub's dispatcher, whatever the number of subscriptions. (When the registry copied an
+    /// app's indexes under the hub's lock on the event loops, Echo from a fresh connection waited
+    /// ~36 s while 60 × 1 024 subscriptions closed.)
     @Suite("Many subscriptions closing at once", .onEveryStore)
     struct SubscriptionChurnTests {
         static let connections = 60
         static let perConnection = 1_024
+        /// The longest a fresh Echo may take while they close. Far below the ~36 s of a hub that
+        /// blocks the event loops, and far above what scheduling costs a debug server on a
+        /// 2-core machine busy with other test processes and builds (up to ~3 s seen).
+        static let slowestEchoMs = 8_000
 
         /// Connects, says HELLO as app 2 (another tenant), sends one Echo and waits for its REPLY;
-        /// the milliseconds it took, or nil when it failed or took over 5 s.
+        /// the milliseconds it took, or nil when it failed or took over 30 s.
         static func freshEcho(_ server: ModerationTestServer) -> Int? {
             let began = Clock.nowMs
             do {
                 let connection = try server.rawOpen(.two)
                 defer { connection.close() }
-                let reply = try connection.roundTrip(Frames.echo(streamID: 1, [1, 2, 3]), streamID: 1)
+                let reply = try connection.roundTrip(
+                    Frames.echo(streamID: 1, [1, 2, 3]), streamID: 1, timeoutMs: 30_000)
                 guard try reply.replyError() == nil else { return nil }
                 return Clock.nowMs - began
             } catch {
@@ -68,7 +73,7 @@ extension EndToEnd {
                 "\(total) subscriptions closed in \(goneMs) ms; \(latencies.count) fresh Echo calls meanwhile, latencies \(latencies.map { $0.map(String.init) ?? "failed" })"
             )
             #expect(server.subscriptionCount == 0, "\(server.subscriptionCount) subscriptions still open after 60 s")
-            #expect(slowest < 1_000, "a fresh Echo waited for the subscriptions closing: \(latencies)")
+            #expect(slowest < Self.slowestEchoMs, "a fresh Echo waited for the subscriptions closing: \(latencies)")
             // Everything the subscriptions held is given back, and the dispatcher has dropped them.
             server.settleEvents()
             #expect(budget.inUse(.subscriptions) == 0)

@@ -4,9 +4,9 @@ import TestSupport
 /// `Tests/Fixtures/make-upgrade-fixtures` from that release's server and rpc-probe), from which
 /// the migration tests rebuild a store of that release's schema and upgrade it in place.
 public enum UpgradeFixture {
-    /// The release before issue 17's schema changes (SQLite schema 1, PostgreSQL schema 2).
+    /// The release before mutes, freezes and user deletion changed the schema (SQLite schema 1, PostgreSQL schema 2).
     public static let previousRelease = "release-152ab0e"
-    /// The release with issue 17's first set (SQLite schema 2, PostgreSQL schema 3), whose
+    /// The release with mutes, freezes and user deletion (SQLite schema 2, PostgreSQL schema 3), whose
     /// fixture also holds a muted member, a frozen group ("quiet") and a deleted user ("dora").
     public static let currentRelease = "release-e93ac46"
 
