@@ -1,6 +1,7 @@
 public import Moderation
 public import ModerationPostgres
 public import ModerationSQLite
+import Synchronization
 public import TestSupport
 
 /// A `ModerationService` on a fresh store with a manual clock — what every domain test starts
@@ -20,6 +21,7 @@ public final class ServiceHarness: @unchecked Sendable {
     public let configuration: ModerationService.Configuration
     public private(set) var store: any ModerationStore
     public private(set) var service: ModerationService
+    private let tornDown = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - durability, tweak: the SQLite store's settings (ignored on PostgreSQL).
@@ -42,7 +44,7 @@ public final class ServiceHarness: @unchecked Sendable {
             postgresOptions = nil
         case .postgres(let url):
             postgresOptions = PostgresStoreOptions(
-                url: url, schema: PostgresCluster.uniqueSchema(), writers: 2, readers: 4)
+                url: url, schema: PostgresSchemaPool.take(url: url), writers: 2, readers: 4)
         }
         store = try Self.open(storeOptions, postgresOptions)
         service = ModerationService(store: store, now: clock.function, configuration: configuration)
@@ -67,12 +69,14 @@ public final class ServiceHarness: @unchecked Sendable {
         service = ModerationService(store: store, now: clock.function, configuration: configuration)
     }
 
-    /// Closes everything and deletes the data (the directory, or the schema).
+    /// Closes everything and deletes the data: the directory, or the schema's rows (the emptied
+    /// schema goes back to `PostgresSchemaPool`). Only the first call does anything.
     public func tearDown() {
+        guard !tornDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         service.shutdown()
         store.close()
         directory.remove()
-        if let postgresOptions { PostgresCluster.dropSchema(postgresOptions.schema, url: postgresOptions.url) }
+        if let postgresOptions { PostgresSchemaPool.giveBack(postgresOptions.schema, url: postgresOptions.url) }
     }
 
     private static func open(_ sqlite: SQLiteStoreOptions, _ postgres: PostgresStoreOptions?) throws
