@@ -67,6 +67,8 @@ let package = Package(
         // Byte encodings used by several modules: varints (LEB128), base64, and proto3 JSON's string
         // escapes and number forms (the descriptor-driven and the generated JSON encoders'). No dependencies.
         .target(name: "ByteCoding", swiftSettings: swiftSettings),
+        // A seeded random generator, for randomized tests and benchmarks' inputs. No dependencies.
+        .target(name: "SeededRandom", swiftSettings: swiftSettings),
 
         // Descriptor-driven protobuf: schemas from a FileDescriptorSet, dynamic messages, proto3 JSON.
         .target(name: "NameSuggestion", swiftSettings: swiftSettings),
@@ -186,14 +188,14 @@ let package = Package(
         .executableTarget(name: "rpc-probe", dependencies: ["ProbeKit", "RPCPosix"], swiftSettings: swiftSettings),
         // The content engine's compile time and cost per text on the app's largest rule set.
         .executableTarget(
-            name: "content-bench", dependencies: ["ContentMatching"], path: "Sources/ContentBench",
+            name: "content-bench", dependencies: ["ContentMatching", "SeededRandom"], path: "Sources/ContentBench",
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "moderation-bench",
             dependencies: [
                 "ProtoBridge", "ModerationMessages", "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore",
                 "RPCPosix", "LoadGeneration", "RPCMessages", "CSystemShims", "CommandLineSupport", "ByteCoding",
-                "ThreadSupport",
+                "ThreadSupport", "SeededRandom",
             ],
             swiftSettings: swiftSettings),
 
@@ -206,7 +208,7 @@ let package = Package(
             dependencies: [
                 "ProtoBridge", "CProtobufC", "CZlib", "CTestSupport", "RPCCore", "RPCPosix", "RPCMessages",
                 "ModerationMessages", "CModerationProto", "ThreadSupport", "TLSSupport", "COpenSSL", "HTTP2Support",
-                "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CSystemShims",
+                "CNGHTTP2", "RPCGRPC", "GRPCMessages", "ProtoSchema", "CSystemShims", "SeededRandom",
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         // The domain's and the stores': service harnesses on either store, PostgreSQL clusters,
@@ -235,6 +237,7 @@ let package = Package(
             name: "RPCTests",
             dependencies: [
                 "RPCCore", "RPCPosix", "RPCMessages", "ProtoBridge", "TestSupport", "ThreadSupport", "TLSSupport",
+                "SeededRandom",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -243,7 +246,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ProtoBridgeTests",
-            dependencies: ["ProtoBridge", "RPCMessages", "ModerationMessages", "GRPCMessages", "TestSupport"],
+            dependencies: [
+                "ProtoBridge", "RPCMessages", "ModerationMessages", "GRPCMessages", "TestSupport", "SeededRandom",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "ByteCodingTests", dependencies: ["ByteCoding"], swiftSettings: swiftSettings),
         // RPCGRPC without sockets: reflection over the real descriptor sets (checked by ProtoSchema
@@ -259,6 +264,7 @@ let package = Package(
             name: "ProtoSchemaTests",
             dependencies: [
                 "ProtoSchema", "RPCMessages", "ModerationMessages", "GRPCMessages", "TestSupport", "ProtoBridge",
+                "SeededRandom",
             ],
             swiftSettings: swiftSettings),
         // rpc-probe end to end: the built rpc-probe and moderation-server run as child processes
@@ -281,7 +287,7 @@ let package = Package(
             name: "ModerationTests",
             dependencies: [
                 "Moderation", "ModerationSQLite", "ModerationEvents", "RPCCore", "TestSupport", "StoreTestSupport",
-                "ThreadSupport", "ContentMatching",
+                "ThreadSupport", "ContentMatching", "SeededRandom",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -310,7 +316,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ContentMatchingTests", dependencies: ["ContentMatching"],
+            name: "ContentMatchingTests", dependencies: ["ContentMatching", "SeededRandom"],
             swiftSettings: swiftSettings),
         // The client against a local Python receiver (HTTP, and TLS under a throwaway CA).
         .testTarget(

@@ -1,5 +1,6 @@
 import ContentMatching
 import Glibc
+import SeededRandom
 
 // Measures the content-rule engine on the app's largest rule set: its compile time, and the cost
 // per text of normalization alone and of the whole scan. Run it from a release build:
@@ -9,25 +10,6 @@ import Glibc
 //
 // Everything is generated from fixed seeds, so every run (and a service-level benchmark that
 // loads the written rules) sees the same rules and texts.
-
-/// A seeded generator: the same rules and texts on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
 
 /// The benchmark's rule set: 10 000 word rules (mostly single words, some with a `*`, some
 /// phrases of two or three words) and 100 regexes of the shapes moderators write, every one

@@ -1,6 +1,7 @@
 internal import Glibc
 import Moderation
 import ModerationSQLite
+import SeededRandom
 internal import Synchronization
 import ThreadSupport
 
@@ -170,7 +171,7 @@ enum StoreBenchmarks {
                 let checksum = Atomic<Int>(0)
                 let workers = (0..<threads).map { thread in
                     WorkerThread(name: "bench-reader") {
-                        var random = SplitMix(seed: UInt64(thread + 1))
+                        var random = SplitMix64(seed: UInt64(thread + 1))
                         var sum = 0
                         for index in 0..<operations / threads {
                             let group = Int(random.next() % UInt64(groups))
@@ -385,22 +386,6 @@ enum StoreBenchmarks {
             rmdir(directory)
         }
     }
-}
-
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 extension MutationResult {

@@ -4,6 +4,7 @@ import ModerationMessages
 import ProtoBridge
 import RPCCore
 import RPCPosix
+import SeededRandom
 import Synchronization
 
 extension WireBenchmark {
@@ -61,7 +62,7 @@ extension WireBenchmark {
         let words = loaded.filter { $0.kind == .word && !$0.pattern.contains("*") && !$0.pattern.contains(" ") }
         guard let churned = words.last, words.count > 1 else { throw BenchError("no plain word rules") }
         let pairs = (0..<3200).map { index in (guid: "r\(index % 32)", uid: "r\(index % 32)-u\((index / 32) % 100)") }
-        var random = SplitMix(seed: 280) // seeded: every run posts the same texts
+        var random = SplitMix64(seed: 280) // seeded: every run posts the same texts
         func batch(_ body: Int, text: Bool) -> CheckPostRequest {
             CheckPostRequest(
                 checks: (0..<100).map { i in
@@ -287,7 +288,7 @@ extension WireBenchmark {
     /// A post of exactly 280 bytes of English filler, which no rule of the set matches (its
     /// words have letters the rules' words never use, or are too short), a word in ten accented;
     /// with `matching`, that word among the first twenty.
-    private static func postText(_ matching: String?, using random: inout SplitMix) -> String {
+    private static func postText(_ matching: String?, using random: inout SplitMix64) -> String {
         let filler = [
             "the", "and", "of", "to", "we", "will", "meet", "at", "station", "tomorrow", "morning", "thanks",
             "for", "your", "help", "with", "this", "photo", "looks", "great", "see", "you", "later", "ok",

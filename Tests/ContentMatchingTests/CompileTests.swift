@@ -1,4 +1,5 @@
 import ContentMatching
+import SeededRandom
 import Testing
 
 /// Compiling rule sets: refused patterns come back one by one with Hyperscan's reason, and the

@@ -1,4 +1,5 @@
 import ContentMatching
+import SeededRandom
 import Testing
 
 /// Each kind of rule over normalized text, with spans reported in the text as sent.

@@ -1,4 +1,5 @@
 import ContentMatching
+import SeededRandom
 import Testing
 
 /// Normalization: NFKC, case folding and diacritics removed, and each normalized byte mapped

@@ -1,5 +1,6 @@
 import ContentMatching
 import Glibc
+import SeededRandom
 import Testing
 
 /// Time linear in the text whatever the rules: regexes that make a backtracking engine take

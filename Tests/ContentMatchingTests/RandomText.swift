@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// Random patterns and texts for the tests that need many.
 enum RandomText {
     /// Letters, digits, marks and full-width forms, some of which normalize to others.

@@ -1,4 +1,5 @@
 import ContentMatching
+import SeededRandom
 import Testing
 
 /// The engine against `ReferenceMatcher` on generated texts: the same rule ids and spans.

@@ -1,4 +1,5 @@
 import Moderation
+import SeededRandom
 import StoreTestSupport
 import Synchronization
 import TestSupport
@@ -31,7 +32,7 @@ struct ConcurrencyTests {
         }
         let threads = (0..<6).map { thread in
             WorkerThread(name: "random") {
-                var random = SeededGenerator(seed: UInt64(thread) &+ 77)
+                var random = SplitMix64(seed: UInt64(thread) &+ 77)
                 for _ in 0..<250 {
                     let guid = guids[Int(random.next() % 3)]
                     let actor = users[Int(random.next() % UInt64(users.count))]

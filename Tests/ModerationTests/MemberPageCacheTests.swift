@@ -1,4 +1,5 @@
 import Moderation
+import SeededRandom
 import StoreTestSupport
 import TestSupport
 import Testing
@@ -17,7 +18,7 @@ struct MemberPageCacheTests {
         let users = (0..<12).map { "u\($0)" }
         for uid in users { try app.createUser(uid) }
         try app.createGroup("g", owner: "u0", members: users[1..<6].map { MemberGrant(uid: $0) })
-        var random = SeededGenerator(seed: 9)
+        var random = SplitMix64(seed: 9)
         for step in 0..<150 {
             let target = users[Int(random.next() % 12)]
             switch random.next() % 7 {

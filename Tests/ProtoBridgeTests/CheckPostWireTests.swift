@@ -1,5 +1,6 @@
 import ModerationMessages
 import ProtoBridge
+import SeededRandom
 import TestSupport
 import Testing
 
@@ -69,7 +70,7 @@ struct CheckPostWireTests {
 
     @Test("Responses: the same bytes protobuf-c packs")
     func responsesEncodeAsProtobufCPacks() {
-        var rng = SeededGenerator(seed: 0x5E5)
+        var rng = SplitMix64(seed: 0x5E5)
         let codes = [
             "", "ERR_GROUP_NOT_FOUND", "ERR_GROUP_NOT_JOINED", "ERR_BANNED_GROUPMEMBER", "ERR_MEMBER_MUTED",
             "ERR_GROUP_FROZEN", "é—🙂", String(repeating: "x", count: 200),
@@ -98,9 +99,9 @@ struct CheckPostWireTests {
 /// either order, repeated, empty or missing; strings of ASCII, UTF-8, invalid UTF-8 and NUL;
 /// unknown fields of every wire type, keys and lengths written long.
 private struct RequestBytes {
-    private var rng: SeededGenerator
+    private var rng: SplitMix64
 
-    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
     mutating func request() -> [UInt8] {
         var out: [UInt8] = []

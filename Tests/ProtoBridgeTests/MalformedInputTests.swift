@@ -1,6 +1,7 @@
 import ModerationMessages
 import ProtoBridge
 import RPCMessages
+import SeededRandom
 import TestSupport
 import Testing
 
@@ -14,7 +15,7 @@ struct MalformedInputTests {
     }
 
     private static func survive<M: ProtoMessage>(_ type: M.Type) throws {
-        var rng = SeededGenerator(seed: 0xBAD)
+        var rng = SplitMix64(seed: 0xBAD)
         var random = RandomMessages(seed: 7)
         for round in 0..<300 {
             var bytes: [UInt8]

@@ -1,17 +1,18 @@
 import ProtoSchema
+import SeededRandom
 import TestSupport
 
 /// Random dynamic messages of any descriptor, with the awkward values of every scalar type
 /// (extremes, -0.0, NaN, infinities, non-ASCII and control characters), for the hand-built
 /// schema that the generated types (and so `RandomMessages`) do not cover.
 struct RandomDynamicMessages {
-    private var rng: SeededGenerator
+    private var rng: SplitMix64
     /// Whether strings may hold NUL, which the generated types refuse (protobuf-c keeps strings
     /// as C strings).
     private let allowsNUL: Bool
 
     init(seed: UInt64, allowsNUL: Bool = true) {
-        rng = SeededGenerator(seed: seed)
+        rng = SplitMix64(seed: seed)
         self.allowsNUL = allowsNUL
     }
 

@@ -3,6 +3,7 @@ import ModerationMessages
 import ProtoBridge
 import ProtoSchema
 import RPCMessages
+import SeededRandom
 import TestSupport
 import Testing
 
@@ -240,7 +241,7 @@ struct MalformedDescriptorTests {
     }
 
     @Test func randomAndMutatedDescriptorBytesNeverCrash() {
-        var rng = SeededGenerator(seed: 0xDE5C)
+        var rng = SplitMix64(seed: 0xDE5C)
         let valid = ModerationSchema.fileDescriptorSet
         var accepted = 0
         for round in 0..<400 {

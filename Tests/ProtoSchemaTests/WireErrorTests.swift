@@ -2,6 +2,7 @@ import ModerationMessages
 import ProtoBridge
 import ProtoSchema
 import RPCMessages
+import SeededRandom
 import TestSupport
 import Testing
 
@@ -16,7 +17,7 @@ struct WireErrorTests {
 
     private static func survive<M: ProtoMessage>(_ type: M.Type) throws {
         let descriptor = try messageType(M.protoName)
-        var rng = SeededGenerator(seed: stableSeed(M.protoName) ^ 0xBAD)
+        var rng = SplitMix64(seed: stableSeed(M.protoName) ^ 0xBAD)
         var random = RandomMessages(seed: stableSeed(M.protoName) ^ 7)
         for round in 0..<300 {
             var bytes: [UInt8]

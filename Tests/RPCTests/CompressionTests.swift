@@ -1,6 +1,7 @@
 import ProtoBridge
 import RPCCore
 import RPCMessages
+import SeededRandom
 import TestSupport
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 struct CompressionTests {
     /// Stream messages like a real event stream: similar events, some random bytes, some tiny.
     static func sampleMessages(count: Int, seed: UInt64 = 7) -> [[UInt8]] {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { index in
             switch index % 7 {
             case 3:

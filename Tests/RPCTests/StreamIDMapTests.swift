@@ -1,3 +1,4 @@
+import SeededRandom
 import TestSupport
 import Testing
 
@@ -43,7 +44,7 @@ struct StreamIDMapTests {
 
     @Test("random inserts, replacements and removals agree with a Dictionary at every step", arguments: [1, 2, 3, 4])
     func randomAgainstDictionary(seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var map = StreamIDMap<Int>()
         var model: [UInt32: Int] = [:]
         var nextID: UInt32 = 1

@@ -3,6 +3,7 @@
 internal import CModerationProto
 internal import CProtobufC
 public import ProtoBridge
+import SeededRandom
 
 /// Random, valid protobuf encodings of any message type, made by walking protobuf-c's own
 /// descriptors — so every message of `proto/` can be exercised without a hand-written sample.
@@ -10,10 +11,10 @@ public import ProtoBridge
 /// Map entries are written with unique keys in sorted order (the bridge writes maps sorted), so
 /// that protobuf-c's re-encoding and the bridge's can be compared byte for byte.
 public struct RandomMessages {
-    private var rng: SeededGenerator
+    private var rng: SplitMix64
 
     public init(seed: UInt64) {
-        rng = SeededGenerator(seed: seed)
+        rng = SplitMix64(seed: seed)
     }
 
     /// A random encoding of `type`, nesting sub-messages at most `depth` deep.
@@ -208,20 +209,5 @@ public enum Wire {
         tag(number, wireType: 2, into: &out)
         bytes(value, into: &out)
         return out
-    }
-}
-
-/// A small deterministic random generator (SplitMix64), so failures reproduce from their seed.
-public struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 public import ModerationMessages
 import RPCCore
 public import RPCPosix
+import SeededRandom
 import Synchronization
 
 /// Random mutations from several connections at once, each remembering what the server
@@ -81,7 +82,7 @@ public final class WriteLoad: Sendable {
     public var failures: [String: Int] { log.failures.withLock { $0 } }
 
     private func run(thread: Int) {
-        var rng = SeededGenerator(seed: seed &+ UInt64(thread) &* 0x1000_0001)
+        var rng = SplitMix64(seed: seed &+ UInt64(thread) &* 0x1000_0001)
         guard let connection = try? connect() else { return }
         defer { connection.close() }
         let app = ModerationWireClient(connection: connection, actor: "", timeoutMs: 10_000)
