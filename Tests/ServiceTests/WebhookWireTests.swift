@@ -42,13 +42,13 @@ extension EndToEnd {
             let given = "whsec_" + String(repeating: "A", count: 32)
             let second = try cast.app.createWebhook(Self.url + "/2", secret: given)
             #expect(second.secret == given)
-            let secondID = try #require(second.webhook?.id)
-            #expect(second.webhook?.kinds == [] && second.webhook?.guids == [])
+            let secondWebhook = try #require(second.webhook)
+            let secondID = secondWebhook.id
+            #expect(secondWebhook.kinds == [] && secondWebhook.guids == [])
 
             // Oldest first, by (created_at, id): two made within one millisecond come in id order.
             let listed = try cast.app.webhooks()
-            let secondCreatedAt = try #require(second.webhook?.createdAt)
-            let firstIsOlder = (webhook.createdAt, webhook.id) < (secondCreatedAt, secondID)
+            let firstIsOlder = (webhook.createdAt, webhook.id) < (secondWebhook.createdAt, secondID)
             #expect(listed.map(\.id) == (firstIsOlder ? [webhook.id, secondID] : [secondID, webhook.id]))
             #expect(listed.first(where: { $0.id == webhook.id }) == webhook)
             // The Webhook message has no field for a secret: neither secret is anywhere in the reply.
