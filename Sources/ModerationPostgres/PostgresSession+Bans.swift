@@ -3,7 +3,7 @@ internal import ModerationStoreSupport
 
 extension PostgresSession {
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        let key = GroupUserKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.ban(key) { return known }
         if isWriter, let appID = cache.appOfGroup[groupID] {
             try standing(appID: appID, groupID: groupID, uid: uid)
@@ -30,7 +30,7 @@ extension PostgresSession {
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
         try connection.send(.deleteBan, [.int(groupID), .text(uid)])
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
+        cache.set(GroupUserKey(groupID: groupID, uid: uid), ban: nil)
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {

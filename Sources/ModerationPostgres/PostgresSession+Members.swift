@@ -3,7 +3,7 @@ internal import ModerationStoreSupport
 
 extension PostgresSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        let key = GroupUserKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.membership(key) { return known }
         if isWriter, let appID = cache.appOfGroup[groupID] {
             try standing(appID: appID, groupID: groupID, uid: uid)
@@ -39,18 +39,18 @@ extension PostgresSession {
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
         try connection.send(.deleteMember, [.int(groupID), .text(uid)])
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), membership: nil)
+        cache.set(GroupUserKey(groupID: groupID, uid: uid), membership: nil)
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
         try connection.send(.setScope, [.int(groupID), .text(uid), .int(StorageCodes.code(scope))])
-        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.scope = scope }
+        cache.updateMembership(GroupUserKey(groupID: groupID, uid: uid)) { $0.scope = scope }
     }
 
     func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
         try connection.send(
             .setMute, [.int(groupID), .text(uid), .int(StorageCodes.mutedUntil(mute)), .text(mute?.reason ?? "")])
-        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.mute = mute }
+        cache.updateMembership(GroupUserKey(groupID: groupID, uid: uid)) { $0.mute = mute }
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {

@@ -47,7 +47,7 @@ extension PostgresSession {
     /// except what the cache holds already; they need no live user's row (`prefetch` matches them
     /// on the uid it was given).
     func keepEntries(_ rows: PGResult, _ row: Int, from first: Int, groupID: Int64, uid: String) {
-        let entry = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        let entry = GroupUserKey(groupID: groupID, uid: uid)
         if cache.membership(entry) == nil {
             cache.set(entry, membership: decodeMembership(rows, row, from: first + 6))
         }

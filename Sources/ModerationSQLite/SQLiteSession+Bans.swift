@@ -3,7 +3,7 @@ internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func ban(groupID: Int64, uid: String) throws(ModerationError) -> Ban? {
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        let key = GroupUserKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.ban(key) { return known }
         let found = try connection.row(.ban, groupID, uid, decode: decodeBan)
         if isWriter { cache.set(key, ban: found) }
@@ -23,7 +23,7 @@ extension SQLiteSession {
 
     func deleteBan(groupID: Int64, uid: String) throws(ModerationError) {
         try connection.execute(.deleteBan, groupID, uid)
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), ban: nil)
+        cache.set(GroupUserKey(groupID: groupID, uid: uid), ban: nil)
     }
 
     func bans(groupID: Int64, query: BanPageQuery) throws(ModerationError) -> [Ban] {

@@ -3,7 +3,7 @@ internal import ModerationStoreSupport
 
 extension SQLiteSession {
     func membership(groupID: Int64, uid: String) throws(ModerationError) -> Membership? {
-        let key = WriterCache.EntryKey(groupID: groupID, uid: uid)
+        let key = GroupUserKey(groupID: groupID, uid: uid)
         if isWriter, let known = cache.membership(key) { return known }
         let found =
             try connection.row(.membership, groupID, uid) { statement -> Membership? in
@@ -28,17 +28,17 @@ extension SQLiteSession {
 
     func deleteMember(groupID: Int64, uid: String) throws(ModerationError) {
         try connection.execute(.deleteMember, groupID, uid)
-        cache.set(WriterCache.EntryKey(groupID: groupID, uid: uid), membership: nil)
+        cache.set(GroupUserKey(groupID: groupID, uid: uid), membership: nil)
     }
 
     func setMemberScope(groupID: Int64, uid: String, scope: Scope) throws(ModerationError) {
         try connection.execute(.setScope, groupID, uid, StorageCodes.code(scope))
-        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.scope = scope }
+        cache.updateMembership(GroupUserKey(groupID: groupID, uid: uid)) { $0.scope = scope }
     }
 
     func setMemberMute(groupID: Int64, uid: String, mute: Mute?) throws(ModerationError) {
         try connection.execute(.setMute, groupID, uid, StorageCodes.mutedUntil(mute), mute?.reason ?? "")
-        cache.updateMembership(WriterCache.EntryKey(groupID: groupID, uid: uid)) { $0.mute = mute }
+        cache.updateMembership(GroupUserKey(groupID: groupID, uid: uid)) { $0.mute = mute }
     }
 
     func members(groupID: Int64, query: MemberPageQuery) throws(ModerationError) -> [Member] {

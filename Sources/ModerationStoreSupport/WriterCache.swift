@@ -37,9 +37,6 @@ public final class WriterCache {
         }
     }
 
-    /// A user in a group (memberships and bans).
-    public typealias EntryKey = GroupUserKey
-
     /// A cached lookup: `.some(nil)` records that there is no row.
     public typealias Known<Value> = Value??
 
@@ -47,16 +44,16 @@ public final class WriterCache {
         case user(UserKey, StoredUser?)
         case group(GroupKey, StoredGroup?)
         case dirty(GroupKey, Bool)
-        case membership(EntryKey, Known<Membership>)
-        case ban(EntryKey, Known<Ban>)
+        case membership(GroupUserKey, Known<Membership>)
+        case ban(GroupUserKey, Known<Ban>)
     }
 
     /// Above this many entries the cache is emptied at the next commit.
     public static let limit = 100_000
 
     private var users: [UserKey: StoredUser] = [:]
-    private var memberships: [EntryKey: Membership?] = [:]
-    private var bans: [EntryKey: Ban?] = [:]
+    private var memberships: [GroupUserKey: Membership?] = [:]
+    private var bans: [GroupUserKey: Ban?] = [:]
     private var groups: [GroupKey: StoredGroup] = [:]
     /// The app of every group and user held, by row id: a deleted one's entry goes with it.
     public private(set) var appOfGroup: [Int64: Int64] = [:]
@@ -70,18 +67,18 @@ public final class WriterCache {
     public var mark: Int { undo.count }
 
     public func user(_ key: UserKey) -> StoredUser? { users[key] }
-    public func membership(_ key: EntryKey) -> Known<Membership> { memberships[key] }
-    public func ban(_ key: EntryKey) -> Known<Ban> { bans[key] }
+    public func membership(_ key: GroupUserKey) -> Known<Membership> { memberships[key] }
+    public func ban(_ key: GroupUserKey) -> Known<Ban> { bans[key] }
 
     /// The app of a user the writer holds (nil when it holds no user with that id).
     public func appOfUser(_ id: Int64) -> Int64? { appOfUserID[id] }
 
-    public func set(_ key: EntryKey, membership: Membership?) {
+    public func set(_ key: GroupUserKey, membership: Membership?) {
         undo.append(.membership(key, memberships[key]))
         memberships[key] = .some(membership)
     }
 
-    public func set(_ key: EntryKey, ban: Ban?) {
+    public func set(_ key: GroupUserKey, ban: Ban?) {
         undo.append(.ban(key, bans[key]))
         bans[key] = .some(ban)
     }
@@ -91,7 +88,7 @@ public final class WriterCache {
     public func setInserted(_ membership: Membership, groupID: Int64, uid: String) {
         var inserted = membership
         inserted.mute = nil
-        set(EntryKey(groupID: groupID, uid: uid), membership: inserted)
+        set(GroupUserKey(groupID: groupID, uid: uid), membership: inserted)
     }
 
     /// A ban just inserted: as its row reads back, joined to its user's name and avatar.
@@ -99,12 +96,12 @@ public final class WriterCache {
         var inserted = ban
         inserted.name = user.user.name
         inserted.avatar = user.user.avatar
-        set(EntryKey(groupID: groupID, uid: user.user.uid), ban: inserted)
+        set(GroupUserKey(groupID: groupID, uid: user.user.uid), ban: inserted)
     }
 
     /// Changes a membership held here after its row changed (nothing when none is held, or the
     /// one held is an absence).
-    public func updateMembership(_ key: EntryKey, _ change: (inout Membership) -> Void) {
+    public func updateMembership(_ key: GroupUserKey, _ change: (inout Membership) -> Void) {
         guard let known = memberships[key], var membership = known else { return }
         change(&membership)
         set(key, membership: membership)
